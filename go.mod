@@ -1,0 +1,3 @@
+module github.com/rotary-go/rotary
+
+go 1.26.0
