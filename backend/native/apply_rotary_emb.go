@@ -1,0 +1,174 @@
+package native
+
+import (
+	"github.com/rotary-go/rotary/ops"
+	"github.com/rotary-go/rotary/tensor"
+)
+
+// forRows calls fn with the coordinates of every row (all dimensions but the last) of shape.
+func forRows(shape []int, fn func(coords []int)) {
+	lead := shape[:len(shape)-1]
+	if tensor.NumElements(lead) == 0 || shape[len(shape)-1] == 0 {
+		return
+	}
+	coords := make([]int, len(shape))
+	for {
+		fn(coords)
+		k := len(lead) - 1
+		for ; k >= 0; k-- {
+			coords[k]++
+			if coords[k] < lead[k] {
+				break
+			}
+			coords[k] = 0
+		}
+		if k < 0 {
+			return
+		}
+	}
+}
+
+// broadcastIndex is the backing index in c (whose dimensions are x's or 1) of x's coords.
+func broadcastIndex(c tensor.Tensor, coords []int) int {
+	i := c.Offset
+	for k, v := range coords {
+		if c.Shape[k] != 1 {
+			i += v * c.Stride(k)
+		}
+	}
+	return i
+}
+
+func load(t tensor.Tensor, i int) float32 {
+	if t.DType == tensor.F32 {
+		return t.F32[i]
+	}
+	return tensor.ToFloat32(t.DType, t.Bits[i])
+}
+
+func store(t tensor.Tensor, i int, v float32) {
+	if t.DType == tensor.F32 {
+		t.F32[i] = v
+		return
+	}
+	t.Bits[i] = tensor.FromFloat32(t.DType, v)
+}
+
+// rotatedAt is element j of rotate(x) over the first d elements of the row at xi:
+// half: (−x2, x1); interleave: (−x[2i+1], x[2i]).
+func rotatedAt(x tensor.Tensor, xi, j, d int, gptj bool) float32 {
+	if gptj {
+		if j%2 == 0 {
+			return -load(x, xi+j+1)
+		}
+		return load(x, xi+j-1)
+	}
+	if j < d/2 {
+		return -load(x, xi+j+d/2)
+	}
+	return load(x, xi+j-d/2)
+}
+
+// ApplyRotaryEmb is op apply_rotary_emb: out = x·cos + rotate(x)·sin on the first RotaryDim
+// elements of each row, the rest copied. Out may alias X: a row is read whole before it is written.
+func ApplyRotaryEmb(a *ops.ApplyRotaryEmbArgs) {
+	last := a.X.Rank() - 1
+	width := a.X.Shape[last]
+	d := a.RotaryDim
+	row := make([]float32, width)
+	forRows(a.X.Shape, func(coords []int) {
+		xi, oi, ci, si := a.X.Index(coords...), a.Out.Index(coords...), broadcastIndex(a.Cos, coords), broadcastIndex(a.Sin, coords)
+		for j := range width {
+			row[j] = load(a.X, xi+j)
+		}
+		for j := range d {
+			r := rotatedAt(a.X, xi, j, d, a.GPTJ)
+			row[j] = float32(row[j]*load(a.Cos, ci+j)) + float32(r*load(a.Sin, si+j))
+		}
+		for j := range width {
+			store(a.Out, oi+j, row[j])
+		}
+	})
+}
+
+// transposedAt is element j of rotateᵀ(v) where v = dy·sin, the adjoint of rotatedAt:
+// half: (v2, −v1); interleave: (v[2i+1], −v[2i]).
+func transposedAt(dy, sin tensor.Tensor, yi, si, j, d int, gptj bool) float32 {
+	v := func(k int) float32 { return float32(load(dy, yi+k) * load(sin, si+k)) }
+	if gptj {
+		if j%2 == 0 {
+			return v(j + 1)
+		}
+		return -v(j - 1)
+	}
+	if j < d/2 {
+		return v(j + d/2)
+	}
+	return -v(j - d/2)
+}
+
+// ApplyRotaryEmbBackward is apply_rotary_emb's backward pass: dx = dy·cos + rotateᵀ(dy·sin),
+// dcos = Σ dy·x and dsin = Σ dy·rotate(x) over the dimensions cos broadcasts along, summed in
+// float64 and then stored in the gradient's dtype. Pass-through elements get dx = dy.
+func ApplyRotaryEmbBackward(a *ops.ApplyRotaryEmbBackwardArgs) {
+	last := a.X.Rank() - 1
+	width := a.X.Shape[last]
+	d := a.RotaryDim
+	var dcos, dsin []float64
+	if !a.DCos.IsZero() {
+		dcos = make([]float64, a.Cos.Len())
+	}
+	if !a.DSin.IsZero() {
+		dsin = make([]float64, a.Cos.Len())
+	}
+	row := make([]float32, width)
+	cosIdx := make([]int, len(a.Cos.Shape))
+	forRows(a.X.Shape, func(coords []int) {
+		xi, yi, oi := a.X.Index(coords...), a.DY.Index(coords...), a.DX.Index(coords...)
+		ci, si := broadcastIndex(a.Cos, coords), broadcastIndex(a.Sin, coords)
+		for k := range cosIdx[:last] {
+			cosIdx[k] = coords[k]
+			if a.Cos.Shape[k] == 1 {
+				cosIdx[k] = 0
+			}
+		}
+		acc := 0 // flat contiguous index of this cos row in the accumulators
+		for k := range last {
+			acc = acc*a.Cos.Shape[k] + cosIdx[k]
+		}
+		acc *= d
+		for j := range width {
+			row[j] = load(a.DY, yi+j)
+		}
+		for j := range d {
+			g := row[j]
+			row[j] = float32(g*load(a.Cos, ci+j)) + transposedAt(a.DY, a.Sin, yi, si, j, d, a.GPTJ)
+			if dcos != nil {
+				dcos[acc+j] += float64(g) * float64(load(a.X, xi+j))
+			}
+			if dsin != nil {
+				dsin[acc+j] += float64(g) * float64(rotatedAt(a.X, xi, j, d, a.GPTJ))
+			}
+		}
+		for j := range width {
+			store(a.DX, oi+j, row[j])
+		}
+	})
+	writeReduced(a.DCos, dcos)
+	writeReduced(a.DSin, dsin)
+}
+
+// writeReduced stores contiguous float64 sums into the cos-shaped tensor t.
+func writeReduced(t tensor.Tensor, sums []float64) {
+	if sums == nil {
+		return
+	}
+	n := 0
+	forRows(t.Shape, func(coords []int) {
+		ti := t.Index(coords...)
+		for j := range t.Shape[len(t.Shape)-1] {
+			store(t, ti+j, float32(sums[n]))
+			n++
+		}
+	})
+}

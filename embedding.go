@@ -1,0 +1,169 @@
+package rotary
+
+import (
+	"fmt"
+	"sync"
+
+	"github.com/rotary-go/rotary/backend/native"
+	"github.com/rotary-go/rotary/ops"
+	"github.com/rotary-go/rotary/tensor"
+)
+
+// Embedding is a model's RoPE ready to apply: the spec plus its cos/sin cache, built once.
+// An Embedding is immutable after New and safe for concurrent use by many goroutines.
+type Embedding struct {
+	spec     Spec
+	invFreq  []float64
+	attn     float64
+	cache    ops.CosSinCache // the static table (LongRoPE: the short factors)
+	long     ops.CosSinCache // LongRoPE's long-factor table; Rows == 0 otherwise
+	longInv  []float64
+	longAttn float64
+	scratch  sync.Pool // *CosSin for Forward calls the cache cannot serve
+}
+
+// Option configures New.
+type Option func(*options)
+
+type options struct{ cacheLen int }
+
+// WithCacheLen sets how many positions the cos/sin cache covers (default Spec.DefaultCacheLen).
+// Positions past the cache still work: their cos/sin are computed per call, exactly as the
+// cache would hold them, only slower.
+func WithCacheLen(n int) Option { return func(o *options) { o.cacheLen = n } }
+
+// maxCacheElems bounds the cache at 2^31 float32 (8 GiB): a config asking for more is a typo.
+const maxCacheElems = 1 << 31
+
+// New checks spec and builds its cos/sin cache.
+func New(spec Spec, opts ...Option) (*Embedding, error) {
+	if err := spec.Validate(); err != nil {
+		return nil, err
+	}
+	o := options{cacheLen: -1}
+	for _, opt := range opts {
+		opt(&o)
+	}
+	n := o.cacheLen
+	if n < 0 {
+		n = spec.DefaultCacheLen()
+	}
+	if n*spec.RotaryDim > maxCacheElems || n < 0 {
+		return nil, fmt.Errorf("cache length %d × rotary dim %d is too large", n, spec.RotaryDim)
+	}
+	e := &Embedding{spec: spec}
+	e.invFreq, e.attn = spec.Frequencies(-1)
+	short := n
+	if spec.Scaling.Type == ScalingLongRoPE {
+		// The short factors serve only positions below the original length.
+		short = min(n, spec.OriginalMax())
+		e.longInv, e.longAttn = spec.Frequencies(spec.OriginalMax())
+		e.long = buildCache(n, e.longInv, e.longAttn)
+	}
+	e.cache = buildCache(short, e.invFreq, e.attn)
+	e.scratch.New = func() any { return new(CosSin) }
+	return e, nil
+}
+
+func buildCache(rows int, inv []float64, attn float64) ops.CosSinCache {
+	c := ops.CosSinCache{Data: make([]float32, rows*2*len(inv)), Rows: rows, Half: len(inv)}
+	fillCache(c.Data, 0, rows, inv, attn)
+	return c
+}
+
+// Spec returns the embedding's spec.
+func (e *Embedding) Spec() Spec { return e.spec }
+
+// InvFreq returns a copy of the static inverse frequencies (LongRoPE: the short ones).
+func (e *Embedding) InvFreq() []float64 { return append([]float64(nil), e.invFreq...) }
+
+// LongInvFreq returns LongRoPE's long-factor inverse frequencies, nil for other variants.
+func (e *Embedding) LongInvFreq() []float64 { return append([]float64(nil), e.longInv...) }
+
+// AttentionFactor is the factor the static table's cos and sin carry.
+func (e *Embedding) AttentionFactor() float64 { return e.attn }
+
+// CacheLen is the number of positions the cache covers.
+func (e *Embedding) CacheLen() int { return max(e.cache.Rows, e.long.Rows) }
+
+// CosSinCache returns a copy of the first n rows of the cache in vLLM's layout ([n, RotaryDim]:
+// cos half, then sin half, attention factor applied), computing rows past the cache. long selects
+// LongRoPE's long-factor table.
+func (e *Embedding) CosSinCache(n int, long bool) ([]float32, error) {
+	if n < 0 || n*e.spec.RotaryDim > maxCacheElems {
+		return nil, fmt.Errorf("positions %d: want 0..%d", n, maxCacheElems/e.spec.RotaryDim)
+	}
+	if long && e.longInv == nil {
+		return nil, fmt.Errorf("the long cos/sin table exists only for longrope scaling, not %q", e.spec.Scaling.Type)
+	}
+	c, inv, attn := e.cache, e.invFreq, e.attn
+	if long {
+		c, inv, attn = e.long, e.longInv, e.longAttn
+	}
+	out := make([]float32, n*e.spec.RotaryDim)
+	have := min(n, c.Rows)
+	copy(out, c.Data[:have*e.spec.RotaryDim])
+	fillCache(out[have*e.spec.RotaryDim:], have, n-have, inv, attn)
+	return out, nil
+}
+
+// positionRows is the set of position-tensor row counts the spec accepts in 2-D form.
+func (e *Embedding) positionRows() []int {
+	if e.spec.MRoPE != nil {
+		return []int{len(e.spec.MRoPE.Sections)}
+	}
+	return nil
+}
+
+// table picks the cos/sin table for a call whose largest position is maxPos; ok is false when
+// the call needs frequencies no table holds (dynamic NTK per call past the trained length).
+func (e *Embedding) table(maxPos int64) (c ops.CosSinCache, ok bool) {
+	sc := e.spec.Scaling
+	switch {
+	case sc.Type == ScalingLongRoPE && maxPos >= int64(e.spec.OriginalMax()):
+		return e.long, true
+	case sc.Type == ScalingDynamic && sc.Dynamic == DynamicPerCall && maxPos >= int64(e.spec.OriginalMax()):
+		return ops.CosSinCache{}, false
+	}
+	return e.cache, true
+}
+
+// Forward rotates query and key (may be the zero Tensor) in place at the given positions: vLLM's
+// RotaryEmbedding.forward (op rotary_embedding), or MRoPE's when the spec has sections.
+//
+// positions is [T] (int32 or int64), or [len(sections), T] for an MRoPE model; 1-D positions
+// for an MRoPE model are text-only input (every axis equals the position). query and key are
+// [T, H, D] or [T, H·D] in F32, F16 or BF16 with D the spec's head size; heads and tokens may be
+// strided. On error nothing is written.
+func (e *Embedding) Forward(positions, query, key tensor.Tensor) error {
+	q, k, err := ops.NewQueryKey(query, key, e.spec.HeadSize)
+	if err != nil {
+		return err
+	}
+	pos, err := ops.NewPositions(positions, q.Tokens, e.positionRows(), 0)
+	if err != nil {
+		return err
+	}
+	if e.spec.DualChunk != nil {
+		return errDualChunk
+	}
+	e.forward(&pos, q, k)
+	return nil
+}
+
+// forward rotates checked q and k at checked positions.
+func (e *Embedding) forward(pos *ops.Positions, q, k ops.Heads) {
+	rope := ops.Rope{RotaryDim: e.spec.RotaryDim, GPTJ: e.spec.Style == GPTJ, Query: q, Key: k}
+	if c, ok := e.table(pos.Max); ok && pos.Max < int64(c.Rows) {
+		if pos.Rows > 1 {
+			native.MRoPE(&ops.MRoPEArgs{Rope: rope, Positions: *pos, Cache: c, Sections: e.spec.MRoPE.Sections, Interleaved: e.spec.MRoPE.Interleaved})
+		} else {
+			native.RotaryEmbedding(&ops.RotaryEmbeddingArgs{Rope: rope, Positions: *pos, Cache: c})
+		}
+		return
+	}
+	cs := e.scratch.Get().(*CosSin)
+	defer e.scratch.Put(cs)
+	e.gather(pos, cs)
+	native.Gathered(&ops.GatheredArgs{Rope: rope, Cos: cs.cos, Sin: cs.sin, Half: cs.half})
+}

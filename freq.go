@@ -1,0 +1,181 @@
+package rotary
+
+import "math"
+
+// All frequency math is float64: inv_freq, angles and cos/sin are rounded once, to float32, when
+// they are stored (DESIGN.md §2, accuracy contract).
+
+// defaultInvFreq fills inv with 1/base^(2i/d).
+func defaultInvFreq(inv []float64, base float64, d int) {
+	for i := range inv {
+		inv[i] = 1 / math.Pow(base, float64(2*i)/float64(d))
+	}
+}
+
+// yarnMscale is YaRN's attention scale 0.1·m·ln(s) + 1 (1 for s ≤ 1).
+func yarnMscale(scale, m float64) float64 {
+	if scale <= 1 {
+		return 1
+	}
+	return 0.1*m*math.Log(scale) + 1
+}
+
+// yarnCorrectionDim is the dimension whose wavelength makes numRotations turns over maxPos.
+func yarnCorrectionDim(numRotations float64, d int, base float64, maxPos int) float64 {
+	return float64(d) * math.Log(float64(maxPos)/(numRotations*2*math.Pi)) / (2 * math.Log(base))
+}
+
+// Frequencies returns inv_freq (RotaryDim/2 values) and the attention factor that multiplies
+// cos and sin, for a call whose largest position is maxPos. maxPos matters only for the
+// per-call variants (dynamic NTK in per-call mode, LongRoPE); pass -1 for the static choice,
+// which is what the cache holds. The spec must be valid.
+func (s Spec) Frequencies(maxPos int) (invFreq []float64, attention float64) {
+	inv := make([]float64, s.Half())
+	attention = s.frequencies(inv, maxPos)
+	return inv, attention
+}
+
+// frequencies writes inv_freq into inv (len Half) and returns the attention factor.
+func (s Spec) frequencies(inv []float64, maxPos int) float64 {
+	d := s.RotaryDim
+	sc := s.Scaling
+	origMax := s.OriginalMax()
+	switch sc.Type {
+	case ScalingLinear:
+		defaultInvFreq(inv, s.Base, d)
+		for i := range inv {
+			inv[i] /= sc.Factor
+		}
+		return 1
+	case ScalingDynamic:
+		L := float64(origMax) * sc.Factor
+		if sc.Dynamic == DynamicPerCall {
+			L = float64(max(maxPos+1, origMax))
+		}
+		base := s.Base * math.Pow(sc.Factor*L/float64(origMax)-(sc.Factor-1), float64(d)/float64(d-2))
+		defaultInvFreq(inv, base, d)
+		return 1
+	case ScalingNTKAlpha:
+		defaultInvFreq(inv, s.Base*math.Pow(sc.Alpha, float64(d)/float64(d-2)), d)
+		return 1
+	case ScalingYaRN:
+		return s.yarn(inv)
+	case ScalingLlama3:
+		s.llama3(inv)
+		return 1
+	case ScalingLongRoPE:
+		ext := sc.ShortFactor
+		if maxPos >= origMax {
+			ext = sc.LongFactor
+		}
+		for i := range inv {
+			inv[i] = 1 / (ext[i] * math.Pow(s.Base, float64(2*i)/float64(d)))
+		}
+		return s.longRoPEAttention()
+	}
+	defaultInvFreq(inv, s.Base, d)
+	return 1
+}
+
+func (s Spec) longRoPEAttention() float64 {
+	sc := s.Scaling
+	if sc.AttentionFactor != 0 {
+		return sc.AttentionFactor
+	}
+	if sc.Factor <= 1 {
+		return 1
+	}
+	return math.Sqrt(1 + math.Log(sc.Factor)/math.Log(float64(s.OriginalMax())))
+}
+
+// yarn blends interpolated (1/(factor·g)) and extrapolated (1/g) frequencies with a linear ramp
+// over the correction range [low, high] of pair indices (HF _compute_yarn_parameters).
+func (s Spec) yarn(inv []float64) float64 {
+	sc := s.Scaling
+	d := s.RotaryDim
+	betaFast, betaSlow := sc.BetaFast, sc.BetaSlow
+	if betaFast == 0 {
+		betaFast = 32
+	}
+	if betaSlow == 0 {
+		betaSlow = 1
+	}
+	origMax := s.OriginalMax()
+	low := yarnCorrectionDim(betaFast, d, s.Base, origMax)
+	high := yarnCorrectionDim(betaSlow, d, s.Base, origMax)
+	if !sc.NoTruncate {
+		low, high = math.Floor(low), math.Ceil(high)
+	}
+	low, high = max(low, 0), min(high, float64(d-1))
+	if low == high {
+		high += 0.001 // avoid a division by zero, as the reference does
+	}
+	for i := range inv {
+		g := math.Pow(s.Base, float64(2*i)/float64(d))
+		ramp := min(max((float64(i)-low)/(high-low), 0), 1)
+		extrapolation := 1 - ramp
+		inv[i] = (1/(sc.Factor*g))*(1-extrapolation) + (1/g)*extrapolation
+	}
+	switch {
+	case sc.AttentionFactor != 0:
+		return sc.AttentionFactor
+	case sc.Mscale != 0 && sc.MscaleAllDim != 0:
+		return yarnMscale(sc.Factor, sc.Mscale) / yarnMscale(sc.Factor, sc.MscaleAllDim)
+	}
+	return yarnMscale(sc.Factor, 1)
+}
+
+// llama3 divides low frequencies (wavelength past original/low_freq_factor) by factor, keeps
+// high frequencies (wavelength below original/high_freq_factor), and blends in between.
+func (s Spec) llama3(inv []float64) {
+	sc := s.Scaling
+	defaultInvFreq(inv, s.Base, s.RotaryDim)
+	old := float64(sc.OriginalMaxPositions)
+	lowWavelen := old / sc.LowFreqFactor
+	highWavelen := old / sc.HighFreqFactor
+	for i, f := range inv {
+		wavelen := 2 * math.Pi / f
+		switch {
+		case wavelen < highWavelen:
+			// high frequency: unchanged
+		case wavelen > lowWavelen:
+			inv[i] = f / sc.Factor
+		default:
+			smooth := (old/wavelen - sc.LowFreqFactor) / (sc.HighFreqFactor - sc.LowFreqFactor)
+			inv[i] = (1-smooth)*f/sc.Factor + smooth*f
+		}
+	}
+}
+
+// DefaultCacheLen is the number of positions the cos/sin cache covers by default: vLLM's choice,
+// max_position_embeddings, or original × factor for the variants that stretch the context
+// (dynamic static, yarn), whichever is larger.
+func (s Spec) DefaultCacheLen() int {
+	n := s.MaxPositions
+	switch s.Scaling.Type {
+	case ScalingDynamic, ScalingYaRN:
+		n = max(n, int(float64(s.OriginalMax())*s.Scaling.Factor))
+	}
+	if s.DualChunk != nil {
+		n = max(n, s.DualChunk.ChunkSize)
+	}
+	return n
+}
+
+// cosSin writes cos and sin of angle p·inv[i], times attention, rounded once to float32.
+func cosSin(cos, sin []float32, p float64, inv []float64, attention float64) {
+	for i, f := range inv {
+		s, c := math.Sincos(p * f)
+		cos[i] = float32(c * attention)
+		sin[i] = float32(s * attention)
+	}
+}
+
+// fillCache writes rows [from, from+n) of a vLLM-layout cache (each row: cos half, sin half).
+func fillCache(dst []float32, from, n int, inv []float64, attention float64) {
+	h := len(inv)
+	for r := range n {
+		row := dst[r*2*h : (r+1)*2*h]
+		cosSin(row[:h], row[h:], float64(from+r), inv, attention)
+	}
+}

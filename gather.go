@@ -1,0 +1,101 @@
+package rotary
+
+import (
+	"github.com/rotary-go/rotary/backend/native"
+	"github.com/rotary-go/rotary/ops"
+	"github.com/rotary-go/rotary/tensor"
+)
+
+// CosSin holds cos and sin gathered for one forward pass's positions: the hoisted gather.
+// Gather it once per forward pass and let every layer Apply it, instead of looking positions up
+// in the cache again on every layer. A CosSin is reused across forward passes without allocating
+// once it has grown to the largest batch; it must not be gathered into while layers apply it.
+type CosSin struct {
+	cos, sin []float32
+	inv      []float64
+	half     int
+	tokens   int
+	spec     Spec
+}
+
+// Tokens is the number of tokens gathered.
+func (cs *CosSin) Tokens() int { return cs.tokens }
+
+// Cos returns the gathered cos rows, [Tokens, RotaryDim/2] row-major (read-only).
+func (cs *CosSin) Cos() []float32 { return cs.cos }
+
+// Sin returns the gathered sin rows, [Tokens, RotaryDim/2] row-major (read-only).
+func (cs *CosSin) Sin() []float32 { return cs.sin }
+
+// Gather fills dst with the cos/sin of the given positions (shapes as in Forward).
+func (e *Embedding) Gather(positions tensor.Tensor, dst *CosSin) error {
+	tokens := 0
+	if positions.Rank() > 0 {
+		tokens = positions.Shape[positions.Rank()-1]
+	}
+	pos, err := ops.NewPositions(positions, tokens, e.positionRows(), 0)
+	if err != nil {
+		return err
+	}
+	e.gather(&pos, dst)
+	return nil
+}
+
+// gather fills cs for checked positions. Rows the chosen table holds are copied from it; other
+// rows are computed with the same float64 formula, so both give the same bits.
+func (e *Embedding) gather(pos *ops.Positions, cs *CosSin) {
+	h := e.spec.Half()
+	n := pos.Tokens * h
+	if cap(cs.cos) < n {
+		cs.cos, cs.sin = make([]float32, n), make([]float32, n)
+	}
+	cs.cos, cs.sin = cs.cos[:n], cs.sin[:n]
+	if cap(cs.inv) < h {
+		cs.inv = make([]float64, h)
+	}
+	cs.inv = cs.inv[:h]
+	cs.half, cs.tokens, cs.spec = h, pos.Tokens, e.spec
+
+	table, cached := e.table(pos.Max)
+	attn := e.spec.frequencies(cs.inv, int(pos.Max))
+	var mr *MRoPE
+	if pos.Rows > 1 {
+		mr = e.spec.MRoPE
+	}
+	for t := range pos.Tokens {
+		cos, sin := cs.cos[t*h:(t+1)*h], cs.sin[t*h:(t+1)*h]
+		for i := range h {
+			axis := 0
+			if mr != nil {
+				axis = ops.MRoPEAxis(i, mr.Sections, mr.Interleaved)
+			}
+			p := pos.At(axis, t)
+			if cached && p < int64(table.Rows) {
+				c, s := table.Row(p)
+				cos[i], sin[i] = c[i], s[i]
+				continue
+			}
+			cosSin(cos[i:i+1], sin[i:i+1], float64(p), cs.inv[i:i+1], attn)
+		}
+	}
+}
+
+// Apply rotates query and key (may be the zero Tensor) in place with the gathered cos/sin; shapes
+// as in Forward, with the token count Gather saw. On error nothing is written.
+func (cs *CosSin) Apply(query, key tensor.Tensor) error {
+	if cs.half == 0 {
+		return errNotGathered
+	}
+	q, k, err := ops.NewQueryKey(query, key, cs.spec.HeadSize)
+	if err != nil {
+		return err
+	}
+	if q.Tokens != cs.tokens {
+		return errTokens(q.Tokens, cs.tokens)
+	}
+	native.Gathered(&ops.GatheredArgs{
+		Rope: ops.Rope{RotaryDim: cs.spec.RotaryDim, GPTJ: cs.spec.Style == GPTJ, Query: q, Key: k},
+		Cos:  cs.cos, Sin: cs.sin, Half: cs.half,
+	})
+	return nil
+}

@@ -1,0 +1,76 @@
+package ops
+
+import (
+	"fmt"
+
+	"github.com/rotary-go/rotary/tensor"
+)
+
+// Positions is a normalized position tensor: Rows × Tokens integers (Rows 1 for plain RoPE, 3 or
+// 4 for MRoPE), element (r, t) at Off + r·RowStride + t·Stride of I32 or I64.
+type Positions struct {
+	I32               []int32
+	I64               []int64
+	Off               int
+	Rows, Tokens      int
+	RowStride, Stride int
+	// Max is the largest position over all rows.
+	Max int64
+}
+
+// At returns position (r, t).
+func (p *Positions) At(r, t int) int64 {
+	i := p.Off + r*p.RowStride + t*p.Stride
+	if p.I32 != nil {
+		return int64(p.I32[i])
+	}
+	return p.I64[i]
+}
+
+// NewPositions checks t as [T] or, when rows > 1 are allowed, [R, T] positions for `tokens`
+// tokens, all ≥ 0 and < limit (limit ≤ 0: no upper bound).
+func NewPositions(t tensor.Tensor, tokens int, allowRows []int, limit int64) (Positions, error) {
+	if err := t.Check("positions"); err != nil {
+		return Positions{}, err
+	}
+	if t.DType != tensor.I32 && t.DType != tensor.I64 {
+		return Positions{}, fmt.Errorf("positions: dtype %v: want I32 or I64", t.DType)
+	}
+	p := Positions{I32: t.I32, I64: t.I64, Off: t.Offset}
+	switch t.Rank() {
+	case 1:
+		p.Rows, p.Tokens, p.Stride = 1, t.Shape[0], t.Stride(0)
+	case 2:
+		ok := false
+		for _, r := range allowRows {
+			ok = ok || r == t.Shape[0]
+		}
+		if !ok {
+			if len(allowRows) == 0 {
+				return Positions{}, fmt.Errorf("positions: shape %s: want [tokens] for this (non-MRoPE) model", tensor.ShapeString(t.Shape))
+			}
+			return Positions{}, fmt.Errorf("positions: shape %s: want [tokens] or [R, tokens] with R in %v", tensor.ShapeString(t.Shape), allowRows)
+		}
+		p.Rows, p.Tokens = t.Shape[0], t.Shape[1]
+		p.RowStride, p.Stride = t.Stride(0), t.Stride(1)
+	default:
+		return Positions{}, fmt.Errorf("positions: shape %s: want [tokens] or [rows, tokens]", tensor.ShapeString(t.Shape))
+	}
+	if p.Tokens != tokens {
+		return Positions{}, fmt.Errorf("positions: %d positions for %d tokens", p.Tokens, tokens)
+	}
+	p.Max = -1
+	for r := range p.Rows {
+		for i := range p.Tokens {
+			v := p.At(r, i)
+			if v < 0 {
+				return Positions{}, fmt.Errorf("positions: position %d at [%d,%d] is negative", v, r, i)
+			}
+			if limit > 0 && v >= limit {
+				return Positions{}, fmt.Errorf("positions: position %d at [%d,%d] is past the cos/sin cache (%d rows)", v, r, i, limit)
+			}
+			p.Max = max(p.Max, v)
+		}
+	}
+	return p, nil
+}

@@ -1,0 +1,246 @@
+package safetensors
+
+import (
+	"bufio"
+	"encoding/binary"
+	"io"
+	"math"
+	"os"
+	"path/filepath"
+	"sort"
+	"strconv"
+	"unicode/utf8"
+)
+
+// Write writes tensors and metadata to w as a safetensors file.
+//
+// The header lists "__metadata__" first (omitted when metadata is empty), then
+// the tensors sorted by name, as compact JSON padded with spaces to a multiple of
+// 8 bytes. The data is laid out contiguously in the order tensors are given.
+//
+// Everything is validated before the first byte is written: names must be
+// non-empty, valid UTF-8, unique and not "__metadata__"; dtypes known; shapes
+// non-negative with len(Data) == NumElements()*ElemSize(DType); metadata valid
+// UTF-8. Validation errors wrap ErrInvalid.
+func Write(w io.Writer, tensors []Tensor, metadata map[string]string) error {
+	header, err := encodeHeader(tensors, metadata)
+	if err != nil {
+		return err
+	}
+	return writeEncoded(w, header, tensors)
+}
+
+// WriteFile writes a safetensors file to path (see Write). It validates
+// everything first, then writes a temporary file in the same directory and
+// renames it over path, so on any error path is neither created nor changed.
+// A new file gets mode 0644; an existing file keeps its permission bits.
+func WriteFile(path string, tensors []Tensor, metadata map[string]string) (err error) {
+	header, err := encodeHeader(tensors, metadata)
+	if err != nil {
+		return err
+	}
+	perm := os.FileMode(0o644)
+	if fi, err := os.Stat(path); err == nil && fi.Mode().IsRegular() {
+		perm = fi.Mode().Perm()
+	}
+	dir, base := filepath.Split(path)
+	if dir == "" {
+		dir = "."
+	}
+	tmp, err := os.CreateTemp(dir, "."+base+".tmp*")
+	if err != nil {
+		return err
+	}
+	defer func() {
+		if err != nil {
+			tmp.Close()
+			os.Remove(tmp.Name())
+		}
+	}()
+	bw := bufio.NewWriterSize(tmp, 1<<20)
+	if err = writeEncoded(bw, header, tensors); err != nil {
+		return err
+	}
+	if err = bw.Flush(); err != nil {
+		return err
+	}
+	if err = tmp.Chmod(perm); err != nil {
+		return err
+	}
+	if err = tmp.Sync(); err != nil {
+		return err
+	}
+	if err = tmp.Close(); err != nil {
+		return err
+	}
+	return os.Rename(tmp.Name(), path)
+}
+
+func writeEncoded(w io.Writer, header []byte, tensors []Tensor) error {
+	if err := writeAll(w, header); err != nil {
+		return err
+	}
+	for _, t := range tensors {
+		if err := writeAll(w, t.Data); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func writeAll(w io.Writer, b []byte) error {
+	if len(b) == 0 {
+		return nil
+	}
+	n, err := w.Write(b)
+	if err == nil && n != len(b) {
+		err = io.ErrShortWrite
+	}
+	return err
+}
+
+// encodeHeader validates tensors and metadata and returns the 8-byte length
+// prefix followed by the padded JSON header.
+func encodeHeader(tensors []Tensor, metadata map[string]string) ([]byte, error) {
+	seen := make(map[string]bool, len(tensors))
+	begins := make([]int, len(tensors))
+	off := 0
+	for i, t := range tensors {
+		switch {
+		case t.Name == "":
+			return nil, invalidf("tensor %d: empty name", i)
+		case !utf8.ValidString(t.Name):
+			return nil, invalidf("tensor %d: name %q is not valid UTF-8", i, t.Name)
+		case t.Name == metadataKey:
+			return nil, invalidf("tensor %d: name %q is reserved", i, t.Name)
+		case seen[t.Name]:
+			return nil, invalidf("tensor %q: duplicate name", t.Name)
+		}
+		seen[t.Name] = true
+		size, ok := ElemSize(t.DType)
+		if !ok {
+			return nil, invalidf("tensor %q: unknown dtype %q", t.Name, t.DType)
+		}
+		for j, d := range t.Shape {
+			if d < 0 {
+				return nil, invalidf("tensor %q: shape[%d] = %d is negative", t.Name, j, d)
+			}
+		}
+		nbytes, ok := byteSize(t.Shape, size)
+		if !ok {
+			return nil, invalidf("tensor %q: shape %v: element count overflows", t.Name, t.Shape)
+		}
+		if len(t.Data) != nbytes {
+			return nil, invalidf("tensor %q: len(Data) = %d, but dtype %s and shape %v need %d bytes",
+				t.Name, len(t.Data), t.DType, t.Shape, nbytes)
+		}
+		if off > math.MaxInt-nbytes {
+			return nil, invalidf("tensor %q: total data size overflows", t.Name)
+		}
+		begins[i] = off
+		off += nbytes
+	}
+	keys := make([]string, 0, len(metadata))
+	for k, v := range metadata {
+		if !utf8.ValidString(k) {
+			return nil, invalidf("%s: key %q is not valid UTF-8", metadataKey, k)
+		}
+		if !utf8.ValidString(v) {
+			return nil, invalidf("%s: value of %q is not valid UTF-8", metadataKey, k)
+		}
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+
+	order := make([]int, len(tensors))
+	for i := range order {
+		order[i] = i
+	}
+	sort.Slice(order, func(a, b int) bool { return tensors[order[a]].Name < tensors[order[b]].Name })
+
+	b := make([]byte, 8, 8+64*(len(tensors)+1))
+	b = append(b, '{')
+	first := true
+	comma := func() {
+		if !first {
+			b = append(b, ',')
+		}
+		first = false
+	}
+	if len(keys) > 0 {
+		comma()
+		b = appendString(b, metadataKey)
+		b = append(b, ":{"...)
+		for i, k := range keys {
+			if i > 0 {
+				b = append(b, ',')
+			}
+			b = appendString(b, k)
+			b = append(b, ':')
+			b = appendString(b, metadata[k])
+		}
+		b = append(b, '}')
+	}
+	for _, i := range order {
+		t := tensors[i]
+		comma()
+		b = appendString(b, t.Name)
+		b = append(b, `:{"dtype":`...)
+		b = appendString(b, t.DType)
+		b = append(b, `,"shape":[`...)
+		for j, d := range t.Shape {
+			if j > 0 {
+				b = append(b, ',')
+			}
+			b = strconv.AppendInt(b, int64(d), 10)
+		}
+		b = append(b, `],"data_offsets":[`...)
+		b = strconv.AppendInt(b, int64(begins[i]), 10)
+		b = append(b, ',')
+		b = strconv.AppendInt(b, int64(begins[i]+len(t.Data)), 10)
+		b = append(b, "]}"...)
+	}
+	b = append(b, '}')
+	for len(b)%8 != 0 {
+		b = append(b, ' ')
+	}
+	n := len(b) - 8
+	if n > MaxHeaderSize {
+		return nil, invalidf("header would be %d bytes, more than the %d-byte limit", n, MaxHeaderSize)
+	}
+	binary.LittleEndian.PutUint64(b, uint64(n))
+	return b, nil
+}
+
+// appendString appends s, which must be valid UTF-8, as a JSON string literal.
+func appendString(b []byte, s string) []byte {
+	const hex = "0123456789abcdef"
+	b = append(b, '"')
+	start := 0
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if c >= 0x20 && c != '"' && c != '\\' {
+			continue
+		}
+		b = append(b, s[start:i]...)
+		switch c {
+		case '"', '\\':
+			b = append(b, '\\', c)
+		case '\n':
+			b = append(b, '\\', 'n')
+		case '\r':
+			b = append(b, '\\', 'r')
+		case '\t':
+			b = append(b, '\\', 't')
+		case '\b':
+			b = append(b, '\\', 'b')
+		case '\f':
+			b = append(b, '\\', 'f')
+		default:
+			b = append(b, '\\', 'u', '0', '0', hex[c>>4], hex[c&0xf])
+		}
+		start = i + 1
+	}
+	b = append(b, s[start:]...)
+	return append(b, '"')
+}

@@ -1,0 +1,293 @@
+package tensor
+
+import (
+	"fmt"
+	"strings"
+)
+
+// Tensor is a strided view over a typed backing slice. Exactly one of the data slices is set,
+// the one that DType names (F16 and BF16 use Bits). The zero Tensor means "absent", which ops
+// accept for optional arguments.
+//
+// Element (i0, i1, ...) lives at index Offset + Σ ik·Strides[k] of the backing slice. Nil
+// Strides means contiguous row-major. Views never own their memory: ops write through them.
+type Tensor struct {
+	DType   DType
+	Shape   []int
+	Strides []int
+	Offset  int
+
+	F32  []float32
+	Bits []uint16 // F16 or BF16 bit patterns
+	F64  []float64
+	I32  []int32
+	I64  []int64
+	I8   []int8
+	U8   []uint8
+}
+
+// FromF32 is a contiguous F32 view of data with the given shape.
+func FromF32(data []float32, shape ...int) Tensor {
+	return Tensor{DType: F32, Shape: shape, F32: data}
+}
+
+// FromBits is a contiguous F16 or BF16 view of raw bits with the given shape.
+func FromBits(d DType, data []uint16, shape ...int) Tensor {
+	return Tensor{DType: d, Shape: shape, Bits: data}
+}
+
+// FromF64 is a contiguous F64 view.
+func FromF64(data []float64, shape ...int) Tensor { return Tensor{DType: F64, Shape: shape, F64: data} }
+
+// FromI32 is a contiguous I32 view.
+func FromI32(data []int32, shape ...int) Tensor { return Tensor{DType: I32, Shape: shape, I32: data} }
+
+// FromI64 is a contiguous I64 view.
+func FromI64(data []int64, shape ...int) Tensor { return Tensor{DType: I64, Shape: shape, I64: data} }
+
+// FromI8 is a contiguous I8 view.
+func FromI8(data []int8, shape ...int) Tensor { return Tensor{DType: I8, Shape: shape, I8: data} }
+
+// Zeros allocates a contiguous tensor of the given type and shape.
+func Zeros(d DType, shape ...int) Tensor {
+	n := NumElements(shape)
+	t := Tensor{DType: d, Shape: append([]int(nil), shape...)}
+	switch d {
+	case F32:
+		t.F32 = make([]float32, n)
+	case F16, BF16:
+		t.Bits = make([]uint16, n)
+	case F64:
+		t.F64 = make([]float64, n)
+	case I32:
+		t.I32 = make([]int32, n)
+	case I64:
+		t.I64 = make([]int64, n)
+	case I8:
+		t.I8 = make([]int8, n)
+	case U8:
+		t.U8 = make([]uint8, n)
+	}
+	return t
+}
+
+// NumElements is the product of the dimensions (1 for a scalar).
+func NumElements(shape []int) int {
+	n := 1
+	for _, d := range shape {
+		n *= d
+	}
+	return n
+}
+
+// IsZero reports whether t is the absent tensor.
+func (t Tensor) IsZero() bool { return t.DType == Invalid }
+
+// Rank is the number of dimensions.
+func (t Tensor) Rank() int { return len(t.Shape) }
+
+// Len is the number of elements.
+func (t Tensor) Len() int { return NumElements(t.Shape) }
+
+// Stride is the step in elements along dimension k.
+func (t Tensor) Stride(k int) int {
+	if t.Strides != nil {
+		return t.Strides[k]
+	}
+	s := 1
+	for _, d := range t.Shape[k+1:] {
+		s *= d
+	}
+	return s
+}
+
+// ContiguousStrides returns the row-major strides of shape.
+func ContiguousStrides(shape []int) []int {
+	st := make([]int, len(shape))
+	s := 1
+	for k := len(shape) - 1; k >= 0; k-- {
+		st[k] = s
+		s *= shape[k]
+	}
+	return st
+}
+
+// backingLen is the length of the slice DType selects.
+func (t Tensor) backingLen() int {
+	switch t.DType {
+	case F32:
+		return len(t.F32)
+	case F16, BF16:
+		return len(t.Bits)
+	case F64:
+		return len(t.F64)
+	case I32:
+		return len(t.I32)
+	case I64:
+		return len(t.I64)
+	case I8:
+		return len(t.I8)
+	case U8:
+		return len(t.U8)
+	}
+	return 0
+}
+
+// Check verifies that t is well formed: a known dtype, non-negative dimensions, strides of the
+// right rank, and every element inside the backing slice. name is used in the error.
+func (t Tensor) Check(name string) error {
+	if t.DType == Invalid || t.DType.Size() == 0 {
+		return fmt.Errorf("%s: missing or unknown dtype", name)
+	}
+	for _, d := range t.Shape {
+		if d < 0 {
+			return fmt.Errorf("%s: negative dimension in shape %v", name, t.Shape)
+		}
+	}
+	if t.Strides != nil && len(t.Strides) != len(t.Shape) {
+		return fmt.Errorf("%s: %d strides for shape %v", name, len(t.Strides), t.Shape)
+	}
+	if t.Len() == 0 {
+		return nil
+	}
+	lo, hi := t.Offset, t.Offset
+	for k, d := range t.Shape {
+		s := t.Stride(k) * (d - 1)
+		if s < 0 {
+			lo += s
+		} else {
+			hi += s
+		}
+	}
+	if lo < 0 || hi >= t.backingLen() {
+		return fmt.Errorf("%s: view %v (strides %v, offset %d) reaches outside its %d-element buffer", name, t.Shape, t.stridesOrContiguous(), t.Offset, t.backingLen())
+	}
+	return nil
+}
+
+func (t Tensor) stridesOrContiguous() []int {
+	if t.Strides != nil {
+		return t.Strides
+	}
+	return ContiguousStrides(t.Shape)
+}
+
+// Reshape returns a view with a new shape over the same elements; t must be contiguous.
+func (t Tensor) Reshape(shape ...int) (Tensor, error) {
+	if !t.Contiguous() {
+		return Tensor{}, fmt.Errorf("reshape of a non-contiguous %v view", t.Shape)
+	}
+	if NumElements(shape) != t.Len() {
+		return Tensor{}, fmt.Errorf("reshape %v to %v changes the element count", t.Shape, shape)
+	}
+	r := t
+	r.Shape = append([]int(nil), shape...)
+	r.Strides = nil
+	return r, nil
+}
+
+// Contiguous reports whether t is laid out row-major without gaps.
+func (t Tensor) Contiguous() bool {
+	if t.Strides == nil {
+		return true
+	}
+	s := 1
+	for k := len(t.Shape) - 1; k >= 0; k-- {
+		if t.Shape[k] != 1 && t.Strides[k] != s {
+			return false
+		}
+		s *= t.Shape[k]
+	}
+	return true
+}
+
+// ShapeString formats a shape as [a,b,c].
+func ShapeString(shape []int) string {
+	parts := make([]string, len(shape))
+	for i, d := range shape {
+		parts[i] = fmt.Sprint(d)
+	}
+	return "[" + strings.Join(parts, ",") + "]"
+}
+
+// Float64At reads element at flat backing index i as float64 (exact for every type).
+func (t Tensor) Float64At(i int) float64 {
+	switch t.DType {
+	case F32:
+		return float64(t.F32[i])
+	case F16, BF16:
+		return float64(ToFloat32(t.DType, t.Bits[i]))
+	case F64:
+		return t.F64[i]
+	case I32:
+		return float64(t.I32[i])
+	case I64:
+		return float64(t.I64[i])
+	case I8:
+		return float64(t.I8[i])
+	case U8:
+		return float64(t.U8[i])
+	}
+	return 0
+}
+
+// Int64At reads an integer element at flat backing index i.
+func (t Tensor) Int64At(i int) int64 {
+	switch t.DType {
+	case I32:
+		return int64(t.I32[i])
+	case I64:
+		return t.I64[i]
+	case I8:
+		return int64(t.I8[i])
+	case U8:
+		return int64(t.U8[i])
+	}
+	return 0
+}
+
+// Index is the backing index of the element at the given coordinates (no bounds checks).
+func (t Tensor) Index(coords ...int) int {
+	i := t.Offset
+	for k, c := range coords {
+		i += c * t.Stride(k)
+	}
+	return i
+}
+
+// Clone returns a contiguous copy of t with its own memory.
+func (t Tensor) Clone() Tensor {
+	c := Zeros(t.DType, t.Shape...)
+	n := t.Len()
+	if n == 0 {
+		return c
+	}
+	coords := make([]int, len(t.Shape))
+	for j := 0; j < n; j++ {
+		i := t.Index(coords...)
+		switch t.DType {
+		case F32:
+			c.F32[j] = t.F32[i]
+		case F16, BF16:
+			c.Bits[j] = t.Bits[i]
+		case F64:
+			c.F64[j] = t.F64[i]
+		case I32:
+			c.I32[j] = t.I32[i]
+		case I64:
+			c.I64[j] = t.I64[i]
+		case I8:
+			c.I8[j] = t.I8[i]
+		case U8:
+			c.U8[j] = t.U8[i]
+		}
+		for k := len(coords) - 1; k >= 0; k-- {
+			coords[k]++
+			if coords[k] < t.Shape[k] {
+				break
+			}
+			coords[k] = 0
+		}
+	}
+	return c
+}
