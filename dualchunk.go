@@ -64,22 +64,26 @@ func (e *Embedding) DualChunk(positions, query, key tensor.Tensor, extra DualChu
 		}
 	}
 	mapped := make([]int64, q.Tokens)
-	rotateAt := func(at func(int64) int64, q, k ops.Heads) {
+	rotateAt := func(at func(int64) int64, q, k ops.Heads) error {
 		for t := range mapped {
 			mapped[t] = at(pos.At(0, t))
 		}
-		mp, _ := ops.NewPositions(tensor.FromI64(mapped, len(mapped)), len(mapped), nil, 0)
-		e.forward(&mp, q, k)
+		mp, err := ops.NewPositions(tensor.FromI64(mapped, len(mapped)), len(mapped), nil, 0)
+		if err != nil {
+			return err
+		}
+		return e.forward(&mp, q, k)
 	}
 	for _, v := range variants {
 		if v.out.IsZero() {
 			continue
 		}
 		copyHeads(&v.view, &q)
-		rotateAt(v.at, v.view, ops.Heads{})
+		if err := rotateAt(v.at, v.view, ops.Heads{}); err != nil {
+			return err
+		}
 	}
-	rotateAt(func(p int64) int64 { return p % L }, q, k)
-	return nil
+	return rotateAt(func(p int64) int64 { return p % L }, q, k)
 }
 
 // copyHeads copies src's elements into dst (same dtype and shape).

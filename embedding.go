@@ -4,7 +4,7 @@ import (
 	"fmt"
 	"sync"
 
-	"github.com/rotary-go/rotary/backend/native"
+	_ "github.com/rotary-go/rotary/backend/native" // the reference implementation of every op
 	"github.com/rotary-go/rotary/ops"
 	"github.com/rotary-go/rotary/tensor"
 )
@@ -20,12 +20,20 @@ type Embedding struct {
 	longInv  []float64
 	longAttn float64
 	scratch  sync.Pool // *CosSin for Forward calls the cache cannot serve
+	disp     *ops.Dispatcher
 }
 
 // Option configures New.
 type Option func(*options)
 
-type options struct{ cacheLen int }
+type options struct {
+	cacheLen int
+	disp     *ops.Dispatcher
+}
+
+// WithDispatcher routes the embedding's ops through d (which backends, which ops enabled)
+// instead of ops.Default.
+func WithDispatcher(d *ops.Dispatcher) Option { return func(o *options) { o.disp = d } }
 
 // WithCacheLen sets how many positions the cos/sin cache covers (default Spec.DefaultCacheLen).
 // Positions past the cache still work: their cos/sin are computed per call, exactly as the
@@ -40,7 +48,7 @@ func New(spec Spec, opts ...Option) (*Embedding, error) {
 	if err := spec.Validate(); err != nil {
 		return nil, err
 	}
-	o := options{cacheLen: -1}
+	o := options{cacheLen: -1, disp: ops.Default}
 	for _, opt := range opts {
 		opt(&o)
 	}
@@ -51,7 +59,10 @@ func New(spec Spec, opts ...Option) (*Embedding, error) {
 	if n*spec.RotaryDim > maxCacheElems || n < 0 {
 		return nil, fmt.Errorf("cache length %d × rotary dim %d is too large", n, spec.RotaryDim)
 	}
-	e := &Embedding{spec: spec}
+	if o.disp == nil {
+		o.disp = ops.Default
+	}
+	e := &Embedding{spec: spec, disp: o.disp}
 	e.invFreq, e.attn = spec.Frequencies(-1)
 	short := n
 	if spec.Scaling.Type == ScalingLongRoPE {
@@ -147,23 +158,24 @@ func (e *Embedding) Forward(positions, query, key tensor.Tensor) error {
 	if e.spec.DualChunk != nil {
 		return errDualChunk
 	}
-	e.forward(&pos, q, k)
-	return nil
+	return e.forward(&pos, q, k)
 }
 
 // forward rotates checked q and k at checked positions.
-func (e *Embedding) forward(pos *ops.Positions, q, k ops.Heads) {
+func (e *Embedding) forward(pos *ops.Positions, q, k ops.Heads) error {
 	rope := ops.Rope{RotaryDim: e.spec.RotaryDim, GPTJ: e.spec.Style == GPTJ, Query: q, Key: k}
 	if c, ok := e.table(pos.Max); ok && pos.Max < int64(c.Rows) {
+		var err error
 		if pos.Rows > 1 {
-			native.MRoPE(&ops.MRoPEArgs{Rope: rope, Positions: *pos, Cache: c, Sections: e.spec.MRoPE.Sections, Interleaved: e.spec.MRoPE.Interleaved})
+			_, err = ops.Run(e.disp, ops.MRoPE, ops.MRoPEArgs{Rope: rope, Positions: *pos, Cache: c, Sections: e.spec.MRoPE.Sections, Interleaved: e.spec.MRoPE.Interleaved})
 		} else {
-			native.RotaryEmbedding(&ops.RotaryEmbeddingArgs{Rope: rope, Positions: *pos, Cache: c})
+			_, err = ops.Run(e.disp, ops.RotaryEmbedding, ops.RotaryEmbeddingArgs{Rope: rope, Positions: *pos, Cache: c})
 		}
-		return
+		return err
 	}
 	cs := e.scratch.Get().(*CosSin)
 	defer e.scratch.Put(cs)
 	e.gather(pos, cs)
-	native.Gathered(&ops.GatheredArgs{Rope: rope, Cos: cs.cos, Sin: cs.sin, Half: cs.half})
+	_, err := ops.Run(e.disp, ops.RotaryEmbeddingGather, ops.GatheredArgs{Rope: rope, Cos: cs.cos, Sin: cs.sin, Half: cs.half})
+	return err
 }

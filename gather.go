@@ -1,7 +1,6 @@
 package rotary
 
 import (
-	"github.com/rotary-go/rotary/backend/native"
 	"github.com/rotary-go/rotary/ops"
 	"github.com/rotary-go/rotary/tensor"
 )
@@ -16,6 +15,7 @@ type CosSin struct {
 	half     int
 	tokens   int
 	spec     Spec
+	disp     *ops.Dispatcher
 }
 
 // Tokens is the number of tokens gathered.
@@ -54,7 +54,7 @@ func (e *Embedding) gather(pos *ops.Positions, cs *CosSin) {
 		cs.inv = make([]float64, h)
 	}
 	cs.inv = cs.inv[:h]
-	cs.half, cs.tokens, cs.spec = h, pos.Tokens, e.spec
+	cs.half, cs.tokens, cs.spec, cs.disp = h, pos.Tokens, e.spec, e.disp
 
 	table, cached := e.table(pos.Max)
 	attn := e.spec.frequencies(cs.inv, int(pos.Max))
@@ -93,9 +93,9 @@ func (cs *CosSin) Apply(query, key tensor.Tensor) error {
 	if q.Tokens != cs.tokens {
 		return errTokens(q.Tokens, cs.tokens)
 	}
-	native.Gathered(&ops.GatheredArgs{
+	_, err = ops.Run(cs.disp, ops.RotaryEmbeddingGather, ops.GatheredArgs{
 		Rope: ops.Rope{RotaryDim: cs.spec.RotaryDim, GPTJ: cs.spec.Style == GPTJ, Query: q, Key: k},
 		Cos:  cs.cos, Sin: cs.sin, Half: cs.half,
 	})
-	return nil
+	return err
 }
