@@ -140,6 +140,9 @@ func (s Spec) llama3(inv []float64) {
 			// high frequency: unchanged
 		case wavelen > lowWavelen:
 			inv[i] = f / sc.Factor
+		case sc.HighFreqFactor == sc.LowFreqFactor:
+			// Llama 4 sets both to 1: the blended band is empty, and a wavelength exactly on the
+			// boundary counts as high frequency.
 		default:
 			smooth := (old/wavelen - sc.LowFreqFactor) / (sc.HighFreqFactor - sc.LowFreqFactor)
 			inv[i] = (1-smooth)*f/sc.Factor + smooth*f

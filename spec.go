@@ -259,8 +259,8 @@ func (sc Scaling) validate(s Spec) error {
 		if err := need("high_freq_factor", sc.HighFreqFactor); err != nil {
 			return err
 		}
-		if sc.HighFreqFactor <= sc.LowFreqFactor {
-			return specErr("llama3 high_freq_factor %v must exceed low_freq_factor %v", sc.HighFreqFactor, sc.LowFreqFactor)
+		if sc.HighFreqFactor < sc.LowFreqFactor {
+			return specErr("llama3 high_freq_factor %v is below low_freq_factor %v", sc.HighFreqFactor, sc.LowFreqFactor)
 		}
 		if sc.OriginalMaxPositions <= 0 {
 			return specErr("llama3 scaling needs original_max_position_embeddings > 0")

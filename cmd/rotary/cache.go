@@ -1,0 +1,64 @@
+package main
+
+import (
+	"io"
+
+	"github.com/rotary-go/rotary"
+	"github.com/rotary-go/rotary/safetensors"
+)
+
+const cacheUsage = "--config CONFIG.json --out OUT.safetensors [--positions N] [--layer N]"
+
+func runCache(args []string, stdout, stderr io.Writer) error {
+	fs := newFlags("cache", cacheUsage, stderr)
+	var m modelFlags
+	m.register(fs)
+	out := fs.String("out", "", "output `OUT.safetensors`")
+	n := fs.Int("positions", -1, "number of positions `N` (default: the model's cache length)")
+	if err := parseFlags(fs, args); err != nil {
+		return err
+	}
+	if err := noArgs(fs.Args()); err != nil {
+		return err
+	}
+	if err := requireFlag("out", *out); err != nil {
+		return err
+	}
+	_, spec, err := m.load()
+	if err != nil {
+		return err
+	}
+	if *n < 0 {
+		if *n != -1 {
+			return usagef("--positions %d: want ≥ 0", *n)
+		}
+		*n = spec.DefaultCacheLen()
+	}
+	// The cache rows are computed here, not by New: New's own cache is left empty.
+	emb, err := rotary.New(spec, rotary.WithCacheLen(0))
+	if err != nil {
+		return usageError{err}
+	}
+	d := spec.RotaryDim
+	cache, err := emb.CosSinCache(*n, false)
+	if err != nil {
+		return usagef("--positions: %v", err)
+	}
+	tensors := []safetensors.Tensor{
+		safetensors.FromFloat32s("cos_sin_cache", []int{*n, d}, cache),
+		safetensors.FromFloat64s("inv_freq", []int{d / 2}, emb.InvFreq()),
+	}
+	if spec.Scaling.Type == rotary.ScalingLongRoPE {
+		long, err := emb.CosSinCache(*n, true)
+		if err != nil {
+			return usageError{err}
+		}
+		tensors = append(tensors,
+			safetensors.FromFloat32s("cos_sin_cache_long", []int{*n, d}, long),
+			safetensors.FromFloat64s("inv_freq_long", []int{d / 2}, emb.LongInvFreq()))
+	}
+	if err := safetensors.WriteFile(*out, tensors, nil); err != nil {
+		return usagef("--out: %v", err)
+	}
+	return nil
+}

@@ -1,0 +1,183 @@
+package main
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"strings"
+
+	"github.com/rotary-go/rotary"
+	"github.com/rotary-go/rotary/hf"
+)
+
+const inspectUsage = "CONFIG.json | --model PRESET [--layer N] [--json]"
+
+// inspectReport is what inspect prints; its JSON form is a contract for tools.
+type inspectReport struct {
+	Source          string            `json:"source"`
+	ModelType       string            `json:"model_type"`
+	Layer           int               `json:"layer"`
+	NumLayers       int               `json:"num_layers,omitempty"`
+	NumHeads        int               `json:"num_heads"`
+	NumKVHeads      int               `json:"num_kv_heads"`
+	HeadSize        int               `json:"head_size"`
+	RotaryDim       int               `json:"rotary_dim"`
+	Style           string            `json:"style"`
+	Base            float64           `json:"base"`
+	MaxPositions    int               `json:"max_position_embeddings"`
+	CacheLen        int               `json:"cache_len"`
+	Scaling         rotary.Scaling    `json:"scaling"`
+	AttentionFactor float64           `json:"attention_factor"`
+	InvFreq         []float64         `json:"inv_freq"`
+	LongInvFreq     []float64         `json:"inv_freq_long,omitempty"`
+	MRoPE           *rotary.MRoPE     `json:"mrope,omitempty"`
+	Local           *rotary.LocalRoPE `json:"local,omitempty"`
+	GlobalLayer     bool              `json:"global_layer"`
+	DualChunk       *rotary.DualChunk `json:"dual_chunk,omitempty"`
+	Notes           []string          `json:"notes,omitempty"`
+}
+
+func runInspect(args []string, stdout, stderr io.Writer) error {
+	fs := newFlags("inspect", inspectUsage, stderr)
+	var m modelFlags
+	m.register(fs)
+	asJSON := fs.Bool("json", false, "print JSON")
+	// The config may come before or after the flags.
+	var positional []string
+	for len(args) > 0 {
+		if err := parseFlags(fs, args); err != nil {
+			return err
+		}
+		args = fs.Args()
+		if len(args) > 0 {
+			positional = append(positional, args[0])
+			args = args[1:]
+		}
+	}
+	switch {
+	case len(positional) > 1:
+		return usagef("unexpected argument %q", positional[1])
+	case len(positional) == 1 && m.config != "":
+		return usagef("give the config once (as an argument or --config)")
+	case len(positional) == 1:
+		m.config = positional[0]
+	}
+	model, spec, err := m.load()
+	if err != nil {
+		return err
+	}
+	r, err := inspect(model, spec, m)
+	if err != nil {
+		return err
+	}
+	if *asJSON {
+		enc := json.NewEncoder(stdout)
+		enc.SetIndent("", "  ")
+		return enc.Encode(r)
+	}
+	printInspect(stdout, r, spec)
+	return nil
+}
+
+func inspect(model *hf.Model, spec rotary.Spec, m modelFlags) (*inspectReport, error) {
+	emb, err := rotary.New(spec, rotary.WithCacheLen(0))
+	if err != nil {
+		return nil, usageError{err}
+	}
+	src := m.config
+	if m.preset != "" {
+		src = "preset " + m.preset
+	}
+	return &inspectReport{
+		Source: src, ModelType: model.ModelType, Layer: m.layer, NumLayers: model.NumLayers,
+		NumHeads: model.NumHeads, NumKVHeads: model.NumKVHeads, HeadSize: spec.HeadSize,
+		RotaryDim: spec.RotaryDim, Style: spec.Style.String(), Base: spec.Base,
+		MaxPositions: spec.MaxPositions, CacheLen: spec.DefaultCacheLen(), Scaling: spec.Scaling,
+		AttentionFactor: emb.AttentionFactor(), InvFreq: emb.InvFreq(), LongInvFreq: emb.LongInvFreq(),
+		MRoPE: spec.MRoPE, Local: model.Spec.Local, GlobalLayer: model.Spec.IsGlobalLayer(m.layer),
+		DualChunk: spec.DualChunk, Notes: model.Notes,
+	}, nil
+}
+
+func describeScaling(s rotary.Spec) string {
+	sc := s.Scaling
+	parts := []string{}
+	switch sc.Type {
+	case "", rotary.ScalingDefault:
+		parts = append(parts, "default")
+	case rotary.ScalingNTKAlpha:
+		parts = append(parts, fmt.Sprintf("ntk_alpha alpha=%g", sc.Alpha))
+	default:
+		parts = append(parts, fmt.Sprintf("%s factor=%g", sc.Type, sc.Factor))
+	}
+	if s.MRoPE != nil {
+		kind := "chunked"
+		if s.MRoPE.Interleaved {
+			kind = "interleaved"
+		}
+		parts = append(parts, fmt.Sprintf("mrope %s %v", kind, s.MRoPE.Sections))
+	}
+	if s.Local != nil {
+		parts = append(parts, fmt.Sprintf("per-layer local base %g", s.Local.Base))
+	}
+	if s.DualChunk != nil {
+		parts = append(parts, fmt.Sprintf("dual-chunk %d/%d", s.DualChunk.ChunkSize, s.DualChunk.LocalSize))
+	}
+	return strings.Join(parts, ", ")
+}
+
+func printInspect(w io.Writer, r *inspectReport, spec rotary.Spec) {
+	p := func(k string, format string, args ...any) {
+		fmt.Fprintf(w, "%-22s %s\n", k+":", fmt.Sprintf(format, args...))
+	}
+	p("source", "%s", r.Source)
+	p("model type", "%s", r.ModelType)
+	p("heads", "%d query, %d key/value", r.NumHeads, r.NumKVHeads)
+	p("head size", "%d", r.HeadSize)
+	p("rotary dim", "%d (%d pairs, %d pass-through)", r.RotaryDim, r.RotaryDim/2, r.HeadSize-r.RotaryDim)
+	p("style", "%s", r.Style)
+	p("base (rope_theta)", "%g", r.Base)
+	p("max positions", "%d (cache %d rows)", r.MaxPositions, r.CacheLen)
+	p("scaling", "%s", describeScaling(spec))
+	sc := r.Scaling
+	switch sc.Type {
+	case rotary.ScalingYaRN:
+		p("yarn", "original=%d beta_fast=%g beta_slow=%g truncate=%t mscale=%g mscale_all_dim=%g", spec.OriginalMax(), orDefault(sc.BetaFast, 32), orDefault(sc.BetaSlow, 1), !sc.NoTruncate, sc.Mscale, sc.MscaleAllDim)
+	case rotary.ScalingLlama3:
+		p("llama3", "original=%d low_freq_factor=%g high_freq_factor=%g", sc.OriginalMaxPositions, sc.LowFreqFactor, sc.HighFreqFactor)
+	case rotary.ScalingLongRoPE:
+		p("longrope", "original=%d (long factors when any position ≥ it)", spec.OriginalMax())
+	case rotary.ScalingDynamic:
+		p("dynamic", "original=%d length=%s", spec.OriginalMax(), sc.Dynamic)
+	}
+	p("attention factor", "%.17g", r.AttentionFactor)
+	if r.Local != nil {
+		kind := "sliding (local base, no scaling)"
+		if r.GlobalLayer {
+			kind = "global"
+		}
+		p("layer", "%d: %s", r.Layer, kind)
+	}
+	n := len(r.InvFreq)
+	p("inv_freq", "[0]=%.17g [1]=%.17g ... [%d]=%.17g", r.InvFreq[0], at(r.InvFreq, 1), n-1, r.InvFreq[n-1])
+	if r.LongInvFreq != nil {
+		p("inv_freq (long)", "[0]=%.17g ... [%d]=%.17g", r.LongInvFreq[0], n-1, r.LongInvFreq[n-1])
+	}
+	for _, note := range r.Notes {
+		p("note", "%s", note)
+	}
+}
+
+func orDefault(v, d float64) float64 {
+	if v == 0 {
+		return d
+	}
+	return v
+}
+
+func at(v []float64, i int) float64 {
+	if i < len(v) {
+		return v[i]
+	}
+	return v[len(v)-1]
+}

@@ -1,0 +1,130 @@
+// Command rotary applies, caches, inspects and diffs rotary position embeddings from a model's
+// config.json or an embedded preset. See the README for the commands.
+package main
+
+import (
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"sort"
+	"strings"
+)
+
+// Exit codes (DESIGN.md §4).
+const (
+	exitOK       = 0
+	exitProblems = 1 // a check or diff found problems
+	exitUsage    = 2 // bad usage or bad input
+)
+
+// usageError marks errors that are the caller's: bad flags, bad files, bad tensors.
+type usageError struct{ err error }
+
+func (u usageError) Error() string { return u.err.Error() }
+func (u usageError) Unwrap() error { return u.err }
+
+func usagef(format string, args ...any) error { return usageError{fmt.Errorf(format, args...)} }
+
+// errProblems means the command ran and found problems (exit 1); it has printed them.
+var errProblems = errors.New("problems found")
+
+type command struct {
+	summary string
+	run     func(args []string, stdout, stderr io.Writer) error
+}
+
+var commands = map[string]command{
+	"apply":   {"rotate query and key from a safetensors file", runApply},
+	"cache":   {"write the cos/sin cache and inv_freq of a model", runCache},
+	"inspect": {"show the RoPE a config or preset derives", runInspect},
+	"diff":    {"compare the tensors of two safetensors files", runDiff},
+	"presets": {"list the embedded model presets", runPresets},
+	"ops":     {"show the op registry: ops, backends, what serves each", runOps},
+}
+
+func main() {
+	os.Exit(run(os.Args[1:], os.Stdout, os.Stderr))
+}
+
+// run executes one command line and returns the exit code. A panic is a bug, but it still ends
+// in one line and exit 2, never a trace.
+func run(args []string, stdout, stderr io.Writer) (code int) {
+	defer func() {
+		if r := recover(); r != nil {
+			fmt.Fprintf(stderr, "rotary: internal error: %v\n", r)
+			code = exitUsage
+		}
+	}()
+	if len(args) == 0 || args[0] == "-h" || args[0] == "--help" || args[0] == "help" {
+		printUsage(stderr)
+		if len(args) == 0 {
+			return exitUsage
+		}
+		return exitOK
+	}
+	cmd, ok := commands[args[0]]
+	if !ok {
+		fmt.Fprintf(stderr, "rotary: unknown command %q (want one of %s)\n", args[0], strings.Join(commandNames(), ", "))
+		return exitUsage
+	}
+	err := cmd.run(args[1:], stdout, stderr)
+	switch {
+	case err == nil:
+		return exitOK
+	case errors.Is(err, flag.ErrHelp):
+		return exitOK
+	case errors.Is(err, errProblems):
+		return exitProblems
+	}
+	fmt.Fprintf(stderr, "rotary %s: %s\n", args[0], oneLine(err.Error()))
+	return exitUsage
+}
+
+func oneLine(s string) string { return strings.ReplaceAll(strings.TrimSpace(s), "\n", "; ") }
+
+func commandNames() []string {
+	names := make([]string, 0, len(commands))
+	for n := range commands {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	return names
+}
+
+func printUsage(w io.Writer) {
+	fmt.Fprintln(w, "usage: rotary <command> [flags]")
+	fmt.Fprintln(w)
+	for _, n := range commandNames() {
+		fmt.Fprintf(w, "  %-8s %s\n", n, commands[n].summary)
+	}
+	fmt.Fprintln(w)
+	fmt.Fprintln(w, "Run 'rotary <command> -h' for a command's flags.")
+}
+
+// newFlags makes a flag set that reports errors instead of exiting and prints its usage to stderr.
+func newFlags(name, usage string, stderr io.Writer) *flag.FlagSet {
+	fs := flag.NewFlagSet(name, flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	fs.Usage = func() {
+		fmt.Fprintf(stderr, "usage: rotary %s %s\n", name, usage)
+		fs.PrintDefaults()
+	}
+	return fs
+}
+
+// parseFlags parses args, turning flag errors into usage errors. The flag package has already
+// printed the usage for -h.
+func parseFlags(fs *flag.FlagSet, args []string) error {
+	fs.SetOutput(io.Discard)
+	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			fs.SetOutput(os.Stderr)
+			fs.Usage()
+			return err
+		}
+		return usagef("%v", err)
+	}
+	return nil
+}

@@ -1,0 +1,69 @@
+package main
+
+import (
+	"flag"
+
+	"github.com/rotary-go/rotary"
+	"github.com/rotary-go/rotary/hf"
+)
+
+// modelFlags are the flags that pick a model and its per-call options.
+type modelFlags struct {
+	config  string
+	preset  string
+	layer   int
+	dynamic string
+}
+
+func (m *modelFlags) register(fs *flag.FlagSet) {
+	fs.StringVar(&m.config, "config", "", "model `config.json` (Hugging Face format)")
+	fs.StringVar(&m.preset, "model", "", "embedded model `preset` instead of --config (see 'rotary presets')")
+	fs.IntVar(&m.layer, "layer", 0, "layer `N`, for models with per-layer RoPE (Gemma 3)")
+	fs.StringVar(&m.dynamic, "dynamic", "static", "dynamic NTK length: static (vLLM, factor × original) or per-call (Hugging Face, the call's length)")
+}
+
+// load reads the model and returns it with the spec of the chosen layer.
+func (m *modelFlags) load() (*hf.Model, rotary.Spec, error) {
+	var model *hf.Model
+	var err error
+	switch {
+	case m.config != "" && m.preset != "":
+		return nil, rotary.Spec{}, usagef("--config and --model: give one, not both")
+	case m.config != "":
+		model, err = hf.LoadFile(m.config)
+	case m.preset != "":
+		model, err = hf.Preset(m.preset)
+	default:
+		return nil, rotary.Spec{}, usagef("--config: missing (or --model PRESET)")
+	}
+	if err != nil {
+		return nil, rotary.Spec{}, usageError{err}
+	}
+	spec, err := model.Spec.ForLayer(m.layer)
+	if err != nil {
+		return nil, rotary.Spec{}, usagef("--layer: %v", err)
+	}
+	switch m.dynamic {
+	case "static":
+		spec.Scaling.Dynamic = rotary.DynamicStatic
+	case "per-call":
+		spec.Scaling.Dynamic = rotary.DynamicPerCall
+	default:
+		return nil, rotary.Spec{}, usagef("--dynamic %q: want static or per-call", m.dynamic)
+	}
+	return model, spec, nil
+}
+
+func requireFlag(name, value string) error {
+	if value == "" {
+		return usagef("--%s: missing", name)
+	}
+	return nil
+}
+
+func noArgs(args []string) error {
+	if len(args) > 0 {
+		return usagef("unexpected argument %q", args[0])
+	}
+	return nil
+}

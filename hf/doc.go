@@ -1,0 +1,46 @@
+// Package hf derives a rotary.Spec from a HuggingFace config.json.
+//
+// Parse reads the keys the HF modeling code reads, in the spellings real configs use:
+//
+//   - A nested text model: text_config (Qwen2-VL and Qwen2.5-VL in newer files, Qwen3-VL,
+//     Gemma 3, Llama 4). Keys the nested object lacks are read from the top level, as older
+//     qwen2_vl files keep rope_scaling there; Model.Notes says when that happened.
+//   - Head size: head_dim, else hidden_size / num_attention_heads (legacy n_embd / n_head,
+//     d_model, num_heads); ChatGLM's kv_channels; for MLA models (DeepSeek V2/V3, Kimi K2)
+//     qk_rope_head_dim, since the rotated q_pe/k_pe part is a tensor of its own.
+//   - KV heads: num_key_value_heads, else multi_query_group_num (ChatGLM), num_kv_heads or
+//     n_head_kv (Falcon, where multi_query means one), else the attention-head count.
+//   - Rotary dim: rotary_dim (GPT-J, CodeGen), else int(head size × partial_rotary_factor)
+//     or rotary_pct (GPT-NeoX), truncated as HF does; GLM families rotate half the head.
+//   - Base: rope_theta, rotary_emb_base, rope_parameters.rope_theta, ChatGLM's
+//     10000·rope_ratio, else 10000.
+//   - Scaling: rope_scaling (with type or rope_type) or transformers v5's rope_parameters,
+//     including its per-layer-type form {"full_attention": …, "sliding_attention": …};
+//     default, linear, dynamic (with alpha: NTK-alpha), yarn and deepseek_yarn, llama3,
+//     longrope and the legacy su; mrope_section / mrope_interleaved; Gemma 3's
+//     rope_local_base_freq and sliding_window_pattern or layer_types;
+//     dual_chunk_attention_config.
+//   - Max positions: max_position_embeddings, n_positions, seq_length, else 2048.
+//
+// The pairing style follows the checkpoint's weight layout, which is what the HF code and
+// vLLM's is_neox_style rotate:
+//
+//	NeoX:  llama, mistral, mixtral, qwen2, qwen2_moe, qwen3, qwen3_moe, qwen2_vl, qwen2_5_vl,
+//	       qwen3_vl, qwen3_vl_moe (and their _text models), gemma, gemma2, gemma3,
+//	       phi, phi3, gpt_neox, gpt_oss, olmo, olmo2, stablelm, persimmon, starcoder2,
+//	       internlm2, falcon, glm4_moe
+//	GPT-J: gptj, codegen, cohere, glm, glm4, chatglm (unless original_rope is false),
+//	       deepseek_v2, deepseek_v3, deepseek_v32, kimi_k2 (unless rope_interleave is
+//	       false), llama4
+//
+// KnownModelTypes lists them; any other model_type is an error. When a family's HF config
+// class supplies a default that published files rely on (Gemma 3's text keys, Phi-3's
+// original_max_position_embeddings, Falcon's max positions), Parse uses it and says so in
+// Model.Notes.
+//
+// Every error wraps ErrConfig and names the key and what was expected; Parse finishes with
+// Spec.Validate, whose errors also wrap rotary.ErrSpec. Parse never panics (FuzzParse).
+//
+// Preset returns one of the embedded real configs (PresetNames lists them), so the library
+// and the rotary tool work with no files.
+package hf

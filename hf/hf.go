@@ -1,0 +1,553 @@
+package hf
+
+import (
+	"fmt"
+	"os"
+
+	"github.com/rotary-go/rotary"
+)
+
+// Model is what a config.json says about a model's attention and RoPE.
+type Model struct {
+	// ModelType is the text model's model_type: text_config's when the text model is
+	// nested (e.g. "qwen3_vl_text"), else the top-level one.
+	ModelType string
+	// TopModelType is the top-level model_type (e.g. "qwen3_vl"); equal to ModelType when
+	// the config does not nest a text_config.
+	TopModelType string
+	Spec         rotary.Spec
+	NumLayers    int // 0 when the config does not say
+	NumHeads     int
+	NumKVHeads   int
+	HeadSize     int // == Spec.HeadSize (for MLA models: qk_rope_head_dim)
+	// Notes are non-fatal observations: keys that were defaulted or read from the top
+	// level of a nested config, parts of the model the Spec does not describe.
+	Notes []string
+}
+
+// LoadFile reads and parses a config.json.
+func LoadFile(path string) (*Model, error) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil, fmt.Errorf("hf: %w", err)
+	}
+	m, err := Parse(data)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	return m, nil
+}
+
+// Parse derives a Model from the bytes of a HuggingFace config.json. Every error wraps
+// ErrConfig and names the key and what was expected; an error from Spec.Validate also
+// wraps rotary.ErrSpec. Parse never panics on any input.
+func Parse(data []byte) (*Model, error) {
+	top, err := decodeObject(data)
+	if err != nil {
+		return nil, err
+	}
+	p := &parser{}
+	return p.parse(top)
+}
+
+// source looks keys up in the text model, then (for a nested text_config) the top level,
+// then the family's defaults; JSON null counts as absent at every level.
+type source struct {
+	text     node
+	top      *node // nil unless text is a nested text_config
+	defaults map[string]any
+	famName  string
+	notes    *[]string
+}
+
+// first returns the first of keys present, searching every key at one level before the next.
+func (s *source) first(keys ...string) (string, any, bool) {
+	if path, v, ok := s.given(keys...); ok {
+		return path, v, true
+	}
+	for _, k := range keys {
+		if v, ok := s.defaults[k]; ok {
+			s.note("%s absent: using the %s default %v", k, s.famName, v)
+			return k, v, true
+		}
+	}
+	return "", nil, false
+}
+
+// given is first without the family defaults.
+func (s *source) given(keys ...string) (string, any, bool) {
+	for _, k := range keys {
+		if path, v, ok := s.text.get(k); ok {
+			return path, v, true
+		}
+	}
+	if s.top != nil {
+		for _, k := range keys {
+			if path, v, ok := s.top.get(k); ok {
+				s.note("%s read from the top level (text_config lacks it)", k)
+				return path, v, true
+			}
+		}
+	}
+	return "", nil, false
+}
+
+func (s *source) note(format string, args ...any) {
+	msg := fmt.Sprintf(format, args...)
+	for _, n := range *s.notes {
+		if n == msg {
+			return
+		}
+	}
+	*s.notes = append(*s.notes, msg)
+}
+
+func (s *source) number(keys ...string) (float64, string, bool, error) {
+	path, v, ok := s.first(keys...)
+	if !ok {
+		return 0, "", false, nil
+	}
+	f, err := asNumber(path, v)
+	return f, path, err == nil, err
+}
+
+func (s *source) integer(keys ...string) (int, string, bool, error) {
+	path, v, ok := s.first(keys...)
+	if !ok {
+		return 0, "", false, nil
+	}
+	i, err := asInt(path, v)
+	return i, path, err == nil, err
+}
+
+func (s *source) boolean(keys ...string) (bool, bool, error) {
+	path, v, ok := s.first(keys...)
+	if !ok {
+		return false, false, nil
+	}
+	b, err := asBool(path, v)
+	return b, err == nil, err
+}
+
+// positive reads a required-when-present integer that must be ≥ 1.
+func (s *source) positive(keys ...string) (int, string, bool, error) {
+	i, path, ok, err := s.integer(keys...)
+	if err != nil || !ok {
+		return 0, path, ok, err
+	}
+	if i <= 0 {
+		return 0, path, false, configErr("%s: %d: want a positive integer", path, i)
+	}
+	return i, path, true, nil
+}
+
+type parser struct {
+	src   source
+	fam   family
+	notes []string
+	m     Model
+}
+
+func (p *parser) note(format string, args ...any) { p.src.note(format, args...) }
+
+func (p *parser) parse(top object) (*Model, error) {
+	if err := p.resolve(top); err != nil {
+		return nil, err
+	}
+	if err := p.unsupported(); err != nil {
+		return nil, err
+	}
+	if err := p.heads(); err != nil {
+		return nil, err
+	}
+	rope, err := p.ropeObject()
+	if err != nil {
+		return nil, err
+	}
+	if err := p.headSize(rope); err != nil {
+		return nil, err
+	}
+	if err := p.base(rope); err != nil {
+		return nil, err
+	}
+	if err := p.maxPositions(); err != nil {
+		return nil, err
+	}
+	if err := p.style(); err != nil {
+		return nil, err
+	}
+	if rope.main != nil {
+		if p.m.Spec.Scaling, err = p.scaling(*rope.main); err != nil {
+			return nil, err
+		}
+	} else {
+		p.m.Spec.Scaling = rotary.Scaling{Type: rotary.ScalingDefault}
+	}
+	if err := p.mrope(rope.main); err != nil {
+		return nil, err
+	}
+	if err := p.local(rope); err != nil {
+		return nil, err
+	}
+	if err := p.dualChunk(); err != nil {
+		return nil, err
+	}
+	if p.fam.kind == kindLlama4 {
+		p.note("llama4: layers marked 0 in no_rope_layers use no position embedding; the spec covers the RoPE layers")
+	}
+
+	if err := p.m.Spec.Validate(); err != nil {
+		return nil, fmt.Errorf("%w: %w", ErrConfig, err)
+	}
+	p.m.HeadSize = p.m.Spec.HeadSize
+	p.m.Notes = p.notes
+	out := p.m
+	return &out, nil
+}
+
+// resolve finds the text model (nested or not) and its family, and sets up the key source.
+func (p *parser) resolve(top object) error {
+	topNode := node{m: top}
+	topType, hasTop, err := optString(topNode, "model_type")
+	if err != nil {
+		return err
+	}
+	text, nested := topNode, false
+	if path, v, ok := topNode.get("text_config"); ok {
+		tc, err := asObject(path, v)
+		if err != nil {
+			return err
+		}
+		text, nested = node{path: "text_config", m: tc}, true
+	}
+	innerType, hasInner, err := optString(text, "model_type")
+	if err != nil {
+		return err
+	}
+	if !hasTop && !hasInner {
+		return configErr("model_type: missing (want one of %s)", knownList())
+	}
+
+	modelType := topType
+	if nested && hasInner {
+		modelType = innerType
+	}
+	famName := modelType
+	fam, ok := families[modelType]
+	if !ok && hasTop {
+		// A wrapper whose nested text model_type is unknown or absent (qwen2_vl files).
+		fam, ok = families[topType]
+		famName = topType
+	}
+	if !ok {
+		name := fmt.Sprintf("%q", modelType)
+		if hasTop && modelType != topType {
+			name = fmt.Sprintf("%q (top level %q)", modelType, topType)
+		}
+		return configErr("model_type %s is not supported; known: %s", name, knownList())
+	}
+	if !hasTop {
+		topType = modelType
+	}
+
+	p.fam = fam
+	p.m.ModelType, p.m.TopModelType = modelType, topType
+	p.src = source{text: text, defaults: fam.defaults, famName: famName, notes: &p.notes}
+	if nested {
+		p.src.top = &topNode
+	}
+	return nil
+}
+
+// unsupported rejects family variants whose positions are not RoPE as the Spec describes it.
+func (p *parser) unsupported() error {
+	var key, why string
+	switch p.fam.kind {
+	case kindFalcon:
+		key, why = "alibi", "the model uses ALiBi, not RoPE"
+	case kindChatGLM:
+		key, why = "position_encoding_2d", "ChatGLM-6B's 2-D RoPE is not supported"
+	default:
+		return nil
+	}
+	on, ok, err := p.src.boolean(key)
+	if err != nil {
+		return err
+	}
+	if ok && on {
+		return configErr("%s: true: %s", key, why)
+	}
+	return nil
+}
+
+func optString(n node, key string) (string, bool, error) {
+	path, v, ok := n.get(key)
+	if !ok {
+		return "", false, nil
+	}
+	s, err := asString(path, v)
+	if err != nil {
+		return "", false, err
+	}
+	return s, true, nil
+}
+
+// heads reads the layer, attention-head and KV-head counts.
+func (p *parser) heads() error {
+	s := &p.src
+	heads, _, ok, err := s.positive("num_attention_heads", "n_head", "num_heads")
+	if err != nil {
+		return err
+	}
+	if !ok {
+		return configErr("num_attention_heads: missing (also looked for n_head, num_heads)")
+	}
+	p.m.NumHeads = heads
+
+	layers, _, ok, err := s.positive("num_hidden_layers", "n_layer", "num_layers")
+	if err != nil {
+		return err
+	}
+	if !ok {
+		p.note("num_hidden_layers absent: layer count unknown")
+	}
+	p.m.NumLayers = layers
+
+	kv, kvPath, err := p.kvHeads(heads)
+	if err != nil {
+		return err
+	}
+	if kv > heads || heads%kv != 0 {
+		return configErr("%s: %d: want a divisor of num_attention_heads (%d)", kvPath, kv, heads)
+	}
+	p.m.NumKVHeads = kv
+	return nil
+}
+
+func (p *parser) kvHeads(heads int) (int, string, error) {
+	s := &p.src
+	if kv, path, ok, err := s.positive("num_key_value_heads"); err != nil || ok {
+		return kv, path, err
+	}
+	switch p.fam.kind {
+	case kindChatGLM:
+		mqa, present, err := s.boolean("multi_query_attention")
+		if err != nil {
+			return 0, "", err
+		}
+		if present && !mqa {
+			return heads, "num_attention_heads", nil
+		}
+	case kindFalcon:
+		newArch, _, err := s.boolean("new_decoder_architecture")
+		if err != nil {
+			return 0, "", err
+		}
+		mq, present, err := s.boolean("multi_query")
+		if err != nil {
+			return 0, "", err
+		}
+		if !newArch {
+			if !present {
+				// FalconConfig's default.
+				p.note("multi_query absent: using the falcon default true")
+				mq = true
+			}
+			if mq {
+				return 1, "multi_query", nil
+			}
+		}
+	}
+	if kv, path, ok, err := s.positive("multi_query_group_num", "num_kv_heads", "n_head_kv"); err != nil || ok {
+		return kv, path, err
+	}
+	p.note("num_key_value_heads absent: using num_attention_heads (%d)", heads)
+	return heads, "num_attention_heads", nil
+}
+
+// headSize sets Spec.HeadSize and Spec.RotaryDim.
+func (p *parser) headSize(rope ropeInfo) error {
+	s := &p.src
+	spec := &p.m.Spec
+	if p.fam.kind == kindDeepSeek {
+		// vLLM and seed 004 rotate q_pe/k_pe, a tensor of its own, so the head is the RoPE part.
+		d, _, ok, err := s.positive("qk_rope_head_dim")
+		if err != nil {
+			return err
+		}
+		if !ok {
+			return configErr("qk_rope_head_dim: missing (MLA models rotate a qk_rope_head_dim-wide part)")
+		}
+		spec.HeadSize, spec.RotaryDim = d, d
+		p.note("MLA: the spec covers the rotated q_pe/k_pe part (qk_rope_head_dim %d); the qk_nope_head_dim part is not rotated", d)
+		return nil
+	}
+
+	keys := []string{"head_dim"}
+	if p.fam.kind == kindChatGLM {
+		keys = append(keys, "kv_channels")
+	}
+	head, _, ok, err := s.positive(keys...)
+	if err != nil {
+		return err
+	}
+	if !ok {
+		hidden, hpath, hok, err := s.positive("hidden_size", "n_embd", "d_model")
+		if err != nil {
+			return err
+		}
+		if !hok {
+			return configErr("hidden_size: missing and no head_dim (also looked for n_embd, d_model)")
+		}
+		if hidden%p.m.NumHeads != 0 {
+			return configErr("%s: %d is not divisible by the %d attention heads (and head_dim is absent)", hpath, hidden, p.m.NumHeads)
+		}
+		head = hidden / p.m.NumHeads
+	}
+	spec.HeadSize = head
+
+	if rd, path, ok, err := s.integer("rotary_dim"); err != nil {
+		return err
+	} else if ok {
+		if rd <= 0 || rd%2 != 0 || rd > head {
+			return configErr("%s: %d: want a positive even number ≤ head size %d", path, rd, head)
+		}
+		spec.RotaryDim = rd
+		return nil
+	}
+
+	factor, path, ok, err := s.number("partial_rotary_factor", "rotary_pct")
+	if err != nil {
+		return err
+	}
+	if !ok && rope.main != nil {
+		if factor, ok, err = rope.main.number("partial_rotary_factor"); err != nil {
+			return err
+		}
+		path = rope.main.key("partial_rotary_factor")
+	}
+	if !ok {
+		factor, path = p.fam.partial, "partial_rotary_factor"
+		if factor == 0 {
+			spec.RotaryDim = head
+			return nil
+		}
+	}
+	if !(factor > 0 && factor <= 1) {
+		return configErr("%s: %v: want a fraction in (0, 1]", path, factor)
+	}
+	rd := int(float64(head) * factor) // HF truncates the same way
+	if rd <= 0 || rd%2 != 0 {
+		return configErr("%s: %v of head size %d gives rotary dim %d: want a positive even number", path, factor, head, rd)
+	}
+	spec.RotaryDim = rd
+	return nil
+}
+
+func (p *parser) base(rope ropeInfo) error {
+	s := &p.src
+	spec := &p.m.Spec
+	// Explicit keys first, then the rope object's, then the family default.
+	path, v, ok := s.given("rope_theta", "rotary_emb_base")
+	if !ok && rope.main != nil {
+		path, v, ok = rope.main.get("rope_theta")
+	}
+	if !ok {
+		if p.fam.kind == kindChatGLM {
+			ratio, rpath, rok, err := s.number("rope_ratio")
+			if err != nil {
+				return err
+			}
+			if !rok {
+				p.note("rope_ratio absent: base 10000")
+				ratio = 1
+			}
+			if !(ratio > 0) {
+				return configErr("%s: %v: want a number > 0", rpath, ratio)
+			}
+			spec.Base = 10000 * ratio // THUDM's RotaryEmbedding: base = 10000 * rope_ratio
+			return nil
+		}
+		path, v, ok = s.first("rope_theta")
+	}
+	if !ok {
+		p.note("rope_theta absent: using 10000")
+		spec.Base = 10000
+		return nil
+	}
+	f, err := asNumber(path, v)
+	if err != nil {
+		return err
+	}
+	if !(f > 0) {
+		return configErr("%s: %v: want a number > 0", path, f)
+	}
+	spec.Base = f
+	return nil
+}
+
+func (p *parser) maxPositions() error {
+	n, _, ok, err := p.src.positive("max_position_embeddings", "n_positions", "seq_length")
+	if err != nil {
+		return err
+	}
+	if !ok {
+		p.note("max_position_embeddings absent: using 2048")
+		n = 2048
+	}
+	p.m.Spec.MaxPositions = n
+	return nil
+}
+
+func (p *parser) style() error {
+	spec := &p.m.Spec
+	spec.Style = p.fam.style
+	key := ""
+	switch p.fam.kind {
+	case kindChatGLM:
+		// THUDM's code rotates interleaved pairs unless original_rope is false (cogagent).
+		key = "original_rope"
+	case kindDeepSeek:
+		// HF's DeepseekV3 rotates interleaved pairs unless rope_interleave is false.
+		key = "rope_interleave"
+	default:
+		return nil
+	}
+	on, ok, err := p.src.boolean(key)
+	if err != nil {
+		return err
+	}
+	if ok && !on {
+		spec.Style = rotary.NeoX
+		p.note("%s false: NeoX pairing", key)
+	}
+	return nil
+}
+
+func (p *parser) dualChunk() error {
+	path, v, ok := p.src.first("dual_chunk_attention_config")
+	if !ok {
+		return nil
+	}
+	obj, err := asObject(path, v)
+	if err != nil {
+		return err
+	}
+	n := node{path: path, m: obj}
+	chunk, ok, err := n.integer("chunk_size")
+	if err != nil {
+		return err
+	}
+	if !ok {
+		return configErr("%s: chunk_size: missing", path)
+	}
+	local, ok, err := n.integer("local_size")
+	if err != nil {
+		return err
+	}
+	if !ok {
+		return configErr("%s: local_size: missing", path)
+	}
+	p.m.Spec.DualChunk = &rotary.DualChunk{ChunkSize: chunk, LocalSize: local}
+	return nil
+}

@@ -1,0 +1,323 @@
+package hf
+
+import (
+	"fmt"
+	"reflect"
+
+	"github.com/rotary-go/rotary"
+)
+
+// ropeInfo is the config's rope object: rope_parameters (transformers v5) or rope_scaling.
+// In the per-layer-type form ({"full_attention": {...}, "sliding_attention": {...}}) main is
+// the full-attention entry and sliding the sliding-window one.
+type ropeInfo struct {
+	main    *node
+	sliding *node
+}
+
+func (p *parser) ropeObject() (ropeInfo, error) {
+	path, v, ok := p.src.first("rope_parameters", "rope_scaling")
+	if !ok {
+		return ropeInfo{}, nil
+	}
+	obj, err := asObject(path, v)
+	if err != nil {
+		return ropeInfo{}, fmt.Errorf("%w (or null)", err)
+	}
+	n := node{path: path, m: obj}
+	_, hasFull := obj["full_attention"]
+	_, hasSliding := obj["sliding_attention"]
+	_, _, hasType := n.get("rope_type")
+	_, _, hasOld := n.get("type")
+	if !(hasFull || hasSliding) || hasType || hasOld {
+		return ropeInfo{main: &n}, nil
+	}
+	var info ropeInfo
+	for _, lt := range []string{"full_attention", "sliding_attention"} {
+		sub, v, ok := n.get(lt)
+		if !ok {
+			continue
+		}
+		m, err := asObject(sub, v)
+		if err != nil {
+			return ropeInfo{}, err
+		}
+		if lt == "full_attention" {
+			info.main = &node{path: sub, m: m}
+		} else {
+			info.sliding = &node{path: sub, m: m}
+		}
+	}
+	if info.main == nil {
+		return ropeInfo{}, configErr("%s: the per-layer-type form needs a full_attention entry", path)
+	}
+	return info, nil
+}
+
+// ropeType is rope_type, else the legacy type; "" when neither is given.
+func ropeType(n node) (string, error) {
+	for _, k := range []string{"rope_type", "type"} {
+		if path, v, ok := n.get(k); ok {
+			return asString(path, v)
+		}
+	}
+	return "", nil
+}
+
+// scaling reads the scaling variant and its parameters from rope object n.
+func (p *parser) scaling(n node) (rotary.Scaling, error) {
+	t, err := ropeType(n)
+	if err != nil {
+		return rotary.Scaling{}, err
+	}
+	num := func(key string) (float64, bool, error) { return n.number(key) }
+	need := func(name, key string) (float64, error) {
+		f, ok, err := num(key)
+		if err != nil {
+			return 0, err
+		}
+		if !ok {
+			return 0, configErr("%s: %s requires %s", n.path, name, key)
+		}
+		return f, nil
+	}
+	var sc rotary.Scaling
+	switch t {
+	case "", "default", "mrope":
+		if _, _, ok := n.get("factor"); ok && t == "" {
+			return sc, configErr("%s: has factor but no rope_type (or type)", n.path)
+		}
+		sc.Type = rotary.ScalingDefault
+		return sc, nil
+
+	case "linear":
+		sc.Type = rotary.ScalingLinear
+		sc.Factor, err = need(t, "factor")
+		return sc, err
+
+	case "dynamic":
+		if alpha, ok, err := num("alpha"); err != nil {
+			return sc, err
+		} else if ok {
+			// Hunyuan's NTK-alpha: rope_scaling {"type": "dynamic", "alpha": ...}.
+			sc.Type, sc.Alpha = rotary.ScalingNTKAlpha, alpha
+			return sc, nil
+		}
+		sc.Type = rotary.ScalingDynamic
+		if sc.Factor, err = need(t, "factor"); err != nil {
+			return sc, err
+		}
+		sc.OriginalMaxPositions, err = p.originalMax(n)
+		return sc, err
+
+	case "yarn", "deepseek_yarn":
+		sc.Type = rotary.ScalingYaRN
+		if sc.Factor, err = need(t, "factor"); err != nil {
+			return sc, err
+		}
+		for _, f := range []struct {
+			key string
+			dst *float64
+		}{
+			{"beta_fast", &sc.BetaFast},
+			{"beta_slow", &sc.BetaSlow},
+			{"attention_factor", &sc.AttentionFactor},
+			{"mscale", &sc.Mscale},
+			{"mscale_all_dim", &sc.MscaleAllDim},
+		} {
+			if *f.dst, _, err = num(f.key); err != nil {
+				return sc, err
+			}
+		}
+		truncate, ok, err := n.boolean("truncate")
+		if err != nil {
+			return sc, err
+		}
+		sc.NoTruncate = ok && !truncate
+		sc.OriginalMaxPositions, err = p.originalMax(n)
+		return sc, err
+
+	case "llama3":
+		sc.Type = rotary.ScalingLlama3
+		if sc.Factor, err = need(t, "factor"); err != nil {
+			return sc, err
+		}
+		if sc.LowFreqFactor, err = need(t, "low_freq_factor"); err != nil {
+			return sc, err
+		}
+		if sc.HighFreqFactor, err = need(t, "high_freq_factor"); err != nil {
+			return sc, err
+		}
+		sc.OriginalMaxPositions, err = p.originalMax(n)
+		if err == nil && sc.OriginalMaxPositions == 0 {
+			err = configErr("%s: %s requires original_max_position_embeddings", n.path, t)
+		}
+		return sc, err
+
+	case "longrope", "su":
+		sc.Type = rotary.ScalingLongRoPE
+		for _, f := range []struct {
+			key string
+			dst *[]float64
+		}{{"short_factor", &sc.ShortFactor}, {"long_factor", &sc.LongFactor}} {
+			path, v, ok := n.get(f.key)
+			if !ok {
+				return sc, configErr("%s: %s requires %s", n.path, t, f.key)
+			}
+			if *f.dst, err = asFloats(path, v); err != nil {
+				return sc, err
+			}
+		}
+		if sc.AttentionFactor, _, err = num("attention_factor"); err != nil {
+			return sc, err
+		}
+		// HF's rule: a config-level original_max_position_embeddings (Phi-3 has one) makes
+		// the factor max_position_embeddings / original, whatever rope_scaling.factor says.
+		if orig, path, ok, err := p.src.positive("original_max_position_embeddings"); err != nil {
+			return sc, err
+		} else if ok {
+			sc.OriginalMaxPositions = orig
+			sc.Factor = float64(p.m.Spec.MaxPositions) / float64(orig)
+			if _, _, given := n.get("factor"); given {
+				p.note("%s.factor ignored: LongRoPE uses max_position_embeddings / %s = %v", n.path, path, sc.Factor)
+			}
+			return sc, nil
+		}
+		if sc.Factor, _, err = num("factor"); err != nil {
+			return sc, err
+		}
+		sc.OriginalMaxPositions, err = p.originalMax(n)
+		return sc, err
+	}
+	return sc, configErr("%s: unknown rope type %q (want default, linear, dynamic, yarn, deepseek_yarn, llama3, longrope or su)", n.path, t)
+}
+
+// originalMax reads original_max_position_embeddings from the rope object, else the
+// config's own key; 0 when neither is given (the spec then uses max positions).
+func (p *parser) originalMax(n node) (int, error) {
+	v, ok, err := n.integer("original_max_position_embeddings")
+	if err != nil {
+		return 0, err
+	}
+	if ok {
+		if v <= 0 {
+			return 0, configErr("%s: %d: want a positive integer", n.key("original_max_position_embeddings"), v)
+		}
+		return v, nil
+	}
+	v, _, _, err = p.src.positive("original_max_position_embeddings")
+	return v, err
+}
+
+// mrope reads mrope_section / mrope_interleaved from the rope object.
+func (p *parser) mrope(n *node) error {
+	if n == nil {
+		if p.fam.interleavedMRoPE {
+			p.note("no mrope_section: text-only 1-D RoPE")
+		}
+		return nil
+	}
+	path, v, ok := n.get("mrope_section")
+	if !ok {
+		if p.fam.interleavedMRoPE {
+			p.note("no mrope_section: text-only 1-D RoPE")
+		}
+		return nil
+	}
+	sections, err := asInts(path, v)
+	if err != nil {
+		return err
+	}
+	inter, given, err := n.boolean("mrope_interleaved")
+	if err != nil {
+		return err
+	}
+	if !given {
+		inter = p.fam.interleavedMRoPE
+	}
+	p.m.Spec.MRoPE = &rotary.MRoPE{Sections: sections, Interleaved: inter}
+	return nil
+}
+
+// local sets the per-layer RoPE: Gemma 3's (sliding layers use rope_local_base_freq and no
+// scaling), or what a per-layer-type rope object's sliding_attention entry says.
+func (p *parser) local(rope ropeInfo) error {
+	spec := &p.m.Spec
+	gemma := p.fam.kind == kindGemma3
+	if rope.sliding == nil && !gemma {
+		return nil
+	}
+	base, err := p.localBase(rope.sliding)
+	if err != nil {
+		return err
+	}
+	if rope.sliding != nil {
+		sc, err := p.scaling(*rope.sliding)
+		if err != nil {
+			return err
+		}
+		if base == spec.Base && reflect.DeepEqual(sc, spec.Scaling) {
+			return nil // the same RoPE in every layer
+		}
+		if sc.Type != rotary.ScalingDefault {
+			p.note("%s: %s scaling ignored: the spec gives sliding layers unscaled RoPE", rope.sliding.path, sc.Type)
+		}
+	}
+
+	pattern := 0
+	if gemma {
+		var ok bool
+		if pattern, _, ok, err = p.src.positive("sliding_window_pattern", "_sliding_window_pattern"); err != nil {
+			return err
+		}
+		if !ok {
+			pattern = 6
+		}
+	}
+	types, err := p.layerTypes()
+	if err != nil {
+		return err
+	}
+	if pattern == 0 && types == nil {
+		p.note("%s ignored: no layer_types to say which layers slide", rope.sliding.path)
+		return nil
+	}
+	if types != nil && p.m.NumLayers > 0 && len(types) != p.m.NumLayers {
+		return configErr("layer_types: %d entries: want one per layer (num_hidden_layers = %d)", len(types), p.m.NumLayers)
+	}
+	spec.Local = &rotary.LocalRoPE{Base: base, Pattern: pattern, LayerTypes: types}
+	return nil
+}
+
+// localBase is the sliding layers' base: the sliding entry's rope_theta, else Gemma 3's
+// rope_local_base_freq (default 10000), else the global base.
+func (p *parser) localBase(sliding *node) (float64, error) {
+	if sliding != nil {
+		if b, ok, err := sliding.number("rope_theta"); err != nil || ok {
+			return b, err
+		}
+	}
+	if p.fam.kind != kindGemma3 {
+		return p.m.Spec.Base, nil
+	}
+	b, path, ok, err := p.src.number("rope_local_base_freq")
+	if err != nil {
+		return 0, err
+	}
+	if !ok {
+		p.note("rope_local_base_freq absent: using 10000")
+		return 10000, nil
+	}
+	if !(b > 0) {
+		return 0, configErr("%s: %v: want a number > 0", path, b)
+	}
+	return b, nil
+}
+
+func (p *parser) layerTypes() ([]string, error) {
+	path, v, ok := p.src.first("layer_types")
+	if !ok {
+		return nil, nil
+	}
+	return asStrings(path, v)
+}
