@@ -42,6 +42,7 @@ var commands = map[string]command{
 	"diff":    {"compare the tensors of two safetensors files", runDiff},
 	"presets": {"list the embedded model presets", runPresets},
 	"ops":     {"show the op registry: ops, backends, what serves each", runOps},
+	"check":   {"check a model config and launch options for contract mistakes", runCheck},
 }
 
 func main() {

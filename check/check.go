@@ -1,0 +1,344 @@
+package check
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"math"
+	"strings"
+
+	"github.com/rotary-go/rotary"
+	"github.com/rotary-go/rotary/hf"
+)
+
+// Severity grades a finding: errors break the run or its numbers, warnings may.
+type Severity string
+
+// The severities.
+const (
+	Error   Severity = "error"
+	Warning Severity = "warning"
+)
+
+// Finding is one problem.
+type Finding struct {
+	Severity Severity `json:"severity"`
+	Code     string   `json:"code"`
+	What     string   `json:"what"`
+	Why      string   `json:"why"`
+	Fix      string   `json:"fix"`
+}
+
+func (f Finding) String() string {
+	return fmt.Sprintf("%s [%s] %s\n  why: %s\n  fix: %s", f.Severity, f.Code, f.What, f.Why, f.Fix)
+}
+
+// Launch holds the launch options checked against the config. Zero values mean "not given".
+type Launch struct {
+	// PositionEmbeddingType is Megatron's position_embedding_type: "rope" or "mrope".
+	PositionEmbeddingType string
+	// UseFusedRotaryPosEmb is MindSpeed's --use-fused-rotary-pos-emb.
+	UseFusedRotaryPosEmb bool
+	// ApplyRopeFusion is Megatron Core / Bridge's apply_rope_fusion.
+	ApplyRopeFusion bool
+	// PositionRows is the row count of the positions tensor the caller passes (1, 3 or 4).
+	PositionRows int
+	// CacheMode is npu_mrope's cache_mode: "default" or "interleave".
+	CacheMode string
+	// RotaryMode is the pair layout the launch uses: "half" or "interleave".
+	RotaryMode string
+	// Op is the fused operator the launch calls ("npu_mrope", "npu_interleave_rope",
+	// "npu_rotary_mul", "rotary_embedding", ...), when one is named.
+	Op string
+}
+
+// Config runs every check on a config.json and launch options.
+func Config(data []byte, l Launch) []Finding {
+	var c checker
+	c.launch = l
+	c.raw(data)
+	if c.parseFailed {
+		return c.findings
+	}
+	m, err := hf.Parse(data)
+	if err != nil {
+		c.parseError(err)
+		return c.findings
+	}
+	c.model(m)
+	return c.findings
+}
+
+type checker struct {
+	launch      Launch
+	findings    []Finding
+	parseFailed bool
+	covered     map[string]bool // codes the raw checks reported, so a parse error is not repeated
+}
+
+func (c *checker) add(sev Severity, code, what, why, fix string) {
+	if c.covered == nil {
+		c.covered = map[string]bool{}
+	}
+	c.covered[code] = true
+	c.findings = append(c.findings, Finding{Severity: sev, Code: code, What: what, Why: why, Fix: fix})
+}
+
+// HasErrors reports whether any finding is an error.
+func HasErrors(fs []Finding) bool {
+	for _, f := range fs {
+		if f.Severity == Error {
+			return true
+		}
+	}
+	return false
+}
+
+// raw checks what hf.Parse would reject with less explanation: it reads the few keys itself.
+func (c *checker) raw(data []byte) {
+	var top map[string]any
+	if err := json.Unmarshal(data, &top); err != nil {
+		c.parseFailed = true
+		c.add(Error, "config-json", fmt.Sprintf("the config is not a JSON object: %v", err), "nothing can be derived from it", "pass the model's config.json")
+		return
+	}
+	text := top
+	if tc, ok := top["text_config"].(map[string]any); ok {
+		text = map[string]any{}
+		for k, v := range top {
+			text[k] = v
+		}
+		for k, v := range tc {
+			if v != nil {
+				text[k] = v
+			}
+		}
+	}
+	rope := ropeObject(text)
+	head := headSize(text)
+	rd := rotaryDim(text, head)
+	if head > 0 && rd > head {
+		c.add(Error, "rotary-dim", fmt.Sprintf("rotary dim %d is larger than head dim %d", rd, head),
+			"a kernel that trusts the rotary dim reads and writes past each head into the next one: FlashInfer issue #4349 corrupts the neighbouring head silently, with no error",
+			"set rotary_dim / partial_rotary_factor so that the rotary dim is ≤ head_dim")
+	}
+	if rd > 0 && rope != nil {
+		c.longRoPELengths(rope, rd)
+		c.sections(rope, rd)
+		c.yarnFactor(rope, text)
+	}
+}
+
+func num(v any) (float64, bool) {
+	f, ok := v.(float64)
+	return f, ok
+}
+
+func ropeObject(text map[string]any) map[string]any {
+	for _, k := range []string{"rope_scaling", "rope_parameters"} {
+		if r, ok := text[k].(map[string]any); ok {
+			if full, ok := r["full_attention"].(map[string]any); ok {
+				return full
+			}
+			return r
+		}
+	}
+	return nil
+}
+
+func headSize(text map[string]any) int {
+	if v, ok := num(text["head_dim"]); ok && v > 0 {
+		return int(v)
+	}
+	if v, ok := num(text["qk_rope_head_dim"]); ok && v > 0 {
+		return int(v)
+	}
+	for _, pair := range [][2]string{{"hidden_size", "num_attention_heads"}, {"n_embd", "n_head"}, {"d_model", "num_heads"}} {
+		h, ok1 := num(text[pair[0]])
+		n, ok2 := num(text[pair[1]])
+		if ok1 && ok2 && n > 0 {
+			return int(h / n)
+		}
+	}
+	return 0
+}
+
+func rotaryDim(text map[string]any, head int) int {
+	if v, ok := num(text["rotary_dim"]); ok {
+		return int(v)
+	}
+	if _, ok := text["qk_rope_head_dim"]; ok {
+		return head
+	}
+	for _, k := range []string{"partial_rotary_factor", "rotary_pct"} {
+		if v, ok := num(text[k]); ok {
+			return int(float64(head) * v)
+		}
+	}
+	return head
+}
+
+func ropeKind(rope map[string]any) string {
+	for _, k := range []string{"rope_type", "type"} {
+		if s, ok := rope[k].(string); ok {
+			return s
+		}
+	}
+	return ""
+}
+
+func (c *checker) longRoPELengths(rope map[string]any, rd int) {
+	if k := ropeKind(rope); k != "longrope" && k != "su" {
+		return
+	}
+	for _, key := range []string{"short_factor", "long_factor"} {
+		l, ok := rope[key].([]any)
+		if ok && len(l) != rd/2 {
+			c.add(Error, "longrope-factors", fmt.Sprintf("rope_scaling.%s has %d entries, want rotary dim / 2 = %d", key, len(l), rd/2),
+				"each entry rescales one frequency pair: a list of the wrong length belongs to another model or another partial_rotary_factor, and implementations either crash or silently broadcast",
+				fmt.Sprintf("use the %s list published with this checkpoint (%d values)", key, rd/2))
+		}
+	}
+}
+
+func (c *checker) sections(rope map[string]any, rd int) {
+	raw, ok := rope["mrope_section"].([]any)
+	if !ok {
+		return
+	}
+	sum, n := 0, len(raw)
+	for _, v := range raw {
+		f, _ := num(v)
+		sum += int(f)
+	}
+	if n != 3 && n != 4 {
+		c.add(Error, "mrope-sections", fmt.Sprintf("mrope_section %v has %d sections, want 3 (t, h, w) or 4", raw, n),
+			"npu_mrope and every MRoPE implementation take one position row per section", "give 3 sections (or 4 with cache_mode default)")
+	}
+	if sum != rd/2 {
+		c.add(Error, "mrope-sections", fmt.Sprintf("mrope_section %v sums to %d, want rotary dim / 2 = %d", raw, sum, rd/2),
+			"each section assigns frequency pairs to a position axis; pairs left over or missing rotate with the wrong axis or not at all (npu_mrope rejects it)",
+			fmt.Sprintf("use sections summing to %d, e.g. Qwen2-VL [16,24,24] or Qwen3-VL [24,20,20] for rotary dim 128", rd/2))
+	}
+	if n == 4 && c.launch.CacheMode == "interleave" {
+		c.add(Error, "mrope-cache-mode", "4 mrope sections with cache_mode interleave",
+			"npu_mrope's interleave cache mode interleaves exactly three axes (t, h, w); four sections are only defined for cache_mode default",
+			"use cache_mode default with 4 sections, or 3 sections with interleave")
+	}
+	if r := c.launch.PositionRows; r != 0 && r != n && r != 1 {
+		c.add(Error, "mrope-position-rows", fmt.Sprintf("positions have %d rows but mrope_section has %d sections", r, n),
+			"each position row drives one section: npu_mrope requires positions.shape == (len(mrope_section), T)",
+			fmt.Sprintf("pass positions of shape [%d, T] (1-D positions mean text-only input)", n))
+	}
+}
+
+func (c *checker) yarnFactor(rope, text map[string]any) {
+	if k := ropeKind(rope); k != "yarn" && k != "deepseek_yarn" {
+		return
+	}
+	factor, okF := num(rope["factor"])
+	orig, okO := num(rope["original_max_position_embeddings"])
+	maxPos, okM := num(text["max_position_embeddings"])
+	if !okF || !okO || !okM || orig <= 0 {
+		return
+	}
+	if ratio := maxPos / orig; math.Abs(ratio-factor) > 1e-9*factor {
+		c.add(Warning, "yarn-factor", fmt.Sprintf("yarn factor %g differs from max_position_embeddings / original_max_position_embeddings = %g / %g = %g", factor, maxPos, orig, ratio),
+			"Hugging Face transformers derives the YaRN attention factor from that ratio when original_max_position_embeddings is given, vLLM from factor: the two stacks then scale cos/sin differently and their outputs disagree",
+			fmt.Sprintf("make them agree: factor %g or max_position_embeddings %g (rotary follows factor, like vLLM)", ratio, factor*orig))
+	}
+}
+
+// parseError turns an hf parse failure into a finding, unless a raw check already explained it.
+func (c *checker) parseError(err error) {
+	msg := err.Error()
+	switch {
+	case strings.Contains(msg, "model_type"):
+		c.add(Error, "model-type", msg, "the pair layout (NeoX or GPT-J) and the keys to read depend on the family; guessing rotates the wrong elements", "set model_type to a known family: "+strings.Join(hf.KnownModelTypes(), ", "))
+	case errors.Is(err, rotary.ErrSpec) && (c.covered["rotary-dim"] || c.covered["longrope-factors"] || c.covered["mrope-sections"]):
+		// already reported with its reason
+	default:
+		c.add(Error, "config", msg, "the config does not describe a valid RoPE", "fix the named key")
+	}
+}
+
+// model runs the checks that need the derived spec and the launch options.
+func (c *checker) model(m *hf.Model) {
+	l := c.launch
+	s := m.Spec
+	if s.MRoPE != nil {
+		sections := fmt.Sprint(s.MRoPE.Sections)
+		if l.PositionEmbeddingType == "rope" {
+			c.add(Error, "mrope-on-rope-branch", fmt.Sprintf("%s is an MRoPE model (mrope_section %s) launched with position_embedding_type rope", m.ModelType, sections),
+				"Megatron Core's rope branch calls rotary_pos_emb.get_rotary_seq_len(...), which the multimodal rotary embedding does not have: AttributeError '...MultimodalRotaryEmbedding' object has no attribute 'get_rotary_seq_len'; even patched, its forward(position_ids, mrope_section, ...) takes other arguments",
+				"set position_embedding_type=\"mrope\" with mrope_section="+sections+" and apply_rope_fusion=False")
+		}
+		if l.UseFusedRotaryPosEmb {
+			c.add(Error, "fused-rope-with-mrope", "--use-fused-rotary-pos-emb on an MRoPE model",
+				"MindSpeed's fused RoPE (npu_rotary_position_embedding) is the plain-rope path: its argument check requires --position-embedding-type rope, and it has no notion of 3-axis positions",
+				"drop --use-fused-rotary-pos-emb; for a fused NPU MRoPE call torch_npu.npu_mrope explicitly at the q/k rotary apply (cache_mode interleave for Qwen3-VL)")
+		}
+		if l.ApplyRopeFusion {
+			c.add(Error, "rope-fusion-with-mrope", "apply_rope_fusion=True on an MRoPE model",
+				"Megatron's MRoPE path asserts not config.apply_rope_fusion: the fusion switch only covers the plain rope branch",
+				"set apply_rope_fusion=False; fuse MRoPE with an explicit npu_mrope branch that handles q and k together")
+		}
+		if r := l.PositionRows; r != 0 && r != 1 && r != len(s.MRoPE.Sections) && !c.covered["mrope-position-rows"] {
+			c.add(Error, "mrope-position-rows", fmt.Sprintf("positions have %d rows but mrope_section has %d sections", r, len(s.MRoPE.Sections)),
+				"each position row drives one section", fmt.Sprintf("pass positions of shape [%d, T]", len(s.MRoPE.Sections)))
+		}
+		if s.MRoPE.Interleaved && l.CacheMode == "default" {
+			c.add(Error, "mrope-cache-mode", fmt.Sprintf("%s uses interleaved MRoPE but cache_mode is default", m.ModelType),
+				"Qwen3-VL's apply_interleaved_mrope spreads h and w over pairs 1::3 and 2::3; cache_mode default concatenates the sections and gives each axis the wrong frequencies",
+				"use cache_mode interleave")
+		}
+		if !s.MRoPE.Interleaved && l.CacheMode == "interleave" {
+			c.add(Error, "mrope-cache-mode", fmt.Sprintf("%s uses chunked MRoPE but cache_mode is interleave", m.ModelType),
+				"Qwen2/2.5-VL take consecutive runs of pairs per axis; interleave mode assigns them round-robin", "use cache_mode default")
+		}
+	} else {
+		if l.PositionEmbeddingType == "mrope" {
+			c.add(Error, "rope-on-mrope-branch", fmt.Sprintf("%s has no mrope_section but position_embedding_type is mrope", m.ModelType),
+				"the MRoPE branch needs sections to split the frequencies among position axes", "use position_embedding_type rope")
+		}
+		if l.PositionRows > 1 {
+			c.add(Error, "position-rows", fmt.Sprintf("positions have %d rows for a model without MRoPE", l.PositionRows),
+				"plain RoPE takes one position per token", "pass positions of shape [T]")
+		}
+		if l.Op == "npu_mrope" && l.CacheMode == "interleave" {
+			c.add(Error, "mrope-cache-mode", "cache_mode interleave without mrope_section", "interleave mode only reorders MRoPE sections", "use cache_mode default, or no MRoPE op")
+		}
+	}
+	switch l.RotaryMode {
+	case "half":
+		if s.Style == rotary.GPTJ {
+			c.add(Error, "rotary-mode", fmt.Sprintf("rotary_mode half on %s, whose checkpoints pair (2i, 2i+1)", m.ModelType),
+				"the pair layout follows the weights: rotating (i, i+d/2) pairs mixes unrelated elements and ruins attention without any error",
+				"use rotary_mode interleave (GPT-J style)")
+		}
+	case "interleave":
+		if s.Style == rotary.NeoX {
+			c.add(Error, "rotary-mode", fmt.Sprintf("rotary_mode interleave on %s, whose checkpoints pair (i, i+d/2)", m.ModelType),
+				"the pair layout follows the weights: rotating (2i, 2i+1) pairs mixes unrelated elements and ruins attention without any error",
+				"use rotary_mode half (GPT-NeoX style)")
+		}
+	case "":
+	default:
+		c.add(Error, "rotary-mode", fmt.Sprintf("rotary_mode %q", l.RotaryMode), "torch_npu knows half and interleave", "use half or interleave")
+	}
+	if l.Op == "npu_interleave_rope" {
+		if s.RotaryDim != 64 {
+			c.add(Error, "interleave-rope-dim", fmt.Sprintf("npu_interleave_rope with rotary dim %d", s.RotaryDim),
+				"npu_interleave_rope supports only D = 64 (4-D BNSD x, cos and sin with N = 1), for inference in graph mode",
+				"use npu_rotary_mul(rotary_mode='interleave') or npu_mrope for other sizes")
+		}
+		if s.Style != rotary.GPTJ {
+			c.add(Error, "interleave-rope-style", fmt.Sprintf("npu_interleave_rope on %s, a NeoX-style model", m.ModelType),
+				"the op always pairs (2i, 2i+1); this checkpoint pairs (i, i+d/2)", "use npu_rotary_mul with rotary_mode half")
+		}
+		if s.MRoPE != nil {
+			c.add(Error, "interleave-rope-mrope", "npu_interleave_rope on an MRoPE model",
+				"it takes gathered cos/sin for one position axis and knows no mrope_section", "use npu_mrope")
+		}
+	}
+}

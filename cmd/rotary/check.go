@@ -1,0 +1,80 @@
+package main
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+
+	"github.com/rotary-go/rotary/check"
+	"github.com/rotary-go/rotary/hf"
+)
+
+const checkUsage = "--config CONFIG.json | --model PRESET [--position-embedding-type rope|mrope] [--use-fused-rotary-pos-emb] [--apply-rope-fusion] [--positions-rows N] [--cache-mode default|interleave] [--rotary-mode half|interleave] [--op NAME] [--json]"
+
+func runCheck(args []string, stdout, stderr io.Writer) error {
+	fs := newFlags("check", checkUsage, stderr)
+	config := fs.String("config", "", "model `config.json`")
+	preset := fs.String("model", "", "embedded model `preset` instead of --config")
+	var l check.Launch
+	fs.StringVar(&l.PositionEmbeddingType, "position-embedding-type", "", "Megatron position_embedding_type: `rope` or mrope")
+	fs.BoolVar(&l.UseFusedRotaryPosEmb, "use-fused-rotary-pos-emb", false, "MindSpeed's fused plain-RoPE flag is set")
+	fs.BoolVar(&l.ApplyRopeFusion, "apply-rope-fusion", false, "Megatron/Bridge apply_rope_fusion is set")
+	fs.IntVar(&l.PositionRows, "positions-rows", 0, "rows `N` of the positions tensor passed (1, 3 or 4)")
+	fs.StringVar(&l.CacheMode, "cache-mode", "", "npu_mrope cache_mode: `default` or interleave")
+	fs.StringVar(&l.RotaryMode, "rotary-mode", "", "pair layout of the launch: `half` or interleave")
+	fs.StringVar(&l.Op, "op", "", "fused op the launch calls (npu_mrope, npu_interleave_rope, npu_rotary_mul, ...)")
+	asJSON := fs.Bool("json", false, "print one JSON object per finding")
+	if err := parseFlags(fs, args); err != nil {
+		return err
+	}
+	if err := noArgs(fs.Args()); err != nil {
+		return err
+	}
+	var data []byte
+	var err error
+	switch {
+	case *config != "" && *preset != "":
+		return usagef("--config and --model: give one, not both")
+	case *config != "":
+		if data, err = os.ReadFile(*config); err != nil {
+			return usagef("--config: %v", err)
+		}
+	case *preset != "":
+		if data, err = hf.PresetJSON(*preset); err != nil {
+			return usageError{err}
+		}
+	default:
+		return usagef("--config: missing (or --model PRESET)")
+	}
+	switch l.PositionEmbeddingType {
+	case "", "rope", "mrope":
+	default:
+		return usagef("--position-embedding-type %q: want rope or mrope", l.PositionEmbeddingType)
+	}
+	switch l.CacheMode {
+	case "", "default", "interleave":
+	default:
+		return usagef("--cache-mode %q: want default or interleave", l.CacheMode)
+	}
+	findings := check.Config(data, l)
+	if *asJSON {
+		enc := json.NewEncoder(stdout)
+		for _, f := range findings {
+			if err := enc.Encode(f); err != nil {
+				return err
+			}
+		}
+	} else {
+		for _, f := range findings {
+			fmt.Fprintln(stdout, f)
+		}
+		if len(findings) == 0 {
+			fmt.Fprintln(stdout, "ok: no contract problems found")
+		}
+	}
+	if check.HasErrors(findings) {
+		return errProblems
+	}
+	return nil
+}
