@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"sync"
 
+	_ "github.com/rotary-go/rotary/backend/cpu"    // the fast CPU kernels
 	_ "github.com/rotary-go/rotary/backend/native" // the reference implementation of every op
 	"github.com/rotary-go/rotary/ops"
 	"github.com/rotary-go/rotary/tensor"
@@ -21,6 +22,7 @@ type Embedding struct {
 	longAttn float64
 	scratch  sync.Pool // *CosSin for Forward calls the cache cannot serve
 	disp     *ops.Dispatcher
+	rows     []int // accepted 2-D position row counts
 }
 
 // Option configures New.
@@ -63,6 +65,9 @@ func New(spec Spec, opts ...Option) (*Embedding, error) {
 		o.disp = ops.Default
 	}
 	e := &Embedding{spec: spec, disp: o.disp}
+	if spec.MRoPE != nil {
+		e.rows = []int{len(spec.MRoPE.Sections)}
+	}
 	e.invFreq, e.attn = spec.Frequencies(-1)
 	short := n
 	if spec.Scaling.Type == ScalingLongRoPE {
@@ -119,12 +124,7 @@ func (e *Embedding) CosSinCache(n int, long bool) ([]float32, error) {
 }
 
 // positionRows is the set of position-tensor row counts the spec accepts in 2-D form.
-func (e *Embedding) positionRows() []int {
-	if e.spec.MRoPE != nil {
-		return []int{len(e.spec.MRoPE.Sections)}
-	}
-	return nil
-}
+func (e *Embedding) positionRows() []int { return e.rows }
 
 // table picks the cos/sin table for a call whose largest position is maxPos; ok is false when
 // the call needs frequencies no table holds (dynamic NTK per call past the trained length).

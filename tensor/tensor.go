@@ -147,19 +147,33 @@ func (t Tensor) Check(name string) error {
 	if t.Strides != nil && len(t.Strides) != len(t.Shape) {
 		return fmt.Errorf("%s: %d strides for shape %v", name, len(t.Strides), t.Shape)
 	}
-	if t.Len() == 0 {
-		return nil
+	for _, d := range t.Shape {
+		if d == 0 {
+			return nil // empty: nothing is ever read or written
+		}
 	}
+	// Every element must lie in the buffer; with lengths capped by it, no product can overflow.
+	n := t.backingLen()
 	lo, hi := t.Offset, t.Offset
+	if lo < 0 || lo >= n {
+		return fmt.Errorf("%s: offset %d outside its %d-element buffer", name, t.Offset, n)
+	}
 	for k, d := range t.Shape {
-		s := t.Stride(k) * (d - 1)
+		st := t.Stride(k)
+		if d > 1 && (st < -n || st > n || d > n && st != 0) {
+			return fmt.Errorf("%s: view %v (strides %v) is larger than its %d-element buffer", name, t.Shape, t.stridesOrContiguous(), n)
+		}
+		s := st * (d - 1)
 		if s < 0 {
 			lo += s
 		} else {
 			hi += s
 		}
+		if lo < 0 || hi >= n {
+			break
+		}
 	}
-	if lo < 0 || hi >= t.backingLen() {
+	if lo < 0 || hi >= n {
 		return fmt.Errorf("%s: view %v (strides %v, offset %d) reaches outside its %d-element buffer", name, t.Shape, t.stridesOrContiguous(), t.Offset, t.backingLen())
 	}
 	return nil

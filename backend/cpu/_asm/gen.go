@@ -1,0 +1,303 @@
+// Command _asm generates the AVX-512 and AVX2 rotation kernels of package cpu:
+//
+//	cd backend/cpu/_asm && go run . -out ../rotate_amd64.s -stubs ../rotate_amd64_stubs.go
+//
+// Every kernel keeps the reference's order of operations (each product rounded to float32,
+// then one add or subtract, never an FMA), so it matches backend/native bit for bit.
+package main
+
+import (
+	"fmt"
+
+	. "github.com/mmcloughlin/avo/build"
+	. "github.com/mmcloughlin/avo/operand"
+	. "github.com/mmcloughlin/avo/reg"
+)
+
+type dtype struct {
+	name  string
+	esize int // bytes per element in memory
+}
+
+var (
+	f32  = dtype{"F32", 4}
+	bf16 = dtype{"BF16", 2}
+	f16  = dtype{"F16", 2}
+)
+
+type isa struct {
+	name  string
+	lanes int // float32 lanes of the widest vector
+}
+
+var (
+	avx512 = isa{"AVX512", 16}
+	avx2   = isa{"AVX2", 8}
+)
+
+// consts are broadcast constants, loaded once per kernel.
+type consts struct {
+	one, bias, absMask, inf, quiet VecVirtual // bf16 rounding
+	sign                           VecVirtual // sign bit on even lanes (GPT-J)
+	dupIdx                         VecVirtual // [0,0,1,1,...] (GPT-J)
+}
+
+var (
+	cOne, cBias, cAbs, cInf, cQuiet, cSign Mem
+	cDup16                                 Mem
+)
+
+func declareConsts() {
+	cOne = ConstData("one", U32(1))
+	cBias = ConstData("bias", U32(0x7fff))
+	cAbs = ConstData("absmask", U32(0x7fffffff))
+	cInf = ConstData("inf", U32(0x7f800000))
+	cQuiet = ConstData("quiet", U32(0x40))
+	cSign = GLOBL("evensign", RODATA|NOPTR)
+	for i := range 16 {
+		v := uint32(0)
+		if i%2 == 0 {
+			v = 0x80000000
+		}
+		DATA(4*i, U32(v))
+	}
+	cDup16 = GLOBL("dupidx", RODATA|NOPTR)
+	for i := range 16 {
+		DATA(4*i, U32(i/2))
+	}
+}
+
+// vec returns a new vector register of the given width in lanes.
+func vec(lanes int) VecVirtual {
+	if lanes == 16 {
+		return ZMM()
+	}
+	return YMM()
+}
+
+func half(v VecVirtual, lanes int) Op {
+	if lanes == 16 {
+		return v.AsY()
+	}
+	return v.AsX()
+}
+
+func loadConsts(d dtype, gptj bool, lanes int) consts {
+	var c consts
+	bcast := func(m Mem) VecVirtual {
+		v := vec(lanes)
+		VPBROADCASTD(m, v)
+		return v
+	}
+	if d == bf16 {
+		c.one, c.bias, c.absMask, c.inf, c.quiet = bcast(cOne), bcast(cBias), bcast(cAbs), bcast(cInf), bcast(cQuiet)
+	}
+	if gptj {
+		c.sign = vec(lanes)
+		c.dupIdx = vec(lanes)
+		if lanes == 16 {
+			VMOVDQU32(cSign, c.sign)
+			VMOVDQU32(cDup16, c.dupIdx)
+		} else {
+			VMOVDQU(cSign, c.sign)
+			VMOVDQU(cDup16, c.dupIdx)
+		}
+	}
+	return c
+}
+
+// load widens `lanes` elements at m to float32.
+func load(d dtype, lanes int, m Mem) VecVirtual {
+	v := vec(lanes)
+	switch d {
+	case f32:
+		VMOVUPS(m, v)
+	case bf16:
+		VPMOVZXWD(m, v)
+		VPSLLD(U8(16), v, v)
+	case f16:
+		VCVTPH2PS(m, v)
+	}
+	return v
+}
+
+// fit views a broadcast constant at the block's width (an AVX-512 kernel's 8-lane blocks use the
+// low halves of its 16-lane constants).
+func fit(v VecVirtual, lanes int) Register {
+	if lanes == 8 {
+		return v.AsY()
+	}
+	return v.AsZ()
+}
+
+// store rounds v to d (nearest even) and writes it to m.
+func store(d dtype, lanes int, c consts, v VecVirtual, m Mem) {
+	switch d {
+	case f32:
+		VMOVUPS(v, m)
+	case f16:
+		VCVTPS2PH(U8(0), v, m)
+	case bf16:
+		// r = (v + 0x7fff + ((v >> 16) & 1)) >> 16; NaN → (v >> 16) | 0x40.
+		t, nan := vec(lanes), vec(lanes)
+		VPSRLD(U8(16), v, t)
+		VPSRLD(U8(16), v, nan)
+		if lanes == 16 {
+			VPANDD(fit(c.one, lanes), t, t)
+			VPADDD(v, t, t)
+			VPADDD(fit(c.bias, lanes), t, t)
+			VPSRLD(U8(16), t, t)
+			VPORD(fit(c.quiet, lanes), nan, nan)
+			abs := vec(lanes)
+			VPANDD(fit(c.absMask, lanes), v, abs)
+			k := K()
+			VPCMPGTD(fit(c.inf, lanes), abs, k)
+			VPBLENDMD(nan, t, k, t)
+			VPMOVDW(t, m)
+		} else {
+			VPAND(fit(c.one, lanes), t, t)
+			VPADDD(v, t, t)
+			VPADDD(fit(c.bias, lanes), t, t)
+			VPSRLD(U8(16), t, t)
+			VPOR(fit(c.quiet, lanes), nan, nan)
+			abs := vec(lanes)
+			VPAND(fit(c.absMask, lanes), v, abs)
+			VPCMPGTD(fit(c.inf, lanes), abs, abs)
+			VPBLENDVB(abs, nan, t, t)
+			VPACKUSDW(t, t, t)
+			VPERMQ(U8(0x08), t, t)
+			VMOVDQU(t.AsX(), m)
+		}
+	}
+}
+
+// neoxBlock rotates `lanes` pairs at pair index i: x1 at x+i, x2 at x+half+i.
+func neoxBlock(d dtype, lanes int, c consts, x, x2, cs, sn, i Register) {
+	cv, sv := vec(lanes), vec(lanes)
+	VMOVUPS(Mem{Base: cs, Index: i, Scale: 4}, cv)
+	VMOVUPS(Mem{Base: sn, Index: i, Scale: 4}, sv)
+	a := load(d, lanes, Mem{Base: x, Index: i, Scale: uint8(d.esize)})
+	b := load(d, lanes, Mem{Base: x2, Index: i, Scale: uint8(d.esize)})
+	ac, bs, bc, as := vec(lanes), vec(lanes), vec(lanes), vec(lanes)
+	VMULPS(cv, a, ac)
+	VMULPS(sv, b, bs)
+	VMULPS(cv, b, bc)
+	VMULPS(sv, a, as)
+	VSUBPS(bs, ac, ac) // o1 = a·c − b·s
+	VADDPS(as, bc, bc) // o2 = b·c + a·s
+	store(d, lanes, c, ac, Mem{Base: x, Index: i, Scale: uint8(d.esize)})
+	store(d, lanes, c, bc, Mem{Base: x2, Index: i, Scale: uint8(d.esize)})
+}
+
+// gptjBlock rotates lanes/2 pairs starting at pair index i (elements 2i ...).
+func gptjBlock(d dtype, lanes int, c consts, x, cs, sn, i, e Register) {
+	cv, sv := vec(lanes), vec(lanes)
+	VMOVUPS(Mem{Base: cs, Index: i, Scale: 4}, half(cv, lanes))
+	VMOVUPS(Mem{Base: sn, Index: i, Scale: 4}, half(sv, lanes))
+	VPERMPS(cv, fit(c.dupIdx, lanes), cv) // [c0 c0 c1 c1 ...]
+	VPERMPS(sv, fit(c.dupIdx, lanes), sv)
+	VXORPS(fit(c.sign, lanes), sv, sv) // [−s0 s0 −s1 s1 ...]
+	// e = 2i is the element index of the block.
+	a := load(d, lanes, Mem{Base: x, Index: e, Scale: uint8(d.esize)})
+	sw := vec(lanes)
+	VPERMILPS(U8(0xB1), a, sw) // [x1 x0 x3 x2 ...]
+	ac, ss := vec(lanes), vec(lanes)
+	VMULPS(cv, a, ac)
+	VMULPS(sv, sw, ss)
+	VADDPS(ss, ac, ac) // even: x0·c − x1·s; odd: x1·c + x0·s
+	store(d, lanes, c, ac, Mem{Base: x, Index: e, Scale: uint8(d.esize)})
+}
+
+// kernel emits one function: rotate the first n pairs (n a multiple of 8) of each of `heads`
+// heads, `stride` bytes apart, starting at x; cos and sin hold the token's float32 rows.
+func kernel(s isa, d dtype, gptj bool) {
+	style := "NeoX"
+	if gptj {
+		style = "GPTJ"
+	}
+	name := fmt.Sprintf("rotate%s%s%s", style, d.name, s.name)
+	TEXT(name, NOSPLIT, "func(x *byte, heads, stride int, cos, sin *float32, half, n int)")
+	Pragma("noescape")
+	Doc(fmt.Sprintf("%s rotates the first n pairs (n a multiple of 8) of `heads` %s heads in place, %s style.", name, d.name, style))
+	x := Load(Param("x"), GP64())
+	heads := Load(Param("heads"), GP64())
+	stride := Load(Param("stride"), GP64())
+	cs := Load(Param("cos"), GP64())
+	sn := Load(Param("sin"), GP64())
+	hf := Load(Param("half"), GP64())
+	n := Load(Param("n"), GP64())
+	TESTQ(n, n)
+	JZ(LabelRef("done"))
+	TESTQ(heads, heads)
+	JZ(LabelRef("done"))
+	c := loadConsts(d, gptj, s.lanes)
+	x2 := GP64()
+	i := GP64()
+	e := GP64()
+	Label("head")
+	XORQ(i, i)
+	if !gptj {
+		// x2 = x + half·esize: the second element of each pair.
+		MOVQ(hf, x2)
+		SHLQ(U8(log2(d.esize)), x2)
+		ADDQ(x, x2)
+		if s.lanes == 16 {
+			Label("wide")
+			MOVQ(i, e)
+			ADDQ(U32(16), e)
+			CMPQ(e, n)
+			JA(LabelRef("narrow"))
+			neoxBlock(d, 16, c, x, x2, cs, sn, i)
+			ADDQ(U32(16), i)
+			JMP(LabelRef("wide"))
+			Label("narrow")
+			CMPQ(i, n)
+			JAE(LabelRef("next"))
+		} else {
+			Label("narrow")
+		}
+		neoxBlock(d, 8, c, x, x2, cs, sn, i)
+		ADDQ(U32(8), i)
+		CMPQ(i, n)
+		JB(LabelRef("narrow"))
+	} else {
+		step := s.lanes / 2
+		Label("pairs")
+		MOVQ(i, e)
+		SHLQ(U8(1), e)
+		gptjBlock(d, s.lanes, c, x, cs, sn, i, e)
+		ADDQ(U32(step), i)
+		CMPQ(i, n)
+		JB(LabelRef("pairs"))
+	}
+	Label("next")
+	ADDQ(stride, x)
+	DECQ(heads)
+	JNZ(LabelRef("head"))
+	Label("done")
+	VZEROUPPER()
+	RET()
+}
+
+func log2(v int) int {
+	n := 0
+	for v > 1 {
+		v >>= 1
+		n++
+	}
+	return n
+}
+
+func main() {
+	Package("github.com/rotary-go/rotary/backend/cpu")
+	ConstraintExpr("amd64,!purego")
+	declareConsts()
+	for _, s := range []isa{avx512, avx2} {
+		for _, d := range []dtype{f32, bf16, f16} {
+			for _, gptj := range []bool{false, true} {
+				kernel(s, d, gptj)
+			}
+		}
+	}
+	Generate()
+}

@@ -1,0 +1,13 @@
+//go:build !amd64 || purego
+
+package cpu
+
+import "github.com/rotary-go/rotary/tensor"
+
+// available lists the implementations this build runs: only the pure-Go one.
+func available() []*kernels { return []*kernels{generic} }
+
+// callKernel is never reached without assembly: generic kernels have isaGeneric.
+func callKernel(isa, tensor.DType, bool, *byte, int, int, *float32, *float32, int, int) {
+	panic("cpu: no assembly kernels in this build")
+}

@@ -1,0 +1,114 @@
+package cpu
+
+import (
+	"fmt"
+
+	"github.com/rotary-go/rotary/ops"
+)
+
+var (
+	impls  = available()
+	active = impls[0] // chosen once; tests switch it with use
+)
+
+// Implementations names the kernel sets this machine can run, best first ("avx512", "avx2",
+// "generic").
+func Implementations() []string {
+	names := make([]string, len(impls))
+	for i, k := range impls {
+		names[i] = k.name
+	}
+	return names
+}
+
+// Active names the kernel set in use.
+func Active() string { return active.name }
+
+// SetImplementation switches the kernel set by name, for tests and benchmarks that compare
+// them; it must not run concurrently with calls.
+func SetImplementation(name string) error {
+	for _, k := range impls {
+		if k.name == name {
+			active = k
+			return nil
+		}
+	}
+	return fmt.Errorf("cpu: implementation %q not available here (have %v)", name, Implementations())
+}
+
+func rotateQK(k *kernels, r *ops.Rope, t int, cos, sin []float32) {
+	rotateHeads(k, &r.Query, t, cos, sin, r.GPTJ)
+	if r.Key.Present() {
+		rotateHeads(k, &r.Key, t, cos, sin, r.GPTJ)
+	}
+}
+
+func rotaryEmbedding(a *ops.RotaryEmbeddingArgs, lo, hi int) {
+	k := active
+	for t := lo; t < hi; t++ {
+		cos, sin := a.Cache.Row(a.Positions.At(0, t))
+		rotateQK(k, &a.Rope, t, cos, sin)
+	}
+}
+
+func gathered(a *ops.GatheredArgs, lo, hi int) {
+	k := active
+	h := a.Half
+	for t := lo; t < hi; t++ {
+		rotateQK(k, &a.Rope, t, a.Cos[t*h:(t+1)*h], a.Sin[t*h:(t+1)*h])
+	}
+}
+
+func mrope(a *ops.MRoPEArgs, lo, hi int) {
+	k := active
+	half := a.Cache.Half
+	var stack [2 * 256]float32
+	buf := stack[:]
+	if 2*half > len(buf) {
+		buf = make([]float32, 2*half)
+	}
+	cos, sin := buf[:half], buf[half:2*half]
+	for t := lo; t < hi; t++ {
+		i := 0
+		for axis, s := range a.Sections {
+			if a.Interleaved {
+				break
+			}
+			c, sn := a.Cache.Row(a.Positions.At(axis, t))
+			copy(cos[i:i+s], c[i:i+s])
+			copy(sin[i:i+s], sn[i:i+s])
+			i += s
+		}
+		if a.Interleaved {
+			for i := range half {
+				c, sn := a.Cache.Row(a.Positions.At(ops.MRoPEAxis(i, a.Sections, true), t))
+				cos[i], sin[i] = c[i], sn[i]
+			}
+		}
+		rotateQK(k, &a.Rope, t, cos, sin)
+	}
+}
+
+// bytesPerToken is what one token of a rotation reads and writes.
+func bytesPerToken(r *ops.Rope) int {
+	n := r.Query.NumHeads * r.RotaryDim * r.Query.DType.Size()
+	if r.Key.Present() {
+		n += r.Key.NumHeads * r.RotaryDim * r.Key.DType.Size()
+	}
+	return 2 * n
+}
+
+func init() {
+	ops.RotaryEmbedding.Register(&ops.Impl[ops.RotaryEmbeddingArgs]{Backend: Name, Priority: 10, Fn: func(a ops.RotaryEmbeddingArgs) {
+		parallel(&job{kind: jobRotaryEmbedding, re: a}, a.Query.Tokens, bytesPerToken(&a.Rope))
+	}})
+	ops.RotaryEmbeddingGather.Register(&ops.Impl[ops.GatheredArgs]{Backend: Name, Priority: 10, Fn: func(a ops.GatheredArgs) {
+		parallel(&job{kind: jobGathered, g: a}, a.Query.Tokens, bytesPerToken(&a.Rope))
+	}})
+	ops.MRoPE.Register(&ops.Impl[ops.MRoPEArgs]{Backend: Name, Priority: 10, Fn: func(a ops.MRoPEArgs) {
+		parallel(&job{kind: jobMRoPE, mr: a}, a.Query.Tokens, bytesPerToken(&a.Rope))
+	}})
+}
+
+// Name is the backend's registry name.
+const Name = "cpu"
