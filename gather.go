@@ -29,6 +29,9 @@ func (cs *CosSin) Sin() []float32 { return cs.sin }
 
 // Gather fills dst with the cos/sin of the given positions (shapes as in Forward).
 func (e *Embedding) Gather(positions tensor.Tensor, dst *CosSin) error {
+	if e.spec.DualChunk != nil {
+		return errDualChunk
+	}
 	tokens := 0
 	if positions.Rank() > 0 {
 		tokens = positions.Shape[positions.Rank()-1]

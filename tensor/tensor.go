@@ -152,8 +152,23 @@ func (t Tensor) Check(name string) error {
 			return nil // empty: nothing is ever read or written
 		}
 	}
-	// Every element must lie in the buffer; with lengths capped by it, no product can overflow.
 	n := t.backingLen()
+	if t.Strides == nil {
+		// Contiguous: the elements are Offset .. Offset+Len-1; dimensions capped by the buffer
+		// keep the running product from overflowing.
+		count := 1
+		for _, d := range t.Shape {
+			if d > n || count > n/d {
+				return fmt.Errorf("%s: shape %v reaches outside its %d-element buffer", name, t.Shape, n)
+			}
+			count *= d
+		}
+		if t.Offset < 0 || t.Offset > n-count {
+			return fmt.Errorf("%s: view %v (offset %d) reaches outside its %d-element buffer", name, t.Shape, t.Offset, n)
+		}
+		return nil
+	}
+	// Every element must lie in the buffer; with lengths capped by it, no product can overflow.
 	lo, hi := t.Offset, t.Offset
 	if lo < 0 || lo >= n {
 		return fmt.Errorf("%s: offset %d outside its %d-element buffer", name, t.Offset, n)

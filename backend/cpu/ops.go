@@ -100,13 +100,25 @@ func bytesPerToken(r *ops.Rope) int {
 
 func init() {
 	ops.RotaryEmbedding.Register(&ops.Impl[ops.RotaryEmbeddingArgs]{Backend: Name, Priority: 10, Fn: func(a ops.RotaryEmbeddingArgs) {
-		parallel(&job{kind: jobRotaryEmbedding, re: a}, a.Query.Tokens, bytesPerToken(&a.Rope))
+		if !worthThreads(a.Query.Tokens, &a.Rope) {
+			rotaryEmbedding(&a, 0, a.Query.Tokens)
+			return
+		}
+		parallel(&job{kind: jobRotaryEmbedding, re: a}, a.Query.Tokens)
 	}})
 	ops.RotaryEmbeddingGather.Register(&ops.Impl[ops.GatheredArgs]{Backend: Name, Priority: 10, Fn: func(a ops.GatheredArgs) {
-		parallel(&job{kind: jobGathered, g: a}, a.Query.Tokens, bytesPerToken(&a.Rope))
+		if !worthThreads(a.Query.Tokens, &a.Rope) {
+			gathered(&a, 0, a.Query.Tokens)
+			return
+		}
+		parallel(&job{kind: jobGathered, g: a}, a.Query.Tokens)
 	}})
 	ops.MRoPE.Register(&ops.Impl[ops.MRoPEArgs]{Backend: Name, Priority: 10, Fn: func(a ops.MRoPEArgs) {
-		parallel(&job{kind: jobMRoPE, mr: a}, a.Query.Tokens, bytesPerToken(&a.Rope))
+		if !worthThreads(a.Query.Tokens, &a.Rope) {
+			mrope(&a, 0, a.Query.Tokens)
+			return
+		}
+		parallel(&job{kind: jobMRoPE, mr: a}, a.Query.Tokens)
 	}})
 }
 

@@ -75,9 +75,24 @@ func (p *workerPool) worker() {
 	}
 }
 
-func parallel(j *job, tokens, bytesPerToken int) {
+// ThreadsFor is how many threads a call moving `bytes` (read plus write) uses.
+func ThreadsFor(bytes int) int {
 	pool.start()
-	if pool.threads < 2 || tokens < 2 || tokens*bytesPerToken < parallelMinBytes || !pool.mu.TryLock() {
+	if pool.threads < 2 || bytes < parallelMinBytes {
+		return 1
+	}
+	return pool.threads
+}
+
+// worthThreads reports whether a rotation of `tokens` tokens should be split across threads.
+func worthThreads(tokens int, r *ops.Rope) bool {
+	return tokens >= 2 && ThreadsFor(tokens*bytesPerToken(r)) > 1
+}
+
+// parallel splits j's tokens across the pool; a concurrent caller finds the pool busy and runs
+// its whole call inline instead of waiting.
+func parallel(j *job, tokens int) {
+	if !pool.mu.TryLock() {
 		j.run(0, tokens)
 		return
 	}

@@ -7,7 +7,7 @@ import (
 	"github.com/rotary-go/rotary/tensor"
 )
 
-// kernels names one implementation: "avx512", "avx2" or "generic". Its assembly is reached
+// kernels names one implementation: "avx512bf16", "avx512", "avx2" or "generic". Its assembly is reached
 // through callKernel's switch of direct calls, not function values, so the compiler sees the
 // kernels' noescape and the cos/sin rows can stay on the caller's stack.
 type kernels struct {
@@ -21,6 +21,7 @@ const (
 	isaGeneric isa = iota
 	isaAVX2
 	isaAVX512
+	isaAVX512BF16 // AVX-512 with VCVTNEPS2BF16 for bf16 stores
 )
 
 // rotateHeads rotates every head of token t of h by the token's cos/sin rows: the assembly

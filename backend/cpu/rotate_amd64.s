@@ -19,6 +19,9 @@ GLOBL inf<>(SB), RODATA|NOPTR, $4
 DATA quiet<>+0(SB)/4, $0x00000040
 GLOBL quiet<>(SB), RODATA|NOPTR, $4
 
+DATA expmask<>+0(SB)/4, $0x7f800000
+GLOBL expmask<>(SB), RODATA|NOPTR, $4
+
 DATA evensign<>+0(SB)/4, $0x80000000
 DATA evensign<>+4(SB)/4, $0x00000000
 DATA evensign<>+8(SB)/4, $0x80000000
@@ -780,6 +783,239 @@ pairs:
 	ADDQ      DX, AX
 	DECQ      CX
 	JNZ       head
+
+done:
+	VZEROUPPER
+	RET
+
+// func rotateNeoXBF16AVX512BF16(x *byte, heads int, stride int, cos *float32, sin *float32, half int, n int)
+// Requires: AVX, AVX2, AVX512F, AVX512VL
+TEXT ·rotateNeoXBF16AVX512BF16(SB), NOSPLIT, $0-56
+	MOVQ         x+0(FP), AX
+	MOVQ         heads+8(FP), CX
+	MOVQ         stride+16(FP), DX
+	MOVQ         cos+24(FP), BX
+	MOVQ         sin+32(FP), SI
+	MOVQ         half+40(FP), DI
+	MOVQ         n+48(FP), R8
+	TESTQ        R8, R8
+	JZ           done
+	TESTQ        CX, CX
+	JZ           done
+	VPBROADCASTD one<>+0(SB), Z0
+	VPBROADCASTD bias<>+0(SB), Z1
+	VPBROADCASTD absmask<>+0(SB), Z2
+	VPBROADCASTD inf<>+0(SB), Z3
+	VPBROADCASTD quiet<>+0(SB), Z4
+	VPBROADCASTD expmask<>+0(SB), Z5
+
+head:
+	XORQ R10, R10
+	MOVQ DI, R9
+	SHLQ $0x01, R9
+	ADDQ AX, R9
+
+wide:
+	MOVQ      R10, R11
+	ADDQ      $0x00000010, R11
+	CMPQ      R11, R8
+	JA        narrow
+	VMOVUPS   (BX)(R10*4), Z7
+	VMOVUPS   (SI)(R10*4), Z8
+	VPMOVZXWD (AX)(R10*2), Z9
+	VPSLLD    $0x10, Z9, Z9
+	VPMOVZXWD (R9)(R10*2), Z11
+	VPSLLD    $0x10, Z11, Z11
+	VMULPS    Z7, Z9, Z6
+	VMULPS    Z8, Z11, Z10
+	VMULPS    Z7, Z11, Z7
+	VMULPS    Z8, Z9, Z8
+	VSUBPS    Z10, Z6, Z6
+	VADDPS    Z8, Z7, Z7
+	VMOVAPS   Z6, Z31
+	BYTE      $0x62
+	BYTE      $0x02
+	BYTE      $0x7e
+	BYTE      $0x48
+	BYTE      $0x72
+	BYTE      $0xf7
+	VPTESTNMD Z5, Z6, K1
+	KORTESTW  K1, K1
+	JNZ       bf16slow1
+	VMOVDQU32 Y30, (AX)(R10*2)
+	JMP       bf16done2
+
+bf16slow1:
+	VPSRLD    $0x10, Z6, Z8
+	VPSRLD    $0x10, Z6, Z9
+	VPANDD    Z0, Z8, Z8
+	VPADDD    Z6, Z8, Z8
+	VPADDD    Z1, Z8, Z8
+	VPSRLD    $0x10, Z8, Z8
+	VPORD     Z4, Z9, Z9
+	VPANDD    Z2, Z6, Z6
+	VPCMPGTD  Z3, Z6, K1
+	VPBLENDMD Z9, Z8, K1, Z8
+	VPMOVDW   Z8, (AX)(R10*2)
+
+bf16done2:
+	VMOVAPS   Z7, Z31
+	BYTE      $0x62
+	BYTE      $0x02
+	BYTE      $0x7e
+	BYTE      $0x48
+	BYTE      $0x72
+	BYTE      $0xf7
+	VPTESTNMD Z5, Z7, K1
+	KORTESTW  K1, K1
+	JNZ       bf16slow3
+	VMOVDQU32 Y30, (R9)(R10*2)
+	JMP       bf16done4
+
+bf16slow3:
+	VPSRLD    $0x10, Z7, Z6
+	VPSRLD    $0x10, Z7, Z8
+	VPANDD    Z0, Z6, Z6
+	VPADDD    Z7, Z6, Z6
+	VPADDD    Z1, Z6, Z6
+	VPSRLD    $0x10, Z6, Z6
+	VPORD     Z4, Z8, Z8
+	VPANDD    Z2, Z7, Z7
+	VPCMPGTD  Z3, Z7, K1
+	VPBLENDMD Z8, Z6, K1, Z6
+	VPMOVDW   Z6, (R9)(R10*2)
+
+bf16done4:
+	ADDQ $0x00000010, R10
+	JMP  wide
+
+narrow:
+	CMPQ      R10, R8
+	JAE       next
+	VMOVUPS   (BX)(R10*4), Y6
+	VMOVUPS   (SI)(R10*4), Y7
+	VPMOVZXWD (AX)(R10*2), Y8
+	VPSLLD    $0x10, Y8, Y8
+	VPMOVZXWD (R9)(R10*2), Y9
+	VPSLLD    $0x10, Y9, Y9
+	VMULPS    Y6, Y8, Y10
+	VMULPS    Y7, Y9, Y11
+	VMULPS    Y6, Y9, Y6
+	VMULPS    Y7, Y8, Y7
+	VSUBPS    Y11, Y10, Y10
+	VADDPS    Y7, Y6, Y6
+	VPSRLD    $0x10, Y10, Y7
+	VPSRLD    $0x10, Y10, Y8
+	VPAND     Y0, Y7, Y7
+	VPADDD    Y10, Y7, Y7
+	VPADDD    Y1, Y7, Y7
+	VPSRLD    $0x10, Y7, Y7
+	VPOR      Y4, Y8, Y8
+	VPAND     Y2, Y10, Y9
+	VPCMPGTD  Y3, Y9, Y9
+	VPBLENDVB Y9, Y8, Y7, Y7
+	VPACKUSDW Y7, Y7, Y7
+	VPERMQ    $0x08, Y7, Y7
+	VMOVDQU   X7, (AX)(R10*2)
+	VPSRLD    $0x10, Y6, Y7
+	VPSRLD    $0x10, Y6, Y8
+	VPAND     Y0, Y7, Y7
+	VPADDD    Y6, Y7, Y7
+	VPADDD    Y1, Y7, Y7
+	VPSRLD    $0x10, Y7, Y7
+	VPOR      Y4, Y8, Y8
+	VPAND     Y2, Y6, Y6
+	VPCMPGTD  Y3, Y6, Y6
+	VPBLENDVB Y6, Y8, Y7, Y7
+	VPACKUSDW Y7, Y7, Y7
+	VPERMQ    $0x08, Y7, Y7
+	VMOVDQU   X7, (R9)(R10*2)
+	ADDQ      $0x00000008, R10
+	CMPQ      R10, R8
+	JB        narrow
+
+next:
+	ADDQ DX, AX
+	DECQ CX
+	JNZ  head
+
+done:
+	VZEROUPPER
+	RET
+
+// func rotateGPTJBF16AVX512BF16(x *byte, heads int, stride int, cos *float32, sin *float32, half int, n int)
+// Requires: AVX, AVX512DQ, AVX512F, AVX512VL
+TEXT ·rotateGPTJBF16AVX512BF16(SB), NOSPLIT, $0-56
+	MOVQ         x+0(FP), AX
+	MOVQ         heads+8(FP), CX
+	MOVQ         stride+16(FP), DX
+	MOVQ         cos+24(FP), BX
+	MOVQ         sin+32(FP), SI
+	MOVQ         half+40(FP), DI
+	MOVQ         n+48(FP), DI
+	TESTQ        DI, DI
+	JZ           done
+	TESTQ        CX, CX
+	JZ           done
+	VPBROADCASTD one<>+0(SB), Z0
+	VPBROADCASTD bias<>+0(SB), Z1
+	VPBROADCASTD absmask<>+0(SB), Z2
+	VPBROADCASTD inf<>+0(SB), Z3
+	VPBROADCASTD quiet<>+0(SB), Z4
+	VPBROADCASTD expmask<>+0(SB), Z5
+	VMOVDQU32    evensign<>+0(SB), Z6
+	VMOVDQU32    dupidx<>+0(SB), Z7
+
+head:
+	XORQ R8, R8
+
+pairs:
+	MOVQ      R8, R9
+	SHLQ      $0x01, R9
+	VMOVUPS   (BX)(R8*4), Y9
+	VMOVUPS   (SI)(R8*4), Y10
+	VPERMPS   Z9, Z7, Z9
+	VPERMPS   Z10, Z7, Z10
+	VXORPS    Z6, Z10, Z10
+	VPMOVZXWD (AX)(R9*2), Z8
+	VPSLLD    $0x10, Z8, Z8
+	VPERMILPS $0xb1, Z8, Z11
+	VMULPS    Z9, Z8, Z8
+	VMULPS    Z10, Z11, Z11
+	VADDPS    Z11, Z8, Z8
+	VMOVAPS   Z8, Z31
+	BYTE      $0x62
+	BYTE      $0x02
+	BYTE      $0x7e
+	BYTE      $0x48
+	BYTE      $0x72
+	BYTE      $0xf7
+	VPTESTNMD Z5, Z8, K1
+	KORTESTW  K1, K1
+	JNZ       bf16slow5
+	VMOVDQU32 Y30, (AX)(R9*2)
+	JMP       bf16done6
+
+bf16slow5:
+	VPSRLD    $0x10, Z8, Z11
+	VPSRLD    $0x10, Z8, Z12
+	VPANDD    Z0, Z11, Z11
+	VPADDD    Z8, Z11, Z11
+	VPADDD    Z1, Z11, Z11
+	VPSRLD    $0x10, Z11, Z11
+	VPORD     Z4, Z12, Z12
+	VPANDD    Z2, Z8, Z8
+	VPCMPGTD  Z3, Z8, K1
+	VPBLENDMD Z12, Z11, K1, Z11
+	VPMOVDW   Z11, (AX)(R9*2)
+
+bf16done6:
+	ADDQ $0x00000008, R8
+	CMPQ R8, DI
+	JB   pairs
+	ADDQ DX, AX
+	DECQ CX
+	JNZ  head
 
 done:
 	VZEROUPPER

@@ -63,3 +63,13 @@ func rotateNeoXF16AVX2(x *byte, heads int, stride int, cos *float32, sin *float3
 //
 //go:noescape
 func rotateGPTJF16AVX2(x *byte, heads int, stride int, cos *float32, sin *float32, half int, n int)
+
+// rotateNeoXBF16AVX512BF16 rotates the first n pairs (n a multiple of 8) of `heads` BF16 heads in place, NeoX style.
+//
+//go:noescape
+func rotateNeoXBF16AVX512BF16(x *byte, heads int, stride int, cos *float32, sin *float32, half int, n int)
+
+// rotateGPTJBF16AVX512BF16 rotates the first n pairs (n a multiple of 8) of `heads` BF16 heads in place, GPTJ style.
+//
+//go:noescape
+func rotateGPTJBF16AVX512BF16(x *byte, heads int, stride int, cos *float32, sin *float32, half int, n int)

@@ -43,6 +43,7 @@ var commands = map[string]command{
 	"presets": {"list the embedded model presets", runPresets},
 	"ops":     {"show the op registry: ops, backends, what serves each", runOps},
 	"check":   {"check a model config and launch options for contract mistakes", runCheck},
+	"bench":   {"benchmark the ops against a plain copy of the same bytes", runBench},
 }
 
 func main() {

@@ -10,6 +10,7 @@ import (
 	"fmt"
 
 	. "github.com/mmcloughlin/avo/build"
+	"github.com/mmcloughlin/avo/ir"
 	. "github.com/mmcloughlin/avo/operand"
 	. "github.com/mmcloughlin/avo/reg"
 )
@@ -31,19 +32,33 @@ type isa struct {
 }
 
 var (
-	avx512 = isa{"AVX512", 16}
-	avx2   = isa{"AVX2", 8}
+	avx512     = isa{"AVX512", 16}
+	avx512BF16 = isa{"AVX512BF16", 16} // AVX-512 plus VCVTNEPS2BF16 for the bf16 stores
+	avx2       = isa{"AVX2", 8}
 )
+
+// fastBF16 is set while emitting an AVX512BF16 kernel.
+var fastBF16 bool
+
+// labels makes block-local label names unique within a function.
+var labels int
+
+func newLabel(prefix string) string {
+	labels++
+	return fmt.Sprintf("%s%d", prefix, labels)
+}
 
 // consts are broadcast constants, loaded once per kernel.
 type consts struct {
 	one, bias, absMask, inf, quiet VecVirtual // bf16 rounding
+	expMask                        VecVirtual // exponent bits: zero exponent means zero or subnormal
 	sign                           VecVirtual // sign bit on even lanes (GPT-J)
 	dupIdx                         VecVirtual // [0,0,1,1,...] (GPT-J)
 }
 
 var (
 	cOne, cBias, cAbs, cInf, cQuiet, cSign Mem
+	cExp                                   Mem
 	cDup16                                 Mem
 )
 
@@ -53,6 +68,7 @@ func declareConsts() {
 	cAbs = ConstData("absmask", U32(0x7fffffff))
 	cInf = ConstData("inf", U32(0x7f800000))
 	cQuiet = ConstData("quiet", U32(0x40))
+	cExp = ConstData("expmask", U32(0x7f800000))
 	cSign = GLOBL("evensign", RODATA|NOPTR)
 	for i := range 16 {
 		v := uint32(0)
@@ -91,6 +107,9 @@ func loadConsts(d dtype, gptj bool, lanes int) consts {
 	}
 	if d == bf16 {
 		c.one, c.bias, c.absMask, c.inf, c.quiet = bcast(cOne), bcast(cBias), bcast(cAbs), bcast(cInf), bcast(cQuiet)
+		if fastBF16 {
+			c.expMask = bcast(cExp)
+		}
 	}
 	if gptj {
 		c.sign = vec(lanes)
@@ -138,7 +157,41 @@ func store(d dtype, lanes int, c consts, v VecVirtual, m Mem) {
 	case f16:
 		VCVTPS2PH(U8(0), v, m)
 	case bf16:
-		// r = (v + 0x7fff + ((v >> 16) & 1)) >> 16; NaN → (v >> 16) | 0x40.
+		if fastBF16 && lanes == 16 {
+			// VCVTNEPS2BF16 rounds to nearest even and quiets NaNs exactly as the reference,
+			// but flushes subnormal inputs to zero: a vector with any zero-exponent lane takes
+			// the integer path below instead.
+			// Neither avo v0.5.0 nor the Go assembler knows VCVTNEPS2BF16: it is encoded by hand,
+			// on fixed registers, as VCVTNEPS2BF16 Z31, Y30 (EVEX.512.F3.0F38.W0 72 /r).
+			VMOVAPS(v, Z31)
+			for i, b := range []byte{0x62, 0x02, 0x7e, 0x48, 0x72, 0xf7} {
+				in := &ir.Instruction{Opcode: "BYTE", Operands: []Op{U8(b)}}
+				if i == 0 {
+					in.Inputs, in.Outputs = []Op{Z31}, []Op{Y30}
+				}
+				Instruction(in)
+			}
+			r := Y30
+			k := K()
+			VPTESTNMD(fit(c.expMask, lanes), v, k)
+			KORTESTW(k, k)
+			slow, done := newLabel("bf16slow"), newLabel("bf16done")
+			JNZ(LabelRef(slow))
+			VMOVDQU32(r, m)
+			JMP(LabelRef(done))
+			Label(slow)
+			storeBF16Int(lanes, c, v, m)
+			Label(done)
+			return
+		}
+		storeBF16Int(lanes, c, v, m)
+	}
+}
+
+// storeBF16Int rounds with integer arithmetic:
+// r = (v + 0x7fff + ((v >> 16) & 1)) >> 16; NaN → (v >> 16) | 0x40.
+func storeBF16Int(lanes int, c consts, v VecVirtual, m Mem) {
+	{
 		t, nan := vec(lanes), vec(lanes)
 		VPSRLD(U8(16), v, t)
 		VPSRLD(U8(16), v, nan)
@@ -216,6 +269,7 @@ func kernel(s isa, d dtype, gptj bool) {
 		style = "GPTJ"
 	}
 	name := fmt.Sprintf("rotate%s%s%s", style, d.name, s.name)
+	fastBF16 = s == avx512BF16
 	TEXT(name, NOSPLIT, "func(x *byte, heads, stride int, cos, sin *float32, half, n int)")
 	Pragma("noescape")
 	Doc(fmt.Sprintf("%s rotates the first n pairs (n a multiple of 8) of `heads` %s heads in place, %s style.", name, d.name, style))
@@ -289,7 +343,8 @@ func log2(v int) int {
 }
 
 func main() {
-	Package("github.com/rotary-go/rotary/backend/cpu")
+	// No Package(): loading the package with avo's old x/tools panics under Go 1.26; the
+	// stubs' package clause is fixed up by the go:generate line instead.
 	ConstraintExpr("amd64,!purego")
 	declareConsts()
 	for _, s := range []isa{avx512, avx2} {
@@ -298,6 +353,9 @@ func main() {
 				kernel(s, d, gptj)
 			}
 		}
+	}
+	for _, gptj := range []bool{false, true} {
+		kernel(avx512BF16, bf16, gptj)
 	}
 	Generate()
 }

@@ -1,0 +1,314 @@
+package bench
+
+import (
+	"fmt"
+	"slices"
+	"sort"
+	"sync"
+	"time"
+
+	"github.com/rotary-go/rotary"
+	"github.com/rotary-go/rotary/backend/cpu"
+	"github.com/rotary-go/rotary/ops"
+	"github.com/rotary-go/rotary/tensor"
+)
+
+// Model is a benchmark shape.
+type Model struct {
+	Name           string
+	Heads, KVHeads int
+	Spec           rotary.Spec
+	// MRoPE models are fed [3, T] positions.
+}
+
+// Models are the shapes of DESIGN.md §5.
+var Models = []Model{
+	{Name: "llama-3-8b", Heads: 32, KVHeads: 8, Spec: rotary.Spec{HeadSize: 128, RotaryDim: 128, Base: 500000, Style: rotary.NeoX, MaxPositions: 16384}},
+	{Name: "qwen3-vl", Heads: 32, KVHeads: 8, Spec: rotary.Spec{HeadSize: 128, RotaryDim: 128, Base: 5000000, Style: rotary.NeoX, MaxPositions: 16384,
+		MRoPE: &rotary.MRoPE{Sections: []int{24, 20, 20}, Interleaved: true}}},
+}
+
+// Config selects what to run. Empty lists mean everything.
+type Config struct {
+	Models   []string
+	Backends []string // "native", "cpu", or "cpu/<impl>" for one kernel set
+	DTypes   []tensor.DType
+	Tokens   []int
+	// Time is the minimum measured time per figure (op and copy each).
+	Time time.Duration
+	// CustomOps is the enable spec for the dispatchers (vLLM's custom_ops).
+	CustomOps string
+}
+
+// DefaultTokens are DESIGN.md §5's token counts.
+var DefaultTokens = []int{1, 16, 512, 4096, 16384}
+
+// Result is one measured figure; the JSON names are a contract (DESIGN.md §5).
+type Result struct {
+	Op        string  `json:"op"`
+	Backend   string  `json:"backend"`
+	DType     string  `json:"dtype"`
+	Model     string  `json:"model"`
+	Tokens    int     `json:"tokens"`
+	Threads   int     `json:"threads"`
+	NsPerCall float64 `json:"ns_per_call"`
+	GBps      float64 `json:"gbps"`
+	CopyGBps  float64 `json:"copy_gbps"`
+	Ratio     float64 `json:"ratio"`
+	Served    string  `json:"served_by"`
+}
+
+// Backends lists the backend choices the suite knows on this machine.
+func Backends() []string {
+	b := []string{ops.Native, cpu.Name}
+	impls := cpu.Implementations()
+	if len(impls) > 1 {
+		for _, i := range impls {
+			b = append(b, cpu.Name+"/"+i)
+		}
+	}
+	return b
+}
+
+type task struct {
+	model   Model
+	backend string
+	dtype   tensor.DType
+	tokens  int
+}
+
+func (c *Config) tasks() ([]task, error) {
+	models := Models
+	if len(c.Models) > 0 {
+		models = nil
+		for _, name := range c.Models {
+			i := slices.IndexFunc(Models, func(m Model) bool { return m.Name == name })
+			if i < 0 {
+				return nil, fmt.Errorf("model %q: want one of %v", name, ModelNames())
+			}
+			models = append(models, Models[i])
+		}
+	}
+	backends := c.Backends
+	if len(backends) == 0 {
+		backends = []string{ops.Native, cpu.Name}
+	}
+	for _, b := range backends {
+		if !slices.Contains(Backends(), b) {
+			return nil, fmt.Errorf("backend %q: want one of %v", b, Backends())
+		}
+	}
+	dtypes := c.DTypes
+	if len(dtypes) == 0 {
+		dtypes = []tensor.DType{tensor.F32, tensor.BF16, tensor.F16}
+	}
+	tokens := c.Tokens
+	if len(tokens) == 0 {
+		tokens = DefaultTokens
+	}
+	var ts []task
+	for _, m := range models {
+		for _, d := range dtypes {
+			for _, T := range tokens {
+				if T <= 0 || T > m.Spec.MaxPositions {
+					return nil, fmt.Errorf("tokens %d: want 1..%d", T, m.Spec.MaxPositions)
+				}
+				for _, b := range backends {
+					ts = append(ts, task{model: m, backend: b, dtype: d, tokens: T})
+				}
+			}
+		}
+	}
+	return ts, nil
+}
+
+// ModelNames lists the benchmark shapes.
+func ModelNames() []string {
+	var n []string
+	for _, m := range Models {
+		n = append(n, m.Name)
+	}
+	sort.Strings(n)
+	return n
+}
+
+// Count is the number of figures c produces.
+func (c *Config) Count() (int, error) {
+	ts, err := c.tasks()
+	return len(ts), err
+}
+
+// Run measures every figure; progress (may be nil) is called after each.
+func Run(c Config, progress func(done, total int, r Result)) ([]Result, error) {
+	ts, err := c.tasks()
+	if err != nil {
+		return nil, err
+	}
+	if c.Time <= 0 {
+		c.Time = 100 * time.Millisecond
+	}
+	prevImpl := cpu.Active()
+	defer cpu.SetImplementation(prevImpl)
+	var out []Result
+	for i, t := range ts {
+		r, err := measure(c, t)
+		if err != nil {
+			return out, err
+		}
+		out = append(out, r)
+		if progress != nil {
+			progress(i+1, len(ts), r)
+		}
+	}
+	return out, nil
+}
+
+func measure(c Config, t task) (Result, error) {
+	backend := t.backend
+	if impl, ok := cutPrefix(backend, cpu.Name+"/"); ok {
+		if err := cpu.SetImplementation(impl); err != nil {
+			return Result{}, err
+		}
+		backend = cpu.Name
+	} else if backend == cpu.Name {
+		cpu.SetImplementation(cpu.Implementations()[0])
+	}
+	spec := c.CustomOps
+	if spec == "" {
+		spec = "all"
+	}
+	disp, err := ops.NewDispatcher(spec, backend)
+	if err != nil {
+		return Result{}, err
+	}
+	m := t.model
+	emb, err := rotary.New(m.Spec, rotary.WithDispatcher(disp))
+	if err != nil {
+		return Result{}, err
+	}
+	T, D := t.tokens, m.Spec.HeadSize
+	q := filled(t.dtype, T*m.Heads*D, T, m.Heads, D)
+	k := filled(t.dtype, T*m.KVHeads*D, T, m.KVHeads, D)
+	pos := positions(m, T)
+	op := ops.RotaryEmbedding.Name()
+	if m.Spec.MRoPE != nil {
+		op = ops.MRoPE.Name()
+	}
+	call := func() error { return emb.Forward(pos, q, k) }
+	if err := call(); err != nil {
+		return Result{}, err
+	}
+	bytes := 2 * (q.Len() + k.Len()) * t.dtype.Size()
+	threads := 1
+	if disp.Which(op) == cpu.Name && T > 1 {
+		threads = cpu.ThreadsFor(bytes) // the copy gets the threads the op gets
+	}
+	src := make([]byte, bytes/2)
+	dst := make([]byte, bytes/2)
+	cp := func() error { parallelCopy(dst, src, threads); return nil }
+	// Interleave op and copy rounds so both see the same machine state; keep the best of each.
+	best := func(f func() error, n int) time.Duration {
+		start := time.Now()
+		for range n {
+			f()
+		}
+		return time.Since(start) / time.Duration(n)
+	}
+	n := calibrate(call, c.Time/5)
+	nc := calibrate(cp, c.Time/5)
+	var tOp, tCopy time.Duration
+	for r := 0; r < 5; r++ {
+		if d := best(call, n); tOp == 0 || d < tOp {
+			tOp = d
+		}
+		if d := best(cp, nc); tCopy == 0 || d < tCopy {
+			tCopy = d
+		}
+	}
+	ns := float64(tOp.Nanoseconds())
+	if ns == 0 {
+		ns = 1
+	}
+	cns := max(float64(tCopy.Nanoseconds()), 1)
+	return Result{
+		Op: op, Backend: t.backend, DType: t.dtype.String(), Model: m.Name, Tokens: T, Threads: threads,
+		NsPerCall: ns, GBps: float64(bytes) / ns, CopyGBps: float64(bytes) / cns, Ratio: cns / ns,
+		Served: disp.Which(op),
+	}, nil
+}
+
+func cutPrefix(s, p string) (string, bool) {
+	if len(s) > len(p) && s[:len(p)] == p {
+		return s[len(p):], true
+	}
+	return "", false
+}
+
+// calibrate finds a repetition count that takes about d.
+func calibrate(f func() error, d time.Duration) int {
+	n := 1
+	for {
+		start := time.Now()
+		for range n {
+			f()
+		}
+		el := time.Since(start)
+		if el >= d || n >= 1<<30 {
+			return n
+		}
+		if el <= 0 {
+			n *= 100
+			continue
+		}
+		n = max(n+1, min(n*100, int(float64(n)*float64(d)/float64(el)*1.1)))
+	}
+}
+
+func filled(d tensor.DType, n int, shape ...int) tensor.Tensor {
+	t := tensor.Zeros(d, shape...)
+	x := uint32(12345)
+	for i := range n {
+		x = x*1664525 + 1013904223
+		v := float32(int32(x>>8)-(1<<23)) / (1 << 23)
+		if d == tensor.F32 {
+			t.F32[i] = v
+		} else {
+			t.Bits[i] = tensor.FromFloat32(d, v)
+		}
+	}
+	return t
+}
+
+func positions(m Model, T int) tensor.Tensor {
+	if m.Spec.MRoPE == nil {
+		p := make([]int64, T)
+		for i := range p {
+			p[i] = int64(i)
+		}
+		return tensor.FromI64(p, T)
+	}
+	rows := len(m.Spec.MRoPE.Sections)
+	p := make([]int64, rows*T)
+	for r := range rows {
+		for i := range T {
+			p[r*T+i] = int64(i / (r + 1)) // distinct axes, as image tokens have
+		}
+	}
+	return tensor.FromI64(p, rows, T)
+}
+
+// parallelCopy copies src to dst on the given number of threads.
+func parallelCopy(dst, src []byte, threads int) {
+	if threads <= 1 {
+		copy(dst, src)
+		return
+	}
+	var wg sync.WaitGroup
+	per := (len(src) + threads - 1) / threads
+	for c := 1; c < threads; c++ {
+		lo, hi := min(c*per, len(src)), min((c+1)*per, len(src))
+		wg.Go(func() { copy(dst[lo:hi], src[lo:hi]) })
+	}
+	copy(dst[:per], src[:per])
+	wg.Wait()
+}
