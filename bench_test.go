@@ -58,3 +58,14 @@ func random(d tensor.DType, shape ...int) tensor.Tensor {
 	}
 	return t
 }
+
+// BenchmarkNewCache times building the cos/sin cache of 131072 positions × 128 dims.
+func BenchmarkNewCache(b *testing.B) {
+	spec := rotary.Spec{HeadSize: 128, RotaryDim: 128, Base: 500000, Style: rotary.NeoX, MaxPositions: 131072}
+	b.SetBytes(131072 * 128 * 4)
+	for b.Loop() {
+		if _, err := rotary.New(spec); err != nil {
+			b.Fatal(err)
+		}
+	}
+}

@@ -1,0 +1,43 @@
+package rotary
+
+import (
+	"math"
+	"testing"
+)
+
+// TestFillCacheExact: the angle-addition cache equals the reference cosSin bit for bit, at
+// small and large positions, with and without an attention factor.
+func TestFillCacheExact(t *testing.T) {
+	for _, c := range []struct {
+		base  float64
+		d     int
+		from  int
+		attn  float64
+		scale float64
+	}{
+		{10000, 128, 0, 1, 1},
+		{500000, 128, 1<<20 - 3000, 1, 1},
+		{1e6, 64, 100000, 1.3688879454113936, 1},
+		{10000, 96, 7, 1.1902380714238083, 1},
+		{10000, 128, 0, 1, 1.0 / 40}, // yarn-like small frequencies
+	} {
+		inv := make([]float64, c.d/2)
+		defaultInvFreq(inv, c.base, c.d)
+		for i := range inv {
+			inv[i] *= c.scale
+		}
+		const n = 3000
+		got := make([]float32, n*c.d)
+		fillCache(got, c.from, n, inv, c.attn)
+		want := make([]float32, c.d)
+		for r := range n {
+			h := c.d / 2
+			cosSin(want[:h], want[h:], float64(c.from+r), inv, c.attn)
+			for j := range c.d {
+				if math.Float32bits(got[r*c.d+j]) != math.Float32bits(want[j]) {
+					t.Fatalf("base %g d %d position %d element %d: %v, want %v", c.base, c.d, c.from+r, j, got[r*c.d+j], want[j])
+				}
+			}
+		}
+	}
+}
