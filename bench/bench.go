@@ -13,23 +13,59 @@ import (
 	"github.com/rotary-go/rotary/tensor"
 )
 
-// Model is a benchmark shape.
-type Model struct {
-	Name           string
-	Heads, KVHeads int
-	Spec           rotary.Spec
-	// MRoPE models are fed [3, T] positions.
+// Case is one operator on one model shape.
+type Case struct {
+	Op, Model string
+	// MaxTokens bounds the token counts the case accepts.
+	MaxTokens int
+	// Setup builds inputs for `tokens` tokens of dtype d and returns the call to time and the
+	// bytes it must move (read plus write).
+	Setup func(d tensor.DType, tokens int, disp *ops.Dispatcher) (call func() error, bytes int, err error)
 }
 
-// Models are the shapes of DESIGN.md §5.
-var Models = []Model{
-	{Name: "llama-3-8b", Heads: 32, KVHeads: 8, Spec: rotary.Spec{HeadSize: 128, RotaryDim: 128, Base: 500000, Style: rotary.NeoX, MaxPositions: 16384}},
-	{Name: "qwen3-vl", Heads: 32, KVHeads: 8, Spec: rotary.Spec{HeadSize: 128, RotaryDim: 128, Base: 5000000, Style: rotary.NeoX, MaxPositions: 16384,
-		MRoPE: &rotary.MRoPE{Sections: []int{24, 20, 20}, Interleaved: true}}},
+var cases []Case
+
+// Register adds a case to the suite (from an init function of the file that defines it).
+func Register(c Case) {
+	for _, have := range cases {
+		if have.Op == c.Op && have.Model == c.Model {
+			panic("bench: duplicate case " + c.Op + " " + c.Model)
+		}
+	}
+	cases = append(cases, c)
+}
+
+// llama3 and qwen3VL are DESIGN.md §5's shapes: 32 query and 8 key/value heads of 128.
+var (
+	llama3  = rotary.Spec{HeadSize: 128, RotaryDim: 128, Base: 500000, Style: rotary.NeoX, MaxPositions: 16384}
+	qwen3VL = rotary.Spec{HeadSize: 128, RotaryDim: 128, Base: 5000000, Style: rotary.NeoX, MaxPositions: 16384,
+		MRoPE: &rotary.MRoPE{Sections: []int{24, 20, 20}, Interleaved: true}}
+)
+
+func init() {
+	Register(Case{Op: ops.RotaryEmbedding.Name(), Model: "llama-3-8b", MaxTokens: 16384, Setup: forwardSetup(llama3, 32, 8)})
+	Register(Case{Op: ops.MRoPE.Name(), Model: "qwen3-vl", MaxTokens: 16384, Setup: forwardSetup(qwen3VL, 32, 8)})
+}
+
+// forwardSetup times Embedding.Forward of q and k.
+func forwardSetup(spec rotary.Spec, heads, kvHeads int) func(tensor.DType, int, *ops.Dispatcher) (func() error, int, error) {
+	return func(d tensor.DType, T int, disp *ops.Dispatcher) (func() error, int, error) {
+		emb, err := rotary.New(spec, rotary.WithDispatcher(disp))
+		if err != nil {
+			return nil, 0, err
+		}
+		D := spec.HeadSize
+		q := Filled(d, T, heads, D)
+		k := Filled(d, T, kvHeads, D)
+		pos := positions(spec, T)
+		bytes := 2 * (q.Len() + k.Len()) * d.Size()
+		return func() error { return emb.Forward(pos, q, k) }, bytes, nil
+	}
 }
 
 // Config selects what to run. Empty lists mean everything.
 type Config struct {
+	Ops      []string
 	Models   []string
 	Backends []string // "native", "cpu", or "cpu/<impl>" for one kernel set
 	DTypes   []tensor.DType
@@ -71,22 +107,21 @@ func Backends() []string {
 }
 
 type task struct {
-	model   Model
+	c       Case
 	backend string
 	dtype   tensor.DType
 	tokens  int
 }
 
 func (c *Config) tasks() ([]task, error) {
-	models := Models
-	if len(c.Models) > 0 {
-		models = nil
-		for _, name := range c.Models {
-			i := slices.IndexFunc(Models, func(m Model) bool { return m.Name == name })
-			if i < 0 {
-				return nil, fmt.Errorf("model %q: want one of %v", name, ModelNames())
-			}
-			models = append(models, Models[i])
+	for _, m := range c.Models {
+		if !slices.Contains(ModelNames(), m) {
+			return nil, fmt.Errorf("model %q: want one of %v", m, ModelNames())
+		}
+	}
+	for _, o := range c.Ops {
+		if !slices.Contains(OpNames(), o) {
+			return nil, fmt.Errorf("op %q: want one of %v", o, OpNames())
 		}
 	}
 	backends := c.Backends
@@ -107,14 +142,17 @@ func (c *Config) tasks() ([]task, error) {
 		tokens = DefaultTokens
 	}
 	var ts []task
-	for _, m := range models {
+	for _, cs := range cases {
+		if len(c.Models) > 0 && !slices.Contains(c.Models, cs.Model) || len(c.Ops) > 0 && !slices.Contains(c.Ops, cs.Op) {
+			continue
+		}
 		for _, d := range dtypes {
 			for _, T := range tokens {
-				if T <= 0 || T > m.Spec.MaxPositions {
-					return nil, fmt.Errorf("tokens %d: want 1..%d", T, m.Spec.MaxPositions)
+				if T <= 0 || T > cs.MaxTokens {
+					return nil, fmt.Errorf("tokens %d: %s on %s takes 1..%d", T, cs.Op, cs.Model, cs.MaxTokens)
 				}
 				for _, b := range backends {
-					ts = append(ts, task{model: m, backend: b, dtype: d, tokens: T})
+					ts = append(ts, task{c: cs, backend: b, dtype: d, tokens: T})
 				}
 			}
 		}
@@ -123,10 +161,17 @@ func (c *Config) tasks() ([]task, error) {
 }
 
 // ModelNames lists the benchmark shapes.
-func ModelNames() []string {
+func ModelNames() []string { return names(func(c Case) string { return c.Model }) }
+
+// OpNames lists the benchmarked ops.
+func OpNames() []string { return names(func(c Case) string { return c.Op }) }
+
+func names(f func(Case) string) []string {
 	var n []string
-	for _, m := range Models {
-		n = append(n, m.Name)
+	for _, c := range cases {
+		if !slices.Contains(n, f(c)) {
+			n = append(n, f(c))
+		}
 	}
 	sort.Strings(n)
 	return n
@@ -181,24 +226,14 @@ func measure(c Config, t task) (Result, error) {
 	if err != nil {
 		return Result{}, err
 	}
-	m := t.model
-	emb, err := rotary.New(m.Spec, rotary.WithDispatcher(disp))
+	call, bytes, err := t.c.Setup(t.dtype, t.tokens, disp)
 	if err != nil {
 		return Result{}, err
 	}
-	T, D := t.tokens, m.Spec.HeadSize
-	q := filled(t.dtype, T*m.Heads*D, T, m.Heads, D)
-	k := filled(t.dtype, T*m.KVHeads*D, T, m.KVHeads, D)
-	pos := positions(m, T)
-	op := ops.RotaryEmbedding.Name()
-	if m.Spec.MRoPE != nil {
-		op = ops.MRoPE.Name()
-	}
-	call := func() error { return emb.Forward(pos, q, k) }
 	if err := call(); err != nil {
 		return Result{}, err
 	}
-	bytes := 2 * (q.Len() + k.Len()) * t.dtype.Size()
+	op, T := t.c.Op, t.tokens
 	threads := 1
 	if disp.Which(op) == cpu.Name && T > 1 {
 		threads = cpu.ThreadsFor(bytes) // the copy gets the threads the op gets
@@ -231,7 +266,7 @@ func measure(c Config, t task) (Result, error) {
 	}
 	cns := max(float64(tCopy.Nanoseconds()), 1)
 	return Result{
-		Op: op, Backend: t.backend, DType: t.dtype.String(), Model: m.Name, Tokens: T, Threads: threads,
+		Op: op, Backend: t.backend, DType: t.dtype.String(), Model: t.c.Model, Tokens: T, Threads: threads,
 		NsPerCall: ns, GBps: float64(bytes) / ns, CopyGBps: float64(bytes) / cns, Ratio: cns / ns,
 		Served: disp.Which(op),
 	}, nil
@@ -264,10 +299,11 @@ func calibrate(f func() error, d time.Duration) int {
 	}
 }
 
-func filled(d tensor.DType, n int, shape ...int) tensor.Tensor {
+// Filled makes a tensor of pseudo-random values in (-1, 1) (not zeros: they take slow paths).
+func Filled(d tensor.DType, shape ...int) tensor.Tensor {
 	t := tensor.Zeros(d, shape...)
 	x := uint32(12345)
-	for i := range n {
+	for i := range t.Len() {
 		x = x*1664525 + 1013904223
 		v := float32(int32(x>>8)-(1<<23)) / (1 << 23)
 		if d == tensor.F32 {
@@ -279,15 +315,15 @@ func filled(d tensor.DType, n int, shape ...int) tensor.Tensor {
 	return t
 }
 
-func positions(m Model, T int) tensor.Tensor {
-	if m.Spec.MRoPE == nil {
+func positions(spec rotary.Spec, T int) tensor.Tensor {
+	if spec.MRoPE == nil {
 		p := make([]int64, T)
 		for i := range p {
 			p[i] = int64(i)
 		}
 		return tensor.FromI64(p, T)
 	}
-	rows := len(m.Spec.MRoPE.Sections)
+	rows := len(spec.MRoPE.Sections)
 	p := make([]int64, rows*T)
 	for r := range rows {
 		for i := range T {

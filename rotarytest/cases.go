@@ -146,42 +146,62 @@ func (s *sweep) applyCase(name string, layout ops.Layout, d tensor.DType, st rot
 	r := rng(len(name) * 7)
 	x, cos, sin := randomTensor(d, xs, &r), randomTensor(d, cs, &r), randomTensor(d, cs, &r)
 	dy := randomTensor(d, xs, &r)
-	run := func(op string, f func(disp *ops.Dispatcher) ([]tensor.Tensor, error)) {
-		if s.lacks(op, name) {
-			return
-		}
-		res := Result{Op: op, Case: name}
-		defer func() {
-			if p := recover(); p != nil {
-				res.Err = fmt.Errorf("panic: %v", p)
-			}
-			s.results = append(s.results, res)
-		}()
-		want, err := f(s.ref)
-		if err != nil {
-			res.Err = err
-			return
-		}
-		got, err := f(s.under)
-		if err != nil {
-			res.Err = err
-			return
-		}
-		for i := range want {
-			u, err := compare(whole(want[i]), whole(got[i]))
-			if err != nil {
-				res.Err = err
-				return
-			}
-			res.MaxULP = max(res.MaxULP, u)
-		}
-	}
-	run(ops.ApplyRotaryEmb.Name(), func(disp *ops.Dispatcher) ([]tensor.Tensor, error) {
+	s.compareOp(ops.ApplyRotaryEmb.Name(), name, func(disp *ops.Dispatcher) ([]tensor.Tensor, error) {
 		out := tensor.Zeros(d, xs...)
 		return []tensor.Tensor{out}, rotary.ApplyRotaryEmb(disp, layout, x, cos, sin, out, st)
 	})
-	run(ops.ApplyRotaryEmbBackward.Name(), func(disp *ops.Dispatcher) ([]tensor.Tensor, error) {
+	s.compareOp(ops.ApplyRotaryEmbBackward.Name(), name, func(disp *ops.Dispatcher) ([]tensor.Tensor, error) {
 		dx, dcos, dsin := tensor.Zeros(d, xs...), tensor.Zeros(d, cs...), tensor.Zeros(d, cs...)
 		return []tensor.Tensor{dx, dcos, dsin}, rotary.ApplyRotaryEmbBackward(disp, layout, dy, x, cos, sin, dx, dcos, dsin, st)
 	})
+}
+
+// compareOp runs f once under the reference dispatcher and once under the backend's, on inputs
+// f must not modify (it allocates its outputs), and records the worst ULP difference over the
+// outputs it returns (F32, F16 or BF16 tensors; integer outputs must match exactly).
+func (s *sweep) compareOp(op, name string, f func(disp *ops.Dispatcher) ([]tensor.Tensor, error)) {
+	if s.lacks(op, name) {
+		return
+	}
+	res := Result{Op: op, Case: name}
+	defer func() {
+		if p := recover(); p != nil {
+			res.Err = fmt.Errorf("panic: %v", p)
+		}
+		s.results = append(s.results, res)
+	}()
+	want, err := f(s.ref)
+	if err != nil {
+		res.Err = err
+		return
+	}
+	got, err := f(s.under)
+	if err != nil {
+		res.Err = err
+		return
+	}
+	for i := range want {
+		u, err := compareAny(want[i], got[i])
+		if err != nil {
+			res.Err = fmt.Errorf("output %d: %v", i, err)
+			return
+		}
+		res.MaxULP = max(res.MaxULP, u)
+	}
+}
+
+// compareAny compares two contiguous tensors of the same type: floats in ULP, others exactly.
+func compareAny(want, got tensor.Tensor) (int64, error) {
+	if want.DType != got.DType || want.Len() != got.Len() {
+		return 0, fmt.Errorf("dtype/shape %v%v vs %v%v", want.DType, want.Shape, got.DType, got.Shape)
+	}
+	if want.DType.IsFloat() {
+		return compare(whole(want), whole(got))
+	}
+	for i := range want.Len() {
+		if want.Float64At(i) != got.Float64At(i) {
+			return 0, fmt.Errorf("element %d: %v, want %v", i, got.Float64At(i), want.Float64At(i))
+		}
+	}
+	return 0, nil
 }

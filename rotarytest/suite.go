@@ -3,6 +3,7 @@ package rotarytest
 import (
 	"fmt"
 	"math"
+	"sort"
 	"testing"
 
 	"github.com/rotary-go/rotary"
@@ -79,7 +80,30 @@ func Sweep(backend string, opts Options) ([]Result, error) {
 	s.rotaryEmbedding()
 	s.mrope()
 	s.applyRotaryEmb()
+	for _, name := range sortedKeys(extraCases) {
+		extraCases[name](s)
+	}
 	return s.results, nil
+}
+
+// extraCases holds the sweeps of further ops, each file adding its own from init.
+var extraCases = map[string]func(*sweep){}
+
+// addCases registers an op's sweep under a unique name; it runs after the built-in ones.
+func addCases(name string, f func(*sweep)) {
+	if _, dup := extraCases[name]; dup {
+		panic("rotarytest: duplicate cases " + name)
+	}
+	extraCases[name] = f
+}
+
+func sortedKeys[V any](m map[string]V) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	return keys
 }
 
 type sweep struct {

@@ -1,25 +1,94 @@
 package main
 
 import (
+	"flag"
 	"io"
+	"sort"
+	"strings"
 
 	"github.com/rotary-go/rotary"
+	"github.com/rotary-go/rotary/ops"
 	"github.com/rotary-go/rotary/safetensors"
 	"github.com/rotary-go/rotary/tensor"
 )
 
-const applyUsage = "--config CONFIG.json --in IN.safetensors --out OUT.safetensors [--layer N] [--backend NAME] [--custom-ops SPEC]"
+const applyUsage = "--config CONFIG.json --in IN.safetensors --out OUT.safetensors [--op NAME] [--layer N] [--backend NAME] [--custom-ops SPEC]"
+
+// applyOp is one operator `rotary apply --op NAME` runs on the tensors of --in.
+type applyOp struct {
+	summary string
+	// needsModel: the op takes its RoPE from --config/--model; otherwise tensors carry it.
+	needsModel bool
+	// flags registers the op's own flags (every op's flags exist on every apply command line).
+	flags func(fs *flag.FlagSet)
+	// run computes the output tensors.
+	run func(env *applyEnv) ([]safetensors.Tensor, error)
+}
+
+// applyEnv is what an op gets: the input tensors and the parsed common options.
+type applyEnv struct {
+	inPath string
+	inputs map[string]tensor.Tensor
+	disp   *ops.Dispatcher
+	spec   rotary.Spec // the chosen layer's spec, when the op needs a model
+}
+
+// tensor returns input `name`, or a usage error naming it and the file.
+func (e *applyEnv) tensor(name string) (tensor.Tensor, error) {
+	t, ok := e.inputs[name]
+	if !ok {
+		return tensor.Tensor{}, usagef("%s: missing tensor %q", e.inPath, name)
+	}
+	return t, nil
+}
+
+var applyOps = map[string]*applyOp{}
+
+// registerApplyOp adds an operator to `rotary apply --op`; each op's file calls it from init.
+func registerApplyOp(name string, op *applyOp) {
+	if _, dup := applyOps[name]; dup {
+		panic("duplicate apply op " + name)
+	}
+	applyOps[name] = op
+}
+
+func applyOpNames() []string {
+	names := make([]string, 0, len(applyOps))
+	for n := range applyOps {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	return names
+}
+
+func init() {
+	registerApplyOp("rotary_embedding", &applyOp{
+		summary:    "positions, query [T,H,D] or [T,H·D], optional key → query, key rotated in place (mrope for MRoPE models)",
+		needsModel: true,
+		run:        runRotaryEmbedding,
+	})
+}
 
 func runApply(args []string, stdout, stderr io.Writer) error {
 	fs := newFlags("apply", applyUsage, stderr)
 	var m modelFlags
 	m.register(fs)
-	in := fs.String("in", "", "input `IN.safetensors` with positions, query and optional key")
-	out := fs.String("out", "", "output `OUT.safetensors` for the rotated query and key")
+	in := fs.String("in", "", "input `IN.safetensors` (tensors as the op names them)")
+	out := fs.String("out", "", "output `OUT.safetensors`")
+	opName := fs.String("op", "rotary_embedding", "operator `NAME`: "+strings.Join(applyOpNames(), ", "))
 	var df dispatchFlags
 	df.register(fs)
+	for _, name := range applyOpNames() {
+		if f := applyOps[name].flags; f != nil {
+			f(fs)
+		}
+	}
 	if err := parseFlags(fs, args); err != nil {
 		return err
+	}
+	op, ok := applyOps[*opName]
+	if !ok {
+		return usagef("--op %q: want one of %s", *opName, strings.Join(applyOpNames(), ", "))
 	}
 	if err := noArgs(fs.Args()); err != nil {
 		return err
@@ -34,27 +103,43 @@ func runApply(args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
-	_, spec, err := m.load()
+	env := &applyEnv{inPath: *in, disp: disp}
+	if op.needsModel {
+		if _, env.spec, err = m.load(); err != nil {
+			return err
+		}
+	} else if m.config != "" || m.preset != "" {
+		return usagef("--op %s takes its cos/sin from the input tensors, not from --config/--model", *opName)
+	}
+	if env.inputs, err = readInputs(*in); err != nil {
+		return err
+	}
+	results, err := op.run(env)
 	if err != nil {
 		return err
 	}
-	inputs, err := readInputs(*in)
+	if err := safetensors.WriteFile(*out, results, nil); err != nil {
+		return usagef("--out: %v", err)
+	}
+	return nil
+}
+
+// runRotaryEmbedding is the default op: the model's RoPE at the given positions.
+func runRotaryEmbedding(env *applyEnv) ([]safetensors.Tensor, error) {
+	spec, disp := env.spec, env.disp
+	positions, err := env.tensor("positions")
 	if err != nil {
-		return err
+		return nil, err
 	}
-	positions, ok := inputs["positions"]
-	if !ok {
-		return usagef("%s: missing tensor \"positions\"", *in)
+	query, err := env.tensor("query")
+	if err != nil {
+		return nil, err
 	}
-	query, ok := inputs["query"]
-	if !ok {
-		return usagef("%s: missing tensor \"query\"", *in)
-	}
-	key := inputs["key"] // optional: the zero Tensor means none
+	key := env.inputs["key"] // optional: the zero Tensor means none
 
 	emb, err := rotary.New(spec, rotary.WithCacheLen(cacheLenFor(spec, positions)), rotary.WithDispatcher(disp))
 	if err != nil {
-		return usageError{err}
+		return nil, usageError{err}
 	}
 	results := []safetensors.Tensor{}
 	if spec.DualChunk != nil {
@@ -63,21 +148,18 @@ func runApply(args []string, stdout, stderr io.Writer) error {
 			SuccCritical: tensor.Zeros(query.DType, query.Shape...), InterCritical: tensor.Zeros(query.DType, query.Shape...),
 		}
 		if err := emb.DualChunk(positions, query, key, extra); err != nil {
-			return usageError{err}
+			return nil, usageError{err}
 		}
 		results = append(results, toFile("query_succ", extra.Succ), toFile("query_inter", extra.Inter),
 			toFile("query_succ_critical", extra.SuccCritical), toFile("query_inter_critical", extra.InterCritical))
 	} else if err := emb.Forward(positions, query, key); err != nil {
-		return usageError{err}
+		return nil, usageError{err}
 	}
 	results = append(results, toFile("query", query))
 	if !key.IsZero() {
 		results = append(results, toFile("key", key))
 	}
-	if err := safetensors.WriteFile(*out, results, nil); err != nil {
-		return usagef("--out: %v", err)
-	}
-	return nil
+	return results, nil
 }
 
 // cacheLenFor sizes the cache to the positions of this one call: building rows nobody reads

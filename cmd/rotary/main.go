@@ -105,25 +105,29 @@ func printUsage(w io.Writer) {
 	fmt.Fprintln(w, "Run 'rotary <command> -h' for a command's flags.")
 }
 
-// newFlags makes a flag set that reports errors instead of exiting and prints its usage to stderr.
+// newFlags makes a flag set that reports errors instead of exiting or printing: a bad flag is
+// one line on stderr, from run. -h prints the usage.
 func newFlags(name, usage string, stderr io.Writer) *flag.FlagSet {
 	fs := flag.NewFlagSet(name, flag.ContinueOnError)
-	fs.SetOutput(stderr)
-	fs.Usage = func() {
+	fs.SetOutput(io.Discard)
+	fs.Usage = func() {}
+	helpers[fs] = func() {
 		fmt.Fprintf(stderr, "usage: rotary %s %s\n", name, usage)
+		fs.SetOutput(stderr)
 		fs.PrintDefaults()
+		fs.SetOutput(io.Discard)
 	}
 	return fs
 }
 
-// parseFlags parses args, turning flag errors into usage errors. The flag package has already
-// printed the usage for -h.
+// helpers holds each flag set's -h printer (a command line builds one flag set).
+var helpers = map[*flag.FlagSet]func(){}
+
+// parseFlags parses args, turning flag errors into usage errors and -h into the usage text.
 func parseFlags(fs *flag.FlagSet, args []string) error {
-	fs.SetOutput(io.Discard)
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
-			fs.SetOutput(os.Stderr)
-			fs.Usage()
+			helpers[fs]()
 			return err
 		}
 		return usagef("%v", err)

@@ -1,0 +1,97 @@
+package main
+
+import (
+	"flag"
+
+	"github.com/rotary-go/rotary"
+	"github.com/rotary-go/rotary/ops"
+	"github.com/rotary-go/rotary/safetensors"
+	"github.com/rotary-go/rotary/tensor"
+)
+
+// Flags of the apply_rotary_emb ops (torch_npu npu_rotary_mul).
+var (
+	rotaryLayout string
+	rotaryMode   string
+)
+
+func init() {
+	flags := func(fs *flag.FlagSet) {
+		fs.StringVar(&rotaryLayout, "layout", "", "apply_rotary_emb layout of x: BSND, BNSD, SBND, THD (default: any rank)")
+		fs.StringVar(&rotaryMode, "rotary-mode", "half", "apply_rotary_emb pairs: half (NeoX) or interleave (GPT-J)")
+	}
+	registerApplyOp("apply_rotary_emb", &applyOp{
+		summary: "x, cos, sin (cos/sin full rotary width, broadcastable) → out = x·cos + rotate(x)·sin",
+		flags:   flags,
+		run:     runApplyRotaryEmb,
+	})
+	registerApplyOp("apply_rotary_emb_backward", &applyOp{
+		summary: "dy, x, cos, sin → dx, dcos, dsin (apply_rotary_emb's gradients)",
+		run:     runApplyRotaryEmbBackward,
+	})
+}
+
+func rotaryOptions() (ops.Layout, rotary.Style, error) {
+	var layout ops.Layout
+	if rotaryLayout != "" {
+		l, err := ops.ParseLayout(rotaryLayout)
+		if err != nil {
+			return "", 0, usagef("--layout: %v", err)
+		}
+		layout = l
+	}
+	switch rotaryMode {
+	case "half":
+		return layout, rotary.NeoX, nil
+	case "interleave":
+		return layout, rotary.GPTJ, nil
+	}
+	return "", 0, usagef("--rotary-mode %q: want half or interleave", rotaryMode)
+}
+
+// inputsNamed fetches the named input tensors in order.
+func (e *applyEnv) inputsNamed(names ...string) ([]tensor.Tensor, error) {
+	out := make([]tensor.Tensor, len(names))
+	for i, n := range names {
+		t, err := e.tensor(n)
+		if err != nil {
+			return nil, err
+		}
+		out[i] = t
+	}
+	return out, nil
+}
+
+func runApplyRotaryEmb(env *applyEnv) ([]safetensors.Tensor, error) {
+	layout, style, err := rotaryOptions()
+	if err != nil {
+		return nil, err
+	}
+	in, err := env.inputsNamed("x", "cos", "sin")
+	if err != nil {
+		return nil, err
+	}
+	out := tensor.Zeros(in[0].DType, in[0].Shape...)
+	if err := rotary.ApplyRotaryEmb(env.disp, layout, in[0], in[1], in[2], out, style); err != nil {
+		return nil, usageError{err}
+	}
+	return []safetensors.Tensor{toFile("out", out)}, nil
+}
+
+func runApplyRotaryEmbBackward(env *applyEnv) ([]safetensors.Tensor, error) {
+	layout, style, err := rotaryOptions()
+	if err != nil {
+		return nil, err
+	}
+	in, err := env.inputsNamed("dy", "x", "cos", "sin")
+	if err != nil {
+		return nil, err
+	}
+	dx := tensor.Zeros(in[1].DType, in[1].Shape...)
+	dcos := tensor.Zeros(in[2].DType, in[2].Shape...)
+	dsin := tensor.Zeros(in[3].DType, in[3].Shape...)
+	if err := rotary.ApplyRotaryEmbBackward(env.disp, layout, in[0], in[1], in[2], in[3], dx, dcos, dsin, style); err != nil {
+		return nil, usageError{err}
+	}
+	return []safetensors.Tensor{toFile("dx", dx), toFile("dcos", dcos), toFile("dsin", dsin)}, nil
+}
