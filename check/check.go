@@ -2,7 +2,6 @@ package check
 
 import (
 	"encoding/json"
-	"errors"
 	"fmt"
 	"math"
 	"strings"
@@ -255,7 +254,9 @@ func (c *checker) parseError(err error) {
 	switch {
 	case strings.Contains(msg, "model_type"):
 		c.add(Error, "model-type", msg, "the pair layout (NeoX or GPT-J) and the keys to read depend on the family; guessing rotates the wrong elements", "set model_type to a known family: "+strings.Join(hf.KnownModelTypes(), ", "))
-	case errors.Is(err, rotary.ErrSpec) && (c.covered["rotary-dim"] || c.covered["longrope-factors"] || c.covered["mrope-sections"]):
+	case c.covered["rotary-dim"] && strings.Contains(msg, "rotary"),
+		c.covered["longrope-factors"] && strings.Contains(msg, "factor"),
+		c.covered["mrope-sections"] && strings.Contains(msg, "mrope"):
 		// already reported with its reason
 	default:
 		c.add(Error, "config", msg, "the config does not describe a valid RoPE", "fix the named key")

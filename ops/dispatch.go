@@ -56,7 +56,11 @@ func NewDispatcher(customOps, backend string) (*Dispatcher, error) {
 			if _, ok := lookup(name); !ok {
 				return nil, fmt.Errorf("custom ops %q: unknown op %q (known: %s)", customOps, name, strings.Join(Names(), ", "))
 			}
-			d.named[name] = tok[0] == '+'
+			on := tok[0] == '+'
+			if prev, seen := d.named[name]; seen && prev != on {
+				return nil, fmt.Errorf("custom ops %q: %s is both enabled and disabled", customOps, name)
+			}
+			d.named[name] = on
 		default:
 			return nil, fmt.Errorf("custom ops %q: %q: want all, none, +name or -name", customOps, tok)
 		}

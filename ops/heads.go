@@ -24,6 +24,9 @@ func (h *Heads) Present() bool { return h.DType != tensor.Invalid }
 // NewHeads checks t as a [T, H, D] or [T, H·D] query or key with head size d and returns its
 // normalized view. Elements within a head must be contiguous; tokens and heads may be strided.
 func NewHeads(name string, t tensor.Tensor, d int) (Heads, error) {
+	if d <= 0 {
+		return Heads{}, fmt.Errorf("%s: head size %d: want > 0", name, d)
+	}
 	if err := t.Check(name); err != nil {
 		return Heads{}, err
 	}

@@ -36,7 +36,12 @@ func NewPositions(t tensor.Tensor, tokens int, allowRows []int, limit int64) (Po
 	if t.DType != tensor.I32 && t.DType != tensor.I64 {
 		return Positions{}, fmt.Errorf("positions: dtype %v: want I32 or I64", t.DType)
 	}
-	p := Positions{I32: t.I32, I64: t.I64, Off: t.Offset}
+	p := Positions{Off: t.Offset}
+	if t.DType == tensor.I32 {
+		p.I32 = t.I32
+	} else {
+		p.I64 = t.I64
+	}
 	switch t.Rank() {
 	case 1:
 		p.Rows, p.Tokens, p.Stride = 1, t.Shape[0], t.Stride(0)

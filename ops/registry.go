@@ -116,6 +116,9 @@ func (o *Op[A]) setOOT(backend string, fn any) error {
 		var want func(A)
 		return fmt.Errorf("override of op %s: function is %T, want %T", o.name, fn, want)
 	}
+	if f == nil {
+		return fmt.Errorf("override of op %s: nil function", o.name)
+	}
 	if backend == "" {
 		return fmt.Errorf("override of op %s: empty backend name", o.name)
 	}

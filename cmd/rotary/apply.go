@@ -72,15 +72,15 @@ func init() {
 func runApply(args []string, stdout, stderr io.Writer) error {
 	fs := newFlags("apply", applyUsage, stderr)
 	var m modelFlags
-	m.register(fs)
+	m.register(fs.FlagSet)
 	in := fs.String("in", "", "input `IN.safetensors` (tensors as the op names them)")
 	out := fs.String("out", "", "output `OUT.safetensors`")
 	opName := fs.String("op", "rotary_embedding", "operator `NAME`: "+strings.Join(applyOpNames(), ", "))
 	var df dispatchFlags
-	df.register(fs)
+	df.register(fs.FlagSet)
 	for _, name := range applyOpNames() {
 		if f := applyOps[name].flags; f != nil {
-			f(fs)
+			f(fs.FlagSet)
 		}
 	}
 	if err := parseFlags(fs, args); err != nil {

@@ -12,7 +12,7 @@ const cacheUsage = "--config CONFIG.json --out OUT.safetensors [--positions N] [
 func runCache(args []string, stdout, stderr io.Writer) error {
 	fs := newFlags("cache", cacheUsage, stderr)
 	var m modelFlags
-	m.register(fs)
+	m.register(fs.FlagSet)
 	out := fs.String("out", "", "output `OUT.safetensors`")
 	n := fs.Int("positions", -1, "number of positions `N` (default: the model's cache length)")
 	if err := parseFlags(fs, args); err != nil {

@@ -40,7 +40,7 @@ type inspectReport struct {
 func runInspect(args []string, stdout, stderr io.Writer) error {
 	fs := newFlags("inspect", inspectUsage, stderr)
 	var m modelFlags
-	m.register(fs)
+	m.register(fs.FlagSet)
 	asJSON := fs.Bool("json", false, "print JSON")
 	// The config may come before or after the flags.
 	var positional []string

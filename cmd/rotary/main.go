@@ -105,29 +105,31 @@ func printUsage(w io.Writer) {
 	fmt.Fprintln(w, "Run 'rotary <command> -h' for a command's flags.")
 }
 
+// flagSet is a command's flag set plus its -h text.
+type flagSet struct {
+	*flag.FlagSet
+	help func()
+}
+
 // newFlags makes a flag set that reports errors instead of exiting or printing: a bad flag is
 // one line on stderr, from run. -h prints the usage.
-func newFlags(name, usage string, stderr io.Writer) *flag.FlagSet {
+func newFlags(name, usage string, stderr io.Writer) *flagSet {
 	fs := flag.NewFlagSet(name, flag.ContinueOnError)
 	fs.SetOutput(io.Discard)
 	fs.Usage = func() {}
-	helpers[fs] = func() {
+	return &flagSet{FlagSet: fs, help: func() {
 		fmt.Fprintf(stderr, "usage: rotary %s %s\n", name, usage)
 		fs.SetOutput(stderr)
 		fs.PrintDefaults()
 		fs.SetOutput(io.Discard)
-	}
-	return fs
+	}}
 }
 
-// helpers holds each flag set's -h printer (a command line builds one flag set).
-var helpers = map[*flag.FlagSet]func(){}
-
 // parseFlags parses args, turning flag errors into usage errors and -h into the usage text.
-func parseFlags(fs *flag.FlagSet, args []string) error {
+func parseFlags(fs *flagSet, args []string) error {
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
-			helpers[fs]()
+			fs.help()
 			return err
 		}
 		return usagef("%v", err)

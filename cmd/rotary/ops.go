@@ -31,7 +31,7 @@ func (f *dispatchFlags) dispatcher() (*ops.Dispatcher, error) {
 func runOps(args []string, stdout, stderr io.Writer) error {
 	fs := newFlags("ops", "[--custom-ops SPEC] [--backend NAME] [--json]", stderr)
 	var df dispatchFlags
-	df.register(fs)
+	df.register(fs.FlagSet)
 	asJSON := fs.Bool("json", false, "print JSON, one object per op")
 	if err := parseFlags(fs, args); err != nil {
 		return err
