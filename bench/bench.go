@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"slices"
 	"sort"
-	"sync"
 	"time"
 
 	"github.com/rotary-go/rotary"
@@ -240,7 +239,14 @@ func measure(c Config, t task) (Result, error) {
 	}
 	src := make([]byte, bytes/2)
 	dst := make([]byte, bytes/2)
-	cp := func() error { parallelCopy(dst, src, threads); return nil }
+	cp := func() error {
+		if threads > 1 {
+			cpu.Copy(dst, src) // same pool, same threads as the op
+		} else {
+			copy(dst, src)
+		}
+		return nil
+	}
 	// Interleave op and copy rounds so both see the same machine state; keep the best of each.
 	best := func(f func() error, n int) time.Duration {
 		start := time.Now()
@@ -331,20 +337,4 @@ func positions(spec rotary.Spec, T int) tensor.Tensor {
 		}
 	}
 	return tensor.FromI64(p, rows, T)
-}
-
-// parallelCopy copies src to dst on the given number of threads.
-func parallelCopy(dst, src []byte, threads int) {
-	if threads <= 1 {
-		copy(dst, src)
-		return
-	}
-	var wg sync.WaitGroup
-	per := (len(src) + threads - 1) / threads
-	for c := 1; c < threads; c++ {
-		lo, hi := min(c*per, len(src)), min((c+1)*per, len(src))
-		wg.Go(func() { copy(dst[lo:hi], src[lo:hi]) })
-	}
-	copy(dst[:per], src[:per])
-	wg.Wait()
 }

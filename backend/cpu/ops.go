@@ -63,27 +63,24 @@ func mrope(a *ops.MRoPEArgs, lo, hi int) {
 	k := active
 	half := a.Cache.Half
 	var stack [2 * 256]float32
-	buf := stack[:]
-	if 2*half > len(buf) {
-		buf = make([]float32, 2*half)
+	var axisStack [256]uint8
+	buf, axis := stack[:], axisStack[:]
+	if half > len(axis) {
+		buf, axis = make([]float32, 2*half), make([]uint8, half)
 	}
-	cos, sin := buf[:half], buf[half:2*half]
+	cos, sin, axis := buf[:half], buf[half:2*half], axis[:half]
+	for i := range axis {
+		axis[i] = uint8(ops.MRoPEAxis(i, a.Sections, a.Interleaved))
+	}
+	var rows [4][]float32 // the cache row of each axis's position
 	for t := lo; t < hi; t++ {
-		i := 0
-		for axis, s := range a.Sections {
-			if a.Interleaved {
-				break
-			}
-			c, sn := a.Cache.Row(a.Positions.At(axis, t))
-			copy(cos[i:i+s], c[i:i+s])
-			copy(sin[i:i+s], sn[i:i+s])
-			i += s
+		for r := range a.Positions.Rows {
+			p := a.Positions.At(r, t)
+			rows[r] = a.Cache.Data[int(p)*2*half : (int(p)+1)*2*half]
 		}
-		if a.Interleaved {
-			for i := range half {
-				c, sn := a.Cache.Row(a.Positions.At(ops.MRoPEAxis(i, a.Sections, true), t))
-				cos[i], sin[i] = c[i], sn[i]
-			}
+		for i, ax := range axis {
+			row := rows[ax]
+			cos[i], sin[i] = row[i], row[half+i]
 		}
 		rotateQK(k, &a.Rope, t, cos, sin)
 	}

@@ -3,6 +3,8 @@ package cpu
 import (
 	"runtime"
 	"sync"
+	"sync/atomic"
+	"time"
 
 	"github.com/rotary-go/rotary/ops"
 )
@@ -17,6 +19,7 @@ const (
 	jobRotaryEmbedding jobKind = iota
 	jobGathered
 	jobMRoPE
+	jobCopy
 )
 
 type job struct {
@@ -24,7 +27,12 @@ type job struct {
 	re   ops.RotaryEmbeddingArgs
 	g    ops.GatheredArgs
 	mr   ops.MRoPEArgs
+	// copy: bytes [lo·copyBlock, hi·copyBlock) of src to dst
+	dst, src []byte
 }
+
+// copyBlock is the unit Copy splits its bytes into.
+const copyBlock = 4096
 
 func (j *job) run(lo, hi int) {
 	switch j.kind {
@@ -34,20 +42,42 @@ func (j *job) run(lo, hi int) {
 		gathered(&j.g, lo, hi)
 	case jobMRoPE:
 		mrope(&j.mr, lo, hi)
+	case jobCopy:
+		end := min(hi*copyBlock, len(j.src))
+		copy(j.dst[lo*copyBlock:end], j.src[lo*copyBlock:end])
 	}
 }
 
 // parallelMinBytes is the call size below which threads cost more than they give: about what a
-// core moves in the time it takes to wake another.
+// core moves in the time it takes to hand a chunk to another.
 const parallelMinBytes = 256 << 10
+
+// spinFor is how long an idle worker keeps polling for the next chunk before it parks. Waking a
+// parked goroutine costs microseconds, as much as a whole 16-token call; consecutive calls (the
+// layers of a forward pass, a benchmark loop) find the worker still polling. Polling yields the
+// processor (runtime.Gosched) on every round, so other goroutines are not starved.
+const spinFor = 50 * time.Microsecond
+
+// Worker states.
+const (
+	parked   int32 = iota // blocked on wake
+	spinning              // polling state
+	assigned              // lo, hi hold a chunk
+)
+
+type worker struct {
+	state  atomic.Int32
+	lo, hi int
+	wake   chan struct{}
+}
 
 type workerPool struct {
 	once    sync.Once
 	mu      sync.Mutex // one parallel call at a time; a concurrent caller runs inline
 	threads int
 	job     job
-	work    chan [2]int
-	wg      sync.WaitGroup
+	workers []*worker
+	pending atomic.Int32
 }
 
 var pool workerPool
@@ -61,17 +91,36 @@ func Threads() int {
 func (p *workerPool) start() {
 	p.once.Do(func() {
 		p.threads = runtime.GOMAXPROCS(0)
-		p.work = make(chan [2]int, p.threads)
 		for range p.threads - 1 {
-			go p.worker()
+			w := &worker{wake: make(chan struct{}, 1)}
+			p.workers = append(p.workers, w)
+			go p.loop(w)
 		}
 	})
 }
 
-func (p *workerPool) worker() {
-	for r := range p.work {
-		p.job.run(r[0], r[1])
-		p.wg.Done()
+func (p *workerPool) loop(w *worker) {
+	for {
+		w.state.Store(spinning)
+		start := time.Now()
+		for i := 0; w.state.Load() != assigned; i++ {
+			if i%64 == 63 && time.Since(start) > spinFor && w.state.CompareAndSwap(spinning, parked) {
+				<-w.wake
+				break
+			}
+			runtime.Gosched()
+		}
+		p.job.run(w.lo, w.hi)
+		p.pending.Add(-1)
+	}
+}
+
+// assign hands a chunk to a worker, waking it only if it has parked.
+func (w *worker) assign(lo, hi int) {
+	w.lo, w.hi = lo, hi
+	if !w.state.CompareAndSwap(spinning, assigned) {
+		w.state.Store(assigned)
+		w.wake <- struct{}{}
 	}
 }
 
@@ -100,11 +149,25 @@ func parallel(j *job, tokens int) {
 	pool.job = *j
 	chunks := min(pool.threads, tokens)
 	per := (tokens + chunks - 1) / chunks
-	pool.wg.Add(chunks - 1)
+	pool.pending.Store(int32(chunks - 1))
 	for c := 1; c < chunks; c++ {
-		pool.work <- [2]int{c * per, min((c+1)*per, tokens)}
+		pool.workers[c-1].assign(c*per, min((c+1)*per, tokens))
 	}
 	pool.job.run(0, per)
-	pool.wg.Wait()
+	for pool.pending.Load() != 0 {
+		runtime.Gosched() // the workers are running: their chunks take as long as ours
+	}
 	pool.job = job{} // drop the caller's buffers
+}
+
+// Copy copies src to dst (same length) on the threads a rotation moving the same bytes would
+// use, through the same pool: the baseline `rotary bench` divides by.
+func Copy(dst, src []byte) {
+	n := min(len(dst), len(src))
+	blocks := (n + copyBlock - 1) / copyBlock
+	if ThreadsFor(2*n) < 2 || blocks < 2 {
+		copy(dst[:n], src[:n])
+		return
+	}
+	parallel(&job{kind: jobCopy, dst: dst[:n], src: src[:n]}, blocks)
 }

@@ -820,72 +820,63 @@ wide:
 	ADDQ      $0x00000010, R11
 	CMPQ      R11, R8
 	JA        narrow
-	VMOVUPS   (BX)(R10*4), Z7
-	VMOVUPS   (SI)(R10*4), Z8
-	VPMOVZXWD (AX)(R10*2), Z9
-	VPSLLD    $0x10, Z9, Z9
+	VMOVUPS   (BX)(R10*4), Z6
+	VMOVUPS   (SI)(R10*4), Z7
+	VPMOVZXWD (AX)(R10*2), Z10
+	VPSLLD    $0x10, Z10, Z10
 	VPMOVZXWD (R9)(R10*2), Z11
 	VPSLLD    $0x10, Z11, Z11
-	VMULPS    Z7, Z9, Z6
-	VMULPS    Z8, Z11, Z10
-	VMULPS    Z7, Z11, Z7
-	VMULPS    Z8, Z9, Z8
-	VSUBPS    Z10, Z6, Z6
-	VADDPS    Z8, Z7, Z7
-	VMOVAPS   Z6, Z31
+	VMULPS    Z6, Z10, Z8
+	VMULPS    Z7, Z11, Z9
+	VMULPS    Z6, Z11, Z6
+	VMULPS    Z7, Z10, Z7
+	VSUBPS    Z9, Z8, Z31
+	VADDPS    Z7, Z6, Z29
+	VPTESTNMD Z5, Z31, K1
+	VPTESTNMD Z5, Z29, K2
+	KORTESTW  K1, K2
+	JNZ       bf16slow1
 	BYTE      $0x62
 	BYTE      $0x02
 	BYTE      $0x7e
 	BYTE      $0x48
 	BYTE      $0x72
 	BYTE      $0xf7
-	VPTESTNMD Z5, Z6, K1
-	KORTESTW  K1, K1
-	JNZ       bf16slow1
+	BYTE      $0x62
+	BYTE      $0x02
+	BYTE      $0x7e
+	BYTE      $0x48
+	BYTE      $0x72
+	BYTE      $0xe5
 	VMOVDQU32 Y30, (AX)(R10*2)
+	VMOVDQU32 Y28, (R9)(R10*2)
 	JMP       bf16done2
 
 bf16slow1:
-	VPSRLD    $0x10, Z6, Z8
-	VPSRLD    $0x10, Z6, Z9
-	VPANDD    Z0, Z8, Z8
-	VPADDD    Z6, Z8, Z8
-	VPADDD    Z1, Z8, Z8
-	VPSRLD    $0x10, Z8, Z8
-	VPORD     Z4, Z9, Z9
-	VPANDD    Z2, Z6, Z6
-	VPCMPGTD  Z3, Z6, K1
-	VPBLENDMD Z9, Z8, K1, Z8
-	VPMOVDW   Z8, (AX)(R10*2)
-
-bf16done2:
-	VMOVAPS   Z7, Z31
-	BYTE      $0x62
-	BYTE      $0x02
-	BYTE      $0x7e
-	BYTE      $0x48
-	BYTE      $0x72
-	BYTE      $0xf7
-	VPTESTNMD Z5, Z7, K1
-	KORTESTW  K1, K1
-	JNZ       bf16slow3
-	VMOVDQU32 Y30, (R9)(R10*2)
-	JMP       bf16done4
-
-bf16slow3:
-	VPSRLD    $0x10, Z7, Z6
-	VPSRLD    $0x10, Z7, Z8
+	VPSRLD    $0x10, Z31, Z6
+	VPSRLD    $0x10, Z31, Z7
 	VPANDD    Z0, Z6, Z6
-	VPADDD    Z7, Z6, Z6
+	VPADDD    Z31, Z6, Z6
 	VPADDD    Z1, Z6, Z6
 	VPSRLD    $0x10, Z6, Z6
-	VPORD     Z4, Z8, Z8
-	VPANDD    Z2, Z7, Z7
-	VPCMPGTD  Z3, Z7, K1
-	VPBLENDMD Z8, Z6, K1, Z6
+	VPORD     Z4, Z7, Z7
+	VPANDD    Z2, Z31, Z8
+	VPCMPGTD  Z3, Z8, K1
+	VPBLENDMD Z7, Z6, K1, Z6
+	VPMOVDW   Z6, (AX)(R10*2)
+	VPSRLD    $0x10, Z29, Z6
+	VPSRLD    $0x10, Z29, Z7
+	VPANDD    Z0, Z6, Z6
+	VPADDD    Z29, Z6, Z6
+	VPADDD    Z1, Z6, Z6
+	VPSRLD    $0x10, Z6, Z6
+	VPORD     Z4, Z7, Z7
+	VPANDD    Z2, Z29, Z8
+	VPCMPGTD  Z3, Z8, K1
+	VPBLENDMD Z7, Z6, K1, Z6
 	VPMOVDW   Z6, (R9)(R10*2)
 
-bf16done4:
+bf16done2:
 	ADDQ $0x00000010, R10
 	JMP  wide
 
@@ -992,11 +983,11 @@ pairs:
 	BYTE      $0xf7
 	VPTESTNMD Z5, Z8, K1
 	KORTESTW  K1, K1
-	JNZ       bf16slow5
+	JNZ       bf16slow3
 	VMOVDQU32 Y30, (AX)(R9*2)
-	JMP       bf16done6
+	JMP       bf16done4
 
-bf16slow5:
+bf16slow3:
 	VPSRLD    $0x10, Z8, Z11
 	VPSRLD    $0x10, Z8, Z12
 	VPANDD    Z0, Z11, Z11
@@ -1009,7 +1000,7 @@ bf16slow5:
 	VPBLENDMD Z12, Z11, K1, Z11
 	VPMOVDW   Z11, (AX)(R9*2)
 
-bf16done6:
+bf16done4:
 	ADDQ $0x00000008, R8
 	CMPQ R8, DI
 	JB   pairs

@@ -161,16 +161,8 @@ func store(d dtype, lanes int, c consts, v VecVirtual, m Mem) {
 			// VCVTNEPS2BF16 rounds to nearest even and quiets NaNs exactly as the reference,
 			// but flushes subnormal inputs to zero: a vector with any zero-exponent lane takes
 			// the integer path below instead.
-			// Neither avo v0.5.0 nor the Go assembler knows VCVTNEPS2BF16: it is encoded by hand,
-			// on fixed registers, as VCVTNEPS2BF16 Z31, Y30 (EVEX.512.F3.0F38.W0 72 /r).
 			VMOVAPS(v, Z31)
-			for i, b := range []byte{0x62, 0x02, 0x7e, 0x48, 0x72, 0xf7} {
-				in := &ir.Instruction{Opcode: "BYTE", Operands: []Op{U8(b)}}
-				if i == 0 {
-					in.Inputs, in.Outputs = []Op{Z31}, []Op{Y30}
-				}
-				Instruction(in)
-			}
+			cvtBF16(false)
 			r := Y30
 			k := K()
 			VPTESTNMD(fit(c.expMask, lanes), v, k)
@@ -190,7 +182,7 @@ func store(d dtype, lanes int, c consts, v VecVirtual, m Mem) {
 
 // storeBF16Int rounds with integer arithmetic:
 // r = (v + 0x7fff + ((v >> 16) & 1)) >> 16; NaN → (v >> 16) | 0x40.
-func storeBF16Int(lanes int, c consts, v VecVirtual, m Mem) {
+func storeBF16Int(lanes int, c consts, v Register, m Mem) {
 	{
 		t, nan := vec(lanes), vec(lanes)
 		VPSRLD(U8(16), v, t)
@@ -236,10 +228,56 @@ func neoxBlock(d dtype, lanes int, c consts, x, x2, cs, sn, i Register) {
 	VMULPS(sv, b, bs)
 	VMULPS(cv, b, bc)
 	VMULPS(sv, a, as)
+	m1, m2 := Mem{Base: x, Index: i, Scale: uint8(d.esize)}, Mem{Base: x2, Index: i, Scale: uint8(d.esize)}
+	if d == bf16 && fastBF16 && lanes == 16 {
+		// Both outputs land in the fixed registers the hand-encoded conversions read, and one
+		// test covers both for the subnormal fallback.
+		VSUBPS(bs, ac, Z31)
+		VADDPS(as, bc, Z29)
+		storeBF16Pair(c, m1, m2)
+		return
+	}
 	VSUBPS(bs, ac, ac) // o1 = a·c − b·s
 	VADDPS(as, bc, bc) // o2 = b·c + a·s
-	store(d, lanes, c, ac, Mem{Base: x, Index: i, Scale: uint8(d.esize)})
-	store(d, lanes, c, bc, Mem{Base: x2, Index: i, Scale: uint8(d.esize)})
+	store(d, lanes, c, ac, m1)
+	store(d, lanes, c, bc, m2)
+}
+
+// cvtBF16 emits VCVTNEPS2BF16 from Z31 to Y30 and from Z29 to Y28 (EVEX.512.F3.0F38.W0 72 /r),
+// encoded by hand: neither avo v0.5.0 nor the Go assembler knows the instruction.
+func cvtBF16(pair bool) {
+	emit := func(modrm byte, in, out Op) {
+		for i, b := range []byte{0x62, 0x02, 0x7e, 0x48, 0x72, modrm} {
+			ins := &ir.Instruction{Opcode: "BYTE", Operands: []Op{U8(b)}}
+			if i == 0 {
+				ins.Inputs, ins.Outputs = []Op{in}, []Op{out}
+			}
+			Instruction(ins)
+		}
+	}
+	emit(0xf7, Z31, Y30)
+	if pair {
+		emit(0xe5, Z29, Y28)
+	}
+}
+
+// storeBF16Pair stores Z31 at m1 and Z29 at m2 as bf16: VCVTNEPS2BF16 unless a lane of either
+// has a zero exponent (zero or subnormal, which the instruction flushes), then the integer path.
+func storeBF16Pair(c consts, m1, m2 Mem) {
+	k1, k2 := K(), K()
+	VPTESTNMD(c.expMask, Z31, k1)
+	VPTESTNMD(c.expMask, Z29, k2)
+	KORTESTW(k1, k2)
+	slow, done := newLabel("bf16slow"), newLabel("bf16done")
+	JNZ(LabelRef(slow))
+	cvtBF16(true)
+	VMOVDQU32(Y30, m1)
+	VMOVDQU32(Y28, m2)
+	JMP(LabelRef(done))
+	Label(slow)
+	storeBF16Int(16, c, Z31, m1)
+	storeBF16Int(16, c, Z29, m2)
+	Label(done)
 }
 
 // gptjBlock rotates lanes/2 pairs starting at pair index i (elements 2i ...).
