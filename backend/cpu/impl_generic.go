@@ -8,6 +8,6 @@ import "github.com/rotary-go/rotary/tensor"
 func available() []*kernels { return []*kernels{generic} }
 
 // callKernel is never reached without assembly: generic kernels have isaGeneric.
-func callKernel(isa, tensor.DType, bool, *byte, int, int, *float32, *float32, int, int) {
+func callKernel(isa, tensor.DType, bool, bool, *byte, int, int, *float32, *float32, int, int) {
 	panic("cpu: no assembly kernels in this build")
 }

@@ -20,6 +20,7 @@ const (
 	jobGathered
 	jobMRoPE
 	jobCopy
+	jobApply
 )
 
 type job struct {
@@ -27,6 +28,7 @@ type job struct {
 	re   ops.RotaryEmbeddingArgs
 	g    ops.GatheredArgs
 	mr   ops.MRoPEArgs
+	ap   ops.ApplyRotaryEmbArgs
 	// copy: bytes [lo·copyBlock, hi·copyBlock) of src to dst
 	dst, src []byte
 }
@@ -42,6 +44,8 @@ func (j *job) run(lo, hi int) {
 		gathered(&j.g, lo, hi)
 	case jobMRoPE:
 		mrope(&j.mr, lo, hi)
+	case jobApply:
+		applyRows(&j.ap, lo, hi)
 	case jobCopy:
 		end := min(hi*copyBlock, len(j.src))
 		copy(j.dst[lo*copyBlock:end], j.src[lo*copyBlock:end])

@@ -41,7 +41,7 @@ func rotateHeads(k *kernels, h *ops.Heads, t int, cos, sin []float32, gptj bool)
 		} else {
 			p = (*byte)(unsafe.Pointer(&h.Bits[base]))
 		}
-		callKernel(k.isa, h.DType, gptj, p, h.NumHeads, h.HeadStride*h.DType.Size(), &cos[0], &sin[0], half, n)
+		callKernel(k.isa, h.DType, gptj, false, p, h.NumHeads, h.HeadStride*h.DType.Size(), &cos[0], &sin[0], half, n)
 	}
 	if n == half {
 		return

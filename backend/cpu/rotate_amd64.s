@@ -1011,3 +1011,979 @@ bf16done4:
 done:
 	VZEROUPPER
 	RET
+
+// func rotateFullNeoXF32AVX512(x *byte, heads int, stride int, cos *float32, sin *float32, half int, n int)
+// Requires: AVX, AVX512F
+TEXT ·rotateFullNeoXF32AVX512(SB), NOSPLIT, $0-56
+	MOVQ  x+0(FP), AX
+	MOVQ  heads+8(FP), CX
+	MOVQ  stride+16(FP), DX
+	MOVQ  cos+24(FP), BX
+	MOVQ  sin+32(FP), SI
+	MOVQ  half+40(FP), DI
+	MOVQ  n+48(FP), R8
+	TESTQ R8, R8
+	JZ    done
+	TESTQ CX, CX
+	JZ    done
+	LEAQ  (BX)(DI*4), R9
+	LEAQ  (SI)(DI*4), R10
+
+head:
+	XORQ R12, R12
+	MOVQ DI, R11
+	SHLQ $0x02, R11
+	ADDQ AX, R11
+
+wide:
+	MOVQ    R12, R13
+	ADDQ    $0x00000010, R13
+	CMPQ    R13, R8
+	JA      narrow
+	VMOVUPS (BX)(R12*4), Z0
+	VMOVUPS (SI)(R12*4), Z1
+	VMOVUPS (R9)(R12*4), Z2
+	VMOVUPS (R10)(R12*4), Z3
+	VMOVUPS (AX)(R12*4), Z4
+	VMOVUPS (R11)(R12*4), Z5
+	VMULPS  Z0, Z4, Z0
+	VMULPS  Z1, Z5, Z1
+	VMULPS  Z2, Z5, Z2
+	VMULPS  Z3, Z4, Z3
+	VSUBPS  Z1, Z0, Z0
+	VADDPS  Z3, Z2, Z2
+	VMOVUPS Z0, (AX)(R12*4)
+	VMOVUPS Z2, (R11)(R12*4)
+	ADDQ    $0x00000010, R12
+	JMP     wide
+
+narrow:
+	CMPQ    R12, R8
+	JAE     next
+	VMOVUPS (BX)(R12*4), Y0
+	VMOVUPS (SI)(R12*4), Y1
+	VMOVUPS (R9)(R12*4), Y2
+	VMOVUPS (R10)(R12*4), Y3
+	VMOVUPS (AX)(R12*4), Y4
+	VMOVUPS (R11)(R12*4), Y5
+	VMULPS  Y0, Y4, Y0
+	VMULPS  Y1, Y5, Y1
+	VMULPS  Y2, Y5, Y2
+	VMULPS  Y3, Y4, Y3
+	VSUBPS  Y1, Y0, Y0
+	VADDPS  Y3, Y2, Y2
+	VMOVUPS Y0, (AX)(R12*4)
+	VMOVUPS Y2, (R11)(R12*4)
+	ADDQ    $0x00000008, R12
+	CMPQ    R12, R8
+	JB      narrow
+
+next:
+	ADDQ DX, AX
+	DECQ CX
+	JNZ  head
+
+done:
+	VZEROUPPER
+	RET
+
+// func rotateFullGPTJF32AVX512(x *byte, heads int, stride int, cos *float32, sin *float32, half int, n int)
+// Requires: AVX, AVX512DQ, AVX512F
+TEXT ·rotateFullGPTJF32AVX512(SB), NOSPLIT, $0-56
+	MOVQ      x+0(FP), AX
+	MOVQ      heads+8(FP), CX
+	MOVQ      stride+16(FP), DX
+	MOVQ      cos+24(FP), BX
+	MOVQ      sin+32(FP), SI
+	MOVQ      half+40(FP), DI
+	MOVQ      n+48(FP), DI
+	TESTQ     DI, DI
+	JZ        done
+	TESTQ     CX, CX
+	JZ        done
+	VMOVDQU32 evensign<>+0(SB), Z0
+	VMOVDQU32 dupidx<>+0(SB), Z1
+
+head:
+	XORQ R8, R8
+
+pairs:
+	MOVQ      R8, R9
+	SHLQ      $0x01, R9
+	VMOVUPS   (BX)(R9*4), Z1
+	VMOVUPS   (SI)(R9*4), Z2
+	VXORPS    Z0, Z2, Z2
+	VMOVUPS   (AX)(R9*4), Z3
+	VPERMILPS $0xb1, Z3, Z4
+	VMULPS    Z1, Z3, Z1
+	VMULPS    Z2, Z4, Z2
+	VADDPS    Z2, Z1, Z1
+	VMOVUPS   Z1, (AX)(R9*4)
+	ADDQ      $0x00000008, R8
+	CMPQ      R8, DI
+	JB        pairs
+	ADDQ      DX, AX
+	DECQ      CX
+	JNZ       head
+
+done:
+	VZEROUPPER
+	RET
+
+// func rotateFullNeoXBF16AVX512(x *byte, heads int, stride int, cos *float32, sin *float32, half int, n int)
+// Requires: AVX, AVX2, AVX512F
+TEXT ·rotateFullNeoXBF16AVX512(SB), NOSPLIT, $0-56
+	MOVQ         x+0(FP), AX
+	MOVQ         heads+8(FP), CX
+	MOVQ         stride+16(FP), DX
+	MOVQ         cos+24(FP), BX
+	MOVQ         sin+32(FP), SI
+	MOVQ         half+40(FP), DI
+	MOVQ         n+48(FP), R8
+	TESTQ        R8, R8
+	JZ           done
+	TESTQ        CX, CX
+	JZ           done
+	VPBROADCASTD one<>+0(SB), Z0
+	VPBROADCASTD bias<>+0(SB), Z1
+	VPBROADCASTD absmask<>+0(SB), Z2
+	VPBROADCASTD inf<>+0(SB), Z3
+	VPBROADCASTD quiet<>+0(SB), Z4
+	LEAQ         (BX)(DI*4), R9
+	LEAQ         (SI)(DI*4), R10
+
+head:
+	XORQ R12, R12
+	MOVQ DI, R11
+	SHLQ $0x01, R11
+	ADDQ AX, R11
+
+wide:
+	MOVQ      R12, R13
+	ADDQ      $0x00000010, R13
+	CMPQ      R13, R8
+	JA        narrow
+	VMOVUPS   (BX)(R12*4), Z5
+	VMOVUPS   (SI)(R12*4), Z6
+	VMOVUPS   (R9)(R12*4), Z7
+	VMOVUPS   (R10)(R12*4), Z8
+	VPMOVZXWD (AX)(R12*2), Z9
+	VPSLLD    $0x10, Z9, Z9
+	VPMOVZXWD (R11)(R12*2), Z10
+	VPSLLD    $0x10, Z10, Z10
+	VMULPS    Z5, Z9, Z5
+	VMULPS    Z6, Z10, Z6
+	VMULPS    Z7, Z10, Z7
+	VMULPS    Z8, Z9, Z8
+	VSUBPS    Z6, Z5, Z5
+	VADDPS    Z8, Z7, Z7
+	VPSRLD    $0x10, Z5, Z6
+	VPSRLD    $0x10, Z5, Z8
+	VPANDD    Z0, Z6, Z6
+	VPADDD    Z5, Z6, Z6
+	VPADDD    Z1, Z6, Z6
+	VPSRLD    $0x10, Z6, Z6
+	VPORD     Z4, Z8, Z8
+	VPANDD    Z2, Z5, Z5
+	VPCMPGTD  Z3, Z5, K1
+	VPBLENDMD Z8, Z6, K1, Z6
+	VPMOVDW   Z6, (AX)(R12*2)
+	VPSRLD    $0x10, Z7, Z5
+	VPSRLD    $0x10, Z7, Z6
+	VPANDD    Z0, Z5, Z5
+	VPADDD    Z7, Z5, Z5
+	VPADDD    Z1, Z5, Z5
+	VPSRLD    $0x10, Z5, Z5
+	VPORD     Z4, Z6, Z6
+	VPANDD    Z2, Z7, Z7
+	VPCMPGTD  Z3, Z7, K1
+	VPBLENDMD Z6, Z5, K1, Z5
+	VPMOVDW   Z5, (R11)(R12*2)
+	ADDQ      $0x00000010, R12
+	JMP       wide
+
+narrow:
+	CMPQ      R12, R8
+	JAE       next
+	VMOVUPS   (BX)(R12*4), Y5
+	VMOVUPS   (SI)(R12*4), Y6
+	VMOVUPS   (R9)(R12*4), Y7
+	VMOVUPS   (R10)(R12*4), Y8
+	VPMOVZXWD (AX)(R12*2), Y9
+	VPSLLD    $0x10, Y9, Y9
+	VPMOVZXWD (R11)(R12*2), Y10
+	VPSLLD    $0x10, Y10, Y10
+	VMULPS    Y5, Y9, Y5
+	VMULPS    Y6, Y10, Y6
+	VMULPS    Y7, Y10, Y7
+	VMULPS    Y8, Y9, Y8
+	VSUBPS    Y6, Y5, Y5
+	VADDPS    Y8, Y7, Y7
+	VPSRLD    $0x10, Y5, Y6
+	VPSRLD    $0x10, Y5, Y8
+	VPAND     Y0, Y6, Y6
+	VPADDD    Y5, Y6, Y6
+	VPADDD    Y1, Y6, Y6
+	VPSRLD    $0x10, Y6, Y6
+	VPOR      Y4, Y8, Y8
+	VPAND     Y2, Y5, Y5
+	VPCMPGTD  Y3, Y5, Y5
+	VPBLENDVB Y5, Y8, Y6, Y6
+	VPACKUSDW Y6, Y6, Y6
+	VPERMQ    $0x08, Y6, Y6
+	VMOVDQU   X6, (AX)(R12*2)
+	VPSRLD    $0x10, Y7, Y5
+	VPSRLD    $0x10, Y7, Y6
+	VPAND     Y0, Y5, Y5
+	VPADDD    Y7, Y5, Y5
+	VPADDD    Y1, Y5, Y5
+	VPSRLD    $0x10, Y5, Y5
+	VPOR      Y4, Y6, Y6
+	VPAND     Y2, Y7, Y7
+	VPCMPGTD  Y3, Y7, Y7
+	VPBLENDVB Y7, Y6, Y5, Y5
+	VPACKUSDW Y5, Y5, Y5
+	VPERMQ    $0x08, Y5, Y5
+	VMOVDQU   X5, (R11)(R12*2)
+	ADDQ      $0x00000008, R12
+	CMPQ      R12, R8
+	JB        narrow
+
+next:
+	ADDQ DX, AX
+	DECQ CX
+	JNZ  head
+
+done:
+	VZEROUPPER
+	RET
+
+// func rotateFullGPTJBF16AVX512(x *byte, heads int, stride int, cos *float32, sin *float32, half int, n int)
+// Requires: AVX, AVX512DQ, AVX512F
+TEXT ·rotateFullGPTJBF16AVX512(SB), NOSPLIT, $0-56
+	MOVQ         x+0(FP), AX
+	MOVQ         heads+8(FP), CX
+	MOVQ         stride+16(FP), DX
+	MOVQ         cos+24(FP), BX
+	MOVQ         sin+32(FP), SI
+	MOVQ         half+40(FP), DI
+	MOVQ         n+48(FP), DI
+	TESTQ        DI, DI
+	JZ           done
+	TESTQ        CX, CX
+	JZ           done
+	VPBROADCASTD one<>+0(SB), Z0
+	VPBROADCASTD bias<>+0(SB), Z1
+	VPBROADCASTD absmask<>+0(SB), Z2
+	VPBROADCASTD inf<>+0(SB), Z3
+	VPBROADCASTD quiet<>+0(SB), Z4
+	VMOVDQU32    evensign<>+0(SB), Z5
+	VMOVDQU32    dupidx<>+0(SB), Z6
+
+head:
+	XORQ R8, R8
+
+pairs:
+	MOVQ      R8, R9
+	SHLQ      $0x01, R9
+	VMOVUPS   (BX)(R9*4), Z6
+	VMOVUPS   (SI)(R9*4), Z7
+	VXORPS    Z5, Z7, Z7
+	VPMOVZXWD (AX)(R9*2), Z8
+	VPSLLD    $0x10, Z8, Z8
+	VPERMILPS $0xb1, Z8, Z9
+	VMULPS    Z6, Z8, Z6
+	VMULPS    Z7, Z9, Z7
+	VADDPS    Z7, Z6, Z6
+	VPSRLD    $0x10, Z6, Z7
+	VPSRLD    $0x10, Z6, Z8
+	VPANDD    Z0, Z7, Z7
+	VPADDD    Z6, Z7, Z7
+	VPADDD    Z1, Z7, Z7
+	VPSRLD    $0x10, Z7, Z7
+	VPORD     Z4, Z8, Z8
+	VPANDD    Z2, Z6, Z6
+	VPCMPGTD  Z3, Z6, K1
+	VPBLENDMD Z8, Z7, K1, Z7
+	VPMOVDW   Z7, (AX)(R9*2)
+	ADDQ      $0x00000008, R8
+	CMPQ      R8, DI
+	JB        pairs
+	ADDQ      DX, AX
+	DECQ      CX
+	JNZ       head
+
+done:
+	VZEROUPPER
+	RET
+
+// func rotateFullNeoXF16AVX512(x *byte, heads int, stride int, cos *float32, sin *float32, half int, n int)
+// Requires: AVX, AVX512F, F16C
+TEXT ·rotateFullNeoXF16AVX512(SB), NOSPLIT, $0-56
+	MOVQ  x+0(FP), AX
+	MOVQ  heads+8(FP), CX
+	MOVQ  stride+16(FP), DX
+	MOVQ  cos+24(FP), BX
+	MOVQ  sin+32(FP), SI
+	MOVQ  half+40(FP), DI
+	MOVQ  n+48(FP), R8
+	TESTQ R8, R8
+	JZ    done
+	TESTQ CX, CX
+	JZ    done
+	LEAQ  (BX)(DI*4), R9
+	LEAQ  (SI)(DI*4), R10
+
+head:
+	XORQ R12, R12
+	MOVQ DI, R11
+	SHLQ $0x01, R11
+	ADDQ AX, R11
+
+wide:
+	MOVQ      R12, R13
+	ADDQ      $0x00000010, R13
+	CMPQ      R13, R8
+	JA        narrow
+	VMOVUPS   (BX)(R12*4), Z0
+	VMOVUPS   (SI)(R12*4), Z1
+	VMOVUPS   (R9)(R12*4), Z2
+	VMOVUPS   (R10)(R12*4), Z3
+	VCVTPH2PS (AX)(R12*2), Z4
+	VCVTPH2PS (R11)(R12*2), Z5
+	VMULPS    Z0, Z4, Z0
+	VMULPS    Z1, Z5, Z1
+	VMULPS    Z2, Z5, Z2
+	VMULPS    Z3, Z4, Z3
+	VSUBPS    Z1, Z0, Z0
+	VADDPS    Z3, Z2, Z2
+	VCVTPS2PH $0x00, Z0, (AX)(R12*2)
+	VCVTPS2PH $0x00, Z2, (R11)(R12*2)
+	ADDQ      $0x00000010, R12
+	JMP       wide
+
+narrow:
+	CMPQ      R12, R8
+	JAE       next
+	VMOVUPS   (BX)(R12*4), Y0
+	VMOVUPS   (SI)(R12*4), Y1
+	VMOVUPS   (R9)(R12*4), Y2
+	VMOVUPS   (R10)(R12*4), Y3
+	VCVTPH2PS (AX)(R12*2), Y4
+	VCVTPH2PS (R11)(R12*2), Y5
+	VMULPS    Y0, Y4, Y0
+	VMULPS    Y1, Y5, Y1
+	VMULPS    Y2, Y5, Y2
+	VMULPS    Y3, Y4, Y3
+	VSUBPS    Y1, Y0, Y0
+	VADDPS    Y3, Y2, Y2
+	VCVTPS2PH $0x00, Y0, (AX)(R12*2)
+	VCVTPS2PH $0x00, Y2, (R11)(R12*2)
+	ADDQ      $0x00000008, R12
+	CMPQ      R12, R8
+	JB        narrow
+
+next:
+	ADDQ DX, AX
+	DECQ CX
+	JNZ  head
+
+done:
+	VZEROUPPER
+	RET
+
+// func rotateFullGPTJF16AVX512(x *byte, heads int, stride int, cos *float32, sin *float32, half int, n int)
+// Requires: AVX, AVX512DQ, AVX512F
+TEXT ·rotateFullGPTJF16AVX512(SB), NOSPLIT, $0-56
+	MOVQ      x+0(FP), AX
+	MOVQ      heads+8(FP), CX
+	MOVQ      stride+16(FP), DX
+	MOVQ      cos+24(FP), BX
+	MOVQ      sin+32(FP), SI
+	MOVQ      half+40(FP), DI
+	MOVQ      n+48(FP), DI
+	TESTQ     DI, DI
+	JZ        done
+	TESTQ     CX, CX
+	JZ        done
+	VMOVDQU32 evensign<>+0(SB), Z0
+	VMOVDQU32 dupidx<>+0(SB), Z1
+
+head:
+	XORQ R8, R8
+
+pairs:
+	MOVQ      R8, R9
+	SHLQ      $0x01, R9
+	VMOVUPS   (BX)(R9*4), Z1
+	VMOVUPS   (SI)(R9*4), Z2
+	VXORPS    Z0, Z2, Z2
+	VCVTPH2PS (AX)(R9*2), Z3
+	VPERMILPS $0xb1, Z3, Z4
+	VMULPS    Z1, Z3, Z1
+	VMULPS    Z2, Z4, Z2
+	VADDPS    Z2, Z1, Z1
+	VCVTPS2PH $0x00, Z1, (AX)(R9*2)
+	ADDQ      $0x00000008, R8
+	CMPQ      R8, DI
+	JB        pairs
+	ADDQ      DX, AX
+	DECQ      CX
+	JNZ       head
+
+done:
+	VZEROUPPER
+	RET
+
+// func rotateFullNeoXF32AVX2(x *byte, heads int, stride int, cos *float32, sin *float32, half int, n int)
+// Requires: AVX
+TEXT ·rotateFullNeoXF32AVX2(SB), NOSPLIT, $0-56
+	MOVQ  x+0(FP), AX
+	MOVQ  heads+8(FP), CX
+	MOVQ  stride+16(FP), DX
+	MOVQ  cos+24(FP), BX
+	MOVQ  sin+32(FP), SI
+	MOVQ  half+40(FP), DI
+	MOVQ  n+48(FP), R8
+	TESTQ R8, R8
+	JZ    done
+	TESTQ CX, CX
+	JZ    done
+	LEAQ  (BX)(DI*4), R9
+	LEAQ  (SI)(DI*4), R10
+
+head:
+	XORQ R12, R12
+	MOVQ DI, R11
+	SHLQ $0x02, R11
+	ADDQ AX, R11
+
+narrow:
+	VMOVUPS (BX)(R12*4), Y0
+	VMOVUPS (SI)(R12*4), Y1
+	VMOVUPS (R9)(R12*4), Y2
+	VMOVUPS (R10)(R12*4), Y3
+	VMOVUPS (AX)(R12*4), Y4
+	VMOVUPS (R11)(R12*4), Y5
+	VMULPS  Y0, Y4, Y0
+	VMULPS  Y1, Y5, Y1
+	VMULPS  Y2, Y5, Y2
+	VMULPS  Y3, Y4, Y3
+	VSUBPS  Y1, Y0, Y0
+	VADDPS  Y3, Y2, Y2
+	VMOVUPS Y0, (AX)(R12*4)
+	VMOVUPS Y2, (R11)(R12*4)
+	ADDQ    $0x00000008, R12
+	CMPQ    R12, R8
+	JB      narrow
+	ADDQ    DX, AX
+	DECQ    CX
+	JNZ     head
+
+done:
+	VZEROUPPER
+	RET
+
+// func rotateFullGPTJF32AVX2(x *byte, heads int, stride int, cos *float32, sin *float32, half int, n int)
+// Requires: AVX
+TEXT ·rotateFullGPTJF32AVX2(SB), NOSPLIT, $0-56
+	MOVQ    x+0(FP), AX
+	MOVQ    heads+8(FP), CX
+	MOVQ    stride+16(FP), DX
+	MOVQ    cos+24(FP), BX
+	MOVQ    sin+32(FP), SI
+	MOVQ    half+40(FP), DI
+	MOVQ    n+48(FP), DI
+	TESTQ   DI, DI
+	JZ      done
+	TESTQ   CX, CX
+	JZ      done
+	VMOVDQU evensign<>+0(SB), Y0
+	VMOVDQU dupidx<>+0(SB), Y1
+
+head:
+	XORQ R8, R8
+
+pairs:
+	MOVQ      R8, R9
+	SHLQ      $0x01, R9
+	VMOVUPS   (BX)(R9*4), Y1
+	VMOVUPS   (SI)(R9*4), Y2
+	VXORPS    Y0, Y2, Y2
+	VMOVUPS   (AX)(R9*4), Y3
+	VPERMILPS $0xb1, Y3, Y4
+	VMULPS    Y1, Y3, Y1
+	VMULPS    Y2, Y4, Y2
+	VADDPS    Y2, Y1, Y1
+	VMOVUPS   Y1, (AX)(R9*4)
+	ADDQ      $0x00000004, R8
+	CMPQ      R8, DI
+	JB        pairs
+	ADDQ      DX, AX
+	DECQ      CX
+	JNZ       head
+
+done:
+	VZEROUPPER
+	RET
+
+// func rotateFullNeoXBF16AVX2(x *byte, heads int, stride int, cos *float32, sin *float32, half int, n int)
+// Requires: AVX, AVX2
+TEXT ·rotateFullNeoXBF16AVX2(SB), NOSPLIT, $0-56
+	MOVQ         x+0(FP), AX
+	MOVQ         heads+8(FP), CX
+	MOVQ         stride+16(FP), DX
+	MOVQ         cos+24(FP), BX
+	MOVQ         sin+32(FP), SI
+	MOVQ         half+40(FP), DI
+	MOVQ         n+48(FP), R8
+	TESTQ        R8, R8
+	JZ           done
+	TESTQ        CX, CX
+	JZ           done
+	VPBROADCASTD one<>+0(SB), Y0
+	VPBROADCASTD bias<>+0(SB), Y1
+	VPBROADCASTD absmask<>+0(SB), Y2
+	VPBROADCASTD inf<>+0(SB), Y3
+	VPBROADCASTD quiet<>+0(SB), Y4
+	LEAQ         (BX)(DI*4), R9
+	LEAQ         (SI)(DI*4), R10
+
+head:
+	XORQ R12, R12
+	MOVQ DI, R11
+	SHLQ $0x01, R11
+	ADDQ AX, R11
+
+narrow:
+	VMOVUPS   (BX)(R12*4), Y5
+	VMOVUPS   (SI)(R12*4), Y6
+	VMOVUPS   (R9)(R12*4), Y7
+	VMOVUPS   (R10)(R12*4), Y8
+	VPMOVZXWD (AX)(R12*2), Y9
+	VPSLLD    $0x10, Y9, Y9
+	VPMOVZXWD (R11)(R12*2), Y10
+	VPSLLD    $0x10, Y10, Y10
+	VMULPS    Y5, Y9, Y5
+	VMULPS    Y6, Y10, Y6
+	VMULPS    Y7, Y10, Y7
+	VMULPS    Y8, Y9, Y8
+	VSUBPS    Y6, Y5, Y5
+	VADDPS    Y8, Y7, Y7
+	VPSRLD    $0x10, Y5, Y6
+	VPSRLD    $0x10, Y5, Y8
+	VPAND     Y0, Y6, Y6
+	VPADDD    Y5, Y6, Y6
+	VPADDD    Y1, Y6, Y6
+	VPSRLD    $0x10, Y6, Y6
+	VPOR      Y4, Y8, Y8
+	VPAND     Y2, Y5, Y5
+	VPCMPGTD  Y3, Y5, Y5
+	VPBLENDVB Y5, Y8, Y6, Y6
+	VPACKUSDW Y6, Y6, Y6
+	VPERMQ    $0x08, Y6, Y6
+	VMOVDQU   X6, (AX)(R12*2)
+	VPSRLD    $0x10, Y7, Y5
+	VPSRLD    $0x10, Y7, Y6
+	VPAND     Y0, Y5, Y5
+	VPADDD    Y7, Y5, Y5
+	VPADDD    Y1, Y5, Y5
+	VPSRLD    $0x10, Y5, Y5
+	VPOR      Y4, Y6, Y6
+	VPAND     Y2, Y7, Y7
+	VPCMPGTD  Y3, Y7, Y7
+	VPBLENDVB Y7, Y6, Y5, Y5
+	VPACKUSDW Y5, Y5, Y5
+	VPERMQ    $0x08, Y5, Y5
+	VMOVDQU   X5, (R11)(R12*2)
+	ADDQ      $0x00000008, R12
+	CMPQ      R12, R8
+	JB        narrow
+	ADDQ      DX, AX
+	DECQ      CX
+	JNZ       head
+
+done:
+	VZEROUPPER
+	RET
+
+// func rotateFullGPTJBF16AVX2(x *byte, heads int, stride int, cos *float32, sin *float32, half int, n int)
+// Requires: AVX, AVX2
+TEXT ·rotateFullGPTJBF16AVX2(SB), NOSPLIT, $0-56
+	MOVQ         x+0(FP), AX
+	MOVQ         heads+8(FP), CX
+	MOVQ         stride+16(FP), DX
+	MOVQ         cos+24(FP), BX
+	MOVQ         sin+32(FP), SI
+	MOVQ         half+40(FP), DI
+	MOVQ         n+48(FP), DI
+	TESTQ        DI, DI
+	JZ           done
+	TESTQ        CX, CX
+	JZ           done
+	VPBROADCASTD one<>+0(SB), Y0
+	VPBROADCASTD bias<>+0(SB), Y1
+	VPBROADCASTD absmask<>+0(SB), Y2
+	VPBROADCASTD inf<>+0(SB), Y3
+	VPBROADCASTD quiet<>+0(SB), Y4
+	VMOVDQU      evensign<>+0(SB), Y5
+	VMOVDQU      dupidx<>+0(SB), Y6
+
+head:
+	XORQ R8, R8
+
+pairs:
+	MOVQ      R8, R9
+	SHLQ      $0x01, R9
+	VMOVUPS   (BX)(R9*4), Y6
+	VMOVUPS   (SI)(R9*4), Y7
+	VXORPS    Y5, Y7, Y7
+	VPMOVZXWD (AX)(R9*2), Y8
+	VPSLLD    $0x10, Y8, Y8
+	VPERMILPS $0xb1, Y8, Y9
+	VMULPS    Y6, Y8, Y6
+	VMULPS    Y7, Y9, Y7
+	VADDPS    Y7, Y6, Y6
+	VPSRLD    $0x10, Y6, Y7
+	VPSRLD    $0x10, Y6, Y8
+	VPAND     Y0, Y7, Y7
+	VPADDD    Y6, Y7, Y7
+	VPADDD    Y1, Y7, Y7
+	VPSRLD    $0x10, Y7, Y7
+	VPOR      Y4, Y8, Y8
+	VPAND     Y2, Y6, Y6
+	VPCMPGTD  Y3, Y6, Y6
+	VPBLENDVB Y6, Y8, Y7, Y7
+	VPACKUSDW Y7, Y7, Y7
+	VPERMQ    $0x08, Y7, Y7
+	VMOVDQU   X7, (AX)(R9*2)
+	ADDQ      $0x00000004, R8
+	CMPQ      R8, DI
+	JB        pairs
+	ADDQ      DX, AX
+	DECQ      CX
+	JNZ       head
+
+done:
+	VZEROUPPER
+	RET
+
+// func rotateFullNeoXF16AVX2(x *byte, heads int, stride int, cos *float32, sin *float32, half int, n int)
+// Requires: AVX, F16C
+TEXT ·rotateFullNeoXF16AVX2(SB), NOSPLIT, $0-56
+	MOVQ  x+0(FP), AX
+	MOVQ  heads+8(FP), CX
+	MOVQ  stride+16(FP), DX
+	MOVQ  cos+24(FP), BX
+	MOVQ  sin+32(FP), SI
+	MOVQ  half+40(FP), DI
+	MOVQ  n+48(FP), R8
+	TESTQ R8, R8
+	JZ    done
+	TESTQ CX, CX
+	JZ    done
+	LEAQ  (BX)(DI*4), R9
+	LEAQ  (SI)(DI*4), R10
+
+head:
+	XORQ R12, R12
+	MOVQ DI, R11
+	SHLQ $0x01, R11
+	ADDQ AX, R11
+
+narrow:
+	VMOVUPS   (BX)(R12*4), Y0
+	VMOVUPS   (SI)(R12*4), Y1
+	VMOVUPS   (R9)(R12*4), Y2
+	VMOVUPS   (R10)(R12*4), Y3
+	VCVTPH2PS (AX)(R12*2), Y4
+	VCVTPH2PS (R11)(R12*2), Y5
+	VMULPS    Y0, Y4, Y0
+	VMULPS    Y1, Y5, Y1
+	VMULPS    Y2, Y5, Y2
+	VMULPS    Y3, Y4, Y3
+	VSUBPS    Y1, Y0, Y0
+	VADDPS    Y3, Y2, Y2
+	VCVTPS2PH $0x00, Y0, (AX)(R12*2)
+	VCVTPS2PH $0x00, Y2, (R11)(R12*2)
+	ADDQ      $0x00000008, R12
+	CMPQ      R12, R8
+	JB        narrow
+	ADDQ      DX, AX
+	DECQ      CX
+	JNZ       head
+
+done:
+	VZEROUPPER
+	RET
+
+// func rotateFullGPTJF16AVX2(x *byte, heads int, stride int, cos *float32, sin *float32, half int, n int)
+// Requires: AVX, F16C
+TEXT ·rotateFullGPTJF16AVX2(SB), NOSPLIT, $0-56
+	MOVQ    x+0(FP), AX
+	MOVQ    heads+8(FP), CX
+	MOVQ    stride+16(FP), DX
+	MOVQ    cos+24(FP), BX
+	MOVQ    sin+32(FP), SI
+	MOVQ    half+40(FP), DI
+	MOVQ    n+48(FP), DI
+	TESTQ   DI, DI
+	JZ      done
+	TESTQ   CX, CX
+	JZ      done
+	VMOVDQU evensign<>+0(SB), Y0
+	VMOVDQU dupidx<>+0(SB), Y1
+
+head:
+	XORQ R8, R8
+
+pairs:
+	MOVQ      R8, R9
+	SHLQ      $0x01, R9
+	VMOVUPS   (BX)(R9*4), Y1
+	VMOVUPS   (SI)(R9*4), Y2
+	VXORPS    Y0, Y2, Y2
+	VCVTPH2PS (AX)(R9*2), Y3
+	VPERMILPS $0xb1, Y3, Y4
+	VMULPS    Y1, Y3, Y1
+	VMULPS    Y2, Y4, Y2
+	VADDPS    Y2, Y1, Y1
+	VCVTPS2PH $0x00, Y1, (AX)(R9*2)
+	ADDQ      $0x00000004, R8
+	CMPQ      R8, DI
+	JB        pairs
+	ADDQ      DX, AX
+	DECQ      CX
+	JNZ       head
+
+done:
+	VZEROUPPER
+	RET
+
+// func rotateFullNeoXBF16AVX512BF16(x *byte, heads int, stride int, cos *float32, sin *float32, half int, n int)
+// Requires: AVX, AVX2, AVX512F, AVX512VL
+TEXT ·rotateFullNeoXBF16AVX512BF16(SB), NOSPLIT, $0-56
+	MOVQ         x+0(FP), AX
+	MOVQ         heads+8(FP), CX
+	MOVQ         stride+16(FP), DX
+	MOVQ         cos+24(FP), BX
+	MOVQ         sin+32(FP), SI
+	MOVQ         half+40(FP), DI
+	MOVQ         n+48(FP), R8
+	TESTQ        R8, R8
+	JZ           done
+	TESTQ        CX, CX
+	JZ           done
+	VPBROADCASTD one<>+0(SB), Z0
+	VPBROADCASTD bias<>+0(SB), Z1
+	VPBROADCASTD absmask<>+0(SB), Z2
+	VPBROADCASTD inf<>+0(SB), Z3
+	VPBROADCASTD quiet<>+0(SB), Z4
+	VPBROADCASTD expmask<>+0(SB), Z5
+	LEAQ         (BX)(DI*4), R9
+	LEAQ         (SI)(DI*4), R10
+
+head:
+	XORQ R12, R12
+	MOVQ DI, R11
+	SHLQ $0x01, R11
+	ADDQ AX, R11
+
+wide:
+	MOVQ      R12, R13
+	ADDQ      $0x00000010, R13
+	CMPQ      R13, R8
+	JA        narrow
+	VMOVUPS   (BX)(R12*4), Z8
+	VMOVUPS   (SI)(R12*4), Z9
+	VMOVUPS   (R9)(R12*4), Z6
+	VMOVUPS   (R10)(R12*4), Z7
+	VPMOVZXWD (AX)(R12*2), Z10
+	VPSLLD    $0x10, Z10, Z10
+	VPMOVZXWD (R11)(R12*2), Z11
+	VPSLLD    $0x10, Z11, Z11
+	VMULPS    Z8, Z10, Z8
+	VMULPS    Z9, Z11, Z9
+	VMULPS    Z6, Z11, Z6
+	VMULPS    Z7, Z10, Z7
+	VSUBPS    Z9, Z8, Z31
+	VADDPS    Z7, Z6, Z29
+	VPTESTNMD Z5, Z31, K1
+	VPTESTNMD Z5, Z29, K2
+	KORTESTW  K1, K2
+	JNZ       bf16slow5
+	BYTE      $0x62
+	BYTE      $0x02
+	BYTE      $0x7e
+	BYTE      $0x48
+	BYTE      $0x72
+	BYTE      $0xf7
+	BYTE      $0x62
+	BYTE      $0x02
+	BYTE      $0x7e
+	BYTE      $0x48
+	BYTE      $0x72
+	BYTE      $0xe5
+	VMOVDQU32 Y30, (AX)(R12*2)
+	VMOVDQU32 Y28, (R11)(R12*2)
+	JMP       bf16done6
+
+bf16slow5:
+	VPSRLD    $0x10, Z31, Z6
+	VPSRLD    $0x10, Z31, Z7
+	VPANDD    Z0, Z6, Z6
+	VPADDD    Z31, Z6, Z6
+	VPADDD    Z1, Z6, Z6
+	VPSRLD    $0x10, Z6, Z6
+	VPORD     Z4, Z7, Z7
+	VPANDD    Z2, Z31, Z8
+	VPCMPGTD  Z3, Z8, K1
+	VPBLENDMD Z7, Z6, K1, Z6
+	VPMOVDW   Z6, (AX)(R12*2)
+	VPSRLD    $0x10, Z29, Z6
+	VPSRLD    $0x10, Z29, Z7
+	VPANDD    Z0, Z6, Z6
+	VPADDD    Z29, Z6, Z6
+	VPADDD    Z1, Z6, Z6
+	VPSRLD    $0x10, Z6, Z6
+	VPORD     Z4, Z7, Z7
+	VPANDD    Z2, Z29, Z8
+	VPCMPGTD  Z3, Z8, K1
+	VPBLENDMD Z7, Z6, K1, Z6
+	VPMOVDW   Z6, (R11)(R12*2)
+
+bf16done6:
+	ADDQ $0x00000010, R12
+	JMP  wide
+
+narrow:
+	CMPQ      R12, R8
+	JAE       next
+	VMOVUPS   (BX)(R12*4), Y6
+	VMOVUPS   (SI)(R12*4), Y7
+	VMOVUPS   (R9)(R12*4), Y8
+	VMOVUPS   (R10)(R12*4), Y9
+	VPMOVZXWD (AX)(R12*2), Y10
+	VPSLLD    $0x10, Y10, Y10
+	VPMOVZXWD (R11)(R12*2), Y11
+	VPSLLD    $0x10, Y11, Y11
+	VMULPS    Y6, Y10, Y6
+	VMULPS    Y7, Y11, Y7
+	VMULPS    Y8, Y11, Y8
+	VMULPS    Y9, Y10, Y9
+	VSUBPS    Y7, Y6, Y6
+	VADDPS    Y9, Y8, Y8
+	VPSRLD    $0x10, Y6, Y7
+	VPSRLD    $0x10, Y6, Y9
+	VPAND     Y0, Y7, Y7
+	VPADDD    Y6, Y7, Y7
+	VPADDD    Y1, Y7, Y7
+	VPSRLD    $0x10, Y7, Y7
+	VPOR      Y4, Y9, Y9
+	VPAND     Y2, Y6, Y6
+	VPCMPGTD  Y3, Y6, Y6
+	VPBLENDVB Y6, Y9, Y7, Y7
+	VPACKUSDW Y7, Y7, Y7
+	VPERMQ    $0x08, Y7, Y7
+	VMOVDQU   X7, (AX)(R12*2)
+	VPSRLD    $0x10, Y8, Y6
+	VPSRLD    $0x10, Y8, Y7
+	VPAND     Y0, Y6, Y6
+	VPADDD    Y8, Y6, Y6
+	VPADDD    Y1, Y6, Y6
+	VPSRLD    $0x10, Y6, Y6
+	VPOR      Y4, Y7, Y7
+	VPAND     Y2, Y8, Y8
+	VPCMPGTD  Y3, Y8, Y8
+	VPBLENDVB Y8, Y7, Y6, Y6
+	VPACKUSDW Y6, Y6, Y6
+	VPERMQ    $0x08, Y6, Y6
+	VMOVDQU   X6, (R11)(R12*2)
+	ADDQ      $0x00000008, R12
+	CMPQ      R12, R8
+	JB        narrow
+
+next:
+	ADDQ DX, AX
+	DECQ CX
+	JNZ  head
+
+done:
+	VZEROUPPER
+	RET
+
+// func rotateFullGPTJBF16AVX512BF16(x *byte, heads int, stride int, cos *float32, sin *float32, half int, n int)
+// Requires: AVX, AVX512DQ, AVX512F, AVX512VL
+TEXT ·rotateFullGPTJBF16AVX512BF16(SB), NOSPLIT, $0-56
+	MOVQ         x+0(FP), AX
+	MOVQ         heads+8(FP), CX
+	MOVQ         stride+16(FP), DX
+	MOVQ         cos+24(FP), BX
+	MOVQ         sin+32(FP), SI
+	MOVQ         half+40(FP), DI
+	MOVQ         n+48(FP), DI
+	TESTQ        DI, DI
+	JZ           done
+	TESTQ        CX, CX
+	JZ           done
+	VPBROADCASTD one<>+0(SB), Z0
+	VPBROADCASTD bias<>+0(SB), Z1
+	VPBROADCASTD absmask<>+0(SB), Z2
+	VPBROADCASTD inf<>+0(SB), Z3
+	VPBROADCASTD quiet<>+0(SB), Z4
+	VPBROADCASTD expmask<>+0(SB), Z5
+	VMOVDQU32    evensign<>+0(SB), Z6
+	VMOVDQU32    dupidx<>+0(SB), Z7
+
+head:
+	XORQ R8, R8
+
+pairs:
+	MOVQ      R8, R9
+	SHLQ      $0x01, R9
+	VMOVUPS   (BX)(R9*4), Z7
+	VMOVUPS   (SI)(R9*4), Z8
+	VXORPS    Z6, Z8, Z8
+	VPMOVZXWD (AX)(R9*2), Z10
+	VPSLLD    $0x10, Z10, Z10
+	VPERMILPS $0xb1, Z10, Z9
+	VMULPS    Z7, Z10, Z7
+	VMULPS    Z8, Z9, Z8
+	VADDPS    Z8, Z7, Z7
+	VMOVAPS   Z7, Z31
+	BYTE      $0x62
+	BYTE      $0x02
+	BYTE      $0x7e
+	BYTE      $0x48
+	BYTE      $0x72
+	BYTE      $0xf7
+	VPTESTNMD Z5, Z7, K1
+	KORTESTW  K1, K1
+	JNZ       bf16slow7
+	VMOVDQU32 Y30, (AX)(R9*2)
+	JMP       bf16done8
+
+bf16slow7:
+	VPSRLD    $0x10, Z7, Z8
+	VPSRLD    $0x10, Z7, Z9
+	VPANDD    Z0, Z8, Z8
+	VPADDD    Z7, Z8, Z8
+	VPADDD    Z1, Z8, Z8
+	VPSRLD    $0x10, Z8, Z8
+	VPORD     Z4, Z9, Z9
+	VPANDD    Z2, Z7, Z7
+	VPCMPGTD  Z3, Z7, K1
+	VPBLENDMD Z9, Z8, K1, Z8
+	VPMOVDW   Z8, (AX)(R9*2)
+
+bf16done8:
+	ADDQ $0x00000008, R8
+	CMPQ R8, DI
+	JB   pairs
+	ADDQ DX, AX
+	DECQ CX
+	JNZ  head
+
+done:
+	VZEROUPPER
+	RET

@@ -73,3 +73,73 @@ func rotateNeoXBF16AVX512BF16(x *byte, heads int, stride int, cos *float32, sin 
 //
 //go:noescape
 func rotateGPTJBF16AVX512BF16(x *byte, heads int, stride int, cos *float32, sin *float32, half int, n int)
+
+// rotateFullNeoXF32AVX512 rotates the first n pairs (n a multiple of 8) of `heads` F32 heads in place, NeoX style.
+//
+//go:noescape
+func rotateFullNeoXF32AVX512(x *byte, heads int, stride int, cos *float32, sin *float32, half int, n int)
+
+// rotateFullGPTJF32AVX512 rotates the first n pairs (n a multiple of 8) of `heads` F32 heads in place, GPTJ style.
+//
+//go:noescape
+func rotateFullGPTJF32AVX512(x *byte, heads int, stride int, cos *float32, sin *float32, half int, n int)
+
+// rotateFullNeoXBF16AVX512 rotates the first n pairs (n a multiple of 8) of `heads` BF16 heads in place, NeoX style.
+//
+//go:noescape
+func rotateFullNeoXBF16AVX512(x *byte, heads int, stride int, cos *float32, sin *float32, half int, n int)
+
+// rotateFullGPTJBF16AVX512 rotates the first n pairs (n a multiple of 8) of `heads` BF16 heads in place, GPTJ style.
+//
+//go:noescape
+func rotateFullGPTJBF16AVX512(x *byte, heads int, stride int, cos *float32, sin *float32, half int, n int)
+
+// rotateFullNeoXF16AVX512 rotates the first n pairs (n a multiple of 8) of `heads` F16 heads in place, NeoX style.
+//
+//go:noescape
+func rotateFullNeoXF16AVX512(x *byte, heads int, stride int, cos *float32, sin *float32, half int, n int)
+
+// rotateFullGPTJF16AVX512 rotates the first n pairs (n a multiple of 8) of `heads` F16 heads in place, GPTJ style.
+//
+//go:noescape
+func rotateFullGPTJF16AVX512(x *byte, heads int, stride int, cos *float32, sin *float32, half int, n int)
+
+// rotateFullNeoXF32AVX2 rotates the first n pairs (n a multiple of 8) of `heads` F32 heads in place, NeoX style.
+//
+//go:noescape
+func rotateFullNeoXF32AVX2(x *byte, heads int, stride int, cos *float32, sin *float32, half int, n int)
+
+// rotateFullGPTJF32AVX2 rotates the first n pairs (n a multiple of 8) of `heads` F32 heads in place, GPTJ style.
+//
+//go:noescape
+func rotateFullGPTJF32AVX2(x *byte, heads int, stride int, cos *float32, sin *float32, half int, n int)
+
+// rotateFullNeoXBF16AVX2 rotates the first n pairs (n a multiple of 8) of `heads` BF16 heads in place, NeoX style.
+//
+//go:noescape
+func rotateFullNeoXBF16AVX2(x *byte, heads int, stride int, cos *float32, sin *float32, half int, n int)
+
+// rotateFullGPTJBF16AVX2 rotates the first n pairs (n a multiple of 8) of `heads` BF16 heads in place, GPTJ style.
+//
+//go:noescape
+func rotateFullGPTJBF16AVX2(x *byte, heads int, stride int, cos *float32, sin *float32, half int, n int)
+
+// rotateFullNeoXF16AVX2 rotates the first n pairs (n a multiple of 8) of `heads` F16 heads in place, NeoX style.
+//
+//go:noescape
+func rotateFullNeoXF16AVX2(x *byte, heads int, stride int, cos *float32, sin *float32, half int, n int)
+
+// rotateFullGPTJF16AVX2 rotates the first n pairs (n a multiple of 8) of `heads` F16 heads in place, GPTJ style.
+//
+//go:noescape
+func rotateFullGPTJF16AVX2(x *byte, heads int, stride int, cos *float32, sin *float32, half int, n int)
+
+// rotateFullNeoXBF16AVX512BF16 rotates the first n pairs (n a multiple of 8) of `heads` BF16 heads in place, NeoX style.
+//
+//go:noescape
+func rotateFullNeoXBF16AVX512BF16(x *byte, heads int, stride int, cos *float32, sin *float32, half int, n int)
+
+// rotateFullGPTJBF16AVX512BF16 rotates the first n pairs (n a multiple of 8) of `heads` BF16 heads in place, GPTJ style.
+//
+//go:noescape
+func rotateFullGPTJBF16AVX512BF16(x *byte, heads int, stride int, cos *float32, sin *float32, half int, n int)

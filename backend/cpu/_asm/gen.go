@@ -217,17 +217,25 @@ func storeBF16Int(lanes int, c consts, v Register, m Mem) {
 }
 
 // neoxBlock rotates `lanes` pairs at pair index i: x1 at x+i, x2 at x+half+i.
-func neoxBlock(d dtype, lanes int, c consts, x, x2, cs, sn, i Register) {
+// With full rows (cs2, sn2 non-nil: apply_rotary_emb's per-element cos/sin) the second element
+// of each pair uses the second halves: o2 = b·c2 + a·s2.
+func neoxBlock(d dtype, lanes int, c consts, x, x2, cs, sn, cs2, sn2, i Register) {
 	cv, sv := vec(lanes), vec(lanes)
 	VMOVUPS(Mem{Base: cs, Index: i, Scale: 4}, cv)
 	VMOVUPS(Mem{Base: sn, Index: i, Scale: 4}, sv)
+	cv2, sv2 := cv, sv
+	if cs2 != nil {
+		cv2, sv2 = vec(lanes), vec(lanes)
+		VMOVUPS(Mem{Base: cs2, Index: i, Scale: 4}, cv2)
+		VMOVUPS(Mem{Base: sn2, Index: i, Scale: 4}, sv2)
+	}
 	a := load(d, lanes, Mem{Base: x, Index: i, Scale: uint8(d.esize)})
 	b := load(d, lanes, Mem{Base: x2, Index: i, Scale: uint8(d.esize)})
 	ac, bs, bc, as := vec(lanes), vec(lanes), vec(lanes), vec(lanes)
 	VMULPS(cv, a, ac)
 	VMULPS(sv, b, bs)
-	VMULPS(cv, b, bc)
-	VMULPS(sv, a, as)
+	VMULPS(cv2, b, bc)
+	VMULPS(sv2, a, as)
 	m1, m2 := Mem{Base: x, Index: i, Scale: uint8(d.esize)}, Mem{Base: x2, Index: i, Scale: uint8(d.esize)}
 	if d == bf16 && fastBF16 && lanes == 16 {
 		// Both outputs land in the fixed registers the hand-encoded conversions read, and one
@@ -281,12 +289,19 @@ func storeBF16Pair(c consts, m1, m2 Mem) {
 }
 
 // gptjBlock rotates lanes/2 pairs starting at pair index i (elements 2i ...).
-func gptjBlock(d dtype, lanes int, c consts, x, cs, sn, i, e Register) {
+// With full rows (per-element cos/sin) the rows are read at the element index instead of being
+// duplicated per pair.
+func gptjBlock(d dtype, lanes int, c consts, x, cs, sn, i, e Register, full bool) {
 	cv, sv := vec(lanes), vec(lanes)
-	VMOVUPS(Mem{Base: cs, Index: i, Scale: 4}, half(cv, lanes))
-	VMOVUPS(Mem{Base: sn, Index: i, Scale: 4}, half(sv, lanes))
-	VPERMPS(cv, fit(c.dupIdx, lanes), cv) // [c0 c0 c1 c1 ...]
-	VPERMPS(sv, fit(c.dupIdx, lanes), sv)
+	if full {
+		VMOVUPS(Mem{Base: cs, Index: e, Scale: 4}, cv)
+		VMOVUPS(Mem{Base: sn, Index: e, Scale: 4}, sv)
+	} else {
+		VMOVUPS(Mem{Base: cs, Index: i, Scale: 4}, half(cv, lanes))
+		VMOVUPS(Mem{Base: sn, Index: i, Scale: 4}, half(sv, lanes))
+		VPERMPS(cv, fit(c.dupIdx, lanes), cv) // [c0 c0 c1 c1 ...]
+		VPERMPS(sv, fit(c.dupIdx, lanes), sv)
+	}
 	VXORPS(fit(c.sign, lanes), sv, sv) // [−s0 s0 −s1 s1 ...]
 	// e = 2i is the element index of the block.
 	a := load(d, lanes, Mem{Base: x, Index: e, Scale: uint8(d.esize)})
@@ -301,12 +316,18 @@ func gptjBlock(d dtype, lanes int, c consts, x, cs, sn, i, e Register) {
 
 // kernel emits one function: rotate the first n pairs (n a multiple of 8) of each of `heads`
 // heads, `stride` bytes apart, starting at x; cos and sin hold the token's float32 rows.
-func kernel(s isa, d dtype, gptj bool) {
+// With full set, cos and sin are full-width rows (2·half values: apply_rotary_emb's per-element
+// factors) instead of one value per pair.
+func kernel(s isa, d dtype, gptj, full bool) {
 	style := "NeoX"
 	if gptj {
 		style = "GPTJ"
 	}
-	name := fmt.Sprintf("rotate%s%s%s", style, d.name, s.name)
+	prefix := "rotate"
+	if full {
+		prefix = "rotateFull"
+	}
+	name := fmt.Sprintf("%s%s%s%s", prefix, style, d.name, s.name)
 	fastBF16 = s == avx512BF16
 	TEXT(name, NOSPLIT, "func(x *byte, heads, stride int, cos, sin *float32, half, n int)")
 	Pragma("noescape")
@@ -323,6 +344,13 @@ func kernel(s isa, d dtype, gptj bool) {
 	TESTQ(heads, heads)
 	JZ(LabelRef("done"))
 	c := loadConsts(d, gptj, s.lanes)
+	var cs2, sn2 Register
+	if full && !gptj {
+		// The second halves of the rows.
+		cs2, sn2 = GP64(), GP64()
+		LEAQ(Mem{Base: cs, Index: hf, Scale: 4}, cs2)
+		LEAQ(Mem{Base: sn, Index: hf, Scale: 4}, sn2)
+	}
 	x2 := GP64()
 	i := GP64()
 	e := GP64()
@@ -339,7 +367,7 @@ func kernel(s isa, d dtype, gptj bool) {
 			ADDQ(U32(16), e)
 			CMPQ(e, n)
 			JA(LabelRef("narrow"))
-			neoxBlock(d, 16, c, x, x2, cs, sn, i)
+			neoxBlock(d, 16, c, x, x2, cs, sn, cs2, sn2, i)
 			ADDQ(U32(16), i)
 			JMP(LabelRef("wide"))
 			Label("narrow")
@@ -348,7 +376,7 @@ func kernel(s isa, d dtype, gptj bool) {
 		} else {
 			Label("narrow")
 		}
-		neoxBlock(d, 8, c, x, x2, cs, sn, i)
+		neoxBlock(d, 8, c, x, x2, cs, sn, cs2, sn2, i)
 		ADDQ(U32(8), i)
 		CMPQ(i, n)
 		JB(LabelRef("narrow"))
@@ -357,7 +385,7 @@ func kernel(s isa, d dtype, gptj bool) {
 		Label("pairs")
 		MOVQ(i, e)
 		SHLQ(U8(1), e)
-		gptjBlock(d, s.lanes, c, x, cs, sn, i, e)
+		gptjBlock(d, s.lanes, c, x, cs, sn, i, e, full)
 		ADDQ(U32(step), i)
 		CMPQ(i, n)
 		JB(LabelRef("pairs"))
@@ -385,15 +413,17 @@ func main() {
 	// stubs' package clause is fixed up by the go:generate line instead.
 	ConstraintExpr("amd64,!purego")
 	declareConsts()
-	for _, s := range []isa{avx512, avx2} {
-		for _, d := range []dtype{f32, bf16, f16} {
-			for _, gptj := range []bool{false, true} {
-				kernel(s, d, gptj)
+	for _, full := range []bool{false, true} {
+		for _, s := range []isa{avx512, avx2} {
+			for _, d := range []dtype{f32, bf16, f16} {
+				for _, gptj := range []bool{false, true} {
+					kernel(s, d, gptj, full)
+				}
 			}
 		}
-	}
-	for _, gptj := range []bool{false, true} {
-		kernel(avx512BF16, bf16, gptj)
+		for _, gptj := range []bool{false, true} {
+			kernel(avx512BF16, bf16, gptj, full)
+		}
 	}
 	Generate()
 }

@@ -1,0 +1,31 @@
+package bench
+
+import (
+	"github.com/rotary-go/rotary"
+	"github.com/rotary-go/rotary/ops"
+	"github.com/rotary-go/rotary/tensor"
+)
+
+// apply_rotary_emb (npu_rotary_mul) on Llama-3-8B query shapes, BSND with batch 1: x [1,T,32,128],
+// cos and sin [1,T,1,128] broadcast over heads. Bytes: x read, out written, cos and sin read.
+func init() {
+	Register(Case{Op: ops.ApplyRotaryEmb.Name(), Model: "llama-3-8b", MaxTokens: 16384,
+		Setup: func(d tensor.DType, T int, disp *ops.Dispatcher) (func() error, int, error) {
+			x := Filled(d, 1, T, 32, 128)
+			out := tensor.Zeros(d, 1, T, 32, 128)
+			cos, sin := Filled(d, 1, T, 1, 128), Filled(d, 1, T, 1, 128)
+			bytes := (2*x.Len() + 2*cos.Len()) * d.Size()
+			return func() error { return rotary.ApplyRotaryEmb(disp, ops.BSND, x, cos, sin, out, rotary.NeoX) }, bytes, nil
+		}})
+	Register(Case{Op: ops.ApplyRotaryEmbBackward.Name(), Model: "llama-3-8b", MaxTokens: 16384,
+		Setup: func(d tensor.DType, T int, disp *ops.Dispatcher) (func() error, int, error) {
+			x, dy := Filled(d, 1, T, 32, 128), Filled(d, 1, T, 32, 128)
+			dx := tensor.Zeros(d, 1, T, 32, 128)
+			cos, sin := Filled(d, 1, T, 1, 128), Filled(d, 1, T, 1, 128)
+			dcos, dsin := tensor.Zeros(d, 1, T, 1, 128), tensor.Zeros(d, 1, T, 1, 128)
+			bytes := (3*x.Len() + 4*cos.Len()) * d.Size()
+			return func() error {
+				return rotary.ApplyRotaryEmbBackward(disp, ops.BSND, dy, x, cos, sin, dx, dcos, dsin, rotary.NeoX)
+			}, bytes, nil
+		}})
+}
