@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"encoding/binary"
+	"encoding/json"
 	"math"
 	"os"
 	"path/filepath"
@@ -353,5 +354,30 @@ func TestOps(t *testing.T) {
 	code, out, _ := runCLI(t, "ops", "--custom-ops", "none,+rotary_embedding")
 	if code != 0 || !strings.Contains(out, "rotary_embedding") || !strings.Contains(out, "native") {
 		t.Fatalf("exit %d: %s", code, out)
+	}
+}
+
+func TestBenchJSON(t *testing.T) {
+	code, out, stderr := runCLI(t, "bench", "--json", "--quiet", "--op", "rotary_embedding", "--dtype", "F32", "--tokens", "1", "--time", "1ms")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	lines := strings.Split(strings.TrimSpace(out), "\n")
+	if len(lines) != 2 {
+		t.Fatalf("want 2 JSON lines (native, cpu), got %q", out)
+	}
+	for _, l := range lines {
+		var m map[string]any
+		if err := json.Unmarshal([]byte(l), &m); err != nil {
+			t.Fatal(err)
+		}
+		for _, k := range []string{"op", "backend", "dtype", "model", "tokens", "ns_per_call", "gbps", "copy_gbps", "ratio"} {
+			if _, ok := m[k]; !ok {
+				t.Errorf("line %s lacks %q", l, k)
+			}
+		}
+	}
+	if code, _, _ := runCLI(t, "bench", "--tokens", "0"); code != 2 {
+		t.Errorf("--tokens 0: exit %d, want 2", code)
 	}
 }
