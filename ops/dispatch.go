@@ -24,8 +24,8 @@ type Dispatcher struct {
 // dispatchCache is an immutable snapshot of resolved implementations for one registry
 // generation; a miss copies it.
 type dispatchCache struct {
-	gen uint64
-	m   map[string]any // op name → *Impl[A]
+	gen  uint64
+	impl []any // op id → *Impl[A], nil until resolved
 }
 
 // Auto selects, per op, the available backend with the highest priority.
@@ -167,19 +167,23 @@ func Run[A any](d *Dispatcher, op *Op[A], a A) (string, error) {
 func cached[A any](d *Dispatcher, op *Op[A]) *Impl[A] {
 	g := generation.Load()
 	c := d.cache.Load()
-	if c != nil && c.gen == g {
-		if v, ok := c.m[op.name]; ok {
+	if c != nil && c.gen == g && op.id < len(c.impl) {
+		if v := c.impl[op.id]; v != nil {
 			return v.(*Impl[A])
 		}
 	}
 	im := op.resolve(d)
-	m := map[string]any{op.name: im}
+	regMu.RLock()
+	n := len(registry)
+	regMu.RUnlock()
+	next := &dispatchCache{gen: g, impl: make([]any, max(n, op.id+1))}
 	if c != nil && c.gen == g {
-		for k, v := range c.m {
-			m[k] = v
-		}
+		copy(next.impl, c.impl)
 	}
-	d.cache.Store(&dispatchCache{gen: g, m: m})
+	if im != nil {
+		next.impl[op.id] = im
+	}
+	d.cache.Store(next)
 	return im
 }
 

@@ -39,17 +39,21 @@ func NewHeads(name string, t tensor.Tensor, d int) (Heads, error) {
 		if t.Shape[2] != d {
 			return Heads{}, fmt.Errorf("%s: head size %d (shape %s) differs from the model's head size %d", name, t.Shape[2], tensor.ShapeString(t.Shape), d)
 		}
-		if t.Shape[2] > 1 && t.Stride(2) != 1 {
-			return Heads{}, fmt.Errorf("%s: elements within a head must be contiguous (stride %d)", name, t.Stride(2))
-		}
 		h.Tokens, h.NumHeads = t.Shape[0], t.Shape[1]
-		h.TokenStride, h.HeadStride = t.Stride(0), t.Stride(1)
+		if t.Strides == nil {
+			h.TokenStride, h.HeadStride = t.Shape[1]*d, d
+			break
+		}
+		if t.Shape[2] > 1 && t.Strides[2] != 1 {
+			return Heads{}, fmt.Errorf("%s: elements within a head must be contiguous (stride %d)", name, t.Strides[2])
+		}
+		h.TokenStride, h.HeadStride = t.Strides[0], t.Strides[1]
 	case 2:
 		if t.Shape[1]%d != 0 {
 			return Heads{}, fmt.Errorf("%s: width %d (shape %s) is not a multiple of the model's head size %d", name, t.Shape[1], tensor.ShapeString(t.Shape), d)
 		}
-		if t.Shape[1] > 1 && t.Stride(1) != 1 {
-			return Heads{}, fmt.Errorf("%s: elements within a token must be contiguous (stride %d)", name, t.Stride(1))
+		if t.Strides != nil && t.Shape[1] > 1 && t.Strides[1] != 1 {
+			return Heads{}, fmt.Errorf("%s: elements within a token must be contiguous (stride %d)", name, t.Strides[1])
 		}
 		h.Tokens, h.NumHeads = t.Shape[0], t.Shape[1]/d
 		h.TokenStride, h.HeadStride = t.Stride(0), d

@@ -35,6 +35,7 @@ func (im *Impl[A]) available() bool { return im.Available == nil || im.Available
 // Op is a named operator with its implementations.
 type Op[A any] struct {
 	name  string
+	id    int // index into dispatch caches
 	mu    sync.RWMutex
 	impls []*Impl[A] // sorted by backend name
 	oot   *Impl[A]
@@ -63,7 +64,7 @@ func NewOp[A any](name string) *Op[A] {
 	if _, dup := registry[name]; dup {
 		panic("ops: duplicate op " + name)
 	}
-	op := &Op[A]{name: name}
+	op := &Op[A]{name: name, id: len(registry)}
 	registry[name] = op
 	generation.Add(1)
 	return op

@@ -229,14 +229,19 @@ func neoxBlock(d dtype, lanes int, c consts, x, x2, cs, sn, cs2, sn2, i Register
 		VMOVUPS(Mem{Base: cs2, Index: i, Scale: 4}, cv2)
 		VMOVUPS(Mem{Base: sn2, Index: i, Scale: 4}, sv2)
 	}
-	a := load(d, lanes, Mem{Base: x, Index: i, Scale: uint8(d.esize)})
-	b := load(d, lanes, Mem{Base: x2, Index: i, Scale: uint8(d.esize)})
+	m1, m2 := Mem{Base: x, Index: i, Scale: uint8(d.esize)}, Mem{Base: x2, Index: i, Scale: uint8(d.esize)}
+	neoxRotate(d, lanes, c, cv, sv, cv2, sv2, m1, m2)
+}
+
+// neoxRotate rotates the pairs (m1[k], m2[k]) by cos/sin vectors already in registers.
+func neoxRotate(d dtype, lanes int, c consts, cv, sv, cv2, sv2 VecVirtual, m1, m2 Mem) {
+	a := load(d, lanes, m1)
+	b := load(d, lanes, m2)
 	ac, bs, bc, as := vec(lanes), vec(lanes), vec(lanes), vec(lanes)
 	VMULPS(cv, a, ac)
 	VMULPS(sv, b, bs)
 	VMULPS(cv2, b, bc)
 	VMULPS(sv2, a, as)
-	m1, m2 := Mem{Base: x, Index: i, Scale: uint8(d.esize)}, Mem{Base: x2, Index: i, Scale: uint8(d.esize)}
 	if d == bf16 && fastBF16 && lanes == 16 {
 		// Both outputs land in the fixed registers the hand-encoded conversions read, and one
 		// test covers both for the subnormal fallback.
@@ -354,6 +359,30 @@ func kernel(s isa, d dtype, gptj, full bool) {
 	x2 := GP64()
 	i := GP64()
 	e := GP64()
+	if s.lanes == 16 && !gptj && !full {
+		// Decode fast path for 64 pairs (rotary dim 128, the common case): the token's cos and
+		// sin stay in registers across all heads instead of being reloaded per head.
+		CMPQ(n, U32(64))
+		JNE(LabelRef("head"))
+		var cr, sr [4]VecVirtual
+		for k := range cr {
+			cr[k], sr[k] = ZMM(), ZMM()
+			VMOVUPS(Mem{Base: cs, Disp: 64 * k}, cr[k])
+			VMOVUPS(Mem{Base: sn, Disp: 64 * k}, sr[k])
+		}
+		Label("regsHead")
+		MOVQ(hf, x2)
+		SHLQ(U8(log2(d.esize)), x2)
+		ADDQ(x, x2)
+		for k := range cr {
+			off := 16 * k * d.esize
+			neoxRotate(d, 16, c, cr[k], sr[k], cr[k], sr[k], Mem{Base: x, Disp: off}, Mem{Base: x2, Disp: off})
+		}
+		ADDQ(stride, x)
+		DECQ(heads)
+		JNZ(LabelRef("regsHead"))
+		JMP(LabelRef("done"))
+	}
 	Label("head")
 	XORQ(i, i)
 	if !gptj {
