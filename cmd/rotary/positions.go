@@ -1,0 +1,252 @@
+package main
+
+import (
+	"encoding/binary"
+	"fmt"
+	"io"
+	"os"
+	"slices"
+
+	"github.com/rotary-go/rotary/hf"
+	"github.com/rotary-go/rotary/multimodal"
+	"github.com/rotary-go/rotary/safetensors"
+	"github.com/rotary-go/rotary/tensor"
+)
+
+const positionsUsage = "--config CONFIG.json | --model PRESET --in IN.safetensors --out OUT.safetensors"
+
+func init() {
+	commands["positions"] = command{"compute multimodal MRoPE positions (Qwen2-VL family get_rope_index)", runPositions}
+}
+
+// runPositions reads input_ids (I64 or I32, [B,S] or [S]), optional attention_mask (an
+// integer type or BOOL), image_grid_thw and video_grid_thw (I64 or I32, [N,3]) and
+// second_per_grid_ts (F32, F64, BF16 or F16, [N]), and writes positions (I64 [3,B,S], or
+// [3,S] for 1-D input_ids) and rope_deltas (I64 [B]). Nothing is written on error. The
+// token ids, spatial_merge_size and tokens_per_second come from the config; keys it lacks
+// (the embedded presets keep only the RoPE keys) take the HF defaults documented on
+// multimodal.ConfigFromJSON.
+func runPositions(args []string, stdout, stderr io.Writer) error {
+	fs := newFlags("positions", positionsUsage, stderr)
+	config := fs.String("config", "", "model `config.json` (Hugging Face format; qwen2_vl, qwen2_5_vl, qwen3_vl)")
+	preset := fs.String("model", "", "embedded model `preset` instead of --config (see 'rotary presets')")
+	in := fs.String("in", "", "input `IN.safetensors`: input_ids, optional attention_mask, image_grid_thw, video_grid_thw, second_per_grid_ts")
+	out := fs.String("out", "", "output `OUT.safetensors`: positions, rope_deltas")
+	if err := parseFlags(fs, args); err != nil {
+		return err
+	}
+	if err := noArgs(fs.Args()); err != nil {
+		return err
+	}
+	if err := requireFlag("in", *in); err != nil {
+		return err
+	}
+	if err := requireFlag("out", *out); err != nil {
+		return err
+	}
+	var js []byte
+	var err error
+	switch {
+	case *config != "" && *preset != "":
+		return usagef("--config and --model: give one, not both")
+	case *config != "":
+		if js, err = os.ReadFile(*config); err != nil {
+			return usagef("--config: %v", err)
+		}
+	case *preset != "":
+		if js, err = hf.PresetJSON(*preset); err != nil {
+			return usagef("--model: %v", err)
+		}
+	default:
+		return usagef("--config: missing (or --model PRESET)")
+	}
+	cfg, err := multimodal.ConfigFromJSON(js)
+	if err != nil {
+		return usageError{err}
+	}
+
+	f, err := safetensors.ReadFile(*in)
+	if err != nil {
+		return usageError{err}
+	}
+	ids, shape, err := positionsIDs(f)
+	if err != nil {
+		return usagef("%s: %v", *in, err)
+	}
+	mask, err := positionsMask(f, shape)
+	if err != nil {
+		return usagef("%s: %v", *in, err)
+	}
+	images, err := positionsGrids(f, "image_grid_thw")
+	if err != nil {
+		return usagef("%s: %v", *in, err)
+	}
+	videos, err := positionsGrids(f, "video_grid_thw")
+	if err != nil {
+		return usagef("%s: %v", *in, err)
+	}
+	seconds, err := positionsSeconds(f)
+	if err != nil {
+		return usagef("%s: %v", *in, err)
+	}
+	pos, deltas, err := multimodal.GetRopeIndex(cfg, ids, mask, images, videos, seconds)
+	if err != nil {
+		return usagef("%s: %v", *in, err)
+	}
+	outShape := []int{3, len(ids), len(ids[0])}
+	if len(shape) == 1 {
+		outShape = []int{3, shape[0]}
+	}
+	tensors := []safetensors.Tensor{
+		safetensors.FromInt64s("positions", outShape, multimodal.Flatten(pos)),
+		safetensors.FromInt64s("rope_deltas", []int{len(deltas)}, deltas),
+	}
+	if err := safetensors.WriteFile(*out, tensors, nil); err != nil {
+		return usagef("--out: %v", err)
+	}
+	return nil
+}
+
+// positionsInts decodes an integer tensor (I64, I32, I8, U8 or BOOL) to int64.
+func positionsInts(t safetensors.Tensor) ([]int64, error) {
+	switch t.DType {
+	case "I64":
+		return t.Int64s()
+	case "I32":
+		v, err := t.Int32s()
+		out := make([]int64, len(v))
+		for i, x := range v {
+			out[i] = int64(x)
+		}
+		return out, err
+	case "I8":
+		v, err := t.Int8s()
+		out := make([]int64, len(v))
+		for i, x := range v {
+			out[i] = int64(x)
+		}
+		return out, err
+	case "U8", "BOOL":
+		if n := t.NumElements(); n < 0 || n != len(t.Data) {
+			return nil, fmt.Errorf("%s: shape %v does not match its %d bytes", t.Name, t.Shape, len(t.Data))
+		}
+		out := make([]int64, len(t.Data))
+		for i, b := range t.Data {
+			out[i] = int64(b)
+		}
+		return out, nil
+	}
+	return nil, fmt.Errorf("%s: dtype %s: want an integer type (I64, I32, I8, U8, BOOL)", t.Name, t.DType)
+}
+
+// positionsIDs reads input_ids as [B][S] and returns its file shape.
+func positionsIDs(f *safetensors.File) ([][]int64, []int, error) {
+	t, ok := f.Get("input_ids")
+	if !ok {
+		return nil, nil, fmt.Errorf("missing tensor %q", "input_ids")
+	}
+	if t.DType != "I64" && t.DType != "I32" {
+		return nil, nil, fmt.Errorf("input_ids: dtype %s: want I64 or I32", t.DType)
+	}
+	var b, s int
+	switch len(t.Shape) {
+	case 1:
+		b, s = 1, t.Shape[0]
+	case 2:
+		b, s = t.Shape[0], t.Shape[1]
+	default:
+		return nil, nil, fmt.Errorf("input_ids: shape %v: want [B,S] or [S]", t.Shape)
+	}
+	if b < 1 || s < 1 {
+		return nil, nil, fmt.Errorf("input_ids: shape %v: want at least one token", t.Shape)
+	}
+	flat, err := positionsInts(t)
+	if err != nil {
+		return nil, nil, err
+	}
+	return positionsRows(flat, b, s), t.Shape, nil
+}
+
+func positionsRows(flat []int64, b, s int) [][]int64 {
+	rows := make([][]int64, b)
+	for i := range rows {
+		rows[i] = flat[i*s : (i+1)*s : (i+1)*s]
+	}
+	return rows
+}
+
+func positionsMask(f *safetensors.File, shape []int) ([][]int64, error) {
+	t, ok := f.Get("attention_mask")
+	if !ok {
+		return nil, nil
+	}
+	if !slices.Equal(t.Shape, shape) {
+		return nil, fmt.Errorf("attention_mask: shape %v: want input_ids' shape %v", t.Shape, shape)
+	}
+	flat, err := positionsInts(t)
+	if err != nil {
+		return nil, err
+	}
+	b, s := 1, shape[0]
+	if len(shape) == 2 {
+		b, s = shape[0], shape[1]
+	}
+	return positionsRows(flat, b, s), nil
+}
+
+func positionsGrids(f *safetensors.File, name string) ([][3]int64, error) {
+	t, ok := f.Get(name)
+	if !ok {
+		return nil, nil
+	}
+	if t.DType != "I64" && t.DType != "I32" {
+		return nil, fmt.Errorf("%s: dtype %s: want I64 or I32", name, t.DType)
+	}
+	if len(t.Shape) != 2 || t.Shape[1] != 3 {
+		return nil, fmt.Errorf("%s: shape %v: want [N,3] (t, h, w per row)", name, t.Shape)
+	}
+	flat, err := positionsInts(t)
+	if err != nil {
+		return nil, err
+	}
+	grids := make([][3]int64, t.Shape[0])
+	for i := range grids {
+		copy(grids[i][:], flat[3*i:])
+	}
+	return grids, nil
+}
+
+func positionsSeconds(f *safetensors.File) ([]float64, error) {
+	t, ok := f.Get("second_per_grid_ts")
+	if !ok {
+		return nil, nil
+	}
+	if len(t.Shape) != 1 {
+		return nil, fmt.Errorf("second_per_grid_ts: shape %v: want [N]", t.Shape)
+	}
+	switch t.DType {
+	case "F64":
+		return t.Float64s()
+	case "F32":
+		v, err := t.Float32s()
+		out := make([]float64, len(v))
+		for i, x := range v {
+			out[i] = float64(x)
+		}
+		return out, err
+	case "BF16", "F16":
+		if n := t.NumElements(); n < 0 || 2*n != len(t.Data) {
+			return nil, fmt.Errorf("second_per_grid_ts: shape %v does not match its %d bytes", t.Shape, len(t.Data))
+		}
+		d := tensor.BF16
+		if t.DType == "F16" {
+			d = tensor.F16
+		}
+		out := make([]float64, len(t.Data)/2)
+		for i := range out {
+			out[i] = float64(tensor.ToFloat32(d, binary.LittleEndian.Uint16(t.Data[2*i:])))
+		}
+		return out, nil
+	}
+	return nil, fmt.Errorf("second_per_grid_ts: dtype %s: want F32, F64, BF16 or F16", t.DType)
+}

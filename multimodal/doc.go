@@ -1,0 +1,60 @@
+// Package multimodal computes the positions multimodal RoPE models rotate by: the 3-axis
+// (temporal, height, width) MRoPE position ids of the Qwen2-VL family's language model,
+// and the 2-D patch RoPE of the Qwen and Llama 4 vision towers.
+//
+// # MRoPE positions (GetRopeIndex)
+//
+// GetRopeIndex follows Hugging Face transformers' get_rope_index of Qwen2VLModel,
+// Qwen2_5_VLModel and Qwen3VLModel (modeling_qwen2_vl.py, modeling_qwen2_5_vl.py,
+// modeling_qwen3_vl.py, transformers v4.5x, the version that scans for vision_start
+// tokens; vLLM's MRotaryEmbedding.get_input_positions computes the same). Per batch row,
+// over the tokens whose attention_mask is 1:
+//
+//   - The number of images (videos) is the number of vision_start_token_id tokens
+//     followed directly by image_token_id (video_token_id). The blocks are then taken in
+//     token order: the next image token and the next video token at or after the cursor,
+//     whichever comes first; grids are consumed in order across the whole batch.
+//   - Text before a block gets st_idx, st_idx+1, ... on all three axes, where st_idx is
+//     one more than the largest position of the previous vision block (0 at the start).
+//   - A block of grid (t, h, w) has t·(h/m)·(w/m) tokens, m = spatial_merge_size, laid out
+//     t-major, then h, then w. Token (i, j, k) gets (T(i), j, k) + offset, where offset is
+//     st_idx + the preceding text length (the position the next text token would have).
+//   - T(i) per family: Qwen2-VL i; Qwen2.5-VL trunc(i · second_per_grid_t ·
+//     tokens_per_second) for videos (second_per_grid_t from second_per_grid_ts, 1.0 when
+//     absent; the product in float32, as torch computes it) and 0 for images; Qwen3-VL
+//     splits every video (t, h, w) into t frames (1, h, w), each its own block with its own
+//     vision_start and timestamp text before it, so T is always 0 and time advances
+//     through the text positions of the timestamp tokens.
+//   - Text after the last block continues from its largest position + 1.
+//   - Masked (padding) slots get position 1 on every axis, and rope_delta is
+//     max(position) + 1 − the padded row length.
+//
+// With no image and no video grid the input is text and every axis is the position (the
+// cumulative mask count − 1, masked slots 1; rope_delta = the row's largest value, masked
+// slots included, + 1 − row length; 0 without a mask).
+//
+// During decoding HF does not call get_rope_index again: a new token at cache position c
+// (its index in the whole sequence) has position c + rope_delta on all three axes
+// (DecodePosition, DecodePositions).
+//
+// Where the input is malformed GetRopeIndex returns an error rather than positions HF
+// would silently produce: grids not consumed, a grid needing more image tokens than the
+// block holds, image tokens outside every block, grid values that are not multiples of
+// the merge size. Newer transformers
+// (v5) rewrote get_rope_index around processor-made mm_token_type_ids; for padded rows
+// and long videos its positions can differ from v4's, which this package follows.
+//
+// # Vision-tower 2-D RoPE
+//
+// Qwen2VisionPositions and Qwen2VisionCosSin follow rot_pos_emb and VisionRotaryEmbedding
+// of the Qwen2-VL vision tower (shared by Qwen2.5-VL and Qwen3-VL): patch (h, w) ids in
+// spatial-merge window order, head_dim/4 frequencies of theta 10000 for h on the first
+// half of the angles and for w on the second, applied NeoX style to cat(angles, angles)
+// (apply_rotary_pos_emb_vision). Llama4VisionCosSin follows Llama4VisionRotaryEmbedding:
+// 1-based x/y patch coordinates, x on the first half of the angles and y on the second,
+// the CLS token (last) unrotated, applied to consecutive element pairs as complex numbers
+// (GPT-J style). VisionCosSin.Apply rotates q and k with op apply_rotary_emb.
+//
+// All frequencies, angles, cos and sin are computed in float64 and rounded once to
+// float32 (DESIGN.md §2); HF computes them in float32.
+package multimodal

@@ -1,0 +1,518 @@
+package multimodal
+
+import (
+	"errors"
+	"fmt"
+	"math"
+)
+
+// ErrInput is wrapped by every error GetRopeIndex returns for bad input.
+var ErrInput = errors.New("multimodal input")
+
+func inputErr(format string, args ...any) error {
+	return fmt.Errorf("%w: %s", ErrInput, fmt.Sprintf(format, args...))
+}
+
+// maxGridDim bounds each grid_thw value so that t·h·w cannot overflow; real grids are
+// below 10^4.
+const maxGridDim = 1 << 20
+
+// Positions3 is get_rope_index's position_ids: [axis][batch][seq], axis 0 temporal, 1
+// height, 2 width.
+type Positions3 = [3][][]int64
+
+// GetRopeIndex computes the 3-axis MRoPE positions of a prefill batch and the per-row
+// rope_deltas, as Hugging Face transformers' get_rope_index of the model family cfg.Kind
+// does (Qwen2VLModel, Qwen2_5_VLModel and Qwen3VLModel.get_rope_index in transformers
+// v4.5x; see the package documentation for the rules and their sources).
+//
+// inputIDs is [batch][seq]; attentionMask is nil (all ones) or [batch][seq] of 0 and 1;
+// imageGridTHW and videoGridTHW list the (t, h, w) patch grids of the batch's images and
+// videos in the order their tokens appear, row after row; secondPerGridT (Qwen2.5-VL only;
+// ignored by the other kinds, as HF's are) is nil (1.0 per video) or one value per video.
+//
+// Rows whose tokens hold no image or video still get positions through the multimodal
+// rules when any grid is given, as in HF. With no grids at all the input is text: every
+// axis is the running count of unmasked tokens.
+//
+// GetRopeIndex returns an error, never panics, for: ragged rows, mask values other than 0
+// and 1, negative token ids, negative, zero or non-divisible grid values, a vision_start
+// token with nothing after it, more vision blocks than grids (or fewer), a block whose
+// grid needs more image/video tokens than follow, image/video tokens outside every block or
+// with no grid at all (HF's forward pass rejects both: "Image features and image tokens do
+// not match"), and a second_per_grid_ts list of the wrong length.
+func GetRopeIndex(cfg Config, inputIDs, attentionMask [][]int64, imageGridTHW, videoGridTHW [][3]int64, secondPerGridT []float64) (positions Positions3, ropeDeltas []int64, err error) {
+	if err := cfg.Validate(); err != nil {
+		return Positions3{}, nil, err
+	}
+	seq, err := checkRows(inputIDs, attentionMask)
+	if err != nil {
+		return Positions3{}, nil, err
+	}
+	if err := checkGrids("image_grid_thw", imageGridTHW, cfg.SpatialMergeSize); err != nil {
+		return Positions3{}, nil, err
+	}
+	if err := checkGrids("video_grid_thw", videoGridTHW, cfg.SpatialMergeSize); err != nil {
+		return Positions3{}, nil, err
+	}
+	if cfg.Kind == Qwen25VL && secondPerGridT != nil {
+		if len(secondPerGridT) != len(videoGridTHW) {
+			return Positions3{}, nil, inputErr("second_per_grid_ts has %d values for %d videos: want one per video", len(secondPerGridT), len(videoGridTHW))
+		}
+		for i, s := range secondPerGridT {
+			if s < 0 || math.IsNaN(s) || math.IsInf(s, 0) {
+				return Positions3{}, nil, inputErr("second_per_grid_ts[%d] %v: want a finite number ≥ 0", i, s)
+			}
+		}
+	}
+	batch := len(inputIDs)
+	for a := range positions {
+		positions[a] = make([][]int64, batch)
+		for b := range positions[a] {
+			positions[a][b] = make([]int64, seq)
+		}
+	}
+	ropeDeltas = make([]int64, batch)
+
+	if len(imageGridTHW) == 0 && len(videoGridTHW) == 0 {
+		if err := noVisionTokens(cfg, inputIDs, attentionMask); err != nil {
+			return Positions3{}, nil, err
+		}
+		textPositions(attentionMask, seq, positions, ropeDeltas)
+		return positions, ropeDeltas, nil
+	}
+
+	videos := videoGridTHW
+	var seconds []float64
+	if cfg.Kind == Qwen25VL {
+		seconds = secondPerGridT
+	}
+	if cfg.Kind == Qwen3VL {
+		// Qwen3-VL: "we use timestamps to separate videos, like <t1> <vision_start>
+		// <frame1> <vision_end> <t2> <vision_start> <frame2> <vision_end>, the
+		// video_grid_thw should also be split": each video row (t, h, w) becomes t rows
+		// (1, h, w) (Qwen3VLModel.get_rope_index: repeat_interleave then grid[:, 0] = 1).
+		// Every frame needs at least one token, which bounds the expansion.
+		var frames int64
+		for _, g := range videoGridTHW {
+			frames += g[0]
+		}
+		if frames > int64(batch*seq) {
+			return Positions3{}, nil, inputErr("video_grid_thw has %d frames but the input has only %d tokens", frames, batch*seq)
+		}
+		videos = make([][3]int64, 0, frames)
+		for _, g := range videoGridTHW {
+			for range g[0] {
+				videos = append(videos, [3]int64{1, g[1], g[2]})
+			}
+		}
+	}
+	st := &indexState{cfg: cfg, images: imageGridTHW, videos: videos, seconds: seconds}
+	for b, row := range inputIDs {
+		var mask []int64
+		if attentionMask != nil {
+			mask = attentionMask[b]
+		}
+		if err := st.row(b, row, mask, positions, ropeDeltas); err != nil {
+			return Positions3{}, nil, err
+		}
+	}
+	// HF's forward pass requires as many image (video) features as image (video) tokens:
+	// a grid no block consumed is a mismatch, even though get_rope_index alone ignores it.
+	if st.image < len(st.images) {
+		return Positions3{}, nil, inputErr("image_grid_thw has %d grids but the input has %d image blocks (vision_start followed by image_token_id)", len(st.images), st.image)
+	}
+	if st.video < len(st.videos) {
+		return Positions3{}, nil, inputErr("video_grid_thw has %d %s but the input has %d video blocks (vision_start followed by video_token_id)", len(st.videos), st.videoUnit(), st.video)
+	}
+	if err := tokenCounts(cfg, inputIDs, attentionMask, imageGridTHW, videoGridTHW); err != nil {
+		return Positions3{}, nil, err
+	}
+	return positions, ropeDeltas, nil
+}
+
+// tokenCounts is the check of HF's forward pass ("Image features and image tokens do not
+// match"): the unmasked image (video) tokens must be as many as the grids' merged patches,
+// Σ t·(h/m)·(w/m). Blocks that matched their grids can still leave stray tokens outside.
+func tokenCounts(cfg Config, inputIDs, mask [][]int64, images, videos [][3]int64) error {
+	var nImage, nVideo int64
+	for b, row := range inputIDs {
+		for s, id := range row {
+			if mask != nil && mask[b][s] == 0 {
+				continue
+			}
+			switch id {
+			case cfg.ImageTokenID:
+				nImage++
+			case cfg.VideoTokenID:
+				nVideo++
+			}
+		}
+	}
+	m := cfg.SpatialMergeSize
+	for _, c := range []struct {
+		name, grid string
+		n          int64
+		grids      [][3]int64
+	}{{"image", "image_grid_thw", nImage, images}, {"video", "video_grid_thw", nVideo, videos}} {
+		var want int64
+		for _, g := range c.grids {
+			want += g[0] * (g[1] / m) * (g[2] / m)
+		}
+		if c.n != want {
+			return inputErr("the input has %d %s tokens but %s covers %d (t·h·w / spatial_merge_size² summed)", c.n, c.name, c.grid, want)
+		}
+	}
+	return nil
+}
+
+func checkRows(inputIDs, mask [][]int64) (int, error) {
+	seq := 0
+	if len(inputIDs) > 0 {
+		seq = len(inputIDs[0])
+	}
+	for b, row := range inputIDs {
+		if len(row) != seq {
+			return 0, inputErr("input_ids row %d has %d tokens, row 0 has %d: want equal-length rows", b, len(row), seq)
+		}
+		for s, id := range row {
+			if id < 0 {
+				return 0, inputErr("input_ids[%d][%d] = %d: want a token id ≥ 0", b, s, id)
+			}
+		}
+	}
+	if mask == nil {
+		return seq, nil
+	}
+	if len(mask) != len(inputIDs) {
+		return 0, inputErr("attention_mask has %d rows, input_ids %d: want the same shape", len(mask), len(inputIDs))
+	}
+	for b, row := range mask {
+		if len(row) != seq {
+			return 0, inputErr("attention_mask row %d has %d values, input_ids rows %d: want the same shape", b, len(row), seq)
+		}
+		for s, v := range row {
+			if v != 0 && v != 1 {
+				return 0, inputErr("attention_mask[%d][%d] = %d: want 0 or 1", b, s, v)
+			}
+		}
+	}
+	return seq, nil
+}
+
+func checkGrids(name string, grids [][3]int64, merge int64) error {
+	for i, g := range grids {
+		for k, v := range g {
+			if v < 1 || v > maxGridDim {
+				return inputErr("%s[%d] = %v: %c %d: want 1..%d", name, i, g, "thw"[k], v, maxGridDim)
+			}
+		}
+		// HF floors h // spatial_merge_size; a grid the merger cannot tile is a
+		// preprocessing bug (the vision tower's view(..., h // m, m, ...) fails on it).
+		if g[1]%merge != 0 || g[2]%merge != 0 {
+			return inputErr("%s[%d] = %v: h and w must be multiples of spatial_merge_size %d", name, i, g, merge)
+		}
+	}
+	return nil
+}
+
+// noVisionTokens rejects image or video tokens when no grid is given: HF would embed them
+// as text, which is never what the caller meant.
+func noVisionTokens(cfg Config, inputIDs, mask [][]int64) error {
+	for b, row := range inputIDs {
+		for s, id := range row {
+			if mask != nil && mask[b][s] == 0 {
+				continue
+			}
+			if id == cfg.ImageTokenID || id == cfg.VideoTokenID {
+				return inputErr("input_ids[%d][%d] is the %s token %d but no image_grid_thw or video_grid_thw was given", b, s, tokenName(cfg, id), id)
+			}
+		}
+	}
+	return nil
+}
+
+func tokenName(cfg Config, id int64) string {
+	if id == cfg.ImageTokenID {
+		return "image"
+	}
+	return "video"
+}
+
+// textPositions is get_rope_index's text-only branch (all three Qwen families): with a mask,
+// position = cumsum(mask) − 1 with masked slots set to 1, and rope_delta = max over the row
+// (masked slots included) + 1 − seq; without one, arange(seq) and rope_delta 0.
+func textPositions(mask [][]int64, seq int, pos Positions3, deltas []int64) {
+	for b := range pos[0] {
+		if mask == nil {
+			for s := range seq {
+				for a := range pos {
+					pos[a][b][s] = int64(s)
+				}
+			}
+			continue
+		}
+		var count, maxPos int64
+		for s := range seq {
+			count += mask[b][s]
+			p := count - 1
+			if mask[b][s] == 0 {
+				p = 1
+			}
+			for a := range pos {
+				pos[a][b][s] = p
+			}
+			if s == 0 || p > maxPos {
+				maxPos = p
+			}
+		}
+		if seq > 0 {
+			deltas[b] = maxPos + 1 - int64(seq)
+		}
+	}
+}
+
+// indexState carries what HF's loop carries across rows: the next image and video grid.
+type indexState struct {
+	cfg     Config
+	images  [][3]int64
+	videos  [][3]int64 // Qwen3-VL: split into single frames
+	seconds []float64  // Qwen2.5-VL second_per_grid_ts; nil means 1.0 each
+	image   int
+	video   int
+}
+
+func (st *indexState) videoUnit() string {
+	if st.cfg.Kind == Qwen3VL {
+		return "frames (grid t summed)"
+	}
+	return "grids"
+}
+
+// row computes one batch row: HF's loop body over input_ids[attention_mask[i] == 1].
+func (st *indexState) row(b int, full, mask []int64, pos Positions3, deltas []int64) error {
+	cfg := st.cfg
+	ids := full
+	if mask != nil {
+		ids = make([]int64, 0, len(full))
+		for s, id := range full {
+			if mask[s] == 1 {
+				ids = append(ids, id)
+			}
+		}
+	}
+	if len(ids) == 0 {
+		// HF: torch.cat of an empty list raises.
+		return inputErr("row %d has no unmasked tokens", b)
+	}
+
+	// image_nums / video_nums: vision_start tokens whose next token is an image / video
+	// token (input_ids[vision_start_indices + 1]).
+	var imageNums, videoNums int
+	for s, id := range ids {
+		if id != cfg.VisionStartTokenID {
+			continue
+		}
+		if s+1 >= len(ids) {
+			return inputErr("row %d: vision_start token %d is the last unmasked token: want an image or video token after it", b, id)
+		}
+		switch ids[s+1] {
+		case cfg.ImageTokenID:
+			imageNums++
+		case cfg.VideoTokenID:
+			videoNums++
+		}
+	}
+
+	// Positions of the unmasked tokens, [axis][k].
+	var out [3][]int64
+	for a := range out {
+		out[a] = make([]int64, 0, len(ids))
+	}
+	appendText := func(n int, start int64) {
+		for k := range n {
+			for a := range out {
+				out[a] = append(out[a], start+int64(k))
+			}
+		}
+	}
+	// lastMax is llm_pos_ids_list[-1].max(): the largest position of the last vision block
+	// (the block appended last; text appended before a vision block never is last when
+	// read). -1 while the list is empty, so that st_idx = lastMax + 1 = 0.
+	lastMax := int64(-1)
+	st0 := 0
+	remainImages, remainVideos := imageNums, videoNums
+	for range imageNums + videoNums {
+		edImage, edVideo := len(ids)+1, len(ids)+1
+		if remainImages > 0 {
+			if edImage = indexFrom(ids, cfg.ImageTokenID, st0); edImage < 0 {
+				// Python's list.index raises ValueError.
+				return inputErr("row %d: %d image blocks but no image token after token %d", b, imageNums, st0)
+			}
+		}
+		if remainVideos > 0 {
+			if edVideo = indexFrom(ids, cfg.VideoTokenID, st0); edVideo < 0 {
+				return inputErr("row %d: %d video blocks but no video token after token %d", b, videoNums, st0)
+			}
+		}
+		var grid [3]int64
+		var token int64
+		var second float64
+		var isImage bool
+		if edImage < edVideo {
+			if st.image >= len(st.images) {
+				return inputErr("row %d: image block %d needs image_grid_thw[%d], but only %d grids were given", b, imageNums-remainImages, st.image, len(st.images))
+			}
+			grid, token, isImage = st.images[st.image], cfg.ImageTokenID, true
+			st.image++
+			remainImages--
+		} else {
+			if st.video >= len(st.videos) {
+				return inputErr("row %d: video block %d needs video grid %d, but only %d %s were given", b, videoNums-remainVideos, st.video, len(st.videos), st.videoUnit())
+			}
+			grid, token = st.videos[st.video], cfg.VideoTokenID
+			// Qwen2.5-VL: second_per_grid_ts[video_index], 1.0 when not given.
+			second = 1
+			if st.seconds != nil {
+				second = st.seconds[st.video]
+			}
+			st.video++
+			remainVideos--
+		}
+		ed := min(edImage, edVideo)
+		m := cfg.SpatialMergeSize
+		gt, gh, gw := grid[0], grid[1]/m, grid[2]/m
+		n := gt * gh * gw
+		if n > int64(len(ids)-ed) {
+			return inputErr("row %d: %s grid %v needs %d %s tokens from token %d, but the row has %d tokens left", b, tokenName(cfg, token), grid, n, tokenName(cfg, token), ed, len(ids)-ed)
+		}
+		for k := range int(n) {
+			if ids[ed+k] != token {
+				return inputErr("row %d: %s grid %v needs %d consecutive %s tokens from token %d, found %d at token %d", b, tokenName(cfg, token), grid, n, tokenName(cfg, token), ed, ids[ed+k], ed+k)
+			}
+		}
+
+		textLen := ed - st0
+		stIdx := lastMax + 1
+		appendText(textLen, stIdx)
+		base := int64(textLen) + stIdx
+		lastMax = math.MinInt64
+		for t := range gt {
+			tIndex := st.temporalIndex(t, isImage, second)
+			for h := range gh {
+				for w := range gw {
+					p := [3]int64{tIndex + base, h + base, w + base}
+					for a := range out {
+						out[a] = append(out[a], p[a])
+						lastMax = max(lastMax, p[a])
+					}
+				}
+			}
+		}
+		st0 = ed + int(n)
+	}
+	if st0 < len(ids) {
+		appendText(len(ids)-st0, lastMax+1)
+	}
+
+	maxPos := int64(math.MinInt64)
+	for a := range out {
+		for _, p := range out[a] {
+			maxPos = max(maxPos, p)
+		}
+	}
+	// Scatter back to the unmasked slots; masked slots keep HF's torch.ones fill.
+	k := 0
+	for s := range full {
+		if mask != nil && mask[s] == 0 {
+			for a := range pos {
+				pos[a][b][s] = 1
+			}
+			continue
+		}
+		for a := range pos {
+			pos[a][b][s] = out[a][k]
+		}
+		k++
+	}
+	// mrope_position_deltas: llm_positions.max() + 1 − len(total_input_ids[i]), the row's
+	// padded length.
+	deltas[b] = maxPos + 1 - int64(len(full))
+	return nil
+}
+
+// temporalIndex is the t component (before the block offset) of grid step t.
+func (st *indexState) temporalIndex(t int64, isImage bool, second float64) int64 {
+	if st.cfg.Kind != Qwen25VL {
+		// Qwen2-VL: t_index = arange(llm_grid_t). Qwen3-VL: always 0, since every video
+		// frame is its own grid of t = 1 and images have t = 1.
+		return t
+	}
+	// Qwen2.5-VL: time_tensor = arange(llm_grid_t) · second_per_grid_t · tokens_per_second,
+	// then .long(). second_per_grid_t is 0 for images and second_per_grid_ts[video] (1.0
+	// when absent) for videos. torch multiplies the int64 range by a Python float or a
+	// float32 tensor element in float32, left to right, and .long() truncates toward
+	// zero; the float32 rounding is reproduced here so that the truncation lands where
+	// torch's does.
+	if isImage {
+		return 0
+	}
+	v := float32(t) * float32(second)
+	v *= float32(st.cfg.TokensPerSecond)
+	return int64(v)
+}
+
+func indexFrom(ids []int64, tok int64, from int) int {
+	for i := from; i < len(ids); i++ {
+		if ids[i] == tok {
+			return i
+		}
+	}
+	return -1
+}
+
+// DecodePosition is the position of the token at cache position cachePosition (its index in
+// the whole sequence, prompt included) after a multimodal prefill whose rope_delta is
+// ropeDelta: HF's decode branch, position_ids = arange(seq) + cache_position[0] +
+// rope_deltas, the same on all three axes.
+func DecodePosition(cachePosition, ropeDelta int64) int64 { return cachePosition + ropeDelta }
+
+// DecodePositions is HF's decode branch for a batch: n new tokens per row starting at cache
+// position cacheStart, [axis][batch][n], every axis equal.
+func DecodePositions(ropeDeltas []int64, cacheStart int64, n int) Positions3 {
+	var out Positions3
+	for a := range out {
+		out[a] = make([][]int64, len(ropeDeltas))
+		for b, d := range ropeDeltas {
+			row := make([]int64, n)
+			for j := range row {
+				row[j] = DecodePosition(cacheStart+int64(j), d)
+			}
+			out[a][b] = row
+		}
+	}
+	return out
+}
+
+// Row returns batch row b of pos flattened to [3·seq], axis-major: the [3, T] positions
+// rotary.Embedding.Forward takes for an MRoPE model.
+func Row(pos Positions3, b int) []int64 {
+	seq := len(pos[0][b])
+	out := make([]int64, 0, 3*seq)
+	for a := range pos {
+		out = append(out, pos[a][b]...)
+	}
+	return out
+}
+
+// Flatten returns pos as one [3·batch·seq] slice, axis-major then row-major: the layout of
+// an I64 [3, batch, seq] tensor.
+func Flatten(pos Positions3) []int64 {
+	var out []int64
+	for a := range pos {
+		for _, row := range pos[a] {
+			out = append(out, row...)
+		}
+	}
+	return out
+}
