@@ -40,6 +40,10 @@ var (
 // fastBF16 is set while emitting an AVX512BF16 kernel.
 var fastBF16 bool
 
+// coldPaths are emitted after the function's RET: rarely taken code kept out of the loops'
+// straight line, each ending in a jump back.
+var coldPaths []func()
+
 // labels makes block-local label names unique within a function.
 var labels int
 
@@ -286,11 +290,13 @@ func storeBF16Pair(c consts, m1, m2 Mem) {
 	cvtBF16(true)
 	VMOVDQU32(Y30, m1)
 	VMOVDQU32(Y28, m2)
-	JMP(LabelRef(done))
-	Label(slow)
-	storeBF16Int(16, c, Z31, m1)
-	storeBF16Int(16, c, Z29, m2)
 	Label(done)
+	coldPaths = append(coldPaths, func() {
+		Label(slow)
+		storeBF16Int(16, c, Z31, m1)
+		storeBF16Int(16, c, Z29, m2)
+		JMP(LabelRef(done))
+	})
 }
 
 // gptjBlock rotates lanes/2 pairs starting at pair index i (elements 2i ...).
@@ -426,6 +432,10 @@ func kernel(s isa, d dtype, gptj, full bool) {
 	Label("done")
 	VZEROUPPER()
 	RET()
+	for _, f := range coldPaths {
+		f()
+	}
+	coldPaths = nil
 }
 
 func log2(v int) int {
