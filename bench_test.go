@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/rotary-go/rotary"
+	"github.com/rotary-go/rotary/bench"
 	"github.com/rotary-go/rotary/ops"
 	"github.com/rotary-go/rotary/tensor"
 )
@@ -25,7 +26,7 @@ func BenchmarkForward(b *testing.B) {
 		for _, d := range []tensor.DType{tensor.F32, tensor.BF16, tensor.F16} {
 			for _, T := range []int{1, 16, 512, 4096} {
 				b.Run(fmt.Sprintf("%s/%v/T=%d", backend, d, T), func(b *testing.B) {
-					q, k := random(d, T, 32, 128), random(d, T, 8, 128)
+					q, k := bench.Filled(d, T, 32, 128), bench.Filled(d, T, 8, 128)
 					p := make([]int64, T)
 					for i := range p {
 						p[i] = int64(i)
@@ -43,21 +44,6 @@ func BenchmarkForward(b *testing.B) {
 	}
 }
 
-// random fills a tensor with values in (-1, 1): zeros would send bf16 stores down their slow path.
-func random(d tensor.DType, shape ...int) tensor.Tensor {
-	t := tensor.Zeros(d, shape...)
-	x := uint32(1)
-	for i := range t.Len() {
-		x = x*1664525 + 1013904223
-		v := float32(int32(x>>8)-(1<<23)) / (1 << 23)
-		if d == tensor.F32 {
-			t.F32[i] = v
-		} else {
-			t.Bits[i] = tensor.FromFloat32(d, v)
-		}
-	}
-	return t
-}
 
 // BenchmarkNewCache times building the cos/sin cache of 131072 positions × 128 dims.
 func BenchmarkNewCache(b *testing.B) {
