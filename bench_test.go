@@ -44,7 +44,6 @@ func BenchmarkForward(b *testing.B) {
 	}
 }
 
-
 // BenchmarkNewCache times building the cos/sin cache of 131072 positions × 128 dims.
 func BenchmarkNewCache(b *testing.B) {
 	spec := rotary.Spec{HeadSize: 128, RotaryDim: 128, Base: 500000, Style: rotary.NeoX, MaxPositions: 131072}
