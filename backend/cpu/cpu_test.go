@@ -1,7 +1,12 @@
 package cpu_test
 
 import (
+	"sync"
 	"testing"
+
+	"github.com/rotary-go/rotary"
+	"github.com/rotary-go/rotary/ops"
+	"github.com/rotary-go/rotary/tensor"
 
 	"github.com/rotary-go/rotary/backend/cpu"
 	"github.com/rotary-go/rotary/rotarytest"
@@ -19,4 +24,45 @@ func TestConformance(t *testing.T) {
 			rotarytest.Run(t, cpu.Name, rotarytest.Options{})
 		})
 	}
+}
+
+// TestConcurrentLargeCalls: calls big enough for the worker pool, from several goroutines at
+// once (one gets the pool, the others run inline), all equal to native.
+func TestConcurrentLargeCalls(t *testing.T) {
+	spec := rotary.Spec{HeadSize: 128, RotaryDim: 128, Base: 10000, MaxPositions: 1024}
+	ref, _ := rotary.New(spec, rotary.WithDispatcher(mustDispatcher(t, "none", ops.Auto)))
+	emb, _ := rotary.New(spec, rotary.WithDispatcher(mustDispatcher(t, "all", cpu.Name)))
+	const T = 300
+	p := make([]int64, T)
+	for i := range p {
+		p[i] = int64(i * 3)
+	}
+	pos := tensor.FromI64(p, T)
+	x := tensor.Zeros(tensor.F32, T, 8, 128)
+	for i := range x.F32 {
+		x.F32[i] = float32(i%97) / 97
+	}
+	want := x.Clone()
+	if err := ref.Forward(pos, want, tensor.Tensor{}); err != nil {
+		t.Fatal(err)
+	}
+	var wg sync.WaitGroup
+	for g := range 4 {
+		wg.Go(func() {
+			for r := range 20 {
+				got := x.Clone()
+				if err := emb.Forward(pos, got, tensor.Tensor{}); err != nil {
+					t.Error(err)
+					return
+				}
+				for i := range got.F32 {
+					if got.F32[i] != want.F32[i] {
+						t.Errorf("goroutine %d round %d: element %d = %v, want %v", g, r, i, got.F32[i], want.F32[i])
+						return
+					}
+				}
+			}
+		})
+	}
+	wg.Wait()
 }
