@@ -21,6 +21,7 @@ const (
 	jobMRoPE
 	jobCopy
 	jobApply
+	jobKvRmsNormRopeCache
 )
 
 type job struct {
@@ -29,6 +30,7 @@ type job struct {
 	g    ops.GatheredArgs
 	mr   ops.MRoPEArgs
 	ap   ops.ApplyRotaryEmbArgs
+	kv   ops.KvRmsNormRopeCacheArgs
 	// copy: bytes [lo·copyBlock, hi·copyBlock) of src to dst
 	dst, src []byte
 }
@@ -46,6 +48,8 @@ func (j *job) run(lo, hi int) {
 		mrope(&j.mr, lo, hi)
 	case jobApply:
 		applyRows(&j.ap, lo, hi)
+	case jobKvRmsNormRopeCache:
+		kvRmsNormRopeCache(&j.kv, lo, hi)
 	case jobCopy:
 		end := min(hi*copyBlock, len(j.src))
 		copy(j.dst[lo*copyBlock:end], j.src[lo*copyBlock:end])

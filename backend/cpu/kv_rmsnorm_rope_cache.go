@@ -1,0 +1,196 @@
+package cpu
+
+import (
+	"math"
+
+	"github.com/rotary-go/rotary/ops"
+	"github.com/rotary-go/rotary/tensor"
+)
+
+// kv_rmsnorm_rope_cache in pure Go: the reference's arithmetic in the reference's order (four
+// float64 lanes for the sum of squares, float64 scaling, float32 rotation with each product
+// rounded), so results match backend/native bit for bit; what changes is the memory traffic:
+// each kv row widens once into a stack buffer, gamma once per call, and results go out as whole
+// contiguous runs (one per row, or one per 32-byte group of an NZ cache) through re-sliced
+// slices the compiler can drop bounds checks from.
+
+// kvcStack is the widest row (Dv + Dk) the stack buffers hold; DeepSeek's is 576. Wider rows
+// take heap buffers, once per call.
+const kvcStack = 1024
+
+func init() {
+	ops.KvRmsNormRopeCache.Register(&ops.Impl[ops.KvRmsNormRopeCacheArgs]{Backend: Name, Priority: 10, Fn: func(a ops.KvRmsNormRopeCacheArgs) {
+		tokens := a.Batch * a.Seq
+		// Per token: the kv row and cos/sin read, the two cache rows written.
+		perToken := (2*(a.Dv+a.Dk) + 2*a.Dk) * a.KV.DType.Size()
+		if tokens < 2 || ThreadsFor(tokens*perToken) < 2 {
+			kvRmsNormRopeCache(&a, 0, tokens)
+			return
+		}
+		parallel(&job{kind: jobKvRmsNormRopeCache, kv: a}, tokens)
+	}})
+}
+
+// kvRmsNormRopeCache runs tokens [lo, hi) (token t is batch t/S, position t%S): a range, so a
+// worker pool can split a call.
+func kvRmsNormRopeCache(a *ops.KvRmsNormRopeCacheArgs, lo, hi int) {
+	dv, dk := a.Dv, a.Dk
+	w := dv + dk
+	var gStack [kvcStack]float64
+	var xStack, yStack, csStack [kvcStack]float32
+	g, x, y, cs := gStack[:], xStack[:], yStack[:], csStack[:]
+	if w > kvcStack {
+		g, x, y, cs = make([]float64, dv), make([]float32, w), make([]float32, w), make([]float32, 2*dk)
+	}
+	g, x, y, cs = g[:dv:dv], x[:w:w], y[:w:w], cs[:2*dk:2*dk]
+	if gs := a.Gamma.Stride(0); gs == 1 {
+		kvcRowF32(x[:dv:dv], a.Gamma, a.Gamma.Offset)
+		for j, v := range x[:dv:dv] {
+			g[j] = float64(v)
+		}
+	} else {
+		for j := range g {
+			g[j] = float64(kvcLoad(a.Gamma, a.Gamma.Offset+j*gs))
+		}
+	}
+	cosB, sinB := cs[:dk:dk], cs[dk:]
+	for t := lo; t < hi; t++ {
+		b, s := t/a.Seq, t%a.Seq
+		kvcRowF32(x, a.KV, a.KVRow(b, s))
+		kvcRowF32(cosB, a.Cos, a.CosRow(b, s))
+		kvcRowF32(sinB, a.Sin, a.SinRow(b, s))
+		kvcNorm(y[:dv:dv], x[:dv:dv], g, a.Epsilon)
+		kvcRope(y[dv:], x[dv:], cosB, sinB)
+
+		if !a.KRope.IsZero() {
+			kvcStoreRun(a.KRope, a.KRopeRow(b, s), y[dv:])
+		}
+		if !a.CKV.IsZero() {
+			kvcStoreRun(a.CKV, a.CKVRow(b, s), y[:dv])
+		}
+		block, slot, ok := a.Slot(b, s)
+		if !ok {
+			continue
+		}
+		kvcStoreCache(a.KCache, &a.KLayout, &a.KQuant, block, slot, y[dv:])
+		kvcStoreCache(a.CKVCache, &a.CKVLayout, &a.CKVQuant, block, slot, y[:dv])
+	}
+}
+
+// kvcNorm writes y = x·inv·g, inv = 1/sqrt(mean(x²) + eps), as backend/native computes it.
+func kvcNorm(y, x []float32, g []float64, eps float64) {
+	n := len(x)
+	y, g = y[:n:n], g[:n:n]
+	var l0, l1, l2, l3 float64
+	j := 0
+	for ; j+4 <= n; j += 4 {
+		a, b, c, d := float64(x[j]), float64(x[j+1]), float64(x[j+2]), float64(x[j+3])
+		l0 += a * a
+		l1 += b * b
+		l2 += c * c
+		l3 += d * d
+	}
+	// The tail continues the lanes j%4 = 0, 1, 2.
+	if j < n {
+		a := float64(x[j])
+		l0 += a * a
+	}
+	if j+1 < n {
+		a := float64(x[j+1])
+		l1 += a * a
+	}
+	if j+2 < n {
+		a := float64(x[j+2])
+		l2 += a * a
+	}
+	inv := 1 / math.Sqrt(((l0+l1)+(l2+l3))/float64(n)+eps)
+	for j := range x {
+		y[j] = float32(float64(x[j]) * inv * g[j])
+	}
+}
+
+// kvcRope rotates the interleaved pairs of r into de-interleaved y.
+func kvcRope(y, r, cos, sin []float32) {
+	h := len(cos) / 2
+	y1, y2 := y[:h:h], y[h:2*h:2*h]
+	c1, c2, s1, s2 := cos[:h:h], cos[h:2*h:2*h], sin[:h:h], sin[h:2*h:2*h]
+	r = r[: 2*h : 2*h]
+	for i := range y1 {
+		x1, x2 := r[2*i], r[2*i+1]
+		y1[i] = float32(x1*c1[i]) - float32(x2*s1[i])
+		y2[i] = float32(x2*c2[i]) + float32(x1*s2[i])
+	}
+}
+
+// kvcRowF32 widens len(dst) elements of t from backing index off.
+func kvcRowF32(dst []float32, t tensor.Tensor, off int) {
+	n := len(dst)
+	switch t.DType {
+	case tensor.F32:
+		copy(dst, t.F32[off:off+n])
+	case tensor.BF16:
+		src := t.Bits[off : off+n : off+n]
+		for i := range dst {
+			dst[i] = tensor.Float32FromBF16(src[i])
+		}
+	default:
+		src := t.Bits[off : off+n : off+n]
+		for i := range dst {
+			dst[i] = tensor.Float32FromF16(src[i])
+		}
+	}
+}
+
+// kvcStoreRun rounds y into len(y) contiguous elements of t from backing index off.
+func kvcStoreRun(t tensor.Tensor, off int, y []float32) {
+	n := len(y)
+	switch t.DType {
+	case tensor.F32:
+		copy(t.F32[off:off+n], y)
+	case tensor.BF16:
+		dst := t.Bits[off : off+n : off+n]
+		for i := range dst {
+			dst[i] = tensor.BF16FromFloat32(y[i])
+		}
+	default:
+		dst := t.Bits[off : off+n : off+n]
+		for i := range dst {
+			dst[i] = tensor.F16FromFloat32(y[i])
+		}
+	}
+}
+
+// kvcStoreCache writes a row of results into the cache row of (block, slot), a run per group.
+func kvcStoreCache(cache tensor.Tensor, l *ops.KvCacheLayout, q *ops.KvQuant, block, slot int, y []float32) {
+	for c0 := 0; c0 < len(y); c0 += l.Group {
+		off := l.At(block, slot, c0)
+		run := y[c0 : c0+l.Group]
+		if cache.DType != tensor.I8 {
+			kvcStoreRun(cache, off, run)
+			continue
+		}
+		dst := cache.I8[off : off+len(run) : off+len(run)]
+		if q.ScaleStep == 0 && q.OffsetStep == 0 {
+			// Per-tensor parameters: hoisted.
+			sc := q.Scale[q.ScaleAt]
+			var of float32
+			if q.Offset != nil {
+				of = q.Offset[q.OffsetAt]
+			}
+			for i := range dst {
+				dst[i] = ops.QuantizeInt8(run[i], sc, of)
+			}
+			continue
+		}
+		for i := range dst {
+			dst[i] = q.Quantize(c0+i, run[i])
+		}
+	}
+}
+
+func kvcLoad(t tensor.Tensor, i int) float32 {
+	if t.DType == tensor.F32 {
+		return t.F32[i]
+	}
+	return tensor.ToFloat32(t.DType, t.Bits[i])
+}

@@ -1,0 +1,85 @@
+package native
+
+import (
+	"math"
+
+	"github.com/rotary-go/rotary/ops"
+	"github.com/rotary-go/rotary/tensor"
+)
+
+func init() {
+	ops.KvRmsNormRopeCache.Register(&ops.Impl[ops.KvRmsNormRopeCacheArgs]{Backend: ops.Native, Fn: func(a ops.KvRmsNormRopeCacheArgs) { KvRmsNormRopeCache(&a) }})
+}
+
+// KvRmsNormRopeCache is op kv_rmsnorm_rope_cache (seed 004). For each token (b, s), with
+// x = kv[b, 0, s]:
+//
+// RMSNorm of x[:Dv]: the squares are exact in float64 and summed in four lanes (element j into
+// lane j%4, then (l0+l1)+(l2+l3)), a fixed order a vectorised backend can keep;
+// inv = 1/sqrt(sum/Dv + epsilon) in float64; y_j = float32((x_j·inv)·gamma_j), the products in
+// float64 and one rounding to float32.
+//
+// RoPE of r = x[Dv:], interleaved pairs (r[2i], r[2i+1]) written de-interleaved:
+// y_i = r[2i]·cos_i − r[2i+1]·sin_i and y_{h+i} = r[2i+1]·cos_{h+i} + r[2i]·sin_{h+i}, h = Dk/2,
+// in float32, each product rounded.
+//
+// The float32 results round once to the cache's dtype, or quantise (ops.QuantizeInt8) for I8
+// caches, and go to the slot ops.KvRmsNormRopeCacheArgs.Slot gives; an index of −1 skips both
+// cache writes. The optional outputs k_rope and c_kv take every token's rounded results.
+func KvRmsNormRopeCache(a *ops.KvRmsNormRopeCacheArgs) {
+	dv, dk, half := a.Dv, a.Dk, a.Dk/2
+	y := make([]float32, dv+dk) // the normalised part, then the rope part
+	for b := range a.Batch {
+		for s := range a.Seq {
+			xi := a.KVRow(b, s)
+			var lanes [4]float64
+			for j := range dv {
+				x := float64(load(a.KV, xi+j))
+				lanes[j%4] += x * x // exact product: a fused multiply-add would round the same
+			}
+			inv := 1 / math.Sqrt(((lanes[0]+lanes[1])+(lanes[2]+lanes[3]))/float64(dv)+a.Epsilon)
+			for j := range dv {
+				g := float64(load(a.Gamma, a.Gamma.Offset+j*a.Gamma.Stride(0)))
+				y[j] = float32(float64(load(a.KV, xi+j)) * inv * g)
+			}
+
+			ri, ci, si := xi+dv, a.CosRow(b, s), a.SinRow(b, s)
+			for i := range half {
+				x1, x2 := load(a.KV, ri+2*i), load(a.KV, ri+2*i+1)
+				y[dv+i] = float32(x1*load(a.Cos, ci+i)) - float32(x2*load(a.Sin, si+i))
+				y[dv+half+i] = float32(x2*load(a.Cos, ci+half+i)) + float32(x1*load(a.Sin, si+half+i))
+			}
+
+			if !a.KRope.IsZero() {
+				o := a.KRopeRow(b, s)
+				for c := range dk {
+					store(a.KRope, o+c, y[dv+c])
+				}
+			}
+			if !a.CKV.IsZero() {
+				o := a.CKVRow(b, s)
+				for c := range dv {
+					store(a.CKV, o+c, y[c])
+				}
+			}
+			block, slot, ok := a.Slot(b, s)
+			if !ok {
+				continue
+			}
+			kvcWriteCacheRow(a.KCache, &a.KLayout, &a.KQuant, block, slot, y[dv:])
+			kvcWriteCacheRow(a.CKVCache, &a.CKVLayout, &a.CKVQuant, block, slot, y[:dv])
+		}
+	}
+}
+
+// kvcWriteCacheRow stores one row of results into the cache row of (block, slot).
+func kvcWriteCacheRow(cache tensor.Tensor, l *ops.KvCacheLayout, q *ops.KvQuant, block, slot int, y []float32) {
+	for c, v := range y {
+		i := l.At(block, slot, c)
+		if cache.DType == tensor.I8 {
+			cache.I8[i] = q.Quantize(c, v)
+			continue
+		}
+		store(cache, i, v)
+	}
+}

@@ -1,0 +1,37 @@
+package bench
+
+import (
+	"github.com/rotary-go/rotary"
+	"github.com/rotary-go/rotary/ops"
+	"github.com/rotary-go/rotary/tensor"
+)
+
+func init() {
+	Register(Case{Op: ops.KvRmsNormRopeCache.Name(), Model: "deepseek-v3", MaxTokens: 16384, Setup: kvRmsNormRopeCacheSetup})
+}
+
+// DeepSeek-V3's MLA latent: kv_lora_rank 512 normalised, qk_rope_head_dim 64 rotated.
+const dsDv, dsDk, dsBlockSize = 512, 64, 128
+
+// kvRmsNormRopeCacheSetup times one layer's cache update of `tokens` decode tokens (B = tokens,
+// S = 1) into PA_BNSD caches of the kv dtype, as vLLM-Ascend calls it, slots in order. The bytes
+// are what the op must move: kv, cos and sin and the index read, both cache rows written (gamma
+// once per call).
+func kvRmsNormRopeCacheSetup(d tensor.DType, tokens int, disp *ops.Dispatcher) (func() error, int, error) {
+	blocks := (tokens + dsBlockSize - 1) / dsBlockSize
+	index := make([]int64, tokens)
+	for i := range index {
+		index[i] = int64(i)
+	}
+	p := ops.KvRmsNormRopeCacheParams{
+		KV: Filled(d, tokens, 1, 1, dsDv+dsDk), Gamma: Filled(d, dsDv),
+		Cos: Filled(d, tokens, 1, 1, dsDk), Sin: Filled(d, tokens, 1, 1, dsDk),
+		Index:  tensor.FromI64(index, tokens),
+		KCache: tensor.Zeros(d, blocks, dsBlockSize, 1, dsDk), CKVCache: tensor.Zeros(d, blocks, dsBlockSize, 1, dsDv),
+		Epsilon: 1e-6, CacheMode: ops.CachePABNSD,
+	}
+	sz := d.Size()
+	perToken := (dsDv+dsDk)*sz + 2*dsDk*sz + 8 + (dsDv+dsDk)*sz
+	bytes := tokens*perToken + dsDv*sz
+	return func() error { return rotary.KvRmsNormRopeCache(disp, p) }, bytes, nil
+}

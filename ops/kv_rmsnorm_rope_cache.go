@@ -1,0 +1,622 @@
+package ops
+
+import (
+	"fmt"
+	"math"
+	"slices"
+	"strings"
+
+	"github.com/rotary-go/rotary/tensor"
+)
+
+// kv_rmsnorm_rope_cache is DeepSeek MLA's fused KV-cache update (seed 004, torch_npu
+// npu_kv_rmsnorm_rope_cache, aclnnKvRmsNormRopeCache): each token's kv row [Dv+Dk] splits into
+// the compressed part kv[:Dv], which is RMS-normalised and scaled by gamma, and the rope part
+// kv[Dv:], which is rotated GPT-J style but written de-interleaved (NeoX order); both results
+// are scattered into their caches at the slot the index gives, optionally quantised to int8.
+
+// CacheMode is how kv_rmsnorm_rope_cache's index addresses the caches (torch_npu's cache_mode).
+type CacheMode string
+
+// The cache modes. Norm caches are [Bcache, 1, Scache, D] and the index gives a position per
+// batch; the paged modes (PA*) use caches of BlockNum blocks of BlockSize slots, [BlockNum,
+// BlockSize, 1, D]. PA and PA_BNSD are the same mode under two names.
+const (
+	// CacheNorm: index [B, S]; token (b, s) goes to cache[b, 0, index[b, s]].
+	CacheNorm CacheMode = "Norm"
+	// CachePA: index [B·S]; token t goes to global slot index[t] (block index[t]/BlockSize).
+	CachePA CacheMode = "PA"
+	// CachePABNSD is CachePA.
+	CachePABNSD CacheMode = "PA_BNSD"
+	// CachePANZ is CachePA with caches in the FRACTAL_NZ layout (see KvCacheLayout).
+	CachePANZ CacheMode = "PA_NZ"
+	// CachePABlkBNSD: index [B·ceil(S/BlockSize)], one value per block of a sequence: token s
+	// of batch b goes to slot s%BlockSize of block index[b·ceil(S/BlockSize) + s/BlockSize] /
+	// BlockSize (the value's remainder is ignored, as the NPU kernel ignores it).
+	CachePABlkBNSD CacheMode = "PA_BLK_BNSD"
+	// CachePABlkNZ is CachePABlkBNSD with FRACTAL_NZ caches.
+	CachePABlkNZ CacheMode = "PA_BLK_NZ"
+)
+
+var cacheModes = []CacheMode{CacheNorm, CachePA, CachePABNSD, CachePANZ, CachePABlkBNSD, CachePABlkNZ}
+
+// ParseCacheMode checks a cache mode name; empty means Norm (torch_npu's default).
+// PA_BLK_BSND, a spelling the aclnn documentation also uses, means PA_BLK_BNSD.
+func ParseCacheMode(s string) (CacheMode, error) {
+	switch s {
+	case "":
+		return CacheNorm, nil
+	case "PA_BLK_BSND":
+		return CachePABlkBNSD, nil
+	}
+	if m := CacheMode(s); slices.Contains(cacheModes, m) {
+		return m, nil
+	}
+	names := make([]string, len(cacheModes))
+	for i, m := range cacheModes {
+		names[i] = string(m)
+	}
+	return "", fmt.Errorf("cache mode %q: want one of %s", s, strings.Join(names, ", "))
+}
+
+// Paged reports whether m is a PagedAttention mode (every mode but Norm).
+func (m CacheMode) Paged() bool { return m != CacheNorm }
+
+// NZ reports whether m stores its caches in the FRACTAL_NZ layout.
+func (m CacheMode) NZ() bool { return m == CachePANZ || m == CachePABlkNZ }
+
+// PerBlock reports whether m's index has one value per block of a sequence (PA_BLK_*).
+func (m CacheMode) PerBlock() bool { return m == CachePABlkBNSD || m == CachePABlkNZ }
+
+// KvRmsNormRopeCacheParams are the tensors and options of kv_rmsnorm_rope_cache as the caller
+// gives them (torch_npu's argument names). Optional tensors are zero Tensors when absent.
+type KvRmsNormRopeCacheParams struct {
+	// KV is [B, 1, S, Dv+Dk], F16, BF16 or F32.
+	KV tensor.Tensor
+	// Gamma is the RMSNorm weight [Dv], kv's dtype.
+	Gamma tensor.Tensor
+	// Cos and Sin are [B, 1, S, Dk] or [B, 1, 1, Dk] (one row for all of a batch's tokens), kv's
+	// dtype, full width: element i < Dk/2 rotates pair i into output i, element Dk/2+i into
+	// output Dk/2+i. A batch dimension of 1 also broadcasts.
+	Cos, Sin tensor.Tensor
+	// Index says where each token goes; I64 (I32 accepted). Its shape and meaning follow
+	// CacheMode; a value −1 skips the token's cache writes.
+	Index tensor.Tensor
+	// KCache receives the rope part [.., Dk], CKVCache the normalised part [.., Dv]; each is
+	// kv's dtype or I8 (quantised), shaped as CacheMode says. They are updated in place.
+	KCache, CKVCache tensor.Tensor
+	// KRopeScale and CKVScale (F32, [D], [1, D] per channel or [1] per tensor) are required
+	// exactly when the matching cache is I8; the offsets (same shapes) make the quantisation
+	// asymmetric: q = clamp(round_half_even(y·scale + offset), −128, 127).
+	KRopeScale, CKVScale, KRopeOffset, CKVOffset tensor.Tensor
+	// Epsilon is added to the mean square (torch_npu's default is 1e-5; zero is taken as zero).
+	Epsilon float64
+	// CacheMode addresses the caches; empty means Norm.
+	CacheMode CacheMode
+	// KRope [B, 1, S, Dk] and CKV [B, 1, S, Dv] (kv's dtype) optionally receive every token's
+	// unquantised results, skipped tokens included (torch_npu's is_output_kv).
+	KRope, CKV tensor.Tensor
+}
+
+// KvCacheLayout locates a cache row: element c of the row of (block, slot) lies at backing index
+// Off + block·BlockStride + slot·SlotStride + (c/Group)·GroupStride + c%Group. An ND cache is
+// one group of the whole row; a FRACTAL_NZ cache ([BlockNum, D/C0, BlockSize, 1, C0] in memory,
+// C0 = 32 bytes of the cache's dtype: 16 for F16/BF16, 32 for I8, 8 for F32) stores each run of
+// C0 channels of a block's slots together. In Norm mode a block is a cache batch and a slot a
+// sequence position.
+type KvCacheLayout struct {
+	Blocks, BlockSize int
+	Off               int
+	BlockStride       int
+	SlotStride        int
+	GroupStride       int
+	Group             int
+}
+
+// At is the backing index of channel c of the row of (block, slot).
+func (l *KvCacheLayout) At(block, slot, c int) int {
+	return l.Off + block*l.BlockStride + slot*l.SlotStride + c/l.Group*l.GroupStride + c%l.Group
+}
+
+// KvQuant is the int8 quantisation of one cache: channel c uses Scale[ScaleAt + c·ScaleStep]
+// and, when Offset is set, Offset[OffsetAt + c·OffsetStep] (step 0: one value per tensor).
+type KvQuant struct {
+	Scale, Offset        []float32
+	ScaleAt, ScaleStep   int
+	OffsetAt, OffsetStep int
+}
+
+// Quantize is channel c's int8 value of y.
+func (q *KvQuant) Quantize(c int, y float32) int8 {
+	var off float32
+	if q.Offset != nil {
+		off = q.Offset[q.OffsetAt+c*q.OffsetStep]
+	}
+	return QuantizeInt8(y, q.Scale[q.ScaleAt+c*q.ScaleStep], off)
+}
+
+// QuantizeInt8 is kv_rmsnorm_rope_cache's quantisation, as the NPU kernels do it: the float32
+// product y·scale (rounded), plus offset (rounded), rounded half to even (CAST_RINT) and
+// saturated to [−128, 127]. NaN becomes 0. The scale multiplies: it is the reciprocal of the
+// dequantisation scale.
+func QuantizeInt8(y, scale, offset float32) int8 {
+	v := float32(y*scale) + offset
+	if v != v {
+		return 0
+	}
+	r := math.RoundToEven(float64(v))
+	switch {
+	case r >= 127:
+		return 127
+	case r <= -128:
+		return -128
+	}
+	return int8(r)
+}
+
+// KvRmsNormRopeCacheArgs are the checked arguments of op kv_rmsnorm_rope_cache: the caller's
+// parameters plus what the checks derived. Build them with NewKvRmsNormRopeCache.
+type KvRmsNormRopeCacheArgs struct {
+	KvRmsNormRopeCacheParams
+	// Batch and Seq are kv's B and S; Dv and Dk split its last dimension.
+	Batch, Seq, Dv, Dk int
+	// KLayout and CKVLayout locate the cache rows.
+	KLayout, CKVLayout KvCacheLayout
+	// KQuant and CKVQuant are set (Scale non-nil) for I8 caches.
+	KQuant, CKVQuant KvQuant
+}
+
+// IndexValue is the index entry that places token s of batch b (for PA_BLK_* modes, the entry
+// of the block the token falls in).
+func (a *KvRmsNormRopeCacheArgs) IndexValue(b, s int) int64 {
+	var i int
+	switch {
+	case a.CacheMode == CacheNorm:
+		i = a.Index.Offset + b*a.Index.Stride(0) + s*a.Index.Stride(1)
+	case a.CacheMode.PerBlock():
+		i = a.Index.Offset + (b*a.blocksPerSeq()+s/a.KLayout.BlockSize)*a.Index.Stride(0)
+	default:
+		i = a.Index.Offset + (b*a.Seq+s)*a.Index.Stride(0)
+	}
+	if a.Index.DType == tensor.I32 {
+		return int64(a.Index.I32[i])
+	}
+	return a.Index.I64[i]
+}
+
+// blocksPerSeq is ceil(S/BlockSize), without overflow.
+func (a *KvRmsNormRopeCacheArgs) blocksPerSeq() int {
+	if a.Seq == 0 {
+		return 0
+	}
+	return (a.Seq-1)/a.KLayout.BlockSize + 1
+}
+
+// Slot is where token s of batch b goes in both caches; ok is false when its index is −1.
+func (a *KvRmsNormRopeCacheArgs) Slot(b, s int) (block, slot int, ok bool) {
+	v := a.IndexValue(b, s)
+	if v < 0 {
+		return 0, 0, false
+	}
+	bs := a.KLayout.BlockSize
+	switch {
+	case a.CacheMode == CacheNorm:
+		return b, int(v), true
+	case a.CacheMode.PerBlock():
+		return int(v) / bs, s % bs, true
+	}
+	return int(v) / bs, int(v) % bs, true
+}
+
+// KVRow, CosRow, SinRow, KRopeRow and CKVRow are the backing indices of the first element of
+// token (b, s)'s row in each tensor (cos and sin broadcast).
+func (a *KvRmsNormRopeCacheArgs) KVRow(b, s int) int { return kvcRow(a.KV, b, s) }
+
+// CosRow: see KVRow.
+func (a *KvRmsNormRopeCacheArgs) CosRow(b, s int) int { return kvcRow(a.Cos, b, s) }
+
+// SinRow: see KVRow.
+func (a *KvRmsNormRopeCacheArgs) SinRow(b, s int) int { return kvcRow(a.Sin, b, s) }
+
+// KRopeRow: see KVRow; KRope must be present.
+func (a *KvRmsNormRopeCacheArgs) KRopeRow(b, s int) int { return kvcRow(a.KRope, b, s) }
+
+// CKVRow: see KVRow; CKV must be present.
+func (a *KvRmsNormRopeCacheArgs) CKVRow(b, s int) int { return kvcRow(a.CKV, b, s) }
+
+// kvcRow is the row (b, 0, s) of a [B|1, 1, S|1, D] tensor, size-1 dimensions broadcast.
+func kvcRow(t tensor.Tensor, b, s int) int {
+	i := t.Offset
+	if t.Shape[0] != 1 {
+		i += b * t.Stride(0)
+	}
+	if t.Shape[2] != 1 {
+		i += s * t.Stride(2)
+	}
+	return i
+}
+
+// KvRmsNormRopeCache is the op; its native implementation is registered by backend/native.
+var KvRmsNormRopeCache = NewOp[KvRmsNormRopeCacheArgs]("kv_rmsnorm_rope_cache")
+
+// NewKvRmsNormRopeCache checks everything a kernel relies on: dtypes, shapes, strides, the cache
+// layout of the mode, the quantisation parameters, and every index value (range and, where the
+// mode forbids them, duplicates). On success a kernel cannot fail or write outside the views; on
+// error nothing has been written.
+func NewKvRmsNormRopeCache(p KvRmsNormRopeCacheParams) (KvRmsNormRopeCacheArgs, error) {
+	a := KvRmsNormRopeCacheArgs{KvRmsNormRopeCacheParams: p}
+	if err := a.check(); err != nil {
+		return KvRmsNormRopeCacheArgs{}, err
+	}
+	return a, nil
+}
+
+func (a *KvRmsNormRopeCacheArgs) check() error {
+	kv := a.KV
+	if err := kvcFloat("kv", kv); err != nil {
+		return err
+	}
+	if kv.Rank() != 4 {
+		return fmt.Errorf("kv: shape %s: want 4 dimensions [B, 1, S, Dv+Dk]", tensor.ShapeString(kv.Shape))
+	}
+	if kv.Shape[1] != 1 {
+		return fmt.Errorf("kv: shape %s: %d heads; DeepSeek MLA's latent kv has N = 1", tensor.ShapeString(kv.Shape), kv.Shape[1])
+	}
+	if err := kvcContiguousRows("kv", kv); err != nil {
+		return err
+	}
+	a.Batch, a.Seq = kv.Shape[0], kv.Shape[2]
+	if a.Batch != 0 && a.Seq > math.MaxInt/a.Batch {
+		return fmt.Errorf("kv: shape %s: B·S overflows", tensor.ShapeString(kv.Shape))
+	}
+	B, S, D := a.Batch, a.Seq, kv.Shape[3]
+
+	if err := kvcFloat("gamma", a.Gamma); err != nil {
+		return err
+	}
+	if err := kvcSameDType("gamma", a.Gamma, kv); err != nil {
+		return err
+	}
+	if a.Gamma.Rank() != 1 || a.Gamma.Shape[0] < 1 {
+		return fmt.Errorf("gamma: shape %s: want [Dv] with Dv ≥ 1", tensor.ShapeString(a.Gamma.Shape))
+	}
+	a.Dv = a.Gamma.Shape[0]
+
+	for _, c := range []struct {
+		n string
+		t tensor.Tensor
+	}{{"cos", a.Cos}, {"sin", a.Sin}} {
+		if err := kvcFloat(c.n, c.t); err != nil {
+			return err
+		}
+		if err := kvcSameDType(c.n, c.t, kv); err != nil {
+			return err
+		}
+		sh := c.t.Shape
+		if len(sh) != 4 || sh[0] != B && sh[0] != 1 || sh[1] != 1 || sh[2] != S && sh[2] != 1 {
+			return fmt.Errorf("%s: shape %s: want [B,1,S,Dk] or [B,1,1,Dk] with B = %d, S = %d", c.n, tensor.ShapeString(sh), B, S)
+		}
+		if err := kvcContiguousRows(c.n, c.t); err != nil {
+			return err
+		}
+	}
+	if !slices.Equal(a.Sin.Shape, a.Cos.Shape) {
+		return fmt.Errorf("sin: shape %s differs from cos's %s", tensor.ShapeString(a.Sin.Shape), tensor.ShapeString(a.Cos.Shape))
+	}
+	a.Dk = a.Cos.Shape[3]
+	if a.Dk < 2 || a.Dk%2 != 0 {
+		return fmt.Errorf("cos: last dimension Dk = %d: want an even number ≥ 2", a.Dk)
+	}
+	if a.Dv+a.Dk != D {
+		return fmt.Errorf("kv: last dimension %d: want gamma's Dv %d + cos's Dk %d = %d", D, a.Dv, a.Dk, a.Dv+a.Dk)
+	}
+
+	mode, err := ParseCacheMode(string(a.CacheMode))
+	if err != nil {
+		return err
+	}
+	a.CacheMode = mode
+	if math.IsNaN(a.Epsilon) || math.IsInf(a.Epsilon, 0) || a.Epsilon < 0 {
+		return fmt.Errorf("epsilon %v: want a finite number ≥ 0", a.Epsilon)
+	}
+
+	if a.KLayout, err = kvcCacheLayout("k_cache", a.KCache, mode, kv.DType, B, a.Dk); err != nil {
+		return err
+	}
+	if a.CKVLayout, err = kvcCacheLayout("ckv_cache", a.CKVCache, mode, kv.DType, B, a.Dv); err != nil {
+		return err
+	}
+	if kl, cl := a.KLayout, a.CKVLayout; kl.Blocks != cl.Blocks || kl.BlockSize != cl.BlockSize {
+		what := "blocks of"
+		if mode == CacheNorm {
+			what = "batches of length"
+		}
+		return fmt.Errorf("ckv_cache: shape %s: %d %s %d, but k_cache %s has %d %s %d",
+			tensor.ShapeString(a.CKVCache.Shape), cl.Blocks, what, cl.BlockSize, tensor.ShapeString(a.KCache.Shape), kl.Blocks, what, kl.BlockSize)
+	}
+
+	if a.KQuant, err = kvcQuantParams("k_rope_scale", a.KRopeScale, "k_rope_offset", a.KRopeOffset, "k_cache", a.KCache.DType, a.Dk); err != nil {
+		return err
+	}
+	if a.CKVQuant, err = kvcQuantParams("c_kv_scale", a.CKVScale, "c_kv_offset", a.CKVOffset, "ckv_cache", a.CKVCache.DType, a.Dv); err != nil {
+		return err
+	}
+
+	for _, o := range []struct {
+		n string
+		t tensor.Tensor
+		d int
+	}{{"k_rope", a.KRope, a.Dk}, {"c_kv", a.CKV, a.Dv}} {
+		if o.t.IsZero() {
+			continue
+		}
+		if err := kvcFloat(o.n, o.t); err != nil {
+			return err
+		}
+		if err := kvcSameDType(o.n, o.t, kv); err != nil {
+			return err
+		}
+		if want := []int{B, 1, S, o.d}; !slices.Equal(o.t.Shape, want) {
+			return fmt.Errorf("%s: shape %s: want %s", o.n, tensor.ShapeString(o.t.Shape), tensor.ShapeString(want))
+		}
+		if err := kvcContiguousRows(o.n, o.t); err != nil {
+			return err
+		}
+	}
+	return a.checkIndex()
+}
+
+// checkIndex checks the index's dtype, shape, every value's range, and duplicates.
+func (a *KvRmsNormRopeCacheArgs) checkIndex() error {
+	idx, mode := a.Index, a.CacheMode
+	if idx.IsZero() {
+		return fmt.Errorf("index: missing")
+	}
+	if err := idx.Check("index"); err != nil {
+		return err
+	}
+	if idx.DType != tensor.I64 && idx.DType != tensor.I32 {
+		return fmt.Errorf("index: dtype %v: want I64", idx.DType)
+	}
+	B, S := a.Batch, a.Seq
+	bs, blocks := a.KLayout.BlockSize, a.KLayout.Blocks
+	var want []int
+	var form string
+	switch {
+	case mode == CacheNorm:
+		want, form = []int{B, S}, "[B, S]"
+	case mode.PerBlock():
+		want, form = []int{B * a.blocksPerSeq()}, "[B·ceil(S/BlockSize)]"
+	default:
+		want, form = []int{B * S}, "[B·S]"
+	}
+	if !slices.Equal(idx.Shape, want) {
+		return fmt.Errorf("index: shape %s: %s mode wants %s = %s", tensor.ShapeString(idx.Shape), mode, form, tensor.ShapeString(want))
+	}
+
+	// Range: Norm positions lie in [−1, Scache); paged values are global slots in
+	// [−1, BlockNum·BlockSize). Keys identify what must not repeat.
+	limit := int64(bs)
+	if mode.Paged() {
+		limit = int64(blocks) * int64(bs)
+		if blocks != 0 && limit/int64(blocks) != int64(bs) {
+			limit = math.MaxInt64
+		}
+	}
+	var stack [256]int64
+	keys := stack[:0]
+	if n := idx.Len(); n > len(stack) {
+		keys = make([]int64, 0, n)
+	}
+	n := idx.Len()
+	for i := range n {
+		v := a.indexAt(i)
+		if v < -1 || v >= limit {
+			rangeOf := fmt.Sprintf("k_cache's sequence length %d", bs)
+			if mode.Paged() {
+				rangeOf = fmt.Sprintf("BlockNum·BlockSize = %d·%d", blocks, bs)
+			}
+			return fmt.Errorf("index%s = %d: out of range [-1, %d) (%s)", a.indexName(i), v, limit, rangeOf)
+		}
+		if v == -1 {
+			continue
+		}
+		keys = append(keys, a.indexKey(i, v))
+	}
+	if dup, ok := kvcDuplicate(keys); ok {
+		// Find the two entries for the message; only the error path pays for the scan.
+		first := -1
+		for i := range n {
+			v := a.indexAt(i)
+			if v < 0 || a.indexKey(i, v) != dup {
+				continue
+			}
+			if first < 0 {
+				first = i
+				continue
+			}
+			switch {
+			case mode == CacheNorm:
+				return fmt.Errorf("index%s = %d: repeats index%s in batch %d (a cache position takes one token)", a.indexName(i), v, a.indexName(first), i/S)
+			case mode.PerBlock():
+				return fmt.Errorf("index%s = %d: block %d already taken by index%s = %d (%s wants distinct index/BlockSize)", a.indexName(i), v, v/int64(bs), a.indexName(first), a.indexAt(first), mode)
+			}
+			return fmt.Errorf("index%s = %d: slot already taken by index%s (%s wants distinct slots)", a.indexName(i), v, a.indexName(first), mode)
+		}
+	}
+	return nil
+}
+
+// indexAt is the i-th index value in row-major order.
+func (a *KvRmsNormRopeCacheArgs) indexAt(i int) int64 {
+	idx := a.Index
+	var p int
+	if idx.Rank() == 2 {
+		p = idx.Offset + i/idx.Shape[1]*idx.Stride(0) + i%idx.Shape[1]*idx.Stride(1)
+	} else {
+		p = idx.Offset + i*idx.Stride(0)
+	}
+	return idx.Int64At(p)
+}
+
+// indexName formats the coordinates of the i-th index value.
+func (a *KvRmsNormRopeCacheArgs) indexName(i int) string {
+	if a.Index.Rank() == 2 {
+		return fmt.Sprintf("[%d,%d]", i/a.Index.Shape[1], i%a.Index.Shape[1])
+	}
+	return fmt.Sprintf("[%d]", i)
+}
+
+// indexKey is what must be unique among the non-negative index values: the cache position
+// within its batch (Norm), the slot (PA, PA_BNSD, PA_NZ) or the block (PA_BLK_*).
+func (a *KvRmsNormRopeCacheArgs) indexKey(i int, v int64) int64 {
+	switch {
+	case a.CacheMode == CacheNorm:
+		return int64(i/a.Seq)*int64(a.KLayout.BlockSize) + v
+	case a.CacheMode.PerBlock():
+		return v / int64(a.KLayout.BlockSize)
+	}
+	return v
+}
+
+// kvcDuplicate sorts keys and returns a value that occurs twice.
+func kvcDuplicate(keys []int64) (int64, bool) {
+	slices.Sort(keys)
+	for i := 1; i < len(keys); i++ {
+		if keys[i] == keys[i-1] {
+			return keys[i], true
+		}
+	}
+	return 0, false
+}
+
+func kvcFloat(name string, t tensor.Tensor) error {
+	if t.IsZero() {
+		return fmt.Errorf("%s: missing", name)
+	}
+	if err := t.Check(name); err != nil {
+		return err
+	}
+	if !t.DType.IsFloat() {
+		return fmt.Errorf("%s: dtype %v: want F16, BF16 or F32", name, t.DType)
+	}
+	return nil
+}
+
+func kvcSameDType(name string, t tensor.Tensor, kv tensor.Tensor) error {
+	if t.DType != kv.DType {
+		return fmt.Errorf("%s: dtype %v differs from kv's %v", name, t.DType, kv.DType)
+	}
+	return nil
+}
+
+func kvcContiguousRows(name string, t tensor.Tensor) error {
+	if t.Rank() > 0 && t.Shape[t.Rank()-1] > 1 && t.Stride(t.Rank()-1) != 1 {
+		return fmt.Errorf("%s: the last dimension must be contiguous (stride 1, not %d)", name, t.Stride(t.Rank()-1))
+	}
+	return nil
+}
+
+// kvcCacheLayout checks one cache against the mode and returns where its rows live; width is
+// the row length (Dk or Dv) and B kv's batch.
+func kvcCacheLayout(name string, c tensor.Tensor, mode CacheMode, kvType tensor.DType, B, width int) (KvCacheLayout, error) {
+	if c.IsZero() {
+		return KvCacheLayout{}, fmt.Errorf("%s: missing", name)
+	}
+	if err := c.Check(name); err != nil {
+		return KvCacheLayout{}, err
+	}
+	if c.DType != kvType && c.DType != tensor.I8 {
+		return KvCacheLayout{}, fmt.Errorf("%s: dtype %v: want kv's %v or I8", name, c.DType, kvType)
+	}
+	sh := c.Shape
+	if mode == CacheNorm {
+		if len(sh) != 4 || sh[0] < B || sh[1] != 1 || sh[3] != width {
+			return KvCacheLayout{}, fmt.Errorf("%s: shape %s: Norm mode wants [Bcache, 1, Scache, %d] with Bcache ≥ B = %d", name, tensor.ShapeString(sh), width, B)
+		}
+		if err := kvcContiguousRows(name, c); err != nil {
+			return KvCacheLayout{}, err
+		}
+		return KvCacheLayout{Blocks: sh[0], BlockSize: sh[2], Off: c.Offset, BlockStride: c.Stride(0), SlotStride: c.Stride(2), Group: width}, nil
+	}
+	if !mode.NZ() {
+		if len(sh) != 4 || sh[2] != 1 || sh[3] != width || sh[1] < 1 {
+			return KvCacheLayout{}, fmt.Errorf("%s: shape %s: %s mode wants [BlockNum, BlockSize ≥ 1, 1, %d]", name, tensor.ShapeString(sh), mode, width)
+		}
+		if err := kvcContiguousRows(name, c); err != nil {
+			return KvCacheLayout{}, err
+		}
+		return KvCacheLayout{Blocks: sh[0], BlockSize: sh[1], Off: c.Offset, BlockStride: c.Stride(0), SlotStride: c.Stride(1), Group: width}, nil
+	}
+	c0 := 32 / c.DType.Size()
+	if width%c0 != 0 {
+		return KvCacheLayout{}, fmt.Errorf("%s: %s stores rows in 32-byte groups of %d %v: row length %d is not a multiple", name, mode, c0, c.DType, width)
+	}
+	switch len(sh) {
+	case 4: // the logical shape torch_npu reports; the memory is NZ, so the view must be whole
+		if sh[2] != 1 || sh[3] != width || sh[1] < 1 {
+			break
+		}
+		if !c.Contiguous() {
+			return KvCacheLayout{}, fmt.Errorf("%s: a [BlockNum, BlockSize, 1, %d] view of an NZ cache must be contiguous (or give the NZ shape [BlockNum, %d, BlockSize, 1, %d] with strides)", name, width, width/c0, c0)
+		}
+		bs := sh[1]
+		return KvCacheLayout{Blocks: sh[0], BlockSize: bs, Off: c.Offset, BlockStride: bs * width, SlotStride: c0, GroupStride: bs * c0, Group: c0}, nil
+	case 5: // the NZ memory shape
+		if sh[1] != width/c0 || sh[2] < 1 || sh[3] != 1 || sh[4] != c0 {
+			break
+		}
+		if err := kvcContiguousRows(name, c); err != nil {
+			return KvCacheLayout{}, err
+		}
+		return KvCacheLayout{Blocks: sh[0], BlockSize: sh[2], Off: c.Offset, BlockStride: c.Stride(0), SlotStride: c.Stride(2), GroupStride: c.Stride(1), Group: c0}, nil
+	}
+	return KvCacheLayout{}, fmt.Errorf("%s: shape %s: %s mode wants [BlockNum, BlockSize ≥ 1, 1, %d] or its NZ form [BlockNum, %d, BlockSize, 1, %d]", name, tensor.ShapeString(sh), mode, width, width/c0, c0)
+}
+
+// kvcQuantParams checks a cache's scale and offset (named sn and on) against its dtype.
+func kvcQuantParams(sn string, scale tensor.Tensor, on string, offset tensor.Tensor, cacheName string, cacheType tensor.DType, width int) (KvQuant, error) {
+	if cacheType != tensor.I8 {
+		for _, p := range []struct {
+			n string
+			t tensor.Tensor
+		}{{sn, scale}, {on, offset}} {
+			if !p.t.IsZero() {
+				return KvQuant{}, fmt.Errorf("%s: given, but %s is %v, not I8: only int8 caches are quantised", p.n, cacheName, cacheType)
+			}
+		}
+		return KvQuant{}, nil
+	}
+	if scale.IsZero() {
+		return KvQuant{}, fmt.Errorf("%s: missing: %s is I8 and needs it (q = round(y·scale + offset))", sn, cacheName)
+	}
+	var q KvQuant
+	var err error
+	if q.Scale, q.ScaleAt, q.ScaleStep, err = kvcQuantVector(sn, scale, width); err != nil {
+		return KvQuant{}, err
+	}
+	if !offset.IsZero() {
+		if q.Offset, q.OffsetAt, q.OffsetStep, err = kvcQuantVector(on, offset, width); err != nil {
+			return KvQuant{}, err
+		}
+	}
+	return q, nil
+}
+
+// kvcQuantVector checks a per-channel ([width] or [1, width]) or per-tensor ([1]) F32 vector.
+func kvcQuantVector(name string, t tensor.Tensor, width int) ([]float32, int, int, error) {
+	if err := t.Check(name); err != nil {
+		return nil, 0, 0, err
+	}
+	if t.DType != tensor.F32 {
+		return nil, 0, 0, fmt.Errorf("%s: dtype %v: want F32", name, t.DType)
+	}
+	sh := t.Shape
+	switch {
+	case len(sh) <= 2 && t.Len() == 1:
+		return t.F32, t.Offset, 0, nil
+	case len(sh) == 1 && sh[0] == width, len(sh) == 2 && sh[0] == 1 && sh[1] == width:
+		return t.F32, t.Offset, t.Stride(len(sh) - 1), nil
+	}
+	return nil, 0, 0, fmt.Errorf("%s: shape %s: want [%d] or [1,%d] (per channel) or [1] (per tensor)", name, tensor.ShapeString(sh), width, width)
+}
