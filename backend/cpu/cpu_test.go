@@ -3,6 +3,7 @@ package cpu_test
 import (
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/rotary-go/rotary"
 	"github.com/rotary-go/rotary/ops"
@@ -65,4 +66,41 @@ func TestConcurrentLargeCalls(t *testing.T) {
 		})
 	}
 	wg.Wait()
+}
+
+// TestPoolHandOff: many back-to-back pooled calls, with pauses long enough for the worker to
+// park between some of them, must each produce the reference result (a lost or stale hand-off
+// would skip or repeat a chunk).
+func TestPoolHandOff(t *testing.T) {
+	spec := rotary.Spec{HeadSize: 128, RotaryDim: 128, Base: 10000, MaxPositions: 512}
+	ref, _ := rotary.New(spec, rotary.WithDispatcher(mustDispatcher(t, "none", ops.Auto)))
+	emb, _ := rotary.New(spec, rotary.WithDispatcher(mustDispatcher(t, "all", cpu.Name)))
+	const T = 256
+	p := make([]int64, T)
+	for i := range p {
+		p[i] = int64(i)
+	}
+	pos := tensor.FromI64(p, T)
+	x := tensor.Zeros(tensor.F32, T, 4, 128)
+	for i := range x.F32 {
+		x.F32[i] = float32(i%89) / 89
+	}
+	want := x.Clone()
+	if err := ref.Forward(pos, want, tensor.Tensor{}); err != nil {
+		t.Fatal(err)
+	}
+	for r := range 300 {
+		if r%50 == 0 {
+			time.Sleep(200 * time.Microsecond) // let the worker park
+		}
+		got := x.Clone()
+		if err := emb.Forward(pos, got, tensor.Tensor{}); err != nil {
+			t.Fatal(err)
+		}
+		for i := range got.F32 {
+			if got.F32[i] != want.F32[i] {
+				t.Fatalf("round %d: element %d = %v, want %v", r, i, got.F32[i], want.F32[i])
+			}
+		}
+	}
 }

@@ -22,6 +22,7 @@ const (
 	jobCopy
 	jobApply
 	jobKvRmsNormRopeCache
+	jobQKNorm
 )
 
 type job struct {
@@ -31,6 +32,7 @@ type job struct {
 	mr   ops.MRoPEArgs
 	ap   ops.ApplyRotaryEmbArgs
 	kv   ops.KvRmsNormRopeCacheArgs
+	qk   ops.QKRMSNormRoPEArgs
 	// copy: bytes [lo·copyBlock, hi·copyBlock) of src to dst
 	dst, src []byte
 }
@@ -50,6 +52,8 @@ func (j *job) run(lo, hi int) {
 		applyRows(&j.ap, lo, hi)
 	case jobKvRmsNormRopeCache:
 		kvRmsNormRopeCache(&j.kv, lo, hi)
+	case jobQKNorm:
+		qkRMSNormRoPE(&j.qk, lo, hi)
 	case jobCopy:
 		end := min(hi*copyBlock, len(j.src))
 		copy(j.dst[lo*copyBlock:end], j.src[lo*copyBlock:end])
@@ -101,32 +105,37 @@ func (p *workerPool) start() {
 		p.threads = runtime.GOMAXPROCS(0)
 		for range p.threads - 1 {
 			w := &worker{wake: make(chan struct{}, 1)}
+			w.state.Store(spinning)
 			p.workers = append(p.workers, w)
 			go p.loop(w)
 		}
 	})
 }
 
+// loop runs one worker. A worker is spinning or parked only while it has no chunk: it returns to
+// spinning before it reports its chunk done, so the next call always finds it spinning (the
+// assignment needs no wake-up) or parked (exactly one wake-up, which it consumes).
 func (p *workerPool) loop(w *worker) {
 	for {
-		w.state.Store(spinning)
 		start := time.Now()
 		for i := 0; w.state.Load() != assigned; i++ {
 			if i%64 == 63 && time.Since(start) > spinFor && w.state.CompareAndSwap(spinning, parked) {
-				<-w.wake
+				<-w.wake // assign stored `assigned` before sending
 				break
 			}
 			runtime.Gosched()
 		}
 		p.job.run(w.lo, w.hi)
+		w.state.Store(spinning)
 		p.pending.Add(-1)
 	}
 }
 
-// assign hands a chunk to a worker, waking it only if it has parked.
+// assign hands a chunk to an idle worker, waking it only if it has parked.
 func (w *worker) assign(lo, hi int) {
 	w.lo, w.hi = lo, hi
 	if !w.state.CompareAndSwap(spinning, assigned) {
+		// Parked: the only other state an idle worker can be in.
 		w.state.Store(assigned)
 		w.wake <- struct{}{}
 	}

@@ -1,0 +1,110 @@
+package cpu
+
+import (
+	"github.com/rotary-go/rotary/ops"
+	"github.com/rotary-go/rotary/tensor"
+)
+
+// qk_rmsnorm_rope: each token's heads are normalized in place, in the activations' dtype, and
+// then rotated by the same kernels as rotary_embedding. The normalized values are exactly the
+// reference's intermediate y (already rounded to the dtype), so the rotation reads them back
+// without loss and the result matches backend/native bit for bit.
+
+func init() {
+	ops.QKRMSNormRoPE.Register(&ops.Impl[ops.QKRMSNormRoPEArgs]{Backend: Name, Priority: 10, Fn: func(a ops.QKRMSNormRoPEArgs) {
+		if !worthThreads(a.Query.Tokens, &a.Rope) {
+			qkRMSNormRoPE(&a, 0, a.Query.Tokens)
+			return
+		}
+		parallel(&job{kind: jobQKNorm, qk: a}, a.Query.Tokens)
+	}})
+}
+
+// qkStack is the head size up to which the widened weights and heads live on the stack.
+const qkStack = 512
+
+func qkRMSNormRoPE(a *ops.QKRMSNormRoPEArgs, lo, hi int) {
+	k := active
+	n := a.Query.HeadSize
+	var qStack, kStack, hStack [qkStack]float32
+	qw, kw, head := qStack[:0], kStack[:0], hStack[:0]
+	if n > qkStack {
+		qw, kw, head = make([]float32, 0, n), make([]float32, 0, n), make([]float32, 0, n)
+	}
+	qw, head = qkWiden(qw[:n], a.QWeight), head[:n]
+	if a.Key.Present() {
+		kw = qkWiden(kw[:n], a.KWeight)
+	}
+	for t := lo; t < hi; t++ {
+		cos, sin := a.CosSin(t)
+		qkNormHeads(&a.Query, t, qw, a.Epsilon, head)
+		rotateHeads(k, &a.Query, t, cos, sin, a.GPTJ)
+		if a.Key.Present() {
+			qkNormHeads(&a.Key, t, kw, a.Epsilon, head)
+			rotateHeads(k, &a.Key, t, cos, sin, a.GPTJ)
+		}
+	}
+}
+
+// qkWiden converts the contiguous 1-D float tensor w into dst (len(dst) elements).
+func qkWiden(dst []float32, w tensor.Tensor) []float32 {
+	if w.DType == tensor.F32 {
+		copy(dst, w.F32[w.Offset:w.Offset+len(dst)])
+		return dst
+	}
+	src := w.Bits[w.Offset : w.Offset+len(dst)]
+	for j, b := range src {
+		dst[j] = tensor.ToFloat32(w.DType, b)
+	}
+	return dst
+}
+
+// qkNormHeads replaces every head of token t of h by its RMS norm times w, with the reference's
+// roundings (ops.QKRMSNormRoPEArgs); head is scratch of HeadSize.
+func qkNormHeads(h *ops.Heads, t int, w []float32, eps float32, head []float32) {
+	n := h.HeadSize
+	base := h.Off + t*h.TokenStride
+	for hd := range h.NumHeads {
+		off := base + hd*h.HeadStride
+		switch h.DType {
+		case tensor.F32:
+			qkNormF32(h.F32[off:off+n:off+n], w, eps)
+		case tensor.BF16:
+			qkNormBF16(h.Bits[off:off+n:off+n], w, eps, head)
+		default:
+			qkNormF16(h.Bits[off:off+n:off+n], w, eps, head)
+		}
+	}
+}
+
+func qkNormF32(x, w []float32, eps float32) {
+	w = w[:len(x)]
+	r := ops.RMSNormScale(ops.SumSquares(x), len(x), eps)
+	for j, v := range x {
+		x[j] = w[j] * float32(v*r)
+	}
+}
+
+func qkNormBF16(x []uint16, w []float32, eps float32, head []float32) {
+	head, w = head[:len(x)], w[:len(x)]
+	for j, b := range x {
+		head[j] = tensor.Float32FromBF16(b)
+	}
+	r := ops.RMSNormScale(ops.SumSquares(head), len(x), eps)
+	for j, v := range head {
+		normed := tensor.Float32FromBF16(tensor.BF16FromFloat32(v * r))
+		x[j] = tensor.BF16FromFloat32(w[j] * normed)
+	}
+}
+
+func qkNormF16(x []uint16, w []float32, eps float32, head []float32) {
+	head, w = head[:len(x)], w[:len(x)]
+	for j, b := range x {
+		head[j] = tensor.Float32FromF16(b)
+	}
+	r := ops.RMSNormScale(ops.SumSquares(head), len(x), eps)
+	for j, v := range head {
+		normed := tensor.Float32FromF16(tensor.F16FromFloat32(v * r))
+		x[j] = tensor.F16FromFloat32(w[j] * normed)
+	}
+}

@@ -1,0 +1,30 @@
+package native
+
+import "github.com/rotary-go/rotary/ops"
+
+func init() {
+	ops.InterleaveRoPE.Register(&ops.Impl[ops.InterleaveRoPEArgs]{Backend: ops.Native, Fn: func(a ops.InterleaveRoPEArgs) { InterleaveRoPE(&a) }})
+}
+
+// InterleaveRoPE is op interleave_rope (npu_interleave_rope): each row is de-interleaved into
+// q = (x0, x2, …, x1, x3, …) and rotated NeoX style, q·cos + rotate_half(q)·sin, the result kept in
+// q's order. Out may alias X: a row is read whole before it is written.
+func InterleaveRoPE(a *ops.InterleaveRoPEArgs) {
+	D := a.X.Shape[3]
+	half := D / 2
+	row := make([]float32, D)
+	forRows(a.X.Shape, func(coords []int) {
+		xi, oi := a.X.Index(coords...), a.Out.Index(coords...)
+		ci, si := broadcastIndex(a.Cos, coords), broadcastIndex(a.Sin, coords)
+		for j := range D {
+			row[j] = load(a.X, xi+j)
+		}
+		for i := range half {
+			re, im := row[2*i], row[2*i+1]
+			o1 := float32(re*load(a.Cos, ci+i)) - float32(im*load(a.Sin, si+i))
+			o2 := float32(im*load(a.Cos, ci+half+i)) + float32(re*load(a.Sin, si+half+i))
+			store(a.Out, oi+i, o1)
+			store(a.Out, oi+half+i, o2)
+		}
+	})
+}

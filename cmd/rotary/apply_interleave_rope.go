@@ -1,0 +1,26 @@
+package main
+
+import (
+	"github.com/rotary-go/rotary"
+	"github.com/rotary-go/rotary/safetensors"
+	"github.com/rotary-go/rotary/tensor"
+)
+
+func init() {
+	registerApplyOp("interleave_rope", &applyOp{
+		summary: "x [B,N,S,D], cos, sin [B,1,S,D] → out (npu_interleave_rope: pairs (2i,2i+1) in, de-interleaved NeoX order out)",
+		run:     runInterleaveRoPE,
+	})
+}
+
+func runInterleaveRoPE(env *applyEnv) ([]safetensors.Tensor, error) {
+	in, err := env.inputsNamed("x", "cos", "sin")
+	if err != nil {
+		return nil, err
+	}
+	out := tensor.Zeros(in[0].DType, in[0].Shape...)
+	if err := rotary.InterleaveRoPE(env.disp, in[0], in[1], in[2], out); err != nil {
+		return nil, usageError{err}
+	}
+	return []safetensors.Tensor{toFile("out", out)}, nil
+}

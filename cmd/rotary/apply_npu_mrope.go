@@ -1,0 +1,70 @@
+package main
+
+import (
+	"flag"
+	"strconv"
+	"strings"
+
+	"github.com/rotary-go/rotary"
+	"github.com/rotary-go/rotary/safetensors"
+)
+
+// Flags of npu_mrope; the pair layout comes from --rotary-mode (rotaryMode).
+var (
+	npuMRoPEHeadSize  int
+	npuMRoPESection   string
+	npuMRoPECacheMode string
+)
+
+func init() {
+	registerApplyOp("npu_mrope", &applyOp{
+		summary: "positions [T] or [3|4,T], query [T,Hq·D], optional key [T,Hk·D], cos_sin_cache [P,d] → query, key (torch_npu npu_mrope; --head-size, --mrope-section, --mrope-cache-mode)",
+		flags: func(fs *flag.FlagSet) {
+			fs.IntVar(&npuMRoPEHeadSize, "head-size", 0, "npu_mrope head_size `D`")
+			fs.StringVar(&npuMRoPESection, "mrope-section", "", "npu_mrope mrope_section, comma-separated `counts` (\"24,20,20\"); empty or zeros: plain RoPE")
+			fs.StringVar(&npuMRoPECacheMode, "mrope-cache-mode", "default", "npu_mrope cache_mode: `default` (chunked sections) or interleave (Qwen3-VL)")
+		},
+		run: runNPUMRoPE,
+	})
+}
+
+// parseNPUMRoPESections parses a comma-separated mrope_section; empty means none.
+func parseNPUMRoPESections(s string) ([]int, error) {
+	s = strings.TrimSpace(strings.Trim(strings.TrimSpace(s), "[]"))
+	if s == "" {
+		return nil, nil
+	}
+	var out []int
+	for _, f := range strings.Split(s, ",") {
+		v, err := strconv.Atoi(strings.TrimSpace(f))
+		if err != nil {
+			return nil, usagef("--mrope-section %q: %q is not an integer", s, f)
+		}
+		out = append(out, v)
+	}
+	return out, nil
+}
+
+func runNPUMRoPE(env *applyEnv) ([]safetensors.Tensor, error) {
+	if npuMRoPEHeadSize <= 0 {
+		return nil, usagef("--head-size: missing (want the head size > 0)")
+	}
+	sections, err := parseNPUMRoPESections(npuMRoPESection)
+	if err != nil {
+		return nil, err
+	}
+	in, err := env.inputsNamed("positions", "query", "cos_sin_cache")
+	if err != nil {
+		return nil, err
+	}
+	positions, query, cache := in[0], in[1], in[2]
+	key := env.inputs["key"]
+	if err := rotary.NPUMRoPE(env.disp, positions, query, key, cache, npuMRoPEHeadSize, sections, rotaryMode, npuMRoPECacheMode); err != nil {
+		return nil, usageError{err}
+	}
+	results := []safetensors.Tensor{toFile("query", query)}
+	if !key.IsZero() {
+		results = append(results, toFile("key", key))
+	}
+	return results, nil
+}

@@ -1,0 +1,121 @@
+package rotary
+
+import (
+	"fmt"
+
+	"github.com/rotary-go/rotary/ops"
+	"github.com/rotary-go/rotary/tensor"
+)
+
+// NPUMRoPE is torch_npu's npu_mrope (aclnnRopeWithSinCosCache) with its own arguments: RoPE or
+// MRoPE of query and key, in place, with cos/sin looked up in an explicit cache. It builds the
+// arguments of op rotary_embedding or op mrope and dispatches them through d (nil: ops.Default).
+//
+//   - positions: I32 or I64, [T] (plain RoPE; for an MRoPE call it means text-only tokens, every
+//     axis at the same position), or [R, T] with R = len(sections) for MRoPE.
+//   - query [T, Hq·headSize] (or [T, Hq, headSize]) and key [T, Hk·headSize] (optional: the zero
+//     Tensor), F32, F16 or BF16, rotated in place.
+//   - cosSinCache: [maxPos, rotaryDim], float: each row holds cos then sin (rows.chunk(2, -1)),
+//     rotaryDim even and at most headSize; elements rotaryDim..headSize of every head pass
+//     through. An F32 contiguous cache is used in place; any other is widened to float32 first
+//     (its rows up to the largest position), which allocates.
+//   - sections: nil or all zeros for plain RoPE; otherwise 3 or 4 pair counts (mrope_section)
+//     summing to rotaryDim/2.
+//   - rotaryMode: "half" (NeoX pairs) or "interleave" (GPT-J pairs).
+//   - cacheMode: "default" (pair i takes the axis of the section it falls in: Qwen2-VL) or
+//     "interleave" (pairs 1::3 below 3·s1 take axis 1, pairs 2::3 below 3·s2 axis 2, the rest
+//     axis 0: Qwen3-VL); "interleave" needs exactly 3 sections. It has no effect on plain RoPE.
+//
+// On error nothing is written.
+func NPUMRoPE(d *ops.Dispatcher, positions, query, key, cosSinCache tensor.Tensor, headSize int, sections []int, rotaryMode, cacheMode string) error {
+	var gptj bool
+	switch rotaryMode {
+	case "half":
+	case "interleave":
+		gptj = true
+	default:
+		return fmt.Errorf("rotary_mode %q: want half or interleave", rotaryMode)
+	}
+	if cacheMode != "default" && cacheMode != "interleave" {
+		return fmt.Errorf("cache_mode %q: want default or interleave", cacheMode)
+	}
+	if headSize <= 0 {
+		return fmt.Errorf("head_size %d: want > 0", headSize)
+	}
+	if cosSinCache.IsZero() {
+		return fmt.Errorf("cos_sin_cache: missing")
+	}
+	if err := cosSinCache.Check("cos_sin_cache"); err != nil {
+		return err
+	}
+	if !cosSinCache.DType.IsFloat() {
+		return fmt.Errorf("cos_sin_cache: dtype %v: want F32, F16 or BF16", cosSinCache.DType)
+	}
+	if cosSinCache.Rank() != 2 {
+		return fmt.Errorf("cos_sin_cache: shape %s: want [max_positions, rotary_dim]", tensor.ShapeString(cosSinCache.Shape))
+	}
+	rows, rd := cosSinCache.Shape[0], cosSinCache.Shape[1]
+	if rd == 0 || rd%2 != 0 || rd > headSize {
+		return fmt.Errorf("cos_sin_cache: rotary dim %d (shape %s): want an even number from 2 to head_size %d", rd, tensor.ShapeString(cosSinCache.Shape), headSize)
+	}
+	mrope := false
+	for _, s := range sections {
+		mrope = mrope || s != 0
+	}
+	if mrope {
+		if n := len(sections); n != 3 && n != 4 {
+			return fmt.Errorf("mrope_section %v: want 3 or 4 sections (or none for plain RoPE)", sections)
+		}
+		sum := 0
+		for _, s := range sections {
+			if s < 0 {
+				return fmt.Errorf("mrope_section %v: negative section", sections)
+			}
+			sum += s
+		}
+		if sum != rd/2 {
+			return fmt.Errorf("mrope_section %v sums to %d: want rotary_dim/2 = %d (cos_sin_cache %s)", sections, sum, rd/2, tensor.ShapeString(cosSinCache.Shape))
+		}
+		if len(sections) == 4 && cacheMode == "interleave" {
+			return fmt.Errorf("mrope_section %v: 4 sections need cache_mode default (interleave spreads exactly 3 axes)", sections)
+		}
+	}
+	q, k, err := ops.NewQueryKey(query, key, headSize)
+	if err != nil {
+		return err
+	}
+	var allow []int
+	if mrope {
+		allow = []int{len(sections)}
+	}
+	if positions.Rank() == 2 {
+		switch {
+		case !mrope:
+			return fmt.Errorf("positions: shape %s: 2-D positions need mrope_section (plain RoPE takes [tokens])", tensor.ShapeString(positions.Shape))
+		case positions.Shape[0] != len(sections):
+			return fmt.Errorf("positions: %d rows (shape %s) for %d mrope sections %v: want as many rows as sections", positions.Shape[0], tensor.ShapeString(positions.Shape), len(sections), sections)
+		}
+	}
+	pos, err := ops.NewPositions(positions, q.Tokens, allow, int64(rows))
+	if err != nil {
+		return err
+	}
+	cache := ops.CosSinCache{Rows: int(pos.Max + 1), Half: rd / 2}
+	if c := cosSinCache; c.DType == tensor.F32 && c.Contiguous() {
+		cache.Data = c.F32[c.Offset : c.Offset+cache.Rows*rd]
+	} else {
+		cache.Data = make([]float32, cache.Rows*rd)
+		for r := range cache.Rows {
+			for j := range rd {
+				cache.Data[r*rd+j] = float32(c.Float64At(c.Index(r, j)))
+			}
+		}
+	}
+	rope := ops.Rope{RotaryDim: rd, GPTJ: gptj, Query: q, Key: k}
+	if pos.Rows > 1 {
+		_, err = ops.Run(dispatcher(d), ops.MRoPE, ops.MRoPEArgs{Rope: rope, Positions: pos, Cache: cache, Sections: sections, Interleaved: cacheMode == "interleave"})
+		return err
+	}
+	_, err = ops.Run(dispatcher(d), ops.RotaryEmbedding, ops.RotaryEmbeddingArgs{Rope: rope, Positions: pos, Cache: cache})
+	return err
+}
