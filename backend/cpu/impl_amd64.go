@@ -119,3 +119,81 @@ func available() []*kernels {
 	}
 	return append(impls, generic)
 }
+
+// kv_rmsnorm_rope_cache's bulk kernels. Each does the leading part of its slices it can (a
+// multiple of 16 elements, or 8 for kvcScaleAsm) and returns how many; the caller finishes in Go.
+
+// widenAsm widens src (bf16 or f16 bits) into dst, len(dst) ≤ len(src): exactly, except that
+// f16 signalling NaNs come out quieted (VCVTPH2PS), which is all the same to its callers: every
+// widened value goes through a multiplication before it is stored.
+func widenAsm(i isa, d tensor.DType, dst []float32, src []uint16) int {
+	n := len(dst) &^ 15
+	if n == 0 || i == isaGeneric {
+		return 0
+	}
+	_ = src[n-1]
+	wide := i == isaAVX512 || i == isaAVX512BF16
+	switch {
+	case d == tensor.BF16 && wide:
+		widenBF16AVX512(&dst[0], &src[0], n)
+	case d == tensor.BF16:
+		widenBF16AVX2(&dst[0], &src[0], n)
+	case d == tensor.F16 && wide:
+		widenF16AVX512(&dst[0], &src[0], n)
+	case d == tensor.F16:
+		widenF16AVX2(&dst[0], &src[0], n)
+	default:
+		return 0
+	}
+	return n
+}
+
+// narrowAsm rounds src into dst (bf16 or f16 bits, nearest even), len(src) ≤ len(dst).
+func narrowAsm(i isa, d tensor.DType, dst []uint16, src []float32) int {
+	n := len(src) &^ 15
+	if n == 0 || i == isaGeneric {
+		return 0
+	}
+	_ = dst[n-1]
+	switch {
+	case d == tensor.BF16 && i == isaAVX512BF16:
+		narrowBF16AVX512BF16(&dst[0], &src[0], n)
+	case d == tensor.BF16 && i == isaAVX512:
+		narrowBF16AVX512(&dst[0], &src[0], n)
+	case d == tensor.BF16:
+		narrowBF16AVX2(&dst[0], &src[0], n)
+	case d == tensor.F16 && i == isaAVX2:
+		narrowF16AVX2(&dst[0], &src[0], n)
+	case d == tensor.F16:
+		narrowF16AVX512(&dst[0], &src[0], n)
+	default:
+		return 0
+	}
+	return n
+}
+
+// kvcScaleAsm writes y = float32((x·inv)·g) for the leading multiple of 8 of len(y) ≤ len(x), len(g).
+func kvcScaleAsm(i isa, y, x []float32, g []float64, inv float64) int {
+	n := len(y) &^ 7
+	if n == 0 || i == isaGeneric {
+		return 0
+	}
+	_, _ = x[n-1], g[n-1]
+	if i == isaAVX2 {
+		kvcScaleAVX2(&y[0], &x[0], &g[0], inv, n)
+	} else {
+		kvcScaleAVX512(&y[0], &x[0], &g[0], inv, n)
+	}
+	return n
+}
+
+// kvcSumSq8Asm sums the squares of the first n (a multiple of 4) elements of the 8 rows of x,
+// stride elements apart, in the reference's lanes; false when there is no kernel.
+func kvcSumSq8Asm(i isa, x []float32, stride, n int, out *[8]float64) bool {
+	if i == isaGeneric || n%4 != 0 || n == 0 {
+		return false
+	}
+	_ = x[7*stride+n-1]
+	kvcSumSq8(&x[0], stride*4, n, &out[0])
+	return true
+}

@@ -31,21 +31,29 @@ func init() {
 	}})
 }
 
+// kvcBatch is how many tokens go through the RMSNorm sum together: the reference's four lanes
+// are four serial add chains per token, and eight tokens keep enough chains in flight.
+const kvcBatch = 8
+
 // kvRmsNormRopeCache runs tokens [lo, hi) (token t is batch t/S, position t%S): a range, so a
-// worker pool can split a call.
+// worker pool can split a call. The active implementation's assembly does the bulk of each
+// row (widening, the sum of squares, the scaling, the rounding stores); Go does the rest.
 func kvRmsNormRopeCache(a *ops.KvRmsNormRopeCacheArgs, lo, hi int) {
+	k := active
 	dv, dk := a.Dv, a.Dk
 	w := dv + dk
 	var gStack [kvcStack]float64
-	var xStack, yStack, csStack [kvcStack]float32
-	g, x, y, cs := gStack[:], xStack[:], yStack[:], csStack[:]
+	var xStack [kvcBatch * kvcStack]float32
+	var yStack, csStack [kvcStack]float32
+	g, xs, y, cs := gStack[:], xStack[:], yStack[:], csStack[:]
 	if w > kvcStack {
-		g, x, y, cs = make([]float64, dv), make([]float32, w), make([]float32, w), make([]float32, 2*dk)
+		g, xs, y, cs = make([]float64, dv), make([]float32, kvcBatch*w), make([]float32, w), make([]float32, 2*dk)
 	}
-	g, x, y, cs = g[:dv:dv], x[:w:w], y[:w:w], cs[:2*dk:2*dk]
+	g, xs, y, cs = g[:dv:dv], xs[:kvcBatch*w:kvcBatch*w], y[:w:w], cs[:2*dk:2*dk]
 	if gs := a.Gamma.Stride(0); gs == 1 {
-		kvcRowF32(x[:dv:dv], a.Gamma, a.Gamma.Offset)
-		for j, v := range x[:dv:dv] {
+		x0 := xs[:dv:dv]
+		kvcRowF32(k, x0, a.Gamma, a.Gamma.Offset)
+		for j, v := range x0 {
 			g[j] = float64(v)
 		}
 	} else {
@@ -54,33 +62,50 @@ func kvRmsNormRopeCache(a *ops.KvRmsNormRopeCacheArgs, lo, hi int) {
 		}
 	}
 	cosB, sinB := cs[:dk:dk], cs[dk:]
-	for t := lo; t < hi; t++ {
-		b, s := t/a.Seq, t%a.Seq
-		kvcRowF32(x, a.KV, a.KVRow(b, s))
-		kvcRowF32(cosB, a.Cos, a.CosRow(b, s))
-		kvcRowF32(sinB, a.Sin, a.SinRow(b, s))
-		kvcNorm(y[:dv:dv], x[:dv:dv], g, a.Epsilon)
-		kvcRope(y[dv:], x[dv:], cosB, sinB)
+	var sums [kvcBatch]float64
+	for t0 := lo; t0 < hi; t0 += kvcBatch {
+		t1 := min(t0+kvcBatch, hi)
+		for t := t0; t < t1; t++ {
+			b, s := t/a.Seq, t%a.Seq
+			r := (t - t0) * w
+			kvcRowF32(k, xs[r:r+w:r+w], a.KV, a.KVRow(b, s))
+		}
+		// All eight rows are summed; rows past t1 hold stale values whose sums go unused.
+		if !kvcSumSq8Asm(k.isa, xs, w, dv, &sums) {
+			for t := t0; t < t1; t++ {
+				r := (t - t0) * w
+				sums[t-t0] = kvcSumSq(xs[r : r+dv : r+dv])
+			}
+		}
+		for t := t0; t < t1; t++ {
+			b, s := t/a.Seq, t%a.Seq
+			r := (t - t0) * w
+			x := xs[r : r+w : r+w]
+			kvcRowF32(k, cosB, a.Cos, a.CosRow(b, s))
+			kvcRowF32(k, sinB, a.Sin, a.SinRow(b, s))
+			kvcScale(k, y[:dv:dv], x[:dv:dv], g, 1/math.Sqrt(sums[t-t0]/float64(dv)+a.Epsilon))
+			kvcRope(y[dv:], x[dv:], cosB, sinB)
 
-		if !a.KRope.IsZero() {
-			kvcStoreRun(a.KRope, a.KRopeRow(b, s), y[dv:])
+			if !a.KRope.IsZero() {
+				kvcStoreRun(k, a.KRope, a.KRopeRow(b, s), y[dv:])
+			}
+			if !a.CKV.IsZero() {
+				kvcStoreRun(k, a.CKV, a.CKVRow(b, s), y[:dv])
+			}
+			block, slot, ok := a.Slot(b, s)
+			if !ok {
+				continue
+			}
+			kvcStoreCache(k, a.KCache, &a.KLayout, &a.KQuant, block, slot, y[dv:])
+			kvcStoreCache(k, a.CKVCache, &a.CKVLayout, &a.CKVQuant, block, slot, y[:dv])
 		}
-		if !a.CKV.IsZero() {
-			kvcStoreRun(a.CKV, a.CKVRow(b, s), y[:dv])
-		}
-		block, slot, ok := a.Slot(b, s)
-		if !ok {
-			continue
-		}
-		kvcStoreCache(a.KCache, &a.KLayout, &a.KQuant, block, slot, y[dv:])
-		kvcStoreCache(a.CKVCache, &a.CKVLayout, &a.CKVQuant, block, slot, y[:dv])
 	}
 }
 
-// kvcNorm writes y = x·inv·g, inv = 1/sqrt(mean(x²) + eps), as backend/native computes it.
-func kvcNorm(y, x []float32, g []float64, eps float64) {
+// kvcSumSq is backend/native's RMSNorm sum of squares: exact float64 squares in four lanes
+// (element j into lane j%4, in increasing j), combined (l0+l1)+(l2+l3).
+func kvcSumSq(x []float32) float64 {
 	n := len(x)
-	y, g = y[:n:n], g[:n:n]
 	var l0, l1, l2, l3 float64
 	j := 0
 	for ; j+4 <= n; j += 4 {
@@ -103,8 +128,14 @@ func kvcNorm(y, x []float32, g []float64, eps float64) {
 		a := float64(x[j+2])
 		l2 += a * a
 	}
-	inv := 1 / math.Sqrt(((l0+l1)+(l2+l3))/float64(n)+eps)
-	for j := range x {
+	return (l0 + l1) + (l2 + l3)
+}
+
+// kvcScale writes y = float32((x·inv)·g), the products in float64, as backend/native does.
+func kvcScale(k *kernels, y, x []float32, g []float64, inv float64) {
+	n := len(y)
+	x, g = x[:n:n], g[:n:n]
+	for j := kvcScaleAsm(k.isa, y, x, g, inv); j < n; j++ {
 		y[j] = float32(float64(x[j]) * inv * g[j])
 	}
 }
@@ -123,50 +154,50 @@ func kvcRope(y, r, cos, sin []float32) {
 }
 
 // kvcRowF32 widens len(dst) elements of t from backing index off.
-func kvcRowF32(dst []float32, t tensor.Tensor, off int) {
+func kvcRowF32(k *kernels, dst []float32, t tensor.Tensor, off int) {
 	n := len(dst)
 	switch t.DType {
 	case tensor.F32:
 		copy(dst, t.F32[off:off+n])
 	case tensor.BF16:
 		src := t.Bits[off : off+n : off+n]
-		for i := range dst {
+		for i := widenAsm(k.isa, t.DType, dst, src); i < n; i++ {
 			dst[i] = tensor.Float32FromBF16(src[i])
 		}
 	default:
 		src := t.Bits[off : off+n : off+n]
-		for i := range dst {
+		for i := widenAsm(k.isa, t.DType, dst, src); i < n; i++ {
 			dst[i] = tensor.Float32FromF16(src[i])
 		}
 	}
 }
 
 // kvcStoreRun rounds y into len(y) contiguous elements of t from backing index off.
-func kvcStoreRun(t tensor.Tensor, off int, y []float32) {
+func kvcStoreRun(k *kernels, t tensor.Tensor, off int, y []float32) {
 	n := len(y)
 	switch t.DType {
 	case tensor.F32:
 		copy(t.F32[off:off+n], y)
 	case tensor.BF16:
 		dst := t.Bits[off : off+n : off+n]
-		for i := range dst {
+		for i := narrowAsm(k.isa, t.DType, dst, y); i < n; i++ {
 			dst[i] = tensor.BF16FromFloat32(y[i])
 		}
 	default:
 		dst := t.Bits[off : off+n : off+n]
-		for i := range dst {
+		for i := narrowAsm(k.isa, t.DType, dst, y); i < n; i++ {
 			dst[i] = tensor.F16FromFloat32(y[i])
 		}
 	}
 }
 
 // kvcStoreCache writes a row of results into the cache row of (block, slot), a run per group.
-func kvcStoreCache(cache tensor.Tensor, l *ops.KvCacheLayout, q *ops.KvQuant, block, slot int, y []float32) {
+func kvcStoreCache(k *kernels, cache tensor.Tensor, l *ops.KvCacheLayout, q *ops.KvQuant, block, slot int, y []float32) {
 	for c0 := 0; c0 < len(y); c0 += l.Group {
 		off := l.At(block, slot, c0)
 		run := y[c0 : c0+l.Group]
 		if cache.DType != tensor.I8 {
-			kvcStoreRun(cache, off, run)
+			kvcStoreRun(k, cache, off, run)
 			continue
 		}
 		dst := cache.I8[off : off+len(run) : off+len(run)]

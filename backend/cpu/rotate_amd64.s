@@ -2491,3 +2491,429 @@ bf16done16:
 done:
 	VZEROUPPER
 	RET
+
+// func widenBF16AVX512(dst *float32, src *uint16, n int)
+// Requires: AVX, AVX512F
+TEXT ·widenBF16AVX512(SB), NOSPLIT, $0-24
+	MOVQ  dst+0(FP), AX
+	MOVQ  src+8(FP), CX
+	MOVQ  n+16(FP), DX
+	XORQ  BX, BX
+	TESTQ DX, DX
+	JZ    done
+
+loop:
+	VPMOVZXWD (CX)(BX*2), Z0
+	VPSLLD    $0x10, Z0, Z0
+	VMOVUPS   Z0, (AX)(BX*4)
+	ADDQ      $0x00000010, BX
+	CMPQ      BX, DX
+	JB        loop
+
+done:
+	VZEROUPPER
+	RET
+
+// func narrowBF16AVX512(dst *uint16, src *float32, n int)
+// Requires: AVX, AVX512F
+TEXT ·narrowBF16AVX512(SB), NOSPLIT, $0-24
+	MOVQ         dst+0(FP), AX
+	MOVQ         src+8(FP), CX
+	MOVQ         n+16(FP), DX
+	XORQ         BX, BX
+	TESTQ        DX, DX
+	JZ           done
+	VPBROADCASTD one<>+0(SB), Z0
+	VPBROADCASTD bias<>+0(SB), Z1
+	VPBROADCASTD absmask<>+0(SB), Z2
+	VPBROADCASTD inf<>+0(SB), Z3
+	VPBROADCASTD quiet<>+0(SB), Z4
+
+loop:
+	VMOVUPS   (CX)(BX*4), Z5
+	VPSRLD    $0x10, Z5, Z6
+	VPSRLD    $0x10, Z5, Z7
+	VPANDD    Z0, Z6, Z6
+	VPADDD    Z5, Z6, Z6
+	VPADDD    Z1, Z6, Z6
+	VPSRLD    $0x10, Z6, Z6
+	VPORD     Z4, Z7, Z7
+	VPANDD    Z2, Z5, Z5
+	VPCMPGTD  Z3, Z5, K1
+	VPBLENDMD Z7, Z6, K1, Z6
+	VPMOVDW   Z6, (AX)(BX*2)
+	ADDQ      $0x00000010, BX
+	CMPQ      BX, DX
+	JB        loop
+
+done:
+	VZEROUPPER
+	RET
+
+// func widenF16AVX512(dst *float32, src *uint16, n int)
+// Requires: AVX, AVX512F
+TEXT ·widenF16AVX512(SB), NOSPLIT, $0-24
+	MOVQ  dst+0(FP), AX
+	MOVQ  src+8(FP), CX
+	MOVQ  n+16(FP), DX
+	XORQ  BX, BX
+	TESTQ DX, DX
+	JZ    done
+
+loop:
+	VCVTPH2PS (CX)(BX*2), Z0
+	VMOVUPS   Z0, (AX)(BX*4)
+	ADDQ      $0x00000010, BX
+	CMPQ      BX, DX
+	JB        loop
+
+done:
+	VZEROUPPER
+	RET
+
+// func narrowF16AVX512(dst *uint16, src *float32, n int)
+// Requires: AVX, AVX512F
+TEXT ·narrowF16AVX512(SB), NOSPLIT, $0-24
+	MOVQ  dst+0(FP), AX
+	MOVQ  src+8(FP), CX
+	MOVQ  n+16(FP), DX
+	XORQ  BX, BX
+	TESTQ DX, DX
+	JZ    done
+
+loop:
+	VMOVUPS   (CX)(BX*4), Z0
+	VCVTPS2PH $0x00, Z0, (AX)(BX*2)
+	ADDQ      $0x00000010, BX
+	CMPQ      BX, DX
+	JB        loop
+
+done:
+	VZEROUPPER
+	RET
+
+// func kvcScaleAVX512(y *float32, x *float32, gamma *float64, inv float64, n int)
+// Requires: AVX, AVX512F, SSE2
+TEXT ·kvcScaleAVX512(SB), NOSPLIT, $0-40
+	MOVQ         y+0(FP), AX
+	MOVQ         x+8(FP), CX
+	MOVQ         gamma+16(FP), DX
+	MOVSD        inv+24(FP), X0
+	MOVQ         n+32(FP), BX
+	XORQ         SI, SI
+	TESTQ        BX, BX
+	JZ           done
+	VBROADCASTSD X0, Z0
+
+loop:
+	VCVTPS2PD (CX)(SI*4), Z1
+	VMULPD    Z0, Z1, Z1
+	VMULPD    (DX)(SI*8), Z1, Z1
+	VCVTPD2PS Z1, Y1
+	VMOVUPS   Y1, (AX)(SI*4)
+	ADDQ      $0x00000008, SI
+	CMPQ      SI, BX
+	JB        loop
+
+done:
+	VZEROUPPER
+	RET
+
+// func widenBF16AVX2(dst *float32, src *uint16, n int)
+// Requires: AVX, AVX2
+TEXT ·widenBF16AVX2(SB), NOSPLIT, $0-24
+	MOVQ  dst+0(FP), AX
+	MOVQ  src+8(FP), CX
+	MOVQ  n+16(FP), DX
+	XORQ  BX, BX
+	TESTQ DX, DX
+	JZ    done
+
+loop:
+	VPMOVZXWD (CX)(BX*2), Y0
+	VPSLLD    $0x10, Y0, Y0
+	VMOVUPS   Y0, (AX)(BX*4)
+	VPMOVZXWD 16(CX)(BX*2), Y0
+	VPSLLD    $0x10, Y0, Y0
+	VMOVUPS   Y0, 32(AX)(BX*4)
+	ADDQ      $0x00000010, BX
+	CMPQ      BX, DX
+	JB        loop
+
+done:
+	VZEROUPPER
+	RET
+
+// func narrowBF16AVX2(dst *uint16, src *float32, n int)
+// Requires: AVX, AVX2
+TEXT ·narrowBF16AVX2(SB), NOSPLIT, $0-24
+	MOVQ         dst+0(FP), AX
+	MOVQ         src+8(FP), CX
+	MOVQ         n+16(FP), DX
+	XORQ         BX, BX
+	TESTQ        DX, DX
+	JZ           done
+	VPBROADCASTD one<>+0(SB), Y0
+	VPBROADCASTD bias<>+0(SB), Y1
+	VPBROADCASTD absmask<>+0(SB), Y2
+	VPBROADCASTD inf<>+0(SB), Y3
+	VPBROADCASTD quiet<>+0(SB), Y4
+
+loop:
+	VMOVUPS   (CX)(BX*4), Y5
+	VPSRLD    $0x10, Y5, Y6
+	VPSRLD    $0x10, Y5, Y7
+	VPAND     Y0, Y6, Y6
+	VPADDD    Y5, Y6, Y6
+	VPADDD    Y1, Y6, Y6
+	VPSRLD    $0x10, Y6, Y6
+	VPOR      Y4, Y7, Y7
+	VPAND     Y2, Y5, Y5
+	VPCMPGTD  Y3, Y5, Y5
+	VPBLENDVB Y5, Y7, Y6, Y6
+	VPACKUSDW Y6, Y6, Y6
+	VPERMQ    $0x08, Y6, Y6
+	VMOVDQU   X6, (AX)(BX*2)
+	VMOVUPS   32(CX)(BX*4), Y5
+	VPSRLD    $0x10, Y5, Y6
+	VPSRLD    $0x10, Y5, Y7
+	VPAND     Y0, Y6, Y6
+	VPADDD    Y5, Y6, Y6
+	VPADDD    Y1, Y6, Y6
+	VPSRLD    $0x10, Y6, Y6
+	VPOR      Y4, Y7, Y7
+	VPAND     Y2, Y5, Y5
+	VPCMPGTD  Y3, Y5, Y5
+	VPBLENDVB Y5, Y7, Y6, Y6
+	VPACKUSDW Y6, Y6, Y6
+	VPERMQ    $0x08, Y6, Y6
+	VMOVDQU   X6, 16(AX)(BX*2)
+	ADDQ      $0x00000010, BX
+	CMPQ      BX, DX
+	JB        loop
+
+done:
+	VZEROUPPER
+	RET
+
+// func widenF16AVX2(dst *float32, src *uint16, n int)
+// Requires: AVX, F16C
+TEXT ·widenF16AVX2(SB), NOSPLIT, $0-24
+	MOVQ  dst+0(FP), AX
+	MOVQ  src+8(FP), CX
+	MOVQ  n+16(FP), DX
+	XORQ  BX, BX
+	TESTQ DX, DX
+	JZ    done
+
+loop:
+	VCVTPH2PS (CX)(BX*2), Y0
+	VMOVUPS   Y0, (AX)(BX*4)
+	VCVTPH2PS 16(CX)(BX*2), Y0
+	VMOVUPS   Y0, 32(AX)(BX*4)
+	ADDQ      $0x00000010, BX
+	CMPQ      BX, DX
+	JB        loop
+
+done:
+	VZEROUPPER
+	RET
+
+// func narrowF16AVX2(dst *uint16, src *float32, n int)
+// Requires: AVX, F16C
+TEXT ·narrowF16AVX2(SB), NOSPLIT, $0-24
+	MOVQ  dst+0(FP), AX
+	MOVQ  src+8(FP), CX
+	MOVQ  n+16(FP), DX
+	XORQ  BX, BX
+	TESTQ DX, DX
+	JZ    done
+
+loop:
+	VMOVUPS   (CX)(BX*4), Y0
+	VCVTPS2PH $0x00, Y0, (AX)(BX*2)
+	VMOVUPS   32(CX)(BX*4), Y0
+	VCVTPS2PH $0x00, Y0, 16(AX)(BX*2)
+	ADDQ      $0x00000010, BX
+	CMPQ      BX, DX
+	JB        loop
+
+done:
+	VZEROUPPER
+	RET
+
+// func kvcScaleAVX2(y *float32, x *float32, gamma *float64, inv float64, n int)
+// Requires: AVX, AVX2, SSE2
+TEXT ·kvcScaleAVX2(SB), NOSPLIT, $0-40
+	MOVQ         y+0(FP), AX
+	MOVQ         x+8(FP), CX
+	MOVQ         gamma+16(FP), DX
+	MOVSD        inv+24(FP), X0
+	MOVQ         n+32(FP), BX
+	XORQ         SI, SI
+	TESTQ        BX, BX
+	JZ           done
+	VBROADCASTSD X0, Y0
+
+loop:
+	VCVTPS2PD  (CX)(SI*4), Y1
+	VMULPD     Y0, Y1, Y1
+	VMULPD     (DX)(SI*8), Y1, Y1
+	VCVTPD2PSY Y1, X1
+	VMOVUPS    X1, (AX)(SI*4)
+	VCVTPS2PD  16(CX)(SI*4), Y1
+	VMULPD     Y0, Y1, Y1
+	VMULPD     32(DX)(SI*8), Y1, Y1
+	VCVTPD2PSY Y1, X1
+	VMOVUPS    X1, 16(AX)(SI*4)
+	ADDQ       $0x00000008, SI
+	CMPQ       SI, BX
+	JB         loop
+
+done:
+	VZEROUPPER
+	RET
+
+// func narrowBF16AVX512BF16(dst *uint16, src *float32, n int)
+// Requires: AVX, AVX512F, AVX512VL
+TEXT ·narrowBF16AVX512BF16(SB), NOSPLIT, $0-24
+	MOVQ         dst+0(FP), AX
+	MOVQ         src+8(FP), CX
+	MOVQ         n+16(FP), DX
+	XORQ         BX, BX
+	TESTQ        DX, DX
+	JZ           done
+	VPBROADCASTD one<>+0(SB), Z0
+	VPBROADCASTD bias<>+0(SB), Z1
+	VPBROADCASTD absmask<>+0(SB), Z2
+	VPBROADCASTD inf<>+0(SB), Z3
+	VPBROADCASTD quiet<>+0(SB), Z4
+	VPBROADCASTD expmask<>+0(SB), Z5
+
+loop:
+	VMOVUPS   (CX)(BX*4), Z6
+	VMOVAPS   Z6, Z31
+	BYTE      $0x62
+	BYTE      $0x02
+	BYTE      $0x7e
+	BYTE      $0x48
+	BYTE      $0x72
+	BYTE      $0xf7
+	VPTESTNMD Z5, Z6, K1
+	KORTESTW  K1, K1
+	JNZ       bf16slow17
+	VMOVDQU32 Y30, (AX)(BX*2)
+	JMP       bf16done18
+
+bf16slow17:
+	VPSRLD    $0x10, Z6, Z7
+	VPSRLD    $0x10, Z6, Z8
+	VPANDD    Z0, Z7, Z7
+	VPADDD    Z6, Z7, Z7
+	VPADDD    Z1, Z7, Z7
+	VPSRLD    $0x10, Z7, Z7
+	VPORD     Z4, Z8, Z8
+	VPANDD    Z2, Z6, Z6
+	VPCMPGTD  Z3, Z6, K1
+	VPBLENDMD Z8, Z7, K1, Z7
+	VPMOVDW   Z7, (AX)(BX*2)
+
+bf16done18:
+	ADDQ $0x00000010, BX
+	CMPQ BX, DX
+	JB   loop
+
+done:
+	VZEROUPPER
+	RET
+
+// func kvcSumSq8(x *float32, stride int, n int, out *float64)
+// Requires: AVX
+TEXT ·kvcSumSq8(SB), NOSPLIT, $0-32
+	MOVQ   x+0(FP), AX
+	MOVQ   stride+8(FP), CX
+	MOVQ   n+16(FP), DX
+	MOVQ   out+24(FP), BX
+	VXORPD Y0, Y0, Y0
+	LEAQ   (AX)(CX*1), SI
+	VXORPD Y1, Y1, Y1
+	LEAQ   (SI)(CX*1), DI
+	VXORPD Y2, Y2, Y2
+	LEAQ   (DI)(CX*1), R8
+	VXORPD Y3, Y3, Y3
+	LEAQ   (R8)(CX*1), R9
+	VXORPD Y4, Y4, Y4
+	LEAQ   (R9)(CX*1), R10
+	VXORPD Y5, Y5, Y5
+	LEAQ   (R10)(CX*1), R11
+	VXORPD Y6, Y6, Y6
+	LEAQ   (R11)(CX*1), CX
+	VXORPD Y7, Y7, Y7
+	XORQ   R12, R12
+	TESTQ  DX, DX
+	JZ     sum
+
+loop:
+	VCVTPS2PD (AX)(R12*4), Y8
+	VMULPD    Y8, Y8, Y8
+	VADDPD    Y8, Y0, Y0
+	VCVTPS2PD (SI)(R12*4), Y8
+	VMULPD    Y8, Y8, Y8
+	VADDPD    Y8, Y1, Y1
+	VCVTPS2PD (DI)(R12*4), Y8
+	VMULPD    Y8, Y8, Y8
+	VADDPD    Y8, Y2, Y2
+	VCVTPS2PD (R8)(R12*4), Y8
+	VMULPD    Y8, Y8, Y8
+	VADDPD    Y8, Y3, Y3
+	VCVTPS2PD (R9)(R12*4), Y8
+	VMULPD    Y8, Y8, Y8
+	VADDPD    Y8, Y4, Y4
+	VCVTPS2PD (R10)(R12*4), Y8
+	VMULPD    Y8, Y8, Y8
+	VADDPD    Y8, Y5, Y5
+	VCVTPS2PD (R11)(R12*4), Y8
+	VMULPD    Y8, Y8, Y8
+	VADDPD    Y8, Y6, Y6
+	VCVTPS2PD (CX)(R12*4), Y8
+	VMULPD    Y8, Y8, Y8
+	VADDPD    Y8, Y7, Y7
+	ADDQ      $0x00000004, R12
+	CMPQ      R12, DX
+	JB        loop
+
+sum:
+	VEXTRACTF128 $0x01, Y0, X8
+	VHADDPD      X8, X0, X8
+	VHADDPD      X8, X8, X0
+	VMOVSD       X0, (BX)
+	VEXTRACTF128 $0x01, Y1, X0
+	VHADDPD      X0, X1, X0
+	VHADDPD      X0, X0, X0
+	VMOVSD       X0, 8(BX)
+	VEXTRACTF128 $0x01, Y2, X0
+	VHADDPD      X0, X2, X0
+	VHADDPD      X0, X0, X0
+	VMOVSD       X0, 16(BX)
+	VEXTRACTF128 $0x01, Y3, X0
+	VHADDPD      X0, X3, X0
+	VHADDPD      X0, X0, X0
+	VMOVSD       X0, 24(BX)
+	VEXTRACTF128 $0x01, Y4, X0
+	VHADDPD      X0, X4, X0
+	VHADDPD      X0, X0, X0
+	VMOVSD       X0, 32(BX)
+	VEXTRACTF128 $0x01, Y5, X0
+	VHADDPD      X0, X5, X0
+	VHADDPD      X0, X0, X0
+	VMOVSD       X0, 40(BX)
+	VEXTRACTF128 $0x01, Y6, X0
+	VHADDPD      X0, X6, X0
+	VHADDPD      X0, X0, X0
+	VMOVSD       X0, 48(BX)
+	VEXTRACTF128 $0x01, Y7, X0
+	VHADDPD      X0, X7, X0
+	VHADDPD      X0, X0, X0
+	VMOVSD       X0, 56(BX)
+	VZEROUPPER
+	RET

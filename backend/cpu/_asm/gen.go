@@ -464,5 +464,172 @@ func main() {
 			kernel(avx512BF16, bf16, gptj, full)
 		}
 	}
+	// kv_rmsnorm_rope_cache's building blocks.
+	for _, s := range []isa{avx512, avx2} {
+		for _, d := range []dtype{bf16, f16} {
+			widenKernel(s, d)
+			narrowKernel(s, d)
+		}
+		scaleKernel(s)
+	}
+	narrowKernel(avx512BF16, bf16)
+	sumSqKernel()
 	Generate()
+}
+
+// widenKernel emits widen<D><ISA>(dst *float32, src *uint16, n int): dst[i] = float32(src[i])
+// exactly, n a multiple of 16.
+func widenKernel(s isa, d dtype) {
+	name := fmt.Sprintf("widen%s%s", d.name, s.name)
+	fastBF16 = false
+	TEXT(name, NOSPLIT, "func(dst *float32, src *uint16, n int)")
+	Pragma("noescape")
+	Doc(fmt.Sprintf("%s widens n (a multiple of 16) %s values to float32.", name, d.name))
+	dst := Load(Param("dst"), GP64())
+	src := Load(Param("src"), GP64())
+	n := Load(Param("n"), GP64())
+	i := GP64()
+	XORQ(i, i)
+	TESTQ(n, n)
+	JZ(LabelRef("done"))
+	Label("loop")
+	for k := 0; k < 16; k += s.lanes {
+		v := load(d, s.lanes, Mem{Base: src, Index: i, Scale: 2, Disp: 2 * k})
+		VMOVUPS(v, Mem{Base: dst, Index: i, Scale: 4, Disp: 4 * k})
+	}
+	ADDQ(U32(16), i)
+	CMPQ(i, n)
+	JB(LabelRef("loop"))
+	Label("done")
+	VZEROUPPER()
+	RET()
+}
+
+// narrowKernel emits narrow<D><ISA>(dst *uint16, src *float32, n int): dst[i] = src[i] rounded
+// to nearest even exactly as tensor.BF16FromFloat32 / F16FromFloat32, n a multiple of 16.
+func narrowKernel(s isa, d dtype) {
+	name := fmt.Sprintf("narrow%s%s", d.name, s.name)
+	fastBF16 = s == avx512BF16
+	TEXT(name, NOSPLIT, "func(dst *uint16, src *float32, n int)")
+	Pragma("noescape")
+	Doc(fmt.Sprintf("%s rounds n (a multiple of 16) float32 values to %s.", name, d.name))
+	dst := Load(Param("dst"), GP64())
+	src := Load(Param("src"), GP64())
+	n := Load(Param("n"), GP64())
+	i := GP64()
+	XORQ(i, i)
+	TESTQ(n, n)
+	JZ(LabelRef("done"))
+	c := loadConsts(d, false, s.lanes)
+	Label("loop")
+	for k := 0; k < 16; k += s.lanes {
+		v := vec(s.lanes)
+		VMOVUPS(Mem{Base: src, Index: i, Scale: 4, Disp: 4 * k}, v)
+		store(d, s.lanes, c, v, Mem{Base: dst, Index: i, Scale: 2, Disp: 2 * k})
+	}
+	ADDQ(U32(16), i)
+	CMPQ(i, n)
+	JB(LabelRef("loop"))
+	Label("done")
+	VZEROUPPER()
+	RET()
+	for _, f := range coldPaths {
+		f()
+	}
+	coldPaths = nil
+	fastBF16 = false
+}
+
+// scaleKernel emits kvcScale<ISA>(y, x *float32, g *float64, inv float64, n int):
+// y[j] = float32((float64(x[j])·inv)·g[j]), both products in float64, one rounding (the
+// reference's order); n a multiple of 8.
+func scaleKernel(s isa) {
+	name := "kvcScale" + s.name
+	TEXT(name, NOSPLIT, "func(y, x *float32, gamma *float64, inv float64, n int)")
+	Pragma("noescape")
+	Doc(fmt.Sprintf("%s writes y = float32((x·inv)·g) in float64 for n (a multiple of 8) elements.", name))
+	y := Load(Param("y"), GP64())
+	x := Load(Param("x"), GP64())
+	g := Load(Param("gamma"), GP64())
+	invX := Load(Param("inv"), XMM())
+	n := Load(Param("n"), GP64())
+	i := GP64()
+	XORQ(i, i)
+	TESTQ(n, n)
+	JZ(LabelRef("done"))
+	dl := s.lanes / 2 // float64 lanes
+	inv := vec(s.lanes)
+	VBROADCASTSD(invX, inv)
+	Label("loop")
+	for k := 0; k < 8; k += dl {
+		t := vec(s.lanes)
+		VCVTPS2PD(Mem{Base: x, Index: i, Scale: 4, Disp: 4 * k}, t)
+		VMULPD(inv, t, t)
+		VMULPD(Mem{Base: g, Index: i, Scale: 8, Disp: 8 * k}, t, t)
+		r := half(t, s.lanes)
+		if s.lanes == 16 {
+			VCVTPD2PS(t, r)
+		} else {
+			VCVTPD2PSY(t, r)
+		}
+		VMOVUPS(r, Mem{Base: y, Index: i, Scale: 4, Disp: 4 * k})
+	}
+	ADDQ(U32(8), i)
+	CMPQ(i, n)
+	JB(LabelRef("loop"))
+	Label("done")
+	VZEROUPPER()
+	RET()
+}
+
+// sumSqKernel emits kvcSumSq8(x *float32, stride, n int, out *float64): for each of the 8 rows
+// x + r·stride (bytes), the reference's RMSNorm sum: lane k sums float64(x[j])² for j ≡ k (mod 4)
+// in increasing j (the squares are exact), then out[r] = (l0+l1)+(l2+l3); n a multiple of 4.
+// Eight rows keep eight independent add chains in flight. AVX (VEX) only.
+func sumSqKernel() {
+	TEXT("kvcSumSq8", NOSPLIT, "func(x *float32, stride, n int, out *float64)")
+	Pragma("noescape")
+	Doc("kvcSumSq8 sums the squares of 8 rows of n (a multiple of 4) float32 values in the reference's four float64 lanes.")
+	x := Load(Param("x"), GP64())
+	stride := Load(Param("stride"), GP64())
+	n := Load(Param("n"), GP64())
+	out := Load(Param("out"), GP64())
+	var rows [8]GPVirtual
+	var acc [8]VecVirtual
+	for r := range rows {
+		rows[r] = GP64()
+		if r == 0 {
+			MOVQ(x, rows[r])
+		} else {
+			LEAQ(Mem{Base: rows[r-1], Index: stride, Scale: 1}, rows[r])
+		}
+		acc[r] = YMM()
+		VXORPD(acc[r], acc[r], acc[r])
+	}
+	i := GP64()
+	XORQ(i, i)
+	TESTQ(n, n)
+	JZ(LabelRef("sum"))
+	Label("loop")
+	for r := range rows {
+		t := YMM()
+		VCVTPS2PD(Mem{Base: rows[r], Index: i, Scale: 4}, t)
+		VMULPD(t, t, t)
+		VADDPD(t, acc[r], acc[r])
+	}
+	ADDQ(U32(4), i)
+	CMPQ(i, n)
+	JB(LabelRef("loop"))
+	Label("sum")
+	for r := range rows {
+		hi := XMM()
+		VEXTRACTF128(U8(1), acc[r], hi)
+		// [l0+l1, l2+l3], then their sum.
+		VHADDPD(hi, acc[r].AsX(), hi)
+		s := XMM()
+		VHADDPD(hi, hi, s)
+		VMOVSD(s, Mem{Base: out, Disp: 8 * r})
+	}
+	VZEROUPPER()
+	RET()
 }

@@ -1,0 +1,141 @@
+package cpu_test
+
+import (
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"testing"
+
+	"github.com/rotary-go/rotary"
+	"github.com/rotary-go/rotary/ops"
+	"github.com/rotary-go/rotary/tensor"
+
+	"github.com/rotary-go/rotary/backend/cpu"
+)
+
+// kvcRandom fills a tensor with normal values, some subnormal, some NaN or infinite.
+func kvcRandom(r *rand.Rand, d tensor.DType, special bool, shape ...int) tensor.Tensor {
+	t := tensor.Zeros(d, shape...)
+	for i := range t.Len() {
+		v := float32(r.NormFloat64())
+		if special {
+			switch r.IntN(40) {
+			case 0:
+				v = math.Float32frombits(r.Uint32() & 0x807fffff)
+			case 1:
+				v = float32(math.NaN())
+			case 2:
+				v = float32(math.Inf(1 - 2*r.IntN(2)))
+			case 3:
+				v = math.Float32frombits(r.Uint32())
+			case 4:
+				v *= 1e-40 // f32 subnormal; bf16 keeps it, f16 flushes
+			}
+		}
+		if d == tensor.F32 {
+			t.F32[i] = v
+		} else {
+			t.Bits[i] = tensor.FromFloat32(d, v)
+		}
+	}
+	return t
+}
+
+func kvcParams(r *rand.Rand, d tensor.DType, T, dv, dk int, special bool) ops.KvRmsNormRopeCacheParams {
+	const bs = 16
+	blocks := (T + bs - 1) / bs
+	index := make([]int64, T)
+	for i, p := range r.Perm(T) {
+		index[i] = int64(p)
+		if i%7 == 3 {
+			index[i] = -1
+		}
+	}
+	return ops.KvRmsNormRopeCacheParams{
+		KV: kvcRandom(r, d, special, T, 1, 1, dv+dk), Gamma: kvcRandom(r, d, special, dv),
+		Cos: kvcRandom(r, d, special, T, 1, 1, dk), Sin: kvcRandom(r, d, special, T, 1, 1, dk),
+		Index:  tensor.FromI64(index, T),
+		KCache: tensor.Zeros(d, blocks, bs, 1, dk), CKVCache: tensor.Zeros(d, blocks, bs, 1, dv),
+		KRope: tensor.Zeros(d, T, 1, 1, dk), CKV: tensor.Zeros(d, T, 1, 1, dv),
+		Epsilon: 1e-6, CacheMode: ops.CachePABNSD,
+	}
+}
+
+func kvcClone(p ops.KvRmsNormRopeCacheParams) ops.KvRmsNormRopeCacheParams {
+	p.KCache, p.CKVCache, p.KRope, p.CKV = p.KCache.Clone(), p.CKVCache.Clone(), p.KRope.Clone(), p.CKV.Clone()
+	return p
+}
+
+// TestKvRmsNormRopeCacheRandom: the cpu op against native on random inputs (subnormals, NaN and
+// infinities included), every implementation, shapes the kernels cover fully and ones that
+// leave Go tails, token counts below and above the batch of eight and the thread threshold.
+func TestKvRmsNormRopeCacheRandom(t *testing.T) {
+	defer cpu.SetImplementation(cpu.Implementations()[0])
+	ref := mustDispatcher(t, "none", ops.Auto)
+	got := mustDispatcher(t, "all", cpu.Name)
+	r := rand.New(rand.NewPCG(5, 6))
+	for _, shape := range [][2]int{{512, 64}, {128, 32}, {37, 6}, {100, 18}, {4, 2}, {1, 2}} {
+		for _, d := range []tensor.DType{tensor.BF16, tensor.F16, tensor.F32} {
+			for _, T := range []int{1, 9, 700} {
+				for _, special := range []bool{false, true} {
+					p := kvcParams(r, d, T, shape[0], shape[1], special)
+					want := kvcClone(p)
+					if err := rotary.KvRmsNormRopeCache(ref, want); err != nil {
+						t.Fatal(err)
+					}
+					for _, impl := range cpu.Implementations() {
+						name := fmt.Sprintf("%dx%d/%v/T%d/special=%v/%s", shape[0], shape[1], d, T, special, impl)
+						if err := cpu.SetImplementation(impl); err != nil {
+							t.Fatal(err)
+						}
+						out := kvcClone(p)
+						if err := rotary.KvRmsNormRopeCache(got, out); err != nil {
+							t.Fatal(err)
+						}
+						for i, pair := range [][2]tensor.Tensor{{want.KCache, out.KCache}, {want.CKVCache, out.CKVCache}, {want.KRope, out.KRope}, {want.CKV, out.CKV}} {
+							kvcSame(t, fmt.Sprintf("%s output %d", name, i), pair[0], pair[1])
+						}
+					}
+				}
+			}
+		}
+	}
+}
+
+// kvcSame demands identical bits, NaN payloads aside (the reference's float64 products may
+// pick either NaN operand).
+func kvcSame(t *testing.T, name string, want, got tensor.Tensor) {
+	t.Helper()
+	for i := range want.Len() {
+		a, b := want.Float64At(i), got.Float64At(i)
+		same := math.IsNaN(a) && math.IsNaN(b)
+		if want.DType == tensor.F32 {
+			same = same || math.Float32bits(want.F32[i]) == math.Float32bits(got.F32[i])
+		} else {
+			same = same || want.Bits[i] == got.Bits[i]
+		}
+		if !same {
+			t.Fatalf("%s: element %d: got %v, want %v", name, i, b, a)
+		}
+	}
+}
+
+func BenchmarkKvRmsNormRopeCache(b *testing.B) {
+	for _, impl := range cpu.Implementations() {
+		b.Run(impl, func(b *testing.B) {
+			defer cpu.SetImplementation(cpu.Implementations()[0])
+			cpu.SetImplementation(impl)
+			d, _ := ops.NewDispatcher("all", cpu.Name)
+			r := rand.New(rand.NewPCG(7, 8))
+			const T = 4096
+			p := kvcParams(r, tensor.BF16, T, 512, 64, false)
+			p.KRope, p.CKV = tensor.Tensor{}, tensor.Tensor{}
+			b.SetBytes(int64(T * (2*(512+64) + 4*64) * 2))
+			for b.Loop() {
+				if err := rotary.KvRmsNormRopeCache(d, p); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}
