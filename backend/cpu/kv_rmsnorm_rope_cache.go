@@ -159,16 +159,8 @@ func kvcRowF32(k *kernels, dst []float32, t tensor.Tensor, off int) {
 	switch t.DType {
 	case tensor.F32:
 		copy(dst, t.F32[off:off+n])
-	case tensor.BF16:
-		src := t.Bits[off : off+n : off+n]
-		for i := widenAsm(k.isa, t.DType, dst, src); i < n; i++ {
-			dst[i] = tensor.Float32FromBF16(src[i])
-		}
 	default:
-		src := t.Bits[off : off+n : off+n]
-		for i := widenAsm(k.isa, t.DType, dst, src); i < n; i++ {
-			dst[i] = tensor.Float32FromF16(src[i])
-		}
+		widenBits(k, t.DType, dst, t.Bits[off:off+n:off+n])
 	}
 }
 
@@ -178,16 +170,8 @@ func kvcStoreRun(k *kernels, t tensor.Tensor, off int, y []float32) {
 	switch t.DType {
 	case tensor.F32:
 		copy(t.F32[off:off+n], y)
-	case tensor.BF16:
-		dst := t.Bits[off : off+n : off+n]
-		for i := narrowAsm(k.isa, t.DType, dst, y); i < n; i++ {
-			dst[i] = tensor.BF16FromFloat32(y[i])
-		}
 	default:
-		dst := t.Bits[off : off+n : off+n]
-		for i := narrowAsm(k.isa, t.DType, dst, y); i < n; i++ {
-			dst[i] = tensor.F16FromFloat32(y[i])
-		}
+		narrowBits(k, t.DType, t.Bits[off:off+n:off+n], y)
 	}
 }
 

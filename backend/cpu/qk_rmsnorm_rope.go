@@ -37,10 +37,10 @@ func qkRMSNormRoPE(a *ops.QKRMSNormRoPEArgs, lo, hi int) {
 	}
 	for t := lo; t < hi; t++ {
 		cos, sin := a.CosSin(t)
-		qkNormHeads(&a.Query, t, qw, a.Epsilon, head)
+		qkNormHeads(k, &a.Query, t, qw, a.Epsilon, head)
 		rotateHeads(k, &a.Query, t, cos, sin, a.GPTJ)
 		if a.Key.Present() {
-			qkNormHeads(&a.Key, t, kw, a.Epsilon, head)
+			qkNormHeads(k, &a.Key, t, kw, a.Epsilon, head)
 			rotateHeads(k, &a.Key, t, cos, sin, a.GPTJ)
 		}
 	}
@@ -61,7 +61,7 @@ func qkWiden(dst []float32, w tensor.Tensor) []float32 {
 
 // qkNormHeads replaces every head of token t of h by its RMS norm times w, with the reference's
 // roundings (ops.QKRMSNormRoPEArgs); head is scratch of HeadSize.
-func qkNormHeads(h *ops.Heads, t int, w []float32, eps float32, head []float32) {
+func qkNormHeads(k *kernels, h *ops.Heads, t int, w []float32, eps float32, head []float32) {
 	n := h.HeadSize
 	base := h.Off + t*h.TokenStride
 	for hd := range h.NumHeads {
@@ -69,10 +69,8 @@ func qkNormHeads(h *ops.Heads, t int, w []float32, eps float32, head []float32) 
 		switch h.DType {
 		case tensor.F32:
 			qkNormF32(h.F32[off:off+n:off+n], w, eps)
-		case tensor.BF16:
-			qkNormBF16(h.Bits[off:off+n:off+n], w, eps, head)
 		default:
-			qkNormF16(h.Bits[off:off+n:off+n], w, eps, head)
+			qkNormBits(k, h.DType, h.Bits[off:off+n:off+n], w, eps, head)
 		}
 	}
 }
@@ -85,26 +83,19 @@ func qkNormF32(x, w []float32, eps float32) {
 	}
 }
 
-func qkNormBF16(x []uint16, w []float32, eps float32, head []float32) {
+// qkNormBits normalizes one bf16/f16 head as HF does: x·r rounded to the activations' dtype,
+// then times the weight, rounded again. Conversions run in bulk through the assembly.
+func qkNormBits(k *kernels, d tensor.DType, x []uint16, w []float32, eps float32, head []float32) {
 	head, w = head[:len(x)], w[:len(x)]
-	for j, b := range x {
-		head[j] = tensor.Float32FromBF16(b)
-	}
+	widenBits(k, d, head, x)
 	r := ops.RMSNormScale(ops.SumSquares(head), len(x), eps)
 	for j, v := range head {
-		normed := tensor.Float32FromBF16(tensor.BF16FromFloat32(v * r))
-		x[j] = tensor.BF16FromFloat32(w[j] * normed)
+		head[j] = v * r
 	}
-}
-
-func qkNormF16(x []uint16, w []float32, eps float32, head []float32) {
-	head, w = head[:len(x)], w[:len(x)]
-	for j, b := range x {
-		head[j] = tensor.Float32FromF16(b)
-	}
-	r := ops.RMSNormScale(ops.SumSquares(head), len(x), eps)
+	narrowBits(k, d, x, head)
+	widenBits(k, d, head, x)
 	for j, v := range head {
-		normed := tensor.Float32FromF16(tensor.F16FromFloat32(v * r))
-		x[j] = tensor.F16FromFloat32(w[j] * normed)
+		head[j] = w[j] * v
 	}
+	narrowBits(k, d, x, head)
 }
