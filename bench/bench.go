@@ -42,12 +42,13 @@ var (
 )
 
 func init() {
-	Register(Case{Op: ops.RotaryEmbedding.Name(), Model: "llama-3-8b", MaxTokens: 16384, Setup: forwardSetup(llama3, 32, 8)})
-	Register(Case{Op: ops.MRoPE.Name(), Model: "qwen3-vl", MaxTokens: 16384, Setup: forwardSetup(qwen3VL, 32, 8)})
+	Register(Case{Op: ops.RotaryEmbedding.Name(), Model: "llama-3-8b", MaxTokens: 16384, Setup: forwardSetup(llama3, 32, 8, false)})
+	Register(Case{Op: ops.MRoPE.Name(), Model: "qwen3-vl", MaxTokens: 16384, Setup: forwardSetup(qwen3VL, 32, 8, false)})
 }
 
-// forwardSetup times Embedding.Forward of q and k.
-func forwardSetup(spec rotary.Spec, heads, kvHeads int) func(tensor.DType, int, *ops.Dispatcher) (func() error, int, error) {
+// forwardSetup times Embedding.Forward of q and k, or with qkNorm Embedding.ForwardQKNorm. The
+// bytes are q's and k's read and write either way: the fused norm moves no more memory.
+func forwardSetup(spec rotary.Spec, heads, kvHeads int, qkNorm bool) func(tensor.DType, int, *ops.Dispatcher) (func() error, int, error) {
 	return func(d tensor.DType, T int, disp *ops.Dispatcher) (func() error, int, error) {
 		emb, err := rotary.New(spec, rotary.WithDispatcher(disp))
 		if err != nil {
@@ -58,6 +59,10 @@ func forwardSetup(spec rotary.Spec, heads, kvHeads int) func(tensor.DType, int, 
 		k := Filled(d, T, kvHeads, D)
 		pos := positions(spec, T)
 		bytes := 2 * (q.Len() + k.Len()) * d.Size()
+		if qkNorm {
+			qw, kw := Filled(d, D), Filled(d, D)
+			return func() error { return emb.ForwardQKNorm(pos, q, k, qw, kw, 1e-6) }, bytes, nil
+		}
 		return func() error { return emb.Forward(pos, q, k) }, bytes, nil
 	}
 }
