@@ -278,6 +278,63 @@ func cvtBF16(pair bool) {
 	}
 }
 
+// neoxRotateBF16x2 rotates 32 consecutive pairs (two blocks, each with its cos/sin registers):
+// first halves at m1, second halves at m2, bf16.
+func neoxRotateBF16x2(c consts, c0, s0, c1, s1 VecVirtual, m1, m2 Mem) {
+	next := func(m Mem) Mem { m.Disp += 32; return m }
+	a0, a1 := load(bf16, 16, m1), load(bf16, 16, next(m1))
+	b0, b1 := load(bf16, 16, m2), load(bf16, 16, next(m2))
+	p, q := vec(16), vec(16)
+	// First halves: o1 = a·c − b·s, block 0 into Z31, block 1 into Z29.
+	VMULPS(c0, a0, p)
+	VMULPS(s0, b0, q)
+	VSUBPS(q, p, Z31)
+	VMULPS(c1, a1, p)
+	VMULPS(s1, b1, q)
+	VSUBPS(q, p, Z29)
+	// Second halves: o2 = b·c + a·s, kept until the first halves are stored.
+	o0, o1 := vec(16), vec(16)
+	VMULPS(c0, b0, o0)
+	VMULPS(s0, a0, q)
+	VADDPS(q, o0, o0)
+	VMULPS(c1, b1, o1)
+	VMULPS(s1, a1, q)
+	VADDPS(q, o1, o1)
+	storeBF16Wide(c, m1)
+	VMOVAPS(o0, Z31)
+	VMOVAPS(o1, Z29)
+	storeBF16Wide(c, m2)
+}
+
+// storeBF16Wide stores Z31 (16 values) then Z29 (the next 16) as 32 bf16 at m: one
+// VCVTNE2PS2BF16 Z29, Z31 → Z30 (EVEX.512.F2.0F38.W0 72 /r, hand-encoded) and one store, unless a
+// lane has a zero exponent (the instruction flushes subnormals), then the integer path.
+func storeBF16Wide(c consts, m Mem) {
+	k1, k2 := K(), K()
+	VPTESTNMD(c.expMask, Z31, k1)
+	VPTESTNMD(c.expMask, Z29, k2)
+	KORTESTW(k1, k2)
+	slow, done := newLabel("bf16wslow"), newLabel("bf16wdone")
+	JNZ(LabelRef(slow))
+	for i, b := range []byte{0x62, 0x02, 0x17, 0x40, 0x72, 0xf7} {
+		ins := &ir.Instruction{Opcode: "BYTE", Operands: []Op{U8(b)}}
+		if i == 0 {
+			ins.Inputs, ins.Outputs = []Op{Z31, Z29}, []Op{Z30}
+		}
+		Instruction(ins)
+	}
+	VMOVDQU16(Z30, m)
+	Label(done)
+	hi := m
+	hi.Disp += 32
+	coldPaths = append(coldPaths, func() {
+		Label(slow)
+		storeBF16Int(16, c, Z31, m)
+		storeBF16Int(16, c, Z29, hi)
+		JMP(LabelRef(done))
+	})
+}
+
 // storeBF16Pair stores Z31 at m1 and Z29 at m2 as bf16: VCVTNEPS2BF16 unless a lane of either
 // has a zero exponent (zero or subnormal, which the instruction flushes), then the integer path.
 func storeBF16Pair(c consts, m1, m2 Mem) {
@@ -380,9 +437,18 @@ func kernel(s isa, d dtype, gptj, full bool) {
 		MOVQ(hf, x2)
 		SHLQ(U8(log2(d.esize)), x2)
 		ADDQ(x, x2)
-		for k := range cr {
-			off := 16 * k * d.esize
-			neoxRotate(d, 16, c, cr[k], sr[k], cr[k], sr[k], Mem{Base: x, Disp: off}, Mem{Base: x2, Disp: off})
+		if d == bf16 && fastBF16 {
+			// Two 16-pair blocks at a time: their outputs are adjacent in memory, so one
+			// VCVTNE2PS2BF16 and one 64-byte store serve both.
+			for k := 0; k < len(cr); k += 2 {
+				off := 16 * k * d.esize
+				neoxRotateBF16x2(c, cr[k], sr[k], cr[k+1], sr[k+1], Mem{Base: x, Disp: off}, Mem{Base: x2, Disp: off})
+			}
+		} else {
+			for k := range cr {
+				off := 16 * k * d.esize
+				neoxRotate(d, 16, c, cr[k], sr[k], cr[k], sr[k], Mem{Base: x, Disp: off}, Mem{Base: x2, Disp: off})
+			}
 		}
 		ADDQ(stride, x)
 		DECQ(heads)

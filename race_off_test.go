@@ -1,0 +1,5 @@
+//go:build !race
+
+package rotary_test
+
+const raceEnabled = false
