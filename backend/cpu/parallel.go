@@ -118,7 +118,7 @@ func (p *workerPool) start() {
 func (p *workerPool) loop(w *worker) {
 	for {
 		start := time.Now()
-		for i := 0; w.state.Load() != assigned; i++ {
+		for i := 0; !w.poll(); i++ {
 			if i%64 == 63 && time.Since(start) > spinFor && w.state.CompareAndSwap(spinning, parked) {
 				<-w.wake // assign stored `assigned` before sending
 				break
@@ -129,6 +129,20 @@ func (p *workerPool) loop(w *worker) {
 		w.state.Store(spinning)
 		p.pending.Add(-1)
 	}
+}
+
+// pollRounds is how many times a waiting goroutine checks its flag between yields: a yield
+// costs about as much as a 16-token chunk's hand-off, so a short busy check goes first.
+const pollRounds = 200
+
+// poll reports whether a chunk has been assigned, checking for a short while.
+func (w *worker) poll() bool {
+	for range pollRounds {
+		if w.state.Load() == assigned {
+			return true
+		}
+	}
+	return false
 }
 
 // assign hands a chunk to an idle worker, waking it only if it has parked.
@@ -171,8 +185,10 @@ func parallel(j *job, tokens int) {
 		pool.workers[c-1].assign(c*per, min((c+1)*per, tokens))
 	}
 	pool.job.run(0, per)
-	for pool.pending.Load() != 0 {
-		runtime.Gosched() // the workers are running: their chunks take as long as ours
+	for i := 0; pool.pending.Load() != 0; i++ {
+		if i%pollRounds == pollRounds-1 {
+			runtime.Gosched() // the workers are running: their chunks take as long as ours
+		}
 	}
 	pool.job = job{} // drop the caller's buffers
 }
