@@ -94,12 +94,6 @@ type workerPool struct {
 
 var pool workerPool
 
-// Threads is how many threads large calls use (GOMAXPROCS at first use).
-func Threads() int {
-	pool.start()
-	return pool.threads
-}
-
 func (p *workerPool) start() {
 	p.once.Do(func() {
 		p.threads = runtime.GOMAXPROCS(0)
