@@ -543,14 +543,12 @@ func main() {
 	Generate()
 }
 
-// widenKernel emits widen<D><ISA>(dst *float32, src *uint16, n int): dst[i] = float32(src[i])
-// exactly, n a multiple of 16.
-func widenKernel(s isa, d dtype) {
-	name := fmt.Sprintf("widen%s%s", d.name, s.name)
-	fastBF16 = false
-	TEXT(name, NOSPLIT, "func(dst *float32, src *uint16, n int)")
+// bulkKernel emits func(dst, src, n int): a loop over n elements (a multiple of 16), 16 per
+// round; prepare runs once before the loop, body emits one round at element index i.
+func bulkKernel(name, doc, signature string, prepare func(), body func(dst, src, i Register)) {
+	TEXT(name, NOSPLIT, signature)
 	Pragma("noescape")
-	Doc(fmt.Sprintf("%s widens n (a multiple of 16) %s values to float32.", name, d.name))
+	Doc(doc)
 	dst := Load(Param("dst"), GP64())
 	src := Load(Param("src"), GP64())
 	n := Load(Param("n"), GP64())
@@ -558,41 +556,9 @@ func widenKernel(s isa, d dtype) {
 	XORQ(i, i)
 	TESTQ(n, n)
 	JZ(LabelRef("done"))
+	prepare()
 	Label("loop")
-	for k := 0; k < 16; k += s.lanes {
-		v := load(d, s.lanes, Mem{Base: src, Index: i, Scale: 2, Disp: 2 * k})
-		VMOVUPS(v, Mem{Base: dst, Index: i, Scale: 4, Disp: 4 * k})
-	}
-	ADDQ(U32(16), i)
-	CMPQ(i, n)
-	JB(LabelRef("loop"))
-	Label("done")
-	VZEROUPPER()
-	RET()
-}
-
-// narrowKernel emits narrow<D><ISA>(dst *uint16, src *float32, n int): dst[i] = src[i] rounded
-// to nearest even exactly as tensor.BF16FromFloat32 / F16FromFloat32, n a multiple of 16.
-func narrowKernel(s isa, d dtype) {
-	name := fmt.Sprintf("narrow%s%s", d.name, s.name)
-	fastBF16 = s == avx512BF16
-	TEXT(name, NOSPLIT, "func(dst *uint16, src *float32, n int)")
-	Pragma("noescape")
-	Doc(fmt.Sprintf("%s rounds n (a multiple of 16) float32 values to %s.", name, d.name))
-	dst := Load(Param("dst"), GP64())
-	src := Load(Param("src"), GP64())
-	n := Load(Param("n"), GP64())
-	i := GP64()
-	XORQ(i, i)
-	TESTQ(n, n)
-	JZ(LabelRef("done"))
-	c := loadConsts(d, false, s.lanes)
-	Label("loop")
-	for k := 0; k < 16; k += s.lanes {
-		v := vec(s.lanes)
-		VMOVUPS(Mem{Base: src, Index: i, Scale: 4, Disp: 4 * k}, v)
-		store(d, s.lanes, c, v, Mem{Base: dst, Index: i, Scale: 2, Disp: 2 * k})
-	}
+	body(dst, src, i)
 	ADDQ(U32(16), i)
 	CMPQ(i, n)
 	JB(LabelRef("loop"))
@@ -603,7 +569,36 @@ func narrowKernel(s isa, d dtype) {
 		f()
 	}
 	coldPaths = nil
+}
+
+// widenKernel emits widen<D><ISA>(dst *float32, src *uint16, n int): dst[i] = float32(src[i])
+// exactly, n a multiple of 16.
+func widenKernel(s isa, d dtype) {
+	name := fmt.Sprintf("widen%s%s", d.name, s.name)
 	fastBF16 = false
+	bulkKernel(name, fmt.Sprintf("%s widens n (a multiple of 16) %s values to float32.", name, d.name),
+		"func(dst *float32, src *uint16, n int)", func() {}, func(dst, src, i Register) {
+			for k := 0; k < 16; k += s.lanes {
+				v := load(d, s.lanes, Mem{Base: src, Index: i, Scale: 2, Disp: 2 * k})
+				VMOVUPS(v, Mem{Base: dst, Index: i, Scale: 4, Disp: 4 * k})
+			}
+		})
+}
+
+// narrowKernel emits narrow<D><ISA>(dst *uint16, src *float32, n int): dst[i] = src[i] rounded
+// to nearest even exactly as tensor.BF16FromFloat32 / F16FromFloat32, n a multiple of 16.
+func narrowKernel(s isa, d dtype) {
+	name := fmt.Sprintf("narrow%s%s", d.name, s.name)
+	fastBF16 = s == avx512BF16
+	var c consts
+	bulkKernel(name, fmt.Sprintf("%s rounds n (a multiple of 16) float32 values to %s.", name, d.name),
+		"func(dst *uint16, src *float32, n int)", func() { c = loadConsts(d, false, s.lanes) }, func(dst, src, i Register) {
+			for k := 0; k < 16; k += s.lanes {
+				v := vec(s.lanes)
+				VMOVUPS(Mem{Base: src, Index: i, Scale: 4, Disp: 4 * k}, v)
+				store(d, s.lanes, c, v, Mem{Base: dst, Index: i, Scale: 2, Disp: 2 * k})
+			}
+		})
 }
 
 // scaleKernel emits kvcScale<ISA>(y, x *float32, g *float64, inv float64, n int):
