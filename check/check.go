@@ -243,8 +243,8 @@ func (c *checker) yarnFactor(rope, text map[string]any) {
 	}
 	if ratio := maxPos / orig; math.Abs(ratio-factor) > 1e-9*factor {
 		c.add(Warning, "yarn-factor", fmt.Sprintf("yarn factor %g differs from max_position_embeddings / original_max_position_embeddings = %g / %g = %g", factor, maxPos, orig, ratio),
-			"Hugging Face transformers derives the YaRN attention factor from that ratio when original_max_position_embeddings is given, vLLM from factor: the two stacks then scale cos/sin differently and their outputs disagree",
-			fmt.Sprintf("make them agree: factor %g or max_position_embeddings %g (rotary follows factor, like vLLM)", ratio, factor*orig))
+			"older transformers releases replaced factor by that ratio whenever original_max_position_embeddings was present, while current ones and vLLM use factor: the same config then gets different frequencies and attention factor depending on the stack",
+			fmt.Sprintf("make them agree: factor %g or max_position_embeddings %g (rotary follows factor, like vLLM and current transformers)", ratio, factor*orig))
 	}
 }
 
