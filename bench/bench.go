@@ -80,6 +80,10 @@ type Config struct {
 	CustomOps string
 }
 
+// DefaultOps are what a bare `rotary bench` measures: DESIGN.md §5's rotations on Llama-3-8B
+// and Qwen3-VL shapes. "all" selects every registered case.
+var DefaultOps = []string{"rotary_embedding", "mrope"}
+
 // DefaultTokens are DESIGN.md §5's token counts.
 var DefaultTokens = []int{1, 16, 512, 4096, 16384}
 
@@ -123,9 +127,16 @@ func (c *Config) tasks() ([]task, error) {
 			return nil, fmt.Errorf("model %q: want one of %v", m, ModelNames())
 		}
 	}
-	for _, o := range c.Ops {
+	opsWanted := c.Ops
+	switch {
+	case len(opsWanted) == 0:
+		opsWanted = DefaultOps
+	case slices.Contains(opsWanted, "all"):
+		opsWanted = OpNames()
+	}
+	for _, o := range opsWanted {
 		if !slices.Contains(OpNames(), o) {
-			return nil, fmt.Errorf("op %q: want one of %v", o, OpNames())
+			return nil, fmt.Errorf("op %q: want all or one of %v", o, OpNames())
 		}
 	}
 	backends := c.Backends
@@ -147,7 +158,7 @@ func (c *Config) tasks() ([]task, error) {
 	}
 	var ts []task
 	for _, cs := range cases {
-		if len(c.Models) > 0 && !slices.Contains(c.Models, cs.Model) || len(c.Ops) > 0 && !slices.Contains(c.Ops, cs.Op) {
+		if len(c.Models) > 0 && !slices.Contains(c.Models, cs.Model) || !slices.Contains(opsWanted, cs.Op) {
 			continue
 		}
 		for _, d := range dtypes {
