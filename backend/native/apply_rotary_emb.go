@@ -77,18 +77,39 @@ func ApplyRotaryEmb(a *ops.ApplyRotaryEmbArgs) {
 	d := a.RotaryDim
 	row := make([]float32, width)
 	forRows(a.X.Shape, func(coords []int) {
-		xi, oi, ci, si := a.X.Index(coords...), a.Out.Index(coords...), broadcastIndex(a.Cos, coords), broadcastIndex(a.Sin, coords)
-		for j := range width {
-			row[j] = load(a.X, xi+j)
-		}
-		for j := range d {
-			r := rotatedAt(a.X, xi, j, d, a.GPTJ)
-			row[j] = float32(row[j]*load(a.Cos, ci+j)) + float32(r*load(a.Sin, si+j))
-		}
-		for j := range width {
-			store(a.Out, oi+j, row[j])
-		}
+		rotateRow(a.X, a.X.Index(coords...), a.Out, a.Out.Index(coords...), a.Cos, broadcastIndex(a.Cos, coords),
+			a.Sin, broadcastIndex(a.Sin, coords), d, a.GPTJ, row)
 	})
+}
+
+// rotateRow writes out = x·cos + rotate(x)·sin for the first d elements of the row of x at xi
+// into the row of out at oi, and copies the rest (len(row) elements in all). The row is read
+// whole before it is written, so out may alias x.
+func rotateRow(x tensor.Tensor, xi int, out tensor.Tensor, oi int, cos tensor.Tensor, ci int, sin tensor.Tensor, si int, d int, gptj bool, row []float32) {
+	for j := range row {
+		row[j] = load(x, xi+j)
+	}
+	for j := range d {
+		r := rotatedAt(x, xi, j, d, gptj)
+		row[j] = float32(row[j]*load(cos, ci+j)) + float32(r*load(sin, si+j))
+	}
+	for j := range row {
+		store(out, oi+j, row[j])
+	}
+}
+
+// backwardRow writes dx = dy·cos + rotateᵀ(dy·sin) for the first d elements of the row of dy
+// at yi into the row of dx at oi, and dx = dy for the rest. dx may alias dy.
+func backwardRow(dy tensor.Tensor, yi int, dx tensor.Tensor, oi int, cos tensor.Tensor, ci int, sin tensor.Tensor, si int, d int, gptj bool, row []float32) {
+	for j := range row {
+		row[j] = load(dy, yi+j)
+	}
+	for j := range d {
+		row[j] = float32(row[j]*load(cos, ci+j)) + transposedAt(dy, sin, yi, si, j, d, gptj)
+	}
+	for j := range row {
+		store(dx, oi+j, row[j])
+	}
 }
 
 // transposedAt is element j of rotateᵀ(v) where v = dy·sin, the adjoint of rotatedAt:
@@ -137,22 +158,16 @@ func ApplyRotaryEmbBackward(a *ops.ApplyRotaryEmbBackwardArgs) {
 			acc = acc*a.Cos.Shape[k] + cosIdx[k]
 		}
 		acc *= d
-		for j := range width {
-			row[j] = load(a.DY, yi+j)
-		}
 		for j := range d {
-			g := row[j]
-			row[j] = float32(g*load(a.Cos, ci+j)) + transposedAt(a.DY, a.Sin, yi, si, j, d, a.GPTJ)
+			g := float64(load(a.DY, yi+j))
 			if dcos != nil {
-				dcos[acc+j] += float64(g) * float64(load(a.X, xi+j))
+				dcos[acc+j] += g * float64(load(a.X, xi+j))
 			}
 			if dsin != nil {
-				dsin[acc+j] += float64(g) * float64(rotatedAt(a.X, xi, j, d, a.GPTJ))
+				dsin[acc+j] += g * float64(rotatedAt(a.X, xi, j, d, a.GPTJ))
 			}
 		}
-		for j := range width {
-			store(a.DX, oi+j, row[j])
-		}
+		backwardRow(a.DY, yi, a.DX, oi, a.Cos, ci, a.Sin, si, d, a.GPTJ, row)
 	})
 	writeReduced(a.DCos, dcos)
 	writeReduced(a.DSin, dsin)

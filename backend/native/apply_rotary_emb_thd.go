@@ -26,17 +26,7 @@ func ApplyRotaryEmbTHD(a *ops.ApplyRotaryEmbTHDArgs) {
 	thdForTokens(&a.PackedSeqs, func(t, pos int) {
 		ci, si := a.Cos.Index(pos, 0), a.Sin.Index(pos, 0)
 		for h := range heads {
-			xi, oi := a.X.Index(t, h, 0), a.Out.Index(t, h, 0)
-			for j := range width {
-				row[j] = load(a.X, xi+j)
-			}
-			for j := range d {
-				r := rotatedAt(a.X, xi, j, d, a.GPTJ)
-				row[j] = float32(row[j]*load(a.Cos, ci+j)) + float32(r*load(a.Sin, si+j))
-			}
-			for j := range width {
-				store(a.Out, oi+j, row[j])
-			}
+			rotateRow(a.X, a.X.Index(t, h, 0), a.Out, a.Out.Index(t, h, 0), a.Cos, ci, a.Sin, si, d, a.GPTJ, row)
 		}
 	})
 }
@@ -49,16 +39,7 @@ func ApplyRotaryEmbTHDBackward(a *ops.ApplyRotaryEmbTHDBackwardArgs) {
 	thdForTokens(&a.PackedSeqs, func(t, pos int) {
 		ci, si := a.Cos.Index(pos, 0), a.Sin.Index(pos, 0)
 		for h := range heads {
-			yi, oi := a.DY.Index(t, h, 0), a.DX.Index(t, h, 0)
-			for j := range width {
-				row[j] = load(a.DY, yi+j)
-			}
-			for j := range d {
-				row[j] = float32(row[j]*load(a.Cos, ci+j)) + transposedAt(a.DY, a.Sin, yi, si, j, d, a.GPTJ)
-			}
-			for j := range width {
-				store(a.DX, oi+j, row[j])
-			}
+			backwardRow(a.DY, a.DY.Index(t, h, 0), a.DX, a.DX.Index(t, h, 0), a.Cos, ci, a.Sin, si, d, a.GPTJ, row)
 		}
 	})
 }
