@@ -60,11 +60,33 @@ func forwardSetup(spec rotary.Spec, heads, kvHeads int, qkNorm bool) func(tensor
 		pos := positions(spec, T)
 		bytes := 2 * (q.Len() + k.Len()) * d.Size()
 		if qkNorm {
-			qw, kw := Filled(d, D), Filled(d, D)
+			qw, kw := signs(d, D), signs(d, D)
 			return func() error { return emb.ForwardQKNorm(pos, q, k, qw, kw, 1e-6) }, bytes, nil
 		}
 		return func() error { return emb.Forward(pos, q, k) }, bytes, nil
 	}
+}
+
+// signs is a norm weight of ±1 (random signs). The bench applies qk_rmsnorm_rope to the same
+// tensors over and over, in place: with weights of other magnitudes each application scales
+// elements apart and renormalizes, so the data would converge to a few large elements and
+// zeros and subnormals everywhere else, and the figures would time the kernels' subnormal
+// fallback instead of the op. Unit weights keep every element's scale; the arithmetic done is
+// the same for any weight.
+func signs(d tensor.DType, n int) tensor.Tensor {
+	w := Filled(d, n)
+	for i := range n {
+		v := float32(1)
+		if w.Float64At(i) < 0 {
+			v = -1
+		}
+		if d == tensor.F32 {
+			w.F32[i] = v
+		} else {
+			w.Bits[i] = tensor.FromFloat32(d, v)
+		}
+	}
+	return w
 }
 
 // Config selects what to run. Empty lists mean everything.

@@ -197,3 +197,25 @@ func kvcSumSq8Asm(i isa, x []float32, stride, n int, out *[8]float64) bool {
 	kvcSumSq8(&x[0], stride*4, n, &out[0])
 	return true
 }
+
+// qkNormAsm normalizes `heads` heads of n elements at x (stride bytes apart) in place, as
+// qk_rmsnorm_rope does, with w the widened weight; false when there is no kernel for the ISA,
+// dtype and n (a multiple of 16), and then nothing was done.
+func qkNormAsm(i isa, d tensor.DType, x *byte, heads, stride int, w []float32, n int, eps float32) bool {
+	if n == 0 || n%16 != 0 || len(w) < n || (i != isaAVX512 && i != isaAVX512BF16) {
+		return false
+	}
+	switch {
+	case d == tensor.F32:
+		qkNormF32AVX512(x, heads, stride, &w[0], n, eps)
+	case d == tensor.BF16 && i == isaAVX512BF16:
+		qkNormBF16AVX512BF16(x, heads, stride, &w[0], n, eps)
+	case d == tensor.BF16:
+		qkNormBF16AVX512(x, heads, stride, &w[0], n, eps)
+	case d == tensor.F16:
+		qkNormF16AVX512(x, heads, stride, &w[0], n, eps)
+	default:
+		return false
+	}
+	return true
+}

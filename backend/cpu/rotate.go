@@ -35,13 +35,7 @@ func rotateHeads(k *kernels, h *ops.Heads, t int, cos, sin []float32, gptj bool)
 	n := 0
 	if k.isa != isaGeneric && half >= 8 {
 		n = half &^ 7
-		var p *byte
-		if h.DType == tensor.F32 {
-			p = (*byte)(unsafe.Pointer(&h.F32[base]))
-		} else {
-			p = (*byte)(unsafe.Pointer(&h.Bits[base]))
-		}
-		callKernel(k.isa, h.DType, gptj, false, p, h.NumHeads, h.HeadStride*h.DType.Size(), &cos[0], &sin[0], half, n)
+		callKernel(k.isa, h.DType, gptj, false, headPtr(h, base), h.NumHeads, h.HeadStride*h.DType.Size(), &cos[0], &sin[0], half, n)
 	}
 	if n == half {
 		return
@@ -59,6 +53,14 @@ func rotateHeads(k *kernels, h *ops.Heads, t int, cos, sin []float32, gptj bool)
 			neoxBits(h.DType, h.Bits[off:off+2*half], cos, sin, n)
 		}
 	}
+}
+
+// headPtr is the address of backing element i of h's data.
+func headPtr(h *ops.Heads, i int) *byte {
+	if h.DType == tensor.F32 {
+		return (*byte)(unsafe.Pointer(&h.F32[i]))
+	}
+	return (*byte)(unsafe.Pointer(&h.Bits[i]))
 }
 
 // The Go kernels rotate pairs [from, len(cos)) of one head, x = the head's first 2·len(cos)

@@ -22,6 +22,15 @@ GLOBL quiet<>(SB), RODATA|NOPTR, $4
 DATA expmask<>+0(SB)/4, $0x7f800000
 GLOBL expmask<>(SB), RODATA|NOPTR, $4
 
+DATA himask<>+0(SB)/4, $0xffff0000
+GLOBL himask<>(SB), RODATA|NOPTR, $4
+
+DATA quiet32<>+0(SB)/4, $0x00400000
+GLOBL quiet32<>(SB), RODATA|NOPTR, $4
+
+DATA onef64<>+0(SB)/8, $0x3ff0000000000000
+GLOBL onef64<>(SB), RODATA|NOPTR, $8
+
 DATA evensign<>+0(SB)/4, $0x80000000
 DATA evensign<>+4(SB)/4, $0x00000000
 DATA evensign<>+8(SB)/4, $0x80000000
@@ -2891,5 +2900,322 @@ sum:
 	VHADDPD      X0, X7, X0
 	VHADDPD      X0, X0, X0
 	VMOVSD       X0, 56(BX)
+	VZEROUPPER
+	RET
+
+// func qkNormF32AVX512(x *byte, heads int, stride int, w *float32, n int, eps float32)
+// Requires: AVX, AVX512DQ, AVX512F, SSE
+TEXT ·qkNormF32AVX512(SB), NOSPLIT, $0-44
+	MOVQ       x+0(FP), AX
+	MOVQ       heads+8(FP), CX
+	MOVQ       stride+16(FP), DX
+	MOVQ       w+24(FP), BX
+	MOVQ       n+32(FP), SI
+	MOVSS      eps+40(FP), X0
+	TESTQ      SI, SI
+	JZ         done
+	TESTQ      CX, CX
+	JZ         done
+	VCVTSI2SDQ SI, X1, X1
+	VMOVSD     onef64<>+0(SB), X2
+
+head:
+	VXORPD Z3, Z3, Z3
+	XORQ   DI, DI
+
+sum:
+	VMOVUPS       (AX)(DI*4), Z4
+	VCVTPS2PD     Y4, Z5
+	VEXTRACTF32X8 $0x01, Z4, Y4
+	VCVTPS2PD     Y4, Z4
+	VFMADD231PD   Z5, Z5, Z3
+	VFMADD231PD   Z4, Z4, Z3
+	ADDQ          $0x00000010, DI
+	CMPQ          DI, SI
+	JB            sum
+	VEXTRACTF64X4 $0x01, Z3, Y4
+	VHADDPD       Y4, Y3, Y3
+	VEXTRACTF128  $0x01, Y3, X4
+	VADDPD        X4, X3, X4
+	VHADDPD       X4, X4, X4
+	VDIVSD        X1, X4, X4
+	VCVTSD2SS     X4, X6, X6
+	VADDSS        X0, X6, X6
+	VCVTSS2SD     X6, X4, X4
+	VSQRTSD       X4, X4, X4
+	VDIVSD        X4, X2, X3
+	VCVTSD2SS     X3, X6, X6
+	VBROADCASTSS  X6, Z3
+	XORQ          DI, DI
+
+scale:
+	VMOVUPS (AX)(DI*4), Z4
+	VMULPS  Z3, Z4, Z4
+	VMULPS  (BX)(DI*4), Z4, Z4
+	VMOVUPS Z4, (AX)(DI*4)
+	ADDQ    $0x00000010, DI
+	CMPQ    DI, SI
+	JB      scale
+	ADDQ    DX, AX
+	DECQ    CX
+	JNZ     head
+
+done:
+	VZEROUPPER
+	RET
+
+// func qkNormBF16AVX512(x *byte, heads int, stride int, w *float32, n int, eps float32)
+// Requires: AVX, AVX512DQ, AVX512F, SSE
+TEXT ·qkNormBF16AVX512(SB), NOSPLIT, $0-44
+	MOVQ         x+0(FP), AX
+	MOVQ         heads+8(FP), CX
+	MOVQ         stride+16(FP), DX
+	MOVQ         w+24(FP), BX
+	MOVQ         n+32(FP), SI
+	MOVSS        eps+40(FP), X0
+	TESTQ        SI, SI
+	JZ           done
+	TESTQ        CX, CX
+	JZ           done
+	VPBROADCASTD one<>+0(SB), Z1
+	VPBROADCASTD bias<>+0(SB), Z2
+	VPBROADCASTD absmask<>+0(SB), Z3
+	VPBROADCASTD inf<>+0(SB), Z4
+	VPBROADCASTD quiet<>+0(SB), Z5
+	VPBROADCASTD himask<>+0(SB), Z6
+	VPBROADCASTD quiet32<>+0(SB), Z7
+	VCVTSI2SDQ   SI, X8, X8
+	VMOVSD       onef64<>+0(SB), X9
+
+head:
+	VXORPD Z10, Z10, Z10
+	XORQ   DI, DI
+
+sum:
+	VPMOVZXWD     (AX)(DI*2), Z11
+	VPSLLD        $0x10, Z11, Z11
+	VCVTPS2PD     Y11, Z12
+	VEXTRACTF32X8 $0x01, Z11, Y11
+	VCVTPS2PD     Y11, Z11
+	VFMADD231PD   Z12, Z12, Z10
+	VFMADD231PD   Z11, Z11, Z10
+	ADDQ          $0x00000010, DI
+	CMPQ          DI, SI
+	JB            sum
+	VEXTRACTF64X4 $0x01, Z10, Y11
+	VHADDPD       Y11, Y10, Y10
+	VEXTRACTF128  $0x01, Y10, X11
+	VADDPD        X11, X10, X11
+	VHADDPD       X11, X11, X11
+	VDIVSD        X8, X11, X11
+	VCVTSD2SS     X11, X13, X13
+	VADDSS        X0, X13, X13
+	VCVTSS2SD     X13, X11, X11
+	VSQRTSD       X11, X11, X11
+	VDIVSD        X11, X9, X10
+	VCVTSD2SS     X10, X13, X13
+	VBROADCASTSS  X13, Z10
+	XORQ          DI, DI
+
+scale:
+	VPMOVZXWD (AX)(DI*2), Z11
+	VPSLLD    $0x10, Z11, Z11
+	VMULPS    Z10, Z11, Z11
+	VPSRLD    $0x10, Z11, Z12
+	VPANDD    Z1, Z12, Z12
+	VPADDD    Z11, Z12, Z12
+	VPADDD    Z2, Z12, Z12
+	VPANDD    Z6, Z12, Z12
+	VCMPPS    $0x03, Z11, Z11, K1
+	VPANDD    Z6, Z11, Z11
+	VPORD     Z7, Z11, K1, Z12
+	VMULPS    (BX)(DI*4), Z12, Z12
+	VPSRLD    $0x10, Z12, Z11
+	VPSRLD    $0x10, Z12, Z14
+	VPANDD    Z1, Z11, Z11
+	VPADDD    Z12, Z11, Z11
+	VPADDD    Z2, Z11, Z11
+	VPSRLD    $0x10, Z11, Z11
+	VPORD     Z5, Z14, Z14
+	VPANDD    Z3, Z12, Z12
+	VPCMPGTD  Z4, Z12, K1
+	VPBLENDMD Z14, Z11, K1, Z11
+	VPMOVDW   Z11, (AX)(DI*2)
+	ADDQ      $0x00000010, DI
+	CMPQ      DI, SI
+	JB        scale
+	ADDQ      DX, AX
+	DECQ      CX
+	JNZ       head
+
+done:
+	VZEROUPPER
+	RET
+
+// func qkNormF16AVX512(x *byte, heads int, stride int, w *float32, n int, eps float32)
+// Requires: AVX, AVX512DQ, AVX512F, SSE
+TEXT ·qkNormF16AVX512(SB), NOSPLIT, $0-44
+	MOVQ       x+0(FP), AX
+	MOVQ       heads+8(FP), CX
+	MOVQ       stride+16(FP), DX
+	MOVQ       w+24(FP), BX
+	MOVQ       n+32(FP), SI
+	MOVSS      eps+40(FP), X0
+	TESTQ      SI, SI
+	JZ         done
+	TESTQ      CX, CX
+	JZ         done
+	VCVTSI2SDQ SI, X1, X1
+	VMOVSD     onef64<>+0(SB), X2
+
+head:
+	VXORPD Z3, Z3, Z3
+	XORQ   DI, DI
+
+sum:
+	VCVTPH2PS     (AX)(DI*2), Z4
+	VCVTPS2PD     Y4, Z5
+	VEXTRACTF32X8 $0x01, Z4, Y4
+	VCVTPS2PD     Y4, Z4
+	VFMADD231PD   Z5, Z5, Z3
+	VFMADD231PD   Z4, Z4, Z3
+	ADDQ          $0x00000010, DI
+	CMPQ          DI, SI
+	JB            sum
+	VEXTRACTF64X4 $0x01, Z3, Y4
+	VHADDPD       Y4, Y3, Y3
+	VEXTRACTF128  $0x01, Y3, X4
+	VADDPD        X4, X3, X4
+	VHADDPD       X4, X4, X4
+	VDIVSD        X1, X4, X4
+	VCVTSD2SS     X4, X6, X6
+	VADDSS        X0, X6, X6
+	VCVTSS2SD     X6, X4, X4
+	VSQRTSD       X4, X4, X4
+	VDIVSD        X4, X2, X3
+	VCVTSD2SS     X3, X6, X6
+	VBROADCASTSS  X6, Z3
+	XORQ          DI, DI
+
+scale:
+	VCVTPH2PS (AX)(DI*2), Z4
+	VMULPS    Z3, Z4, Z4
+	VCVTPS2PH $0x00, Z4, Y4
+	VCVTPH2PS Y4, Z4
+	VMULPS    (BX)(DI*4), Z4, Z4
+	VCVTPS2PH $0x00, Z4, (AX)(DI*2)
+	ADDQ      $0x00000010, DI
+	CMPQ      DI, SI
+	JB        scale
+	ADDQ      DX, AX
+	DECQ      CX
+	JNZ       head
+
+done:
+	VZEROUPPER
+	RET
+
+// func qkNormBF16AVX512BF16(x *byte, heads int, stride int, w *float32, n int, eps float32)
+// Requires: AVX, AVX512DQ, AVX512F, AVX512VL, SSE
+TEXT ·qkNormBF16AVX512BF16(SB), NOSPLIT, $0-44
+	MOVQ         x+0(FP), AX
+	MOVQ         heads+8(FP), CX
+	MOVQ         stride+16(FP), DX
+	MOVQ         w+24(FP), BX
+	MOVQ         n+32(FP), SI
+	MOVSS        eps+40(FP), X0
+	TESTQ        SI, SI
+	JZ           done
+	TESTQ        CX, CX
+	JZ           done
+	VPBROADCASTD one<>+0(SB), Z1
+	VPBROADCASTD bias<>+0(SB), Z2
+	VPBROADCASTD absmask<>+0(SB), Z3
+	VPBROADCASTD inf<>+0(SB), Z4
+	VPBROADCASTD quiet<>+0(SB), Z5
+	VPBROADCASTD expmask<>+0(SB), Z6
+	VPBROADCASTD himask<>+0(SB), Z7
+	VPBROADCASTD quiet32<>+0(SB), Z8
+	VCVTSI2SDQ   SI, X9, X9
+	VMOVSD       onef64<>+0(SB), X10
+
+head:
+	VXORPD Z12, Z12, Z12
+	XORQ   DI, DI
+
+sum:
+	VPMOVZXWD     (AX)(DI*2), Z13
+	VPSLLD        $0x10, Z13, Z13
+	VCVTPS2PD     Y13, Z14
+	VEXTRACTF32X8 $0x01, Z13, Y13
+	VCVTPS2PD     Y13, Z13
+	VFMADD231PD   Z14, Z14, Z12
+	VFMADD231PD   Z13, Z13, Z12
+	ADDQ          $0x00000010, DI
+	CMPQ          DI, SI
+	JB            sum
+	VEXTRACTF64X4 $0x01, Z12, Y13
+	VHADDPD       Y13, Y12, Y12
+	VEXTRACTF128  $0x01, Y12, X13
+	VADDPD        X13, X12, X13
+	VHADDPD       X13, X13, X13
+	VDIVSD        X9, X13, X13
+	VCVTSD2SS     X13, X11, X11
+	VADDSS        X0, X11, X11
+	VCVTSS2SD     X11, X13, X13
+	VSQRTSD       X13, X13, X13
+	VDIVSD        X13, X10, X12
+	VCVTSD2SS     X12, X11, X11
+	VBROADCASTSS  X11, Z12
+	XORQ          DI, DI
+
+scale:
+	VPMOVZXWD (AX)(DI*2), Z14
+	VPSLLD    $0x10, Z14, Z14
+	VMULPS    Z12, Z14, Z14
+	VPSRLD    $0x10, Z14, Z13
+	VPANDD    Z1, Z13, Z13
+	VPADDD    Z14, Z13, Z13
+	VPADDD    Z2, Z13, Z13
+	VPANDD    Z7, Z13, Z13
+	VCMPPS    $0x03, Z14, Z14, K1
+	VPANDD    Z7, Z14, Z14
+	VPORD     Z8, Z14, K1, Z13
+	VMULPS    (BX)(DI*4), Z13, Z13
+	VMOVAPS   Z13, Z31
+	BYTE      $0x62
+	BYTE      $0x02
+	BYTE      $0x7e
+	BYTE      $0x48
+	BYTE      $0x72
+	BYTE      $0xf7
+	VPTESTNMD Z6, Z13, K1
+	KORTESTW  K1, K1
+	JNZ       bf16slow19
+	VMOVDQU32 Y30, (AX)(DI*2)
+	JMP       bf16done20
+
+bf16slow19:
+	VPSRLD    $0x10, Z13, Z14
+	VPSRLD    $0x10, Z13, Z15
+	VPANDD    Z1, Z14, Z14
+	VPADDD    Z13, Z14, Z14
+	VPADDD    Z2, Z14, Z14
+	VPSRLD    $0x10, Z14, Z14
+	VPORD     Z5, Z15, Z15
+	VPANDD    Z3, Z13, Z13
+	VPCMPGTD  Z4, Z13, K1
+	VPBLENDMD Z15, Z14, K1, Z14
+	VPMOVDW   Z14, (AX)(DI*2)
+
+bf16done20:
+	ADDQ $0x00000010, DI
+	CMPQ DI, SI
+	JB   scale
+	ADDQ DX, AX
+	DECQ CX
+	JNZ  head
+
+done:
 	VZEROUPPER
 	RET

@@ -203,3 +203,23 @@ func narrowBF16AVX512BF16(dst *uint16, src *float32, n int)
 //
 //go:noescape
 func kvcSumSq8(x *float32, stride int, n int, out *float64)
+
+// qkNormF32AVX512 RMS-normalizes `heads` F32 heads of n (a multiple of 16) elements in place, as qk_rmsnorm_rope does.
+//
+//go:noescape
+func qkNormF32AVX512(x *byte, heads int, stride int, w *float32, n int, eps float32)
+
+// qkNormBF16AVX512 RMS-normalizes `heads` BF16 heads of n (a multiple of 16) elements in place, as qk_rmsnorm_rope does.
+//
+//go:noescape
+func qkNormBF16AVX512(x *byte, heads int, stride int, w *float32, n int, eps float32)
+
+// qkNormF16AVX512 RMS-normalizes `heads` F16 heads of n (a multiple of 16) elements in place, as qk_rmsnorm_rope does.
+//
+//go:noescape
+func qkNormF16AVX512(x *byte, heads int, stride int, w *float32, n int, eps float32)
+
+// qkNormBF16AVX512BF16 RMS-normalizes `heads` BF16 heads of n (a multiple of 16) elements in place, as qk_rmsnorm_rope does.
+//
+//go:noescape
+func qkNormBF16AVX512BF16(x *byte, heads int, stride int, w *float32, n int, eps float32)

@@ -64,6 +64,7 @@ var (
 	cOne, cBias, cAbs, cInf, cQuiet, cSign Mem
 	cExp                                   Mem
 	cDup16                                 Mem
+	cHiMask, cQuiet32, cOneF64             Mem
 )
 
 func declareConsts() {
@@ -73,6 +74,9 @@ func declareConsts() {
 	cInf = ConstData("inf", U32(0x7f800000))
 	cQuiet = ConstData("quiet", U32(0x40))
 	cExp = ConstData("expmask", U32(0x7f800000))
+	cHiMask = ConstData("himask", U32(0xffff0000))
+	cQuiet32 = ConstData("quiet32", U32(0x00400000))
+	cOneF64 = ConstData("onef64", U64(0x3ff0000000000000)) // 1.0 (avo writes F64(1) as the integer 1)
 	cSign = GLOBL("evensign", RODATA|NOPTR)
 	for i := range 16 {
 		v := uint32(0)
@@ -540,6 +544,14 @@ func main() {
 	}
 	narrowKernel(avx512BF16, bf16)
 	sumSqKernel()
+	for _, s := range []isa{avx512, avx512BF16} {
+		for _, d := range []dtype{f32, bf16, f16} {
+			if s == avx512BF16 && d != bf16 {
+				continue
+			}
+			qkNormKernel(s, d)
+		}
+	}
 	Generate()
 }
 
@@ -693,4 +705,131 @@ func sumSqKernel() {
 	}
 	VZEROUPPER()
 	RET()
+}
+
+// qkNormKernel emits qkNorm<D><ISA>(x *byte, heads, stride int, w *float32, n int, eps float32):
+// qk_rmsnorm_rope's norm, in place, for `heads` heads of n elements (n a multiple of 16), stride
+// bytes apart, with the reference's arithmetic (ops.QKRMSNormRoPEArgs):
+//
+//	sum = ops.SumSquares(x)  (exact float64 squares, lane j%8, ((s0+s1)+(s2+s3))+((s4+s5)+(s6+s7)))
+//	r   = ops.RMSNormScale(sum, n, eps)
+//	x_j = dtype(w_j · dtype(x_j · r))
+//
+// One zmm of float64 holds the eight lanes: elements j..j+7 add into lanes 0..7 in order, so
+// each lane's chain is the reference's. A fused multiply-add rounds the exact square plus the
+// running sum once, as the reference's separate add does.
+func qkNormKernel(s isa, d dtype) {
+	name := fmt.Sprintf("qkNorm%s%s", d.name, s.name)
+	fastBF16 = s == avx512BF16
+	TEXT(name, NOSPLIT, "func(x *byte, heads, stride int, w *float32, n int, eps float32)")
+	Pragma("noescape")
+	Doc(fmt.Sprintf("%s RMS-normalizes `heads` %s heads of n (a multiple of 16) elements in place, as qk_rmsnorm_rope does.", name, d.name))
+	x := Load(Param("x"), GP64())
+	heads := Load(Param("heads"), GP64())
+	stride := Load(Param("stride"), GP64())
+	w := Load(Param("w"), GP64())
+	n := Load(Param("n"), GP64())
+	eps := Load(Param("eps"), XMM())
+	TESTQ(n, n)
+	JZ(LabelRef("done"))
+	TESTQ(heads, heads)
+	JZ(LabelRef("done"))
+	c := loadConsts(d, false, 16)
+	var hiMask, quiet32 VecVirtual
+	if d == bf16 {
+		hiMask, quiet32 = ZMM(), ZMM()
+		VPBROADCASTD(cHiMask, hiMask)
+		VPBROADCASTD(cQuiet32, quiet32)
+	}
+	nD, oneD := XMM(), XMM()
+	VCVTSI2SDQ(n, nD, nD)
+	VMOVSD(cOneF64, oneD)
+	i := GP64()
+	Label("head")
+	acc := ZMM()
+	VXORPD(acc, acc, acc)
+	XORQ(i, i)
+	Label("sum")
+	{
+		v := load(d, 16, Mem{Base: x, Index: i, Scale: uint8(d.esize)})
+		lo, hi, hiY := ZMM(), ZMM(), YMM()
+		VCVTPS2PD(v.AsY(), lo)
+		VEXTRACTF32X8(U8(1), v, hiY)
+		VCVTPS2PD(hiY, hi)
+		VFMADD231PD(lo, lo, acc)
+		VFMADD231PD(hi, hi, acc)
+	}
+	ADDQ(U32(16), i)
+	CMPQ(i, n)
+	JB(LabelRef("sum"))
+	// ((s0+s1)+(s2+s3)) + ((s4+s5)+(s6+s7))
+	r := XMM()
+	{
+		hi, t := YMM(), YMM()
+		VEXTRACTF64X4(U8(1), acc, hi)
+		VHADDPD(hi, acc.AsY(), t) // [s0+s1, s4+s5, s2+s3, s6+s7]
+		u := XMM()
+		VEXTRACTF128(U8(1), t, u)
+		VADDPD(u, t.AsX(), u) // [(s0+s1)+(s2+s3), (s4+s5)+(s6+s7)]
+		VHADDPD(u, u, u)
+		// r = float32(1 / sqrt(float64(float32(sum/n) + eps)))
+		VDIVSD(nD, u, u)
+		VCVTSD2SS(u, r, r)
+		VADDSS(eps, r, r)
+		VCVTSS2SD(r, u, u)
+		VSQRTSD(u, u, u)
+		q := XMM()
+		VDIVSD(u, oneD, q)
+		VCVTSD2SS(q, r, r)
+	}
+	rz := ZMM()
+	VBROADCASTSS(r, rz)
+	XORQ(i, i)
+	Label("scale")
+	{
+		m := Mem{Base: x, Index: i, Scale: uint8(d.esize)}
+		v := load(d, 16, m)
+		VMULPS(rz, v, v) // h = x·r
+		switch d {
+		case bf16:
+			v = roundBF16(c, hiMask, quiet32, v)
+		case f16:
+			h := YMM()
+			VCVTPS2PH(U8(0), v, h)
+			VCVTPH2PS(h, v)
+		}
+		VMULPS(Mem{Base: w, Index: i, Scale: 4}, v, v) // y = w·h
+		store(d, 16, c, v, m)
+	}
+	ADDQ(U32(16), i)
+	CMPQ(i, n)
+	JB(LabelRef("scale"))
+	ADDQ(stride, x)
+	DECQ(heads)
+	JNZ(LabelRef("head"))
+	Label("done")
+	VZEROUPPER()
+	RET()
+	for _, f := range coldPaths {
+		f()
+	}
+	coldPaths = nil
+}
+
+// roundBF16 returns v rounded to bf16 (nearest even) as float32, exactly as
+// tensor.ToFloat32(BF16, tensor.BF16FromFloat32(v)): integer rounding of the low half, and NaN
+// lanes become their quieted truncation.
+func roundBF16(c consts, hiMask, quiet32, v VecVirtual) VecVirtual {
+	t, out := ZMM(), ZMM()
+	VPSRLD(U8(16), v, t)
+	VPANDD(c.one, t, t)
+	VPADDD(v, t, t)
+	VPADDD(c.bias, t, t)
+	VPANDD(hiMask, t, out)
+	k := K()
+	VCMPPS(U8(3), v, v, k) // unordered: NaN
+	u := ZMM()
+	VPANDD(hiMask, v, u)
+	VPORD(quiet32, u, k, out)
+	return out
 }

@@ -1,0 +1,111 @@
+package cpu_test
+
+import (
+	"fmt"
+	"math"
+	"testing"
+
+	"github.com/rotary-go/rotary"
+	"github.com/rotary-go/rotary/backend/cpu"
+	"github.com/rotary-go/rotary/ops"
+	"github.com/rotary-go/rotary/tensor"
+)
+
+// TestQKNormEveryWeightPattern runs qk_rmsnorm_rope with every F16 and BF16 bit pattern as a
+// norm weight (NaN, Inf, subnormals, ±0: the products then round through subnormals and
+// overflow), heads of tiny, huge, NaN and Inf values, and epsilons of both extremes, through
+// every implementation, and compares with native bit for bit (NaNs only need to stay NaNs).
+// This pins the assembly's sum of squares, its scale and its intermediate roundings.
+func TestQKNormEveryWeightPattern(t *testing.T) {
+	defer cpu.SetImplementation(cpu.Implementations()[0])
+	const D, T = 128, 3
+	spec := rotary.Spec{HeadSize: D, RotaryDim: D, Base: 10000, MaxPositions: 64}
+	pos := tensor.FromI64([]int64{0, 1, 2}, T)
+	for _, d := range []tensor.DType{tensor.BF16, tensor.F16, tensor.F32} {
+		seed := uint64(1)
+		next := func() uint64 {
+			seed ^= seed << 13
+			seed ^= seed >> 7
+			seed ^= seed << 17
+			return seed
+		}
+		// Head h of every token: element magnitudes scaled by 2^(scale[h]), some heads with a
+		// NaN or an Inf.
+		scales := []int{0, -60, 60, -130, 0, 0}
+		q := tensor.Zeros(d, T, len(scales), D)
+		for tok := range T {
+			for h, sc := range scales {
+				for j := range D {
+					v := math.Ldexp(float64(int64(next()%2001)-1000)/997, sc)
+					if h == 4 && j == 77 {
+						v = math.NaN()
+					}
+					if h == 5 && j == 3 {
+						v = math.Inf(-1)
+					}
+					setFloat(q, (tok*len(scales)+h)*D+j, v)
+				}
+			}
+		}
+		for c := range 65536 / D {
+			w := tensor.Zeros(d, D)
+			for j := range D {
+				if d == tensor.F32 {
+					b := uint32(c*D+j) << 16
+					w.F32[j] = math.Float32frombits(b | uint32(next())&0xffff)
+				} else {
+					w.Bits[j] = uint16(c*D + j)
+				}
+			}
+			eps := []float64{1e-6, 0, 1e30}[c%3]
+			want := q.Clone()
+			ref, _ := rotary.New(spec, rotary.WithDispatcher(mustDispatcher(t, "none", ops.Auto)))
+			if err := ref.ForwardQKNorm(pos, want, tensor.Tensor{}, w, tensor.Tensor{}, eps); err != nil {
+				t.Fatal(err)
+			}
+			for _, impl := range cpu.Implementations() {
+				if err := cpu.SetImplementation(impl); err != nil {
+					t.Fatal(err)
+				}
+				emb, _ := rotary.New(spec, rotary.WithDispatcher(mustDispatcher(t, "all", cpu.Name)))
+				got := q.Clone()
+				if err := emb.ForwardQKNorm(pos, got, tensor.Tensor{}, w, tensor.Tensor{}, eps); err != nil {
+					t.Fatal(err)
+				}
+				if i, ok := firstBitDiff(want, got); !ok {
+					t.Fatalf("%v %s weights %d..: element %d: got %v, want %v (input %v, weight %v)", d, impl, c*D, i,
+						got.Float64At(i), want.Float64At(i), q.Float64At(i), w.Float64At(i%D))
+				}
+			}
+		}
+		t.Run(fmt.Sprint(d), func(*testing.T) {})
+	}
+}
+
+// firstBitDiff compares two tensors of one dtype bit for bit (any NaN equals any NaN) and
+// returns the first differing element.
+func firstBitDiff(want, got tensor.Tensor) (int, bool) {
+	for i := range want.Len() {
+		a, b := want.Float64At(i), got.Float64At(i)
+		if math.IsNaN(a) && math.IsNaN(b) {
+			continue
+		}
+		same := a == b && math.Signbit(a) == math.Signbit(b)
+		if want.DType != tensor.F32 {
+			same = want.Bits[i] == got.Bits[i]
+		}
+		if !same {
+			return i, false
+		}
+	}
+	return 0, true
+}
+
+// setFloat stores v, rounded, into element i of a contiguous tensor.
+func setFloat(t tensor.Tensor, i int, v float64) {
+	if t.DType == tensor.F32 {
+		t.F32[i] = float32(v)
+		return
+	}
+	t.Bits[i] = tensor.FromFloat32(t.DType, float32(v))
+}
