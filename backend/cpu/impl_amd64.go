@@ -219,3 +219,13 @@ func qkNormAsm(i isa, d tensor.DType, x *byte, heads, stride int, w []float32, n
 	}
 	return true
 }
+
+// qkNormRoPEAsm normalizes and rotates `heads` heads at x (stride bytes apart) in one kernel,
+// when there is one for the ISA, dtype and shape: bf16 heads of 128 rotated full width, NeoX.
+func qkNormRoPEAsm(i isa, d tensor.DType, gptj bool, x *byte, heads, stride int, w, cos, sin []float32, eps float32) bool {
+	if i != isaAVX512BF16 || d != tensor.BF16 || gptj || len(w) != 128 || len(cos) != 64 || len(sin) != 64 {
+		return false
+	}
+	qkNormRoPENeoX128BF16AVX512BF16(x, heads, stride, &w[0], &cos[0], &sin[0], eps)
+	return true
+}

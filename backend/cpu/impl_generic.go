@@ -20,3 +20,7 @@ func kvcSumSq8Asm(isa, []float32, int, int, *[8]float64) bool       { return fal
 func qkNormAsm(isa, tensor.DType, *byte, int, int, []float32, int, float32) bool {
 	return false
 }
+
+func qkNormRoPEAsm(isa, tensor.DType, bool, *byte, int, int, []float32, []float32, []float32, float32) bool {
+	return false
+}

@@ -37,13 +37,25 @@ func qkRMSNormRoPE(a *ops.QKRMSNormRoPEArgs, lo, hi int) {
 	}
 	for t := lo; t < hi; t++ {
 		cos, sin := a.CosSin(t)
-		qkNormHeads(k, &a.Query, t, qw, a.Epsilon, head)
-		rotateHeads(k, &a.Query, t, cos, sin, a.GPTJ)
+		qkNormRotateHeads(k, &a.Query, t, qw, a.Epsilon, cos, sin, a.GPTJ, head)
 		if a.Key.Present() {
-			qkNormHeads(k, &a.Key, t, kw, a.Epsilon, head)
-			rotateHeads(k, &a.Key, t, cos, sin, a.GPTJ)
+			qkNormRotateHeads(k, &a.Key, t, kw, a.Epsilon, cos, sin, a.GPTJ, head)
 		}
 	}
+}
+
+// qkNormRotateHeads normalizes and rotates every head of token t of h: in one kernel where the
+// implementation has one for the shape, else the norm and then rotary_embedding's rotation.
+func qkNormRotateHeads(k *kernels, h *ops.Heads, t int, w []float32, eps float32, cos, sin []float32, gptj bool, head []float32) {
+	if h.NumHeads == 0 {
+		return
+	}
+	base := h.Off + t*h.TokenStride
+	if h.HeadSize == 2*len(cos) && qkNormRoPEAsm(k.isa, h.DType, gptj, headPtr(h, base), h.NumHeads, h.HeadStride*h.DType.Size(), w, cos, sin, eps) {
+		return
+	}
+	qkNormHeads(k, h, t, w, eps, head)
+	rotateHeads(k, h, t, cos, sin, gptj)
 }
 
 // qkWiden converts the contiguous 1-D float tensor w into dst (len(dst) elements).

@@ -2904,7 +2904,7 @@ sum:
 	RET
 
 // func qkNormF32AVX512(x *byte, heads int, stride int, w *float32, n int, eps float32)
-// Requires: AVX, AVX512DQ, AVX512F, SSE
+// Requires: AVX, AVX512DQ, AVX512F, AVX512VL, SSE
 TEXT ·qkNormF32AVX512(SB), NOSPLIT, $0-44
 	MOVQ       x+0(FP), AX
 	MOVQ       heads+8(FP), CX
@@ -2934,10 +2934,13 @@ sum:
 	CMPQ          DI, SI
 	JB            sum
 	VEXTRACTF64X4 $0x01, Z3, Y4
-	VHADDPD       Y4, Y3, Y3
-	VEXTRACTF128  $0x01, Y3, X4
+	VUNPCKLPD     Y4, Y3, Y5
+	VUNPCKHPD     Y4, Y3, Y3
+	VADDPD        Y3, Y5, Y3
+	VEXTRACTF64X2 $0x01, Y3, X4
 	VADDPD        X4, X3, X4
-	VHADDPD       X4, X4, X4
+	VUNPCKHPD     X4, X4, X3
+	VADDSD        X3, X4, X4
 	VDIVSD        X1, X4, X4
 	VCVTSD2SS     X4, X6, X6
 	VADDSS        X0, X6, X6
@@ -2965,7 +2968,7 @@ done:
 	RET
 
 // func qkNormBF16AVX512(x *byte, heads int, stride int, w *float32, n int, eps float32)
-// Requires: AVX, AVX512DQ, AVX512F, SSE
+// Requires: AVX, AVX512DQ, AVX512F, AVX512VL, SSE
 TEXT ·qkNormBF16AVX512(SB), NOSPLIT, $0-44
 	MOVQ         x+0(FP), AX
 	MOVQ         heads+8(FP), CX
@@ -3003,10 +3006,13 @@ sum:
 	CMPQ          DI, SI
 	JB            sum
 	VEXTRACTF64X4 $0x01, Z10, Y11
-	VHADDPD       Y11, Y10, Y10
-	VEXTRACTF128  $0x01, Y10, X11
+	VUNPCKLPD     Y11, Y10, Y12
+	VUNPCKHPD     Y11, Y10, Y10
+	VADDPD        Y10, Y12, Y10
+	VEXTRACTF64X2 $0x01, Y10, X11
 	VADDPD        X11, X10, X11
-	VHADDPD       X11, X11, X11
+	VUNPCKHPD     X11, X11, X10
+	VADDSD        X10, X11, X11
 	VDIVSD        X8, X11, X11
 	VCVTSD2SS     X11, X13, X13
 	VADDSS        X0, X13, X13
@@ -3053,7 +3059,7 @@ done:
 	RET
 
 // func qkNormF16AVX512(x *byte, heads int, stride int, w *float32, n int, eps float32)
-// Requires: AVX, AVX512DQ, AVX512F, SSE
+// Requires: AVX, AVX512DQ, AVX512F, AVX512VL, SSE
 TEXT ·qkNormF16AVX512(SB), NOSPLIT, $0-44
 	MOVQ       x+0(FP), AX
 	MOVQ       heads+8(FP), CX
@@ -3083,10 +3089,13 @@ sum:
 	CMPQ          DI, SI
 	JB            sum
 	VEXTRACTF64X4 $0x01, Z3, Y4
-	VHADDPD       Y4, Y3, Y3
-	VEXTRACTF128  $0x01, Y3, X4
+	VUNPCKLPD     Y4, Y3, Y5
+	VUNPCKHPD     Y4, Y3, Y3
+	VADDPD        Y3, Y5, Y3
+	VEXTRACTF64X2 $0x01, Y3, X4
 	VADDPD        X4, X3, X4
-	VHADDPD       X4, X4, X4
+	VUNPCKHPD     X4, X4, X3
+	VADDSD        X3, X4, X4
 	VDIVSD        X1, X4, X4
 	VCVTSD2SS     X4, X6, X6
 	VADDSS        X0, X6, X6
@@ -3155,10 +3164,13 @@ sum:
 	CMPQ          DI, SI
 	JB            sum
 	VEXTRACTF64X4 $0x01, Z12, Y13
-	VHADDPD       Y13, Y12, Y12
-	VEXTRACTF128  $0x01, Y12, X13
+	VUNPCKLPD     Y13, Y12, Y14
+	VUNPCKHPD     Y13, Y12, Y12
+	VADDPD        Y12, Y14, Y12
+	VEXTRACTF64X2 $0x01, Y12, X13
 	VADDPD        X13, X12, X13
-	VHADDPD       X13, X13, X13
+	VUNPCKHPD     X13, X13, X12
+	VADDSD        X12, X13, X13
 	VDIVSD        X9, X13, X13
 	VCVTSD2SS     X13, X11, X11
 	VADDSS        X0, X11, X11
@@ -3219,3 +3231,2091 @@ bf16done20:
 done:
 	VZEROUPPER
 	RET
+
+// func qkNormRoPENeoX128BF16AVX512BF16(x *byte, heads int, stride int, w *float32, cos *float32, sin *float32, eps float32)
+// Requires: AVX, AVX512BW, AVX512DQ, AVX512F, AVX512VL, SSE
+TEXT ·qkNormRoPENeoX128BF16AVX512BF16(SB), NOSPLIT, $0-52
+	MOVQ         x+0(FP), AX
+	MOVQ         heads+8(FP), CX
+	MOVQ         stride+16(FP), DX
+	MOVQ         w+24(FP), BX
+	MOVQ         cos+32(FP), SI
+	MOVQ         sin+40(FP), DI
+	MOVSS        eps+48(FP), X0
+	TESTQ        CX, CX
+	JZ           done
+	VPBROADCASTD expmask<>+0(SB), Z1
+	MOVQ         $0x00000080, R8
+	VCVTSI2SDQ   R8, X2, X2
+	VMOVSD       onef64<>+0(SB), X3
+	CMPQ         CX, $0x02
+	JB           one
+
+two:
+	LEAQ          (AX)(DX*1), R8
+	VXORPD        Z21, Z21, Z21
+	VXORPD        Z23, Z23, Z23
+	VPMOVZXWD     (AX), Z4
+	VPSLLD        $0x10, Z4, Z4
+	VCVTPS2PD     Y4, Z5
+	VEXTRACTF32X8 $0x01, Z4, Y6
+	VCVTPS2PD     Y6, Z6
+	VFMADD231PD   Z5, Z5, Z21
+	VFMADD231PD   Z6, Z6, Z21
+	VPMOVZXWD     (R8), Z5
+	VPSLLD        $0x10, Z5, Z5
+	VCVTPS2PD     Y5, Z6
+	VEXTRACTF32X8 $0x01, Z5, Y7
+	VCVTPS2PD     Y7, Z7
+	VFMADD231PD   Z6, Z6, Z23
+	VFMADD231PD   Z7, Z7, Z23
+	VPMOVZXWD     32(AX), Z6
+	VPSLLD        $0x10, Z6, Z6
+	VCVTPS2PD     Y6, Z7
+	VEXTRACTF32X8 $0x01, Z6, Y8
+	VCVTPS2PD     Y8, Z8
+	VFMADD231PD   Z7, Z7, Z21
+	VFMADD231PD   Z8, Z8, Z21
+	VPMOVZXWD     32(R8), Z7
+	VPSLLD        $0x10, Z7, Z7
+	VCVTPS2PD     Y7, Z8
+	VEXTRACTF32X8 $0x01, Z7, Y9
+	VCVTPS2PD     Y9, Z9
+	VFMADD231PD   Z8, Z8, Z23
+	VFMADD231PD   Z9, Z9, Z23
+	VPMOVZXWD     64(AX), Z8
+	VPSLLD        $0x10, Z8, Z8
+	VCVTPS2PD     Y8, Z9
+	VEXTRACTF32X8 $0x01, Z8, Y10
+	VCVTPS2PD     Y10, Z10
+	VFMADD231PD   Z9, Z9, Z21
+	VFMADD231PD   Z10, Z10, Z21
+	VPMOVZXWD     64(R8), Z9
+	VPSLLD        $0x10, Z9, Z9
+	VCVTPS2PD     Y9, Z10
+	VEXTRACTF32X8 $0x01, Z9, Y11
+	VCVTPS2PD     Y11, Z11
+	VFMADD231PD   Z10, Z10, Z23
+	VFMADD231PD   Z11, Z11, Z23
+	VPMOVZXWD     96(AX), Z10
+	VPSLLD        $0x10, Z10, Z10
+	VCVTPS2PD     Y10, Z11
+	VEXTRACTF32X8 $0x01, Z10, Y12
+	VCVTPS2PD     Y12, Z12
+	VFMADD231PD   Z11, Z11, Z21
+	VFMADD231PD   Z12, Z12, Z21
+	VPMOVZXWD     96(R8), Z11
+	VPSLLD        $0x10, Z11, Z11
+	VCVTPS2PD     Y11, Z12
+	VEXTRACTF32X8 $0x01, Z11, Y13
+	VCVTPS2PD     Y13, Z13
+	VFMADD231PD   Z12, Z12, Z23
+	VFMADD231PD   Z13, Z13, Z23
+	VPMOVZXWD     128(AX), Z12
+	VPSLLD        $0x10, Z12, Z12
+	VCVTPS2PD     Y12, Z13
+	VEXTRACTF32X8 $0x01, Z12, Y14
+	VCVTPS2PD     Y14, Z14
+	VFMADD231PD   Z13, Z13, Z21
+	VFMADD231PD   Z14, Z14, Z21
+	VPMOVZXWD     128(R8), Z13
+	VPSLLD        $0x10, Z13, Z13
+	VCVTPS2PD     Y13, Z14
+	VEXTRACTF32X8 $0x01, Z13, Y15
+	VCVTPS2PD     Y15, Z15
+	VFMADD231PD   Z14, Z14, Z23
+	VFMADD231PD   Z15, Z15, Z23
+	VPMOVZXWD     160(AX), Z14
+	VPSLLD        $0x10, Z14, Z14
+	VCVTPS2PD     Y14, Z15
+	VEXTRACTF32X8 $0x01, Z14, Y16
+	VCVTPS2PD     Y16, Z16
+	VFMADD231PD   Z15, Z15, Z21
+	VFMADD231PD   Z16, Z16, Z21
+	VPMOVZXWD     160(R8), Z15
+	VPSLLD        $0x10, Z15, Z15
+	VCVTPS2PD     Y15, Z16
+	VEXTRACTF32X8 $0x01, Z15, Y17
+	VCVTPS2PD     Y17, Z17
+	VFMADD231PD   Z16, Z16, Z23
+	VFMADD231PD   Z17, Z17, Z23
+	VPMOVZXWD     192(AX), Z16
+	VPSLLD        $0x10, Z16, Z16
+	VCVTPS2PD     Y16, Z17
+	VEXTRACTF32X8 $0x01, Z16, Y18
+	VCVTPS2PD     Y18, Z18
+	VFMADD231PD   Z17, Z17, Z21
+	VFMADD231PD   Z18, Z18, Z21
+	VPMOVZXWD     192(R8), Z17
+	VPSLLD        $0x10, Z17, Z17
+	VCVTPS2PD     Y17, Z18
+	VEXTRACTF32X8 $0x01, Z17, Y19
+	VCVTPS2PD     Y19, Z19
+	VFMADD231PD   Z18, Z18, Z23
+	VFMADD231PD   Z19, Z19, Z23
+	VPMOVZXWD     224(AX), Z18
+	VPSLLD        $0x10, Z18, Z18
+	VCVTPS2PD     Y18, Z19
+	VEXTRACTF32X8 $0x01, Z18, Y25
+	VCVTPS2PD     Y25, Z25
+	VFMADD231PD   Z19, Z19, Z21
+	VFMADD231PD   Z25, Z25, Z21
+	VPMOVZXWD     224(R8), Z19
+	VPSLLD        $0x10, Z19, Z19
+	VCVTPS2PD     Y19, Z25
+	VEXTRACTF32X8 $0x01, Z19, Y26
+	VCVTPS2PD     Y26, Z26
+	VFMADD231PD   Z25, Z25, Z23
+	VFMADD231PD   Z26, Z26, Z23
+	VEXTRACTF64X4 $0x01, Z21, Y25
+	VUNPCKLPD     Y25, Y21, Y26
+	VUNPCKHPD     Y25, Y21, Y21
+	VADDPD        Y21, Y26, Y21
+	VEXTRACTF64X2 $0x01, Y21, X25
+	VADDPD        X25, X21, X25
+	VUNPCKHPD     X25, X25, X21
+	VADDSD        X21, X25, X25
+	VDIVSD        X2, X25, X25
+	VCVTSD2SS     X25, X20, X20
+	VADDSS        X0, X20, X20
+	VCVTSS2SD     X20, X25, X25
+	VSQRTSD       X25, X25, X25
+	VDIVSD        X25, X3, X21
+	VCVTSD2SS     X21, X20, X20
+	VBROADCASTSS  X20, Z21
+	VEXTRACTF64X4 $0x01, Z23, Y25
+	VUNPCKLPD     Y25, Y23, Y26
+	VUNPCKHPD     Y25, Y23, Y23
+	VADDPD        Y23, Y26, Y23
+	VEXTRACTF64X2 $0x01, Y23, X25
+	VADDPD        X25, X23, X25
+	VUNPCKHPD     X25, X25, X23
+	VADDSD        X23, X25, X25
+	VDIVSD        X2, X25, X25
+	VCVTSD2SS     X25, X22, X22
+	VADDSS        X0, X22, X22
+	VCVTSS2SD     X22, X25, X25
+	VSQRTSD       X25, X25, X25
+	VDIVSD        X25, X3, X23
+	VCVTSD2SS     X23, X22, X22
+	VBROADCASTSS  X22, Z23
+	VMULPS        Z21, Z4, Z4
+	VMULPS        Z21, Z6, Z6
+	VMOVAPS       Z4, Z31
+	VMOVAPS       Z6, Z29
+	VPTESTNMD     Z1, Z4, K1
+	VPTESTNMD     Z1, Z6, K2
+	KORTESTW      K1, K2
+	JNZ           rndslow21
+	BYTE          $0x62
+	BYTE          $0x02
+	BYTE          $0x17
+	BYTE          $0x40
+	BYTE          $0x72
+	BYTE          $0xf7
+	VEXTRACTI64X4 $0x01, Z30, Y6
+	VPMOVZXWD     Y30, Z4
+	VPSLLD        $0x10, Z4, Z4
+	VPMOVZXWD     Y6, Z6
+	VPSLLD        $0x10, Z6, Z6
+
+rnddone22:
+	VMULPS        Z23, Z5, Z5
+	VMULPS        Z23, Z7, Z7
+	VMOVAPS       Z5, Z31
+	VMOVAPS       Z7, Z29
+	VPTESTNMD     Z1, Z5, K1
+	VPTESTNMD     Z1, Z7, K2
+	KORTESTW      K1, K2
+	JNZ           rndslow23
+	BYTE          $0x62
+	BYTE          $0x02
+	BYTE          $0x17
+	BYTE          $0x40
+	BYTE          $0x72
+	BYTE          $0xf7
+	VEXTRACTI64X4 $0x01, Z30, Y7
+	VPMOVZXWD     Y30, Z5
+	VPSLLD        $0x10, Z5, Z5
+	VPMOVZXWD     Y7, Z7
+	VPSLLD        $0x10, Z7, Z7
+
+rnddone24:
+	VMULPS        (BX), Z4, Z4
+	VMULPS        64(BX), Z6, Z6
+	VMOVAPS       Z4, Z31
+	VMOVAPS       Z6, Z29
+	VPTESTNMD     Z1, Z4, K1
+	VPTESTNMD     Z1, Z6, K2
+	KORTESTW      K1, K2
+	JNZ           rndslow25
+	BYTE          $0x62
+	BYTE          $0x02
+	BYTE          $0x17
+	BYTE          $0x40
+	BYTE          $0x72
+	BYTE          $0xf7
+	VEXTRACTI64X4 $0x01, Z30, Y6
+	VPMOVZXWD     Y30, Z4
+	VPSLLD        $0x10, Z4, Z4
+	VPMOVZXWD     Y6, Z6
+	VPSLLD        $0x10, Z6, Z6
+
+rnddone26:
+	VMULPS        (BX), Z5, Z5
+	VMULPS        64(BX), Z7, Z7
+	VMOVAPS       Z5, Z31
+	VMOVAPS       Z7, Z29
+	VPTESTNMD     Z1, Z5, K1
+	VPTESTNMD     Z1, Z7, K2
+	KORTESTW      K1, K2
+	JNZ           rndslow27
+	BYTE          $0x62
+	BYTE          $0x02
+	BYTE          $0x17
+	BYTE          $0x40
+	BYTE          $0x72
+	BYTE          $0xf7
+	VEXTRACTI64X4 $0x01, Z30, Y7
+	VPMOVZXWD     Y30, Z5
+	VPSLLD        $0x10, Z5, Z5
+	VPMOVZXWD     Y7, Z7
+	VPSLLD        $0x10, Z7, Z7
+
+rnddone28:
+	VMULPS        Z21, Z8, Z8
+	VMULPS        Z21, Z10, Z10
+	VMOVAPS       Z8, Z31
+	VMOVAPS       Z10, Z29
+	VPTESTNMD     Z1, Z8, K1
+	VPTESTNMD     Z1, Z10, K2
+	KORTESTW      K1, K2
+	JNZ           rndslow29
+	BYTE          $0x62
+	BYTE          $0x02
+	BYTE          $0x17
+	BYTE          $0x40
+	BYTE          $0x72
+	BYTE          $0xf7
+	VEXTRACTI64X4 $0x01, Z30, Y10
+	VPMOVZXWD     Y30, Z8
+	VPSLLD        $0x10, Z8, Z8
+	VPMOVZXWD     Y10, Z10
+	VPSLLD        $0x10, Z10, Z10
+
+rnddone30:
+	VMULPS        Z23, Z9, Z9
+	VMULPS        Z23, Z11, Z11
+	VMOVAPS       Z9, Z31
+	VMOVAPS       Z11, Z29
+	VPTESTNMD     Z1, Z9, K1
+	VPTESTNMD     Z1, Z11, K2
+	KORTESTW      K1, K2
+	JNZ           rndslow31
+	BYTE          $0x62
+	BYTE          $0x02
+	BYTE          $0x17
+	BYTE          $0x40
+	BYTE          $0x72
+	BYTE          $0xf7
+	VEXTRACTI64X4 $0x01, Z30, Y11
+	VPMOVZXWD     Y30, Z9
+	VPSLLD        $0x10, Z9, Z9
+	VPMOVZXWD     Y11, Z11
+	VPSLLD        $0x10, Z11, Z11
+
+rnddone32:
+	VMULPS        128(BX), Z8, Z8
+	VMULPS        192(BX), Z10, Z10
+	VMOVAPS       Z8, Z31
+	VMOVAPS       Z10, Z29
+	VPTESTNMD     Z1, Z8, K1
+	VPTESTNMD     Z1, Z10, K2
+	KORTESTW      K1, K2
+	JNZ           rndslow33
+	BYTE          $0x62
+	BYTE          $0x02
+	BYTE          $0x17
+	BYTE          $0x40
+	BYTE          $0x72
+	BYTE          $0xf7
+	VEXTRACTI64X4 $0x01, Z30, Y10
+	VPMOVZXWD     Y30, Z8
+	VPSLLD        $0x10, Z8, Z8
+	VPMOVZXWD     Y10, Z10
+	VPSLLD        $0x10, Z10, Z10
+
+rnddone34:
+	VMULPS        128(BX), Z9, Z9
+	VMULPS        192(BX), Z11, Z11
+	VMOVAPS       Z9, Z31
+	VMOVAPS       Z11, Z29
+	VPTESTNMD     Z1, Z9, K1
+	VPTESTNMD     Z1, Z11, K2
+	KORTESTW      K1, K2
+	JNZ           rndslow35
+	BYTE          $0x62
+	BYTE          $0x02
+	BYTE          $0x17
+	BYTE          $0x40
+	BYTE          $0x72
+	BYTE          $0xf7
+	VEXTRACTI64X4 $0x01, Z30, Y11
+	VPMOVZXWD     Y30, Z9
+	VPSLLD        $0x10, Z9, Z9
+	VPMOVZXWD     Y11, Z11
+	VPSLLD        $0x10, Z11, Z11
+
+rnddone36:
+	VMULPS        Z21, Z12, Z12
+	VMULPS        Z21, Z14, Z14
+	VMOVAPS       Z12, Z31
+	VMOVAPS       Z14, Z29
+	VPTESTNMD     Z1, Z12, K1
+	VPTESTNMD     Z1, Z14, K2
+	KORTESTW      K1, K2
+	JNZ           rndslow37
+	BYTE          $0x62
+	BYTE          $0x02
+	BYTE          $0x17
+	BYTE          $0x40
+	BYTE          $0x72
+	BYTE          $0xf7
+	VEXTRACTI64X4 $0x01, Z30, Y14
+	VPMOVZXWD     Y30, Z12
+	VPSLLD        $0x10, Z12, Z12
+	VPMOVZXWD     Y14, Z14
+	VPSLLD        $0x10, Z14, Z14
+
+rnddone38:
+	VMULPS        Z23, Z13, Z13
+	VMULPS        Z23, Z15, Z15
+	VMOVAPS       Z13, Z31
+	VMOVAPS       Z15, Z29
+	VPTESTNMD     Z1, Z13, K1
+	VPTESTNMD     Z1, Z15, K2
+	KORTESTW      K1, K2
+	JNZ           rndslow39
+	BYTE          $0x62
+	BYTE          $0x02
+	BYTE          $0x17
+	BYTE          $0x40
+	BYTE          $0x72
+	BYTE          $0xf7
+	VEXTRACTI64X4 $0x01, Z30, Y15
+	VPMOVZXWD     Y30, Z13
+	VPSLLD        $0x10, Z13, Z13
+	VPMOVZXWD     Y15, Z15
+	VPSLLD        $0x10, Z15, Z15
+
+rnddone40:
+	VMULPS        256(BX), Z12, Z12
+	VMULPS        320(BX), Z14, Z14
+	VMOVAPS       Z12, Z31
+	VMOVAPS       Z14, Z29
+	VPTESTNMD     Z1, Z12, K1
+	VPTESTNMD     Z1, Z14, K2
+	KORTESTW      K1, K2
+	JNZ           rndslow41
+	BYTE          $0x62
+	BYTE          $0x02
+	BYTE          $0x17
+	BYTE          $0x40
+	BYTE          $0x72
+	BYTE          $0xf7
+	VEXTRACTI64X4 $0x01, Z30, Y14
+	VPMOVZXWD     Y30, Z12
+	VPSLLD        $0x10, Z12, Z12
+	VPMOVZXWD     Y14, Z14
+	VPSLLD        $0x10, Z14, Z14
+
+rnddone42:
+	VMULPS        256(BX), Z13, Z13
+	VMULPS        320(BX), Z15, Z15
+	VMOVAPS       Z13, Z31
+	VMOVAPS       Z15, Z29
+	VPTESTNMD     Z1, Z13, K1
+	VPTESTNMD     Z1, Z15, K2
+	KORTESTW      K1, K2
+	JNZ           rndslow43
+	BYTE          $0x62
+	BYTE          $0x02
+	BYTE          $0x17
+	BYTE          $0x40
+	BYTE          $0x72
+	BYTE          $0xf7
+	VEXTRACTI64X4 $0x01, Z30, Y15
+	VPMOVZXWD     Y30, Z13
+	VPSLLD        $0x10, Z13, Z13
+	VPMOVZXWD     Y15, Z15
+	VPSLLD        $0x10, Z15, Z15
+
+rnddone44:
+	VMULPS        Z21, Z16, Z16
+	VMULPS        Z21, Z18, Z18
+	VMOVAPS       Z16, Z31
+	VMOVAPS       Z18, Z29
+	VPTESTNMD     Z1, Z16, K1
+	VPTESTNMD     Z1, Z18, K2
+	KORTESTW      K1, K2
+	JNZ           rndslow45
+	BYTE          $0x62
+	BYTE          $0x02
+	BYTE          $0x17
+	BYTE          $0x40
+	BYTE          $0x72
+	BYTE          $0xf7
+	VEXTRACTI64X4 $0x01, Z30, Y18
+	VPMOVZXWD     Y30, Z16
+	VPSLLD        $0x10, Z16, Z16
+	VPMOVZXWD     Y18, Z18
+	VPSLLD        $0x10, Z18, Z18
+
+rnddone46:
+	VMULPS        Z23, Z17, Z17
+	VMULPS        Z23, Z19, Z19
+	VMOVAPS       Z17, Z31
+	VMOVAPS       Z19, Z29
+	VPTESTNMD     Z1, Z17, K1
+	VPTESTNMD     Z1, Z19, K2
+	KORTESTW      K1, K2
+	JNZ           rndslow47
+	BYTE          $0x62
+	BYTE          $0x02
+	BYTE          $0x17
+	BYTE          $0x40
+	BYTE          $0x72
+	BYTE          $0xf7
+	VEXTRACTI64X4 $0x01, Z30, Y19
+	VPMOVZXWD     Y30, Z17
+	VPSLLD        $0x10, Z17, Z17
+	VPMOVZXWD     Y19, Z19
+	VPSLLD        $0x10, Z19, Z19
+
+rnddone48:
+	VMULPS        384(BX), Z16, Z16
+	VMULPS        448(BX), Z18, Z18
+	VMOVAPS       Z16, Z31
+	VMOVAPS       Z18, Z29
+	VPTESTNMD     Z1, Z16, K1
+	VPTESTNMD     Z1, Z18, K2
+	KORTESTW      K1, K2
+	JNZ           rndslow49
+	BYTE          $0x62
+	BYTE          $0x02
+	BYTE          $0x17
+	BYTE          $0x40
+	BYTE          $0x72
+	BYTE          $0xf7
+	VEXTRACTI64X4 $0x01, Z30, Y18
+	VPMOVZXWD     Y30, Z16
+	VPSLLD        $0x10, Z16, Z16
+	VPMOVZXWD     Y18, Z18
+	VPSLLD        $0x10, Z18, Z18
+
+rnddone50:
+	VMULPS        384(BX), Z17, Z17
+	VMULPS        448(BX), Z19, Z19
+	VMOVAPS       Z17, Z31
+	VMOVAPS       Z19, Z29
+	VPTESTNMD     Z1, Z17, K1
+	VPTESTNMD     Z1, Z19, K2
+	KORTESTW      K1, K2
+	JNZ           rndslow51
+	BYTE          $0x62
+	BYTE          $0x02
+	BYTE          $0x17
+	BYTE          $0x40
+	BYTE          $0x72
+	BYTE          $0xf7
+	VEXTRACTI64X4 $0x01, Z30, Y19
+	VPMOVZXWD     Y30, Z17
+	VPSLLD        $0x10, Z17, Z17
+	VPMOVZXWD     Y19, Z19
+	VPSLLD        $0x10, Z19, Z19
+
+rnddone52:
+	VMULPS    (SI), Z4, Z21
+	VMULPS    (DI), Z12, Z23
+	VSUBPS    Z23, Z21, Z21
+	VMULPS    (SI), Z12, Z12
+	VMULPS    (DI), Z4, Z23
+	VADDPS    Z23, Z12, Z12
+	VMOVAPS   Z21, Z4
+	VMULPS    64(SI), Z6, Z21
+	VMULPS    64(DI), Z14, Z23
+	VSUBPS    Z23, Z21, Z21
+	VMULPS    64(SI), Z14, Z14
+	VMULPS    64(DI), Z6, Z23
+	VADDPS    Z23, Z14, Z14
+	VMOVAPS   Z21, Z6
+	VMULPS    128(SI), Z8, Z21
+	VMULPS    128(DI), Z16, Z23
+	VSUBPS    Z23, Z21, Z21
+	VMULPS    128(SI), Z16, Z16
+	VMULPS    128(DI), Z8, Z23
+	VADDPS    Z23, Z16, Z16
+	VMOVAPS   Z21, Z8
+	VMULPS    192(SI), Z10, Z21
+	VMULPS    192(DI), Z18, Z23
+	VSUBPS    Z23, Z21, Z21
+	VMULPS    192(SI), Z18, Z18
+	VMULPS    192(DI), Z10, Z23
+	VADDPS    Z23, Z18, Z18
+	VMOVAPS   Z21, Z10
+	VMOVAPS   Z4, Z31
+	VMOVAPS   Z6, Z29
+	VPTESTNMD Z1, Z31, K1
+	VPTESTNMD Z1, Z29, K2
+	KORTESTW  K1, K2
+	JNZ       bf16wslow53
+	BYTE      $0x62
+	BYTE      $0x02
+	BYTE      $0x17
+	BYTE      $0x40
+	BYTE      $0x72
+	BYTE      $0xf7
+	VMOVDQU16 Z30, (AX)
+
+bf16wdone54:
+	VMOVAPS   Z8, Z31
+	VMOVAPS   Z10, Z29
+	VPTESTNMD Z1, Z31, K1
+	VPTESTNMD Z1, Z29, K2
+	KORTESTW  K1, K2
+	JNZ       bf16wslow55
+	BYTE      $0x62
+	BYTE      $0x02
+	BYTE      $0x17
+	BYTE      $0x40
+	BYTE      $0x72
+	BYTE      $0xf7
+	VMOVDQU16 Z30, 64(AX)
+
+bf16wdone56:
+	VMOVAPS   Z12, Z31
+	VMOVAPS   Z14, Z29
+	VPTESTNMD Z1, Z31, K1
+	VPTESTNMD Z1, Z29, K2
+	KORTESTW  K1, K2
+	JNZ       bf16wslow57
+	BYTE      $0x62
+	BYTE      $0x02
+	BYTE      $0x17
+	BYTE      $0x40
+	BYTE      $0x72
+	BYTE      $0xf7
+	VMOVDQU16 Z30, 128(AX)
+
+bf16wdone58:
+	VMOVAPS   Z16, Z31
+	VMOVAPS   Z18, Z29
+	VPTESTNMD Z1, Z31, K1
+	VPTESTNMD Z1, Z29, K2
+	KORTESTW  K1, K2
+	JNZ       bf16wslow59
+	BYTE      $0x62
+	BYTE      $0x02
+	BYTE      $0x17
+	BYTE      $0x40
+	BYTE      $0x72
+	BYTE      $0xf7
+	VMOVDQU16 Z30, 192(AX)
+
+bf16wdone60:
+	VMULPS    (SI), Z5, Z4
+	VMULPS    (DI), Z13, Z6
+	VSUBPS    Z6, Z4, Z4
+	VMULPS    (SI), Z13, Z13
+	VMULPS    (DI), Z5, Z6
+	VADDPS    Z6, Z13, Z13
+	VMOVAPS   Z4, Z5
+	VMULPS    64(SI), Z7, Z4
+	VMULPS    64(DI), Z15, Z6
+	VSUBPS    Z6, Z4, Z4
+	VMULPS    64(SI), Z15, Z15
+	VMULPS    64(DI), Z7, Z6
+	VADDPS    Z6, Z15, Z15
+	VMOVAPS   Z4, Z7
+	VMULPS    128(SI), Z9, Z4
+	VMULPS    128(DI), Z17, Z6
+	VSUBPS    Z6, Z4, Z4
+	VMULPS    128(SI), Z17, Z17
+	VMULPS    128(DI), Z9, Z6
+	VADDPS    Z6, Z17, Z17
+	VMOVAPS   Z4, Z9
+	VMULPS    192(SI), Z11, Z4
+	VMULPS    192(DI), Z19, Z6
+	VSUBPS    Z6, Z4, Z4
+	VMULPS    192(SI), Z19, Z19
+	VMULPS    192(DI), Z11, Z6
+	VADDPS    Z6, Z19, Z19
+	VMOVAPS   Z4, Z11
+	VMOVAPS   Z5, Z31
+	VMOVAPS   Z7, Z29
+	VPTESTNMD Z1, Z31, K1
+	VPTESTNMD Z1, Z29, K2
+	KORTESTW  K1, K2
+	JNZ       bf16wslow61
+	BYTE      $0x62
+	BYTE      $0x02
+	BYTE      $0x17
+	BYTE      $0x40
+	BYTE      $0x72
+	BYTE      $0xf7
+	VMOVDQU16 Z30, (R8)
+
+bf16wdone62:
+	VMOVAPS   Z9, Z31
+	VMOVAPS   Z11, Z29
+	VPTESTNMD Z1, Z31, K1
+	VPTESTNMD Z1, Z29, K2
+	KORTESTW  K1, K2
+	JNZ       bf16wslow63
+	BYTE      $0x62
+	BYTE      $0x02
+	BYTE      $0x17
+	BYTE      $0x40
+	BYTE      $0x72
+	BYTE      $0xf7
+	VMOVDQU16 Z30, 64(R8)
+
+bf16wdone64:
+	VMOVAPS   Z13, Z31
+	VMOVAPS   Z15, Z29
+	VPTESTNMD Z1, Z31, K1
+	VPTESTNMD Z1, Z29, K2
+	KORTESTW  K1, K2
+	JNZ       bf16wslow65
+	BYTE      $0x62
+	BYTE      $0x02
+	BYTE      $0x17
+	BYTE      $0x40
+	BYTE      $0x72
+	BYTE      $0xf7
+	VMOVDQU16 Z30, 128(R8)
+
+bf16wdone66:
+	VMOVAPS   Z17, Z31
+	VMOVAPS   Z19, Z29
+	VPTESTNMD Z1, Z31, K1
+	VPTESTNMD Z1, Z29, K2
+	KORTESTW  K1, K2
+	JNZ       bf16wslow67
+	BYTE      $0x62
+	BYTE      $0x02
+	BYTE      $0x17
+	BYTE      $0x40
+	BYTE      $0x72
+	BYTE      $0xf7
+	VMOVDQU16 Z30, 192(R8)
+
+bf16wdone68:
+	LEAQ (AX)(DX*2), AX
+	SUBQ $0x02, CX
+	CMPQ CX, $0x02
+	JAE  two
+
+one:
+	TESTQ         CX, CX
+	JZ            done
+	VXORPD        Z12, Z12, Z12
+	VPMOVZXWD     (AX), Z4
+	VPSLLD        $0x10, Z4, Z4
+	VCVTPS2PD     Y4, Z5
+	VEXTRACTF32X8 $0x01, Z4, Y6
+	VCVTPS2PD     Y6, Z6
+	VFMADD231PD   Z5, Z5, Z12
+	VFMADD231PD   Z6, Z6, Z12
+	VPMOVZXWD     32(AX), Z5
+	VPSLLD        $0x10, Z5, Z5
+	VCVTPS2PD     Y5, Z6
+	VEXTRACTF32X8 $0x01, Z5, Y7
+	VCVTPS2PD     Y7, Z7
+	VFMADD231PD   Z6, Z6, Z12
+	VFMADD231PD   Z7, Z7, Z12
+	VPMOVZXWD     64(AX), Z6
+	VPSLLD        $0x10, Z6, Z6
+	VCVTPS2PD     Y6, Z7
+	VEXTRACTF32X8 $0x01, Z6, Y8
+	VCVTPS2PD     Y8, Z8
+	VFMADD231PD   Z7, Z7, Z12
+	VFMADD231PD   Z8, Z8, Z12
+	VPMOVZXWD     96(AX), Z7
+	VPSLLD        $0x10, Z7, Z7
+	VCVTPS2PD     Y7, Z8
+	VEXTRACTF32X8 $0x01, Z7, Y9
+	VCVTPS2PD     Y9, Z9
+	VFMADD231PD   Z8, Z8, Z12
+	VFMADD231PD   Z9, Z9, Z12
+	VPMOVZXWD     128(AX), Z8
+	VPSLLD        $0x10, Z8, Z8
+	VCVTPS2PD     Y8, Z9
+	VEXTRACTF32X8 $0x01, Z8, Y10
+	VCVTPS2PD     Y10, Z10
+	VFMADD231PD   Z9, Z9, Z12
+	VFMADD231PD   Z10, Z10, Z12
+	VPMOVZXWD     160(AX), Z9
+	VPSLLD        $0x10, Z9, Z9
+	VCVTPS2PD     Y9, Z10
+	VEXTRACTF32X8 $0x01, Z9, Y11
+	VCVTPS2PD     Y11, Z11
+	VFMADD231PD   Z10, Z10, Z12
+	VFMADD231PD   Z11, Z11, Z12
+	VPMOVZXWD     192(AX), Z10
+	VPSLLD        $0x10, Z10, Z10
+	VCVTPS2PD     Y10, Z11
+	VEXTRACTF32X8 $0x01, Z10, Y13
+	VCVTPS2PD     Y13, Z13
+	VFMADD231PD   Z11, Z11, Z12
+	VFMADD231PD   Z13, Z13, Z12
+	VPMOVZXWD     224(AX), Z11
+	VPSLLD        $0x10, Z11, Z11
+	VCVTPS2PD     Y11, Z13
+	VEXTRACTF32X8 $0x01, Z11, Y14
+	VCVTPS2PD     Y14, Z14
+	VFMADD231PD   Z13, Z13, Z12
+	VFMADD231PD   Z14, Z14, Z12
+	VEXTRACTF64X4 $0x01, Z12, Y13
+	VUNPCKLPD     Y13, Y12, Y14
+	VUNPCKHPD     Y13, Y12, Y12
+	VADDPD        Y12, Y14, Y12
+	VEXTRACTF64X2 $0x01, Y12, X13
+	VADDPD        X13, X12, X13
+	VUNPCKHPD     X13, X13, X12
+	VADDSD        X12, X13, X13
+	VDIVSD        X2, X13, X13
+	VCVTSD2SS     X13, X24, X24
+	VADDSS        X0, X24, X24
+	VCVTSS2SD     X24, X13, X13
+	VSQRTSD       X13, X13, X13
+	VDIVSD        X13, X3, X0
+	VCVTSD2SS     X0, X24, X24
+	VBROADCASTSS  X24, Z0
+	VMULPS        Z0, Z4, Z4
+	VMULPS        Z0, Z5, Z5
+	VMOVAPS       Z4, Z31
+	VMOVAPS       Z5, Z29
+	VPTESTNMD     Z1, Z4, K1
+	VPTESTNMD     Z1, Z5, K2
+	KORTESTW      K1, K2
+	JNZ           rndslow69
+	BYTE          $0x62
+	BYTE          $0x02
+	BYTE          $0x17
+	BYTE          $0x40
+	BYTE          $0x72
+	BYTE          $0xf7
+	VEXTRACTI64X4 $0x01, Z30, Y2
+	VPMOVZXWD     Y30, Z4
+	VPSLLD        $0x10, Z4, Z4
+	VPMOVZXWD     Y2, Z5
+	VPSLLD        $0x10, Z5, Z5
+
+rnddone70:
+	VMULPS        (BX), Z4, Z4
+	VMULPS        64(BX), Z5, Z5
+	VMOVAPS       Z4, Z31
+	VMOVAPS       Z5, Z29
+	VPTESTNMD     Z1, Z4, K1
+	VPTESTNMD     Z1, Z5, K2
+	KORTESTW      K1, K2
+	JNZ           rndslow71
+	BYTE          $0x62
+	BYTE          $0x02
+	BYTE          $0x17
+	BYTE          $0x40
+	BYTE          $0x72
+	BYTE          $0xf7
+	VEXTRACTI64X4 $0x01, Z30, Y2
+	VPMOVZXWD     Y30, Z4
+	VPSLLD        $0x10, Z4, Z4
+	VPMOVZXWD     Y2, Z5
+	VPSLLD        $0x10, Z5, Z5
+
+rnddone72:
+	VMULPS        Z0, Z6, Z6
+	VMULPS        Z0, Z7, Z7
+	VMOVAPS       Z6, Z31
+	VMOVAPS       Z7, Z29
+	VPTESTNMD     Z1, Z6, K1
+	VPTESTNMD     Z1, Z7, K2
+	KORTESTW      K1, K2
+	JNZ           rndslow73
+	BYTE          $0x62
+	BYTE          $0x02
+	BYTE          $0x17
+	BYTE          $0x40
+	BYTE          $0x72
+	BYTE          $0xf7
+	VEXTRACTI64X4 $0x01, Z30, Y2
+	VPMOVZXWD     Y30, Z6
+	VPSLLD        $0x10, Z6, Z6
+	VPMOVZXWD     Y2, Z7
+	VPSLLD        $0x10, Z7, Z7
+
+rnddone74:
+	VMULPS        128(BX), Z6, Z6
+	VMULPS        192(BX), Z7, Z7
+	VMOVAPS       Z6, Z31
+	VMOVAPS       Z7, Z29
+	VPTESTNMD     Z1, Z6, K1
+	VPTESTNMD     Z1, Z7, K2
+	KORTESTW      K1, K2
+	JNZ           rndslow75
+	BYTE          $0x62
+	BYTE          $0x02
+	BYTE          $0x17
+	BYTE          $0x40
+	BYTE          $0x72
+	BYTE          $0xf7
+	VEXTRACTI64X4 $0x01, Z30, Y2
+	VPMOVZXWD     Y30, Z6
+	VPSLLD        $0x10, Z6, Z6
+	VPMOVZXWD     Y2, Z7
+	VPSLLD        $0x10, Z7, Z7
+
+rnddone76:
+	VMULPS        Z0, Z8, Z8
+	VMULPS        Z0, Z9, Z9
+	VMOVAPS       Z8, Z31
+	VMOVAPS       Z9, Z29
+	VPTESTNMD     Z1, Z8, K1
+	VPTESTNMD     Z1, Z9, K2
+	KORTESTW      K1, K2
+	JNZ           rndslow77
+	BYTE          $0x62
+	BYTE          $0x02
+	BYTE          $0x17
+	BYTE          $0x40
+	BYTE          $0x72
+	BYTE          $0xf7
+	VEXTRACTI64X4 $0x01, Z30, Y2
+	VPMOVZXWD     Y30, Z8
+	VPSLLD        $0x10, Z8, Z8
+	VPMOVZXWD     Y2, Z9
+	VPSLLD        $0x10, Z9, Z9
+
+rnddone78:
+	VMULPS        256(BX), Z8, Z8
+	VMULPS        320(BX), Z9, Z9
+	VMOVAPS       Z8, Z31
+	VMOVAPS       Z9, Z29
+	VPTESTNMD     Z1, Z8, K1
+	VPTESTNMD     Z1, Z9, K2
+	KORTESTW      K1, K2
+	JNZ           rndslow79
+	BYTE          $0x62
+	BYTE          $0x02
+	BYTE          $0x17
+	BYTE          $0x40
+	BYTE          $0x72
+	BYTE          $0xf7
+	VEXTRACTI64X4 $0x01, Z30, Y2
+	VPMOVZXWD     Y30, Z8
+	VPSLLD        $0x10, Z8, Z8
+	VPMOVZXWD     Y2, Z9
+	VPSLLD        $0x10, Z9, Z9
+
+rnddone80:
+	VMULPS        Z0, Z10, Z10
+	VMULPS        Z0, Z11, Z11
+	VMOVAPS       Z10, Z31
+	VMOVAPS       Z11, Z29
+	VPTESTNMD     Z1, Z10, K1
+	VPTESTNMD     Z1, Z11, K2
+	KORTESTW      K1, K2
+	JNZ           rndslow81
+	BYTE          $0x62
+	BYTE          $0x02
+	BYTE          $0x17
+	BYTE          $0x40
+	BYTE          $0x72
+	BYTE          $0xf7
+	VEXTRACTI64X4 $0x01, Z30, Y0
+	VPMOVZXWD     Y30, Z10
+	VPSLLD        $0x10, Z10, Z10
+	VPMOVZXWD     Y0, Z11
+	VPSLLD        $0x10, Z11, Z11
+
+rnddone82:
+	VMULPS        384(BX), Z10, Z10
+	VMULPS        448(BX), Z11, Z11
+	VMOVAPS       Z10, Z31
+	VMOVAPS       Z11, Z29
+	VPTESTNMD     Z1, Z10, K1
+	VPTESTNMD     Z1, Z11, K2
+	KORTESTW      K1, K2
+	JNZ           rndslow83
+	BYTE          $0x62
+	BYTE          $0x02
+	BYTE          $0x17
+	BYTE          $0x40
+	BYTE          $0x72
+	BYTE          $0xf7
+	VEXTRACTI64X4 $0x01, Z30, Y0
+	VPMOVZXWD     Y30, Z10
+	VPSLLD        $0x10, Z10, Z10
+	VPMOVZXWD     Y0, Z11
+	VPSLLD        $0x10, Z11, Z11
+
+rnddone84:
+	VMULPS    (SI), Z4, Z0
+	VMULPS    (DI), Z8, Z2
+	VSUBPS    Z2, Z0, Z0
+	VMULPS    (SI), Z8, Z8
+	VMULPS    (DI), Z4, Z2
+	VADDPS    Z2, Z8, Z8
+	VMOVAPS   Z0, Z4
+	VMULPS    64(SI), Z5, Z0
+	VMULPS    64(DI), Z9, Z2
+	VSUBPS    Z2, Z0, Z0
+	VMULPS    64(SI), Z9, Z9
+	VMULPS    64(DI), Z5, Z2
+	VADDPS    Z2, Z9, Z9
+	VMOVAPS   Z0, Z5
+	VMULPS    128(SI), Z6, Z0
+	VMULPS    128(DI), Z10, Z2
+	VSUBPS    Z2, Z0, Z0
+	VMULPS    128(SI), Z10, Z10
+	VMULPS    128(DI), Z6, Z2
+	VADDPS    Z2, Z10, Z10
+	VMOVAPS   Z0, Z6
+	VMULPS    192(SI), Z7, Z0
+	VMULPS    192(DI), Z11, Z2
+	VSUBPS    Z2, Z0, Z0
+	VMULPS    192(SI), Z11, Z11
+	VMULPS    192(DI), Z7, Z2
+	VADDPS    Z2, Z11, Z11
+	VMOVAPS   Z0, Z7
+	VMOVAPS   Z4, Z31
+	VMOVAPS   Z5, Z29
+	VPTESTNMD Z1, Z31, K1
+	VPTESTNMD Z1, Z29, K2
+	KORTESTW  K1, K2
+	JNZ       bf16wslow85
+	BYTE      $0x62
+	BYTE      $0x02
+	BYTE      $0x17
+	BYTE      $0x40
+	BYTE      $0x72
+	BYTE      $0xf7
+	VMOVDQU16 Z30, (AX)
+
+bf16wdone86:
+	VMOVAPS   Z6, Z31
+	VMOVAPS   Z7, Z29
+	VPTESTNMD Z1, Z31, K1
+	VPTESTNMD Z1, Z29, K2
+	KORTESTW  K1, K2
+	JNZ       bf16wslow87
+	BYTE      $0x62
+	BYTE      $0x02
+	BYTE      $0x17
+	BYTE      $0x40
+	BYTE      $0x72
+	BYTE      $0xf7
+	VMOVDQU16 Z30, 64(AX)
+
+bf16wdone88:
+	VMOVAPS   Z8, Z31
+	VMOVAPS   Z9, Z29
+	VPTESTNMD Z1, Z31, K1
+	VPTESTNMD Z1, Z29, K2
+	KORTESTW  K1, K2
+	JNZ       bf16wslow89
+	BYTE      $0x62
+	BYTE      $0x02
+	BYTE      $0x17
+	BYTE      $0x40
+	BYTE      $0x72
+	BYTE      $0xf7
+	VMOVDQU16 Z30, 128(AX)
+
+bf16wdone90:
+	VMOVAPS   Z10, Z31
+	VMOVAPS   Z11, Z29
+	VPTESTNMD Z1, Z31, K1
+	VPTESTNMD Z1, Z29, K2
+	KORTESTW  K1, K2
+	JNZ       bf16wslow91
+	BYTE      $0x62
+	BYTE      $0x02
+	BYTE      $0x17
+	BYTE      $0x40
+	BYTE      $0x72
+	BYTE      $0xf7
+	VMOVDQU16 Z30, 192(AX)
+
+bf16wdone92:
+done:
+	VZEROUPPER
+	RET
+
+rndslow21:
+	VPBROADCASTD himask<>+0(SB), Z25
+	VPBROADCASTD quiet32<>+0(SB), Z26
+	VPBROADCASTD one<>+0(SB), Z27
+	VPBROADCASTD bias<>+0(SB), Z28
+	VPBROADCASTD absmask<>+0(SB), Z29
+	VPBROADCASTD inf<>+0(SB), Z29
+	VPBROADCASTD quiet<>+0(SB), Z29
+	VPBROADCASTD expmask<>+0(SB), Z29
+	VPSRLD       $0x10, Z4, Z29
+	VPANDD       Z27, Z29, Z29
+	VPADDD       Z4, Z29, Z29
+	VPADDD       Z28, Z29, Z29
+	VPANDD       Z25, Z29, Z29
+	VCMPPS       $0x03, Z4, Z4, K1
+	VPANDD       Z25, Z4, Z4
+	VPORD        Z26, Z4, K1, Z29
+	VPSRLD       $0x10, Z6, Z4
+	VPANDD       Z27, Z4, Z4
+	VPADDD       Z6, Z4, Z4
+	VPADDD       Z28, Z4, Z4
+	VPANDD       Z25, Z4, Z27
+	VCMPPS       $0x03, Z6, Z6, K1
+	VPANDD       Z25, Z6, Z4
+	VPORD        Z26, Z4, K1, Z27
+	VMOVAPS      Z29, Z4
+	VMOVAPS      Z27, Z6
+	JMP          rnddone22
+
+rndslow23:
+	VPBROADCASTD himask<>+0(SB), Z25
+	VPBROADCASTD quiet32<>+0(SB), Z26
+	VPBROADCASTD one<>+0(SB), Z27
+	VPBROADCASTD bias<>+0(SB), Z28
+	VPBROADCASTD absmask<>+0(SB), Z29
+	VPBROADCASTD inf<>+0(SB), Z29
+	VPBROADCASTD quiet<>+0(SB), Z29
+	VPBROADCASTD expmask<>+0(SB), Z29
+	VPSRLD       $0x10, Z5, Z29
+	VPANDD       Z27, Z29, Z29
+	VPADDD       Z5, Z29, Z29
+	VPADDD       Z28, Z29, Z29
+	VPANDD       Z25, Z29, Z29
+	VCMPPS       $0x03, Z5, Z5, K1
+	VPANDD       Z25, Z5, Z5
+	VPORD        Z26, Z5, K1, Z29
+	VPSRLD       $0x10, Z7, Z5
+	VPANDD       Z27, Z5, Z5
+	VPADDD       Z7, Z5, Z5
+	VPADDD       Z28, Z5, Z5
+	VPANDD       Z25, Z5, Z27
+	VCMPPS       $0x03, Z7, Z7, K1
+	VPANDD       Z25, Z7, Z5
+	VPORD        Z26, Z5, K1, Z27
+	VMOVAPS      Z29, Z5
+	VMOVAPS      Z27, Z7
+	JMP          rnddone24
+
+rndslow25:
+	VPBROADCASTD himask<>+0(SB), Z25
+	VPBROADCASTD quiet32<>+0(SB), Z26
+	VPBROADCASTD one<>+0(SB), Z27
+	VPBROADCASTD bias<>+0(SB), Z28
+	VPBROADCASTD absmask<>+0(SB), Z29
+	VPBROADCASTD inf<>+0(SB), Z29
+	VPBROADCASTD quiet<>+0(SB), Z29
+	VPBROADCASTD expmask<>+0(SB), Z29
+	VPSRLD       $0x10, Z4, Z29
+	VPANDD       Z27, Z29, Z29
+	VPADDD       Z4, Z29, Z29
+	VPADDD       Z28, Z29, Z29
+	VPANDD       Z25, Z29, Z29
+	VCMPPS       $0x03, Z4, Z4, K1
+	VPANDD       Z25, Z4, Z4
+	VPORD        Z26, Z4, K1, Z29
+	VPSRLD       $0x10, Z6, Z4
+	VPANDD       Z27, Z4, Z4
+	VPADDD       Z6, Z4, Z4
+	VPADDD       Z28, Z4, Z4
+	VPANDD       Z25, Z4, Z27
+	VCMPPS       $0x03, Z6, Z6, K1
+	VPANDD       Z25, Z6, Z4
+	VPORD        Z26, Z4, K1, Z27
+	VMOVAPS      Z29, Z4
+	VMOVAPS      Z27, Z6
+	JMP          rnddone26
+
+rndslow27:
+	VPBROADCASTD himask<>+0(SB), Z25
+	VPBROADCASTD quiet32<>+0(SB), Z26
+	VPBROADCASTD one<>+0(SB), Z27
+	VPBROADCASTD bias<>+0(SB), Z28
+	VPBROADCASTD absmask<>+0(SB), Z29
+	VPBROADCASTD inf<>+0(SB), Z29
+	VPBROADCASTD quiet<>+0(SB), Z29
+	VPBROADCASTD expmask<>+0(SB), Z29
+	VPSRLD       $0x10, Z5, Z29
+	VPANDD       Z27, Z29, Z29
+	VPADDD       Z5, Z29, Z29
+	VPADDD       Z28, Z29, Z29
+	VPANDD       Z25, Z29, Z29
+	VCMPPS       $0x03, Z5, Z5, K1
+	VPANDD       Z25, Z5, Z5
+	VPORD        Z26, Z5, K1, Z29
+	VPSRLD       $0x10, Z7, Z5
+	VPANDD       Z27, Z5, Z5
+	VPADDD       Z7, Z5, Z5
+	VPADDD       Z28, Z5, Z5
+	VPANDD       Z25, Z5, Z27
+	VCMPPS       $0x03, Z7, Z7, K1
+	VPANDD       Z25, Z7, Z5
+	VPORD        Z26, Z5, K1, Z27
+	VMOVAPS      Z29, Z5
+	VMOVAPS      Z27, Z7
+	JMP          rnddone28
+
+rndslow29:
+	VPBROADCASTD himask<>+0(SB), Z25
+	VPBROADCASTD quiet32<>+0(SB), Z26
+	VPBROADCASTD one<>+0(SB), Z27
+	VPBROADCASTD bias<>+0(SB), Z28
+	VPBROADCASTD absmask<>+0(SB), Z29
+	VPBROADCASTD inf<>+0(SB), Z29
+	VPBROADCASTD quiet<>+0(SB), Z29
+	VPBROADCASTD expmask<>+0(SB), Z29
+	VPSRLD       $0x10, Z8, Z29
+	VPANDD       Z27, Z29, Z29
+	VPADDD       Z8, Z29, Z29
+	VPADDD       Z28, Z29, Z29
+	VPANDD       Z25, Z29, Z29
+	VCMPPS       $0x03, Z8, Z8, K1
+	VPANDD       Z25, Z8, Z8
+	VPORD        Z26, Z8, K1, Z29
+	VPSRLD       $0x10, Z10, Z8
+	VPANDD       Z27, Z8, Z8
+	VPADDD       Z10, Z8, Z8
+	VPADDD       Z28, Z8, Z8
+	VPANDD       Z25, Z8, Z27
+	VCMPPS       $0x03, Z10, Z10, K1
+	VPANDD       Z25, Z10, Z8
+	VPORD        Z26, Z8, K1, Z27
+	VMOVAPS      Z29, Z8
+	VMOVAPS      Z27, Z10
+	JMP          rnddone30
+
+rndslow31:
+	VPBROADCASTD himask<>+0(SB), Z25
+	VPBROADCASTD quiet32<>+0(SB), Z26
+	VPBROADCASTD one<>+0(SB), Z27
+	VPBROADCASTD bias<>+0(SB), Z28
+	VPBROADCASTD absmask<>+0(SB), Z29
+	VPBROADCASTD inf<>+0(SB), Z29
+	VPBROADCASTD quiet<>+0(SB), Z29
+	VPBROADCASTD expmask<>+0(SB), Z29
+	VPSRLD       $0x10, Z9, Z29
+	VPANDD       Z27, Z29, Z29
+	VPADDD       Z9, Z29, Z29
+	VPADDD       Z28, Z29, Z29
+	VPANDD       Z25, Z29, Z29
+	VCMPPS       $0x03, Z9, Z9, K1
+	VPANDD       Z25, Z9, Z9
+	VPORD        Z26, Z9, K1, Z29
+	VPSRLD       $0x10, Z11, Z9
+	VPANDD       Z27, Z9, Z9
+	VPADDD       Z11, Z9, Z9
+	VPADDD       Z28, Z9, Z9
+	VPANDD       Z25, Z9, Z27
+	VCMPPS       $0x03, Z11, Z11, K1
+	VPANDD       Z25, Z11, Z9
+	VPORD        Z26, Z9, K1, Z27
+	VMOVAPS      Z29, Z9
+	VMOVAPS      Z27, Z11
+	JMP          rnddone32
+
+rndslow33:
+	VPBROADCASTD himask<>+0(SB), Z25
+	VPBROADCASTD quiet32<>+0(SB), Z26
+	VPBROADCASTD one<>+0(SB), Z27
+	VPBROADCASTD bias<>+0(SB), Z28
+	VPBROADCASTD absmask<>+0(SB), Z29
+	VPBROADCASTD inf<>+0(SB), Z29
+	VPBROADCASTD quiet<>+0(SB), Z29
+	VPBROADCASTD expmask<>+0(SB), Z29
+	VPSRLD       $0x10, Z8, Z29
+	VPANDD       Z27, Z29, Z29
+	VPADDD       Z8, Z29, Z29
+	VPADDD       Z28, Z29, Z29
+	VPANDD       Z25, Z29, Z29
+	VCMPPS       $0x03, Z8, Z8, K1
+	VPANDD       Z25, Z8, Z8
+	VPORD        Z26, Z8, K1, Z29
+	VPSRLD       $0x10, Z10, Z8
+	VPANDD       Z27, Z8, Z8
+	VPADDD       Z10, Z8, Z8
+	VPADDD       Z28, Z8, Z8
+	VPANDD       Z25, Z8, Z27
+	VCMPPS       $0x03, Z10, Z10, K1
+	VPANDD       Z25, Z10, Z8
+	VPORD        Z26, Z8, K1, Z27
+	VMOVAPS      Z29, Z8
+	VMOVAPS      Z27, Z10
+	JMP          rnddone34
+
+rndslow35:
+	VPBROADCASTD himask<>+0(SB), Z25
+	VPBROADCASTD quiet32<>+0(SB), Z26
+	VPBROADCASTD one<>+0(SB), Z27
+	VPBROADCASTD bias<>+0(SB), Z28
+	VPBROADCASTD absmask<>+0(SB), Z29
+	VPBROADCASTD inf<>+0(SB), Z29
+	VPBROADCASTD quiet<>+0(SB), Z29
+	VPBROADCASTD expmask<>+0(SB), Z29
+	VPSRLD       $0x10, Z9, Z29
+	VPANDD       Z27, Z29, Z29
+	VPADDD       Z9, Z29, Z29
+	VPADDD       Z28, Z29, Z29
+	VPANDD       Z25, Z29, Z29
+	VCMPPS       $0x03, Z9, Z9, K1
+	VPANDD       Z25, Z9, Z9
+	VPORD        Z26, Z9, K1, Z29
+	VPSRLD       $0x10, Z11, Z9
+	VPANDD       Z27, Z9, Z9
+	VPADDD       Z11, Z9, Z9
+	VPADDD       Z28, Z9, Z9
+	VPANDD       Z25, Z9, Z27
+	VCMPPS       $0x03, Z11, Z11, K1
+	VPANDD       Z25, Z11, Z9
+	VPORD        Z26, Z9, K1, Z27
+	VMOVAPS      Z29, Z9
+	VMOVAPS      Z27, Z11
+	JMP          rnddone36
+
+rndslow37:
+	VPBROADCASTD himask<>+0(SB), Z25
+	VPBROADCASTD quiet32<>+0(SB), Z26
+	VPBROADCASTD one<>+0(SB), Z27
+	VPBROADCASTD bias<>+0(SB), Z28
+	VPBROADCASTD absmask<>+0(SB), Z29
+	VPBROADCASTD inf<>+0(SB), Z29
+	VPBROADCASTD quiet<>+0(SB), Z29
+	VPBROADCASTD expmask<>+0(SB), Z29
+	VPSRLD       $0x10, Z12, Z29
+	VPANDD       Z27, Z29, Z29
+	VPADDD       Z12, Z29, Z29
+	VPADDD       Z28, Z29, Z29
+	VPANDD       Z25, Z29, Z29
+	VCMPPS       $0x03, Z12, Z12, K1
+	VPANDD       Z25, Z12, Z12
+	VPORD        Z26, Z12, K1, Z29
+	VPSRLD       $0x10, Z14, Z12
+	VPANDD       Z27, Z12, Z12
+	VPADDD       Z14, Z12, Z12
+	VPADDD       Z28, Z12, Z12
+	VPANDD       Z25, Z12, Z27
+	VCMPPS       $0x03, Z14, Z14, K1
+	VPANDD       Z25, Z14, Z12
+	VPORD        Z26, Z12, K1, Z27
+	VMOVAPS      Z29, Z12
+	VMOVAPS      Z27, Z14
+	JMP          rnddone38
+
+rndslow39:
+	VPBROADCASTD himask<>+0(SB), Z25
+	VPBROADCASTD quiet32<>+0(SB), Z26
+	VPBROADCASTD one<>+0(SB), Z27
+	VPBROADCASTD bias<>+0(SB), Z28
+	VPBROADCASTD absmask<>+0(SB), Z29
+	VPBROADCASTD inf<>+0(SB), Z29
+	VPBROADCASTD quiet<>+0(SB), Z29
+	VPBROADCASTD expmask<>+0(SB), Z29
+	VPSRLD       $0x10, Z13, Z29
+	VPANDD       Z27, Z29, Z29
+	VPADDD       Z13, Z29, Z29
+	VPADDD       Z28, Z29, Z29
+	VPANDD       Z25, Z29, Z29
+	VCMPPS       $0x03, Z13, Z13, K1
+	VPANDD       Z25, Z13, Z13
+	VPORD        Z26, Z13, K1, Z29
+	VPSRLD       $0x10, Z15, Z13
+	VPANDD       Z27, Z13, Z13
+	VPADDD       Z15, Z13, Z13
+	VPADDD       Z28, Z13, Z13
+	VPANDD       Z25, Z13, Z27
+	VCMPPS       $0x03, Z15, Z15, K1
+	VPANDD       Z25, Z15, Z13
+	VPORD        Z26, Z13, K1, Z27
+	VMOVAPS      Z29, Z13
+	VMOVAPS      Z27, Z15
+	JMP          rnddone40
+
+rndslow41:
+	VPBROADCASTD himask<>+0(SB), Z25
+	VPBROADCASTD quiet32<>+0(SB), Z26
+	VPBROADCASTD one<>+0(SB), Z27
+	VPBROADCASTD bias<>+0(SB), Z28
+	VPBROADCASTD absmask<>+0(SB), Z29
+	VPBROADCASTD inf<>+0(SB), Z29
+	VPBROADCASTD quiet<>+0(SB), Z29
+	VPBROADCASTD expmask<>+0(SB), Z29
+	VPSRLD       $0x10, Z12, Z29
+	VPANDD       Z27, Z29, Z29
+	VPADDD       Z12, Z29, Z29
+	VPADDD       Z28, Z29, Z29
+	VPANDD       Z25, Z29, Z29
+	VCMPPS       $0x03, Z12, Z12, K1
+	VPANDD       Z25, Z12, Z12
+	VPORD        Z26, Z12, K1, Z29
+	VPSRLD       $0x10, Z14, Z12
+	VPANDD       Z27, Z12, Z12
+	VPADDD       Z14, Z12, Z12
+	VPADDD       Z28, Z12, Z12
+	VPANDD       Z25, Z12, Z27
+	VCMPPS       $0x03, Z14, Z14, K1
+	VPANDD       Z25, Z14, Z12
+	VPORD        Z26, Z12, K1, Z27
+	VMOVAPS      Z29, Z12
+	VMOVAPS      Z27, Z14
+	JMP          rnddone42
+
+rndslow43:
+	VPBROADCASTD himask<>+0(SB), Z25
+	VPBROADCASTD quiet32<>+0(SB), Z26
+	VPBROADCASTD one<>+0(SB), Z27
+	VPBROADCASTD bias<>+0(SB), Z28
+	VPBROADCASTD absmask<>+0(SB), Z29
+	VPBROADCASTD inf<>+0(SB), Z29
+	VPBROADCASTD quiet<>+0(SB), Z29
+	VPBROADCASTD expmask<>+0(SB), Z29
+	VPSRLD       $0x10, Z13, Z29
+	VPANDD       Z27, Z29, Z29
+	VPADDD       Z13, Z29, Z29
+	VPADDD       Z28, Z29, Z29
+	VPANDD       Z25, Z29, Z29
+	VCMPPS       $0x03, Z13, Z13, K1
+	VPANDD       Z25, Z13, Z13
+	VPORD        Z26, Z13, K1, Z29
+	VPSRLD       $0x10, Z15, Z13
+	VPANDD       Z27, Z13, Z13
+	VPADDD       Z15, Z13, Z13
+	VPADDD       Z28, Z13, Z13
+	VPANDD       Z25, Z13, Z27
+	VCMPPS       $0x03, Z15, Z15, K1
+	VPANDD       Z25, Z15, Z13
+	VPORD        Z26, Z13, K1, Z27
+	VMOVAPS      Z29, Z13
+	VMOVAPS      Z27, Z15
+	JMP          rnddone44
+
+rndslow45:
+	VPBROADCASTD himask<>+0(SB), Z21
+	VPBROADCASTD quiet32<>+0(SB), Z25
+	VPBROADCASTD one<>+0(SB), Z26
+	VPBROADCASTD bias<>+0(SB), Z27
+	VPBROADCASTD absmask<>+0(SB), Z28
+	VPBROADCASTD inf<>+0(SB), Z28
+	VPBROADCASTD quiet<>+0(SB), Z28
+	VPBROADCASTD expmask<>+0(SB), Z28
+	VPSRLD       $0x10, Z16, Z28
+	VPANDD       Z26, Z28, Z28
+	VPADDD       Z16, Z28, Z28
+	VPADDD       Z27, Z28, Z28
+	VPANDD       Z21, Z28, Z28
+	VCMPPS       $0x03, Z16, Z16, K1
+	VPANDD       Z21, Z16, Z16
+	VPORD        Z25, Z16, K1, Z28
+	VPSRLD       $0x10, Z18, Z16
+	VPANDD       Z26, Z16, Z16
+	VPADDD       Z18, Z16, Z16
+	VPADDD       Z27, Z16, Z16
+	VPANDD       Z21, Z16, Z26
+	VCMPPS       $0x03, Z18, Z18, K1
+	VPANDD       Z21, Z18, Z16
+	VPORD        Z25, Z16, K1, Z26
+	VMOVAPS      Z28, Z16
+	VMOVAPS      Z26, Z18
+	JMP          rnddone46
+
+rndslow47:
+	VPBROADCASTD himask<>+0(SB), Z21
+	VPBROADCASTD quiet32<>+0(SB), Z23
+	VPBROADCASTD one<>+0(SB), Z25
+	VPBROADCASTD bias<>+0(SB), Z26
+	VPBROADCASTD absmask<>+0(SB), Z27
+	VPBROADCASTD inf<>+0(SB), Z27
+	VPBROADCASTD quiet<>+0(SB), Z27
+	VPBROADCASTD expmask<>+0(SB), Z27
+	VPSRLD       $0x10, Z17, Z27
+	VPANDD       Z25, Z27, Z27
+	VPADDD       Z17, Z27, Z27
+	VPADDD       Z26, Z27, Z27
+	VPANDD       Z21, Z27, Z27
+	VCMPPS       $0x03, Z17, Z17, K1
+	VPANDD       Z21, Z17, Z17
+	VPORD        Z23, Z17, K1, Z27
+	VPSRLD       $0x10, Z19, Z17
+	VPANDD       Z25, Z17, Z17
+	VPADDD       Z19, Z17, Z17
+	VPADDD       Z26, Z17, Z17
+	VPANDD       Z21, Z17, Z25
+	VCMPPS       $0x03, Z19, Z19, K1
+	VPANDD       Z21, Z19, Z17
+	VPORD        Z23, Z17, K1, Z25
+	VMOVAPS      Z27, Z17
+	VMOVAPS      Z25, Z19
+	JMP          rnddone48
+
+rndslow49:
+	VPBROADCASTD himask<>+0(SB), Z21
+	VPBROADCASTD quiet32<>+0(SB), Z23
+	VPBROADCASTD one<>+0(SB), Z25
+	VPBROADCASTD bias<>+0(SB), Z26
+	VPBROADCASTD absmask<>+0(SB), Z27
+	VPBROADCASTD inf<>+0(SB), Z27
+	VPBROADCASTD quiet<>+0(SB), Z27
+	VPBROADCASTD expmask<>+0(SB), Z27
+	VPSRLD       $0x10, Z16, Z27
+	VPANDD       Z25, Z27, Z27
+	VPADDD       Z16, Z27, Z27
+	VPADDD       Z26, Z27, Z27
+	VPANDD       Z21, Z27, Z27
+	VCMPPS       $0x03, Z16, Z16, K1
+	VPANDD       Z21, Z16, Z16
+	VPORD        Z23, Z16, K1, Z27
+	VPSRLD       $0x10, Z18, Z16
+	VPANDD       Z25, Z16, Z16
+	VPADDD       Z18, Z16, Z16
+	VPADDD       Z26, Z16, Z16
+	VPANDD       Z21, Z16, Z25
+	VCMPPS       $0x03, Z18, Z18, K1
+	VPANDD       Z21, Z18, Z16
+	VPORD        Z23, Z16, K1, Z25
+	VMOVAPS      Z27, Z16
+	VMOVAPS      Z25, Z18
+	JMP          rnddone50
+
+rndslow51:
+	VPBROADCASTD himask<>+0(SB), Z21
+	VPBROADCASTD quiet32<>+0(SB), Z23
+	VPBROADCASTD one<>+0(SB), Z25
+	VPBROADCASTD bias<>+0(SB), Z26
+	VPBROADCASTD absmask<>+0(SB), Z27
+	VPBROADCASTD inf<>+0(SB), Z27
+	VPBROADCASTD quiet<>+0(SB), Z27
+	VPBROADCASTD expmask<>+0(SB), Z27
+	VPSRLD       $0x10, Z17, Z27
+	VPANDD       Z25, Z27, Z27
+	VPADDD       Z17, Z27, Z27
+	VPADDD       Z26, Z27, Z27
+	VPANDD       Z21, Z27, Z27
+	VCMPPS       $0x03, Z17, Z17, K1
+	VPANDD       Z21, Z17, Z17
+	VPORD        Z23, Z17, K1, Z27
+	VPSRLD       $0x10, Z19, Z17
+	VPANDD       Z25, Z17, Z17
+	VPADDD       Z19, Z17, Z17
+	VPADDD       Z26, Z17, Z17
+	VPANDD       Z21, Z17, Z25
+	VCMPPS       $0x03, Z19, Z19, K1
+	VPANDD       Z21, Z19, Z17
+	VPORD        Z23, Z17, K1, Z25
+	VMOVAPS      Z27, Z17
+	VMOVAPS      Z25, Z19
+	JMP          rnddone52
+
+bf16wslow53:
+	VPBROADCASTD one<>+0(SB), Z4
+	VPBROADCASTD bias<>+0(SB), Z6
+	VPBROADCASTD absmask<>+0(SB), Z21
+	VPBROADCASTD inf<>+0(SB), Z23
+	VPBROADCASTD quiet<>+0(SB), Z25
+	VPBROADCASTD expmask<>+0(SB), Z26
+	VPSRLD       $0x10, Z31, Z26
+	VPSRLD       $0x10, Z31, Z27
+	VPANDD       Z4, Z26, Z26
+	VPADDD       Z31, Z26, Z26
+	VPADDD       Z6, Z26, Z26
+	VPSRLD       $0x10, Z26, Z26
+	VPORD        Z25, Z27, Z27
+	VPANDD       Z21, Z31, Z28
+	VPCMPGTD     Z23, Z28, K1
+	VPBLENDMD    Z27, Z26, K1, Z26
+	VPMOVDW      Z26, (AX)
+	VPSRLD       $0x10, Z29, Z26
+	VPSRLD       $0x10, Z29, Z27
+	VPANDD       Z4, Z26, Z26
+	VPADDD       Z29, Z26, Z26
+	VPADDD       Z6, Z26, Z26
+	VPSRLD       $0x10, Z26, Z26
+	VPORD        Z25, Z27, Z27
+	VPANDD       Z21, Z29, Z4
+	VPCMPGTD     Z23, Z4, K1
+	VPBLENDMD    Z27, Z26, K1, Z26
+	VPMOVDW      Z26, 32(AX)
+	JMP          bf16wdone54
+
+bf16wslow55:
+	VPBROADCASTD one<>+0(SB), Z4
+	VPBROADCASTD bias<>+0(SB), Z6
+	VPBROADCASTD absmask<>+0(SB), Z8
+	VPBROADCASTD inf<>+0(SB), Z10
+	VPBROADCASTD quiet<>+0(SB), Z21
+	VPBROADCASTD expmask<>+0(SB), Z23
+	VPSRLD       $0x10, Z31, Z23
+	VPSRLD       $0x10, Z31, Z25
+	VPANDD       Z4, Z23, Z23
+	VPADDD       Z31, Z23, Z23
+	VPADDD       Z6, Z23, Z23
+	VPSRLD       $0x10, Z23, Z23
+	VPORD        Z21, Z25, Z25
+	VPANDD       Z8, Z31, Z26
+	VPCMPGTD     Z10, Z26, K1
+	VPBLENDMD    Z25, Z23, K1, Z23
+	VPMOVDW      Z23, 64(AX)
+	VPSRLD       $0x10, Z29, Z23
+	VPSRLD       $0x10, Z29, Z25
+	VPANDD       Z4, Z23, Z23
+	VPADDD       Z29, Z23, Z23
+	VPADDD       Z6, Z23, Z23
+	VPSRLD       $0x10, Z23, Z23
+	VPORD        Z21, Z25, Z25
+	VPANDD       Z8, Z29, Z4
+	VPCMPGTD     Z10, Z4, K1
+	VPBLENDMD    Z25, Z23, K1, Z23
+	VPMOVDW      Z23, 96(AX)
+	JMP          bf16wdone56
+
+bf16wslow57:
+	VPBROADCASTD one<>+0(SB), Z4
+	VPBROADCASTD bias<>+0(SB), Z6
+	VPBROADCASTD absmask<>+0(SB), Z8
+	VPBROADCASTD inf<>+0(SB), Z10
+	VPBROADCASTD quiet<>+0(SB), Z12
+	VPBROADCASTD expmask<>+0(SB), Z14
+	VPSRLD       $0x10, Z31, Z14
+	VPSRLD       $0x10, Z31, Z21
+	VPANDD       Z4, Z14, Z14
+	VPADDD       Z31, Z14, Z14
+	VPADDD       Z6, Z14, Z14
+	VPSRLD       $0x10, Z14, Z14
+	VPORD        Z12, Z21, Z21
+	VPANDD       Z8, Z31, Z23
+	VPCMPGTD     Z10, Z23, K1
+	VPBLENDMD    Z21, Z14, K1, Z14
+	VPMOVDW      Z14, 128(AX)
+	VPSRLD       $0x10, Z29, Z14
+	VPSRLD       $0x10, Z29, Z21
+	VPANDD       Z4, Z14, Z14
+	VPADDD       Z29, Z14, Z14
+	VPADDD       Z6, Z14, Z14
+	VPSRLD       $0x10, Z14, Z14
+	VPORD        Z12, Z21, Z21
+	VPANDD       Z8, Z29, Z4
+	VPCMPGTD     Z10, Z4, K1
+	VPBLENDMD    Z21, Z14, K1, Z14
+	VPMOVDW      Z14, 160(AX)
+	JMP          bf16wdone58
+
+bf16wslow59:
+	VPBROADCASTD one<>+0(SB), Z4
+	VPBROADCASTD bias<>+0(SB), Z6
+	VPBROADCASTD absmask<>+0(SB), Z8
+	VPBROADCASTD inf<>+0(SB), Z10
+	VPBROADCASTD quiet<>+0(SB), Z12
+	VPBROADCASTD expmask<>+0(SB), Z14
+	VPSRLD       $0x10, Z31, Z14
+	VPSRLD       $0x10, Z31, Z16
+	VPANDD       Z4, Z14, Z14
+	VPADDD       Z31, Z14, Z14
+	VPADDD       Z6, Z14, Z14
+	VPSRLD       $0x10, Z14, Z14
+	VPORD        Z12, Z16, Z16
+	VPANDD       Z8, Z31, Z18
+	VPCMPGTD     Z10, Z18, K1
+	VPBLENDMD    Z16, Z14, K1, Z14
+	VPMOVDW      Z14, 192(AX)
+	VPSRLD       $0x10, Z29, Z14
+	VPSRLD       $0x10, Z29, Z16
+	VPANDD       Z4, Z14, Z14
+	VPADDD       Z29, Z14, Z14
+	VPADDD       Z6, Z14, Z14
+	VPSRLD       $0x10, Z14, Z14
+	VPORD        Z12, Z16, Z16
+	VPANDD       Z8, Z29, Z4
+	VPCMPGTD     Z10, Z4, K1
+	VPBLENDMD    Z16, Z14, K1, Z14
+	VPMOVDW      Z14, 224(AX)
+	JMP          bf16wdone60
+
+bf16wslow61:
+	VPBROADCASTD one<>+0(SB), Z4
+	VPBROADCASTD bias<>+0(SB), Z5
+	VPBROADCASTD absmask<>+0(SB), Z6
+	VPBROADCASTD inf<>+0(SB), Z7
+	VPBROADCASTD quiet<>+0(SB), Z8
+	VPBROADCASTD expmask<>+0(SB), Z10
+	VPSRLD       $0x10, Z31, Z10
+	VPSRLD       $0x10, Z31, Z12
+	VPANDD       Z4, Z10, Z10
+	VPADDD       Z31, Z10, Z10
+	VPADDD       Z5, Z10, Z10
+	VPSRLD       $0x10, Z10, Z10
+	VPORD        Z8, Z12, Z12
+	VPANDD       Z6, Z31, Z14
+	VPCMPGTD     Z7, Z14, K1
+	VPBLENDMD    Z12, Z10, K1, Z10
+	VPMOVDW      Z10, (R8)
+	VPSRLD       $0x10, Z29, Z10
+	VPSRLD       $0x10, Z29, Z12
+	VPANDD       Z4, Z10, Z10
+	VPADDD       Z29, Z10, Z10
+	VPADDD       Z5, Z10, Z10
+	VPSRLD       $0x10, Z10, Z10
+	VPORD        Z8, Z12, Z12
+	VPANDD       Z6, Z29, Z4
+	VPCMPGTD     Z7, Z4, K1
+	VPBLENDMD    Z12, Z10, K1, Z10
+	VPMOVDW      Z10, 32(R8)
+	JMP          bf16wdone62
+
+bf16wslow63:
+	VPBROADCASTD one<>+0(SB), Z4
+	VPBROADCASTD bias<>+0(SB), Z5
+	VPBROADCASTD absmask<>+0(SB), Z6
+	VPBROADCASTD inf<>+0(SB), Z7
+	VPBROADCASTD quiet<>+0(SB), Z8
+	VPBROADCASTD expmask<>+0(SB), Z9
+	VPSRLD       $0x10, Z31, Z9
+	VPSRLD       $0x10, Z31, Z10
+	VPANDD       Z4, Z9, Z9
+	VPADDD       Z31, Z9, Z9
+	VPADDD       Z5, Z9, Z9
+	VPSRLD       $0x10, Z9, Z9
+	VPORD        Z8, Z10, Z10
+	VPANDD       Z6, Z31, Z11
+	VPCMPGTD     Z7, Z11, K1
+	VPBLENDMD    Z10, Z9, K1, Z9
+	VPMOVDW      Z9, 64(R8)
+	VPSRLD       $0x10, Z29, Z9
+	VPSRLD       $0x10, Z29, Z10
+	VPANDD       Z4, Z9, Z9
+	VPADDD       Z29, Z9, Z9
+	VPADDD       Z5, Z9, Z9
+	VPSRLD       $0x10, Z9, Z9
+	VPORD        Z8, Z10, Z10
+	VPANDD       Z6, Z29, Z4
+	VPCMPGTD     Z7, Z4, K1
+	VPBLENDMD    Z10, Z9, K1, Z9
+	VPMOVDW      Z9, 96(R8)
+	JMP          bf16wdone64
+
+bf16wslow65:
+	VPBROADCASTD one<>+0(SB), Z4
+	VPBROADCASTD bias<>+0(SB), Z5
+	VPBROADCASTD absmask<>+0(SB), Z6
+	VPBROADCASTD inf<>+0(SB), Z7
+	VPBROADCASTD quiet<>+0(SB), Z8
+	VPBROADCASTD expmask<>+0(SB), Z9
+	VPSRLD       $0x10, Z31, Z9
+	VPSRLD       $0x10, Z31, Z10
+	VPANDD       Z4, Z9, Z9
+	VPADDD       Z31, Z9, Z9
+	VPADDD       Z5, Z9, Z9
+	VPSRLD       $0x10, Z9, Z9
+	VPORD        Z8, Z10, Z10
+	VPANDD       Z6, Z31, Z11
+	VPCMPGTD     Z7, Z11, K1
+	VPBLENDMD    Z10, Z9, K1, Z9
+	VPMOVDW      Z9, 128(R8)
+	VPSRLD       $0x10, Z29, Z9
+	VPSRLD       $0x10, Z29, Z10
+	VPANDD       Z4, Z9, Z9
+	VPADDD       Z29, Z9, Z9
+	VPADDD       Z5, Z9, Z9
+	VPSRLD       $0x10, Z9, Z9
+	VPORD        Z8, Z10, Z10
+	VPANDD       Z6, Z29, Z4
+	VPCMPGTD     Z7, Z4, K1
+	VPBLENDMD    Z10, Z9, K1, Z9
+	VPMOVDW      Z9, 160(R8)
+	JMP          bf16wdone66
+
+bf16wslow67:
+	VPBROADCASTD one<>+0(SB), Z4
+	VPBROADCASTD bias<>+0(SB), Z5
+	VPBROADCASTD absmask<>+0(SB), Z6
+	VPBROADCASTD inf<>+0(SB), Z7
+	VPBROADCASTD quiet<>+0(SB), Z8
+	VPBROADCASTD expmask<>+0(SB), Z9
+	VPSRLD       $0x10, Z31, Z9
+	VPSRLD       $0x10, Z31, Z10
+	VPANDD       Z4, Z9, Z9
+	VPADDD       Z31, Z9, Z9
+	VPADDD       Z5, Z9, Z9
+	VPSRLD       $0x10, Z9, Z9
+	VPORD        Z8, Z10, Z10
+	VPANDD       Z6, Z31, Z11
+	VPCMPGTD     Z7, Z11, K1
+	VPBLENDMD    Z10, Z9, K1, Z9
+	VPMOVDW      Z9, 192(R8)
+	VPSRLD       $0x10, Z29, Z9
+	VPSRLD       $0x10, Z29, Z10
+	VPANDD       Z4, Z9, Z9
+	VPADDD       Z29, Z9, Z9
+	VPADDD       Z5, Z9, Z9
+	VPSRLD       $0x10, Z9, Z9
+	VPORD        Z8, Z10, Z10
+	VPANDD       Z6, Z29, Z4
+	VPCMPGTD     Z7, Z4, K1
+	VPBLENDMD    Z10, Z9, K1, Z9
+	VPMOVDW      Z9, 224(R8)
+	JMP          bf16wdone68
+
+rndslow69:
+	VPBROADCASTD himask<>+0(SB), Z2
+	VPBROADCASTD quiet32<>+0(SB), Z3
+	VPBROADCASTD one<>+0(SB), Z12
+	VPBROADCASTD bias<>+0(SB), Z13
+	VPBROADCASTD absmask<>+0(SB), Z14
+	VPBROADCASTD inf<>+0(SB), Z14
+	VPBROADCASTD quiet<>+0(SB), Z14
+	VPBROADCASTD expmask<>+0(SB), Z14
+	VPSRLD       $0x10, Z4, Z14
+	VPANDD       Z12, Z14, Z14
+	VPADDD       Z4, Z14, Z14
+	VPADDD       Z13, Z14, Z14
+	VPANDD       Z2, Z14, Z14
+	VCMPPS       $0x03, Z4, Z4, K1
+	VPANDD       Z2, Z4, Z4
+	VPORD        Z3, Z4, K1, Z14
+	VPSRLD       $0x10, Z5, Z4
+	VPANDD       Z12, Z4, Z4
+	VPADDD       Z5, Z4, Z4
+	VPADDD       Z13, Z4, Z4
+	VPANDD       Z2, Z4, Z12
+	VCMPPS       $0x03, Z5, Z5, K1
+	VPANDD       Z2, Z5, Z2
+	VPORD        Z3, Z2, K1, Z12
+	VMOVAPS      Z14, Z4
+	VMOVAPS      Z12, Z5
+	JMP          rnddone70
+
+rndslow71:
+	VPBROADCASTD himask<>+0(SB), Z2
+	VPBROADCASTD quiet32<>+0(SB), Z3
+	VPBROADCASTD one<>+0(SB), Z12
+	VPBROADCASTD bias<>+0(SB), Z13
+	VPBROADCASTD absmask<>+0(SB), Z14
+	VPBROADCASTD inf<>+0(SB), Z14
+	VPBROADCASTD quiet<>+0(SB), Z14
+	VPBROADCASTD expmask<>+0(SB), Z14
+	VPSRLD       $0x10, Z4, Z14
+	VPANDD       Z12, Z14, Z14
+	VPADDD       Z4, Z14, Z14
+	VPADDD       Z13, Z14, Z14
+	VPANDD       Z2, Z14, Z14
+	VCMPPS       $0x03, Z4, Z4, K1
+	VPANDD       Z2, Z4, Z4
+	VPORD        Z3, Z4, K1, Z14
+	VPSRLD       $0x10, Z5, Z4
+	VPANDD       Z12, Z4, Z4
+	VPADDD       Z5, Z4, Z4
+	VPADDD       Z13, Z4, Z4
+	VPANDD       Z2, Z4, Z12
+	VCMPPS       $0x03, Z5, Z5, K1
+	VPANDD       Z2, Z5, Z2
+	VPORD        Z3, Z2, K1, Z12
+	VMOVAPS      Z14, Z4
+	VMOVAPS      Z12, Z5
+	JMP          rnddone72
+
+rndslow73:
+	VPBROADCASTD himask<>+0(SB), Z2
+	VPBROADCASTD quiet32<>+0(SB), Z3
+	VPBROADCASTD one<>+0(SB), Z12
+	VPBROADCASTD bias<>+0(SB), Z13
+	VPBROADCASTD absmask<>+0(SB), Z14
+	VPBROADCASTD inf<>+0(SB), Z14
+	VPBROADCASTD quiet<>+0(SB), Z14
+	VPBROADCASTD expmask<>+0(SB), Z14
+	VPSRLD       $0x10, Z6, Z14
+	VPANDD       Z12, Z14, Z14
+	VPADDD       Z6, Z14, Z14
+	VPADDD       Z13, Z14, Z14
+	VPANDD       Z2, Z14, Z14
+	VCMPPS       $0x03, Z6, Z6, K1
+	VPANDD       Z2, Z6, Z6
+	VPORD        Z3, Z6, K1, Z14
+	VPSRLD       $0x10, Z7, Z6
+	VPANDD       Z12, Z6, Z6
+	VPADDD       Z7, Z6, Z6
+	VPADDD       Z13, Z6, Z6
+	VPANDD       Z2, Z6, Z12
+	VCMPPS       $0x03, Z7, Z7, K1
+	VPANDD       Z2, Z7, Z2
+	VPORD        Z3, Z2, K1, Z12
+	VMOVAPS      Z14, Z6
+	VMOVAPS      Z12, Z7
+	JMP          rnddone74
+
+rndslow75:
+	VPBROADCASTD himask<>+0(SB), Z2
+	VPBROADCASTD quiet32<>+0(SB), Z3
+	VPBROADCASTD one<>+0(SB), Z12
+	VPBROADCASTD bias<>+0(SB), Z13
+	VPBROADCASTD absmask<>+0(SB), Z14
+	VPBROADCASTD inf<>+0(SB), Z14
+	VPBROADCASTD quiet<>+0(SB), Z14
+	VPBROADCASTD expmask<>+0(SB), Z14
+	VPSRLD       $0x10, Z6, Z14
+	VPANDD       Z12, Z14, Z14
+	VPADDD       Z6, Z14, Z14
+	VPADDD       Z13, Z14, Z14
+	VPANDD       Z2, Z14, Z14
+	VCMPPS       $0x03, Z6, Z6, K1
+	VPANDD       Z2, Z6, Z6
+	VPORD        Z3, Z6, K1, Z14
+	VPSRLD       $0x10, Z7, Z6
+	VPANDD       Z12, Z6, Z6
+	VPADDD       Z7, Z6, Z6
+	VPADDD       Z13, Z6, Z6
+	VPANDD       Z2, Z6, Z12
+	VCMPPS       $0x03, Z7, Z7, K1
+	VPANDD       Z2, Z7, Z2
+	VPORD        Z3, Z2, K1, Z12
+	VMOVAPS      Z14, Z6
+	VMOVAPS      Z12, Z7
+	JMP          rnddone76
+
+rndslow77:
+	VPBROADCASTD himask<>+0(SB), Z2
+	VPBROADCASTD quiet32<>+0(SB), Z3
+	VPBROADCASTD one<>+0(SB), Z12
+	VPBROADCASTD bias<>+0(SB), Z13
+	VPBROADCASTD absmask<>+0(SB), Z14
+	VPBROADCASTD inf<>+0(SB), Z14
+	VPBROADCASTD quiet<>+0(SB), Z14
+	VPBROADCASTD expmask<>+0(SB), Z14
+	VPSRLD       $0x10, Z8, Z14
+	VPANDD       Z12, Z14, Z14
+	VPADDD       Z8, Z14, Z14
+	VPADDD       Z13, Z14, Z14
+	VPANDD       Z2, Z14, Z14
+	VCMPPS       $0x03, Z8, Z8, K1
+	VPANDD       Z2, Z8, Z8
+	VPORD        Z3, Z8, K1, Z14
+	VPSRLD       $0x10, Z9, Z8
+	VPANDD       Z12, Z8, Z8
+	VPADDD       Z9, Z8, Z8
+	VPADDD       Z13, Z8, Z8
+	VPANDD       Z2, Z8, Z12
+	VCMPPS       $0x03, Z9, Z9, K1
+	VPANDD       Z2, Z9, Z2
+	VPORD        Z3, Z2, K1, Z12
+	VMOVAPS      Z14, Z8
+	VMOVAPS      Z12, Z9
+	JMP          rnddone78
+
+rndslow79:
+	VPBROADCASTD himask<>+0(SB), Z2
+	VPBROADCASTD quiet32<>+0(SB), Z3
+	VPBROADCASTD one<>+0(SB), Z12
+	VPBROADCASTD bias<>+0(SB), Z13
+	VPBROADCASTD absmask<>+0(SB), Z14
+	VPBROADCASTD inf<>+0(SB), Z14
+	VPBROADCASTD quiet<>+0(SB), Z14
+	VPBROADCASTD expmask<>+0(SB), Z14
+	VPSRLD       $0x10, Z8, Z14
+	VPANDD       Z12, Z14, Z14
+	VPADDD       Z8, Z14, Z14
+	VPADDD       Z13, Z14, Z14
+	VPANDD       Z2, Z14, Z14
+	VCMPPS       $0x03, Z8, Z8, K1
+	VPANDD       Z2, Z8, Z8
+	VPORD        Z3, Z8, K1, Z14
+	VPSRLD       $0x10, Z9, Z8
+	VPANDD       Z12, Z8, Z8
+	VPADDD       Z9, Z8, Z8
+	VPADDD       Z13, Z8, Z8
+	VPANDD       Z2, Z8, Z12
+	VCMPPS       $0x03, Z9, Z9, K1
+	VPANDD       Z2, Z9, Z2
+	VPORD        Z3, Z2, K1, Z12
+	VMOVAPS      Z14, Z8
+	VMOVAPS      Z12, Z9
+	JMP          rnddone80
+
+rndslow81:
+	VPBROADCASTD himask<>+0(SB), Z0
+	VPBROADCASTD quiet32<>+0(SB), Z2
+	VPBROADCASTD one<>+0(SB), Z3
+	VPBROADCASTD bias<>+0(SB), Z12
+	VPBROADCASTD absmask<>+0(SB), Z13
+	VPBROADCASTD inf<>+0(SB), Z13
+	VPBROADCASTD quiet<>+0(SB), Z13
+	VPBROADCASTD expmask<>+0(SB), Z13
+	VPSRLD       $0x10, Z10, Z13
+	VPANDD       Z3, Z13, Z13
+	VPADDD       Z10, Z13, Z13
+	VPADDD       Z12, Z13, Z13
+	VPANDD       Z0, Z13, Z13
+	VCMPPS       $0x03, Z10, Z10, K1
+	VPANDD       Z0, Z10, Z10
+	VPORD        Z2, Z10, K1, Z13
+	VPSRLD       $0x10, Z11, Z10
+	VPANDD       Z3, Z10, Z10
+	VPADDD       Z11, Z10, Z10
+	VPADDD       Z12, Z10, Z10
+	VPANDD       Z0, Z10, Z3
+	VCMPPS       $0x03, Z11, Z11, K1
+	VPANDD       Z0, Z11, Z0
+	VPORD        Z2, Z0, K1, Z3
+	VMOVAPS      Z13, Z10
+	VMOVAPS      Z3, Z11
+	JMP          rnddone82
+
+rndslow83:
+	VPBROADCASTD himask<>+0(SB), Z0
+	VPBROADCASTD quiet32<>+0(SB), Z2
+	VPBROADCASTD one<>+0(SB), Z3
+	VPBROADCASTD bias<>+0(SB), Z12
+	VPBROADCASTD absmask<>+0(SB), Z13
+	VPBROADCASTD inf<>+0(SB), Z13
+	VPBROADCASTD quiet<>+0(SB), Z13
+	VPBROADCASTD expmask<>+0(SB), Z13
+	VPSRLD       $0x10, Z10, Z13
+	VPANDD       Z3, Z13, Z13
+	VPADDD       Z10, Z13, Z13
+	VPADDD       Z12, Z13, Z13
+	VPANDD       Z0, Z13, Z13
+	VCMPPS       $0x03, Z10, Z10, K1
+	VPANDD       Z0, Z10, Z10
+	VPORD        Z2, Z10, K1, Z13
+	VPSRLD       $0x10, Z11, Z10
+	VPANDD       Z3, Z10, Z10
+	VPADDD       Z11, Z10, Z10
+	VPADDD       Z12, Z10, Z10
+	VPANDD       Z0, Z10, Z3
+	VCMPPS       $0x03, Z11, Z11, K1
+	VPANDD       Z0, Z11, Z0
+	VPORD        Z2, Z0, K1, Z3
+	VMOVAPS      Z13, Z10
+	VMOVAPS      Z3, Z11
+	JMP          rnddone84
+
+bf16wslow85:
+	VPBROADCASTD one<>+0(SB), Z0
+	VPBROADCASTD bias<>+0(SB), Z2
+	VPBROADCASTD absmask<>+0(SB), Z3
+	VPBROADCASTD inf<>+0(SB), Z4
+	VPBROADCASTD quiet<>+0(SB), Z5
+	VPBROADCASTD expmask<>+0(SB), Z12
+	VPSRLD       $0x10, Z31, Z12
+	VPSRLD       $0x10, Z31, Z13
+	VPANDD       Z0, Z12, Z12
+	VPADDD       Z31, Z12, Z12
+	VPADDD       Z2, Z12, Z12
+	VPSRLD       $0x10, Z12, Z12
+	VPORD        Z5, Z13, Z13
+	VPANDD       Z3, Z31, Z14
+	VPCMPGTD     Z4, Z14, K1
+	VPBLENDMD    Z13, Z12, K1, Z12
+	VPMOVDW      Z12, (AX)
+	VPSRLD       $0x10, Z29, Z12
+	VPSRLD       $0x10, Z29, Z13
+	VPANDD       Z0, Z12, Z12
+	VPADDD       Z29, Z12, Z12
+	VPADDD       Z2, Z12, Z12
+	VPSRLD       $0x10, Z12, Z12
+	VPORD        Z5, Z13, Z13
+	VPANDD       Z3, Z29, Z0
+	VPCMPGTD     Z4, Z0, K1
+	VPBLENDMD    Z13, Z12, K1, Z12
+	VPMOVDW      Z12, 32(AX)
+	JMP          bf16wdone86
+
+bf16wslow87:
+	VPBROADCASTD one<>+0(SB), Z0
+	VPBROADCASTD bias<>+0(SB), Z2
+	VPBROADCASTD absmask<>+0(SB), Z3
+	VPBROADCASTD inf<>+0(SB), Z4
+	VPBROADCASTD quiet<>+0(SB), Z5
+	VPBROADCASTD expmask<>+0(SB), Z6
+	VPSRLD       $0x10, Z31, Z6
+	VPSRLD       $0x10, Z31, Z7
+	VPANDD       Z0, Z6, Z6
+	VPADDD       Z31, Z6, Z6
+	VPADDD       Z2, Z6, Z6
+	VPSRLD       $0x10, Z6, Z6
+	VPORD        Z5, Z7, Z7
+	VPANDD       Z3, Z31, Z12
+	VPCMPGTD     Z4, Z12, K1
+	VPBLENDMD    Z7, Z6, K1, Z6
+	VPMOVDW      Z6, 64(AX)
+	VPSRLD       $0x10, Z29, Z6
+	VPSRLD       $0x10, Z29, Z7
+	VPANDD       Z0, Z6, Z6
+	VPADDD       Z29, Z6, Z6
+	VPADDD       Z2, Z6, Z6
+	VPSRLD       $0x10, Z6, Z6
+	VPORD        Z5, Z7, Z7
+	VPANDD       Z3, Z29, Z0
+	VPCMPGTD     Z4, Z0, K1
+	VPBLENDMD    Z7, Z6, K1, Z6
+	VPMOVDW      Z6, 96(AX)
+	JMP          bf16wdone88
+
+bf16wslow89:
+	VPBROADCASTD one<>+0(SB), Z0
+	VPBROADCASTD bias<>+0(SB), Z2
+	VPBROADCASTD absmask<>+0(SB), Z3
+	VPBROADCASTD inf<>+0(SB), Z4
+	VPBROADCASTD quiet<>+0(SB), Z5
+	VPBROADCASTD expmask<>+0(SB), Z6
+	VPSRLD       $0x10, Z31, Z6
+	VPSRLD       $0x10, Z31, Z7
+	VPANDD       Z0, Z6, Z6
+	VPADDD       Z31, Z6, Z6
+	VPADDD       Z2, Z6, Z6
+	VPSRLD       $0x10, Z6, Z6
+	VPORD        Z5, Z7, Z7
+	VPANDD       Z3, Z31, Z8
+	VPCMPGTD     Z4, Z8, K1
+	VPBLENDMD    Z7, Z6, K1, Z6
+	VPMOVDW      Z6, 128(AX)
+	VPSRLD       $0x10, Z29, Z6
+	VPSRLD       $0x10, Z29, Z7
+	VPANDD       Z0, Z6, Z6
+	VPADDD       Z29, Z6, Z6
+	VPADDD       Z2, Z6, Z6
+	VPSRLD       $0x10, Z6, Z6
+	VPORD        Z5, Z7, Z7
+	VPANDD       Z3, Z29, Z0
+	VPCMPGTD     Z4, Z0, K1
+	VPBLENDMD    Z7, Z6, K1, Z6
+	VPMOVDW      Z6, 160(AX)
+	JMP          bf16wdone90
+
+bf16wslow91:
+	VPBROADCASTD one<>+0(SB), Z0
+	VPBROADCASTD bias<>+0(SB), Z1
+	VPBROADCASTD absmask<>+0(SB), Z2
+	VPBROADCASTD inf<>+0(SB), Z3
+	VPBROADCASTD quiet<>+0(SB), Z4
+	VPBROADCASTD expmask<>+0(SB), Z5
+	VPSRLD       $0x10, Z31, Z5
+	VPSRLD       $0x10, Z31, Z6
+	VPANDD       Z0, Z5, Z5
+	VPADDD       Z31, Z5, Z5
+	VPADDD       Z1, Z5, Z5
+	VPSRLD       $0x10, Z5, Z5
+	VPORD        Z4, Z6, Z6
+	VPANDD       Z2, Z31, Z7
+	VPCMPGTD     Z3, Z7, K1
+	VPBLENDMD    Z6, Z5, K1, Z5
+	VPMOVDW      Z5, 192(AX)
+	VPSRLD       $0x10, Z29, Z5
+	VPSRLD       $0x10, Z29, Z6
+	VPANDD       Z0, Z5, Z5
+	VPADDD       Z29, Z5, Z5
+	VPADDD       Z1, Z5, Z5
+	VPSRLD       $0x10, Z5, Z5
+	VPORD        Z4, Z6, Z6
+	VPANDD       Z2, Z29, Z0
+	VPCMPGTD     Z3, Z0, K1
+	VPBLENDMD    Z6, Z5, K1, Z5
+	VPMOVDW      Z5, 224(AX)
+	JMP          bf16wdone92

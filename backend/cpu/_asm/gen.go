@@ -333,10 +333,22 @@ func storeBF16Wide(c consts, m Mem) {
 	hi.Disp += 32
 	coldPaths = append(coldPaths, func() {
 		Label(slow)
+		c := coldConsts(c)
 		storeBF16Int(16, c, Z31, m)
 		storeBF16Int(16, c, Z29, hi)
 		JMP(LabelRef(done))
 	})
+}
+
+// coldConsts returns c, with the integer rounding's constants broadcast here when c does not
+// hold them (kernels that keep their registers for data load them only on the cold path).
+func coldConsts(c consts) consts {
+	if c.one == nil {
+		e := c.expMask
+		c = loadConsts(bf16, false, 16)
+		c.expMask = e
+	}
+	return c
 }
 
 // storeBF16Pair stores Z31 at m1 and Z29 at m2 as bf16: VCVTNEPS2BF16 unless a lane of either
@@ -552,6 +564,7 @@ func main() {
 			qkNormKernel(s, d)
 		}
 	}
+	qkNormRoPEKernel()
 	Generate()
 }
 
@@ -762,28 +775,7 @@ func qkNormKernel(s isa, d dtype) {
 	ADDQ(U32(16), i)
 	CMPQ(i, n)
 	JB(LabelRef("sum"))
-	// ((s0+s1)+(s2+s3)) + ((s4+s5)+(s6+s7))
-	r := XMM()
-	{
-		hi, t := YMM(), YMM()
-		VEXTRACTF64X4(U8(1), acc, hi)
-		VHADDPD(hi, acc.AsY(), t) // [s0+s1, s4+s5, s2+s3, s6+s7]
-		u := XMM()
-		VEXTRACTF128(U8(1), t, u)
-		VADDPD(u, t.AsX(), u) // [(s0+s1)+(s2+s3), (s4+s5)+(s6+s7)]
-		VHADDPD(u, u, u)
-		// r = float32(1 / sqrt(float64(float32(sum/n) + eps)))
-		VDIVSD(nD, u, u)
-		VCVTSD2SS(u, r, r)
-		VADDSS(eps, r, r)
-		VCVTSS2SD(r, u, u)
-		VSQRTSD(u, u, u)
-		q := XMM()
-		VDIVSD(u, oneD, q)
-		VCVTSD2SS(q, r, r)
-	}
-	rz := ZMM()
-	VBROADCASTSS(r, rz)
+	rz := rmsScale(acc, nD, oneD, eps)
 	XORQ(i, i)
 	Label("scale")
 	{
@@ -832,4 +824,193 @@ func roundBF16(c consts, hiMask, quiet32, v VecVirtual) VecVirtual {
 	VPANDD(hiMask, v, u)
 	VPORD(quiet32, u, k, out)
 	return out
+}
+
+// qkNormRoPEKernel emits qkNormRoPENeoX128BF16AVX512BF16(x *byte, heads, stride int, w, cos,
+// sin *float32, eps float32): qk_rmsnorm_rope whole, for bf16 heads of 128 elements rotated
+// full width NeoX style (Qwen3's shape). Each head stays in registers from its load to its
+// store: the sum of squares as in qkNormKernel, the two intermediate roundings by
+// VCVTNE2PS2BF16 (subnormals, which it flushes, take the integer rounding), then the rotation
+// by the token's cos/sin, also in registers for all heads, and one rounding store.
+func qkNormRoPEKernel() {
+	const name = "qkNormRoPENeoX128BF16AVX512BF16"
+	fastBF16 = true
+	TEXT(name, NOSPLIT, "func(x *byte, heads, stride int, w, cos, sin *float32, eps float32)")
+	Pragma("noescape")
+	Doc(name + " normalizes and rotates `heads` bf16 heads of 128 elements in place, as qk_rmsnorm_rope does for a full-width NeoX rotation.")
+	x := Load(Param("x"), GP64())
+	heads := Load(Param("heads"), GP64())
+	stride := Load(Param("stride"), GP64())
+	w := Load(Param("w"), GP64())
+	cs := Load(Param("cos"), GP64())
+	sn := Load(Param("sin"), GP64())
+	eps := Load(Param("eps"), XMM())
+	TESTQ(heads, heads)
+	JZ(LabelRef("done"))
+	// Only the exponent mask stays in a register; the subnormal fallbacks load their own.
+	var c consts
+	c.expMask = ZMM()
+	VPBROADCASTD(cExp, c.expMask)
+	nD, oneD := XMM(), XMM()
+	tmp := GP64()
+	MOVQ(U32(128), tmp)
+	VCVTSI2SDQ(tmp, nD, nD)
+	VMOVSD(cOneF64, oneD)
+	// Two heads at a time: one head's work is a single dependency chain (sum, scale, the
+	// roundings, the rotation) longer than the out-of-order window reaches past, so two
+	// interleaved chains run at twice the rate. An odd last head goes alone.
+	CMPQ(heads, U8(2))
+	JB(LabelRef("one"))
+	Label("two")
+	qkNormRoPEHeads(c, x, stride, w, cs, sn, nD, oneD, eps, 2)
+	LEAQ(Mem{Base: x, Index: stride, Scale: 2}, x)
+	SUBQ(U8(2), heads)
+	CMPQ(heads, U8(2))
+	JAE(LabelRef("two"))
+	Label("one")
+	TESTQ(heads, heads)
+	JZ(LabelRef("done"))
+	qkNormRoPEHeads(c, x, stride, w, cs, sn, nD, oneD, eps, 1)
+	Label("done")
+	VZEROUPPER()
+	RET()
+	for _, f := range coldPaths {
+		f()
+	}
+	coldPaths = nil
+}
+
+// qkNormRoPEHeads emits the fused kernel's work on nh heads at x, x+stride, ...
+func qkNormRoPEHeads(c consts, x, stride, w, cs, sn, nD, oneD, eps Register, nh int) {
+	base := make([]Register, nh)
+	base[0] = x
+	for h := 1; h < nh; h++ {
+		base[h] = GP64()
+		LEAQ(Mem{Base: base[h-1], Index: stride, Scale: 1}, base[h])
+	}
+	y := make([][8]VecVirtual, nh)
+	acc := make([]VecVirtual, nh)
+	for h := range nh {
+		acc[h] = ZMM()
+		VXORPD(acc[h], acc[h], acc[h])
+	}
+	for k := range 8 {
+		for h := range nh {
+			y[h][k] = load(bf16, 16, Mem{Base: base[h], Disp: 32 * k})
+			lo, hi, hiY := ZMM(), ZMM(), YMM()
+			VCVTPS2PD(y[h][k].AsY(), lo)
+			VEXTRACTF32X8(U8(1), y[h][k], hiY)
+			VCVTPS2PD(hiY, hi)
+			VFMADD231PD(lo, lo, acc[h])
+			VFMADD231PD(hi, hi, acc[h])
+		}
+	}
+	rz := make([]VecVirtual, nh)
+	for h := range nh {
+		rz[h] = rmsScale(acc[h], nD, oneD, eps)
+	}
+	for k := 0; k < 8; k += 2 {
+		for h := range nh {
+			a, b := y[h][k], y[h][k+1]
+			VMULPS(rz[h], a, a)
+			VMULPS(rz[h], b, b)
+			roundPairBF16(c, a, b)
+		}
+		for h := range nh {
+			a, b := y[h][k], y[h][k+1]
+			VMULPS(Mem{Base: w, Disp: 64 * k}, a, a)
+			VMULPS(Mem{Base: w, Disp: 64 * (k + 1)}, b, b)
+			roundPairBF16(c, a, b)
+		}
+	}
+	// Pairs (i, i+64): y[k] with y[k+4]; o1 = a·c − b·s into y[k], o2 = b·c + a·s into y[k+4].
+	for h := range nh {
+		p, q := ZMM(), ZMM()
+		for k := range 4 {
+			a, b := y[h][k], y[h][k+4]
+			cm, sm := Mem{Base: cs, Disp: 64 * k}, Mem{Base: sn, Disp: 64 * k}
+			VMULPS(cm, a, p)
+			VMULPS(sm, b, q)
+			VSUBPS(q, p, p)
+			VMULPS(cm, b, b)
+			VMULPS(sm, a, q)
+			VADDPS(q, b, b)
+			VMOVAPS(p, a)
+		}
+		for k := 0; k < 8; k += 2 {
+			VMOVAPS(y[h][k], Z31)
+			VMOVAPS(y[h][k+1], Z29)
+			storeBF16Wide(c, Mem{Base: base[h], Disp: 32 * k})
+		}
+	}
+}
+
+// rmsScale reduces the eight float64 lanes of acc in the reference's order and returns
+// ops.RMSNormScale(sum, n, eps) broadcast to a zmm (nD = float64(n), oneD = 1.0).
+func rmsScale(acc VecVirtual, nD, oneD, eps Register) VecVirtual {
+	r := XMM()
+	hi, t := YMM(), YMM()
+	// EVEX forms only: the registers may be any of the 32.
+	VEXTRACTF64X4(U8(1), acc, hi)
+	ev, od := YMM(), YMM()
+	VUNPCKLPD(hi, acc.AsY(), ev) // [s0, s4, s2, s6]
+	VUNPCKHPD(hi, acc.AsY(), od) // [s1, s5, s3, s7]
+	VADDPD(od, ev, t)            // [s0+s1, s4+s5, s2+s3, s6+s7]
+	u, v := XMM(), XMM()
+	VEXTRACTF64X2(U8(1), t, u)
+	VADDPD(u, t.AsX(), u) // [(s0+s1)+(s2+s3), (s4+s5)+(s6+s7)]
+	VUNPCKHPD(u, u, v)
+	VADDSD(v, u, u)
+	// r = float32(1 / sqrt(float64(float32(sum/n) + eps)))
+	VDIVSD(nD, u, u)
+	VCVTSD2SS(u, r, r)
+	VADDSS(eps, r, r)
+	VCVTSS2SD(r, u, u)
+	VSQRTSD(u, u, u)
+	q := XMM()
+	VDIVSD(u, oneD, q)
+	VCVTSD2SS(q, r, r)
+	rz := ZMM()
+	VBROADCASTSS(r, rz)
+	return rz
+}
+
+// roundPairBF16 rounds a and b (16 float32 each) to bf16 and back in place: one
+// VCVTNE2PS2BF16 and two widenings, or, when a lane has a zero exponent (the instruction
+// flushes subnormals), roundBF16's integer rounding.
+func roundPairBF16(c consts, a, b VecVirtual) {
+	VMOVAPS(a, Z31)
+	VMOVAPS(b, Z29)
+	k1, k2 := K(), K()
+	VPTESTNMD(c.expMask, a, k1)
+	VPTESTNMD(c.expMask, b, k2)
+	KORTESTW(k1, k2)
+	slow, done := newLabel("rndslow"), newLabel("rnddone")
+	JNZ(LabelRef(slow))
+	for i, bt := range []byte{0x62, 0x02, 0x17, 0x40, 0x72, 0xf7} {
+		ins := &ir.Instruction{Opcode: "BYTE", Operands: []Op{U8(bt)}}
+		if i == 0 {
+			ins.Inputs, ins.Outputs = []Op{Z31, Z29}, []Op{Z30}
+		}
+		Instruction(ins)
+	}
+	hiY := YMM()
+	VEXTRACTI64X4(U8(1), Z30, hiY)
+	VPMOVZXWD(Y30, a)
+	VPSLLD(U8(16), a, a)
+	VPMOVZXWD(hiY, b)
+	VPSLLD(U8(16), b, b)
+	Label(done)
+	coldPaths = append(coldPaths, func() {
+		Label(slow)
+		hiMask, quiet32 := ZMM(), ZMM()
+		VPBROADCASTD(cHiMask, hiMask)
+		VPBROADCASTD(cQuiet32, quiet32)
+		c := coldConsts(c)
+		ra := roundBF16(c, hiMask, quiet32, a)
+		rb := roundBF16(c, hiMask, quiet32, b)
+		VMOVAPS(ra, a)
+		VMOVAPS(rb, b)
+		JMP(LabelRef(done))
+	})
 }
