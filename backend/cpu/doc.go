@@ -6,5 +6,12 @@
 // add or subtract, no FMA), so results match the reference bit for bit. The implementation is
 // chosen once from golang.org/x/sys/cpu; tests force each one the machine has.
 //
+// The RMS norms of the fused ops sum exact float64 squares in the reference's fixed lanes; there
+// a fused multiply-add is exact-equivalent (the square is exact, so the one rounding is the
+// add's). qk_rmsnorm_rope runs one AVX-512 kernel per token for the norm, and for bf16 heads of
+// 128 rotated full width NeoX style (Qwen3) one kernel that keeps each head in registers from
+// load to store, two heads interleaved: a head alone is one long dependency chain (sum, square
+// root, two roundings, rotation) that the out-of-order window cannot overlap with the next.
+//
 // Importing the package registers its kernels with package ops as backend "cpu".
 package cpu
