@@ -221,11 +221,21 @@ func qkNormAsm(i isa, d tensor.DType, x *byte, heads, stride int, w []float32, n
 }
 
 // qkNormRoPEAsm normalizes and rotates `heads` heads at x (stride bytes apart) in one kernel,
-// when there is one for the ISA, dtype and shape: bf16 heads of 128 rotated full width, NeoX.
+// when there is one for the ISA, dtype and shape: heads of 128 rotated full width, NeoX; f32
+// and f16 on AVX-512, bf16 on AVX512BF16.
 func qkNormRoPEAsm(i isa, d tensor.DType, gptj bool, x *byte, heads, stride int, w, cos, sin []float32, eps float32) bool {
-	if i != isaAVX512BF16 || d != tensor.BF16 || gptj || len(w) != 128 || len(cos) != 64 || len(sin) != 64 {
+	if gptj || len(w) != 128 || len(cos) != 64 || len(sin) != 64 || (i != isaAVX512 && i != isaAVX512BF16) {
 		return false
 	}
-	qkNormRoPENeoX128BF16AVX512BF16(x, heads, stride, &w[0], &cos[0], &sin[0], eps)
+	switch {
+	case d == tensor.F32:
+		qkNormRoPENeoX128F32AVX512(x, heads, stride, &w[0], &cos[0], &sin[0], eps)
+	case d == tensor.F16:
+		qkNormRoPENeoX128F16AVX512(x, heads, stride, &w[0], &cos[0], &sin[0], eps)
+	case d == tensor.BF16 && i == isaAVX512BF16:
+		qkNormRoPENeoX128BF16AVX512BF16(x, heads, stride, &w[0], &cos[0], &sin[0], eps)
+	default:
+		return false
+	}
 	return true
 }

@@ -224,7 +224,17 @@ func qkNormF16AVX512(x *byte, heads int, stride int, w *float32, n int, eps floa
 //go:noescape
 func qkNormBF16AVX512BF16(x *byte, heads int, stride int, w *float32, n int, eps float32)
 
-// qkNormRoPENeoX128BF16AVX512BF16 normalizes and rotates `heads` bf16 heads of 128 elements in place, as qk_rmsnorm_rope does for a full-width NeoX rotation.
+// qkNormRoPENeoX128F32AVX512 normalizes and rotates `heads` F32 heads of 128 elements in place, as qk_rmsnorm_rope does for a full-width NeoX rotation.
+//
+//go:noescape
+func qkNormRoPENeoX128F32AVX512(x *byte, heads int, stride int, w *float32, cos *float32, sin *float32, eps float32)
+
+// qkNormRoPENeoX128F16AVX512 normalizes and rotates `heads` F16 heads of 128 elements in place, as qk_rmsnorm_rope does for a full-width NeoX rotation.
+//
+//go:noescape
+func qkNormRoPENeoX128F16AVX512(x *byte, heads int, stride int, w *float32, cos *float32, sin *float32, eps float32)
+
+// qkNormRoPENeoX128BF16AVX512BF16 normalizes and rotates `heads` BF16 heads of 128 elements in place, as qk_rmsnorm_rope does for a full-width NeoX rotation.
 //
 //go:noescape
 func qkNormRoPENeoX128BF16AVX512BF16(x *byte, heads int, stride int, w *float32, cos *float32, sin *float32, eps float32)

@@ -564,7 +564,11 @@ func main() {
 			qkNormKernel(s, d)
 		}
 	}
-	qkNormRoPEKernel()
+	// (Plain AVX-512's bf16 integer rounding needs seven constant registers: with two heads'
+	// sixteen there are not enough, and bf16 there takes the norm kernel and the rotation.)
+	qkNormRoPEKernel(avx512, f32)
+	qkNormRoPEKernel(avx512, f16)
+	qkNormRoPEKernel(avx512BF16, bf16)
 	Generate()
 }
 
@@ -832,12 +836,12 @@ func roundBF16(c consts, hiMask, quiet32, v VecVirtual) VecVirtual {
 // store: the sum of squares as in qkNormKernel, the two intermediate roundings by
 // VCVTNE2PS2BF16 (subnormals, which it flushes, take the integer rounding), then the rotation
 // by the token's cos/sin, also in registers for all heads, and one rounding store.
-func qkNormRoPEKernel() {
-	const name = "qkNormRoPENeoX128BF16AVX512BF16"
-	fastBF16 = true
+func qkNormRoPEKernel(s isa, d dtype) {
+	name := fmt.Sprintf("qkNormRoPENeoX128%s%s", d.name, s.name)
+	fastBF16 = s == avx512BF16
 	TEXT(name, NOSPLIT, "func(x *byte, heads, stride int, w, cos, sin *float32, eps float32)")
 	Pragma("noescape")
-	Doc(name + " normalizes and rotates `heads` bf16 heads of 128 elements in place, as qk_rmsnorm_rope does for a full-width NeoX rotation.")
+	Doc(fmt.Sprintf("%s normalizes and rotates `heads` %s heads of 128 elements in place, as qk_rmsnorm_rope does for a full-width NeoX rotation.", name, d.name))
 	x := Load(Param("x"), GP64())
 	heads := Load(Param("heads"), GP64())
 	stride := Load(Param("stride"), GP64())
@@ -847,10 +851,12 @@ func qkNormRoPEKernel() {
 	eps := Load(Param("eps"), XMM())
 	TESTQ(heads, heads)
 	JZ(LabelRef("done"))
-	// Only the exponent mask stays in a register; the subnormal fallbacks load their own.
 	var c consts
-	c.expMask = ZMM()
-	VPBROADCASTD(cExp, c.expMask)
+	if d == bf16 {
+		// Only the exponent mask stays in a register; the subnormal fallbacks load their own.
+		c.expMask = ZMM()
+		VPBROADCASTD(cExp, c.expMask)
+	}
 	nD, oneD := XMM(), XMM()
 	tmp := GP64()
 	MOVQ(U32(128), tmp)
@@ -862,7 +868,7 @@ func qkNormRoPEKernel() {
 	CMPQ(heads, U8(2))
 	JB(LabelRef("one"))
 	Label("two")
-	qkNormRoPEHeads(c, x, stride, w, cs, sn, nD, oneD, eps, 2)
+	qkNormRoPEHeads(d, c, x, stride, w, cs, sn, nD, oneD, eps, 2)
 	LEAQ(Mem{Base: x, Index: stride, Scale: 2}, x)
 	SUBQ(U8(2), heads)
 	CMPQ(heads, U8(2))
@@ -870,7 +876,7 @@ func qkNormRoPEKernel() {
 	Label("one")
 	TESTQ(heads, heads)
 	JZ(LabelRef("done"))
-	qkNormRoPEHeads(c, x, stride, w, cs, sn, nD, oneD, eps, 1)
+	qkNormRoPEHeads(d, c, x, stride, w, cs, sn, nD, oneD, eps, 1)
 	Label("done")
 	VZEROUPPER()
 	RET()
@@ -881,7 +887,7 @@ func qkNormRoPEKernel() {
 }
 
 // qkNormRoPEHeads emits the fused kernel's work on nh heads at x, x+stride, ...
-func qkNormRoPEHeads(c consts, x, stride, w, cs, sn, nD, oneD, eps Register, nh int) {
+func qkNormRoPEHeads(d dtype, c consts, x, stride, w, cs, sn, nD, oneD, eps Register, nh int) {
 	base := make([]Register, nh)
 	base[0] = x
 	for h := 1; h < nh; h++ {
@@ -896,7 +902,7 @@ func qkNormRoPEHeads(c consts, x, stride, w, cs, sn, nD, oneD, eps Register, nh 
 	}
 	for k := range 8 {
 		for h := range nh {
-			y[h][k] = load(bf16, 16, Mem{Base: base[h], Disp: 32 * k})
+			y[h][k] = load(d, 16, Mem{Base: base[h], Disp: 16 * d.esize * k})
 			lo, hi, hiY := ZMM(), ZMM(), YMM()
 			VCVTPS2PD(y[h][k].AsY(), lo)
 			VEXTRACTF32X8(U8(1), y[h][k], hiY)
@@ -914,13 +920,13 @@ func qkNormRoPEHeads(c consts, x, stride, w, cs, sn, nD, oneD, eps Register, nh 
 			a, b := y[h][k], y[h][k+1]
 			VMULPS(rz[h], a, a)
 			VMULPS(rz[h], b, b)
-			roundPairBF16(c, a, b)
+			roundPair(d, c, a, b)
 		}
 		for h := range nh {
 			a, b := y[h][k], y[h][k+1]
 			VMULPS(Mem{Base: w, Disp: 64 * k}, a, a)
 			VMULPS(Mem{Base: w, Disp: 64 * (k + 1)}, b, b)
-			roundPairBF16(c, a, b)
+			roundPair(d, c, a, b)
 		}
 	}
 	// Pairs (i, i+64): y[k] with y[k+4]; o1 = a·c − b·s into y[k], o2 = b·c + a·s into y[k+4].
@@ -937,10 +943,30 @@ func qkNormRoPEHeads(c consts, x, stride, w, cs, sn, nD, oneD, eps Register, nh 
 			VADDPS(q, b, b)
 			VMOVAPS(p, a)
 		}
-		for k := 0; k < 8; k += 2 {
-			VMOVAPS(y[h][k], Z31)
-			VMOVAPS(y[h][k+1], Z29)
-			storeBF16Wide(c, Mem{Base: base[h], Disp: 32 * k})
+		if d == bf16 && fastBF16 {
+			for k := 0; k < 8; k += 2 {
+				VMOVAPS(y[h][k], Z31)
+				VMOVAPS(y[h][k+1], Z29)
+				storeBF16Wide(c, Mem{Base: base[h], Disp: 32 * k})
+			}
+			continue
+		}
+		for k := range 8 {
+			store(d, 16, c, y[h][k], Mem{Base: base[h], Disp: 16 * d.esize * k})
+		}
+	}
+}
+
+// roundPair rounds a and b (16 float32 each) to d and back in place (bf16: AVX512BF16 only).
+func roundPair(d dtype, c consts, a, b VecVirtual) {
+	switch d {
+	case bf16:
+		roundPairBF16(c, a, b)
+	case f16:
+		for _, v := range []VecVirtual{a, b} {
+			h := YMM()
+			VCVTPS2PH(U8(0), v, h)
+			VCVTPH2PS(h, v)
 		}
 	}
 }
