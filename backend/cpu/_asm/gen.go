@@ -768,13 +768,7 @@ func qkNormKernel(s isa, d dtype) {
 	XORQ(i, i)
 	Label("sum")
 	{
-		v := load(d, 16, Mem{Base: x, Index: i, Scale: uint8(d.esize)})
-		lo, hi, hiY := ZMM(), ZMM(), YMM()
-		VCVTPS2PD(v.AsY(), lo)
-		VEXTRACTF32X8(U8(1), v, hiY)
-		VCVTPS2PD(hiY, hi)
-		VFMADD231PD(lo, lo, acc)
-		VFMADD231PD(hi, hi, acc)
+		accSquares(load(d, 16, Mem{Base: x, Index: i, Scale: uint8(d.esize)}), acc)
 	}
 	ADDQ(U32(16), i)
 	CMPQ(i, n)
@@ -903,12 +897,7 @@ func qkNormRoPEHeads(d dtype, c consts, x, stride, w, cs, sn, nD, oneD, eps Regi
 	for k := range 8 {
 		for h := range nh {
 			y[h][k] = load(d, 16, Mem{Base: base[h], Disp: 16 * d.esize * k})
-			lo, hi, hiY := ZMM(), ZMM(), YMM()
-			VCVTPS2PD(y[h][k].AsY(), lo)
-			VEXTRACTF32X8(U8(1), y[h][k], hiY)
-			VCVTPS2PD(hiY, hi)
-			VFMADD231PD(lo, lo, acc[h])
-			VFMADD231PD(hi, hi, acc[h])
+			accSquares(y[h][k], acc[h])
 		}
 	}
 	rz := make([]VecVirtual, nh)
@@ -969,6 +958,17 @@ func roundPair(d dtype, c consts, a, b VecVirtual) {
 			VCVTPH2PS(h, v)
 		}
 	}
+}
+
+// accSquares adds the exact float64 squares of v's 16 float32 lanes into acc's eight lanes:
+// lanes 0..7 first, then 8..15, so lane l takes elements l and l+8 in order (ops.SumSquares).
+func accSquares(v, acc VecVirtual) {
+	lo, hi, hiY := ZMM(), ZMM(), YMM()
+	VCVTPS2PD(v.AsY(), lo)
+	VEXTRACTF32X8(U8(1), v, hiY)
+	VCVTPS2PD(hiY, hi)
+	VFMADD231PD(lo, lo, acc)
+	VFMADD231PD(hi, hi, acc)
 }
 
 // rmsScale reduces the eight float64 lanes of acc in the reference's order and returns
