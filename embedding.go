@@ -161,9 +161,14 @@ func (e *Embedding) Forward(positions, query, key tensor.Tensor) error {
 	return e.forward(&pos, q, k)
 }
 
+// rope is the spec's rotation of checked q and k, as every op's arguments carry it.
+func (e *Embedding) rope(q, k ops.Heads) ops.Rope {
+	return ops.Rope{RotaryDim: e.spec.RotaryDim, GPTJ: e.spec.Style == GPTJ, Query: q, Key: k}
+}
+
 // forward rotates checked q and k at checked positions.
 func (e *Embedding) forward(pos *ops.Positions, q, k ops.Heads) error {
-	rope := ops.Rope{RotaryDim: e.spec.RotaryDim, GPTJ: e.spec.Style == GPTJ, Query: q, Key: k}
+	rope := e.rope(q, k)
 	if c, ok := e.table(pos.Max); ok && pos.Max < int64(c.Rows) {
 		var err error
 		if pos.Rows > 1 {

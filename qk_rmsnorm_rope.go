@@ -25,7 +25,7 @@ func (e *Embedding) ForwardQKNorm(positions, query, key, qWeight, kWeight tensor
 	if err != nil {
 		return err
 	}
-	a := ops.QKRMSNormRoPEArgs{Rope: ops.Rope{RotaryDim: e.spec.RotaryDim, GPTJ: e.spec.Style == GPTJ, Query: q, Key: k}}
+	a := ops.QKRMSNormRoPEArgs{Rope: e.rope(q, k)}
 	if err := ops.NewQKRMSNormWeights(&a, q, k, qWeight, kWeight, eps); err != nil {
 		return err
 	}

@@ -76,7 +76,7 @@ func qkWiden(dst []float32, w tensor.Tensor) []float32 {
 func qkNormHeads(k *kernels, h *ops.Heads, t int, w []float32, eps float32, head []float32) {
 	n := h.HeadSize
 	base := h.Off + t*h.TokenStride
-	if h.NumHeads > 0 && qkNormAsm(k.isa, h.DType, headPtr(h, base), h.NumHeads, h.HeadStride*h.DType.Size(), w, n, eps) {
+	if qkNormAsm(k.isa, h.DType, headPtr(h, base), h.NumHeads, h.HeadStride*h.DType.Size(), w, n, eps) {
 		return
 	}
 	for hd := range h.NumHeads {

@@ -2,8 +2,9 @@
 //
 //	cd backend/cpu/_asm && go run . -out ../rotate_amd64.s -stubs ../rotate_amd64_stubs.go
 //
-// Every kernel keeps the reference's order of operations (each product rounded to float32,
-// then one add or subtract, never an FMA), so it matches backend/native bit for bit.
+// Every kernel keeps the reference's order of operations (in the rotations each product rounded
+// to float32, then one add or subtract, never an FMA; the norms' float64 sums of exact squares
+// may fuse, the rounding is the same), so it matches backend/native bit for bit.
 package main
 
 import (
@@ -824,12 +825,12 @@ func roundBF16(c consts, hiMask, quiet32, v VecVirtual) VecVirtual {
 	return out
 }
 
-// qkNormRoPEKernel emits qkNormRoPENeoX128BF16AVX512BF16(x *byte, heads, stride int, w, cos,
-// sin *float32, eps float32): qk_rmsnorm_rope whole, for bf16 heads of 128 elements rotated
-// full width NeoX style (Qwen3's shape). Each head stays in registers from its load to its
-// store: the sum of squares as in qkNormKernel, the two intermediate roundings by
-// VCVTNE2PS2BF16 (subnormals, which it flushes, take the integer rounding), then the rotation
-// by the token's cos/sin, also in registers for all heads, and one rounding store.
+// qkNormRoPEKernel emits qkNormRoPENeoX128<D><ISA>(x *byte, heads, stride int, w, cos,
+// sin *float32, eps float32): qk_rmsnorm_rope whole, for heads of 128 elements rotated full
+// width NeoX style (Qwen3's shape). Each head stays in registers from its load to its store:
+// the sum of squares as in qkNormKernel, the two intermediate roundings (bf16: VCVTNE2PS2BF16,
+// subnormals, which it flushes, taking the integer rounding; f16: VCVTPS2PH and back), then
+// the rotation by the token's cos/sin and one rounding store.
 func qkNormRoPEKernel(s isa, d dtype) {
 	name := fmt.Sprintf("qkNormRoPENeoX128%s%s", d.name, s.name)
 	fastBF16 = s == avx512BF16
