@@ -6,7 +6,7 @@ import "github.com/rotary-go/rotary/ops"
 // npu_kv_rmsnorm_rope_cache): DeepSeek MLA's KV-cache update for one layer. Each token's row of
 // p.KV [B, 1, S, Dv+Dk] splits in two:
 //
-//   - c_kv = RMSNorm(kv[:Dv])·gamma (mean of squares in float64), written to p.CKVCache;
+//   - c_kv = RMSNorm(kv[:Dv])·gamma (float32, ops.SumSquares' order), written to p.CKVCache;
 //   - k_rope = the GPT-J rotation of kv[Dv:] by full-width cos/sin, written de-interleaved:
 //     with x1 = x[0::2], x2 = x[1::2], k_rope = cat(x1, x2)·cos + cat(−x2, x1)·sin (NeoX order,
 //     as HF's DeepSeek code returns it), to p.KCache.

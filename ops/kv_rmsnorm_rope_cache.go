@@ -316,8 +316,8 @@ func (a *KvRmsNormRopeCacheArgs) check() error {
 		return err
 	}
 	a.CacheMode = mode
-	if math.IsNaN(a.Epsilon) || math.IsInf(a.Epsilon, 0) || a.Epsilon < 0 {
-		return fmt.Errorf("epsilon %v: want a finite number ≥ 0", a.Epsilon)
+	if _, err := CheckEpsilon(a.Epsilon); err != nil {
+		return err
 	}
 
 	if a.KLayout, err = kvcCacheLayout("k_cache", a.KCache, mode, kv.DType, B, a.Dk); err != nil {

@@ -14,7 +14,7 @@ import (
 //
 // Per head of n = HeadSize elements x_j, in this order:
 //
-//	var  = float32(Σ x_j² / n)               (exact squares summed in float64: SumSquares)
+//	var  = SumSquares(x) / n                 (float32, in SumSquares' fixed order)
 //	r    = float32(1 / √float32(var + ε))     (rsqrt of a float32 sum)
 //	h_j  = dtype(float32(x_j · r))           (HF: hidden_states.to(input_dtype))
 //	y_j  = dtype(float32(w_j · h_j))         (HF: self.weight * …, weight and x in one dtype)
@@ -47,43 +47,6 @@ func (a *QKRMSNormRoPEArgs) CosSin(t int) (cos, sin []float32) {
 
 // QKRMSNormRoPE is the op.
 var QKRMSNormRoPE = NewOp[QKRMSNormRoPEArgs]("qk_rmsnorm_rope")
-
-// SumSquares is Σ x_j² in float64 in the one order every backend uses: eight running sums, sum l
-// taking the elements j ≡ l (mod 8) in increasing j, combined as ((s0+s1)+(s2+s3))+((s4+s5)+(s6+s7)).
-// Each square is exact in float64; the order only matters in the last bits of the float64 sum,
-// far below the float32 variance it feeds, but it is fixed so that results agree to the bit.
-// (Eight chains let a CPU overlap the additions a single running sum would serialize.)
-func SumSquares(x []float32) float64 {
-	var s0, s1, s2, s3, s4, s5, s6, s7 float64
-	sq := func(v float32) float64 { f := float64(v); return float64(f * f) }
-	i := 0
-	for ; i+8 <= len(x); i += 8 {
-		v := x[i : i+8 : i+8]
-		s0 += sq(v[0])
-		s1 += sq(v[1])
-		s2 += sq(v[2])
-		s3 += sq(v[3])
-		s4 += sq(v[4])
-		s5 += sq(v[5])
-		s6 += sq(v[6])
-		s7 += sq(v[7])
-	}
-	tail := [7]float64{}
-	for l, v := range x[i:] {
-		tail[l] = sq(v)
-	}
-	s0, s1, s2, s3 = s0+tail[0], s1+tail[1], s2+tail[2], s3+tail[3]
-	s4, s5, s6 = s4+tail[4], s5+tail[5], s6+tail[6]
-	return ((s0 + s1) + (s2 + s3)) + ((s4 + s5) + (s6 + s7))
-}
-
-// RMSNormScale is the factor r = rsqrt(var + ε) of a head of n elements whose squares sum to
-// sumSq (SumSquares): the mean rounds to float32, ε adds in float32, and the reciprocal square
-// root rounds once to float32. Every backend uses it so that they agree to the bit.
-func RMSNormScale(sumSq float64, n int, eps float32) float32 {
-	v := float32(sumSq/float64(n)) + eps
-	return float32(1 / math.Sqrt(float64(v)))
-}
 
 // CheckNormWeight checks w as a norm weight: a float tensor [headSize], contiguous.
 func CheckNormWeight(name string, w tensor.Tensor, headSize int) error {

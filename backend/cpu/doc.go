@@ -3,12 +3,11 @@
 // even for bf16, and a pure-Go fallback under the negated build tags and under -tags purego.
 //
 // Every kernel keeps backend/native's order of operations (in the rotations each product rounded
-// to float32, one add or subtract, no FMA), so results match the reference bit for bit. The implementation is
+// to float32, one add or subtract, no FMA; the norms' sums are FMAs by definition), so results match the reference bit for bit. The implementation is
 // chosen once from golang.org/x/sys/cpu; tests force each one the machine has.
 //
-// The RMS norms of the fused ops sum exact float64 squares in the reference's fixed lanes; there
-// a fused multiply-add is exact-equivalent (the square is exact, so the one rounding is the
-// add's). qk_rmsnorm_rope runs one AVX-512 kernel per token for the norm, and for heads of 128
+// The RMS norms of the fused ops are ops.SumSquares' float32 fused multiply-adds, 32 lanes in
+// two zmm, and its pairwise tree. qk_rmsnorm_rope runs one AVX-512 kernel per token for the norm, and for heads of 128
 // rotated full width NeoX style (Qwen3; f32 and f16 on AVX-512, bf16 on AVX512BF16) one kernel
 // that keeps each head in registers from load to store, two heads interleaved: a head alone is one long dependency chain (sum, square
 // root, two roundings, rotation) that the out-of-order window cannot overlap with the next.

@@ -108,7 +108,7 @@ func callKernel(i isa, d tensor.DType, gptj, full bool, x *byte, heads, stride i
 func available() []*kernels {
 	var impls []*kernels
 	x := cpu.X86
-	if x.HasAVX512F && x.HasAVX512BW && x.HasAVX512VL && x.HasAVX2 && x.HasF16C {
+	if x.HasAVX512F && x.HasAVX512BW && x.HasAVX512VL && x.HasAVX512DQ && x.HasAVX2 && x.HasF16C {
 		if x.HasAVX512BF16 {
 			impls = append(impls, avx512bf16)
 		}
@@ -172,29 +172,15 @@ func narrowAsm(i isa, d tensor.DType, dst []uint16, src []float32) int {
 	return n
 }
 
-// kvcScaleAsm writes y = float32((x·inv)·g) for the leading multiple of 8 of len(y) ≤ len(x), len(g).
-func kvcScaleAsm(i isa, y, x []float32, g []float64, inv float64) int {
-	n := len(y) &^ 7
-	if n == 0 || i == isaGeneric {
-		return 0
-	}
-	_, _ = x[n-1], g[n-1]
-	if i == isaAVX2 {
-		kvcScaleAVX2(&y[0], &x[0], &g[0], inv, n)
-	} else {
-		kvcScaleAVX512(&y[0], &x[0], &g[0], inv, n)
-	}
-	return n
-}
-
-// kvcSumSq8Asm sums the squares of the first n (a multiple of 4) elements of the 8 rows of x,
-// stride elements apart, in the reference's lanes; false when there is no kernel.
-func kvcSumSq8Asm(i isa, x []float32, stride, n int, out *[8]float64) bool {
-	if i == isaGeneric || n%4 != 0 || n == 0 {
+// kvcNormAsm writes y = float32(float32(x·r)·g) with r the RMSNorm factor of x
+// (ops.RMSNormScale(ops.SumSquares(x), len(x), eps)), len(x) a multiple of 16, len(y), len(g) ≥
+// len(x); false when there is no kernel for the ISA and length, and then nothing was done.
+func kvcNormAsm(i isa, y, x, g []float32, eps float32) bool {
+	n := len(x)
+	if n == 0 || n%16 != 0 || len(y) < n || len(g) < n || (i != isaAVX512 && i != isaAVX512BF16) {
 		return false
 	}
-	_ = x[7*stride+n-1]
-	kvcSumSq8(&x[0], stride*4, n, &out[0])
+	kvcNormAVX512(&y[0], &x[0], &g[0], n, eps)
 	return true
 }
 

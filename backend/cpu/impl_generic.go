@@ -15,8 +15,7 @@ func callKernel(isa, tensor.DType, bool, bool, *byte, int, int, *float32, *float
 // Without assembly the kv_rmsnorm_rope_cache bulk helpers do nothing; Go does every element.
 func widenAsm(isa, tensor.DType, []float32, []uint16) int           { return 0 }
 func narrowAsm(isa, tensor.DType, []uint16, []float32) int          { return 0 }
-func kvcScaleAsm(isa, []float32, []float32, []float64, float64) int { return 0 }
-func kvcSumSq8Asm(isa, []float32, int, int, *[8]float64) bool       { return false }
+func kvcNormAsm(isa, []float32, []float32, []float32, float32) bool { return false }
 func qkNormAsm(isa, tensor.DType, *byte, int, int, []float32, int, float32) bool {
 	return false
 }

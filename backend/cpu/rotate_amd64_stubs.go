@@ -164,11 +164,6 @@ func widenF16AVX512(dst *float32, src *uint16, n int)
 //go:noescape
 func narrowF16AVX512(dst *uint16, src *float32, n int)
 
-// kvcScaleAVX512 writes y = float32((x·inv)·g) in float64 for n (a multiple of 8) elements.
-//
-//go:noescape
-func kvcScaleAVX512(y *float32, x *float32, gamma *float64, inv float64, n int)
-
 // widenBF16AVX2 widens n (a multiple of 16) BF16 values to float32.
 //
 //go:noescape
@@ -189,20 +184,15 @@ func widenF16AVX2(dst *float32, src *uint16, n int)
 //go:noescape
 func narrowF16AVX2(dst *uint16, src *float32, n int)
 
-// kvcScaleAVX2 writes y = float32((x·inv)·g) in float64 for n (a multiple of 8) elements.
-//
-//go:noescape
-func kvcScaleAVX2(y *float32, x *float32, gamma *float64, inv float64, n int)
-
 // narrowBF16AVX512BF16 rounds n (a multiple of 16) float32 values to BF16.
 //
 //go:noescape
 func narrowBF16AVX512BF16(dst *uint16, src *float32, n int)
 
-// kvcSumSq8 sums the squares of 8 rows of n (a multiple of 4) float32 values in the reference's four float64 lanes.
+// kvcNormAVX512 writes the RMSNorm of the n (a multiple of 16) float32 values at x, times gamma, to y, as kv_rmsnorm_rope_cache does.
 //
 //go:noescape
-func kvcSumSq8(x *float32, stride int, n int, out *float64)
+func kvcNormAVX512(y *float32, x *float32, gamma *float32, n int, eps float32)
 
 // qkNormF32AVX512 RMS-normalizes `heads` F32 heads of n (a multiple of 16) elements in place, as qk_rmsnorm_rope does.
 //

@@ -1,8 +1,6 @@
 package native
 
 import (
-	"math"
-
 	"github.com/rotary-go/rotary/ops"
 	"github.com/rotary-go/rotary/tensor"
 )
@@ -14,10 +12,10 @@ func init() {
 // KvRmsNormRopeCache is op kv_rmsnorm_rope_cache (seed 004). For each token (b, s), with
 // x = kv[b, 0, s]:
 //
-// RMSNorm of x[:Dv]: the squares are exact in float64 and summed in four lanes (element j into
-// lane j%4, then (l0+l1)+(l2+l3)), a fixed order a vectorised backend can keep;
-// inv = 1/sqrt(sum/Dv + epsilon) in float64; y_j = float32((x_j·inv)·gamma_j), the products in
-// float64 and one rounding to float32.
+// RMSNorm of x[:Dv], in float32 with the fused norms' shared arithmetic:
+// r = ops.RMSNormScale(ops.SumSquares(x[:Dv]), Dv, float32(epsilon)), then
+// y_j = float32(float32(x_j·r)·gamma_j), each product rounded (torch_npu's float32 (x/rms)·gamma,
+// with x·(1/rms)).
 //
 // RoPE of r = x[Dv:], interleaved pairs (r[2i], r[2i+1]) written de-interleaved:
 // y_i = r[2i]·cos_i − r[2i+1]·sin_i and y_{h+i} = r[2i+1]·cos_{h+i} + r[2i]·sin_{h+i}, h = Dk/2,
@@ -32,15 +30,13 @@ func KvRmsNormRopeCache(a *ops.KvRmsNormRopeCacheArgs) {
 	for b := range a.Batch {
 		for s := range a.Seq {
 			xi := a.KVRow(b, s)
-			var lanes [4]float64
 			for j := range dv {
-				x := float64(load(a.KV, xi+j))
-				lanes[j%4] += x * x // exact product: a fused multiply-add would round the same
+				y[j] = load(a.KV, xi+j)
 			}
-			inv := 1 / math.Sqrt(((lanes[0]+lanes[1])+(lanes[2]+lanes[3]))/float64(dv)+a.Epsilon)
+			r := ops.RMSNormScale(ops.SumSquares(y[:dv]), dv, float32(a.Epsilon))
 			for j := range dv {
-				g := float64(load(a.Gamma, a.Gamma.Offset+j*a.Gamma.Stride(0)))
-				y[j] = float32(float64(load(a.KV, xi+j)) * inv * g)
+				g := load(a.Gamma, a.Gamma.Offset+j*a.Gamma.Stride(0))
+				y[j] = float32(y[j]*r) * g
 			}
 
 			ri, ci, si := xi+dv, a.CosRow(b, s), a.SinRow(b, s)

@@ -3,8 +3,8 @@
 //	cd backend/cpu/_asm && go run . -out ../rotate_amd64.s -stubs ../rotate_amd64_stubs.go
 //
 // Every kernel keeps the reference's order of operations (in the rotations each product rounded
-// to float32, then one add or subtract, never an FMA; the norms' float64 sums of exact squares
-// may fuse, the rounding is the same), so it matches backend/native bit for bit.
+// to float32, then one add or subtract, never an FMA; the norms' sums of squares are fused
+// multiply-adds because ops.SumSquares defines them so), so it matches backend/native bit for bit.
 package main
 
 import (
@@ -553,10 +553,9 @@ func main() {
 			widenKernel(s, d)
 			narrowKernel(s, d)
 		}
-		scaleKernel(s)
 	}
 	narrowKernel(avx512BF16, bf16)
-	sumSqKernel()
+	kvcNormKernel()
 	for _, s := range []isa{avx512, avx512BF16} {
 		for _, d := range []dtype{f32, bf16, f16} {
 			if s == avx512BF16 && d != bf16 {
@@ -631,96 +630,64 @@ func narrowKernel(s isa, d dtype) {
 		})
 }
 
-// scaleKernel emits kvcScale<ISA>(y, x *float32, g *float64, inv float64, n int):
-// y[j] = float32((float64(x[j])·inv)·g[j]), both products in float64, one rounding (the
-// reference's order); n a multiple of 8.
-func scaleKernel(s isa) {
-	name := "kvcScale" + s.name
-	TEXT(name, NOSPLIT, "func(y, x *float32, gamma *float64, inv float64, n int)")
+// sumSquaresLoop emits ops.SumSquares of the n (a multiple of 16) elements of dtype d at x and
+// returns it in the low lane of an xmm: elements j..j+31 go to the lanes 0..31, 32 at a time,
+// then a last 16.
+func sumSquaresLoop(d dtype, x, n Register) VecVirtual {
+	i, end := GP64(), GP64()
+	MOVQ(n, end)
+	ANDQ(I8(-32), end)
+	acc := [2]VecVirtual{ZMM(), ZMM()}
+	VXORPS(acc[0], acc[0], acc[0])
+	VXORPS(acc[1], acc[1], acc[1])
+	XORQ(i, i)
+	sum, tail, done := newLabel("sum"), newLabel("sumtail"), newLabel("sumdone")
+	TESTQ(end, end)
+	JZ(LabelRef(tail))
+	Label(sum)
+	accSquares(load(d, 16, Mem{Base: x, Index: i, Scale: uint8(d.esize)}), acc[0])
+	accSquares(load(d, 16, Mem{Base: x, Index: i, Scale: uint8(d.esize), Disp: 16 * d.esize}), acc[1])
+	ADDQ(U32(32), i)
+	CMPQ(i, end)
+	JB(LabelRef(sum))
+	Label(tail)
+	CMPQ(i, n)
+	JAE(LabelRef(done))
+	accSquares(load(d, 16, Mem{Base: x, Index: i, Scale: uint8(d.esize)}), acc[0])
+	Label(done)
+	return sumLanes(acc[0], acc[1])
+}
+
+// kvcNormKernel emits kvcNormAVX512(y, x, gamma *float32, n int, eps float32): kv_rmsnorm_rope_cache's
+// RMSNorm of one widened row, r = ops.RMSNormScale(ops.SumSquares(x), n, eps), then
+// y_j = float32(float32(x_j·r)·g_j); n a multiple of 16.
+func kvcNormKernel() {
+	TEXT("kvcNormAVX512", NOSPLIT, "func(y, x, gamma *float32, n int, eps float32)")
 	Pragma("noescape")
-	Doc(fmt.Sprintf("%s writes y = float32((x·inv)·g) in float64 for n (a multiple of 8) elements.", name))
+	Doc("kvcNormAVX512 writes the RMSNorm of the n (a multiple of 16) float32 values at x, times gamma, to y, as kv_rmsnorm_rope_cache does.")
 	y := Load(Param("y"), GP64())
 	x := Load(Param("x"), GP64())
 	g := Load(Param("gamma"), GP64())
-	invX := Load(Param("inv"), XMM())
 	n := Load(Param("n"), GP64())
-	i := GP64()
-	XORQ(i, i)
+	eps := Load(Param("eps"), XMM())
 	TESTQ(n, n)
 	JZ(LabelRef("done"))
-	dl := s.lanes / 2 // float64 lanes
-	inv := vec(s.lanes)
-	VBROADCASTSD(invX, inv)
-	Label("loop")
-	for k := 0; k < 8; k += dl {
-		t := vec(s.lanes)
-		VCVTPS2PD(Mem{Base: x, Index: i, Scale: 4, Disp: 4 * k}, t)
-		VMULPD(inv, t, t)
-		VMULPD(Mem{Base: g, Index: i, Scale: 8, Disp: 8 * k}, t, t)
-		r := half(t, s.lanes)
-		if s.lanes == 16 {
-			VCVTPD2PS(t, r)
-		} else {
-			VCVTPD2PSY(t, r)
-		}
-		VMOVUPS(r, Mem{Base: y, Index: i, Scale: 4, Disp: 4 * k})
-	}
-	ADDQ(U32(8), i)
-	CMPQ(i, n)
-	JB(LabelRef("loop"))
-	Label("done")
-	VZEROUPPER()
-	RET()
-}
-
-// sumSqKernel emits kvcSumSq8(x *float32, stride, n int, out *float64): for each of the 8 rows
-// x + r·stride (bytes), the reference's RMSNorm sum: lane k sums float64(x[j])² for j ≡ k (mod 4)
-// in increasing j (the squares are exact), then out[r] = (l0+l1)+(l2+l3); n a multiple of 4.
-// Eight rows keep eight independent add chains in flight. AVX (VEX) only.
-func sumSqKernel() {
-	TEXT("kvcSumSq8", NOSPLIT, "func(x *float32, stride, n int, out *float64)")
-	Pragma("noescape")
-	Doc("kvcSumSq8 sums the squares of 8 rows of n (a multiple of 4) float32 values in the reference's four float64 lanes.")
-	x := Load(Param("x"), GP64())
-	stride := Load(Param("stride"), GP64())
-	n := Load(Param("n"), GP64())
-	out := Load(Param("out"), GP64())
-	var rows [8]GPVirtual
-	var acc [8]VecVirtual
-	for r := range rows {
-		rows[r] = GP64()
-		if r == 0 {
-			MOVQ(x, rows[r])
-		} else {
-			LEAQ(Mem{Base: rows[r-1], Index: stride, Scale: 1}, rows[r])
-		}
-		acc[r] = YMM()
-		VXORPD(acc[r], acc[r], acc[r])
-	}
+	nF, oneD := XMM(), XMM()
+	VCVTSI2SSQ(n, nF, nF)
+	VMOVSD(cOneF64, oneD)
+	rz := rmsScale(sumSquaresLoop(f32, x, n), nF, oneD, eps)
 	i := GP64()
 	XORQ(i, i)
-	TESTQ(n, n)
-	JZ(LabelRef("sum"))
-	Label("loop")
-	for r := range rows {
-		t := YMM()
-		VCVTPS2PD(Mem{Base: rows[r], Index: i, Scale: 4}, t)
-		VMULPD(t, t, t)
-		VADDPD(t, acc[r], acc[r])
-	}
-	ADDQ(U32(4), i)
+	Label("scale")
+	v := ZMM()
+	VMOVUPS(Mem{Base: x, Index: i, Scale: 4}, v)
+	VMULPS(rz, v, v) // x·r, x the first operand (its NaN wins, as in the reference)
+	VMULPS(Mem{Base: g, Index: i, Scale: 4}, v, v)
+	VMOVUPS(v, Mem{Base: y, Index: i, Scale: 4})
+	ADDQ(U32(16), i)
 	CMPQ(i, n)
-	JB(LabelRef("loop"))
-	Label("sum")
-	for r := range rows {
-		hi := XMM()
-		VEXTRACTF128(U8(1), acc[r], hi)
-		// [l0+l1, l2+l3], then their sum.
-		VHADDPD(hi, acc[r].AsX(), hi)
-		s := XMM()
-		VHADDPD(hi, hi, s)
-		VMOVSD(s, Mem{Base: out, Disp: 8 * r})
-	}
+	JB(LabelRef("scale"))
+	Label("done")
 	VZEROUPPER()
 	RET()
 }
@@ -729,13 +696,9 @@ func sumSqKernel() {
 // qk_rmsnorm_rope's norm, in place, for `heads` heads of n elements (n a multiple of 16), stride
 // bytes apart, with the reference's arithmetic (ops.QKRMSNormRoPEArgs):
 //
-//	sum = ops.SumSquares(x)  (exact float64 squares, lane j%8, ((s0+s1)+(s2+s3))+((s4+s5)+(s6+s7)))
+//	sum = ops.SumSquares(x)  (float32, 32 lanes: sumSquaresLoop)
 //	r   = ops.RMSNormScale(sum, n, eps)
 //	x_j = dtype(w_j · dtype(x_j · r))
-//
-// One zmm of float64 holds the eight lanes: elements j..j+7 add into lanes 0..7 in order, so
-// each lane's chain is the reference's. A fused multiply-add rounds the exact square plus the
-// running sum once, as the reference's separate add does.
 func qkNormKernel(s isa, d dtype) {
 	name := fmt.Sprintf("qkNorm%s%s", d.name, s.name)
 	fastBF16 = s == avx512BF16
@@ -759,22 +722,13 @@ func qkNormKernel(s isa, d dtype) {
 		VPBROADCASTD(cHiMask, hiMask)
 		VPBROADCASTD(cQuiet32, quiet32)
 	}
-	nD, oneD := XMM(), XMM()
-	VCVTSI2SDQ(n, nD, nD)
+	nF, oneD := XMM(), XMM()
+	VCVTSI2SSQ(n, nF, nF)
 	VMOVSD(cOneF64, oneD)
-	i := GP64()
 	Label("head")
-	acc := ZMM()
-	VXORPD(acc, acc, acc)
-	XORQ(i, i)
-	Label("sum")
-	{
-		accSquares(load(d, 16, Mem{Base: x, Index: i, Scale: uint8(d.esize)}), acc)
-	}
-	ADDQ(U32(16), i)
-	CMPQ(i, n)
-	JB(LabelRef("sum"))
-	rz := rmsScale(acc, nD, oneD, eps)
+	sum := sumSquaresLoop(d, x, n)
+	rz := rmsScale(sum, nF, oneD, eps)
+	i := GP64()
 	XORQ(i, i)
 	Label("scale")
 	{
@@ -852,10 +806,10 @@ func qkNormRoPEKernel(s isa, d dtype) {
 		c.expMask = ZMM()
 		VPBROADCASTD(cExp, c.expMask)
 	}
-	nD, oneD := XMM(), XMM()
+	nF, oneD := XMM(), XMM()
 	tmp := GP64()
 	MOVQ(U32(128), tmp)
-	VCVTSI2SDQ(tmp, nD, nD)
+	VCVTSI2SSQ(tmp, nF, nF)
 	VMOVSD(cOneF64, oneD)
 	// Two heads at a time: one head's work is a single dependency chain (sum, scale, the
 	// roundings, the rotation) longer than the out-of-order window reaches past, so two
@@ -863,7 +817,7 @@ func qkNormRoPEKernel(s isa, d dtype) {
 	CMPQ(heads, U8(2))
 	JB(LabelRef("one"))
 	Label("two")
-	qkNormRoPEHeads(d, c, x, stride, w, cs, sn, nD, oneD, eps, 2)
+	qkNormRoPEHeads(d, c, x, stride, w, cs, sn, nF, oneD, eps, 2)
 	LEAQ(Mem{Base: x, Index: stride, Scale: 2}, x)
 	SUBQ(U8(2), heads)
 	CMPQ(heads, U8(2))
@@ -871,7 +825,7 @@ func qkNormRoPEKernel(s isa, d dtype) {
 	Label("one")
 	TESTQ(heads, heads)
 	JZ(LabelRef("done"))
-	qkNormRoPEHeads(d, c, x, stride, w, cs, sn, nD, oneD, eps, 1)
+	qkNormRoPEHeads(d, c, x, stride, w, cs, sn, nF, oneD, eps, 1)
 	Label("done")
 	VZEROUPPER()
 	RET()
@@ -882,7 +836,7 @@ func qkNormRoPEKernel(s isa, d dtype) {
 }
 
 // qkNormRoPEHeads emits the fused kernel's work on nh heads at x, x+stride, ...
-func qkNormRoPEHeads(d dtype, c consts, x, stride, w, cs, sn, nD, oneD, eps Register, nh int) {
+func qkNormRoPEHeads(d dtype, c consts, x, stride, w, cs, sn, nF, oneD, eps Register, nh int) {
 	base := make([]Register, nh)
 	base[0] = x
 	for h := 1; h < nh; h++ {
@@ -890,20 +844,22 @@ func qkNormRoPEHeads(d dtype, c consts, x, stride, w, cs, sn, nD, oneD, eps Regi
 		LEAQ(Mem{Base: base[h-1], Index: stride, Scale: 1}, base[h])
 	}
 	y := make([][8]VecVirtual, nh)
-	acc := make([]VecVirtual, nh)
+	acc := make([][2]VecVirtual, nh)
 	for h := range nh {
-		acc[h] = ZMM()
-		VXORPD(acc[h], acc[h], acc[h])
+		for a := range acc[h] {
+			acc[h][a] = ZMM()
+			VXORPS(acc[h][a], acc[h][a], acc[h][a])
+		}
 	}
 	for k := range 8 {
 		for h := range nh {
 			y[h][k] = load(d, 16, Mem{Base: base[h], Disp: 16 * d.esize * k})
-			accSquares(y[h][k], acc[h])
+			accSquares(y[h][k], acc[h][k%2])
 		}
 	}
 	rz := make([]VecVirtual, nh)
 	for h := range nh {
-		rz[h] = rmsScale(acc[h], nD, oneD, eps)
+		rz[h] = rmsScale(sumLanes(acc[h][0], acc[h][1]), nF, oneD, eps)
 	}
 	for k := 0; k < 8; k += 2 {
 		for h := range nh {
@@ -961,40 +917,69 @@ func roundPair(d dtype, c consts, a, b VecVirtual) {
 	}
 }
 
-// accSquares adds the exact float64 squares of v's 16 float32 lanes into acc's eight lanes:
-// lanes 0..7 first, then 8..15, so lane l takes elements l and l+8 in order (ops.SumSquares).
+// accSquares adds the squares of v's 16 lanes into acc's, one fused multiply-add each
+// (ops.FMA32's rounding; a NaN in acc stays ahead of one in v, as FMA32(v, v, acc) has it).
 func accSquares(v, acc VecVirtual) {
-	lo, hi, hiY := ZMM(), ZMM(), YMM()
-	VCVTPS2PD(v.AsY(), lo)
-	VEXTRACTF32X8(U8(1), v, hiY)
-	VCVTPS2PD(hiY, hi)
-	VFMADD231PD(lo, lo, acc)
-	VFMADD231PD(hi, hi, acc)
+	VFMADD231PS(v, v, acc)
 }
 
-// rmsScale reduces the eight float64 lanes of acc in the reference's order and returns
-// ops.RMSNormScale(sum, n, eps) broadcast to a zmm (nD = float64(n), oneD = 1.0).
-func rmsScale(acc VecVirtual, nD, oneD, eps Register) VecVirtual {
-	r := XMM()
-	hi, t := YMM(), YMM()
-	// EVEX forms only: the registers may be any of the 32.
-	VEXTRACTF64X4(U8(1), acc, hi)
-	ev, od := YMM(), YMM()
-	VUNPCKLPD(hi, acc.AsY(), ev) // [s0, s4, s2, s6]
-	VUNPCKHPD(hi, acc.AsY(), od) // [s1, s5, s3, s7]
-	VADDPD(od, ev, t)            // [s0+s1, s4+s5, s2+s3, s6+s7]
-	u, v := XMM(), XMM()
-	VEXTRACTF64X2(U8(1), t, u)
-	VADDPD(u, t.AsX(), u) // [(s0+s1)+(s2+s3), (s4+s5)+(s6+s7)]
-	VUNPCKHPD(u, u, v)
-	VADDSD(v, u, u)
-	// r = float32(1 / sqrt(float64(float32(sum/n) + eps)))
-	VDIVSD(nD, u, u)
-	VCVTSD2SS(u, r, r)
+// sumLanes adds up ops.SumSquares' 32 lanes, lo holding lanes 0..15 and hi 16..31, in its
+// neighbour-first order, and returns the sum in the low lane of an xmm. At each step the lower
+// lane of a pair is the first operand, so a NaN there wins, as in the reference's s_i += s_{i+w}.
+func sumLanes(lo, hi VecVirtual) VecVirtual {
+	// Neighbours (2m, 2m+1): per 128-bit lane k, even = [lo4k, lo4k+2, hi4k, hi4k+2] and odd the
+	// lanes after them; the sums T are [T2k, T2k+1, T8+2k, T8+2k+1].
+	ev, od := ZMM(), ZMM()
+	VSHUFPS(U8(0x88), hi, lo, ev)
+	VSHUFPS(U8(0xdd), hi, lo, od)
+	VADDPS(od, ev, ev)
+	return sumTree(ev, false)
+}
+
+// sumTree finishes sumLanes from 16 pair sums T in v: with interleaved set, T_m in lane m;
+// otherwise in sumLanes' order, T2k and T2k+1 in lanes 4k and 4k+1 and T8+2k, T8+2k+1 in
+// lanes 4k+2 and 4k+3.
+func sumTree(v VecVirtual, interleaved bool) VecVirtual {
+	t := ZMM()
+	VPERMILPS(U8(0xb1), v, t) // swap neighbouring lanes: T2m + T2m+1
+	VADDPS(t, v, v)
+	if interleaved {
+		// U_m in lane 2m: U2m + U2m+1 sit 2 lanes apart.
+		VPERMILPS(U8(0x4e), v, t)
+		VADDPS(t, v, v)
+		// V_m in lane 4m: V2m + V2m+1 sit in neighbouring 128-bit lanes.
+	} else {
+		// U_k in lane 4k, U4+k in lane 4k+2: U2m + U2m+1 sit in neighbouring 128-bit lanes.
+		VSHUFF32X4(U8(0xb1), v, v, t)
+		VADDPS(t, v, v)
+		// V0, V1 in lanes 0, 8 and V2, V3 in lanes 2, 10: the pairs sit 256 bits apart.
+	}
+	hi := YMM()
+	if interleaved {
+		VSHUFF32X4(U8(0xb1), v, v, t)
+		VADDPS(t, v, v)
+		// W0 in lane 0, W1 in lane 8.
+		VEXTRACTF32X8(U8(1), v, hi)
+		VADDSS(hi.AsX(), v.AsX(), v.AsX())
+		return v
+	}
+	VEXTRACTF32X8(U8(1), v, hi)
+	VADDPS(hi, v.AsY(), v.AsY()) // W0 in lane 0, W1 in lane 2
+	w1 := XMM()
+	VMOVHLPS(v.AsX(), v.AsX(), w1)
+	VADDSS(w1, v.AsX(), v.AsX())
+	return v
+}
+
+// rmsScale returns ops.RMSNormScale(sum, n, eps) broadcast to a zmm, sum in the low lane of an
+// xmm (nF = float32(n), oneD = 1.0): the mean and ε in float32, the reciprocal square root in
+// float64 rounded once.
+func rmsScale(sum VecVirtual, nF, oneD, eps Register) VecVirtual {
+	r, u, q := XMM(), XMM(), XMM()
+	VDIVSS(nF, sum.AsX(), r)
 	VADDSS(eps, r, r)
 	VCVTSS2SD(r, u, u)
 	VSQRTSD(u, u, u)
-	q := XMM()
 	VDIVSD(u, oneD, q)
 	VCVTSD2SS(q, r, r)
 	rz := ZMM()
