@@ -403,12 +403,10 @@ func (a *KvRmsNormRopeCacheArgs) checkIndex() error {
 			limit = math.MaxInt64
 		}
 	}
-	var stack [256]int64
-	keys := stack[:0]
-	if n := idx.Len(); n > len(stack) {
-		keys = make([]int64, 0, n)
-	}
+	// One pass checks the range and whether the keys strictly increase (slot mappings usually
+	// do): then no key repeats, and nothing is sorted or allocated.
 	n := idx.Len()
+	increasing, last := true, int64(math.MinInt64)
 	for i := range n {
 		v := a.indexAt(i)
 		if v < -1 || v >= limit {
@@ -421,7 +419,22 @@ func (a *KvRmsNormRopeCacheArgs) checkIndex() error {
 		if v == -1 {
 			continue
 		}
-		keys = append(keys, a.indexKey(i, v))
+		k := a.indexKey(i, v)
+		increasing = increasing && k > last
+		last = k
+	}
+	if increasing {
+		return nil
+	}
+	var stack [256]int64
+	keys := stack[:0]
+	if n > len(stack) {
+		keys = make([]int64, 0, n)
+	}
+	for i := range n {
+		if v := a.indexAt(i); v != -1 {
+			keys = append(keys, a.indexKey(i, v))
+		}
 	}
 	if dup, ok := kvcDuplicate(keys); ok {
 		// Find the two entries for the message; only the error path pays for the scan.

@@ -70,7 +70,7 @@ func (s *sweep) applyRotaryEmbTHD() {
 // the cache holds, positions past it (the gathered path), and MRoPE positions; GQA head counts,
 // partial rotary dims, and weights of another dtype than the activations.
 func (s *sweep) qkRMSNormRoPE() {
-	hds := []int{64, 128, 256}
+	hds := []int{64, 80, 112, 128, 256} // 80 and 112: a 16-element tail past the 32-lane sums
 	if s.opts.Short {
 		hds = []int{128}
 	}

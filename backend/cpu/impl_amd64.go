@@ -184,6 +184,35 @@ func kvcNormAsm(i isa, y, x, g []float32, eps float32) bool {
 	return true
 }
 
+// kvcTokenAsm runs kv_rmsnorm_rope_cache's one-token kernel (kvcTokenOK says when there is one):
+// ckv and krope receive the rounded rows, kv, cos and sin are the token's rows, g the widened
+// gamma.
+func kvcTokenAsm(i isa, d tensor.DType, ckv, krope, kv, cos, sin *byte, g []float32, dk int, eps float32) {
+	switch d {
+	case tensor.F32:
+		kvcTokenF32AVX512(ckv, krope, kv, cos, sin, &g[0], len(g), dk, eps)
+	case tensor.F16:
+		kvcTokenF16AVX512(ckv, krope, kv, cos, sin, &g[0], len(g), dk, eps)
+	case tensor.BF16:
+		kvcTokenBF16AVX512BF16(ckv, krope, kv, cos, sin, &g[0], len(g), dk, eps)
+	}
+}
+
+// kvcTokenOK reports whether the ISA has a one-token kernel for dtype d with dv normalized and dk
+// rotated elements: dv a multiple of 32, dk of 64; f32 and f16 on AVX-512, bf16 on AVX512BF16.
+func kvcTokenOK(i isa, d tensor.DType, dv, dk int) bool {
+	if dv == 0 || dv%32 != 0 || dk == 0 || dk%64 != 0 {
+		return false
+	}
+	switch d {
+	case tensor.F32, tensor.F16:
+		return i == isaAVX512 || i == isaAVX512BF16
+	case tensor.BF16:
+		return i == isaAVX512BF16
+	}
+	return false
+}
+
 // qkNormAsm normalizes `heads` heads of n elements at x (stride bytes apart) in place, as
 // qk_rmsnorm_rope does, with w the widened weight; false when there is no kernel for the ISA,
 // dtype and n (a multiple of 16), and then nothing was done.

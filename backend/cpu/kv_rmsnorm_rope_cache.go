@@ -1,6 +1,8 @@
 package cpu
 
 import (
+	"unsafe"
+
 	"github.com/rotary-go/rotary/ops"
 	"github.com/rotary-go/rotary/tensor"
 )
@@ -51,8 +53,15 @@ func kvRmsNormRopeCache(a *ops.KvRmsNormRopeCacheArgs, lo, hi int) {
 		}
 	}
 	cosB, sinB := cs[:dk:dk], cs[dk:]
+	var rows *kvcTokenRows
+	if kvcTokenOK(k.isa, a.KV.DType, dv, dk) && kvcContiguous(a) {
+		rows = &kvcTokenRows{kv: kvcRowsOf(a.KV), cos: kvcRowsOf(a.Cos), sin: kvcRowsOf(a.Sin)}
+	}
 	for t := lo; t < hi; t++ {
 		b, s := t/a.Seq, t%a.Seq
+		if rows != nil && kvcFusedToken(k, a, rows, b, s, g, eps) {
+			continue
+		}
 		kvcRowF32(k, x, a.KV, a.KVRow(b, s))
 		kvcRowF32(k, cosB, a.Cos, a.CosRow(b, s))
 		kvcRowF32(k, sinB, a.Sin, a.SinRow(b, s))
@@ -72,6 +81,83 @@ func kvRmsNormRopeCache(a *ops.KvRmsNormRopeCacheArgs, lo, hi int) {
 		kvcStoreCache(k, a.KCache, &a.KLayout, &a.KQuant, block, slot, y[dv:])
 		kvcStoreCache(k, a.CKVCache, &a.CKVLayout, &a.CKVQuant, block, slot, y[:dv])
 	}
+}
+
+// kvcContiguous reports whether every row the op writes is contiguous: both caches in the kv
+// dtype (not int8) with rows in one run (not the NZ modes' 32-byte groups), and gamma
+// contiguous.
+func kvcContiguous(a *ops.KvRmsNormRopeCacheArgs) bool {
+	return a.KCache.DType != tensor.I8 && a.CKVCache.DType != tensor.I8 &&
+		a.KLayout.Group >= a.Dk && a.CKVLayout.Group >= a.Dv && a.Gamma.Stride(0) == 1
+}
+
+// kvcFusedToken runs token (b, s) through the one-token kernel, writing straight into its cache
+// rows (or, for a skipped token, into the outputs, when asked for), then copies the rounded rows
+// into the outputs. It is false, having done nothing, for a skipped token with one output only.
+func kvcFusedToken(k *kernels, a *ops.KvRmsNormRopeCacheArgs, rows *kvcTokenRows, b, s int, g []float32, eps float32) bool {
+	dv, dk := a.Dv, a.Dk
+	var ckv, krope *byte
+	block, slot, ok := a.Slot(b, s)
+	switch {
+	case ok:
+		ckv = kvcPtr(a.CKVCache, a.CKVLayout.At(block, slot, 0), dv)
+		krope = kvcPtr(a.KCache, a.KLayout.At(block, slot, 0), dk)
+	case !a.CKV.IsZero() && !a.KRope.IsZero():
+		ckv, krope = kvcPtr(a.CKV, a.CKVRow(b, s), dv), kvcPtr(a.KRope, a.KRopeRow(b, s), dk)
+	case !a.CKV.IsZero() || !a.KRope.IsZero():
+		return false
+	default:
+		return true // skipped, and no outputs
+	}
+	kvcTokenAsm(k.isa, a.KV.DType, ckv, krope, kvcPtr(a.KV, rows.kv.at(b, s), dv+dk),
+		kvcPtr(a.Cos, rows.cos.at(b, s), dk), kvcPtr(a.Sin, rows.sin.at(b, s), dk), g, dk, eps)
+	if !ok {
+		return true
+	}
+	if !a.CKV.IsZero() {
+		kvcCopyRow(a.CKV, a.CKVRow(b, s), a.CKVCache, a.CKVLayout.At(block, slot, 0), dv)
+	}
+	if !a.KRope.IsZero() {
+		kvcCopyRow(a.KRope, a.KRopeRow(b, s), a.KCache, a.KLayout.At(block, slot, 0), dk)
+	}
+	return true
+}
+
+// kvcRows addresses the rows (b, 0, s) of a [B|1, 1, S|1, D] tensor as ops' KVRow does, with the
+// broadcasts and strides worked out once per call.
+type kvcRows struct{ off, bStride, sStride int }
+
+func kvcRowsOf(t tensor.Tensor) kvcRows {
+	r := kvcRows{off: t.Offset}
+	if t.Shape[0] != 1 {
+		r.bStride = t.Stride(0)
+	}
+	if t.Shape[2] != 1 {
+		r.sStride = t.Stride(2)
+	}
+	return r
+}
+
+func (r kvcRows) at(b, s int) int { return r.off + b*r.bStride + s*r.sStride }
+
+// kvcTokenRows are the inputs' row addressing for the one-token kernel.
+type kvcTokenRows struct{ kv, cos, sin kvcRows }
+
+// kvcPtr is the address of element i of t, with elements i..i+n-1 bounds-checked.
+func kvcPtr(t tensor.Tensor, i, n int) *byte {
+	if t.DType == tensor.F32 {
+		return (*byte)(unsafe.Pointer(&t.F32[i : i+n][0]))
+	}
+	return (*byte)(unsafe.Pointer(&t.Bits[i : i+n][0]))
+}
+
+// kvcCopyRow copies n elements of src from si into dst from di (one float dtype).
+func kvcCopyRow(dst tensor.Tensor, di int, src tensor.Tensor, si, n int) {
+	if dst.DType == tensor.F32 {
+		copy(dst.F32[di:di+n], src.F32[si:si+n])
+		return
+	}
+	copy(dst.Bits[di:di+n], src.Bits[si:si+n])
 }
 
 // kvcNorm writes the RMSNorm of x times g into y, as backend/native does.

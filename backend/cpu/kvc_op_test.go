@@ -74,11 +74,16 @@ func TestKvRmsNormRopeCacheRandom(t *testing.T) {
 	ref := mustDispatcher(t, "none", ops.Auto)
 	got := mustDispatcher(t, "all", cpu.Name)
 	r := rand.New(rand.NewPCG(5, 6))
-	for _, shape := range [][2]int{{512, 64}, {128, 32}, {37, 6}, {100, 18}, {4, 2}, {1, 2}} {
+	// 512×64 (DeepSeek) and 96×128 take the one-token kernels; the rest the Go path.
+	for _, shape := range [][2]int{{512, 64}, {96, 128}, {128, 32}, {37, 6}, {100, 18}, {4, 2}, {1, 2}} {
 		for _, d := range []tensor.DType{tensor.BF16, tensor.F16, tensor.F32} {
 			for _, T := range []int{1, 9, 700} {
 				for _, special := range []bool{false, true} {
 					p := kvcParams(r, d, T, shape[0], shape[1], special)
+					if T == 9 {
+						// One output only: a skipped token still computes it.
+						p.CKV = tensor.Tensor{}
+					}
 					want := kvcClone(p)
 					if err := rotary.KvRmsNormRopeCache(ref, want); err != nil {
 						t.Fatal(err)
@@ -93,6 +98,9 @@ func TestKvRmsNormRopeCacheRandom(t *testing.T) {
 							t.Fatal(err)
 						}
 						for i, pair := range [][2]tensor.Tensor{{want.KCache, out.KCache}, {want.CKVCache, out.CKVCache}, {want.KRope, out.KRope}, {want.CKV, out.CKV}} {
+							if pair[0].IsZero() {
+								continue
+							}
 							kvcSame(t, fmt.Sprintf("%s output %d", name, i), pair[0], pair[1])
 						}
 					}

@@ -67,6 +67,42 @@ DATA dupidx<>+56(SB)/4, $0x00000007
 DATA dupidx<>+60(SB)/4, $0x00000007
 GLOBL dupidx<>(SB), RODATA|NOPTR, $64
 
+DATA evenidx<>+0(SB)/4, $0x00000000
+DATA evenidx<>+4(SB)/4, $0x00000002
+DATA evenidx<>+8(SB)/4, $0x00000004
+DATA evenidx<>+12(SB)/4, $0x00000006
+DATA evenidx<>+16(SB)/4, $0x00000008
+DATA evenidx<>+20(SB)/4, $0x0000000a
+DATA evenidx<>+24(SB)/4, $0x0000000c
+DATA evenidx<>+28(SB)/4, $0x0000000e
+DATA evenidx<>+32(SB)/4, $0x00000010
+DATA evenidx<>+36(SB)/4, $0x00000012
+DATA evenidx<>+40(SB)/4, $0x00000014
+DATA evenidx<>+44(SB)/4, $0x00000016
+DATA evenidx<>+48(SB)/4, $0x00000018
+DATA evenidx<>+52(SB)/4, $0x0000001a
+DATA evenidx<>+56(SB)/4, $0x0000001c
+DATA evenidx<>+60(SB)/4, $0x0000001e
+GLOBL evenidx<>(SB), RODATA|NOPTR, $64
+
+DATA oddidx<>+0(SB)/4, $0x00000001
+DATA oddidx<>+4(SB)/4, $0x00000003
+DATA oddidx<>+8(SB)/4, $0x00000005
+DATA oddidx<>+12(SB)/4, $0x00000007
+DATA oddidx<>+16(SB)/4, $0x00000009
+DATA oddidx<>+20(SB)/4, $0x0000000b
+DATA oddidx<>+24(SB)/4, $0x0000000d
+DATA oddidx<>+28(SB)/4, $0x0000000f
+DATA oddidx<>+32(SB)/4, $0x00000011
+DATA oddidx<>+36(SB)/4, $0x00000013
+DATA oddidx<>+40(SB)/4, $0x00000015
+DATA oddidx<>+44(SB)/4, $0x00000017
+DATA oddidx<>+48(SB)/4, $0x00000019
+DATA oddidx<>+52(SB)/4, $0x0000001b
+DATA oddidx<>+56(SB)/4, $0x0000001d
+DATA oddidx<>+60(SB)/4, $0x0000001f
+GLOBL oddidx<>(SB), RODATA|NOPTR, $64
+
 // func rotateNeoXF32AVX512(x *byte, heads int, stride int, cos *float32, sin *float32, half int, n int)
 // Requires: AVX, AVX512F
 TEXT ·rotateNeoXF32AVX512(SB), NOSPLIT, $0-56
@@ -2822,6 +2858,512 @@ done:
 	VZEROUPPER
 	RET
 
+// func kvcTokenF32AVX512(ckv *byte, krope *byte, kv *byte, cos *byte, sin *byte, gamma *float32, dv int, dk int, eps float32)
+// Requires: AVX, AVX512DQ, AVX512F, SSE
+TEXT ·kvcTokenF32AVX512(SB), NOSPLIT, $0-68
+	MOVQ       ckv+0(FP), AX
+	MOVQ       krope+8(FP), CX
+	MOVQ       kv+16(FP), DX
+	MOVQ       cos+24(FP), BX
+	MOVQ       sin+32(FP), SI
+	MOVQ       gamma+40(FP), DI
+	MOVQ       dv+48(FP), R8
+	MOVQ       dk+56(FP), R9
+	MOVSS      eps+64(FP), X0
+	VCVTSI2SSQ R8, X1, X1
+	VMOVSD     onef64<>+0(SB), X2
+	MOVQ       R8, R11
+	ANDQ       $-32, R11
+	VXORPS     Z3, Z3, Z3
+	VXORPS     Z4, Z4, Z4
+	XORQ       R10, R10
+	TESTQ      R11, R11
+	JZ         sumtail23
+
+sum22:
+	VMOVUPS     (DX)(R10*4), Z5
+	VFMADD231PS Z5, Z5, Z3
+	VMOVUPS     64(DX)(R10*4), Z5
+	VFMADD231PS Z5, Z5, Z4
+	ADDQ        $0x00000020, R10
+	CMPQ        R10, R11
+	JB          sum22
+
+sumtail23:
+	CMPQ        R10, R8
+	JAE         sumdone24
+	VMOVUPS     (DX)(R10*4), Z5
+	VFMADD231PS Z5, Z5, Z3
+
+sumdone24:
+	VSHUFPS       $0x88, Z4, Z3, Z5
+	VSHUFPS       $0xdd, Z4, Z3, Z3
+	VADDPS        Z3, Z5, Z5
+	VPERMILPS     $0xb1, Z5, Z3
+	VADDPS        Z3, Z5, Z5
+	VSHUFF32X4    $0xb1, Z5, Z5, Z3
+	VADDPS        Z3, Z5, Z5
+	VEXTRACTF32X8 $0x01, Z5, Y3
+	VADDPS        Y3, Y5, Y5
+	VMOVHLPS      X5, X5, X3
+	VADDSS        X3, X5, X5
+	LEAQ          (DX)(R8*4), R10
+	SHRQ          $0x01, R9
+	VMOVDQU32     evenidx<>+0(SB), Z3
+	VMOVDQU32     oddidx<>+0(SB), Z4
+	XORQ          R11, R11
+
+rope:
+	LEAQ         (R11)(R11*1), R12
+	VMOVUPS      (R10)(R12*4), Z8
+	VMOVUPS      64(R10)(R12*4), Z9
+	VMOVAPS      Z8, Z7
+	VPERMT2PS    Z9, Z3, Z7
+	VPERMT2PS    Z9, Z4, Z8
+	VMOVUPS      (BX)(R11*4), Z9
+	VMOVUPS      (SI)(R11*4), Z10
+	VMULPS       Z9, Z7, Z9
+	VMULPS       Z10, Z8, Z10
+	VSUBPS       Z10, Z9, Z11
+	LEAQ         (R11)(R9*1), R12
+	VMOVUPS      (BX)(R12*4), Z9
+	VMOVUPS      (SI)(R12*4), Z10
+	VMULPS       Z9, Z8, Z9
+	VMULPS       Z10, Z7, Z10
+	VADDPS       Z10, Z9, Z7
+	LEAQ         32(R11)(R11*1), R12
+	VMOVUPS      (R10)(R12*4), Z9
+	VMOVUPS      64(R10)(R12*4), Z10
+	VMOVAPS      Z9, Z8
+	VPERMT2PS    Z10, Z3, Z8
+	VPERMT2PS    Z10, Z4, Z9
+	VMOVUPS      64(BX)(R11*4), Z10
+	VMOVUPS      64(SI)(R11*4), Z12
+	VMULPS       Z10, Z8, Z10
+	VMULPS       Z12, Z9, Z12
+	VSUBPS       Z12, Z10, Z13
+	LEAQ         (R11)(R9*1), R12
+	VMOVUPS      64(BX)(R12*4), Z10
+	VMOVUPS      64(SI)(R12*4), Z12
+	VMULPS       Z10, Z9, Z10
+	VMULPS       Z12, Z8, Z12
+	VADDPS       Z12, Z10, Z8
+	VMOVUPS      Z11, (CX)(R11*4)
+	VMOVUPS      Z13, 64(CX)(R11*4)
+	LEAQ         (R11)(R9*1), R12
+	VMOVUPS      Z7, (CX)(R12*4)
+	VMOVUPS      Z8, 64(CX)(R12*4)
+	ADDQ         $0x00000020, R11
+	CMPQ         R11, R9
+	JB           rope
+	VDIVSS       X1, X5, X1
+	VADDSS       X0, X1, X1
+	VCVTSS2SD    X1, X6, X6
+	VSQRTSD      X6, X6, X6
+	VDIVSD       X6, X2, X0
+	VCVTSD2SS    X0, X1, X1
+	VBROADCASTSS X1, Z0
+	XORQ         CX, CX
+
+norm:
+	VMOVUPS (DX)(CX*4), Z1
+	VMULPS  Z0, Z1, Z1
+	VMULPS  (DI)(CX*4), Z1, Z1
+	VMOVUPS 64(DX)(CX*4), Z2
+	VMULPS  Z0, Z2, Z2
+	VMULPS  64(DI)(CX*4), Z2, Z2
+	VMOVUPS Z1, (AX)(CX*4)
+	VMOVUPS Z2, 64(AX)(CX*4)
+	ADDQ    $0x00000020, CX
+	CMPQ    CX, R8
+	JB      norm
+	VZEROUPPER
+	RET
+
+// func kvcTokenF16AVX512(ckv *byte, krope *byte, kv *byte, cos *byte, sin *byte, gamma *float32, dv int, dk int, eps float32)
+// Requires: AVX, AVX512DQ, AVX512F, SSE
+TEXT ·kvcTokenF16AVX512(SB), NOSPLIT, $0-68
+	MOVQ       ckv+0(FP), AX
+	MOVQ       krope+8(FP), CX
+	MOVQ       kv+16(FP), DX
+	MOVQ       cos+24(FP), BX
+	MOVQ       sin+32(FP), SI
+	MOVQ       gamma+40(FP), DI
+	MOVQ       dv+48(FP), R8
+	MOVQ       dk+56(FP), R9
+	MOVSS      eps+64(FP), X0
+	VCVTSI2SSQ R8, X1, X1
+	VMOVSD     onef64<>+0(SB), X2
+	MOVQ       R8, R11
+	ANDQ       $-32, R11
+	VXORPS     Z3, Z3, Z3
+	VXORPS     Z4, Z4, Z4
+	XORQ       R10, R10
+	TESTQ      R11, R11
+	JZ         sumtail26
+
+sum25:
+	VCVTPH2PS   (DX)(R10*2), Z5
+	VFMADD231PS Z5, Z5, Z3
+	VCVTPH2PS   32(DX)(R10*2), Z5
+	VFMADD231PS Z5, Z5, Z4
+	ADDQ        $0x00000020, R10
+	CMPQ        R10, R11
+	JB          sum25
+
+sumtail26:
+	CMPQ        R10, R8
+	JAE         sumdone27
+	VCVTPH2PS   (DX)(R10*2), Z5
+	VFMADD231PS Z5, Z5, Z3
+
+sumdone27:
+	VSHUFPS       $0x88, Z4, Z3, Z5
+	VSHUFPS       $0xdd, Z4, Z3, Z3
+	VADDPS        Z3, Z5, Z5
+	VPERMILPS     $0xb1, Z5, Z3
+	VADDPS        Z3, Z5, Z5
+	VSHUFF32X4    $0xb1, Z5, Z5, Z3
+	VADDPS        Z3, Z5, Z5
+	VEXTRACTF32X8 $0x01, Z5, Y3
+	VADDPS        Y3, Y5, Y5
+	VMOVHLPS      X5, X5, X3
+	VADDSS        X3, X5, X5
+	LEAQ          (DX)(R8*2), R10
+	SHRQ          $0x01, R9
+	VMOVDQU32     evenidx<>+0(SB), Z3
+	VMOVDQU32     oddidx<>+0(SB), Z4
+	XORQ          R11, R11
+
+rope:
+	LEAQ         (R11)(R11*1), R12
+	VCVTPH2PS    (R10)(R12*2), Z8
+	VCVTPH2PS    32(R10)(R12*2), Z9
+	VMOVAPS      Z8, Z7
+	VPERMT2PS    Z9, Z3, Z7
+	VPERMT2PS    Z9, Z4, Z8
+	VCVTPH2PS    (BX)(R11*2), Z9
+	VCVTPH2PS    (SI)(R11*2), Z10
+	VMULPS       Z9, Z7, Z9
+	VMULPS       Z10, Z8, Z10
+	VSUBPS       Z10, Z9, Z11
+	LEAQ         (R11)(R9*1), R12
+	VCVTPH2PS    (BX)(R12*2), Z9
+	VCVTPH2PS    (SI)(R12*2), Z10
+	VMULPS       Z9, Z8, Z9
+	VMULPS       Z10, Z7, Z10
+	VADDPS       Z10, Z9, Z7
+	LEAQ         32(R11)(R11*1), R12
+	VCVTPH2PS    (R10)(R12*2), Z9
+	VCVTPH2PS    32(R10)(R12*2), Z10
+	VMOVAPS      Z9, Z8
+	VPERMT2PS    Z10, Z3, Z8
+	VPERMT2PS    Z10, Z4, Z9
+	VCVTPH2PS    32(BX)(R11*2), Z10
+	VCVTPH2PS    32(SI)(R11*2), Z12
+	VMULPS       Z10, Z8, Z10
+	VMULPS       Z12, Z9, Z12
+	VSUBPS       Z12, Z10, Z13
+	LEAQ         (R11)(R9*1), R12
+	VCVTPH2PS    32(BX)(R12*2), Z10
+	VCVTPH2PS    32(SI)(R12*2), Z12
+	VMULPS       Z10, Z9, Z10
+	VMULPS       Z12, Z8, Z12
+	VADDPS       Z12, Z10, Z8
+	VCVTPS2PH    $0x00, Z11, (CX)(R11*2)
+	VCVTPS2PH    $0x00, Z13, 32(CX)(R11*2)
+	LEAQ         (R11)(R9*1), R12
+	VCVTPS2PH    $0x00, Z7, (CX)(R12*2)
+	VCVTPS2PH    $0x00, Z8, 32(CX)(R12*2)
+	ADDQ         $0x00000020, R11
+	CMPQ         R11, R9
+	JB           rope
+	VDIVSS       X1, X5, X1
+	VADDSS       X0, X1, X1
+	VCVTSS2SD    X1, X6, X6
+	VSQRTSD      X6, X6, X6
+	VDIVSD       X6, X2, X0
+	VCVTSD2SS    X0, X1, X1
+	VBROADCASTSS X1, Z0
+	XORQ         CX, CX
+
+norm:
+	VCVTPH2PS (DX)(CX*2), Z1
+	VMULPS    Z0, Z1, Z1
+	VMULPS    (DI)(CX*4), Z1, Z1
+	VCVTPH2PS 32(DX)(CX*2), Z2
+	VMULPS    Z0, Z2, Z2
+	VMULPS    64(DI)(CX*4), Z2, Z2
+	VCVTPS2PH $0x00, Z1, (AX)(CX*2)
+	VCVTPS2PH $0x00, Z2, 32(AX)(CX*2)
+	ADDQ      $0x00000020, CX
+	CMPQ      CX, R8
+	JB        norm
+	VZEROUPPER
+	RET
+
+// func kvcTokenBF16AVX512BF16(ckv *byte, krope *byte, kv *byte, cos *byte, sin *byte, gamma *float32, dv int, dk int, eps float32)
+// Requires: AVX, AVX512BW, AVX512DQ, AVX512F, AVX512VL, SSE
+TEXT ·kvcTokenBF16AVX512BF16(SB), NOSPLIT, $0-68
+	MOVQ         ckv+0(FP), AX
+	MOVQ         krope+8(FP), CX
+	MOVQ         kv+16(FP), DX
+	MOVQ         cos+24(FP), BX
+	MOVQ         sin+32(FP), SI
+	MOVQ         gamma+40(FP), DI
+	MOVQ         dv+48(FP), R8
+	MOVQ         dk+56(FP), R9
+	MOVSS        eps+64(FP), X0
+	VPBROADCASTD expmask<>+0(SB), Z1
+	VCVTSI2SSQ   R8, X2, X2
+	VMOVSD       onef64<>+0(SB), X3
+	MOVQ         R8, R11
+	ANDQ         $-32, R11
+	VXORPS       Z4, Z4, Z4
+	VXORPS       Z5, Z5, Z5
+	VPBROADCASTD himask<>+0(SB), Z6
+	XORQ         R10, R10
+	TESTQ        R11, R11
+	JZ           sumtail29
+
+sum28:
+	VPSLLD      $0x10, (DX)(R10*2), Z7
+	VPANDD      (DX)(R10*2), Z6, Z9
+	VFMADD231PS Z7, Z7, Z4
+	VFMADD231PS Z9, Z9, Z5
+	ADDQ        $0x00000020, R10
+	CMPQ        R10, R11
+	JB          sum28
+
+sumtail29:
+	CMPQ        R10, R8
+	JAE         sumdone30
+	VMOVDQU16   (DX)(R10*2), Y10
+	VPSLLD      $0x10, Z10, Z7
+	VPANDD      Z6, Z10, Z10
+	VFMADD231PS Z7, Z7, Z4
+	VFMADD231PS Z10, Z10, Z5
+
+sumdone30:
+	VADDPS        Z5, Z4, Z4
+	VPERMILPS     $0xb1, Z4, Z5
+	VADDPS        Z5, Z4, Z4
+	VPERMILPS     $0x4e, Z4, Z5
+	VADDPS        Z5, Z4, Z4
+	VSHUFF32X4    $0xb1, Z4, Z4, Z5
+	VADDPS        Z5, Z4, Z4
+	VEXTRACTF32X8 $0x01, Z4, Y5
+	VADDSS        X5, X4, X4
+	LEAQ          (DX)(R8*2), R10
+	SHRQ          $0x01, R9
+	VPBROADCASTD  himask<>+0(SB), Z5
+	XORQ          R11, R11
+
+rope:
+	LEAQ      (R11)(R11*1), R12
+	VMOVDQU32 (R10)(R12*2), Z7
+	VPSLLD    $0x10, Z7, Z6
+	VPANDD    Z5, Z7, Z7
+	VPMOVZXWD (BX)(R11*2), Z9
+	VPSLLD    $0x10, Z9, Z9
+	VPMOVZXWD (SI)(R11*2), Z10
+	VPSLLD    $0x10, Z10, Z10
+	VMULPS    Z9, Z6, Z9
+	VMULPS    Z10, Z7, Z11
+	VSUBPS    Z11, Z9, Z10
+	LEAQ      (R11)(R9*1), R12
+	VPMOVZXWD (BX)(R12*2), Z9
+	VPSLLD    $0x10, Z9, Z9
+	VPMOVZXWD (SI)(R12*2), Z11
+	VPSLLD    $0x10, Z11, Z11
+	VMULPS    Z9, Z7, Z9
+	VMULPS    Z11, Z6, Z11
+	VADDPS    Z11, Z9, Z6
+	LEAQ      32(R11)(R11*1), R12
+	VMOVDQU32 (R10)(R12*2), Z9
+	VPSLLD    $0x10, Z9, Z7
+	VPANDD    Z5, Z9, Z11
+	VPMOVZXWD 32(BX)(R11*2), Z12
+	VPSLLD    $0x10, Z12, Z12
+	VPMOVZXWD 32(SI)(R11*2), Z9
+	VPSLLD    $0x10, Z9, Z9
+	VMULPS    Z12, Z7, Z12
+	VMULPS    Z9, Z11, Z13
+	VSUBPS    Z13, Z12, Z9
+	LEAQ      (R11)(R9*1), R12
+	VPMOVZXWD 32(BX)(R12*2), Z12
+	VPSLLD    $0x10, Z12, Z12
+	VPMOVZXWD 32(SI)(R12*2), Z13
+	VPSLLD    $0x10, Z13, Z13
+	VMULPS    Z12, Z11, Z12
+	VMULPS    Z13, Z7, Z13
+	VADDPS    Z13, Z12, Z7
+	VMOVAPS   Z10, Z31
+	VMOVAPS   Z9, Z29
+	VPTESTNMD Z1, Z31, K1
+	VPTESTNMD Z1, Z29, K2
+	KORTESTW  K1, K2
+	JNZ       bf16wslow31
+	BYTE      $0x62
+	BYTE      $0x02
+	BYTE      $0x17
+	BYTE      $0x40
+	BYTE      $0x72
+	BYTE      $0xf7
+	VMOVDQU16 Z30, (CX)(R11*2)
+
+bf16wdone32:
+	LEAQ      (R11)(R9*1), R12
+	VMOVAPS   Z6, Z31
+	VMOVAPS   Z7, Z29
+	VPTESTNMD Z1, Z31, K1
+	VPTESTNMD Z1, Z29, K2
+	KORTESTW  K1, K2
+	JNZ       bf16wslow33
+	BYTE      $0x62
+	BYTE      $0x02
+	BYTE      $0x17
+	BYTE      $0x40
+	BYTE      $0x72
+	BYTE      $0xf7
+	VMOVDQU16 Z30, (CX)(R12*2)
+
+bf16wdone34:
+	ADDQ         $0x00000020, R11
+	CMPQ         R11, R9
+	JB           rope
+	VDIVSS       X2, X4, X2
+	VADDSS       X0, X2, X2
+	VCVTSS2SD    X2, X8, X8
+	VSQRTSD      X8, X8, X8
+	VDIVSD       X8, X3, X0
+	VCVTSD2SS    X0, X2, X2
+	VBROADCASTSS X2, Z0
+	XORQ         CX, CX
+
+norm:
+	VPMOVZXWD (DX)(CX*2), Z3
+	VPSLLD    $0x10, Z3, Z3
+	VMULPS    Z0, Z3, Z3
+	VMULPS    (DI)(CX*4), Z3, Z3
+	VPMOVZXWD 32(DX)(CX*2), Z2
+	VPSLLD    $0x10, Z2, Z2
+	VMULPS    Z0, Z2, Z2
+	VMULPS    64(DI)(CX*4), Z2, Z2
+	VMOVAPS   Z3, Z31
+	VMOVAPS   Z2, Z29
+	VPTESTNMD Z1, Z31, K1
+	VPTESTNMD Z1, Z29, K2
+	KORTESTW  K1, K2
+	JNZ       bf16wslow35
+	BYTE      $0x62
+	BYTE      $0x02
+	BYTE      $0x17
+	BYTE      $0x40
+	BYTE      $0x72
+	BYTE      $0xf7
+	VMOVDQU16 Z30, (AX)(CX*2)
+
+bf16wdone36:
+	ADDQ $0x00000020, CX
+	CMPQ CX, R8
+	JB   norm
+	VZEROUPPER
+	RET
+
+bf16wslow31:
+	VPBROADCASTD one<>+0(SB), Z9
+	VPBROADCASTD bias<>+0(SB), Z10
+	VPBROADCASTD absmask<>+0(SB), Z11
+	VPBROADCASTD inf<>+0(SB), Z12
+	VPBROADCASTD quiet<>+0(SB), Z13
+	VPBROADCASTD expmask<>+0(SB), Z14
+	VPSRLD       $0x10, Z31, Z14
+	VPSRLD       $0x10, Z31, Z15
+	VPANDD       Z9, Z14, Z14
+	VPADDD       Z31, Z14, Z14
+	VPADDD       Z10, Z14, Z14
+	VPSRLD       $0x10, Z14, Z14
+	VPORD        Z13, Z15, Z15
+	VPANDD       Z11, Z31, Z16
+	VPCMPGTD     Z12, Z16, K1
+	VPBLENDMD    Z15, Z14, K1, Z14
+	VPMOVDW      Z14, (CX)(R11*2)
+	VPSRLD       $0x10, Z29, Z14
+	VPSRLD       $0x10, Z29, Z15
+	VPANDD       Z9, Z14, Z14
+	VPADDD       Z29, Z14, Z14
+	VPADDD       Z10, Z14, Z14
+	VPSRLD       $0x10, Z14, Z14
+	VPORD        Z13, Z15, Z15
+	VPANDD       Z11, Z29, Z9
+	VPCMPGTD     Z12, Z9, K1
+	VPBLENDMD    Z15, Z14, K1, Z14
+	VPMOVDW      Z14, 32(CX)(R11*2)
+	JMP          bf16wdone32
+
+bf16wslow33:
+	VPBROADCASTD one<>+0(SB), Z6
+	VPBROADCASTD bias<>+0(SB), Z7
+	VPBROADCASTD absmask<>+0(SB), Z9
+	VPBROADCASTD inf<>+0(SB), Z10
+	VPBROADCASTD quiet<>+0(SB), Z11
+	VPBROADCASTD expmask<>+0(SB), Z12
+	VPSRLD       $0x10, Z31, Z12
+	VPSRLD       $0x10, Z31, Z13
+	VPANDD       Z6, Z12, Z12
+	VPADDD       Z31, Z12, Z12
+	VPADDD       Z7, Z12, Z12
+	VPSRLD       $0x10, Z12, Z12
+	VPORD        Z11, Z13, Z13
+	VPANDD       Z9, Z31, Z14
+	VPCMPGTD     Z10, Z14, K1
+	VPBLENDMD    Z13, Z12, K1, Z12
+	VPMOVDW      Z12, (CX)(R12*2)
+	VPSRLD       $0x10, Z29, Z12
+	VPSRLD       $0x10, Z29, Z13
+	VPANDD       Z6, Z12, Z12
+	VPADDD       Z29, Z12, Z12
+	VPADDD       Z7, Z12, Z12
+	VPSRLD       $0x10, Z12, Z12
+	VPORD        Z11, Z13, Z13
+	VPANDD       Z9, Z29, Z6
+	VPCMPGTD     Z10, Z6, K1
+	VPBLENDMD    Z13, Z12, K1, Z12
+	VPMOVDW      Z12, 32(CX)(R12*2)
+	JMP          bf16wdone34
+
+bf16wslow35:
+	VPBROADCASTD one<>+0(SB), Z2
+	VPBROADCASTD bias<>+0(SB), Z3
+	VPBROADCASTD absmask<>+0(SB), Z4
+	VPBROADCASTD inf<>+0(SB), Z5
+	VPBROADCASTD quiet<>+0(SB), Z6
+	VPBROADCASTD expmask<>+0(SB), Z7
+	VPSRLD       $0x10, Z31, Z7
+	VPSRLD       $0x10, Z31, Z8
+	VPANDD       Z2, Z7, Z7
+	VPADDD       Z31, Z7, Z7
+	VPADDD       Z3, Z7, Z7
+	VPSRLD       $0x10, Z7, Z7
+	VPORD        Z6, Z8, Z8
+	VPANDD       Z4, Z31, Z9
+	VPCMPGTD     Z5, Z9, K1
+	VPBLENDMD    Z8, Z7, K1, Z7
+	VPMOVDW      Z7, (AX)(CX*2)
+	VPSRLD       $0x10, Z29, Z7
+	VPSRLD       $0x10, Z29, Z8
+	VPANDD       Z2, Z7, Z7
+	VPADDD       Z29, Z7, Z7
+	VPADDD       Z3, Z7, Z7
+	VPSRLD       $0x10, Z7, Z7
+	VPORD        Z6, Z8, Z8
+	VPANDD       Z4, Z29, Z2
+	VPCMPGTD     Z5, Z2, K1
+	VPBLENDMD    Z8, Z7, K1, Z7
+	VPMOVDW      Z7, 32(AX)(CX*2)
+	JMP          bf16wdone36
+
 // func qkNormF32AVX512(x *byte, heads int, stride int, w *float32, n int, eps float32)
 // Requires: AVX, AVX512DQ, AVX512F, SSE
 TEXT ·qkNormF32AVX512(SB), NOSPLIT, $0-44
@@ -2845,24 +3387,24 @@ head:
 	VXORPS Z4, Z4, Z4
 	XORQ   DI, DI
 	TESTQ  R8, R8
-	JZ     sumtail23
+	JZ     sumtail38
 
-sum22:
+sum37:
 	VMOVUPS     (AX)(DI*4), Z5
 	VFMADD231PS Z5, Z5, Z3
 	VMOVUPS     64(AX)(DI*4), Z5
 	VFMADD231PS Z5, Z5, Z4
 	ADDQ        $0x00000020, DI
 	CMPQ        DI, R8
-	JB          sum22
+	JB          sum37
 
-sumtail23:
+sumtail38:
 	CMPQ        DI, SI
-	JAE         sumdone24
+	JAE         sumdone39
 	VMOVUPS     (AX)(DI*4), Z5
 	VFMADD231PS Z5, Z5, Z3
 
-sumdone24:
+sumdone39:
 	VSHUFPS       $0x88, Z4, Z3, Z5
 	VSHUFPS       $0xdd, Z4, Z3, Z3
 	VADDPS        Z3, Z5, Z5
@@ -2900,7 +3442,7 @@ done:
 	RET
 
 // func qkNormBF16AVX512(x *byte, heads int, stride int, w *float32, n int, eps float32)
-// Requires: AVX, AVX512DQ, AVX512F, SSE
+// Requires: AVX, AVX512BW, AVX512DQ, AVX512F, AVX512VL, SSE
 TEXT ·qkNormBF16AVX512(SB), NOSPLIT, $0-44
 	MOVQ         x+0(FP), AX
 	MOVQ         heads+8(FP), CX
@@ -2923,49 +3465,48 @@ TEXT ·qkNormBF16AVX512(SB), NOSPLIT, $0-44
 	VMOVSD       onef64<>+0(SB), X9
 
 head:
-	MOVQ   SI, R8
-	ANDQ   $-32, R8
-	VXORPS Z10, Z10, Z10
-	VXORPS Z11, Z11, Z11
-	XORQ   DI, DI
-	TESTQ  R8, R8
-	JZ     sumtail26
+	MOVQ         SI, R8
+	ANDQ         $-32, R8
+	VXORPS       Z10, Z10, Z10
+	VXORPS       Z11, Z11, Z11
+	VPBROADCASTD himask<>+0(SB), Z12
+	XORQ         DI, DI
+	TESTQ        R8, R8
+	JZ           sumtail41
 
-sum25:
-	VPMOVZXWD   (AX)(DI*2), Z12
-	VPSLLD      $0x10, Z12, Z12
-	VFMADD231PS Z12, Z12, Z10
-	VPMOVZXWD   32(AX)(DI*2), Z12
-	VPSLLD      $0x10, Z12, Z12
-	VFMADD231PS Z12, Z12, Z11
+sum40:
+	VPSLLD      $0x10, (AX)(DI*2), Z13
+	VPANDD      (AX)(DI*2), Z12, Z14
+	VFMADD231PS Z13, Z13, Z10
+	VFMADD231PS Z14, Z14, Z11
 	ADDQ        $0x00000020, DI
 	CMPQ        DI, R8
-	JB          sum25
+	JB          sum40
 
-sumtail26:
+sumtail41:
 	CMPQ        DI, SI
-	JAE         sumdone27
-	VPMOVZXWD   (AX)(DI*2), Z12
-	VPSLLD      $0x10, Z12, Z12
-	VFMADD231PS Z12, Z12, Z10
+	JAE         sumdone42
+	VMOVDQU16   (AX)(DI*2), Y15
+	VPSLLD      $0x10, Z15, Z13
+	VPANDD      Z12, Z15, Z15
+	VFMADD231PS Z13, Z13, Z10
+	VFMADD231PS Z15, Z15, Z11
 
-sumdone27:
-	VSHUFPS       $0x88, Z11, Z10, Z12
-	VSHUFPS       $0xdd, Z11, Z10, Z10
-	VADDPS        Z10, Z12, Z12
-	VPERMILPS     $0xb1, Z12, Z10
-	VADDPS        Z10, Z12, Z12
-	VSHUFF32X4    $0xb1, Z12, Z12, Z10
-	VADDPS        Z10, Z12, Z12
-	VEXTRACTF32X8 $0x01, Z12, Y10
-	VADDPS        Y10, Y12, Y12
-	VMOVHLPS      X12, X12, X10
-	VADDSS        X10, X12, X12
-	VDIVSS        X8, X12, X10
+sumdone42:
+	VADDPS        Z11, Z10, Z10
+	VPERMILPS     $0xb1, Z10, Z11
+	VADDPS        Z11, Z10, Z10
+	VPERMILPS     $0x4e, Z10, Z11
+	VADDPS        Z11, Z10, Z10
+	VSHUFF32X4    $0xb1, Z10, Z10, Z11
+	VADDPS        Z11, Z10, Z10
+	VEXTRACTF32X8 $0x01, Z10, Y11
+	VADDSS        X11, X10, X10
+	VDIVSS        X8, X10, X10
 	VADDSS        X0, X10, X10
-	VCVTSS2SD     X10, X13, X13
-	VSQRTSD       X13, X13, X13
-	VDIVSD        X13, X9, X11
+	VCVTSS2SD     X10, X16, X16
+	VSQRTSD       X16, X16, X16
+	VDIVSD        X16, X9, X11
 	VCVTSD2SS     X11, X10, X10
 	VBROADCASTSS  X10, Z10
 	XORQ          DI, DI
@@ -2984,15 +3525,15 @@ scale:
 	VPORD     Z7, Z11, K1, Z12
 	VMULPS    (BX)(DI*4), Z12, Z12
 	VPSRLD    $0x10, Z12, Z11
-	VPSRLD    $0x10, Z12, Z14
+	VPSRLD    $0x10, Z12, Z13
 	VPANDD    Z1, Z11, Z11
 	VPADDD    Z12, Z11, Z11
 	VPADDD    Z2, Z11, Z11
 	VPSRLD    $0x10, Z11, Z11
-	VPORD     Z5, Z14, Z14
+	VPORD     Z5, Z13, Z13
 	VPANDD    Z3, Z12, Z12
 	VPCMPGTD  Z4, Z12, K1
-	VPBLENDMD Z14, Z11, K1, Z11
+	VPBLENDMD Z13, Z11, K1, Z11
 	VPMOVDW   Z11, (AX)(DI*2)
 	ADDQ      $0x00000010, DI
 	CMPQ      DI, SI
@@ -3028,24 +3569,24 @@ head:
 	VXORPS Z4, Z4, Z4
 	XORQ   DI, DI
 	TESTQ  R8, R8
-	JZ     sumtail29
+	JZ     sumtail44
 
-sum28:
+sum43:
 	VCVTPH2PS   (AX)(DI*2), Z5
 	VFMADD231PS Z5, Z5, Z3
 	VCVTPH2PS   32(AX)(DI*2), Z5
 	VFMADD231PS Z5, Z5, Z4
 	ADDQ        $0x00000020, DI
 	CMPQ        DI, R8
-	JB          sum28
+	JB          sum43
 
-sumtail29:
+sumtail44:
 	CMPQ        DI, SI
-	JAE         sumdone30
+	JAE         sumdone45
 	VCVTPH2PS   (AX)(DI*2), Z5
 	VFMADD231PS Z5, Z5, Z3
 
-sumdone30:
+sumdone45:
 	VSHUFPS       $0x88, Z4, Z3, Z5
 	VSHUFPS       $0xdd, Z4, Z3, Z3
 	VADDPS        Z3, Z5, Z5
@@ -3085,7 +3626,7 @@ done:
 	RET
 
 // func qkNormBF16AVX512BF16(x *byte, heads int, stride int, w *float32, n int, eps float32)
-// Requires: AVX, AVX512DQ, AVX512F, AVX512VL, SSE
+// Requires: AVX, AVX512BW, AVX512DQ, AVX512F, AVX512VL, SSE
 TEXT ·qkNormBF16AVX512BF16(SB), NOSPLIT, $0-44
 	MOVQ         x+0(FP), AX
 	MOVQ         heads+8(FP), CX
@@ -3109,45 +3650,44 @@ TEXT ·qkNormBF16AVX512BF16(SB), NOSPLIT, $0-44
 	VMOVSD       onef64<>+0(SB), X10
 
 head:
-	MOVQ   SI, R8
-	ANDQ   $-32, R8
-	VXORPS Z12, Z12, Z12
-	VXORPS Z13, Z13, Z13
-	XORQ   DI, DI
-	TESTQ  R8, R8
-	JZ     sumtail32
+	MOVQ         SI, R8
+	ANDQ         $-32, R8
+	VXORPS       Z12, Z12, Z12
+	VXORPS       Z13, Z13, Z13
+	VPBROADCASTD himask<>+0(SB), Z15
+	XORQ         DI, DI
+	TESTQ        R8, R8
+	JZ           sumtail47
 
-sum31:
-	VPMOVZXWD   (AX)(DI*2), Z14
-	VPSLLD      $0x10, Z14, Z14
-	VFMADD231PS Z14, Z14, Z12
-	VPMOVZXWD   32(AX)(DI*2), Z14
-	VPSLLD      $0x10, Z14, Z14
-	VFMADD231PS Z14, Z14, Z13
+sum46:
+	VPSLLD      $0x10, (AX)(DI*2), Z16
+	VPANDD      (AX)(DI*2), Z15, Z17
+	VFMADD231PS Z16, Z16, Z12
+	VFMADD231PS Z17, Z17, Z13
 	ADDQ        $0x00000020, DI
 	CMPQ        DI, R8
-	JB          sum31
+	JB          sum46
 
-sumtail32:
+sumtail47:
 	CMPQ        DI, SI
-	JAE         sumdone33
-	VPMOVZXWD   (AX)(DI*2), Z14
-	VPSLLD      $0x10, Z14, Z14
-	VFMADD231PS Z14, Z14, Z12
+	JAE         sumdone48
+	VMOVDQU16   (AX)(DI*2), Y14
+	VPSLLD      $0x10, Z14, Z16
+	VPANDD      Z15, Z14, Z14
+	VFMADD231PS Z16, Z16, Z12
+	VFMADD231PS Z14, Z14, Z13
 
-sumdone33:
-	VSHUFPS       $0x88, Z13, Z12, Z14
-	VSHUFPS       $0xdd, Z13, Z12, Z12
-	VADDPS        Z12, Z14, Z14
-	VPERMILPS     $0xb1, Z14, Z12
-	VADDPS        Z12, Z14, Z14
-	VSHUFF32X4    $0xb1, Z14, Z14, Z12
-	VADDPS        Z12, Z14, Z14
-	VEXTRACTF32X8 $0x01, Z14, Y12
-	VADDPS        Y12, Y14, Y14
-	VMOVHLPS      X14, X14, X12
-	VADDSS        X12, X14, X14
-	VDIVSS        X9, X14, X12
+sumdone48:
+	VADDPS        Z13, Z12, Z12
+	VPERMILPS     $0xb1, Z12, Z13
+	VADDPS        Z13, Z12, Z12
+	VPERMILPS     $0x4e, Z12, Z13
+	VADDPS        Z13, Z12, Z12
+	VSHUFF32X4    $0xb1, Z12, Z12, Z13
+	VADDPS        Z13, Z12, Z12
+	VEXTRACTF32X8 $0x01, Z12, Y13
+	VADDSS        X13, X12, X12
+	VDIVSS        X9, X12, X12
 	VADDSS        X0, X12, X12
 	VCVTSS2SD     X12, X11, X11
 	VSQRTSD       X11, X11, X11
@@ -3157,17 +3697,17 @@ sumdone33:
 	XORQ          DI, DI
 
 scale:
-	VPMOVZXWD (AX)(DI*2), Z14
-	VPSLLD    $0x10, Z14, Z14
-	VMULPS    Z12, Z14, Z14
-	VPSRLD    $0x10, Z14, Z13
+	VPMOVZXWD (AX)(DI*2), Z15
+	VPSLLD    $0x10, Z15, Z15
+	VMULPS    Z12, Z15, Z15
+	VPSRLD    $0x10, Z15, Z13
 	VPANDD    Z1, Z13, Z13
-	VPADDD    Z14, Z13, Z13
+	VPADDD    Z15, Z13, Z13
 	VPADDD    Z2, Z13, Z13
 	VPANDD    Z7, Z13, Z13
-	VCMPPS    $0x03, Z14, Z14, K1
-	VPANDD    Z7, Z14, Z14
-	VPORD     Z8, Z14, K1, Z13
+	VCMPPS    $0x03, Z15, Z15, K1
+	VPANDD    Z7, Z15, Z15
+	VPORD     Z8, Z15, K1, Z13
 	VMULPS    (BX)(DI*4), Z13, Z13
 	VMOVAPS   Z13, Z31
 	BYTE      $0x62
@@ -3178,24 +3718,24 @@ scale:
 	BYTE      $0xf7
 	VPTESTNMD Z6, Z13, K1
 	KORTESTW  K1, K1
-	JNZ       bf16slow34
+	JNZ       bf16slow49
 	VMOVDQU32 Y30, (AX)(DI*2)
-	JMP       bf16done35
+	JMP       bf16done50
 
-bf16slow34:
-	VPSRLD    $0x10, Z13, Z14
+bf16slow49:
 	VPSRLD    $0x10, Z13, Z15
-	VPANDD    Z1, Z14, Z14
-	VPADDD    Z13, Z14, Z14
-	VPADDD    Z2, Z14, Z14
-	VPSRLD    $0x10, Z14, Z14
-	VPORD     Z5, Z15, Z15
+	VPSRLD    $0x10, Z13, Z16
+	VPANDD    Z1, Z15, Z15
+	VPADDD    Z13, Z15, Z15
+	VPADDD    Z2, Z15, Z15
+	VPSRLD    $0x10, Z15, Z15
+	VPORD     Z5, Z16, Z16
 	VPANDD    Z3, Z13, Z13
 	VPCMPGTD  Z4, Z13, K1
-	VPBLENDMD Z15, Z14, K1, Z14
-	VPMOVDW   Z14, (AX)(DI*2)
+	VPBLENDMD Z16, Z15, K1, Z15
+	VPMOVDW   Z15, (AX)(DI*2)
 
-bf16done35:
+bf16done50:
 	ADDQ $0x00000010, DI
 	CMPQ DI, SI
 	JB   scale
@@ -4013,7 +4553,7 @@ two:
 	VPTESTNMD     Z1, Z4, K1
 	VPTESTNMD     Z1, Z6, K2
 	KORTESTW      K1, K2
-	JNZ           rndslow36
+	JNZ           rndslow51
 	BYTE          $0x62
 	BYTE          $0x02
 	BYTE          $0x17
@@ -4026,7 +4566,7 @@ two:
 	VPMOVZXWD     Y6, Z6
 	VPSLLD        $0x10, Z6, Z6
 
-rnddone37:
+rnddone52:
 	VMULPS        Z23, Z5, Z5
 	VMULPS        Z23, Z7, Z7
 	VMOVAPS       Z5, Z31
@@ -4034,7 +4574,7 @@ rnddone37:
 	VPTESTNMD     Z1, Z5, K1
 	VPTESTNMD     Z1, Z7, K2
 	KORTESTW      K1, K2
-	JNZ           rndslow38
+	JNZ           rndslow53
 	BYTE          $0x62
 	BYTE          $0x02
 	BYTE          $0x17
@@ -4047,7 +4587,7 @@ rnddone37:
 	VPMOVZXWD     Y7, Z7
 	VPSLLD        $0x10, Z7, Z7
 
-rnddone39:
+rnddone54:
 	VMULPS        (BX), Z4, Z4
 	VMULPS        64(BX), Z6, Z6
 	VMOVAPS       Z4, Z31
@@ -4055,7 +4595,7 @@ rnddone39:
 	VPTESTNMD     Z1, Z4, K1
 	VPTESTNMD     Z1, Z6, K2
 	KORTESTW      K1, K2
-	JNZ           rndslow40
+	JNZ           rndslow55
 	BYTE          $0x62
 	BYTE          $0x02
 	BYTE          $0x17
@@ -4068,7 +4608,7 @@ rnddone39:
 	VPMOVZXWD     Y6, Z6
 	VPSLLD        $0x10, Z6, Z6
 
-rnddone41:
+rnddone56:
 	VMULPS        (BX), Z5, Z5
 	VMULPS        64(BX), Z7, Z7
 	VMOVAPS       Z5, Z31
@@ -4076,7 +4616,7 @@ rnddone41:
 	VPTESTNMD     Z1, Z5, K1
 	VPTESTNMD     Z1, Z7, K2
 	KORTESTW      K1, K2
-	JNZ           rndslow42
+	JNZ           rndslow57
 	BYTE          $0x62
 	BYTE          $0x02
 	BYTE          $0x17
@@ -4089,7 +4629,7 @@ rnddone41:
 	VPMOVZXWD     Y7, Z7
 	VPSLLD        $0x10, Z7, Z7
 
-rnddone43:
+rnddone58:
 	VMULPS        Z21, Z8, Z8
 	VMULPS        Z21, Z10, Z10
 	VMOVAPS       Z8, Z31
@@ -4097,7 +4637,7 @@ rnddone43:
 	VPTESTNMD     Z1, Z8, K1
 	VPTESTNMD     Z1, Z10, K2
 	KORTESTW      K1, K2
-	JNZ           rndslow44
+	JNZ           rndslow59
 	BYTE          $0x62
 	BYTE          $0x02
 	BYTE          $0x17
@@ -4110,7 +4650,7 @@ rnddone43:
 	VPMOVZXWD     Y10, Z10
 	VPSLLD        $0x10, Z10, Z10
 
-rnddone45:
+rnddone60:
 	VMULPS        Z23, Z9, Z9
 	VMULPS        Z23, Z11, Z11
 	VMOVAPS       Z9, Z31
@@ -4118,7 +4658,7 @@ rnddone45:
 	VPTESTNMD     Z1, Z9, K1
 	VPTESTNMD     Z1, Z11, K2
 	KORTESTW      K1, K2
-	JNZ           rndslow46
+	JNZ           rndslow61
 	BYTE          $0x62
 	BYTE          $0x02
 	BYTE          $0x17
@@ -4131,7 +4671,7 @@ rnddone45:
 	VPMOVZXWD     Y11, Z11
 	VPSLLD        $0x10, Z11, Z11
 
-rnddone47:
+rnddone62:
 	VMULPS        128(BX), Z8, Z8
 	VMULPS        192(BX), Z10, Z10
 	VMOVAPS       Z8, Z31
@@ -4139,7 +4679,7 @@ rnddone47:
 	VPTESTNMD     Z1, Z8, K1
 	VPTESTNMD     Z1, Z10, K2
 	KORTESTW      K1, K2
-	JNZ           rndslow48
+	JNZ           rndslow63
 	BYTE          $0x62
 	BYTE          $0x02
 	BYTE          $0x17
@@ -4152,7 +4692,7 @@ rnddone47:
 	VPMOVZXWD     Y10, Z10
 	VPSLLD        $0x10, Z10, Z10
 
-rnddone49:
+rnddone64:
 	VMULPS        128(BX), Z9, Z9
 	VMULPS        192(BX), Z11, Z11
 	VMOVAPS       Z9, Z31
@@ -4160,7 +4700,7 @@ rnddone49:
 	VPTESTNMD     Z1, Z9, K1
 	VPTESTNMD     Z1, Z11, K2
 	KORTESTW      K1, K2
-	JNZ           rndslow50
+	JNZ           rndslow65
 	BYTE          $0x62
 	BYTE          $0x02
 	BYTE          $0x17
@@ -4173,7 +4713,7 @@ rnddone49:
 	VPMOVZXWD     Y11, Z11
 	VPSLLD        $0x10, Z11, Z11
 
-rnddone51:
+rnddone66:
 	VMULPS        Z21, Z12, Z12
 	VMULPS        Z21, Z14, Z14
 	VMOVAPS       Z12, Z31
@@ -4181,7 +4721,7 @@ rnddone51:
 	VPTESTNMD     Z1, Z12, K1
 	VPTESTNMD     Z1, Z14, K2
 	KORTESTW      K1, K2
-	JNZ           rndslow52
+	JNZ           rndslow67
 	BYTE          $0x62
 	BYTE          $0x02
 	BYTE          $0x17
@@ -4194,7 +4734,7 @@ rnddone51:
 	VPMOVZXWD     Y14, Z14
 	VPSLLD        $0x10, Z14, Z14
 
-rnddone53:
+rnddone68:
 	VMULPS        Z23, Z13, Z13
 	VMULPS        Z23, Z15, Z15
 	VMOVAPS       Z13, Z31
@@ -4202,7 +4742,7 @@ rnddone53:
 	VPTESTNMD     Z1, Z13, K1
 	VPTESTNMD     Z1, Z15, K2
 	KORTESTW      K1, K2
-	JNZ           rndslow54
+	JNZ           rndslow69
 	BYTE          $0x62
 	BYTE          $0x02
 	BYTE          $0x17
@@ -4215,7 +4755,7 @@ rnddone53:
 	VPMOVZXWD     Y15, Z15
 	VPSLLD        $0x10, Z15, Z15
 
-rnddone55:
+rnddone70:
 	VMULPS        256(BX), Z12, Z12
 	VMULPS        320(BX), Z14, Z14
 	VMOVAPS       Z12, Z31
@@ -4223,7 +4763,7 @@ rnddone55:
 	VPTESTNMD     Z1, Z12, K1
 	VPTESTNMD     Z1, Z14, K2
 	KORTESTW      K1, K2
-	JNZ           rndslow56
+	JNZ           rndslow71
 	BYTE          $0x62
 	BYTE          $0x02
 	BYTE          $0x17
@@ -4236,7 +4776,7 @@ rnddone55:
 	VPMOVZXWD     Y14, Z14
 	VPSLLD        $0x10, Z14, Z14
 
-rnddone57:
+rnddone72:
 	VMULPS        256(BX), Z13, Z13
 	VMULPS        320(BX), Z15, Z15
 	VMOVAPS       Z13, Z31
@@ -4244,7 +4784,7 @@ rnddone57:
 	VPTESTNMD     Z1, Z13, K1
 	VPTESTNMD     Z1, Z15, K2
 	KORTESTW      K1, K2
-	JNZ           rndslow58
+	JNZ           rndslow73
 	BYTE          $0x62
 	BYTE          $0x02
 	BYTE          $0x17
@@ -4257,7 +4797,7 @@ rnddone57:
 	VPMOVZXWD     Y15, Z15
 	VPSLLD        $0x10, Z15, Z15
 
-rnddone59:
+rnddone74:
 	VMULPS        Z21, Z16, Z16
 	VMULPS        Z21, Z18, Z18
 	VMOVAPS       Z16, Z31
@@ -4265,7 +4805,7 @@ rnddone59:
 	VPTESTNMD     Z1, Z16, K1
 	VPTESTNMD     Z1, Z18, K2
 	KORTESTW      K1, K2
-	JNZ           rndslow60
+	JNZ           rndslow75
 	BYTE          $0x62
 	BYTE          $0x02
 	BYTE          $0x17
@@ -4278,7 +4818,7 @@ rnddone59:
 	VPMOVZXWD     Y18, Z18
 	VPSLLD        $0x10, Z18, Z18
 
-rnddone61:
+rnddone76:
 	VMULPS        Z23, Z17, Z17
 	VMULPS        Z23, Z19, Z19
 	VMOVAPS       Z17, Z31
@@ -4286,7 +4826,7 @@ rnddone61:
 	VPTESTNMD     Z1, Z17, K1
 	VPTESTNMD     Z1, Z19, K2
 	KORTESTW      K1, K2
-	JNZ           rndslow62
+	JNZ           rndslow77
 	BYTE          $0x62
 	BYTE          $0x02
 	BYTE          $0x17
@@ -4299,7 +4839,7 @@ rnddone61:
 	VPMOVZXWD     Y19, Z19
 	VPSLLD        $0x10, Z19, Z19
 
-rnddone63:
+rnddone78:
 	VMULPS        384(BX), Z16, Z16
 	VMULPS        448(BX), Z18, Z18
 	VMOVAPS       Z16, Z31
@@ -4307,7 +4847,7 @@ rnddone63:
 	VPTESTNMD     Z1, Z16, K1
 	VPTESTNMD     Z1, Z18, K2
 	KORTESTW      K1, K2
-	JNZ           rndslow64
+	JNZ           rndslow79
 	BYTE          $0x62
 	BYTE          $0x02
 	BYTE          $0x17
@@ -4320,7 +4860,7 @@ rnddone63:
 	VPMOVZXWD     Y18, Z18
 	VPSLLD        $0x10, Z18, Z18
 
-rnddone65:
+rnddone80:
 	VMULPS        384(BX), Z17, Z17
 	VMULPS        448(BX), Z19, Z19
 	VMOVAPS       Z17, Z31
@@ -4328,7 +4868,7 @@ rnddone65:
 	VPTESTNMD     Z1, Z17, K1
 	VPTESTNMD     Z1, Z19, K2
 	KORTESTW      K1, K2
-	JNZ           rndslow66
+	JNZ           rndslow81
 	BYTE          $0x62
 	BYTE          $0x02
 	BYTE          $0x17
@@ -4341,7 +4881,7 @@ rnddone65:
 	VPMOVZXWD     Y19, Z19
 	VPSLLD        $0x10, Z19, Z19
 
-rnddone67:
+rnddone82:
 	VMULPS    (SI), Z4, Z21
 	VMULPS    (DI), Z12, Z23
 	VSUBPS    Z23, Z21, Z21
@@ -4375,7 +4915,7 @@ rnddone67:
 	VPTESTNMD Z1, Z31, K1
 	VPTESTNMD Z1, Z29, K2
 	KORTESTW  K1, K2
-	JNZ       bf16wslow68
+	JNZ       bf16wslow83
 	BYTE      $0x62
 	BYTE      $0x02
 	BYTE      $0x17
@@ -4384,13 +4924,13 @@ rnddone67:
 	BYTE      $0xf7
 	VMOVDQU16 Z30, (AX)
 
-bf16wdone69:
+bf16wdone84:
 	VMOVAPS   Z8, Z31
 	VMOVAPS   Z10, Z29
 	VPTESTNMD Z1, Z31, K1
 	VPTESTNMD Z1, Z29, K2
 	KORTESTW  K1, K2
-	JNZ       bf16wslow70
+	JNZ       bf16wslow85
 	BYTE      $0x62
 	BYTE      $0x02
 	BYTE      $0x17
@@ -4399,13 +4939,13 @@ bf16wdone69:
 	BYTE      $0xf7
 	VMOVDQU16 Z30, 64(AX)
 
-bf16wdone71:
+bf16wdone86:
 	VMOVAPS   Z12, Z31
 	VMOVAPS   Z14, Z29
 	VPTESTNMD Z1, Z31, K1
 	VPTESTNMD Z1, Z29, K2
 	KORTESTW  K1, K2
-	JNZ       bf16wslow72
+	JNZ       bf16wslow87
 	BYTE      $0x62
 	BYTE      $0x02
 	BYTE      $0x17
@@ -4414,13 +4954,13 @@ bf16wdone71:
 	BYTE      $0xf7
 	VMOVDQU16 Z30, 128(AX)
 
-bf16wdone73:
+bf16wdone88:
 	VMOVAPS   Z16, Z31
 	VMOVAPS   Z18, Z29
 	VPTESTNMD Z1, Z31, K1
 	VPTESTNMD Z1, Z29, K2
 	KORTESTW  K1, K2
-	JNZ       bf16wslow74
+	JNZ       bf16wslow89
 	BYTE      $0x62
 	BYTE      $0x02
 	BYTE      $0x17
@@ -4429,7 +4969,7 @@ bf16wdone73:
 	BYTE      $0xf7
 	VMOVDQU16 Z30, 192(AX)
 
-bf16wdone75:
+bf16wdone90:
 	VMULPS    (SI), Z5, Z4
 	VMULPS    (DI), Z13, Z6
 	VSUBPS    Z6, Z4, Z4
@@ -4463,7 +5003,7 @@ bf16wdone75:
 	VPTESTNMD Z1, Z31, K1
 	VPTESTNMD Z1, Z29, K2
 	KORTESTW  K1, K2
-	JNZ       bf16wslow76
+	JNZ       bf16wslow91
 	BYTE      $0x62
 	BYTE      $0x02
 	BYTE      $0x17
@@ -4472,13 +5012,13 @@ bf16wdone75:
 	BYTE      $0xf7
 	VMOVDQU16 Z30, (R8)
 
-bf16wdone77:
+bf16wdone92:
 	VMOVAPS   Z9, Z31
 	VMOVAPS   Z11, Z29
 	VPTESTNMD Z1, Z31, K1
 	VPTESTNMD Z1, Z29, K2
 	KORTESTW  K1, K2
-	JNZ       bf16wslow78
+	JNZ       bf16wslow93
 	BYTE      $0x62
 	BYTE      $0x02
 	BYTE      $0x17
@@ -4487,13 +5027,13 @@ bf16wdone77:
 	BYTE      $0xf7
 	VMOVDQU16 Z30, 64(R8)
 
-bf16wdone79:
+bf16wdone94:
 	VMOVAPS   Z13, Z31
 	VMOVAPS   Z15, Z29
 	VPTESTNMD Z1, Z31, K1
 	VPTESTNMD Z1, Z29, K2
 	KORTESTW  K1, K2
-	JNZ       bf16wslow80
+	JNZ       bf16wslow95
 	BYTE      $0x62
 	BYTE      $0x02
 	BYTE      $0x17
@@ -4502,13 +5042,13 @@ bf16wdone79:
 	BYTE      $0xf7
 	VMOVDQU16 Z30, 128(R8)
 
-bf16wdone81:
+bf16wdone96:
 	VMOVAPS   Z17, Z31
 	VMOVAPS   Z19, Z29
 	VPTESTNMD Z1, Z31, K1
 	VPTESTNMD Z1, Z29, K2
 	KORTESTW  K1, K2
-	JNZ       bf16wslow82
+	JNZ       bf16wslow97
 	BYTE      $0x62
 	BYTE      $0x02
 	BYTE      $0x17
@@ -4517,7 +5057,7 @@ bf16wdone81:
 	BYTE      $0xf7
 	VMOVDQU16 Z30, 192(R8)
 
-bf16wdone83:
+bf16wdone98:
 	LEAQ (AX)(DX*2), AX
 	SUBQ $0x02, CX
 	CMPQ CX, $0x02
@@ -4577,7 +5117,7 @@ one:
 	VPTESTNMD     Z1, Z4, K1
 	VPTESTNMD     Z1, Z5, K2
 	KORTESTW      K1, K2
-	JNZ           rndslow84
+	JNZ           rndslow99
 	BYTE          $0x62
 	BYTE          $0x02
 	BYTE          $0x17
@@ -4590,7 +5130,7 @@ one:
 	VPMOVZXWD     Y2, Z5
 	VPSLLD        $0x10, Z5, Z5
 
-rnddone85:
+rnddone100:
 	VMULPS        (BX), Z4, Z4
 	VMULPS        64(BX), Z5, Z5
 	VMOVAPS       Z4, Z31
@@ -4598,7 +5138,7 @@ rnddone85:
 	VPTESTNMD     Z1, Z4, K1
 	VPTESTNMD     Z1, Z5, K2
 	KORTESTW      K1, K2
-	JNZ           rndslow86
+	JNZ           rndslow101
 	BYTE          $0x62
 	BYTE          $0x02
 	BYTE          $0x17
@@ -4611,7 +5151,7 @@ rnddone85:
 	VPMOVZXWD     Y2, Z5
 	VPSLLD        $0x10, Z5, Z5
 
-rnddone87:
+rnddone102:
 	VMULPS        Z0, Z6, Z6
 	VMULPS        Z0, Z7, Z7
 	VMOVAPS       Z6, Z31
@@ -4619,7 +5159,7 @@ rnddone87:
 	VPTESTNMD     Z1, Z6, K1
 	VPTESTNMD     Z1, Z7, K2
 	KORTESTW      K1, K2
-	JNZ           rndslow88
+	JNZ           rndslow103
 	BYTE          $0x62
 	BYTE          $0x02
 	BYTE          $0x17
@@ -4632,7 +5172,7 @@ rnddone87:
 	VPMOVZXWD     Y2, Z7
 	VPSLLD        $0x10, Z7, Z7
 
-rnddone89:
+rnddone104:
 	VMULPS        128(BX), Z6, Z6
 	VMULPS        192(BX), Z7, Z7
 	VMOVAPS       Z6, Z31
@@ -4640,7 +5180,7 @@ rnddone89:
 	VPTESTNMD     Z1, Z6, K1
 	VPTESTNMD     Z1, Z7, K2
 	KORTESTW      K1, K2
-	JNZ           rndslow90
+	JNZ           rndslow105
 	BYTE          $0x62
 	BYTE          $0x02
 	BYTE          $0x17
@@ -4653,7 +5193,7 @@ rnddone89:
 	VPMOVZXWD     Y2, Z7
 	VPSLLD        $0x10, Z7, Z7
 
-rnddone91:
+rnddone106:
 	VMULPS        Z0, Z8, Z8
 	VMULPS        Z0, Z9, Z9
 	VMOVAPS       Z8, Z31
@@ -4661,7 +5201,7 @@ rnddone91:
 	VPTESTNMD     Z1, Z8, K1
 	VPTESTNMD     Z1, Z9, K2
 	KORTESTW      K1, K2
-	JNZ           rndslow92
+	JNZ           rndslow107
 	BYTE          $0x62
 	BYTE          $0x02
 	BYTE          $0x17
@@ -4674,7 +5214,7 @@ rnddone91:
 	VPMOVZXWD     Y2, Z9
 	VPSLLD        $0x10, Z9, Z9
 
-rnddone93:
+rnddone108:
 	VMULPS        256(BX), Z8, Z8
 	VMULPS        320(BX), Z9, Z9
 	VMOVAPS       Z8, Z31
@@ -4682,7 +5222,7 @@ rnddone93:
 	VPTESTNMD     Z1, Z8, K1
 	VPTESTNMD     Z1, Z9, K2
 	KORTESTW      K1, K2
-	JNZ           rndslow94
+	JNZ           rndslow109
 	BYTE          $0x62
 	BYTE          $0x02
 	BYTE          $0x17
@@ -4695,7 +5235,7 @@ rnddone93:
 	VPMOVZXWD     Y2, Z9
 	VPSLLD        $0x10, Z9, Z9
 
-rnddone95:
+rnddone110:
 	VMULPS        Z0, Z10, Z10
 	VMULPS        Z0, Z11, Z11
 	VMOVAPS       Z10, Z31
@@ -4703,7 +5243,7 @@ rnddone95:
 	VPTESTNMD     Z1, Z10, K1
 	VPTESTNMD     Z1, Z11, K2
 	KORTESTW      K1, K2
-	JNZ           rndslow96
+	JNZ           rndslow111
 	BYTE          $0x62
 	BYTE          $0x02
 	BYTE          $0x17
@@ -4716,7 +5256,7 @@ rnddone95:
 	VPMOVZXWD     Y0, Z11
 	VPSLLD        $0x10, Z11, Z11
 
-rnddone97:
+rnddone112:
 	VMULPS        384(BX), Z10, Z10
 	VMULPS        448(BX), Z11, Z11
 	VMOVAPS       Z10, Z31
@@ -4724,7 +5264,7 @@ rnddone97:
 	VPTESTNMD     Z1, Z10, K1
 	VPTESTNMD     Z1, Z11, K2
 	KORTESTW      K1, K2
-	JNZ           rndslow98
+	JNZ           rndslow113
 	BYTE          $0x62
 	BYTE          $0x02
 	BYTE          $0x17
@@ -4737,7 +5277,7 @@ rnddone97:
 	VPMOVZXWD     Y0, Z11
 	VPSLLD        $0x10, Z11, Z11
 
-rnddone99:
+rnddone114:
 	VMULPS    (SI), Z4, Z0
 	VMULPS    (DI), Z8, Z2
 	VSUBPS    Z2, Z0, Z0
@@ -4771,7 +5311,7 @@ rnddone99:
 	VPTESTNMD Z1, Z31, K1
 	VPTESTNMD Z1, Z29, K2
 	KORTESTW  K1, K2
-	JNZ       bf16wslow100
+	JNZ       bf16wslow115
 	BYTE      $0x62
 	BYTE      $0x02
 	BYTE      $0x17
@@ -4780,13 +5320,13 @@ rnddone99:
 	BYTE      $0xf7
 	VMOVDQU16 Z30, (AX)
 
-bf16wdone101:
+bf16wdone116:
 	VMOVAPS   Z6, Z31
 	VMOVAPS   Z7, Z29
 	VPTESTNMD Z1, Z31, K1
 	VPTESTNMD Z1, Z29, K2
 	KORTESTW  K1, K2
-	JNZ       bf16wslow102
+	JNZ       bf16wslow117
 	BYTE      $0x62
 	BYTE      $0x02
 	BYTE      $0x17
@@ -4795,13 +5335,13 @@ bf16wdone101:
 	BYTE      $0xf7
 	VMOVDQU16 Z30, 64(AX)
 
-bf16wdone103:
+bf16wdone118:
 	VMOVAPS   Z8, Z31
 	VMOVAPS   Z9, Z29
 	VPTESTNMD Z1, Z31, K1
 	VPTESTNMD Z1, Z29, K2
 	KORTESTW  K1, K2
-	JNZ       bf16wslow104
+	JNZ       bf16wslow119
 	BYTE      $0x62
 	BYTE      $0x02
 	BYTE      $0x17
@@ -4810,13 +5350,13 @@ bf16wdone103:
 	BYTE      $0xf7
 	VMOVDQU16 Z30, 128(AX)
 
-bf16wdone105:
+bf16wdone120:
 	VMOVAPS   Z10, Z31
 	VMOVAPS   Z11, Z29
 	VPTESTNMD Z1, Z31, K1
 	VPTESTNMD Z1, Z29, K2
 	KORTESTW  K1, K2
-	JNZ       bf16wslow106
+	JNZ       bf16wslow121
 	BYTE      $0x62
 	BYTE      $0x02
 	BYTE      $0x17
@@ -4825,12 +5365,12 @@ bf16wdone105:
 	BYTE      $0xf7
 	VMOVDQU16 Z30, 192(AX)
 
-bf16wdone107:
+bf16wdone122:
 done:
 	VZEROUPPER
 	RET
 
-rndslow36:
+rndslow51:
 	VPBROADCASTD himask<>+0(SB), Z25
 	VPBROADCASTD quiet32<>+0(SB), Z26
 	VPBROADCASTD one<>+0(SB), Z27
@@ -4857,9 +5397,9 @@ rndslow36:
 	VPORD        Z26, Z4, K1, Z27
 	VMOVAPS      Z29, Z4
 	VMOVAPS      Z27, Z6
-	JMP          rnddone37
+	JMP          rnddone52
 
-rndslow38:
+rndslow53:
 	VPBROADCASTD himask<>+0(SB), Z25
 	VPBROADCASTD quiet32<>+0(SB), Z26
 	VPBROADCASTD one<>+0(SB), Z27
@@ -4886,9 +5426,9 @@ rndslow38:
 	VPORD        Z26, Z5, K1, Z27
 	VMOVAPS      Z29, Z5
 	VMOVAPS      Z27, Z7
-	JMP          rnddone39
+	JMP          rnddone54
 
-rndslow40:
+rndslow55:
 	VPBROADCASTD himask<>+0(SB), Z25
 	VPBROADCASTD quiet32<>+0(SB), Z26
 	VPBROADCASTD one<>+0(SB), Z27
@@ -4915,9 +5455,9 @@ rndslow40:
 	VPORD        Z26, Z4, K1, Z27
 	VMOVAPS      Z29, Z4
 	VMOVAPS      Z27, Z6
-	JMP          rnddone41
+	JMP          rnddone56
 
-rndslow42:
+rndslow57:
 	VPBROADCASTD himask<>+0(SB), Z25
 	VPBROADCASTD quiet32<>+0(SB), Z26
 	VPBROADCASTD one<>+0(SB), Z27
@@ -4944,9 +5484,9 @@ rndslow42:
 	VPORD        Z26, Z5, K1, Z27
 	VMOVAPS      Z29, Z5
 	VMOVAPS      Z27, Z7
-	JMP          rnddone43
+	JMP          rnddone58
 
-rndslow44:
+rndslow59:
 	VPBROADCASTD himask<>+0(SB), Z25
 	VPBROADCASTD quiet32<>+0(SB), Z26
 	VPBROADCASTD one<>+0(SB), Z27
@@ -4973,9 +5513,9 @@ rndslow44:
 	VPORD        Z26, Z8, K1, Z27
 	VMOVAPS      Z29, Z8
 	VMOVAPS      Z27, Z10
-	JMP          rnddone45
+	JMP          rnddone60
 
-rndslow46:
+rndslow61:
 	VPBROADCASTD himask<>+0(SB), Z25
 	VPBROADCASTD quiet32<>+0(SB), Z26
 	VPBROADCASTD one<>+0(SB), Z27
@@ -5002,9 +5542,9 @@ rndslow46:
 	VPORD        Z26, Z9, K1, Z27
 	VMOVAPS      Z29, Z9
 	VMOVAPS      Z27, Z11
-	JMP          rnddone47
+	JMP          rnddone62
 
-rndslow48:
+rndslow63:
 	VPBROADCASTD himask<>+0(SB), Z25
 	VPBROADCASTD quiet32<>+0(SB), Z26
 	VPBROADCASTD one<>+0(SB), Z27
@@ -5031,9 +5571,9 @@ rndslow48:
 	VPORD        Z26, Z8, K1, Z27
 	VMOVAPS      Z29, Z8
 	VMOVAPS      Z27, Z10
-	JMP          rnddone49
+	JMP          rnddone64
 
-rndslow50:
+rndslow65:
 	VPBROADCASTD himask<>+0(SB), Z25
 	VPBROADCASTD quiet32<>+0(SB), Z26
 	VPBROADCASTD one<>+0(SB), Z27
@@ -5060,9 +5600,9 @@ rndslow50:
 	VPORD        Z26, Z9, K1, Z27
 	VMOVAPS      Z29, Z9
 	VMOVAPS      Z27, Z11
-	JMP          rnddone51
+	JMP          rnddone66
 
-rndslow52:
+rndslow67:
 	VPBROADCASTD himask<>+0(SB), Z25
 	VPBROADCASTD quiet32<>+0(SB), Z26
 	VPBROADCASTD one<>+0(SB), Z27
@@ -5089,9 +5629,9 @@ rndslow52:
 	VPORD        Z26, Z12, K1, Z27
 	VMOVAPS      Z29, Z12
 	VMOVAPS      Z27, Z14
-	JMP          rnddone53
+	JMP          rnddone68
 
-rndslow54:
+rndslow69:
 	VPBROADCASTD himask<>+0(SB), Z25
 	VPBROADCASTD quiet32<>+0(SB), Z26
 	VPBROADCASTD one<>+0(SB), Z27
@@ -5118,9 +5658,9 @@ rndslow54:
 	VPORD        Z26, Z13, K1, Z27
 	VMOVAPS      Z29, Z13
 	VMOVAPS      Z27, Z15
-	JMP          rnddone55
+	JMP          rnddone70
 
-rndslow56:
+rndslow71:
 	VPBROADCASTD himask<>+0(SB), Z25
 	VPBROADCASTD quiet32<>+0(SB), Z26
 	VPBROADCASTD one<>+0(SB), Z27
@@ -5147,9 +5687,9 @@ rndslow56:
 	VPORD        Z26, Z12, K1, Z27
 	VMOVAPS      Z29, Z12
 	VMOVAPS      Z27, Z14
-	JMP          rnddone57
+	JMP          rnddone72
 
-rndslow58:
+rndslow73:
 	VPBROADCASTD himask<>+0(SB), Z25
 	VPBROADCASTD quiet32<>+0(SB), Z26
 	VPBROADCASTD one<>+0(SB), Z27
@@ -5176,9 +5716,9 @@ rndslow58:
 	VPORD        Z26, Z13, K1, Z27
 	VMOVAPS      Z29, Z13
 	VMOVAPS      Z27, Z15
-	JMP          rnddone59
+	JMP          rnddone74
 
-rndslow60:
+rndslow75:
 	VPBROADCASTD himask<>+0(SB), Z21
 	VPBROADCASTD quiet32<>+0(SB), Z25
 	VPBROADCASTD one<>+0(SB), Z26
@@ -5205,9 +5745,9 @@ rndslow60:
 	VPORD        Z25, Z16, K1, Z26
 	VMOVAPS      Z28, Z16
 	VMOVAPS      Z26, Z18
-	JMP          rnddone61
+	JMP          rnddone76
 
-rndslow62:
+rndslow77:
 	VPBROADCASTD himask<>+0(SB), Z21
 	VPBROADCASTD quiet32<>+0(SB), Z23
 	VPBROADCASTD one<>+0(SB), Z25
@@ -5234,9 +5774,9 @@ rndslow62:
 	VPORD        Z23, Z17, K1, Z25
 	VMOVAPS      Z27, Z17
 	VMOVAPS      Z25, Z19
-	JMP          rnddone63
+	JMP          rnddone78
 
-rndslow64:
+rndslow79:
 	VPBROADCASTD himask<>+0(SB), Z21
 	VPBROADCASTD quiet32<>+0(SB), Z23
 	VPBROADCASTD one<>+0(SB), Z25
@@ -5263,9 +5803,9 @@ rndslow64:
 	VPORD        Z23, Z16, K1, Z25
 	VMOVAPS      Z27, Z16
 	VMOVAPS      Z25, Z18
-	JMP          rnddone65
+	JMP          rnddone80
 
-rndslow66:
+rndslow81:
 	VPBROADCASTD himask<>+0(SB), Z21
 	VPBROADCASTD quiet32<>+0(SB), Z23
 	VPBROADCASTD one<>+0(SB), Z25
@@ -5292,9 +5832,9 @@ rndslow66:
 	VPORD        Z23, Z17, K1, Z25
 	VMOVAPS      Z27, Z17
 	VMOVAPS      Z25, Z19
-	JMP          rnddone67
+	JMP          rnddone82
 
-bf16wslow68:
+bf16wslow83:
 	VPBROADCASTD one<>+0(SB), Z4
 	VPBROADCASTD bias<>+0(SB), Z6
 	VPBROADCASTD absmask<>+0(SB), Z21
@@ -5323,9 +5863,9 @@ bf16wslow68:
 	VPCMPGTD     Z23, Z4, K1
 	VPBLENDMD    Z27, Z26, K1, Z26
 	VPMOVDW      Z26, 32(AX)
-	JMP          bf16wdone69
+	JMP          bf16wdone84
 
-bf16wslow70:
+bf16wslow85:
 	VPBROADCASTD one<>+0(SB), Z4
 	VPBROADCASTD bias<>+0(SB), Z6
 	VPBROADCASTD absmask<>+0(SB), Z8
@@ -5354,9 +5894,9 @@ bf16wslow70:
 	VPCMPGTD     Z10, Z4, K1
 	VPBLENDMD    Z25, Z23, K1, Z23
 	VPMOVDW      Z23, 96(AX)
-	JMP          bf16wdone71
+	JMP          bf16wdone86
 
-bf16wslow72:
+bf16wslow87:
 	VPBROADCASTD one<>+0(SB), Z4
 	VPBROADCASTD bias<>+0(SB), Z6
 	VPBROADCASTD absmask<>+0(SB), Z8
@@ -5385,9 +5925,9 @@ bf16wslow72:
 	VPCMPGTD     Z10, Z4, K1
 	VPBLENDMD    Z21, Z14, K1, Z14
 	VPMOVDW      Z14, 160(AX)
-	JMP          bf16wdone73
+	JMP          bf16wdone88
 
-bf16wslow74:
+bf16wslow89:
 	VPBROADCASTD one<>+0(SB), Z4
 	VPBROADCASTD bias<>+0(SB), Z6
 	VPBROADCASTD absmask<>+0(SB), Z8
@@ -5416,9 +5956,9 @@ bf16wslow74:
 	VPCMPGTD     Z10, Z4, K1
 	VPBLENDMD    Z16, Z14, K1, Z14
 	VPMOVDW      Z14, 224(AX)
-	JMP          bf16wdone75
+	JMP          bf16wdone90
 
-bf16wslow76:
+bf16wslow91:
 	VPBROADCASTD one<>+0(SB), Z4
 	VPBROADCASTD bias<>+0(SB), Z5
 	VPBROADCASTD absmask<>+0(SB), Z6
@@ -5447,9 +5987,9 @@ bf16wslow76:
 	VPCMPGTD     Z7, Z4, K1
 	VPBLENDMD    Z12, Z10, K1, Z10
 	VPMOVDW      Z10, 32(R8)
-	JMP          bf16wdone77
+	JMP          bf16wdone92
 
-bf16wslow78:
+bf16wslow93:
 	VPBROADCASTD one<>+0(SB), Z4
 	VPBROADCASTD bias<>+0(SB), Z5
 	VPBROADCASTD absmask<>+0(SB), Z6
@@ -5478,9 +6018,9 @@ bf16wslow78:
 	VPCMPGTD     Z7, Z4, K1
 	VPBLENDMD    Z10, Z9, K1, Z9
 	VPMOVDW      Z9, 96(R8)
-	JMP          bf16wdone79
+	JMP          bf16wdone94
 
-bf16wslow80:
+bf16wslow95:
 	VPBROADCASTD one<>+0(SB), Z4
 	VPBROADCASTD bias<>+0(SB), Z5
 	VPBROADCASTD absmask<>+0(SB), Z6
@@ -5509,9 +6049,9 @@ bf16wslow80:
 	VPCMPGTD     Z7, Z4, K1
 	VPBLENDMD    Z10, Z9, K1, Z9
 	VPMOVDW      Z9, 160(R8)
-	JMP          bf16wdone81
+	JMP          bf16wdone96
 
-bf16wslow82:
+bf16wslow97:
 	VPBROADCASTD one<>+0(SB), Z4
 	VPBROADCASTD bias<>+0(SB), Z5
 	VPBROADCASTD absmask<>+0(SB), Z6
@@ -5540,9 +6080,9 @@ bf16wslow82:
 	VPCMPGTD     Z7, Z4, K1
 	VPBLENDMD    Z10, Z9, K1, Z9
 	VPMOVDW      Z9, 224(R8)
-	JMP          bf16wdone83
+	JMP          bf16wdone98
 
-rndslow84:
+rndslow99:
 	VPBROADCASTD himask<>+0(SB), Z2
 	VPBROADCASTD quiet32<>+0(SB), Z3
 	VPBROADCASTD one<>+0(SB), Z12
@@ -5569,9 +6109,9 @@ rndslow84:
 	VPORD        Z3, Z2, K1, Z12
 	VMOVAPS      Z14, Z4
 	VMOVAPS      Z12, Z5
-	JMP          rnddone85
+	JMP          rnddone100
 
-rndslow86:
+rndslow101:
 	VPBROADCASTD himask<>+0(SB), Z2
 	VPBROADCASTD quiet32<>+0(SB), Z3
 	VPBROADCASTD one<>+0(SB), Z12
@@ -5598,9 +6138,9 @@ rndslow86:
 	VPORD        Z3, Z2, K1, Z12
 	VMOVAPS      Z14, Z4
 	VMOVAPS      Z12, Z5
-	JMP          rnddone87
+	JMP          rnddone102
 
-rndslow88:
+rndslow103:
 	VPBROADCASTD himask<>+0(SB), Z2
 	VPBROADCASTD quiet32<>+0(SB), Z3
 	VPBROADCASTD one<>+0(SB), Z12
@@ -5627,9 +6167,9 @@ rndslow88:
 	VPORD        Z3, Z2, K1, Z12
 	VMOVAPS      Z14, Z6
 	VMOVAPS      Z12, Z7
-	JMP          rnddone89
+	JMP          rnddone104
 
-rndslow90:
+rndslow105:
 	VPBROADCASTD himask<>+0(SB), Z2
 	VPBROADCASTD quiet32<>+0(SB), Z3
 	VPBROADCASTD one<>+0(SB), Z12
@@ -5656,9 +6196,9 @@ rndslow90:
 	VPORD        Z3, Z2, K1, Z12
 	VMOVAPS      Z14, Z6
 	VMOVAPS      Z12, Z7
-	JMP          rnddone91
+	JMP          rnddone106
 
-rndslow92:
+rndslow107:
 	VPBROADCASTD himask<>+0(SB), Z2
 	VPBROADCASTD quiet32<>+0(SB), Z3
 	VPBROADCASTD one<>+0(SB), Z12
@@ -5685,9 +6225,9 @@ rndslow92:
 	VPORD        Z3, Z2, K1, Z12
 	VMOVAPS      Z14, Z8
 	VMOVAPS      Z12, Z9
-	JMP          rnddone93
+	JMP          rnddone108
 
-rndslow94:
+rndslow109:
 	VPBROADCASTD himask<>+0(SB), Z2
 	VPBROADCASTD quiet32<>+0(SB), Z3
 	VPBROADCASTD one<>+0(SB), Z12
@@ -5714,9 +6254,9 @@ rndslow94:
 	VPORD        Z3, Z2, K1, Z12
 	VMOVAPS      Z14, Z8
 	VMOVAPS      Z12, Z9
-	JMP          rnddone95
+	JMP          rnddone110
 
-rndslow96:
+rndslow111:
 	VPBROADCASTD himask<>+0(SB), Z0
 	VPBROADCASTD quiet32<>+0(SB), Z2
 	VPBROADCASTD one<>+0(SB), Z3
@@ -5743,9 +6283,9 @@ rndslow96:
 	VPORD        Z2, Z0, K1, Z3
 	VMOVAPS      Z13, Z10
 	VMOVAPS      Z3, Z11
-	JMP          rnddone97
+	JMP          rnddone112
 
-rndslow98:
+rndslow113:
 	VPBROADCASTD himask<>+0(SB), Z0
 	VPBROADCASTD quiet32<>+0(SB), Z2
 	VPBROADCASTD one<>+0(SB), Z3
@@ -5772,9 +6312,9 @@ rndslow98:
 	VPORD        Z2, Z0, K1, Z3
 	VMOVAPS      Z13, Z10
 	VMOVAPS      Z3, Z11
-	JMP          rnddone99
+	JMP          rnddone114
 
-bf16wslow100:
+bf16wslow115:
 	VPBROADCASTD one<>+0(SB), Z0
 	VPBROADCASTD bias<>+0(SB), Z2
 	VPBROADCASTD absmask<>+0(SB), Z3
@@ -5803,9 +6343,9 @@ bf16wslow100:
 	VPCMPGTD     Z4, Z0, K1
 	VPBLENDMD    Z13, Z12, K1, Z12
 	VPMOVDW      Z12, 32(AX)
-	JMP          bf16wdone101
+	JMP          bf16wdone116
 
-bf16wslow102:
+bf16wslow117:
 	VPBROADCASTD one<>+0(SB), Z0
 	VPBROADCASTD bias<>+0(SB), Z2
 	VPBROADCASTD absmask<>+0(SB), Z3
@@ -5834,9 +6374,9 @@ bf16wslow102:
 	VPCMPGTD     Z4, Z0, K1
 	VPBLENDMD    Z7, Z6, K1, Z6
 	VPMOVDW      Z6, 96(AX)
-	JMP          bf16wdone103
+	JMP          bf16wdone118
 
-bf16wslow104:
+bf16wslow119:
 	VPBROADCASTD one<>+0(SB), Z0
 	VPBROADCASTD bias<>+0(SB), Z2
 	VPBROADCASTD absmask<>+0(SB), Z3
@@ -5865,9 +6405,9 @@ bf16wslow104:
 	VPCMPGTD     Z4, Z0, K1
 	VPBLENDMD    Z7, Z6, K1, Z6
 	VPMOVDW      Z6, 160(AX)
-	JMP          bf16wdone105
+	JMP          bf16wdone120
 
-bf16wslow106:
+bf16wslow121:
 	VPBROADCASTD one<>+0(SB), Z0
 	VPBROADCASTD bias<>+0(SB), Z1
 	VPBROADCASTD absmask<>+0(SB), Z2
@@ -5896,4 +6436,4 @@ bf16wslow106:
 	VPCMPGTD     Z3, Z0, K1
 	VPBLENDMD    Z6, Z5, K1, Z5
 	VPMOVDW      Z5, 224(AX)
-	JMP          bf16wdone107
+	JMP          bf16wdone122

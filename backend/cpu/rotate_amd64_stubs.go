@@ -194,6 +194,21 @@ func narrowBF16AVX512BF16(dst *uint16, src *float32, n int)
 //go:noescape
 func kvcNormAVX512(y *float32, x *float32, gamma *float32, n int, eps float32)
 
+// kvcTokenF32AVX512 normalizes, rotates and stores one F32 token of kv_rmsnorm_rope_cache (dv a multiple of 32, dk of 64).
+//
+//go:noescape
+func kvcTokenF32AVX512(ckv *byte, krope *byte, kv *byte, cos *byte, sin *byte, gamma *float32, dv int, dk int, eps float32)
+
+// kvcTokenF16AVX512 normalizes, rotates and stores one F16 token of kv_rmsnorm_rope_cache (dv a multiple of 32, dk of 64).
+//
+//go:noescape
+func kvcTokenF16AVX512(ckv *byte, krope *byte, kv *byte, cos *byte, sin *byte, gamma *float32, dv int, dk int, eps float32)
+
+// kvcTokenBF16AVX512BF16 normalizes, rotates and stores one BF16 token of kv_rmsnorm_rope_cache (dv a multiple of 32, dk of 64).
+//
+//go:noescape
+func kvcTokenBF16AVX512BF16(ckv *byte, krope *byte, kv *byte, cos *byte, sin *byte, gamma *float32, dv int, dk int, eps float32)
+
 // qkNormF32AVX512 RMS-normalizes `heads` F32 heads of n (a multiple of 16) elements in place, as qk_rmsnorm_rope does.
 //
 //go:noescape

@@ -66,6 +66,7 @@ var (
 	cExp                                   Mem
 	cDup16                                 Mem
 	cHiMask, cQuiet32, cOneF64             Mem
+	cEvenIdx, cOddIdx                      Mem
 )
 
 func declareConsts() {
@@ -89,6 +90,14 @@ func declareConsts() {
 	cDup16 = GLOBL("dupidx", RODATA|NOPTR)
 	for i := range 16 {
 		DATA(4*i, U32(i/2))
+	}
+	cEvenIdx = GLOBL("evenidx", RODATA|NOPTR)
+	for i := range 16 {
+		DATA(4*i, U32(2*i))
+	}
+	cOddIdx = GLOBL("oddidx", RODATA|NOPTR)
+	for i := range 16 {
+		DATA(4*i, U32(2*i+1))
 	}
 }
 
@@ -556,6 +565,9 @@ func main() {
 	}
 	narrowKernel(avx512BF16, bf16)
 	kvcNormKernel()
+	kvcTokenKernel(avx512, f32)
+	kvcTokenKernel(avx512, f16)
+	kvcTokenKernel(avx512BF16, bf16)
 	for _, s := range []isa{avx512, avx512BF16} {
 		for _, d := range []dtype{f32, bf16, f16} {
 			if s == avx512BF16 && d != bf16 {
@@ -632,7 +644,9 @@ func narrowKernel(s isa, d dtype) {
 
 // sumSquaresLoop emits ops.SumSquares of the n (a multiple of 16) elements of dtype d at x and
 // returns it in the low lane of an xmm: elements j..j+31 go to the lanes 0..31, 32 at a time,
-// then a last 16.
+// then a last 16. bf16 loads deinterleaved, a 32-element block's even elements in one register
+// and its odd ones in the other (one instruction each instead of two widenings); the lanes are
+// the same, only held in another order, which sumTree's interleaved form adds up.
 func sumSquaresLoop(d dtype, x, n Register) VecVirtual {
 	i, end := GP64(), GP64()
 	MOVQ(n, end)
@@ -640,21 +654,53 @@ func sumSquaresLoop(d dtype, x, n Register) VecVirtual {
 	acc := [2]VecVirtual{ZMM(), ZMM()}
 	VXORPS(acc[0], acc[0], acc[0])
 	VXORPS(acc[1], acc[1], acc[1])
+	var hiMask VecVirtual
+	if d == bf16 {
+		hiMask = ZMM()
+		VPBROADCASTD(cHiMask, hiMask)
+	}
 	XORQ(i, i)
 	sum, tail, done := newLabel("sum"), newLabel("sumtail"), newLabel("sumdone")
+	block := func(tail bool) {
+		m := Mem{Base: x, Index: i, Scale: uint8(d.esize)}
+		if d != bf16 {
+			accSquares(load(d, 16, m), acc[0])
+			if !tail {
+				m.Disp = 16 * d.esize
+				accSquares(load(d, 16, m), acc[1])
+			}
+			return
+		}
+		ev, od := ZMM(), ZMM()
+		if tail {
+			// 16 elements: a ymm load leaves the upper lanes zero, which add nothing.
+			VMOVDQU16(m, od.AsY())
+			VPSLLD(U8(16), od, ev)
+			VPANDD(hiMask, od, od)
+		} else {
+			VPSLLD(U8(16), m, ev)
+			VPANDD(m, hiMask, od)
+		}
+		accSquares(ev, acc[0])
+		accSquares(od, acc[1])
+	}
 	TESTQ(end, end)
 	JZ(LabelRef(tail))
 	Label(sum)
-	accSquares(load(d, 16, Mem{Base: x, Index: i, Scale: uint8(d.esize)}), acc[0])
-	accSquares(load(d, 16, Mem{Base: x, Index: i, Scale: uint8(d.esize), Disp: 16 * d.esize}), acc[1])
+	block(false)
 	ADDQ(U32(32), i)
 	CMPQ(i, end)
 	JB(LabelRef(sum))
 	Label(tail)
 	CMPQ(i, n)
 	JAE(LabelRef(done))
-	accSquares(load(d, 16, Mem{Base: x, Index: i, Scale: uint8(d.esize)}), acc[0])
+	block(true)
 	Label(done)
+	if d == bf16 {
+		// Lane 2l in acc[0], 2l+1 in acc[1]: the first step adds the neighbours.
+		VADDPS(acc[1], acc[0], acc[0])
+		return sumTree(acc[0], true)
+	}
 	return sumLanes(acc[0], acc[1])
 }
 
@@ -690,6 +736,139 @@ func kvcNormKernel() {
 	Label("done")
 	VZEROUPPER()
 	RET()
+}
+
+// kvcTokenKernel emits kvcToken<D><ISA>(ckv, krope, kv, cos, sin *byte, gamma *float32, dv, dk int,
+// eps float32): kv_rmsnorm_rope_cache for one token whose results go to contiguous rows, in the
+// reference's arithmetic (backend/native): ckv[0:dv] = the RMSNorm of kv[0:dv] times gamma
+// (kvcNormKernel's), krope[0:dk] = the rotation of kv's interleaved pairs from dv on,
+// de-interleaved: y_i = x_2i·c_i − x_2i+1·s_i, y_h+i = x_2i+1·c_h+i + x_2i·s_h+i (h = dk/2),
+// each product rounded, then one rounding to d. dv a multiple of 32, dk of 64; bf16 on
+// AVX512BF16 (its rounding stores), f32 and f16 on AVX-512.
+func kvcTokenKernel(s isa, d dtype) {
+	name := fmt.Sprintf("kvcToken%s%s", d.name, s.name)
+	fastBF16 = s == avx512BF16
+	TEXT(name, NOSPLIT, "func(ckv, krope, kv, cos, sin *byte, gamma *float32, dv, dk int, eps float32)")
+	Pragma("noescape")
+	Doc(fmt.Sprintf("%s normalizes, rotates and stores one %s token of kv_rmsnorm_rope_cache (dv a multiple of 32, dk of 64).", name, d.name))
+	ckv := Load(Param("ckv"), GP64())
+	krope := Load(Param("krope"), GP64())
+	kv := Load(Param("kv"), GP64())
+	cs := Load(Param("cos"), GP64())
+	sn := Load(Param("sin"), GP64())
+	g := Load(Param("gamma"), GP64())
+	dv := Load(Param("dv"), GP64())
+	dk := Load(Param("dk"), GP64())
+	eps := Load(Param("eps"), XMM())
+	var c consts
+	if d == bf16 {
+		c.expMask = ZMM()
+		VPBROADCASTD(cExp, c.expMask)
+	}
+	es := uint8(d.esize)
+
+	// The sum of squares first, then the rotation, which does not depend on it and so runs while
+	// the sum's chains and the square root complete, then the norm's scaling and stores.
+	// RMSNorm of kv[0:dv] into ckv, 32 values a round (a bf16 rounding store's width).
+	nF, oneD := XMM(), XMM()
+	VCVTSI2SSQ(dv, nF, nF)
+	VMOVSD(cOneF64, oneD)
+	sum := sumSquaresLoop(d, kv, dv)
+	// The rotation: pairs i..i+31 a round, from kv's rope part r = kv + dv.
+	r := GP64()
+	LEAQ(Mem{Base: kv, Index: dv, Scale: es}, r)
+	h := GP64()
+	MOVQ(dk, h)
+	SHRQ(U8(1), h)
+	var hiMask, evenIdx, oddIdx VecVirtual
+	if d == bf16 {
+		hiMask = ZMM()
+		VPBROADCASTD(cHiMask, hiMask)
+	} else {
+		evenIdx, oddIdx = ZMM(), ZMM()
+		VMOVDQU32(cEvenIdx, evenIdx)
+		VMOVDQU32(cOddIdx, oddIdx)
+	}
+	i, e := GP64(), GP64()
+	XORQ(i, i)
+	Label("rope")
+	var y1, y2 [2]VecVirtual
+	for blk := range 2 {
+		// x1 = the pairs' first elements, x2 the second, of pairs i+16·blk ...: elements
+		// 2i+32·blk ... of r.
+		LEAQ(Mem{Base: i, Index: i, Scale: 1, Disp: 32 * blk}, e)
+		x1, x2 := ZMM(), ZMM()
+		if d == bf16 {
+			// A bf16 pair is one dword: its first element the low half, the second the high.
+			p := ZMM()
+			VMOVDQU32(Mem{Base: r, Index: e, Scale: es}, p)
+			VPSLLD(U8(16), p, x1)
+			VPANDD(hiMask, p, x2)
+		} else {
+			a := load(d, 16, Mem{Base: r, Index: e, Scale: es})
+			b := load(d, 16, Mem{Base: r, Index: e, Scale: es, Disp: 16 * d.esize})
+			VMOVAPS(a, x1)
+			VPERMT2PS(b, evenIdx, x1)
+			VPERMT2PS(b, oddIdx, a)
+			x2 = a
+		}
+		at := func(base Register, off Register, k int) Mem {
+			return Mem{Base: base, Index: off, Scale: es, Disp: (16*blk + k) * d.esize}
+		}
+		c1, s1 := load(d, 16, at(cs, i, 0)), load(d, 16, at(sn, i, 0))
+		p, q := ZMM(), ZMM()
+		y1[blk], y2[blk] = ZMM(), ZMM()
+		VMULPS(c1, x1, p)
+		VMULPS(s1, x2, q)
+		VSUBPS(q, p, y1[blk]) // x1·c − x2·s
+		LEAQ(Mem{Base: i, Index: h, Scale: 1}, e)
+		c2, s2 := load(d, 16, at(cs, e, 0)), load(d, 16, at(sn, e, 0))
+		VMULPS(c2, x2, p)
+		VMULPS(s2, x1, q)
+		VADDPS(q, p, y2[blk]) // x2·c + x1·s
+	}
+	kvcStore32(d, c, y1, Mem{Base: krope, Index: i, Scale: es})
+	LEAQ(Mem{Base: i, Index: h, Scale: 1}, e)
+	kvcStore32(d, c, y2, Mem{Base: krope, Index: e, Scale: es})
+	ADDQ(U32(32), i)
+	CMPQ(i, h)
+	JB(LabelRef("rope"))
+	rz := rmsScale(sum, nF, oneD, eps)
+	j := GP64()
+	XORQ(j, j)
+	Label("norm")
+	{
+		v := [2]VecVirtual{}
+		for h := range v {
+			v[h] = load(d, 16, Mem{Base: kv, Index: j, Scale: es, Disp: 16 * h * d.esize})
+			VMULPS(rz, v[h], v[h]) // x·r, x first (its NaN wins, as in the reference)
+			VMULPS(Mem{Base: g, Index: j, Scale: 4, Disp: 64 * h}, v[h], v[h])
+		}
+		kvcStore32(d, c, v, Mem{Base: ckv, Index: j, Scale: es})
+	}
+	ADDQ(U32(32), j)
+	CMPQ(j, dv)
+	JB(LabelRef("norm"))
+
+	VZEROUPPER()
+	RET()
+	for _, f := range coldPaths {
+		f()
+	}
+	coldPaths = nil
+}
+
+// kvcStore32 rounds v[0] and v[1] (32 consecutive values) to d and stores them at m.
+func kvcStore32(d dtype, c consts, v [2]VecVirtual, m Mem) {
+	if d == bf16 {
+		VMOVAPS(v[0], Z31)
+		VMOVAPS(v[1], Z29)
+		storeBF16Wide(c, m)
+		return
+	}
+	store(d, 16, c, v[0], m)
+	m.Disp += 16 * d.esize
+	store(d, 16, c, v[1], m)
 }
 
 // qkNormKernel emits qkNorm<D><ISA>(x *byte, heads, stride int, w *float32, n int, eps float32):
