@@ -120,8 +120,8 @@ func available() []*kernels {
 	return append(impls, generic)
 }
 
-// kv_rmsnorm_rope_cache's bulk kernels. Each does the leading part of its slices it can (a
-// multiple of 16 elements, or 8 for kvcScaleAsm) and returns how many; the caller finishes in Go.
+// kv_rmsnorm_rope_cache's bulk conversions. Each does the leading multiple of 16 elements of its
+// slices and returns how many; the caller finishes in Go.
 
 // widenAsm widens src (bf16 or f16 bits) into dst, len(dst) ≤ len(src): exactly, except that
 // f16 signalling NaNs come out quieted (VCVTPH2PS), which is all the same to its callers: every
