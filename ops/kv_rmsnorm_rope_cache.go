@@ -89,7 +89,8 @@ type KvRmsNormRopeCacheParams struct {
 	// exactly when the matching cache is I8; the offsets (same shapes) make the quantisation
 	// asymmetric: q = clamp(round_half_even(y·scale + offset), −128, 127).
 	KRopeScale, CKVScale, KRopeOffset, CKVOffset tensor.Tensor
-	// Epsilon is added to the mean square (torch_npu's default is 1e-5; zero is taken as zero).
+	// Epsilon is added to the mean square as a float32 (torch_npu's default is 1e-5; zero is
+	// taken as zero; it must be finite, ≥ 0 and within float32's range).
 	Epsilon float64
 	// CacheMode addresses the caches; empty means Norm.
 	CacheMode CacheMode
@@ -164,6 +165,8 @@ type KvRmsNormRopeCacheArgs struct {
 	KLayout, CKVLayout KvCacheLayout
 	// KQuant and CKVQuant are set (Scale non-nil) for I8 caches.
 	KQuant, CKVQuant KvQuant
+	// The row addressing of kv, cos, sin and the optional outputs, worked out once.
+	kvRows, cosRows, sinRows, kRopeRows, ckvRows kvcRows
 }
 
 // IndexValue is the index entry that places token s of batch b (for PA_BLK_* modes, the entry
@@ -210,31 +213,39 @@ func (a *KvRmsNormRopeCacheArgs) Slot(b, s int) (block, slot int, ok bool) {
 
 // KVRow, CosRow, SinRow, KRopeRow and CKVRow are the backing indices of the first element of
 // token (b, s)'s row in each tensor (cos and sin broadcast).
-func (a *KvRmsNormRopeCacheArgs) KVRow(b, s int) int { return kvcRow(a.KV, b, s) }
+func (a *KvRmsNormRopeCacheArgs) KVRow(b, s int) int { return a.kvRows.at(b, s) }
 
 // CosRow: see KVRow.
-func (a *KvRmsNormRopeCacheArgs) CosRow(b, s int) int { return kvcRow(a.Cos, b, s) }
+func (a *KvRmsNormRopeCacheArgs) CosRow(b, s int) int { return a.cosRows.at(b, s) }
 
 // SinRow: see KVRow.
-func (a *KvRmsNormRopeCacheArgs) SinRow(b, s int) int { return kvcRow(a.Sin, b, s) }
+func (a *KvRmsNormRopeCacheArgs) SinRow(b, s int) int { return a.sinRows.at(b, s) }
 
 // KRopeRow: see KVRow; KRope must be present.
-func (a *KvRmsNormRopeCacheArgs) KRopeRow(b, s int) int { return kvcRow(a.KRope, b, s) }
+func (a *KvRmsNormRopeCacheArgs) KRopeRow(b, s int) int { return a.kRopeRows.at(b, s) }
 
 // CKVRow: see KVRow; CKV must be present.
-func (a *KvRmsNormRopeCacheArgs) CKVRow(b, s int) int { return kvcRow(a.CKV, b, s) }
+func (a *KvRmsNormRopeCacheArgs) CKVRow(b, s int) int { return a.ckvRows.at(b, s) }
 
-// kvcRow is the row (b, 0, s) of a [B|1, 1, S|1, D] tensor, size-1 dimensions broadcast.
-func kvcRow(t tensor.Tensor, b, s int) int {
-	i := t.Offset
+// kvcRows addresses the rows (b, 0, s) of a [B|1, 1, S|1, D] tensor, size-1 dimensions
+// broadcast (stride 0).
+type kvcRows struct{ off, bStride, sStride int }
+
+func kvcRowsOf(t tensor.Tensor) kvcRows {
+	if t.IsZero() {
+		return kvcRows{}
+	}
+	r := kvcRows{off: t.Offset}
 	if t.Shape[0] != 1 {
-		i += b * t.Stride(0)
+		r.bStride = t.Stride(0)
 	}
 	if t.Shape[2] != 1 {
-		i += s * t.Stride(2)
+		r.sStride = t.Stride(2)
 	}
-	return i
+	return r
 }
+
+func (r kvcRows) at(b, s int) int { return r.off + b*r.bStride + s*r.sStride }
 
 // KvRmsNormRopeCache is the op; its native implementation is registered by backend/native.
 var KvRmsNormRopeCache = NewOp[KvRmsNormRopeCacheArgs]("kv_rmsnorm_rope_cache")
@@ -248,6 +259,8 @@ func NewKvRmsNormRopeCache(p KvRmsNormRopeCacheParams) (KvRmsNormRopeCacheArgs, 
 	if err := a.check(); err != nil {
 		return KvRmsNormRopeCacheArgs{}, err
 	}
+	a.kvRows, a.cosRows, a.sinRows = kvcRowsOf(a.KV), kvcRowsOf(a.Cos), kvcRowsOf(a.Sin)
+	a.kRopeRows, a.ckvRows = kvcRowsOf(a.KRope), kvcRowsOf(a.CKV)
 	return a, nil
 }
 

@@ -15,8 +15,8 @@
 // kv_rmsnorm_rope_cache runs one AVX-512 kernel per token when its rows are contiguous (caches in
 // the kv dtype, not the NZ modes; Dv a multiple of 32, Dk of 64, as DeepSeek's 512 and 64): the
 // sum of squares, the rotation, the norm's scaling and the rounding stores straight into the
-// cache rows. Other layouts and int8 caches widen each row, normalize it with one kernel and
-// store through Go.
+// cache rows. Other layouts and int8 caches widen each row, normalize it (one kernel on AVX-512,
+// Go otherwise) and store through Go.
 //
 // Importing the package registers its kernels with package ops as backend "cpu".
 package cpu

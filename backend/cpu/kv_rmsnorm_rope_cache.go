@@ -53,13 +53,10 @@ func kvRmsNormRopeCache(a *ops.KvRmsNormRopeCacheArgs, lo, hi int) {
 		}
 	}
 	cosB, sinB := cs[:dk:dk], cs[dk:]
-	var rows *kvcTokenRows
-	if kvcTokenOK(k.isa, a.KV.DType, dv, dk) && kvcContiguous(a) {
-		rows = &kvcTokenRows{kv: kvcRowsOf(a.KV), cos: kvcRowsOf(a.Cos), sin: kvcRowsOf(a.Sin)}
-	}
+	fused := kvcTokenOK(k.isa, a.KV.DType, dv, dk) && kvcContiguous(a)
 	for t := lo; t < hi; t++ {
 		b, s := t/a.Seq, t%a.Seq
-		if rows != nil && kvcFusedToken(k, a, rows, b, s, g, eps) {
+		if fused && kvcFusedToken(k, a, b, s, g, eps) {
 			continue
 		}
 		kvcRowF32(k, x, a.KV, a.KVRow(b, s))
@@ -83,25 +80,25 @@ func kvRmsNormRopeCache(a *ops.KvRmsNormRopeCacheArgs, lo, hi int) {
 	}
 }
 
-// kvcContiguous reports whether every row the op writes is contiguous: both caches in the kv
-// dtype (not int8) with rows in one run (not the NZ modes' 32-byte groups), and gamma
-// contiguous.
+// kvcContiguous reports whether every cache row the op writes is one contiguous run in the kv
+// dtype: no int8 cache, and no NZ mode's 32-byte groups.
 func kvcContiguous(a *ops.KvRmsNormRopeCacheArgs) bool {
 	return a.KCache.DType != tensor.I8 && a.CKVCache.DType != tensor.I8 &&
-		a.KLayout.Group >= a.Dk && a.CKVLayout.Group >= a.Dv && a.Gamma.Stride(0) == 1
+		a.KLayout.Group >= a.Dk && a.CKVLayout.Group >= a.Dv
 }
 
 // kvcFusedToken runs token (b, s) through the one-token kernel, writing straight into its cache
 // rows (or, for a skipped token, into the outputs, when asked for), then copies the rounded rows
 // into the outputs. It is false, having done nothing, for a skipped token with one output only.
-func kvcFusedToken(k *kernels, a *ops.KvRmsNormRopeCacheArgs, rows *kvcTokenRows, b, s int, g []float32, eps float32) bool {
+func kvcFusedToken(k *kernels, a *ops.KvRmsNormRopeCacheArgs, b, s int, g []float32, eps float32) bool {
 	dv, dk := a.Dv, a.Dk
 	var ckv, krope *byte
+	var ci, ki int // the cache rows' backing indices
 	block, slot, ok := a.Slot(b, s)
 	switch {
 	case ok:
-		ckv = kvcPtr(a.CKVCache, a.CKVLayout.At(block, slot, 0), dv)
-		krope = kvcPtr(a.KCache, a.KLayout.At(block, slot, 0), dk)
+		ci, ki = a.CKVLayout.At(block, slot, 0), a.KLayout.At(block, slot, 0)
+		ckv, krope = kvcPtr(a.CKVCache, ci, dv), kvcPtr(a.KCache, ki, dk)
 	case !a.CKV.IsZero() && !a.KRope.IsZero():
 		ckv, krope = kvcPtr(a.CKV, a.CKVRow(b, s), dv), kvcPtr(a.KRope, a.KRopeRow(b, s), dk)
 	case !a.CKV.IsZero() || !a.KRope.IsZero():
@@ -109,39 +106,19 @@ func kvcFusedToken(k *kernels, a *ops.KvRmsNormRopeCacheArgs, rows *kvcTokenRows
 	default:
 		return true // skipped, and no outputs
 	}
-	kvcTokenAsm(k.isa, a.KV.DType, ckv, krope, kvcPtr(a.KV, rows.kv.at(b, s), dv+dk),
-		kvcPtr(a.Cos, rows.cos.at(b, s), dk), kvcPtr(a.Sin, rows.sin.at(b, s), dk), g, dk, eps)
+	kvcTokenAsm(k.isa, a.KV.DType, ckv, krope, kvcPtr(a.KV, a.KVRow(b, s), dv+dk),
+		kvcPtr(a.Cos, a.CosRow(b, s), dk), kvcPtr(a.Sin, a.SinRow(b, s), dk), g, dk, eps)
 	if !ok {
 		return true
 	}
 	if !a.CKV.IsZero() {
-		kvcCopyRow(a.CKV, a.CKVRow(b, s), a.CKVCache, a.CKVLayout.At(block, slot, 0), dv)
+		kvcCopyRow(a.CKV, a.CKVRow(b, s), a.CKVCache, ci, dv)
 	}
 	if !a.KRope.IsZero() {
-		kvcCopyRow(a.KRope, a.KRopeRow(b, s), a.KCache, a.KLayout.At(block, slot, 0), dk)
+		kvcCopyRow(a.KRope, a.KRopeRow(b, s), a.KCache, ki, dk)
 	}
 	return true
 }
-
-// kvcRows addresses the rows (b, 0, s) of a [B|1, 1, S|1, D] tensor as ops' KVRow does, with the
-// broadcasts and strides worked out once per call.
-type kvcRows struct{ off, bStride, sStride int }
-
-func kvcRowsOf(t tensor.Tensor) kvcRows {
-	r := kvcRows{off: t.Offset}
-	if t.Shape[0] != 1 {
-		r.bStride = t.Stride(0)
-	}
-	if t.Shape[2] != 1 {
-		r.sStride = t.Stride(2)
-	}
-	return r
-}
-
-func (r kvcRows) at(b, s int) int { return r.off + b*r.bStride + s*r.sStride }
-
-// kvcTokenRows are the inputs' row addressing for the one-token kernel.
-type kvcTokenRows struct{ kv, cos, sin kvcRows }
 
 // kvcPtr is the address of element i of t, with elements i..i+n-1 bounds-checked.
 func kvcPtr(t tensor.Tensor, i, n int) *byte {

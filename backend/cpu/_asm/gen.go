@@ -718,9 +718,7 @@ func kvcNormKernel() {
 	eps := Load(Param("eps"), XMM())
 	TESTQ(n, n)
 	JZ(LabelRef("done"))
-	nF, oneD := XMM(), XMM()
-	VCVTSI2SSQ(n, nF, nF)
-	VMOVSD(cOneF64, oneD)
+	nF, oneD := rmsConsts(n)
 	rz := rmsScale(sumSquaresLoop(f32, x, n), nF, oneD, eps)
 	i := GP64()
 	XORQ(i, i)
@@ -770,9 +768,7 @@ func kvcTokenKernel(s isa, d dtype) {
 	// The sum of squares first, then the rotation, which does not depend on it and so runs while
 	// the sum's chains and the square root complete, then the norm's scaling and stores.
 	// RMSNorm of kv[0:dv] into ckv, 32 values a round (a bf16 rounding store's width).
-	nF, oneD := XMM(), XMM()
-	VCVTSI2SSQ(dv, nF, nF)
-	VMOVSD(cOneF64, oneD)
+	nF, oneD := rmsConsts(dv)
 	sum := sumSquaresLoop(d, kv, dv)
 	// The rotation: pairs i..i+31 a round, from kv's rope part r = kv + dv.
 	r := GP64()
@@ -901,9 +897,7 @@ func qkNormKernel(s isa, d dtype) {
 		VPBROADCASTD(cHiMask, hiMask)
 		VPBROADCASTD(cQuiet32, quiet32)
 	}
-	nF, oneD := XMM(), XMM()
-	VCVTSI2SSQ(n, nF, nF)
-	VMOVSD(cOneF64, oneD)
+	nF, oneD := rmsConsts(n)
 	Label("head")
 	sum := sumSquaresLoop(d, x, n)
 	rz := rmsScale(sum, nF, oneD, eps)
@@ -985,11 +979,9 @@ func qkNormRoPEKernel(s isa, d dtype) {
 		c.expMask = ZMM()
 		VPBROADCASTD(cExp, c.expMask)
 	}
-	nF, oneD := XMM(), XMM()
 	tmp := GP64()
 	MOVQ(U32(128), tmp)
-	VCVTSI2SSQ(tmp, nF, nF)
-	VMOVSD(cOneF64, oneD)
+	nF, oneD := rmsConsts(tmp)
 	// Two heads at a time: one head's work is a single dependency chain (sum, scale, the
 	// roundings, the rotation) longer than the out-of-order window reaches past, so two
 	// interleaved chains run at twice the rate. An odd last head goes alone.
@@ -1148,6 +1140,14 @@ func sumTree(v VecVirtual, interleaved bool) VecVirtual {
 	VMOVHLPS(v.AsX(), v.AsX(), w1)
 	VADDSS(w1, v.AsX(), v.AsX())
 	return v
+}
+
+// rmsConsts loads rmsScale's constants for rows of n elements: float32(n) and float64 1.
+func rmsConsts(n Register) (nF, oneD VecVirtual) {
+	nF, oneD = XMM(), XMM()
+	VCVTSI2SSQ(n, nF, nF)
+	VMOVSD(cOneF64, oneD)
+	return nF, oneD
 }
 
 // rmsScale returns ops.RMSNormScale(sum, n, eps) broadcast to a zmm, sum in the low lane of an
