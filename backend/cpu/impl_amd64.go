@@ -235,12 +235,14 @@ func qkNormAsm(i isa, d tensor.DType, x *byte, heads, stride int, w []float32, n
 	return true
 }
 
-// qkNormRoPEAsm normalizes and rotates `heads` heads at x (stride bytes apart) in one kernel,
-// when there is one for the ISA, dtype and shape: heads of 128 rotated full width, NeoX; f32
-// and f16 on AVX-512, bf16 on AVX512BF16.
-func qkNormRoPEAsm(i isa, d tensor.DType, gptj bool, x *byte, heads, stride int, w, cos, sin []float32, eps float32) bool {
+// qkNormRoPEAsm normalizes and rotates up to `heads` heads at x (stride bytes apart) in one
+// kernel, when there is one for the ISA, dtype and shape: heads of 128 rotated full width, NeoX;
+// f32 and f16 on AVX-512, bf16 on AVX512BF16. It returns how many heads it wrote (the bf16
+// kernel stops before a head whose exact rounding it cannot do: the caller finishes that one)
+// and false when there is no kernel, and then nothing was done. scratch is the bf16 kernel's.
+func qkNormRoPEAsm(i isa, d tensor.DType, gptj bool, x *byte, heads, stride int, w, cos, sin []float32, eps float32, scratch *qkScratch) (int, bool) {
 	if gptj || len(w) != 128 || len(cos) != 64 || len(sin) != 64 || (i != isaAVX512 && i != isaAVX512BF16) {
-		return false
+		return 0, false
 	}
 	switch {
 	case d == tensor.F32:
@@ -248,9 +250,9 @@ func qkNormRoPEAsm(i isa, d tensor.DType, gptj bool, x *byte, heads, stride int,
 	case d == tensor.F16:
 		qkNormRoPENeoX128F16AVX512(x, heads, stride, &w[0], &cos[0], &sin[0], eps)
 	case d == tensor.BF16 && i == isaAVX512BF16:
-		qkNormRoPENeoX128BF16AVX512BF16(x, heads, stride, &w[0], &cos[0], &sin[0], eps)
+		return qkNormRoPENeoX128BF16AVX512BF16(x, heads, stride, &w[0], &cos[0], &sin[0], &scratch[0], eps), true
 	default:
-		return false
+		return 0, false
 	}
-	return true
+	return heads, true
 }

@@ -24,6 +24,6 @@ func qkNormAsm(isa, tensor.DType, *byte, int, int, []float32, int, float32) bool
 	return false
 }
 
-func qkNormRoPEAsm(isa, tensor.DType, bool, *byte, int, int, []float32, []float32, []float32, float32) bool {
-	return false
+func qkNormRoPEAsm(isa, tensor.DType, bool, *byte, int, int, []float32, []float32, []float32, float32, *qkScratch) (int, bool) {
+	return 0, false
 }

@@ -23,10 +23,14 @@ func init() {
 // qkStack is the head size up to which the widened weights and heads live on the stack.
 const qkStack = 512
 
+// qkScratch is the fused bf16 kernel's scratch: the permuted weight and 16 heads' scales.
+type qkScratch [128 + 16]float32
+
 func qkRMSNormRoPE(a *ops.QKRMSNormRoPEArgs, lo, hi int) {
 	k := active
 	n := a.Query.HeadSize
 	var qStack, kStack, hStack [qkStack]float32
+	var scratch qkScratch
 	qw, kw, head := qStack[:0], kStack[:0], hStack[:0]
 	if n > qkStack {
 		qw, kw, head = make([]float32, 0, n), make([]float32, 0, n), make([]float32, 0, n)
@@ -37,22 +41,39 @@ func qkRMSNormRoPE(a *ops.QKRMSNormRoPEArgs, lo, hi int) {
 	}
 	for t := lo; t < hi; t++ {
 		cos, sin := a.CosSin(t)
-		qkNormRotateHeads(k, &a.Query, t, qw, a.Epsilon, cos, sin, a.GPTJ, head)
+		qkNormRotateHeads(k, &a.Query, t, qw, a.Epsilon, cos, sin, a.GPTJ, head, &scratch)
 		if a.Key.Present() {
-			qkNormRotateHeads(k, &a.Key, t, kw, a.Epsilon, cos, sin, a.GPTJ, head)
+			qkNormRotateHeads(k, &a.Key, t, kw, a.Epsilon, cos, sin, a.GPTJ, head, &scratch)
 		}
 	}
 }
 
 // qkNormRotateHeads normalizes and rotates every head of token t of h: in one kernel where the
 // implementation has one for the shape, else the norm and then rotary_embedding's rotation.
-func qkNormRotateHeads(k *kernels, h *ops.Heads, t int, w []float32, eps float32, cos, sin []float32, gptj bool, head []float32) {
+func qkNormRotateHeads(k *kernels, h *ops.Heads, t int, w []float32, eps float32, cos, sin []float32, gptj bool, head []float32, scratch *qkScratch) {
 	if h.NumHeads == 0 {
 		return
 	}
 	base := h.Off + t*h.TokenStride
-	if h.HeadSize == 2*len(cos) && qkNormRoPEAsm(k.isa, h.DType, gptj, headPtr(h, base), h.NumHeads, h.HeadStride*h.DType.Size(), w, cos, sin, eps) {
-		return
+	if h.HeadSize == 2*len(cos) {
+		stride := h.HeadStride * h.DType.Size()
+		for done := 0; ; {
+			n, ok := qkNormRoPEAsm(k.isa, h.DType, gptj, headPtr(h, base+done*h.HeadStride), h.NumHeads-done, stride, w, cos, sin, eps, scratch)
+			if !ok {
+				break
+			}
+			if done += n; done == h.NumHeads {
+				return
+			}
+			// The kernel left this head to the exact path.
+			one := *h
+			one.Off, one.NumHeads = h.Off+done*h.HeadStride, 1
+			qkNormHeads(k, &one, t, w, eps, head)
+			rotateHeads(k, &one, t, cos, sin, gptj)
+			if done++; done == h.NumHeads {
+				return
+			}
+		}
 	}
 	qkNormHeads(k, h, t, w, eps, head)
 	rotateHeads(k, h, t, cos, sin, gptj)

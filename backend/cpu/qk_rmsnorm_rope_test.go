@@ -109,3 +109,68 @@ func setFloat(t tensor.Tensor, i int, v float64) {
 	}
 	t.Bits[i] = tensor.FromFloat32(t.DType, float32(v))
 }
+
+// TestQKNormRoPEManyHeads runs tokens of more heads than the fused bf16 kernel takes in one
+// block (16), with heads the kernel must hand back to the exact path (an exact zero, a value
+// that normalizes to a subnormal) at the start, middle and end of blocks, and compares every
+// implementation with native bit for bit.
+func TestQKNormRoPEManyHeads(t *testing.T) {
+	defer cpu.SetImplementation(cpu.Implementations()[0])
+	const D, T, HQ, HK = 128, 4, 37, 5
+	spec := rotary.Spec{HeadSize: D, RotaryDim: D, Base: 1e6, MaxPositions: 64}
+	pos := tensor.FromI64([]int64{0, 7, 33, 63}, T)
+	seed := uint64(7)
+	next := func() float64 {
+		seed ^= seed << 13
+		seed ^= seed >> 7
+		seed ^= seed << 17
+		return float64(int64(seed%4001)-2000) / 1000
+	}
+	// exact[h] is the value of one element of head h in even tokens, one the kernel cannot
+	// round exactly; odd tokens have none, so that every head goes through one call.
+	fill := func(d tensor.DType, heads int, exact map[int]float64) tensor.Tensor {
+		x := tensor.Zeros(d, T, heads, D)
+		for tok := range T {
+			for h := range heads {
+				for j := range D {
+					v := next()
+					if e, ok := exact[h]; ok && tok%2 == 0 && j == 5+tok {
+						v = e
+					}
+					setFloat(x, (tok*heads+h)*D+j, v)
+				}
+			}
+		}
+		return x
+	}
+	tiny := math.Ldexp(1, -140)
+	for _, d := range []tensor.DType{tensor.BF16, tensor.F16, tensor.F32} {
+		q := fill(d, HQ, map[int]float64{0: 0, 15: tiny, 16: 0, 20: tiny, 21: 0, 36: 0})
+		k := fill(d, HK, map[int]float64{2: 0, 4: tiny})
+		qw, kw := fill(d, 1, nil), fill(d, 1, nil)
+		qw.Shape, kw.Shape = []int{D}, []int{D}
+		wantQ, wantK := q.Clone(), k.Clone()
+		ref, _ := rotary.New(spec, rotary.WithDispatcher(mustDispatcher(t, "none", ops.Auto)))
+		if err := ref.ForwardQKNorm(pos, wantQ, wantK, qw, kw, 1e-6); err != nil {
+			t.Fatal(err)
+		}
+		for _, impl := range cpu.Implementations() {
+			if err := cpu.SetImplementation(impl); err != nil {
+				t.Fatal(err)
+			}
+			emb, _ := rotary.New(spec, rotary.WithDispatcher(mustDispatcher(t, "all", cpu.Name)))
+			gotQ, gotK := q.Clone(), k.Clone()
+			if err := emb.ForwardQKNorm(pos, gotQ, gotK, qw, kw, 1e-6); err != nil {
+				t.Fatal(err)
+			}
+			for _, c := range []struct {
+				name      string
+				want, got tensor.Tensor
+			}{{"query", wantQ, gotQ}, {"key", wantK, gotK}} {
+				if i, ok := firstBitDiff(c.want, c.got); !ok {
+					t.Fatalf("%v %s %s: element %d (head %d): got %v, want %v", d, impl, c.name, i, i/D, c.got.Float64At(i), c.want.Float64At(i))
+				}
+			}
+		}
+	}
+}

@@ -2838,9 +2838,9 @@ sumdone21:
 	VADDSS        X3, X5, X5
 	VDIVSS        X1, X5, X1
 	VADDSS        X0, X1, X1
-	VCVTSS2SD     X1, X6, X6
-	VSQRTSD       X6, X6, X6
-	VDIVSD        X6, X2, X0
+	VCVTSS2SD     X1, X1, X0
+	VSQRTSD       X0, X0, X0
+	VDIVSD        X0, X2, X0
 	VCVTSD2SS     X0, X1, X1
 	VBROADCASTSS  X1, Z0
 	XORQ          SI, SI
@@ -2915,52 +2915,52 @@ sumdone24:
 
 rope:
 	LEAQ         (R11)(R11*1), R12
+	VMOVUPS      (R10)(R12*4), Z7
+	VMOVUPS      64(R10)(R12*4), Z8
+	VMOVAPS      Z7, Z6
+	VPERMT2PS    Z8, Z3, Z6
+	VPERMT2PS    Z8, Z4, Z7
+	VMOVUPS      (BX)(R11*4), Z8
+	VMOVUPS      (SI)(R11*4), Z9
+	VMULPS       Z8, Z6, Z8
+	VMULPS       Z9, Z7, Z9
+	VSUBPS       Z9, Z8, Z10
+	LEAQ         (R11)(R9*1), R12
+	VMOVUPS      (BX)(R12*4), Z8
+	VMOVUPS      (SI)(R12*4), Z9
+	VMULPS       Z8, Z7, Z8
+	VMULPS       Z9, Z6, Z9
+	VADDPS       Z9, Z8, Z6
+	LEAQ         32(R11)(R11*1), R12
 	VMOVUPS      (R10)(R12*4), Z8
 	VMOVUPS      64(R10)(R12*4), Z9
 	VMOVAPS      Z8, Z7
 	VPERMT2PS    Z9, Z3, Z7
 	VPERMT2PS    Z9, Z4, Z8
-	VMOVUPS      (BX)(R11*4), Z9
-	VMOVUPS      (SI)(R11*4), Z10
+	VMOVUPS      64(BX)(R11*4), Z9
+	VMOVUPS      64(SI)(R11*4), Z11
 	VMULPS       Z9, Z7, Z9
-	VMULPS       Z10, Z8, Z10
-	VSUBPS       Z10, Z9, Z11
+	VMULPS       Z11, Z8, Z11
+	VSUBPS       Z11, Z9, Z12
 	LEAQ         (R11)(R9*1), R12
-	VMOVUPS      (BX)(R12*4), Z9
-	VMOVUPS      (SI)(R12*4), Z10
+	VMOVUPS      64(BX)(R12*4), Z9
+	VMOVUPS      64(SI)(R12*4), Z11
 	VMULPS       Z9, Z8, Z9
-	VMULPS       Z10, Z7, Z10
-	VADDPS       Z10, Z9, Z7
-	LEAQ         32(R11)(R11*1), R12
-	VMOVUPS      (R10)(R12*4), Z9
-	VMOVUPS      64(R10)(R12*4), Z10
-	VMOVAPS      Z9, Z8
-	VPERMT2PS    Z10, Z3, Z8
-	VPERMT2PS    Z10, Z4, Z9
-	VMOVUPS      64(BX)(R11*4), Z10
-	VMOVUPS      64(SI)(R11*4), Z12
-	VMULPS       Z10, Z8, Z10
-	VMULPS       Z12, Z9, Z12
-	VSUBPS       Z12, Z10, Z13
+	VMULPS       Z11, Z7, Z11
+	VADDPS       Z11, Z9, Z7
+	VMOVUPS      Z10, (CX)(R11*4)
+	VMOVUPS      Z12, 64(CX)(R11*4)
 	LEAQ         (R11)(R9*1), R12
-	VMOVUPS      64(BX)(R12*4), Z10
-	VMOVUPS      64(SI)(R12*4), Z12
-	VMULPS       Z10, Z9, Z10
-	VMULPS       Z12, Z8, Z12
-	VADDPS       Z12, Z10, Z8
-	VMOVUPS      Z11, (CX)(R11*4)
-	VMOVUPS      Z13, 64(CX)(R11*4)
-	LEAQ         (R11)(R9*1), R12
-	VMOVUPS      Z7, (CX)(R12*4)
-	VMOVUPS      Z8, 64(CX)(R12*4)
+	VMOVUPS      Z6, (CX)(R12*4)
+	VMOVUPS      Z7, 64(CX)(R12*4)
 	ADDQ         $0x00000020, R11
 	CMPQ         R11, R9
 	JB           rope
 	VDIVSS       X1, X5, X1
 	VADDSS       X0, X1, X1
-	VCVTSS2SD    X1, X6, X6
-	VSQRTSD      X6, X6, X6
-	VDIVSD       X6, X2, X0
+	VCVTSS2SD    X1, X1, X0
+	VSQRTSD      X0, X0, X0
+	VDIVSD       X0, X2, X0
 	VCVTSD2SS    X0, X1, X1
 	VBROADCASTSS X1, Z0
 	XORQ         CX, CX
@@ -3037,52 +3037,52 @@ sumdone27:
 
 rope:
 	LEAQ         (R11)(R11*1), R12
+	VCVTPH2PS    (R10)(R12*2), Z7
+	VCVTPH2PS    32(R10)(R12*2), Z8
+	VMOVAPS      Z7, Z6
+	VPERMT2PS    Z8, Z3, Z6
+	VPERMT2PS    Z8, Z4, Z7
+	VCVTPH2PS    (BX)(R11*2), Z8
+	VCVTPH2PS    (SI)(R11*2), Z9
+	VMULPS       Z8, Z6, Z8
+	VMULPS       Z9, Z7, Z9
+	VSUBPS       Z9, Z8, Z10
+	LEAQ         (R11)(R9*1), R12
+	VCVTPH2PS    (BX)(R12*2), Z8
+	VCVTPH2PS    (SI)(R12*2), Z9
+	VMULPS       Z8, Z7, Z8
+	VMULPS       Z9, Z6, Z9
+	VADDPS       Z9, Z8, Z6
+	LEAQ         32(R11)(R11*1), R12
 	VCVTPH2PS    (R10)(R12*2), Z8
 	VCVTPH2PS    32(R10)(R12*2), Z9
 	VMOVAPS      Z8, Z7
 	VPERMT2PS    Z9, Z3, Z7
 	VPERMT2PS    Z9, Z4, Z8
-	VCVTPH2PS    (BX)(R11*2), Z9
-	VCVTPH2PS    (SI)(R11*2), Z10
+	VCVTPH2PS    32(BX)(R11*2), Z9
+	VCVTPH2PS    32(SI)(R11*2), Z11
 	VMULPS       Z9, Z7, Z9
-	VMULPS       Z10, Z8, Z10
-	VSUBPS       Z10, Z9, Z11
+	VMULPS       Z11, Z8, Z11
+	VSUBPS       Z11, Z9, Z12
 	LEAQ         (R11)(R9*1), R12
-	VCVTPH2PS    (BX)(R12*2), Z9
-	VCVTPH2PS    (SI)(R12*2), Z10
+	VCVTPH2PS    32(BX)(R12*2), Z9
+	VCVTPH2PS    32(SI)(R12*2), Z11
 	VMULPS       Z9, Z8, Z9
-	VMULPS       Z10, Z7, Z10
-	VADDPS       Z10, Z9, Z7
-	LEAQ         32(R11)(R11*1), R12
-	VCVTPH2PS    (R10)(R12*2), Z9
-	VCVTPH2PS    32(R10)(R12*2), Z10
-	VMOVAPS      Z9, Z8
-	VPERMT2PS    Z10, Z3, Z8
-	VPERMT2PS    Z10, Z4, Z9
-	VCVTPH2PS    32(BX)(R11*2), Z10
-	VCVTPH2PS    32(SI)(R11*2), Z12
-	VMULPS       Z10, Z8, Z10
-	VMULPS       Z12, Z9, Z12
-	VSUBPS       Z12, Z10, Z13
+	VMULPS       Z11, Z7, Z11
+	VADDPS       Z11, Z9, Z7
+	VCVTPS2PH    $0x00, Z10, (CX)(R11*2)
+	VCVTPS2PH    $0x00, Z12, 32(CX)(R11*2)
 	LEAQ         (R11)(R9*1), R12
-	VCVTPH2PS    32(BX)(R12*2), Z10
-	VCVTPH2PS    32(SI)(R12*2), Z12
-	VMULPS       Z10, Z9, Z10
-	VMULPS       Z12, Z8, Z12
-	VADDPS       Z12, Z10, Z8
-	VCVTPS2PH    $0x00, Z11, (CX)(R11*2)
-	VCVTPS2PH    $0x00, Z13, 32(CX)(R11*2)
-	LEAQ         (R11)(R9*1), R12
-	VCVTPS2PH    $0x00, Z7, (CX)(R12*2)
-	VCVTPS2PH    $0x00, Z8, 32(CX)(R12*2)
+	VCVTPS2PH    $0x00, Z6, (CX)(R12*2)
+	VCVTPS2PH    $0x00, Z7, 32(CX)(R12*2)
 	ADDQ         $0x00000020, R11
 	CMPQ         R11, R9
 	JB           rope
 	VDIVSS       X1, X5, X1
 	VADDSS       X0, X1, X1
-	VCVTSS2SD    X1, X6, X6
-	VSQRTSD      X6, X6, X6
-	VDIVSD       X6, X2, X0
+	VCVTSS2SD    X1, X1, X0
+	VSQRTSD      X0, X0, X0
+	VDIVSD       X0, X2, X0
 	VCVTSD2SS    X0, X1, X1
 	VBROADCASTSS X1, Z0
 	XORQ         CX, CX
@@ -3128,9 +3128,9 @@ TEXT ·kvcTokenBF16AVX512BF16(SB), NOSPLIT, $0-68
 
 sum28:
 	VPSLLD      $0x10, (DX)(R10*2), Z7
-	VPANDD      (DX)(R10*2), Z6, Z9
+	VPANDD      (DX)(R10*2), Z6, Z8
 	VFMADD231PS Z7, Z7, Z4
-	VFMADD231PS Z9, Z9, Z5
+	VFMADD231PS Z8, Z8, Z5
 	ADDQ        $0x00000020, R10
 	CMPQ        R10, R11
 	JB          sum28
@@ -3138,11 +3138,11 @@ sum28:
 sumtail29:
 	CMPQ        R10, R8
 	JAE         sumdone30
-	VMOVDQU16   (DX)(R10*2), Y10
-	VPSLLD      $0x10, Z10, Z7
-	VPANDD      Z6, Z10, Z10
+	VMOVDQU16   (DX)(R10*2), Y9
+	VPSLLD      $0x10, Z9, Z7
+	VPANDD      Z6, Z9, Z9
 	VFMADD231PS Z7, Z7, Z4
-	VFMADD231PS Z10, Z10, Z5
+	VFMADD231PS Z9, Z9, Z5
 
 sumdone30:
 	VADDPS        Z5, Z4, Z4
@@ -3164,42 +3164,42 @@ rope:
 	VMOVDQU32 (R10)(R12*2), Z7
 	VPSLLD    $0x10, Z7, Z6
 	VPANDD    Z5, Z7, Z7
-	VPMOVZXWD (BX)(R11*2), Z9
+	VPMOVZXWD (BX)(R11*2), Z8
+	VPSLLD    $0x10, Z8, Z8
+	VPMOVZXWD (SI)(R11*2), Z9
 	VPSLLD    $0x10, Z9, Z9
-	VPMOVZXWD (SI)(R11*2), Z10
+	VMULPS    Z8, Z6, Z8
+	VMULPS    Z9, Z7, Z10
+	VSUBPS    Z10, Z8, Z9
+	LEAQ      (R11)(R9*1), R12
+	VPMOVZXWD (BX)(R12*2), Z8
+	VPSLLD    $0x10, Z8, Z8
+	VPMOVZXWD (SI)(R12*2), Z10
 	VPSLLD    $0x10, Z10, Z10
-	VMULPS    Z9, Z6, Z9
-	VMULPS    Z10, Z7, Z11
-	VSUBPS    Z11, Z9, Z10
-	LEAQ      (R11)(R9*1), R12
-	VPMOVZXWD (BX)(R12*2), Z9
-	VPSLLD    $0x10, Z9, Z9
-	VPMOVZXWD (SI)(R12*2), Z11
-	VPSLLD    $0x10, Z11, Z11
-	VMULPS    Z9, Z7, Z9
-	VMULPS    Z11, Z6, Z11
-	VADDPS    Z11, Z9, Z6
+	VMULPS    Z8, Z7, Z8
+	VMULPS    Z10, Z6, Z10
+	VADDPS    Z10, Z8, Z6
 	LEAQ      32(R11)(R11*1), R12
-	VMOVDQU32 (R10)(R12*2), Z9
-	VPSLLD    $0x10, Z9, Z7
-	VPANDD    Z5, Z9, Z11
-	VPMOVZXWD 32(BX)(R11*2), Z12
-	VPSLLD    $0x10, Z12, Z12
-	VPMOVZXWD 32(SI)(R11*2), Z9
-	VPSLLD    $0x10, Z9, Z9
-	VMULPS    Z12, Z7, Z12
-	VMULPS    Z9, Z11, Z13
-	VSUBPS    Z13, Z12, Z9
+	VMOVDQU32 (R10)(R12*2), Z8
+	VPSLLD    $0x10, Z8, Z7
+	VPANDD    Z5, Z8, Z10
+	VPMOVZXWD 32(BX)(R11*2), Z11
+	VPSLLD    $0x10, Z11, Z11
+	VPMOVZXWD 32(SI)(R11*2), Z8
+	VPSLLD    $0x10, Z8, Z8
+	VMULPS    Z11, Z7, Z11
+	VMULPS    Z8, Z10, Z12
+	VSUBPS    Z12, Z11, Z8
 	LEAQ      (R11)(R9*1), R12
-	VPMOVZXWD 32(BX)(R12*2), Z12
+	VPMOVZXWD 32(BX)(R12*2), Z11
+	VPSLLD    $0x10, Z11, Z11
+	VPMOVZXWD 32(SI)(R12*2), Z12
 	VPSLLD    $0x10, Z12, Z12
-	VPMOVZXWD 32(SI)(R12*2), Z13
-	VPSLLD    $0x10, Z13, Z13
-	VMULPS    Z12, Z11, Z12
-	VMULPS    Z13, Z7, Z13
-	VADDPS    Z13, Z12, Z7
-	VMOVAPS   Z10, Z31
-	VMOVAPS   Z9, Z29
+	VMULPS    Z11, Z10, Z11
+	VMULPS    Z12, Z7, Z12
+	VADDPS    Z12, Z11, Z7
+	VMOVAPS   Z9, Z31
+	VMOVAPS   Z8, Z29
 	VPTESTNMD Z1, Z31, K1
 	VPTESTNMD Z1, Z29, K2
 	KORTESTW  K1, K2
@@ -3234,9 +3234,9 @@ bf16wdone34:
 	JB           rope
 	VDIVSS       X2, X4, X2
 	VADDSS       X0, X2, X2
-	VCVTSS2SD    X2, X8, X8
-	VSQRTSD      X8, X8, X8
-	VDIVSD       X8, X3, X0
+	VCVTSS2SD    X2, X2, X0
+	VSQRTSD      X0, X0, X0
+	VDIVSD       X0, X3, X0
 	VCVTSD2SS    X0, X2, X2
 	VBROADCASTSS X2, Z0
 	XORQ         CX, CX
@@ -3272,65 +3272,65 @@ bf16wdone36:
 	RET
 
 bf16wslow31:
-	VPBROADCASTD one<>+0(SB), Z9
-	VPBROADCASTD bias<>+0(SB), Z10
-	VPBROADCASTD absmask<>+0(SB), Z11
-	VPBROADCASTD inf<>+0(SB), Z12
-	VPBROADCASTD quiet<>+0(SB), Z13
-	VPBROADCASTD expmask<>+0(SB), Z14
+	VPBROADCASTD one<>+0(SB), Z8
+	VPBROADCASTD bias<>+0(SB), Z9
+	VPBROADCASTD absmask<>+0(SB), Z10
+	VPBROADCASTD inf<>+0(SB), Z11
+	VPBROADCASTD quiet<>+0(SB), Z12
+	VPBROADCASTD expmask<>+0(SB), Z13
+	VPSRLD       $0x10, Z31, Z13
 	VPSRLD       $0x10, Z31, Z14
-	VPSRLD       $0x10, Z31, Z15
-	VPANDD       Z9, Z14, Z14
-	VPADDD       Z31, Z14, Z14
-	VPADDD       Z10, Z14, Z14
-	VPSRLD       $0x10, Z14, Z14
-	VPORD        Z13, Z15, Z15
-	VPANDD       Z11, Z31, Z16
-	VPCMPGTD     Z12, Z16, K1
-	VPBLENDMD    Z15, Z14, K1, Z14
-	VPMOVDW      Z14, (CX)(R11*2)
+	VPANDD       Z8, Z13, Z13
+	VPADDD       Z31, Z13, Z13
+	VPADDD       Z9, Z13, Z13
+	VPSRLD       $0x10, Z13, Z13
+	VPORD        Z12, Z14, Z14
+	VPANDD       Z10, Z31, Z15
+	VPCMPGTD     Z11, Z15, K1
+	VPBLENDMD    Z14, Z13, K1, Z13
+	VPMOVDW      Z13, (CX)(R11*2)
+	VPSRLD       $0x10, Z29, Z13
 	VPSRLD       $0x10, Z29, Z14
-	VPSRLD       $0x10, Z29, Z15
-	VPANDD       Z9, Z14, Z14
-	VPADDD       Z29, Z14, Z14
-	VPADDD       Z10, Z14, Z14
-	VPSRLD       $0x10, Z14, Z14
-	VPORD        Z13, Z15, Z15
-	VPANDD       Z11, Z29, Z9
-	VPCMPGTD     Z12, Z9, K1
-	VPBLENDMD    Z15, Z14, K1, Z14
-	VPMOVDW      Z14, 32(CX)(R11*2)
+	VPANDD       Z8, Z13, Z13
+	VPADDD       Z29, Z13, Z13
+	VPADDD       Z9, Z13, Z13
+	VPSRLD       $0x10, Z13, Z13
+	VPORD        Z12, Z14, Z14
+	VPANDD       Z10, Z29, Z8
+	VPCMPGTD     Z11, Z8, K1
+	VPBLENDMD    Z14, Z13, K1, Z13
+	VPMOVDW      Z13, 32(CX)(R11*2)
 	JMP          bf16wdone32
 
 bf16wslow33:
 	VPBROADCASTD one<>+0(SB), Z6
 	VPBROADCASTD bias<>+0(SB), Z7
-	VPBROADCASTD absmask<>+0(SB), Z9
-	VPBROADCASTD inf<>+0(SB), Z10
-	VPBROADCASTD quiet<>+0(SB), Z11
-	VPBROADCASTD expmask<>+0(SB), Z12
+	VPBROADCASTD absmask<>+0(SB), Z8
+	VPBROADCASTD inf<>+0(SB), Z9
+	VPBROADCASTD quiet<>+0(SB), Z10
+	VPBROADCASTD expmask<>+0(SB), Z11
+	VPSRLD       $0x10, Z31, Z11
 	VPSRLD       $0x10, Z31, Z12
-	VPSRLD       $0x10, Z31, Z13
-	VPANDD       Z6, Z12, Z12
-	VPADDD       Z31, Z12, Z12
-	VPADDD       Z7, Z12, Z12
-	VPSRLD       $0x10, Z12, Z12
-	VPORD        Z11, Z13, Z13
-	VPANDD       Z9, Z31, Z14
-	VPCMPGTD     Z10, Z14, K1
-	VPBLENDMD    Z13, Z12, K1, Z12
-	VPMOVDW      Z12, (CX)(R12*2)
+	VPANDD       Z6, Z11, Z11
+	VPADDD       Z31, Z11, Z11
+	VPADDD       Z7, Z11, Z11
+	VPSRLD       $0x10, Z11, Z11
+	VPORD        Z10, Z12, Z12
+	VPANDD       Z8, Z31, Z13
+	VPCMPGTD     Z9, Z13, K1
+	VPBLENDMD    Z12, Z11, K1, Z11
+	VPMOVDW      Z11, (CX)(R12*2)
+	VPSRLD       $0x10, Z29, Z11
 	VPSRLD       $0x10, Z29, Z12
-	VPSRLD       $0x10, Z29, Z13
-	VPANDD       Z6, Z12, Z12
-	VPADDD       Z29, Z12, Z12
-	VPADDD       Z7, Z12, Z12
-	VPSRLD       $0x10, Z12, Z12
-	VPORD        Z11, Z13, Z13
-	VPANDD       Z9, Z29, Z6
-	VPCMPGTD     Z10, Z6, K1
-	VPBLENDMD    Z13, Z12, K1, Z12
-	VPMOVDW      Z12, 32(CX)(R12*2)
+	VPANDD       Z6, Z11, Z11
+	VPADDD       Z29, Z11, Z11
+	VPADDD       Z7, Z11, Z11
+	VPSRLD       $0x10, Z11, Z11
+	VPORD        Z10, Z12, Z12
+	VPANDD       Z8, Z29, Z6
+	VPCMPGTD     Z9, Z6, K1
+	VPBLENDMD    Z12, Z11, K1, Z11
+	VPMOVDW      Z11, 32(CX)(R12*2)
 	JMP          bf16wdone34
 
 bf16wslow35:
@@ -3418,9 +3418,9 @@ sumdone39:
 	VADDSS        X3, X5, X5
 	VDIVSS        X1, X5, X3
 	VADDSS        X0, X3, X3
-	VCVTSS2SD     X3, X6, X6
-	VSQRTSD       X6, X6, X6
-	VDIVSD        X6, X2, X4
+	VCVTSS2SD     X3, X3, X4
+	VSQRTSD       X4, X4, X4
+	VDIVSD        X4, X2, X4
 	VCVTSD2SS     X4, X3, X3
 	VBROADCASTSS  X3, Z3
 	XORQ          DI, DI
@@ -3504,9 +3504,9 @@ sumdone42:
 	VADDSS        X11, X10, X10
 	VDIVSS        X8, X10, X10
 	VADDSS        X0, X10, X10
-	VCVTSS2SD     X10, X16, X16
-	VSQRTSD       X16, X16, X16
-	VDIVSD        X16, X9, X11
+	VCVTSS2SD     X10, X10, X11
+	VSQRTSD       X11, X11, X11
+	VDIVSD        X11, X9, X11
 	VCVTSD2SS     X11, X10, X10
 	VBROADCASTSS  X10, Z10
 	XORQ          DI, DI
@@ -3600,9 +3600,9 @@ sumdone45:
 	VADDSS        X3, X5, X5
 	VDIVSS        X1, X5, X3
 	VADDSS        X0, X3, X3
-	VCVTSS2SD     X3, X6, X6
-	VSQRTSD       X6, X6, X6
-	VDIVSD        X6, X2, X4
+	VCVTSS2SD     X3, X3, X4
+	VSQRTSD       X4, X4, X4
+	VDIVSD        X4, X2, X4
 	VCVTSD2SS     X4, X3, X3
 	VBROADCASTSS  X3, Z3
 	XORQ          DI, DI
@@ -3652,18 +3652,18 @@ TEXT ·qkNormBF16AVX512BF16(SB), NOSPLIT, $0-44
 head:
 	MOVQ         SI, R8
 	ANDQ         $-32, R8
+	VXORPS       Z11, Z11, Z11
 	VXORPS       Z12, Z12, Z12
-	VXORPS       Z13, Z13, Z13
-	VPBROADCASTD himask<>+0(SB), Z15
+	VPBROADCASTD himask<>+0(SB), Z14
 	XORQ         DI, DI
 	TESTQ        R8, R8
 	JZ           sumtail47
 
 sum46:
-	VPSLLD      $0x10, (AX)(DI*2), Z16
-	VPANDD      (AX)(DI*2), Z15, Z17
+	VPSLLD      $0x10, (AX)(DI*2), Z15
+	VPANDD      (AX)(DI*2), Z14, Z16
+	VFMADD231PS Z15, Z15, Z11
 	VFMADD231PS Z16, Z16, Z12
-	VFMADD231PS Z17, Z17, Z13
 	ADDQ        $0x00000020, DI
 	CMPQ        DI, R8
 	JB          sum46
@@ -3671,69 +3671,69 @@ sum46:
 sumtail47:
 	CMPQ        DI, SI
 	JAE         sumdone48
-	VMOVDQU16   (AX)(DI*2), Y14
-	VPSLLD      $0x10, Z14, Z16
-	VPANDD      Z15, Z14, Z14
-	VFMADD231PS Z16, Z16, Z12
-	VFMADD231PS Z14, Z14, Z13
+	VMOVDQU16   (AX)(DI*2), Y13
+	VPSLLD      $0x10, Z13, Z15
+	VPANDD      Z14, Z13, Z13
+	VFMADD231PS Z15, Z15, Z11
+	VFMADD231PS Z13, Z13, Z12
 
 sumdone48:
-	VADDPS        Z13, Z12, Z12
-	VPERMILPS     $0xb1, Z12, Z13
-	VADDPS        Z13, Z12, Z12
-	VPERMILPS     $0x4e, Z12, Z13
-	VADDPS        Z13, Z12, Z12
-	VSHUFF32X4    $0xb1, Z12, Z12, Z13
-	VADDPS        Z13, Z12, Z12
-	VEXTRACTF32X8 $0x01, Z12, Y13
-	VADDSS        X13, X12, X12
-	VDIVSS        X9, X12, X12
-	VADDSS        X0, X12, X12
-	VCVTSS2SD     X12, X11, X11
-	VSQRTSD       X11, X11, X11
-	VDIVSD        X11, X10, X13
-	VCVTSD2SS     X13, X12, X12
-	VBROADCASTSS  X12, Z12
+	VADDPS        Z12, Z11, Z11
+	VPERMILPS     $0xb1, Z11, Z12
+	VADDPS        Z12, Z11, Z11
+	VPERMILPS     $0x4e, Z11, Z12
+	VADDPS        Z12, Z11, Z11
+	VSHUFF32X4    $0xb1, Z11, Z11, Z12
+	VADDPS        Z12, Z11, Z11
+	VEXTRACTF32X8 $0x01, Z11, Y12
+	VADDSS        X12, X11, X11
+	VDIVSS        X9, X11, X11
+	VADDSS        X0, X11, X11
+	VCVTSS2SD     X11, X11, X12
+	VSQRTSD       X12, X12, X12
+	VDIVSD        X12, X10, X12
+	VCVTSD2SS     X12, X11, X11
+	VBROADCASTSS  X11, Z11
 	XORQ          DI, DI
 
 scale:
-	VPMOVZXWD (AX)(DI*2), Z15
-	VPSLLD    $0x10, Z15, Z15
-	VMULPS    Z12, Z15, Z15
-	VPSRLD    $0x10, Z15, Z13
-	VPANDD    Z1, Z13, Z13
-	VPADDD    Z15, Z13, Z13
-	VPADDD    Z2, Z13, Z13
-	VPANDD    Z7, Z13, Z13
-	VCMPPS    $0x03, Z15, Z15, K1
-	VPANDD    Z7, Z15, Z15
-	VPORD     Z8, Z15, K1, Z13
-	VMULPS    (BX)(DI*4), Z13, Z13
-	VMOVAPS   Z13, Z31
+	VPMOVZXWD (AX)(DI*2), Z14
+	VPSLLD    $0x10, Z14, Z14
+	VMULPS    Z11, Z14, Z14
+	VPSRLD    $0x10, Z14, Z12
+	VPANDD    Z1, Z12, Z12
+	VPADDD    Z14, Z12, Z12
+	VPADDD    Z2, Z12, Z12
+	VPANDD    Z7, Z12, Z12
+	VCMPPS    $0x03, Z14, Z14, K1
+	VPANDD    Z7, Z14, Z14
+	VPORD     Z8, Z14, K1, Z12
+	VMULPS    (BX)(DI*4), Z12, Z12
+	VMOVAPS   Z12, Z31
 	BYTE      $0x62
 	BYTE      $0x02
 	BYTE      $0x7e
 	BYTE      $0x48
 	BYTE      $0x72
 	BYTE      $0xf7
-	VPTESTNMD Z6, Z13, K1
+	VPTESTNMD Z6, Z12, K1
 	KORTESTW  K1, K1
 	JNZ       bf16slow49
 	VMOVDQU32 Y30, (AX)(DI*2)
 	JMP       bf16done50
 
 bf16slow49:
-	VPSRLD    $0x10, Z13, Z15
-	VPSRLD    $0x10, Z13, Z16
-	VPANDD    Z1, Z15, Z15
-	VPADDD    Z13, Z15, Z15
-	VPADDD    Z2, Z15, Z15
-	VPSRLD    $0x10, Z15, Z15
-	VPORD     Z5, Z16, Z16
-	VPANDD    Z3, Z13, Z13
-	VPCMPGTD  Z4, Z13, K1
-	VPBLENDMD Z16, Z15, K1, Z15
-	VPMOVDW   Z15, (AX)(DI*2)
+	VPSRLD    $0x10, Z12, Z14
+	VPSRLD    $0x10, Z12, Z15
+	VPANDD    Z1, Z14, Z14
+	VPADDD    Z12, Z14, Z14
+	VPADDD    Z2, Z14, Z14
+	VPSRLD    $0x10, Z14, Z14
+	VPORD     Z5, Z15, Z15
+	VPANDD    Z3, Z12, Z12
+	VPCMPGTD  Z4, Z12, K1
+	VPBLENDMD Z15, Z14, K1, Z14
+	VPMOVDW   Z14, (AX)(DI*2)
 
 bf16done50:
 	ADDQ $0x00000010, DI
@@ -3816,9 +3816,9 @@ two:
 	VADDSS        X3, X23, X23
 	VDIVSS        X1, X23, X3
 	VADDSS        X0, X3, X3
-	VCVTSS2SD     X3, X24, X24
-	VSQRTSD       X24, X24, X24
-	VDIVSD        X24, X2, X4
+	VCVTSS2SD     X3, X3, X4
+	VSQRTSD       X4, X4, X4
+	VDIVSD        X4, X2, X4
 	VCVTSD2SS     X4, X3, X3
 	VBROADCASTSS  X3, Z3
 	VSHUFPS       $0x88, Z6, Z5, Z4
@@ -3834,9 +3834,9 @@ two:
 	VADDSS        X5, X4, X4
 	VDIVSS        X1, X4, X4
 	VADDSS        X0, X4, X4
-	VCVTSS2SD     X4, X25, X25
-	VSQRTSD       X25, X25, X25
-	VDIVSD        X25, X2, X5
+	VCVTSS2SD     X4, X4, X5
+	VSQRTSD       X5, X5, X5
+	VDIVSD        X5, X2, X5
 	VCVTSD2SS     X5, X4, X4
 	VBROADCASTSS  X4, Z4
 	VMULPS        Z3, Z7, Z7
@@ -3982,9 +3982,9 @@ one:
 	VADDSS        X3, X13, X13
 	VDIVSS        X1, X13, X1
 	VADDSS        X0, X1, X1
-	VCVTSS2SD     X1, X26, X26
-	VSQRTSD       X26, X26, X26
-	VDIVSD        X26, X2, X0
+	VCVTSS2SD     X1, X1, X0
+	VSQRTSD       X0, X0, X0
+	VDIVSD        X0, X2, X0
 	VCVTSD2SS     X0, X1, X1
 	VBROADCASTSS  X1, Z0
 	VMULPS        Z0, Z5, Z5
@@ -4113,9 +4113,9 @@ two:
 	VADDSS        X3, X23, X23
 	VDIVSS        X1, X23, X3
 	VADDSS        X0, X3, X3
-	VCVTSS2SD     X3, X24, X24
-	VSQRTSD       X24, X24, X24
-	VDIVSD        X24, X2, X4
+	VCVTSS2SD     X3, X3, X4
+	VSQRTSD       X4, X4, X4
+	VDIVSD        X4, X2, X4
 	VCVTSD2SS     X4, X3, X3
 	VBROADCASTSS  X3, Z3
 	VSHUFPS       $0x88, Z6, Z5, Z4
@@ -4131,9 +4131,9 @@ two:
 	VADDSS        X5, X4, X4
 	VDIVSS        X1, X4, X4
 	VADDSS        X0, X4, X4
-	VCVTSS2SD     X4, X25, X25
-	VSQRTSD       X25, X25, X25
-	VDIVSD        X25, X2, X5
+	VCVTSS2SD     X4, X4, X5
+	VSQRTSD       X5, X5, X5
+	VDIVSD        X5, X2, X5
 	VCVTSD2SS     X5, X4, X4
 	VBROADCASTSS  X4, Z4
 	VMULPS        Z3, Z7, Z7
@@ -4343,9 +4343,9 @@ one:
 	VADDSS        X3, X13, X13
 	VDIVSS        X1, X13, X1
 	VADDSS        X0, X1, X1
-	VCVTSS2SD     X1, X26, X26
-	VSQRTSD       X26, X26, X26
-	VDIVSD        X26, X2, X0
+	VCVTSS2SD     X1, X1, X0
+	VSQRTSD       X0, X0, X0
+	VDIVSD        X0, X2, X0
 	VCVTSD2SS     X0, X1, X1
 	VBROADCASTSS  X1, Z0
 	VMULPS        Z0, Z5, Z5
@@ -4437,2003 +4437,349 @@ done:
 	VZEROUPPER
 	RET
 
-// func qkNormRoPENeoX128BF16AVX512BF16(x *byte, heads int, stride int, w *float32, cos *float32, sin *float32, eps float32)
-// Requires: AVX, AVX512BW, AVX512DQ, AVX512F, SSE
-TEXT ·qkNormRoPENeoX128BF16AVX512BF16(SB), NOSPLIT, $0-52
+// func qkNormRoPENeoX128BF16AVX512BF16(x *byte, heads int, stride int, w *float32, cos *float32, sin *float32, scratch *float32, eps float32) int
+// Requires: AVX, AVX512BW, AVX512DQ, AVX512F, CMOV, SSE
+TEXT ·qkNormRoPENeoX128BF16AVX512BF16(SB), NOSPLIT, $0-72
 	MOVQ         x+0(FP), AX
 	MOVQ         heads+8(FP), CX
 	MOVQ         stride+16(FP), DX
-	MOVQ         w+24(FP), BX
-	MOVQ         cos+32(FP), SI
-	MOVQ         sin+40(FP), DI
-	MOVSS        eps+48(FP), X0
+	MOVQ         scratch+48(FP), BX
+	MOVSS        eps+56(FP), X0
+	XORQ         SI, SI
 	TESTQ        CX, CX
-	JZ           done
-	VPBROADCASTD expmask<>+0(SB), Z1
-	MOVQ         $0x00000080, R8
-	VCVTSI2SSQ   R8, X2, X2
-	VMOVSD       onef64<>+0(SB), X3
-	CMPQ         CX, $0x02
-	JB           one
+	JZ           ret
+	MOVQ         w+24(FP), DI
+	VMOVDQU32    qkw1e<>+0(SB), Z1
+	VMOVDQU32    qkw1o<>+0(SB), Z2
+	VMOVUPS      (DI), Z3
+	VPERMT2PS    64(DI), Z1, Z3
+	VMOVUPS      Z3, (BX)
+	VMOVUPS      (DI), Z3
+	VPERMT2PS    64(DI), Z2, Z3
+	VMOVUPS      Z3, 64(BX)
+	VMOVUPS      128(DI), Z3
+	VPERMT2PS    192(DI), Z1, Z3
+	VMOVUPS      Z3, 128(BX)
+	VMOVUPS      128(DI), Z3
+	VPERMT2PS    192(DI), Z2, Z3
+	VMOVUPS      Z3, 192(BX)
+	VMOVUPS      256(DI), Z3
+	VPERMT2PS    320(DI), Z1, Z3
+	VMOVUPS      Z3, 256(BX)
+	VMOVUPS      256(DI), Z3
+	VPERMT2PS    320(DI), Z2, Z3
+	VMOVUPS      Z3, 320(BX)
+	VMOVUPS      384(DI), Z3
+	VPERMT2PS    448(DI), Z1, Z3
+	VMOVUPS      Z3, 384(BX)
+	VMOVUPS      384(DI), Z1
+	VPERMT2PS    448(DI), Z2, Z1
+	VMOVUPS      Z1, 448(BX)
+	MOVQ         cos+32(FP), DI
+	MOVQ         sin+40(FP), R8
+	VMOVDQU32    qkr2e<>+0(SB), Z1
+	VMOVDQU32    qkr2o<>+0(SB), Z2
+	VMOVUPS      (DI), Z3
+	VPERMT2PS    64(DI), Z1, Z3
+	VMOVUPS      (R8), Z5
+	VPERMT2PS    64(R8), Z1, Z5
+	VMOVUPS      (DI), Z6
+	VPERMT2PS    64(DI), Z2, Z6
+	VMOVUPS      (R8), Z7
+	VPERMT2PS    64(R8), Z2, Z7
+	VMOVUPS      128(DI), Z8
+	VPERMT2PS    192(DI), Z1, Z8
+	VMOVUPS      128(R8), Z9
+	VPERMT2PS    192(R8), Z1, Z9
+	VMOVUPS      128(DI), Z1
+	VPERMT2PS    192(DI), Z2, Z1
+	VMOVUPS      128(R8), Z10
+	VPERMT2PS    192(R8), Z2, Z10
+	VPBROADCASTD himask<>+0(SB), Z2
+	VPBROADCASTD bf16exp2<>+0(SB), Z11
+	VMOVDQU16    qkoutidx<>+0(SB), Z12
+	MOVQ         $0x00000080, DI
+	VCVTSI2SSQ   DI, X4, X4
+	VMOVSD       onef64<>+0(SB), X13
+	MOVQ         $0x00000010, R10
 
-two:
-	LEAQ          (AX)(DX*1), R8
-	VXORPS        Z21, Z21, Z21
-	VXORPS        Z26, Z26, Z26
-	VXORPS        Z23, Z23, Z23
-	VXORPS        Z25, Z25, Z25
-	VPMOVZXWD     (AX), Z4
-	VPSLLD        $0x10, Z4, Z4
-	VFMADD231PS   Z4, Z4, Z21
-	VPMOVZXWD     (R8), Z5
-	VPSLLD        $0x10, Z5, Z5
-	VFMADD231PS   Z5, Z5, Z23
-	VPMOVZXWD     32(AX), Z6
-	VPSLLD        $0x10, Z6, Z6
-	VFMADD231PS   Z6, Z6, Z26
-	VPMOVZXWD     32(R8), Z7
-	VPSLLD        $0x10, Z7, Z7
-	VFMADD231PS   Z7, Z7, Z25
-	VPMOVZXWD     64(AX), Z8
-	VPSLLD        $0x10, Z8, Z8
-	VFMADD231PS   Z8, Z8, Z21
-	VPMOVZXWD     64(R8), Z9
-	VPSLLD        $0x10, Z9, Z9
-	VFMADD231PS   Z9, Z9, Z23
-	VPMOVZXWD     96(AX), Z10
-	VPSLLD        $0x10, Z10, Z10
-	VFMADD231PS   Z10, Z10, Z26
-	VPMOVZXWD     96(R8), Z11
-	VPSLLD        $0x10, Z11, Z11
-	VFMADD231PS   Z11, Z11, Z25
-	VPMOVZXWD     128(AX), Z12
-	VPSLLD        $0x10, Z12, Z12
-	VFMADD231PS   Z12, Z12, Z21
-	VPMOVZXWD     128(R8), Z13
-	VPSLLD        $0x10, Z13, Z13
-	VFMADD231PS   Z13, Z13, Z23
-	VPMOVZXWD     160(AX), Z14
-	VPSLLD        $0x10, Z14, Z14
-	VFMADD231PS   Z14, Z14, Z26
-	VPMOVZXWD     160(R8), Z15
-	VPSLLD        $0x10, Z15, Z15
-	VFMADD231PS   Z15, Z15, Z25
-	VPMOVZXWD     192(AX), Z16
-	VPSLLD        $0x10, Z16, Z16
-	VFMADD231PS   Z16, Z16, Z21
-	VPMOVZXWD     192(R8), Z17
-	VPSLLD        $0x10, Z17, Z17
-	VFMADD231PS   Z17, Z17, Z23
-	VPMOVZXWD     224(AX), Z18
-	VPSLLD        $0x10, Z18, Z18
-	VFMADD231PS   Z18, Z18, Z26
-	VPMOVZXWD     224(R8), Z19
-	VPSLLD        $0x10, Z19, Z19
-	VFMADD231PS   Z19, Z19, Z25
-	VSHUFPS       $0x88, Z26, Z21, Z27
-	VSHUFPS       $0xdd, Z26, Z21, Z21
-	VADDPS        Z21, Z27, Z27
-	VPERMILPS     $0xb1, Z27, Z21
-	VADDPS        Z21, Z27, Z27
-	VSHUFF32X4    $0xb1, Z27, Z27, Z21
-	VADDPS        Z21, Z27, Z27
-	VEXTRACTF32X8 $0x01, Z27, Y21
-	VADDPS        Y21, Y27, Y27
-	VMOVHLPS      X27, X27, X21
-	VADDSS        X21, X27, X27
-	VDIVSS        X2, X27, X21
-	VADDSS        X0, X21, X21
-	VCVTSS2SD     X21, X20, X20
-	VSQRTSD       X20, X20, X20
-	VDIVSD        X20, X3, X26
-	VCVTSD2SS     X26, X21, X21
-	VBROADCASTSS  X21, Z21
-	VSHUFPS       $0x88, Z25, Z23, Z26
-	VSHUFPS       $0xdd, Z25, Z23, Z23
-	VADDPS        Z23, Z26, Z26
-	VPERMILPS     $0xb1, Z26, Z23
-	VADDPS        Z23, Z26, Z26
-	VSHUFF32X4    $0xb1, Z26, Z26, Z23
-	VADDPS        Z23, Z26, Z26
-	VEXTRACTF32X8 $0x01, Z26, Y23
-	VADDPS        Y23, Y26, Y26
-	VMOVHLPS      X26, X26, X23
-	VADDSS        X23, X26, X26
-	VDIVSS        X2, X26, X23
-	VADDSS        X0, X23, X23
-	VCVTSS2SD     X23, X22, X22
-	VSQRTSD       X22, X22, X22
-	VDIVSD        X22, X3, X25
-	VCVTSD2SS     X25, X23, X23
-	VBROADCASTSS  X23, Z23
-	VMULPS        Z21, Z4, Z4
-	VMULPS        Z21, Z6, Z6
-	VMOVAPS       Z4, Z31
-	VMOVAPS       Z6, Z29
-	VPTESTNMD     Z1, Z4, K1
-	VPTESTNMD     Z1, Z6, K2
-	KORTESTW      K1, K2
-	JNZ           rndslow51
-	BYTE          $0x62
-	BYTE          $0x02
-	BYTE          $0x17
-	BYTE          $0x40
-	BYTE          $0x72
-	BYTE          $0xf7
-	VEXTRACTI64X4 $0x01, Z30, Y6
-	VPMOVZXWD     Y30, Z4
-	VPSLLD        $0x10, Z4, Z4
-	VPMOVZXWD     Y6, Z6
-	VPSLLD        $0x10, Z6, Z6
+block:
+	MOVQ    CX, DI
+	SUBQ    SI, DI
+	CMPQ    DI, R10
+	CMOVQGT R10, DI
+	MOVQ    AX, R8
+	XORQ    R9, R9
 
-rnddone52:
-	VMULPS        Z23, Z5, Z5
-	VMULPS        Z23, Z7, Z7
-	VMOVAPS       Z5, Z31
-	VMOVAPS       Z7, Z29
-	VPTESTNMD     Z1, Z5, K1
-	VPTESTNMD     Z1, Z7, K2
-	KORTESTW      K1, K2
-	JNZ           rndslow53
-	BYTE          $0x62
-	BYTE          $0x02
-	BYTE          $0x17
-	BYTE          $0x40
-	BYTE          $0x72
-	BYTE          $0xf7
-	VEXTRACTI64X4 $0x01, Z30, Y7
-	VPMOVZXWD     Y30, Z5
-	VPSLLD        $0x10, Z5, Z5
-	VPMOVZXWD     Y7, Z7
-	VPSLLD        $0x10, Z7, Z7
+sums:
+	VPSLLD        $0x10, (R8), Z14
+	VPANDD        (R8), Z2, Z15
+	VMULPS        Z14, Z14, Z14
+	VMULPS        Z15, Z15, Z15
+	VPSLLD        $0x10, 64(R8), Z16
+	VPANDD        64(R8), Z2, Z17
+	VFMADD231PS   Z16, Z16, Z14
+	VFMADD231PS   Z17, Z17, Z15
+	VPSLLD        $0x10, 128(R8), Z16
+	VPANDD        128(R8), Z2, Z17
+	VFMADD231PS   Z16, Z16, Z14
+	VFMADD231PS   Z17, Z17, Z15
+	VPSLLD        $0x10, 192(R8), Z16
+	VPANDD        192(R8), Z2, Z17
+	VFMADD231PS   Z16, Z16, Z14
+	VFMADD231PS   Z17, Z17, Z15
+	VADDPS        Z15, Z14, Z14
+	VPERMILPS     $0xb1, Z14, Z15
+	VADDPS        Z15, Z14, Z14
+	VPERMILPS     $0x4e, Z14, Z15
+	VADDPS        Z15, Z14, Z14
+	VSHUFF32X4    $0xb1, Z14, Z14, Z15
+	VADDPS        Z15, Z14, Z14
+	VEXTRACTF32X8 $0x01, Z14, Y15
+	VADDSS        X15, X14, X14
+	VDIVSS        X4, X14, X14
+	VADDSS        X0, X14, X14
+	VCVTSS2SD     X14, X14, X15
+	VSQRTSD       X15, X15, X15
+	VDIVSD        X15, X13, X15
+	VCVTSD2SS     X15, X14, X14
+	VMOVSS        X14, 512(BX)(R9*4)
+	ADDQ          DX, R8
+	INCQ          R9
+	CMPQ          R9, DI
+	JB            sums
+	MOVQ          AX, R8
+	XORQ          R9, R9
 
-rnddone54:
-	VMULPS        (BX), Z4, Z4
-	VMULPS        64(BX), Z6, Z6
-	VMOVAPS       Z4, Z31
-	VMOVAPS       Z6, Z29
-	VPTESTNMD     Z1, Z4, K1
-	VPTESTNMD     Z1, Z6, K2
-	KORTESTW      K1, K2
-	JNZ           rndslow55
-	BYTE          $0x62
-	BYTE          $0x02
-	BYTE          $0x17
-	BYTE          $0x40
-	BYTE          $0x72
-	BYTE          $0xf7
-	VEXTRACTI64X4 $0x01, Z30, Y6
-	VPMOVZXWD     Y30, Z4
-	VPSLLD        $0x10, Z4, Z4
-	VPMOVZXWD     Y6, Z6
-	VPSLLD        $0x10, Z6, Z6
+heads:
+	VBROADCASTSS   512(BX)(R9*4), Z14
+	VPSLLD         $0x10, (R8), Z15
+	VPANDD         (R8), Z2, Z16
+	VMULPS         Z14, Z15, Z15
+	VMULPS         Z14, Z16, Z16
+	VPSLLD         $0x10, 64(R8), Z17
+	VPANDD         64(R8), Z2, Z18
+	VMULPS         Z14, Z17, Z17
+	VMULPS         Z14, Z18, Z18
+	VPSLLD         $0x10, 128(R8), Z19
+	VPANDD         128(R8), Z2, Z20
+	VMULPS         Z14, Z19, Z19
+	VMULPS         Z14, Z20, Z20
+	VPSLLD         $0x10, 192(R8), Z21
+	VPANDD         192(R8), Z2, Z22
+	VMULPS         Z14, Z21, Z21
+	VMULPS         Z14, Z22, Z22
+	BYTE $0x62; BYTE $0x52; BYTE $0x7f; BYTE $0x40; BYTE $0x72; BYTE $0xf7 // VCVTNE2PS2BF16 Z15, Z16, Z14
+	VPTESTMW       Z11, Z14, K1
+	VPSLLD         $0x10, Z14, Z15
+	VPANDD         Z14, Z2, Z16
+	BYTE $0x62; BYTE $0x32; BYTE $0x6f; BYTE $0x40; BYTE $0x72; BYTE $0xf1 // VCVTNE2PS2BF16 Z17, Z18, Z14
+	VPTESTMW       Z11, Z14, K1, K1
+	VPSLLD         $0x10, Z14, Z17
+	VPANDD         Z14, Z2, Z18
+	BYTE $0x62; BYTE $0x32; BYTE $0x5f; BYTE $0x40; BYTE $0x72; BYTE $0xf3 // VCVTNE2PS2BF16 Z19, Z20, Z14
+	VPTESTMW       Z11, Z14, K1, K1
+	VPSLLD         $0x10, Z14, Z19
+	VPANDD         Z14, Z2, Z20
+	BYTE $0x62; BYTE $0x32; BYTE $0x4f; BYTE $0x40; BYTE $0x72; BYTE $0xf5 // VCVTNE2PS2BF16 Z21, Z22, Z14
+	VPTESTMW       Z11, Z14, K1, K1
+	VPSLLD         $0x10, Z14, Z21
+	VPANDD         Z14, Z2, Z22
+	VMULPS         (BX), Z15, Z15
+	VMULPS         64(BX), Z16, Z16
+	VMULPS         128(BX), Z17, Z17
+	VMULPS         192(BX), Z18, Z18
+	VMULPS         256(BX), Z19, Z19
+	VMULPS         320(BX), Z20, Z20
+	VMULPS         384(BX), Z21, Z21
+	VMULPS         448(BX), Z22, Z22
+	BYTE $0x62; BYTE $0x52; BYTE $0x7f; BYTE $0x40; BYTE $0x72; BYTE $0xf7 // VCVTNE2PS2BF16 Z15, Z16, Z14
+	VPTESTMW       Z11, Z14, K1, K1
+	VPSLLD         $0x10, Z14, Z15
+	VPANDD         Z14, Z2, Z16
+	BYTE $0x62; BYTE $0x32; BYTE $0x6f; BYTE $0x40; BYTE $0x72; BYTE $0xf1 // VCVTNE2PS2BF16 Z17, Z18, Z14
+	VPTESTMW       Z11, Z14, K1, K1
+	VPSLLD         $0x10, Z14, Z17
+	VPANDD         Z14, Z2, Z18
+	BYTE $0x62; BYTE $0x32; BYTE $0x5f; BYTE $0x40; BYTE $0x72; BYTE $0xf3 // VCVTNE2PS2BF16 Z19, Z20, Z14
+	VPTESTMW       Z11, Z14, K1, K1
+	VPSLLD         $0x10, Z14, Z19
+	VPANDD         Z14, Z2, Z20
+	BYTE $0x62; BYTE $0x32; BYTE $0x4f; BYTE $0x40; BYTE $0x72; BYTE $0xf5 // VCVTNE2PS2BF16 Z21, Z22, Z14
+	VPTESTMW       Z11, Z14, K1, K1
+	VPSLLD         $0x10, Z14, Z21
+	VPANDD         Z14, Z2, Z22
+	VMULPS         Z3, Z15, Z14
+	VMULPS         Z5, Z19, Z23
+	VSUBPS         Z23, Z14, Z14
+	VMULPS         Z3, Z19, Z19
+	VMULPS         Z5, Z15, Z23
+	VADDPS         Z23, Z19, Z19
+	VMOVAPS        Z14, Z15
+	VMULPS         Z6, Z16, Z14
+	VMULPS         Z7, Z20, Z23
+	VSUBPS         Z23, Z14, Z14
+	VMULPS         Z6, Z20, Z20
+	VMULPS         Z7, Z16, Z23
+	VADDPS         Z23, Z20, Z20
+	VMOVAPS        Z14, Z16
+	VMULPS         Z8, Z17, Z14
+	VMULPS         Z9, Z21, Z23
+	VSUBPS         Z23, Z14, Z14
+	VMULPS         Z8, Z21, Z21
+	VMULPS         Z9, Z17, Z23
+	VADDPS         Z23, Z21, Z21
+	VMOVAPS        Z14, Z17
+	VMULPS         Z1, Z18, Z14
+	VMULPS         Z10, Z22, Z23
+	VSUBPS         Z23, Z14, Z14
+	VMULPS         Z1, Z22, Z22
+	VMULPS         Z10, Z18, Z23
+	VADDPS         Z23, Z22, Z22
+	VMOVAPS        Z14, Z18
+	BYTE $0x62; BYTE $0x52; BYTE $0x7f; BYTE $0x40; BYTE $0x72; BYTE $0xf7 // VCVTNE2PS2BF16 Z15, Z16, Z14
+	VPTESTMW       Z11, Z14, K1, K1
+	VPERMW         Z14, Z12, Z14
+	BYTE $0x62; BYTE $0x32; BYTE $0x6f; BYTE $0x40; BYTE $0x72; BYTE $0xf9 // VCVTNE2PS2BF16 Z17, Z18, Z15
+	VPTESTMW       Z11, Z15, K1, K1
+	VPERMW         Z15, Z12, Z15
+	BYTE $0x62; BYTE $0xa2; BYTE $0x5f; BYTE $0x40; BYTE $0x72; BYTE $0xc3 // VCVTNE2PS2BF16 Z19, Z20, Z16
+	VPTESTMW       Z11, Z16, K1, K1
+	VPERMW         Z16, Z12, Z16
+	BYTE $0x62; BYTE $0xa2; BYTE $0x4f; BYTE $0x40; BYTE $0x72; BYTE $0xcd // VCVTNE2PS2BF16 Z21, Z22, Z17
+	VPTESTMW       Z11, Z17, K1, K1
+	VPERMW         Z17, Z12, Z17
+	KORTESTD       K1, K1
+	JCC            exact
+	VMOVDQU64      Z14, (R8)
+	VMOVDQU64      Z15, 64(R8)
+	VMOVDQU64      Z16, 128(R8)
+	VMOVDQU64      Z17, 192(R8)
+	ADDQ           DX, R8
+	INCQ           R9
+	CMPQ           R9, DI
+	JB             heads
+	MOVQ           R8, AX
+	ADDQ           DI, SI
+	CMPQ           SI, CX
+	JB             block
 
-rnddone56:
-	VMULPS        (BX), Z5, Z5
-	VMULPS        64(BX), Z7, Z7
-	VMOVAPS       Z5, Z31
-	VMOVAPS       Z7, Z29
-	VPTESTNMD     Z1, Z5, K1
-	VPTESTNMD     Z1, Z7, K2
-	KORTESTW      K1, K2
-	JNZ           rndslow57
-	BYTE          $0x62
-	BYTE          $0x02
-	BYTE          $0x17
-	BYTE          $0x40
-	BYTE          $0x72
-	BYTE          $0xf7
-	VEXTRACTI64X4 $0x01, Z30, Y7
-	VPMOVZXWD     Y30, Z5
-	VPSLLD        $0x10, Z5, Z5
-	VPMOVZXWD     Y7, Z7
-	VPSLLD        $0x10, Z7, Z7
-
-rnddone58:
-	VMULPS        Z21, Z8, Z8
-	VMULPS        Z21, Z10, Z10
-	VMOVAPS       Z8, Z31
-	VMOVAPS       Z10, Z29
-	VPTESTNMD     Z1, Z8, K1
-	VPTESTNMD     Z1, Z10, K2
-	KORTESTW      K1, K2
-	JNZ           rndslow59
-	BYTE          $0x62
-	BYTE          $0x02
-	BYTE          $0x17
-	BYTE          $0x40
-	BYTE          $0x72
-	BYTE          $0xf7
-	VEXTRACTI64X4 $0x01, Z30, Y10
-	VPMOVZXWD     Y30, Z8
-	VPSLLD        $0x10, Z8, Z8
-	VPMOVZXWD     Y10, Z10
-	VPSLLD        $0x10, Z10, Z10
-
-rnddone60:
-	VMULPS        Z23, Z9, Z9
-	VMULPS        Z23, Z11, Z11
-	VMOVAPS       Z9, Z31
-	VMOVAPS       Z11, Z29
-	VPTESTNMD     Z1, Z9, K1
-	VPTESTNMD     Z1, Z11, K2
-	KORTESTW      K1, K2
-	JNZ           rndslow61
-	BYTE          $0x62
-	BYTE          $0x02
-	BYTE          $0x17
-	BYTE          $0x40
-	BYTE          $0x72
-	BYTE          $0xf7
-	VEXTRACTI64X4 $0x01, Z30, Y11
-	VPMOVZXWD     Y30, Z9
-	VPSLLD        $0x10, Z9, Z9
-	VPMOVZXWD     Y11, Z11
-	VPSLLD        $0x10, Z11, Z11
-
-rnddone62:
-	VMULPS        128(BX), Z8, Z8
-	VMULPS        192(BX), Z10, Z10
-	VMOVAPS       Z8, Z31
-	VMOVAPS       Z10, Z29
-	VPTESTNMD     Z1, Z8, K1
-	VPTESTNMD     Z1, Z10, K2
-	KORTESTW      K1, K2
-	JNZ           rndslow63
-	BYTE          $0x62
-	BYTE          $0x02
-	BYTE          $0x17
-	BYTE          $0x40
-	BYTE          $0x72
-	BYTE          $0xf7
-	VEXTRACTI64X4 $0x01, Z30, Y10
-	VPMOVZXWD     Y30, Z8
-	VPSLLD        $0x10, Z8, Z8
-	VPMOVZXWD     Y10, Z10
-	VPSLLD        $0x10, Z10, Z10
-
-rnddone64:
-	VMULPS        128(BX), Z9, Z9
-	VMULPS        192(BX), Z11, Z11
-	VMOVAPS       Z9, Z31
-	VMOVAPS       Z11, Z29
-	VPTESTNMD     Z1, Z9, K1
-	VPTESTNMD     Z1, Z11, K2
-	KORTESTW      K1, K2
-	JNZ           rndslow65
-	BYTE          $0x62
-	BYTE          $0x02
-	BYTE          $0x17
-	BYTE          $0x40
-	BYTE          $0x72
-	BYTE          $0xf7
-	VEXTRACTI64X4 $0x01, Z30, Y11
-	VPMOVZXWD     Y30, Z9
-	VPSLLD        $0x10, Z9, Z9
-	VPMOVZXWD     Y11, Z11
-	VPSLLD        $0x10, Z11, Z11
-
-rnddone66:
-	VMULPS        Z21, Z12, Z12
-	VMULPS        Z21, Z14, Z14
-	VMOVAPS       Z12, Z31
-	VMOVAPS       Z14, Z29
-	VPTESTNMD     Z1, Z12, K1
-	VPTESTNMD     Z1, Z14, K2
-	KORTESTW      K1, K2
-	JNZ           rndslow67
-	BYTE          $0x62
-	BYTE          $0x02
-	BYTE          $0x17
-	BYTE          $0x40
-	BYTE          $0x72
-	BYTE          $0xf7
-	VEXTRACTI64X4 $0x01, Z30, Y14
-	VPMOVZXWD     Y30, Z12
-	VPSLLD        $0x10, Z12, Z12
-	VPMOVZXWD     Y14, Z14
-	VPSLLD        $0x10, Z14, Z14
-
-rnddone68:
-	VMULPS        Z23, Z13, Z13
-	VMULPS        Z23, Z15, Z15
-	VMOVAPS       Z13, Z31
-	VMOVAPS       Z15, Z29
-	VPTESTNMD     Z1, Z13, K1
-	VPTESTNMD     Z1, Z15, K2
-	KORTESTW      K1, K2
-	JNZ           rndslow69
-	BYTE          $0x62
-	BYTE          $0x02
-	BYTE          $0x17
-	BYTE          $0x40
-	BYTE          $0x72
-	BYTE          $0xf7
-	VEXTRACTI64X4 $0x01, Z30, Y15
-	VPMOVZXWD     Y30, Z13
-	VPSLLD        $0x10, Z13, Z13
-	VPMOVZXWD     Y15, Z15
-	VPSLLD        $0x10, Z15, Z15
-
-rnddone70:
-	VMULPS        256(BX), Z12, Z12
-	VMULPS        320(BX), Z14, Z14
-	VMOVAPS       Z12, Z31
-	VMOVAPS       Z14, Z29
-	VPTESTNMD     Z1, Z12, K1
-	VPTESTNMD     Z1, Z14, K2
-	KORTESTW      K1, K2
-	JNZ           rndslow71
-	BYTE          $0x62
-	BYTE          $0x02
-	BYTE          $0x17
-	BYTE          $0x40
-	BYTE          $0x72
-	BYTE          $0xf7
-	VEXTRACTI64X4 $0x01, Z30, Y14
-	VPMOVZXWD     Y30, Z12
-	VPSLLD        $0x10, Z12, Z12
-	VPMOVZXWD     Y14, Z14
-	VPSLLD        $0x10, Z14, Z14
-
-rnddone72:
-	VMULPS        256(BX), Z13, Z13
-	VMULPS        320(BX), Z15, Z15
-	VMOVAPS       Z13, Z31
-	VMOVAPS       Z15, Z29
-	VPTESTNMD     Z1, Z13, K1
-	VPTESTNMD     Z1, Z15, K2
-	KORTESTW      K1, K2
-	JNZ           rndslow73
-	BYTE          $0x62
-	BYTE          $0x02
-	BYTE          $0x17
-	BYTE          $0x40
-	BYTE          $0x72
-	BYTE          $0xf7
-	VEXTRACTI64X4 $0x01, Z30, Y15
-	VPMOVZXWD     Y30, Z13
-	VPSLLD        $0x10, Z13, Z13
-	VPMOVZXWD     Y15, Z15
-	VPSLLD        $0x10, Z15, Z15
-
-rnddone74:
-	VMULPS        Z21, Z16, Z16
-	VMULPS        Z21, Z18, Z18
-	VMOVAPS       Z16, Z31
-	VMOVAPS       Z18, Z29
-	VPTESTNMD     Z1, Z16, K1
-	VPTESTNMD     Z1, Z18, K2
-	KORTESTW      K1, K2
-	JNZ           rndslow75
-	BYTE          $0x62
-	BYTE          $0x02
-	BYTE          $0x17
-	BYTE          $0x40
-	BYTE          $0x72
-	BYTE          $0xf7
-	VEXTRACTI64X4 $0x01, Z30, Y18
-	VPMOVZXWD     Y30, Z16
-	VPSLLD        $0x10, Z16, Z16
-	VPMOVZXWD     Y18, Z18
-	VPSLLD        $0x10, Z18, Z18
-
-rnddone76:
-	VMULPS        Z23, Z17, Z17
-	VMULPS        Z23, Z19, Z19
-	VMOVAPS       Z17, Z31
-	VMOVAPS       Z19, Z29
-	VPTESTNMD     Z1, Z17, K1
-	VPTESTNMD     Z1, Z19, K2
-	KORTESTW      K1, K2
-	JNZ           rndslow77
-	BYTE          $0x62
-	BYTE          $0x02
-	BYTE          $0x17
-	BYTE          $0x40
-	BYTE          $0x72
-	BYTE          $0xf7
-	VEXTRACTI64X4 $0x01, Z30, Y19
-	VPMOVZXWD     Y30, Z17
-	VPSLLD        $0x10, Z17, Z17
-	VPMOVZXWD     Y19, Z19
-	VPSLLD        $0x10, Z19, Z19
-
-rnddone78:
-	VMULPS        384(BX), Z16, Z16
-	VMULPS        448(BX), Z18, Z18
-	VMOVAPS       Z16, Z31
-	VMOVAPS       Z18, Z29
-	VPTESTNMD     Z1, Z16, K1
-	VPTESTNMD     Z1, Z18, K2
-	KORTESTW      K1, K2
-	JNZ           rndslow79
-	BYTE          $0x62
-	BYTE          $0x02
-	BYTE          $0x17
-	BYTE          $0x40
-	BYTE          $0x72
-	BYTE          $0xf7
-	VEXTRACTI64X4 $0x01, Z30, Y18
-	VPMOVZXWD     Y30, Z16
-	VPSLLD        $0x10, Z16, Z16
-	VPMOVZXWD     Y18, Z18
-	VPSLLD        $0x10, Z18, Z18
-
-rnddone80:
-	VMULPS        384(BX), Z17, Z17
-	VMULPS        448(BX), Z19, Z19
-	VMOVAPS       Z17, Z31
-	VMOVAPS       Z19, Z29
-	VPTESTNMD     Z1, Z17, K1
-	VPTESTNMD     Z1, Z19, K2
-	KORTESTW      K1, K2
-	JNZ           rndslow81
-	BYTE          $0x62
-	BYTE          $0x02
-	BYTE          $0x17
-	BYTE          $0x40
-	BYTE          $0x72
-	BYTE          $0xf7
-	VEXTRACTI64X4 $0x01, Z30, Y19
-	VPMOVZXWD     Y30, Z17
-	VPSLLD        $0x10, Z17, Z17
-	VPMOVZXWD     Y19, Z19
-	VPSLLD        $0x10, Z19, Z19
-
-rnddone82:
-	VMULPS    (SI), Z4, Z21
-	VMULPS    (DI), Z12, Z23
-	VSUBPS    Z23, Z21, Z21
-	VMULPS    (SI), Z12, Z12
-	VMULPS    (DI), Z4, Z23
-	VADDPS    Z23, Z12, Z12
-	VMOVAPS   Z21, Z4
-	VMULPS    64(SI), Z6, Z21
-	VMULPS    64(DI), Z14, Z23
-	VSUBPS    Z23, Z21, Z21
-	VMULPS    64(SI), Z14, Z14
-	VMULPS    64(DI), Z6, Z23
-	VADDPS    Z23, Z14, Z14
-	VMOVAPS   Z21, Z6
-	VMULPS    128(SI), Z8, Z21
-	VMULPS    128(DI), Z16, Z23
-	VSUBPS    Z23, Z21, Z21
-	VMULPS    128(SI), Z16, Z16
-	VMULPS    128(DI), Z8, Z23
-	VADDPS    Z23, Z16, Z16
-	VMOVAPS   Z21, Z8
-	VMULPS    192(SI), Z10, Z21
-	VMULPS    192(DI), Z18, Z23
-	VSUBPS    Z23, Z21, Z21
-	VMULPS    192(SI), Z18, Z18
-	VMULPS    192(DI), Z10, Z23
-	VADDPS    Z23, Z18, Z18
-	VMOVAPS   Z21, Z10
-	VMOVAPS   Z4, Z31
-	VMOVAPS   Z6, Z29
-	VPTESTNMD Z1, Z31, K1
-	VPTESTNMD Z1, Z29, K2
-	KORTESTW  K1, K2
-	JNZ       bf16wslow83
-	BYTE      $0x62
-	BYTE      $0x02
-	BYTE      $0x17
-	BYTE      $0x40
-	BYTE      $0x72
-	BYTE      $0xf7
-	VMOVDQU16 Z30, (AX)
-
-bf16wdone84:
-	VMOVAPS   Z8, Z31
-	VMOVAPS   Z10, Z29
-	VPTESTNMD Z1, Z31, K1
-	VPTESTNMD Z1, Z29, K2
-	KORTESTW  K1, K2
-	JNZ       bf16wslow85
-	BYTE      $0x62
-	BYTE      $0x02
-	BYTE      $0x17
-	BYTE      $0x40
-	BYTE      $0x72
-	BYTE      $0xf7
-	VMOVDQU16 Z30, 64(AX)
-
-bf16wdone86:
-	VMOVAPS   Z12, Z31
-	VMOVAPS   Z14, Z29
-	VPTESTNMD Z1, Z31, K1
-	VPTESTNMD Z1, Z29, K2
-	KORTESTW  K1, K2
-	JNZ       bf16wslow87
-	BYTE      $0x62
-	BYTE      $0x02
-	BYTE      $0x17
-	BYTE      $0x40
-	BYTE      $0x72
-	BYTE      $0xf7
-	VMOVDQU16 Z30, 128(AX)
-
-bf16wdone88:
-	VMOVAPS   Z16, Z31
-	VMOVAPS   Z18, Z29
-	VPTESTNMD Z1, Z31, K1
-	VPTESTNMD Z1, Z29, K2
-	KORTESTW  K1, K2
-	JNZ       bf16wslow89
-	BYTE      $0x62
-	BYTE      $0x02
-	BYTE      $0x17
-	BYTE      $0x40
-	BYTE      $0x72
-	BYTE      $0xf7
-	VMOVDQU16 Z30, 192(AX)
-
-bf16wdone90:
-	VMULPS    (SI), Z5, Z4
-	VMULPS    (DI), Z13, Z6
-	VSUBPS    Z6, Z4, Z4
-	VMULPS    (SI), Z13, Z13
-	VMULPS    (DI), Z5, Z6
-	VADDPS    Z6, Z13, Z13
-	VMOVAPS   Z4, Z5
-	VMULPS    64(SI), Z7, Z4
-	VMULPS    64(DI), Z15, Z6
-	VSUBPS    Z6, Z4, Z4
-	VMULPS    64(SI), Z15, Z15
-	VMULPS    64(DI), Z7, Z6
-	VADDPS    Z6, Z15, Z15
-	VMOVAPS   Z4, Z7
-	VMULPS    128(SI), Z9, Z4
-	VMULPS    128(DI), Z17, Z6
-	VSUBPS    Z6, Z4, Z4
-	VMULPS    128(SI), Z17, Z17
-	VMULPS    128(DI), Z9, Z6
-	VADDPS    Z6, Z17, Z17
-	VMOVAPS   Z4, Z9
-	VMULPS    192(SI), Z11, Z4
-	VMULPS    192(DI), Z19, Z6
-	VSUBPS    Z6, Z4, Z4
-	VMULPS    192(SI), Z19, Z19
-	VMULPS    192(DI), Z11, Z6
-	VADDPS    Z6, Z19, Z19
-	VMOVAPS   Z4, Z11
-	VMOVAPS   Z5, Z31
-	VMOVAPS   Z7, Z29
-	VPTESTNMD Z1, Z31, K1
-	VPTESTNMD Z1, Z29, K2
-	KORTESTW  K1, K2
-	JNZ       bf16wslow91
-	BYTE      $0x62
-	BYTE      $0x02
-	BYTE      $0x17
-	BYTE      $0x40
-	BYTE      $0x72
-	BYTE      $0xf7
-	VMOVDQU16 Z30, (R8)
-
-bf16wdone92:
-	VMOVAPS   Z9, Z31
-	VMOVAPS   Z11, Z29
-	VPTESTNMD Z1, Z31, K1
-	VPTESTNMD Z1, Z29, K2
-	KORTESTW  K1, K2
-	JNZ       bf16wslow93
-	BYTE      $0x62
-	BYTE      $0x02
-	BYTE      $0x17
-	BYTE      $0x40
-	BYTE      $0x72
-	BYTE      $0xf7
-	VMOVDQU16 Z30, 64(R8)
-
-bf16wdone94:
-	VMOVAPS   Z13, Z31
-	VMOVAPS   Z15, Z29
-	VPTESTNMD Z1, Z31, K1
-	VPTESTNMD Z1, Z29, K2
-	KORTESTW  K1, K2
-	JNZ       bf16wslow95
-	BYTE      $0x62
-	BYTE      $0x02
-	BYTE      $0x17
-	BYTE      $0x40
-	BYTE      $0x72
-	BYTE      $0xf7
-	VMOVDQU16 Z30, 128(R8)
-
-bf16wdone96:
-	VMOVAPS   Z17, Z31
-	VMOVAPS   Z19, Z29
-	VPTESTNMD Z1, Z31, K1
-	VPTESTNMD Z1, Z29, K2
-	KORTESTW  K1, K2
-	JNZ       bf16wslow97
-	BYTE      $0x62
-	BYTE      $0x02
-	BYTE      $0x17
-	BYTE      $0x40
-	BYTE      $0x72
-	BYTE      $0xf7
-	VMOVDQU16 Z30, 192(R8)
-
-bf16wdone98:
-	LEAQ (AX)(DX*2), AX
-	SUBQ $0x02, CX
-	CMPQ CX, $0x02
-	JAE  two
-
-one:
-	TESTQ         CX, CX
-	JZ            done
-	VXORPS        Z12, Z12, Z12
-	VXORPS        Z13, Z13, Z13
-	VPMOVZXWD     (AX), Z4
-	VPSLLD        $0x10, Z4, Z4
-	VFMADD231PS   Z4, Z4, Z12
-	VPMOVZXWD     32(AX), Z5
-	VPSLLD        $0x10, Z5, Z5
-	VFMADD231PS   Z5, Z5, Z13
-	VPMOVZXWD     64(AX), Z6
-	VPSLLD        $0x10, Z6, Z6
-	VFMADD231PS   Z6, Z6, Z12
-	VPMOVZXWD     96(AX), Z7
-	VPSLLD        $0x10, Z7, Z7
-	VFMADD231PS   Z7, Z7, Z13
-	VPMOVZXWD     128(AX), Z8
-	VPSLLD        $0x10, Z8, Z8
-	VFMADD231PS   Z8, Z8, Z12
-	VPMOVZXWD     160(AX), Z9
-	VPSLLD        $0x10, Z9, Z9
-	VFMADD231PS   Z9, Z9, Z13
-	VPMOVZXWD     192(AX), Z10
-	VPSLLD        $0x10, Z10, Z10
-	VFMADD231PS   Z10, Z10, Z12
-	VPMOVZXWD     224(AX), Z11
-	VPSLLD        $0x10, Z11, Z11
-	VFMADD231PS   Z11, Z11, Z13
-	VSHUFPS       $0x88, Z13, Z12, Z14
-	VSHUFPS       $0xdd, Z13, Z12, Z12
-	VADDPS        Z12, Z14, Z14
-	VPERMILPS     $0xb1, Z14, Z12
-	VADDPS        Z12, Z14, Z14
-	VSHUFF32X4    $0xb1, Z14, Z14, Z12
-	VADDPS        Z12, Z14, Z14
-	VEXTRACTF32X8 $0x01, Z14, Y12
-	VADDPS        Y12, Y14, Y14
-	VMOVHLPS      X14, X14, X12
-	VADDSS        X12, X14, X14
-	VDIVSS        X2, X14, X2
-	VADDSS        X0, X2, X2
-	VCVTSS2SD     X2, X24, X24
-	VSQRTSD       X24, X24, X24
-	VDIVSD        X24, X3, X0
-	VCVTSD2SS     X0, X2, X2
-	VBROADCASTSS  X2, Z0
-	VMULPS        Z0, Z4, Z4
-	VMULPS        Z0, Z5, Z5
-	VMOVAPS       Z4, Z31
-	VMOVAPS       Z5, Z29
-	VPTESTNMD     Z1, Z4, K1
-	VPTESTNMD     Z1, Z5, K2
-	KORTESTW      K1, K2
-	JNZ           rndslow99
-	BYTE          $0x62
-	BYTE          $0x02
-	BYTE          $0x17
-	BYTE          $0x40
-	BYTE          $0x72
-	BYTE          $0xf7
-	VEXTRACTI64X4 $0x01, Z30, Y2
-	VPMOVZXWD     Y30, Z4
-	VPSLLD        $0x10, Z4, Z4
-	VPMOVZXWD     Y2, Z5
-	VPSLLD        $0x10, Z5, Z5
-
-rnddone100:
-	VMULPS        (BX), Z4, Z4
-	VMULPS        64(BX), Z5, Z5
-	VMOVAPS       Z4, Z31
-	VMOVAPS       Z5, Z29
-	VPTESTNMD     Z1, Z4, K1
-	VPTESTNMD     Z1, Z5, K2
-	KORTESTW      K1, K2
-	JNZ           rndslow101
-	BYTE          $0x62
-	BYTE          $0x02
-	BYTE          $0x17
-	BYTE          $0x40
-	BYTE          $0x72
-	BYTE          $0xf7
-	VEXTRACTI64X4 $0x01, Z30, Y2
-	VPMOVZXWD     Y30, Z4
-	VPSLLD        $0x10, Z4, Z4
-	VPMOVZXWD     Y2, Z5
-	VPSLLD        $0x10, Z5, Z5
-
-rnddone102:
-	VMULPS        Z0, Z6, Z6
-	VMULPS        Z0, Z7, Z7
-	VMOVAPS       Z6, Z31
-	VMOVAPS       Z7, Z29
-	VPTESTNMD     Z1, Z6, K1
-	VPTESTNMD     Z1, Z7, K2
-	KORTESTW      K1, K2
-	JNZ           rndslow103
-	BYTE          $0x62
-	BYTE          $0x02
-	BYTE          $0x17
-	BYTE          $0x40
-	BYTE          $0x72
-	BYTE          $0xf7
-	VEXTRACTI64X4 $0x01, Z30, Y2
-	VPMOVZXWD     Y30, Z6
-	VPSLLD        $0x10, Z6, Z6
-	VPMOVZXWD     Y2, Z7
-	VPSLLD        $0x10, Z7, Z7
-
-rnddone104:
-	VMULPS        128(BX), Z6, Z6
-	VMULPS        192(BX), Z7, Z7
-	VMOVAPS       Z6, Z31
-	VMOVAPS       Z7, Z29
-	VPTESTNMD     Z1, Z6, K1
-	VPTESTNMD     Z1, Z7, K2
-	KORTESTW      K1, K2
-	JNZ           rndslow105
-	BYTE          $0x62
-	BYTE          $0x02
-	BYTE          $0x17
-	BYTE          $0x40
-	BYTE          $0x72
-	BYTE          $0xf7
-	VEXTRACTI64X4 $0x01, Z30, Y2
-	VPMOVZXWD     Y30, Z6
-	VPSLLD        $0x10, Z6, Z6
-	VPMOVZXWD     Y2, Z7
-	VPSLLD        $0x10, Z7, Z7
-
-rnddone106:
-	VMULPS        Z0, Z8, Z8
-	VMULPS        Z0, Z9, Z9
-	VMOVAPS       Z8, Z31
-	VMOVAPS       Z9, Z29
-	VPTESTNMD     Z1, Z8, K1
-	VPTESTNMD     Z1, Z9, K2
-	KORTESTW      K1, K2
-	JNZ           rndslow107
-	BYTE          $0x62
-	BYTE          $0x02
-	BYTE          $0x17
-	BYTE          $0x40
-	BYTE          $0x72
-	BYTE          $0xf7
-	VEXTRACTI64X4 $0x01, Z30, Y2
-	VPMOVZXWD     Y30, Z8
-	VPSLLD        $0x10, Z8, Z8
-	VPMOVZXWD     Y2, Z9
-	VPSLLD        $0x10, Z9, Z9
-
-rnddone108:
-	VMULPS        256(BX), Z8, Z8
-	VMULPS        320(BX), Z9, Z9
-	VMOVAPS       Z8, Z31
-	VMOVAPS       Z9, Z29
-	VPTESTNMD     Z1, Z8, K1
-	VPTESTNMD     Z1, Z9, K2
-	KORTESTW      K1, K2
-	JNZ           rndslow109
-	BYTE          $0x62
-	BYTE          $0x02
-	BYTE          $0x17
-	BYTE          $0x40
-	BYTE          $0x72
-	BYTE          $0xf7
-	VEXTRACTI64X4 $0x01, Z30, Y2
-	VPMOVZXWD     Y30, Z8
-	VPSLLD        $0x10, Z8, Z8
-	VPMOVZXWD     Y2, Z9
-	VPSLLD        $0x10, Z9, Z9
-
-rnddone110:
-	VMULPS        Z0, Z10, Z10
-	VMULPS        Z0, Z11, Z11
-	VMOVAPS       Z10, Z31
-	VMOVAPS       Z11, Z29
-	VPTESTNMD     Z1, Z10, K1
-	VPTESTNMD     Z1, Z11, K2
-	KORTESTW      K1, K2
-	JNZ           rndslow111
-	BYTE          $0x62
-	BYTE          $0x02
-	BYTE          $0x17
-	BYTE          $0x40
-	BYTE          $0x72
-	BYTE          $0xf7
-	VEXTRACTI64X4 $0x01, Z30, Y0
-	VPMOVZXWD     Y30, Z10
-	VPSLLD        $0x10, Z10, Z10
-	VPMOVZXWD     Y0, Z11
-	VPSLLD        $0x10, Z11, Z11
-
-rnddone112:
-	VMULPS        384(BX), Z10, Z10
-	VMULPS        448(BX), Z11, Z11
-	VMOVAPS       Z10, Z31
-	VMOVAPS       Z11, Z29
-	VPTESTNMD     Z1, Z10, K1
-	VPTESTNMD     Z1, Z11, K2
-	KORTESTW      K1, K2
-	JNZ           rndslow113
-	BYTE          $0x62
-	BYTE          $0x02
-	BYTE          $0x17
-	BYTE          $0x40
-	BYTE          $0x72
-	BYTE          $0xf7
-	VEXTRACTI64X4 $0x01, Z30, Y0
-	VPMOVZXWD     Y30, Z10
-	VPSLLD        $0x10, Z10, Z10
-	VPMOVZXWD     Y0, Z11
-	VPSLLD        $0x10, Z11, Z11
-
-rnddone114:
-	VMULPS    (SI), Z4, Z0
-	VMULPS    (DI), Z8, Z2
-	VSUBPS    Z2, Z0, Z0
-	VMULPS    (SI), Z8, Z8
-	VMULPS    (DI), Z4, Z2
-	VADDPS    Z2, Z8, Z8
-	VMOVAPS   Z0, Z4
-	VMULPS    64(SI), Z5, Z0
-	VMULPS    64(DI), Z9, Z2
-	VSUBPS    Z2, Z0, Z0
-	VMULPS    64(SI), Z9, Z9
-	VMULPS    64(DI), Z5, Z2
-	VADDPS    Z2, Z9, Z9
-	VMOVAPS   Z0, Z5
-	VMULPS    128(SI), Z6, Z0
-	VMULPS    128(DI), Z10, Z2
-	VSUBPS    Z2, Z0, Z0
-	VMULPS    128(SI), Z10, Z10
-	VMULPS    128(DI), Z6, Z2
-	VADDPS    Z2, Z10, Z10
-	VMOVAPS   Z0, Z6
-	VMULPS    192(SI), Z7, Z0
-	VMULPS    192(DI), Z11, Z2
-	VSUBPS    Z2, Z0, Z0
-	VMULPS    192(SI), Z11, Z11
-	VMULPS    192(DI), Z7, Z2
-	VADDPS    Z2, Z11, Z11
-	VMOVAPS   Z0, Z7
-	VMOVAPS   Z4, Z31
-	VMOVAPS   Z5, Z29
-	VPTESTNMD Z1, Z31, K1
-	VPTESTNMD Z1, Z29, K2
-	KORTESTW  K1, K2
-	JNZ       bf16wslow115
-	BYTE      $0x62
-	BYTE      $0x02
-	BYTE      $0x17
-	BYTE      $0x40
-	BYTE      $0x72
-	BYTE      $0xf7
-	VMOVDQU16 Z30, (AX)
-
-bf16wdone116:
-	VMOVAPS   Z6, Z31
-	VMOVAPS   Z7, Z29
-	VPTESTNMD Z1, Z31, K1
-	VPTESTNMD Z1, Z29, K2
-	KORTESTW  K1, K2
-	JNZ       bf16wslow117
-	BYTE      $0x62
-	BYTE      $0x02
-	BYTE      $0x17
-	BYTE      $0x40
-	BYTE      $0x72
-	BYTE      $0xf7
-	VMOVDQU16 Z30, 64(AX)
-
-bf16wdone118:
-	VMOVAPS   Z8, Z31
-	VMOVAPS   Z9, Z29
-	VPTESTNMD Z1, Z31, K1
-	VPTESTNMD Z1, Z29, K2
-	KORTESTW  K1, K2
-	JNZ       bf16wslow119
-	BYTE      $0x62
-	BYTE      $0x02
-	BYTE      $0x17
-	BYTE      $0x40
-	BYTE      $0x72
-	BYTE      $0xf7
-	VMOVDQU16 Z30, 128(AX)
-
-bf16wdone120:
-	VMOVAPS   Z10, Z31
-	VMOVAPS   Z11, Z29
-	VPTESTNMD Z1, Z31, K1
-	VPTESTNMD Z1, Z29, K2
-	KORTESTW  K1, K2
-	JNZ       bf16wslow121
-	BYTE      $0x62
-	BYTE      $0x02
-	BYTE      $0x17
-	BYTE      $0x40
-	BYTE      $0x72
-	BYTE      $0xf7
-	VMOVDQU16 Z30, 192(AX)
-
-bf16wdone122:
-done:
+ret:
+	MOVQ SI, ret+64(FP)
 	VZEROUPPER
 	RET
 
-rndslow51:
-	VPBROADCASTD himask<>+0(SB), Z25
-	VPBROADCASTD quiet32<>+0(SB), Z26
-	VPBROADCASTD one<>+0(SB), Z27
-	VPBROADCASTD bias<>+0(SB), Z28
-	VPBROADCASTD absmask<>+0(SB), Z29
-	VPBROADCASTD inf<>+0(SB), Z29
-	VPBROADCASTD quiet<>+0(SB), Z29
-	VPBROADCASTD expmask<>+0(SB), Z29
-	VPSRLD       $0x10, Z4, Z29
-	VPANDD       Z27, Z29, Z29
-	VPADDD       Z4, Z29, Z29
-	VPADDD       Z28, Z29, Z29
-	VPANDD       Z25, Z29, Z29
-	VCMPPS       $0x03, Z4, Z4, K1
-	VPANDD       Z25, Z4, Z4
-	VPORD        Z26, Z4, K1, Z29
-	VPSRLD       $0x10, Z6, Z4
-	VPANDD       Z27, Z4, Z4
-	VPADDD       Z6, Z4, Z4
-	VPADDD       Z28, Z4, Z4
-	VPANDD       Z25, Z4, Z27
-	VCMPPS       $0x03, Z6, Z6, K1
-	VPANDD       Z25, Z6, Z4
-	VPORD        Z26, Z4, K1, Z27
-	VMOVAPS      Z29, Z4
-	VMOVAPS      Z27, Z6
-	JMP          rnddone52
+exact:
+	ADDQ R9, SI
+	MOVQ SI, ret+64(FP)
+	VZEROUPPER
+	RET
 
-rndslow53:
-	VPBROADCASTD himask<>+0(SB), Z25
-	VPBROADCASTD quiet32<>+0(SB), Z26
-	VPBROADCASTD one<>+0(SB), Z27
-	VPBROADCASTD bias<>+0(SB), Z28
-	VPBROADCASTD absmask<>+0(SB), Z29
-	VPBROADCASTD inf<>+0(SB), Z29
-	VPBROADCASTD quiet<>+0(SB), Z29
-	VPBROADCASTD expmask<>+0(SB), Z29
-	VPSRLD       $0x10, Z5, Z29
-	VPANDD       Z27, Z29, Z29
-	VPADDD       Z5, Z29, Z29
-	VPADDD       Z28, Z29, Z29
-	VPANDD       Z25, Z29, Z29
-	VCMPPS       $0x03, Z5, Z5, K1
-	VPANDD       Z25, Z5, Z5
-	VPORD        Z26, Z5, K1, Z29
-	VPSRLD       $0x10, Z7, Z5
-	VPANDD       Z27, Z5, Z5
-	VPADDD       Z7, Z5, Z5
-	VPADDD       Z28, Z5, Z5
-	VPANDD       Z25, Z5, Z27
-	VCMPPS       $0x03, Z7, Z7, K1
-	VPANDD       Z25, Z7, Z5
-	VPORD        Z26, Z5, K1, Z27
-	VMOVAPS      Z29, Z5
-	VMOVAPS      Z27, Z7
-	JMP          rnddone54
+DATA qkw1e<>+0(SB)/4, $0x00000000
+DATA qkw1e<>+4(SB)/4, $0x00000004
+DATA qkw1e<>+8(SB)/4, $0x00000008
+DATA qkw1e<>+12(SB)/4, $0x0000000c
+DATA qkw1e<>+16(SB)/4, $0x00000010
+DATA qkw1e<>+20(SB)/4, $0x00000014
+DATA qkw1e<>+24(SB)/4, $0x00000018
+DATA qkw1e<>+28(SB)/4, $0x0000001c
+DATA qkw1e<>+32(SB)/4, $0x00000001
+DATA qkw1e<>+36(SB)/4, $0x00000005
+DATA qkw1e<>+40(SB)/4, $0x00000009
+DATA qkw1e<>+44(SB)/4, $0x0000000d
+DATA qkw1e<>+48(SB)/4, $0x00000011
+DATA qkw1e<>+52(SB)/4, $0x00000015
+DATA qkw1e<>+56(SB)/4, $0x00000019
+DATA qkw1e<>+60(SB)/4, $0x0000001d
+GLOBL qkw1e<>(SB), RODATA|NOPTR, $64
 
-rndslow55:
-	VPBROADCASTD himask<>+0(SB), Z25
-	VPBROADCASTD quiet32<>+0(SB), Z26
-	VPBROADCASTD one<>+0(SB), Z27
-	VPBROADCASTD bias<>+0(SB), Z28
-	VPBROADCASTD absmask<>+0(SB), Z29
-	VPBROADCASTD inf<>+0(SB), Z29
-	VPBROADCASTD quiet<>+0(SB), Z29
-	VPBROADCASTD expmask<>+0(SB), Z29
-	VPSRLD       $0x10, Z4, Z29
-	VPANDD       Z27, Z29, Z29
-	VPADDD       Z4, Z29, Z29
-	VPADDD       Z28, Z29, Z29
-	VPANDD       Z25, Z29, Z29
-	VCMPPS       $0x03, Z4, Z4, K1
-	VPANDD       Z25, Z4, Z4
-	VPORD        Z26, Z4, K1, Z29
-	VPSRLD       $0x10, Z6, Z4
-	VPANDD       Z27, Z4, Z4
-	VPADDD       Z6, Z4, Z4
-	VPADDD       Z28, Z4, Z4
-	VPANDD       Z25, Z4, Z27
-	VCMPPS       $0x03, Z6, Z6, K1
-	VPANDD       Z25, Z6, Z4
-	VPORD        Z26, Z4, K1, Z27
-	VMOVAPS      Z29, Z4
-	VMOVAPS      Z27, Z6
-	JMP          rnddone56
+DATA qkw1o<>+0(SB)/4, $0x00000002
+DATA qkw1o<>+4(SB)/4, $0x00000006
+DATA qkw1o<>+8(SB)/4, $0x0000000a
+DATA qkw1o<>+12(SB)/4, $0x0000000e
+DATA qkw1o<>+16(SB)/4, $0x00000012
+DATA qkw1o<>+20(SB)/4, $0x00000016
+DATA qkw1o<>+24(SB)/4, $0x0000001a
+DATA qkw1o<>+28(SB)/4, $0x0000001e
+DATA qkw1o<>+32(SB)/4, $0x00000003
+DATA qkw1o<>+36(SB)/4, $0x00000007
+DATA qkw1o<>+40(SB)/4, $0x0000000b
+DATA qkw1o<>+44(SB)/4, $0x0000000f
+DATA qkw1o<>+48(SB)/4, $0x00000013
+DATA qkw1o<>+52(SB)/4, $0x00000017
+DATA qkw1o<>+56(SB)/4, $0x0000001b
+DATA qkw1o<>+60(SB)/4, $0x0000001f
+GLOBL qkw1o<>(SB), RODATA|NOPTR, $64
 
-rndslow57:
-	VPBROADCASTD himask<>+0(SB), Z25
-	VPBROADCASTD quiet32<>+0(SB), Z26
-	VPBROADCASTD one<>+0(SB), Z27
-	VPBROADCASTD bias<>+0(SB), Z28
-	VPBROADCASTD absmask<>+0(SB), Z29
-	VPBROADCASTD inf<>+0(SB), Z29
-	VPBROADCASTD quiet<>+0(SB), Z29
-	VPBROADCASTD expmask<>+0(SB), Z29
-	VPSRLD       $0x10, Z5, Z29
-	VPANDD       Z27, Z29, Z29
-	VPADDD       Z5, Z29, Z29
-	VPADDD       Z28, Z29, Z29
-	VPANDD       Z25, Z29, Z29
-	VCMPPS       $0x03, Z5, Z5, K1
-	VPANDD       Z25, Z5, Z5
-	VPORD        Z26, Z5, K1, Z29
-	VPSRLD       $0x10, Z7, Z5
-	VPANDD       Z27, Z5, Z5
-	VPADDD       Z7, Z5, Z5
-	VPADDD       Z28, Z5, Z5
-	VPANDD       Z25, Z5, Z27
-	VCMPPS       $0x03, Z7, Z7, K1
-	VPANDD       Z25, Z7, Z5
-	VPORD        Z26, Z5, K1, Z27
-	VMOVAPS      Z29, Z5
-	VMOVAPS      Z27, Z7
-	JMP          rnddone58
+DATA qkr2e<>+0(SB)/4, $0x00000000
+DATA qkr2e<>+4(SB)/4, $0x00000008
+DATA qkr2e<>+8(SB)/4, $0x00000010
+DATA qkr2e<>+12(SB)/4, $0x00000018
+DATA qkr2e<>+16(SB)/4, $0x00000001
+DATA qkr2e<>+20(SB)/4, $0x00000009
+DATA qkr2e<>+24(SB)/4, $0x00000011
+DATA qkr2e<>+28(SB)/4, $0x00000019
+DATA qkr2e<>+32(SB)/4, $0x00000002
+DATA qkr2e<>+36(SB)/4, $0x0000000a
+DATA qkr2e<>+40(SB)/4, $0x00000012
+DATA qkr2e<>+44(SB)/4, $0x0000001a
+DATA qkr2e<>+48(SB)/4, $0x00000003
+DATA qkr2e<>+52(SB)/4, $0x0000000b
+DATA qkr2e<>+56(SB)/4, $0x00000013
+DATA qkr2e<>+60(SB)/4, $0x0000001b
+GLOBL qkr2e<>(SB), RODATA|NOPTR, $64
 
-rndslow59:
-	VPBROADCASTD himask<>+0(SB), Z25
-	VPBROADCASTD quiet32<>+0(SB), Z26
-	VPBROADCASTD one<>+0(SB), Z27
-	VPBROADCASTD bias<>+0(SB), Z28
-	VPBROADCASTD absmask<>+0(SB), Z29
-	VPBROADCASTD inf<>+0(SB), Z29
-	VPBROADCASTD quiet<>+0(SB), Z29
-	VPBROADCASTD expmask<>+0(SB), Z29
-	VPSRLD       $0x10, Z8, Z29
-	VPANDD       Z27, Z29, Z29
-	VPADDD       Z8, Z29, Z29
-	VPADDD       Z28, Z29, Z29
-	VPANDD       Z25, Z29, Z29
-	VCMPPS       $0x03, Z8, Z8, K1
-	VPANDD       Z25, Z8, Z8
-	VPORD        Z26, Z8, K1, Z29
-	VPSRLD       $0x10, Z10, Z8
-	VPANDD       Z27, Z8, Z8
-	VPADDD       Z10, Z8, Z8
-	VPADDD       Z28, Z8, Z8
-	VPANDD       Z25, Z8, Z27
-	VCMPPS       $0x03, Z10, Z10, K1
-	VPANDD       Z25, Z10, Z8
-	VPORD        Z26, Z8, K1, Z27
-	VMOVAPS      Z29, Z8
-	VMOVAPS      Z27, Z10
-	JMP          rnddone60
+DATA qkr2o<>+0(SB)/4, $0x00000004
+DATA qkr2o<>+4(SB)/4, $0x0000000c
+DATA qkr2o<>+8(SB)/4, $0x00000014
+DATA qkr2o<>+12(SB)/4, $0x0000001c
+DATA qkr2o<>+16(SB)/4, $0x00000005
+DATA qkr2o<>+20(SB)/4, $0x0000000d
+DATA qkr2o<>+24(SB)/4, $0x00000015
+DATA qkr2o<>+28(SB)/4, $0x0000001d
+DATA qkr2o<>+32(SB)/4, $0x00000006
+DATA qkr2o<>+36(SB)/4, $0x0000000e
+DATA qkr2o<>+40(SB)/4, $0x00000016
+DATA qkr2o<>+44(SB)/4, $0x0000001e
+DATA qkr2o<>+48(SB)/4, $0x00000007
+DATA qkr2o<>+52(SB)/4, $0x0000000f
+DATA qkr2o<>+56(SB)/4, $0x00000017
+DATA qkr2o<>+60(SB)/4, $0x0000001f
+GLOBL qkr2o<>(SB), RODATA|NOPTR, $64
 
-rndslow61:
-	VPBROADCASTD himask<>+0(SB), Z25
-	VPBROADCASTD quiet32<>+0(SB), Z26
-	VPBROADCASTD one<>+0(SB), Z27
-	VPBROADCASTD bias<>+0(SB), Z28
-	VPBROADCASTD absmask<>+0(SB), Z29
-	VPBROADCASTD inf<>+0(SB), Z29
-	VPBROADCASTD quiet<>+0(SB), Z29
-	VPBROADCASTD expmask<>+0(SB), Z29
-	VPSRLD       $0x10, Z9, Z29
-	VPANDD       Z27, Z29, Z29
-	VPADDD       Z9, Z29, Z29
-	VPADDD       Z28, Z29, Z29
-	VPANDD       Z25, Z29, Z29
-	VCMPPS       $0x03, Z9, Z9, K1
-	VPANDD       Z25, Z9, Z9
-	VPORD        Z26, Z9, K1, Z29
-	VPSRLD       $0x10, Z11, Z9
-	VPANDD       Z27, Z9, Z9
-	VPADDD       Z11, Z9, Z9
-	VPADDD       Z28, Z9, Z9
-	VPANDD       Z25, Z9, Z27
-	VCMPPS       $0x03, Z11, Z11, K1
-	VPANDD       Z25, Z11, Z9
-	VPORD        Z26, Z9, K1, Z27
-	VMOVAPS      Z29, Z9
-	VMOVAPS      Z27, Z11
-	JMP          rnddone62
+DATA qkoutidx<>+0(SB)/2, $0x0000
+DATA qkoutidx<>+2(SB)/2, $0x0004
+DATA qkoutidx<>+4(SB)/2, $0x0008
+DATA qkoutidx<>+6(SB)/2, $0x000c
+DATA qkoutidx<>+8(SB)/2, $0x0010
+DATA qkoutidx<>+10(SB)/2, $0x0014
+DATA qkoutidx<>+12(SB)/2, $0x0018
+DATA qkoutidx<>+14(SB)/2, $0x001c
+DATA qkoutidx<>+16(SB)/2, $0x0001
+DATA qkoutidx<>+18(SB)/2, $0x0005
+DATA qkoutidx<>+20(SB)/2, $0x0009
+DATA qkoutidx<>+22(SB)/2, $0x000d
+DATA qkoutidx<>+24(SB)/2, $0x0011
+DATA qkoutidx<>+26(SB)/2, $0x0015
+DATA qkoutidx<>+28(SB)/2, $0x0019
+DATA qkoutidx<>+30(SB)/2, $0x001d
+DATA qkoutidx<>+32(SB)/2, $0x0002
+DATA qkoutidx<>+34(SB)/2, $0x0006
+DATA qkoutidx<>+36(SB)/2, $0x000a
+DATA qkoutidx<>+38(SB)/2, $0x000e
+DATA qkoutidx<>+40(SB)/2, $0x0012
+DATA qkoutidx<>+42(SB)/2, $0x0016
+DATA qkoutidx<>+44(SB)/2, $0x001a
+DATA qkoutidx<>+46(SB)/2, $0x001e
+DATA qkoutidx<>+48(SB)/2, $0x0003
+DATA qkoutidx<>+50(SB)/2, $0x0007
+DATA qkoutidx<>+52(SB)/2, $0x000b
+DATA qkoutidx<>+54(SB)/2, $0x000f
+DATA qkoutidx<>+56(SB)/2, $0x0013
+DATA qkoutidx<>+58(SB)/2, $0x0017
+DATA qkoutidx<>+60(SB)/2, $0x001b
+DATA qkoutidx<>+62(SB)/2, $0x001f
+GLOBL qkoutidx<>(SB), RODATA|NOPTR, $64
 
-rndslow63:
-	VPBROADCASTD himask<>+0(SB), Z25
-	VPBROADCASTD quiet32<>+0(SB), Z26
-	VPBROADCASTD one<>+0(SB), Z27
-	VPBROADCASTD bias<>+0(SB), Z28
-	VPBROADCASTD absmask<>+0(SB), Z29
-	VPBROADCASTD inf<>+0(SB), Z29
-	VPBROADCASTD quiet<>+0(SB), Z29
-	VPBROADCASTD expmask<>+0(SB), Z29
-	VPSRLD       $0x10, Z8, Z29
-	VPANDD       Z27, Z29, Z29
-	VPADDD       Z8, Z29, Z29
-	VPADDD       Z28, Z29, Z29
-	VPANDD       Z25, Z29, Z29
-	VCMPPS       $0x03, Z8, Z8, K1
-	VPANDD       Z25, Z8, Z8
-	VPORD        Z26, Z8, K1, Z29
-	VPSRLD       $0x10, Z10, Z8
-	VPANDD       Z27, Z8, Z8
-	VPADDD       Z10, Z8, Z8
-	VPADDD       Z28, Z8, Z8
-	VPANDD       Z25, Z8, Z27
-	VCMPPS       $0x03, Z10, Z10, K1
-	VPANDD       Z25, Z10, Z8
-	VPORD        Z26, Z8, K1, Z27
-	VMOVAPS      Z29, Z8
-	VMOVAPS      Z27, Z10
-	JMP          rnddone64
-
-rndslow65:
-	VPBROADCASTD himask<>+0(SB), Z25
-	VPBROADCASTD quiet32<>+0(SB), Z26
-	VPBROADCASTD one<>+0(SB), Z27
-	VPBROADCASTD bias<>+0(SB), Z28
-	VPBROADCASTD absmask<>+0(SB), Z29
-	VPBROADCASTD inf<>+0(SB), Z29
-	VPBROADCASTD quiet<>+0(SB), Z29
-	VPBROADCASTD expmask<>+0(SB), Z29
-	VPSRLD       $0x10, Z9, Z29
-	VPANDD       Z27, Z29, Z29
-	VPADDD       Z9, Z29, Z29
-	VPADDD       Z28, Z29, Z29
-	VPANDD       Z25, Z29, Z29
-	VCMPPS       $0x03, Z9, Z9, K1
-	VPANDD       Z25, Z9, Z9
-	VPORD        Z26, Z9, K1, Z29
-	VPSRLD       $0x10, Z11, Z9
-	VPANDD       Z27, Z9, Z9
-	VPADDD       Z11, Z9, Z9
-	VPADDD       Z28, Z9, Z9
-	VPANDD       Z25, Z9, Z27
-	VCMPPS       $0x03, Z11, Z11, K1
-	VPANDD       Z25, Z11, Z9
-	VPORD        Z26, Z9, K1, Z27
-	VMOVAPS      Z29, Z9
-	VMOVAPS      Z27, Z11
-	JMP          rnddone66
-
-rndslow67:
-	VPBROADCASTD himask<>+0(SB), Z25
-	VPBROADCASTD quiet32<>+0(SB), Z26
-	VPBROADCASTD one<>+0(SB), Z27
-	VPBROADCASTD bias<>+0(SB), Z28
-	VPBROADCASTD absmask<>+0(SB), Z29
-	VPBROADCASTD inf<>+0(SB), Z29
-	VPBROADCASTD quiet<>+0(SB), Z29
-	VPBROADCASTD expmask<>+0(SB), Z29
-	VPSRLD       $0x10, Z12, Z29
-	VPANDD       Z27, Z29, Z29
-	VPADDD       Z12, Z29, Z29
-	VPADDD       Z28, Z29, Z29
-	VPANDD       Z25, Z29, Z29
-	VCMPPS       $0x03, Z12, Z12, K1
-	VPANDD       Z25, Z12, Z12
-	VPORD        Z26, Z12, K1, Z29
-	VPSRLD       $0x10, Z14, Z12
-	VPANDD       Z27, Z12, Z12
-	VPADDD       Z14, Z12, Z12
-	VPADDD       Z28, Z12, Z12
-	VPANDD       Z25, Z12, Z27
-	VCMPPS       $0x03, Z14, Z14, K1
-	VPANDD       Z25, Z14, Z12
-	VPORD        Z26, Z12, K1, Z27
-	VMOVAPS      Z29, Z12
-	VMOVAPS      Z27, Z14
-	JMP          rnddone68
-
-rndslow69:
-	VPBROADCASTD himask<>+0(SB), Z25
-	VPBROADCASTD quiet32<>+0(SB), Z26
-	VPBROADCASTD one<>+0(SB), Z27
-	VPBROADCASTD bias<>+0(SB), Z28
-	VPBROADCASTD absmask<>+0(SB), Z29
-	VPBROADCASTD inf<>+0(SB), Z29
-	VPBROADCASTD quiet<>+0(SB), Z29
-	VPBROADCASTD expmask<>+0(SB), Z29
-	VPSRLD       $0x10, Z13, Z29
-	VPANDD       Z27, Z29, Z29
-	VPADDD       Z13, Z29, Z29
-	VPADDD       Z28, Z29, Z29
-	VPANDD       Z25, Z29, Z29
-	VCMPPS       $0x03, Z13, Z13, K1
-	VPANDD       Z25, Z13, Z13
-	VPORD        Z26, Z13, K1, Z29
-	VPSRLD       $0x10, Z15, Z13
-	VPANDD       Z27, Z13, Z13
-	VPADDD       Z15, Z13, Z13
-	VPADDD       Z28, Z13, Z13
-	VPANDD       Z25, Z13, Z27
-	VCMPPS       $0x03, Z15, Z15, K1
-	VPANDD       Z25, Z15, Z13
-	VPORD        Z26, Z13, K1, Z27
-	VMOVAPS      Z29, Z13
-	VMOVAPS      Z27, Z15
-	JMP          rnddone70
-
-rndslow71:
-	VPBROADCASTD himask<>+0(SB), Z25
-	VPBROADCASTD quiet32<>+0(SB), Z26
-	VPBROADCASTD one<>+0(SB), Z27
-	VPBROADCASTD bias<>+0(SB), Z28
-	VPBROADCASTD absmask<>+0(SB), Z29
-	VPBROADCASTD inf<>+0(SB), Z29
-	VPBROADCASTD quiet<>+0(SB), Z29
-	VPBROADCASTD expmask<>+0(SB), Z29
-	VPSRLD       $0x10, Z12, Z29
-	VPANDD       Z27, Z29, Z29
-	VPADDD       Z12, Z29, Z29
-	VPADDD       Z28, Z29, Z29
-	VPANDD       Z25, Z29, Z29
-	VCMPPS       $0x03, Z12, Z12, K1
-	VPANDD       Z25, Z12, Z12
-	VPORD        Z26, Z12, K1, Z29
-	VPSRLD       $0x10, Z14, Z12
-	VPANDD       Z27, Z12, Z12
-	VPADDD       Z14, Z12, Z12
-	VPADDD       Z28, Z12, Z12
-	VPANDD       Z25, Z12, Z27
-	VCMPPS       $0x03, Z14, Z14, K1
-	VPANDD       Z25, Z14, Z12
-	VPORD        Z26, Z12, K1, Z27
-	VMOVAPS      Z29, Z12
-	VMOVAPS      Z27, Z14
-	JMP          rnddone72
-
-rndslow73:
-	VPBROADCASTD himask<>+0(SB), Z25
-	VPBROADCASTD quiet32<>+0(SB), Z26
-	VPBROADCASTD one<>+0(SB), Z27
-	VPBROADCASTD bias<>+0(SB), Z28
-	VPBROADCASTD absmask<>+0(SB), Z29
-	VPBROADCASTD inf<>+0(SB), Z29
-	VPBROADCASTD quiet<>+0(SB), Z29
-	VPBROADCASTD expmask<>+0(SB), Z29
-	VPSRLD       $0x10, Z13, Z29
-	VPANDD       Z27, Z29, Z29
-	VPADDD       Z13, Z29, Z29
-	VPADDD       Z28, Z29, Z29
-	VPANDD       Z25, Z29, Z29
-	VCMPPS       $0x03, Z13, Z13, K1
-	VPANDD       Z25, Z13, Z13
-	VPORD        Z26, Z13, K1, Z29
-	VPSRLD       $0x10, Z15, Z13
-	VPANDD       Z27, Z13, Z13
-	VPADDD       Z15, Z13, Z13
-	VPADDD       Z28, Z13, Z13
-	VPANDD       Z25, Z13, Z27
-	VCMPPS       $0x03, Z15, Z15, K1
-	VPANDD       Z25, Z15, Z13
-	VPORD        Z26, Z13, K1, Z27
-	VMOVAPS      Z29, Z13
-	VMOVAPS      Z27, Z15
-	JMP          rnddone74
-
-rndslow75:
-	VPBROADCASTD himask<>+0(SB), Z21
-	VPBROADCASTD quiet32<>+0(SB), Z25
-	VPBROADCASTD one<>+0(SB), Z26
-	VPBROADCASTD bias<>+0(SB), Z27
-	VPBROADCASTD absmask<>+0(SB), Z28
-	VPBROADCASTD inf<>+0(SB), Z28
-	VPBROADCASTD quiet<>+0(SB), Z28
-	VPBROADCASTD expmask<>+0(SB), Z28
-	VPSRLD       $0x10, Z16, Z28
-	VPANDD       Z26, Z28, Z28
-	VPADDD       Z16, Z28, Z28
-	VPADDD       Z27, Z28, Z28
-	VPANDD       Z21, Z28, Z28
-	VCMPPS       $0x03, Z16, Z16, K1
-	VPANDD       Z21, Z16, Z16
-	VPORD        Z25, Z16, K1, Z28
-	VPSRLD       $0x10, Z18, Z16
-	VPANDD       Z26, Z16, Z16
-	VPADDD       Z18, Z16, Z16
-	VPADDD       Z27, Z16, Z16
-	VPANDD       Z21, Z16, Z26
-	VCMPPS       $0x03, Z18, Z18, K1
-	VPANDD       Z21, Z18, Z16
-	VPORD        Z25, Z16, K1, Z26
-	VMOVAPS      Z28, Z16
-	VMOVAPS      Z26, Z18
-	JMP          rnddone76
-
-rndslow77:
-	VPBROADCASTD himask<>+0(SB), Z21
-	VPBROADCASTD quiet32<>+0(SB), Z23
-	VPBROADCASTD one<>+0(SB), Z25
-	VPBROADCASTD bias<>+0(SB), Z26
-	VPBROADCASTD absmask<>+0(SB), Z27
-	VPBROADCASTD inf<>+0(SB), Z27
-	VPBROADCASTD quiet<>+0(SB), Z27
-	VPBROADCASTD expmask<>+0(SB), Z27
-	VPSRLD       $0x10, Z17, Z27
-	VPANDD       Z25, Z27, Z27
-	VPADDD       Z17, Z27, Z27
-	VPADDD       Z26, Z27, Z27
-	VPANDD       Z21, Z27, Z27
-	VCMPPS       $0x03, Z17, Z17, K1
-	VPANDD       Z21, Z17, Z17
-	VPORD        Z23, Z17, K1, Z27
-	VPSRLD       $0x10, Z19, Z17
-	VPANDD       Z25, Z17, Z17
-	VPADDD       Z19, Z17, Z17
-	VPADDD       Z26, Z17, Z17
-	VPANDD       Z21, Z17, Z25
-	VCMPPS       $0x03, Z19, Z19, K1
-	VPANDD       Z21, Z19, Z17
-	VPORD        Z23, Z17, K1, Z25
-	VMOVAPS      Z27, Z17
-	VMOVAPS      Z25, Z19
-	JMP          rnddone78
-
-rndslow79:
-	VPBROADCASTD himask<>+0(SB), Z21
-	VPBROADCASTD quiet32<>+0(SB), Z23
-	VPBROADCASTD one<>+0(SB), Z25
-	VPBROADCASTD bias<>+0(SB), Z26
-	VPBROADCASTD absmask<>+0(SB), Z27
-	VPBROADCASTD inf<>+0(SB), Z27
-	VPBROADCASTD quiet<>+0(SB), Z27
-	VPBROADCASTD expmask<>+0(SB), Z27
-	VPSRLD       $0x10, Z16, Z27
-	VPANDD       Z25, Z27, Z27
-	VPADDD       Z16, Z27, Z27
-	VPADDD       Z26, Z27, Z27
-	VPANDD       Z21, Z27, Z27
-	VCMPPS       $0x03, Z16, Z16, K1
-	VPANDD       Z21, Z16, Z16
-	VPORD        Z23, Z16, K1, Z27
-	VPSRLD       $0x10, Z18, Z16
-	VPANDD       Z25, Z16, Z16
-	VPADDD       Z18, Z16, Z16
-	VPADDD       Z26, Z16, Z16
-	VPANDD       Z21, Z16, Z25
-	VCMPPS       $0x03, Z18, Z18, K1
-	VPANDD       Z21, Z18, Z16
-	VPORD        Z23, Z16, K1, Z25
-	VMOVAPS      Z27, Z16
-	VMOVAPS      Z25, Z18
-	JMP          rnddone80
-
-rndslow81:
-	VPBROADCASTD himask<>+0(SB), Z21
-	VPBROADCASTD quiet32<>+0(SB), Z23
-	VPBROADCASTD one<>+0(SB), Z25
-	VPBROADCASTD bias<>+0(SB), Z26
-	VPBROADCASTD absmask<>+0(SB), Z27
-	VPBROADCASTD inf<>+0(SB), Z27
-	VPBROADCASTD quiet<>+0(SB), Z27
-	VPBROADCASTD expmask<>+0(SB), Z27
-	VPSRLD       $0x10, Z17, Z27
-	VPANDD       Z25, Z27, Z27
-	VPADDD       Z17, Z27, Z27
-	VPADDD       Z26, Z27, Z27
-	VPANDD       Z21, Z27, Z27
-	VCMPPS       $0x03, Z17, Z17, K1
-	VPANDD       Z21, Z17, Z17
-	VPORD        Z23, Z17, K1, Z27
-	VPSRLD       $0x10, Z19, Z17
-	VPANDD       Z25, Z17, Z17
-	VPADDD       Z19, Z17, Z17
-	VPADDD       Z26, Z17, Z17
-	VPANDD       Z21, Z17, Z25
-	VCMPPS       $0x03, Z19, Z19, K1
-	VPANDD       Z21, Z19, Z17
-	VPORD        Z23, Z17, K1, Z25
-	VMOVAPS      Z27, Z17
-	VMOVAPS      Z25, Z19
-	JMP          rnddone82
-
-bf16wslow83:
-	VPBROADCASTD one<>+0(SB), Z4
-	VPBROADCASTD bias<>+0(SB), Z6
-	VPBROADCASTD absmask<>+0(SB), Z21
-	VPBROADCASTD inf<>+0(SB), Z23
-	VPBROADCASTD quiet<>+0(SB), Z25
-	VPBROADCASTD expmask<>+0(SB), Z26
-	VPSRLD       $0x10, Z31, Z26
-	VPSRLD       $0x10, Z31, Z27
-	VPANDD       Z4, Z26, Z26
-	VPADDD       Z31, Z26, Z26
-	VPADDD       Z6, Z26, Z26
-	VPSRLD       $0x10, Z26, Z26
-	VPORD        Z25, Z27, Z27
-	VPANDD       Z21, Z31, Z28
-	VPCMPGTD     Z23, Z28, K1
-	VPBLENDMD    Z27, Z26, K1, Z26
-	VPMOVDW      Z26, (AX)
-	VPSRLD       $0x10, Z29, Z26
-	VPSRLD       $0x10, Z29, Z27
-	VPANDD       Z4, Z26, Z26
-	VPADDD       Z29, Z26, Z26
-	VPADDD       Z6, Z26, Z26
-	VPSRLD       $0x10, Z26, Z26
-	VPORD        Z25, Z27, Z27
-	VPANDD       Z21, Z29, Z4
-	VPCMPGTD     Z23, Z4, K1
-	VPBLENDMD    Z27, Z26, K1, Z26
-	VPMOVDW      Z26, 32(AX)
-	JMP          bf16wdone84
-
-bf16wslow85:
-	VPBROADCASTD one<>+0(SB), Z4
-	VPBROADCASTD bias<>+0(SB), Z6
-	VPBROADCASTD absmask<>+0(SB), Z8
-	VPBROADCASTD inf<>+0(SB), Z10
-	VPBROADCASTD quiet<>+0(SB), Z21
-	VPBROADCASTD expmask<>+0(SB), Z23
-	VPSRLD       $0x10, Z31, Z23
-	VPSRLD       $0x10, Z31, Z25
-	VPANDD       Z4, Z23, Z23
-	VPADDD       Z31, Z23, Z23
-	VPADDD       Z6, Z23, Z23
-	VPSRLD       $0x10, Z23, Z23
-	VPORD        Z21, Z25, Z25
-	VPANDD       Z8, Z31, Z26
-	VPCMPGTD     Z10, Z26, K1
-	VPBLENDMD    Z25, Z23, K1, Z23
-	VPMOVDW      Z23, 64(AX)
-	VPSRLD       $0x10, Z29, Z23
-	VPSRLD       $0x10, Z29, Z25
-	VPANDD       Z4, Z23, Z23
-	VPADDD       Z29, Z23, Z23
-	VPADDD       Z6, Z23, Z23
-	VPSRLD       $0x10, Z23, Z23
-	VPORD        Z21, Z25, Z25
-	VPANDD       Z8, Z29, Z4
-	VPCMPGTD     Z10, Z4, K1
-	VPBLENDMD    Z25, Z23, K1, Z23
-	VPMOVDW      Z23, 96(AX)
-	JMP          bf16wdone86
-
-bf16wslow87:
-	VPBROADCASTD one<>+0(SB), Z4
-	VPBROADCASTD bias<>+0(SB), Z6
-	VPBROADCASTD absmask<>+0(SB), Z8
-	VPBROADCASTD inf<>+0(SB), Z10
-	VPBROADCASTD quiet<>+0(SB), Z12
-	VPBROADCASTD expmask<>+0(SB), Z14
-	VPSRLD       $0x10, Z31, Z14
-	VPSRLD       $0x10, Z31, Z21
-	VPANDD       Z4, Z14, Z14
-	VPADDD       Z31, Z14, Z14
-	VPADDD       Z6, Z14, Z14
-	VPSRLD       $0x10, Z14, Z14
-	VPORD        Z12, Z21, Z21
-	VPANDD       Z8, Z31, Z23
-	VPCMPGTD     Z10, Z23, K1
-	VPBLENDMD    Z21, Z14, K1, Z14
-	VPMOVDW      Z14, 128(AX)
-	VPSRLD       $0x10, Z29, Z14
-	VPSRLD       $0x10, Z29, Z21
-	VPANDD       Z4, Z14, Z14
-	VPADDD       Z29, Z14, Z14
-	VPADDD       Z6, Z14, Z14
-	VPSRLD       $0x10, Z14, Z14
-	VPORD        Z12, Z21, Z21
-	VPANDD       Z8, Z29, Z4
-	VPCMPGTD     Z10, Z4, K1
-	VPBLENDMD    Z21, Z14, K1, Z14
-	VPMOVDW      Z14, 160(AX)
-	JMP          bf16wdone88
-
-bf16wslow89:
-	VPBROADCASTD one<>+0(SB), Z4
-	VPBROADCASTD bias<>+0(SB), Z6
-	VPBROADCASTD absmask<>+0(SB), Z8
-	VPBROADCASTD inf<>+0(SB), Z10
-	VPBROADCASTD quiet<>+0(SB), Z12
-	VPBROADCASTD expmask<>+0(SB), Z14
-	VPSRLD       $0x10, Z31, Z14
-	VPSRLD       $0x10, Z31, Z16
-	VPANDD       Z4, Z14, Z14
-	VPADDD       Z31, Z14, Z14
-	VPADDD       Z6, Z14, Z14
-	VPSRLD       $0x10, Z14, Z14
-	VPORD        Z12, Z16, Z16
-	VPANDD       Z8, Z31, Z18
-	VPCMPGTD     Z10, Z18, K1
-	VPBLENDMD    Z16, Z14, K1, Z14
-	VPMOVDW      Z14, 192(AX)
-	VPSRLD       $0x10, Z29, Z14
-	VPSRLD       $0x10, Z29, Z16
-	VPANDD       Z4, Z14, Z14
-	VPADDD       Z29, Z14, Z14
-	VPADDD       Z6, Z14, Z14
-	VPSRLD       $0x10, Z14, Z14
-	VPORD        Z12, Z16, Z16
-	VPANDD       Z8, Z29, Z4
-	VPCMPGTD     Z10, Z4, K1
-	VPBLENDMD    Z16, Z14, K1, Z14
-	VPMOVDW      Z14, 224(AX)
-	JMP          bf16wdone90
-
-bf16wslow91:
-	VPBROADCASTD one<>+0(SB), Z4
-	VPBROADCASTD bias<>+0(SB), Z5
-	VPBROADCASTD absmask<>+0(SB), Z6
-	VPBROADCASTD inf<>+0(SB), Z7
-	VPBROADCASTD quiet<>+0(SB), Z8
-	VPBROADCASTD expmask<>+0(SB), Z10
-	VPSRLD       $0x10, Z31, Z10
-	VPSRLD       $0x10, Z31, Z12
-	VPANDD       Z4, Z10, Z10
-	VPADDD       Z31, Z10, Z10
-	VPADDD       Z5, Z10, Z10
-	VPSRLD       $0x10, Z10, Z10
-	VPORD        Z8, Z12, Z12
-	VPANDD       Z6, Z31, Z14
-	VPCMPGTD     Z7, Z14, K1
-	VPBLENDMD    Z12, Z10, K1, Z10
-	VPMOVDW      Z10, (R8)
-	VPSRLD       $0x10, Z29, Z10
-	VPSRLD       $0x10, Z29, Z12
-	VPANDD       Z4, Z10, Z10
-	VPADDD       Z29, Z10, Z10
-	VPADDD       Z5, Z10, Z10
-	VPSRLD       $0x10, Z10, Z10
-	VPORD        Z8, Z12, Z12
-	VPANDD       Z6, Z29, Z4
-	VPCMPGTD     Z7, Z4, K1
-	VPBLENDMD    Z12, Z10, K1, Z10
-	VPMOVDW      Z10, 32(R8)
-	JMP          bf16wdone92
-
-bf16wslow93:
-	VPBROADCASTD one<>+0(SB), Z4
-	VPBROADCASTD bias<>+0(SB), Z5
-	VPBROADCASTD absmask<>+0(SB), Z6
-	VPBROADCASTD inf<>+0(SB), Z7
-	VPBROADCASTD quiet<>+0(SB), Z8
-	VPBROADCASTD expmask<>+0(SB), Z9
-	VPSRLD       $0x10, Z31, Z9
-	VPSRLD       $0x10, Z31, Z10
-	VPANDD       Z4, Z9, Z9
-	VPADDD       Z31, Z9, Z9
-	VPADDD       Z5, Z9, Z9
-	VPSRLD       $0x10, Z9, Z9
-	VPORD        Z8, Z10, Z10
-	VPANDD       Z6, Z31, Z11
-	VPCMPGTD     Z7, Z11, K1
-	VPBLENDMD    Z10, Z9, K1, Z9
-	VPMOVDW      Z9, 64(R8)
-	VPSRLD       $0x10, Z29, Z9
-	VPSRLD       $0x10, Z29, Z10
-	VPANDD       Z4, Z9, Z9
-	VPADDD       Z29, Z9, Z9
-	VPADDD       Z5, Z9, Z9
-	VPSRLD       $0x10, Z9, Z9
-	VPORD        Z8, Z10, Z10
-	VPANDD       Z6, Z29, Z4
-	VPCMPGTD     Z7, Z4, K1
-	VPBLENDMD    Z10, Z9, K1, Z9
-	VPMOVDW      Z9, 96(R8)
-	JMP          bf16wdone94
-
-bf16wslow95:
-	VPBROADCASTD one<>+0(SB), Z4
-	VPBROADCASTD bias<>+0(SB), Z5
-	VPBROADCASTD absmask<>+0(SB), Z6
-	VPBROADCASTD inf<>+0(SB), Z7
-	VPBROADCASTD quiet<>+0(SB), Z8
-	VPBROADCASTD expmask<>+0(SB), Z9
-	VPSRLD       $0x10, Z31, Z9
-	VPSRLD       $0x10, Z31, Z10
-	VPANDD       Z4, Z9, Z9
-	VPADDD       Z31, Z9, Z9
-	VPADDD       Z5, Z9, Z9
-	VPSRLD       $0x10, Z9, Z9
-	VPORD        Z8, Z10, Z10
-	VPANDD       Z6, Z31, Z11
-	VPCMPGTD     Z7, Z11, K1
-	VPBLENDMD    Z10, Z9, K1, Z9
-	VPMOVDW      Z9, 128(R8)
-	VPSRLD       $0x10, Z29, Z9
-	VPSRLD       $0x10, Z29, Z10
-	VPANDD       Z4, Z9, Z9
-	VPADDD       Z29, Z9, Z9
-	VPADDD       Z5, Z9, Z9
-	VPSRLD       $0x10, Z9, Z9
-	VPORD        Z8, Z10, Z10
-	VPANDD       Z6, Z29, Z4
-	VPCMPGTD     Z7, Z4, K1
-	VPBLENDMD    Z10, Z9, K1, Z9
-	VPMOVDW      Z9, 160(R8)
-	JMP          bf16wdone96
-
-bf16wslow97:
-	VPBROADCASTD one<>+0(SB), Z4
-	VPBROADCASTD bias<>+0(SB), Z5
-	VPBROADCASTD absmask<>+0(SB), Z6
-	VPBROADCASTD inf<>+0(SB), Z7
-	VPBROADCASTD quiet<>+0(SB), Z8
-	VPBROADCASTD expmask<>+0(SB), Z9
-	VPSRLD       $0x10, Z31, Z9
-	VPSRLD       $0x10, Z31, Z10
-	VPANDD       Z4, Z9, Z9
-	VPADDD       Z31, Z9, Z9
-	VPADDD       Z5, Z9, Z9
-	VPSRLD       $0x10, Z9, Z9
-	VPORD        Z8, Z10, Z10
-	VPANDD       Z6, Z31, Z11
-	VPCMPGTD     Z7, Z11, K1
-	VPBLENDMD    Z10, Z9, K1, Z9
-	VPMOVDW      Z9, 192(R8)
-	VPSRLD       $0x10, Z29, Z9
-	VPSRLD       $0x10, Z29, Z10
-	VPANDD       Z4, Z9, Z9
-	VPADDD       Z29, Z9, Z9
-	VPADDD       Z5, Z9, Z9
-	VPSRLD       $0x10, Z9, Z9
-	VPORD        Z8, Z10, Z10
-	VPANDD       Z6, Z29, Z4
-	VPCMPGTD     Z7, Z4, K1
-	VPBLENDMD    Z10, Z9, K1, Z9
-	VPMOVDW      Z9, 224(R8)
-	JMP          bf16wdone98
-
-rndslow99:
-	VPBROADCASTD himask<>+0(SB), Z2
-	VPBROADCASTD quiet32<>+0(SB), Z3
-	VPBROADCASTD one<>+0(SB), Z12
-	VPBROADCASTD bias<>+0(SB), Z13
-	VPBROADCASTD absmask<>+0(SB), Z14
-	VPBROADCASTD inf<>+0(SB), Z14
-	VPBROADCASTD quiet<>+0(SB), Z14
-	VPBROADCASTD expmask<>+0(SB), Z14
-	VPSRLD       $0x10, Z4, Z14
-	VPANDD       Z12, Z14, Z14
-	VPADDD       Z4, Z14, Z14
-	VPADDD       Z13, Z14, Z14
-	VPANDD       Z2, Z14, Z14
-	VCMPPS       $0x03, Z4, Z4, K1
-	VPANDD       Z2, Z4, Z4
-	VPORD        Z3, Z4, K1, Z14
-	VPSRLD       $0x10, Z5, Z4
-	VPANDD       Z12, Z4, Z4
-	VPADDD       Z5, Z4, Z4
-	VPADDD       Z13, Z4, Z4
-	VPANDD       Z2, Z4, Z12
-	VCMPPS       $0x03, Z5, Z5, K1
-	VPANDD       Z2, Z5, Z2
-	VPORD        Z3, Z2, K1, Z12
-	VMOVAPS      Z14, Z4
-	VMOVAPS      Z12, Z5
-	JMP          rnddone100
-
-rndslow101:
-	VPBROADCASTD himask<>+0(SB), Z2
-	VPBROADCASTD quiet32<>+0(SB), Z3
-	VPBROADCASTD one<>+0(SB), Z12
-	VPBROADCASTD bias<>+0(SB), Z13
-	VPBROADCASTD absmask<>+0(SB), Z14
-	VPBROADCASTD inf<>+0(SB), Z14
-	VPBROADCASTD quiet<>+0(SB), Z14
-	VPBROADCASTD expmask<>+0(SB), Z14
-	VPSRLD       $0x10, Z4, Z14
-	VPANDD       Z12, Z14, Z14
-	VPADDD       Z4, Z14, Z14
-	VPADDD       Z13, Z14, Z14
-	VPANDD       Z2, Z14, Z14
-	VCMPPS       $0x03, Z4, Z4, K1
-	VPANDD       Z2, Z4, Z4
-	VPORD        Z3, Z4, K1, Z14
-	VPSRLD       $0x10, Z5, Z4
-	VPANDD       Z12, Z4, Z4
-	VPADDD       Z5, Z4, Z4
-	VPADDD       Z13, Z4, Z4
-	VPANDD       Z2, Z4, Z12
-	VCMPPS       $0x03, Z5, Z5, K1
-	VPANDD       Z2, Z5, Z2
-	VPORD        Z3, Z2, K1, Z12
-	VMOVAPS      Z14, Z4
-	VMOVAPS      Z12, Z5
-	JMP          rnddone102
-
-rndslow103:
-	VPBROADCASTD himask<>+0(SB), Z2
-	VPBROADCASTD quiet32<>+0(SB), Z3
-	VPBROADCASTD one<>+0(SB), Z12
-	VPBROADCASTD bias<>+0(SB), Z13
-	VPBROADCASTD absmask<>+0(SB), Z14
-	VPBROADCASTD inf<>+0(SB), Z14
-	VPBROADCASTD quiet<>+0(SB), Z14
-	VPBROADCASTD expmask<>+0(SB), Z14
-	VPSRLD       $0x10, Z6, Z14
-	VPANDD       Z12, Z14, Z14
-	VPADDD       Z6, Z14, Z14
-	VPADDD       Z13, Z14, Z14
-	VPANDD       Z2, Z14, Z14
-	VCMPPS       $0x03, Z6, Z6, K1
-	VPANDD       Z2, Z6, Z6
-	VPORD        Z3, Z6, K1, Z14
-	VPSRLD       $0x10, Z7, Z6
-	VPANDD       Z12, Z6, Z6
-	VPADDD       Z7, Z6, Z6
-	VPADDD       Z13, Z6, Z6
-	VPANDD       Z2, Z6, Z12
-	VCMPPS       $0x03, Z7, Z7, K1
-	VPANDD       Z2, Z7, Z2
-	VPORD        Z3, Z2, K1, Z12
-	VMOVAPS      Z14, Z6
-	VMOVAPS      Z12, Z7
-	JMP          rnddone104
-
-rndslow105:
-	VPBROADCASTD himask<>+0(SB), Z2
-	VPBROADCASTD quiet32<>+0(SB), Z3
-	VPBROADCASTD one<>+0(SB), Z12
-	VPBROADCASTD bias<>+0(SB), Z13
-	VPBROADCASTD absmask<>+0(SB), Z14
-	VPBROADCASTD inf<>+0(SB), Z14
-	VPBROADCASTD quiet<>+0(SB), Z14
-	VPBROADCASTD expmask<>+0(SB), Z14
-	VPSRLD       $0x10, Z6, Z14
-	VPANDD       Z12, Z14, Z14
-	VPADDD       Z6, Z14, Z14
-	VPADDD       Z13, Z14, Z14
-	VPANDD       Z2, Z14, Z14
-	VCMPPS       $0x03, Z6, Z6, K1
-	VPANDD       Z2, Z6, Z6
-	VPORD        Z3, Z6, K1, Z14
-	VPSRLD       $0x10, Z7, Z6
-	VPANDD       Z12, Z6, Z6
-	VPADDD       Z7, Z6, Z6
-	VPADDD       Z13, Z6, Z6
-	VPANDD       Z2, Z6, Z12
-	VCMPPS       $0x03, Z7, Z7, K1
-	VPANDD       Z2, Z7, Z2
-	VPORD        Z3, Z2, K1, Z12
-	VMOVAPS      Z14, Z6
-	VMOVAPS      Z12, Z7
-	JMP          rnddone106
-
-rndslow107:
-	VPBROADCASTD himask<>+0(SB), Z2
-	VPBROADCASTD quiet32<>+0(SB), Z3
-	VPBROADCASTD one<>+0(SB), Z12
-	VPBROADCASTD bias<>+0(SB), Z13
-	VPBROADCASTD absmask<>+0(SB), Z14
-	VPBROADCASTD inf<>+0(SB), Z14
-	VPBROADCASTD quiet<>+0(SB), Z14
-	VPBROADCASTD expmask<>+0(SB), Z14
-	VPSRLD       $0x10, Z8, Z14
-	VPANDD       Z12, Z14, Z14
-	VPADDD       Z8, Z14, Z14
-	VPADDD       Z13, Z14, Z14
-	VPANDD       Z2, Z14, Z14
-	VCMPPS       $0x03, Z8, Z8, K1
-	VPANDD       Z2, Z8, Z8
-	VPORD        Z3, Z8, K1, Z14
-	VPSRLD       $0x10, Z9, Z8
-	VPANDD       Z12, Z8, Z8
-	VPADDD       Z9, Z8, Z8
-	VPADDD       Z13, Z8, Z8
-	VPANDD       Z2, Z8, Z12
-	VCMPPS       $0x03, Z9, Z9, K1
-	VPANDD       Z2, Z9, Z2
-	VPORD        Z3, Z2, K1, Z12
-	VMOVAPS      Z14, Z8
-	VMOVAPS      Z12, Z9
-	JMP          rnddone108
-
-rndslow109:
-	VPBROADCASTD himask<>+0(SB), Z2
-	VPBROADCASTD quiet32<>+0(SB), Z3
-	VPBROADCASTD one<>+0(SB), Z12
-	VPBROADCASTD bias<>+0(SB), Z13
-	VPBROADCASTD absmask<>+0(SB), Z14
-	VPBROADCASTD inf<>+0(SB), Z14
-	VPBROADCASTD quiet<>+0(SB), Z14
-	VPBROADCASTD expmask<>+0(SB), Z14
-	VPSRLD       $0x10, Z8, Z14
-	VPANDD       Z12, Z14, Z14
-	VPADDD       Z8, Z14, Z14
-	VPADDD       Z13, Z14, Z14
-	VPANDD       Z2, Z14, Z14
-	VCMPPS       $0x03, Z8, Z8, K1
-	VPANDD       Z2, Z8, Z8
-	VPORD        Z3, Z8, K1, Z14
-	VPSRLD       $0x10, Z9, Z8
-	VPANDD       Z12, Z8, Z8
-	VPADDD       Z9, Z8, Z8
-	VPADDD       Z13, Z8, Z8
-	VPANDD       Z2, Z8, Z12
-	VCMPPS       $0x03, Z9, Z9, K1
-	VPANDD       Z2, Z9, Z2
-	VPORD        Z3, Z2, K1, Z12
-	VMOVAPS      Z14, Z8
-	VMOVAPS      Z12, Z9
-	JMP          rnddone110
-
-rndslow111:
-	VPBROADCASTD himask<>+0(SB), Z0
-	VPBROADCASTD quiet32<>+0(SB), Z2
-	VPBROADCASTD one<>+0(SB), Z3
-	VPBROADCASTD bias<>+0(SB), Z12
-	VPBROADCASTD absmask<>+0(SB), Z13
-	VPBROADCASTD inf<>+0(SB), Z13
-	VPBROADCASTD quiet<>+0(SB), Z13
-	VPBROADCASTD expmask<>+0(SB), Z13
-	VPSRLD       $0x10, Z10, Z13
-	VPANDD       Z3, Z13, Z13
-	VPADDD       Z10, Z13, Z13
-	VPADDD       Z12, Z13, Z13
-	VPANDD       Z0, Z13, Z13
-	VCMPPS       $0x03, Z10, Z10, K1
-	VPANDD       Z0, Z10, Z10
-	VPORD        Z2, Z10, K1, Z13
-	VPSRLD       $0x10, Z11, Z10
-	VPANDD       Z3, Z10, Z10
-	VPADDD       Z11, Z10, Z10
-	VPADDD       Z12, Z10, Z10
-	VPANDD       Z0, Z10, Z3
-	VCMPPS       $0x03, Z11, Z11, K1
-	VPANDD       Z0, Z11, Z0
-	VPORD        Z2, Z0, K1, Z3
-	VMOVAPS      Z13, Z10
-	VMOVAPS      Z3, Z11
-	JMP          rnddone112
-
-rndslow113:
-	VPBROADCASTD himask<>+0(SB), Z0
-	VPBROADCASTD quiet32<>+0(SB), Z2
-	VPBROADCASTD one<>+0(SB), Z3
-	VPBROADCASTD bias<>+0(SB), Z12
-	VPBROADCASTD absmask<>+0(SB), Z13
-	VPBROADCASTD inf<>+0(SB), Z13
-	VPBROADCASTD quiet<>+0(SB), Z13
-	VPBROADCASTD expmask<>+0(SB), Z13
-	VPSRLD       $0x10, Z10, Z13
-	VPANDD       Z3, Z13, Z13
-	VPADDD       Z10, Z13, Z13
-	VPADDD       Z12, Z13, Z13
-	VPANDD       Z0, Z13, Z13
-	VCMPPS       $0x03, Z10, Z10, K1
-	VPANDD       Z0, Z10, Z10
-	VPORD        Z2, Z10, K1, Z13
-	VPSRLD       $0x10, Z11, Z10
-	VPANDD       Z3, Z10, Z10
-	VPADDD       Z11, Z10, Z10
-	VPADDD       Z12, Z10, Z10
-	VPANDD       Z0, Z10, Z3
-	VCMPPS       $0x03, Z11, Z11, K1
-	VPANDD       Z0, Z11, Z0
-	VPORD        Z2, Z0, K1, Z3
-	VMOVAPS      Z13, Z10
-	VMOVAPS      Z3, Z11
-	JMP          rnddone114
-
-bf16wslow115:
-	VPBROADCASTD one<>+0(SB), Z0
-	VPBROADCASTD bias<>+0(SB), Z2
-	VPBROADCASTD absmask<>+0(SB), Z3
-	VPBROADCASTD inf<>+0(SB), Z4
-	VPBROADCASTD quiet<>+0(SB), Z5
-	VPBROADCASTD expmask<>+0(SB), Z12
-	VPSRLD       $0x10, Z31, Z12
-	VPSRLD       $0x10, Z31, Z13
-	VPANDD       Z0, Z12, Z12
-	VPADDD       Z31, Z12, Z12
-	VPADDD       Z2, Z12, Z12
-	VPSRLD       $0x10, Z12, Z12
-	VPORD        Z5, Z13, Z13
-	VPANDD       Z3, Z31, Z14
-	VPCMPGTD     Z4, Z14, K1
-	VPBLENDMD    Z13, Z12, K1, Z12
-	VPMOVDW      Z12, (AX)
-	VPSRLD       $0x10, Z29, Z12
-	VPSRLD       $0x10, Z29, Z13
-	VPANDD       Z0, Z12, Z12
-	VPADDD       Z29, Z12, Z12
-	VPADDD       Z2, Z12, Z12
-	VPSRLD       $0x10, Z12, Z12
-	VPORD        Z5, Z13, Z13
-	VPANDD       Z3, Z29, Z0
-	VPCMPGTD     Z4, Z0, K1
-	VPBLENDMD    Z13, Z12, K1, Z12
-	VPMOVDW      Z12, 32(AX)
-	JMP          bf16wdone116
-
-bf16wslow117:
-	VPBROADCASTD one<>+0(SB), Z0
-	VPBROADCASTD bias<>+0(SB), Z2
-	VPBROADCASTD absmask<>+0(SB), Z3
-	VPBROADCASTD inf<>+0(SB), Z4
-	VPBROADCASTD quiet<>+0(SB), Z5
-	VPBROADCASTD expmask<>+0(SB), Z6
-	VPSRLD       $0x10, Z31, Z6
-	VPSRLD       $0x10, Z31, Z7
-	VPANDD       Z0, Z6, Z6
-	VPADDD       Z31, Z6, Z6
-	VPADDD       Z2, Z6, Z6
-	VPSRLD       $0x10, Z6, Z6
-	VPORD        Z5, Z7, Z7
-	VPANDD       Z3, Z31, Z12
-	VPCMPGTD     Z4, Z12, K1
-	VPBLENDMD    Z7, Z6, K1, Z6
-	VPMOVDW      Z6, 64(AX)
-	VPSRLD       $0x10, Z29, Z6
-	VPSRLD       $0x10, Z29, Z7
-	VPANDD       Z0, Z6, Z6
-	VPADDD       Z29, Z6, Z6
-	VPADDD       Z2, Z6, Z6
-	VPSRLD       $0x10, Z6, Z6
-	VPORD        Z5, Z7, Z7
-	VPANDD       Z3, Z29, Z0
-	VPCMPGTD     Z4, Z0, K1
-	VPBLENDMD    Z7, Z6, K1, Z6
-	VPMOVDW      Z6, 96(AX)
-	JMP          bf16wdone118
-
-bf16wslow119:
-	VPBROADCASTD one<>+0(SB), Z0
-	VPBROADCASTD bias<>+0(SB), Z2
-	VPBROADCASTD absmask<>+0(SB), Z3
-	VPBROADCASTD inf<>+0(SB), Z4
-	VPBROADCASTD quiet<>+0(SB), Z5
-	VPBROADCASTD expmask<>+0(SB), Z6
-	VPSRLD       $0x10, Z31, Z6
-	VPSRLD       $0x10, Z31, Z7
-	VPANDD       Z0, Z6, Z6
-	VPADDD       Z31, Z6, Z6
-	VPADDD       Z2, Z6, Z6
-	VPSRLD       $0x10, Z6, Z6
-	VPORD        Z5, Z7, Z7
-	VPANDD       Z3, Z31, Z8
-	VPCMPGTD     Z4, Z8, K1
-	VPBLENDMD    Z7, Z6, K1, Z6
-	VPMOVDW      Z6, 128(AX)
-	VPSRLD       $0x10, Z29, Z6
-	VPSRLD       $0x10, Z29, Z7
-	VPANDD       Z0, Z6, Z6
-	VPADDD       Z29, Z6, Z6
-	VPADDD       Z2, Z6, Z6
-	VPSRLD       $0x10, Z6, Z6
-	VPORD        Z5, Z7, Z7
-	VPANDD       Z3, Z29, Z0
-	VPCMPGTD     Z4, Z0, K1
-	VPBLENDMD    Z7, Z6, K1, Z6
-	VPMOVDW      Z6, 160(AX)
-	JMP          bf16wdone120
-
-bf16wslow121:
-	VPBROADCASTD one<>+0(SB), Z0
-	VPBROADCASTD bias<>+0(SB), Z1
-	VPBROADCASTD absmask<>+0(SB), Z2
-	VPBROADCASTD inf<>+0(SB), Z3
-	VPBROADCASTD quiet<>+0(SB), Z4
-	VPBROADCASTD expmask<>+0(SB), Z5
-	VPSRLD       $0x10, Z31, Z5
-	VPSRLD       $0x10, Z31, Z6
-	VPANDD       Z0, Z5, Z5
-	VPADDD       Z31, Z5, Z5
-	VPADDD       Z1, Z5, Z5
-	VPSRLD       $0x10, Z5, Z5
-	VPORD        Z4, Z6, Z6
-	VPANDD       Z2, Z31, Z7
-	VPCMPGTD     Z3, Z7, K1
-	VPBLENDMD    Z6, Z5, K1, Z5
-	VPMOVDW      Z5, 192(AX)
-	VPSRLD       $0x10, Z29, Z5
-	VPSRLD       $0x10, Z29, Z6
-	VPANDD       Z0, Z5, Z5
-	VPADDD       Z29, Z5, Z5
-	VPADDD       Z1, Z5, Z5
-	VPSRLD       $0x10, Z5, Z5
-	VPORD        Z4, Z6, Z6
-	VPANDD       Z2, Z29, Z0
-	VPCMPGTD     Z3, Z0, K1
-	VPBLENDMD    Z6, Z5, K1, Z5
-	VPMOVDW      Z5, 224(AX)
-	JMP          bf16wdone122
+DATA bf16exp2<>+0(SB)/4, $0x7f807f80
+GLOBL bf16exp2<>(SB), RODATA|NOPTR, $4

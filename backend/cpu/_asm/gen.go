@@ -8,7 +8,9 @@
 package main
 
 import (
+	"flag"
 	"fmt"
+	"os"
 
 	. "github.com/mmcloughlin/avo/build"
 	"github.com/mmcloughlin/avo/ir"
@@ -580,8 +582,14 @@ func main() {
 	// sixteen there are not enough, and bf16 there takes the norm kernel and the rotation.)
 	qkNormRoPEKernel(avx512, f32)
 	qkNormRoPEKernel(avx512, f16)
-	qkNormRoPEKernel(avx512BF16, bf16)
+	qkNormRoPEBF16Kernel()
 	Generate()
+	if out := flag.Lookup("out").Value.String(); out != "" && out != "-" {
+		if err := encodeBF16(out); err != nil {
+			fmt.Fprintln(os.Stderr, err)
+			os.Exit(1)
+		}
+	}
 }
 
 // bulkKernel emits func(dst, src, n int): a loop over n elements (a multiple of 16), 16 per
@@ -1154,16 +1162,21 @@ func rmsConsts(n Register) (nF, oneD VecVirtual) {
 // xmm (nF = float32(n), oneD = 1.0): the mean and ε in float32, the reciprocal square root in
 // float64 rounded once.
 func rmsScale(sum VecVirtual, nF, oneD, eps Register) VecVirtual {
+	rz := ZMM()
+	VBROADCASTSS(rmsScalar(sum, nF, oneD, eps), rz)
+	return rz
+}
+
+// rmsScalar is rmsScale's value in the low lane of an xmm.
+func rmsScalar(sum VecVirtual, nF, oneD, eps Register) VecVirtual {
 	r, u, q := XMM(), XMM(), XMM()
 	VDIVSS(nF, sum.AsX(), r)
 	VADDSS(eps, r, r)
-	VCVTSS2SD(r, u, u)
+	VCVTSS2SD(r, r, u) // upper lane from r: no dependency on an earlier chain
 	VSQRTSD(u, u, u)
 	VDIVSD(u, oneD, q)
 	VCVTSD2SS(q, r, r)
-	rz := ZMM()
-	VBROADCASTSS(r, rz)
-	return rz
+	return r
 }
 
 // roundPairBF16 rounds a and b (16 float32 each) to bf16 and back in place: one

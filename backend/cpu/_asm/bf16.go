@@ -1,0 +1,345 @@
+package main
+
+import (
+	"fmt"
+	"os"
+	"regexp"
+	"strconv"
+	"strings"
+
+	. "github.com/mmcloughlin/avo/build"
+	"github.com/mmcloughlin/avo/ir"
+	. "github.com/mmcloughlin/avo/operand"
+	. "github.com/mmcloughlin/avo/reg"
+)
+
+// The Go assembler does not know AVX512_BF16's VCVTNE2PS2BF16. cvtNE2PS2BF16 emits it under its
+// own name anyway, so that avo allocates its registers like any other instruction's, and
+// encodeBF16 rewrites each such line of the generated file into the instruction's bytes.
+
+// cvtNE2PS2BF16 emits VCVTNE2PS2BF16: dst's low 16 words are lo rounded to bf16 (nearest even,
+// NaNs quieted, subnormal inputs and results flushed to zero), its high 16 words hi's.
+func cvtNE2PS2BF16(hi, lo, dst VecVirtual) {
+	Instruction(&ir.Instruction{
+		Opcode:   "VCVTNE2PS2BF16",
+		Operands: []Op{lo, hi, dst}, // Go order: the second source, the first, the destination
+		Inputs:   []Op{lo, hi},
+		Outputs:  []Op{dst},
+	})
+}
+
+var cvtNE2Line = regexp.MustCompile(`^(\s*)VCVTNE2PS2BF16\s+Z(\d+), Z(\d+), Z(\d+)\s*$`)
+
+// encodeBF16 rewrites the VCVTNE2PS2BF16 lines of the assembly file at path into BYTE
+// directives: EVEX.512.F2.0F38.W0 72 /r, ModRM.reg the destination, EVEX.vvvv (with V') the
+// first source, ModRM.rm (with B and X) the second.
+func encodeBF16(path string) error {
+	src, err := os.ReadFile(path)
+	if err != nil {
+		return err
+	}
+	lines := strings.Split(string(src), "\n")
+	for i, line := range lines {
+		m := cvtNE2Line.FindStringSubmatch(line)
+		if m == nil {
+			continue
+		}
+		var r [3]byte // second source, first source, destination
+		for j := range r {
+			n, _ := strconv.Atoi(m[2+j])
+			r[j] = byte(n)
+		}
+		rm, v, dst := r[0], r[1], r[2]
+		inv := func(b byte) byte { return ^b & 1 }
+		p1 := inv(dst>>3)<<7 | inv(rm>>4)<<6 | inv(rm>>3)<<5 | inv(dst>>4)<<4 | 0x2
+		p2 := (^v&0xf)<<3 | 0x4 | 0x3
+		p3 := byte(0x40) | inv(v>>4)<<3
+		modrm := 0xc0 | (dst&7)<<3 | rm&7
+		var b strings.Builder
+		b.WriteString(m[1])
+		for k, x := range []byte{0x62, p1, p2, p3, 0x72, modrm} {
+			if k > 0 {
+				b.WriteString("; ")
+			}
+			fmt.Fprintf(&b, "BYTE $0x%02x", x)
+		}
+		fmt.Fprintf(&b, " // VCVTNE2PS2BF16 Z%d, Z%d, Z%d", rm, v, dst)
+		lines[i] = b.String()
+	}
+	return os.WriteFile(path, []byte(strings.Join(lines, "\n")), 0o644)
+}
+
+// bf16Lanes records which element of a 32-element block each lane of a deinterleaved register
+// pair holds. A block of bf16 loads as 16 dwords, each a pair of neighbours; VPSLLD $16 gives
+// the first of each pair as float32 (e) and masking the high halves the second (o).
+type bf16Lanes struct{ e, o [16]int }
+
+func loadedLanes() (l bf16Lanes) {
+	for j := range 16 {
+		l.e[j], l.o[j] = 2*j, 2*j+1
+	}
+	return l
+}
+
+// words gives the element in each word of VCVTNE2PS2BF16(o, e): e's lanes, then o's.
+func (l bf16Lanes) words() (w [32]int) {
+	for j := range 16 {
+		w[j], w[16+j] = l.e[j], l.o[j]
+	}
+	return w
+}
+
+// rounded is the layout after a rounding to bf16 and back: the words split again into
+// dwords, word 2j to lane j of e and word 2j+1 to lane j of o.
+func (l bf16Lanes) rounded() (n bf16Lanes) {
+	w := l.words()
+	for j := range 16 {
+		n.e[j], n.o[j] = w[2*j], w[2*j+1]
+	}
+	return n
+}
+
+// dwordTable declares 16 dwords of read-only data.
+func dwordTable(name string, v [16]int) Mem {
+	m := GLOBL(name, RODATA|NOPTR)
+	for i, x := range v {
+		DATA(4*i, U32(uint32(x)))
+	}
+	return m
+}
+
+// qkNormRoPEBF16Kernel emits qkNormRoPENeoX128BF16AVX512BF16(x *byte, heads, stride int, w, cos,
+// sin, scratch *float32, eps float32) int: qk_rmsnorm_rope for bf16 heads of 128 rotated full
+// width NeoX style (Qwen3's shape), in place, with the reference's roundings.
+//
+// The heads go in blocks of up to 16, in two passes. The first computes every head's scale r;
+// the second normalizes, rounds, scales by the weight, rounds, rotates and stores each head.
+// A head's r is one long chain (32 squares, the lanes' sum, a square root and a division);
+// split off, the chains of a block's heads are independent and overlap, and the second pass has
+// no long chain at all.
+//
+// Values stay deinterleaved from load to store (bf16Lanes): the roundings to bf16 and back are
+// one VCVTNE2PS2BF16 and two one-cycle splits per 32 values, and only the final store puts the
+// words back in order (one VPERMW). The weight (once per call, into scratch) and the token's
+// cos/sin (in registers) are permuted to match. VCVTNE2PS2BF16 flushes subnormals: every rounded
+// word's exponent is tested, and a head with a zero one (an exact zero or a subnormal) is not
+// stored; the kernel returns how many heads it wrote, and the caller finishes that head on the
+// exact path and calls again for the rest.
+//
+// scratch holds 128 + 16 float32.
+func qkNormRoPEBF16Kernel() {
+	const name = "qkNormRoPENeoX128BF16AVX512BF16"
+	TEXT(name, NOSPLIT, "func(x *byte, heads, stride int, w, cos, sin, scratch *float32, eps float32) int")
+	Pragma("noescape")
+	Doc(name+" normalizes and rotates up to `heads` BF16 heads of 128 elements in place, as qk_rmsnorm_rope does for a full-width NeoX rotation,",
+		"and returns how many it wrote: fewer when head number n rounds a value to zero or a subnormal, which it leaves to the caller.",
+		"scratch holds 144 float32.")
+	l0 := loadedLanes()
+	l1 := l0.rounded() // after x·r is rounded: the layout the weight is multiplied in
+	l2 := l1.rounded() // after w·h is rounded: the layout of the rotation
+	out := l2.words()
+	tab := func(name string, f func(j int) int) Mem {
+		var v [16]int
+		for j := range v {
+			v[j] = f(j)
+		}
+		return dwordTable(name, v)
+	}
+	w1E := tab("qkw1e", func(j int) int { return l1.e[j] })
+	w1O := tab("qkw1o", func(j int) int { return l1.o[j] })
+	r2E := tab("qkr2e", func(j int) int { return l2.e[j] })
+	r2O := tab("qkr2o", func(j int) int { return l2.o[j] })
+	outIdx := GLOBL("qkoutidx", RODATA|NOPTR)
+	for p := range 32 {
+		for i, e := range out {
+			if e == p {
+				DATA(2*p, U16(uint16(i)))
+			}
+		}
+	}
+	expW := ConstData("bf16exp2", U32(0x7f807f80))
+
+	x := Load(Param("x"), GP64())
+	heads := Load(Param("heads"), GP64())
+	stride := Load(Param("stride"), GP64())
+	scratch := Load(Param("scratch"), GP64())
+	eps := Load(Param("eps"), XMM())
+	done := GP64()
+	XORQ(done, done)
+	TESTQ(heads, heads)
+	JZ(LabelRef("ret"))
+
+	// The weight, permuted to l1, into scratch[0:128]; cos and sin, permuted to l2, into
+	// registers: block c (c = 0, 1) of the first halves pairs with block c+2 of the second, and
+	// both use cos/sin[32c:32c+32].
+	{
+		w := Load(Param("w"), GP64())
+		ie, io := ZMM(), ZMM()
+		VMOVDQU32(w1E, ie)
+		VMOVDQU32(w1O, io)
+		for c := range 4 {
+			for h, idx := range []VecVirtual{ie, io} {
+				t := ZMM()
+				VMOVUPS(Mem{Base: w, Disp: 128 * c}, t)
+				VPERMT2PS(Mem{Base: w, Disp: 128*c + 64}, idx, t)
+				VMOVUPS(t, Mem{Base: scratch, Disp: 128*c + 64*h})
+			}
+		}
+	}
+	var cosR, sinR [2][2]VecVirtual // [block][e, o]
+	{
+		cs := Load(Param("cos"), GP64())
+		sn := Load(Param("sin"), GP64())
+		ie, io := ZMM(), ZMM()
+		VMOVDQU32(r2E, ie)
+		VMOVDQU32(r2O, io)
+		for c := range 2 {
+			for h, idx := range []VecVirtual{ie, io} {
+				for _, p := range []struct {
+					base Register
+					dst  *VecVirtual
+				}{{cs, &cosR[c][h]}, {sn, &sinR[c][h]}} {
+					t := ZMM()
+					VMOVUPS(Mem{Base: p.base, Disp: 128 * c}, t)
+					VPERMT2PS(Mem{Base: p.base, Disp: 128*c + 64}, idx, t)
+					*p.dst = t
+				}
+			}
+		}
+	}
+	hiMask, expMask, perm := ZMM(), ZMM(), ZMM()
+	VPBROADCASTD(cHiMask, hiMask)
+	VPBROADCASTD(expW, expMask)
+	VMOVDQU16(outIdx, perm)
+	tmp := GP64()
+	MOVQ(U32(128), tmp)
+	nF, oneD := rmsConsts(tmp)
+	split := func(m Op, e, o VecVirtual) {
+		VPSLLD(U8(16), m, e)
+		VPANDD(m, hiMask, o)
+	}
+	rs := func(h Register) Mem { return Mem{Base: scratch, Index: h, Scale: 4, Disp: 512} }
+
+	nb, p, h, sixteen := GP64(), GP64(), GP64(), GP64()
+	MOVQ(U32(16), sixteen)
+	Label("block")
+	MOVQ(heads, nb)
+	SUBQ(done, nb)
+	CMPQ(nb, sixteen)
+	CMOVQGT(sixteen, nb)
+
+	// First pass: r for each head of the block, into scratch[128+h].
+	MOVQ(x, p)
+	XORQ(h, h)
+	Label("sums")
+	{
+		acc := [2]VecVirtual{ZMM(), ZMM()}
+		for c := range 4 {
+			e, o := ZMM(), ZMM()
+			split(Mem{Base: p, Disp: 64 * c}, e, o)
+			for i, v := range []VecVirtual{e, o} {
+				if c == 0 {
+					VMULPS(v, v, acc[i]) // FMA32(v, v, 0): the square, rounded once
+				} else {
+					accSquares(v, acc[i])
+				}
+			}
+		}
+		// Lane 2m in acc[0], 2m+1 in acc[1]: the first step adds the neighbours.
+		VADDPS(acc[1], acc[0], acc[0])
+		r := rmsScalar(sumTree(acc[0], true), nF, oneD, eps)
+		VMOVSS(r, rs(h))
+	}
+	ADDQ(stride, p)
+	INCQ(h)
+	CMPQ(h, nb)
+	JB(LabelRef("sums"))
+
+	// Second pass: each head from load to store.
+	MOVQ(x, p)
+	XORQ(h, h)
+	Label("heads")
+	{
+		var e, o [4]VecVirtual
+		rz := ZMM()
+		VBROADCASTSS(rs(h), rz)
+		for c := range 4 {
+			e[c], o[c] = ZMM(), ZMM()
+			split(Mem{Base: p, Disp: 64 * c}, e[c], o[c])
+			VMULPS(rz, e[c], e[c]) // x·r, x first (its NaN wins, as in the reference)
+			VMULPS(rz, o[c], o[c])
+		}
+		// K1 collects, over the head's rounded words, whether the exponent is non-zero.
+		tested := false
+		round := func(e, o, w VecVirtual) {
+			cvtNE2PS2BF16(o, e, w)
+			if tested {
+				VPTESTMW(expMask, w, K1, K1)
+			} else {
+				VPTESTMW(expMask, w, K1)
+				tested = true
+			}
+		}
+		for c := range 4 {
+			w := ZMM()
+			round(e[c], o[c], w)
+			split(w, e[c], o[c])
+		}
+		for c := range 4 { // y = w·h, h first
+			VMULPS(Mem{Base: scratch, Disp: 128 * c}, e[c], e[c])
+			VMULPS(Mem{Base: scratch, Disp: 128*c + 64}, o[c], o[c])
+		}
+		for c := range 4 {
+			w := ZMM()
+			round(e[c], o[c], w)
+			split(w, e[c], o[c])
+		}
+		// The rotation: a = block c, b = block c+2; a' = a·cos − b·sin, b' = b·cos + a·sin,
+		// each product rounded to float32.
+		pp, qq := ZMM(), ZMM()
+		for c := range 2 {
+			for k, pair := range [][2]*VecVirtual{{&e[c], &e[c+2]}, {&o[c], &o[c+2]}} {
+				a, b := *pair[0], *pair[1]
+				cv, sv := cosR[c][k], sinR[c][k]
+				VMULPS(cv, a, pp)
+				VMULPS(sv, b, qq)
+				VSUBPS(qq, pp, pp)
+				VMULPS(cv, b, b)
+				VMULPS(sv, a, qq)
+				VADDPS(qq, b, b)
+				VMOVAPS(pp, a)
+			}
+		}
+		var res [4]VecVirtual
+		for c := range 4 {
+			res[c] = ZMM()
+			round(e[c], o[c], res[c])
+			VPERMW(res[c], perm, res[c])
+		}
+		KORTESTD(K1, K1) // CF: every word had a non-zero exponent
+		JCC(LabelRef("exact"))
+		for c := range 4 {
+			VMOVDQU64(res[c], Mem{Base: p, Disp: 64 * c})
+		}
+	}
+	ADDQ(stride, p)
+	INCQ(h)
+	CMPQ(h, nb)
+	JB(LabelRef("heads"))
+	MOVQ(p, x)
+	ADDQ(nb, done)
+	CMPQ(done, heads)
+	JB(LabelRef("block"))
+
+	Label("ret")
+	Store(done, ReturnIndex(0))
+	VZEROUPPER()
+	RET()
+
+	// Head h of the block needs the exact rounding: report the heads before it as written.
+	Label("exact")
+	ADDQ(h, done)
+	Store(done, ReturnIndex(0))
+	VZEROUPPER()
+	RET()
+}
