@@ -24,6 +24,10 @@ func qkNormAsm(isa, tensor.DType, *byte, int, int, []float32, int, float32) bool
 	return false
 }
 
-func qkNormRoPEAsm(isa, tensor.DType, bool, *byte, int, int, []float32, []float32, []float32, float32, *qkScratch) (int, bool) {
+func qkNormRoPEAsm(isa, tensor.DType, bool, *byte, int, int, []float32, *[128]float32, []float32, []float32, float32, *qkScratch) (int, bool) {
 	return 0, false
+}
+
+func qkFusedWeight(isa, tensor.DType, *[128]float32, []float32) *[128]float32 {
+	return nil
 }

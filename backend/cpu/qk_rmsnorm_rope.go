@@ -23,34 +23,43 @@ func init() {
 // qkStack is the head size up to which the widened weights and heads live on the stack.
 const qkStack = 512
 
-// qkScratch is the fused bf16 kernel's scratch: the permuted weight and 16 heads' scales.
-type qkScratch [128 + 16]float32
+// qkScratch is the fused bf16 kernel's scratch: 16 heads' scales and the token's cos and sin in
+// its layout.
+type qkScratch [16 + 128]float32
+
+// qkFusedWeights are the query's and key's weights in the fused bf16 kernel's layout.
+type qkFusedWeights [2][128]float32
 
 func qkRMSNormRoPE(a *ops.QKRMSNormRoPEArgs, lo, hi int) {
 	k := active
 	n := a.Query.HeadSize
 	var qStack, kStack, hStack [qkStack]float32
 	var scratch qkScratch
+	var fused qkFusedWeights
 	qw, kw, head := qStack[:0], kStack[:0], hStack[:0]
 	if n > qkStack {
 		qw, kw, head = make([]float32, 0, n), make([]float32, 0, n), make([]float32, 0, n)
 	}
 	qw, head = qkWiden(qw[:n], a.QWeight), head[:n]
+	qf := qkFusedWeight(k.isa, a.Query.DType, &fused[0], qw)
+	var kf *[128]float32
 	if a.Key.Present() {
 		kw = qkWiden(kw[:n], a.KWeight)
+		kf = qkFusedWeight(k.isa, a.Key.DType, &fused[1], kw)
 	}
 	for t := lo; t < hi; t++ {
 		cos, sin := a.CosSin(t)
-		qkNormRotateHeads(k, &a.Query, t, qw, a.Epsilon, cos, sin, a.GPTJ, head, &scratch)
+		qkNormRotateHeads(k, &a.Query, t, qw, qf, a.Epsilon, cos, sin, a.GPTJ, head, &scratch)
 		if a.Key.Present() {
-			qkNormRotateHeads(k, &a.Key, t, kw, a.Epsilon, cos, sin, a.GPTJ, head, &scratch)
+			qkNormRotateHeads(k, &a.Key, t, kw, kf, a.Epsilon, cos, sin, a.GPTJ, head, &scratch)
 		}
 	}
 }
 
 // qkNormRotateHeads normalizes and rotates every head of token t of h: in one kernel where the
-// implementation has one for the shape, else the norm and then rotary_embedding's rotation.
-func qkNormRotateHeads(k *kernels, h *ops.Heads, t int, w []float32, eps float32, cos, sin []float32, gptj bool, head []float32, scratch *qkScratch) {
+// implementation has one for the shape, else the norm and then rotary_embedding's rotation. fw
+// is w in the fused bf16 kernel's layout (nil when that kernel does not apply).
+func qkNormRotateHeads(k *kernels, h *ops.Heads, t int, w []float32, fw *[128]float32, eps float32, cos, sin []float32, gptj bool, head []float32, scratch *qkScratch) {
 	if h.NumHeads == 0 {
 		return
 	}
@@ -58,7 +67,7 @@ func qkNormRotateHeads(k *kernels, h *ops.Heads, t int, w []float32, eps float32
 	if h.HeadSize == 2*len(cos) {
 		stride := h.HeadStride * h.DType.Size()
 		for done := 0; ; {
-			n, ok := qkNormRoPEAsm(k.isa, h.DType, gptj, headPtr(h, base+done*h.HeadStride), h.NumHeads-done, stride, w, cos, sin, eps, scratch)
+			n, ok := qkNormRoPEAsm(k.isa, h.DType, gptj, headPtr(h, base+done*h.HeadStride), h.NumHeads-done, stride, w, fw, cos, sin, eps, scratch)
 			if !ok {
 				break
 			}

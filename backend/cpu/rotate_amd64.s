@@ -4437,244 +4437,6 @@ done:
 	VZEROUPPER
 	RET
 
-// func qkNormRoPENeoX128BF16AVX512BF16(x *byte, heads int, stride int, w *float32, cos *float32, sin *float32, scratch *float32, eps float32) int
-// Requires: AVX, AVX512BW, AVX512DQ, AVX512F, CMOV, SSE
-TEXT ·qkNormRoPENeoX128BF16AVX512BF16(SB), NOSPLIT, $0-72
-	MOVQ         x+0(FP), AX
-	MOVQ         heads+8(FP), CX
-	MOVQ         stride+16(FP), DX
-	MOVQ         scratch+48(FP), BX
-	MOVSS        eps+56(FP), X0
-	XORQ         SI, SI
-	TESTQ        CX, CX
-	JZ           ret
-	MOVQ         w+24(FP), DI
-	VMOVDQU32    qkw1e<>+0(SB), Z1
-	VMOVDQU32    qkw1o<>+0(SB), Z2
-	VMOVUPS      (DI), Z3
-	VPERMT2PS    64(DI), Z1, Z3
-	VMOVUPS      Z3, (BX)
-	VMOVUPS      (DI), Z3
-	VPERMT2PS    64(DI), Z2, Z3
-	VMOVUPS      Z3, 64(BX)
-	VMOVUPS      128(DI), Z3
-	VPERMT2PS    192(DI), Z1, Z3
-	VMOVUPS      Z3, 128(BX)
-	VMOVUPS      128(DI), Z3
-	VPERMT2PS    192(DI), Z2, Z3
-	VMOVUPS      Z3, 192(BX)
-	VMOVUPS      256(DI), Z3
-	VPERMT2PS    320(DI), Z1, Z3
-	VMOVUPS      Z3, 256(BX)
-	VMOVUPS      256(DI), Z3
-	VPERMT2PS    320(DI), Z2, Z3
-	VMOVUPS      Z3, 320(BX)
-	VMOVUPS      384(DI), Z3
-	VPERMT2PS    448(DI), Z1, Z3
-	VMOVUPS      Z3, 384(BX)
-	VMOVUPS      384(DI), Z1
-	VPERMT2PS    448(DI), Z2, Z1
-	VMOVUPS      Z1, 448(BX)
-	MOVQ         cos+32(FP), DI
-	MOVQ         sin+40(FP), R8
-	VMOVDQU32    qkr2e<>+0(SB), Z1
-	VMOVDQU32    qkr2o<>+0(SB), Z2
-	VMOVUPS      (DI), Z3
-	VPERMT2PS    64(DI), Z1, Z3
-	VMOVUPS      (R8), Z5
-	VPERMT2PS    64(R8), Z1, Z5
-	VMOVUPS      (DI), Z6
-	VPERMT2PS    64(DI), Z2, Z6
-	VMOVUPS      (R8), Z7
-	VPERMT2PS    64(R8), Z2, Z7
-	VMOVUPS      128(DI), Z8
-	VPERMT2PS    192(DI), Z1, Z8
-	VMOVUPS      128(R8), Z9
-	VPERMT2PS    192(R8), Z1, Z9
-	VMOVUPS      128(DI), Z1
-	VPERMT2PS    192(DI), Z2, Z1
-	VMOVUPS      128(R8), Z10
-	VPERMT2PS    192(R8), Z2, Z10
-	VPBROADCASTD himask<>+0(SB), Z2
-	VPBROADCASTD bf16exp2<>+0(SB), Z11
-	VMOVDQU16    qkoutidx<>+0(SB), Z12
-	MOVQ         $0x00000080, DI
-	VCVTSI2SSQ   DI, X4, X4
-	VMOVSD       onef64<>+0(SB), X13
-	MOVQ         $0x00000010, R10
-
-block:
-	MOVQ    CX, DI
-	SUBQ    SI, DI
-	CMPQ    DI, R10
-	CMOVQGT R10, DI
-	MOVQ    AX, R8
-	XORQ    R9, R9
-
-sums:
-	VPSLLD        $0x10, (R8), Z14
-	VPANDD        (R8), Z2, Z15
-	VMULPS        Z14, Z14, Z14
-	VMULPS        Z15, Z15, Z15
-	VPSLLD        $0x10, 64(R8), Z16
-	VPANDD        64(R8), Z2, Z17
-	VFMADD231PS   Z16, Z16, Z14
-	VFMADD231PS   Z17, Z17, Z15
-	VPSLLD        $0x10, 128(R8), Z16
-	VPANDD        128(R8), Z2, Z17
-	VFMADD231PS   Z16, Z16, Z14
-	VFMADD231PS   Z17, Z17, Z15
-	VPSLLD        $0x10, 192(R8), Z16
-	VPANDD        192(R8), Z2, Z17
-	VFMADD231PS   Z16, Z16, Z14
-	VFMADD231PS   Z17, Z17, Z15
-	VADDPS        Z15, Z14, Z14
-	VPERMILPS     $0xb1, Z14, Z15
-	VADDPS        Z15, Z14, Z14
-	VPERMILPS     $0x4e, Z14, Z15
-	VADDPS        Z15, Z14, Z14
-	VSHUFF32X4    $0xb1, Z14, Z14, Z15
-	VADDPS        Z15, Z14, Z14
-	VEXTRACTF32X8 $0x01, Z14, Y15
-	VADDSS        X15, X14, X14
-	VDIVSS        X4, X14, X14
-	VADDSS        X0, X14, X14
-	VCVTSS2SD     X14, X14, X15
-	VSQRTSD       X15, X15, X15
-	VDIVSD        X15, X13, X15
-	VCVTSD2SS     X15, X14, X14
-	VMOVSS        X14, 512(BX)(R9*4)
-	ADDQ          DX, R8
-	INCQ          R9
-	CMPQ          R9, DI
-	JB            sums
-	MOVQ          AX, R8
-	XORQ          R9, R9
-
-heads:
-	VBROADCASTSS   512(BX)(R9*4), Z14
-	VPSLLD         $0x10, (R8), Z15
-	VPANDD         (R8), Z2, Z16
-	VMULPS         Z14, Z15, Z15
-	VMULPS         Z14, Z16, Z16
-	VPSLLD         $0x10, 64(R8), Z17
-	VPANDD         64(R8), Z2, Z18
-	VMULPS         Z14, Z17, Z17
-	VMULPS         Z14, Z18, Z18
-	VPSLLD         $0x10, 128(R8), Z19
-	VPANDD         128(R8), Z2, Z20
-	VMULPS         Z14, Z19, Z19
-	VMULPS         Z14, Z20, Z20
-	VPSLLD         $0x10, 192(R8), Z21
-	VPANDD         192(R8), Z2, Z22
-	VMULPS         Z14, Z21, Z21
-	VMULPS         Z14, Z22, Z22
-	BYTE $0x62; BYTE $0x52; BYTE $0x7f; BYTE $0x40; BYTE $0x72; BYTE $0xf7 // VCVTNE2PS2BF16 Z15, Z16, Z14
-	VPTESTMW       Z11, Z14, K1
-	VPSLLD         $0x10, Z14, Z15
-	VPANDD         Z14, Z2, Z16
-	BYTE $0x62; BYTE $0x32; BYTE $0x6f; BYTE $0x40; BYTE $0x72; BYTE $0xf1 // VCVTNE2PS2BF16 Z17, Z18, Z14
-	VPTESTMW       Z11, Z14, K1, K1
-	VPSLLD         $0x10, Z14, Z17
-	VPANDD         Z14, Z2, Z18
-	BYTE $0x62; BYTE $0x32; BYTE $0x5f; BYTE $0x40; BYTE $0x72; BYTE $0xf3 // VCVTNE2PS2BF16 Z19, Z20, Z14
-	VPTESTMW       Z11, Z14, K1, K1
-	VPSLLD         $0x10, Z14, Z19
-	VPANDD         Z14, Z2, Z20
-	BYTE $0x62; BYTE $0x32; BYTE $0x4f; BYTE $0x40; BYTE $0x72; BYTE $0xf5 // VCVTNE2PS2BF16 Z21, Z22, Z14
-	VPTESTMW       Z11, Z14, K1, K1
-	VPSLLD         $0x10, Z14, Z21
-	VPANDD         Z14, Z2, Z22
-	VMULPS         (BX), Z15, Z15
-	VMULPS         64(BX), Z16, Z16
-	VMULPS         128(BX), Z17, Z17
-	VMULPS         192(BX), Z18, Z18
-	VMULPS         256(BX), Z19, Z19
-	VMULPS         320(BX), Z20, Z20
-	VMULPS         384(BX), Z21, Z21
-	VMULPS         448(BX), Z22, Z22
-	BYTE $0x62; BYTE $0x52; BYTE $0x7f; BYTE $0x40; BYTE $0x72; BYTE $0xf7 // VCVTNE2PS2BF16 Z15, Z16, Z14
-	VPTESTMW       Z11, Z14, K1, K1
-	VPSLLD         $0x10, Z14, Z15
-	VPANDD         Z14, Z2, Z16
-	BYTE $0x62; BYTE $0x32; BYTE $0x6f; BYTE $0x40; BYTE $0x72; BYTE $0xf1 // VCVTNE2PS2BF16 Z17, Z18, Z14
-	VPTESTMW       Z11, Z14, K1, K1
-	VPSLLD         $0x10, Z14, Z17
-	VPANDD         Z14, Z2, Z18
-	BYTE $0x62; BYTE $0x32; BYTE $0x5f; BYTE $0x40; BYTE $0x72; BYTE $0xf3 // VCVTNE2PS2BF16 Z19, Z20, Z14
-	VPTESTMW       Z11, Z14, K1, K1
-	VPSLLD         $0x10, Z14, Z19
-	VPANDD         Z14, Z2, Z20
-	BYTE $0x62; BYTE $0x32; BYTE $0x4f; BYTE $0x40; BYTE $0x72; BYTE $0xf5 // VCVTNE2PS2BF16 Z21, Z22, Z14
-	VPTESTMW       Z11, Z14, K1, K1
-	VPSLLD         $0x10, Z14, Z21
-	VPANDD         Z14, Z2, Z22
-	VMULPS         Z3, Z15, Z14
-	VMULPS         Z5, Z19, Z23
-	VSUBPS         Z23, Z14, Z14
-	VMULPS         Z3, Z19, Z19
-	VMULPS         Z5, Z15, Z23
-	VADDPS         Z23, Z19, Z19
-	VMOVAPS        Z14, Z15
-	VMULPS         Z6, Z16, Z14
-	VMULPS         Z7, Z20, Z23
-	VSUBPS         Z23, Z14, Z14
-	VMULPS         Z6, Z20, Z20
-	VMULPS         Z7, Z16, Z23
-	VADDPS         Z23, Z20, Z20
-	VMOVAPS        Z14, Z16
-	VMULPS         Z8, Z17, Z14
-	VMULPS         Z9, Z21, Z23
-	VSUBPS         Z23, Z14, Z14
-	VMULPS         Z8, Z21, Z21
-	VMULPS         Z9, Z17, Z23
-	VADDPS         Z23, Z21, Z21
-	VMOVAPS        Z14, Z17
-	VMULPS         Z1, Z18, Z14
-	VMULPS         Z10, Z22, Z23
-	VSUBPS         Z23, Z14, Z14
-	VMULPS         Z1, Z22, Z22
-	VMULPS         Z10, Z18, Z23
-	VADDPS         Z23, Z22, Z22
-	VMOVAPS        Z14, Z18
-	BYTE $0x62; BYTE $0x52; BYTE $0x7f; BYTE $0x40; BYTE $0x72; BYTE $0xf7 // VCVTNE2PS2BF16 Z15, Z16, Z14
-	VPTESTMW       Z11, Z14, K1, K1
-	VPERMW         Z14, Z12, Z14
-	BYTE $0x62; BYTE $0x32; BYTE $0x6f; BYTE $0x40; BYTE $0x72; BYTE $0xf9 // VCVTNE2PS2BF16 Z17, Z18, Z15
-	VPTESTMW       Z11, Z15, K1, K1
-	VPERMW         Z15, Z12, Z15
-	BYTE $0x62; BYTE $0xa2; BYTE $0x5f; BYTE $0x40; BYTE $0x72; BYTE $0xc3 // VCVTNE2PS2BF16 Z19, Z20, Z16
-	VPTESTMW       Z11, Z16, K1, K1
-	VPERMW         Z16, Z12, Z16
-	BYTE $0x62; BYTE $0xa2; BYTE $0x4f; BYTE $0x40; BYTE $0x72; BYTE $0xcd // VCVTNE2PS2BF16 Z21, Z22, Z17
-	VPTESTMW       Z11, Z17, K1, K1
-	VPERMW         Z17, Z12, Z17
-	KORTESTD       K1, K1
-	JCC            exact
-	VMOVDQU64      Z14, (R8)
-	VMOVDQU64      Z15, 64(R8)
-	VMOVDQU64      Z16, 128(R8)
-	VMOVDQU64      Z17, 192(R8)
-	ADDQ           DX, R8
-	INCQ           R9
-	CMPQ           R9, DI
-	JB             heads
-	MOVQ           R8, AX
-	ADDQ           DI, SI
-	CMPQ           SI, CX
-	JB             block
-
-ret:
-	MOVQ SI, ret+64(FP)
-	VZEROUPPER
-	RET
-
-exact:
-	ADDQ R9, SI
-	MOVQ SI, ret+64(FP)
-	VZEROUPPER
-	RET
-
 DATA qkw1e<>+0(SB)/4, $0x00000000
 DATA qkw1e<>+4(SB)/4, $0x00000004
 DATA qkw1e<>+8(SB)/4, $0x00000008
@@ -4710,6 +4472,258 @@ DATA qkw1o<>+52(SB)/4, $0x00000017
 DATA qkw1o<>+56(SB)/4, $0x0000001b
 DATA qkw1o<>+60(SB)/4, $0x0000001f
 GLOBL qkw1o<>(SB), RODATA|NOPTR, $64
+
+// func qkWeightBF16(dst *float32, w *float32)
+// Requires: AVX, AVX512F
+TEXT ·qkWeightBF16(SB), NOSPLIT, $0-16
+	MOVQ      dst+0(FP), AX
+	MOVQ      w+8(FP), CX
+	VMOVDQU32 qkw1e<>+0(SB), Z0
+	VMOVDQU32 qkw1o<>+0(SB), Z1
+	VMOVUPS   (CX), Z2
+	VPERMT2PS 64(CX), Z0, Z2
+	VMOVUPS   Z2, (AX)
+	VMOVUPS   (CX), Z2
+	VPERMT2PS 64(CX), Z1, Z2
+	VMOVUPS   Z2, 64(AX)
+	VMOVUPS   128(CX), Z2
+	VPERMT2PS 192(CX), Z0, Z2
+	VMOVUPS   Z2, 128(AX)
+	VMOVUPS   128(CX), Z2
+	VPERMT2PS 192(CX), Z1, Z2
+	VMOVUPS   Z2, 192(AX)
+	VMOVUPS   256(CX), Z2
+	VPERMT2PS 320(CX), Z0, Z2
+	VMOVUPS   Z2, 256(AX)
+	VMOVUPS   256(CX), Z2
+	VPERMT2PS 320(CX), Z1, Z2
+	VMOVUPS   Z2, 320(AX)
+	VMOVUPS   384(CX), Z2
+	VPERMT2PS 448(CX), Z0, Z2
+	VMOVUPS   Z2, 384(AX)
+	VMOVUPS   384(CX), Z0
+	VPERMT2PS 448(CX), Z1, Z0
+	VMOVUPS   Z0, 448(AX)
+	VZEROUPPER
+	RET
+
+// func qkNormRoPENeoX128BF16AVX512BF16(x *byte, heads int, stride int, w *float32, cos *float32, sin *float32, scratch *float32, eps float32) int
+// Requires: AVX, AVX512BW, AVX512DQ, AVX512F, CMOV, SSE
+TEXT ·qkNormRoPENeoX128BF16AVX512BF16(SB), NOSPLIT, $0-72
+	MOVQ         x+0(FP), AX
+	MOVQ         heads+8(FP), CX
+	MOVQ         stride+16(FP), DX
+	MOVQ         w+24(FP), BX
+	MOVQ         scratch+48(FP), SI
+	MOVSS        eps+56(FP), X0
+	XORQ         DI, DI
+	TESTQ        CX, CX
+	JZ           ret
+	VMOVDQU32    qkr2e<>+0(SB), Z1
+	VMOVDQU32    qkr2o<>+0(SB), Z2
+	MOVQ         cos+32(FP), R8
+	VMOVUPS      (R8), Z3
+	VPERMT2PS    64(R8), Z1, Z3
+	VMOVUPS      Z3, 64(SI)
+	VMOVUPS      (R8), Z3
+	VPERMT2PS    64(R8), Z2, Z3
+	VMOVUPS      Z3, 128(SI)
+	VMOVUPS      128(R8), Z3
+	VPERMT2PS    192(R8), Z1, Z3
+	VMOVUPS      Z3, 192(SI)
+	VMOVUPS      128(R8), Z3
+	VPERMT2PS    192(R8), Z2, Z3
+	VMOVUPS      Z3, 256(SI)
+	MOVQ         sin+40(FP), R8
+	VMOVUPS      (R8), Z3
+	VPERMT2PS    64(R8), Z1, Z3
+	VMOVUPS      Z3, 320(SI)
+	VMOVUPS      (R8), Z3
+	VPERMT2PS    64(R8), Z2, Z3
+	VMOVUPS      Z3, 384(SI)
+	VMOVUPS      128(R8), Z3
+	VPERMT2PS    192(R8), Z1, Z3
+	VMOVUPS      Z3, 448(SI)
+	VMOVUPS      128(R8), Z1
+	VPERMT2PS    192(R8), Z2, Z1
+	VMOVUPS      Z1, 512(SI)
+	VPBROADCASTD himask<>+0(SB), Z1
+	VPBROADCASTD bf16exp2<>+0(SB), Z2
+	VMOVDQU16    qkoutidx<>+0(SB), Z3
+	MOVQ         $0x00000080, R8
+	VCVTSI2SSQ   R8, X4, X4
+	VMOVSD       onef64<>+0(SB), X5
+	MOVQ         $0x00000010, R11
+
+block:
+	MOVQ    CX, R8
+	SUBQ    DI, R8
+	CMPQ    R8, R11
+	CMOVQGT R11, R8
+	MOVQ    AX, R9
+	XORQ    R10, R10
+
+sums:
+	VPSLLD        $0x10, (R9), Z6
+	VPANDD        (R9), Z1, Z7
+	VMULPS        Z6, Z6, Z6
+	VMULPS        Z7, Z7, Z7
+	VPSLLD        $0x10, 64(R9), Z8
+	VPANDD        64(R9), Z1, Z9
+	VFMADD231PS   Z8, Z8, Z6
+	VFMADD231PS   Z9, Z9, Z7
+	VPSLLD        $0x10, 128(R9), Z8
+	VPANDD        128(R9), Z1, Z9
+	VFMADD231PS   Z8, Z8, Z6
+	VFMADD231PS   Z9, Z9, Z7
+	VPSLLD        $0x10, 192(R9), Z8
+	VPANDD        192(R9), Z1, Z9
+	VFMADD231PS   Z8, Z8, Z6
+	VFMADD231PS   Z9, Z9, Z7
+	VADDPS        Z7, Z6, Z6
+	VPERMILPS     $0xb1, Z6, Z7
+	VADDPS        Z7, Z6, Z6
+	VPERMILPS     $0x4e, Z6, Z7
+	VADDPS        Z7, Z6, Z6
+	VSHUFF32X4    $0xb1, Z6, Z6, Z7
+	VADDPS        Z7, Z6, Z6
+	VEXTRACTF32X8 $0x01, Z6, Y7
+	VADDSS        X7, X6, X6
+	VDIVSS        X4, X6, X6
+	VADDSS        X0, X6, X6
+	VCVTSS2SD     X6, X6, X7
+	VSQRTSD       X7, X7, X7
+	VDIVSD        X7, X5, X7
+	VCVTSD2SS     X7, X6, X6
+	VMOVSS        X6, (SI)(R10*4)
+	ADDQ          DX, R9
+	INCQ          R10
+	CMPQ          R10, R8
+	JB            sums
+	MOVQ          AX, R9
+	XORQ          R10, R10
+
+heads:
+	VBROADCASTSS   (SI)(R10*4), Z6
+	VPSLLD         $0x10, (R9), Z7
+	VPANDD         (R9), Z1, Z8
+	VMULPS         Z6, Z7, Z7
+	VMULPS         Z6, Z8, Z8
+	VPSLLD         $0x10, 64(R9), Z9
+	VPANDD         64(R9), Z1, Z10
+	VMULPS         Z6, Z9, Z9
+	VMULPS         Z6, Z10, Z10
+	VPSLLD         $0x10, 128(R9), Z11
+	VPANDD         128(R9), Z1, Z12
+	VMULPS         Z6, Z11, Z11
+	VMULPS         Z6, Z12, Z12
+	VPSLLD         $0x10, 192(R9), Z13
+	VPANDD         192(R9), Z1, Z14
+	VMULPS         Z6, Z13, Z13
+	VMULPS         Z6, Z14, Z14
+	BYTE $0x62; BYTE $0xf2; BYTE $0x3f; BYTE $0x48; BYTE $0x72; BYTE $0xf7 // VCVTNE2PS2BF16 Z7, Z8, Z6
+	VPTESTMW       Z2, Z6, K1
+	VPSLLD         $0x10, Z6, Z7
+	VPANDD         Z6, Z1, Z8
+	BYTE $0x62; BYTE $0xd2; BYTE $0x2f; BYTE $0x48; BYTE $0x72; BYTE $0xf1 // VCVTNE2PS2BF16 Z9, Z10, Z6
+	VPTESTMW       Z2, Z6, K1, K1
+	VPSLLD         $0x10, Z6, Z9
+	VPANDD         Z6, Z1, Z10
+	BYTE $0x62; BYTE $0xd2; BYTE $0x1f; BYTE $0x48; BYTE $0x72; BYTE $0xf3 // VCVTNE2PS2BF16 Z11, Z12, Z6
+	VPTESTMW       Z2, Z6, K1, K1
+	VPSLLD         $0x10, Z6, Z11
+	VPANDD         Z6, Z1, Z12
+	BYTE $0x62; BYTE $0xd2; BYTE $0x0f; BYTE $0x48; BYTE $0x72; BYTE $0xf5 // VCVTNE2PS2BF16 Z13, Z14, Z6
+	VPTESTMW       Z2, Z6, K1, K1
+	VPSLLD         $0x10, Z6, Z13
+	VPANDD         Z6, Z1, Z14
+	VMULPS         (BX), Z7, Z7
+	VMULPS         64(BX), Z8, Z8
+	VMULPS         128(BX), Z9, Z9
+	VMULPS         192(BX), Z10, Z10
+	VMULPS         256(BX), Z11, Z11
+	VMULPS         320(BX), Z12, Z12
+	VMULPS         384(BX), Z13, Z13
+	VMULPS         448(BX), Z14, Z14
+	BYTE $0x62; BYTE $0xf2; BYTE $0x3f; BYTE $0x48; BYTE $0x72; BYTE $0xf7 // VCVTNE2PS2BF16 Z7, Z8, Z6
+	VPTESTMW       Z2, Z6, K2
+	VPSLLD         $0x10, Z6, Z7
+	VPANDD         Z6, Z1, Z8
+	BYTE $0x62; BYTE $0xd2; BYTE $0x2f; BYTE $0x48; BYTE $0x72; BYTE $0xf1 // VCVTNE2PS2BF16 Z9, Z10, Z6
+	VPTESTMW       Z2, Z6, K2, K2
+	VPSLLD         $0x10, Z6, Z9
+	VPANDD         Z6, Z1, Z10
+	BYTE $0x62; BYTE $0xd2; BYTE $0x1f; BYTE $0x48; BYTE $0x72; BYTE $0xf3 // VCVTNE2PS2BF16 Z11, Z12, Z6
+	VPTESTMW       Z2, Z6, K2, K2
+	VPSLLD         $0x10, Z6, Z11
+	VPANDD         Z6, Z1, Z12
+	BYTE $0x62; BYTE $0xd2; BYTE $0x0f; BYTE $0x48; BYTE $0x72; BYTE $0xf5 // VCVTNE2PS2BF16 Z13, Z14, Z6
+	VPTESTMW       Z2, Z6, K2, K2
+	VPSLLD         $0x10, Z6, Z13
+	VPANDD         Z6, Z1, Z14
+	VMULPS         64(SI), Z7, Z6
+	VMULPS         320(SI), Z11, Z15
+	VSUBPS         Z15, Z6, Z6
+	VMULPS         64(SI), Z11, Z11
+	VMULPS         320(SI), Z7, Z15
+	VADDPS         Z15, Z11, Z11
+	VMULPS         128(SI), Z8, Z7
+	VMULPS         384(SI), Z12, Z15
+	VSUBPS         Z15, Z7, Z7
+	VMULPS         128(SI), Z12, Z12
+	VMULPS         384(SI), Z8, Z15
+	VADDPS         Z15, Z12, Z12
+	VMULPS         192(SI), Z9, Z8
+	VMULPS         448(SI), Z13, Z15
+	VSUBPS         Z15, Z8, Z8
+	VMULPS         192(SI), Z13, Z13
+	VMULPS         448(SI), Z9, Z15
+	VADDPS         Z15, Z13, Z13
+	VMULPS         256(SI), Z10, Z9
+	VMULPS         512(SI), Z14, Z15
+	VSUBPS         Z15, Z9, Z9
+	VMULPS         256(SI), Z14, Z14
+	VMULPS         512(SI), Z10, Z15
+	VADDPS         Z15, Z14, Z14
+	BYTE $0x62; BYTE $0xf2; BYTE $0x47; BYTE $0x48; BYTE $0x72; BYTE $0xf6 // VCVTNE2PS2BF16 Z6, Z7, Z6
+	VPTESTMW       Z2, Z6, K3
+	VPERMW         Z6, Z3, Z6
+	BYTE $0x62; BYTE $0xd2; BYTE $0x37; BYTE $0x48; BYTE $0x72; BYTE $0xf8 // VCVTNE2PS2BF16 Z8, Z9, Z7
+	VPTESTMW       Z2, Z7, K3, K3
+	VPERMW         Z7, Z3, Z7
+	BYTE $0x62; BYTE $0x52; BYTE $0x1f; BYTE $0x48; BYTE $0x72; BYTE $0xc3 // VCVTNE2PS2BF16 Z11, Z12, Z8
+	VPTESTMW       Z2, Z8, K3, K3
+	VPERMW         Z8, Z3, Z8
+	BYTE $0x62; BYTE $0x52; BYTE $0x0f; BYTE $0x48; BYTE $0x72; BYTE $0xcd // VCVTNE2PS2BF16 Z13, Z14, Z9
+	VPTESTMW       Z2, Z9, K3, K3
+	VPERMW         Z9, Z3, Z9
+	KANDD          K2, K1, K1
+	KANDD          K3, K1, K1
+	KORTESTD       K1, K1
+	JCC            exact
+	VMOVDQU64      Z6, (R9)
+	VMOVDQU64      Z7, 64(R9)
+	VMOVDQU64      Z8, 128(R9)
+	VMOVDQU64      Z9, 192(R9)
+	ADDQ           DX, R9
+	INCQ           R10
+	CMPQ           R10, R8
+	JB             heads
+	MOVQ           R9, AX
+	ADDQ           R8, DI
+	CMPQ           DI, CX
+	JB             block
+
+ret:
+	MOVQ DI, ret+64(FP)
+	VZEROUPPER
+	RET
+
+exact:
+	ADDQ R10, DI
+	MOVQ DI, ret+64(FP)
+	VZEROUPPER
+	RET
 
 DATA qkr2e<>+0(SB)/4, $0x00000000
 DATA qkr2e<>+4(SB)/4, $0x00000008

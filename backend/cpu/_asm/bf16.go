@@ -108,50 +108,80 @@ func dwordTable(name string, v [16]int) Mem {
 	return m
 }
 
+// The layouts of qkNormRoPEBF16Kernel: l0 as loaded, l1 after x·r is rounded (the weight is
+// multiplied in it), l2 after w·h is rounded (the rotation's).
+var qkL0 = loadedLanes()
+var qkL1 = qkL0.rounded()
+var qkL2 = qkL1.rounded()
+
+// permuteBlocks emits, for each 32-value block of src (nblocks of them), its values in layout l:
+// the e lanes to dst, then the o lanes to dst+64.
+func permuteBlocks(dst, src Register, srcDisp, dstDisp, nblocks int, ie, io VecVirtual) {
+	for c := range nblocks {
+		for h, idx := range []VecVirtual{ie, io} {
+			v := ZMM()
+			VMOVUPS(Mem{Base: src, Disp: srcDisp + 128*c}, v)
+			VPERMT2PS(Mem{Base: src, Disp: srcDisp + 128*c + 64}, idx, v)
+			VMOVUPS(v, Mem{Base: dst, Disp: dstDisp + 128*c + 64*h})
+		}
+	}
+}
+
+// layoutTables declares the VPERMT2PS indices of layout l: lane j of e is element l.e[j].
+func layoutTables(name string, l bf16Lanes) (e, o Mem) {
+	return dwordTable(name+"e", l.e), dwordTable(name+"o", l.o)
+}
+
+var qkW1E, qkW1O Mem
+
+// qkWeightBF16Kernel emits qkWeightBF16(dst, w *float32): the 128 float32 of a norm weight in
+// the layout qkNormRoPEBF16Kernel multiplies them in, once per call of the op.
+func qkWeightBF16Kernel() {
+	qkW1E, qkW1O = layoutTables("qkw1", qkL1)
+	TEXT("qkWeightBF16", NOSPLIT, "func(dst, w *float32)")
+	Pragma("noescape")
+	Doc("qkWeightBF16 writes the 128 float32 of w to dst in the order qkNormRoPENeoX128BF16AVX512BF16 takes them.")
+	dst := Load(Param("dst"), GP64())
+	w := Load(Param("w"), GP64())
+	ie, io := ZMM(), ZMM()
+	VMOVDQU32(qkW1E, ie)
+	VMOVDQU32(qkW1O, io)
+	permuteBlocks(dst, w, 0, 0, 4, ie, io)
+	VZEROUPPER()
+	RET()
+}
+
 // qkNormRoPEBF16Kernel emits qkNormRoPENeoX128BF16AVX512BF16(x *byte, heads, stride int, w, cos,
 // sin, scratch *float32, eps float32) int: qk_rmsnorm_rope for bf16 heads of 128 rotated full
-// width NeoX style (Qwen3's shape), in place, with the reference's roundings.
+// width NeoX style (Qwen3's shape), in place, with the reference's roundings; w is the weight as
+// qkWeightBF16 lays it out.
 //
 // The heads go in blocks of up to 16, in two passes. The first computes every head's scale r;
 // the second normalizes, rounds, scales by the weight, rounds, rotates and stores each head.
-// A head's r is one long chain (32 squares, the lanes' sum, a square root and a division);
-// split off, the chains of a block's heads are independent and overlap, and the second pass has
-// no long chain at all.
+// Split this way, the first pass's long chains (32 squares, the lanes' sum, a square root and a
+// division) are independent of each other, and the second pass has no long chain at all.
+// (Measured on Zen 5: two heads interleaved in the second pass, or the first pass run a few
+// heads ahead of the second, were no faster or slower.)
 //
 // Values stay deinterleaved from load to store (bf16Lanes): the roundings to bf16 and back are
 // one VCVTNE2PS2BF16 and two one-cycle splits per 32 values, and only the final store puts the
-// words back in order (one VPERMW). The weight (once per call, into scratch) and the token's
-// cos/sin (in registers) are permuted to match. VCVTNE2PS2BF16 flushes subnormals: every rounded
-// word's exponent is tested, and a head with a zero one (an exact zero or a subnormal) is not
-// stored; the kernel returns how many heads it wrote, and the caller finishes that head on the
-// exact path and calls again for the rest.
+// words back in order (one VPERMW). VCVTNE2PS2BF16 flushes subnormals: every rounded word's
+// exponent is tested, and a head with a zero one (an exact zero or a subnormal) is not stored;
+// the kernel returns how many heads it wrote, and the caller finishes that head on the exact
+// path and calls again for the rest.
 //
-// scratch holds 128 + 16 float32.
+// scratch holds 144 float32: 16 scales and the token's cos and sin in layout l2.
 func qkNormRoPEBF16Kernel() {
 	const name = "qkNormRoPENeoX128BF16AVX512BF16"
 	TEXT(name, NOSPLIT, "func(x *byte, heads, stride int, w, cos, sin, scratch *float32, eps float32) int")
 	Pragma("noescape")
 	Doc(name+" normalizes and rotates up to `heads` BF16 heads of 128 elements in place, as qk_rmsnorm_rope does for a full-width NeoX rotation,",
 		"and returns how many it wrote: fewer when head number n rounds a value to zero or a subnormal, which it leaves to the caller.",
-		"scratch holds 144 float32.")
-	l0 := loadedLanes()
-	l1 := l0.rounded() // after x·r is rounded: the layout the weight is multiplied in
-	l2 := l1.rounded() // after w·h is rounded: the layout of the rotation
-	out := l2.words()
-	tab := func(name string, f func(j int) int) Mem {
-		var v [16]int
-		for j := range v {
-			v[j] = f(j)
-		}
-		return dwordTable(name, v)
-	}
-	w1E := tab("qkw1e", func(j int) int { return l1.e[j] })
-	w1O := tab("qkw1o", func(j int) int { return l1.o[j] })
-	r2E := tab("qkr2e", func(j int) int { return l2.e[j] })
-	r2O := tab("qkr2o", func(j int) int { return l2.o[j] })
+		"w is the weight as qkWeightBF16 writes it; scratch holds 144 float32.")
+	r2E, r2O := layoutTables("qkr2", qkL2)
 	outIdx := GLOBL("qkoutidx", RODATA|NOPTR)
 	for p := range 32 {
-		for i, e := range out {
+		for i, e := range qkL2.words() {
 			if e == p {
 				DATA(2*p, U16(uint16(i)))
 			}
@@ -162,6 +192,7 @@ func qkNormRoPEBF16Kernel() {
 	x := Load(Param("x"), GP64())
 	heads := Load(Param("heads"), GP64())
 	stride := Load(Param("stride"), GP64())
+	w := Load(Param("w"), GP64())
 	scratch := Load(Param("scratch"), GP64())
 	eps := Load(Param("eps"), XMM())
 	done := GP64()
@@ -169,42 +200,15 @@ func qkNormRoPEBF16Kernel() {
 	TESTQ(heads, heads)
 	JZ(LabelRef("ret"))
 
-	// The weight, permuted to l1, into scratch[0:128]; cos and sin, permuted to l2, into
-	// registers: block c (c = 0, 1) of the first halves pairs with block c+2 of the second, and
-	// both use cos/sin[32c:32c+32].
+	// cos and sin in layout l2 into scratch[16:80] and [80:144]: block c (c = 0, 1) of the
+	// first halves pairs with block c+2 of the second, and both use cos/sin[32c:32c+32].
 	{
-		w := Load(Param("w"), GP64())
-		ie, io := ZMM(), ZMM()
-		VMOVDQU32(w1E, ie)
-		VMOVDQU32(w1O, io)
-		for c := range 4 {
-			for h, idx := range []VecVirtual{ie, io} {
-				t := ZMM()
-				VMOVUPS(Mem{Base: w, Disp: 128 * c}, t)
-				VPERMT2PS(Mem{Base: w, Disp: 128*c + 64}, idx, t)
-				VMOVUPS(t, Mem{Base: scratch, Disp: 128*c + 64*h})
-			}
-		}
-	}
-	var cosR, sinR [2][2]VecVirtual // [block][e, o]
-	{
-		cs := Load(Param("cos"), GP64())
-		sn := Load(Param("sin"), GP64())
 		ie, io := ZMM(), ZMM()
 		VMOVDQU32(r2E, ie)
 		VMOVDQU32(r2O, io)
-		for c := range 2 {
-			for h, idx := range []VecVirtual{ie, io} {
-				for _, p := range []struct {
-					base Register
-					dst  *VecVirtual
-				}{{cs, &cosR[c][h]}, {sn, &sinR[c][h]}} {
-					t := ZMM()
-					VMOVUPS(Mem{Base: p.base, Disp: 128 * c}, t)
-					VPERMT2PS(Mem{Base: p.base, Disp: 128*c + 64}, idx, t)
-					*p.dst = t
-				}
-			}
+		for t, name := range []string{"cos", "sin"} {
+			src := Load(Param(name), GP64())
+			permuteBlocks(scratch, src, 0, 64+256*t, 2, ie, io)
 		}
 	}
 	hiMask, expMask, perm := ZMM(), ZMM(), ZMM()
@@ -218,7 +222,7 @@ func qkNormRoPEBF16Kernel() {
 		VPSLLD(U8(16), m, e)
 		VPANDD(m, hiMask, o)
 	}
-	rs := func(h Register) Mem { return Mem{Base: scratch, Index: h, Scale: 4, Disp: 512} }
+	rs := func(h Register) Mem { return Mem{Base: scratch, Index: h, Scale: 4} } // head h's scale
 
 	nb, p, h, sixteen := GP64(), GP64(), GP64(), GP64()
 	MOVQ(U32(16), sixteen)
@@ -228,7 +232,7 @@ func qkNormRoPEBF16Kernel() {
 	CMPQ(nb, sixteen)
 	CMOVQGT(sixteen, nb)
 
-	// First pass: r for each head of the block, into scratch[128+h].
+	// First pass: r for each head of the block.
 	MOVQ(x, p)
 	XORQ(h, h)
 	Label("sums")
@@ -247,8 +251,7 @@ func qkNormRoPEBF16Kernel() {
 		}
 		// Lane 2m in acc[0], 2m+1 in acc[1]: the first step adds the neighbours.
 		VADDPS(acc[1], acc[0], acc[0])
-		r := rmsScalar(sumTree(acc[0], true), nF, oneD, eps)
-		VMOVSS(r, rs(h))
+		VMOVSS(rmsScalar(sumTree(acc[0], true), nF, oneD, eps), rs(h))
 	}
 	ADDQ(stride, p)
 	INCQ(h)
@@ -269,54 +272,61 @@ func qkNormRoPEBF16Kernel() {
 			VMULPS(rz, e[c], e[c]) // x·r, x first (its NaN wins, as in the reference)
 			VMULPS(rz, o[c], o[c])
 		}
-		// K1 collects, over the head's rounded words, whether the exponent is non-zero.
-		tested := false
-		round := func(e, o, w VecVirtual) {
-			cvtNE2PS2BF16(o, e, w)
-			if tested {
-				VPTESTMW(expMask, w, K1, K1)
+		// Per rounding, a mask register collects whether each rounded word's exponent is
+		// non-zero (three short chains rather than one long one).
+		ks := [3]Register{K1, K2, K3}
+		round := func(r, c int, w VecVirtual) {
+			cvtNE2PS2BF16(o[c], e[c], w)
+			if c == 0 {
+				VPTESTMW(expMask, w, ks[r])
 			} else {
-				VPTESTMW(expMask, w, K1)
-				tested = true
+				VPTESTMW(expMask, w, ks[r], ks[r])
 			}
 		}
-		for c := range 4 {
-			w := ZMM()
-			round(e[c], o[c], w)
-			split(w, e[c], o[c])
-		}
-		for c := range 4 { // y = w·h, h first
-			VMULPS(Mem{Base: scratch, Disp: 128 * c}, e[c], e[c])
-			VMULPS(Mem{Base: scratch, Disp: 128*c + 64}, o[c], o[c])
-		}
-		for c := range 4 {
-			w := ZMM()
-			round(e[c], o[c], w)
-			split(w, e[c], o[c])
+		for r := range 2 {
+			for c := range 4 {
+				t := ZMM()
+				round(r, c, t)
+				split(t, e[c], o[c])
+			}
+			if r == 0 {
+				for c := range 4 { // y = w·h, h first
+					VMULPS(Mem{Base: w, Disp: 128 * c}, e[c], e[c])
+					VMULPS(Mem{Base: w, Disp: 128*c + 64}, o[c], o[c])
+				}
+			}
 		}
 		// The rotation: a = block c, b = block c+2; a' = a·cos − b·sin, b' = b·cos + a·sin,
 		// each product rounded to float32.
-		pp, qq := ZMM(), ZMM()
 		for c := range 2 {
-			for k, pair := range [][2]*VecVirtual{{&e[c], &e[c+2]}, {&o[c], &o[c+2]}} {
-				a, b := *pair[0], *pair[1]
-				cv, sv := cosR[c][k], sinR[c][k]
-				VMULPS(cv, a, pp)
-				VMULPS(sv, b, qq)
-				VSUBPS(qq, pp, pp)
-				VMULPS(cv, b, b)
-				VMULPS(sv, a, qq)
-				VADDPS(qq, b, b)
-				VMOVAPS(pp, a)
+			for k, v := range [][4]VecVirtual{e, o} {
+				cm := Mem{Base: scratch, Disp: 64 + 128*c + 64*k}
+				sm := cm
+				sm.Disp += 256
+				a, b := v[c], v[c+2]
+				na, q := ZMM(), ZMM()
+				VMULPS(cm, a, na)
+				VMULPS(sm, b, q)
+				VSUBPS(q, na, na)
+				VMULPS(cm, b, b)
+				VMULPS(sm, a, q)
+				VADDPS(q, b, b)
+				if k == 0 {
+					e[c] = na
+				} else {
+					o[c] = na
+				}
 			}
 		}
 		var res [4]VecVirtual
 		for c := range 4 {
 			res[c] = ZMM()
-			round(e[c], o[c], res[c])
+			round(2, c, res[c])
 			VPERMW(res[c], perm, res[c])
 		}
-		KORTESTD(K1, K1) // CF: every word had a non-zero exponent
+		KANDD(ks[1], ks[0], ks[0])
+		KANDD(ks[2], ks[0], ks[0])
+		KORTESTD(ks[0], ks[0]) // CF: every word had a non-zero exponent
 		JCC(LabelRef("exact"))
 		for c := range 4 {
 			VMOVDQU64(res[c], Mem{Base: p, Disp: 64 * c})

@@ -582,6 +582,7 @@ func main() {
 	// sixteen there are not enough, and bf16 there takes the norm kernel and the rotation.)
 	qkNormRoPEKernel(avx512, f32)
 	qkNormRoPEKernel(avx512, f16)
+	qkWeightBF16Kernel()
 	qkNormRoPEBF16Kernel()
 	Generate()
 	if out := flag.Lookup("out").Value.String(); out != "" && out != "-" {
