@@ -7,10 +7,15 @@
 // chosen once from golang.org/x/sys/cpu; tests force each one the machine has.
 //
 // The RMS norms of the fused ops are ops.SumSquares' float32 fused multiply-adds, 32 lanes in
-// two zmm, and its pairwise tree. qk_rmsnorm_rope runs one AVX-512 kernel per token for the norm, and for heads of 128
-// rotated full width NeoX style (Qwen3; f32 and f16 on AVX-512, bf16 on AVX512BF16) one kernel
-// that keeps each head in registers from load to store, two heads interleaved: a head alone is one long dependency chain (sum, square
-// root, two roundings, rotation) that the out-of-order window cannot overlap with the next.
+// two zmm, and its pairwise tree. qk_rmsnorm_rope runs one AVX-512 kernel per token for the
+// norm, and for heads of 128 rotated full width NeoX style (Qwen3) one kernel per token for the
+// whole op. In f32 and f16 (AVX-512) it keeps two interleaved heads in registers from load to
+// store: a head alone is one long dependency chain (sum, square root, two roundings, rotation)
+// that the out-of-order window cannot overlap with the next. In bf16 (AVX512BF16) it takes 16
+// heads in two passes, first every head's scale, then each head from load to store, with values
+// kept deinterleaved so that a rounding to bf16 and back is one VCVTNE2PS2BF16 and two splits;
+// a head whose rounding meets a zero or a subnormal (which that instruction flushes) is handed
+// back to the exact path (_asm/bf16.go explains the layouts).
 //
 // kv_rmsnorm_rope_cache runs one AVX-512 kernel per token when its rows are contiguous (caches in
 // the kv dtype, not the NZ modes; Dv a multiple of 32, Dk of 64, as DeepSeek's 512 and 64): the
