@@ -143,12 +143,16 @@ func TestQKNormRoPEManyHeads(t *testing.T) {
 		}
 		return x
 	}
-	tiny := math.Ldexp(1, -140)
+	tiny := math.Ldexp(1, -130) // a bf16 and float32 subnormal; x·r stays one
 	for _, d := range []tensor.DType{tensor.BF16, tensor.F16, tensor.F32} {
 		q := fill(d, HQ, map[int]float64{0: 0, 15: tiny, 16: 0, 20: tiny, 21: 0, 36: 0})
 		k := fill(d, HK, map[int]float64{2: 0, 4: tiny})
 		qw, kw := fill(d, 1, nil), fill(d, 1, nil)
 		qw.Shape, kw.Shape = []int{D}, []int{D}
+		// An infinite weight where key head 4 has its subnormal: the reference's y is infinite,
+		// while the subnormal flushed to zero would make it NaN.
+		setFloat(kw, 5, math.Inf(1))
+		setFloat(kw, 7, math.Inf(-1))
 		wantQ, wantK := q.Clone(), k.Clone()
 		ref, _ := rotary.New(spec, rotary.WithDispatcher(mustDispatcher(t, "none", ops.Auto)))
 		if err := ref.ForwardQKNorm(pos, wantQ, wantK, qw, kw, 1e-6); err != nil {
