@@ -963,10 +963,10 @@ func roundBF16(c consts, hiMask, quiet32, v VecVirtual) VecVirtual {
 
 // qkNormRoPEKernel emits qkNormRoPENeoX128<D><ISA>(x *byte, heads, stride int, w, cos,
 // sin *float32, eps float32): qk_rmsnorm_rope whole, for heads of 128 elements rotated full
-// width NeoX style (Qwen3's shape). Each head stays in registers from its load to its store:
-// the sum of squares as in qkNormKernel, the two intermediate roundings (bf16: VCVTNE2PS2BF16,
-// subnormals, which it flushes, taking the integer rounding; f16: VCVTPS2PH and back), then
-// the rotation by the token's cos/sin and one rounding store.
+// width NeoX style (Qwen3's shape), f32 and f16 (bf16 has its own, qkNormRoPEBF16Kernel). Each
+// head stays in registers from its load to its store: the sum of squares as in qkNormKernel,
+// the two intermediate roundings (f16: VCVTPS2PH and back), then the rotation by the token's
+// cos/sin and one rounding store.
 func qkNormRoPEKernel(s isa, d dtype) {
 	name := fmt.Sprintf("qkNormRoPENeoX128%s%s", d.name, s.name)
 	fastBF16 = s == avx512BF16
@@ -982,12 +982,7 @@ func qkNormRoPEKernel(s isa, d dtype) {
 	eps := Load(Param("eps"), XMM())
 	TESTQ(heads, heads)
 	JZ(LabelRef("done"))
-	var c consts
-	if d == bf16 {
-		// Only the exponent mask stays in a register; the subnormal fallbacks load their own.
-		c.expMask = ZMM()
-		VPBROADCASTD(cExp, c.expMask)
-	}
+	var c consts // f32 and f16 stores need no constants
 	tmp := GP64()
 	MOVQ(U32(128), tmp)
 	nF, oneD := rmsConsts(tmp)
@@ -1046,13 +1041,13 @@ func qkNormRoPEHeads(d dtype, c consts, x, stride, w, cs, sn, nF, oneD, eps Regi
 			a, b := y[h][k], y[h][k+1]
 			VMULPS(rz[h], a, a)
 			VMULPS(rz[h], b, b)
-			roundPair(d, c, a, b)
+			roundPair(d, a, b)
 		}
 		for h := range nh {
 			a, b := y[h][k], y[h][k+1]
 			VMULPS(Mem{Base: w, Disp: 64 * k}, a, a)
 			VMULPS(Mem{Base: w, Disp: 64 * (k + 1)}, b, b)
-			roundPair(d, c, a, b)
+			roundPair(d, a, b)
 		}
 	}
 	// Pairs (i, i+64): y[k] with y[k+4]; o1 = a·c − b·s into y[k], o2 = b·c + a·s into y[k+4].
@@ -1069,31 +1064,21 @@ func qkNormRoPEHeads(d dtype, c consts, x, stride, w, cs, sn, nF, oneD, eps Regi
 			VADDPS(q, b, b)
 			VMOVAPS(p, a)
 		}
-		if d == bf16 && fastBF16 {
-			for k := 0; k < 8; k += 2 {
-				VMOVAPS(y[h][k], Z31)
-				VMOVAPS(y[h][k+1], Z29)
-				storeBF16Wide(c, Mem{Base: base[h], Disp: 32 * k})
-			}
-			continue
-		}
 		for k := range 8 {
 			store(d, 16, c, y[h][k], Mem{Base: base[h], Disp: 16 * d.esize * k})
 		}
 	}
 }
 
-// roundPair rounds a and b (16 float32 each) to d and back in place (bf16: AVX512BF16 only).
-func roundPair(d dtype, c consts, a, b VecVirtual) {
-	switch d {
-	case bf16:
-		roundPairBF16(c, a, b)
-	case f16:
-		for _, v := range []VecVirtual{a, b} {
-			h := YMM()
-			VCVTPS2PH(U8(0), v, h)
-			VCVTPH2PS(h, v)
-		}
+// roundPair rounds a and b (16 float32 each) to d and back in place (f32: nothing to do).
+func roundPair(d dtype, a, b VecVirtual) {
+	if d != f16 {
+		return
+	}
+	for _, v := range []VecVirtual{a, b} {
+		h := YMM()
+		VCVTPS2PH(U8(0), v, h)
+		VCVTPH2PS(h, v)
 	}
 }
 
@@ -1180,42 +1165,3 @@ func rmsScalar(sum VecVirtual, nF, oneD, eps Register) VecVirtual {
 	return r
 }
 
-// roundPairBF16 rounds a and b (16 float32 each) to bf16 and back in place: one
-// VCVTNE2PS2BF16 and two widenings, or, when a lane has a zero exponent (the instruction
-// flushes subnormals), roundBF16's integer rounding.
-func roundPairBF16(c consts, a, b VecVirtual) {
-	VMOVAPS(a, Z31)
-	VMOVAPS(b, Z29)
-	k1, k2 := K(), K()
-	VPTESTNMD(c.expMask, a, k1)
-	VPTESTNMD(c.expMask, b, k2)
-	KORTESTW(k1, k2)
-	slow, done := newLabel("rndslow"), newLabel("rnddone")
-	JNZ(LabelRef(slow))
-	for i, bt := range []byte{0x62, 0x02, 0x17, 0x40, 0x72, 0xf7} {
-		ins := &ir.Instruction{Opcode: "BYTE", Operands: []Op{U8(bt)}}
-		if i == 0 {
-			ins.Inputs, ins.Outputs = []Op{Z31, Z29}, []Op{Z30}
-		}
-		Instruction(ins)
-	}
-	hiY := YMM()
-	VEXTRACTI64X4(U8(1), Z30, hiY)
-	VPMOVZXWD(Y30, a)
-	VPSLLD(U8(16), a, a)
-	VPMOVZXWD(hiY, b)
-	VPSLLD(U8(16), b, b)
-	Label(done)
-	coldPaths = append(coldPaths, func() {
-		Label(slow)
-		hiMask, quiet32 := ZMM(), ZMM()
-		VPBROADCASTD(cHiMask, hiMask)
-		VPBROADCASTD(cQuiet32, quiet32)
-		c := coldConsts(c)
-		ra := roundBF16(c, hiMask, quiet32, a)
-		rb := roundBF16(c, hiMask, quiet32, b)
-		VMOVAPS(ra, a)
-		VMOVAPS(rb, b)
-		JMP(LabelRef(done))
-	})
-}
