@@ -1164,4 +1164,3 @@ func rmsScalar(sum VecVirtual, nF, oneD, eps Register) VecVirtual {
 	VCVTSD2SS(q, r, r)
 	return r
 }
-
