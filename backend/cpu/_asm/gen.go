@@ -81,26 +81,17 @@ func declareConsts() {
 	cHiMask = ConstData("himask", U32(0xffff0000))
 	cQuiet32 = ConstData("quiet32", U32(0x00400000))
 	cOneF64 = ConstData("onef64", U64(0x3ff0000000000000)) // 1.0 (avo writes F64(1) as the integer 1)
-	cSign = GLOBL("evensign", RODATA|NOPTR)
+	var sign, dup [16]int
 	for i := range 16 {
-		v := uint32(0)
 		if i%2 == 0 {
-			v = 0x80000000
+			sign[i] = 0x80000000
 		}
-		DATA(4*i, U32(v))
+		dup[i] = i / 2
 	}
-	cDup16 = GLOBL("dupidx", RODATA|NOPTR)
-	for i := range 16 {
-		DATA(4*i, U32(i/2))
-	}
-	cEvenIdx = GLOBL("evenidx", RODATA|NOPTR)
-	for i := range 16 {
-		DATA(4*i, U32(2*i))
-	}
-	cOddIdx = GLOBL("oddidx", RODATA|NOPTR)
-	for i := range 16 {
-		DATA(4*i, U32(2*i+1))
-	}
+	cSign = dwordTable("evensign", sign)
+	cDup16 = dwordTable("dupidx", dup)
+	// A pair of registers' worth of elements deinterleaved: the even ones, then the odd ones.
+	cEvenIdx, cOddIdx = dwordTable("evenidx", qkL0.e), dwordTable("oddidx", qkL0.o)
 }
 
 // vec returns a new vector register of the given width in lanes.
