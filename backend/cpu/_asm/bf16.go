@@ -13,9 +13,10 @@ import (
 	. "github.com/mmcloughlin/avo/reg"
 )
 
-// The Go assembler does not know AVX512_BF16's VCVTNE2PS2BF16. cvtNE2PS2BF16 emits it under its
-// own name anyway, so that avo allocates its registers like any other instruction's, and
-// encodeBF16 rewrites each such line of the generated file into the instruction's bytes.
+// The Go assembler does not know AVX512_BF16's VCVTNE2PS2BF16 and VCVTNEPS2BF16 (nor does avo
+// v0.5.0). cvtNE2PS2BF16 and cvtNEPS2BF16 emit them under their own names anyway, so that avo
+// allocates their registers like any other instruction's, and encodeBF16 rewrites each such
+// line of the generated file into the instruction's bytes.
 
 // cvtNE2PS2BF16 emits VCVTNE2PS2BF16: dst's low 16 words are lo rounded to bf16 (nearest even,
 // NaNs quieted, subnormal inputs and results flushed to zero), its high 16 words hi's.
@@ -28,42 +29,61 @@ func cvtNE2PS2BF16(hi, lo, dst VecVirtual) {
 	})
 }
 
-var cvtNE2Line = regexp.MustCompile(`^(\s*)VCVTNE2PS2BF16\s+Z(\d+), Z(\d+), Z(\d+)\s*$`)
+// cvtNEPS2BF16 emits VCVTNEPS2BF16: dst's 16 words are src rounded to bf16, as cvtNE2PS2BF16.
+func cvtNEPS2BF16(src, dst VecVirtual) {
+	Instruction(&ir.Instruction{
+		Opcode:   "VCVTNEPS2BF16",
+		Operands: []Op{src, dst},
+		Inputs:   []Op{src},
+		Outputs:  []Op{dst},
+	})
+}
 
-// encodeBF16 rewrites the VCVTNE2PS2BF16 lines of the assembly file at path into BYTE
-// directives: EVEX.512.F2.0F38.W0 72 /r, ModRM.reg the destination, EVEX.vvvv (with V') the
-// first source, ModRM.rm (with B and X) the second.
+var (
+	cvtNE2Line = regexp.MustCompile(`^(\s*)VCVTNE2PS2BF16\s+Z(\d+), Z(\d+), Z(\d+)\s*$`)
+	cvtNELine  = regexp.MustCompile(`^(\s*)VCVTNEPS2BF16\s+Z(\d+), Y(\d+)\s*$`)
+)
+
+// encodeBF16 rewrites the VCVTNE2PS2BF16 and VCVTNEPS2BF16 lines of the assembly file at path
+// into BYTE directives: EVEX.512.F2.0F38.W0 72 /r and EVEX.512.F3.0F38.W0 72 /r, ModRM.reg the
+// destination, ModRM.rm (with B and X) the (second) source, EVEX.vvvv (with V') the first
+// source of the two-source form, unused (1111) in the other.
 func encodeBF16(path string) error {
 	src, err := os.ReadFile(path)
 	if err != nil {
 		return err
 	}
 	lines := strings.Split(string(src), "\n")
+	reg := func(s string) byte {
+		n, _ := strconv.Atoi(s)
+		return byte(n)
+	}
 	for i, line := range lines {
-		m := cvtNE2Line.FindStringSubmatch(line)
-		if m == nil {
+		var indent, name string
+		var rm, v, dst, pp byte // v = 0 encodes "no register"
+		if m := cvtNE2Line.FindStringSubmatch(line); m != nil {
+			indent, name = m[1], fmt.Sprintf("VCVTNE2PS2BF16 Z%s, Z%s, Z%s", m[2], m[3], m[4])
+			rm, v, dst, pp = reg(m[2]), reg(m[3]), reg(m[4]), 0x3
+		} else if m := cvtNELine.FindStringSubmatch(line); m != nil {
+			indent, name = m[1], fmt.Sprintf("VCVTNEPS2BF16 Z%s, Y%s", m[2], m[3])
+			rm, dst, pp = reg(m[2]), reg(m[3]), 0x2
+		} else {
 			continue
 		}
-		var r [3]byte // second source, first source, destination
-		for j := range r {
-			n, _ := strconv.Atoi(m[2+j])
-			r[j] = byte(n)
-		}
-		rm, v, dst := r[0], r[1], r[2]
 		inv := func(b byte) byte { return ^b & 1 }
 		p1 := inv(dst>>3)<<7 | inv(rm>>4)<<6 | inv(rm>>3)<<5 | inv(dst>>4)<<4 | 0x2
-		p2 := (^v&0xf)<<3 | 0x4 | 0x3
+		p2 := (^v&0xf)<<3 | 0x4 | pp
 		p3 := byte(0x40) | inv(v>>4)<<3
 		modrm := 0xc0 | (dst&7)<<3 | rm&7
 		var b strings.Builder
-		b.WriteString(m[1])
+		b.WriteString(indent)
 		for k, x := range []byte{0x62, p1, p2, p3, 0x72, modrm} {
 			if k > 0 {
 				b.WriteString("; ")
 			}
 			fmt.Fprintf(&b, "BYTE $0x%02x", x)
 		}
-		fmt.Fprintf(&b, " // VCVTNE2PS2BF16 Z%d, Z%d, Z%d", rm, v, dst)
+		b.WriteString(" // " + name)
 		lines[i] = b.String()
 	}
 	return os.WriteFile(path, []byte(strings.Join(lines, "\n")), 0o644)
@@ -114,14 +134,15 @@ var qkL0 = loadedLanes()
 var qkL1 = qkL0.rounded()
 var qkL2 = qkL1.rounded()
 
-// permuteBlocks emits, for each 32-value block of src (nblocks of them), its values in layout l:
-// the e lanes to dst, then the o lanes to dst+64.
-func permuteBlocks(dst, src Register, srcDisp, dstDisp, nblocks int, ie, io VecVirtual) {
+// permuteBlocks emits, for each of the nblocks 32-value blocks of float32 at src, its values in
+// the layout whose VPERMT2PS indices ie and io are (layoutTables): the e lanes to dst+dstDisp,
+// then the o lanes 64 bytes on.
+func permuteBlocks(dst, src Register, dstDisp, nblocks int, ie, io VecVirtual) {
 	for c := range nblocks {
 		for h, idx := range []VecVirtual{ie, io} {
 			v := ZMM()
-			VMOVUPS(Mem{Base: src, Disp: srcDisp + 128*c}, v)
-			VPERMT2PS(Mem{Base: src, Disp: srcDisp + 128*c + 64}, idx, v)
+			VMOVUPS(Mem{Base: src, Disp: 128 * c}, v)
+			VPERMT2PS(Mem{Base: src, Disp: 128*c + 64}, idx, v)
 			VMOVUPS(v, Mem{Base: dst, Disp: dstDisp + 128*c + 64*h})
 		}
 	}
@@ -132,21 +153,19 @@ func layoutTables(name string, l bf16Lanes) (e, o Mem) {
 	return dwordTable(name+"e", l.e), dwordTable(name+"o", l.o)
 }
 
-var qkW1E, qkW1O Mem
-
 // qkWeightBF16Kernel emits qkWeightBF16(dst, w *float32): the 128 float32 of a norm weight in
 // the layout qkNormRoPEBF16Kernel multiplies them in, once per call of the op.
 func qkWeightBF16Kernel() {
-	qkW1E, qkW1O = layoutTables("qkw1", qkL1)
+	w1E, w1O := layoutTables("qkw1", qkL1)
 	TEXT("qkWeightBF16", NOSPLIT, "func(dst, w *float32)")
 	Pragma("noescape")
 	Doc("qkWeightBF16 writes the 128 float32 of w to dst in the order qkNormRoPENeoX128BF16AVX512BF16 takes them.")
 	dst := Load(Param("dst"), GP64())
 	w := Load(Param("w"), GP64())
 	ie, io := ZMM(), ZMM()
-	VMOVDQU32(qkW1E, ie)
-	VMOVDQU32(qkW1O, io)
-	permuteBlocks(dst, w, 0, 0, 4, ie, io)
+	VMOVDQU32(w1E, ie)
+	VMOVDQU32(w1O, io)
+	permuteBlocks(dst, w, 0, 4, ie, io)
 	VZEROUPPER()
 	RET()
 }
@@ -208,7 +227,7 @@ func qkNormRoPEBF16Kernel() {
 		VMOVDQU32(r2O, io)
 		for t, name := range []string{"cos", "sin"} {
 			src := Load(Param(name), GP64())
-			permuteBlocks(scratch, src, 0, 64+256*t, 2, ie, io)
+			permuteBlocks(scratch, src, 64+256*t, 2, ie, io)
 		}
 	}
 	hiMask, expMask, perm := ZMM(), ZMM(), ZMM()

@@ -13,7 +13,6 @@ import (
 	"os"
 
 	. "github.com/mmcloughlin/avo/build"
-	"github.com/mmcloughlin/avo/ir"
 	. "github.com/mmcloughlin/avo/operand"
 	. "github.com/mmcloughlin/avo/reg"
 )
@@ -172,9 +171,8 @@ func store(d dtype, lanes int, c consts, v VecVirtual, m Mem) {
 			// VCVTNEPS2BF16 rounds to nearest even and quiets NaNs exactly as the reference,
 			// but flushes subnormal inputs to zero: a vector with any zero-exponent lane takes
 			// the integer path below instead.
-			VMOVAPS(v, Z31)
-			cvtBF16(false)
-			r := Y30
+			r := YMM()
+			cvtNEPS2BF16(v, r)
 			k := K()
 			VPTESTNMD(fit(c.expMask, lanes), v, k)
 			KORTESTW(k, k)
@@ -253,36 +251,14 @@ func neoxRotate(d dtype, lanes int, c consts, cv, sv, cv2, sv2 VecVirtual, m1, m
 	VMULPS(sv, b, bs)
 	VMULPS(cv2, b, bc)
 	VMULPS(sv2, a, as)
-	if d == bf16 && fastBF16 && lanes == 16 {
-		// Both outputs land in the fixed registers the hand-encoded conversions read, and one
-		// test covers both for the subnormal fallback.
-		VSUBPS(bs, ac, Z31)
-		VADDPS(as, bc, Z29)
-		storeBF16Pair(c, m1, m2)
-		return
-	}
 	VSUBPS(bs, ac, ac) // o1 = a·c − b·s
 	VADDPS(as, bc, bc) // o2 = b·c + a·s
+	if d == bf16 && fastBF16 && lanes == 16 {
+		storeBF16Pair(c, ac, bc, m1, m2) // one test covers both for the subnormal fallback
+		return
+	}
 	store(d, lanes, c, ac, m1)
 	store(d, lanes, c, bc, m2)
-}
-
-// cvtBF16 emits VCVTNEPS2BF16 from Z31 to Y30 and from Z29 to Y28 (EVEX.512.F3.0F38.W0 72 /r),
-// encoded by hand: neither avo v0.5.0 nor the Go assembler knows the instruction.
-func cvtBF16(pair bool) {
-	emit := func(modrm byte, in, out Op) {
-		for i, b := range []byte{0x62, 0x02, 0x7e, 0x48, 0x72, modrm} {
-			ins := &ir.Instruction{Opcode: "BYTE", Operands: []Op{U8(b)}}
-			if i == 0 {
-				ins.Inputs, ins.Outputs = []Op{in}, []Op{out}
-			}
-			Instruction(ins)
-		}
-	}
-	emit(0xf7, Z31, Y30)
-	if pair {
-		emit(0xe5, Z29, Y28)
-	}
 }
 
 // neoxRotateBF16x2 rotates 32 consecutive pairs (two blocks, each with its cos/sin registers):
@@ -292,13 +268,14 @@ func neoxRotateBF16x2(c consts, c0, s0, c1, s1 VecVirtual, m1, m2 Mem) {
 	a0, a1 := load(bf16, 16, m1), load(bf16, 16, next(m1))
 	b0, b1 := load(bf16, 16, m2), load(bf16, 16, next(m2))
 	p, q := vec(16), vec(16)
-	// First halves: o1 = a·c − b·s, block 0 into Z31, block 1 into Z29.
+	// First halves: o1 = a·c − b·s.
+	f0, f1 := vec(16), vec(16)
 	VMULPS(c0, a0, p)
 	VMULPS(s0, b0, q)
-	VSUBPS(q, p, Z31)
+	VSUBPS(q, p, f0)
 	VMULPS(c1, a1, p)
 	VMULPS(s1, b1, q)
-	VSUBPS(q, p, Z29)
+	VSUBPS(q, p, f1)
 	// Second halves: o2 = b·c + a·s, kept until the first halves are stored.
 	o0, o1 := vec(16), vec(16)
 	VMULPS(c0, b0, o0)
@@ -307,38 +284,31 @@ func neoxRotateBF16x2(c consts, c0, s0, c1, s1 VecVirtual, m1, m2 Mem) {
 	VMULPS(c1, b1, o1)
 	VMULPS(s1, a1, q)
 	VADDPS(q, o1, o1)
-	storeBF16Wide(c, m1)
-	VMOVAPS(o0, Z31)
-	VMOVAPS(o1, Z29)
-	storeBF16Wide(c, m2)
+	storeBF16Wide(c, f0, f1, m1)
+	storeBF16Wide(c, o0, o1, m2)
 }
 
-// storeBF16Wide stores Z31 (16 values) then Z29 (the next 16) as 32 bf16 at m: one
-// VCVTNE2PS2BF16 Z29, Z31 → Z30 (EVEX.512.F2.0F38.W0 72 /r, hand-encoded) and one store, unless a
-// lane has a zero exponent (the instruction flushes subnormals), then the integer path.
-func storeBF16Wide(c consts, m Mem) {
+// storeBF16Wide stores lo (16 values) then hi (the next 16) as 32 bf16 at m: one
+// VCVTNE2PS2BF16 and one store, unless a lane has a zero exponent (the instruction flushes
+// subnormals), then the integer path.
+func storeBF16Wide(c consts, lo, hi VecVirtual, m Mem) {
 	k1, k2 := K(), K()
-	VPTESTNMD(c.expMask, Z31, k1)
-	VPTESTNMD(c.expMask, Z29, k2)
+	VPTESTNMD(c.expMask, lo, k1)
+	VPTESTNMD(c.expMask, hi, k2)
 	KORTESTW(k1, k2)
 	slow, done := newLabel("bf16wslow"), newLabel("bf16wdone")
 	JNZ(LabelRef(slow))
-	for i, b := range []byte{0x62, 0x02, 0x17, 0x40, 0x72, 0xf7} {
-		ins := &ir.Instruction{Opcode: "BYTE", Operands: []Op{U8(b)}}
-		if i == 0 {
-			ins.Inputs, ins.Outputs = []Op{Z31, Z29}, []Op{Z30}
-		}
-		Instruction(ins)
-	}
-	VMOVDQU16(Z30, m)
+	w := ZMM()
+	cvtNE2PS2BF16(hi, lo, w)
+	VMOVDQU16(w, m)
 	Label(done)
-	hi := m
-	hi.Disp += 32
+	mhi := m
+	mhi.Disp += 32
 	coldPaths = append(coldPaths, func() {
 		Label(slow)
 		c := coldConsts(c)
-		storeBF16Int(16, c, Z31, m)
-		storeBF16Int(16, c, Z29, hi)
+		storeBF16Int(16, c, lo, m)
+		storeBF16Int(16, c, hi, mhi)
 		JMP(LabelRef(done))
 	})
 }
@@ -354,23 +324,28 @@ func coldConsts(c consts) consts {
 	return c
 }
 
-// storeBF16Pair stores Z31 at m1 and Z29 at m2 as bf16: VCVTNEPS2BF16 unless a lane of either
+// storeBF16Pair stores a at m1 and b at m2 as bf16: VCVTNEPS2BF16 unless a lane of either
 // has a zero exponent (zero or subnormal, which the instruction flushes), then the integer path.
-func storeBF16Pair(c consts, m1, m2 Mem) {
+func storeBF16Pair(c consts, a, b VecVirtual, m1, m2 Mem) {
 	k1, k2 := K(), K()
-	VPTESTNMD(c.expMask, Z31, k1)
-	VPTESTNMD(c.expMask, Z29, k2)
+	VPTESTNMD(c.expMask, a, k1)
+	VPTESTNMD(c.expMask, b, k2)
 	KORTESTW(k1, k2)
 	slow, done := newLabel("bf16slow"), newLabel("bf16done")
 	JNZ(LabelRef(slow))
-	cvtBF16(true)
-	VMOVDQU32(Y30, m1)
-	VMOVDQU32(Y28, m2)
+	for _, p := range []struct {
+		v VecVirtual
+		m Mem
+	}{{a, m1}, {b, m2}} {
+		r := YMM()
+		cvtNEPS2BF16(p.v, r)
+		VMOVDQU32(r, p.m)
+	}
 	Label(done)
 	coldPaths = append(coldPaths, func() {
 		Label(slow)
-		storeBF16Int(16, c, Z31, m1)
-		storeBF16Int(16, c, Z29, m2)
+		storeBF16Int(16, c, a, m1)
+		storeBF16Int(16, c, b, m2)
 		JMP(LabelRef(done))
 	})
 }
@@ -857,9 +832,7 @@ func kvcTokenKernel(s isa, d dtype) {
 // kvcStore32 rounds v[0] and v[1] (32 consecutive values) to d and stores them at m.
 func kvcStore32(d dtype, c consts, v [2]VecVirtual, m Mem) {
 	if d == bf16 {
-		VMOVAPS(v[0], Z31)
-		VMOVAPS(v[1], Z29)
-		storeBF16Wide(c, m)
+		storeBF16Wide(c, v[0], v[1], m)
 		return
 	}
 	store(d, 16, c, v[0], m)
