@@ -83,3 +83,28 @@ func BenchmarkForward(b *testing.B) {
 		})
 	}
 }
+
+// TestForwardQKNormAllocs: ForwardQKNorm on bf16 Qwen3 heads does not allocate, including
+// when a head goes back from the fused kernel to the exact path (an exact zero in it).
+func TestForwardQKNormAllocs(t *testing.T) {
+	if testing.Short() {
+		t.Skip("allocation counts in -short mode")
+	}
+	rng := rand.New(rand.NewPCG(62, 63))
+	e := mustNew(t, Spec{HeadSize: 128, RotaryDim: 128, Base: 1e6, MaxPositions: 4096})
+	q := newView(tensor.BF16, layout{tokens: 16, heads: 32, headSize: 128}, rng).t
+	k := newView(tensor.BF16, layout{tokens: 16, heads: 8, headSize: 128}, rng).t
+	w := tensor.Zeros(tensor.BF16, 128)
+	for i := range w.Bits {
+		w.Bits[i] = tensor.BF16FromFloat32(1 + float32(i)/128)
+	}
+	q.Bits[q.Offset+5*128+3] = 0
+	pos := posTensor(randPositions(rng, 16, 4096), false)
+	if n := testing.AllocsPerRun(20, func() {
+		if err := e.ForwardQKNorm(pos, q, k, w, w, 1e-6); err != nil {
+			panic(err)
+		}
+	}); n != 0 {
+		t.Errorf("ForwardQKNorm allocates %v times per call", n)
+	}
+}

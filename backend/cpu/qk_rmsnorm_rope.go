@@ -66,22 +66,22 @@ func qkNormRotateHeads(k *kernels, h *ops.Heads, t int, w []float32, fw *[128]fl
 	base := h.Off + t*h.TokenStride
 	if h.HeadSize == 2*len(cos) {
 		stride := h.HeadStride * h.DType.Size()
-		for done := 0; ; {
-			n, ok := qkNormRoPEAsm(k.isa, h.DType, gptj, headPtr(h, base+done*h.HeadStride), h.NumHeads-done, stride, w, fw, cos, sin, eps, scratch)
-			if !ok {
-				break
+		fusedFrom := func(i int) (int, bool) {
+			return qkNormRoPEAsm(k.isa, h.DType, gptj, headPtr(h, base+i*h.HeadStride), h.NumHeads-i, stride, w, fw, cos, sin, eps, scratch)
+		}
+		if done, ok := fusedFrom(0); ok {
+			for done < h.NumHeads {
+				// The kernel left head `done` to the exact path.
+				one := *h
+				one.Off, one.NumHeads = h.Off+done*h.HeadStride, 1
+				qkNormHeads(k, &one, t, w, eps, head)
+				rotateHeads(k, &one, t, cos, sin, gptj)
+				if done++; done < h.NumHeads {
+					n, _ := fusedFrom(done)
+					done += n
+				}
 			}
-			if done += n; done == h.NumHeads {
-				return
-			}
-			// The kernel left this head to the exact path.
-			one := *h
-			one.Off, one.NumHeads = h.Off+done*h.HeadStride, 1
-			qkNormHeads(k, &one, t, w, eps, head)
-			rotateHeads(k, &one, t, cos, sin, gptj)
-			if done++; done == h.NumHeads {
-				return
-			}
+			return
 		}
 	}
 	qkNormHeads(k, h, t, w, eps, head)
