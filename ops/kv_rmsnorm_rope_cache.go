@@ -167,24 +167,48 @@ type KvRmsNormRopeCacheArgs struct {
 	KQuant, CKVQuant KvQuant
 	// The row addressing of kv, cos, sin and the optional outputs, worked out once.
 	kvRows, cosRows, sinRows, kRopeRows, ckvRows kvcRows
+	// idx addresses the index tensor's values, worked out once.
+	idx kvcIndex
+}
+
+// kvcIndex reads the index tensor's values (I64 or I32, rank 1 or 2) without going through
+// tensor.Tensor per value: the per-token paths and the checks read every value.
+type kvcIndex struct {
+	i64             []int64
+	i32             []int32
+	off, s0, s1, n1 int // n1: the length of the second dimension (1 for rank 1)
+}
+
+func kvcIndexOf(t tensor.Tensor) kvcIndex {
+	x := kvcIndex{i64: t.I64, i32: t.I32, off: t.Offset, s0: t.Stride(0), n1: 1}
+	if t.Rank() == 2 {
+		x.s1, x.n1 = t.Stride(1), t.Shape[1]
+	}
+	return x
+}
+
+// at is the value at backing index p.
+func (x *kvcIndex) at(p int) int64 {
+	if x.i32 != nil {
+		return int64(x.i32[p])
+	}
+	return x.i64[p]
 }
 
 // IndexValue is the index entry that places token s of batch b (for PA_BLK_* modes, the entry
 // of the block the token falls in).
 func (a *KvRmsNormRopeCacheArgs) IndexValue(b, s int) int64 {
+	x := &a.idx
 	var i int
 	switch {
 	case a.CacheMode == CacheNorm:
-		i = a.Index.Offset + b*a.Index.Stride(0) + s*a.Index.Stride(1)
+		i = x.off + b*x.s0 + s*x.s1
 	case a.CacheMode.PerBlock():
-		i = a.Index.Offset + (b*a.blocksPerSeq()+s/a.KLayout.BlockSize)*a.Index.Stride(0)
+		i = x.off + (b*a.blocksPerSeq()+s/a.KLayout.BlockSize)*x.s0
 	default:
-		i = a.Index.Offset + (b*a.Seq+s)*a.Index.Stride(0)
+		i = x.off + (b*a.Seq+s)*x.s0
 	}
-	if a.Index.DType == tensor.I32 {
-		return int64(a.Index.I32[i])
-	}
-	return a.Index.I64[i]
+	return x.at(i)
 }
 
 // blocksPerSeq is ceil(S/BlockSize), without overflow.
@@ -406,6 +430,7 @@ func (a *KvRmsNormRopeCacheArgs) checkIndex() error {
 	if !slices.Equal(idx.Shape, want) {
 		return fmt.Errorf("index: shape %s: %s mode wants %s = %s", tensor.ShapeString(idx.Shape), mode, form, tensor.ShapeString(want))
 	}
+	a.idx = kvcIndexOf(idx)
 
 	// Range: Norm positions lie in [−1, Scache); paged values are global slots in
 	// [−1, BlockNum·BlockSize). Keys identify what must not repeat.
@@ -475,14 +500,11 @@ func (a *KvRmsNormRopeCacheArgs) checkIndex() error {
 
 // indexAt is the i-th index value in row-major order.
 func (a *KvRmsNormRopeCacheArgs) indexAt(i int) int64 {
-	idx := a.Index
-	var p int
-	if idx.Rank() == 2 {
-		p = idx.Offset + i/idx.Shape[1]*idx.Stride(0) + i%idx.Shape[1]*idx.Stride(1)
-	} else {
-		p = idx.Offset + i*idx.Stride(0)
+	x := &a.idx
+	if x.n1 == 1 {
+		return x.at(x.off + i*x.s0)
 	}
-	return idx.Int64At(p)
+	return x.at(x.off + i/x.n1*x.s0 + i%x.n1*x.s1)
 }
 
 // indexName formats the coordinates of the i-th index value.
