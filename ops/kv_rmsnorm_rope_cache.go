@@ -119,6 +119,11 @@ func (l *KvCacheLayout) At(block, slot, c int) int {
 	return l.Off + block*l.BlockStride + slot*l.SlotStride + c/l.Group*l.GroupStride + c%l.Group
 }
 
+// RowAt is At(block, slot, 0): the backing index of the row of (block, slot).
+func (l *KvCacheLayout) RowAt(block, slot int) int {
+	return l.Off + block*l.BlockStride + slot*l.SlotStride
+}
+
 // KvQuant is the int8 quantisation of one cache: channel c uses Scale[ScaleAt + c·ScaleStep]
 // and, when Offset is set, Offset[OffsetAt + c·OffsetStep] (step 0: one value per tensor).
 type KvQuant struct {

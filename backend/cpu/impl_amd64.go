@@ -3,6 +3,8 @@
 package cpu
 
 import (
+	"unsafe"
+
 	"golang.org/x/sys/cpu"
 
 	"github.com/rotary-go/rotary/tensor"
@@ -196,6 +198,16 @@ func kvcTokenAsm(i isa, d tensor.DType, ckv, krope, kv, cos, sin *byte, g []floa
 	case tensor.BF16:
 		kvcTokenBF16AVX512BF16(ckv, krope, kv, cos, sin, &g[0], len(g), dk, eps)
 	}
+}
+
+// kvcGroupOK reports whether the ISA has kvcGroupAsm's multi-token kernel for dtype d (for rows
+// kvcTokenOK accepts): bf16 on AVX512BF16.
+func kvcGroupOK(i isa, d tensor.DType) bool { return d == tensor.BF16 && i == isaAVX512BF16 }
+
+// kvcGroupAsm runs kv_rmsnorm_rope_cache's multi-token kernel on the n (1..kvcGroupSize) tokens of
+// grp (kvcGroupOK says when there is one), gd the widened gamma as kvcDeinterleave lays it out.
+func kvcGroupAsm(grp *kvcGroup, n int, gd []float32, scratch *[kvcGroupSize]float32, dk int, eps float32) {
+	kvcGroupBF16AVX512BF16((*byte)(unsafe.Pointer(grp)), n, &gd[0], &scratch[0], len(gd), dk, eps)
 }
 
 // kvcTokenOK reports whether the ISA has a one-token kernel for dtype d with dv normalized and dk

@@ -17,7 +17,11 @@ func widenAsm(isa, tensor.DType, []float32, []uint16) int           { return 0 }
 func narrowAsm(isa, tensor.DType, []uint16, []float32) int          { return 0 }
 func kvcNormAsm(isa, []float32, []float32, []float32, float32) bool { return false }
 func kvcTokenOK(isa, tensor.DType, int, int) bool                   { return false }
+func kvcGroupOK(isa, tensor.DType) bool                             { return false }
 func kvcTokenAsm(isa, tensor.DType, *byte, *byte, *byte, *byte, *byte, []float32, int, float32) {
+	panic("cpu: no assembly kernels in this build")
+}
+func kvcGroupAsm(*kvcGroup, int, []float32, *[kvcGroupSize]float32, int, float32) {
 	panic("cpu: no assembly kernels in this build")
 }
 func qkNormAsm(isa, tensor.DType, *byte, int, int, []float32, int, float32) bool {

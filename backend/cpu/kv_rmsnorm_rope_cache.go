@@ -54,31 +54,153 @@ func kvRmsNormRopeCache(a *ops.KvRmsNormRopeCacheArgs, lo, hi int) {
 	}
 	cosB, sinB := cs[:dk:dk], cs[dk:]
 	fused := kvcTokenOK(k.isa, a.KV.DType, dv, dk) && kvcContiguous(a)
+	if fused && kvcGroupOK(k.isa, a.KV.DType) {
+		var gdStack [kvcStack]float32
+		gd := gdStack[:]
+		if dv > kvcStack {
+			gd = make([]float32, dv)
+		}
+		gd = kvcDeinterleave(gd[:dv:dv], g)
+		kvcGroupRange(k, a, lo, hi, g, gd, x, y, cosB, sinB, eps)
+		return
+	}
 	for t := lo; t < hi; t++ {
 		b, s := t/a.Seq, t%a.Seq
 		if fused && kvcFusedToken(k, a, b, s, g, eps) {
 			continue
 		}
-		kvcRowF32(k, x, a.KV, a.KVRow(b, s))
-		kvcRowF32(k, cosB, a.Cos, a.CosRow(b, s))
-		kvcRowF32(k, sinB, a.Sin, a.SinRow(b, s))
-		kvcNorm(k, y[:dv:dv], x[:dv:dv], g, eps)
-		kvcRope(y[dv:], x[dv:], cosB, sinB)
-
-		if !a.KRope.IsZero() {
-			kvcStoreRun(k, a.KRope, a.KRopeRow(b, s), y[dv:])
-		}
-		if !a.CKV.IsZero() {
-			kvcStoreRun(k, a.CKV, a.CKVRow(b, s), y[:dv])
-		}
-		block, slot, ok := a.Slot(b, s)
-		if !ok {
-			continue
-		}
-		kvcStoreCache(k, a.KCache, &a.KLayout, &a.KQuant, block, slot, y[dv:])
-		kvcStoreCache(k, a.CKVCache, &a.CKVLayout, &a.CKVQuant, block, slot, y[:dv])
+		kvcExactToken(k, a, b, s, g, x, y, cosB, sinB, eps)
 	}
 }
+
+// kvcExactToken runs token (b, s) through widened rows: x and y hold Dv+Dk float32, cosB and
+// sinB Dk.
+func kvcExactToken(k *kernels, a *ops.KvRmsNormRopeCacheArgs, b, s int, g, x, y, cosB, sinB []float32, eps float32) {
+	dv := a.Dv
+	kvcRowF32(k, x, a.KV, a.KVRow(b, s))
+	kvcRowF32(k, cosB, a.Cos, a.CosRow(b, s))
+	kvcRowF32(k, sinB, a.Sin, a.SinRow(b, s))
+	kvcNorm(k, y[:dv:dv], x[:dv:dv], g, eps)
+	kvcRope(y[dv:], x[dv:], cosB, sinB)
+
+	if !a.KRope.IsZero() {
+		kvcStoreRun(k, a.KRope, a.KRopeRow(b, s), y[dv:])
+	}
+	if !a.CKV.IsZero() {
+		kvcStoreRun(k, a.CKV, a.CKVRow(b, s), y[:dv])
+	}
+	block, slot, ok := a.Slot(b, s)
+	if !ok {
+		return
+	}
+	kvcStoreCache(k, a.KCache, &a.KLayout, &a.KQuant, block, slot, y[dv:])
+	kvcStoreCache(k, a.CKVCache, &a.CKVLayout, &a.CKVQuant, block, slot, y[:dv])
+}
+
+// kvcGroupSize is how many tokens one call of the multi-token kernel takes.
+const kvcGroupSize = 16
+
+// kvcGroup holds up to kvcGroupSize tokens' row addresses, laid out as kvcGroupAsm reads them:
+// the kv, cos and sin rows, then where the normalized and the rotated results go.
+type kvcGroup struct {
+	kv, cos, sin, ckv, krope [kvcGroupSize]*byte
+}
+
+// kvcDeinterleave writes g to dst (same length, a multiple of 32) as the multi-token kernel
+// multiplies it: each block of 32 as its 16 even elements, then its 16 odd ones.
+func kvcDeinterleave(dst, g []float32) []float32 {
+	for j := 0; j+32 <= len(dst) && j+32 <= len(g); j += 32 {
+		d, s := dst[j:j+32:j+32], g[j:j+32:j+32]
+		for l := range 16 {
+			d[l], d[16+l] = s[2*l], s[2*l+1]
+		}
+	}
+	return dst
+}
+
+// kvcGroupRange runs tokens [lo, hi) through the multi-token kernel, kvcGroupSize at a time, then
+// copies each cached token's rounded rows into the outputs, when asked for. A skipped token with
+// one output only takes kvcExactToken (g, x, y, cosB and sinB as it wants them).
+func kvcGroupRange(k *kernels, a *ops.KvRmsNormRopeCacheArgs, lo, hi int, g, gd, x, y, cosB, sinB []float32, eps float32) {
+	dv, dk := a.Dv, a.Dk
+	kv, cos, sin := kvcViewOf(a.KV), kvcViewOf(a.Cos), kvcViewOf(a.Sin)
+	kc, cc := kvcViewOf(a.KCache), kvcViewOf(a.CKVCache)
+	hasK, hasC := !a.KRope.IsZero(), !a.CKV.IsZero()
+	kOut, cOut := kvcViewOf(a.KRope), kvcViewOf(a.CKV)
+	var grp kvcGroup
+	var scratch [kvcGroupSize]float32
+	// Per token of the group, for the outputs' copies: its (b, s) and cache rows, ok when cached.
+	var bs, ss, cis, kis [kvcGroupSize]int
+	var oks [kvcGroupSize]bool
+	n := 0
+	flush := func() {
+		kvcGroupAsm(&grp, n, gd, &scratch, dk, eps)
+		for i := range n {
+			if !oks[i] {
+				continue
+			}
+			if hasC {
+				kvcCopyRow(a.CKV, a.CKVRow(bs[i], ss[i]), a.CKVCache, cis[i], dv)
+			}
+			if hasK {
+				kvcCopyRow(a.KRope, a.KRopeRow(bs[i], ss[i]), a.KCache, kis[i], dk)
+			}
+		}
+		n = 0
+	}
+	b, s := lo/a.Seq, lo%a.Seq
+	for t := lo; t < hi; t, s = t+1, s+1 {
+		if s == a.Seq {
+			b, s = b+1, 0
+		}
+		block, slot, ok := a.Slot(b, s)
+		switch {
+		case ok:
+			ci, ki := a.CKVLayout.RowAt(block, slot), a.KLayout.RowAt(block, slot)
+			grp.ckv[n], grp.krope[n] = cc.row(ci, dv), kc.row(ki, dk)
+			cis[n], kis[n] = ci, ki
+		case hasC && hasK:
+			grp.ckv[n], grp.krope[n] = cOut.row(a.CKVRow(b, s), dv), kOut.row(a.KRopeRow(b, s), dk)
+		case hasC || hasK:
+			if n > 0 {
+				flush()
+			}
+			kvcExactToken(k, a, b, s, g, x, y, cosB, sinB, eps)
+			continue
+		default:
+			continue // skipped, and no outputs
+		}
+		grp.kv[n] = kv.row(a.KVRow(b, s), dv+dk)
+		grp.cos[n], grp.sin[n] = cos.row(a.CosRow(b, s), dk), sin.row(a.SinRow(b, s), dk)
+		bs[n], ss[n], oks[n] = b, s, ok
+		n++
+		if n == kvcGroupSize {
+			flush()
+		}
+	}
+	if n > 0 {
+		flush()
+	}
+}
+
+// kvcView is a float tensor's backing as bytes, for row addresses without a tensor.Tensor per row.
+type kvcView struct {
+	b  []byte
+	es int
+}
+
+func kvcViewOf(t tensor.Tensor) kvcView {
+	switch {
+	case t.DType == tensor.F32 && len(t.F32) > 0:
+		return kvcView{unsafe.Slice((*byte)(unsafe.Pointer(&t.F32[0])), 4*len(t.F32)), 4}
+	case len(t.Bits) > 0:
+		return kvcView{unsafe.Slice((*byte)(unsafe.Pointer(&t.Bits[0])), 2*len(t.Bits)), 2}
+	}
+	return kvcView{}
+}
+
+// row is the address of the n elements from backing index off, bounds-checked.
+func (v kvcView) row(off, n int) *byte { return &v.b[off*v.es : (off+n)*v.es][0] }
 
 // kvcContiguous reports whether every cache row the op writes is one contiguous run in the kv
 // dtype: no int8 cache, and no NZ mode's 32-byte groups.

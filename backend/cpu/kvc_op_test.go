@@ -13,35 +13,49 @@ import (
 	"github.com/rotary-go/rotary/backend/cpu"
 )
 
-// kvcRandom fills a tensor with normal values, some subnormal, some NaN or infinite.
-func kvcRandom(r *rand.Rand, d tensor.DType, special bool, shape ...int) tensor.Tensor {
+// kvcValues selects what kvcRandom mixes into normal values.
+type kvcValues int
+
+const (
+	kvcNormal  kvcValues = iota
+	kvcTiny              // zeros and subnormals, all finite: rows whose results are subnormal
+	kvcSpecial           // subnormals, NaN, infinities and random bit patterns
+)
+
+func (v kvcValues) String() string { return [...]string{"normal", "tiny", "special"}[v] }
+
+// kvcRandom fills a tensor with normal values, mixed with what v selects.
+func kvcRandom(r *rand.Rand, d tensor.DType, v kvcValues, shape ...int) tensor.Tensor {
 	t := tensor.Zeros(d, shape...)
 	for i := range t.Len() {
-		v := float32(r.NormFloat64())
-		if special {
-			switch r.IntN(40) {
-			case 0:
-				v = math.Float32frombits(r.Uint32() & 0x807fffff)
-			case 1:
-				v = float32(math.NaN())
-			case 2:
-				v = float32(math.Inf(1 - 2*r.IntN(2)))
-			case 3:
-				v = math.Float32frombits(r.Uint32())
-			case 4:
-				v *= 1e-40 // f32 subnormal; bf16 keeps it, f16 flushes
-			}
+		x := float32(r.NormFloat64())
+		switch k := r.IntN(40); {
+		case v == kvcTiny && k < 2:
+			x *= 1e-39 // f32 subnormal; bf16 keeps it, f16 flushes
+		case v == kvcTiny && k == 2:
+			x = 0
+		case v != kvcSpecial:
+		case k == 0:
+			x = math.Float32frombits(r.Uint32() & 0x807fffff)
+		case k == 1:
+			x = float32(math.NaN())
+		case k == 2:
+			x = float32(math.Inf(1 - 2*r.IntN(2)))
+		case k == 3:
+			x = math.Float32frombits(r.Uint32())
+		case k == 4:
+			x *= 1e-40
 		}
 		if d == tensor.F32 {
-			t.F32[i] = v
+			t.F32[i] = x
 		} else {
-			t.Bits[i] = tensor.FromFloat32(d, v)
+			t.Bits[i] = tensor.FromFloat32(d, x)
 		}
 	}
 	return t
 }
 
-func kvcParams(r *rand.Rand, d tensor.DType, T, dv, dk int, special bool) ops.KvRmsNormRopeCacheParams {
+func kvcParams(r *rand.Rand, d tensor.DType, T, dv, dk int, special kvcValues) ops.KvRmsNormRopeCacheParams {
 	const bs = 16
 	blocks := (T + bs - 1) / bs
 	index := make([]int64, T)
@@ -78,7 +92,7 @@ func TestKvRmsNormRopeCacheRandom(t *testing.T) {
 	for _, shape := range [][2]int{{512, 64}, {96, 128}, {128, 32}, {37, 6}, {100, 18}, {4, 2}, {1, 2}} {
 		for _, d := range []tensor.DType{tensor.BF16, tensor.F16, tensor.F32} {
 			for _, T := range []int{1, 9, 700} {
-				for _, special := range []bool{false, true} {
+				for _, special := range []kvcValues{kvcNormal, kvcTiny, kvcSpecial} {
 					p := kvcParams(r, d, T, shape[0], shape[1], special)
 					if T == 9 {
 						// One output only: a skipped token still computes it.
@@ -89,7 +103,7 @@ func TestKvRmsNormRopeCacheRandom(t *testing.T) {
 						t.Fatal(err)
 					}
 					for _, impl := range cpu.Implementations() {
-						name := fmt.Sprintf("%dx%d/%v/T%d/special=%v/%s", shape[0], shape[1], d, T, special, impl)
+						name := fmt.Sprintf("%dx%d/%v/T%d/%v/%s", shape[0], shape[1], d, T, special, impl)
 						if err := cpu.SetImplementation(impl); err != nil {
 							t.Fatal(err)
 						}
@@ -136,7 +150,7 @@ func BenchmarkKvRmsNormRopeCache(b *testing.B) {
 			d, _ := ops.NewDispatcher("all", cpu.Name)
 			r := rand.New(rand.NewPCG(7, 8))
 			const T = 4096
-			p := kvcParams(r, tensor.BF16, T, 512, 64, false)
+			p := kvcParams(r, tensor.BF16, T, 512, 64, kvcNormal)
 			p.KRope, p.CKV = tensor.Tensor{}, tensor.Tensor{}
 			b.SetBytes(int64(T * (2*(512+64) + 4*64) * 2))
 			for b.Loop() {

@@ -2851,7 +2851,7 @@ sumdone24:
 	VMOVDQU32     oddidx<>+0(SB), Z4
 	XORQ          R11, R11
 
-rope:
+rope25:
 	LEAQ         (R11)(R11*1), R12
 	VMOVUPS      (R10)(R12*4), Z7
 	VMOVUPS      64(R10)(R12*4), Z8
@@ -2893,7 +2893,7 @@ rope:
 	VMOVUPS      Z7, 64(CX)(R12*4)
 	ADDQ         $0x00000020, R11
 	CMPQ         R11, R9
-	JB           rope
+	JB           rope25
 	VDIVSS       X1, X5, X1
 	VADDSS       X0, X1, X1
 	VCVTSS2SD    X1, X1, X0
@@ -2938,24 +2938,24 @@ TEXT ·kvcTokenF16AVX512(SB), NOSPLIT, $0-68
 	VXORPS     Z4, Z4, Z4
 	XORQ       R10, R10
 	TESTQ      R11, R11
-	JZ         sumtail26
+	JZ         sumtail27
 
-sum25:
+sum26:
 	VCVTPH2PS   (DX)(R10*2), Z5
 	VFMADD231PS Z5, Z5, Z3
 	VCVTPH2PS   32(DX)(R10*2), Z5
 	VFMADD231PS Z5, Z5, Z4
 	ADDQ        $0x00000020, R10
 	CMPQ        R10, R11
-	JB          sum25
+	JB          sum26
 
-sumtail26:
+sumtail27:
 	CMPQ        R10, R8
-	JAE         sumdone27
+	JAE         sumdone28
 	VCVTPH2PS   (DX)(R10*2), Z5
 	VFMADD231PS Z5, Z5, Z3
 
-sumdone27:
+sumdone28:
 	VSHUFPS       $0x88, Z4, Z3, Z5
 	VSHUFPS       $0xdd, Z4, Z3, Z3
 	VADDPS        Z3, Z5, Z5
@@ -2973,7 +2973,7 @@ sumdone27:
 	VMOVDQU32     oddidx<>+0(SB), Z4
 	XORQ          R11, R11
 
-rope:
+rope29:
 	LEAQ         (R11)(R11*1), R12
 	VCVTPH2PS    (R10)(R12*2), Z7
 	VCVTPH2PS    32(R10)(R12*2), Z8
@@ -3015,7 +3015,7 @@ rope:
 	VCVTPS2PH    $0x00, Z7, 32(CX)(R12*2)
 	ADDQ         $0x00000020, R11
 	CMPQ         R11, R9
-	JB           rope
+	JB           rope29
 	VDIVSS       X1, X5, X1
 	VADDSS       X0, X1, X1
 	VCVTSS2SD    X1, X1, X0
@@ -3062,27 +3062,27 @@ TEXT ·kvcTokenBF16AVX512BF16(SB), NOSPLIT, $0-68
 	VPBROADCASTD himask<>+0(SB), Z6
 	XORQ         R10, R10
 	TESTQ        R11, R11
-	JZ           sumtail29
+	JZ           sumtail31
 
-sum28:
+sum30:
 	VPSLLD      $0x10, (DX)(R10*2), Z7
 	VPANDD      (DX)(R10*2), Z6, Z8
 	VFMADD231PS Z7, Z7, Z4
 	VFMADD231PS Z8, Z8, Z5
 	ADDQ        $0x00000020, R10
 	CMPQ        R10, R11
-	JB          sum28
+	JB          sum30
 
-sumtail29:
+sumtail31:
 	CMPQ        R10, R8
-	JAE         sumdone30
+	JAE         sumdone32
 	VMOVDQU16   (DX)(R10*2), Y9
 	VPSLLD      $0x10, Z9, Z7
 	VPANDD      Z6, Z9, Z9
 	VFMADD231PS Z7, Z7, Z4
 	VFMADD231PS Z9, Z9, Z5
 
-sumdone30:
+sumdone32:
 	VADDPS        Z5, Z4, Z4
 	VPERMILPS     $0xb1, Z4, Z5
 	VADDPS        Z5, Z4, Z4
@@ -3097,7 +3097,7 @@ sumdone30:
 	VPBROADCASTD  himask<>+0(SB), Z5
 	XORQ          R11, R11
 
-rope:
+rope33:
 	LEAQ           (R11)(R11*1), R12
 	VMOVDQU32      (R10)(R12*2), Z7
 	VPSLLD         $0x10, Z7, Z6
@@ -3139,23 +3139,23 @@ rope:
 	VPTESTNMD      Z1, Z10, K1
 	VPTESTNMD      Z1, Z12, K2
 	KORTESTW       K1, K2
-	JNZ            bf16wslow31
+	JNZ            bf16wslow34
 	BYTE $0x62; BYTE $0x52; BYTE $0x1f; BYTE $0x48; BYTE $0x72; BYTE $0xc2 // VCVTNE2PS2BF16 Z10, Z12, Z8
 	VMOVDQU16      Z8, (CX)(R11*2)
 
-bf16wdone32:
+bf16wdone35:
 	LEAQ           (R11)(R9*1), R12
 	VPTESTNMD      Z1, Z6, K1
 	VPTESTNMD      Z1, Z7, K2
 	KORTESTW       K1, K2
-	JNZ            bf16wslow33
+	JNZ            bf16wslow36
 	BYTE $0x62; BYTE $0xf2; BYTE $0x47; BYTE $0x48; BYTE $0x72; BYTE $0xf6 // VCVTNE2PS2BF16 Z6, Z7, Z6
 	VMOVDQU16      Z6, (CX)(R12*2)
 
-bf16wdone34:
+bf16wdone37:
 	ADDQ         $0x00000020, R11
 	CMPQ         R11, R9
-	JB           rope
+	JB           rope33
 	VDIVSS       X2, X4, X2
 	VADDSS       X0, X2, X2
 	VCVTSS2SD    X2, X2, X0
@@ -3177,18 +3177,18 @@ norm:
 	VPTESTNMD      Z1, Z2, K1
 	VPTESTNMD      Z1, Z3, K2
 	KORTESTW       K1, K2
-	JNZ            bf16wslow35
+	JNZ            bf16wslow38
 	BYTE $0x62; BYTE $0xf2; BYTE $0x67; BYTE $0x48; BYTE $0x72; BYTE $0xd2 // VCVTNE2PS2BF16 Z2, Z3, Z2
 	VMOVDQU16      Z2, (AX)(CX*2)
 
-bf16wdone36:
+bf16wdone39:
 	ADDQ $0x00000020, CX
 	CMPQ CX, R8
 	JB   norm
 	VZEROUPPER
 	RET
 
-bf16wslow31:
+bf16wslow34:
 	VPBROADCASTD one<>+0(SB), Z8
 	VPBROADCASTD bias<>+0(SB), Z9
 	VPBROADCASTD absmask<>+0(SB), Z11
@@ -3217,9 +3217,9 @@ bf16wslow31:
 	VPCMPGTD     Z13, Z8, K1
 	VPBLENDMD    Z15, Z10, K1, Z10
 	VPMOVDW      Z10, 32(CX)(R11*2)
-	JMP          bf16wdone32
+	JMP          bf16wdone35
 
-bf16wslow33:
+bf16wslow36:
 	VPBROADCASTD one<>+0(SB), Z8
 	VPBROADCASTD bias<>+0(SB), Z9
 	VPBROADCASTD absmask<>+0(SB), Z10
@@ -3248,9 +3248,9 @@ bf16wslow33:
 	VPCMPGTD     Z11, Z7, K1
 	VPBLENDMD    Z13, Z6, K1, Z6
 	VPMOVDW      Z6, 32(CX)(R12*2)
-	JMP          bf16wdone34
+	JMP          bf16wdone37
 
-bf16wslow35:
+bf16wslow38:
 	VPBROADCASTD one<>+0(SB), Z4
 	VPBROADCASTD bias<>+0(SB), Z5
 	VPBROADCASTD absmask<>+0(SB), Z6
@@ -3279,7 +3279,343 @@ bf16wslow35:
 	VPCMPGTD     Z7, Z3, K1
 	VPBLENDMD    Z9, Z2, K1, Z2
 	VPMOVDW      Z2, 32(AX)(CX*2)
-	JMP          bf16wdone36
+	JMP          bf16wdone39
+
+// func kvcGroupBF16AVX512BF16(grp *byte, n int, gamma *float32, scratch *float32, dv int, dk int, eps float32)
+// Requires: AVX, AVX512BW, AVX512DQ, AVX512F, AVX512VL, SSE
+TEXT ·kvcGroupBF16AVX512BF16(SB), NOSPLIT, $0-52
+	MOVQ         grp+0(FP), AX
+	MOVQ         n+8(FP), CX
+	MOVQ         gamma+16(FP), DX
+	MOVQ         scratch+24(FP), BX
+	MOVQ         dv+32(FP), SI
+	MOVQ         dk+40(FP), DI
+	MOVSS        eps+48(FP), X0
+	VPBROADCASTD expmask<>+0(SB), Z1
+	VCVTSI2SSQ   SI, X2, X2
+	VMOVSD       onef64<>+0(SB), X3
+	XORQ         R8, R8
+
+sums:
+	MOVQ         (AX)(R8*8), R9
+	MOVQ         SI, R11
+	ANDQ         $-32, R11
+	VXORPS       Z4, Z4, Z4
+	VXORPS       Z5, Z5, Z5
+	VPBROADCASTD himask<>+0(SB), Z6
+	XORQ         R10, R10
+	TESTQ        R11, R11
+	JZ           sumtail41
+
+sum40:
+	VPSLLD      $0x10, (R9)(R10*2), Z7
+	VPANDD      (R9)(R10*2), Z6, Z8
+	VFMADD231PS Z7, Z7, Z4
+	VFMADD231PS Z8, Z8, Z5
+	ADDQ        $0x00000020, R10
+	CMPQ        R10, R11
+	JB          sum40
+
+sumtail41:
+	CMPQ        R10, SI
+	JAE         sumdone42
+	VMOVDQU16   (R9)(R10*2), Y9
+	VPSLLD      $0x10, Z9, Z7
+	VPANDD      Z6, Z9, Z9
+	VFMADD231PS Z7, Z7, Z4
+	VFMADD231PS Z9, Z9, Z5
+
+sumdone42:
+	VADDPS        Z5, Z4, Z4
+	VPERMILPS     $0xb1, Z4, Z5
+	VADDPS        Z5, Z4, Z4
+	VPERMILPS     $0x4e, Z4, Z5
+	VADDPS        Z5, Z4, Z4
+	VSHUFF32X4    $0xb1, Z4, Z4, Z5
+	VADDPS        Z5, Z4, Z4
+	VEXTRACTF32X8 $0x01, Z4, Y5
+	VADDSS        X5, X4, X4
+	VDIVSS        X2, X4, X4
+	VADDSS        X0, X4, X4
+	VCVTSS2SD     X4, X4, X5
+	VSQRTSD       X5, X5, X5
+	VDIVSD        X5, X3, X5
+	VCVTSD2SS     X5, X4, X4
+	VMOVSS        X4, (BX)(R8*4)
+	LEAQ          (R9)(SI*2), R9
+	MOVQ          128(AX)(R8*8), R10
+	MOVQ          256(AX)(R8*8), R11
+	MOVQ          512(AX)(R8*8), R12
+	MOVQ          DI, R13
+	SHRQ          $0x01, R13
+	VPBROADCASTD  himask<>+0(SB), Z4
+	XORQ          R14, R14
+
+rope43:
+	LEAQ           (R14)(R14*1), R15
+	VMOVDQU32      (R9)(R15*2), Z6
+	VPSLLD         $0x10, Z6, Z5
+	VPANDD         Z4, Z6, Z6
+	VPMOVZXWD      (R10)(R14*2), Z7
+	VPSLLD         $0x10, Z7, Z7
+	VPMOVZXWD      (R11)(R14*2), Z8
+	VPSLLD         $0x10, Z8, Z8
+	VMULPS         Z7, Z5, Z7
+	VMULPS         Z8, Z6, Z8
+	VSUBPS         Z8, Z7, Z10
+	LEAQ           (R14)(R13*1), R15
+	VPMOVZXWD      (R10)(R15*2), Z7
+	VPSLLD         $0x10, Z7, Z7
+	VPMOVZXWD      (R11)(R15*2), Z8
+	VPSLLD         $0x10, Z8, Z8
+	VMULPS         Z7, Z6, Z7
+	VMULPS         Z8, Z5, Z8
+	VADDPS         Z8, Z7, Z5
+	LEAQ           32(R14)(R14*1), R15
+	VMOVDQU32      (R9)(R15*2), Z7
+	VPSLLD         $0x10, Z7, Z6
+	VPANDD         Z4, Z7, Z7
+	VPMOVZXWD      32(R10)(R14*2), Z8
+	VPSLLD         $0x10, Z8, Z8
+	VPMOVZXWD      32(R11)(R14*2), Z11
+	VPSLLD         $0x10, Z11, Z11
+	VMULPS         Z8, Z6, Z8
+	VMULPS         Z11, Z7, Z11
+	VSUBPS         Z11, Z8, Z12
+	LEAQ           (R14)(R13*1), R15
+	VPMOVZXWD      32(R10)(R15*2), Z8
+	VPSLLD         $0x10, Z8, Z8
+	VPMOVZXWD      32(R11)(R15*2), Z11
+	VPSLLD         $0x10, Z11, Z11
+	VMULPS         Z8, Z7, Z8
+	VMULPS         Z11, Z6, Z11
+	VADDPS         Z11, Z8, Z6
+	VPTESTNMD      Z1, Z10, K1
+	VPTESTNMD      Z1, Z12, K2
+	KORTESTW       K1, K2
+	JNZ            bf16wslow44
+	BYTE $0x62; BYTE $0xd2; BYTE $0x1f; BYTE $0x48; BYTE $0x72; BYTE $0xfa // VCVTNE2PS2BF16 Z10, Z12, Z7
+	VMOVDQU16      Z7, (R12)(R14*2)
+
+bf16wdone45:
+	LEAQ           (R14)(R13*1), R15
+	VPTESTNMD      Z1, Z5, K1
+	VPTESTNMD      Z1, Z6, K2
+	KORTESTW       K1, K2
+	JNZ            bf16wslow46
+	BYTE $0x62; BYTE $0xf2; BYTE $0x4f; BYTE $0x48; BYTE $0x72; BYTE $0xed // VCVTNE2PS2BF16 Z5, Z6, Z5
+	VMOVDQU16      Z5, (R12)(R15*2)
+
+bf16wdone47:
+	ADDQ         $0x00000020, R14
+	CMPQ         R14, R13
+	JB           rope43
+	INCQ         R8
+	CMPQ         R8, CX
+	JB           sums
+	VPBROADCASTD himask<>+0(SB), Z0
+	VMOVDQU16    kvcoutidx<>+0(SB), Z2
+	XORQ         R8, R8
+
+norms:
+	MOVQ         (AX)(R8*8), DI
+	MOVQ         384(AX)(R8*8), R9
+	VBROADCASTSS (BX)(R8*4), Z3
+	XORQ         R10, R10
+
+norm:
+	VPSLLD         $0x10, (DI)(R10*2), Z4
+	VPANDD         (DI)(R10*2), Z0, Z5
+	VMULPS         Z3, Z4, Z4
+	VMULPS         Z3, Z5, Z5
+	VMULPS         (DX)(R10*4), Z4, Z4
+	VMULPS         64(DX)(R10*4), Z5, Z5
+	VPTESTNMD      Z1, Z4, K1
+	VPTESTNMD      Z1, Z5, K2
+	KORTESTW       K1, K2
+	JNZ            normslow
+	BYTE $0x62; BYTE $0xf2; BYTE $0x57; BYTE $0x48; BYTE $0x72; BYTE $0xe4 // VCVTNE2PS2BF16 Z4, Z5, Z4
+	VPERMW         Z4, Z2, Z4
+	VMOVDQU16      Z4, (R9)(R10*2)
+
+normnext:
+	ADDQ $0x00000020, R10
+	CMPQ R10, SI
+	JB   norm
+	INCQ R8
+	CMPQ R8, CX
+	JB   norms
+	VZEROUPPER
+	RET
+
+bf16wslow44:
+	VPBROADCASTD one<>+0(SB), Z7
+	VPBROADCASTD bias<>+0(SB), Z8
+	VPBROADCASTD absmask<>+0(SB), Z11
+	VPBROADCASTD inf<>+0(SB), Z13
+	VPBROADCASTD quiet<>+0(SB), Z14
+	VPBROADCASTD expmask<>+0(SB), Z15
+	VPSRLD       $0x10, Z10, Z15
+	VPSRLD       $0x10, Z10, Z16
+	VPANDD       Z7, Z15, Z15
+	VPADDD       Z10, Z15, Z15
+	VPADDD       Z8, Z15, Z15
+	VPSRLD       $0x10, Z15, Z15
+	VPORD        Z14, Z16, Z16
+	VPANDD       Z11, Z10, Z10
+	VPCMPGTD     Z13, Z10, K1
+	VPBLENDMD    Z16, Z15, K1, Z15
+	VPMOVDW      Z15, (R12)(R14*2)
+	VPSRLD       $0x10, Z12, Z10
+	VPSRLD       $0x10, Z12, Z15
+	VPANDD       Z7, Z10, Z10
+	VPADDD       Z12, Z10, Z10
+	VPADDD       Z8, Z10, Z10
+	VPSRLD       $0x10, Z10, Z10
+	VPORD        Z14, Z15, Z15
+	VPANDD       Z11, Z12, Z7
+	VPCMPGTD     Z13, Z7, K1
+	VPBLENDMD    Z15, Z10, K1, Z10
+	VPMOVDW      Z10, 32(R12)(R14*2)
+	JMP          bf16wdone45
+
+bf16wslow46:
+	VPBROADCASTD one<>+0(SB), Z7
+	VPBROADCASTD bias<>+0(SB), Z8
+	VPBROADCASTD absmask<>+0(SB), Z10
+	VPBROADCASTD inf<>+0(SB), Z11
+	VPBROADCASTD quiet<>+0(SB), Z12
+	VPBROADCASTD expmask<>+0(SB), Z13
+	VPSRLD       $0x10, Z5, Z13
+	VPSRLD       $0x10, Z5, Z14
+	VPANDD       Z7, Z13, Z13
+	VPADDD       Z5, Z13, Z13
+	VPADDD       Z8, Z13, Z13
+	VPSRLD       $0x10, Z13, Z13
+	VPORD        Z12, Z14, Z14
+	VPANDD       Z10, Z5, Z5
+	VPCMPGTD     Z11, Z5, K1
+	VPBLENDMD    Z14, Z13, K1, Z13
+	VPMOVDW      Z13, (R12)(R15*2)
+	VPSRLD       $0x10, Z6, Z5
+	VPSRLD       $0x10, Z6, Z13
+	VPANDD       Z7, Z5, Z5
+	VPADDD       Z6, Z5, Z5
+	VPADDD       Z8, Z5, Z5
+	VPSRLD       $0x10, Z5, Z5
+	VPORD        Z12, Z13, Z13
+	VPANDD       Z10, Z6, Z6
+	VPCMPGTD     Z11, Z6, K1
+	VPBLENDMD    Z13, Z5, K1, Z5
+	VPMOVDW      Z5, 32(R12)(R15*2)
+	JMP          bf16wdone47
+
+normslow:
+	VPBROADCASTD one<>+0(SB), Z6
+	VPBROADCASTD bias<>+0(SB), Z7
+	VPBROADCASTD absmask<>+0(SB), Z8
+	VPBROADCASTD inf<>+0(SB), Z9
+	VPBROADCASTD quiet<>+0(SB), Z10
+	VPBROADCASTD expmask<>+0(SB), Z11
+	VMOVDQU32    kvcloidx<>+0(SB), Z11
+	VMOVAPS      Z4, Z12
+	VPERMT2PS    Z5, Z11, Z12
+	VPSRLD       $0x10, Z12, Z11
+	VPSRLD       $0x10, Z12, Z13
+	VPANDD       Z6, Z11, Z11
+	VPADDD       Z12, Z11, Z11
+	VPADDD       Z7, Z11, Z11
+	VPSRLD       $0x10, Z11, Z11
+	VPORD        Z10, Z13, Z13
+	VPANDD       Z8, Z12, Z12
+	VPCMPGTD     Z9, Z12, K1
+	VPBLENDMD    Z13, Z11, K1, Z11
+	VPMOVDW      Z11, (R9)(R10*2)
+	VMOVDQU32    kvchiidx<>+0(SB), Z11
+	VMOVAPS      Z4, Z4
+	VPERMT2PS    Z5, Z11, Z4
+	VPSRLD       $0x10, Z4, Z5
+	VPSRLD       $0x10, Z4, Z11
+	VPANDD       Z6, Z5, Z5
+	VPADDD       Z4, Z5, Z5
+	VPADDD       Z7, Z5, Z5
+	VPSRLD       $0x10, Z5, Z5
+	VPORD        Z10, Z11, Z11
+	VPANDD       Z8, Z4, Z4
+	VPCMPGTD     Z9, Z4, K1
+	VPBLENDMD    Z11, Z5, K1, Z5
+	VPMOVDW      Z5, 32(R9)(R10*2)
+	JMP          normnext
+
+DATA kvcoutidx<>+0(SB)/2, $0x0000
+DATA kvcoutidx<>+2(SB)/2, $0x0010
+DATA kvcoutidx<>+4(SB)/2, $0x0001
+DATA kvcoutidx<>+6(SB)/2, $0x0011
+DATA kvcoutidx<>+8(SB)/2, $0x0002
+DATA kvcoutidx<>+10(SB)/2, $0x0012
+DATA kvcoutidx<>+12(SB)/2, $0x0003
+DATA kvcoutidx<>+14(SB)/2, $0x0013
+DATA kvcoutidx<>+16(SB)/2, $0x0004
+DATA kvcoutidx<>+18(SB)/2, $0x0014
+DATA kvcoutidx<>+20(SB)/2, $0x0005
+DATA kvcoutidx<>+22(SB)/2, $0x0015
+DATA kvcoutidx<>+24(SB)/2, $0x0006
+DATA kvcoutidx<>+26(SB)/2, $0x0016
+DATA kvcoutidx<>+28(SB)/2, $0x0007
+DATA kvcoutidx<>+30(SB)/2, $0x0017
+DATA kvcoutidx<>+32(SB)/2, $0x0008
+DATA kvcoutidx<>+34(SB)/2, $0x0018
+DATA kvcoutidx<>+36(SB)/2, $0x0009
+DATA kvcoutidx<>+38(SB)/2, $0x0019
+DATA kvcoutidx<>+40(SB)/2, $0x000a
+DATA kvcoutidx<>+42(SB)/2, $0x001a
+DATA kvcoutidx<>+44(SB)/2, $0x000b
+DATA kvcoutidx<>+46(SB)/2, $0x001b
+DATA kvcoutidx<>+48(SB)/2, $0x000c
+DATA kvcoutidx<>+50(SB)/2, $0x001c
+DATA kvcoutidx<>+52(SB)/2, $0x000d
+DATA kvcoutidx<>+54(SB)/2, $0x001d
+DATA kvcoutidx<>+56(SB)/2, $0x000e
+DATA kvcoutidx<>+58(SB)/2, $0x001e
+DATA kvcoutidx<>+60(SB)/2, $0x000f
+DATA kvcoutidx<>+62(SB)/2, $0x001f
+GLOBL kvcoutidx<>(SB), RODATA|NOPTR, $64
+
+DATA kvcloidx<>+0(SB)/4, $0x00000000
+DATA kvcloidx<>+4(SB)/4, $0x00000010
+DATA kvcloidx<>+8(SB)/4, $0x00000001
+DATA kvcloidx<>+12(SB)/4, $0x00000011
+DATA kvcloidx<>+16(SB)/4, $0x00000002
+DATA kvcloidx<>+20(SB)/4, $0x00000012
+DATA kvcloidx<>+24(SB)/4, $0x00000003
+DATA kvcloidx<>+28(SB)/4, $0x00000013
+DATA kvcloidx<>+32(SB)/4, $0x00000004
+DATA kvcloidx<>+36(SB)/4, $0x00000014
+DATA kvcloidx<>+40(SB)/4, $0x00000005
+DATA kvcloidx<>+44(SB)/4, $0x00000015
+DATA kvcloidx<>+48(SB)/4, $0x00000006
+DATA kvcloidx<>+52(SB)/4, $0x00000016
+DATA kvcloidx<>+56(SB)/4, $0x00000007
+DATA kvcloidx<>+60(SB)/4, $0x00000017
+GLOBL kvcloidx<>(SB), RODATA|NOPTR, $64
+
+DATA kvchiidx<>+0(SB)/4, $0x00000008
+DATA kvchiidx<>+4(SB)/4, $0x00000018
+DATA kvchiidx<>+8(SB)/4, $0x00000009
+DATA kvchiidx<>+12(SB)/4, $0x00000019
+DATA kvchiidx<>+16(SB)/4, $0x0000000a
+DATA kvchiidx<>+20(SB)/4, $0x0000001a
+DATA kvchiidx<>+24(SB)/4, $0x0000000b
+DATA kvchiidx<>+28(SB)/4, $0x0000001b
+DATA kvchiidx<>+32(SB)/4, $0x0000000c
+DATA kvchiidx<>+36(SB)/4, $0x0000001c
+DATA kvchiidx<>+40(SB)/4, $0x0000000d
+DATA kvchiidx<>+44(SB)/4, $0x0000001d
+DATA kvchiidx<>+48(SB)/4, $0x0000000e
+DATA kvchiidx<>+52(SB)/4, $0x0000001e
+DATA kvchiidx<>+56(SB)/4, $0x0000000f
+DATA kvchiidx<>+60(SB)/4, $0x0000001f
+GLOBL kvchiidx<>(SB), RODATA|NOPTR, $64
 
 // func qkNormF32AVX512(x *byte, heads int, stride int, w *float32, n int, eps float32)
 // Requires: AVX, AVX512DQ, AVX512F, SSE
@@ -3304,24 +3640,24 @@ head:
 	VXORPS Z4, Z4, Z4
 	XORQ   DI, DI
 	TESTQ  R8, R8
-	JZ     sumtail38
+	JZ     sumtail49
 
-sum37:
+sum48:
 	VMOVUPS     (AX)(DI*4), Z5
 	VFMADD231PS Z5, Z5, Z3
 	VMOVUPS     64(AX)(DI*4), Z5
 	VFMADD231PS Z5, Z5, Z4
 	ADDQ        $0x00000020, DI
 	CMPQ        DI, R8
-	JB          sum37
+	JB          sum48
 
-sumtail38:
+sumtail49:
 	CMPQ        DI, SI
-	JAE         sumdone39
+	JAE         sumdone50
 	VMOVUPS     (AX)(DI*4), Z5
 	VFMADD231PS Z5, Z5, Z3
 
-sumdone39:
+sumdone50:
 	VSHUFPS       $0x88, Z4, Z3, Z5
 	VSHUFPS       $0xdd, Z4, Z3, Z3
 	VADDPS        Z3, Z5, Z5
@@ -3389,27 +3725,27 @@ head:
 	VPBROADCASTD himask<>+0(SB), Z12
 	XORQ         DI, DI
 	TESTQ        R8, R8
-	JZ           sumtail41
+	JZ           sumtail52
 
-sum40:
+sum51:
 	VPSLLD      $0x10, (AX)(DI*2), Z13
 	VPANDD      (AX)(DI*2), Z12, Z14
 	VFMADD231PS Z13, Z13, Z10
 	VFMADD231PS Z14, Z14, Z11
 	ADDQ        $0x00000020, DI
 	CMPQ        DI, R8
-	JB          sum40
+	JB          sum51
 
-sumtail41:
+sumtail52:
 	CMPQ        DI, SI
-	JAE         sumdone42
+	JAE         sumdone53
 	VMOVDQU16   (AX)(DI*2), Y15
 	VPSLLD      $0x10, Z15, Z13
 	VPANDD      Z12, Z15, Z15
 	VFMADD231PS Z13, Z13, Z10
 	VFMADD231PS Z15, Z15, Z11
 
-sumdone42:
+sumdone53:
 	VADDPS        Z11, Z10, Z10
 	VPERMILPS     $0xb1, Z10, Z11
 	VADDPS        Z11, Z10, Z10
@@ -3486,24 +3822,24 @@ head:
 	VXORPS Z4, Z4, Z4
 	XORQ   DI, DI
 	TESTQ  R8, R8
-	JZ     sumtail44
+	JZ     sumtail55
 
-sum43:
+sum54:
 	VCVTPH2PS   (AX)(DI*2), Z5
 	VFMADD231PS Z5, Z5, Z3
 	VCVTPH2PS   32(AX)(DI*2), Z5
 	VFMADD231PS Z5, Z5, Z4
 	ADDQ        $0x00000020, DI
 	CMPQ        DI, R8
-	JB          sum43
+	JB          sum54
 
-sumtail44:
+sumtail55:
 	CMPQ        DI, SI
-	JAE         sumdone45
+	JAE         sumdone56
 	VCVTPH2PS   (AX)(DI*2), Z5
 	VFMADD231PS Z5, Z5, Z3
 
-sumdone45:
+sumdone56:
 	VSHUFPS       $0x88, Z4, Z3, Z5
 	VSHUFPS       $0xdd, Z4, Z3, Z3
 	VADDPS        Z3, Z5, Z5
@@ -3574,27 +3910,27 @@ head:
 	VPBROADCASTD himask<>+0(SB), Z13
 	XORQ         DI, DI
 	TESTQ        R8, R8
-	JZ           sumtail47
+	JZ           sumtail58
 
-sum46:
+sum57:
 	VPSLLD      $0x10, (AX)(DI*2), Z14
 	VPANDD      (AX)(DI*2), Z13, Z15
 	VFMADD231PS Z14, Z14, Z11
 	VFMADD231PS Z15, Z15, Z12
 	ADDQ        $0x00000020, DI
 	CMPQ        DI, R8
-	JB          sum46
+	JB          sum57
 
-sumtail47:
+sumtail58:
 	CMPQ        DI, SI
-	JAE         sumdone48
+	JAE         sumdone59
 	VMOVDQU16   (AX)(DI*2), Y16
 	VPSLLD      $0x10, Z16, Z14
 	VPANDD      Z13, Z16, Z16
 	VFMADD231PS Z14, Z14, Z11
 	VFMADD231PS Z16, Z16, Z12
 
-sumdone48:
+sumdone59:
 	VADDPS        Z12, Z11, Z11
 	VPERMILPS     $0xb1, Z11, Z12
 	VADDPS        Z12, Z11, Z11
@@ -3629,11 +3965,11 @@ scale:
 	BYTE $0x62; BYTE $0x52; BYTE $0x7e; BYTE $0x48; BYTE $0x72; BYTE $0xe5 // VCVTNEPS2BF16 Z13, Y12
 	VPTESTNMD     Z6, Z13, K1
 	KORTESTW      K1, K1
-	JNZ           bf16slow49
+	JNZ           bf16slow60
 	VMOVDQU32     Y12, (AX)(DI*2)
-	JMP           bf16done50
+	JMP           bf16done61
 
-bf16slow49:
+bf16slow60:
 	VPSRLD    $0x10, Z13, Z12
 	VPSRLD    $0x10, Z13, Z14
 	VPANDD    Z1, Z12, Z12
@@ -3646,7 +3982,7 @@ bf16slow49:
 	VPBLENDMD Z14, Z12, K1, Z12
 	VPMOVDW   Z12, (AX)(DI*2)
 
-bf16done50:
+bf16done61:
 	ADDQ $0x00000010, DI
 	CMPQ DI, SI
 	JB   scale

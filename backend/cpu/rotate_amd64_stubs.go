@@ -209,6 +209,12 @@ func kvcTokenF16AVX512(ckv *byte, krope *byte, kv *byte, cos *byte, sin *byte, g
 //go:noescape
 func kvcTokenBF16AVX512BF16(ckv *byte, krope *byte, kv *byte, cos *byte, sin *byte, gamma *float32, dv int, dk int, eps float32)
 
+// kvcGroupBF16AVX512BF16 normalizes, rotates and stores n (1..16) BF16 tokens of kv_rmsnorm_rope_cache (dv a multiple of 32, dk of 64):
+// grp holds their kv, cos, sin, ckv and krope row addresses, 16 of each; gamma is deinterleaved per 32; scratch holds 16 float32.
+//
+//go:noescape
+func kvcGroupBF16AVX512BF16(grp *byte, n int, gamma *float32, scratch *float32, dv int, dk int, eps float32)
+
 // qkNormF32AVX512 RMS-normalizes `heads` F32 heads of n (a multiple of 16) elements in place, as qk_rmsnorm_rope does.
 //
 //go:noescape

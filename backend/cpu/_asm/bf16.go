@@ -148,6 +148,20 @@ func permuteBlocks(dst, src Register, dstDisp, nblocks int, ie, io VecVirtual) {
 	}
 }
 
+// wordOrder declares the VPERMW indices that put the words of VCVTNE2PS2BF16(o, e), e and o in
+// layout l, back in element order.
+func wordOrder(name string, l bf16Lanes) Mem {
+	m := GLOBL(name, RODATA|NOPTR)
+	for p := range 32 {
+		for i, e := range l.words() {
+			if e == p {
+				DATA(2*p, U16(uint16(i)))
+			}
+		}
+	}
+	return m
+}
+
 // layoutTables declares the VPERMT2PS indices of layout l: lane j of e is element l.e[j].
 func layoutTables(name string, l bf16Lanes) (e, o Mem) {
 	return dwordTable(name+"e", l.e), dwordTable(name+"o", l.o)
@@ -198,14 +212,7 @@ func qkNormRoPEBF16Kernel() {
 		"and returns how many it wrote: fewer when head number n rounds a value to zero or a subnormal, which it leaves to the caller.",
 		"w is the weight as qkWeightBF16 writes it; scratch holds 144 float32.")
 	r2E, r2O := layoutTables("qkr2", qkL2)
-	outIdx := GLOBL("qkoutidx", RODATA|NOPTR)
-	for p := range 32 {
-		for i, e := range qkL2.words() {
-			if e == p {
-				DATA(2*p, U16(uint16(i)))
-			}
-		}
-	}
+	outIdx := wordOrder("qkoutidx", qkL2)
 	expW := ConstData("bf16exp2", U32(0x7f807f80))
 
 	x := Load(Param("x"), GP64())
@@ -371,4 +378,129 @@ func qkNormRoPEBF16Kernel() {
 	Store(done, ReturnIndex(0))
 	VZEROUPPER()
 	RET()
+}
+
+// kvcGroupBF16Kernel emits kvcGroupBF16AVX512BF16(grp *byte, n int, gamma, scratch *float32, dv,
+// dk int, eps float32): kv_rmsnorm_rope_cache for n (1..16) bf16 tokens whose results go to
+// contiguous rows, in the reference's arithmetic (kvcTokenKernel's). grp holds five arrays of 16
+// row addresses: kv, cos, sin, ckv (the normalized row's destination) and krope (the rotated
+// one's), at byte offsets 0, 128, 256, 384 and 512. gamma is the widened gamma with each block
+// of 32 deinterleaved: its 16 even elements, then its 16 odd ones. scratch holds 16 float32.
+//
+// Two passes, as qkNormRoPEBF16Kernel's. The first computes each token's scale r (the long
+// chains: the sum of squares, its lanes' sum, a square root and a division, independent from
+// token to token) and rotates the token's rope part, which does not depend on r. The second
+// normalizes and stores each token's dv values: a dword of bf16 splits into its even element
+// and its odd one, each multiplied by r and by gamma in that layout, and one VCVTNE2PS2BF16
+// plus one VPERMW puts 32 rounded values back in order. The instruction flushes subnormals, so
+// 32 values with a zero or subnormal among them take the integer rounding instead.
+func kvcGroupBF16Kernel() {
+	const name = "kvcGroupBF16AVX512BF16"
+	TEXT(name, NOSPLIT, "func(grp *byte, n int, gamma, scratch *float32, dv, dk int, eps float32)")
+	Pragma("noescape")
+	Doc(name+" normalizes, rotates and stores n (1..16) BF16 tokens of kv_rmsnorm_rope_cache (dv a multiple of 32, dk of 64):",
+		"grp holds their kv, cos, sin, ckv and krope row addresses, 16 of each; gamma is deinterleaved per 32; scratch holds 16 float32.")
+	outIdx := wordOrder("kvcoutidx", qkL0)
+	var lo, hi [16]int // VPERMT2PS indices: e and o back in element order, elements 0..15, 16..31
+	for j := range 8 {
+		lo[2*j], lo[2*j+1] = j, 16+j
+		hi[2*j], hi[2*j+1] = 8+j, 24+j
+	}
+	loIdx, hiIdx := dwordTable("kvcloidx", lo), dwordTable("kvchiidx", hi)
+
+	grp := Load(Param("grp"), GP64())
+	n := Load(Param("n"), GP64())
+	g := Load(Param("gamma"), GP64())
+	scratch := Load(Param("scratch"), GP64())
+	dv := Load(Param("dv"), GP64())
+	dk := Load(Param("dk"), GP64())
+	eps := Load(Param("eps"), XMM())
+	var c consts
+	c.expMask = ZMM()
+	VPBROADCASTD(cExp, c.expMask)
+	nF, oneD := rmsConsts(dv)
+	row := func(array int, t Register) Mem { return Mem{Base: grp, Index: t, Scale: 8, Disp: 128 * array} }
+
+	// First pass: r into scratch, and the rotation.
+	t := GP64()
+	XORQ(t, t)
+	Label("sums")
+	{
+		kv := GP64()
+		MOVQ(row(0, t), kv)
+		sum := sumSquaresLoop(bf16, kv, dv)
+		VMOVSS(rmsScalar(sum, nF, oneD, eps), Mem{Base: scratch, Index: t, Scale: 4})
+		r, cs, sn, krope := GP64(), GP64(), GP64(), GP64()
+		LEAQ(Mem{Base: kv, Index: dv, Scale: 2}, r)
+		MOVQ(row(1, t), cs)
+		MOVQ(row(2, t), sn)
+		MOVQ(row(4, t), krope)
+		kvcRopeLoop(bf16, c, r, cs, sn, krope, dk)
+	}
+	INCQ(t)
+	CMPQ(t, n)
+	JB(LabelRef("sums"))
+
+	// Second pass: the norm's scaling and stores.
+	hiMask, perm := ZMM(), ZMM()
+	VPBROADCASTD(cHiMask, hiMask)
+	VMOVDQU16(outIdx, perm)
+	XORQ(t, t)
+	Label("norms")
+	{
+		kv, ckv, j := GP64(), GP64(), GP64()
+		MOVQ(row(0, t), kv)
+		MOVQ(row(3, t), ckv)
+		rz := ZMM()
+		VBROADCASTSS(Mem{Base: scratch, Index: t, Scale: 4}, rz)
+		XORQ(j, j)
+		Label("norm")
+		e, o := ZMM(), ZMM()
+		m := Mem{Base: kv, Index: j, Scale: 2}
+		VPSLLD(U8(16), m, e)
+		VPANDD(m, hiMask, o)
+		VMULPS(rz, e, e) // x·r, x first (its NaN wins, as in the reference)
+		VMULPS(rz, o, o)
+		VMULPS(Mem{Base: g, Index: j, Scale: 4}, e, e)
+		VMULPS(Mem{Base: g, Index: j, Scale: 4, Disp: 64}, o, o)
+		k1, k2 := K(), K()
+		VPTESTNMD(c.expMask, e, k1)
+		VPTESTNMD(c.expMask, o, k2)
+		KORTESTW(k1, k2)
+		JNZ(LabelRef("normslow"))
+		w := ZMM()
+		cvtNE2PS2BF16(o, e, w)
+		VPERMW(w, perm, w)
+		out := Mem{Base: ckv, Index: j, Scale: 2}
+		VMOVDQU16(w, out)
+		Label("normnext")
+		ADDQ(U32(32), j)
+		CMPQ(j, dv)
+		JB(LabelRef("norm"))
+
+		coldPaths = append(coldPaths, func() {
+			// A zero or subnormal among the 32: back in element order, the integer rounding.
+			Label("normslow")
+			cc := coldConsts(c)
+			for h, idx := range []Mem{loIdx, hiIdx} {
+				ix, v := ZMM(), ZMM()
+				VMOVDQU32(idx, ix)
+				VMOVAPS(e, v)
+				VPERMT2PS(o, ix, v)
+				m := out
+				m.Disp += 32 * h
+				storeBF16Int(16, cc, v, m)
+			}
+			JMP(LabelRef("normnext"))
+		})
+	}
+	INCQ(t)
+	CMPQ(t, n)
+	JB(LabelRef("norms"))
+	VZEROUPPER()
+	RET()
+	for _, f := range coldPaths {
+		f()
+	}
+	coldPaths = nil
 }

@@ -536,6 +536,8 @@ func main() {
 	kvcTokenKernel(avx512, f32)
 	kvcTokenKernel(avx512, f16)
 	kvcTokenKernel(avx512BF16, bf16)
+	fastBF16 = true
+	kvcGroupBF16Kernel()
 	for _, s := range []isa{avx512, avx512BF16} {
 		for _, d := range []dtype{f32, bf16, f16} {
 			if s == avx512BF16 && d != bf16 {
@@ -745,9 +747,42 @@ func kvcTokenKernel(s isa, d dtype) {
 	// RMSNorm of kv[0:dv] into ckv, 32 values a round (a bf16 rounding store's width).
 	nF, oneD := rmsConsts(dv)
 	sum := sumSquaresLoop(d, kv, dv)
-	// The rotation: pairs i..i+31 a round, from kv's rope part r = kv + dv.
+	// The rotation, from kv's rope part r = kv + dv.
 	r := GP64()
 	LEAQ(Mem{Base: kv, Index: dv, Scale: es}, r)
+	kvcRopeLoop(d, c, r, cs, sn, krope, dk)
+	rz := rmsScale(sum, nF, oneD, eps)
+	j := GP64()
+	XORQ(j, j)
+	Label("norm")
+	{
+		v := [2]VecVirtual{}
+		for h := range v {
+			v[h] = load(d, 16, Mem{Base: kv, Index: j, Scale: es, Disp: 16 * h * d.esize})
+			VMULPS(rz, v[h], v[h]) // x·r, x first (its NaN wins, as in the reference)
+			VMULPS(Mem{Base: g, Index: j, Scale: 4, Disp: 64 * h}, v[h], v[h])
+		}
+		kvcStore32(d, c, v, Mem{Base: ckv, Index: j, Scale: es})
+	}
+	ADDQ(U32(32), j)
+	CMPQ(j, dv)
+	JB(LabelRef("norm"))
+
+	VZEROUPPER()
+	RET()
+	for _, f := range coldPaths {
+		f()
+	}
+	coldPaths = nil
+}
+
+// kvcRopeLoop emits kv_rmsnorm_rope_cache's rotation of one token: the dk/2 interleaved pairs
+// at r (dtype d) rotated by the dk values at cs and sn into de-interleaved krope,
+// y_i = x_2i·c_i − x_2i+1·s_i, y_h+i = x_2i+1·c_h+i + x_2i·s_h+i (h = dk/2, a multiple of 32),
+// each product rounded, then one rounding to d. 32 pairs a round.
+func kvcRopeLoop(d dtype, c consts, r, cs, sn, krope, dk Register) {
+	es := uint8(d.esize)
+	rope := newLabel("rope")
 	h := GP64()
 	MOVQ(dk, h)
 	SHRQ(U8(1), h)
@@ -762,7 +797,7 @@ func kvcTokenKernel(s isa, d dtype) {
 	}
 	i, e := GP64(), GP64()
 	XORQ(i, i)
-	Label("rope")
+	Label(rope)
 	var y1, y2 [2]VecVirtual
 	for blk := range 2 {
 		// x1 = the pairs' first elements, x2 the second, of pairs i+16·blk ...: elements
@@ -803,30 +838,7 @@ func kvcTokenKernel(s isa, d dtype) {
 	kvcStore32(d, c, y2, Mem{Base: krope, Index: e, Scale: es})
 	ADDQ(U32(32), i)
 	CMPQ(i, h)
-	JB(LabelRef("rope"))
-	rz := rmsScale(sum, nF, oneD, eps)
-	j := GP64()
-	XORQ(j, j)
-	Label("norm")
-	{
-		v := [2]VecVirtual{}
-		for h := range v {
-			v[h] = load(d, 16, Mem{Base: kv, Index: j, Scale: es, Disp: 16 * h * d.esize})
-			VMULPS(rz, v[h], v[h]) // x·r, x first (its NaN wins, as in the reference)
-			VMULPS(Mem{Base: g, Index: j, Scale: 4, Disp: 64 * h}, v[h], v[h])
-		}
-		kvcStore32(d, c, v, Mem{Base: ckv, Index: j, Scale: es})
-	}
-	ADDQ(U32(32), j)
-	CMPQ(j, dv)
-	JB(LabelRef("norm"))
-
-	VZEROUPPER()
-	RET()
-	for _, f := range coldPaths {
-		f()
-	}
-	coldPaths = nil
+	JB(LabelRef(rope))
 }
 
 // kvcStore32 rounds v[0] and v[1] (32 consecutive values) to d and stores them at m.
