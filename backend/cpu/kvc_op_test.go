@@ -91,7 +91,7 @@ func TestKvRmsNormRopeCacheRandom(t *testing.T) {
 	// 512×64 (DeepSeek) and 96×128 take the one-token kernels; the rest the Go path.
 	for _, shape := range [][2]int{{512, 64}, {96, 128}, {128, 32}, {37, 6}, {100, 18}, {4, 2}, {1, 2}} {
 		for _, d := range []tensor.DType{tensor.BF16, tensor.F16, tensor.F32} {
-			for _, T := range []int{1, 9, 700} {
+			for _, T := range []int{1, 9, 23, 700} {
 				for _, special := range []kvcValues{kvcNormal, kvcTiny, kvcSpecial} {
 					p := kvcParams(r, d, T, shape[0], shape[1], special)
 					if T == 9 {

@@ -25,6 +25,9 @@ GLOBL expmask<>(SB), RODATA|NOPTR, $4
 DATA himask<>+0(SB)/4, $0xffff0000
 GLOBL himask<>(SB), RODATA|NOPTR, $4
 
+DATA minnormalw<>+0(SB)/4, $0x01000100
+GLOBL minnormalw<>(SB), RODATA|NOPTR, $4
+
 DATA quiet32<>+0(SB)/4, $0x00400000
 GLOBL quiet32<>(SB), RODATA|NOPTR, $4
 
@@ -3295,8 +3298,117 @@ TEXT ·kvcGroupBF16AVX512BF16(SB), NOSPLIT, $0-52
 	VCVTSI2SSQ   SI, X2, X2
 	VMOVSD       onef64<>+0(SB), X3
 	XORQ         R8, R8
+	MOVQ         CX, R9
+	ANDQ         $-4, R9
+	JZ           sums1
 
-sums:
+sums4:
+	VPBROADCASTD himask<>+0(SB), Z4
+	MOVQ         (AX)(R8*8), R10
+	VXORPS       Z5, Z5, Z5
+	VXORPS       Z6, Z6, Z6
+	MOVQ         8(AX)(R8*8), R11
+	VXORPS       Z7, Z7, Z7
+	VXORPS       Z8, Z8, Z8
+	MOVQ         16(AX)(R8*8), R12
+	VXORPS       Z9, Z9, Z9
+	VXORPS       Z10, Z10, Z10
+	MOVQ         24(AX)(R8*8), R13
+	VXORPS       Z11, Z11, Z11
+	VXORPS       Z12, Z12, Z12
+	XORQ         R14, R14
+
+sum4:
+	VPSLLD        $0x10, (R10)(R14*2), Z13
+	VPANDD        (R10)(R14*2), Z4, Z14
+	VFMADD231PS   Z13, Z13, Z5
+	VFMADD231PS   Z14, Z14, Z6
+	VPSLLD        $0x10, (R11)(R14*2), Z13
+	VPANDD        (R11)(R14*2), Z4, Z14
+	VFMADD231PS   Z13, Z13, Z7
+	VFMADD231PS   Z14, Z14, Z8
+	VPSLLD        $0x10, (R12)(R14*2), Z13
+	VPANDD        (R12)(R14*2), Z4, Z14
+	VFMADD231PS   Z13, Z13, Z9
+	VFMADD231PS   Z14, Z14, Z10
+	VPSLLD        $0x10, (R13)(R14*2), Z13
+	VPANDD        (R13)(R14*2), Z4, Z14
+	VFMADD231PS   Z13, Z13, Z11
+	VFMADD231PS   Z14, Z14, Z12
+	ADDQ          $0x00000020, R14
+	CMPQ          R14, SI
+	JB            sum4
+	VADDPS        Z6, Z5, Z5
+	VPERMILPS     $0xb1, Z5, Z4
+	VADDPS        Z4, Z5, Z5
+	VPERMILPS     $0x4e, Z5, Z4
+	VADDPS        Z4, Z5, Z5
+	VSHUFF32X4    $0xb1, Z5, Z5, Z4
+	VADDPS        Z4, Z5, Z5
+	VEXTRACTF32X8 $0x01, Z5, Y4
+	VADDSS        X4, X5, X5
+	VDIVSS        X2, X5, X4
+	VADDSS        X0, X4, X4
+	VCVTSS2SD     X4, X4, X5
+	VSQRTSD       X5, X5, X5
+	VDIVSD        X5, X3, X5
+	VCVTSD2SS     X5, X4, X4
+	VMOVSS        X4, (BX)(R8*4)
+	VADDPS        Z8, Z7, Z7
+	VPERMILPS     $0xb1, Z7, Z4
+	VADDPS        Z4, Z7, Z7
+	VPERMILPS     $0x4e, Z7, Z4
+	VADDPS        Z4, Z7, Z7
+	VSHUFF32X4    $0xb1, Z7, Z7, Z4
+	VADDPS        Z4, Z7, Z7
+	VEXTRACTF32X8 $0x01, Z7, Y4
+	VADDSS        X4, X7, X7
+	VDIVSS        X2, X7, X4
+	VADDSS        X0, X4, X4
+	VCVTSS2SD     X4, X4, X5
+	VSQRTSD       X5, X5, X5
+	VDIVSD        X5, X3, X5
+	VCVTSD2SS     X5, X4, X4
+	VMOVSS        X4, 4(BX)(R8*4)
+	VADDPS        Z10, Z9, Z9
+	VPERMILPS     $0xb1, Z9, Z4
+	VADDPS        Z4, Z9, Z9
+	VPERMILPS     $0x4e, Z9, Z4
+	VADDPS        Z4, Z9, Z9
+	VSHUFF32X4    $0xb1, Z9, Z9, Z4
+	VADDPS        Z4, Z9, Z9
+	VEXTRACTF32X8 $0x01, Z9, Y4
+	VADDSS        X4, X9, X9
+	VDIVSS        X2, X9, X4
+	VADDSS        X0, X4, X4
+	VCVTSS2SD     X4, X4, X5
+	VSQRTSD       X5, X5, X5
+	VDIVSD        X5, X3, X5
+	VCVTSD2SS     X5, X4, X4
+	VMOVSS        X4, 8(BX)(R8*4)
+	VADDPS        Z12, Z11, Z11
+	VPERMILPS     $0xb1, Z11, Z4
+	VADDPS        Z4, Z11, Z11
+	VPERMILPS     $0x4e, Z11, Z4
+	VADDPS        Z4, Z11, Z11
+	VSHUFF32X4    $0xb1, Z11, Z11, Z4
+	VADDPS        Z4, Z11, Z11
+	VEXTRACTF32X8 $0x01, Z11, Y4
+	VADDSS        X4, X11, X11
+	VDIVSS        X2, X11, X4
+	VADDSS        X0, X4, X4
+	VCVTSS2SD     X4, X4, X5
+	VSQRTSD       X5, X5, X5
+	VDIVSD        X5, X3, X5
+	VCVTSD2SS     X5, X4, X4
+	VMOVSS        X4, 12(BX)(R8*4)
+	ADDQ          $0x04, R8
+	CMPQ          R8, R9
+	JB            sums4
+
+sums1:
+	CMPQ         R8, CX
+	JAE          ropes
 	MOVQ         (AX)(R8*8), R9
 	MOVQ         SI, R11
 	ANDQ         $-32, R11
@@ -3319,11 +3431,11 @@ sum40:
 sumtail41:
 	CMPQ        R10, SI
 	JAE         sumdone42
-	VMOVDQU16   (R9)(R10*2), Y9
-	VPSLLD      $0x10, Z9, Z7
-	VPANDD      Z6, Z9, Z9
+	VMOVDQU16   (R9)(R10*2), Y15
+	VPSLLD      $0x10, Z15, Z7
+	VPANDD      Z6, Z15, Z15
 	VFMADD231PS Z7, Z7, Z4
-	VFMADD231PS Z9, Z9, Z5
+	VFMADD231PS Z15, Z15, Z5
 
 sumdone42:
 	VADDPS        Z5, Z4, Z4
@@ -3342,69 +3454,77 @@ sumdone42:
 	VDIVSD        X5, X3, X5
 	VCVTSD2SS     X5, X4, X4
 	VMOVSS        X4, (BX)(R8*4)
-	LEAQ          (R9)(SI*2), R9
-	MOVQ          128(AX)(R8*8), R10
-	MOVQ          256(AX)(R8*8), R11
-	MOVQ          512(AX)(R8*8), R12
-	MOVQ          DI, R13
-	SHRQ          $0x01, R13
-	VPBROADCASTD  himask<>+0(SB), Z4
-	XORQ          R14, R14
+	INCQ          R8
+	JMP           sums1
+
+ropes:
+	XORQ R8, R8
+
+rope1:
+	MOVQ         (AX)(R8*8), R9
+	LEAQ         (R9)(SI*2), R9
+	MOVQ         128(AX)(R8*8), R10
+	MOVQ         256(AX)(R8*8), R11
+	MOVQ         512(AX)(R8*8), R12
+	MOVQ         DI, R13
+	SHRQ         $0x01, R13
+	VPBROADCASTD himask<>+0(SB), Z0
+	XORQ         R14, R14
 
 rope43:
 	LEAQ           (R14)(R14*1), R15
-	VMOVDQU32      (R9)(R15*2), Z6
-	VPSLLD         $0x10, Z6, Z5
-	VPANDD         Z4, Z6, Z6
-	VPMOVZXWD      (R10)(R14*2), Z7
-	VPSLLD         $0x10, Z7, Z7
-	VPMOVZXWD      (R11)(R14*2), Z8
-	VPSLLD         $0x10, Z8, Z8
-	VMULPS         Z7, Z5, Z7
-	VMULPS         Z8, Z6, Z8
-	VSUBPS         Z8, Z7, Z10
+	VMOVDQU32      (R9)(R15*2), Z3
+	VPSLLD         $0x10, Z3, Z2
+	VPANDD         Z0, Z3, Z3
+	VPMOVZXWD      (R10)(R14*2), Z4
+	VPSLLD         $0x10, Z4, Z4
+	VPMOVZXWD      (R11)(R14*2), Z5
+	VPSLLD         $0x10, Z5, Z5
+	VMULPS         Z4, Z2, Z4
+	VMULPS         Z5, Z3, Z5
+	VSUBPS         Z5, Z4, Z6
 	LEAQ           (R14)(R13*1), R15
-	VPMOVZXWD      (R10)(R15*2), Z7
-	VPSLLD         $0x10, Z7, Z7
-	VPMOVZXWD      (R11)(R15*2), Z8
-	VPSLLD         $0x10, Z8, Z8
-	VMULPS         Z7, Z6, Z7
-	VMULPS         Z8, Z5, Z8
-	VADDPS         Z8, Z7, Z5
+	VPMOVZXWD      (R10)(R15*2), Z4
+	VPSLLD         $0x10, Z4, Z4
+	VPMOVZXWD      (R11)(R15*2), Z5
+	VPSLLD         $0x10, Z5, Z5
+	VMULPS         Z4, Z3, Z4
+	VMULPS         Z5, Z2, Z5
+	VADDPS         Z5, Z4, Z2
 	LEAQ           32(R14)(R14*1), R15
-	VMOVDQU32      (R9)(R15*2), Z7
-	VPSLLD         $0x10, Z7, Z6
-	VPANDD         Z4, Z7, Z7
-	VPMOVZXWD      32(R10)(R14*2), Z8
-	VPSLLD         $0x10, Z8, Z8
-	VPMOVZXWD      32(R11)(R14*2), Z11
-	VPSLLD         $0x10, Z11, Z11
-	VMULPS         Z8, Z6, Z8
-	VMULPS         Z11, Z7, Z11
-	VSUBPS         Z11, Z8, Z12
+	VMOVDQU32      (R9)(R15*2), Z4
+	VPSLLD         $0x10, Z4, Z3
+	VPANDD         Z0, Z4, Z4
+	VPMOVZXWD      32(R10)(R14*2), Z5
+	VPSLLD         $0x10, Z5, Z5
+	VPMOVZXWD      32(R11)(R14*2), Z7
+	VPSLLD         $0x10, Z7, Z7
+	VMULPS         Z5, Z3, Z5
+	VMULPS         Z7, Z4, Z7
+	VSUBPS         Z7, Z5, Z8
 	LEAQ           (R14)(R13*1), R15
-	VPMOVZXWD      32(R10)(R15*2), Z8
-	VPSLLD         $0x10, Z8, Z8
-	VPMOVZXWD      32(R11)(R15*2), Z11
-	VPSLLD         $0x10, Z11, Z11
-	VMULPS         Z8, Z7, Z8
-	VMULPS         Z11, Z6, Z11
-	VADDPS         Z11, Z8, Z6
-	VPTESTNMD      Z1, Z10, K1
-	VPTESTNMD      Z1, Z12, K2
+	VPMOVZXWD      32(R10)(R15*2), Z5
+	VPSLLD         $0x10, Z5, Z5
+	VPMOVZXWD      32(R11)(R15*2), Z7
+	VPSLLD         $0x10, Z7, Z7
+	VMULPS         Z5, Z4, Z5
+	VMULPS         Z7, Z3, Z7
+	VADDPS         Z7, Z5, Z3
+	VPTESTNMD      Z1, Z6, K1
+	VPTESTNMD      Z1, Z8, K2
 	KORTESTW       K1, K2
 	JNZ            bf16wslow44
-	BYTE $0x62; BYTE $0xd2; BYTE $0x1f; BYTE $0x48; BYTE $0x72; BYTE $0xfa // VCVTNE2PS2BF16 Z10, Z12, Z7
-	VMOVDQU16      Z7, (R12)(R14*2)
+	BYTE $0x62; BYTE $0xf2; BYTE $0x3f; BYTE $0x48; BYTE $0x72; BYTE $0xe6 // VCVTNE2PS2BF16 Z6, Z8, Z4
+	VMOVDQU16      Z4, (R12)(R14*2)
 
 bf16wdone45:
 	LEAQ           (R14)(R13*1), R15
-	VPTESTNMD      Z1, Z5, K1
-	VPTESTNMD      Z1, Z6, K2
+	VPTESTNMD      Z1, Z2, K1
+	VPTESTNMD      Z1, Z3, K2
 	KORTESTW       K1, K2
 	JNZ            bf16wslow46
-	BYTE $0x62; BYTE $0xf2; BYTE $0x4f; BYTE $0x48; BYTE $0x72; BYTE $0xed // VCVTNE2PS2BF16 Z5, Z6, Z5
-	VMOVDQU16      Z5, (R12)(R15*2)
+	BYTE $0x62; BYTE $0xf2; BYTE $0x67; BYTE $0x48; BYTE $0x72; BYTE $0xd2 // VCVTNE2PS2BF16 Z2, Z3, Z2
+	VMOVDQU16      Z2, (R12)(R15*2)
 
 bf16wdone47:
 	ADDQ         $0x00000020, R14
@@ -3412,15 +3532,17 @@ bf16wdone47:
 	JB           rope43
 	INCQ         R8
 	CMPQ         R8, CX
-	JB           sums
+	JB           rope1
 	VPBROADCASTD himask<>+0(SB), Z0
-	VMOVDQU16    kvcoutidx<>+0(SB), Z2
+	VMOVDQU16    kvcoutidx<>+0(SB), Z1
+	VPBROADCASTD minnormalw<>+0(SB), Z2
 	XORQ         R8, R8
 
 norms:
 	MOVQ         (AX)(R8*8), DI
 	MOVQ         384(AX)(R8*8), R9
 	VBROADCASTSS (BX)(R8*4), Z3
+	VPTERNLOGD   $0xff, Z16, Z16, Z16
 	XORQ         R10, R10
 
 norm:
@@ -3430,18 +3552,19 @@ norm:
 	VMULPS         Z3, Z5, Z5
 	VMULPS         (DX)(R10*4), Z4, Z4
 	VMULPS         64(DX)(R10*4), Z5, Z5
-	VPTESTNMD      Z1, Z4, K1
-	VPTESTNMD      Z1, Z5, K2
-	KORTESTW       K1, K2
-	JNZ            normslow
 	BYTE $0x62; BYTE $0xf2; BYTE $0x57; BYTE $0x48; BYTE $0x72; BYTE $0xe4 // VCVTNE2PS2BF16 Z4, Z5, Z4
-	VPERMW         Z4, Z2, Z4
+	VPADDW         Z4, Z4, Z5
+	VPMINUW        Z5, Z16, Z16
+	VPERMW         Z4, Z1, Z4
 	VMOVDQU16      Z4, (R9)(R10*2)
+	ADDQ           $0x00000020, R10
+	CMPQ           R10, SI
+	JB             norm
+	VPCMPUW        $0x01, Z2, Z16, K1
+	KORTESTD       K1, K1
+	JNZ            normslow
 
 normnext:
-	ADDQ $0x00000020, R10
-	CMPQ R10, SI
-	JB   norm
 	INCQ R8
 	CMPQ R8, CX
 	JB   norms
@@ -3449,103 +3572,115 @@ normnext:
 	RET
 
 bf16wslow44:
-	VPBROADCASTD one<>+0(SB), Z7
-	VPBROADCASTD bias<>+0(SB), Z8
-	VPBROADCASTD absmask<>+0(SB), Z11
-	VPBROADCASTD inf<>+0(SB), Z13
-	VPBROADCASTD quiet<>+0(SB), Z14
-	VPBROADCASTD expmask<>+0(SB), Z15
-	VPSRLD       $0x10, Z10, Z15
-	VPSRLD       $0x10, Z10, Z16
-	VPANDD       Z7, Z15, Z15
-	VPADDD       Z10, Z15, Z15
-	VPADDD       Z8, Z15, Z15
-	VPSRLD       $0x10, Z15, Z15
-	VPORD        Z14, Z16, Z16
-	VPANDD       Z11, Z10, Z10
-	VPCMPGTD     Z13, Z10, K1
-	VPBLENDMD    Z16, Z15, K1, Z15
-	VPMOVDW      Z15, (R12)(R14*2)
-	VPSRLD       $0x10, Z12, Z10
-	VPSRLD       $0x10, Z12, Z15
-	VPANDD       Z7, Z10, Z10
-	VPADDD       Z12, Z10, Z10
-	VPADDD       Z8, Z10, Z10
-	VPSRLD       $0x10, Z10, Z10
-	VPORD        Z14, Z15, Z15
-	VPANDD       Z11, Z12, Z7
-	VPCMPGTD     Z13, Z7, K1
-	VPBLENDMD    Z15, Z10, K1, Z10
-	VPMOVDW      Z10, 32(R12)(R14*2)
-	JMP          bf16wdone45
-
-bf16wslow46:
-	VPBROADCASTD one<>+0(SB), Z7
-	VPBROADCASTD bias<>+0(SB), Z8
-	VPBROADCASTD absmask<>+0(SB), Z10
-	VPBROADCASTD inf<>+0(SB), Z11
-	VPBROADCASTD quiet<>+0(SB), Z12
-	VPBROADCASTD expmask<>+0(SB), Z13
-	VPSRLD       $0x10, Z5, Z13
-	VPSRLD       $0x10, Z5, Z14
-	VPANDD       Z7, Z13, Z13
-	VPADDD       Z5, Z13, Z13
-	VPADDD       Z8, Z13, Z13
-	VPSRLD       $0x10, Z13, Z13
-	VPORD        Z12, Z14, Z14
-	VPANDD       Z10, Z5, Z5
-	VPCMPGTD     Z11, Z5, K1
-	VPBLENDMD    Z14, Z13, K1, Z13
-	VPMOVDW      Z13, (R12)(R15*2)
-	VPSRLD       $0x10, Z6, Z5
-	VPSRLD       $0x10, Z6, Z13
-	VPANDD       Z7, Z5, Z5
-	VPADDD       Z6, Z5, Z5
-	VPADDD       Z8, Z5, Z5
-	VPSRLD       $0x10, Z5, Z5
-	VPORD        Z12, Z13, Z13
-	VPANDD       Z10, Z6, Z6
-	VPCMPGTD     Z11, Z6, K1
-	VPBLENDMD    Z13, Z5, K1, Z5
-	VPMOVDW      Z5, 32(R12)(R15*2)
-	JMP          bf16wdone47
-
-normslow:
-	VPBROADCASTD one<>+0(SB), Z6
-	VPBROADCASTD bias<>+0(SB), Z7
-	VPBROADCASTD absmask<>+0(SB), Z8
+	VPBROADCASTD one<>+0(SB), Z4
+	VPBROADCASTD bias<>+0(SB), Z5
+	VPBROADCASTD absmask<>+0(SB), Z7
 	VPBROADCASTD inf<>+0(SB), Z9
 	VPBROADCASTD quiet<>+0(SB), Z10
 	VPBROADCASTD expmask<>+0(SB), Z11
-	VMOVDQU32    kvcloidx<>+0(SB), Z11
-	VMOVAPS      Z4, Z12
-	VPERMT2PS    Z5, Z11, Z12
-	VPSRLD       $0x10, Z12, Z11
-	VPSRLD       $0x10, Z12, Z13
-	VPANDD       Z6, Z11, Z11
-	VPADDD       Z12, Z11, Z11
-	VPADDD       Z7, Z11, Z11
+	VPSRLD       $0x10, Z6, Z11
+	VPSRLD       $0x10, Z6, Z12
+	VPANDD       Z4, Z11, Z11
+	VPADDD       Z6, Z11, Z11
+	VPADDD       Z5, Z11, Z11
 	VPSRLD       $0x10, Z11, Z11
-	VPORD        Z10, Z13, Z13
-	VPANDD       Z8, Z12, Z12
-	VPCMPGTD     Z9, Z12, K1
-	VPBLENDMD    Z13, Z11, K1, Z11
-	VPMOVDW      Z11, (R9)(R10*2)
-	VMOVDQU32    kvchiidx<>+0(SB), Z11
-	VMOVAPS      Z4, Z4
-	VPERMT2PS    Z5, Z11, Z4
-	VPSRLD       $0x10, Z4, Z5
-	VPSRLD       $0x10, Z4, Z11
-	VPANDD       Z6, Z5, Z5
-	VPADDD       Z4, Z5, Z5
-	VPADDD       Z7, Z5, Z5
-	VPSRLD       $0x10, Z5, Z5
+	VPORD        Z10, Z12, Z12
+	VPANDD       Z7, Z6, Z6
+	VPCMPGTD     Z9, Z6, K1
+	VPBLENDMD    Z12, Z11, K1, Z11
+	VPMOVDW      Z11, (R12)(R14*2)
+	VPSRLD       $0x10, Z8, Z6
+	VPSRLD       $0x10, Z8, Z11
+	VPANDD       Z4, Z6, Z6
+	VPADDD       Z8, Z6, Z6
+	VPADDD       Z5, Z6, Z6
+	VPSRLD       $0x10, Z6, Z6
 	VPORD        Z10, Z11, Z11
-	VPANDD       Z8, Z4, Z4
+	VPANDD       Z7, Z8, Z4
 	VPCMPGTD     Z9, Z4, K1
-	VPBLENDMD    Z11, Z5, K1, Z5
-	VPMOVDW      Z5, 32(R9)(R10*2)
-	JMP          normnext
+	VPBLENDMD    Z11, Z6, K1, Z6
+	VPMOVDW      Z6, 32(R12)(R14*2)
+	JMP          bf16wdone45
+
+bf16wslow46:
+	VPBROADCASTD one<>+0(SB), Z4
+	VPBROADCASTD bias<>+0(SB), Z5
+	VPBROADCASTD absmask<>+0(SB), Z6
+	VPBROADCASTD inf<>+0(SB), Z7
+	VPBROADCASTD quiet<>+0(SB), Z8
+	VPBROADCASTD expmask<>+0(SB), Z9
+	VPSRLD       $0x10, Z2, Z9
+	VPSRLD       $0x10, Z2, Z10
+	VPANDD       Z4, Z9, Z9
+	VPADDD       Z2, Z9, Z9
+	VPADDD       Z5, Z9, Z9
+	VPSRLD       $0x10, Z9, Z9
+	VPORD        Z8, Z10, Z10
+	VPANDD       Z6, Z2, Z2
+	VPCMPGTD     Z7, Z2, K1
+	VPBLENDMD    Z10, Z9, K1, Z9
+	VPMOVDW      Z9, (R12)(R15*2)
+	VPSRLD       $0x10, Z3, Z2
+	VPSRLD       $0x10, Z3, Z9
+	VPANDD       Z4, Z2, Z2
+	VPADDD       Z3, Z2, Z2
+	VPADDD       Z5, Z2, Z2
+	VPSRLD       $0x10, Z2, Z2
+	VPORD        Z8, Z9, Z9
+	VPANDD       Z6, Z3, Z3
+	VPCMPGTD     Z7, Z3, K1
+	VPBLENDMD    Z9, Z2, K1, Z2
+	VPMOVDW      Z2, 32(R12)(R15*2)
+	JMP          bf16wdone47
+
+normslow:
+	VPBROADCASTD one<>+0(SB), Z4
+	VPBROADCASTD bias<>+0(SB), Z5
+	VPBROADCASTD absmask<>+0(SB), Z6
+	VPBROADCASTD inf<>+0(SB), Z7
+	VPBROADCASTD quiet<>+0(SB), Z8
+	VPBROADCASTD expmask<>+0(SB), Z9
+	XORQ         R10, R10
+
+normslow1:
+	VPSLLD    $0x10, (DI)(R10*2), Z9
+	VPANDD    (DI)(R10*2), Z0, Z10
+	VMULPS    Z3, Z9, Z9
+	VMULPS    Z3, Z10, Z10
+	VMULPS    (DX)(R10*4), Z9, Z9
+	VMULPS    64(DX)(R10*4), Z10, Z10
+	VMOVDQU32 kvcloidx<>+0(SB), Z11
+	VMOVAPS   Z9, Z12
+	VPERMT2PS Z10, Z11, Z12
+	VPSRLD    $0x10, Z12, Z11
+	VPSRLD    $0x10, Z12, Z13
+	VPANDD    Z4, Z11, Z11
+	VPADDD    Z12, Z11, Z11
+	VPADDD    Z5, Z11, Z11
+	VPSRLD    $0x10, Z11, Z11
+	VPORD     Z8, Z13, Z13
+	VPANDD    Z6, Z12, Z12
+	VPCMPGTD  Z7, Z12, K1
+	VPBLENDMD Z13, Z11, K1, Z11
+	VPMOVDW   Z11, (R9)(R10*2)
+	VMOVDQU32 kvchiidx<>+0(SB), Z11
+	VMOVAPS   Z9, Z9
+	VPERMT2PS Z10, Z11, Z9
+	VPSRLD    $0x10, Z9, Z10
+	VPSRLD    $0x10, Z9, Z11
+	VPANDD    Z4, Z10, Z10
+	VPADDD    Z9, Z10, Z10
+	VPADDD    Z5, Z10, Z10
+	VPSRLD    $0x10, Z10, Z10
+	VPORD     Z8, Z11, Z11
+	VPANDD    Z6, Z9, Z9
+	VPCMPGTD  Z7, Z9, K1
+	VPBLENDMD Z11, Z10, K1, Z10
+	VPMOVDW   Z10, 32(R9)(R10*2)
+	ADDQ      $0x00000020, R10
+	CMPQ      R10, SI
+	JB        normslow1
+	JMP       normnext
 
 DATA kvcoutidx<>+0(SB)/2, $0x0000
 DATA kvcoutidx<>+2(SB)/2, $0x0010

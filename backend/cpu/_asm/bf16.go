@@ -421,17 +421,73 @@ func kvcGroupBF16Kernel() {
 	nF, oneD := rmsConsts(dv)
 	row := func(array int, t Register) Mem { return Mem{Base: grp, Index: t, Scale: 8, Disp: 128 * array} }
 
-	// First pass: r into scratch, and the rotation.
-	t := GP64()
+	// First pass: r into scratch, four tokens at a time (eight independent FMA chains, where one
+	// token's two would wait on the FMA latency), then the rest one by one.
+	t, n4 := GP64(), GP64()
 	XORQ(t, t)
-	Label("sums")
+	MOVQ(n, n4)
+	ANDQ(I8(-4), n4)
+	JZ(LabelRef("sums1"))
+	Label("sums4")
+	{
+		var kv [4]GPVirtual
+		var acc [4][2]VecVirtual
+		hiMask := ZMM()
+		VPBROADCASTD(cHiMask, hiMask)
+		for i := range kv {
+			kv[i] = GP64()
+			m := row(0, t)
+			m.Disp += 8 * i
+			MOVQ(m, kv[i])
+			for h := range acc[i] {
+				acc[i][h] = ZMM()
+				VXORPS(acc[i][h], acc[i][h], acc[i][h])
+			}
+		}
+		j := GP64()
+		XORQ(j, j)
+		Label("sum4")
+		for i := range kv {
+			ev, od := ZMM(), ZMM()
+			m := Mem{Base: kv[i], Index: j, Scale: 2}
+			VPSLLD(U8(16), m, ev)
+			VPANDD(m, hiMask, od)
+			accSquares(ev, acc[i][0])
+			accSquares(od, acc[i][1])
+		}
+		ADDQ(U32(32), j)
+		CMPQ(j, dv)
+		JB(LabelRef("sum4"))
+		for i := range kv {
+			// Lane 2l in acc[0], 2l+1 in acc[1]: the first step adds the neighbours.
+			VADDPS(acc[i][1], acc[i][0], acc[i][0])
+			sum := sumTree(acc[i][0], true)
+			VMOVSS(rmsScalar(sum, nF, oneD, eps), Mem{Base: scratch, Index: t, Scale: 4, Disp: 4 * i})
+		}
+	}
+	ADDQ(U8(4), t)
+	CMPQ(t, n4)
+	JB(LabelRef("sums4"))
+	Label("sums1")
+	CMPQ(t, n)
+	JAE(LabelRef("ropes"))
 	{
 		kv := GP64()
 		MOVQ(row(0, t), kv)
 		sum := sumSquaresLoop(bf16, kv, dv)
 		VMOVSS(rmsScalar(sum, nF, oneD, eps), Mem{Base: scratch, Index: t, Scale: 4})
+	}
+	INCQ(t)
+	JMP(LabelRef("sums1"))
+
+	// The rotation.
+	Label("ropes")
+	XORQ(t, t)
+	Label("rope1")
+	{
 		r, cs, sn, krope := GP64(), GP64(), GP64(), GP64()
-		LEAQ(Mem{Base: kv, Index: dv, Scale: 2}, r)
+		MOVQ(row(0, t), r)
+		LEAQ(Mem{Base: r, Index: dv, Scale: 2}, r)
 		MOVQ(row(1, t), cs)
 		MOVQ(row(2, t), sn)
 		MOVQ(row(4, t), krope)
@@ -439,49 +495,64 @@ func kvcGroupBF16Kernel() {
 	}
 	INCQ(t)
 	CMPQ(t, n)
-	JB(LabelRef("sums"))
+	JB(LabelRef("rope1"))
 
-	// Second pass: the norm's scaling and stores.
-	hiMask, perm := ZMM(), ZMM()
+	// Second pass: the norm's scaling and stores. A result that converts to a zero or subnormal
+	// word may be one VCVTNE2PS2BF16 flushed: the row's smallest doubled word (sign shifted out)
+	// says whether any did, and such a row is redone with the integer rounding.
+	hiMask, perm, minNormal := ZMM(), ZMM(), ZMM()
 	VPBROADCASTD(cHiMask, hiMask)
 	VMOVDQU16(outIdx, perm)
+	VPBROADCASTD(cMinNormalW, minNormal)
 	XORQ(t, t)
 	Label("norms")
 	{
 		kv, ckv, j := GP64(), GP64(), GP64()
 		MOVQ(row(0, t), kv)
 		MOVQ(row(3, t), ckv)
-		rz := ZMM()
+		rz, least := ZMM(), ZMM()
 		VBROADCASTSS(Mem{Base: scratch, Index: t, Scale: 4}, rz)
+		VPTERNLOGD(U8(0xff), least, least, least)
 		XORQ(j, j)
-		Label("norm")
-		e, o := ZMM(), ZMM()
-		m := Mem{Base: kv, Index: j, Scale: 2}
-		VPSLLD(U8(16), m, e)
-		VPANDD(m, hiMask, o)
-		VMULPS(rz, e, e) // x·r, x first (its NaN wins, as in the reference)
-		VMULPS(rz, o, o)
-		VMULPS(Mem{Base: g, Index: j, Scale: 4}, e, e)
-		VMULPS(Mem{Base: g, Index: j, Scale: 4, Disp: 64}, o, o)
-		k1, k2 := K(), K()
-		VPTESTNMD(c.expMask, e, k1)
-		VPTESTNMD(c.expMask, o, k2)
-		KORTESTW(k1, k2)
-		JNZ(LabelRef("normslow"))
-		w := ZMM()
-		cvtNE2PS2BF16(o, e, w)
-		VPERMW(w, perm, w)
+		scaled := func() (e, o VecVirtual) {
+			e, o = ZMM(), ZMM()
+			m := Mem{Base: kv, Index: j, Scale: 2}
+			VPSLLD(U8(16), m, e)
+			VPANDD(m, hiMask, o)
+			VMULPS(rz, e, e) // x·r, x first (its NaN wins, as in the reference)
+			VMULPS(rz, o, o)
+			VMULPS(Mem{Base: g, Index: j, Scale: 4}, e, e)
+			VMULPS(Mem{Base: g, Index: j, Scale: 4, Disp: 64}, o, o)
+			return e, o
+		}
 		out := Mem{Base: ckv, Index: j, Scale: 2}
-		VMOVDQU16(w, out)
-		Label("normnext")
+		Label("norm")
+		{
+			e, o := scaled()
+			w, d := ZMM(), ZMM()
+			cvtNE2PS2BF16(o, e, w)
+			VPADDW(w, w, d)
+			VPMINUW(d, least, least)
+			VPERMW(w, perm, w)
+			VMOVDQU16(w, out)
+		}
 		ADDQ(U32(32), j)
 		CMPQ(j, dv)
 		JB(LabelRef("norm"))
+		k := K()
+		VPCMPUW(U8(1), minNormal, least, k) // less than
+		KORTESTD(k, k)
+		JNZ(LabelRef("normslow"))
+		Label("normnext")
 
 		coldPaths = append(coldPaths, func() {
-			// A zero or subnormal among the 32: back in element order, the integer rounding.
+			// A zero or subnormal in the row: all of it again, back in element order, with the
+			// integer rounding.
 			Label("normslow")
 			cc := coldConsts(c)
+			XORQ(j, j)
+			Label("normslow1")
+			e, o := scaled()
 			for h, idx := range []Mem{loIdx, hiIdx} {
 				ix, v := ZMM(), ZMM()
 				VMOVDQU32(idx, ix)
@@ -491,6 +562,9 @@ func kvcGroupBF16Kernel() {
 				m.Disp += 32 * h
 				storeBF16Int(16, cc, v, m)
 			}
+			ADDQ(U32(32), j)
+			CMPQ(j, dv)
+			JB(LabelRef("normslow1"))
 			JMP(LabelRef("normnext"))
 		})
 	}

@@ -67,6 +67,7 @@ var (
 	cExp                                   Mem
 	cDup16                                 Mem
 	cHiMask, cQuiet32, cOneF64             Mem
+	cMinNormalW                            Mem
 	cEvenIdx, cOddIdx                      Mem
 )
 
@@ -78,6 +79,7 @@ func declareConsts() {
 	cQuiet = ConstData("quiet", U32(0x40))
 	cExp = ConstData("expmask", U32(0x7f800000))
 	cHiMask = ConstData("himask", U32(0xffff0000))
+	cMinNormalW = ConstData("minnormalw", U32(0x01000100)) // bf16 words doubled: below it, zero or subnormal
 	cQuiet32 = ConstData("quiet32", U32(0x00400000))
 	cOneF64 = ConstData("onef64", U64(0x3ff0000000000000)) // 1.0 (avo writes F64(1) as the integer 1)
 	var sign, dup [16]int
