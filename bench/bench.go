@@ -275,7 +275,12 @@ func measure(c Config, t task) (Result, error) {
 	if disp.Which(op) == cpu.Name && T > 1 {
 		threads = cpu.ThreadsFor(bytes) // the copy gets the threads the op gets
 	}
+	// The copy reads real bytes: a never-written src would map every page to the kernel's one
+	// zero page, whose reads always hit the cache, and the baseline would not move the bytes.
 	src := make([]byte, bytes/2)
+	for i := range src {
+		src[i] = byte(i*131 + i>>12)
+	}
 	dst := make([]byte, bytes/2)
 	cp := func() error {
 		if threads > 1 {
