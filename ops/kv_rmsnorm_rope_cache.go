@@ -174,6 +174,9 @@ type KvRmsNormRopeCacheArgs struct {
 	kvRows, cosRows, sinRows, kRopeRows, ckvRows kvcRows
 	// idx addresses the index tensor's values, worked out once.
 	idx kvcIndex
+	// linear: a global slot v's rows lie at Off + v·SlotStride in both caches (a slot-per-token
+	// mode whose blocks are BlockSize rows apart), so CacheRows needs no division.
+	linear bool
 }
 
 // kvcIndex reads the index tensor's values (I64 or I32, rank 1 or 2) without going through
@@ -238,6 +241,23 @@ func (a *KvRmsNormRopeCacheArgs) Slot(b, s int) (block, slot int, ok bool) {
 		return int(v) / bs, s % bs, true
 	}
 	return int(v) / bs, int(v) % bs, true
+}
+
+// CacheRows is where token (b, s)'s rows start in the k and ckv caches' backings, the RowAt of
+// its Slot; ok is false for a skipped token.
+func (a *KvRmsNormRopeCacheArgs) CacheRows(b, s int) (k, ckv int, ok bool) {
+	if a.linear {
+		v := int(a.IndexValue(b, s))
+		if v < 0 {
+			return 0, 0, false
+		}
+		return a.KLayout.Off + v*a.KLayout.SlotStride, a.CKVLayout.Off + v*a.CKVLayout.SlotStride, true
+	}
+	block, slot, ok := a.Slot(b, s)
+	if !ok {
+		return 0, 0, false
+	}
+	return a.KLayout.RowAt(block, slot), a.CKVLayout.RowAt(block, slot), true
 }
 
 // KVRow, CosRow, SinRow, KRopeRow and CKVRow are the backing indices of the first element of
@@ -436,6 +456,8 @@ func (a *KvRmsNormRopeCacheArgs) checkIndex() error {
 		return fmt.Errorf("index: shape %s: %s mode wants %s = %s", tensor.ShapeString(idx.Shape), mode, form, tensor.ShapeString(want))
 	}
 	a.idx = kvcIndexOf(idx)
+	a.linear = mode != CacheNorm && !mode.PerBlock() &&
+		a.KLayout.BlockStride == bs*a.KLayout.SlotStride && a.CKVLayout.BlockStride == bs*a.CKVLayout.SlotStride
 
 	// Range: Norm positions lie in [−1, Scache); paged values are global slots in
 	// [−1, BlockNum·BlockSize). Keys identify what must not repeat.

@@ -424,3 +424,61 @@ func FuzzKvRmsNormRopeCacheArgs(f *testing.F) {
 		}
 	})
 }
+
+// CacheRows is Slot's row in each cache layout, whether or not the layout lets it skip the
+// division (a PA cache with padding between blocks does not).
+func TestKvRmsNormRopeCacheCacheRows(t *testing.T) {
+	padded := func(p *ops.KvRmsNormRopeCacheParams) {
+		for _, c := range []*tensor.Tensor{&p.KCache, &p.CKVCache} {
+			d := c.Shape[3]
+			*c = tensor.FromBits(tensor.BF16, make([]uint16, 4*(4*d+8)), 4, 4, 1, d)
+			c.Strides = []int{4*d + 8, d, d, 1}
+		}
+	}
+	for _, mode := range []struct {
+		name string
+		mut  func(p *ops.KvRmsNormRopeCacheParams)
+	}{
+		{"PA", func(*ops.KvRmsNormRopeCacheParams) {}},
+		{"PA padded blocks", padded},
+		{"PA_BNSD", func(p *ops.KvRmsNormRopeCacheParams) { p.CacheMode = ops.CachePABNSD }},
+		{"PA_NZ", func(p *ops.KvRmsNormRopeCacheParams) { p.CacheMode = ops.CachePANZ }},
+		{"Norm", func(p *ops.KvRmsNormRopeCacheParams) {
+			p.CacheMode = ops.CacheNorm
+			p.KCache = tensor.Zeros(tensor.BF16, kvB, 1, 4, kvDk)
+			p.CKVCache = tensor.Zeros(tensor.BF16, kvB, 1, 4, kvDv)
+			p.Index = tensor.FromI64([]int64{0, 3, -1, 2, 1, 0}, kvB, kvS)
+		}},
+		{"PA_BLK_BNSD", func(p *ops.KvRmsNormRopeCacheParams) {
+			p.CacheMode = ops.CachePABlkBNSD
+			p.Index = tensor.FromI64([]int64{8, -1}, 2)
+		}},
+	} {
+		p := kvValid()
+		mode.mut(&p)
+		a, err := ops.NewKvRmsNormRopeCache(p)
+		if err != nil {
+			t.Fatalf("%s: %v", mode.name, err)
+		}
+		skipped := 0
+		for b := range kvB {
+			for s := range kvS {
+				k, ckv, ok := a.CacheRows(b, s)
+				block, slot, want := a.Slot(b, s)
+				if ok != want {
+					t.Fatalf("%s (%d, %d): ok %v, Slot says %v", mode.name, b, s, ok, want)
+				}
+				if !ok {
+					skipped++
+					continue
+				}
+				if wk, wc := a.KLayout.RowAt(block, slot), a.CKVLayout.RowAt(block, slot); k != wk || ckv != wc {
+					t.Errorf("%s (%d, %d): rows %d, %d; want %d, %d", mode.name, b, s, k, ckv, wk, wc)
+				}
+			}
+		}
+		if skipped == kvB*kvS {
+			t.Errorf("%s: every token skipped", mode.name)
+		}
+	}
+}

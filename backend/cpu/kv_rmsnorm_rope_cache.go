@@ -153,10 +153,9 @@ func kvcGroupRange(k *kernels, a *ops.KvRmsNormRopeCacheArgs, lo, hi int, g, gd,
 		if s == a.Seq {
 			b, s = b+1, 0
 		}
-		block, slot, ok := a.Slot(b, s)
+		ki, ci, ok := a.CacheRows(b, s)
 		switch {
 		case ok:
-			ci, ki := a.CKVLayout.RowAt(block, slot), a.KLayout.RowAt(block, slot)
 			grp.ckv[n], grp.krope[n] = cc.row(ci, dv), kc.row(ki, dk)
 			cis[n], kis[n] = ci, ki
 		case hasC && hasK:
@@ -215,11 +214,9 @@ func kvcContiguous(a *ops.KvRmsNormRopeCacheArgs) bool {
 func kvcFusedToken(k *kernels, a *ops.KvRmsNormRopeCacheArgs, b, s int, g []float32, eps float32) bool {
 	dv, dk := a.Dv, a.Dk
 	var ckv, krope *byte
-	var ci, ki int // the cache rows' backing indices
-	block, slot, ok := a.Slot(b, s)
+	ki, ci, ok := a.CacheRows(b, s) // the cache rows' backing indices
 	switch {
 	case ok:
-		ci, ki = a.CKVLayout.At(block, slot, 0), a.KLayout.At(block, slot, 0)
 		ckv, krope = kvcPtr(a.CKVCache, ci, dv), kvcPtr(a.KCache, ki, dk)
 	case !a.CKV.IsZero() && !a.KRope.IsZero():
 		ckv, krope = kvcPtr(a.CKV, a.CKVRow(b, s), dv), kvcPtr(a.KRope, a.KRopeRow(b, s), dk)
