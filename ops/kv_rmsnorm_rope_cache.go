@@ -276,6 +276,60 @@ func (a *KvRmsNormRopeCacheArgs) KRopeRow(b, s int) int { return a.kRopeRows.at(
 // CKVRow: see KVRow; CKV must be present.
 func (a *KvRmsNormRopeCacheArgs) CKVRow(b, s int) int { return a.ckvRows.at(b, s) }
 
+// KvAffine is an address affine in one number: Off + n·Step.
+type KvAffine struct{ Off, Step int }
+
+// At is Off + n·Step.
+func (f KvAffine) At(n int) int { return f.Off + n*f.Step }
+
+// KvLinear is the addressing of a call whose rows are affine in the token number t = b·S + s
+// (batch b, position s): token t's kv, cos and sin rows start at KV.At(t), Cos.At(t) and
+// Sin.At(t) in their backings, its index value is Index[IndexAt.At(t)], and a non-negative
+// value v puts its rows at K.At(v) and CKV.At(v) in the caches. Slots is the number of slots
+// the index check admits (every value is below it).
+type KvLinear struct {
+	KV, Cos, Sin, IndexAt, K, CKV KvAffine
+	Index                         []int64
+	Slots                         int
+}
+
+// Linear reports the call's KvLinear, when it has one: an I64 index of a PA, PA_BNSD or PA_NZ
+// call whose caches have no padding between blocks, and kv, cos and sin whose batch stride is
+// S times their position stride (or whose B or S is 1). The optional outputs are not part of it.
+func (a *KvRmsNormRopeCacheArgs) Linear() (KvLinear, bool) {
+	if !a.linear || a.idx.i64 == nil {
+		return KvLinear{}, false
+	}
+	l := KvLinear{
+		IndexAt: KvAffine{a.idx.off, a.idx.s0}, Index: a.idx.i64,
+		K:     KvAffine{a.KLayout.Off, a.KLayout.SlotStride},
+		CKV:   KvAffine{a.CKVLayout.Off, a.CKVLayout.SlotStride},
+		Slots: a.KLayout.Blocks * a.KLayout.BlockSize,
+	}
+	for _, r := range []struct {
+		dst  *KvAffine
+		rows kvcRows
+	}{{&l.KV, a.kvRows}, {&l.Cos, a.cosRows}, {&l.Sin, a.sinRows}} {
+		step, ok := r.rows.tokenStep(a.Batch, a.Seq)
+		if !ok {
+			return KvLinear{}, false
+		}
+		*r.dst = KvAffine{r.rows.off, step}
+	}
+	return l, true
+}
+
+// tokenStep is the rows' stride in t = b·S + s, when they have one.
+func (r kvcRows) tokenStep(B, S int) (int, bool) {
+	switch {
+	case S == 1:
+		return r.bStride, true
+	case B == 1 || r.bStride == S*r.sStride:
+		return r.sStride, true
+	}
+	return 0, false
+}
+
 // kvcRows addresses the rows (b, 0, s) of a [B|1, 1, S|1, D] tensor, size-1 dimensions
 // broadcast (stride 0).
 type kvcRows struct{ off, bStride, sStride int }

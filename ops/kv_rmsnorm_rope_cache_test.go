@@ -482,3 +482,82 @@ func TestKvRmsNormRopeCacheCacheRows(t *testing.T) {
 		}
 	}
 }
+
+// Linear, where a call has it, addresses every token's rows as the per-token methods do.
+func TestKvRmsNormRopeCacheLinear(t *testing.T) {
+	for _, c := range []struct {
+		name   string
+		mut    func(p *ops.KvRmsNormRopeCacheParams)
+		linear bool
+	}{
+		{"PA", func(*ops.KvRmsNormRopeCacheParams) {}, true},
+		{"PA_BNSD, one sequence", func(p *ops.KvRmsNormRopeCacheParams) {
+			p.CacheMode = ops.CachePABNSD
+			for _, t := range []*tensor.Tensor{&p.KV, &p.Cos, &p.Sin, &p.KRope, &p.CKV} {
+				t.Shape = []int{1, 1, kvB * kvS, t.Shape[3]}
+			}
+		}, true},
+		{"decode: S = 1, cos shared", func(p *ops.KvRmsNormRopeCacheParams) {
+			for _, t := range []*tensor.Tensor{&p.KV, &p.KRope, &p.CKV} {
+				t.Shape = []int{kvB * kvS, 1, 1, t.Shape[3]}
+			}
+			for _, t := range []*tensor.Tensor{&p.Cos, &p.Sin} {
+				t.Shape = []int{1, 1, 1, kvDk}
+			}
+		}, true},
+		{"cos per batch", func(p *ops.KvRmsNormRopeCacheParams) {
+			for _, t := range []*tensor.Tensor{&p.Cos, &p.Sin} {
+				t.Shape = []int{kvB, 1, 1, kvDk}
+			}
+		}, false},
+		{"index I32", func(p *ops.KvRmsNormRopeCacheParams) {
+			p.Index = tensor.FromI32([]int32{0, 5, -1, 9, 2, 15}, 6)
+		}, false},
+		{"padded blocks", func(p *ops.KvRmsNormRopeCacheParams) {
+			for _, c := range []*tensor.Tensor{&p.KCache, &p.CKVCache} {
+				d := c.Shape[3]
+				*c = tensor.FromBits(tensor.BF16, make([]uint16, 4*(4*d+8)), 4, 4, 1, d)
+				c.Strides = []int{4*d + 8, d, d, 1}
+			}
+		}, false},
+		{"Norm", func(p *ops.KvRmsNormRopeCacheParams) {
+			p.CacheMode = ops.CacheNorm
+			p.KCache = tensor.Zeros(tensor.BF16, kvB, 1, 4, kvDk)
+			p.CKVCache = tensor.Zeros(tensor.BF16, kvB, 1, 4, kvDv)
+			p.Index = tensor.FromI64([]int64{0, 3, -1, 2, 1, 0}, kvB, kvS)
+		}, false},
+	} {
+		p := kvValid()
+		c.mut(&p)
+		a, err := ops.NewKvRmsNormRopeCache(p)
+		if err != nil {
+			t.Fatalf("%s: %v", c.name, err)
+		}
+		l, ok := a.Linear()
+		if ok != c.linear {
+			t.Fatalf("%s: Linear ok = %v, want %v", c.name, ok, c.linear)
+		}
+		if !ok {
+			continue
+		}
+		if l.Slots != 16 {
+			t.Errorf("%s: %d slots, want 16", c.name, l.Slots)
+		}
+		for b := range a.Batch {
+			for s := range a.Seq {
+				tok := b*a.Seq + s
+				if got, want := [3]int{l.KV.At(tok), l.Cos.At(tok), l.Sin.At(tok)}, [3]int{a.KVRow(b, s), a.CosRow(b, s), a.SinRow(b, s)}; got != want {
+					t.Errorf("%s token %d: kv, cos, sin rows %v, want %v", c.name, tok, got, want)
+				}
+				v := l.Index[l.IndexAt.At(tok)]
+				if v != a.IndexValue(b, s) {
+					t.Errorf("%s token %d: index %d, want %d", c.name, tok, v, a.IndexValue(b, s))
+				}
+				k, ckv, cached := a.CacheRows(b, s)
+				if cached != (v >= 0) || cached && (k != l.K.At(int(v)) || ckv != l.CKV.At(int(v))) {
+					t.Errorf("%s token %d: cache rows %d, %d for slot %d; CacheRows says %d, %d, %v", c.name, tok, l.K.At(int(v)), l.CKV.At(int(v)), v, k, ckv, cached)
+				}
+			}
+		}
+	}
+}

@@ -61,6 +61,9 @@ func kvRmsNormRopeCache(a *ops.KvRmsNormRopeCacheArgs, lo, hi int) {
 			gd = make([]float32, dv)
 		}
 		gd = kvcDeinterleave(gd[:dv:dv], g)
+		if lin, ok := a.Linear(); ok && a.KRope.IsZero() && a.CKV.IsZero() && kvcLinearRange(a, &lin, lo, hi, gd, eps) {
+			return
+		}
 		kvcGroupRange(k, a, lo, hi, g, gd, x, y, cosB, sinB, eps)
 		return
 	}
@@ -182,6 +185,47 @@ func kvcGroupRange(k *kernels, a *ops.KvRmsNormRopeCacheArgs, lo, hi int, g, gd,
 	}
 }
 
+// kvcLinearRange is kvcGroupRange for a call without outputs whose rows are affine in the token
+// (ops.KvLinear): row addresses come from one multiply-add each, with no per-row bounds check,
+// because the extents are checked here once: the rows of tokens lo..hi-1 and of every slot the
+// index check admits lie inside their tensors' backings. It is false, having done nothing, when
+// they do not.
+func kvcLinearRange(a *ops.KvRmsNormRopeCacheArgs, l *ops.KvLinear, lo, hi int, gd []float32, eps float32) bool {
+	dv, dk := a.Dv, a.Dk
+	if lo >= hi || l.Slots == 0 {
+		return lo >= hi
+	}
+	kv, cos, sin := kvcViewOf(a.KV), kvcViewOf(a.Cos), kvcViewOf(a.Sin)
+	kc, cc := kvcViewOf(a.KCache), kvcViewOf(a.CKVCache)
+	// Every step is non-negative (tensor strides are), so the last row of a range is the
+	// furthest.
+	if !kv.holds(l.KV, hi-1, dv+dk) || !cos.holds(l.Cos, hi-1, dk) || !sin.holds(l.Sin, hi-1, dk) ||
+		!kc.holds(l.K, l.Slots-1, dk) || !cc.holds(l.CKV, l.Slots-1, dv) ||
+		l.IndexAt.At(lo) < 0 || l.IndexAt.At(hi-1) >= len(l.Index) {
+		return false
+	}
+	var grp kvcGroup
+	var scratch [kvcGroupSize]float32
+	n := 0
+	for t := lo; t < hi; t++ {
+		v := l.Index[l.IndexAt.At(t)]
+		if uint64(v) >= uint64(l.Slots) {
+			continue // −1: skipped (the index check admits nothing else outside the slots)
+		}
+		grp.kv[n] = kv.at(l.KV.At(t))
+		grp.cos[n], grp.sin[n] = cos.at(l.Cos.At(t)), sin.at(l.Sin.At(t))
+		grp.ckv[n], grp.krope[n] = cc.at(l.CKV.At(int(v))), kc.at(l.K.At(int(v)))
+		if n++; n == kvcGroupSize {
+			kvcGroupAsm(&grp, n, gd, &scratch, dk, eps)
+			n = 0
+		}
+	}
+	if n > 0 {
+		kvcGroupAsm(&grp, n, gd, &scratch, dk, eps)
+	}
+	return true
+}
+
 // kvcView is a float tensor's backing as bytes, for row addresses without a tensor.Tensor per row.
 type kvcView struct {
 	b  []byte
@@ -200,6 +244,17 @@ func kvcViewOf(t tensor.Tensor) kvcView {
 
 // row is the address of the n elements from backing index off, bounds-checked.
 func (v kvcView) row(off, n int) *byte { return &v.b[off*v.es : (off+n)*v.es][0] }
+
+// holds reports whether the n elements from backing index f.At(i) lie inside the backing.
+func (v kvcView) holds(f ops.KvAffine, i, n int) bool {
+	off := f.At(i)
+	return off >= 0 && n > 0 && (off+n)*v.es <= len(v.b)
+}
+
+// at is the address of backing index off, unchecked: for rows holds has vouched for.
+func (v kvcView) at(off int) *byte {
+	return (*byte)(unsafe.Add(unsafe.Pointer(unsafe.SliceData(v.b)), off*v.es))
+}
 
 // kvcContiguous reports whether every cache row the op writes is one contiguous run in the kv
 // dtype: no int8 cache, and no NZ mode's 32-byte groups.

@@ -75,6 +75,15 @@ func kvcParams(r *rand.Rand, d tensor.DType, T, dv, dk int, special kvcValues) o
 	}
 }
 
+// kvcReshape makes p's [T, 1, 1, D] tensors [B, 1, S, D] (T = B·S).
+func kvcReshape(p *ops.KvRmsNormRopeCacheParams, B, S int) {
+	for _, t := range []*tensor.Tensor{&p.KV, &p.Cos, &p.Sin, &p.KRope, &p.CKV} {
+		if !t.IsZero() {
+			t.Shape = []int{B, 1, S, t.Shape[3]}
+		}
+	}
+}
+
 func kvcClone(p ops.KvRmsNormRopeCacheParams) ops.KvRmsNormRopeCacheParams {
 	p.KCache, p.CKVCache, p.KRope, p.CKV = p.KCache.Clone(), p.CKVCache.Clone(), p.KRope.Clone(), p.CKV.Clone()
 	return p
@@ -91,12 +100,24 @@ func TestKvRmsNormRopeCacheRandom(t *testing.T) {
 	// 512×64 (DeepSeek) and 96×128 take the one-token kernels; the rest the Go path.
 	for _, shape := range [][2]int{{512, 64}, {96, 128}, {128, 32}, {37, 6}, {100, 18}, {4, 2}, {1, 2}} {
 		for _, d := range []tensor.DType{tensor.BF16, tensor.F16, tensor.F32} {
-			for _, T := range []int{1, 9, 23, 700} {
+			for _, T := range []int{1, 9, 23, 24, 700} {
 				for _, special := range []kvcValues{kvcNormal, kvcTiny, kvcSpecial} {
 					p := kvcParams(r, d, T, shape[0], shape[1], special)
-					if T == 9 {
+					switch T {
+					case 9:
 						// One output only: a skipped token still computes it.
 						p.CKV = tensor.Tensor{}
+					case 23:
+						// No outputs, one sequence of 23 (rows affine in the token).
+						kvcReshape(&p, 1, 23)
+						p.CKV, p.KRope = tensor.Tensor{}, tensor.Tensor{}
+					case 24:
+						// No outputs, two sequences of 12 sharing cos and sin per batch (not affine).
+						kvcReshape(&p, 2, 12)
+						for _, t := range []*tensor.Tensor{&p.Cos, &p.Sin} {
+							t.Shape = []int{2, 1, 1, shape[1]} // the first two rows of its backing
+						}
+						p.CKV, p.KRope = tensor.Tensor{}, tensor.Tensor{}
 					}
 					want := kvcClone(p)
 					if err := rotary.KvRmsNormRopeCache(ref, want); err != nil {
