@@ -525,6 +525,9 @@ func (a *KvRmsNormRopeCacheArgs) checkIndex() error {
 	// One pass checks the range and whether the keys strictly increase (slot mappings usually
 	// do): then no key repeats, and nothing is sorted or allocated.
 	n := idx.Len()
+	if a.idx.i64 != nil && a.idx.n1 == 1 && mode != CacheNorm && !mode.PerBlock() && kvcIncreasingSlots(a.idx.i64, a.idx.off, a.idx.s0, n, limit) {
+		return nil
+	}
 	increasing, last := true, int64(math.MinInt64)
 	for i := range n {
 		v := a.indexAt(i)
@@ -606,6 +609,27 @@ func (a *KvRmsNormRopeCacheArgs) indexKey(i int, v int64) int64 {
 		return v / int64(a.KLayout.BlockSize)
 	}
 	return v
+}
+
+// kvcIncreasingSlots reports whether the n values x[off + i·step] all lie in [−1, limit) and
+// the non-negative ones strictly increase: checkIndex's common case (a slot mapping in order,
+// rank-1 I64 index, the value its own key) in a loop without per-value dispatch.
+func kvcIncreasingSlots(x []int64, off, step, n int, limit int64) bool {
+	if n == 0 || off < 0 || off+(n-1)*step >= len(x) {
+		return n == 0
+	}
+	last := int64(-1)
+	for i := range n {
+		v := x[off+i*step]
+		if v == -1 {
+			continue
+		}
+		if v <= last || v >= limit {
+			return false
+		}
+		last = v
+	}
+	return true
 }
 
 // kvcDuplicate sorts keys and returns a value that occurs twice.
