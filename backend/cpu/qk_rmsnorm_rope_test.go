@@ -178,3 +178,71 @@ func TestQKNormRoPEManyHeads(t *testing.T) {
 		}
 	}
 }
+
+// TestQKNormRoPETinyCosSin gives qk_rmsnorm_rope cos and sin values below 2^-39 (and a
+// subnormal one), with heads whose rotated pairs nearly cancel: the rotation's results are then
+// subnormal, which the fused bf16 kernel's fast variant could not round. Every implementation
+// must match native bit for bit.
+func TestQKNormRoPETinyCosSin(t *testing.T) {
+	defer cpu.SetImplementation(cpu.Implementations()[0])
+	const D, T, H = 128, 4, 3
+	x := tensor.Zeros(tensor.BF16, T, H, D)
+	seed := uint64(11)
+	for i := range T * H * D / 2 {
+		seed ^= seed << 13
+		seed ^= seed >> 7
+		seed ^= seed << 17
+		tok, j := i/(H*D/2), i%(H*D/2)
+		h, e := j/(D/2), j%(D/2)
+		v := float64(int64(seed%2001)-1000) / 500
+		setFloat(x, (tok*H+h)*D+e, v)
+		setFloat(x, (tok*H+h)*D+e+D/2, v) // the pair's partner: y2 = y1
+	}
+	// Token 0 ordinary; 1 cos and sin 2^-120 apart by one ULP; 2 a subnormal cos; 3 2^-40.
+	cos, sin := make([]float32, T*D/2), make([]float32, T*D/2)
+	for i := range D / 2 {
+		cos[i], sin[i] = float32(math.Cos(float64(i))), float32(math.Sin(float64(i)))
+		c := float32(math.Ldexp(1, -120))
+		cos[D/2+i], sin[D/2+i] = c, math.Nextafter32(c, 1)
+		cos[D+i], sin[D+i] = 1e-39, 0.5
+		cos[3*D/2+i], sin[3*D/2+i] = float32(math.Ldexp(1, -40)), float32(math.Ldexp(3, -41))
+	}
+	w := tensor.Zeros(tensor.BF16, D)
+	for j := range D {
+		setFloat(w, j, 1+float64(j%5)/4)
+	}
+	run := func(disp *ops.Dispatcher) tensor.Tensor {
+		out := x.Clone()
+		q, _, err := ops.NewQueryKey(out, tensor.Tensor{}, D)
+		if err != nil {
+			t.Fatal(err)
+		}
+		a := ops.QKRMSNormRoPEArgs{Rope: ops.Rope{RotaryDim: D, Query: q}, Cos: cos, Sin: sin, Half: D / 2}
+		if err := ops.NewQKRMSNormWeights(&a, q, ops.Heads{}, w, tensor.Tensor{}, 1e-6); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := ops.Run(disp, ops.QKRMSNormRoPE, a); err != nil {
+			t.Fatal(err)
+		}
+		return out
+	}
+	want := run(mustDispatcher(t, "none", ops.Auto))
+	subnormal := 0
+	for i := range want.Len() {
+		if v := want.Float64At(i); v != 0 && math.Abs(v) < math.Ldexp(1, -126) {
+			subnormal++
+		}
+	}
+	if subnormal == 0 {
+		t.Fatal("no subnormal result: the test does not reach the case it is for")
+	}
+	for _, impl := range cpu.Implementations() {
+		if err := cpu.SetImplementation(impl); err != nil {
+			t.Fatal(err)
+		}
+		if i, ok := firstBitDiff(want, run(mustDispatcher(t, "all", cpu.Name))); !ok {
+			got := run(mustDispatcher(t, "all", cpu.Name))
+			t.Fatalf("%s: element %d (token %d): got %v, want %v", impl, i, i/(H*D), got.Float64At(i), want.Float64At(i))
+		}
+	}
+}

@@ -28,6 +28,12 @@ GLOBL himask<>(SB), RODATA|NOPTR, $4
 DATA minnormalw<>+0(SB)/4, $0x01000100
 GLOBL minnormalw<>(SB), RODATA|NOPTR, $4
 
+DATA tinytrig<>+0(SB)/4, $0x2bffffff
+GLOBL tinytrig<>(SB), RODATA|NOPTR, $4
+
+DATA bigexpw<>+0(SB)/4, $0x60006000
+GLOBL bigexpw<>(SB), RODATA|NOPTR, $4
+
 DATA quiet32<>+0(SB)/4, $0x00400000
 GLOBL quiet32<>(SB), RODATA|NOPTR, $4
 
@@ -4929,172 +4935,304 @@ TEXT ·qkNormRoPENeoX128BF16AVX512BF16(SB), NOSPLIT, $0-72
 	VMOVUPS      128(R8), Z1
 	VPERMT2PS    192(R8), Z2, Z1
 	VMOVUPS      Z1, 512(SI)
+	VPBROADCASTD absmask<>+0(SB), Z1
+	VPTERNLOGD   $0xff, Z4, Z4, Z4
+	VPANDD       64(SI), Z1, Z2
+	VPADDD       Z4, Z2, Z2
+	VMOVDQA64    Z2, Z2
+	VPANDD       128(SI), Z1, Z3
+	VPADDD       Z4, Z3, Z3
+	VPMINUD      Z3, Z2, Z2
+	VPANDD       192(SI), Z1, Z3
+	VPADDD       Z4, Z3, Z3
+	VPMINUD      Z3, Z2, Z2
+	VPANDD       256(SI), Z1, Z3
+	VPADDD       Z4, Z3, Z3
+	VPMINUD      Z3, Z2, Z2
+	VPANDD       320(SI), Z1, Z3
+	VPADDD       Z4, Z3, Z3
+	VPMINUD      Z3, Z2, Z2
+	VPANDD       384(SI), Z1, Z3
+	VPADDD       Z4, Z3, Z3
+	VPMINUD      Z3, Z2, Z2
+	VPANDD       448(SI), Z1, Z3
+	VPADDD       Z4, Z3, Z3
+	VPMINUD      Z3, Z2, Z2
+	VPANDD       512(SI), Z1, Z1
+	VPADDD       Z4, Z1, Z1
+	VPMINUD      Z1, Z2, Z2
+	VPBROADCASTD tinytrig<>+0(SB), Z1
+	VPCMPUD      $0x01, Z1, Z2, K1
+	KMOVW        K1, R8
 	VPBROADCASTD himask<>+0(SB), Z1
 	VPBROADCASTD bf16exp2<>+0(SB), Z2
-	VMOVDQU16    qkoutidx<>+0(SB), Z3
-	MOVQ         $0x00000080, R8
-	VCVTSI2SSQ   R8, X4, X4
-	VMOVSD       onef64<>+0(SB), X5
-	MOVQ         $0x00000010, R11
+	VPBROADCASTD bigexpw<>+0(SB), Z3
+	VMOVDQU16    qkoutidx<>+0(SB), Z4
+	MOVQ         $0x00000080, R9
+	VCVTSI2SSQ   R9, X5, X5
+	VMOVSD       onef64<>+0(SB), X6
+	MOVQ         $0x00000010, R12
 
 block:
-	MOVQ    CX, R8
-	SUBQ    DI, R8
-	CMPQ    R8, R11
-	CMOVQGT R11, R8
-	MOVQ    AX, R9
-	XORQ    R10, R10
+	MOVQ    CX, R9
+	SUBQ    DI, R9
+	CMPQ    R9, R12
+	CMOVQGT R12, R9
+	MOVQ    AX, R10
+	XORQ    R11, R11
 
 sums:
-	VPSLLD        $0x10, (R9), Z6
-	VPANDD        (R9), Z1, Z7
-	VMULPS        Z6, Z6, Z6
+	VPSLLD        $0x10, (R10), Z7
+	VPANDD        (R10), Z1, Z8
 	VMULPS        Z7, Z7, Z7
-	VPSLLD        $0x10, 64(R9), Z8
-	VPANDD        64(R9), Z1, Z9
-	VFMADD231PS   Z8, Z8, Z6
+	VMULPS        Z8, Z8, Z8
+	VPSLLD        $0x10, 64(R10), Z9
+	VPANDD        64(R10), Z1, Z10
 	VFMADD231PS   Z9, Z9, Z7
-	VPSLLD        $0x10, 128(R9), Z8
-	VPANDD        128(R9), Z1, Z9
-	VFMADD231PS   Z8, Z8, Z6
+	VFMADD231PS   Z10, Z10, Z8
+	VPSLLD        $0x10, 128(R10), Z9
+	VPANDD        128(R10), Z1, Z10
 	VFMADD231PS   Z9, Z9, Z7
-	VPSLLD        $0x10, 192(R9), Z8
-	VPANDD        192(R9), Z1, Z9
-	VFMADD231PS   Z8, Z8, Z6
+	VFMADD231PS   Z10, Z10, Z8
+	VPSLLD        $0x10, 192(R10), Z9
+	VPANDD        192(R10), Z1, Z10
 	VFMADD231PS   Z9, Z9, Z7
-	VADDPS        Z7, Z6, Z6
-	VPERMILPS     $0xb1, Z6, Z7
-	VADDPS        Z7, Z6, Z6
-	VPERMILPS     $0x4e, Z6, Z7
-	VADDPS        Z7, Z6, Z6
-	VSHUFF32X4    $0xb1, Z6, Z6, Z7
-	VADDPS        Z7, Z6, Z6
-	VEXTRACTF32X8 $0x01, Z6, Y7
-	VADDSS        X7, X6, X6
-	VDIVSS        X4, X6, X6
-	VADDSS        X0, X6, X6
-	VCVTSS2SD     X6, X6, X7
-	VSQRTSD       X7, X7, X7
-	VDIVSD        X7, X5, X7
-	VCVTSD2SS     X7, X6, X6
-	VMOVSS        X6, (SI)(R10*4)
-	ADDQ          DX, R9
-	INCQ          R10
-	CMPQ          R10, R8
+	VFMADD231PS   Z10, Z10, Z8
+	VADDPS        Z8, Z7, Z7
+	VPERMILPS     $0xb1, Z7, Z8
+	VADDPS        Z8, Z7, Z7
+	VPERMILPS     $0x4e, Z7, Z8
+	VADDPS        Z8, Z7, Z7
+	VSHUFF32X4    $0xb1, Z7, Z7, Z8
+	VADDPS        Z8, Z7, Z7
+	VEXTRACTF32X8 $0x01, Z7, Y8
+	VADDSS        X8, X7, X7
+	VDIVSS        X5, X7, X7
+	VADDSS        X0, X7, X7
+	VCVTSS2SD     X7, X7, X8
+	VSQRTSD       X8, X8, X8
+	VDIVSD        X8, X6, X8
+	VCVTSD2SS     X8, X7, X7
+	VMOVSS        X7, (SI)(R11*4)
+	ADDQ          DX, R10
+	INCQ          R11
+	CMPQ          R11, R9
 	JB            sums
-	MOVQ          AX, R9
-	XORQ          R10, R10
+	MOVQ          AX, R10
+	XORQ          R11, R11
+	TESTQ         R8, R8
+	JNZ           headsc
 
 heads:
-	VBROADCASTSS   (SI)(R10*4), Z6
-	VPSLLD         $0x10, (R9), Z7
-	VPANDD         (R9), Z1, Z8
-	VMULPS         Z6, Z7, Z7
-	VMULPS         Z6, Z8, Z8
-	VPSLLD         $0x10, 64(R9), Z9
-	VPANDD         64(R9), Z1, Z10
-	VMULPS         Z6, Z9, Z9
-	VMULPS         Z6, Z10, Z10
-	VPSLLD         $0x10, 128(R9), Z11
-	VPANDD         128(R9), Z1, Z12
-	VMULPS         Z6, Z11, Z11
-	VMULPS         Z6, Z12, Z12
-	VPSLLD         $0x10, 192(R9), Z13
-	VPANDD         192(R9), Z1, Z14
-	VMULPS         Z6, Z13, Z13
-	VMULPS         Z6, Z14, Z14
-	BYTE $0x62; BYTE $0xf2; BYTE $0x3f; BYTE $0x48; BYTE $0x72; BYTE $0xf7 // VCVTNE2PS2BF16 Z7, Z8, Z6
-	VPTESTMW       Z2, Z6, K1
-	VPSLLD         $0x10, Z6, Z7
-	VPANDD         Z6, Z1, Z8
-	BYTE $0x62; BYTE $0xd2; BYTE $0x2f; BYTE $0x48; BYTE $0x72; BYTE $0xf1 // VCVTNE2PS2BF16 Z9, Z10, Z6
-	VPTESTMW       Z2, Z6, K1, K1
-	VPSLLD         $0x10, Z6, Z9
-	VPANDD         Z6, Z1, Z10
-	BYTE $0x62; BYTE $0xd2; BYTE $0x1f; BYTE $0x48; BYTE $0x72; BYTE $0xf3 // VCVTNE2PS2BF16 Z11, Z12, Z6
-	VPTESTMW       Z2, Z6, K1, K1
-	VPSLLD         $0x10, Z6, Z11
-	VPANDD         Z6, Z1, Z12
-	BYTE $0x62; BYTE $0xd2; BYTE $0x0f; BYTE $0x48; BYTE $0x72; BYTE $0xf5 // VCVTNE2PS2BF16 Z13, Z14, Z6
-	VPTESTMW       Z2, Z6, K1, K1
-	VPSLLD         $0x10, Z6, Z13
-	VPANDD         Z6, Z1, Z14
-	VMULPS         (BX), Z7, Z7
-	VMULPS         64(BX), Z8, Z8
-	VMULPS         128(BX), Z9, Z9
-	VMULPS         192(BX), Z10, Z10
-	VMULPS         256(BX), Z11, Z11
-	VMULPS         320(BX), Z12, Z12
-	VMULPS         384(BX), Z13, Z13
-	VMULPS         448(BX), Z14, Z14
-	BYTE $0x62; BYTE $0xf2; BYTE $0x3f; BYTE $0x48; BYTE $0x72; BYTE $0xf7 // VCVTNE2PS2BF16 Z7, Z8, Z6
-	VPTESTMW       Z2, Z6, K2
-	VPSLLD         $0x10, Z6, Z7
-	VPANDD         Z6, Z1, Z8
-	BYTE $0x62; BYTE $0xd2; BYTE $0x2f; BYTE $0x48; BYTE $0x72; BYTE $0xf1 // VCVTNE2PS2BF16 Z9, Z10, Z6
-	VPTESTMW       Z2, Z6, K2, K2
-	VPSLLD         $0x10, Z6, Z9
-	VPANDD         Z6, Z1, Z10
-	BYTE $0x62; BYTE $0xd2; BYTE $0x1f; BYTE $0x48; BYTE $0x72; BYTE $0xf3 // VCVTNE2PS2BF16 Z11, Z12, Z6
-	VPTESTMW       Z2, Z6, K2, K2
-	VPSLLD         $0x10, Z6, Z11
-	VPANDD         Z6, Z1, Z12
-	BYTE $0x62; BYTE $0xd2; BYTE $0x0f; BYTE $0x48; BYTE $0x72; BYTE $0xf5 // VCVTNE2PS2BF16 Z13, Z14, Z6
-	VPTESTMW       Z2, Z6, K2, K2
-	VPSLLD         $0x10, Z6, Z13
-	VPANDD         Z6, Z1, Z14
-	VMULPS         64(SI), Z7, Z6
-	VMULPS         320(SI), Z11, Z15
-	VSUBPS         Z15, Z6, Z6
-	VMULPS         64(SI), Z11, Z11
-	VMULPS         320(SI), Z7, Z15
-	VADDPS         Z15, Z11, Z11
-	VMULPS         128(SI), Z8, Z7
-	VMULPS         384(SI), Z12, Z15
-	VSUBPS         Z15, Z7, Z7
-	VMULPS         128(SI), Z12, Z12
-	VMULPS         384(SI), Z8, Z15
-	VADDPS         Z15, Z12, Z12
-	VMULPS         192(SI), Z9, Z8
-	VMULPS         448(SI), Z13, Z15
-	VSUBPS         Z15, Z8, Z8
-	VMULPS         192(SI), Z13, Z13
-	VMULPS         448(SI), Z9, Z15
-	VADDPS         Z15, Z13, Z13
-	VMULPS         256(SI), Z10, Z9
-	VMULPS         512(SI), Z14, Z15
-	VSUBPS         Z15, Z9, Z9
-	VMULPS         256(SI), Z14, Z14
-	VMULPS         512(SI), Z10, Z15
-	VADDPS         Z15, Z14, Z14
-	BYTE $0x62; BYTE $0xf2; BYTE $0x47; BYTE $0x48; BYTE $0x72; BYTE $0xf6 // VCVTNE2PS2BF16 Z6, Z7, Z6
-	VPTESTMW       Z2, Z6, K3
-	VPERMW         Z6, Z3, Z6
+	VBROADCASTSS   (SI)(R11*4), Z7
+	VPSLLD         $0x10, (R10), Z8
+	VPANDD         (R10), Z1, Z9
+	VMULPS         Z7, Z8, Z8
+	VMULPS         Z7, Z9, Z9
+	VPSLLD         $0x10, 64(R10), Z10
+	VPANDD         64(R10), Z1, Z11
+	VMULPS         Z7, Z10, Z10
+	VMULPS         Z7, Z11, Z11
+	VPSLLD         $0x10, 128(R10), Z12
+	VPANDD         128(R10), Z1, Z13
+	VMULPS         Z7, Z12, Z12
+	VMULPS         Z7, Z13, Z13
+	VPSLLD         $0x10, 192(R10), Z14
+	VPANDD         192(R10), Z1, Z15
+	VMULPS         Z7, Z14, Z14
+	VMULPS         Z7, Z15, Z15
 	BYTE $0x62; BYTE $0xd2; BYTE $0x37; BYTE $0x48; BYTE $0x72; BYTE $0xf8 // VCVTNE2PS2BF16 Z8, Z9, Z7
-	VPTESTMW       Z2, Z7, K3, K3
-	VPERMW         Z7, Z3, Z7
-	BYTE $0x62; BYTE $0x52; BYTE $0x1f; BYTE $0x48; BYTE $0x72; BYTE $0xc3 // VCVTNE2PS2BF16 Z11, Z12, Z8
-	VPTESTMW       Z2, Z8, K3, K3
-	VPERMW         Z8, Z3, Z8
-	BYTE $0x62; BYTE $0x52; BYTE $0x0f; BYTE $0x48; BYTE $0x72; BYTE $0xcd // VCVTNE2PS2BF16 Z13, Z14, Z9
-	VPTESTMW       Z2, Z9, K3, K3
-	VPERMW         Z9, Z3, Z9
-	KANDD          K2, K1, K1
-	KANDD          K3, K1, K1
-	KORTESTD       K1, K1
+	VPSLLD         $0x10, Z7, Z8
+	VPANDD         Z7, Z1, Z9
+	BYTE $0x62; BYTE $0xd2; BYTE $0x27; BYTE $0x48; BYTE $0x72; BYTE $0xfa // VCVTNE2PS2BF16 Z10, Z11, Z7
+	VPSLLD         $0x10, Z7, Z10
+	VPANDD         Z7, Z1, Z11
+	BYTE $0x62; BYTE $0xd2; BYTE $0x17; BYTE $0x48; BYTE $0x72; BYTE $0xfc // VCVTNE2PS2BF16 Z12, Z13, Z7
+	VPSLLD         $0x10, Z7, Z12
+	VPANDD         Z7, Z1, Z13
+	BYTE $0x62; BYTE $0xd2; BYTE $0x07; BYTE $0x48; BYTE $0x72; BYTE $0xfe // VCVTNE2PS2BF16 Z14, Z15, Z7
+	VPSLLD         $0x10, Z7, Z14
+	VPANDD         Z7, Z1, Z15
+	VMULPS         (BX), Z8, Z8
+	VMULPS         64(BX), Z9, Z9
+	VMULPS         128(BX), Z10, Z10
+	VMULPS         192(BX), Z11, Z11
+	VMULPS         256(BX), Z12, Z12
+	VMULPS         320(BX), Z13, Z13
+	VMULPS         384(BX), Z14, Z14
+	VMULPS         448(BX), Z15, Z15
+	BYTE $0x62; BYTE $0xd2; BYTE $0x37; BYTE $0x48; BYTE $0x72; BYTE $0xf8 // VCVTNE2PS2BF16 Z8, Z9, Z7
+	VPTESTMW       Z3, Z7, K2
+	VPSLLD         $0x10, Z7, Z8
+	VPANDD         Z7, Z1, Z9
+	BYTE $0x62; BYTE $0xd2; BYTE $0x27; BYTE $0x48; BYTE $0x72; BYTE $0xfa // VCVTNE2PS2BF16 Z10, Z11, Z7
+	VPTESTMW       Z3, Z7, K2, K2
+	VPSLLD         $0x10, Z7, Z10
+	VPANDD         Z7, Z1, Z11
+	BYTE $0x62; BYTE $0xd2; BYTE $0x17; BYTE $0x48; BYTE $0x72; BYTE $0xfc // VCVTNE2PS2BF16 Z12, Z13, Z7
+	VPTESTMW       Z3, Z7, K2, K2
+	VPSLLD         $0x10, Z7, Z12
+	VPANDD         Z7, Z1, Z13
+	BYTE $0x62; BYTE $0xd2; BYTE $0x07; BYTE $0x48; BYTE $0x72; BYTE $0xfe // VCVTNE2PS2BF16 Z14, Z15, Z7
+	VPTESTMW       Z3, Z7, K2, K2
+	VPSLLD         $0x10, Z7, Z14
+	VPANDD         Z7, Z1, Z15
+	VMULPS         64(SI), Z8, Z7
+	VMULPS         320(SI), Z12, Z16
+	VSUBPS         Z16, Z7, Z7
+	VMULPS         64(SI), Z12, Z12
+	VMULPS         320(SI), Z8, Z16
+	VADDPS         Z16, Z12, Z12
+	VMULPS         128(SI), Z9, Z8
+	VMULPS         384(SI), Z13, Z16
+	VSUBPS         Z16, Z8, Z8
+	VMULPS         128(SI), Z13, Z13
+	VMULPS         384(SI), Z9, Z16
+	VADDPS         Z16, Z13, Z13
+	VMULPS         192(SI), Z10, Z9
+	VMULPS         448(SI), Z14, Z16
+	VSUBPS         Z16, Z9, Z9
+	VMULPS         192(SI), Z14, Z14
+	VMULPS         448(SI), Z10, Z16
+	VADDPS         Z16, Z14, Z14
+	VMULPS         256(SI), Z11, Z10
+	VMULPS         512(SI), Z15, Z16
+	VSUBPS         Z16, Z10, Z10
+	VMULPS         256(SI), Z15, Z15
+	VMULPS         512(SI), Z11, Z16
+	VADDPS         Z16, Z15, Z15
+	BYTE $0x62; BYTE $0xf2; BYTE $0x3f; BYTE $0x48; BYTE $0x72; BYTE $0xff // VCVTNE2PS2BF16 Z7, Z8, Z7
+	VPERMW         Z7, Z4, Z7
+	BYTE $0x62; BYTE $0x52; BYTE $0x2f; BYTE $0x48; BYTE $0x72; BYTE $0xc1 // VCVTNE2PS2BF16 Z9, Z10, Z8
+	VPERMW         Z8, Z4, Z8
+	BYTE $0x62; BYTE $0x52; BYTE $0x17; BYTE $0x48; BYTE $0x72; BYTE $0xcc // VCVTNE2PS2BF16 Z12, Z13, Z9
+	VPERMW         Z9, Z4, Z9
+	BYTE $0x62; BYTE $0x52; BYTE $0x07; BYTE $0x48; BYTE $0x72; BYTE $0xd6 // VCVTNE2PS2BF16 Z14, Z15, Z10
+	VPERMW         Z10, Z4, Z10
+	KORTESTD       K2, K2
 	JCC            exact
-	VMOVDQU64      Z6, (R9)
-	VMOVDQU64      Z7, 64(R9)
-	VMOVDQU64      Z8, 128(R9)
-	VMOVDQU64      Z9, 192(R9)
-	ADDQ           DX, R9
-	INCQ           R10
-	CMPQ           R10, R8
+	VMOVDQU64      Z7, (R10)
+	VMOVDQU64      Z8, 64(R10)
+	VMOVDQU64      Z9, 128(R10)
+	VMOVDQU64      Z10, 192(R10)
+	ADDQ           DX, R10
+	INCQ           R11
+	CMPQ           R11, R9
 	JB             heads
-	MOVQ           R9, AX
-	ADDQ           R8, DI
-	CMPQ           DI, CX
-	JB             block
+	JMP            blockdone
+
+headsc:
+	VBROADCASTSS   (SI)(R11*4), Z7
+	VPSLLD         $0x10, (R10), Z8
+	VPANDD         (R10), Z1, Z9
+	VMULPS         Z7, Z8, Z8
+	VMULPS         Z7, Z9, Z9
+	VPSLLD         $0x10, 64(R10), Z10
+	VPANDD         64(R10), Z1, Z11
+	VMULPS         Z7, Z10, Z10
+	VMULPS         Z7, Z11, Z11
+	VPSLLD         $0x10, 128(R10), Z12
+	VPANDD         128(R10), Z1, Z13
+	VMULPS         Z7, Z12, Z12
+	VMULPS         Z7, Z13, Z13
+	VPSLLD         $0x10, 192(R10), Z14
+	VPANDD         192(R10), Z1, Z15
+	VMULPS         Z7, Z14, Z14
+	VMULPS         Z7, Z15, Z15
+	BYTE $0x62; BYTE $0xd2; BYTE $0x37; BYTE $0x48; BYTE $0x72; BYTE $0xf8 // VCVTNE2PS2BF16 Z8, Z9, Z7
+	VPTESTMW       Z2, Z7, K1
+	VPSLLD         $0x10, Z7, Z8
+	VPANDD         Z7, Z1, Z9
+	BYTE $0x62; BYTE $0xd2; BYTE $0x27; BYTE $0x48; BYTE $0x72; BYTE $0xfa // VCVTNE2PS2BF16 Z10, Z11, Z7
+	VPTESTMW       Z2, Z7, K1, K1
+	VPSLLD         $0x10, Z7, Z10
+	VPANDD         Z7, Z1, Z11
+	BYTE $0x62; BYTE $0xd2; BYTE $0x17; BYTE $0x48; BYTE $0x72; BYTE $0xfc // VCVTNE2PS2BF16 Z12, Z13, Z7
+	VPTESTMW       Z2, Z7, K1, K1
+	VPSLLD         $0x10, Z7, Z12
+	VPANDD         Z7, Z1, Z13
+	BYTE $0x62; BYTE $0xd2; BYTE $0x07; BYTE $0x48; BYTE $0x72; BYTE $0xfe // VCVTNE2PS2BF16 Z14, Z15, Z7
+	VPTESTMW       Z2, Z7, K1, K1
+	VPSLLD         $0x10, Z7, Z14
+	VPANDD         Z7, Z1, Z15
+	VMULPS         (BX), Z8, Z8
+	VMULPS         64(BX), Z9, Z9
+	VMULPS         128(BX), Z10, Z10
+	VMULPS         192(BX), Z11, Z11
+	VMULPS         256(BX), Z12, Z12
+	VMULPS         320(BX), Z13, Z13
+	VMULPS         384(BX), Z14, Z14
+	VMULPS         448(BX), Z15, Z15
+	BYTE $0x62; BYTE $0xd2; BYTE $0x37; BYTE $0x48; BYTE $0x72; BYTE $0xf8 // VCVTNE2PS2BF16 Z8, Z9, Z7
+	VPTESTMW       Z2, Z7, K2
+	VPSLLD         $0x10, Z7, Z8
+	VPANDD         Z7, Z1, Z9
+	BYTE $0x62; BYTE $0xd2; BYTE $0x27; BYTE $0x48; BYTE $0x72; BYTE $0xfa // VCVTNE2PS2BF16 Z10, Z11, Z7
+	VPTESTMW       Z2, Z7, K2, K2
+	VPSLLD         $0x10, Z7, Z10
+	VPANDD         Z7, Z1, Z11
+	BYTE $0x62; BYTE $0xd2; BYTE $0x17; BYTE $0x48; BYTE $0x72; BYTE $0xfc // VCVTNE2PS2BF16 Z12, Z13, Z7
+	VPTESTMW       Z2, Z7, K2, K2
+	VPSLLD         $0x10, Z7, Z12
+	VPANDD         Z7, Z1, Z13
+	BYTE $0x62; BYTE $0xd2; BYTE $0x07; BYTE $0x48; BYTE $0x72; BYTE $0xfe // VCVTNE2PS2BF16 Z14, Z15, Z7
+	VPTESTMW       Z2, Z7, K2, K2
+	VPSLLD         $0x10, Z7, Z14
+	VPANDD         Z7, Z1, Z15
+	VMULPS         64(SI), Z8, Z7
+	VMULPS         320(SI), Z12, Z16
+	VSUBPS         Z16, Z7, Z7
+	VMULPS         64(SI), Z12, Z12
+	VMULPS         320(SI), Z8, Z16
+	VADDPS         Z16, Z12, Z12
+	VMULPS         128(SI), Z9, Z8
+	VMULPS         384(SI), Z13, Z16
+	VSUBPS         Z16, Z8, Z8
+	VMULPS         128(SI), Z13, Z13
+	VMULPS         384(SI), Z9, Z16
+	VADDPS         Z16, Z13, Z13
+	VMULPS         192(SI), Z10, Z9
+	VMULPS         448(SI), Z14, Z16
+	VSUBPS         Z16, Z9, Z9
+	VMULPS         192(SI), Z14, Z14
+	VMULPS         448(SI), Z10, Z16
+	VADDPS         Z16, Z14, Z14
+	VMULPS         256(SI), Z11, Z10
+	VMULPS         512(SI), Z15, Z16
+	VSUBPS         Z16, Z10, Z10
+	VMULPS         256(SI), Z15, Z15
+	VMULPS         512(SI), Z11, Z16
+	VADDPS         Z16, Z15, Z15
+	BYTE $0x62; BYTE $0xf2; BYTE $0x3f; BYTE $0x48; BYTE $0x72; BYTE $0xff // VCVTNE2PS2BF16 Z7, Z8, Z7
+	VPTESTMW       Z2, Z7, K3
+	VPERMW         Z7, Z4, Z7
+	BYTE $0x62; BYTE $0x52; BYTE $0x2f; BYTE $0x48; BYTE $0x72; BYTE $0xc1 // VCVTNE2PS2BF16 Z9, Z10, Z8
+	VPTESTMW       Z2, Z8, K3, K3
+	VPERMW         Z8, Z4, Z8
+	BYTE $0x62; BYTE $0x52; BYTE $0x17; BYTE $0x48; BYTE $0x72; BYTE $0xcc // VCVTNE2PS2BF16 Z12, Z13, Z9
+	VPTESTMW       Z2, Z9, K3, K3
+	VPERMW         Z9, Z4, Z9
+	BYTE $0x62; BYTE $0x52; BYTE $0x07; BYTE $0x48; BYTE $0x72; BYTE $0xd6 // VCVTNE2PS2BF16 Z14, Z15, Z10
+	VPTESTMW       Z2, Z10, K3, K3
+	VPERMW         Z10, Z4, Z10
+	KANDD          K1, K2, K2
+	KANDD          K3, K2, K2
+	KORTESTD       K2, K2
+	JCC            exact
+	VMOVDQU64      Z7, (R10)
+	VMOVDQU64      Z8, 64(R10)
+	VMOVDQU64      Z9, 128(R10)
+	VMOVDQU64      Z10, 192(R10)
+	ADDQ           DX, R10
+	INCQ           R11
+	CMPQ           R11, R9
+	JB             headsc
+
+blockdone:
+	MOVQ R10, AX
+	ADDQ R9, DI
+	CMPQ DI, CX
+	JB   block
 
 ret:
 	MOVQ DI, ret+64(FP)
@@ -5102,7 +5240,7 @@ ret:
 	RET
 
 exact:
-	ADDQ R10, DI
+	ADDQ R11, DI
 	MOVQ DI, ret+64(FP)
 	VZEROUPPER
 	RET

@@ -198,10 +198,11 @@ func qkWeightBF16Kernel() {
 //
 // Values stay deinterleaved from load to store (bf16Lanes): the roundings to bf16 and back are
 // one VCVTNE2PS2BF16 and two one-cycle splits per 32 values, and only the final store puts the
-// words back in order (one VPERMW). VCVTNE2PS2BF16 flushes subnormals: every rounded word's
-// exponent is tested, and a head with a zero one (an exact zero or a subnormal) is not stored;
-// the kernel returns how many heads it wrote, and the caller finishes that head on the exact
-// path and calls again for the rest.
+// words back in order (one VPERMW). VCVTNE2PS2BF16 flushes subnormals, so rounded words are
+// tested (qkHead: all three roundings' for a zero exponent in the careful variant, the second
+// rounding's for an exponent of at least 64 in the usual one), and a head with a word that
+// fails is not stored; the kernel returns how many heads it wrote, and the caller finishes that
+// head on the exact path and calls again for the rest.
 //
 // scratch holds 144 float32: 16 scales and the token's cos and sin in layout l2.
 func qkNormRoPEBF16Kernel() {
@@ -237,9 +238,32 @@ func qkNormRoPEBF16Kernel() {
 			permuteBlocks(scratch, src, 64+256*t, 2, ie, io)
 		}
 	}
-	hiMask, expMask, perm := ZMM(), ZMM(), ZMM()
+	// careful: whether a cos or sin value lies strictly between 0 and 2^-39 in magnitude
+	// (qkNormRoPEBF16Kernel's comment says why that matters).
+	careful := GP64()
+	{
+		abs, ones, least, thr := ZMM(), ZMM(), ZMM(), ZMM()
+		VPBROADCASTD(cAbs, abs)
+		VPTERNLOGD(U8(0xff), ones, ones, ones)
+		for i := range 8 {
+			v := ZMM()
+			VPANDD(Mem{Base: scratch, Disp: 64 + 64*i}, abs, v)
+			VPADDD(ones, v, v) // |v| − 1: 0 wraps to the top, out of reach
+			if i == 0 {
+				VMOVDQA64(v, least)
+			} else {
+				VPMINUD(v, least, least)
+			}
+		}
+		VPBROADCASTD(cTinyTrig, thr)
+		k := K()
+		VPCMPUD(U8(1), thr, least, k) // less than
+		KMOVW(k, careful.As32())
+	}
+	hiMask, expMask, bigMask, perm := ZMM(), ZMM(), ZMM(), ZMM()
 	VPBROADCASTD(cHiMask, hiMask)
 	VPBROADCASTD(expW, expMask)
+	VPBROADCASTD(cBigExpW, bigMask)
 	VMOVDQU16(outIdx, perm)
 	tmp := GP64()
 	MOVQ(U32(128), tmp)
@@ -284,84 +308,25 @@ func qkNormRoPEBF16Kernel() {
 	CMPQ(h, nb)
 	JB(LabelRef("sums"))
 
-	// Second pass: each head from load to store.
+	// Second pass: each head from load to store; the careful variant when cos or sin has a tiny
+	// value.
 	MOVQ(x, p)
 	XORQ(h, h)
-	Label("heads")
-	{
-		var e, o [4]VecVirtual
-		rz := ZMM()
-		VBROADCASTSS(rs(h), rz)
-		for c := range 4 {
-			e[c], o[c] = ZMM(), ZMM()
-			split(Mem{Base: p, Disp: 64 * c}, e[c], o[c])
-			VMULPS(rz, e[c], e[c]) // x·r, x first (its NaN wins, as in the reference)
-			VMULPS(rz, o[c], o[c])
-		}
-		// Per rounding, a mask register collects whether each rounded word's exponent is
-		// non-zero (three short chains rather than one long one).
-		ks := [3]Register{K1, K2, K3}
-		round := func(r, c int, w VecVirtual) {
-			cvtNE2PS2BF16(o[c], e[c], w)
-			if c == 0 {
-				VPTESTMW(expMask, w, ks[r])
-			} else {
-				VPTESTMW(expMask, w, ks[r], ks[r])
-			}
-		}
-		for r := range 2 {
-			for c := range 4 {
-				t := ZMM()
-				round(r, c, t)
-				split(t, e[c], o[c])
-			}
-			if r == 0 {
-				for c := range 4 { // y = w·h, h first
-					VMULPS(Mem{Base: w, Disp: 128 * c}, e[c], e[c])
-					VMULPS(Mem{Base: w, Disp: 128*c + 64}, o[c], o[c])
-				}
-			}
-		}
-		// The rotation: a = block c, b = block c+2; a' = a·cos − b·sin, b' = b·cos + a·sin,
-		// each product rounded to float32.
-		for c := range 2 {
-			for k, v := range [][4]VecVirtual{e, o} {
-				cm := Mem{Base: scratch, Disp: 64 + 128*c + 64*k}
-				sm := cm
-				sm.Disp += 256
-				a, b := v[c], v[c+2]
-				na, q := ZMM(), ZMM()
-				VMULPS(cm, a, na)
-				VMULPS(sm, b, q)
-				VSUBPS(q, na, na)
-				VMULPS(cm, b, b)
-				VMULPS(sm, a, q)
-				VADDPS(q, b, b)
-				if k == 0 {
-					e[c] = na
-				} else {
-					o[c] = na
-				}
-			}
-		}
-		var res [4]VecVirtual
-		for c := range 4 {
-			res[c] = ZMM()
-			round(2, c, res[c])
-			VPERMW(res[c], perm, res[c])
-		}
-		KANDD(ks[1], ks[0], ks[0])
-		KANDD(ks[2], ks[0], ks[0])
-		KORTESTD(ks[0], ks[0]) // CF: every word had a non-zero exponent
-		JCC(LabelRef("exact"))
-		for c := range 4 {
-			VMOVDQU64(res[c], Mem{Base: p, Disp: 64 * c})
+	TESTQ(careful, careful)
+	JNZ(LabelRef("headsc"))
+	for _, careful := range []bool{false, true} {
+		suffix := map[bool]string{false: "", true: "c"}[careful]
+		Label("heads" + suffix)
+		qkHead(careful, p, h, w, scratch, rs, split, hiMask, expMask, bigMask, perm)
+		ADDQ(stride, p)
+		INCQ(h)
+		CMPQ(h, nb)
+		JB(LabelRef("heads" + suffix))
+		if !careful {
+			JMP(LabelRef("blockdone"))
 		}
 	}
-	ADDQ(stride, p)
-	INCQ(h)
-	CMPQ(h, nb)
-	JB(LabelRef("heads"))
+	Label("blockdone")
 	MOVQ(p, x)
 	ADDQ(nb, done)
 	CMPQ(done, heads)
@@ -577,4 +542,97 @@ func kvcGroupBF16Kernel() {
 		f()
 	}
 	coldPaths = nil
+}
+
+// qkHead emits the second pass of qkNormRoPEBF16Kernel for the head at p (number h of its
+// block). The careful variant tests every rounding's words for a zero exponent. The other tests
+// only the second rounding's (after the weight), for an exponent of at least 64 (|h| ≥ 2^-63),
+// and relies on two facts: no weight is infinite (the caller's qkFusedWeight declines such a
+// weight), and every cos and sin value is 0 or at least 2^-39 in magnitude (the kernel checks
+// per call and runs only the careful variant when one is not):
+//   - a first rounding that flushed a subnormal to zero leaves a zero (the weight is finite) or
+//     a NaN that a NaN weight gives anyway, and a second rounding that flushed one leaves a
+//     zero: the test rejects the zeros;
+//   - a word that passes is at least 2^-63 or not finite, so each rotation product is 0, not
+//     finite, or at least 2^-102 and then a multiple of 2^-125; so are the differences and sums
+//     of two such products, which therefore cannot be subnormal.
+func qkHead(careful bool, p, h, w, scratch Register, rs func(Register) Mem, split func(Op, VecVirtual, VecVirtual), hiMask, expMask, bigMask, perm VecVirtual) {
+
+	var e, o [4]VecVirtual
+	rz := ZMM()
+	VBROADCASTSS(rs(h), rz)
+	for c := range 4 {
+		e[c], o[c] = ZMM(), ZMM()
+		split(Mem{Base: p, Disp: 64 * c}, e[c], o[c])
+		VMULPS(rz, e[c], e[c]) // x·r, x first (its NaN wins, as in the reference)
+		VMULPS(rz, o[c], o[c])
+	}
+	// Per tested rounding, a mask register collects whether each rounded word passes
+	// (three short chains rather than one long one).
+	ks := [3]Register{K1, K2, K3}
+	round := func(r, c int, w VecVirtual) {
+		cvtNE2PS2BF16(o[c], e[c], w)
+		mask := expMask
+		switch {
+		case !careful && r != 1:
+			return
+		case !careful:
+			mask = bigMask
+		}
+		if c == 0 {
+			VPTESTMW(mask, w, ks[r])
+		} else {
+			VPTESTMW(mask, w, ks[r], ks[r])
+		}
+	}
+	for r := range 2 {
+		for c := range 4 {
+			t := ZMM()
+			round(r, c, t)
+			split(t, e[c], o[c])
+		}
+		if r == 0 {
+			for c := range 4 { // y = w·h, h first
+				VMULPS(Mem{Base: w, Disp: 128 * c}, e[c], e[c])
+				VMULPS(Mem{Base: w, Disp: 128*c + 64}, o[c], o[c])
+			}
+		}
+	}
+	// The rotation: a = block c, b = block c+2; a' = a·cos − b·sin, b' = b·cos + a·sin,
+	// each product rounded to float32.
+	for c := range 2 {
+		for k, v := range [][4]VecVirtual{e, o} {
+			cm := Mem{Base: scratch, Disp: 64 + 128*c + 64*k}
+			sm := cm
+			sm.Disp += 256
+			a, b := v[c], v[c+2]
+			na, q := ZMM(), ZMM()
+			VMULPS(cm, a, na)
+			VMULPS(sm, b, q)
+			VSUBPS(q, na, na)
+			VMULPS(cm, b, b)
+			VMULPS(sm, a, q)
+			VADDPS(q, b, b)
+			if k == 0 {
+				e[c] = na
+			} else {
+				o[c] = na
+			}
+		}
+	}
+	var res [4]VecVirtual
+	for c := range 4 {
+		res[c] = ZMM()
+		round(2, c, res[c])
+		VPERMW(res[c], perm, res[c])
+	}
+	if careful {
+		KANDD(ks[0], ks[1], ks[1])
+		KANDD(ks[2], ks[1], ks[1])
+	}
+	KORTESTD(ks[1], ks[1]) // CF: every tested word passed
+	JCC(LabelRef("exact"))
+	for c := range 4 {
+		VMOVDQU64(res[c], Mem{Base: p, Disp: 64 * c})
+	}
 }

@@ -67,7 +67,7 @@ var (
 	cExp                                   Mem
 	cDup16                                 Mem
 	cHiMask, cQuiet32, cOneF64             Mem
-	cMinNormalW                            Mem
+	cMinNormalW, cTinyTrig, cBigExpW       Mem
 	cEvenIdx, cOddIdx                      Mem
 )
 
@@ -80,6 +80,8 @@ func declareConsts() {
 	cExp = ConstData("expmask", U32(0x7f800000))
 	cHiMask = ConstData("himask", U32(0xffff0000))
 	cMinNormalW = ConstData("minnormalw", U32(0x01000100)) // bf16 words doubled: below it, zero or subnormal
+	cTinyTrig = ConstData("tinytrig", U32(0x2bffffff))     // float32 bits of 2^-39, less one
+	cBigExpW = ConstData("bigexpw", U32(0x60006000))       // bf16 exponent bits 6 and 7: set means ≥ 2^-63
 	cQuiet32 = ConstData("quiet32", U32(0x00400000))
 	cOneF64 = ConstData("onef64", U64(0x3ff0000000000000)) // 1.0 (avo writes F64(1) as the integer 1)
 	var sign, dup [16]int
