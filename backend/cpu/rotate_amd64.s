@@ -4968,9 +4968,9 @@ TEXT ·qkNormRoPENeoX128BF16AVX512BF16(SB), NOSPLIT, $0-72
 	VPBROADCASTD bf16exp2<>+0(SB), Z2
 	VPBROADCASTD bigexpw<>+0(SB), Z3
 	VMOVDQU16    qkoutidx<>+0(SB), Z4
-	MOVQ         $0x00000080, R9
-	VCVTSI2SSQ   R9, X5, X5
-	VMOVSD       onef64<>+0(SB), X6
+	VMOVSD       onef64<>+0(SB), X5
+	MOVL         $0x3c000000, R9
+	VMOVD        R9, X6
 	MOVQ         $0x00000010, R12
 
 block:
@@ -5007,11 +5007,11 @@ sums:
 	VADDPS        Z8, Z7, Z7
 	VEXTRACTF32X8 $0x01, Z7, Y8
 	VADDSS        X8, X7, X7
-	VDIVSS        X5, X7, X7
+	VMULSS        X6, X7, X7
 	VADDSS        X0, X7, X7
 	VCVTSS2SD     X7, X7, X8
 	VSQRTSD       X8, X8, X8
-	VDIVSD        X8, X6, X8
+	VDIVSD        X8, X5, X8
 	VCVTSD2SS     X8, X7, X7
 	VMOVSS        X7, (SI)(R11*4)
 	ADDQ          DX, R10

@@ -265,9 +265,10 @@ func qkNormRoPEBF16Kernel() {
 	VPBROADCASTD(expW, expMask)
 	VPBROADCASTD(cBigExpW, bigMask)
 	VMOVDQU16(outIdx, perm)
-	tmp := GP64()
-	MOVQ(U32(128), tmp)
-	nF, oneD := rmsConsts(tmp)
+	oneD, invN, tmp := XMM(), XMM(), GP32()
+	VMOVSD(cOneF64, oneD)
+	MOVL(U32(0x3c000000), tmp) // 1/128
+	VMOVD(tmp, invN)
 	split := func(m Op, e, o VecVirtual) {
 		VPSLLD(U8(16), m, e)
 		VPANDD(m, hiMask, o)
@@ -301,7 +302,7 @@ func qkNormRoPEBF16Kernel() {
 		}
 		// Lane 2m in acc[0], 2m+1 in acc[1]: the first step adds the neighbours.
 		VADDPS(acc[1], acc[0], acc[0])
-		VMOVSS(rmsScalar(sumTree(acc[0], true), nF, oneD, eps), rs(h))
+		VMOVSS(rmsScalarPow2(sumTree(acc[0], true), invN, oneD, eps), rs(h))
 	}
 	ADDQ(stride, p)
 	INCQ(h)
