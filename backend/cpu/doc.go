@@ -13,15 +13,22 @@
 // store: a head alone is one long dependency chain (sum, square root, two roundings, rotation)
 // that the out-of-order window cannot overlap with the next. In bf16 (AVX512BF16) it takes 16
 // heads in two passes, first every head's scale, then each head from load to store, with values
-// kept deinterleaved so that a rounding to bf16 and back is one VCVTNE2PS2BF16 and two splits;
-// a head whose rounding meets a zero or a subnormal (which that instruction flushes) is handed
-// back to the exact path (_asm/bf16.go explains the layouts).
+// kept deinterleaved so that a rounding to bf16 and back is one VCVTNE2PS2BF16 and two splits.
+// That instruction flushes subnormals: a head whose rounded words fail a test (one test per
+// head when the token's cos and sin have no value in (0, 2^-39), one per rounding otherwise) is
+// handed back to the exact path (_asm/bf16.go explains the layouts and why one test suffices).
 //
-// kv_rmsnorm_rope_cache runs one AVX-512 kernel per token when its rows are contiguous (caches in
-// the kv dtype, not the NZ modes; Dv a multiple of 32, Dk of 64, as DeepSeek's 512 and 64): the
-// sum of squares, the rotation, the norm's scaling and the rounding stores straight into the
-// cache rows. Other layouts and int8 caches widen each row, normalize it (one kernel on AVX-512,
-// Go otherwise) and store through Go.
+// kv_rmsnorm_rope_cache runs assembly per token when its rows are contiguous (caches in the kv
+// dtype, not the NZ modes; Dv a multiple of 32, Dk of 64, as DeepSeek's 512 and 64): the sum of
+// squares, the rotation, the norm's scaling and the rounding stores straight into the cache
+// rows. In f32 and f16 that is one kernel per token. In bf16 (AVX512BF16) one kernel takes 16
+// tokens in two passes: every token's scale (four tokens' sums of squares at once) and rotation,
+// then each token's normalized row, converted 32 values at a time, with one check per row for
+// values the conversion flushed (such a row is redone with the integer rounding). When every row
+// address is affine in the token (an in-order I64 index of a PA, PA_BNSD or PA_NZ call without
+// outputs: ops.KvLinear) the 16 tokens' addresses cost one multiply-add each. Other layouts and
+// int8 caches widen each row, normalize it (one kernel on AVX-512, Go otherwise) and store
+// through Go.
 //
 // Importing the package registers its kernels with package ops as backend "cpu".
 package cpu
