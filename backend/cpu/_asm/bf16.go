@@ -537,12 +537,7 @@ func kvcGroupBF16Kernel() {
 	INCQ(t)
 	CMPQ(t, n)
 	JB(LabelRef("norms"))
-	VZEROUPPER()
-	RET()
-	for _, f := range coldPaths {
-		f()
-	}
-	coldPaths = nil
+	retWithColdPaths()
 }
 
 // qkHead emits the second pass of qkNormRoPEBF16Kernel for the head at p (number h of its

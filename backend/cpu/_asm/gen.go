@@ -46,6 +46,16 @@ var fastBF16 bool
 // straight line, each ending in a jump back.
 var coldPaths []func()
 
+// retWithColdPaths ends a kernel: VZEROUPPER and RET, then its cold paths.
+func retWithColdPaths() {
+	VZEROUPPER()
+	RET()
+	for _, f := range coldPaths {
+		f()
+	}
+	coldPaths = nil
+}
+
 // labels makes block-local label names unique within a function.
 var labels int
 
@@ -494,12 +504,7 @@ func kernel(s isa, d dtype, gptj, full bool) {
 	DECQ(heads)
 	JNZ(LabelRef("head"))
 	Label("done")
-	VZEROUPPER()
-	RET()
-	for _, f := range coldPaths {
-		f()
-	}
-	coldPaths = nil
+	retWithColdPaths()
 }
 
 func log2(v int) int {
@@ -585,12 +590,7 @@ func bulkKernel(name, doc, signature string, prepare func(), body func(dst, src,
 	CMPQ(i, n)
 	JB(LabelRef("loop"))
 	Label("done")
-	VZEROUPPER()
-	RET()
-	for _, f := range coldPaths {
-		f()
-	}
-	coldPaths = nil
+	retWithColdPaths()
 }
 
 // widenKernel emits widen<D><ISA>(dst *float32, src *uint16, n int): dst[i] = float32(src[i])
@@ -772,12 +772,7 @@ func kvcTokenKernel(s isa, d dtype) {
 	CMPQ(j, dv)
 	JB(LabelRef("norm"))
 
-	VZEROUPPER()
-	RET()
-	for _, f := range coldPaths {
-		f()
-	}
-	coldPaths = nil
+	retWithColdPaths()
 }
 
 // kvcRopeLoop emits kv_rmsnorm_rope_cache's rotation of one token: the dk/2 interleaved pairs
@@ -915,12 +910,7 @@ func qkNormKernel(s isa, d dtype) {
 	DECQ(heads)
 	JNZ(LabelRef("head"))
 	Label("done")
-	VZEROUPPER()
-	RET()
-	for _, f := range coldPaths {
-		f()
-	}
-	coldPaths = nil
+	retWithColdPaths()
 }
 
 // roundBF16 returns v rounded to bf16 (nearest even) as float32, exactly as
@@ -982,12 +972,7 @@ func qkNormRoPEKernel(s isa, d dtype) {
 	JZ(LabelRef("done"))
 	qkNormRoPEHeads(d, c, x, stride, w, cs, sn, nF, oneD, eps, 1)
 	Label("done")
-	VZEROUPPER()
-	RET()
-	for _, f := range coldPaths {
-		f()
-	}
-	coldPaths = nil
+	retWithColdPaths()
 }
 
 // qkNormRoPEHeads emits the fused kernel's work on nh heads at x, x+stride, ...
