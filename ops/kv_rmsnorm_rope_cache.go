@@ -294,8 +294,10 @@ type KvLinear struct {
 }
 
 // Linear reports the call's KvLinear, when it has one: an I64 index of a PA, PA_BNSD or PA_NZ
-// call whose caches have no padding between blocks, and kv, cos and sin whose batch stride is
-// S times their position stride (or whose B or S is 1). The optional outputs are not part of it.
+// call whose caches keep one row stride across blocks (BlockStride = BlockSize·SlotStride: no
+// padding between blocks, and for NZ a single 16-element group), and kv, cos and sin whose batch
+// stride is S times their position stride (or whose B or S is 1). The optional outputs are not
+// part of it.
 func (a *KvRmsNormRopeCacheArgs) Linear() (KvLinear, bool) {
 	if !a.linear || a.idx.i64 == nil {
 		return KvLinear{}, false
