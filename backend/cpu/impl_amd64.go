@@ -211,6 +211,18 @@ func kvcGroupAsm(grp *kvcGroup, n int, gd []float32, scratch *[kvcGroupSize]floa
 	kvcGroupBF16AVX512BF16((*byte)(unsafe.Pointer(grp)), n, &gd[0], &scratch[0], len(gd), dk, eps)
 }
 
+// kvcGammaSplitAsm widens the bf16 gamma src into dst in the multi-token kernel's layout (as
+// kvcDeinterleave lays it out) and reports true, or false, having done nothing, when the ISA has
+// no kernel for it or the length is not a multiple of 32.
+func kvcGammaSplitAsm(i isa, dst []float32, src []uint16) bool {
+	n := len(dst)
+	if i != isaAVX512BF16 && i != isaAVX512 || n == 0 || n%32 != 0 || len(src) < n {
+		return false
+	}
+	kvcGammaSplitBF16(&dst[0], &src[0], n)
+	return true
+}
+
 // kvcTokenOK reports whether the ISA has a one-token kernel for dtype d with dv normalized and dk
 // rotated elements: dv a multiple of 32, dk of 64; f32 and f16 on AVX-512, bf16 on AVX512BF16.
 func kvcTokenOK(i isa, d tensor.DType, dv, dk int) bool {

@@ -36,37 +36,17 @@ func init() {
 // row (widening, the norm, the rounding stores); Go does the rest.
 func kvRmsNormRopeCache(a *ops.KvRmsNormRopeCacheArgs, lo, hi int) {
 	k := active
-	dv, dk := a.Dv, a.Dk
-	w := dv + dk
-	eps := float32(a.Epsilon)
-	var gStack, xStack, yStack, csStack [kvcStack]float32
-	g, x, y, cs := gStack[:], xStack[:], yStack[:], csStack[:]
-	if w > kvcStack {
-		g, x, y, cs = make([]float32, dv), make([]float32, w), make([]float32, w), make([]float32, 2*dk)
-	}
-	g, x, y, cs = g[:dv:dv], x[:w:w], y[:w:w], cs[:2*dk:2*dk]
-	if gs := a.Gamma.Stride(0); gs == 1 {
-		kvcRowF32(k, g, a.Gamma, a.Gamma.Offset)
-	} else {
-		for j := range g {
-			g[j] = kvcLoad(a.Gamma, a.Gamma.Offset+j*gs)
-		}
-	}
-	cosB, sinB := cs[:dk:dk], cs[dk:]
-	fused := kvcTokenOK(k.isa, a.KV.DType, dv, dk) && kvcContiguous(a)
+	fused := kvcTokenOK(k.isa, a.KV.DType, a.Dv, a.Dk) && kvcContiguous(a)
 	if fused && kvcGroupOK(k.isa, a.KV.DType) {
-		var gdStack [kvcStack]float32
-		gd := gdStack[:]
-		if dv > kvcStack {
-			gd = make([]float32, dv)
-		}
-		gd = kvcDeinterleave(gd[:dv:dv], g)
-		if lin, ok := a.Linear(); ok && a.KRope.IsZero() && a.CKV.IsZero() && kvcLinearRange(a, &lin, lo, hi, gd, eps) {
-			return
-		}
-		kvcGroupRange(k, a, lo, hi, g, gd, x, y, cosB, sinB, eps)
+		kvcGroups(k, a, lo, hi)
 		return
 	}
+	// The per-token paths' buffers: declared here, not in the caller, so that the group path
+	// does not pay for clearing them.
+	var b kvcBufs
+	g, x, y, cosB, sinB := b.slices(a)
+	kvcGamma(k, g, a.Gamma)
+	eps := float32(a.Epsilon)
 	for t := lo; t < hi; t++ {
 		b, s := t/a.Seq, t%a.Seq
 		if fused && kvcFusedToken(k, a, b, s, g, eps) {
@@ -74,6 +54,67 @@ func kvRmsNormRopeCache(a *ops.KvRmsNormRopeCacheArgs, lo, hi int) {
 		}
 		kvcExactToken(k, a, b, s, g, x, y, cosB, sinB, eps)
 	}
+}
+
+// kvcBufs are the widened rows of the per-token paths, on the stack up to kvcStack elements.
+type kvcBufs struct {
+	g, x, y, cs [kvcStack]float32
+}
+
+// slices returns gamma's, x's and y's buffers (Dv, Dv+Dk and Dv+Dk float32) and cos's and sin's
+// (Dk each), from b or, for rows wider than kvcStack, from the heap.
+func (b *kvcBufs) slices(a *ops.KvRmsNormRopeCacheArgs) (g, x, y, cosB, sinB []float32) {
+	dv, dk := a.Dv, a.Dk
+	w := dv + dk
+	g, x, y, cs := b.g[:], b.x[:], b.y[:], b.cs[:]
+	if w > kvcStack {
+		g, x, y, cs = make([]float32, dv), make([]float32, w), make([]float32, w), make([]float32, 2*dk)
+	}
+	return g[:dv:dv], x[:w:w], y[:w:w], cs[:dk:dk], cs[dk : 2*dk : 2*dk]
+}
+
+// kvcGamma widens the norm weight into g (Dv float32).
+func kvcGamma(k *kernels, g []float32, gamma tensor.Tensor) {
+	if gs := gamma.Stride(0); gs == 1 {
+		kvcRowF32(k, g, gamma, gamma.Offset)
+	} else {
+		for j := range g {
+			g[j] = kvcLoad(gamma, gamma.Offset+j*gs)
+		}
+	}
+}
+
+// kvcGroups runs tokens [lo, hi) through the multi-token kernel (kvcGroupOK): gamma widened once
+// in the kernel's layout, then the affine path when the call has one, else kvcGroupRange.
+func kvcGroups(k *kernels, a *ops.KvRmsNormRopeCacheArgs, lo, hi int) {
+	dv := a.Dv
+	eps := float32(a.Epsilon)
+	var gdStack [kvcStack]float32
+	gd := gdStack[:]
+	if dv > kvcStack {
+		gd = make([]float32, dv)
+	}
+	gd = gd[:dv:dv]
+	if a.Gamma.DType != tensor.BF16 || a.Gamma.Stride(0) != 1 || !kvcGammaSplitAsm(k.isa, gd, a.Gamma.Bits[a.Gamma.Offset:a.Gamma.Offset+dv]) {
+		kvcGammaDeinterleaved(k, gd, a.Gamma)
+	}
+	if lin, ok := a.Linear(); ok && a.KRope.IsZero() && a.CKV.IsZero() && kvcLinearRange(a, &lin, lo, hi, gd, eps) {
+		return
+	}
+	kvcGroupRange(k, a, lo, hi, gd, eps)
+}
+
+// kvcGammaDeinterleaved widens gamma into gd in the multi-token kernel's layout through a plain
+// widening (kvcGamma) and kvcDeinterleave.
+func kvcGammaDeinterleaved(k *kernels, gd []float32, gamma tensor.Tensor) {
+	var gStack [kvcStack]float32
+	g := gStack[:]
+	if len(gd) > kvcStack {
+		g = make([]float32, len(gd))
+	}
+	g = g[:len(gd):len(gd)]
+	kvcGamma(k, g, gamma)
+	kvcDeinterleave(gd, g)
 }
 
 // kvcExactToken runs token (b, s) through widened rows: x and y hold Dv+Dk float32, cosB and
@@ -123,9 +164,12 @@ func kvcDeinterleave(dst, g []float32) []float32 {
 
 // kvcGroupRange runs tokens [lo, hi) through the multi-token kernel, kvcGroupSize at a time, then
 // copies each cached token's rounded rows into the outputs, when asked for. A skipped token with
-// one output only takes kvcExactToken (g, x, y, cosB and sinB as it wants them).
-func kvcGroupRange(k *kernels, a *ops.KvRmsNormRopeCacheArgs, lo, hi int, g, gd, x, y, cosB, sinB []float32, eps float32) {
+// one output only takes kvcExactToken.
+func kvcGroupRange(k *kernels, a *ops.KvRmsNormRopeCacheArgs, lo, hi int, gd []float32, eps float32) {
 	dv, dk := a.Dv, a.Dk
+	var bufs kvcBufs
+	g, x, y, cosB, sinB := bufs.slices(a)
+	gWide := false // g holds the widened gamma (only kvcExactToken wants it)
 	kv, cos, sin := kvcViewOf(a.KV), kvcViewOf(a.Cos), kvcViewOf(a.Sin)
 	kc, cc := kvcViewOf(a.KCache), kvcViewOf(a.CKVCache)
 	hasK, hasC := !a.KRope.IsZero(), !a.CKV.IsZero()
@@ -166,6 +210,10 @@ func kvcGroupRange(k *kernels, a *ops.KvRmsNormRopeCacheArgs, lo, hi int, g, gd,
 		case hasC || hasK:
 			if n > 0 {
 				flush()
+			}
+			if !gWide {
+				kvcGamma(k, g, a.Gamma)
+				gWide = true
 			}
 			kvcExactToken(k, a, b, s, g, x, y, cosB, sinB, eps)
 			continue

@@ -144,3 +144,31 @@ func TestKvcNormKernels(t *testing.T) {
 		})
 	}
 }
+
+// TestKvcGammaSplit: every bf16 pattern, widened in the multi-token kernel's gamma layout, is
+// kvcDeinterleave of the plain widening; lengths the kernel does not take are declined.
+func TestKvcGammaSplit(t *testing.T) {
+	src := make([]uint16, 1<<16)
+	for i := range src {
+		src[i] = uint16(i)
+	}
+	plain := make([]float32, len(src))
+	for i, b := range src {
+		plain[i] = tensor.Float32FromBF16(b)
+	}
+	want := kvcDeinterleave(make([]float32, len(src)), plain)
+	for _, k := range impls {
+		got := make([]float32, len(src))
+		if !kvcGammaSplitAsm(k.isa, got, src) {
+			continue // no kernel for this implementation
+		}
+		for i := range want {
+			if math.Float32bits(got[i]) != math.Float32bits(want[i]) {
+				t.Fatalf("%s: element %d: got %#x, want %#x", k.name, i, math.Float32bits(got[i]), math.Float32bits(want[i]))
+			}
+		}
+		if kvcGammaSplitAsm(k.isa, make([]float32, 48), src[:48]) || kvcGammaSplitAsm(k.isa, nil, nil) {
+			t.Errorf("%s: took a length that is not a positive multiple of 32", k.name)
+		}
+	}
+}

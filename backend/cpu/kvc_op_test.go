@@ -100,20 +100,25 @@ func TestKvRmsNormRopeCacheRandom(t *testing.T) {
 	// 512×64 (DeepSeek) and 96×128 take the one-token kernels; the rest the Go path.
 	for _, shape := range [][2]int{{512, 64}, {96, 128}, {128, 32}, {37, 6}, {100, 18}, {4, 2}, {1, 2}} {
 		for _, d := range []tensor.DType{tensor.BF16, tensor.F16, tensor.F32} {
-			for _, T := range []int{1, 9, 23, 24, 700} {
+			for _, T := range []int{1, 9, 10, 23, 24, 700} {
 				for _, special := range []kvcValues{kvcNormal, kvcTiny, kvcSpecial} {
 					p := kvcParams(r, d, T, shape[0], shape[1], special)
 					switch T {
 					case 9:
 						// One output only: a skipped token still computes it.
 						p.CKV = tensor.Tensor{}
+					case 10:
+						p.KRope = tensor.Tensor{}
 					case 23:
 						// No outputs, one sequence of 23 (rows affine in the token).
 						kvcReshape(&p, 1, 23)
 						p.CKV, p.KRope = tensor.Tensor{}, tensor.Tensor{}
 					case 24:
-						// No outputs, two sequences of 12 sharing cos and sin per batch (not affine).
+						// No outputs, two sequences of 12 sharing cos and sin per batch (not affine),
+						// gamma a strided view.
 						kvcReshape(&p, 2, 12)
+						p.Gamma = kvcRandom(r, d, special, 2*shape[0])
+						p.Gamma.Shape, p.Gamma.Strides = []int{shape[0]}, []int{2}
 						for _, t := range []*tensor.Tensor{&p.Cos, &p.Sin} {
 							t.Shape = []int{2, 1, 1, shape[1]} // the first two rows of its backing
 						}

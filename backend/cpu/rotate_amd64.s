@@ -3758,6 +3758,30 @@ DATA kvchiidx<>+56(SB)/4, $0x0000000f
 DATA kvchiidx<>+60(SB)/4, $0x0000001f
 GLOBL kvchiidx<>(SB), RODATA|NOPTR, $64
 
+// func kvcGammaSplitBF16(dst *float32, src *uint16, n int)
+// Requires: AVX, AVX512F
+TEXT ·kvcGammaSplitBF16(SB), NOSPLIT, $0-24
+	MOVQ         dst+0(FP), AX
+	MOVQ         src+8(FP), CX
+	MOVQ         n+16(FP), DX
+	VPBROADCASTD himask<>+0(SB), Z0
+	XORQ         BX, BX
+	TESTQ        DX, DX
+	JZ           done
+
+split:
+	VPSLLD  $0x10, (CX)(BX*2), Z1
+	VPANDD  (CX)(BX*2), Z0, Z2
+	VMOVUPS Z1, (AX)(BX*4)
+	VMOVUPS Z2, 64(AX)(BX*4)
+	ADDQ    $0x00000020, BX
+	CMPQ    BX, DX
+	JB      split
+
+done:
+	VZEROUPPER
+	RET
+
 // func qkNormF32AVX512(x *byte, heads int, stride int, w *float32, n int, eps float32)
 // Requires: AVX, AVX512DQ, AVX512F, SSE
 TEXT ·qkNormF32AVX512(SB), NOSPLIT, $0-44

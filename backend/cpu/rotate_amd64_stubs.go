@@ -215,6 +215,11 @@ func kvcTokenBF16AVX512BF16(ckv *byte, krope *byte, kv *byte, cos *byte, sin *by
 //go:noescape
 func kvcGroupBF16AVX512BF16(grp *byte, n int, gamma *float32, scratch *float32, dv int, dk int, eps float32)
 
+// kvcGammaSplitBF16 widens n bf16 values (a multiple of 32) to float32, each block of 32 as its 16 even elements, then its 16 odd ones.
+//
+//go:noescape
+func kvcGammaSplitBF16(dst *float32, src *uint16, n int)
+
 // qkNormF32AVX512 RMS-normalizes `heads` F32 heads of n (a multiple of 16) elements in place, as qk_rmsnorm_rope does.
 //
 //go:noescape

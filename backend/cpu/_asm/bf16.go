@@ -632,3 +632,34 @@ func qkHead(careful bool, p, h, w, scratch Register, rs func(Register) Mem, spli
 		VMOVDQU64(res[c], Mem{Base: p, Disp: 64 * c})
 	}
 }
+
+// kvcGammaSplitKernel emits kvcGammaSplitBF16(dst *float32, src *uint16, n int): n bf16 values
+// (n a multiple of 32) widened to float32 in kvcGroupBF16Kernel's gamma layout, each block of 32
+// as its 16 even elements, then its 16 odd ones: the layout its loads split rows into.
+func kvcGammaSplitKernel() {
+	const name = "kvcGammaSplitBF16"
+	TEXT(name, NOSPLIT, "func(dst *float32, src *uint16, n int)")
+	Pragma("noescape")
+	Doc(name + " widens n bf16 values (a multiple of 32) to float32, each block of 32 as its 16 even elements, then its 16 odd ones.")
+	dst := Load(Param("dst"), GP64())
+	src := Load(Param("src"), GP64())
+	n := Load(Param("n"), GP64())
+	hiMask := ZMM()
+	VPBROADCASTD(cHiMask, hiMask)
+	j := GP64()
+	XORQ(j, j)
+	TESTQ(n, n)
+	JZ(LabelRef("done"))
+	Label("split")
+	e, o := ZMM(), ZMM()
+	m := Mem{Base: src, Index: j, Scale: 2}
+	VPSLLD(U8(16), m, e)
+	VPANDD(m, hiMask, o)
+	VMOVUPS(e, Mem{Base: dst, Index: j, Scale: 4})
+	VMOVUPS(o, Mem{Base: dst, Index: j, Scale: 4, Disp: 64})
+	ADDQ(U32(32), j)
+	CMPQ(j, n)
+	JB(LabelRef("split"))
+	Label("done")
+	retWithColdPaths()
+}

@@ -547,6 +547,7 @@ func main() {
 	kvcTokenKernel(avx512BF16, bf16)
 	fastBF16 = true
 	kvcGroupBF16Kernel()
+	kvcGammaSplitKernel()
 	for _, s := range []isa{avx512, avx512BF16} {
 		for _, d := range []dtype{f32, bf16, f16} {
 			if s == avx512BF16 && d != bf16 {
