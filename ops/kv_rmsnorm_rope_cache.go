@@ -620,6 +620,14 @@ func kvcIncreasingSlots(x []int64, off, step, n int, limit int64) bool {
 	if n == 0 || off < 0 || off+(n-1)*step >= len(x) {
 		return n == 0
 	}
+	if step == 1 {
+		// Contiguous and, usually, without −1: in range at both ends and increasing pair by
+		// pair, with no value carried from one step to the next.
+		xs := x[off : off+n : off+n]
+		if xs[0] >= 0 && xs[n-1] < limit && kvcStrictlyIncreasing(xs) {
+			return true
+		}
+	}
 	last := int64(-1)
 	for i := range n {
 		v := x[off+i*step]
@@ -630,6 +638,16 @@ func kvcIncreasingSlots(x []int64, off, step, n int, limit int64) bool {
 			return false
 		}
 		last = v
+	}
+	return true
+}
+
+// kvcStrictlyIncreasing reports whether every value of xs is greater than the one before.
+func kvcStrictlyIncreasing(xs []int64) bool {
+	for i := 1; i < len(xs); i++ {
+		if xs[i] <= xs[i-1] {
+			return false
+		}
 	}
 	return true
 }

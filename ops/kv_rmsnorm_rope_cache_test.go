@@ -115,6 +115,7 @@ func TestKvRmsNormRopeCacheBadInput(t *testing.T) {
 		{"index past the blocks", []mut{idx(0, 1, 2, 3, 4, 16)}, []string{"index[5] = 16", "[-1, 16)"}},
 		{"index below -1", []mut{idx(0, -2, 2, 3, 4, 5)}, []string{"index[1] = -2", "[-1, 16)"}},
 		{"index duplicate slot", []mut{idx(0, 7, 2, 3, 7, -1)}, []string{"index[4] = 7", "index[1]", "distinct"}},
+		{"index in order but repeated", []mut{idx(0, 1, 2, 2, 3, 4)}, []string{"index[3] = 2", "index[2]", "distinct"}},
 		{"index I32 duplicate", []mut{func(p *ops.KvRmsNormRopeCacheParams) { p.Index = tensor.FromI32([]int32{3, 3, 0, 1, 2, 4}, 6) }}, []string{"index[1] = 3"}},
 		{"index float", []mut{func(p *ops.KvRmsNormRopeCacheParams) { p.Index = f32(6) }}, []string{"index", "dtype F32"}},
 		{"index missing", []mut{func(p *ops.KvRmsNormRopeCacheParams) { p.Index = tensor.Tensor{} }}, []string{"index: missing"}},
@@ -219,6 +220,9 @@ func TestKvRmsNormRopeCacheAccepts(t *testing.T) {
 		mut  func(p *ops.KvRmsNormRopeCacheParams)
 	}{
 		{"PA", func(*ops.KvRmsNormRopeCacheParams) {}},
+		{"PA, slots in order", func(p *ops.KvRmsNormRopeCacheParams) {
+			p.Index = tensor.FromI64([]int64{0, 1, 2, 3, 4, 15}, kvB*kvS)
+		}},
 		{"PA_BNSD, index I32", func(p *ops.KvRmsNormRopeCacheParams) {
 			p.CacheMode = ops.CachePABNSD
 			p.Index = tensor.FromI32([]int32{0, 5, -1, 9, 2, 15}, 6)
@@ -440,6 +444,9 @@ func TestKvRmsNormRopeCacheCacheRows(t *testing.T) {
 		mut  func(p *ops.KvRmsNormRopeCacheParams)
 	}{
 		{"PA", func(*ops.KvRmsNormRopeCacheParams) {}},
+		{"PA, slots in order", func(p *ops.KvRmsNormRopeCacheParams) {
+			p.Index = tensor.FromI64([]int64{0, 1, 2, 3, 4, 15}, kvB*kvS)
+		}},
 		{"PA padded blocks", padded},
 		{"PA_BNSD", func(p *ops.KvRmsNormRopeCacheParams) { p.CacheMode = ops.CachePABNSD }},
 		{"PA_NZ", func(p *ops.KvRmsNormRopeCacheParams) { p.CacheMode = ops.CachePANZ }},
