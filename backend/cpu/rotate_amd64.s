@@ -4920,7 +4920,7 @@ TEXT ·qkWeightBF16(SB), NOSPLIT, $0-16
 	RET
 
 // func qkNormRoPENeoX128BF16AVX512BF16(x *byte, heads int, stride int, w *float32, cos *float32, sin *float32, scratch *float32, eps float32) int
-// Requires: AVX, AVX512BW, AVX512DQ, AVX512F, CMOV, SSE
+// Requires: AVX, AVX512BW, AVX512DQ, AVX512F, CMOV, MMX+, SSE
 TEXT ·qkNormRoPENeoX128BF16AVX512BF16(SB), NOSPLIT, $0-72
 	MOVQ         x+0(FP), AX
 	MOVQ         heads+8(FP), CX
@@ -5004,8 +5004,14 @@ block:
 	CMOVQGT R12, R9
 	MOVQ    AX, R10
 	XORQ    R11, R11
+	MOVQ    DX, R13
+	SHLQ    $0x04, R13
 
 sums:
+	PREFETCHT0    (R10)(R13*1)
+	PREFETCHT0    64(R10)(R13*1)
+	PREFETCHT0    128(R10)(R13*1)
+	PREFETCHT0    192(R10)(R13*1)
 	VPSLLD        $0x10, (R10), Z7
 	VPANDD        (R10), Z1, Z8
 	VMULPS        Z7, Z7, Z7

@@ -286,8 +286,19 @@ func qkNormRoPEBF16Kernel() {
 	// First pass: r for each head of the block.
 	MOVQ(x, p)
 	XORQ(h, h)
+	// Each head's first read prefetches the head 16 on (the next block's, or past the last
+	// head, where the next token's heads usually follow): the kernel computes about as long as
+	// a core takes to stream its bytes, and without the hint each block's first pass waited on
+	// memory (rotary bench, 4096 tokens, six alternating runs: median 2.15 -> 1.91 ms). A
+	// prefetch past the end of the tensor cannot fault.
+	ahead := GP64()
+	MOVQ(stride, ahead)
+	SHLQ(U8(4), ahead)
 	Label("sums")
 	{
+		for c := range 4 {
+			PREFETCHT0(Mem{Base: p, Index: ahead, Scale: 1, Disp: 64 * c})
+		}
 		acc := [2]VecVirtual{ZMM(), ZMM()}
 		for c := range 4 {
 			e, o := ZMM(), ZMM()
