@@ -23,6 +23,8 @@ const (
 	jobApply
 	jobKvRmsNormRopeCache
 	jobQKNorm
+	jobTHD
+	jobInterleaveRoPE
 )
 
 type job struct {
@@ -33,6 +35,10 @@ type job struct {
 	ap   ops.ApplyRotaryEmbArgs
 	kv   ops.KvRmsNormRopeCacheArgs
 	qk   ops.QKRMSNormRoPEArgs
+	thd  ops.ApplyRotaryEmbTHDArgs
+	il   ops.InterleaveRoPEArgs
+	// thdBackward: thd holds the backward pass's dy and dx in X's and Out's places.
+	thdBackward bool
 	// copy: bytes [lo·copyBlock, hi·copyBlock) of src to dst
 	dst, src []byte
 }
@@ -54,6 +60,10 @@ func (j *job) run(lo, hi int) {
 		kvRmsNormRopeCache(&j.kv, lo, hi)
 	case jobQKNorm:
 		qkRMSNormRoPE(&j.qk, lo, hi)
+	case jobTHD:
+		thdRows(&j.thd, j.thdBackward, lo, hi)
+	case jobInterleaveRoPE:
+		interleaveRows(&j.il, lo, hi)
 	case jobCopy:
 		end := min(hi*copyBlock, len(j.src))
 		copy(j.dst[lo*copyBlock:end], j.src[lo*copyBlock:end])

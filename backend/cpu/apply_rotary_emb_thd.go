@@ -1,0 +1,91 @@
+package cpu
+
+import (
+	"github.com/rotary-go/rotary/backend/native"
+	"github.com/rotary-go/rotary/ops"
+)
+
+// apply_rotary_emb_thd on the CPU: the packed tokens split across the pool; each token's heads go
+// to the full-row rotation kernels together, by the table row of the token's position in its
+// sequence (apply_rotary_emb's rows, with the row looked up instead of broadcast). The backward
+// pass is the same rotation of dy by the sin row with each value replaced by minus its pair
+// partner's, as applyRotaryEmbBackward does it: dx = dy·cos + rotateᵀ(dy·sin) with native's
+// arithmetic, so both directions match backend/native bit for bit.
+
+func init() {
+	ops.ApplyRotaryEmbTHD.Register(&ops.Impl[ops.ApplyRotaryEmbTHDArgs]{Backend: Name, Priority: 10, Fn: func(a ops.ApplyRotaryEmbTHDArgs) {
+		if a.RotaryDim > len(rowBuffers{}.cos) {
+			native.ApplyRotaryEmbTHD(&a)
+			return
+		}
+		applyRotaryEmbTHD(&a, false)
+	}})
+	ops.ApplyRotaryEmbTHDBackward.Register(&ops.Impl[ops.ApplyRotaryEmbTHDBackwardArgs]{Backend: Name, Priority: 10, Fn: func(a ops.ApplyRotaryEmbTHDBackwardArgs) {
+		if a.RotaryDim > len(rowBuffers{}.cos) {
+			native.ApplyRotaryEmbTHDBackward(&a)
+			return
+		}
+		// The forward's arguments with dy in x's place and dx in out's.
+		f := ops.ApplyRotaryEmbTHDArgs{PackedSeqs: a.PackedSeqs, X: a.DY, Out: a.DX, Cos: a.Cos, Sin: a.Sin, GPTJ: a.GPTJ, RotaryDim: a.RotaryDim}
+		applyRotaryEmbTHD(&f, true)
+	}})
+}
+
+// applyRotaryEmbTHD splits the tokens across the pool when the call is large enough.
+func applyRotaryEmbTHD(a *ops.ApplyRotaryEmbTHDArgs, backward bool) {
+	T := a.X.Shape[0]
+	if T == 0 || a.X.Shape[1] == 0 || a.X.Shape[2] == 0 {
+		return
+	}
+	if T < 2 || ThreadsFor(2*a.X.Len()*a.X.DType.Size()) < 2 {
+		thdRows(a, backward, 0, T)
+		return
+	}
+	parallel(&job{kind: jobTHD, thd: *a, thdBackward: backward}, T)
+}
+
+// thdRows runs tokens [lo, hi) of the packed batch: out = rotation of x, or with backward set
+// the transposed rotation.
+func thdRows(a *ops.ApplyRotaryEmbTHDArgs, backward bool, lo, hi int) {
+	k := active
+	heads, width, d := a.X.Shape[1], a.X.Shape[2], a.RotaryDim
+	xt, xh := a.X.Stride(0), a.X.Stride(1)
+	ot, oh := a.Out.Stride(0), a.Out.Stride(1)
+	var buf rowBuffers
+	var flipped [len(buf.sin)]float32
+	var cos, sin []float32
+	loaded := int64(-1)
+	half := d / 2
+	for b, t := 0, lo; t < hi; b++ {
+		sLo, sHi := a.Local(b)
+		if sHi <= t {
+			continue // a sequence before the range, or empty
+		}
+		start := a.Start(b)
+		for ; t < min(sHi, hi); t++ {
+			pos := start + int64(ops.CPIndex(t-sLo, sHi-sLo, a.CPSize, a.CPRank))
+			if pos != loaded {
+				loaded = pos
+				cos = rowF32(a.Cos, a.Cos.Index(int(pos), 0), d, buf.cos[:])
+				sin = rowF32(a.Sin, a.Sin.Index(int(pos), 0), d, buf.sin[:])
+				if backward {
+					for j := range half {
+						p, q := j, j+half
+						if a.GPTJ {
+							p, q = 2*j, 2*j+1
+						}
+						flipped[p], flipped[q] = -sin[q], -sin[p]
+					}
+					sin = flipped[:d]
+				}
+			}
+			xo, oo := a.X.Offset+t*xt, a.Out.Offset+t*ot
+			for h := range heads {
+				copyRow(a.Out, oo+h*oh, a.X, xo+h*xh, width)
+			}
+			if d > 0 {
+				rotateRows(k, a.Out, oo, heads, oh, cos, sin, a.GPTJ)
+			}
+		}
+	}
+}

@@ -1,0 +1,44 @@
+package bench
+
+import (
+	"github.com/rotary-go/rotary"
+	"github.com/rotary-go/rotary/ops"
+	"github.com/rotary-go/rotary/tensor"
+)
+
+// apply_rotary_emb_thd (TransformerEngine's fused RoPE on packed sequences) on Llama-3-8B query
+// shapes: x [T, 32, 128] packing four sequences (T/4 tokens each, the last taking the
+// remainder; fewer when T < 4) without context parallelism, cos and sin tables [T, 128].
+// Bytes: x read, out written, and each token's cos and sin rows read.
+func init() {
+	for _, backward := range []bool{false, true} {
+		op := ops.ApplyRotaryEmbTHD.Name()
+		if backward {
+			op = ops.ApplyRotaryEmbTHDBackward.Name()
+		}
+		Register(Case{Op: op, Model: "llama-3-8b", MaxTokens: 16384,
+			Setup: func(d tensor.DType, T int, disp *ops.Dispatcher) (func() error, int, error) {
+				x := Filled(d, T, 32, 128)
+				out := tensor.Zeros(d, T, 32, 128)
+				cos, sin := Filled(d, T, 128), Filled(d, T, 128)
+				seqs := ops.PackedSeqs{CuSeqlens: packed(T, 4)}
+				bytes := (2*x.Len() + 2*T*128) * d.Size()
+				if backward {
+					return func() error { return rotary.ApplyRotaryEmbTHDBackward(disp, x, cos, sin, out, seqs, rotary.NeoX) }, bytes, nil
+				}
+				return func() error { return rotary.ApplyRotaryEmbTHD(disp, x, cos, sin, out, seqs, rotary.NeoX) }, bytes, nil
+			}})
+	}
+}
+
+// packed is cu_seqlens for T tokens in up to n sequences of T/n tokens, the last one taking
+// the remainder.
+func packed(T, n int) tensor.Tensor {
+	n = max(1, min(n, T))
+	cu := make([]int64, n+1)
+	for b := 1; b < n; b++ {
+		cu[b] = int64(b * (T / n))
+	}
+	cu[n] = int64(T)
+	return tensor.FromI64(cu, n+1)
+}
