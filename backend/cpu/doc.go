@@ -30,5 +30,11 @@
 // int8 caches widen each row, normalize it (one kernel on AVX-512, Go otherwise) and store
 // through Go.
 //
+// apply_rotary_emb, apply_rotary_emb_thd (forward and backward) and interleave_rope go row by
+// row through the rotations' full-row kernels: each row (or a token's heads together) is copied
+// to the output, de-interleaved first for interleave_rope, and rotated there in place by its
+// cos/sin row widened once; the backward passes rotate by the sin row with each value replaced
+// by minus its pair partner's.
+//
 // Importing the package registers its kernels with package ops as backend "cpu".
 package cpu
