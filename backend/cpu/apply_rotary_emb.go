@@ -235,18 +235,11 @@ func applyRotaryEmbBackward(a *ops.ApplyRotaryEmbBackwardArgs) {
 	var flipped [512]float32
 	lastC, lastS := -1, -1
 	var cos, sin []float32
-	half := d / 2
 	for {
 		if w.offs[ci] != lastC || w.offs[si] != lastS {
 			lastC, lastS = w.offs[ci], w.offs[si]
 			cos, sin = rowF32(a.Cos, lastC, d, buf.cos[:]), rowF32(a.Sin, lastS, d, buf.sin[:])
-			for j := range half {
-				p, q := j, j+half
-				if a.GPTJ {
-					p, q = 2*j, 2*j+1
-				}
-				flipped[p], flipped[q] = -sin[q], -sin[p]
-			}
+			negatedPartners(flipped[:d], sin, a.GPTJ)
 		}
 		if dcos != nil || dsin != nil {
 			acc := accW.offs[0]
@@ -271,6 +264,21 @@ func applyRotaryEmbBackward(a *ops.ApplyRotaryEmbBackwardArgs) {
 	}
 	writeSums(a.DCos, dcos)
 	writeSums(a.DSin, dsin)
+}
+
+// negatedPartners writes into dst (len(sin)) each value of the full-width sin row replaced by
+// minus its pair partner's: the forward rotation by cos and dst is the backward pass's
+// dx = dy·cos + rotateᵀ(dy·sin).
+func negatedPartners(dst, sin []float32, gptj bool) {
+	half := len(sin) / 2
+	dst = dst[:len(sin)]
+	for j := range half {
+		p, q := j, j+half
+		if gptj {
+			p, q = 2*j, 2*j+1
+		}
+		dst[p], dst[q] = -sin[q], -sin[p]
+	}
 }
 
 // accumulateRotated adds dy·rotate(x) to sums, element by element, in index order.

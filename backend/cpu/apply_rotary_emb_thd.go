@@ -41,7 +41,11 @@ func applyRotaryEmbTHD(a *ops.ApplyRotaryEmbTHDArgs, backward bool) {
 		thdRows(a, backward, 0, T)
 		return
 	}
-	parallel(&job{kind: jobTHD, thd: *a, thdBackward: backward}, T)
+	kind := jobTHD
+	if backward {
+		kind = jobTHDBackward
+	}
+	parallel(&job{kind: kind, thd: *a}, T)
 }
 
 // thdRows runs tokens [lo, hi) of the packed batch: out = rotation of x, or with backward set
@@ -55,7 +59,6 @@ func thdRows(a *ops.ApplyRotaryEmbTHDArgs, backward bool, lo, hi int) {
 	var flipped [len(buf.sin)]float32
 	var cos, sin []float32
 	loaded := int64(-1)
-	half := d / 2
 	for b, t := 0, lo; t < hi; b++ {
 		sLo, sHi := a.Local(b)
 		if sHi <= t {
@@ -69,13 +72,7 @@ func thdRows(a *ops.ApplyRotaryEmbTHDArgs, backward bool, lo, hi int) {
 				cos = rowF32(a.Cos, a.Cos.Index(int(pos), 0), d, buf.cos[:])
 				sin = rowF32(a.Sin, a.Sin.Index(int(pos), 0), d, buf.sin[:])
 				if backward {
-					for j := range half {
-						p, q := j, j+half
-						if a.GPTJ {
-							p, q = 2*j, 2*j+1
-						}
-						flipped[p], flipped[q] = -sin[q], -sin[p]
-					}
+					negatedPartners(flipped[:d], sin, a.GPTJ)
 					sin = flipped[:d]
 				}
 			}

@@ -1,8 +1,8 @@
 package cpu_test
 
 import (
+	"fmt"
 	"math/rand/v2"
-	"slices"
 	"testing"
 
 	"github.com/rotary-go/rotary"
@@ -13,8 +13,8 @@ import (
 
 // TestApplyRotaryEmbTHDThreads runs packed batches large enough to split across the pool (the
 // conformance sweep's are not), so chunks start inside sequences and after empty ones, with
-// start positions and context parallelism, forward and backward, out of place and in place:
-// bit for bit against native.
+// start positions and context parallelism, forward and backward, out of place and in place,
+// with special values among the inputs: bit for bit against native.
 func TestApplyRotaryEmbTHDThreads(t *testing.T) {
 	defer cpu.SetImplementation(cpu.Implementations()[0])
 	batches := []struct {
@@ -39,54 +39,29 @@ func TestApplyRotaryEmbTHDThreads(t *testing.T) {
 		T := int(cu[len(cu)-1]) / bt.cp
 		for _, d := range []tensor.DType{tensor.BF16, tensor.F32} {
 			for _, st := range []rotary.Style{rotary.NeoX, rotary.GPTJ} {
-				const H, D, rot, S = 8, 128, 96, 2100
-				x := randomFloats(r, d, T, H, D)
-				cos, sin := randomFloats(r, d, S, rot), randomFloats(r, d, S, rot)
-				run := func(disp *ops.Dispatcher, backward, inPlace bool) tensor.Tensor {
-					in := x.Clone()
-					out := tensor.Zeros(d, T, H, D)
-					if inPlace {
-						out = in
-					}
-					var err error
-					if backward {
-						err = rotary.ApplyRotaryEmbTHDBackward(disp, in, cos, sin, out, seqs, st)
-					} else {
-						err = rotary.ApplyRotaryEmbTHD(disp, in, cos, sin, out, seqs, st)
-					}
-					if err != nil {
-						t.Fatal(err)
-					}
-					return out
-				}
+				const H, D, rot, S = 4, 128, 96, 2100
+				x := kvcRandom(r, d, kvcSpecial, T, H, D)
+				cos, sin := kvcRandom(r, d, kvcNormal, S, rot), kvcRandom(r, d, kvcNormal, S, rot)
 				for _, backward := range []bool{false, true} {
 					inPlace := backward == (bi%2 == 0) // both ways in each direction over the batches
-					want := run(mustDispatcher(t, "none", ops.Auto), backward, inPlace)
-					for _, impl := range cpu.Implementations() {
-						if err := cpu.SetImplementation(impl); err != nil {
+					name := fmt.Sprintf("batch%d/%v/%v/backward=%v/inplace=%v", bi, d, st, backward, inPlace)
+					sameAsNative(t, name, func(disp *ops.Dispatcher) tensor.Tensor {
+						in := x.Clone()
+						out := tensor.Zeros(d, T, H, D)
+						if inPlace {
+							out = in
+						}
+						call := rotary.ApplyRotaryEmbTHD
+						if backward {
+							call = rotary.ApplyRotaryEmbTHDBackward
+						}
+						if err := call(disp, in, cos, sin, out, seqs, st); err != nil {
 							t.Fatal(err)
 						}
-						got := run(mustDispatcher(t, "all", cpu.Name), backward, inPlace)
-						if !slices.Equal(want.F32, got.F32) || !slices.Equal(want.Bits, got.Bits) {
-							t.Errorf("batch%d/%v/%v/%s/backward=%v/inplace=%v: differs from native", bi, d, st, impl, backward, inPlace)
-						}
-					}
+						return out
+					})
 				}
 			}
 		}
 	}
-}
-
-// randomFloats is a contiguous tensor of values in [-1, 1).
-func randomFloats(r *rand.Rand, d tensor.DType, shape ...int) tensor.Tensor {
-	t := tensor.Zeros(d, shape...)
-	for i := range t.Len() {
-		v := float32(r.Float64()*2 - 1)
-		if d == tensor.F32 {
-			t.F32[i] = v
-		} else {
-			t.Bits[i] = tensor.FromFloat32(d, v)
-		}
-	}
-	return t
 }

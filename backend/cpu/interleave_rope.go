@@ -7,9 +7,12 @@ import (
 )
 
 // interleave_rope on the CPU: each row of x is de-interleaved into out, q = (x0, x2, …, x1, x3,
-// …), and rotated there in place by the NeoX full-row kernels with its full-width cos/sin row:
-// out[i] = q[i]·cos[i] − q[D/2+i]·sin[i], out[D/2+i] = q[D/2+i]·cos[D/2+i] + q[i]·sin[D/2+i],
-// native's arithmetic, so the result matches it bit for bit. The rows split across the pool.
+// …), and then rotated there in place as apply_rotary_emb rotates NeoX rows by full-width cos/sin
+// rows (applyRows): out[i] = q[i]·cos[i] − q[D/2+i]·sin[i], out[D/2+i] = q[D/2+i]·cos[D/2+i] +
+// q[i]·sin[D/2+i], native's arithmetic, so the result matches it bit for bit. The rows are
+// walked in (B, S, N) order, heads innermost, so that where cos and sin broadcast over the heads
+// (DeepSeek's, and the NPU's only form) a token's heads go to the kernel in one call. The rows
+// split across the pool.
 
 func init() {
 	ops.InterleaveRoPE.Register(&ops.Impl[ops.InterleaveRoPEArgs]{Backend: Name, Priority: 10, Fn: func(a ops.InterleaveRoPEArgs) { interleaveRoPE(&a) }})
@@ -32,42 +35,49 @@ func interleaveRoPE(a *ops.InterleaveRoPEArgs) {
 	parallel(&job{kind: jobInterleaveRoPE, il: *a}, rows)
 }
 
-// interleaveRows runs rows [lo, hi) of x (row-major over B, N, S).
+// bsnd is t [B, N, S, D] viewed as [B, S, N, D], its shape and strides kept in the arrays given.
+func bsnd(t tensor.Tensor, shape, strides *[4]int) tensor.Tensor {
+	*shape = [4]int{t.Shape[0], t.Shape[2], t.Shape[1], t.Shape[3]}
+	*strides = [4]int{t.Stride(0), t.Stride(2), t.Stride(1), t.Stride(3)}
+	t.Shape, t.Strides = shape[:], strides[:]
+	return t
+}
+
+// interleaveRows runs rows [lo, hi) of x in (B, S, N) order: a piece of rows at a time (whole
+// tokens' heads, a few KB), de-interleaved into out and then rotated while still in cache.
 func interleaveRows(a *ops.InterleaveRoPEArgs, lo, hi int) {
-	k := active
-	D := a.X.Shape[3]
-	half := D / 2
-	w := rowWalk{lead: a.X.Shape[:3]}
-	xi, oi, ci, si := w.operand(a.X), w.operand(a.Out), w.operand(a.Cos), w.operand(a.Sin)
+	var shapes, strides [4][4]int
+	x, out := bsnd(a.X, &shapes[0], &strides[0]), bsnd(a.Out, &shapes[1], &strides[1])
+	rot := ops.ApplyRotaryEmbArgs{X: out, Out: out, Cos: bsnd(a.Cos, &shapes[2], &strides[2]), Sin: bsnd(a.Sin, &shapes[3], &strides[3]), RotaryDim: x.Shape[3]}
+	heads := x.Shape[2]
+	piece := heads * max(1, 64/heads)
+	w := rowWalk{lead: x.Shape[:3]}
+	xi, oi := w.operand(x), w.operand(out)
 	w.seek(lo)
-	var buf rowBuffers
-	var f32 [len(buf.cos)]float32
-	var bits [len(buf.cos)]uint16
-	lastC, lastS := -1, -1
-	var cos, sin []float32
-	for r := lo; r < hi; r++ {
-		if w.offs[ci] != lastC || w.offs[si] != lastS {
-			lastC, lastS = w.offs[ci], w.offs[si]
-			cos, sin = rowF32(a.Cos, lastC, D, buf.cos[:]), rowF32(a.Sin, lastS, D, buf.sin[:])
-		}
-		// The row is read whole before out is written: out may be x.
-		x, o := w.offs[xi], w.offs[oi]
-		if a.X.DType == tensor.F32 {
-			row := f32[:D:D]
-			copy(row, a.X.F32[x:x+D])
-			dst := a.Out.F32[o : o+D : o+D]
-			for i := range half {
-				dst[i], dst[half+i] = row[2*i], row[2*i+1]
+	D := x.Shape[3]
+	half := D / 2
+	var f32 [len(rowBuffers{}.cos)]float32
+	var bits [len(f32)]uint16
+	for r := lo; r < hi; {
+		start, end := r, min(hi, (r/piece+1)*piece)
+		for ; r < end; r++ {
+			// The row is read whole before out is written: out may be x.
+			xo, oo := w.offs[xi], w.offs[oi]
+			if x.DType == tensor.F32 {
+				row, dst := f32[:D:D], out.F32[oo:oo+D:oo+D]
+				copy(row, x.F32[xo:xo+D])
+				for i := range half {
+					dst[i], dst[half+i] = row[2*i], row[2*i+1]
+				}
+			} else {
+				row, dst := bits[:D:D], out.Bits[oo:oo+D:oo+D]
+				copy(row, x.Bits[xo:xo+D])
+				for i := range half {
+					dst[i], dst[half+i] = row[2*i], row[2*i+1]
+				}
 			}
-		} else {
-			row := bits[:D:D]
-			copy(row, a.X.Bits[x:x+D])
-			dst := a.Out.Bits[o : o+D : o+D]
-			for i := range half {
-				dst[i], dst[half+i] = row[2*i], row[2*i+1]
-			}
+			w.next()
 		}
-		rotateRows(k, a.Out, o, 1, 0, cos, sin, false)
-		w.next()
+		applyRows(&rot, start, end)
 	}
 }

@@ -24,6 +24,7 @@ const (
 	jobKvRmsNormRopeCache
 	jobQKNorm
 	jobTHD
+	jobTHDBackward // thd holds dy and dx in X's and Out's places
 	jobInterleaveRoPE
 )
 
@@ -37,8 +38,6 @@ type job struct {
 	qk   ops.QKRMSNormRoPEArgs
 	thd  ops.ApplyRotaryEmbTHDArgs
 	il   ops.InterleaveRoPEArgs
-	// thdBackward: thd holds the backward pass's dy and dx in X's and Out's places.
-	thdBackward bool
 	// copy: bytes [lo·copyBlock, hi·copyBlock) of src to dst
 	dst, src []byte
 }
@@ -60,8 +59,8 @@ func (j *job) run(lo, hi int) {
 		kvRmsNormRopeCache(&j.kv, lo, hi)
 	case jobQKNorm:
 		qkRMSNormRoPE(&j.qk, lo, hi)
-	case jobTHD:
-		thdRows(&j.thd, j.thdBackward, lo, hi)
+	case jobTHD, jobTHDBackward:
+		thdRows(&j.thd, j.kind == jobTHDBackward, lo, hi)
 	case jobInterleaveRoPE:
 		interleaveRows(&j.il, lo, hi)
 	case jobCopy:
