@@ -69,6 +69,19 @@ func (w *rowWalk) next() bool {
 	return false
 }
 
+// skip steps past n rows from the current one, which for n > 1 is the first of dimension
+// inner (a group of rows along it).
+func (w *rowWalk) skip(inner, n int) {
+	if n > 1 {
+		// Jump to the group's last row, then step past it.
+		w.coords[inner] = n - 1
+		for op := range w.n {
+			w.offs[op] += (n - 1) * w.strides[op][inner]
+		}
+	}
+	w.next()
+}
+
 // rowF32 returns row [off, off+n) of t as float32: the slice itself for F32, else widened into buf.
 func rowF32(t tensor.Tensor, off, n int, buf []float32) []float32 {
 	if t.DType == tensor.F32 {
@@ -185,14 +198,7 @@ func applyRows(a *ops.ApplyRotaryEmbArgs, lo, hi int) {
 			copyRow(a.Out, w.offs[oi]+j*os, a.X, w.offs[xi]+j*xs, width)
 		}
 		rotateRows(k, a.Out, w.offs[oi], n, os, cos, sin, a.GPTJ)
-		if n > 1 {
-			// Jump to the group's last row, then step past it.
-			w.coords[inner] = n - 1
-			for op := range w.n {
-				w.offs[op] += (n - 1) * w.strides[op][inner]
-			}
-		}
-		w.next()
+		w.skip(inner, n)
 		r += n
 	}
 }

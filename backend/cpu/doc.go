@@ -30,11 +30,13 @@
 // int8 caches widen each row, normalize it (one kernel on AVX-512, Go otherwise) and store
 // through Go.
 //
-// apply_rotary_emb, apply_rotary_emb_thd (forward and backward) and interleave_rope go row by
-// row through the rotations' full-row kernels: each row (or a token's heads together) is copied
-// to the output, de-interleaved first for interleave_rope, and rotated there in place by its
-// cos/sin row widened once; the backward passes rotate by the sin row with each value replaced
-// by minus its pair partner's.
+// apply_rotary_emb and apply_rotary_emb_thd (forward and backward) go row by row through the
+// rotations' full-row kernels: each row (or a token's heads together) is copied to the output
+// and rotated there in place by its cos/sin row widened once; the backward passes rotate by the
+// sin row with each value replaced by minus its pair partner's. interleave_rope has
+// kv_rmsnorm_rope_cache's formula for the rope part and runs that op's rotation (kvcRopeLoop) as
+// a kernel of its own, a token's heads per call; where the kernel does not apply it
+// de-interleaves rows in Go and rotates them as apply_rotary_emb does.
 //
 // Importing the package registers its kernels with package ops as backend "cpu".
 package cpu

@@ -18,7 +18,11 @@ func narrowAsm(isa, tensor.DType, []uint16, []float32) int          { return 0 }
 func kvcNormAsm(isa, []float32, []float32, []float32, float32) bool { return false }
 func kvcTokenOK(isa, tensor.DType, int, int) bool                   { return false }
 func kvcGroupOK(isa, tensor.DType) bool                             { return false }
-func kvcGammaSplitAsm(isa, []float32, []uint16) bool                { return false }
+func interleaveRoPEOK(isa, tensor.DType, int) bool                  { return false }
+func interleaveRoPEAsm(tensor.DType, *byte, *byte, int, int, int, *byte, *byte, int) {
+	panic("cpu: no assembly kernels in this build")
+}
+func kvcGammaSplitAsm(isa, []float32, []uint16) bool { return false }
 func kvcTokenAsm(isa, tensor.DType, *byte, *byte, *byte, *byte, *byte, []float32, int, float32) {
 	panic("cpu: no assembly kernels in this build")
 }

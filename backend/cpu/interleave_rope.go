@@ -1,18 +1,22 @@
 package cpu
 
 import (
+	"unsafe"
+
 	"github.com/rotary-go/rotary/backend/native"
 	"github.com/rotary-go/rotary/ops"
 	"github.com/rotary-go/rotary/tensor"
 )
 
-// interleave_rope on the CPU: each row of x is de-interleaved into out, q = (x0, x2, …, x1, x3,
-// …), and then rotated there in place as apply_rotary_emb rotates NeoX rows by full-width cos/sin
-// rows (applyRows): out[i] = q[i]·cos[i] − q[D/2+i]·sin[i], out[D/2+i] = q[D/2+i]·cos[D/2+i] +
-// q[i]·sin[D/2+i], native's arithmetic, so the result matches it bit for bit. The rows are
-// walked in (B, S, N) order, heads innermost, so that where cos and sin broadcast over the heads
-// (DeepSeek's, and the NPU's only form) a token's heads go to the kernel in one call. The rows
-// split across the pool.
+// interleave_rope on the CPU. Its formula is kv_rmsnorm_rope_cache's rope part, so where the
+// ISA has that op's one-token kernels (D a multiple of 64, cos and sin in x's dtype) the rows go
+// through the same rotation in assembly: interleaved pairs in, de-interleaved results out, a
+// token's heads in one call when cos and sin broadcast over them (DeepSeek's form, and the
+// NPU's only one). Otherwise each row is de-interleaved into out, q = (x0, x2, …, x1, x3, …), and
+// rotated there in place as apply_rotary_emb rotates NeoX rows (applyRows): out[i] = q[i]·cos[i]
+// − q[D/2+i]·sin[i], out[D/2+i] = q[D/2+i]·cos[D/2+i] + q[i]·sin[D/2+i]. Either way native's
+// arithmetic, so the result matches it bit for bit. Rows are walked in (B, S, N) order, heads
+// innermost, and split across the pool.
 
 func init() {
 	ops.InterleaveRoPE.Register(&ops.Impl[ops.InterleaveRoPEArgs]{Backend: Name, Priority: 10, Fn: func(a ops.InterleaveRoPEArgs) { interleaveRoPE(&a) }})
@@ -43,19 +47,55 @@ func bsnd(t tensor.Tensor, shape, strides *[4]int) tensor.Tensor {
 	return t
 }
 
-// interleaveRows runs rows [lo, hi) of x in (B, S, N) order: a piece of rows at a time (whole
-// tokens' heads, a few KB), de-interleaved into out and then rotated while still in cache.
+// interleaveRows runs rows [lo, hi) of x in (B, S, N) order.
 func interleaveRows(a *ops.InterleaveRoPEArgs, lo, hi int) {
 	var shapes, strides [4][4]int
 	x, out := bsnd(a.X, &shapes[0], &strides[0]), bsnd(a.Out, &shapes[1], &strides[1])
-	rot := ops.ApplyRotaryEmbArgs{X: out, Out: out, Cos: bsnd(a.Cos, &shapes[2], &strides[2]), Sin: bsnd(a.Sin, &shapes[3], &strides[3]), RotaryDim: x.Shape[3]}
+	cos, sin := bsnd(a.Cos, &shapes[2], &strides[2]), bsnd(a.Sin, &shapes[3], &strides[3])
+	D, d := x.Shape[3], x.DType
+	// The kernel reads a row 64 values at a time while it stores: in place, only rows of 64.
+	if interleaveRoPEOK(active.isa, d, D) && cos.DType == d && sin.DType == d && (D == 64 || !overlaps(a.X, a.Out)) {
+		interleaveRowsAsm(x, out, cos, sin, lo, hi)
+		return
+	}
+	interleaveRowsGo(x, out, cos, sin, lo, hi)
+}
+
+// interleaveRowsAsm runs rows [lo, hi) of the [B, S, N, D] views through the kernel.
+func interleaveRowsAsm(x, out, cos, sin tensor.Tensor, lo, hi int) {
+	D, size := x.Shape[3], x.DType.Size()
+	w := rowWalk{lead: x.Shape[:3]}
+	xi, oi, ci, si := w.operand(x), w.operand(out), w.operand(cos), w.operand(sin)
+	w.seek(lo)
+	const inner = 2 // heads
+	group := 1
+	if cos.Shape[inner] == 1 && sin.Shape[inner] == 1 {
+		group = x.Shape[inner]
+	}
+	xs, os := x.Stride(inner)*size, out.Stride(inner)*size
+	for r := lo; r < hi; {
+		n := 1
+		if group > 1 && w.coords[inner] == 0 && r+group <= hi {
+			n = group
+		}
+		interleaveRoPEAsm(x.DType, kvcPtr(x, w.offs[xi], D), kvcPtr(out, w.offs[oi], D), n, xs, os,
+			kvcPtr(cos, w.offs[ci], D), kvcPtr(sin, w.offs[si], D), D)
+		w.skip(inner, n)
+		r += n
+	}
+}
+
+// interleaveRowsGo runs rows [lo, hi) of the [B, S, N, D] views a piece at a time (whole
+// tokens' heads, a few KB): de-interleaved into out, then rotated while still in cache.
+func interleaveRowsGo(x, out, cos, sin tensor.Tensor, lo, hi int) {
+	D := x.Shape[3]
+	half := D / 2
+	rot := ops.ApplyRotaryEmbArgs{X: out, Out: out, Cos: cos, Sin: sin, RotaryDim: D}
 	heads := x.Shape[2]
 	piece := heads * max(1, 64/heads)
 	w := rowWalk{lead: x.Shape[:3]}
 	xi, oi := w.operand(x), w.operand(out)
 	w.seek(lo)
-	D := x.Shape[3]
-	half := D / 2
 	var f32 [len(rowBuffers{}.cos)]float32
 	var bits [len(f32)]uint16
 	for r := lo; r < hi; {
@@ -80,4 +120,19 @@ func interleaveRows(a *ops.InterleaveRoPEArgs, lo, hi int) {
 		}
 		applyRows(&rot, start, end)
 	}
+}
+
+// overlaps reports whether the backing memory of a and b (float tensors) overlaps.
+func overlaps(a, b tensor.Tensor) bool {
+	span := func(t tensor.Tensor) (lo, hi uintptr) {
+		if t.DType == tensor.F32 {
+			lo = uintptr(unsafe.Pointer(unsafe.SliceData(t.F32)))
+			return lo, lo + uintptr(len(t.F32))*4
+		}
+		lo = uintptr(unsafe.Pointer(unsafe.SliceData(t.Bits)))
+		return lo, lo + uintptr(len(t.Bits))*2
+	}
+	alo, ahi := span(a)
+	blo, bhi := span(b)
+	return alo < bhi && blo < ahi
 }

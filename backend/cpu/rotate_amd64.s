@@ -3290,6 +3290,303 @@ bf16wslow38:
 	VPMOVDW      Z2, 32(AX)(CX*2)
 	JMP          bf16wdone39
 
+// func interleaveRoPEF32AVX512(x *byte, out *byte, rows int, xstride int, ostride int, cos *byte, sin *byte, n int)
+// Requires: AVX, AVX512F
+TEXT ·interleaveRoPEF32AVX512(SB), NOSPLIT, $0-64
+	MOVQ  x+0(FP), AX
+	MOVQ  out+8(FP), CX
+	MOVQ  rows+16(FP), DX
+	MOVQ  xstride+24(FP), BX
+	MOVQ  ostride+32(FP), SI
+	MOVQ  cos+40(FP), DI
+	MOVQ  sin+48(FP), R8
+	MOVQ  n+56(FP), R9
+	TESTQ DX, DX
+	JZ    done
+
+row:
+	MOVQ      R9, R10
+	SHRQ      $0x01, R10
+	VMOVDQU32 evenidx<>+0(SB), Z0
+	VMOVDQU32 oddidx<>+0(SB), Z1
+	XORQ      R11, R11
+
+rope40:
+	LEAQ      (R11)(R11*1), R12
+	VMOVUPS   (AX)(R12*4), Z3
+	VMOVUPS   64(AX)(R12*4), Z4
+	VMOVAPS   Z3, Z2
+	VPERMT2PS Z4, Z0, Z2
+	VPERMT2PS Z4, Z1, Z3
+	VMOVUPS   (DI)(R11*4), Z4
+	VMOVUPS   (R8)(R11*4), Z5
+	VMULPS    Z4, Z2, Z4
+	VMULPS    Z5, Z3, Z5
+	VSUBPS    Z5, Z4, Z6
+	LEAQ      (R11)(R10*1), R12
+	VMOVUPS   (DI)(R12*4), Z4
+	VMOVUPS   (R8)(R12*4), Z5
+	VMULPS    Z4, Z3, Z4
+	VMULPS    Z5, Z2, Z5
+	VADDPS    Z5, Z4, Z2
+	LEAQ      32(R11)(R11*1), R12
+	VMOVUPS   (AX)(R12*4), Z4
+	VMOVUPS   64(AX)(R12*4), Z5
+	VMOVAPS   Z4, Z3
+	VPERMT2PS Z5, Z0, Z3
+	VPERMT2PS Z5, Z1, Z4
+	VMOVUPS   64(DI)(R11*4), Z5
+	VMOVUPS   64(R8)(R11*4), Z7
+	VMULPS    Z5, Z3, Z5
+	VMULPS    Z7, Z4, Z7
+	VSUBPS    Z7, Z5, Z8
+	LEAQ      (R11)(R10*1), R12
+	VMOVUPS   64(DI)(R12*4), Z5
+	VMOVUPS   64(R8)(R12*4), Z7
+	VMULPS    Z5, Z4, Z5
+	VMULPS    Z7, Z3, Z7
+	VADDPS    Z7, Z5, Z3
+	VMOVUPS   Z6, (CX)(R11*4)
+	VMOVUPS   Z8, 64(CX)(R11*4)
+	LEAQ      (R11)(R10*1), R12
+	VMOVUPS   Z2, (CX)(R12*4)
+	VMOVUPS   Z3, 64(CX)(R12*4)
+	ADDQ      $0x00000020, R11
+	CMPQ      R11, R10
+	JB        rope40
+	ADDQ      BX, AX
+	ADDQ      SI, CX
+	DECQ      DX
+	JNZ       row
+
+done:
+	VZEROUPPER
+	RET
+
+// func interleaveRoPEF16AVX512(x *byte, out *byte, rows int, xstride int, ostride int, cos *byte, sin *byte, n int)
+// Requires: AVX, AVX512F
+TEXT ·interleaveRoPEF16AVX512(SB), NOSPLIT, $0-64
+	MOVQ  x+0(FP), AX
+	MOVQ  out+8(FP), CX
+	MOVQ  rows+16(FP), DX
+	MOVQ  xstride+24(FP), BX
+	MOVQ  ostride+32(FP), SI
+	MOVQ  cos+40(FP), DI
+	MOVQ  sin+48(FP), R8
+	MOVQ  n+56(FP), R9
+	TESTQ DX, DX
+	JZ    done
+
+row:
+	MOVQ      R9, R10
+	SHRQ      $0x01, R10
+	VMOVDQU32 evenidx<>+0(SB), Z0
+	VMOVDQU32 oddidx<>+0(SB), Z1
+	XORQ      R11, R11
+
+rope41:
+	LEAQ      (R11)(R11*1), R12
+	VCVTPH2PS (AX)(R12*2), Z3
+	VCVTPH2PS 32(AX)(R12*2), Z4
+	VMOVAPS   Z3, Z2
+	VPERMT2PS Z4, Z0, Z2
+	VPERMT2PS Z4, Z1, Z3
+	VCVTPH2PS (DI)(R11*2), Z4
+	VCVTPH2PS (R8)(R11*2), Z5
+	VMULPS    Z4, Z2, Z4
+	VMULPS    Z5, Z3, Z5
+	VSUBPS    Z5, Z4, Z6
+	LEAQ      (R11)(R10*1), R12
+	VCVTPH2PS (DI)(R12*2), Z4
+	VCVTPH2PS (R8)(R12*2), Z5
+	VMULPS    Z4, Z3, Z4
+	VMULPS    Z5, Z2, Z5
+	VADDPS    Z5, Z4, Z2
+	LEAQ      32(R11)(R11*1), R12
+	VCVTPH2PS (AX)(R12*2), Z4
+	VCVTPH2PS 32(AX)(R12*2), Z5
+	VMOVAPS   Z4, Z3
+	VPERMT2PS Z5, Z0, Z3
+	VPERMT2PS Z5, Z1, Z4
+	VCVTPH2PS 32(DI)(R11*2), Z5
+	VCVTPH2PS 32(R8)(R11*2), Z7
+	VMULPS    Z5, Z3, Z5
+	VMULPS    Z7, Z4, Z7
+	VSUBPS    Z7, Z5, Z8
+	LEAQ      (R11)(R10*1), R12
+	VCVTPH2PS 32(DI)(R12*2), Z5
+	VCVTPH2PS 32(R8)(R12*2), Z7
+	VMULPS    Z5, Z4, Z5
+	VMULPS    Z7, Z3, Z7
+	VADDPS    Z7, Z5, Z3
+	VCVTPS2PH $0x00, Z6, (CX)(R11*2)
+	VCVTPS2PH $0x00, Z8, 32(CX)(R11*2)
+	LEAQ      (R11)(R10*1), R12
+	VCVTPS2PH $0x00, Z2, (CX)(R12*2)
+	VCVTPS2PH $0x00, Z3, 32(CX)(R12*2)
+	ADDQ      $0x00000020, R11
+	CMPQ      R11, R10
+	JB        rope41
+	ADDQ      BX, AX
+	ADDQ      SI, CX
+	DECQ      DX
+	JNZ       row
+
+done:
+	VZEROUPPER
+	RET
+
+// func interleaveRoPEBF16AVX512BF16(x *byte, out *byte, rows int, xstride int, ostride int, cos *byte, sin *byte, n int)
+// Requires: AVX, AVX512BW, AVX512F
+TEXT ·interleaveRoPEBF16AVX512BF16(SB), NOSPLIT, $0-64
+	MOVQ         x+0(FP), AX
+	MOVQ         out+8(FP), CX
+	MOVQ         rows+16(FP), DX
+	MOVQ         xstride+24(FP), BX
+	MOVQ         ostride+32(FP), SI
+	MOVQ         cos+40(FP), DI
+	MOVQ         sin+48(FP), R8
+	MOVQ         n+56(FP), R9
+	VPBROADCASTD expmask<>+0(SB), Z0
+	TESTQ        DX, DX
+	JZ           done
+
+row:
+	MOVQ         R9, R10
+	SHRQ         $0x01, R10
+	VPBROADCASTD himask<>+0(SB), Z1
+	XORQ         R11, R11
+
+rope42:
+	LEAQ           (R11)(R11*1), R12
+	VMOVDQU32      (AX)(R12*2), Z3
+	VPSLLD         $0x10, Z3, Z2
+	VPANDD         Z1, Z3, Z3
+	VPMOVZXWD      (DI)(R11*2), Z4
+	VPSLLD         $0x10, Z4, Z4
+	VPMOVZXWD      (R8)(R11*2), Z5
+	VPSLLD         $0x10, Z5, Z5
+	VMULPS         Z4, Z2, Z4
+	VMULPS         Z5, Z3, Z5
+	VSUBPS         Z5, Z4, Z6
+	LEAQ           (R11)(R10*1), R12
+	VPMOVZXWD      (DI)(R12*2), Z4
+	VPSLLD         $0x10, Z4, Z4
+	VPMOVZXWD      (R8)(R12*2), Z5
+	VPSLLD         $0x10, Z5, Z5
+	VMULPS         Z4, Z3, Z4
+	VMULPS         Z5, Z2, Z5
+	VADDPS         Z5, Z4, Z2
+	LEAQ           32(R11)(R11*1), R12
+	VMOVDQU32      (AX)(R12*2), Z4
+	VPSLLD         $0x10, Z4, Z3
+	VPANDD         Z1, Z4, Z4
+	VPMOVZXWD      32(DI)(R11*2), Z5
+	VPSLLD         $0x10, Z5, Z5
+	VPMOVZXWD      32(R8)(R11*2), Z7
+	VPSLLD         $0x10, Z7, Z7
+	VMULPS         Z5, Z3, Z5
+	VMULPS         Z7, Z4, Z7
+	VSUBPS         Z7, Z5, Z8
+	LEAQ           (R11)(R10*1), R12
+	VPMOVZXWD      32(DI)(R12*2), Z5
+	VPSLLD         $0x10, Z5, Z5
+	VPMOVZXWD      32(R8)(R12*2), Z7
+	VPSLLD         $0x10, Z7, Z7
+	VMULPS         Z5, Z4, Z5
+	VMULPS         Z7, Z3, Z7
+	VADDPS         Z7, Z5, Z3
+	VPTESTNMD      Z0, Z6, K1
+	VPTESTNMD      Z0, Z8, K2
+	KORTESTW       K1, K2
+	JNZ            bf16wslow43
+	BYTE $0x62; BYTE $0xf2; BYTE $0x3f; BYTE $0x48; BYTE $0x72; BYTE $0xe6 // VCVTNE2PS2BF16 Z6, Z8, Z4
+	VMOVDQU16      Z4, (CX)(R11*2)
+
+bf16wdone44:
+	LEAQ           (R11)(R10*1), R12
+	VPTESTNMD      Z0, Z2, K1
+	VPTESTNMD      Z0, Z3, K2
+	KORTESTW       K1, K2
+	JNZ            bf16wslow45
+	BYTE $0x62; BYTE $0xf2; BYTE $0x67; BYTE $0x48; BYTE $0x72; BYTE $0xd2 // VCVTNE2PS2BF16 Z2, Z3, Z2
+	VMOVDQU16      Z2, (CX)(R12*2)
+
+bf16wdone46:
+	ADDQ $0x00000020, R11
+	CMPQ R11, R10
+	JB   rope42
+	ADDQ BX, AX
+	ADDQ SI, CX
+	DECQ DX
+	JNZ  row
+
+done:
+	VZEROUPPER
+	RET
+
+bf16wslow43:
+	VPBROADCASTD one<>+0(SB), Z4
+	VPBROADCASTD bias<>+0(SB), Z5
+	VPBROADCASTD absmask<>+0(SB), Z7
+	VPBROADCASTD inf<>+0(SB), Z9
+	VPBROADCASTD quiet<>+0(SB), Z10
+	VPBROADCASTD expmask<>+0(SB), Z11
+	VPSRLD       $0x10, Z6, Z11
+	VPSRLD       $0x10, Z6, Z12
+	VPANDD       Z4, Z11, Z11
+	VPADDD       Z6, Z11, Z11
+	VPADDD       Z5, Z11, Z11
+	VPSRLD       $0x10, Z11, Z11
+	VPORD        Z10, Z12, Z12
+	VPANDD       Z7, Z6, Z6
+	VPCMPGTD     Z9, Z6, K1
+	VPBLENDMD    Z12, Z11, K1, Z11
+	VPMOVDW      Z11, (CX)(R11*2)
+	VPSRLD       $0x10, Z8, Z6
+	VPSRLD       $0x10, Z8, Z11
+	VPANDD       Z4, Z6, Z6
+	VPADDD       Z8, Z6, Z6
+	VPADDD       Z5, Z6, Z6
+	VPSRLD       $0x10, Z6, Z6
+	VPORD        Z10, Z11, Z11
+	VPANDD       Z7, Z8, Z4
+	VPCMPGTD     Z9, Z4, K1
+	VPBLENDMD    Z11, Z6, K1, Z6
+	VPMOVDW      Z6, 32(CX)(R11*2)
+	JMP          bf16wdone44
+
+bf16wslow45:
+	VPBROADCASTD one<>+0(SB), Z4
+	VPBROADCASTD bias<>+0(SB), Z5
+	VPBROADCASTD absmask<>+0(SB), Z6
+	VPBROADCASTD inf<>+0(SB), Z7
+	VPBROADCASTD quiet<>+0(SB), Z8
+	VPBROADCASTD expmask<>+0(SB), Z9
+	VPSRLD       $0x10, Z2, Z9
+	VPSRLD       $0x10, Z2, Z10
+	VPANDD       Z4, Z9, Z9
+	VPADDD       Z2, Z9, Z9
+	VPADDD       Z5, Z9, Z9
+	VPSRLD       $0x10, Z9, Z9
+	VPORD        Z8, Z10, Z10
+	VPANDD       Z6, Z2, Z2
+	VPCMPGTD     Z7, Z2, K1
+	VPBLENDMD    Z10, Z9, K1, Z9
+	VPMOVDW      Z9, (CX)(R12*2)
+	VPSRLD       $0x10, Z3, Z2
+	VPSRLD       $0x10, Z3, Z9
+	VPANDD       Z4, Z2, Z2
+	VPADDD       Z3, Z2, Z2
+	VPADDD       Z5, Z2, Z2
+	VPSRLD       $0x10, Z2, Z2
+	VPORD        Z8, Z9, Z9
+	VPANDD       Z6, Z3, Z3
+	VPCMPGTD     Z7, Z3, K1
+	VPBLENDMD    Z9, Z2, K1, Z2
+	VPMOVDW      Z2, 32(CX)(R12*2)
+	JMP          bf16wdone46
+
 // func kvcGroupBF16AVX512BF16(grp *byte, n int, gamma *float32, scratch *float32, dv int, dk int, eps float32)
 // Requires: AVX, AVX512BW, AVX512DQ, AVX512F, AVX512VL, SSE
 TEXT ·kvcGroupBF16AVX512BF16(SB), NOSPLIT, $0-52
@@ -3423,27 +3720,27 @@ sums1:
 	VPBROADCASTD himask<>+0(SB), Z6
 	XORQ         R10, R10
 	TESTQ        R11, R11
-	JZ           sumtail41
+	JZ           sumtail48
 
-sum40:
+sum47:
 	VPSLLD      $0x10, (R9)(R10*2), Z7
 	VPANDD      (R9)(R10*2), Z6, Z8
 	VFMADD231PS Z7, Z7, Z4
 	VFMADD231PS Z8, Z8, Z5
 	ADDQ        $0x00000020, R10
 	CMPQ        R10, R11
-	JB          sum40
+	JB          sum47
 
-sumtail41:
+sumtail48:
 	CMPQ        R10, SI
-	JAE         sumdone42
+	JAE         sumdone49
 	VMOVDQU16   (R9)(R10*2), Y15
 	VPSLLD      $0x10, Z15, Z7
 	VPANDD      Z6, Z15, Z15
 	VFMADD231PS Z7, Z7, Z4
 	VFMADD231PS Z15, Z15, Z5
 
-sumdone42:
+sumdone49:
 	VADDPS        Z5, Z4, Z4
 	VPERMILPS     $0xb1, Z4, Z5
 	VADDPS        Z5, Z4, Z4
@@ -3477,7 +3774,7 @@ rope1:
 	VPBROADCASTD himask<>+0(SB), Z0
 	XORQ         R14, R14
 
-rope43:
+rope50:
 	LEAQ           (R14)(R14*1), R15
 	VMOVDQU32      (R9)(R15*2), Z3
 	VPSLLD         $0x10, Z3, Z2
@@ -3519,23 +3816,23 @@ rope43:
 	VPTESTNMD      Z1, Z6, K1
 	VPTESTNMD      Z1, Z8, K2
 	KORTESTW       K1, K2
-	JNZ            bf16wslow44
+	JNZ            bf16wslow51
 	BYTE $0x62; BYTE $0xf2; BYTE $0x3f; BYTE $0x48; BYTE $0x72; BYTE $0xe6 // VCVTNE2PS2BF16 Z6, Z8, Z4
 	VMOVDQU16      Z4, (R12)(R14*2)
 
-bf16wdone45:
+bf16wdone52:
 	LEAQ           (R14)(R13*1), R15
 	VPTESTNMD      Z1, Z2, K1
 	VPTESTNMD      Z1, Z3, K2
 	KORTESTW       K1, K2
-	JNZ            bf16wslow46
+	JNZ            bf16wslow53
 	BYTE $0x62; BYTE $0xf2; BYTE $0x67; BYTE $0x48; BYTE $0x72; BYTE $0xd2 // VCVTNE2PS2BF16 Z2, Z3, Z2
 	VMOVDQU16      Z2, (R12)(R15*2)
 
-bf16wdone47:
+bf16wdone54:
 	ADDQ         $0x00000020, R14
 	CMPQ         R14, R13
-	JB           rope43
+	JB           rope50
 	INCQ         R8
 	CMPQ         R8, CX
 	JB           rope1
@@ -3577,7 +3874,7 @@ normnext:
 	VZEROUPPER
 	RET
 
-bf16wslow44:
+bf16wslow51:
 	VPBROADCASTD one<>+0(SB), Z4
 	VPBROADCASTD bias<>+0(SB), Z5
 	VPBROADCASTD absmask<>+0(SB), Z7
@@ -3606,9 +3903,9 @@ bf16wslow44:
 	VPCMPGTD     Z9, Z4, K1
 	VPBLENDMD    Z11, Z6, K1, Z6
 	VPMOVDW      Z6, 32(R12)(R14*2)
-	JMP          bf16wdone45
+	JMP          bf16wdone52
 
-bf16wslow46:
+bf16wslow53:
 	VPBROADCASTD one<>+0(SB), Z4
 	VPBROADCASTD bias<>+0(SB), Z5
 	VPBROADCASTD absmask<>+0(SB), Z6
@@ -3637,7 +3934,7 @@ bf16wslow46:
 	VPCMPGTD     Z7, Z3, K1
 	VPBLENDMD    Z9, Z2, K1, Z2
 	VPMOVDW      Z2, 32(R12)(R15*2)
-	JMP          bf16wdone47
+	JMP          bf16wdone54
 
 normslow:
 	VPBROADCASTD one<>+0(SB), Z4
@@ -3805,24 +4102,24 @@ head:
 	VXORPS Z4, Z4, Z4
 	XORQ   DI, DI
 	TESTQ  R8, R8
-	JZ     sumtail49
+	JZ     sumtail56
 
-sum48:
+sum55:
 	VMOVUPS     (AX)(DI*4), Z5
 	VFMADD231PS Z5, Z5, Z3
 	VMOVUPS     64(AX)(DI*4), Z5
 	VFMADD231PS Z5, Z5, Z4
 	ADDQ        $0x00000020, DI
 	CMPQ        DI, R8
-	JB          sum48
+	JB          sum55
 
-sumtail49:
+sumtail56:
 	CMPQ        DI, SI
-	JAE         sumdone50
+	JAE         sumdone57
 	VMOVUPS     (AX)(DI*4), Z5
 	VFMADD231PS Z5, Z5, Z3
 
-sumdone50:
+sumdone57:
 	VSHUFPS       $0x88, Z4, Z3, Z5
 	VSHUFPS       $0xdd, Z4, Z3, Z3
 	VADDPS        Z3, Z5, Z5
@@ -3890,27 +4187,27 @@ head:
 	VPBROADCASTD himask<>+0(SB), Z12
 	XORQ         DI, DI
 	TESTQ        R8, R8
-	JZ           sumtail52
+	JZ           sumtail59
 
-sum51:
+sum58:
 	VPSLLD      $0x10, (AX)(DI*2), Z13
 	VPANDD      (AX)(DI*2), Z12, Z14
 	VFMADD231PS Z13, Z13, Z10
 	VFMADD231PS Z14, Z14, Z11
 	ADDQ        $0x00000020, DI
 	CMPQ        DI, R8
-	JB          sum51
+	JB          sum58
 
-sumtail52:
+sumtail59:
 	CMPQ        DI, SI
-	JAE         sumdone53
+	JAE         sumdone60
 	VMOVDQU16   (AX)(DI*2), Y15
 	VPSLLD      $0x10, Z15, Z13
 	VPANDD      Z12, Z15, Z15
 	VFMADD231PS Z13, Z13, Z10
 	VFMADD231PS Z15, Z15, Z11
 
-sumdone53:
+sumdone60:
 	VADDPS        Z11, Z10, Z10
 	VPERMILPS     $0xb1, Z10, Z11
 	VADDPS        Z11, Z10, Z10
@@ -3987,24 +4284,24 @@ head:
 	VXORPS Z4, Z4, Z4
 	XORQ   DI, DI
 	TESTQ  R8, R8
-	JZ     sumtail55
+	JZ     sumtail62
 
-sum54:
+sum61:
 	VCVTPH2PS   (AX)(DI*2), Z5
 	VFMADD231PS Z5, Z5, Z3
 	VCVTPH2PS   32(AX)(DI*2), Z5
 	VFMADD231PS Z5, Z5, Z4
 	ADDQ        $0x00000020, DI
 	CMPQ        DI, R8
-	JB          sum54
+	JB          sum61
 
-sumtail55:
+sumtail62:
 	CMPQ        DI, SI
-	JAE         sumdone56
+	JAE         sumdone63
 	VCVTPH2PS   (AX)(DI*2), Z5
 	VFMADD231PS Z5, Z5, Z3
 
-sumdone56:
+sumdone63:
 	VSHUFPS       $0x88, Z4, Z3, Z5
 	VSHUFPS       $0xdd, Z4, Z3, Z3
 	VADDPS        Z3, Z5, Z5
@@ -4075,27 +4372,27 @@ head:
 	VPBROADCASTD himask<>+0(SB), Z13
 	XORQ         DI, DI
 	TESTQ        R8, R8
-	JZ           sumtail58
+	JZ           sumtail65
 
-sum57:
+sum64:
 	VPSLLD      $0x10, (AX)(DI*2), Z14
 	VPANDD      (AX)(DI*2), Z13, Z15
 	VFMADD231PS Z14, Z14, Z11
 	VFMADD231PS Z15, Z15, Z12
 	ADDQ        $0x00000020, DI
 	CMPQ        DI, R8
-	JB          sum57
+	JB          sum64
 
-sumtail58:
+sumtail65:
 	CMPQ        DI, SI
-	JAE         sumdone59
+	JAE         sumdone66
 	VMOVDQU16   (AX)(DI*2), Y16
 	VPSLLD      $0x10, Z16, Z14
 	VPANDD      Z13, Z16, Z16
 	VFMADD231PS Z14, Z14, Z11
 	VFMADD231PS Z16, Z16, Z12
 
-sumdone59:
+sumdone66:
 	VADDPS        Z12, Z11, Z11
 	VPERMILPS     $0xb1, Z11, Z12
 	VADDPS        Z12, Z11, Z11
@@ -4130,11 +4427,11 @@ scale:
 	BYTE $0x62; BYTE $0x52; BYTE $0x7e; BYTE $0x48; BYTE $0x72; BYTE $0xe5 // VCVTNEPS2BF16 Z13, Y12
 	VPTESTNMD     Z6, Z13, K1
 	KORTESTW      K1, K1
-	JNZ           bf16slow60
+	JNZ           bf16slow67
 	VMOVDQU32     Y12, (AX)(DI*2)
-	JMP           bf16done61
+	JMP           bf16done68
 
-bf16slow60:
+bf16slow67:
 	VPSRLD    $0x10, Z13, Z12
 	VPSRLD    $0x10, Z13, Z14
 	VPANDD    Z1, Z12, Z12
@@ -4147,7 +4444,7 @@ bf16slow60:
 	VPBLENDMD Z14, Z12, K1, Z12
 	VPMOVDW   Z12, (AX)(DI*2)
 
-bf16done61:
+bf16done68:
 	ADDQ $0x00000010, DI
 	CMPQ DI, SI
 	JB   scale

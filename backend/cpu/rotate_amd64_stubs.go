@@ -209,6 +209,21 @@ func kvcTokenF16AVX512(ckv *byte, krope *byte, kv *byte, cos *byte, sin *byte, g
 //go:noescape
 func kvcTokenBF16AVX512BF16(ckv *byte, krope *byte, kv *byte, cos *byte, sin *byte, gamma *float32, dv int, dk int, eps float32)
 
+// interleaveRoPEF32AVX512 rotates `rows` F32 rows of interleave_rope (n a multiple of 64) by one cos/sin row.
+//
+//go:noescape
+func interleaveRoPEF32AVX512(x *byte, out *byte, rows int, xstride int, ostride int, cos *byte, sin *byte, n int)
+
+// interleaveRoPEF16AVX512 rotates `rows` F16 rows of interleave_rope (n a multiple of 64) by one cos/sin row.
+//
+//go:noescape
+func interleaveRoPEF16AVX512(x *byte, out *byte, rows int, xstride int, ostride int, cos *byte, sin *byte, n int)
+
+// interleaveRoPEBF16AVX512BF16 rotates `rows` BF16 rows of interleave_rope (n a multiple of 64) by one cos/sin row.
+//
+//go:noescape
+func interleaveRoPEBF16AVX512BF16(x *byte, out *byte, rows int, xstride int, ostride int, cos *byte, sin *byte, n int)
+
 // kvcGroupBF16AVX512BF16 normalizes, rotates and stores n (1..16) BF16 tokens of kv_rmsnorm_rope_cache (dv a multiple of 32, dk of 64):
 // grp holds their kv, cos, sin, ckv and krope row addresses, 16 of each; gamma is deinterleaved per 32; scratch holds 16 float32.
 //

@@ -545,6 +545,9 @@ func main() {
 	kvcTokenKernel(avx512, f32)
 	kvcTokenKernel(avx512, f16)
 	kvcTokenKernel(avx512BF16, bf16)
+	interleaveRoPEKernel(avx512, f32)
+	interleaveRoPEKernel(avx512, f16)
+	interleaveRoPEKernel(avx512BF16, bf16)
 	fastBF16 = true
 	kvcGroupBF16Kernel()
 	kvcGammaSplitKernel()
@@ -839,6 +842,43 @@ func kvcRopeLoop(d dtype, c consts, r, cs, sn, krope, dk Register) {
 	ADDQ(U32(32), i)
 	CMPQ(i, h)
 	JB(LabelRef(rope))
+}
+
+// interleaveRoPEKernel emits interleaveRoPE<D><ISA>(x, out *byte, rows, xstride, ostride int,
+// cos, sin *byte, n int): interleave_rope (npu_interleave_rope) for `rows` rows of n elements
+// (n a multiple of 64), xstride and ostride bytes apart, all rotated by the one cos/sin row of n
+// values of d: the formula of kv_rmsnorm_rope_cache's rope part, so kvcRopeLoop's rotation.
+// out may be x only when n is 64: a longer row is read a round at a time while earlier rounds'
+// results are stored. bf16 on AVX512BF16 (its rounding stores), f32 and f16 on AVX-512.
+func interleaveRoPEKernel(s isa, d dtype) {
+	name := fmt.Sprintf("interleaveRoPE%s%s", d.name, s.name)
+	fastBF16 = s == avx512BF16
+	TEXT(name, NOSPLIT, "func(x, out *byte, rows, xstride, ostride int, cos, sin *byte, n int)")
+	Pragma("noescape")
+	Doc(fmt.Sprintf("%s rotates `rows` %s rows of interleave_rope (n a multiple of 64) by one cos/sin row.", name, d.name))
+	x := Load(Param("x"), GP64())
+	out := Load(Param("out"), GP64())
+	rows := Load(Param("rows"), GP64())
+	xs := Load(Param("xstride"), GP64())
+	os := Load(Param("ostride"), GP64())
+	cs := Load(Param("cos"), GP64())
+	sn := Load(Param("sin"), GP64())
+	n := Load(Param("n"), GP64())
+	var c consts
+	if d == bf16 {
+		c.expMask = ZMM()
+		VPBROADCASTD(cExp, c.expMask)
+	}
+	TESTQ(rows, rows)
+	JZ(LabelRef("done"))
+	Label("row")
+	kvcRopeLoop(d, c, x, cs, sn, out, n)
+	ADDQ(xs, x)
+	ADDQ(os, out)
+	DECQ(rows)
+	JNZ(LabelRef("row"))
+	Label("done")
+	retWithColdPaths()
 }
 
 // kvcStore32 rounds v[0] and v[1] (32 consecutive values) to d and stores them at m.
