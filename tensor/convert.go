@@ -89,9 +89,10 @@ func FromFloat32(d DType, f float32) uint16 {
 	return BF16FromFloat32(f)
 }
 
-// ULPDiff is the distance in units in the last place between two finite values of type d
-// (F64, F32, F16 or BF16) given as float64, counting representable values between them; it is 0 for two
-// NaNs and math.MaxInt64 when exactly one is NaN or an infinity differs.
+// ULPDiff is the distance in units in the last place between two values of type d (F64, F32, F16
+// or BF16) given as float64, counting representable values between them; it is 0 for two NaNs and
+// math.MaxInt64 when exactly one is NaN, when an infinity differs, or when the count does not fit
+// in an int64 (F64 values of opposite signs far from zero).
 func ULPDiff(d DType, a, b float64) int64 {
 	if math.IsNaN(a) || math.IsNaN(b) {
 		if math.IsNaN(a) && math.IsNaN(b) {
@@ -100,27 +101,34 @@ func ULPDiff(d DType, a, b float64) int64 {
 		return math.MaxInt64
 	}
 	ka, kb := orderedBits(d, a), orderedBits(d, b)
-	if ka != kb && (isInfKey(d, ka) || isInfKey(d, kb)) {
+	if ka == kb {
+		return 0
+	}
+	if inf := infKey(d); ka == inf || ka == -inf || kb == inf || kb == -inf {
 		return math.MaxInt64
 	}
 	if ka > kb {
-		return ka - kb
+		ka, kb = kb, ka
 	}
-	return kb - ka
+	// F64 keys span nearly all of int64, so kb-ka can exceed it; the true distance is below
+	// 2^64, so the unsigned difference is exact and only needs saturating.
+	if u := uint64(kb) - uint64(ka); u <= math.MaxInt64 {
+		return int64(u)
+	}
+	return math.MaxInt64
 }
 
-// isInfKey reports whether k, an orderedBits result for type d, is ±infinity.
-func isInfKey(d DType, k int64) bool {
-	if k < 0 {
-		k = -k
-	}
+// infKey is orderedBits(d, +Inf).
+func infKey(d DType) int64 {
 	switch d {
 	case F16:
-		return k == 0x7c00
+		return 0x7c00
 	case BF16:
-		return k == 0x7f80
+		return 0x7f80
+	case F64:
+		return 0x7ff0000000000000
 	}
-	return k == 0x7f800000
+	return 0x7f800000
 }
 
 // orderedBits maps a value of type d to an integer that counts representable values, so that

@@ -2,6 +2,7 @@ package main
 
 import (
 	"encoding/json"
+	"flag"
 	"fmt"
 	"io"
 	"math"
@@ -44,6 +45,24 @@ func runDiff(args []string, stdout, stderr io.Writer) error {
 	}
 	if len(files) != 2 {
 		return usagef("want two files, A and B (got %d)", len(files))
+	}
+	// A NaN tolerance makes every comparison false, so every element would pass; an infinite
+	// or negative one passes or fails everything. The default -1 only means "not given".
+	var bad error
+	fs.Visit(func(f *flag.Flag) {
+		switch f.Name {
+		case "atol":
+			if math.IsNaN(*atol) || math.IsInf(*atol, 0) || *atol < 0 {
+				bad = usagef("--atol %s: want a finite tolerance ≥ 0", f.Value)
+			}
+		case "max-ulp":
+			if *maxULP < 0 {
+				bad = usagef("--max-ulp %s: want a count ≥ 0", f.Value)
+			}
+		}
+	})
+	if bad != nil {
+		return bad
 	}
 	a, err := readInputs(files[0])
 	if err != nil {

@@ -381,3 +381,40 @@ func TestBenchJSON(t *testing.T) {
 		t.Errorf("--tokens 0: exit %d, want 2", code)
 	}
 }
+
+// TestDiffF64OppositeSigns: 3 against -3 in F64 is as far apart as values get, not 0 ULP.
+func TestDiffF64OppositeSigns(t *testing.T) {
+	dir := t.TempDir()
+	a := writeTensors(t, dir, "a.safetensors", safetensors.FromFloat64s("x", []int{1}, []float64{3}))
+	b := writeTensors(t, dir, "b.safetensors", safetensors.FromFloat64s("x", []int{1}, []float64{-3}))
+	if code, out, stderr := runCLI(t, "diff", a, b); code != 1 || !strings.Contains(out, "over tolerance") {
+		t.Fatalf("3 vs -3: exit %d, want 1\n%s%s", code, out, stderr)
+	}
+	inf := writeTensors(t, dir, "inf.safetensors", safetensors.FromFloat64s("x", []int{1}, []float64{math.Inf(1)}))
+	maxf := writeTensors(t, dir, "max.safetensors", safetensors.FromFloat64s("x", []int{1}, []float64{math.MaxFloat64}))
+	if code, out, stderr := runCLI(t, "diff", maxf, inf, "--max-ulp", "1000"); code != 1 {
+		t.Fatalf("MaxFloat64 vs +Inf: exit %d, want 1\n%s%s", code, out, stderr)
+	}
+}
+
+// TestDiffBadTolerance: a tolerance that is NaN, infinite or negative would pass (or fail)
+// every element silently, so it is a usage error naming the flag.
+func TestDiffBadTolerance(t *testing.T) {
+	dir := t.TempDir()
+	a := writeTensors(t, dir, "a.safetensors", safetensors.FromFloat64s("x", []int{1}, []float64{3}))
+	b := writeTensors(t, dir, "b.safetensors", safetensors.FromFloat64s("x", []int{1}, []float64{-3}))
+	for _, c := range []struct{ flag, value string }{
+		{"atol", "NaN"}, {"atol", "nan"}, {"atol", "Inf"}, {"atol", "+Inf"}, {"atol", "-Inf"}, {"atol", "-1"}, {"atol", "-1e-9"},
+		{"max-ulp", "-1"},
+	} {
+		code, stdout, stderr := runCLI(t, "diff", a, b, "--"+c.flag, c.value)
+		if code != 2 || strings.Count(stderr, "\n") != 1 || !strings.Contains(stderr, "--"+c.flag) {
+			t.Errorf("--%s %s: exit %d, want 2 with one line naming --%s (stdout %q stderr %q)", c.flag, c.value, code, c.flag, stdout, stderr)
+		}
+	}
+	for _, args := range [][]string{{"--atol", "0", "--max-ulp", "0"}, {"--atol", "-0"}} {
+		if code, _, stderr := runCLI(t, append([]string{"diff", a, a}, args...)...); code != 0 {
+			t.Errorf("%v: exit %d, want 0 (%s)", args, code, stderr)
+		}
+	}
+}
