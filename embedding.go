@@ -29,8 +29,9 @@ type Embedding struct {
 type Option func(*options)
 
 type options struct {
-	cacheLen int
-	disp     *ops.Dispatcher
+	cacheLen    int
+	cacheLenSet bool
+	disp        *ops.Dispatcher
 }
 
 // WithDispatcher routes the embedding's ops through d (which backends, which ops enabled)
@@ -40,26 +41,41 @@ func WithDispatcher(d *ops.Dispatcher) Option { return func(o *options) { o.disp
 // WithCacheLen sets how many positions the cos/sin cache covers (default Spec.DefaultCacheLen).
 // Positions past the cache still work: their cos/sin are computed per call, exactly as the
 // cache would hold them, only slower.
-func WithCacheLen(n int) Option { return func(o *options) { o.cacheLen = n } }
+func WithCacheLen(n int) Option { return func(o *options) { o.cacheLen, o.cacheLenSet = n, true } }
 
 // maxCacheElems bounds the cache at 2^31 float32 (8 GiB): a config asking for more is a typo.
 const maxCacheElems = 1 << 31
+
+// checkCacheRows refuses a table of rows × 2·half float32 over maxCacheElems. It divides rather
+// than multiplies: rows comes from user input (a config, a flag) and the product could wrap.
+func checkCacheRows(what string, rows, rotaryDim int) error {
+	limit := maxCacheElems / rotaryDim
+	if rows < 0 || rows > limit {
+		return fmt.Errorf("%s %d: want 0..%d (a cos/sin cache of at most %d float32 values)", what, rows, limit, maxCacheElems)
+	}
+	return nil
+}
 
 // New checks spec and builds its cos/sin cache.
 func New(spec Spec, opts ...Option) (*Embedding, error) {
 	if err := spec.Validate(); err != nil {
 		return nil, err
 	}
-	o := options{cacheLen: -1, disp: ops.Default}
+	o := options{disp: ops.Default}
 	for _, opt := range opts {
-		opt(&o)
+		if opt != nil {
+			opt(&o)
+		}
 	}
 	n := o.cacheLen
-	if n < 0 {
+	if !o.cacheLenSet {
 		n = spec.DefaultCacheLen()
 	}
-	if n*spec.RotaryDim > maxCacheElems || n < 0 {
-		return nil, fmt.Errorf("cache length %d × rotary dim %d is too large", n, spec.RotaryDim)
+	if err := checkCacheRows("cache length", n, spec.RotaryDim); err != nil {
+		if !o.cacheLenSet {
+			return nil, fmt.Errorf("%w (the default, from max_position_embeddings and the scaling; choose one with WithCacheLen)", err)
+		}
+		return nil, err
 	}
 	if o.disp == nil {
 		o.disp = ops.Default
@@ -106,8 +122,8 @@ func (e *Embedding) CacheLen() int { return max(e.cache.Rows, e.long.Rows) }
 // cos half, then sin half, attention factor applied), computing rows past the cache. long selects
 // LongRoPE's long-factor table.
 func (e *Embedding) CosSinCache(n int, long bool) ([]float32, error) {
-	if n < 0 || n*e.spec.RotaryDim > maxCacheElems {
-		return nil, fmt.Errorf("positions %d: want 0..%d", n, maxCacheElems/e.spec.RotaryDim)
+	if err := checkCacheRows("positions", n, e.spec.RotaryDim); err != nil {
+		return nil, err
 	}
 	if long && e.longInv == nil {
 		return nil, fmt.Errorf("the long cos/sin table exists only for longrope scaling, not %q", e.spec.Scaling.Type)

@@ -161,12 +161,21 @@ func (s Spec) DefaultCacheLen() int {
 	n := s.MaxPositions
 	switch s.Scaling.Type {
 	case ScalingDynamic, ScalingYaRN:
-		n = max(n, int(float64(s.OriginalMax())*s.Scaling.Factor))
+		n = max(n, saturatingInt(float64(s.OriginalMax())*s.Scaling.Factor))
 	}
 	if s.DualChunk != nil {
 		n = max(n, s.DualChunk.ChunkSize)
 	}
 	return n
+}
+
+// saturatingInt converts v ≥ 0 to int, clamping at math.MaxInt: Go's conversion of an
+// out-of-range float is implementation-defined (on amd64 it yields math.MinInt).
+func saturatingInt(v float64) int {
+	if !(v < math.MaxInt) {
+		return math.MaxInt
+	}
+	return int(v)
 }
 
 // cosSin writes cos and sin of angle p·inv[i], times attention, rounded once to float32.

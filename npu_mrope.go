@@ -66,15 +66,8 @@ func NPUMRoPE(d *ops.Dispatcher, positions, query, key, cosSinCache tensor.Tenso
 		if n := len(sections); n != 3 && n != 4 {
 			return fmt.Errorf("mrope_section %v: want 3 or 4 sections (or none for plain RoPE)", sections)
 		}
-		sum := 0
-		for _, s := range sections {
-			if s < 0 {
-				return fmt.Errorf("mrope_section %v: negative section", sections)
-			}
-			sum += s
-		}
-		if sum != rd/2 {
-			return fmt.Errorf("mrope_section %v sums to %d: want rotary_dim/2 = %d (cos_sin_cache %s)", sections, sum, rd/2, tensor.ShapeString(cosSinCache.Shape))
+		if err := checkSections(sections, rd/2); err != nil {
+			return fmt.Errorf("%w (rotary_dim %d from cos_sin_cache %s)", err, rd, tensor.ShapeString(cosSinCache.Shape))
 		}
 		if len(sections) == 4 && cacheMode == "interleave" {
 			return fmt.Errorf("mrope_section %v: 4 sections need cache_mode default (interleave spreads exactly 3 axes)", sections)

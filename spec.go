@@ -161,8 +161,8 @@ func (s Spec) Validate() error {
 	if s.RotaryDim > s.HeadSize {
 		return specErr("rotary dim %d is larger than head size %d", s.RotaryDim, s.HeadSize)
 	}
-	if !finitePos(s.Base) {
-		return specErr("base (rope_theta) %v: want a finite number > 0", s.Base)
+	if !validBase(s.Base) {
+		return specErr("base (rope_theta) %v: want a finite number > 1", s.Base)
 	}
 	if s.Style > GPTJ {
 		return specErr("style %d: want neox or gptj", s.Style)
@@ -177,20 +177,13 @@ func (s Spec) Validate() error {
 		if n := len(m.Sections); n != 3 && n != 4 {
 			return specErr("mrope_section %v: want 3 or 4 sections", m.Sections)
 		}
-		sum := 0
-		for _, v := range m.Sections {
-			if v < 0 {
-				return specErr("mrope_section %v: negative section", m.Sections)
-			}
-			sum += v
-		}
-		if sum != s.Half() {
-			return specErr("mrope_section %v sums to %d: want rotary dim / 2 = %d", m.Sections, sum, s.Half())
+		if err := checkSections(m.Sections, s.Half()); err != nil {
+			return fmt.Errorf("%w: %w", ErrSpec, err)
 		}
 	}
 	if l := s.Local; l != nil {
-		if !finitePos(l.Base) {
-			return specErr("rope_local_base_freq %v: want a finite number > 0", l.Base)
+		if !validBase(l.Base) {
+			return specErr("rope_local_base_freq %v: want a finite number > 1", l.Base)
 		}
 		if l.Pattern < 0 {
 			return specErr("sliding_window_pattern %d: want ≥ 1", l.Pattern)
@@ -209,7 +202,66 @@ func (s Spec) Validate() error {
 			return specErr("dual chunk chunk_size %d, local_size %d: want chunk_size > local_size ≥ 0", c.ChunkSize, c.LocalSize)
 		}
 	}
+	return s.checkTables()
+}
+
+// validBase: a base ≤ 1 makes every frequency 1 or larger than 1, which no model means, and a
+// tiny one makes inv_freq overflow.
+func validBase(b float64) bool { return finitePos(b) && b > 1 }
+
+// checkSections refuses a section outside 0..half before summing, so that sections whose int sum
+// wraps around to half are not taken for valid ones.
+func checkSections(sections []int, half int) error {
+	sum := 0
+	for _, v := range sections {
+		if v < 0 {
+			return fmt.Errorf("mrope_section %v: negative section %d", sections, v)
+		}
+		if v > half {
+			return fmt.Errorf("mrope_section %v: section %d exceeds rotary dim / 2 = %d", sections, v, half)
+		}
+		sum += v
+	}
+	if sum != half {
+		return fmt.Errorf("mrope_section %v sums to %d: want rotary dim / 2 = %d", sections, sum, half)
+	}
 	return nil
+}
+
+// maxInvFreq keeps p·inv_freq finite for every int64 position p, so that no position, however
+// large, turns cos and sin into NaN.
+const maxInvFreq = math.MaxFloat64 / (1 << 63)
+
+// checkTables refuses a spec whose tables would hold a value that is not finite: every inv_freq
+// must be finite, ≥ 0 and small enough that any position's angle is finite, and the attention
+// factor that multiplies cos and sin must be finite, > 0 and representable in float32 (the
+// cache's type). The static table is checked, and LongRoPE's long one; the per-call dynamic
+// NTK tables only shrink inv_freq as the length grows, so the static check covers them.
+func (s Spec) checkTables() error {
+	tables := []int{-1}
+	if s.Scaling.Type == ScalingLongRoPE {
+		tables = append(tables, s.OriginalMax())
+	}
+	for _, maxPos := range tables {
+		inv, att := s.Frequencies(maxPos)
+		for i, f := range inv {
+			if !(f >= 0 && f <= maxInvFreq) {
+				return specErr("rope_theta %v with %s scaling (factor %v) gives inv_freq[%d] = %v: want a finite value ≤ %.3g, so that every position's angle is finite", s.Base, s.Scaling.typeName(), s.Scaling.Factor, i, f, maxInvFreq)
+			}
+		}
+		if !(att > 0 && att <= math.MaxFloat32) {
+			return specErr("%s scaling gives attention factor %v: want a finite value in (0, %.4g] (it multiplies the float32 cos and sin)", s.Scaling.typeName(), att, math.MaxFloat32)
+		}
+	}
+	return nil
+}
+
+// typeName is the scaling type as configs spell it, "default" when unset.
+func (sc Scaling) typeName() string {
+	if sc.Type == "" {
+		return string(ScalingDefault)
+	}
+	return string(sc.Type)
 }
 
 func (sc Scaling) validate(s Spec) error {
@@ -218,6 +270,27 @@ func (sc Scaling) validate(s Spec) error {
 			return specErr("%s scaling needs %s > 0 (got %v)", sc.Type, name, v)
 		}
 		return nil
+	}
+	// Parameters a variant reads only when set must still be finite, and those that scale
+	// something must not be negative.
+	for _, p := range []struct {
+		name        string
+		v           float64
+		nonNegative bool
+	}{
+		{"factor", sc.Factor, true}, {"alpha", sc.Alpha, true},
+		{"beta_fast", sc.BetaFast, true}, {"beta_slow", sc.BetaSlow, true},
+		{"attention_factor", sc.AttentionFactor, true},
+		{"mscale", sc.Mscale, false}, {"mscale_all_dim", sc.MscaleAllDim, false},
+		{"low_freq_factor", sc.LowFreqFactor, true}, {"high_freq_factor", sc.HighFreqFactor, true},
+	} {
+		if math.IsNaN(p.v) || math.IsInf(p.v, 0) || (p.nonNegative && p.v < 0) {
+			want := "a finite number"
+			if p.nonNegative {
+				want = "a finite number ≥ 0"
+			}
+			return specErr("%s scaling %s %v: want %s", sc.typeName(), p.name, p.v, want)
+		}
 	}
 	switch sc.Type {
 	case "", ScalingDefault:
