@@ -4,10 +4,12 @@ import (
 	"encoding/json"
 	"fmt"
 	"math"
+	"sort"
 	"strings"
 
 	"github.com/rotary-go/rotary"
 	"github.com/rotary-go/rotary/hf"
+	"github.com/rotary-go/rotary/ops"
 )
 
 // Severity grades a finding: errors break the run or its numbers, warnings may.
@@ -46,14 +48,58 @@ type Launch struct {
 	CacheMode string
 	// RotaryMode is the pair layout the launch uses: "half" or "interleave".
 	RotaryMode string
-	// Op is the fused operator the launch calls ("npu_mrope", "npu_interleave_rope",
-	// "npu_rotary_mul", "rotary_embedding", ...), when one is named.
+	// Op is the fused operator the launch calls, when one is named: rotary's name of it or
+	// torch_npu's ("npu_mrope", "npu_interleave_rope", "npu_rotary_mul", "rotary_embedding",
+	// ...; see OpNames).
 	Op string
+}
+
+// torchNPUNames maps torch_npu's name of an op to the registry's. Launch scripts spell ops the
+// torch_npu way while `rotary apply --op` and the registry use rotary's names; both must reach
+// the same checks.
+var torchNPUNames = map[string]string{
+	"npu_rotary_mul":            ops.ApplyRotaryEmb.Name(),
+	"npu_interleave_rope":       ops.InterleaveRoPE.Name(),
+	"npu_mrope":                 ops.MRoPE.Name(),
+	"npu_kv_rmsnorm_rope_cache": ops.KvRmsNormRopeCache.Name(),
+}
+
+// CanonicalOp returns the registry name (one of ops.Names) of an op named either way, and false
+// for a name rotary does not know.
+func CanonicalOp(name string) (string, bool) {
+	if reg, ok := torchNPUNames[name]; ok {
+		return reg, true
+	}
+	for _, n := range ops.Names() {
+		if n == name {
+			return n, true
+		}
+	}
+	return "", false
+}
+
+// OpNames lists every name CanonicalOp accepts, sorted.
+func OpNames() []string {
+	names := ops.Names()
+	for n := range torchNPUNames {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	return names
 }
 
 // Config runs every check on a config.json and launch options.
 func Config(data []byte, l Launch) []Finding {
 	var c checker
+	if l.Op != "" {
+		op, ok := CanonicalOp(l.Op)
+		if !ok {
+			c.add(Error, "op", fmt.Sprintf("unknown op %q", l.Op),
+				"the checks of an op's limits only run for an op they know: a misspelt name would pass without them",
+				"name the op as torch_npu or rotary does: "+strings.Join(OpNames(), ", "))
+		}
+		l.Op = op
+	}
 	c.launch = l
 	c.raw(data)
 	if c.parseFailed {
@@ -306,7 +352,7 @@ func (c *checker) model(m *hf.Model) {
 			c.add(Error, "position-rows", fmt.Sprintf("positions have %d rows for a model without MRoPE", l.PositionRows),
 				"plain RoPE takes one position per token", "pass positions of shape [T]")
 		}
-		if l.Op == "npu_mrope" && l.CacheMode == "interleave" {
+		if l.Op == ops.MRoPE.Name() && l.CacheMode == "interleave" {
 			c.add(Error, "mrope-cache-mode", "cache_mode interleave without mrope_section", "interleave mode only reorders MRoPE sections", "use cache_mode default, or no MRoPE op")
 		}
 	}
@@ -327,7 +373,7 @@ func (c *checker) model(m *hf.Model) {
 	default:
 		c.add(Error, "rotary-mode", fmt.Sprintf("rotary_mode %q", l.RotaryMode), "torch_npu knows half and interleave", "use half or interleave")
 	}
-	if l.Op == "npu_interleave_rope" {
+	if l.Op == ops.InterleaveRoPE.Name() {
 		if s.RotaryDim != 64 {
 			c.add(Error, "interleave-rope-dim", fmt.Sprintf("npu_interleave_rope with rotary dim %d", s.RotaryDim),
 				"npu_interleave_rope supports only D = 64 (4-D BNSD x, cos and sin with N = 1), for inference in graph mode",

@@ -428,3 +428,42 @@ func FuzzConfig(f *testing.F) {
 		}
 	})
 }
+
+// TestOpNames: a launch names its op by rotary's registry name or torch_npu's; both reach the
+// same checks, and a name neither knows is an error rather than a skipped check.
+func TestOpNames(t *testing.T) {
+	for _, c := range []struct{ name, want string }{
+		{"interleave_rope", "interleave_rope"},
+		{"npu_interleave_rope", "interleave_rope"},
+		{"npu_rotary_mul", "apply_rotary_emb"},
+		{"apply_rotary_emb", "apply_rotary_emb"},
+		{"npu_mrope", "mrope"},
+		{"mrope", "mrope"},
+		{"npu_kv_rmsnorm_rope_cache", "kv_rmsnorm_rope_cache"},
+		{"rotary_embedding", "rotary_embedding"},
+		{"qk_rmsnorm_rope", "qk_rmsnorm_rope"},
+		{"apply_rotary_emb_thd", "apply_rotary_emb_thd"},
+	} {
+		got, ok := check.CanonicalOp(c.name)
+		if !ok || got != c.want {
+			t.Errorf("CanonicalOp(%q) = %q, %v; want %q", c.name, got, ok, c.want)
+		}
+	}
+	names := check.OpNames()
+	for _, n := range names {
+		if _, ok := check.CanonicalOp(n); !ok {
+			t.Errorf("OpNames lists %q, which CanonicalOp refuses", n)
+		}
+	}
+	for _, bad := range []string{"", "no_such_op", "NPU_MROPE", "npu_mrope ", "npu_"} {
+		if got, ok := check.CanonicalOp(bad); ok {
+			t.Errorf("CanonicalOp(%q) = %q, true; want refused", bad, got)
+		}
+	}
+	runCases(t, []checkCase{
+		{name: "unknown op", config: preset(t, "llama-3.1-8b"), launch: check.Launch{Op: "no_such_op"}, want: []want{errorAt("op")}},
+		{name: "rotary's name of interleave_rope", config: preset(t, "llama-3.1-8b"), launch: check.Launch{Op: "interleave_rope"}, want: []want{errorAt("interleave-rope-dim"), errorAt("interleave-rope-style")}, absent: []string{"op"}},
+		{name: "rotary's name of mrope", config: preset(t, "llama-3.1-8b"), launch: check.Launch{Op: "mrope", CacheMode: "interleave"}, want: []want{errorAt("mrope-cache-mode")}, absent: []string{"op"}},
+		{name: "no op", config: preset(t, "llama-3.1-8b"), launch: check.Launch{}, absent: []string{"op"}},
+	})
+}

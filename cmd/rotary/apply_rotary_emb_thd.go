@@ -40,6 +40,10 @@ func thdInputs(env *applyEnv) (ops.PackedSeqs, rotary.Style, error) {
 	default:
 		return ops.PackedSeqs{}, 0, usagef("--rotary-mode %q: want half or interleave", rotaryMode)
 	}
+	// ops.PackedSeqs reads a CPSize of 0 as 1, so --cp-size 0 would run unsplit without a word.
+	if thdCPSize < 1 {
+		return ops.PackedSeqs{}, 0, usagef("--cp-size %d: want ≥ 1", thdCPSize)
+	}
 	cu, err := env.tensor("cu_seqlens")
 	if err != nil {
 		return ops.PackedSeqs{}, 0, err

@@ -32,6 +32,11 @@ func runBench(args []string, stdout, stderr io.Writer) error {
 	if err := noArgs(fs.Args()); err != nil {
 		return err
 	}
+	// bench.Run takes a Time ≤ 0 to mean its default, so a mistyped --time would otherwise
+	// measure for 100ms without a word.
+	if *minTime <= 0 {
+		return usagef("--time %v: want a duration > 0", *minTime)
+	}
 	cfg := bench.Config{Ops: splitList(*opsList), Models: splitList(*models), Backends: splitList(*backends), Time: *minTime, CustomOps: *customOps}
 	for _, d := range splitList(*dtypes) {
 		dt, err := tensor.ParseDType(d)

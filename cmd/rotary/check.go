@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"strings"
 
 	"github.com/rotary-go/rotary/check"
 	"github.com/rotary-go/rotary/hf"
@@ -23,7 +24,7 @@ func runCheck(args []string, stdout, stderr io.Writer) error {
 	fs.IntVar(&l.PositionRows, "positions-rows", 0, "rows `N` of the positions tensor passed (1, 3 or 4)")
 	fs.StringVar(&l.CacheMode, "cache-mode", "", "npu_mrope cache_mode: `default` or interleave")
 	fs.StringVar(&l.RotaryMode, "rotary-mode", "", "pair layout of the launch: `half` or interleave")
-	fs.StringVar(&l.Op, "op", "", "fused op the launch calls (npu_mrope, npu_interleave_rope, npu_rotary_mul, ...)")
+	fs.StringVar(&l.Op, "op", "", "fused op `NAME` the launch calls, torch_npu's name or rotary's: "+strings.Join(check.OpNames(), ", "))
 	asJSON := fs.Bool("json", false, "print one JSON object per finding")
 	if err := parseFlags(fs, args); err != nil {
 		return err
@@ -56,6 +57,9 @@ func runCheck(args []string, stdout, stderr io.Writer) error {
 	case "", "default", "interleave":
 	default:
 		return usagef("--cache-mode %q: want default or interleave", l.CacheMode)
+	}
+	if _, ok := check.CanonicalOp(l.Op); l.Op != "" && !ok {
+		return usagef("--op %q: want one of %s", l.Op, strings.Join(check.OpNames(), ", "))
 	}
 	findings := check.Config(data, l)
 	if *asJSON {

@@ -39,6 +39,12 @@ func (m *modelFlags) load() (*hf.Model, rotary.Spec, error) {
 	if err != nil {
 		return nil, rotary.Spec{}, usageError{err}
 	}
+	// ForLayer only knows the layer count of models with per-layer types; the config's
+	// num_hidden_layers bounds every model's --layer, so that no command reports a layer that
+	// does not exist.
+	if model.NumLayers > 0 && m.layer >= model.NumLayers {
+		return nil, rotary.Spec{}, usagef("--layer %d: the model has %d layers (0..%d)", m.layer, model.NumLayers, model.NumLayers-1)
+	}
 	spec, err := model.Spec.ForLayer(m.layer)
 	if err != nil {
 		return nil, rotary.Spec{}, usagef("--layer: %v", err)
