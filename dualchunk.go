@@ -25,6 +25,9 @@ type DualChunkQueries struct {
 // positions), and each set field of extra receives the unrotated query rotated at that variant's
 // position. It allocates scratch for the mapped positions.
 func (e *Embedding) DualChunk(positions, query, key tensor.Tensor, extra DualChunkQueries) error {
+	if err := e.ready(); err != nil {
+		return err
+	}
 	dc := e.spec.DualChunk
 	if dc == nil {
 		return fmt.Errorf("DualChunk: the spec has no dual_chunk_attention_config")

@@ -97,31 +97,70 @@ func New(spec Spec, opts ...Option) (*Embedding, error) {
 	return e, nil
 }
 
+// ready refuses a nil Embedding or one not built by New (the zero value has no dispatcher), so
+// that every method fails with one clear error instead of dereferencing nothing.
+func (e *Embedding) ready() error {
+	if e == nil || e.disp == nil {
+		return errNotBuilt
+	}
+	return nil
+}
+
 func buildCache(rows int, inv []float64, attn float64) ops.CosSinCache {
 	c := ops.CosSinCache{Data: make([]float32, rows*2*len(inv)), Rows: rows, Half: len(inv)}
 	fillCache(c.Data, 0, rows, inv, attn)
 	return c
 }
 
-// Spec returns the embedding's spec.
-func (e *Embedding) Spec() Spec { return e.spec }
+// Spec returns the embedding's spec (the zero Spec for a nil Embedding).
+func (e *Embedding) Spec() Spec {
+	if e == nil {
+		return Spec{}
+	}
+	return e.spec
+}
 
-// InvFreq returns a copy of the static inverse frequencies (LongRoPE: the short ones).
-func (e *Embedding) InvFreq() []float64 { return append([]float64(nil), e.invFreq...) }
+// InvFreq returns a copy of the static inverse frequencies (LongRoPE: the short ones); nil for a
+// nil Embedding.
+func (e *Embedding) InvFreq() []float64 {
+	if e == nil {
+		return nil
+	}
+	return append([]float64(nil), e.invFreq...)
+}
 
-// LongInvFreq returns LongRoPE's long-factor inverse frequencies, nil for other variants.
-func (e *Embedding) LongInvFreq() []float64 { return append([]float64(nil), e.longInv...) }
+// LongInvFreq returns LongRoPE's long-factor inverse frequencies, nil for other variants and for
+// a nil Embedding.
+func (e *Embedding) LongInvFreq() []float64 {
+	if e == nil {
+		return nil
+	}
+	return append([]float64(nil), e.longInv...)
+}
 
-// AttentionFactor is the factor the static table's cos and sin carry.
-func (e *Embedding) AttentionFactor() float64 { return e.attn }
+// AttentionFactor is the factor the static table's cos and sin carry (0 for a nil Embedding).
+func (e *Embedding) AttentionFactor() float64 {
+	if e == nil {
+		return 0
+	}
+	return e.attn
+}
 
-// CacheLen is the number of positions the cache covers.
-func (e *Embedding) CacheLen() int { return max(e.cache.Rows, e.long.Rows) }
+// CacheLen is the number of positions the cache covers (0 for a nil Embedding).
+func (e *Embedding) CacheLen() int {
+	if e == nil {
+		return 0
+	}
+	return max(e.cache.Rows, e.long.Rows)
+}
 
 // CosSinCache returns a copy of the first n rows of the cache in vLLM's layout ([n, RotaryDim]:
 // cos half, then sin half, attention factor applied), computing rows past the cache. long selects
 // LongRoPE's long-factor table.
 func (e *Embedding) CosSinCache(n int, long bool) ([]float32, error) {
+	if err := e.ready(); err != nil {
+		return nil, err
+	}
 	if err := checkCacheRows("positions", n, e.spec.RotaryDim); err != nil {
 		return nil, err
 	}
@@ -163,6 +202,9 @@ func (e *Embedding) table(maxPos int64) (c ops.CosSinCache, ok bool) {
 // [T, H, D] or [T, H·D] in F32, F16 or BF16 with D the spec's head size; heads and tokens may be
 // strided. On error nothing is written.
 func (e *Embedding) Forward(positions, query, key tensor.Tensor) error {
+	if err := e.ready(); err != nil {
+		return err
+	}
 	q, k, err := ops.NewQueryKey(query, key, e.spec.HeadSize)
 	if err != nil {
 		return err

@@ -8,6 +8,8 @@ import (
 var (
 	errNotGathered = errors.New("cos/sin: nothing gathered yet (call Embedding.Gather first)")
 	errDualChunk   = errors.New("dual-chunk rope: use Embedding.DualChunk, which maps positions per query variant")
+	errNotBuilt    = errors.New("rotary: the Embedding is nil or zero: build it with rotary.New")
+	errNilDst      = errors.New("dst: nil *CosSin: want a CosSin to gather into")
 )
 
 func errTokens(got, want int) error {

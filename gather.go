@@ -18,17 +18,40 @@ type CosSin struct {
 	disp     *ops.Dispatcher
 }
 
-// Tokens is the number of tokens gathered.
-func (cs *CosSin) Tokens() int { return cs.tokens }
+// Tokens is the number of tokens gathered (0 for a nil or empty CosSin).
+func (cs *CosSin) Tokens() int {
+	if cs == nil {
+		return 0
+	}
+	return cs.tokens
+}
 
-// Cos returns the gathered cos rows, [Tokens, RotaryDim/2] row-major (read-only).
-func (cs *CosSin) Cos() []float32 { return cs.cos }
+// Cos returns the gathered cos rows, [Tokens, RotaryDim/2] row-major (read-only); nil before
+// a Gather.
+func (cs *CosSin) Cos() []float32 {
+	if cs == nil {
+		return nil
+	}
+	return cs.cos
+}
 
-// Sin returns the gathered sin rows, [Tokens, RotaryDim/2] row-major (read-only).
-func (cs *CosSin) Sin() []float32 { return cs.sin }
+// Sin returns the gathered sin rows, [Tokens, RotaryDim/2] row-major (read-only); nil before
+// a Gather.
+func (cs *CosSin) Sin() []float32 {
+	if cs == nil {
+		return nil
+	}
+	return cs.sin
+}
 
 // Gather fills dst with the cos/sin of the given positions (shapes as in Forward).
 func (e *Embedding) Gather(positions tensor.Tensor, dst *CosSin) error {
+	if err := e.ready(); err != nil {
+		return err
+	}
+	if dst == nil {
+		return errNilDst
+	}
 	if e.spec.DualChunk != nil {
 		return errDualChunk
 	}
@@ -86,7 +109,7 @@ func (e *Embedding) gather(pos *ops.Positions, cs *CosSin) {
 // Apply rotates query and key (may be the zero Tensor) in place with the gathered cos/sin; shapes
 // as in Forward, with the token count Gather saw. On error nothing is written.
 func (cs *CosSin) Apply(query, key tensor.Tensor) error {
-	if cs.half == 0 {
+	if cs == nil || cs.half == 0 {
 		return errNotGathered
 	}
 	q, k, err := ops.NewQueryKey(query, key, cs.spec.HeadSize)

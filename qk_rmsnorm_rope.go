@@ -21,6 +21,9 @@ import (
 // elements then follows the rest of the library: cos/sin from the float32 cache, float32
 // arithmetic, one rounding. On error nothing is written.
 func (e *Embedding) ForwardQKNorm(positions, query, key, qWeight, kWeight tensor.Tensor, eps float64) error {
+	if err := e.ready(); err != nil {
+		return err
+	}
 	q, k, err := ops.NewQueryKey(query, key, e.spec.HeadSize)
 	if err != nil {
 		return err
