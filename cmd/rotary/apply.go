@@ -2,6 +2,7 @@ package main
 
 import (
 	"flag"
+	"fmt"
 	"io"
 	"sort"
 	"strings"
@@ -12,7 +13,7 @@ import (
 	"github.com/rotary-go/rotary/tensor"
 )
 
-const applyUsage = "--config CONFIG.json --in IN.safetensors --out OUT.safetensors [--op NAME] [--layer N] [--backend NAME] [--custom-ops SPEC]"
+const applyUsage = "--config CONFIG.json --in IN.safetensors --out OUT.safetensors [--op NAME] [--layer N] [--strict] [--backend NAME] [--custom-ops SPEC]"
 
 // applyOp is one operator `rotary apply --op NAME` runs on the tensors of --in.
 type applyOp struct {
@@ -31,6 +32,8 @@ type applyEnv struct {
 	inputs map[string]tensor.Tensor
 	disp   *ops.Dispatcher
 	spec   rotary.Spec // the chosen layer's spec, when the op needs a model
+	strict bool        // positions past max_position_embeddings are an error, not a warning
+	stderr io.Writer   // warnings
 }
 
 // tensor returns input `name`, or a usage error naming it and the file.
@@ -75,6 +78,7 @@ func runApply(args []string, stdout, stderr io.Writer) error {
 	m.register(fs.FlagSet)
 	in := fs.String("in", "", "input `IN.safetensors` (tensors as the op names them)")
 	out := fs.String("out", "", "output `OUT.safetensors`")
+	strict := fs.Bool("strict", false, "refuse positions at or past max_position_embeddings (default: a warning)")
 	opName := fs.String("op", "rotary_embedding", "operator `NAME`: "+strings.Join(applyOpNames(), ", "))
 	var df dispatchFlags
 	df.register(fs.FlagSet)
@@ -103,7 +107,7 @@ func runApply(args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
-	env := &applyEnv{inPath: *in, disp: disp}
+	env := &applyEnv{inPath: *in, disp: disp, strict: *strict, stderr: stderr}
 	if op.needsModel {
 		if _, env.spec, err = m.load(); err != nil {
 			return err
@@ -126,7 +130,7 @@ func runApply(args []string, stdout, stderr io.Writer) error {
 
 // runRotaryEmbedding is the default op: the model's RoPE at the given positions.
 func runRotaryEmbedding(env *applyEnv) ([]safetensors.Tensor, error) {
-	spec, disp := env.spec, env.disp
+	spec := env.spec
 	positions, err := env.tensor("positions")
 	if err != nil {
 		return nil, err
@@ -137,9 +141,9 @@ func runRotaryEmbedding(env *applyEnv) ([]safetensors.Tensor, error) {
 	}
 	key := env.inputs["key"] // optional: the zero Tensor means none
 
-	emb, err := rotary.New(spec, rotary.WithCacheLen(cacheLenFor(spec, positions)), rotary.WithDispatcher(disp))
+	emb, err := env.embedding(positions)
 	if err != nil {
-		return nil, usageError{err}
+		return nil, err
 	}
 	results := []safetensors.Tensor{}
 	if spec.DualChunk != nil {
@@ -162,12 +166,39 @@ func runRotaryEmbedding(env *applyEnv) ([]safetensors.Tensor, error) {
 	return results, nil
 }
 
-// cacheLenFor sizes the cache to the positions of this one call: building rows nobody reads
-// would cost more than the rotation. Positions past it are computed exactly the same way.
-func cacheLenFor(spec rotary.Spec, positions tensor.Tensor) int {
-	maxPos := int64(0)
-	for i := range positions.Len() {
-		maxPos = max(maxPos, positions.Int64At(i))
+// embedding builds the model's embedding for one call at the given positions. It holds no
+// cache rows: the rows a call reads are computed for its tokens (bit for bit what a cache would
+// hold), so time and memory follow the token count, never the largest position. A position
+// at or past max_position_embeddings is a warning (an error under --strict).
+func (e *applyEnv) embedding(positions tensor.Tensor) (*rotary.Embedding, error) {
+	if err := e.checkPositions(positions); err != nil {
+		return nil, err
 	}
-	return int(min(maxPos+1, int64(spec.DefaultCacheLen())))
+	emb, err := rotary.New(e.spec, rotary.WithCacheLen(0), rotary.WithDispatcher(e.disp))
+	if err != nil {
+		return nil, usageError{err}
+	}
+	return emb, nil
+}
+
+// checkPositions warns about (or, under --strict, refuses) positions the model was not built
+// for: vLLM sizes its cos/sin cache to max_position_embeddings and would index past it.
+func (e *applyEnv) checkPositions(positions tensor.Tensor) error {
+	limit := int64(e.spec.MaxPositions)
+	if limit <= 0 || (positions.DType != tensor.I32 && positions.DType != tensor.I64) {
+		return nil // no max to compare with; bad positions are the op's to refuse
+	}
+	largest := int64(-1)
+	for i := range positions.Len() {
+		largest = max(largest, positions.Int64At(i))
+	}
+	if largest < limit {
+		return nil
+	}
+	msg := fmt.Sprintf("positions: %d is at or past max_position_embeddings %d (vLLM's cos/sin cache has no row for it)", largest, limit)
+	if e.strict {
+		return usagef("%s", msg)
+	}
+	fmt.Fprintf(e.stderr, "rotary apply: warning: %s; --strict makes this an error\n", msg)
+	return nil
 }

@@ -3,7 +3,6 @@ package main
 import (
 	"flag"
 
-	"github.com/rotary-go/rotary"
 	"github.com/rotary-go/rotary/safetensors"
 )
 
@@ -35,9 +34,9 @@ func runQKRMSNormRoPE(env *applyEnv) ([]safetensors.Tensor, error) {
 	if spec.DualChunk != nil {
 		return nil, usagef("qk_rmsnorm_rope: dual-chunk models are not supported (use --op rotary_embedding)")
 	}
-	emb, err := rotary.New(spec, rotary.WithCacheLen(cacheLenFor(spec, positions)), rotary.WithDispatcher(env.disp))
+	emb, err := env.embedding(positions)
 	if err != nil {
-		return nil, usageError{err}
+		return nil, err
 	}
 	if err := emb.ForwardQKNorm(positions, query, key, qWeight, kWeight, qkNormEpsilon); err != nil {
 		return nil, usageError{err}
