@@ -1,0 +1,90 @@
+package rotary
+
+import (
+	"math"
+	"testing"
+
+	"github.com/rotary-go/rotary/tensor"
+)
+
+var fuzzScalings = []ScalingType{"", ScalingDefault, ScalingLinear, ScalingDynamic, ScalingNTKAlpha, ScalingYaRN, ScalingLlama3, ScalingLongRoPE, "su"}
+
+// FuzzNew drives New with arbitrary specs: it never panics, and a spec it accepts has finite
+// inv_freq, attention factor, cache and rotations, at small positions and at the largest int64.
+func FuzzNew(f *testing.F) {
+	f.Add(128, 128, 500000.0, uint8(0), 8192, uint8(0), 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0, 0, 0, 0, false, 0, 0, 0.0, uint8(3))
+	f.Add(128, 64, 10000.0, uint8(1), 4096, uint8(5), 4.0, 0.0, 32.0, 1.0, 0.0, 1.0, 1.0, 4096, 16, 24, 24, false, 0, 0, 0.0, uint8(9))
+	f.Add(128, 128, 5e-324, uint8(0), 4096, uint8(2), 1e-308, 0.0, 0.0, 0.0, 1e308, 0.0, 0.0, 0, 0, 0, 0, false, 0, 0, 0.0, uint8(1))
+	f.Add(128, 128, 1e6, uint8(0), 1<<56, uint8(3), float64(1<<44), 2.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0, math.MaxInt, math.MaxInt, 66, true, 1<<56, 7, 10000.0, uint8(6))
+	f.Add(96, 96, 10000.0, uint8(0), 131072, uint8(6), 8.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 8192, 0, 0, 0, false, 0, 0, 0.0, uint8(4))
+	f.Add(96, 96, 10000.0, uint8(0), 131072, uint8(7), 32.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 4096, 0, 0, 0, false, 0, 0, 0.0, uint8(200))
+	f.Fuzz(func(t *testing.T, headSize, rotaryDim int, base float64, style uint8, maxPos int, scaling uint8,
+		factor, alpha, betaFast, betaSlow, attn, mscale, mscaleAll float64, origMax int,
+		s0, s1, s2 int, interleaved bool, chunk, local int, localBase float64, extra uint8) {
+		sc := Scaling{
+			Type: fuzzScalings[int(scaling)%len(fuzzScalings)], Factor: factor, Alpha: alpha, OriginalMaxPositions: origMax,
+			Dynamic: DynamicLength(extra % 2), BetaFast: betaFast, BetaSlow: betaSlow, NoTruncate: extra&2 != 0,
+			AttentionFactor: attn, Mscale: mscale, MscaleAllDim: mscaleAll, LowFreqFactor: alpha, HighFreqFactor: betaFast,
+		}
+		if sc.Type == ScalingLongRoPE && rotaryDim > 0 && rotaryDim <= 1<<12 {
+			sc.ShortFactor, sc.LongFactor = make([]float64, rotaryDim/2), make([]float64, rotaryDim/2)
+			for i := range sc.ShortFactor {
+				sc.ShortFactor[i], sc.LongFactor[i] = 1+float64(i%3)*betaSlow, factor*float64(1+i%int(extra|1))
+			}
+		}
+		s := Spec{HeadSize: headSize, RotaryDim: rotaryDim, Base: base, Style: Style(style), MaxPositions: maxPos, Scaling: sc}
+		if extra&4 != 0 {
+			s.MRoPE = &MRoPE{Sections: []int{s0, s1, s2}, Interleaved: interleaved}
+		}
+		if extra&8 != 0 {
+			s.DualChunk = &DualChunk{ChunkSize: chunk, LocalSize: local}
+		}
+		if extra&16 != 0 {
+			s.Local = &LocalRoPE{Base: localBase, Pattern: int(extra >> 5)}
+		}
+		_ = s.DefaultCacheLen()
+		// A small cache keeps the fuzzer's memory bounded; rows past it take the per-call path.
+		e, err := New(s, WithCacheLen(int(extra%8)))
+		if err != nil {
+			return
+		}
+		finite := func(what string, v ...float64) {
+			for i, x := range v {
+				if math.IsNaN(x) || math.IsInf(x, 0) {
+					t.Fatalf("accepted %+v, but %s[%d] = %v", s, what, i, x)
+				}
+			}
+		}
+		finite("inv_freq", e.InvFreq()...)
+		finite("long inv_freq", e.LongInvFreq()...)
+		finite("attention factor", e.AttentionFactor())
+		for _, p := range []int{-1, 0, maxPos, origMax, math.MaxInt} {
+			inv, att := s.Frequencies(p)
+			finite("per-call inv_freq", inv...)
+			finite("per-call attention factor", att)
+		}
+		cache, err := e.CosSinCache(int(extra%8)+2, false)
+		if err != nil {
+			t.Fatalf("CosSinCache of an accepted spec: %v", err)
+		}
+		for _, v := range cache {
+			finite("cos_sin_cache", float64(v))
+		}
+		if s.MRoPE != nil || s.DualChunk != nil || s.HeadSize > 1<<10 {
+			return
+		}
+		q := make([]float32, s.HeadSize)
+		for i := range q {
+			q[i] = 1
+		}
+		for _, p := range []int64{0, 1, 1 << 40, math.MaxInt64} {
+			if err := e.Forward(tensor.FromI64([]int64{p}, 1), tensor.FromF32(q, 1, 1, s.HeadSize), tensor.Tensor{}); err != nil {
+				t.Fatalf("Forward at %d: %v", p, err)
+			}
+			for i := range q {
+				finite("rotated query", float64(q[i]))
+				q[i] = 1
+			}
+		}
+	})
+}
