@@ -251,16 +251,25 @@ func (c *checker) sections(rope map[string]any, rd int) {
 	if !ok {
 		return
 	}
-	sum, n := 0, len(raw)
+	// Each section is checked against 0..rd/2 before summing: a sum of huge values can wrap
+	// around to the right total.
+	sum, n, inRange := 0, len(raw), true
 	for _, v := range raw {
-		f, _ := num(v)
+		f, ok := num(v)
+		if !ok || f != math.Trunc(f) || f < 0 || f > float64(rd/2) {
+			inRange = false
+			c.add(Error, "mrope-sections", fmt.Sprintf("mrope_section %v: entry %v is not an integer in 0..%d (rotary dim / 2)", raw, v, rd/2),
+				"each section counts frequency pairs, so it lies between 0 and the number of pairs",
+				fmt.Sprintf("use sections summing to %d, e.g. Qwen2-VL [16,24,24] or Qwen3-VL [24,20,20] for rotary dim 128", rd/2))
+			break
+		}
 		sum += int(f)
 	}
 	if n != 3 && n != 4 {
 		c.add(Error, "mrope-sections", fmt.Sprintf("mrope_section %v has %d sections, want 3 (t, h, w) or 4", raw, n),
 			"npu_mrope and every MRoPE implementation take one position row per section", "give 3 sections (or 4 with cache_mode default)")
 	}
-	if sum != rd/2 {
+	if inRange && sum != rd/2 {
 		c.add(Error, "mrope-sections", fmt.Sprintf("mrope_section %v sums to %d, want rotary dim / 2 = %d", raw, sum, rd/2),
 			"each section assigns frequency pairs to a position axis; pairs left over or missing rotate with the wrong axis or not at all (npu_mrope rejects it)",
 			fmt.Sprintf("use sections summing to %d, e.g. Qwen2-VL [16,24,24] or Qwen3-VL [24,20,20] for rotary dim 128", rd/2))
