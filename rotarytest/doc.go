@@ -14,4 +14,9 @@
 // both section layouts. Each case runs the op once through native and once through the backend
 // on identical inputs and reports the worst difference in units in the last place. Ops the backend
 // does not implement are skipped, and said so.
+//
+// The pass-through cases run through the backend alone and compare with the inputs instead:
+// elements a rotation does not touch (past the rotary dim) must come out with exactly their
+// input bits, every F16 and BF16 pattern and the F32 special ones (signalling NaNs above all),
+// whatever tolerance Options allows.
 package rotarytest

@@ -70,7 +70,8 @@ func rotatedAt(x tensor.Tensor, xi, j, d int, gptj bool) float32 {
 }
 
 // ApplyRotaryEmb is op apply_rotary_emb: out = x·cos + rotate(x)·sin on the first RotaryDim
-// elements of each row, the rest copied. Out may alias X: a row is read whole before it is written.
+// elements of each row, the rest copied bit for bit. Out may alias X: a row's rotated part is
+// read whole before it is written.
 func ApplyRotaryEmb(a *ops.ApplyRotaryEmbArgs) {
 	last := a.X.Rank() - 1
 	width := a.X.Shape[last]
@@ -83,32 +84,56 @@ func ApplyRotaryEmb(a *ops.ApplyRotaryEmbArgs) {
 }
 
 // rotateRow writes out = x·cos + rotate(x)·sin for the first d elements of the row of x at xi
-// into the row of out at oi, and copies the rest (len(row) elements in all). The row is read
-// whole before it is written, so out may alias x.
+// into the row of out at oi, and copies the rest of the row (len(row) elements in all) as raw
+// bits. The rotated part is read whole before it is written, so out may alias x.
 func rotateRow(x tensor.Tensor, xi int, out tensor.Tensor, oi int, cos tensor.Tensor, ci int, sin tensor.Tensor, si int, d int, gptj bool, row []float32) {
-	for j := range row {
-		row[j] = load(x, xi+j)
+	rot := row[:d]
+	for j := range rot {
+		rot[j] = load(x, xi+j)
 	}
 	for j := range d {
 		r := rotatedAt(x, xi, j, d, gptj)
-		row[j] = float32(row[j]*load(cos, ci+j)) + float32(r*load(sin, si+j))
+		rot[j] = float32(rot[j]*load(cos, ci+j)) + float32(r*load(sin, si+j))
 	}
-	for j := range row {
-		store(out, oi+j, row[j])
+	for j := range rot {
+		store(out, oi+j, rot[j])
 	}
+	copyBits(out, oi+d, x, xi+d, len(row)-d)
 }
 
 // backwardRow writes dx = dy·cos + rotateᵀ(dy·sin) for the first d elements of the row of dy
-// at yi into the row of dx at oi, and dx = dy for the rest. dx may alias dy.
+// at yi into the row of dx at oi, and dx = dy, as raw bits, for the rest. dx may alias dy.
 func backwardRow(dy tensor.Tensor, yi int, dx tensor.Tensor, oi int, cos tensor.Tensor, ci int, sin tensor.Tensor, si int, d int, gptj bool, row []float32) {
-	for j := range row {
-		row[j] = load(dy, yi+j)
+	rot := row[:d]
+	for j := range rot {
+		rot[j] = load(dy, yi+j)
 	}
 	for j := range d {
-		row[j] = float32(row[j]*load(cos, ci+j)) + transposedAt(dy, sin, yi, si, j, d, gptj)
+		rot[j] = float32(rot[j]*load(cos, ci+j)) + transposedAt(dy, sin, yi, si, j, d, gptj)
 	}
-	for j := range row {
-		store(dx, oi+j, row[j])
+	for j := range rot {
+		store(dx, oi+j, rot[j])
+	}
+	copyBits(dx, oi+d, dy, yi+d, len(row)-d)
+}
+
+// copyBits copies n elements of src at si to dst at di (same dtype) without widening them: a
+// float32 round trip would quiet signalling NaNs, and what the rotation does not touch must
+// come out with its input's bits. In place (the same memory) nothing is written.
+func copyBits(dst tensor.Tensor, di int, src tensor.Tensor, si, n int) {
+	if n <= 0 {
+		return
+	}
+	if src.DType == tensor.F32 {
+		d, s := dst.F32[di:di+n], src.F32[si:si+n]
+		if &d[0] != &s[0] {
+			copy(d, s)
+		}
+		return
+	}
+	d, s := dst.Bits[di:di+n], src.Bits[si:si+n]
+	if &d[0] != &s[0] {
+		copy(d, s)
 	}
 }
 
@@ -130,7 +155,8 @@ func transposedAt(dy, sin tensor.Tensor, yi, si, j, d int, gptj bool) float32 {
 
 // ApplyRotaryEmbBackward is apply_rotary_emb's backward pass: dx = dy·cos + rotateᵀ(dy·sin),
 // dcos = Σ dy·x and dsin = Σ dy·rotate(x) over the dimensions cos broadcasts along, summed in
-// float64 and then stored in the gradient's dtype. Pass-through elements get dx = dy.
+// float64 and then stored in the gradient's dtype. Pass-through elements get dx = dy, bit for
+// bit.
 func ApplyRotaryEmbBackward(a *ops.ApplyRotaryEmbBackwardArgs) {
 	last := a.X.Rank() - 1
 	width := a.X.Shape[last]

@@ -18,8 +18,8 @@ func thdForTokens(p *ops.PackedSeqs, fn func(t int, pos int)) {
 }
 
 // ApplyRotaryEmbTHD is op apply_rotary_emb_thd: apply_rotary_emb's formula per head, each token
-// taking the cos/sin row of its position in its sequence. Out may alias X: a head is read whole
-// before it is written.
+// taking the cos/sin row of its position in its sequence; the rest of each head is copied bit
+// for bit. Out may alias X: a head's rotated part is read whole before it is written.
 func ApplyRotaryEmbTHD(a *ops.ApplyRotaryEmbTHDArgs) {
 	heads, width, d := a.X.Shape[1], a.X.Shape[2], a.RotaryDim
 	row := make([]float32, width)
@@ -32,7 +32,7 @@ func ApplyRotaryEmbTHD(a *ops.ApplyRotaryEmbTHDArgs) {
 }
 
 // ApplyRotaryEmbTHDBackward is apply_rotary_emb_thd's backward pass: dx = dy·cos +
-// rotateᵀ(dy·sin) on the rotated elements, dx = dy on the rest. DX may alias DY.
+// rotateᵀ(dy·sin) on the rotated elements, dx = dy bit for bit on the rest. DX may alias DY.
 func ApplyRotaryEmbTHDBackward(a *ops.ApplyRotaryEmbTHDBackwardArgs) {
 	heads, width, d := a.DY.Shape[1], a.DY.Shape[2], a.RotaryDim
 	row := make([]float32, width)

@@ -6,5 +6,9 @@
 // exactly; each output rounds once, to nearest even. A fast backend that keeps that order matches
 // these kernels bit for bit.
 //
+// Elements a rotation does not touch (past the rotary dim) are never widened: out of place they
+// are copied as raw bits, in place they are not written, so signalling NaNs and every other
+// pattern come through unchanged.
+//
 // Kernels take arguments already checked by package ops and never fail.
 package native
