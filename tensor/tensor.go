@@ -2,6 +2,7 @@ package tensor
 
 import (
 	"fmt"
+	"math"
 	"strings"
 )
 
@@ -48,9 +49,25 @@ func FromI64(data []int64, shape ...int) Tensor { return Tensor{DType: I64, Shap
 // FromI8 is a contiguous I8 view.
 func FromI8(data []int8, shape ...int) Tensor { return Tensor{DType: I8, Shape: shape, I8: data} }
 
-// Zeros allocates a contiguous tensor of the given type and shape.
-func Zeros(d DType, shape ...int) Tensor {
-	n := NumElements(shape)
+// MaxBytes bounds the memory New allocates for one tensor (16 GiB): a shape asking for more is
+// taken for a mistake rather than left to end the process out of memory.
+const MaxBytes int64 = 1 << 34
+
+// New allocates a contiguous zero tensor of the given type and shape, refusing an unknown
+// dtype, a negative dimension, and a shape whose element count overflows int or whose bytes
+// exceed MaxBytes.
+func New(d DType, shape ...int) (Tensor, error) {
+	size := d.Size()
+	if size == 0 {
+		return Tensor{}, fmt.Errorf("new tensor: unknown dtype %v", d)
+	}
+	n, ok := product(shape)
+	if !ok {
+		return Tensor{}, fmt.Errorf("new tensor %s: a dimension is negative or the element count overflows int", ShapeString(shape))
+	}
+	if int64(n) > MaxBytes/int64(size) {
+		return Tensor{}, fmt.Errorf("new tensor %s of %v: %d elements exceed %d bytes", ShapeString(shape), d, n, MaxBytes)
+	}
 	t := Tensor{DType: d, Shape: append([]int(nil), shape...)}
 	switch d {
 	case F32:
@@ -68,16 +85,56 @@ func Zeros(d DType, shape ...int) Tensor {
 	case U8:
 		t.U8 = make([]uint8, n)
 	}
+	return t, nil
+}
+
+// Zeros is New for shapes the caller knows to be valid. For one New refuses it returns the
+// absent Tensor, which every op reports as missing, instead of panicking.
+func Zeros(d DType, shape ...int) Tensor {
+	t, err := New(d, shape...)
+	if err != nil {
+		return Tensor{}
+	}
 	return t
 }
 
-// NumElements is the product of the dimensions (1 for a scalar).
+// NumElements is the product of the dimensions (1 for a scalar), or -1 when a dimension is
+// negative or the product overflows int. A zero dimension makes it 0 however large the others.
 func NumElements(shape []int) int {
-	n := 1
-	for _, d := range shape {
-		n *= d
+	n, ok := product(shape)
+	if !ok {
+		return -1
 	}
 	return n
+}
+
+// mulInt is a·b for a, b ≥ 0; ok is false when the product overflows int. Shapes come from
+// files and callers, so sizes are multiplied only after dividing shows the product fits.
+func mulInt(a, b int) (int, bool) {
+	if a != 0 && b > math.MaxInt/a {
+		return 0, false
+	}
+	return a * b, true
+}
+
+// product is the element count of shape; ok is false for a negative dimension or an overflow.
+func product(shape []int) (int, bool) {
+	for _, d := range shape {
+		if d < 0 {
+			return 0, false
+		}
+		if d == 0 {
+			return 0, true
+		}
+	}
+	n := 1
+	for _, d := range shape {
+		var ok bool
+		if n, ok = mulInt(n, d); !ok {
+			return 0, false
+		}
+	}
+	return n, true
 }
 
 // IsZero reports whether t is the absent tensor.
@@ -86,28 +143,39 @@ func (t Tensor) IsZero() bool { return t.DType == Invalid }
 // Rank is the number of dimensions.
 func (t Tensor) Rank() int { return len(t.Shape) }
 
-// Len is the number of elements.
+// Len is the number of elements, -1 for a shape NumElements refuses.
 func (t Tensor) Len() int { return NumElements(t.Shape) }
 
-// Stride is the step in elements along dimension k.
+// Stride is the step in elements along dimension k: 0 for a k outside the shape or without a
+// stride. A row-major stride past math.MaxInt (a shape no buffer holds) is math.MaxInt, which
+// Check refuses for any dimension of two or more.
 func (t Tensor) Stride(k int) int {
+	if k < 0 || k >= len(t.Shape) {
+		return 0
+	}
 	if t.Strides != nil {
+		if k >= len(t.Strides) {
+			return 0
+		}
 		return t.Strides[k]
 	}
-	s := 1
-	for _, d := range t.Shape[k+1:] {
-		s *= d
+	s, ok := product(t.Shape[k+1:])
+	if !ok {
+		return math.MaxInt
 	}
 	return s
 }
 
-// ContiguousStrides returns the row-major strides of shape.
+// ContiguousStrides returns the row-major strides of shape, math.MaxInt where one overflows
+// (see Stride).
 func ContiguousStrides(shape []int) []int {
 	st := make([]int, len(shape))
-	s := 1
-	for k := len(shape) - 1; k >= 0; k-- {
+	for k := range shape {
+		s, ok := product(shape[k+1:])
+		if !ok {
+			s = math.MaxInt
+		}
 		st[k] = s
-		s *= shape[k]
 	}
 	return st
 }
@@ -168,7 +236,10 @@ func (t Tensor) Check(name string) error {
 		}
 		return nil
 	}
-	// Every element must lie in the buffer; with lengths capped by it, no product can overflow.
+	// Every element must lie in the buffer. A stride and a length each capped by the buffer can
+	// still multiply past int once the buffer passes 2^32 elements and wrap around to a small
+	// extent, so the extent is compared by dividing first; the sums that follow stay within a
+	// buffer's length of the range they are checked against.
 	lo, hi := t.Offset, t.Offset
 	if lo < 0 || lo >= n {
 		return fmt.Errorf("%s: offset %d outside its %d-element buffer", name, t.Offset, n)
@@ -177,6 +248,13 @@ func (t Tensor) Check(name string) error {
 		st := t.Stride(k)
 		if d > 1 && (st < -n || st > n || d > n && st != 0) {
 			return fmt.Errorf("%s: view %v (strides %v) is larger than its %d-element buffer", name, t.Shape, t.stridesOrContiguous(), n)
+		}
+		if d <= 1 || st == 0 {
+			continue
+		}
+		if d-1 > (n-1)/max(st, -st) {
+			lo = -1
+			break
 		}
 		s := st * (d - 1)
 		if s < 0 {
@@ -206,7 +284,11 @@ func (t Tensor) Reshape(shape ...int) (Tensor, error) {
 	if !t.Contiguous() {
 		return Tensor{}, fmt.Errorf("reshape of a non-contiguous %v view", t.Shape)
 	}
-	if NumElements(shape) != t.Len() {
+	n, ok := product(shape)
+	if !ok {
+		return Tensor{}, fmt.Errorf("reshape %v to %v: a dimension is negative or the element count overflows int", t.Shape, shape)
+	}
+	if m, ok := product(t.Shape); !ok || n != m {
 		return Tensor{}, fmt.Errorf("reshape %v to %v changes the element count", t.Shape, shape)
 	}
 	r := t
@@ -216,16 +298,20 @@ func (t Tensor) Reshape(shape ...int) (Tensor, error) {
 }
 
 // Contiguous reports whether t is laid out row-major without gaps.
+// Strides of the wrong rank, or a shape whose row-major strides overflow, are not contiguous.
 func (t Tensor) Contiguous() bool {
 	if t.Strides == nil {
 		return true
 	}
-	s := 1
+	if len(t.Strides) != len(t.Shape) {
+		return false
+	}
+	s, ok := 1, true
 	for k := len(t.Shape) - 1; k >= 0; k-- {
-		if t.Shape[k] != 1 && t.Strides[k] != s {
+		if t.Shape[k] != 1 && (!ok || t.Strides[k] != s) {
 			return false
 		}
-		s *= t.Shape[k]
+		s, ok = mulInt(s, max(t.Shape[k], 0))
 	}
 	return true
 }
@@ -239,43 +325,56 @@ func ShapeString(shape []int) string {
 	return "[" + strings.Join(parts, ",") + "]"
 }
 
-// Float64At reads element at flat backing index i as float64 (exact for every type).
+// Float64At reads element at flat backing index i as float64 (exact for every type); 0 for an
+// index outside the backing slice.
 func (t Tensor) Float64At(i int) float64 {
 	switch t.DType {
 	case F32:
-		return float64(t.F32[i])
+		if uint(i) < uint(len(t.F32)) {
+			return float64(t.F32[i])
+		}
 	case F16, BF16:
-		return float64(ToFloat32(t.DType, t.Bits[i]))
+		if uint(i) < uint(len(t.Bits)) {
+			return float64(ToFloat32(t.DType, t.Bits[i]))
+		}
 	case F64:
-		return t.F64[i]
-	case I32:
-		return float64(t.I32[i])
-	case I64:
-		return float64(t.I64[i])
-	case I8:
-		return float64(t.I8[i])
-	case U8:
-		return float64(t.U8[i])
+		if uint(i) < uint(len(t.F64)) {
+			return t.F64[i]
+		}
+	case I32, I64, I8, U8:
+		if uint(i) < uint(t.backingLen()) {
+			return float64(t.Int64At(i))
+		}
 	}
 	return 0
 }
 
-// Int64At reads an integer element at flat backing index i.
+// Int64At reads an integer element at flat backing index i; 0 for an index outside the backing
+// slice.
 func (t Tensor) Int64At(i int) int64 {
 	switch t.DType {
 	case I32:
-		return int64(t.I32[i])
+		if uint(i) < uint(len(t.I32)) {
+			return int64(t.I32[i])
+		}
 	case I64:
-		return t.I64[i]
+		if uint(i) < uint(len(t.I64)) {
+			return t.I64[i]
+		}
 	case I8:
-		return int64(t.I8[i])
+		if uint(i) < uint(len(t.I8)) {
+			return int64(t.I8[i])
+		}
 	case U8:
-		return int64(t.U8[i])
+		if uint(i) < uint(len(t.U8)) {
+			return int64(t.U8[i])
+		}
 	}
 	return 0
 }
 
-// Index is the backing index of the element at the given coordinates (no bounds checks).
+// Index is the backing index of the element at the given coordinates, which it does not check
+// against the shape; coordinates past the rank count for nothing (Stride is 0 there).
 func (t Tensor) Index(coords ...int) int {
 	i := t.Offset
 	for k, c := range coords {
@@ -284,9 +383,16 @@ func (t Tensor) Index(coords ...int) int {
 	return i
 }
 
-// Clone returns a contiguous copy of t with its own memory.
+// Clone returns a contiguous copy of t with its own memory, or the absent Tensor when t fails
+// Check (a view reaching outside its buffer cannot be copied) or New refuses its shape.
 func (t Tensor) Clone() Tensor {
-	c := Zeros(t.DType, t.Shape...)
+	if t.Check("clone") != nil {
+		return Tensor{}
+	}
+	c, err := New(t.DType, t.Shape...)
+	if err != nil {
+		return Tensor{}
+	}
 	n := t.Len()
 	if n == 0 {
 		return c
