@@ -2,9 +2,9 @@ package hf
 
 import (
 	"fmt"
-	"os"
 
 	"github.com/rotary-go/rotary"
+	"github.com/rotary-go/rotary/internal/fileio"
 )
 
 // Model is what a config.json says about a model's attention and RoPE.
@@ -25,9 +25,15 @@ type Model struct {
 	Notes []string
 }
 
-// LoadFile reads and parses a config.json.
+// MaxConfigSize is the largest config.json LoadFile reads (64 MiB). Real configs are a few
+// kilobytes; anything near this is not a config, and reading it would cost its size.
+const MaxConfigSize = 64 << 20
+
+// LoadFile reads and parses a config.json. The path must name a regular file of at most
+// MaxConfigSize bytes; anything else (a pipe, a device, a directory, a larger file) is
+// refused with an error naming the path, before it is read.
 func LoadFile(path string) (*Model, error) {
-	data, err := os.ReadFile(path)
+	data, err := fileio.ReadFile(path, MaxConfigSize)
 	if err != nil {
 		return nil, fmt.Errorf("hf: %w", err)
 	}

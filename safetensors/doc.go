@@ -24,5 +24,10 @@
 // Write produces a canonical file: "__metadata__" first (omitted when empty), then
 // tensors sorted by name, in compact JSON, with the header padded with spaces to a
 // multiple of 8 bytes; the data is laid out contiguously in the order the tensors
-// were given. WriteFile writes atomically through a temporary file.
+// were given.
+//
+// ReadFile and WriteFile take only regular files. ReadFile checks the header length and
+// every tensor's range against the file's size before reading them, and reads only the
+// tensors' bytes. WriteFile refuses to replace anything but a regular file and replaces
+// one atomically, leaving nothing behind on failure.
 package safetensors

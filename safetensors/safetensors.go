@@ -6,11 +6,13 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"math"
-	"os"
 	"sort"
 	"strconv"
 	"unicode/utf8"
+
+	"github.com/rotary-go/rotary/internal/fileio"
 )
 
 // ErrInvalid is wrapped by every error reporting a malformed file (from Parse and
@@ -143,17 +145,114 @@ func (f *File) Names() []string {
 	return names
 }
 
-// ReadFile reads and parses the safetensors file at path.
+// ReadFile reads the safetensors file at path, which must be a regular file: a pipe, a
+// device or a directory is refused with an error naming the path, without being read.
+//
+// It reads no more than it must. The header length is checked against the file's size
+// before the header is read, and every tensor's data_offsets against the size before any
+// tensor data is; then only the tensors' bytes are read, into one buffer the tensors'
+// Data slices share. Bytes that belong to no tensor are never read, so memory is the
+// header plus the tensors, whatever the file's size claims. Errors about the file's
+// contents wrap ErrInvalid, as Parse's do, and name the path.
 func ReadFile(path string) (*File, error) {
-	data, err := os.ReadFile(path)
+	fh, size, err := fileio.Open(path, -1)
 	if err != nil {
 		return nil, err
 	}
-	f, err := Parse(data)
+	defer fh.Close()
+	f, err := readAt(fh, size)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", path, err)
 	}
 	return f, nil
+}
+
+// readAt reads a safetensors file of size bytes from r (see ReadFile).
+func readAt(r io.ReaderAt, size int64) (*File, error) {
+	if size < 8 {
+		return nil, invalidf("file is %d bytes, shorter than the 8-byte header length prefix", size)
+	}
+	var prefix [8]byte
+	if err := readFull(r, prefix[:], 0); err != nil {
+		return nil, err
+	}
+	n := binary.LittleEndian.Uint64(prefix[:])
+	if err := checkHeaderLen(n, uint64(size-8)); err != nil {
+		return nil, err
+	}
+	header := make([]byte, n)
+	if err := readFull(r, header, 8); err != nil {
+		return nil, err
+	}
+	f, spans, err := parseLayout(header, uint64(size-8)-n)
+	if err != nil {
+		return nil, err
+	}
+	// The spans lie within the file and do not overlap, so their sum is at most its size;
+	// only a 32-bit int can be too small for it.
+	var total uint64
+	for _, s := range spans {
+		total += s.end - s.begin
+	}
+	if total > math.MaxInt {
+		return nil, fmt.Errorf("the tensors hold %d bytes, more than fit in memory here", total)
+	}
+	buf := make([]byte, total)
+	dataStart := int64(8 + n)
+	// Spans are in file order, and buf takes them in the same order, so tensors adjacent
+	// in the file (all of them, in a file Write made) are adjacent in buf too: read each
+	// such run with one call.
+	var off, runOff, runBegin, runEnd uint64
+	flush := func() error {
+		if runEnd == runBegin {
+			return nil
+		}
+		return readFull(r, buf[runOff:runOff+runEnd-runBegin], dataStart+int64(runBegin))
+	}
+	for i, s := range spans {
+		length := s.end - s.begin
+		f.Tensors[i].Data = buf[off : off+length : off+length]
+		if length == 0 {
+			continue
+		}
+		if s.begin != runEnd || runEnd == runBegin {
+			if err := flush(); err != nil {
+				return nil, err
+			}
+			runOff, runBegin = off, s.begin
+		}
+		runEnd = s.end
+		off += length
+	}
+	if err := flush(); err != nil {
+		return nil, err
+	}
+	return f, nil
+}
+
+// readFull fills b from r at off. The sizes were checked against the file's size, so an
+// early end means the file shrank after it was opened.
+func readFull(r io.ReaderAt, b []byte, off int64) error {
+	n, err := r.ReadAt(b, off)
+	if n == len(b) {
+		return nil
+	}
+	if err == nil || err == io.EOF {
+		return fmt.Errorf("the file ended at byte %d, before its header said: did it change while being read?", off+int64(n))
+	}
+	return err
+}
+
+// checkHeaderLen checks the header length n against the limit and the avail bytes that
+// follow the length prefix.
+func checkHeaderLen(n, avail uint64) error {
+	if n > MaxHeaderSize {
+		return invalidf("absurd header length %d (the limit is %d bytes)", n, MaxHeaderSize)
+	}
+	if n > avail {
+		return invalidf("header length %d is larger than the %d bytes that follow the length prefix", n, avail)
+	}
+	return nil
 }
 
 // Parse parses a complete safetensors file held in data. The returned tensors'
@@ -164,37 +263,47 @@ func Parse(data []byte) (*File, error) {
 		return nil, invalidf("file is %d bytes, shorter than the 8-byte header length prefix", len(data))
 	}
 	n := binary.LittleEndian.Uint64(data)
-	if n > MaxHeaderSize {
-		return nil, invalidf("absurd header length %d (the limit is %d bytes)", n, MaxHeaderSize)
+	if err := checkHeaderLen(n, uint64(len(data)-8)); err != nil {
+		return nil, err
 	}
-	if n > uint64(len(data)-8) {
-		return nil, invalidf("header length %d is larger than the %d bytes that follow the length prefix", n, len(data)-8)
-	}
-	header := data[8 : 8+n]
 	buf := data[8+n:]
-
-	entries, err := parseHeader(header)
+	f, spans, err := parseLayout(data[8:8+n], uint64(len(buf)))
 	if err != nil {
 		return nil, err
 	}
+	for i, s := range spans {
+		f.Tensors[i].Data = buf[s.begin:s.end:s.end]
+	}
+	return f, nil
+}
+
+// span is a tensor's data_offsets.
+type span struct{ begin, end uint64 }
+
+// parseLayout parses a header for a data buffer of bufLen bytes and checks every tensor's
+// range against it and against the others. The tensors come back in file order without
+// their Data, with their ranges in the same order.
+func parseLayout(header []byte, bufLen uint64) (*File, []span, error) {
+	entries, err := parseHeader(header)
+	if err != nil {
+		return nil, nil, err
+	}
 
 	f := &File{}
-	type span struct{ begin, end uint64 }
 	spans := make([]span, 0, len(entries))
 	for _, e := range entries {
 		if e.key == metadataKey {
 			md, err := parseMetadata(e.raw)
 			if err != nil {
-				return nil, err
+				return nil, nil, err
 			}
 			f.Metadata = md
 			continue
 		}
-		t, begin, end, err := parseTensor(e.key, e.raw, uint64(len(buf)))
+		t, begin, end, err := parseTensor(e.key, e.raw, bufLen)
 		if err != nil {
-			return nil, err
+			return nil, nil, err
 		}
-		t.Data = buf[begin:end:end]
 		f.Tensors = append(f.Tensors, t)
 		spans = append(spans, span{begin, end})
 	}
@@ -215,17 +324,19 @@ func Parse(data []byte) (*File, error) {
 		return f.Tensors[order[a]].Name < f.Tensors[order[b]].Name
 	})
 	sorted := make([]Tensor, len(order))
+	sortedSpans := make([]span, len(order))
 	prev := -1 // index into order of the last non-empty tensor
 	for i, j := range order {
 		sorted[i] = f.Tensors[j]
 		s := spans[j]
+		sortedSpans[i] = s
 		if s.begin == s.end {
 			continue // an empty range overlaps nothing
 		}
 		if prev >= 0 {
 			p := spans[order[prev]]
 			if s.begin < p.end {
-				return nil, invalidf("tensors %q (data_offsets [%d, %d]) and %q (data_offsets [%d, %d]) overlap",
+				return nil, nil, invalidf("tensors %q (data_offsets [%d, %d]) and %q (data_offsets [%d, %d]) overlap",
 					f.Tensors[order[prev]].Name, p.begin, p.end, f.Tensors[j].Name, s.begin, s.end)
 			}
 		}
@@ -236,7 +347,7 @@ func Parse(data []byte) (*File, error) {
 	for i, t := range sorted {
 		f.index[t.Name] = i
 	}
-	return f, nil
+	return f, sortedSpans, nil
 }
 
 type entry struct {

@@ -394,7 +394,7 @@ func TestWriteFile(t *testing.T) {
 	if err := WriteFile(filepath.Join(dir, "nodir", "x.safetensors"), tensors, nil); err == nil {
 		t.Error("WriteFile into a missing directory succeeded")
 	}
-	// Renaming over a directory fails after the temp file was written: it must be removed.
+	// A directory is refused, and nothing is left beside it.
 	sub := filepath.Join(dir, "sub")
 	if err := os.Mkdir(sub, 0o755); err != nil {
 		t.Fatal(err)
@@ -437,11 +437,24 @@ func FuzzParse(f *testing.F) {
 
 	f.Fuzz(func(t *testing.T, data []byte) {
 		p, err := Parse(data)
+		// ReadFile's reader accepts exactly what Parse does, with the same tensors.
+		r, rerr := readAt(bytes.NewReader(data), int64(len(data)))
+		if (err == nil) != (rerr == nil) || err != nil && err.Error() != rerr.Error() {
+			t.Fatalf("Parse error %v, readAt error %v", err, rerr)
+		}
 		if err != nil {
 			if !errors.Is(err, ErrInvalid) {
 				t.Fatalf("error %q does not wrap ErrInvalid", err)
 			}
 			return
+		}
+		if len(r.Tensors) != len(p.Tensors) || !sameMetadata(r.Metadata, p.Metadata) {
+			t.Fatalf("readAt %+v, Parse %+v", r, p)
+		}
+		for i, want := range p.Tensors {
+			if got := r.Tensors[i]; !sameTensor(got, want) || cap(got.Data) != len(got.Data) {
+				t.Fatalf("tensor %d: readAt %+v, Parse %+v", i, got, want)
+			}
 		}
 		var out bytes.Buffer
 		if err := Write(&out, p.Tensors, p.Metadata); err != nil {

@@ -5,11 +5,11 @@ import (
 	"encoding/binary"
 	"io"
 	"math"
-	"os"
-	"path/filepath"
 	"sort"
 	"strconv"
 	"unicode/utf8"
+
+	"github.com/rotary-go/rotary/internal/fileio"
 )
 
 // Write writes tensors and metadata to w as a safetensors file.
@@ -30,50 +30,32 @@ func Write(w io.Writer, tensors []Tensor, metadata map[string]string) error {
 	return writeEncoded(w, header, tensors)
 }
 
-// WriteFile writes a safetensors file to path (see Write). It validates
-// everything first, then writes a temporary file in the same directory and
-// renames it over path, so on any error path is neither created nor changed.
-// A new file gets mode 0644; an existing file keeps its permission bits.
-func WriteFile(path string, tensors []Tensor, metadata map[string]string) (err error) {
+// WriteFile writes a safetensors file to path (see Write). It validates everything first,
+// then writes the new file beside path and puts it in place atomically, so on any error
+// path is neither created nor changed, and no temporary file is left behind. An existing
+// path that is not a regular file is refused, a symbolic link included: replacing a link,
+// a pipe or a device with a regular file is never what was meant. A new file gets mode
+// 0644; an existing file keeps its permission bits. On Linux the file is written unnamed
+// (O_TMPFILE), so even a process killed mid-write leaves nothing; elsewhere it is a
+// temporary ".NAME.tmpNNN" until it is renamed.
+func WriteFile(path string, tensors []Tensor, metadata map[string]string) error {
 	header, err := encodeHeader(tensors, metadata)
 	if err != nil {
 		return err
 	}
-	perm := os.FileMode(0o644)
-	if fi, err := os.Stat(path); err == nil && fi.Mode().IsRegular() {
-		perm = fi.Mode().Perm()
-	}
-	dir, base := filepath.Split(path)
-	if dir == "" {
-		dir = "."
-	}
-	tmp, err := os.CreateTemp(dir, "."+base+".tmp*")
+	out, err := fileio.Create(path, 0o644)
 	if err != nil {
 		return err
 	}
-	defer func() {
-		if err != nil {
-			tmp.Close()
-			os.Remove(tmp.Name())
-		}
-	}()
-	bw := bufio.NewWriterSize(tmp, 1<<20)
-	if err = writeEncoded(bw, header, tensors); err != nil {
+	defer out.Abort()
+	bw := bufio.NewWriterSize(out, 1<<20)
+	if err := writeEncoded(bw, header, tensors); err != nil {
 		return err
 	}
-	if err = bw.Flush(); err != nil {
+	if err := bw.Flush(); err != nil {
 		return err
 	}
-	if err = tmp.Chmod(perm); err != nil {
-		return err
-	}
-	if err = tmp.Sync(); err != nil {
-		return err
-	}
-	if err = tmp.Close(); err != nil {
-		return err
-	}
-	return os.Rename(tmp.Name(), path)
+	return out.Commit()
 }
 
 func writeEncoded(w io.Writer, header []byte, tensors []Tensor) error {

@@ -4,7 +4,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
-	"os"
 	"strings"
 
 	"github.com/rotary-go/rotary/check"
@@ -38,7 +37,7 @@ func runCheck(args []string, stdout, stderr io.Writer) error {
 	case *config != "" && *preset != "":
 		return usagef("--config and --model: give one, not both")
 	case *config != "":
-		if data, err = os.ReadFile(*config); err != nil {
+		if data, err = readConfig(*config); err != nil {
 			return usagef("--config: %v", err)
 		}
 	case *preset != "":

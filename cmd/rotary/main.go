@@ -8,8 +8,11 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"os/signal"
 	"sort"
 	"strings"
+
+	"github.com/rotary-go/rotary/internal/fileio"
 )
 
 // Exit codes (DESIGN.md §4).
@@ -47,7 +50,24 @@ var commands = map[string]command{
 }
 
 func main() {
+	removeTempsOnSignal()
 	os.Exit(run(os.Args[1:], os.Stdout, os.Stderr))
+}
+
+// removeTempsOnSignal makes the signals that end the tool (exitSignals) remove the
+// temporary file of an --out being written, then exit with the code the shell would show
+// for that signal. Where --out is written unnamed (Linux's O_TMPFILE) there is none, but
+// elsewhere dying at once would leave .NAME.tmpNNN beside --out.
+func removeTempsOnSignal() {
+	c := make(chan os.Signal, 1)
+	for sig := range exitSignals {
+		signal.Notify(c, sig)
+	}
+	go func() {
+		sig := <-c
+		fileio.RemoveTemps()
+		os.Exit(exitSignals[sig])
+	}()
 }
 
 // run executes one command line and returns the exit code. A panic is a bug, but it still ends

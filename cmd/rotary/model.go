@@ -5,6 +5,7 @@ import (
 
 	"github.com/rotary-go/rotary"
 	"github.com/rotary-go/rotary/hf"
+	"github.com/rotary-go/rotary/internal/fileio"
 )
 
 // modelFlags are the flags that pick a model and its per-call options.
@@ -58,6 +59,12 @@ func (m *modelFlags) load() (*hf.Model, rotary.Spec, error) {
 		return nil, rotary.Spec{}, usagef("--dynamic %q: want static or per-call", m.dynamic)
 	}
 	return model, spec, nil
+}
+
+// readConfig reads a config.json for the commands that want its JSON rather than an
+// hf.Model, under the same rules as hf.LoadFile: a regular file of at most hf.MaxConfigSize.
+func readConfig(path string) ([]byte, error) {
+	return fileio.ReadFile(path, hf.MaxConfigSize)
 }
 
 func requireFlag(name, value string) error {

@@ -4,7 +4,6 @@ import (
 	"encoding/binary"
 	"fmt"
 	"io"
-	"os"
 	"slices"
 
 	"github.com/rotary-go/rotary/hf"
@@ -50,7 +49,7 @@ func runPositions(args []string, stdout, stderr io.Writer) error {
 	case *config != "" && *preset != "":
 		return usagef("--config and --model: give one, not both")
 	case *config != "":
-		if js, err = os.ReadFile(*config); err != nil {
+		if js, err = readConfig(*config); err != nil {
 			return usagef("--config: %v", err)
 		}
 	case *preset != "":
