@@ -1,16 +1,16 @@
 package bench
 
 import (
-	"bufio"
 	"fmt"
 	"image"
 	"image/color"
 	"image/draw"
 	"image/png"
+	"io"
 	"math"
-	"os"
 	"sort"
 
+	"github.com/rotary-go/rotary/internal/fileio"
 	"golang.org/x/image/font"
 	"golang.org/x/image/font/basicfont"
 	"golang.org/x/image/math/fixed"
@@ -20,22 +20,7 @@ import (
 // line per backend and dtype, with the 1.0 line (copy speed) marked.
 func WritePNG(path string, results []Result) error {
 	img := Plot(results)
-	f, err := os.Create(path)
-	if err != nil {
-		return err
-	}
-	w := bufio.NewWriter(f)
-	if err := png.Encode(w, img); err != nil {
-		f.Close()
-		os.Remove(path)
-		return err
-	}
-	if err := w.Flush(); err != nil {
-		f.Close()
-		os.Remove(path)
-		return err
-	}
-	return f.Close()
+	return fileio.WriteFile(path, 0o644, func(w io.Writer) error { return png.Encode(w, img) })
 }
 
 type panelKey struct{ op, model string }

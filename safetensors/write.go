@@ -1,7 +1,6 @@
 package safetensors
 
 import (
-	"bufio"
 	"encoding/binary"
 	"io"
 	"math"
@@ -43,19 +42,7 @@ func WriteFile(path string, tensors []Tensor, metadata map[string]string) error 
 	if err != nil {
 		return err
 	}
-	out, err := fileio.Create(path, 0o644)
-	if err != nil {
-		return err
-	}
-	defer out.Abort()
-	bw := bufio.NewWriterSize(out, 1<<20)
-	if err := writeEncoded(bw, header, tensors); err != nil {
-		return err
-	}
-	if err := bw.Flush(); err != nil {
-		return err
-	}
-	return out.Commit()
+	return fileio.WriteFile(path, 0o644, func(w io.Writer) error { return writeEncoded(w, header, tensors) })
 }
 
 func writeEncoded(w io.Writer, header []byte, tensors []Tensor) error {

@@ -1,8 +1,10 @@
 package fileio
 
 import (
+	"bufio"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -213,4 +215,22 @@ func RemoveTemps() {
 		os.Remove(name)
 		delete(temps.names, name)
 	}
+}
+
+// WriteFile replaces path (see Create) with what write puts through a buffered writer; on any
+// error path is left as it was.
+func WriteFile(path string, perm fs.FileMode, write func(w io.Writer) error) error {
+	out, err := Create(path, perm)
+	if err != nil {
+		return err
+	}
+	defer out.Abort()
+	bw := bufio.NewWriterSize(out, 1<<20)
+	if err := write(bw); err != nil {
+		return err
+	}
+	if err := bw.Flush(); err != nil {
+		return err
+	}
+	return out.Commit()
 }
