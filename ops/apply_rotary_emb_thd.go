@@ -2,6 +2,7 @@ package ops
 
 import (
 	"fmt"
+	"math"
 
 	"github.com/rotary-go/rotary/tensor"
 )
@@ -205,9 +206,14 @@ func (p *PackedSeqs) check(tokens, rows int) error {
 			return fmt.Errorf("cu_seqlens: sequence %d has %d tokens, not a multiple of 2·cp_size = %d (pad it)", b, hi-lo, 2*cp)
 		}
 	}
-	if last := p.cu(n - 1); last != int64(tokens)*cp {
+	// Divided, not multiplied: an x without elements can claim any token count, and tokens·cp
+	// could wrap around to the end cu_seqlens gives.
+	if last := p.cu(n - 1); last%cp != 0 || last/cp != int64(tokens) {
 		if cp > 1 {
-			return fmt.Errorf("cu_seqlens: ends at %d, want x's %d local tokens × cp_size %d = %d", last, tokens, cp, int64(tokens)*cp)
+			if want, ok := mulInt(tokens, p.CPSize); ok {
+				return fmt.Errorf("cu_seqlens: ends at %d, want x's %d local tokens × cp_size %d = %d", last, tokens, cp, want)
+			}
+			return fmt.Errorf("cu_seqlens: ends at %d, want x's %d local tokens × cp_size %d, which overflows int", last, tokens, cp)
 		}
 		return fmt.Errorf("cu_seqlens: ends at %d, want x's %d tokens", last, tokens)
 	}
@@ -233,7 +239,13 @@ func (p *PackedSeqs) check(tokens, rows int) error {
 		if start >= int64(rows) {
 			return fmt.Errorf("cos: %d rows, but sequence %d starts at position %d", rows, b, start)
 		}
-		if last := p.Position(b, hi-lo-1); last >= int64(rows) {
+		// start + index is compared by subtracting: a table broadcast over rows (stride 0) can
+		// claim nearly 2^63 of them, and a start near that plus the index would wrap negative.
+		if index := int64(CPIndex(hi-lo-1, hi-lo, p.CPSize, p.CPRank)); index >= int64(rows)-start {
+			if index > math.MaxInt64-start {
+				return fmt.Errorf("cos: %d rows, but sequence %d starts at position %d and has %d more tokens, past int64", rows, b, start, index)
+			}
+			last := start + index
 			return fmt.Errorf("cos: %d rows, but sequence %d reaches position %d (want a table of at least %d positions)", rows, b, last, last+1)
 		}
 	}

@@ -1,5 +1,17 @@
 package ops
 
+import "math"
+
+// mulInt is a·b for a, b ≥ 0; ok is false when the product overflows int. Shapes, strides and
+// index values come from callers, so the checks multiply them only once dividing shows the
+// product fits.
+func mulInt(a, b int) (int, bool) {
+	if a != 0 && b > math.MaxInt/a {
+		return 0, false
+	}
+	return a * b, true
+}
+
 // CosSinCache is vLLM's cos_sin_cache: Rows rows of 2·Half float32, cos half then sin half, the
 // attention factor already applied.
 type CosSinCache struct {

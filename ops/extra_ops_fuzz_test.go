@@ -25,6 +25,10 @@ func FuzzPackedAndInterleaveArgs(f *testing.F) {
 	// Decreasing cu_seqlens, huge values, negative rank.
 	f.Add([]byte(fuzzEncode(nil).contiguous(tensor.F32, 4, 1, 2).contiguous(tensor.F32, 4, 2).contiguous(tensor.F32, 4, 2)), vals(0, 3, 1, 4), 1, -1)
 	f.Add([]byte(fuzzEncode(nil).contiguous(tensor.F32, 4, 1, 2).contiguous(tensor.F32, 4, 2).contiguous(tensor.F32, 4, 2)), vals(0, 1<<30, 4), 1<<20, 3)
+	// An x without elements claiming 2^48 tokens: 2^48 × cp_size 2^16 wrapped to 0, the end of
+	// cu_seqlens [0, 0].
+	seed = fuzzEncode(nil).contiguous(tensor.F32, 1<<48, 0, 4).contiguous(tensor.F32, 4, 2).contiguous(tensor.F32, 4, 2)
+	f.Add([]byte(seed.b(byte(tensor.I32), 1).i(2).b(0).i(0, 2).b(0)), vals(0, 0), ops.MaxCPSize, 0)
 
 	f.Fuzz(func(t *testing.T, data, valueBytes []byte, cpSize, cpRank int) {
 		r := &fuzzReader{b: data}

@@ -425,7 +425,12 @@ func (a *KvRmsNormRopeCacheArgs) check() error {
 	if a.Dk < 2 || a.Dk%2 != 0 {
 		return fmt.Errorf("cos: last dimension Dk = %d: want an even number ≥ 2", a.Dk)
 	}
-	if a.Dv+a.Dk != D {
+	// Subtracted, not added: gamma broadcast over a stride of 0 can claim any Dv, and Dv + Dk
+	// would wrap negative.
+	if D-a.Dk != a.Dv {
+		if a.Dv > math.MaxInt-a.Dk {
+			return fmt.Errorf("kv: last dimension %d: want gamma's Dv %d + cos's Dk %d, which overflows int", D, a.Dv, a.Dk)
+		}
 		return fmt.Errorf("kv: last dimension %d: want gamma's Dv %d + cos's Dk %d = %d", D, a.Dv, a.Dk, a.Dv+a.Dk)
 	}
 
@@ -550,14 +555,25 @@ func (a *KvRmsNormRopeCacheArgs) checkIndex() error {
 	if increasing {
 		return nil
 	}
+	// Every key lies in [0, space), so once space+1 keys are in hand two of them must be equal:
+	// the keys kept are bounded by the caches' slots, which kvcCacheLayout bounds by their
+	// buffers, rather than by B·S, which a kv and an index broadcast over a stride of 0 can
+	// make as large as they like from a few real values.
+	space := int64(blocks) * int64(bs) // no overflow: kvcCacheLayout keeps it within a buffer
+	if mode.PerBlock() {
+		space = int64(blocks)
+	}
 	var stack [256]int64
 	keys := stack[:0]
-	if n > len(stack) {
+	if int64(n) <= space && n > len(stack) {
 		keys = make([]int64, 0, n)
 	}
 	for i := range n {
 		if v := a.indexAt(i); v != -1 {
 			keys = append(keys, a.indexKey(i, v))
+			if int64(len(keys)) > space {
+				break
+			}
 		}
 	}
 	if dup, ok := kvcDuplicate(keys); ok {
@@ -691,8 +707,31 @@ func kvcContiguousRows(name string, t tensor.Tensor) error {
 }
 
 // kvcCacheLayout checks one cache against the mode and returns where its rows live; width is
-// the row length (Dk or Dv) and B kv's batch.
+// the row length (Dk or Dv) and B kv's batch. A cache must hold at least one element per slot:
+// a view with more slots than its buffer has elements repeats memory (a stride of 0), so its
+// slots are not the distinct rows the index check assumes, and that check's memory, bounded by
+// the slot count, would not be bounded by the caller's data.
 func kvcCacheLayout(name string, c tensor.Tensor, mode CacheMode, kvType tensor.DType, B, width int) (KvCacheLayout, error) {
+	l, err := kvcCacheLayoutOf(name, c, mode, kvType, B, width)
+	if err != nil {
+		return KvCacheLayout{}, err
+	}
+	n := 0
+	switch c.DType {
+	case tensor.F32:
+		n = len(c.F32)
+	case tensor.F16, tensor.BF16:
+		n = len(c.Bits)
+	case tensor.I8:
+		n = len(c.I8)
+	}
+	if l.BlockSize > 0 && l.Blocks > n/l.BlockSize {
+		return KvCacheLayout{}, fmt.Errorf("%s: shape %s: %d blocks of %d slots over a %d-element buffer: want memory of its own for every slot (no stride 0)", name, tensor.ShapeString(c.Shape), l.Blocks, l.BlockSize, n)
+	}
+	return l, nil
+}
+
+func kvcCacheLayoutOf(name string, c tensor.Tensor, mode CacheMode, kvType tensor.DType, B, width int) (KvCacheLayout, error) {
 	if c.IsZero() {
 		return KvCacheLayout{}, fmt.Errorf("%s: missing", name)
 	}
@@ -734,7 +773,12 @@ func kvcCacheLayout(name string, c tensor.Tensor, mode CacheMode, kvType tensor.
 			return KvCacheLayout{}, fmt.Errorf("%s: a [BlockNum, BlockSize, 1, %d] view of an NZ cache must be contiguous (or give the NZ shape [BlockNum, %d, BlockSize, 1, %d] with strides)", name, width, width/c0, c0)
 		}
 		bs := sh[1]
-		return KvCacheLayout{Blocks: sh[0], BlockSize: bs, Off: c.Offset, BlockStride: bs * width, SlotStride: c0, GroupStride: bs * c0, Group: c0}, nil
+		// Check bounds bs·width by the buffer only when the cache has a block.
+		blockStride, ok := mulInt(bs, width)
+		if !ok {
+			return KvCacheLayout{}, fmt.Errorf("%s: shape %s: a block of %d slots of %d overflows int", name, tensor.ShapeString(sh), bs, width)
+		}
+		return KvCacheLayout{Blocks: sh[0], BlockSize: bs, Off: c.Offset, BlockStride: blockStride, SlotStride: c0, GroupStride: bs * c0, Group: c0}, nil
 	case 5: // the NZ memory shape
 		if sh[1] != width/c0 || sh[2] < 1 || sh[3] != 1 || sh[4] != c0 {
 			break

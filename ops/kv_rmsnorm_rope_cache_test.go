@@ -391,6 +391,19 @@ func FuzzKvRmsNormRopeCacheArgs(f *testing.F) {
 	f.Add(enc(1, []int8{0, 5, 5, 3}, [2][]int{{2, 4, 1, 8}, {2, 4, 1, 16}}, false))                               // duplicate
 	f.Add(enc(1, []int8{0, 8, -2, 3}, [2][]int{{2, 4, 1, 8}, {2, 4, 1, 16}}, false))                              // range
 	f.Add([]byte(fuzzEncode(nil).b(1).b(byte(tensor.F32), 4).i(1<<40, 1, 1<<40, 24).b(1).i(0, 0, 0, 1).i(0, 24))) // zero strides
+	// kv and index broadcast over 2^16 tokens, every index value 0: the duplicate check kept a
+	// key per token; and the same into caches broadcast over 2^40 blocks.
+	broadcast := func(blocks int, cacheStride int) []byte {
+		e := fuzzEncode(nil).b(1).b(byte(tensor.F32), 4).i(1<<16, 1, 1, 24).b(1).i(0, 0, 0, 1).i(0, 24).
+			contiguous(tensor.F32, 16).contiguous(tensor.F32, 1, 1, 1, 8).contiguous(tensor.F32, 1, 1, 1, 8).
+			b(byte(tensor.I64), 1).i(1<<16).b(1).i(0).i(0, 1)
+		for _, w := range []int{8, 16} {
+			e = e.b(byte(tensor.F32), 4).i(blocks, 4, 1, w).b(1).i(cacheStride*w, w, w, 1).i(0, 4*w)
+		}
+		return e.contiguous(tensor.Invalid).b(0)
+	}
+	f.Add(broadcast(1, 4))
+	f.Add(broadcast(1<<40, 0))
 	modes := []ops.CacheMode{ops.CacheNorm, ops.CachePA, ops.CachePABNSD, ops.CachePANZ, ops.CachePABlkBNSD, ops.CachePABlkNZ, "bogus"}
 	disps := map[string]*ops.Dispatcher{}
 	for _, b := range ops.KvRmsNormRopeCache.Backends() {
