@@ -97,11 +97,17 @@ func TestKvRmsNormRopeCacheRandom(t *testing.T) {
 	ref := mustDispatcher(t, "none", ops.Auto)
 	got := mustDispatcher(t, "all", cpu.Name)
 	r := rand.New(rand.NewPCG(5, 6))
+	values := []kvcValues{kvcNormal, kvcTiny, kvcSpecial}
+	if raceEnabled {
+		// Which values fill a row does not change how the pool splits the call (T = 700 on the
+		// wider shapes), which is what the race detector is here for.
+		values = []kvcValues{kvcSpecial}
+	}
 	// 512×64 (DeepSeek) and 96×128 take the one-token kernels; the rest the Go path.
 	for _, shape := range [][2]int{{512, 64}, {96, 128}, {128, 32}, {37, 6}, {100, 18}, {4, 2}, {1, 2}} {
 		for _, d := range []tensor.DType{tensor.BF16, tensor.F16, tensor.F32} {
 			for _, T := range []int{1, 9, 10, 23, 24, 700} {
-				for _, special := range []kvcValues{kvcNormal, kvcTiny, kvcSpecial} {
+				for _, special := range values {
 					p := kvcParams(r, d, T, shape[0], shape[1], special)
 					switch T {
 					case 9:
