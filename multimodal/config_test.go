@@ -108,6 +108,8 @@ func TestConfigFromJSONErrors(t *testing.T) {
 func FuzzConfigFromJSON(f *testing.F) {
 	f.Add([]byte(`{"model_type": "qwen2_5_vl", "vision_config": {"spatial_merge_size": 2, "tokens_per_second": 2}}`))
 	f.Add([]byte(`{"text_config": {"model_type": "qwen3_vl_text", "image_token_id": 5}}`))
+	f.Add([]byte(`{"model_type": "qwen2_5_vl", "vision_config": {"spatial_merge_size": 1024, "tokens_per_second": 1e300}}`))
+	f.Add([]byte(`{"model_type": "qwen2_vl", "image_token_id": 1099511627776, "video_token_id": -1e15, "vision_start_token_id": 1e400}`))
 	f.Fuzz(func(t *testing.T, data []byte) {
 		c, err := ConfigFromJSON(data)
 		if err == nil {

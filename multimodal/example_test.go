@@ -34,7 +34,11 @@ func ExampleGetRopeIndex() {
 	}
 	D := model.Spec.HeadSize
 	query := make([]float32, len(ids)*D)
-	err = emb.Forward(tensor.FromI64(multimodal.Row(pos, 0), 3, len(ids)), tensor.FromF32(query, len(ids), 1, D), tensor.Tensor{})
+	row, err := multimodal.Row(pos, 0)
+	if err != nil {
+		panic(err)
+	}
+	err = emb.Forward(tensor.FromI64(row, 3, len(ids)), tensor.FromF32(query, len(ids), 1, D), tensor.Tensor{})
 	fmt.Println("forward:", err)
 	// Output:
 	// t [0 1 2 3 3 3 3 3 3 6 7 8]

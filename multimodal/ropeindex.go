@@ -17,6 +17,25 @@ func inputErr(format string, args ...any) error {
 // below 10^4.
 const maxGridDim = 1 << 20
 
+// maxPosition bounds the positions of vision tokens. Qwen2.5-VL's temporal positions scale with
+// second_per_grid_ts and tokens_per_second, which only need to be finite. The rotary angles
+// take float64(position), exact only below 2^53, and with every block below it the offsets of
+// later blocks stay far from int64's end.
+const maxPosition = 1 << 53
+
+// maxDecodePositions bounds batch × n in DecodePositions: a decode step adds a few tokens per
+// row, and 2^26 per axis is already 1.5 GiB for the three axes.
+const maxDecodePositions = 1 << 26
+
+// mul64 is a·b for a, b ≥ 0; ok is false past math.MaxInt64. Grid sizes and counts come from
+// callers, so they are multiplied only once dividing shows the product fits.
+func mul64(a, b int64) (int64, bool) {
+	if a != 0 && b > math.MaxInt64/a {
+		return 0, false
+	}
+	return a * b, true
+}
+
 // Positions3 is get_rope_index's position_ids: [axis][batch][seq], axis 0 temporal, 1
 // height, 2 width.
 type Positions3 = [3][][]int64
@@ -97,8 +116,8 @@ func GetRopeIndex(cfg Config, inputIDs, attentionMask [][]int64, imageGridTHW, v
 		for _, g := range videoGridTHW {
 			frames += g[0]
 		}
-		if frames > int64(batch*seq) {
-			return Positions3{}, nil, inputErr("video_grid_thw has %d frames but the input has only %d tokens", frames, batch*seq)
+		if tokens, _ := mul64(int64(batch), int64(seq)); frames > tokens {
+			return Positions3{}, nil, inputErr("video_grid_thw has %d frames but the input has only %d tokens", frames, tokens)
 		}
 		videos = make([][3]int64, 0, frames)
 		for _, g := range videoGridTHW {
@@ -398,7 +417,13 @@ func (st *indexState) row(b int, full, mask []int64, pos Positions3, deltas []in
 		base := int64(textLen) + stIdx
 		lastMax = math.MinInt64
 		for t := range gt {
-			tIndex := st.temporalIndex(t, isImage, second)
+			tIndex, ok := st.temporalIndex(t, isImage, second)
+			if ok && tIndex+base > maxPosition {
+				ok = false
+			}
+			if !ok {
+				return inputErr("row %d: video grid %v: step %d × second_per_grid_t %v × tokens_per_second %v puts its temporal position past 2^53", b, grid, t, second, cfg.TokensPerSecond)
+			}
 			for h := range gh {
 				for w := range gw {
 					p := [3]int64{tIndex + base, h + base, w + base}
@@ -441,12 +466,13 @@ func (st *indexState) row(b int, full, mask []int64, pos Positions3, deltas []in
 	return nil
 }
 
-// temporalIndex is the t component (before the block offset) of grid step t.
-func (st *indexState) temporalIndex(t int64, isImage bool, second float64) int64 {
+// temporalIndex is the t component (before the block offset) of grid step t; ok is false when
+// it is not a number below maxPosition, which only Qwen2.5-VL's scaled steps can be.
+func (st *indexState) temporalIndex(t int64, isImage bool, second float64) (int64, bool) {
 	if st.cfg.Kind != Qwen25VL {
 		// Qwen2-VL: t_index = arange(llm_grid_t). Qwen3-VL: always 0, since every video
 		// frame is its own grid of t = 1 and images have t = 1.
-		return t
+		return t, true
 	}
 	// Qwen2.5-VL: time_tensor = arange(llm_grid_t) · second_per_grid_t · tokens_per_second,
 	// then .long(). second_per_grid_t is 0 for images and second_per_grid_ts[video] (1.0
@@ -455,11 +481,16 @@ func (st *indexState) temporalIndex(t int64, isImage bool, second float64) int64
 	// zero; the float32 rounding is reproduced here so that the truncation lands where
 	// torch's does.
 	if isImage {
-		return 0
+		return 0, true
 	}
 	v := float32(t) * float32(second)
 	v *= float32(st.cfg.TokensPerSecond)
-	return int64(v)
+	// Go's conversion of NaN, an infinity (a finite float64 past float32's range, or 0·∞) or
+	// a value past int64 to int64 is implementation-defined: amd64 gives -2^63.
+	if !(v <= maxPosition) {
+		return 0, false
+	}
+	return int64(v), true
 }
 
 func indexFrom(ids []int64, tok int64, from int) int {
@@ -478,8 +509,27 @@ func indexFrom(ids []int64, tok int64, from int) int {
 func DecodePosition(cachePosition, ropeDelta int64) int64 { return cachePosition + ropeDelta }
 
 // DecodePositions is HF's decode branch for a batch: n new tokens per row starting at cache
-// position cacheStart, [axis][batch][n], every axis equal.
-func DecodePositions(ropeDeltas []int64, cacheStart int64, n int) Positions3 {
+// position cacheStart, [axis][batch][n], every axis equal. It refuses a negative n or
+// cacheStart, a position past int64, and more than 2^26 positions per axis (batch × n).
+func DecodePositions(ropeDeltas []int64, cacheStart int64, n int) (Positions3, error) {
+	if n < 0 || cacheStart < 0 {
+		return Positions3{}, inputErr("decode positions: %d tokens from cache position %d: want both ≥ 0", n, cacheStart)
+	}
+	if total, ok := mul64(int64(len(ropeDeltas)), int64(n)); !ok || total > maxDecodePositions {
+		return Positions3{}, inputErr("decode positions: %d rows × %d tokens: want at most %d per axis", len(ropeDeltas), n, maxDecodePositions)
+	}
+	if n > 0 {
+		last := int64(n - 1)
+		if cacheStart > math.MaxInt64-last {
+			return Positions3{}, inputErr("decode positions: cache position %d + %d tokens overflows int64", cacheStart, n)
+		}
+		for b, d := range ropeDeltas {
+			// With cacheStart ≥ 0 only a positive delta can leave int64.
+			if d > 0 && cacheStart+last > math.MaxInt64-d {
+				return Positions3{}, inputErr("decode positions: row %d: cache positions %d..%d + rope_delta %d overflow int64", b, cacheStart, cacheStart+last, d)
+			}
+		}
+	}
 	var out Positions3
 	for a := range out {
 		out[a] = make([][]int64, len(ropeDeltas))
@@ -491,18 +541,27 @@ func DecodePositions(ropeDeltas []int64, cacheStart int64, n int) Positions3 {
 			out[a][b] = row
 		}
 	}
-	return out
+	return out, nil
 }
 
 // Row returns batch row b of pos flattened to [3·seq], axis-major: the [3, T] positions
-// rotary.Embedding.Forward takes for an MRoPE model.
-func Row(pos Positions3, b int) []int64 {
+// rotary.Embedding.Forward takes for an MRoPE model. It refuses a row pos lacks on any axis
+// or whose axes differ in length.
+func Row(pos Positions3, b int) ([]int64, error) {
+	for a := range pos {
+		if b < 0 || b >= len(pos[a]) {
+			return nil, inputErr("row %d: positions axis %d has %d rows", b, a, len(pos[a]))
+		}
+		if len(pos[a][b]) != len(pos[0][b]) {
+			return nil, inputErr("row %d: positions axis %d has %d tokens, axis 0 %d", b, a, len(pos[a][b]), len(pos[0][b]))
+		}
+	}
 	seq := len(pos[0][b])
 	out := make([]int64, 0, 3*seq)
 	for a := range pos {
 		out = append(out, pos[a][b]...)
 	}
-	return out
+	return out, nil
 }
 
 // Flatten returns pos as one [3·batch·seq] slice, axis-major then row-major: the layout of

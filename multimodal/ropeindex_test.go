@@ -2,6 +2,7 @@ package multimodal
 
 import (
 	"errors"
+	"math"
 	"reflect"
 	"strings"
 	"testing"
@@ -214,11 +215,11 @@ func TestVideoQwen25VL(t *testing.T) {
 func TestTemporalFloat32(t *testing.T) {
 	st := &indexState{cfg: Config{Kind: Qwen25VL, TokensPerSecond: 10}}
 	for _, c := range []struct{ t, want int64 }{{3, 21}, {9, 62}, {10, 70}} {
-		if got := st.temporalIndex(c.t, false, 0.7); got != c.want {
+		if got, ok := st.temporalIndex(c.t, false, 0.7); !ok || got != c.want {
 			t.Errorf("trunc(%d · 0.7 · 10) in float32 = %d, want %d", c.t, got, c.want)
 		}
 	}
-	if got := st.temporalIndex(3, true, 0.7); got != 0 {
+	if got, ok := st.temporalIndex(3, true, 0.7); !ok || got != 0 {
 		t.Errorf("image temporal index %d, want 0", got)
 	}
 }
@@ -279,7 +280,10 @@ func TestLeftPadding(t *testing.T) {
 		t.Errorf("deltas %v, want %v", deltas, want)
 	}
 	// Decode, batched: the next token of both rows is cache position 8.
-	dec := DecodePositions(deltas, 8, 2)
+	dec, err := DecodePositions(deltas, 8, 2)
+	if err != nil {
+		t.Fatal(err)
+	}
 	for a := range 3 {
 		if !reflect.DeepEqual(dec[a], [][]int64{{6, 7}, {4, 5}}) {
 			t.Errorf("decode axis %d: %v, want [[6 7] [4 5]]", a, dec[a])
@@ -302,8 +306,8 @@ func TestRowWithoutImages(t *testing.T) {
 func TestFlatten(t *testing.T) {
 	row := cat(ids(100, 101, vs), rep(img, 6), ids(ve, 102, 103))
 	pos, _ := mustIndex(t, DefaultConfig(Qwen2VL), [][]int64{row, row}, nil, [][3]int64{{1, 4, 6}, {1, 4, 6}}, nil, nil)
-	r := Row(pos, 1)
-	if len(r) != 36 || r[12+5] != 5-2 || r[24+5] != 5 {
+	r, err := Row(pos, 1)
+	if err != nil || len(r) != 36 || r[12+5] != 5-2 || r[24+5] != 5 {
 		t.Errorf("Row: %v", r)
 	}
 	f := Flatten(pos)
@@ -359,11 +363,20 @@ func TestErrors(t *testing.T) {
 	}
 }
 
-// FuzzGetRopeIndex: arbitrary tokens, masks and grids never panic.
+// FuzzGetRopeIndex: arbitrary tokens, masks, grids and seconds per grid step never panic, and
+// accepted positions are never negative. A grid triple whose first byte has bit 0x40 set takes
+// powers of two up to 2^20 (the largest grid value accepted) instead of small values.
 func FuzzGetRopeIndex(f *testing.F) {
-	f.Add([]byte{0, 1, 2, 2, 2, 2, 3}, []byte{1, 2, 2}, uint8(0))
-	f.Add([]byte{1, 3, 3, 3, 3, 1, 3, 3, 3, 3}, []byte{2, 2, 2}, uint8(2))
-	f.Fuzz(func(t *testing.T, toks, grid []byte, kind uint8) {
+	f.Add([]byte{0, 1, 2, 2, 2, 2, 3}, []byte{1, 2, 2}, uint8(0), 1.0)
+	f.Add([]byte{1, 3, 3, 3, 3, 1, 3, 3, 3, 3}, []byte{2, 2, 2}, uint8(2), 0.5)
+	// Qwen2.5-VL: a video of 1e30 seconds per step put temporal positions at -2^63+1 (the
+	// bytes 4..7 are unmasked text, vision_start, image and video tokens).
+	f.Add([]byte{4, 5, 7, 7, 7, 7, 7, 7, 7, 7}, []byte{0x82, 4, 4}, uint8(1), 1e30)
+	f.Add([]byte{4, 5, 7, 7, 7, 7, 7, 7, 7, 7}, []byte{0x82, 4, 4}, uint8(1), math.Inf(1))
+	// Grids of 2^20 per side behind a few tokens.
+	f.Add([]byte{4, 5, 6, 6, 6, 6, 7}, []byte{0x40 | 20, 20, 20}, uint8(0), 1.0)
+	f.Add([]byte{4, 5, 7, 7, 7, 7}, []byte{0xc0 | 20, 1, 1}, uint8(2), 1.0)
+	f.Fuzz(func(t *testing.T, toks, grid []byte, kind uint8, second float64) {
 		cfg := DefaultConfig(Kind(kind%3 + 1))
 		cfg.TokensPerSecond = 2
 		row := make([]int64, len(toks))
@@ -375,15 +388,36 @@ func FuzzGetRopeIndex(f *testing.F) {
 		var images, videos [][3]int64
 		for i := 0; i+2 < len(grid); i += 3 {
 			g := [3]int64{int64(grid[i] % 4), int64(grid[i+1] % 6), int64(grid[i+2] % 6)}
+			if grid[i]&0x40 != 0 {
+				for k := range g {
+					g[k] = 1 << (grid[i+k] & 0x3f % 21)
+				}
+			}
 			if grid[i]&0x80 != 0 {
 				videos = append(videos, g)
 			} else {
 				images = append(images, g)
 			}
 		}
-		pos, deltas, err := GetRopeIndex(cfg, [][]int64{row}, [][]int64{mask}, images, videos, nil)
-		if err == nil && (len(pos[0]) != 1 || len(pos[0][0]) != len(row) || len(deltas) != 1) {
+		var seconds []float64
+		if cfg.Kind == Qwen25VL {
+			for range videos {
+				seconds = append(seconds, second)
+			}
+		}
+		pos, deltas, err := GetRopeIndex(cfg, [][]int64{row}, [][]int64{mask}, images, videos, seconds)
+		if err != nil {
+			return
+		}
+		if len(pos[0]) != 1 || len(pos[0][0]) != len(row) || len(deltas) != 1 {
 			t.Fatalf("shapes: %d rows, %d deltas", len(pos[0]), len(deltas))
+		}
+		for a := range pos {
+			for s, p := range pos[a][0] {
+				if p < 0 {
+					t.Fatalf("axis %d token %d: position %d", a, s, p)
+				}
+			}
 		}
 	})
 }

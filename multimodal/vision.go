@@ -90,6 +90,18 @@ type VisionCosSin struct {
 	Cos, Sin []float32
 }
 
+// maxTable bounds each of a VisionCosSin's two tables (2^31 float32, 8 GiB).
+const maxTable = 1 << 31
+
+// checkTable refuses tables of tokens × dim float32 past maxTable or past what an int (32 bits
+// on some platforms) can count. tokens ≤ 2^32+1 and dim ≤ 2^16, so the product fits int64.
+func checkTable(tokens int64, dim int) error {
+	if n := tokens * int64(dim); n > maxTable || n > math.MaxInt {
+		return visionErr("%d tokens × head dim %d is too large (at most %d values per table)", tokens, dim, min(maxTable, math.MaxInt))
+	}
+	return nil
+}
+
 // angleFunc is the float64 rotation angle of pair i of token k.
 type angleFunc func(k, i int) float64
 
@@ -157,8 +169,8 @@ func Qwen2VisionCosSin(gridTHW [][3]int64, spatialMerge, headDim int, theta floa
 	if err != nil {
 		return VisionCosSin{}, err
 	}
-	if int64(len(pos))*int64(headDim) > 1<<31 {
-		return VisionCosSin{}, visionErr("%d patches × head dim %d is too large", len(pos), headDim)
+	if err := checkTable(int64(len(pos)), headDim); err != nil {
+		return VisionCosSin{}, err
 	}
 	quarter := headDim / 4
 	inv := visionInvFreq(theta, headDim/2, quarter)
@@ -198,14 +210,15 @@ func Llama4VisionCosSin(imageSize, patchSize, headDim int, theta float64) (Visio
 		return VisionCosSin{}, visionErr("head dim %d: want a multiple of 4 in 4..65536 (freq_dim = head_dim/2 must split into x and y halves)", headDim)
 	}
 	idx := imageSize / patchSize
-	tokens := idx*idx + 1
-	if int64(tokens)*int64(headDim) > 1<<31 {
-		return VisionCosSin{}, visionErr("%d tokens × head dim %d is too large", tokens, headDim)
+	// In int64: idx² reaches 2^32, past a 32-bit int.
+	tokens := int64(idx)*int64(idx) + 1
+	if err := checkTable(tokens, headDim); err != nil {
+		return VisionCosSin{}, err
 	}
 	freqDim := headDim / 2
 	quarter := freqDim / 2
 	inv := visionInvFreq(theta, freqDim, quarter)
-	return buildCosSin(tokens, headDim, rotary.GPTJ, func(k, i int) float64 {
+	return buildCosSin(int(tokens), headDim, rotary.GPTJ, func(k, i int) float64 {
 		if k == idx*idx {
 			return 0 // CLS: freqs.masked_fill(img_idx < 0, 0)
 		}
@@ -222,7 +235,9 @@ func Llama4VisionCosSin(imageSize, patchSize, headDim int, theta float64) (Visio
 // [Tokens, Heads, Dim] or [Tokens, Dim] in F32, F16 or BF16 and computes in float32. Every x
 // is checked before any is written.
 func (cs VisionCosSin) Apply(d *ops.Dispatcher, xs ...tensor.Tensor) error {
-	if cs.Tokens < 0 || cs.Dim <= 0 || len(cs.Cos) != cs.Tokens*cs.Dim || len(cs.Sin) != len(cs.Cos) {
+	// Tokens and Dim are fields anyone can set: multiplied unchecked, 2^32 × 2^32 wrapped to 0
+	// and matched empty tables.
+	if n, ok := mul64(int64(cs.Tokens), int64(cs.Dim)); cs.Tokens < 0 || cs.Dim <= 0 || !ok || int64(len(cs.Cos)) != n || len(cs.Sin) != len(cs.Cos) {
 		return visionErr("cos/sin table %d×%d holds %d and %d values", cs.Tokens, cs.Dim, len(cs.Cos), len(cs.Sin))
 	}
 	type job struct{ x, cos, sin tensor.Tensor }
