@@ -7,7 +7,7 @@ import (
 )
 
 // All frequency math is float64: inv_freq, angles and cos/sin are rounded once, to float32, when
-// they are stored (DESIGN.md §2, accuracy contract).
+// they are stored: the accuracy contract in the README's Semantics section.
 
 // defaultInvFreq fills inv with 1/base^(2i/d).
 func defaultInvFreq(inv []float64, base float64, d int) {

@@ -2,7 +2,7 @@ package rotary
 
 import "github.com/rotary-go/rotary/ops"
 
-// KvRmsNormRopeCache is op kv_rmsnorm_rope_cache (seed 004; torch_npu
+// KvRmsNormRopeCache is op kv_rmsnorm_rope_cache (torch_npu
 // npu_kv_rmsnorm_rope_cache): DeepSeek MLA's KV-cache update for one layer. Each token's row of
 // p.KV [B, 1, S, Dv+Dk] splits in two:
 //

@@ -2,7 +2,7 @@ package rotary
 
 // Test helpers shared by the root package's tests: an independent float64 evaluation of RoPE
 // (frequencies written from Hugging Face's modeling_rope_utils formulas, rotations with exact
-// cos/sin), strided views with guard values around them, and the accuracy contract of DESIGN.md §2.
+// cos/sin), strided views with guard values around them, and the accuracy contract in the README.
 
 import (
 	"fmt"

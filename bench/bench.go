@@ -34,7 +34,7 @@ func Register(c Case) {
 	cases = append(cases, c)
 }
 
-// llama3 and qwen3VL are DESIGN.md §5's shapes: 32 query and 8 key/value heads of 128.
+// llama3 and qwen3VL are the benchmark's shapes: 32 query and 8 key/value heads of 128.
 var (
 	llama3  = rotary.Spec{HeadSize: 128, RotaryDim: 128, Base: 500000, Style: rotary.NeoX, MaxPositions: 16384}
 	qwen3VL = rotary.Spec{HeadSize: 128, RotaryDim: 128, Base: 5000000, Style: rotary.NeoX, MaxPositions: 16384,
@@ -102,14 +102,14 @@ type Config struct {
 	CustomOps string
 }
 
-// DefaultOps are what a bare `rotary bench` measures: DESIGN.md §5's rotations on Llama-3-8B
+// DefaultOps are what a bare `rotary bench` measures: the rotations on Llama-3-8B
 // and Qwen3-VL shapes. "all" selects every registered case.
 var DefaultOps = []string{"rotary_embedding", "mrope"}
 
-// DefaultTokens are DESIGN.md §5's token counts.
+// DefaultTokens are the benchmark's token counts.
 var DefaultTokens = []int{1, 16, 512, 4096, 16384}
 
-// Result is one measured figure; the JSON names are a contract (DESIGN.md §5).
+// Result is one measured figure; the JSON names are a contract (README, Benchmarks).
 type Result struct {
 	Op        string  `json:"op"`
 	Backend   string  `json:"backend"`

@@ -9,7 +9,7 @@ func init() {
 	ops.KvRmsNormRopeCache.Register(&ops.Impl[ops.KvRmsNormRopeCacheArgs]{Backend: ops.Native, Fn: func(a ops.KvRmsNormRopeCacheArgs) { KvRmsNormRopeCache(&a) }})
 }
 
-// KvRmsNormRopeCache is op kv_rmsnorm_rope_cache (seed 004). For each token (b, s), with
+// KvRmsNormRopeCache is op kv_rmsnorm_rope_cache (torch_npu npu_kv_rmsnorm_rope_cache). For each token (b, s), with
 // x = kv[b, 0, s]:
 //
 // RMSNorm of x[:Dv], in float32 with the fused norms' shared arithmetic:

@@ -11,7 +11,7 @@ import (
 	"github.com/rotary-go/rotary/tensor"
 )
 
-// The reference here follows seed 004's formulas literally in float64:
+// The reference here follows torch_npu npu_kv_rmsnorm_rope_cache's formulas literally in float64:
 // rms = sqrt(mean(x²) + eps), c_kv = x/rms·gamma on kv[..., :Dv]; on x = kv[..., Dv:],
 // part1 = cat(x[0::2], x[1::2]), part2 = cat(−x[1::2], x[0::2]), k_rope = part1·cos + part2·sin.
 // Cache positions are derived from torch_npu's description of each mode, the NZ ones from the

@@ -15,7 +15,7 @@ import (
 	"github.com/rotary-go/rotary/internal/fileio"
 )
 
-// Exit codes (DESIGN.md §4).
+// Exit codes: the command-line contract every command keeps.
 const (
 	exitOK       = 0
 	exitProblems = 1 // a check or diff found problems

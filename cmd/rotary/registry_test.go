@@ -132,7 +132,7 @@ func TestCheckExitCodes(t *testing.T) {
 	}
 }
 
-// TestFlagErrorsOneLine: DESIGN.md §4 says bad usage is one clear line on stderr; a flag the
+// TestFlagErrorsOneLine: the command-line contract says bad usage is one clear line on stderr; a flag the
 // flag package rejects must not add the usage text before it.
 func TestFlagErrorsOneLine(t *testing.T) {
 	for _, args := range [][]string{

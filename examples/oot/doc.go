@@ -1,6 +1,6 @@
 // Package oot is an example out-of-tree backend: a package outside rotary that replaces the
 // implementation of one op, the way vllm-ascend replaces RotaryEmbedding.forward_oot through
-// vLLM's CustomOp.register_oot (seed 003).
+// vLLM's CustomOp.register_oot (vllm/model_executor/custom_op.py).
 //
 // The package registers nothing on import. A program opts in by calling Register once, before
 // it builds its embeddings or at any later time: dispatch caches notice the change. From then
