@@ -2,6 +2,7 @@ package hf
 
 import (
 	"fmt"
+	"math"
 
 	"github.com/rotary-go/rotary"
 	"github.com/rotary-go/rotary/internal/fileio"
@@ -442,7 +443,10 @@ func (p *parser) headSize(rope ropeInfo) error {
 	if !(factor > 0 && factor <= 1) {
 		return configErr("%s: %v: want a fraction in (0, 1]", path, factor)
 	}
-	rd := int(float64(head) * factor) // HF truncates the same way
+	rd, ok := truncInt(float64(head) * factor) // HF truncates the same way
+	if !ok {
+		return configErr("%s: %v of head size %d gives a rotary dim past int", path, factor, head)
+	}
 	if rd <= 0 || rd%2 != 0 {
 		return configErr("%s: %v of head size %d gives rotary dim %d: want a positive even number", path, factor, head, rd)
 	}
@@ -472,6 +476,10 @@ func (p *parser) base(rope ropeInfo) error {
 				return configErr("%s: %v: want a number > 0", rpath, ratio)
 			}
 			spec.Base = 10000 * ratio // THUDM's RotaryEmbedding: base = 10000 * rope_ratio
+			// Checked here so that the error names the key the config gave, not rope_theta.
+			if math.IsInf(spec.Base, 0) || !(spec.Base > 1) {
+				return configErr("%s: %v: the base 10000 × rope_ratio = %v: want a finite number > 1", rpath, ratio, spec.Base)
+			}
 			return nil
 		}
 		path, v, ok = s.first("rope_theta")

@@ -598,6 +598,12 @@ func FuzzParse(f *testing.F) {
 		`{}`, `null`, `{"model_type": "gptj", "n_embd": 64, "n_head": 4, "rotary_dim": 8}`,
 		`{"model_type": "gemma3", "text_config": {"rope_parameters": {"full_attention": {}, "sliding_attention": {}}}}`,
 		`{"model_type": "qwen2", "hidden_size": 64, "num_attention_heads": 2, "rope_scaling": {"type": "dynamic", "alpha": 2}}`,
+		// Products past int and float64: head size × partial_rotary_factor, 10000 × rope_ratio,
+		// factor × original_max_position_embeddings, n_embd / n_head at the ends of int.
+		`{"model_type": "llama", "num_attention_heads": 1, "head_dim": 9223372036854775807, "partial_rotary_factor": 1}`,
+		`{"model_type": "chatglm", "num_attention_heads": 2, "kv_channels": 64, "rope_ratio": 1e305}`,
+		`{"model_type": "llama", "hidden_size": 4096, "num_attention_heads": 32, "max_position_embeddings": 9223372036854775807, "rope_scaling": {"rope_type": "yarn", "factor": 1e300, "original_max_position_embeddings": 9223372036854775807}}`,
+		`{"model_type": "gptj", "n_embd": 9223372036854775807, "n_head": 9223372036854775807, "rotary_dim": 2}`,
 	} {
 		f.Add([]byte(s))
 	}

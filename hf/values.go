@@ -95,6 +95,15 @@ func asInt(path string, v any) (int, error) {
 	return int(f), nil
 }
 
+// truncInt is f truncated toward zero, as Python's int() does; ok is false for NaN and values
+// outside int, whose conversion Go leaves implementation-defined (amd64 gives math.MinInt).
+func truncInt(f float64) (int, bool) {
+	if !(f >= math.MinInt && f < -float64(math.MinInt)) {
+		return 0, false
+	}
+	return int(f), true
+}
+
 func asString(path string, v any) (string, error) {
 	s, ok := v.(string)
 	if !ok {
