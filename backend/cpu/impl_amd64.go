@@ -11,7 +11,7 @@ import (
 	"github.com/rotary-go/rotary/tensor"
 )
 
-//go:generate sh -c "cd _asm && go run . -out ../rotate_amd64.s -stubs ../rotate_amd64_stubs.go && sed -i 's/^package _asm$/package cpu/' ../rotate_amd64_stubs.go"
+//go:generate sh -c "cd _asm && go run . -pkg cpu -out ../rotate_amd64.s -stubs ../rotate_amd64_stubs.go"
 
 var (
 	avx512bf16 = &kernels{name: "avx512bf16", isa: isaAVX512BF16}

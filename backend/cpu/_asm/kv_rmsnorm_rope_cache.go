@@ -1,0 +1,407 @@
+package main
+
+import (
+	"fmt"
+
+	. "github.com/mmcloughlin/avo/build"
+	. "github.com/mmcloughlin/avo/operand"
+	. "github.com/mmcloughlin/avo/reg"
+)
+
+// kvcNormKernel emits kvcNormAVX512(y, x, gamma *float32, n int, eps float32): kv_rmsnorm_rope_cache's
+// RMSNorm of one widened row, r = ops.RMSNormScale(ops.SumSquares(x), n, eps), then
+// y_j = float32(float32(x_j·r)·g_j); n a multiple of 16.
+func (g *generator) kvcNormKernel() {
+	g.fastBF16 = false
+	TEXT("kvcNormAVX512", NOSPLIT, "func(y, x, gamma *float32, n int, eps float32)")
+	Pragma("noescape")
+	Doc("kvcNormAVX512 writes the RMSNorm of the n (a multiple of 16) float32 values at x, times gamma, to y, as kv_rmsnorm_rope_cache does.")
+	y := Load(Param("y"), GP64())
+	x := Load(Param("x"), GP64())
+	gamma := Load(Param("gamma"), GP64())
+	n := Load(Param("n"), GP64())
+	eps := Load(Param("eps"), XMM())
+	TESTQ(n, n)
+	JZ(LabelRef("done"))
+	nF, oneD := g.rmsConsts(n)
+	rz := rmsScale(g.sumSquaresLoop(f32, x, n), nF, oneD, eps)
+	i := GP64()
+	XORQ(i, i)
+	Label("scale")
+	v := ZMM()
+	VMOVUPS(Mem{Base: x, Index: i, Scale: 4}, v)
+	VMULPS(rz, v, v) // x·r, x the first operand (its NaN wins, as in the reference)
+	VMULPS(Mem{Base: gamma, Index: i, Scale: 4}, v, v)
+	VMOVUPS(v, Mem{Base: y, Index: i, Scale: 4})
+	ADDQ(U32(16), i)
+	CMPQ(i, n)
+	JB(LabelRef("scale"))
+	Label("done")
+	VZEROUPPER()
+	RET()
+}
+
+// kvcTokenKernel emits kvcToken<D><ISA>(ckv, krope, kv, cos, sin *byte, gamma *float32, dv, dk int,
+// eps float32): kv_rmsnorm_rope_cache for one token whose results go to contiguous rows, in the
+// reference's arithmetic (backend/native): ckv[0:dv] = the RMSNorm of kv[0:dv] times gamma
+// (kvcNormKernel's), krope[0:dk] = the rotation of kv's interleaved pairs from dv on,
+// de-interleaved: y_i = x_2i·c_i − x_2i+1·s_i, y_h+i = x_2i+1·c_h+i + x_2i·s_h+i (h = dk/2),
+// each product rounded, then one rounding to d. dv a multiple of 32, dk of 64; bf16 on
+// AVX512BF16 (its rounding stores), f32 and f16 on AVX-512.
+func (g *generator) kvcTokenKernel(s isa, d dtype) {
+	name := fmt.Sprintf("kvcToken%s%s", d.name, s.name)
+	g.fastBF16 = s == avx512BF16
+	TEXT(name, NOSPLIT, "func(ckv, krope, kv, cos, sin *byte, gamma *float32, dv, dk int, eps float32)")
+	Pragma("noescape")
+	Doc(fmt.Sprintf("%s normalizes, rotates and stores one %s token of kv_rmsnorm_rope_cache (dv a multiple of 32, dk of 64).", name, d.name))
+	ckv := Load(Param("ckv"), GP64())
+	krope := Load(Param("krope"), GP64())
+	kv := Load(Param("kv"), GP64())
+	cs := Load(Param("cos"), GP64())
+	sn := Load(Param("sin"), GP64())
+	gamma := Load(Param("gamma"), GP64())
+	dv := Load(Param("dv"), GP64())
+	dk := Load(Param("dk"), GP64())
+	eps := Load(Param("eps"), XMM())
+	var c consts
+	if d == bf16 {
+		c.expMask = ZMM()
+		VPBROADCASTD(g.data.expMask, c.expMask)
+	}
+	es := uint8(d.esize)
+
+	// The sum of squares first, then the rotation, which does not depend on it and so runs while
+	// the sum's chains and the square root complete, then the norm's scaling and stores.
+	// RMSNorm of kv[0:dv] into ckv, 32 values a round (a bf16 rounding store's width).
+	nF, oneD := g.rmsConsts(dv)
+	sum := g.sumSquaresLoop(d, kv, dv)
+	// The rotation, from kv's rope part r = kv + dv.
+	r := GP64()
+	LEAQ(Mem{Base: kv, Index: dv, Scale: es}, r)
+	g.kvcRopeLoop(d, c, r, cs, sn, krope, dk)
+	rz := rmsScale(sum, nF, oneD, eps)
+	j := GP64()
+	XORQ(j, j)
+	Label("norm")
+	{
+		v := [2]VecVirtual{}
+		for h := range v {
+			v[h] = load(d, 16, Mem{Base: kv, Index: j, Scale: es, Disp: 16 * h * d.esize})
+			VMULPS(rz, v[h], v[h]) // x·r, x first (its NaN wins, as in the reference)
+			VMULPS(Mem{Base: gamma, Index: j, Scale: 4, Disp: 64 * h}, v[h], v[h])
+		}
+		g.kvcStore32(d, c, v, Mem{Base: ckv, Index: j, Scale: es})
+	}
+	ADDQ(U32(32), j)
+	CMPQ(j, dv)
+	JB(LabelRef("norm"))
+
+	g.retWithColdPaths()
+}
+
+// kvcRopeLoop emits kv_rmsnorm_rope_cache's rotation of one token: the dk/2 interleaved pairs
+// at r (dtype d) rotated by the dk values at cs and sn into de-interleaved krope,
+// y_i = x_2i·c_i − x_2i+1·s_i, y_h+i = x_2i+1·c_h+i + x_2i·s_h+i (h = dk/2, a multiple of 32),
+// each product rounded, then one rounding to d. 32 pairs a round.
+func (g *generator) kvcRopeLoop(d dtype, c consts, r, cs, sn, krope, dk Register) {
+	es := uint8(d.esize)
+	rope := g.newLabel("rope")
+	h := GP64()
+	MOVQ(dk, h)
+	SHRQ(U8(1), h)
+	var hiMask, evenIdx, oddIdx VecVirtual
+	if d == bf16 {
+		hiMask = ZMM()
+		VPBROADCASTD(g.data.hiMask, hiMask)
+	} else {
+		evenIdx, oddIdx = ZMM(), ZMM()
+		VMOVDQU32(g.data.evenIdx, evenIdx)
+		VMOVDQU32(g.data.oddIdx, oddIdx)
+	}
+	i, e := GP64(), GP64()
+	XORQ(i, i)
+	Label(rope)
+	var y1, y2 [2]VecVirtual
+	for blk := range 2 {
+		// x1 = the pairs' first elements, x2 the second, of pairs i+16·blk ...: elements
+		// 2i+32·blk ... of r.
+		LEAQ(Mem{Base: i, Index: i, Scale: 1, Disp: 32 * blk}, e)
+		x1, x2 := ZMM(), ZMM()
+		if d == bf16 {
+			// A bf16 pair is one dword: its first element the low half, the second the high.
+			p := ZMM()
+			VMOVDQU32(Mem{Base: r, Index: e, Scale: es}, p)
+			VPSLLD(U8(16), p, x1)
+			VPANDD(hiMask, p, x2)
+		} else {
+			a := load(d, 16, Mem{Base: r, Index: e, Scale: es})
+			b := load(d, 16, Mem{Base: r, Index: e, Scale: es, Disp: 16 * d.esize})
+			VMOVAPS(a, x1)
+			VPERMT2PS(b, evenIdx, x1)
+			VPERMT2PS(b, oddIdx, a)
+			x2 = a
+		}
+		at := func(base Register, off Register, k int) Mem {
+			return Mem{Base: base, Index: off, Scale: es, Disp: (16*blk + k) * d.esize}
+		}
+		c1, s1 := load(d, 16, at(cs, i, 0)), load(d, 16, at(sn, i, 0))
+		p, q := ZMM(), ZMM()
+		y1[blk], y2[blk] = ZMM(), ZMM()
+		VMULPS(c1, x1, p)
+		VMULPS(s1, x2, q)
+		VSUBPS(q, p, y1[blk]) // x1·c − x2·s
+		LEAQ(Mem{Base: i, Index: h, Scale: 1}, e)
+		c2, s2 := load(d, 16, at(cs, e, 0)), load(d, 16, at(sn, e, 0))
+		VMULPS(c2, x2, p)
+		VMULPS(s2, x1, q)
+		VADDPS(q, p, y2[blk]) // x2·c + x1·s
+	}
+	g.kvcStore32(d, c, y1, Mem{Base: krope, Index: i, Scale: es})
+	LEAQ(Mem{Base: i, Index: h, Scale: 1}, e)
+	g.kvcStore32(d, c, y2, Mem{Base: krope, Index: e, Scale: es})
+	ADDQ(U32(32), i)
+	CMPQ(i, h)
+	JB(LabelRef(rope))
+}
+
+// kvcStore32 rounds v[0] and v[1] (32 consecutive values) to d and stores them at m.
+func (g *generator) kvcStore32(d dtype, c consts, v [2]VecVirtual, m Mem) {
+	if d == bf16 {
+		g.storeBF16Wide(c, v[0], v[1], m)
+		return
+	}
+	g.store(d, 16, c, v[0], m)
+	m.Disp += 16 * d.esize
+	g.store(d, 16, c, v[1], m)
+}
+
+// kvcGroupBF16Kernel emits kvcGroupBF16AVX512BF16(grp *byte, n int, gamma, scratch *float32, dv,
+// dk int, eps float32): kv_rmsnorm_rope_cache for n (1..16) bf16 tokens whose results go to
+// contiguous rows, in the reference's arithmetic (kvcTokenKernel's). grp holds five arrays of 16
+// row addresses: kv, cos, sin, ckv (the normalized row's destination) and krope (the rotated
+// one's), at byte offsets 0, 128, 256, 384 and 512. gamma is the widened gamma with each block
+// of 32 deinterleaved: its 16 even elements, then its 16 odd ones. scratch holds 16 float32.
+//
+// Two passes, as qkNormRoPEBF16Kernel's. The first computes each token's scale r (the long
+// chains: the sum of squares, its lanes' sum, a square root and a division, independent from
+// token to token) and rotates the token's rope part, which does not depend on r. The second
+// normalizes and stores each token's dv values: a dword of bf16 splits into its even element
+// and its odd one, each multiplied by r and by gamma in that layout, and one VCVTNE2PS2BF16
+// plus one VPERMW puts 32 rounded values back in order. The instruction flushes subnormals, so
+// 32 values with a zero or subnormal among them take the integer rounding instead.
+func (g *generator) kvcGroupBF16Kernel() {
+	const name = "kvcGroupBF16AVX512BF16"
+	g.fastBF16 = true
+	TEXT(name, NOSPLIT, "func(grp *byte, n int, gamma, scratch *float32, dv, dk int, eps float32)")
+	Pragma("noescape")
+	Doc(name+" normalizes, rotates and stores n (1..16) BF16 tokens of kv_rmsnorm_rope_cache (dv a multiple of 32, dk of 64):",
+		"grp holds their kv, cos, sin, ckv and krope row addresses, 16 of each; gamma is deinterleaved per 32; scratch holds 16 float32.")
+	outIdx := wordOrder("kvcoutidx", loadedLanes())
+	var lo, hi [16]int // VPERMT2PS indices: e and o back in element order, elements 0..15, 16..31
+	for j := range 8 {
+		lo[2*j], lo[2*j+1] = j, 16+j
+		hi[2*j], hi[2*j+1] = 8+j, 24+j
+	}
+	loIdx, hiIdx := dwordTable("kvcloidx", lo), dwordTable("kvchiidx", hi)
+
+	grp := Load(Param("grp"), GP64())
+	n := Load(Param("n"), GP64())
+	gamma := Load(Param("gamma"), GP64())
+	scratch := Load(Param("scratch"), GP64())
+	dv := Load(Param("dv"), GP64())
+	dk := Load(Param("dk"), GP64())
+	eps := Load(Param("eps"), XMM())
+	var c consts
+	c.expMask = ZMM()
+	VPBROADCASTD(g.data.expMask, c.expMask)
+	nF, oneD := g.rmsConsts(dv)
+	row := func(array int, t Register) Mem { return Mem{Base: grp, Index: t, Scale: 8, Disp: 128 * array} }
+
+	// First pass: r into scratch, four tokens at a time (eight independent FMA chains, where one
+	// token's two would wait on the FMA latency), then the rest one by one.
+	t, n4 := GP64(), GP64()
+	XORQ(t, t)
+	MOVQ(n, n4)
+	ANDQ(I8(-4), n4)
+	JZ(LabelRef("sums1"))
+	Label("sums4")
+	g.kvcSums4(row, t, dv, scratch, nF, oneD, eps)
+	ADDQ(U8(4), t)
+	CMPQ(t, n4)
+	JB(LabelRef("sums4"))
+	Label("sums1")
+	CMPQ(t, n)
+	JAE(LabelRef("ropes"))
+	{
+		kv := GP64()
+		MOVQ(row(0, t), kv)
+		sum := g.sumSquaresLoop(bf16, kv, dv)
+		VMOVSS(rmsScalar(sum, nF, oneD, eps), Mem{Base: scratch, Index: t, Scale: 4})
+	}
+	INCQ(t)
+	JMP(LabelRef("sums1"))
+
+	// The rotation.
+	Label("ropes")
+	XORQ(t, t)
+	Label("rope1")
+	{
+		r, cs, sn, krope := GP64(), GP64(), GP64(), GP64()
+		MOVQ(row(0, t), r)
+		LEAQ(Mem{Base: r, Index: dv, Scale: 2}, r)
+		MOVQ(row(1, t), cs)
+		MOVQ(row(2, t), sn)
+		MOVQ(row(4, t), krope)
+		g.kvcRopeLoop(bf16, c, r, cs, sn, krope, dk)
+	}
+	INCQ(t)
+	CMPQ(t, n)
+	JB(LabelRef("rope1"))
+
+	// Second pass: the norm's scaling and stores. A result that converts to a zero or subnormal
+	// word may be one VCVTNE2PS2BF16 flushed: the row's smallest doubled word (sign shifted out)
+	// says whether any did, and such a row is redone with the integer rounding.
+	hiMask, perm, minNormal := ZMM(), ZMM(), ZMM()
+	VPBROADCASTD(g.data.hiMask, hiMask)
+	VMOVDQU16(outIdx, perm)
+	VPBROADCASTD(g.data.minNormalW, minNormal)
+	XORQ(t, t)
+	Label("norms")
+	{
+		kv, ckv, j := GP64(), GP64(), GP64()
+		MOVQ(row(0, t), kv)
+		MOVQ(row(3, t), ckv)
+		rz, least := ZMM(), ZMM()
+		VBROADCASTSS(Mem{Base: scratch, Index: t, Scale: 4}, rz)
+		VPTERNLOGD(U8(0xff), least, least, least)
+		XORQ(j, j)
+		scaled := func() (e, o VecVirtual) {
+			e, o = ZMM(), ZMM()
+			m := Mem{Base: kv, Index: j, Scale: 2}
+			VPSLLD(U8(16), m, e)
+			VPANDD(m, hiMask, o)
+			VMULPS(rz, e, e) // x·r, x first (its NaN wins, as in the reference)
+			VMULPS(rz, o, o)
+			VMULPS(Mem{Base: gamma, Index: j, Scale: 4}, e, e)
+			VMULPS(Mem{Base: gamma, Index: j, Scale: 4, Disp: 64}, o, o)
+			return e, o
+		}
+		out := Mem{Base: ckv, Index: j, Scale: 2}
+		Label("norm")
+		{
+			e, o := scaled()
+			w, d := ZMM(), ZMM()
+			cvtNE2PS2BF16(o, e, w)
+			VPADDW(w, w, d)
+			VPMINUW(d, least, least)
+			VPERMW(w, perm, w)
+			VMOVDQU16(w, out)
+		}
+		ADDQ(U32(32), j)
+		CMPQ(j, dv)
+		JB(LabelRef("norm"))
+		k := K()
+		VPCMPUW(U8(1), minNormal, least, k) // less than
+		KORTESTD(k, k)
+		JNZ(LabelRef("normslow"))
+		Label("normnext")
+
+		g.coldPaths = append(g.coldPaths, func() {
+			// A zero or subnormal in the row: all of it again, back in element order, with the
+			// integer rounding.
+			Label("normslow")
+			cc := g.coldConsts(c)
+			XORQ(j, j)
+			Label("normslow1")
+			e, o := scaled()
+			for h, idx := range []Mem{loIdx, hiIdx} {
+				ix, v := ZMM(), ZMM()
+				VMOVDQU32(idx, ix)
+				VMOVAPS(e, v)
+				VPERMT2PS(o, ix, v)
+				m := out
+				m.Disp += 32 * h
+				storeBF16Int(16, cc, v, m)
+			}
+			ADDQ(U32(32), j)
+			CMPQ(j, dv)
+			JB(LabelRef("normslow1"))
+			JMP(LabelRef("normnext"))
+		})
+	}
+	INCQ(t)
+	CMPQ(t, n)
+	JB(LabelRef("norms"))
+	g.retWithColdPaths()
+}
+
+// kvcSums4 emits the first pass of kvcGroupBF16Kernel for tokens t..t+3: each one's scale r
+// into scratch.
+func (g *generator) kvcSums4(row func(int, Register) Mem, t, dv, scratch, nF, oneD, eps Register) {
+	var kv [4]GPVirtual
+	var acc [4][2]VecVirtual
+	hiMask := ZMM()
+	VPBROADCASTD(g.data.hiMask, hiMask)
+	for i := range kv {
+		kv[i] = GP64()
+		m := row(0, t)
+		m.Disp += 8 * i
+		MOVQ(m, kv[i])
+		for h := range acc[i] {
+			acc[i][h] = ZMM()
+			VXORPS(acc[i][h], acc[i][h], acc[i][h])
+		}
+	}
+	j := GP64()
+	XORQ(j, j)
+	Label("sum4")
+	for i := range kv {
+		ev, od := ZMM(), ZMM()
+		m := Mem{Base: kv[i], Index: j, Scale: 2}
+		VPSLLD(U8(16), m, ev)
+		VPANDD(m, hiMask, od)
+		accSquares(ev, acc[i][0])
+		accSquares(od, acc[i][1])
+	}
+	ADDQ(U32(32), j)
+	CMPQ(j, dv)
+	JB(LabelRef("sum4"))
+	for i := range kv {
+		// Lane 2l in acc[0], 2l+1 in acc[1]: the first step adds the neighbours.
+		VADDPS(acc[i][1], acc[i][0], acc[i][0])
+		sum := sumTree(acc[i][0], true)
+		VMOVSS(rmsScalar(sum, nF, oneD, eps), Mem{Base: scratch, Index: t, Scale: 4, Disp: 4 * i})
+	}
+}
+
+// kvcGammaSplitKernel emits kvcGammaSplitBF16(dst *float32, src *uint16, n int): n bf16 values
+// (n a multiple of 32) widened to float32 in kvcGroupBF16Kernel's gamma layout, each block of 32
+// as its 16 even elements, then its 16 odd ones: the layout its loads split rows into.
+func (g *generator) kvcGammaSplitKernel() {
+	const name = "kvcGammaSplitBF16"
+	g.fastBF16 = false // no bf16 stores; plain AVX-512 runs it too
+	TEXT(name, NOSPLIT, "func(dst *float32, src *uint16, n int)")
+	Pragma("noescape")
+	Doc(name + " widens n bf16 values (a multiple of 32) to float32, each block of 32 as its 16 even elements, then its 16 odd ones.")
+	dst := Load(Param("dst"), GP64())
+	src := Load(Param("src"), GP64())
+	n := Load(Param("n"), GP64())
+	hiMask := ZMM()
+	VPBROADCASTD(g.data.hiMask, hiMask)
+	j := GP64()
+	XORQ(j, j)
+	TESTQ(n, n)
+	JZ(LabelRef("done"))
+	Label("split")
+	e, o := ZMM(), ZMM()
+	m := Mem{Base: src, Index: j, Scale: 2}
+	VPSLLD(U8(16), m, e)
+	VPANDD(m, hiMask, o)
+	VMOVUPS(e, Mem{Base: dst, Index: j, Scale: 4})
+	VMOVUPS(o, Mem{Base: dst, Index: j, Scale: 4, Disp: 64})
+	ADDQ(U32(32), j)
+	CMPQ(j, n)
+	JB(LabelRef("split"))
+	Label("done")
+	g.retWithColdPaths()
+}

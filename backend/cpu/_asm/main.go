@@ -1,0 +1,174 @@
+// Command _asm generates the AVX-512 and AVX2 kernels of package cpu (go:generate in
+// backend/cpu/impl_amd64.go runs it):
+//
+//	cd backend/cpu/_asm && go run . -pkg cpu -out ../rotate_amd64.s -stubs ../rotate_amd64_stubs.go
+//
+// Every kernel keeps the reference's order of operations (in the rotations each product rounded
+// to float32, then one add or subtract, never an FMA; the norms' sums of squares are fused
+// multiply-adds because ops.SumSquares defines them so), so it matches backend/native bit for bit.
+//
+// The files follow package cpu's: rotate.go has the kernels rotate.go and apply_rotary_emb.go
+// call, kv_rmsnorm_rope_cache.go, interleave_rope.go and qk_rmsnorm_rope.go those of their ops;
+// vector.go, rmsnorm.go and bf16_layout.go hold what several ops share, and bf16_encoding.go
+// the instructions the Go assembler lacks.
+package main
+
+import (
+	"flag"
+	"fmt"
+	"os"
+
+	. "github.com/mmcloughlin/avo/build"
+	. "github.com/mmcloughlin/avo/operand"
+)
+
+func main() {
+	g := &generator{}
+	// No Package(): loading the package with avo's old x/tools panics under Go 1.26, so the stubs
+	// take their package name from -pkg instead.
+	ConstraintExpr("amd64,!purego")
+	g.declareData()
+	g.rotateKernels()
+	// The bulk conversions of rotate.go's widenBits and narrowBits.
+	for _, s := range []isa{avx512, avx2} {
+		for _, d := range []dtype{bf16, f16} {
+			g.widenKernel(s, d)
+			g.narrowKernel(s, d)
+		}
+	}
+	g.narrowKernel(avx512BF16, bf16)
+	g.kvcNormKernel()
+	g.kvcTokenKernel(avx512, f32)
+	g.kvcTokenKernel(avx512, f16)
+	g.kvcTokenKernel(avx512BF16, bf16)
+	g.interleaveRoPEKernel(avx512, f32)
+	g.interleaveRoPEKernel(avx512, f16)
+	g.interleaveRoPEKernel(avx512BF16, bf16)
+	g.kvcGroupBF16Kernel()
+	g.kvcGammaSplitKernel()
+	for _, s := range []isa{avx512, avx512BF16} {
+		for _, d := range []dtype{f32, bf16, f16} {
+			if s == avx512BF16 && d != bf16 {
+				continue
+			}
+			g.qkNormKernel(s, d)
+		}
+	}
+	// (Plain AVX-512's bf16 integer rounding needs seven constant registers: with two heads'
+	// sixteen there are not enough, and bf16 there takes the norm kernel and the rotation.)
+	g.qkNormRoPEKernel(avx512, f32)
+	g.qkNormRoPEKernel(avx512, f16)
+	g.qkWeightBF16Kernel()
+	g.qkNormRoPEBF16Kernel()
+	Generate()
+	if out := flag.Lookup("out").Value.String(); out != "" && out != "-" {
+		if err := encodeBF16(out); err != nil {
+			fail(err)
+		}
+	}
+}
+
+func fail(err error) {
+	fmt.Fprintln(os.Stderr, err)
+	os.Exit(1)
+}
+
+// generator carries what outlives one avo call: the shared constants' symbols, label numbering,
+// and per kernel its flavour and cold paths; avo's own state stays in its global context.
+type generator struct {
+	data constData
+
+	// fastBF16 is set while emitting an AVX512BF16 kernel: its bf16 stores use VCVTNEPS2BF16.
+	fastBF16 bool
+
+	// labels numbers block-local labels, which a kernel may emit several of.
+	labels int
+
+	// coldPaths are emitted after the current kernel's RET: rarely taken code kept out of the
+	// loops' straight line, each ending in a jump back.
+	coldPaths []func()
+}
+
+func (g *generator) newLabel(prefix string) string {
+	g.labels++
+	return fmt.Sprintf("%s%d", prefix, g.labels)
+}
+
+// retWithColdPaths ends a kernel: VZEROUPPER and RET, then its cold paths.
+func (g *generator) retWithColdPaths() {
+	VZEROUPPER()
+	RET()
+	for _, f := range g.coldPaths {
+		f()
+	}
+	g.coldPaths = nil
+}
+
+type dtype struct {
+	name  string
+	esize int // bytes per element in memory
+}
+
+var (
+	f32  = dtype{"F32", 4}
+	bf16 = dtype{"BF16", 2}
+	f16  = dtype{"F16", 2}
+)
+
+type isa struct {
+	name  string
+	lanes int // float32 lanes of the widest vector
+}
+
+var (
+	avx512     = isa{"AVX512", 16}
+	avx512BF16 = isa{"AVX512BF16", 16} // AVX-512 plus VCVTNEPS2BF16 for the bf16 stores
+	avx2       = isa{"AVX2", 8}
+)
+
+// constData holds the read-only data symbols the kernels share, declared once per file.
+type constData struct {
+	one, bias, absMask, inf, quiet, sign Mem
+	expMask                              Mem
+	dup16                                Mem
+	hiMask, quiet32, oneF64              Mem
+	minNormalW, tinyTrig, bigExpW        Mem
+	evenIdx, oddIdx                      Mem
+}
+
+func (g *generator) declareData() {
+	c := &g.data
+	c.one = ConstData("one", U32(1))
+	c.bias = ConstData("bias", U32(0x7fff))
+	c.absMask = ConstData("absmask", U32(0x7fffffff))
+	c.inf = ConstData("inf", U32(0x7f800000))
+	c.quiet = ConstData("quiet", U32(0x40))
+	c.expMask = ConstData("expmask", U32(0x7f800000))
+	c.hiMask = ConstData("himask", U32(0xffff0000))
+	c.minNormalW = ConstData("minnormalw", U32(0x01000100)) // bf16 words doubled: below it, zero or subnormal
+	c.tinyTrig = ConstData("tinytrig", U32(0x2bffffff))     // float32 bits of 2^-39, less one
+	c.bigExpW = ConstData("bigexpw", U32(0x60006000))       // bf16 exponent bits 6 and 7: set means ≥ 2^-63
+	c.quiet32 = ConstData("quiet32", U32(0x00400000))
+	c.oneF64 = ConstData("onef64", U64(0x3ff0000000000000)) // 1.0 (avo writes F64(1) as the integer 1)
+	var sign, dup [16]int
+	for i := range 16 {
+		if i%2 == 0 {
+			sign[i] = 0x80000000
+		}
+		dup[i] = i / 2
+	}
+	c.sign = dwordTable("evensign", sign)
+	c.dup16 = dwordTable("dupidx", dup)
+	// A pair of registers' worth of elements deinterleaved: the even ones, then the odd ones.
+	l := loadedLanes()
+	c.evenIdx, c.oddIdx = dwordTable("evenidx", l.e), dwordTable("oddidx", l.o)
+}
+
+func log2(v int) int {
+	n := 0
+	for v > 1 {
+		v >>= 1
+		n++
+	}
+	return n
+}

@@ -1,0 +1,294 @@
+package main
+
+import (
+	"fmt"
+
+	. "github.com/mmcloughlin/avo/build"
+	. "github.com/mmcloughlin/avo/operand"
+	. "github.com/mmcloughlin/avo/reg"
+)
+
+// The rotation kernels serve rotate.go's rotateHeads (rotary_embedding, its gathered form and
+// mrope) and, in their full-row form, apply_rotary_emb.go; widen and narrow serve rotate.go's
+// widenBits and narrowBits (kv_rmsnorm_rope_cache's and qk_rmsnorm_rope's exact paths).
+
+// rotateKernels emits every rotation kernel. AVX512BF16 only improves the bf16 stores, so it
+// has bf16 kernels alone and runs AVX-512's for the other dtypes (impl_amd64.go's callKernel).
+func (g *generator) rotateKernels() {
+	for _, full := range []bool{false, true} {
+		for _, s := range []isa{avx512, avx2} {
+			for _, d := range []dtype{f32, bf16, f16} {
+				for _, gptj := range []bool{false, true} {
+					g.kernel(s, d, gptj, full)
+				}
+			}
+		}
+		for _, gptj := range []bool{false, true} {
+			g.kernel(avx512BF16, bf16, gptj, full)
+		}
+	}
+}
+
+// neoxBlock rotates `lanes` pairs at pair index i: x1 at x+i, x2 at x+half+i.
+// With full rows (cs2, sn2 non-nil: apply_rotary_emb's per-element cos/sin) the second element
+// of each pair uses the second halves: o2 = b·c2 + a·s2.
+func (g *generator) neoxBlock(d dtype, lanes int, c consts, x, x2, cs, sn, cs2, sn2, i Register) {
+	cv, sv := vec(lanes), vec(lanes)
+	VMOVUPS(Mem{Base: cs, Index: i, Scale: 4}, cv)
+	VMOVUPS(Mem{Base: sn, Index: i, Scale: 4}, sv)
+	cv2, sv2 := cv, sv
+	if cs2 != nil {
+		cv2, sv2 = vec(lanes), vec(lanes)
+		VMOVUPS(Mem{Base: cs2, Index: i, Scale: 4}, cv2)
+		VMOVUPS(Mem{Base: sn2, Index: i, Scale: 4}, sv2)
+	}
+	m1, m2 := Mem{Base: x, Index: i, Scale: uint8(d.esize)}, Mem{Base: x2, Index: i, Scale: uint8(d.esize)}
+	g.neoxRotate(d, lanes, c, cv, sv, cv2, sv2, m1, m2)
+}
+
+// neoxRotate rotates the pairs (m1[k], m2[k]) by cos/sin vectors already in registers.
+func (g *generator) neoxRotate(d dtype, lanes int, c consts, cv, sv, cv2, sv2 VecVirtual, m1, m2 Mem) {
+	a := load(d, lanes, m1)
+	b := load(d, lanes, m2)
+	ac, bs, bc, as := vec(lanes), vec(lanes), vec(lanes), vec(lanes)
+	VMULPS(cv, a, ac)
+	VMULPS(sv, b, bs)
+	VMULPS(cv2, b, bc)
+	VMULPS(sv2, a, as)
+	VSUBPS(bs, ac, ac) // o1 = a·c − b·s
+	VADDPS(as, bc, bc) // o2 = b·c + a·s
+	if d == bf16 && g.fastBF16 && lanes == 16 {
+		g.storeBF16Pair(c, ac, bc, m1, m2) // one test covers both for the subnormal fallback
+		return
+	}
+	g.store(d, lanes, c, ac, m1)
+	g.store(d, lanes, c, bc, m2)
+}
+
+// neoxRotateBF16x2 rotates 32 consecutive pairs (two blocks, each with its cos/sin registers):
+// first halves at m1, second halves at m2, bf16.
+func (g *generator) neoxRotateBF16x2(c consts, c0, s0, c1, s1 VecVirtual, m1, m2 Mem) {
+	next := func(m Mem) Mem { m.Disp += 32; return m }
+	a0, a1 := load(bf16, 16, m1), load(bf16, 16, next(m1))
+	b0, b1 := load(bf16, 16, m2), load(bf16, 16, next(m2))
+	p, q := vec(16), vec(16)
+	// First halves: o1 = a·c − b·s.
+	f0, f1 := vec(16), vec(16)
+	VMULPS(c0, a0, p)
+	VMULPS(s0, b0, q)
+	VSUBPS(q, p, f0)
+	VMULPS(c1, a1, p)
+	VMULPS(s1, b1, q)
+	VSUBPS(q, p, f1)
+	// Second halves: o2 = b·c + a·s, kept until the first halves are stored.
+	o0, o1 := vec(16), vec(16)
+	VMULPS(c0, b0, o0)
+	VMULPS(s0, a0, q)
+	VADDPS(q, o0, o0)
+	VMULPS(c1, b1, o1)
+	VMULPS(s1, a1, q)
+	VADDPS(q, o1, o1)
+	g.storeBF16Wide(c, f0, f1, m1)
+	g.storeBF16Wide(c, o0, o1, m2)
+}
+
+// gptjBlock rotates lanes/2 pairs starting at pair index i (elements 2i ...).
+// With full rows (per-element cos/sin) the rows are read at the element index instead of being
+// duplicated per pair.
+func (g *generator) gptjBlock(d dtype, lanes int, c consts, x, cs, sn, i, e Register, full bool) {
+	cv, sv := vec(lanes), vec(lanes)
+	if full {
+		VMOVUPS(Mem{Base: cs, Index: e, Scale: 4}, cv)
+		VMOVUPS(Mem{Base: sn, Index: e, Scale: 4}, sv)
+	} else {
+		VMOVUPS(Mem{Base: cs, Index: i, Scale: 4}, half(cv, lanes))
+		VMOVUPS(Mem{Base: sn, Index: i, Scale: 4}, half(sv, lanes))
+		VPERMPS(cv, fit(c.dupIdx, lanes), cv) // [c0 c0 c1 c1 ...]
+		VPERMPS(sv, fit(c.dupIdx, lanes), sv)
+	}
+	VXORPS(fit(c.sign, lanes), sv, sv) // [−s0 s0 −s1 s1 ...]
+	// e = 2i is the element index of the block.
+	a := load(d, lanes, Mem{Base: x, Index: e, Scale: uint8(d.esize)})
+	sw := vec(lanes)
+	VPERMILPS(U8(0xB1), a, sw) // [x1 x0 x3 x2 ...]
+	ac, ss := vec(lanes), vec(lanes)
+	VMULPS(cv, a, ac)
+	VMULPS(sv, sw, ss)
+	VADDPS(ss, ac, ac) // even: x0·c − x1·s; odd: x1·c + x0·s
+	g.store(d, lanes, c, ac, Mem{Base: x, Index: e, Scale: uint8(d.esize)})
+}
+
+// kernel emits one function: rotate the first n pairs (n a multiple of 8) of each of `heads`
+// heads, `stride` bytes apart, starting at x; cos and sin hold the token's float32 rows.
+// With full set, cos and sin are full-width rows (2·half values: apply_rotary_emb's per-element
+// factors) instead of one value per pair.
+func (g *generator) kernel(s isa, d dtype, gptj, full bool) {
+	style := "NeoX"
+	if gptj {
+		style = "GPTJ"
+	}
+	prefix := "rotate"
+	if full {
+		prefix = "rotateFull"
+	}
+	name := fmt.Sprintf("%s%s%s%s", prefix, style, d.name, s.name)
+	g.fastBF16 = s == avx512BF16
+	TEXT(name, NOSPLIT, "func(x *byte, heads, stride int, cos, sin *float32, half, n int)")
+	Pragma("noescape")
+	Doc(fmt.Sprintf("%s rotates the first n pairs (n a multiple of 8) of `heads` %s heads in place, %s style.", name, d.name, style))
+	x := Load(Param("x"), GP64())
+	heads := Load(Param("heads"), GP64())
+	stride := Load(Param("stride"), GP64())
+	cs := Load(Param("cos"), GP64())
+	sn := Load(Param("sin"), GP64())
+	hf := Load(Param("half"), GP64())
+	n := Load(Param("n"), GP64())
+	TESTQ(n, n)
+	JZ(LabelRef("done"))
+	TESTQ(heads, heads)
+	JZ(LabelRef("done"))
+	c := g.loadConsts(d, gptj, s.lanes)
+	var cs2, sn2 Register
+	if full && !gptj {
+		// The second halves of the rows.
+		cs2, sn2 = GP64(), GP64()
+		LEAQ(Mem{Base: cs, Index: hf, Scale: 4}, cs2)
+		LEAQ(Mem{Base: sn, Index: hf, Scale: 4}, sn2)
+	}
+	x2 := GP64()
+	i := GP64()
+	e := GP64()
+	if s.lanes == 16 && !gptj && !full {
+		g.neoxDecodePath(d, c, x, x2, heads, stride, cs, sn, hf, n)
+	}
+	Label("head")
+	XORQ(i, i)
+	if !gptj {
+		// x2 = x + half·esize: the second element of each pair.
+		MOVQ(hf, x2)
+		SHLQ(U8(log2(d.esize)), x2)
+		ADDQ(x, x2)
+		if s.lanes == 16 {
+			Label("wide")
+			MOVQ(i, e)
+			ADDQ(U32(16), e)
+			CMPQ(e, n)
+			JA(LabelRef("narrow"))
+			g.neoxBlock(d, 16, c, x, x2, cs, sn, cs2, sn2, i)
+			ADDQ(U32(16), i)
+			JMP(LabelRef("wide"))
+			Label("narrow")
+			CMPQ(i, n)
+			JAE(LabelRef("next"))
+		} else {
+			Label("narrow")
+		}
+		g.neoxBlock(d, 8, c, x, x2, cs, sn, cs2, sn2, i)
+		ADDQ(U32(8), i)
+		CMPQ(i, n)
+		JB(LabelRef("narrow"))
+	} else {
+		step := s.lanes / 2
+		Label("pairs")
+		MOVQ(i, e)
+		SHLQ(U8(1), e)
+		g.gptjBlock(d, s.lanes, c, x, cs, sn, i, e, full)
+		ADDQ(U32(step), i)
+		CMPQ(i, n)
+		JB(LabelRef("pairs"))
+	}
+	Label("next")
+	ADDQ(stride, x)
+	DECQ(heads)
+	JNZ(LabelRef("head"))
+	Label("done")
+	g.retWithColdPaths()
+}
+
+// neoxDecodePath emits a NeoX kernel's path for 64 pairs (rotary dim 128, the common case in
+// decoding): the token's cos and sin stay in registers across all heads instead of being
+// reloaded per head. Other lengths go on at the label "head".
+func (g *generator) neoxDecodePath(d dtype, c consts, x, x2, heads, stride, cs, sn, hf, n Register) {
+	CMPQ(n, U32(64))
+	JNE(LabelRef("head"))
+	var cr, sr [4]VecVirtual
+	for k := range cr {
+		cr[k], sr[k] = ZMM(), ZMM()
+		VMOVUPS(Mem{Base: cs, Disp: 64 * k}, cr[k])
+		VMOVUPS(Mem{Base: sn, Disp: 64 * k}, sr[k])
+	}
+	Label("regsHead")
+	MOVQ(hf, x2)
+	SHLQ(U8(log2(d.esize)), x2)
+	ADDQ(x, x2)
+	if d == bf16 && g.fastBF16 {
+		// Two 16-pair blocks at a time: their outputs are adjacent in memory, so one
+		// VCVTNE2PS2BF16 and one 64-byte store serve both.
+		for k := 0; k < len(cr); k += 2 {
+			off := 16 * k * d.esize
+			g.neoxRotateBF16x2(c, cr[k], sr[k], cr[k+1], sr[k+1], Mem{Base: x, Disp: off}, Mem{Base: x2, Disp: off})
+		}
+	} else {
+		for k := range cr {
+			off := 16 * k * d.esize
+			g.neoxRotate(d, 16, c, cr[k], sr[k], cr[k], sr[k], Mem{Base: x, Disp: off}, Mem{Base: x2, Disp: off})
+		}
+	}
+	ADDQ(stride, x)
+	DECQ(heads)
+	JNZ(LabelRef("regsHead"))
+	JMP(LabelRef("done"))
+}
+
+// bulkKernel emits func(dst, src, n int): a loop over n elements (a multiple of 16), 16 per
+// round; prepare runs once before the loop, body emits one round at element index i.
+func (g *generator) bulkKernel(name, doc, signature string, prepare func(), body func(dst, src, i Register)) {
+	TEXT(name, NOSPLIT, signature)
+	Pragma("noescape")
+	Doc(doc)
+	dst := Load(Param("dst"), GP64())
+	src := Load(Param("src"), GP64())
+	n := Load(Param("n"), GP64())
+	i := GP64()
+	XORQ(i, i)
+	TESTQ(n, n)
+	JZ(LabelRef("done"))
+	prepare()
+	Label("loop")
+	body(dst, src, i)
+	ADDQ(U32(16), i)
+	CMPQ(i, n)
+	JB(LabelRef("loop"))
+	Label("done")
+	g.retWithColdPaths()
+}
+
+// widenKernel emits widen<D><ISA>(dst *float32, src *uint16, n int): dst[i] = float32(src[i])
+// exactly, n a multiple of 16.
+func (g *generator) widenKernel(s isa, d dtype) {
+	name := fmt.Sprintf("widen%s%s", d.name, s.name)
+	g.fastBF16 = false
+	g.bulkKernel(name, fmt.Sprintf("%s widens n (a multiple of 16) %s values to float32.", name, d.name),
+		"func(dst *float32, src *uint16, n int)", func() {}, func(dst, src, i Register) {
+			for k := 0; k < 16; k += s.lanes {
+				v := load(d, s.lanes, Mem{Base: src, Index: i, Scale: 2, Disp: 2 * k})
+				VMOVUPS(v, Mem{Base: dst, Index: i, Scale: 4, Disp: 4 * k})
+			}
+		})
+}
+
+// narrowKernel emits narrow<D><ISA>(dst *uint16, src *float32, n int): dst[i] = src[i] rounded
+// to nearest even exactly as tensor.BF16FromFloat32 / F16FromFloat32, n a multiple of 16.
+func (g *generator) narrowKernel(s isa, d dtype) {
+	name := fmt.Sprintf("narrow%s%s", d.name, s.name)
+	g.fastBF16 = s == avx512BF16
+	var c consts
+	g.bulkKernel(name, fmt.Sprintf("%s rounds n (a multiple of 16) float32 values to %s.", name, d.name),
+		"func(dst *uint16, src *float32, n int)", func() { c = g.loadConsts(d, false, s.lanes) }, func(dst, src, i Register) {
+			for k := 0; k < 16; k += s.lanes {
+				v := vec(s.lanes)
+				VMOVUPS(Mem{Base: src, Index: i, Scale: 4, Disp: 4 * k}, v)
+				g.store(d, s.lanes, c, v, Mem{Base: dst, Index: i, Scale: 2, Disp: 2 * k})
+			}
+		})
+}
