@@ -1,7 +1,7 @@
-// Command _asm generates the AVX-512 and AVX2 kernels of package cpu (go:generate in
-// backend/cpu/impl_amd64.go runs it):
+// Command _asm generates the AVX-512 and AVX2 kernels of package cpu and the table that
+// dispatches its rotation kernels (go:generate in backend/cpu/impl_amd64.go runs it):
 //
-//	cd backend/cpu/_asm && go run . -pkg cpu -out ../rotate_amd64.s -stubs ../rotate_amd64_stubs.go
+//	cd backend/cpu/_asm && go run . -pkg cpu -out ../rotate_amd64.s -stubs ../rotate_amd64_stubs.go -dispatch ../dispatch_amd64.go
 //
 // Every kernel keeps the reference's order of operations (in the rotations each product rounded
 // to float32, then one add or subtract, never an FMA; the norms' sums of squares are fused
@@ -9,8 +9,8 @@
 //
 // The files follow package cpu's: rotate.go has the kernels rotate.go and apply_rotary_emb.go
 // call, kv_rmsnorm_rope_cache.go, interleave_rope.go and qk_rmsnorm_rope.go those of their ops;
-// vector.go, rmsnorm.go and bf16_layout.go hold what several ops share, and bf16_encoding.go
-// the instructions the Go assembler lacks.
+// vector.go, rmsnorm.go and bf16_layout.go hold what several ops share, bf16_encoding.go the
+// instructions the Go assembler lacks, and dispatch.go writes the Go side of the table.
 package main
 
 import (
@@ -22,7 +22,10 @@ import (
 	. "github.com/mmcloughlin/avo/operand"
 )
 
+var dispatchOut = flag.String("dispatch", "", "Go file to write callKernel, the rotation kernels' dispatch, to")
+
 func main() {
+	flag.Parse() // before Generate, so that -dispatch is known; Generate skips a second parse
 	g := &generator{}
 	// No Package(): loading the package with avo's old x/tools panics under Go 1.26, so the stubs
 	// take their package name from -pkg instead.
@@ -66,6 +69,11 @@ func main() {
 			fail(err)
 		}
 	}
+	if *dispatchOut != "" {
+		if err := g.writeDispatch(*dispatchOut, flag.Lookup("pkg").Value.String()); err != nil {
+			fail(err)
+		}
+	}
 }
 
 func fail(err error) {
@@ -87,6 +95,9 @@ type generator struct {
 	// coldPaths are emitted after the current kernel's RET: rarely taken code kept out of the
 	// loops' straight line, each ending in a jump back.
 	coldPaths []func()
+
+	// rotations records the rotation kernels in the order emitted, for the dispatch table.
+	rotations []rotation
 }
 
 func (g *generator) newLabel(prefix string) string {
@@ -105,25 +116,27 @@ func (g *generator) retWithColdPaths() {
 }
 
 type dtype struct {
-	name  string
-	esize int // bytes per element in memory
+	name   string
+	esize  int    // bytes per element in memory
+	goName string // package cpu's name for it
 }
 
 var (
-	f32  = dtype{"F32", 4}
-	bf16 = dtype{"BF16", 2}
-	f16  = dtype{"F16", 2}
+	f32  = dtype{"F32", 4, "tensor.F32"}
+	bf16 = dtype{"BF16", 2, "tensor.BF16"}
+	f16  = dtype{"F16", 2, "tensor.F16"}
 )
 
 type isa struct {
-	name  string
-	lanes int // float32 lanes of the widest vector
+	name   string
+	lanes  int    // float32 lanes of the widest vector
+	goName string // package cpu's constant for it
 }
 
 var (
-	avx512     = isa{"AVX512", 16}
-	avx512BF16 = isa{"AVX512BF16", 16} // AVX-512 plus VCVTNEPS2BF16 for the bf16 stores
-	avx2       = isa{"AVX2", 8}
+	avx512     = isa{"AVX512", 16, "isaAVX512"}
+	avx512BF16 = isa{"AVX512BF16", 16, "isaAVX512BF16"} // AVX-512 plus VCVTNEPS2BF16 for the bf16 stores
+	avx2       = isa{"AVX2", 8, "isaAVX2"}
 )
 
 // constData holds the read-only data symbols the kernels share, declared once per file.

@@ -12,8 +12,16 @@ import (
 // mrope) and, in their full-row form, apply_rotary_emb.go; widen and narrow serve rotate.go's
 // widenBits and narrowBits (kv_rmsnorm_rope_cache's and qk_rmsnorm_rope's exact paths).
 
+// rotation is one rotation kernel as callKernel selects it.
+type rotation struct {
+	isa        isa
+	dtype      dtype
+	gptj, full bool
+	name       string
+}
+
 // rotateKernels emits every rotation kernel. AVX512BF16 only improves the bf16 stores, so it
-// has bf16 kernels alone and runs AVX-512's for the other dtypes (impl_amd64.go's callKernel).
+// has bf16 kernels alone and runs AVX-512's for the other dtypes (rotateDispatch).
 func (g *generator) rotateKernels() {
 	for _, full := range []bool{false, true} {
 		for _, s := range []isa{avx512, avx2} {
@@ -132,6 +140,7 @@ func (g *generator) kernel(s isa, d dtype, gptj, full bool) {
 		prefix = "rotateFull"
 	}
 	name := fmt.Sprintf("%s%s%s%s", prefix, style, d.name, s.name)
+	g.rotations = append(g.rotations, rotation{s, d, gptj, full, name})
 	g.fastBF16 = s == avx512BF16
 	TEXT(name, NOSPLIT, "func(x *byte, heads, stride int, cos, sin *float32, half, n int)")
 	Pragma("noescape")

@@ -1,0 +1,195 @@
+package main
+
+import (
+	"bytes"
+	"fmt"
+	"go/format"
+	"os"
+
+	"github.com/mmcloughlin/avo/printer"
+)
+
+// rotateISAs are callKernel's ISAs in the order of its numbering. An ISA with a fallback runs
+// the fallback's kernels for the dtypes it has none of its own for.
+var rotateISAs = []struct {
+	isa      isa
+	fallback *isa
+}{
+	{avx2, nil},
+	{avx512, nil},
+	{avx512BF16, &avx512},
+}
+
+// rotateDTypes are callKernel's dtypes in the order of its numbering; the first is also what
+// it takes any other dtype for, as the hand-written switch it replaced did.
+var rotateDTypes = []dtype{f32, bf16, f16}
+
+// rotateStyles is how many kernels one ISA has per dtype: NeoX or GPT-J, by pair or full row.
+const rotateStyles = 4
+
+// rotateID numbers a rotation kernel as callKernel computes it: ISA, then dtype, then style,
+// then full; -1 for an ISA or dtype outside the numbering.
+func rotateID(s isa, d dtype, gptj, full bool) int {
+	si, di := -1, -1
+	for k, r := range rotateISAs {
+		if r.isa == s {
+			si = k
+		}
+	}
+	for k, t := range rotateDTypes {
+		if t == d {
+			di = k
+		}
+	}
+	if si < 0 || di < 0 {
+		return -1
+	}
+	id := (si*len(rotateDTypes) + di) * rotateStyles
+	if gptj {
+		id += 2
+	}
+	if full {
+		id++
+	}
+	return id
+}
+
+// writeDispatch writes callKernel, the switch that picks a rotation kernel, as a Go file of
+// package pkg. The kernels are numbered here from the ones g emitted, so that a kernel added or
+// removed cannot leave the Go side calling another one by a stale number. The switch calls
+// each kernel directly, not through a table of function values, so that the compiler sees the
+// kernels' noescape and callers' cos/sin rows can stay on the stack.
+func (g *generator) writeDispatch(path, pkg string) error {
+	names := map[int]string{}
+	has := map[isa]map[dtype]bool{}
+	maxID := -1
+	for _, r := range g.rotations {
+		id := rotateID(r.isa, r.dtype, r.gptj, r.full)
+		if id < 0 {
+			return fmt.Errorf("dispatch: %s is outside callKernel's numbering", r.name)
+		}
+		if old, dup := names[id]; dup {
+			return fmt.Errorf("dispatch: %s and %s both have id %d", old, r.name, id)
+		}
+		names[id] = r.name
+		maxID = max(maxID, id)
+		if has[r.isa] == nil {
+			has[r.isa] = map[dtype]bool{}
+		}
+		has[r.isa][r.dtype] = true
+	}
+	// complete reports an ISA's dtype that lacks one of the styles: callKernel would panic on it.
+	complete := func(s isa, d dtype) error {
+		for _, gptj := range []bool{false, true} {
+			for _, full := range []bool{false, true} {
+				if _, ok := names[rotateID(s, d, gptj, full)]; !ok {
+					return fmt.Errorf("dispatch: %s has %s rotation kernels but not all of their styles", s.name, d.name)
+				}
+			}
+		}
+		return nil
+	}
+	var b bytes.Buffer
+	p := func(format string, args ...any) { fmt.Fprintf(&b, format+"\n", args...) }
+	p("// %s", printer.NewGoRunConfig().GeneratedWarning())
+	p("")
+	p("//go:build amd64 && !purego")
+	p("")
+	p("package %s", pkg)
+	p("")
+	p(`import "github.com/rotary-go/rotary/tensor"`)
+	p("")
+	p("// callKernel runs the assembly kernel of an ISA for a dtype and style; full selects the kernels")
+	p("// that take full-width (per-element) cos/sin rows. The integer switch compiles to a jump table;")
+	p("// _asm numbers the kernels as it emits them.")
+	p("func callKernel(i isa, d tensor.DType, gptj, full bool, x *byte, heads, stride int, cos, sin *float32, half, n int) {")
+	p("id := 0")
+	p("switch d {")
+	for k, d := range rotateDTypes[1:] {
+		p("case %s:", d.goName)
+		p("id = %d", (k+1)*rotateStyles)
+	}
+	p("}")
+	p("if gptj {")
+	p("id += 2")
+	p("}")
+	p("if full {")
+	p("id++")
+	p("}")
+	p("switch i {")
+	for _, r := range rotateISAs {
+		base := rotateID(r.isa, rotateDTypes[0], false, false)
+		var own, other []dtype
+		for _, d := range rotateDTypes {
+			if has[r.isa][d] {
+				if err := complete(r.isa, d); err != nil {
+					return err
+				}
+				own = append(own, d)
+			} else {
+				other = append(other, d)
+			}
+		}
+		fallback := 0
+		if len(other) > 0 {
+			if r.fallback == nil {
+				return fmt.Errorf("dispatch: %s has no %s rotation kernels and no fallback", r.isa.name, other[0].name)
+			}
+			for _, d := range other {
+				if !has[*r.fallback][d] {
+					return fmt.Errorf("dispatch: neither %s nor its fallback %s has %s rotation kernels", r.isa.name, r.fallback.name, d.name)
+				}
+				if err := complete(*r.fallback, d); err != nil {
+					return err
+				}
+			}
+			fallback = rotateID(*r.fallback, rotateDTypes[0], false, false)
+		}
+		switch {
+		case len(other) == 0 && base == 0:
+			// The ids without an ISA offset are this ISA's.
+		case len(other) == 0:
+			p("case %s:", r.isa.goName)
+			p("id += %d", base)
+		case len(own) == 0:
+			p("case %s: // %s's kernels", r.isa.goName, r.fallback.goName)
+			p("id += %d", fallback)
+		default:
+			p("case %s:", r.isa.goName)
+			p("switch d {")
+			p("case %s:", goNames(own))
+			p("id += %d", base)
+			p("default: // %s's kernels", r.fallback.goName)
+			p("id += %d", fallback)
+			p("}")
+		}
+	}
+	p("}")
+	p("switch id {")
+	for id := 0; id <= maxID; id++ {
+		if name, ok := names[id]; ok {
+			p("case %d:", id)
+			p("%s(x, heads, stride, cos, sin, half, n)", name)
+		}
+	}
+	p("default:")
+	p(`panic("cpu: no kernel for this ISA and dtype")`)
+	p("}")
+	p("}")
+	src, err := format.Source(b.Bytes())
+	if err != nil {
+		return fmt.Errorf("dispatch: %v", err)
+	}
+	return os.WriteFile(path, src, 0o644)
+}
+
+func goNames(ds []dtype) string {
+	var b bytes.Buffer
+	for k, d := range ds {
+		if k > 0 {
+			b.WriteString(", ")
+		}
+		b.WriteString(d.goName)
+	}
+	return b.String()
+}
