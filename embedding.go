@@ -2,6 +2,7 @@ package rotary
 
 import (
 	"fmt"
+	"math"
 	"sync"
 
 	_ "github.com/rotary-go/rotary/backend/cpu"    // the fast CPU kernels
@@ -43,8 +44,9 @@ func WithDispatcher(d *ops.Dispatcher) Option { return func(o *options) { o.disp
 // cache would hold them, only slower.
 func WithCacheLen(n int) Option { return func(o *options) { o.cacheLen, o.cacheLenSet = n, true } }
 
-// maxCacheElems bounds the cache at 2^31 float32 (8 GiB): a config asking for more is a typo.
-const maxCacheElems = 1 << 31
+// maxCacheElems bounds the cache at 2^31 float32 (8 GiB; what int can count on 32-bit
+// platforms): a config asking for more is a typo.
+const maxCacheElems = min(1<<31, math.MaxInt)
 
 // checkCacheRows refuses a table of rows × 2·half float32 over maxCacheElems. It divides rather
 // than multiplies: rows comes from user input (a config, a flag) and the product could wrap.
