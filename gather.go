@@ -83,7 +83,7 @@ func (e *Embedding) gather(pos *ops.Positions, cs *CosSin) {
 	cs.half, cs.tokens, cs.spec, cs.disp = h, pos.Tokens, e.spec, e.disp
 
 	table, cached := e.table(pos.Max)
-	attn := e.spec.frequencies(cs.inv, int(pos.Max))
+	attn := e.spec.FrequenciesInto(cs.inv, int(pos.Max))
 	var mr *MRoPE
 	if pos.Rows > 1 {
 		mr = e.spec.MRoPE

@@ -4,6 +4,7 @@ import (
 	"fmt"
 
 	"github.com/rotary-go/rotary/ops"
+	"github.com/rotary-go/rotary/rope"
 	"github.com/rotary-go/rotary/tensor"
 )
 
@@ -66,7 +67,7 @@ func NPUMRoPE(d *ops.Dispatcher, positions, query, key, cosSinCache tensor.Tenso
 		if n := len(sections); n != 3 && n != 4 {
 			return fmt.Errorf("mrope_section %v: want 3 or 4 sections (or none for plain RoPE)", sections)
 		}
-		if err := checkSections(sections, rd/2); err != nil {
+		if err := rope.CheckSections(sections, rd/2); err != nil {
 			return fmt.Errorf("%w (rotary_dim %d from cos_sin_cache %s)", err, rd, tensor.ShapeString(cosSinCache.Shape))
 		}
 		if len(sections) == 4 && cacheMode == "interleave" {

@@ -7,9 +7,9 @@ import (
 	"sort"
 	"strings"
 
-	"github.com/rotary-go/rotary"
 	"github.com/rotary-go/rotary/hf"
 	"github.com/rotary-go/rotary/ops"
+	"github.com/rotary-go/rotary/rope"
 )
 
 // Severity grades a finding: errors break the run or its numbers, warnings may.
@@ -367,13 +367,13 @@ func (c *checker) model(m *hf.Model) {
 	}
 	switch l.RotaryMode {
 	case "half":
-		if s.Style == rotary.GPTJ {
+		if s.Style == rope.GPTJ {
 			c.add(Error, "rotary-mode", fmt.Sprintf("rotary_mode half on %s, whose checkpoints pair (2i, 2i+1)", m.ModelType),
 				"the pair layout follows the weights: rotating (i, i+d/2) pairs mixes unrelated elements and ruins attention without any error",
 				"use rotary_mode interleave (GPT-J style)")
 		}
 	case "interleave":
-		if s.Style == rotary.NeoX {
+		if s.Style == rope.NeoX {
 			c.add(Error, "rotary-mode", fmt.Sprintf("rotary_mode interleave on %s, whose checkpoints pair (i, i+d/2)", m.ModelType),
 				"the pair layout follows the weights: rotating (2i, 2i+1) pairs mixes unrelated elements and ruins attention without any error",
 				"use rotary_mode half (GPT-NeoX style)")
@@ -388,7 +388,7 @@ func (c *checker) model(m *hf.Model) {
 				"npu_interleave_rope supports only D = 64 (4-D BNSD x, cos and sin with N = 1), for inference in graph mode",
 				"use npu_rotary_mul(rotary_mode='interleave') or npu_mrope for other sizes")
 		}
-		if s.Style != rotary.GPTJ {
+		if s.Style != rope.GPTJ {
 			c.add(Error, "interleave-rope-style", fmt.Sprintf("npu_interleave_rope on %s, a NeoX-style model", m.ModelType),
 				"the op always pairs (2i, 2i+1); this checkpoint pairs (i, i+d/2)", "use npu_rotary_mul with rotary_mode half")
 		}

@@ -1,4 +1,4 @@
-// Package hf derives a rotary.Spec from a HuggingFace config.json.
+// Package hf derives a rope.Spec (rotary.Spec) from a HuggingFace config.json.
 //
 // Parse reads the keys the HF modeling code reads, in the spellings real configs use:
 //
@@ -39,7 +39,7 @@
 // Model.Notes.
 //
 // Every error wraps ErrConfig and names the key and what was expected; Parse finishes with
-// Spec.Validate, whose errors also wrap rotary.ErrSpec. Parse never panics (FuzzParse).
+// Spec.Validate, whose errors also wrap rope.ErrSpec (rotary.ErrSpec). Parse never panics (FuzzParse).
 //
 // Preset returns one of the embedded real configs (PresetNames lists them), so the library
 // and the rotary tool work with no files.

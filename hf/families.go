@@ -5,7 +5,7 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/rotary-go/rotary"
+	"github.com/rotary-go/rotary/rope"
 )
 
 // kind selects the family-specific rules beyond style and defaults.
@@ -24,7 +24,7 @@ const (
 type family struct {
 	// style follows the HF checkpoint's weight layout, which is what the HF modeling code
 	// (and vLLM's is_neox_style) rotates.
-	style rotary.Style
+	style rope.Style
 	kind  kind
 	// partial is the rotary fraction of the head when the config names none; 0 means all.
 	partial float64
@@ -38,12 +38,12 @@ type family struct {
 func num(s string) json.Number { return json.Number(s) }
 
 var (
-	neox  = family{style: rotary.NeoX}
-	gptj  = family{style: rotary.GPTJ}
-	qwen3 = family{style: rotary.NeoX, interleavedMRoPE: true}
+	neox  = family{style: rope.NeoX}
+	gptj  = family{style: rope.GPTJ}
+	qwen3 = family{style: rope.NeoX, interleavedMRoPE: true}
 	// Gemma3TextConfig's defaults: google/gemma-3-4b-it's config.json gives only a few text
 	// keys (hidden_size, num_hidden_layers, rope_scaling, sliding_window) and relies on these.
-	gemma3 = family{style: rotary.NeoX, kind: kindGemma3, defaults: map[string]any{
+	gemma3 = family{style: rope.NeoX, kind: kindGemma3, defaults: map[string]any{
 		"hidden_size":             num("2304"),
 		"num_hidden_layers":       num("26"),
 		"num_attention_heads":     num("8"),
@@ -56,12 +56,12 @@ var (
 	}}
 	// Phi3Config always carries original_max_position_embeddings (default 4096), and HF's
 	// LongRoPE reads it from the config, not from rope_scaling.
-	phi3     = family{style: rotary.NeoX, defaults: map[string]any{"original_max_position_embeddings": num("4096")}}
-	falcon   = family{style: rotary.NeoX, kind: kindFalcon, defaults: map[string]any{"max_position_embeddings": num("2048")}}
-	deepseek = family{style: rotary.GPTJ, kind: kindDeepSeek}
-	glmHalf  = family{style: rotary.GPTJ, partial: 0.5}
-	chatglm  = family{style: rotary.GPTJ, kind: kindChatGLM, partial: 0.5}
-	llama4   = family{style: rotary.GPTJ, kind: kindLlama4}
+	phi3     = family{style: rope.NeoX, defaults: map[string]any{"original_max_position_embeddings": num("4096")}}
+	falcon   = family{style: rope.NeoX, kind: kindFalcon, defaults: map[string]any{"max_position_embeddings": num("2048")}}
+	deepseek = family{style: rope.GPTJ, kind: kindDeepSeek}
+	glmHalf  = family{style: rope.GPTJ, partial: 0.5}
+	chatglm  = family{style: rope.GPTJ, kind: kindChatGLM, partial: 0.5}
+	llama4   = family{style: rope.GPTJ, kind: kindLlama4}
 )
 
 // families maps HF model_type to its RoPE family.
@@ -99,7 +99,7 @@ var families = map[string]family{
 	"falcon":            falcon,
 	"RefinedWeb":        falcon,
 	"RefinedWebModel":   falcon,
-	"glm4_moe":          {style: rotary.NeoX, partial: 0.5},
+	"glm4_moe":          {style: rope.NeoX, partial: 0.5},
 
 	// GPT-J (rotate_every_two / interleaved) layouts.
 	"gptj":         gptj,

@@ -4,8 +4,8 @@ import (
 	"fmt"
 	"math"
 
-	"github.com/rotary-go/rotary"
 	"github.com/rotary-go/rotary/internal/fileio"
+	"github.com/rotary-go/rotary/rope"
 )
 
 // Model is what a config.json says about a model's attention and RoPE.
@@ -16,7 +16,7 @@ type Model struct {
 	// TopModelType is the top-level model_type (e.g. "qwen3_vl"); equal to ModelType when
 	// the config does not nest a text_config.
 	TopModelType string
-	Spec         rotary.Spec
+	Spec         rope.Spec
 	NumLayers    int // 0 when the config does not say
 	NumHeads     int
 	NumKVHeads   int
@@ -47,7 +47,7 @@ func LoadFile(path string) (*Model, error) {
 
 // Parse derives a Model from the bytes of a HuggingFace config.json. Every error wraps
 // ErrConfig and names the key and what was expected; an error from Spec.Validate also
-// wraps rotary.ErrSpec. Parse never panics on any input.
+// wraps rope.ErrSpec. Parse never panics on any input.
 func Parse(data []byte) (*Model, error) {
 	top, err := decodeObject(data)
 	if err != nil {
@@ -167,14 +167,14 @@ func (p *parser) parse(top object) (*Model, error) {
 	if err := p.heads(); err != nil {
 		return nil, err
 	}
-	rope, err := p.ropeObject()
+	ri, err := p.ropeObject()
 	if err != nil {
 		return nil, err
 	}
-	if err := p.headSize(rope); err != nil {
+	if err := p.headSize(ri); err != nil {
 		return nil, err
 	}
-	if err := p.base(rope); err != nil {
+	if err := p.base(ri); err != nil {
 		return nil, err
 	}
 	if err := p.maxPositions(); err != nil {
@@ -183,17 +183,17 @@ func (p *parser) parse(top object) (*Model, error) {
 	if err := p.style(); err != nil {
 		return nil, err
 	}
-	if rope.main != nil {
-		if p.m.Spec.Scaling, err = p.scaling(*rope.main); err != nil {
+	if ri.main != nil {
+		if p.m.Spec.Scaling, err = p.scaling(*ri.main); err != nil {
 			return nil, err
 		}
 	} else {
-		p.m.Spec.Scaling = rotary.Scaling{Type: rotary.ScalingDefault}
+		p.m.Spec.Scaling = rope.Scaling{Type: rope.ScalingDefault}
 	}
-	if err := p.mrope(rope.main); err != nil {
+	if err := p.mrope(ri.main); err != nil {
 		return nil, err
 	}
-	if err := p.local(rope); err != nil {
+	if err := p.local(ri); err != nil {
 		return nil, err
 	}
 	if err := p.dualChunk(); err != nil {
@@ -373,7 +373,7 @@ func (p *parser) kvHeads(heads int) (int, string, error) {
 }
 
 // headSize sets Spec.HeadSize and Spec.RotaryDim.
-func (p *parser) headSize(rope ropeInfo) error {
+func (p *parser) headSize(ri ropeInfo) error {
 	s := &p.src
 	spec := &p.m.Spec
 	if p.fam.kind == kindDeepSeek {
@@ -427,11 +427,11 @@ func (p *parser) headSize(rope ropeInfo) error {
 	if err != nil {
 		return err
 	}
-	if !ok && rope.main != nil {
-		if factor, ok, err = rope.main.number("partial_rotary_factor"); err != nil {
+	if !ok && ri.main != nil {
+		if factor, ok, err = ri.main.number("partial_rotary_factor"); err != nil {
 			return err
 		}
-		path = rope.main.key("partial_rotary_factor")
+		path = ri.main.key("partial_rotary_factor")
 	}
 	if !ok {
 		factor, path = p.fam.partial, "partial_rotary_factor"
@@ -454,13 +454,13 @@ func (p *parser) headSize(rope ropeInfo) error {
 	return nil
 }
 
-func (p *parser) base(rope ropeInfo) error {
+func (p *parser) base(ri ropeInfo) error {
 	s := &p.src
 	spec := &p.m.Spec
 	// Explicit keys first, then the rope object's, then the family default.
 	path, v, ok := s.given("rope_theta", "rotary_emb_base")
-	if !ok && rope.main != nil {
-		path, v, ok = rope.main.get("rope_theta")
+	if !ok && ri.main != nil {
+		path, v, ok = ri.main.get("rope_theta")
 	}
 	if !ok {
 		if p.fam.kind == kindChatGLM {
@@ -532,7 +532,7 @@ func (p *parser) style() error {
 		return err
 	}
 	if ok && !on {
-		spec.Style = rotary.NeoX
+		spec.Style = rope.NeoX
 		p.note("%s false: NeoX pairing", key)
 	}
 	return nil
@@ -562,6 +562,6 @@ func (p *parser) dualChunk() error {
 	if !ok {
 		return configErr("%s: local_size: missing", path)
 	}
-	p.m.Spec.DualChunk = &rotary.DualChunk{ChunkSize: chunk, LocalSize: local}
+	p.m.Spec.DualChunk = &rope.DualChunk{ChunkSize: chunk, LocalSize: local}
 	return nil
 }

@@ -4,7 +4,7 @@ import (
 	"fmt"
 	"reflect"
 
-	"github.com/rotary-go/rotary"
+	"github.com/rotary-go/rotary/rope"
 )
 
 // ropeInfo is the config's rope object: rope_parameters (transformers v5) or rope_scaling.
@@ -65,10 +65,10 @@ func ropeType(n node) (string, error) {
 }
 
 // scaling reads the scaling variant and its parameters from rope object n.
-func (p *parser) scaling(n node) (rotary.Scaling, error) {
+func (p *parser) scaling(n node) (rope.Scaling, error) {
 	t, err := ropeType(n)
 	if err != nil {
-		return rotary.Scaling{}, err
+		return rope.Scaling{}, err
 	}
 	num := func(key string) (float64, bool, error) { return n.number(key) }
 	need := func(name, key string) (float64, error) {
@@ -81,17 +81,17 @@ func (p *parser) scaling(n node) (rotary.Scaling, error) {
 		}
 		return f, nil
 	}
-	var sc rotary.Scaling
+	var sc rope.Scaling
 	switch t {
 	case "", "default", "mrope":
 		if _, _, ok := n.get("factor"); ok && t == "" {
 			return sc, configErr("%s: has factor but no rope_type (or type)", n.path)
 		}
-		sc.Type = rotary.ScalingDefault
+		sc.Type = rope.ScalingDefault
 		return sc, nil
 
 	case "linear":
-		sc.Type = rotary.ScalingLinear
+		sc.Type = rope.ScalingLinear
 		sc.Factor, err = need(t, "factor")
 		return sc, err
 
@@ -100,10 +100,10 @@ func (p *parser) scaling(n node) (rotary.Scaling, error) {
 			return sc, err
 		} else if ok {
 			// Hunyuan's NTK-alpha: rope_scaling {"type": "dynamic", "alpha": ...}.
-			sc.Type, sc.Alpha = rotary.ScalingNTKAlpha, alpha
+			sc.Type, sc.Alpha = rope.ScalingNTKAlpha, alpha
 			return sc, nil
 		}
-		sc.Type = rotary.ScalingDynamic
+		sc.Type = rope.ScalingDynamic
 		if sc.Factor, err = need(t, "factor"); err != nil {
 			return sc, err
 		}
@@ -111,7 +111,7 @@ func (p *parser) scaling(n node) (rotary.Scaling, error) {
 		return sc, err
 
 	case "yarn", "deepseek_yarn":
-		sc.Type = rotary.ScalingYaRN
+		sc.Type = rope.ScalingYaRN
 		if sc.Factor, err = need(t, "factor"); err != nil {
 			return sc, err
 		}
@@ -138,7 +138,7 @@ func (p *parser) scaling(n node) (rotary.Scaling, error) {
 		return sc, err
 
 	case "llama3":
-		sc.Type = rotary.ScalingLlama3
+		sc.Type = rope.ScalingLlama3
 		if sc.Factor, err = need(t, "factor"); err != nil {
 			return sc, err
 		}
@@ -155,7 +155,7 @@ func (p *parser) scaling(n node) (rotary.Scaling, error) {
 		return sc, err
 
 	case "longrope", "su":
-		sc.Type = rotary.ScalingLongRoPE
+		sc.Type = rope.ScalingLongRoPE
 		for _, f := range []struct {
 			key string
 			dst *[]float64
@@ -235,32 +235,32 @@ func (p *parser) mrope(n *node) error {
 	if !given {
 		inter = p.fam.interleavedMRoPE
 	}
-	p.m.Spec.MRoPE = &rotary.MRoPE{Sections: sections, Interleaved: inter}
+	p.m.Spec.MRoPE = &rope.MRoPE{Sections: sections, Interleaved: inter}
 	return nil
 }
 
 // local sets the per-layer RoPE: Gemma 3's (sliding layers use rope_local_base_freq and no
 // scaling), or what a per-layer-type rope object's sliding_attention entry says.
-func (p *parser) local(rope ropeInfo) error {
+func (p *parser) local(ri ropeInfo) error {
 	spec := &p.m.Spec
 	gemma := p.fam.kind == kindGemma3
-	if rope.sliding == nil && !gemma {
+	if ri.sliding == nil && !gemma {
 		return nil
 	}
-	base, err := p.localBase(rope.sliding)
+	base, err := p.localBase(ri.sliding)
 	if err != nil {
 		return err
 	}
-	if rope.sliding != nil {
-		sc, err := p.scaling(*rope.sliding)
+	if ri.sliding != nil {
+		sc, err := p.scaling(*ri.sliding)
 		if err != nil {
 			return err
 		}
 		if base == spec.Base && reflect.DeepEqual(sc, spec.Scaling) {
 			return nil // the same RoPE in every layer
 		}
-		if sc.Type != rotary.ScalingDefault {
-			p.note("%s: %s scaling ignored: the spec gives sliding layers unscaled RoPE", rope.sliding.path, sc.Type)
+		if sc.Type != rope.ScalingDefault {
+			p.note("%s: %s scaling ignored: the spec gives sliding layers unscaled RoPE", ri.sliding.path, sc.Type)
 		}
 	}
 
@@ -279,13 +279,13 @@ func (p *parser) local(rope ropeInfo) error {
 		return err
 	}
 	if pattern == 0 && types == nil {
-		p.note("%s ignored: no layer_types to say which layers slide", rope.sliding.path)
+		p.note("%s ignored: no layer_types to say which layers slide", ri.sliding.path)
 		return nil
 	}
 	if types != nil && p.m.NumLayers > 0 && len(types) != p.m.NumLayers {
 		return configErr("layer_types: %d entries: want one per layer (num_hidden_layers = %d)", len(types), p.m.NumLayers)
 	}
-	spec.Local = &rotary.LocalRoPE{Base: base, Pattern: pattern, LayerTypes: types}
+	spec.Local = &rope.LocalRoPE{Base: base, Pattern: pattern, LayerTypes: types}
 	return nil
 }
 

@@ -5,8 +5,8 @@ import (
 	"fmt"
 	"math"
 
-	"github.com/rotary-go/rotary"
 	"github.com/rotary-go/rotary/ops"
+	"github.com/rotary-go/rotary/rope"
 	"github.com/rotary-go/rotary/tensor"
 )
 
@@ -85,7 +85,7 @@ func checkVisionGrids(gridTHW [][3]int64, spatialMerge int) (int64, error) {
 // float64 and rounded once to float32.
 type VisionCosSin struct {
 	Tokens, Dim int
-	Style       rotary.Style
+	Style       rope.Style
 	// Cos and Sin are [Tokens, Dim] row-major.
 	Cos, Sin []float32
 }
@@ -105,7 +105,7 @@ func checkTable(tokens int64, dim int) error {
 // angleFunc is the float64 rotation angle of pair i of token k.
 type angleFunc func(k, i int) float64
 
-func buildCosSin(tokens, dim int, style rotary.Style, angle angleFunc) VisionCosSin {
+func buildCosSin(tokens, dim int, style rope.Style, angle angleFunc) VisionCosSin {
 	cs := VisionCosSin{Tokens: tokens, Dim: dim, Style: style, Cos: make([]float32, tokens*dim), Sin: make([]float32, tokens*dim)}
 	half := dim / 2
 	for k := range tokens {
@@ -113,7 +113,7 @@ func buildCosSin(tokens, dim int, style rotary.Style, angle angleFunc) VisionCos
 		for i := range half {
 			s, c := math.Sincos(angle(k, i))
 			a, b := row+i, row+i+half // NeoX: cat(freqs, freqs)
-			if style == rotary.GPTJ {
+			if style == rope.GPTJ {
 				a, b = row+2*i, row+2*i+1 // GPT-J: repeat_interleave(freqs, 2)
 			}
 			cs.Cos[a], cs.Cos[b] = float32(c), float32(c)
@@ -174,7 +174,7 @@ func Qwen2VisionCosSin(gridTHW [][3]int64, spatialMerge, headDim int, theta floa
 	}
 	quarter := headDim / 4
 	inv := visionInvFreq(theta, headDim/2, quarter)
-	return buildCosSin(len(pos), headDim, rotary.NeoX, func(k, i int) float64 {
+	return buildCosSin(len(pos), headDim, rope.NeoX, func(k, i int) float64 {
 		if i < quarter {
 			return float64(pos[k][0]) * inv[i]
 		}
@@ -218,7 +218,7 @@ func Llama4VisionCosSin(imageSize, patchSize, headDim int, theta float64) (Visio
 	freqDim := headDim / 2
 	quarter := freqDim / 2
 	inv := visionInvFreq(theta, freqDim, quarter)
-	return buildCosSin(int(tokens), headDim, rotary.GPTJ, func(k, i int) float64 {
+	return buildCosSin(int(tokens), headDim, rope.GPTJ, func(k, i int) float64 {
 		if k == idx*idx {
 			return 0 // CLS: freqs.masked_fill(img_idx < 0, 0)
 		}
@@ -231,7 +231,8 @@ func Llama4VisionCosSin(imageSize, patchSize, headDim int, theta float64) (Visio
 
 // Apply rotates each of xs in place by the vision cos/sin, as HF's
 // apply_rotary_pos_emb_vision (Qwen) or vision_apply_rotary_emb (Llama 4) does, through op
-// apply_rotary_emb (rotary.ApplyRotaryEmb) on dispatcher d (nil: ops.Default). Each x is
+// apply_rotary_emb on dispatcher d (nil: ops.Default; the kernels are linked in by importing
+// package rotary or a backend). Each x is
 // [Tokens, Heads, Dim] or [Tokens, Dim] in F32, F16 or BF16 and computes in float32. Every x
 // is checked before any is written.
 func (cs VisionCosSin) Apply(d *ops.Dispatcher, xs ...tensor.Tensor) error {
@@ -240,8 +241,7 @@ func (cs VisionCosSin) Apply(d *ops.Dispatcher, xs ...tensor.Tensor) error {
 	if n, ok := mul64(int64(cs.Tokens), int64(cs.Dim)); cs.Tokens < 0 || cs.Dim <= 0 || !ok || int64(len(cs.Cos)) != n || len(cs.Sin) != len(cs.Cos) {
 		return visionErr("cos/sin table %d×%d holds %d and %d values", cs.Tokens, cs.Dim, len(cs.Cos), len(cs.Sin))
 	}
-	type job struct{ x, cos, sin tensor.Tensor }
-	jobs := make([]job, 0, len(xs))
+	jobs := make([]ops.ApplyRotaryEmbArgs, 0, len(xs))
 	for n, x := range xs {
 		var shape []int
 		switch x.Rank() {
@@ -256,13 +256,17 @@ func (cs VisionCosSin) Apply(d *ops.Dispatcher, xs ...tensor.Tensor) error {
 			return visionErr("tensor %d: shape %v: want %d tokens of dim %d", n, x.Shape, cs.Tokens, cs.Dim)
 		}
 		cos, sin := tensor.FromF32(cs.Cos, shape...), tensor.FromF32(cs.Sin, shape...)
-		if _, err := ops.NewApplyRotaryEmb("", x, cos, sin, x, cs.Style == rotary.GPTJ); err != nil {
+		a, err := ops.NewApplyRotaryEmb("", x, cos, sin, x, cs.Style == rope.GPTJ)
+		if err != nil {
 			return visionErr("tensor %d: %v", n, err)
 		}
-		jobs = append(jobs, job{x, cos, sin})
+		jobs = append(jobs, a)
 	}
-	for _, j := range jobs {
-		if err := rotary.ApplyRotaryEmb(d, "", j.x, j.cos, j.sin, j.x, cs.Style); err != nil {
+	if d == nil {
+		d = ops.Default
+	}
+	for _, a := range jobs {
+		if _, err := ops.Run(d, ops.ApplyRotaryEmb, a); err != nil {
 			return err
 		}
 	}

@@ -21,8 +21,7 @@ func TestFillCacheExact(t *testing.T) {
 		{10000, 96, 7, 1.1902380714238083, 1},
 		{10000, 128, 0, 1, 1.0 / 40}, // yarn-like small frequencies
 	} {
-		inv := make([]float64, c.d/2)
-		defaultInvFreq(inv, c.base, c.d)
+		inv, _ := Spec{HeadSize: c.d, RotaryDim: c.d, Base: c.base}.Frequencies(-1)
 		for i := range inv {
 			inv[i] *= c.scale
 		}

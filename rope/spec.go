@@ -1,0 +1,389 @@
+package rope
+
+import (
+	"errors"
+	"fmt"
+	"math"
+)
+
+// Style says which elements of a head form a rotation pair.
+type Style uint8
+
+const (
+	// NeoX pairs element i with i + d/2 (GPT-NeoX, "half", rotate_half).
+	NeoX Style = iota
+	// GPTJ pairs element 2i with 2i+1 (GPT-J, "interleave").
+	GPTJ
+)
+
+func (s Style) String() string {
+	switch s {
+	case NeoX:
+		return "neox"
+	case GPTJ:
+		return "gptj"
+	}
+	return fmt.Sprintf("Style(%d)", uint8(s))
+}
+
+// ScalingType names a frequency-scaling variant with Hugging Face's rope_type names.
+type ScalingType string
+
+// The scaling variants.
+const (
+	ScalingDefault  ScalingType = "default"
+	ScalingLinear   ScalingType = "linear"
+	ScalingDynamic  ScalingType = "dynamic"   // NTK-aware base stretch by factor
+	ScalingNTKAlpha ScalingType = "ntk_alpha" // NTK base stretch by alpha (Hunyuan; rope_scaling {"type":"dynamic","alpha":...})
+	ScalingYaRN     ScalingType = "yarn"
+	ScalingLlama3   ScalingType = "llama3"
+	ScalingLongRoPE ScalingType = "longrope"
+)
+
+// DynamicLength says which length L the dynamic NTK formula uses.
+type DynamicLength uint8
+
+const (
+	// DynamicStatic is vLLM's choice: L = factor · original max positions, fixed, so one cache
+	// serves every call.
+	DynamicStatic DynamicLength = iota
+	// DynamicPerCall is Hugging Face's: L = max(largest position in the call + 1, original max
+	// positions), so the frequencies change with the call once it runs past the trained length.
+	DynamicPerCall
+)
+
+func (d DynamicLength) String() string {
+	if d == DynamicPerCall {
+		return "per-call"
+	}
+	return "static"
+}
+
+// Scaling holds a variant's parameters. Fields a variant does not use are ignored.
+type Scaling struct {
+	Type ScalingType
+	// Factor is the context-extension factor (linear, dynamic, yarn, llama3, longrope).
+	Factor float64
+	// OriginalMaxPositions is the trained context length the variant scales from; 0 means
+	// Spec.MaxPositions.
+	OriginalMaxPositions int
+
+	// Dynamic selects the length the dynamic NTK formula uses.
+	Dynamic DynamicLength
+	// Alpha is the NTK-alpha base multiplier.
+	Alpha float64
+
+	// YaRN. BetaFast and BetaSlow default to 32 and 1 when zero. NoTruncate disables the
+	// floor/ceil of the correction range (HF's truncate=false, used by gpt-oss).
+	BetaFast, BetaSlow float64
+	NoTruncate         bool
+	// AttentionFactor overrides the derived attention (cos/sin) factor when non-zero (yarn,
+	// longrope).
+	AttentionFactor float64
+	// Mscale and MscaleAllDim are DeepSeek's: with both set the attention factor is
+	// mscale(factor, Mscale) / mscale(factor, MscaleAllDim).
+	Mscale, MscaleAllDim float64
+
+	// Llama 3.
+	LowFreqFactor, HighFreqFactor float64
+
+	// LongRoPE rescale factors, d/2 each.
+	ShortFactor, LongFactor []float64
+}
+
+// MRoPE describes multimodal RoPE (Qwen2-VL family): one position per axis (temporal, height,
+// width), with the frequency pairs split among the axes.
+type MRoPE struct {
+	// Sections are the pair counts per axis; they sum to RotaryDim/2.
+	Sections []int
+	// Interleaved selects Qwen3-VL's interleaved assignment (pair i%3 cycles through the axes)
+	// instead of Qwen2-VL's contiguous chunks.
+	Interleaved bool
+}
+
+// LocalRoPE is Gemma 3's per-layer RoPE: sliding-window layers use Base and no scaling.
+type LocalRoPE struct {
+	Base float64
+	// Pattern: layer l is global when (l+1) % Pattern == 0. Ignored when LayerTypes is set.
+	Pattern int
+	// LayerTypes, when set, names each layer "sliding_attention" or "full_attention".
+	LayerTypes []string
+}
+
+// DualChunk is Qwen2.5-1M's dual-chunk attention (vLLM's DualChunkRotaryEmbedding): keys and
+// intra-chunk queries are rotated at position p mod (ChunkSize − LocalSize).
+type DualChunk struct {
+	ChunkSize, LocalSize int
+}
+
+// Spec is everything that determines a model's RoPE. Build one by hand or with package hf.
+type Spec struct {
+	HeadSize  int
+	RotaryDim int
+	Base      float64
+	Style     Style
+	// MaxPositions is max_position_embeddings: the default cache length.
+	MaxPositions int
+	Scaling      Scaling
+	MRoPE        *MRoPE
+	Local        *LocalRoPE
+	DualChunk    *DualChunk
+}
+
+// ErrSpec is wrapped by every error Validate returns.
+var ErrSpec = errors.New("invalid rope spec")
+
+func specErr(format string, args ...any) error {
+	return fmt.Errorf("%w: %s", ErrSpec, fmt.Sprintf(format, args...))
+}
+
+// Half is the number of rotation pairs, RotaryDim/2.
+func (s Spec) Half() int { return s.RotaryDim / 2 }
+
+// OriginalMax is the trained context length the scaling variants scale from.
+func (s Spec) OriginalMax() int {
+	if s.Scaling.OriginalMaxPositions > 0 {
+		return s.Scaling.OriginalMaxPositions
+	}
+	return s.MaxPositions
+}
+
+func finitePos(v float64) bool { return v > 0 && !math.IsInf(v, 0) && !math.IsNaN(v) }
+
+// Validate reports the first problem with s, naming the field and what was expected.
+func (s Spec) Validate() error {
+	if s.HeadSize <= 0 || s.HeadSize > 1<<16 {
+		return specErr("head size %d: want 1..65536", s.HeadSize)
+	}
+	if s.RotaryDim <= 0 || s.RotaryDim%2 != 0 {
+		return specErr("rotary dim %d: want a positive even number", s.RotaryDim)
+	}
+	if s.RotaryDim > s.HeadSize {
+		return specErr("rotary dim %d is larger than head size %d", s.RotaryDim, s.HeadSize)
+	}
+	if !validBase(s.Base) {
+		return specErr("base (rope_theta) %v: want a finite number > 1", s.Base)
+	}
+	if s.Style > GPTJ {
+		return specErr("style %d: want neox or gptj", s.Style)
+	}
+	if s.MaxPositions < 0 {
+		return specErr("max positions %d: want ≥ 0", s.MaxPositions)
+	}
+	if err := s.Scaling.validate(s); err != nil {
+		return err
+	}
+	if m := s.MRoPE; m != nil {
+		if n := len(m.Sections); n != 3 && n != 4 {
+			return specErr("mrope_section %v: want 3 or 4 sections", m.Sections)
+		}
+		if err := CheckSections(m.Sections, s.Half()); err != nil {
+			return fmt.Errorf("%w: %w", ErrSpec, err)
+		}
+	}
+	if l := s.Local; l != nil {
+		if !validBase(l.Base) {
+			return specErr("rope_local_base_freq %v: want a finite number > 1", l.Base)
+		}
+		if l.Pattern < 0 {
+			return specErr("sliding_window_pattern %d: want ≥ 1", l.Pattern)
+		}
+		if l.Pattern == 0 && len(l.LayerTypes) == 0 {
+			return specErr("per-layer rope needs sliding_window_pattern or layer_types")
+		}
+		for i, t := range l.LayerTypes {
+			if t != "sliding_attention" && t != "full_attention" {
+				return specErr("layer_types[%d] %q: want sliding_attention or full_attention", i, t)
+			}
+		}
+	}
+	if c := s.DualChunk; c != nil {
+		if c.ChunkSize <= 0 || c.LocalSize < 0 || c.LocalSize >= c.ChunkSize {
+			return specErr("dual chunk chunk_size %d, local_size %d: want chunk_size > local_size ≥ 0", c.ChunkSize, c.LocalSize)
+		}
+	}
+	return s.checkTables()
+}
+
+// validBase: a base ≤ 1 makes every frequency 1 or larger than 1, which no model means, and a
+// tiny one makes inv_freq overflow.
+func validBase(b float64) bool { return finitePos(b) && b > 1 }
+
+// CheckSections checks MRoPE sections against half = RotaryDim/2. A section outside 0..half is
+// refused before summing, so that sections whose int sum wraps around to half are not taken
+// for valid ones.
+func CheckSections(sections []int, half int) error {
+	sum := 0
+	for _, v := range sections {
+		if v < 0 {
+			return fmt.Errorf("mrope_section %v: negative section %d", sections, v)
+		}
+		if v > half {
+			return fmt.Errorf("mrope_section %v: section %d exceeds rotary dim / 2 = %d", sections, v, half)
+		}
+		sum += v
+	}
+	if sum != half {
+		return fmt.Errorf("mrope_section %v sums to %d: want rotary dim / 2 = %d", sections, sum, half)
+	}
+	return nil
+}
+
+// maxInvFreq keeps p·inv_freq finite for every int64 position p, so that no position, however
+// large, turns cos and sin into NaN.
+const maxInvFreq = math.MaxFloat64 / (1 << 63)
+
+// checkTables refuses a spec whose tables would hold a value that is not finite: every inv_freq
+// must be finite, ≥ 0 and small enough that any position's angle is finite, and the attention
+// factor that multiplies cos and sin must be finite, > 0 and representable in float32 (the
+// cache's type). The static table is checked, and LongRoPE's long one; the per-call dynamic
+// NTK tables only shrink inv_freq as the length grows, so the static check covers them.
+func (s Spec) checkTables() error {
+	tables := []int{-1}
+	if s.Scaling.Type == ScalingLongRoPE {
+		tables = append(tables, s.OriginalMax())
+	}
+	for _, maxPos := range tables {
+		inv, att := s.Frequencies(maxPos)
+		for i, f := range inv {
+			if !(f >= 0 && f <= maxInvFreq) {
+				return specErr("rope_theta %v with %s scaling (factor %v) gives inv_freq[%d] = %v: want a finite value ≤ %.3g, so that every position's angle is finite", s.Base, s.Scaling.typeName(), s.Scaling.Factor, i, f, maxInvFreq)
+			}
+		}
+		if !(att > 0 && att <= math.MaxFloat32) {
+			return specErr("%s scaling gives attention factor %v: want a finite value in (0, %.4g] (it multiplies the float32 cos and sin)", s.Scaling.typeName(), att, math.MaxFloat32)
+		}
+	}
+	return nil
+}
+
+// typeName is the scaling type as configs spell it, "default" when unset.
+func (sc Scaling) typeName() string {
+	if sc.Type == "" {
+		return string(ScalingDefault)
+	}
+	return string(sc.Type)
+}
+
+func (sc Scaling) validate(s Spec) error {
+	need := func(name string, v float64) error {
+		if !finitePos(v) {
+			return specErr("%s scaling needs %s > 0 (got %v)", sc.Type, name, v)
+		}
+		return nil
+	}
+	// Parameters a variant reads only when set must still be finite, and those that scale
+	// something must not be negative.
+	for _, p := range []struct {
+		name        string
+		v           float64
+		nonNegative bool
+	}{
+		{"factor", sc.Factor, true}, {"alpha", sc.Alpha, true},
+		{"beta_fast", sc.BetaFast, true}, {"beta_slow", sc.BetaSlow, true},
+		{"attention_factor", sc.AttentionFactor, true},
+		{"mscale", sc.Mscale, false}, {"mscale_all_dim", sc.MscaleAllDim, false},
+		{"low_freq_factor", sc.LowFreqFactor, true}, {"high_freq_factor", sc.HighFreqFactor, true},
+	} {
+		if math.IsNaN(p.v) || math.IsInf(p.v, 0) || (p.nonNegative && p.v < 0) {
+			want := "a finite number"
+			if p.nonNegative {
+				want = "a finite number ≥ 0"
+			}
+			return specErr("%s scaling %s %v: want %s", sc.typeName(), p.name, p.v, want)
+		}
+	}
+	switch sc.Type {
+	case "", ScalingDefault:
+		return nil
+	case ScalingLinear, ScalingDynamic:
+		if err := need("factor", sc.Factor); err != nil {
+			return err
+		}
+		if sc.Type == ScalingDynamic && s.RotaryDim <= 2 {
+			return specErr("dynamic scaling needs rotary dim > 2 (got %d)", s.RotaryDim)
+		}
+		if sc.Type == ScalingDynamic && s.OriginalMax() <= 0 {
+			return specErr("dynamic scaling needs max_position_embeddings > 0")
+		}
+		return nil
+	case ScalingNTKAlpha:
+		if s.RotaryDim <= 2 {
+			return specErr("ntk alpha scaling needs rotary dim > 2 (got %d)", s.RotaryDim)
+		}
+		return need("alpha", sc.Alpha)
+	case ScalingYaRN:
+		if err := need("factor", sc.Factor); err != nil {
+			return err
+		}
+		if s.OriginalMax() <= 0 {
+			return specErr("yarn scaling needs original_max_position_embeddings > 0")
+		}
+		if sc.BetaFast < 0 || sc.BetaSlow < 0 {
+			return specErr("yarn beta_fast %v / beta_slow %v: want ≥ 0", sc.BetaFast, sc.BetaSlow)
+		}
+		return nil
+	case ScalingLlama3:
+		if err := need("factor", sc.Factor); err != nil {
+			return err
+		}
+		if err := need("low_freq_factor", sc.LowFreqFactor); err != nil {
+			return err
+		}
+		if err := need("high_freq_factor", sc.HighFreqFactor); err != nil {
+			return err
+		}
+		if sc.HighFreqFactor < sc.LowFreqFactor {
+			return specErr("llama3 high_freq_factor %v is below low_freq_factor %v", sc.HighFreqFactor, sc.LowFreqFactor)
+		}
+		if sc.OriginalMaxPositions <= 0 {
+			return specErr("llama3 scaling needs original_max_position_embeddings > 0")
+		}
+		return nil
+	case ScalingLongRoPE:
+		h := s.Half()
+		if len(sc.ShortFactor) != h || len(sc.LongFactor) != h {
+			return specErr("longrope short_factor has %d and long_factor %d entries: want rotary dim / 2 = %d each", len(sc.ShortFactor), len(sc.LongFactor), h)
+		}
+		for i := range h {
+			if !finitePos(sc.ShortFactor[i]) || !finitePos(sc.LongFactor[i]) {
+				return specErr("longrope factors must be finite and > 0 (entry %d)", i)
+			}
+		}
+		if s.OriginalMax() <= 0 {
+			return specErr("longrope scaling needs original_max_position_embeddings > 0")
+		}
+		return nil
+	}
+	return specErr("unknown rope type %q (want default, linear, dynamic, ntk_alpha, yarn, llama3 or longrope)", sc.Type)
+}
+
+// IsGlobalLayer reports whether layer l uses the global (scaled) RoPE; always true without
+// per-layer RoPE.
+func (s Spec) IsGlobalLayer(l int) bool {
+	if s.Local == nil {
+		return true
+	}
+	if len(s.Local.LayerTypes) > 0 {
+		return l >= len(s.Local.LayerTypes) || s.Local.LayerTypes[l] == "full_attention"
+	}
+	return (l+1)%s.Local.Pattern == 0
+}
+
+// ForLayer returns the spec of layer l: for a per-layer model (Gemma 3) a sliding layer gets
+// the local base and no scaling. The result has no Local part.
+func (s Spec) ForLayer(l int) (Spec, error) {
+	if l < 0 {
+		return Spec{}, fmt.Errorf("layer %d: want ≥ 0", l)
+	}
+	if s.Local != nil && len(s.Local.LayerTypes) > 0 && l >= len(s.Local.LayerTypes) {
+		return Spec{}, fmt.Errorf("layer %d: the model has %d layers", l, len(s.Local.LayerTypes))
+	}
+	out := s
+	if !s.IsGlobalLayer(l) {
+		out.Base = s.Local.Base
+		out.Scaling = Scaling{Type: ScalingDefault}
+	}
+	out.Local = nil
+	return out, nil
+}
