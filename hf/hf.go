@@ -377,7 +377,7 @@ func (p *parser) headSize(ri ropeInfo) error {
 	s := &p.src
 	spec := &p.m.Spec
 	if p.fam.kind == kindDeepSeek {
-		// vLLM and seed 004 rotate q_pe/k_pe, a tensor of its own, so the head is the RoPE part.
+		// vLLM and torch_npu npu_kv_rmsnorm_rope_cache rotate q_pe/k_pe, a tensor of its own, so the head is the RoPE part.
 		d, _, ok, err := s.positive("qk_rope_head_dim")
 		if err != nil {
 			return err

@@ -56,5 +56,5 @@
 // (GPT-J style). VisionCosSin.Apply rotates q and k with op apply_rotary_emb.
 //
 // All frequencies, angles, cos and sin are computed in float64 and rounded once to
-// float32 (DESIGN.md §2); HF computes them in float32.
+// float32 (the accuracy contract in the README); HF computes them in float32.
 package multimodal

@@ -9,7 +9,7 @@ import (
 	"github.com/rotary-go/rotary/tensor"
 )
 
-// kv_rmsnorm_rope_cache is DeepSeek MLA's fused KV-cache update (seed 004, torch_npu
+// kv_rmsnorm_rope_cache is DeepSeek MLA's fused KV-cache update (torch_npu
 // npu_kv_rmsnorm_rope_cache, aclnnKvRmsNormRopeCache): each token's kv row [Dv+Dk] splits into
 // the compressed part kv[:Dv], which is RMS-normalised and scaled by gamma, and the rope part
 // kv[Dv:], which is rotated GPT-J style but written de-interleaved (NeoX order); both results

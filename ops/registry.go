@@ -8,7 +8,7 @@ import (
 	"sync/atomic"
 )
 
-// The op registry: vLLM's CustomOp in Go (seed 003). Each op has a reference implementation,
+// The op registry: vLLM's CustomOp in Go (vllm/model_executor/custom_op.py). Each op has a reference implementation,
 // registered by package backend/native under the backend name "native", and any number of
 // backend implementations. A Dispatcher decides per op which one serves a call.
 
@@ -130,7 +130,7 @@ func (o *Op[A]) setOOT(backend string, fn any) error {
 	return nil
 }
 
-// RegisterOOT installs an out-of-tree override for the named op (seed 003's register_oot):
+// RegisterOOT installs an out-of-tree override for the named op (vLLM's CustomOp.register_oot):
 // when the op is enabled it serves every call instead of the in-tree backends. fn must be a
 // func(Args) of the op's argument type, e.g. func(ops.RotaryEmbeddingArgs). Overriding an unknown op is an error that lists the
 // known ones; a second override replaces the first.
