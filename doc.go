@@ -19,7 +19,7 @@
 // The free functions are torch_npu's and TransformerEngine's fused operators on explicit
 // tensors: ApplyRotaryEmb and its backward pass (npu_rotary_mul), ApplyRotaryEmbTHD (packed
 // sequences, context parallel), InterleaveRoPE (npu_interleave_rope), NPUMRoPE (npu_mrope) and
-// KvRmsNormRopeCache (npu_kv_rmsnorm_rope_cache).
+// KVRMSNormRoPECache (npu_kv_rmsnorm_rope_cache).
 //
 // Every op goes through the registry in package ops, which picks a backend per op: the
 // reference kernels of backend/native, or the SIMD kernels of backend/cpu, both linked in by

@@ -222,8 +222,8 @@ func (e *Embedding) Forward(positions, query, key tensor.Tensor) error {
 }
 
 // rope is the spec's rotation of checked q and k, as every op's arguments carry it.
-func (e *Embedding) rope(q, k ops.Heads) ops.Rope {
-	return ops.Rope{RotaryDim: e.spec.RotaryDim, GPTJ: e.spec.Style == GPTJ, Query: q, Key: k}
+func (e *Embedding) rope(q, k ops.Heads) ops.RoPE {
+	return ops.RoPE{RotaryDim: e.spec.RotaryDim, GPTJ: e.spec.Style == GPTJ, Query: q, Key: k}
 }
 
 // forward rotates checked q and k at checked positions.
@@ -232,15 +232,15 @@ func (e *Embedding) forward(pos *ops.Positions, q, k ops.Heads) error {
 	if c, ok := e.table(pos.Max); ok && pos.Max < int64(c.Rows) {
 		var err error
 		if pos.Rows > 1 {
-			_, err = ops.Run(e.disp, ops.MRoPE, ops.MRoPEArgs{Rope: rope, Positions: *pos, Cache: c, Sections: e.spec.MRoPE.Sections, Interleaved: e.spec.MRoPE.Interleaved})
+			_, err = ops.Run(e.disp, ops.MRoPE, ops.MRoPEArgs{RoPE: rope, Positions: *pos, Cache: c, Sections: e.spec.MRoPE.Sections, Interleaved: e.spec.MRoPE.Interleaved})
 		} else {
-			_, err = ops.Run(e.disp, ops.RotaryEmbedding, ops.RotaryEmbeddingArgs{Rope: rope, Positions: *pos, Cache: c})
+			_, err = ops.Run(e.disp, ops.RotaryEmbedding, ops.RotaryEmbeddingArgs{RoPE: rope, Positions: *pos, Cache: c})
 		}
 		return err
 	}
 	cs := e.scratch.Get().(*CosSin)
 	defer e.scratch.Put(cs)
 	e.gather(pos, cs)
-	_, err := ops.Run(e.disp, ops.RotaryEmbeddingGather, ops.GatheredArgs{Rope: rope, Cos: cs.cos, Sin: cs.sin, Half: cs.half})
+	_, err := ops.Run(e.disp, ops.RotaryEmbeddingGather, ops.GatheredArgs{RoPE: rope, Cos: cs.cos, Sin: cs.sin, Half: cs.half})
 	return err
 }

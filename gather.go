@@ -120,7 +120,7 @@ func (cs *CosSin) Apply(query, key tensor.Tensor) error {
 		return errTokens(q.Tokens, cs.tokens)
 	}
 	_, err = ops.Run(cs.disp, ops.RotaryEmbeddingGather, ops.GatheredArgs{
-		Rope: ops.Rope{RotaryDim: cs.spec.RotaryDim, GPTJ: cs.spec.Style == GPTJ, Query: q, Key: k},
+		RoPE: ops.RoPE{RotaryDim: cs.spec.RotaryDim, GPTJ: cs.spec.Style == GPTJ, Query: q, Key: k},
 		Cos:  cs.cos, Sin: cs.sin, Half: cs.half,
 	})
 	return err

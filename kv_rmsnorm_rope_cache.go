@@ -2,7 +2,7 @@ package rotary
 
 import "github.com/rotary-go/rotary/ops"
 
-// KvRmsNormRopeCache is op kv_rmsnorm_rope_cache (torch_npu
+// KVRMSNormRoPECache is op kv_rmsnorm_rope_cache (torch_npu
 // npu_kv_rmsnorm_rope_cache): DeepSeek MLA's KV-cache update for one layer. Each token's row of
 // p.KV [B, 1, S, Dv+Dk] splits in two:
 //
@@ -14,18 +14,18 @@ import "github.com/rotary-go/rotary/ops"
 // p.Index places the token in both caches as p.CacheMode says (Norm: a position per batch;
 // PA/PA_BNSD/PA_NZ: a global slot per token; PA_BLK_BNSD/PA_BLK_NZ: a global offset per block
 // of BlockSize tokens); −1 skips the token. NZ modes use the FRACTAL_NZ cache layout
-// (ops.KvCacheLayout). An I8 cache stores clamp(round_half_even(y·scale + offset), −128, 127)
-// with the matching F32 scale (and optional offset), per channel or per tensor. p.KRope and
+// (ops.KVCacheLayout). An I8 cache stores clamp(round_half_even(y·scale + offset), −128, 127)
+// with the matching F32 scale (and optional offset), per channel or per tensor. p.KRoPE and
 // p.CKV, when given, receive every token's unquantised results.
 //
 // d chooses the backend (nil: ops.Default). Everything is checked first: on error (a bad dtype
 // or shape, an index out of range or repeated where the mode forbids it) the caches and outputs
 // are unchanged.
-func KvRmsNormRopeCache(d *ops.Dispatcher, p ops.KvRmsNormRopeCacheParams) error {
-	a, err := ops.NewKvRmsNormRopeCache(p)
+func KVRMSNormRoPECache(d *ops.Dispatcher, p ops.KVRMSNormRoPECacheParams) error {
+	a, err := ops.NewKVRMSNormRoPECache(p)
 	if err != nil {
 		return err
 	}
-	_, err = ops.Run(dispatcher(d), ops.KvRmsNormRopeCache, a)
+	_, err = ops.Run(dispatcher(d), ops.KVRMSNormRoPECache, a)
 	return err
 }

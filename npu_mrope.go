@@ -105,11 +105,11 @@ func NPUMRoPE(d *ops.Dispatcher, positions, query, key, cosSinCache tensor.Tenso
 			}
 		}
 	}
-	rope := ops.Rope{RotaryDim: rd, GPTJ: gptj, Query: q, Key: k}
+	rope := ops.RoPE{RotaryDim: rd, GPTJ: gptj, Query: q, Key: k}
 	if pos.Rows > 1 {
-		_, err = ops.Run(dispatcher(d), ops.MRoPE, ops.MRoPEArgs{Rope: rope, Positions: pos, Cache: cache, Sections: sections, Interleaved: cacheMode == "interleave"})
+		_, err = ops.Run(dispatcher(d), ops.MRoPE, ops.MRoPEArgs{RoPE: rope, Positions: pos, Cache: cache, Sections: sections, Interleaved: cacheMode == "interleave"})
 		return err
 	}
-	_, err = ops.Run(dispatcher(d), ops.RotaryEmbedding, ops.RotaryEmbeddingArgs{Rope: rope, Positions: pos, Cache: cache})
+	_, err = ops.Run(dispatcher(d), ops.RotaryEmbedding, ops.RotaryEmbeddingArgs{RoPE: rope, Positions: pos, Cache: cache})
 	return err
 }

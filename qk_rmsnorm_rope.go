@@ -28,7 +28,7 @@ func (e *Embedding) ForwardQKNorm(positions, query, key, qWeight, kWeight tensor
 	if err != nil {
 		return err
 	}
-	a := ops.QKRMSNormRoPEArgs{Rope: e.rope(q, k)}
+	a := ops.QKRMSNormRoPEArgs{RoPE: e.rope(q, k)}
 	if err := ops.NewQKRMSNormWeights(&a, q, k, qWeight, kWeight, eps); err != nil {
 		return err
 	}

@@ -7,7 +7,7 @@ import (
 )
 
 func init() {
-	Register(Case{Op: ops.KvRmsNormRopeCache.Name(), Model: "deepseek-v3", MaxTokens: 16384, Setup: kvRmsNormRopeCacheSetup})
+	Register(Case{Op: ops.KVRMSNormRoPECache.Name(), Model: "deepseek-v3", MaxTokens: 16384, Setup: kvRmsNormRopeCacheSetup})
 }
 
 // DeepSeek-V3's MLA latent: kv_lora_rank 512 normalised, qk_rope_head_dim 64 rotated.
@@ -23,7 +23,7 @@ func kvRmsNormRopeCacheSetup(d tensor.DType, tokens int, disp *ops.Dispatcher) (
 	for i := range index {
 		index[i] = int64(i)
 	}
-	p := ops.KvRmsNormRopeCacheParams{
+	p := ops.KVRMSNormRoPECacheParams{
 		KV: Filled(d, tokens, 1, 1, dsDv+dsDk), Gamma: Filled(d, dsDv),
 		Cos: Filled(d, tokens, 1, 1, dsDk), Sin: Filled(d, tokens, 1, 1, dsDk),
 		Index:  tensor.FromI64(index, tokens),
@@ -33,5 +33,5 @@ func kvRmsNormRopeCacheSetup(d tensor.DType, tokens int, disp *ops.Dispatcher) (
 	sz := d.Size()
 	perToken := (dsDv+dsDk)*sz + 2*dsDk*sz + 8 + (dsDv+dsDk)*sz
 	bytes := tokens*perToken + dsDv*sz
-	return func() error { return rotary.KvRmsNormRopeCache(disp, p) }, bytes, nil
+	return func() error { return rotary.KVRMSNormRoPECache(disp, p) }, bytes, nil
 }

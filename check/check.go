@@ -40,8 +40,8 @@ type Launch struct {
 	PositionEmbeddingType string
 	// UseFusedRotaryPosEmb is MindSpeed's --use-fused-rotary-pos-emb.
 	UseFusedRotaryPosEmb bool
-	// ApplyRopeFusion is Megatron Core / Bridge's apply_rope_fusion.
-	ApplyRopeFusion bool
+	// ApplyRoPEFusion is Megatron Core / Bridge's apply_rope_fusion.
+	ApplyRoPEFusion bool
 	// PositionRows is the row count of the positions tensor the caller passes (1, 3 or 4).
 	PositionRows int
 	// CacheMode is npu_mrope's cache_mode: "default" or "interleave".
@@ -61,7 +61,7 @@ var torchNPUNames = map[string]string{
 	"npu_rotary_mul":            ops.ApplyRotaryEmb.Name(),
 	"npu_interleave_rope":       ops.InterleaveRoPE.Name(),
 	"npu_mrope":                 ops.MRoPE.Name(),
-	"npu_kv_rmsnorm_rope_cache": ops.KvRmsNormRopeCache.Name(),
+	"npu_kv_rmsnorm_rope_cache": ops.KVRMSNormRoPECache.Name(),
 }
 
 // CanonicalOp returns the registry name (one of ops.Names) of an op named either way, and false
@@ -334,7 +334,7 @@ func (c *checker) model(m *hf.Model) {
 				"MindSpeed's fused RoPE (npu_rotary_position_embedding) is the plain-rope path: its argument check requires --position-embedding-type rope, and it has no notion of 3-axis positions",
 				"drop --use-fused-rotary-pos-emb; for a fused NPU MRoPE call torch_npu.npu_mrope explicitly at the q/k rotary apply (cache_mode interleave for Qwen3-VL)")
 		}
-		if l.ApplyRopeFusion {
+		if l.ApplyRoPEFusion {
 			c.add(Error, "rope-fusion-with-mrope", "apply_rope_fusion=True on an MRoPE model",
 				"Megatron's MRoPE path asserts not config.apply_rope_fusion: the fusion switch only covers the plain rope branch",
 				"set apply_rope_fusion=False; fuse MRoPE with an explicit npu_mrope branch that handles q and k together")

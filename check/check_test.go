@@ -308,13 +308,13 @@ func TestMRoPELaunchOptions(t *testing.T) {
 		{name: "qwen3-vl on the mrope branch", config: preset(t, "qwen3-vl-8b"), launch: check.Launch{PositionEmbeddingType: "mrope", PositionRows: 3, CacheMode: "interleave"}, absent: []string{"mrope-on-rope-branch", "rope-on-mrope-branch", "mrope-cache-mode", "mrope-position-rows"}},
 		{name: "fused rope on qwen2.5-vl", config: preset(t, "qwen2.5-vl-7b"), launch: check.Launch{UseFusedRotaryPosEmb: true}, want: []want{errorAt("fused-rope-with-mrope")}},
 		{name: "fused rope on llama", config: preset(t, "llama-3.1-8b"), launch: check.Launch{UseFusedRotaryPosEmb: true, PositionEmbeddingType: "rope"}, absent: []string{"fused-rope-with-mrope"}},
-		{name: "rope fusion on qwen3-vl", config: preset(t, "qwen3-vl-8b"), launch: check.Launch{ApplyRopeFusion: true}, want: []want{errorAt("rope-fusion-with-mrope")}},
-		{name: "rope fusion on qwen3", config: preset(t, "qwen3-8b"), launch: check.Launch{ApplyRopeFusion: true}, absent: []string{"rope-fusion-with-mrope"}},
+		{name: "rope fusion on qwen3-vl", config: preset(t, "qwen3-vl-8b"), launch: check.Launch{ApplyRoPEFusion: true}, want: []want{errorAt("rope-fusion-with-mrope")}},
+		{name: "rope fusion on qwen3", config: preset(t, "qwen3-8b"), launch: check.Launch{ApplyRoPEFusion: true}, absent: []string{"rope-fusion-with-mrope"}},
 		{name: "llama on the mrope branch", config: preset(t, "llama-3.1-8b"), launch: check.Launch{PositionEmbeddingType: "mrope"}, want: []want{errorAt("rope-on-mrope-branch")}},
 		{name: "llama on the rope branch", config: preset(t, "llama-3.1-8b"), launch: check.Launch{PositionEmbeddingType: "rope"}, absent: []string{"rope-on-mrope-branch"}},
 		{name: "3 position rows on llama", config: preset(t, "llama-3.1-8b"), launch: check.Launch{PositionRows: 3}, want: []want{errorAt("position-rows")}},
 		{name: "1 position row on llama", config: preset(t, "llama-3.1-8b"), launch: check.Launch{PositionRows: 1}, absent: []string{"position-rows"}},
-		{name: "every mistake at once", config: preset(t, "qwen3-vl-8b"), launch: check.Launch{PositionEmbeddingType: "rope", UseFusedRotaryPosEmb: true, ApplyRopeFusion: true, PositionRows: 4, CacheMode: "default"},
+		{name: "every mistake at once", config: preset(t, "qwen3-vl-8b"), launch: check.Launch{PositionEmbeddingType: "rope", UseFusedRotaryPosEmb: true, ApplyRoPEFusion: true, PositionRows: 4, CacheMode: "default"},
 			want: []want{errorAt("mrope-on-rope-branch"), errorAt("fused-rope-with-mrope"), errorAt("rope-fusion-with-mrope"), errorAt("mrope-position-rows"), errorAt("mrope-cache-mode")}},
 	})
 }
@@ -331,7 +331,7 @@ func TestRotaryMode(t *testing.T) {
 	})
 }
 
-func TestInterleaveRope(t *testing.T) {
+func TestInterleaveRoPE(t *testing.T) {
 	op := check.Launch{Op: "npu_interleave_rope"}
 	runCases(t, []checkCase{
 		{name: "llama-3.1-8b: 128 and neox", config: preset(t, "llama-3.1-8b"), launch: op, want: []want{errorAt("interleave-rope-dim"), errorAt("interleave-rope-style")}, absent: []string{"interleave-rope-mrope"}},
@@ -420,7 +420,7 @@ func FuzzConfig(f *testing.F) {
 	f.Add([]byte(`{"model_type":"qwen2_vl","hidden_size":0,"num_attention_heads":0,"rope_scaling":{"mrope_section":[1e300,-5,"x"]}}`), "rope", false, 3, "default", "interleave", "npu_mrope")
 	f.Add([]byte(`{"model_type":"llama","head_dim":-8,"rotary_dim":1e30,"rope_scaling":{"type":"longrope","short_factor":[]}}`), "", false, 0, "", "", "")
 	f.Fuzz(func(t *testing.T, data []byte, pet string, fused bool, rows int, cacheMode, rotaryMode, op string) {
-		fs := check.Config(data, check.Launch{PositionEmbeddingType: pet, UseFusedRotaryPosEmb: fused, ApplyRopeFusion: fused, PositionRows: rows, CacheMode: cacheMode, RotaryMode: rotaryMode, Op: op})
+		fs := check.Config(data, check.Launch{PositionEmbeddingType: pet, UseFusedRotaryPosEmb: fused, ApplyRoPEFusion: fused, PositionRows: rows, CacheMode: cacheMode, RotaryMode: rotaryMode, Op: op})
 		for _, f := range fs {
 			if f.Code == "" || f.What == "" || f.Why == "" || f.Fix == "" || (f.Severity != check.Error && f.Severity != check.Warning) {
 				t.Fatalf("incomplete finding %+v", f)

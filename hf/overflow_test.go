@@ -33,10 +33,10 @@ func TestRotaryDimPastInt(t *testing.T) {
 	}
 }
 
-// TestRopeRatioBase: ChatGLM's base is 10000 × rope_ratio. A finite rope_ratio of 1e305 made
+// TestRoPERatioBase: ChatGLM's base is 10000 × rope_ratio. A finite rope_ratio of 1e305 made
 // it +Inf, and 1e-300 a base below 1; both were refused only by Spec.Validate, whose error
 // named rope_theta, a key the config did not give.
-func TestRopeRatioBase(t *testing.T) {
+func TestRoPERatioBase(t *testing.T) {
 	for _, ratio := range []string{"1e305", "1.7976931348623157e308", "1e-300", "1e-4"} {
 		js := `{"model_type": "chatglm", "num_attention_heads": 2, "kv_channels": 64, "rope_ratio": ` + ratio + `}`
 		_, err := Parse([]byte(js))

@@ -2,9 +2,9 @@
 // (temporal, height, width) MRoPE position ids of the Qwen2-VL family's language model,
 // and the 2-D patch RoPE of the Qwen and Llama 4 vision towers.
 //
-// # MRoPE positions (GetRopeIndex)
+// # MRoPE positions (GetRoPEIndex)
 //
-// GetRopeIndex follows Hugging Face transformers' get_rope_index of Qwen2VLModel,
+// GetRoPEIndex follows Hugging Face transformers' get_rope_index of Qwen2VLModel,
 // Qwen2_5_VLModel and Qwen3VLModel (modeling_qwen2_vl.py, modeling_qwen2_5_vl.py,
 // modeling_qwen3_vl.py, transformers v4.5x, the version that scans for vision_start
 // tokens; vLLM's MRotaryEmbedding.get_input_positions computes the same). Per batch row,
@@ -37,7 +37,7 @@
 // (its index in the whole sequence) has position c + rope_delta on all three axes
 // (DecodePosition, DecodePositions).
 //
-// Where the input is malformed GetRopeIndex returns an error rather than positions HF
+// Where the input is malformed GetRoPEIndex returns an error rather than positions HF
 // would silently produce: grids not consumed, a grid needing more image tokens than the
 // block holds, image tokens outside every block, grid values that are not multiples of
 // the merge size. Newer transformers

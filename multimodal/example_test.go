@@ -11,11 +11,11 @@ import (
 
 // A prompt with one image of 4×6 patches (6 LLM tokens after 2×2 merging): its
 // MRoPE positions, then the query rotated by the Qwen2-VL embedding at those positions.
-func ExampleGetRopeIndex() {
+func ExampleGetRoPEIndex() {
 	cfg := multimodal.DefaultConfig(multimodal.Qwen2VL)
 	const T0, VS, I, VE = 100, multimodal.DefaultVisionStartTokenID, multimodal.DefaultImageTokenID, 151653
 	ids := []int64{T0, T0, VS, I, I, I, I, I, I, VE, T0, T0}
-	pos, deltas, err := multimodal.GetRopeIndex(cfg, [][]int64{ids}, nil, [][3]int64{{1, 4, 6}}, nil, nil)
+	pos, deltas, err := multimodal.GetRoPEIndex(cfg, [][]int64{ids}, nil, [][3]int64{{1, 4, 6}}, nil, nil)
 	if err != nil {
 		panic(err)
 	}

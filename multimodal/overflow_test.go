@@ -49,7 +49,7 @@ func TestTemporalPositionOverflow(t *testing.T) {
 	} {
 		cfg := DefaultConfig(Qwen25VL)
 		cfg.TokensPerSecond = c.tps
-		pos, _, err := GetRopeIndex(cfg, [][]int64{row}, nil, nil, video, c.seconds)
+		pos, _, err := GetRoPEIndex(cfg, [][]int64{row}, nil, nil, video, c.seconds)
 		if err == nil || !errors.Is(err, ErrInput) || !strings.Contains(err.Error(), "2^53") {
 			t.Errorf("%s: error %v, positions %v; want ErrInput about the temporal position", c.name, err, pos[0])
 		}
@@ -57,7 +57,7 @@ func TestTemporalPositionOverflow(t *testing.T) {
 	// Below 2^53 the float32 product is kept, truncated, as torch's .long() does.
 	cfg := DefaultConfig(Qwen25VL)
 	cfg.TokensPerSecond = 2
-	pos, _, err := GetRopeIndex(cfg, [][]int64{row}, nil, nil, video, []float64{1e15})
+	pos, _, err := GetRoPEIndex(cfg, [][]int64{row}, nil, nil, video, []float64{1e15})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -139,10 +139,10 @@ func TestVisionApplyTableOverflow(t *testing.T) {
 	}
 }
 
-// TestRopeIndexGridMemory: a grid far larger than the vision tokens present is refused from the
+// TestRoPEIndexGridMemory: a grid far larger than the vision tokens present is refused from the
 // tokens, before anything proportional to the grid is allocated: each block's grid must be
 // covered by the image or video tokens that follow it.
-func TestRopeIndexGridMemory(t *testing.T) {
+func TestRoPEIndexGridMemory(t *testing.T) {
 	few := cat(ids(100, vs), rep(img, 4), ids(ve))
 	fewVideo := cat(ids(100, vs), rep(vid, 4), ids(ve))
 	merge1 := DefaultConfig(Qwen2VL)
@@ -160,7 +160,7 @@ func TestRopeIndexGridMemory(t *testing.T) {
 		{"qwen2.5_vl huge video", DefaultConfig(Qwen25VL), fewVideo, nil, [][3]int64{{1 << 20, 1 << 20, 1 << 20}}},
 	} {
 		var err error
-		if n := allocated(func() { _, _, err = GetRopeIndex(c.cfg, [][]int64{c.in}, nil, c.images, c.videos, nil) }); n > 1<<16 {
+		if n := allocated(func() { _, _, err = GetRoPEIndex(c.cfg, [][]int64{c.in}, nil, c.images, c.videos, nil) }); n > 1<<16 {
 			t.Errorf("%s: allocated %d bytes for %d tokens", c.name, n, len(c.in))
 		}
 		if err == nil || !errors.Is(err, ErrInput) {

@@ -6,7 +6,7 @@ import (
 	"math"
 )
 
-// ErrInput is wrapped by every error GetRopeIndex returns for bad input.
+// ErrInput is wrapped by every error GetRoPEIndex returns for bad input.
 var ErrInput = errors.New("multimodal input")
 
 func inputErr(format string, args ...any) error {
@@ -40,7 +40,7 @@ func mul64(a, b int64) (int64, bool) {
 // height, 2 width.
 type Positions3 = [3][][]int64
 
-// GetRopeIndex computes the 3-axis MRoPE positions of a prefill batch and the per-row
+// GetRoPEIndex computes the 3-axis MRoPE positions of a prefill batch and the per-row
 // rope_deltas, as Hugging Face transformers' get_rope_index of the model family cfg.Kind
 // does (Qwen2VLModel, Qwen2_5_VLModel and Qwen3VLModel.get_rope_index in transformers
 // v4.5x; see the package documentation for the rules and their sources).
@@ -54,13 +54,13 @@ type Positions3 = [3][][]int64
 // rules when any grid is given, as in HF. With no grids at all the input is text: every
 // axis is the running count of unmasked tokens.
 //
-// GetRopeIndex returns an error, never panics, for: ragged rows, mask values other than 0
+// GetRoPEIndex returns an error, never panics, for: ragged rows, mask values other than 0
 // and 1, negative token ids, negative, zero or non-divisible grid values, a vision_start
 // token with nothing after it, more vision blocks than grids (or fewer), a block whose
 // grid needs more image/video tokens than follow, image/video tokens outside every block or
 // with no grid at all (HF's forward pass rejects both: "Image features and image tokens do
 // not match"), and a second_per_grid_ts list of the wrong length.
-func GetRopeIndex(cfg Config, inputIDs, attentionMask [][]int64, imageGridTHW, videoGridTHW [][3]int64, secondPerGridT []float64) (positions Positions3, ropeDeltas []int64, err error) {
+func GetRoPEIndex(cfg Config, inputIDs, attentionMask [][]int64, imageGridTHW, videoGridTHW [][3]int64, secondPerGridT []float64) (positions Positions3, ropeDeltas []int64, err error) {
 	if err := cfg.Validate(); err != nil {
 		return Positions3{}, nil, err
 	}

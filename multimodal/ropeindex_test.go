@@ -46,7 +46,7 @@ func wantPositions(t *testing.T, got Positions3, b int, want [3][]int64) {
 
 func mustIndex(t *testing.T, cfg Config, in, mask [][]int64, images, videos [][3]int64, seconds []float64) (Positions3, []int64) {
 	t.Helper()
-	pos, deltas, err := GetRopeIndex(cfg, in, mask, images, videos, seconds)
+	pos, deltas, err := GetRoPEIndex(cfg, in, mask, images, videos, seconds)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -247,7 +247,7 @@ func TestVideoQwen3VL(t *testing.T) {
 		t.Errorf("rope_delta %d, want -4", deltas[0])
 	}
 	// The same grid as one Qwen2-VL block needs 8 consecutive video tokens.
-	if _, _, err := GetRopeIndex(DefaultConfig(Qwen2VL), [][]int64{row}, nil, nil, [][3]int64{{2, 4, 4}}, nil); err == nil {
+	if _, _, err := GetRoPEIndex(DefaultConfig(Qwen2VL), [][]int64{row}, nil, nil, [][3]int64{{2, 4, 4}}, nil); err == nil {
 		t.Error("qwen2_vl accepted a (2, 4, 4) video split into frames")
 	}
 }
@@ -349,7 +349,7 @@ func TestErrors(t *testing.T) {
 		{"bad config", Config{Kind: Qwen2VL, ImageTokenID: 1, VideoTokenID: 1, VisionStartTokenID: 2, SpatialMergeSize: 2}, [][]int64{{1}}, nil, nil, nil, nil, "distinct"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
-			_, _, err := GetRopeIndex(c.cfg, c.in, c.mask, c.images, c.videos, c.seconds)
+			_, _, err := GetRoPEIndex(c.cfg, c.in, c.mask, c.images, c.videos, c.seconds)
 			if err == nil {
 				t.Fatalf("no error, want one containing %q", c.want)
 			}
@@ -363,10 +363,10 @@ func TestErrors(t *testing.T) {
 	}
 }
 
-// FuzzGetRopeIndex: arbitrary tokens, masks, grids and seconds per grid step never panic, and
+// FuzzGetRoPEIndex: arbitrary tokens, masks, grids and seconds per grid step never panic, and
 // accepted positions are never negative. A grid triple whose first byte has bit 0x40 set takes
 // powers of two up to 2^20 (the largest grid value accepted) instead of small values.
-func FuzzGetRopeIndex(f *testing.F) {
+func FuzzGetRoPEIndex(f *testing.F) {
 	f.Add([]byte{0, 1, 2, 2, 2, 2, 3}, []byte{1, 2, 2}, uint8(0), 1.0)
 	f.Add([]byte{1, 3, 3, 3, 3, 1, 3, 3, 3, 3}, []byte{2, 2, 2}, uint8(2), 0.5)
 	// Qwen2.5-VL: a video of 1e30 seconds per step put temporal positions at -2^63+1 (the
@@ -405,7 +405,7 @@ func FuzzGetRopeIndex(f *testing.F) {
 				seconds = append(seconds, second)
 			}
 		}
-		pos, deltas, err := GetRopeIndex(cfg, [][]int64{row}, [][]int64{mask}, images, videos, seconds)
+		pos, deltas, err := GetRoPEIndex(cfg, [][]int64{row}, [][]int64{mask}, images, videos, seconds)
 		if err != nil {
 			return
 		}

@@ -26,8 +26,8 @@ func (c *CosSinCache) Row(p int64) (cos, sin []float32) {
 	return r[:c.Half], r[c.Half:]
 }
 
-// Rope is what every q/k rotation shares: which elements rotate and how, and the tensors.
-type Rope struct {
+// RoPE is what every q/k rotation shares: which elements rotate and how, and the tensors.
+type RoPE struct {
 	// RotaryDim elements at the start of each head rotate; the rest pass through untouched.
 	RotaryDim int
 	// GPTJ pairs (2i, 2i+1); otherwise NeoX pairs (i, i + RotaryDim/2).
@@ -39,7 +39,7 @@ type Rope struct {
 // RotaryEmbeddingArgs are the arguments of op rotary_embedding (vLLM RotaryEmbedding.forward):
 // token t rotates by row Positions.At(0, t) of Cache.
 type RotaryEmbeddingArgs struct {
-	Rope
+	RoPE
 	Positions Positions
 	Cache     CosSinCache
 }
@@ -48,7 +48,7 @@ type RotaryEmbeddingArgs struct {
 // Positions.At(axis(i), t) of Cache, where the axis follows Sections (chunked) or the
 // Qwen3-VL interleaving.
 type MRoPEArgs struct {
-	Rope
+	RoPE
 	Positions   Positions
 	Cache       CosSinCache
 	Sections    []int
@@ -81,7 +81,7 @@ func MRoPEAxis(i int, sections []int, interleaved bool) int {
 // GatheredArgs are the arguments of a rotation by cos/sin already gathered per token (the
 // hoisted gather): token t uses Cos[t·Half : (t+1)·Half] and the same of Sin.
 type GatheredArgs struct {
-	Rope
+	RoPE
 	Cos, Sin []float32
 	Half     int
 }

@@ -343,7 +343,7 @@ func runRotaryEmbedding(t *testing.T, q, k ops.Heads, p ops.Positions, d int, gp
 	for i := range cache.Data {
 		cache.Data[i] = float32(i%7) / 7
 	}
-	a := ops.RotaryEmbeddingArgs{Rope: ops.Rope{RotaryDim: rd, GPTJ: gptj, Query: q, Key: k}, Positions: p, Cache: cache}
+	a := ops.RotaryEmbeddingArgs{RoPE: ops.RoPE{RotaryDim: rd, GPTJ: gptj, Query: q, Key: k}, Positions: p, Cache: cache}
 	native, err := ops.NewDispatcher("none", ops.Auto)
 	if err != nil {
 		t.Fatal(err)

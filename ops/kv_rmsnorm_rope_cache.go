@@ -10,7 +10,7 @@ import (
 )
 
 // kv_rmsnorm_rope_cache is DeepSeek MLA's fused KV-cache update (torch_npu
-// npu_kv_rmsnorm_rope_cache, aclnnKvRmsNormRopeCache): each token's kv row [Dv+Dk] splits into
+// npu_kv_rmsnorm_rope_cache, aclnnKVRMSNormRoPECache): each token's kv row [Dv+Dk] splits into
 // the compressed part kv[:Dv], which is RMS-normalised and scaled by gamma, and the rope part
 // kv[Dv:], which is rotated GPT-J style but written de-interleaved (NeoX order); both results
 // are scattered into their caches at the slot the index gives, optionally quantised to int8.
@@ -28,7 +28,7 @@ const (
 	CachePA CacheMode = "PA"
 	// CachePABNSD is CachePA.
 	CachePABNSD CacheMode = "PA_BNSD"
-	// CachePANZ is CachePA with caches in the FRACTAL_NZ layout (see KvCacheLayout).
+	// CachePANZ is CachePA with caches in the FRACTAL_NZ layout (see KVCacheLayout).
 	CachePANZ CacheMode = "PA_NZ"
 	// CachePABlkBNSD: index [B·ceil(S/BlockSize)], one value per block of a sequence: token s
 	// of batch b goes to slot s%BlockSize of block index[b·ceil(S/BlockSize) + s/BlockSize] /
@@ -68,9 +68,9 @@ func (m CacheMode) NZ() bool { return m == CachePANZ || m == CachePABlkNZ }
 // PerBlock reports whether m's index has one value per block of a sequence (PA_BLK_*).
 func (m CacheMode) PerBlock() bool { return m == CachePABlkBNSD || m == CachePABlkNZ }
 
-// KvRmsNormRopeCacheParams are the tensors and options of kv_rmsnorm_rope_cache as the caller
+// KVRMSNormRoPECacheParams are the tensors and options of kv_rmsnorm_rope_cache as the caller
 // gives them (torch_npu's argument names). Optional tensors are zero Tensors when absent.
-type KvRmsNormRopeCacheParams struct {
+type KVRMSNormRoPECacheParams struct {
 	// KV is [B, 1, S, Dv+Dk], F16, BF16 or F32.
 	KV tensor.Tensor
 	// Gamma is the RMSNorm weight [Dv], kv's dtype.
@@ -85,27 +85,27 @@ type KvRmsNormRopeCacheParams struct {
 	// KCache receives the rope part [.., Dk], CKVCache the normalised part [.., Dv]; each is
 	// kv's dtype or I8 (quantised), shaped as CacheMode says. They are updated in place.
 	KCache, CKVCache tensor.Tensor
-	// KRopeScale and CKVScale (F32, [D], [1, D] per channel or [1] per tensor) are required
+	// KRoPEScale and CKVScale (F32, [D], [1, D] per channel or [1] per tensor) are required
 	// exactly when the matching cache is I8; the offsets (same shapes) make the quantisation
 	// asymmetric: q = clamp(round_half_even(y·scale + offset), −128, 127).
-	KRopeScale, CKVScale, KRopeOffset, CKVOffset tensor.Tensor
+	KRoPEScale, CKVScale, KRoPEOffset, CKVOffset tensor.Tensor
 	// Epsilon is added to the mean square as a float32 (torch_npu's default is 1e-5; zero is
 	// taken as zero; it must be finite, ≥ 0 and within float32's range).
 	Epsilon float64
 	// CacheMode addresses the caches; empty means Norm.
 	CacheMode CacheMode
-	// KRope [B, 1, S, Dk] and CKV [B, 1, S, Dv] (kv's dtype) optionally receive every token's
+	// KRoPE [B, 1, S, Dk] and CKV [B, 1, S, Dv] (kv's dtype) optionally receive every token's
 	// unquantised results, skipped tokens included (torch_npu's is_output_kv).
-	KRope, CKV tensor.Tensor
+	KRoPE, CKV tensor.Tensor
 }
 
-// KvCacheLayout locates a cache row: element c of the row of (block, slot) lies at backing index
+// KVCacheLayout locates a cache row: element c of the row of (block, slot) lies at backing index
 // Off + block·BlockStride + slot·SlotStride + (c/Group)·GroupStride + c%Group. An ND cache is
 // one group of the whole row; a FRACTAL_NZ cache ([BlockNum, D/C0, BlockSize, 1, C0] in memory,
 // C0 = 32 bytes of the cache's dtype: 16 for F16/BF16, 32 for I8, 8 for F32) stores each run of
 // C0 channels of a block's slots together. In Norm mode a block is a cache batch and a slot a
 // sequence position.
-type KvCacheLayout struct {
+type KVCacheLayout struct {
 	Blocks, BlockSize int
 	Off               int
 	BlockStride       int
@@ -115,25 +115,25 @@ type KvCacheLayout struct {
 }
 
 // At is the backing index of channel c of the row of (block, slot).
-func (l *KvCacheLayout) At(block, slot, c int) int {
+func (l *KVCacheLayout) At(block, slot, c int) int {
 	return l.Off + block*l.BlockStride + slot*l.SlotStride + c/l.Group*l.GroupStride + c%l.Group
 }
 
 // RowAt is At(block, slot, 0): the backing index of the row of (block, slot).
-func (l *KvCacheLayout) RowAt(block, slot int) int {
+func (l *KVCacheLayout) RowAt(block, slot int) int {
 	return l.Off + block*l.BlockStride + slot*l.SlotStride
 }
 
-// KvQuant is the int8 quantisation of one cache: channel c uses Scale[ScaleAt + c·ScaleStep]
+// KVQuant is the int8 quantisation of one cache: channel c uses Scale[ScaleAt + c·ScaleStep]
 // and, when Offset is set, Offset[OffsetAt + c·OffsetStep] (step 0: one value per tensor).
-type KvQuant struct {
+type KVQuant struct {
 	Scale, Offset        []float32
 	ScaleAt, ScaleStep   int
 	OffsetAt, OffsetStep int
 }
 
 // Quantize is channel c's int8 value of y.
-func (q *KvQuant) Quantize(c int, y float32) int8 {
+func (q *KVQuant) Quantize(c int, y float32) int8 {
 	var off float32
 	if q.Offset != nil {
 		off = q.Offset[q.OffsetAt+c*q.OffsetStep]
@@ -160,16 +160,16 @@ func QuantizeInt8(y, scale, offset float32) int8 {
 	return int8(r)
 }
 
-// KvRmsNormRopeCacheArgs are the checked arguments of op kv_rmsnorm_rope_cache: the caller's
-// parameters plus what the checks derived. Build them with NewKvRmsNormRopeCache.
-type KvRmsNormRopeCacheArgs struct {
-	KvRmsNormRopeCacheParams
+// KVRMSNormRoPECacheArgs are the checked arguments of op kv_rmsnorm_rope_cache: the caller's
+// parameters plus what the checks derived. Build them with NewKVRMSNormRoPECache.
+type KVRMSNormRoPECacheArgs struct {
+	KVRMSNormRoPECacheParams
 	// Batch and Seq are kv's B and S; Dv and Dk split its last dimension.
 	Batch, Seq, Dv, Dk int
 	// KLayout and CKVLayout locate the cache rows.
-	KLayout, CKVLayout KvCacheLayout
+	KLayout, CKVLayout KVCacheLayout
 	// KQuant and CKVQuant are set (Scale non-nil) for I8 caches.
-	KQuant, CKVQuant KvQuant
+	KQuant, CKVQuant KVQuant
 	// The row addressing of kv, cos, sin and the optional outputs, worked out once.
 	kvRows, cosRows, sinRows, kRopeRows, ckvRows kvcRows
 	// idx addresses the index tensor's values, worked out once.
@@ -205,7 +205,7 @@ func (x *kvcIndex) at(p int) int64 {
 
 // IndexValue is the index entry that places token s of batch b (for PA_BLK_* modes, the entry
 // of the block the token falls in).
-func (a *KvRmsNormRopeCacheArgs) IndexValue(b, s int) int64 {
+func (a *KVRMSNormRoPECacheArgs) IndexValue(b, s int) int64 {
 	x := &a.idx
 	var i int
 	switch {
@@ -220,7 +220,7 @@ func (a *KvRmsNormRopeCacheArgs) IndexValue(b, s int) int64 {
 }
 
 // blocksPerSeq is ceil(S/BlockSize), without overflow.
-func (a *KvRmsNormRopeCacheArgs) blocksPerSeq() int {
+func (a *KVRMSNormRoPECacheArgs) blocksPerSeq() int {
 	if a.Seq == 0 {
 		return 0
 	}
@@ -228,7 +228,7 @@ func (a *KvRmsNormRopeCacheArgs) blocksPerSeq() int {
 }
 
 // Slot is where token s of batch b goes in both caches; ok is false when its index is −1.
-func (a *KvRmsNormRopeCacheArgs) Slot(b, s int) (block, slot int, ok bool) {
+func (a *KVRMSNormRoPECacheArgs) Slot(b, s int) (block, slot int, ok bool) {
 	v := a.IndexValue(b, s)
 	if v < 0 {
 		return 0, 0, false
@@ -245,7 +245,7 @@ func (a *KvRmsNormRopeCacheArgs) Slot(b, s int) (block, slot int, ok bool) {
 
 // CacheRows is where token (b, s)'s rows start in the k and ckv caches' backings, the RowAt of
 // its Slot; ok is false for a skipped token.
-func (a *KvRmsNormRopeCacheArgs) CacheRows(b, s int) (k, ckv int, ok bool) {
+func (a *KVRMSNormRoPECacheArgs) CacheRows(b, s int) (k, ckv int, ok bool) {
 	if a.linear {
 		v := int(a.IndexValue(b, s))
 		if v < 0 {
@@ -260,63 +260,63 @@ func (a *KvRmsNormRopeCacheArgs) CacheRows(b, s int) (k, ckv int, ok bool) {
 	return a.KLayout.RowAt(block, slot), a.CKVLayout.RowAt(block, slot), true
 }
 
-// KVRow, CosRow, SinRow, KRopeRow and CKVRow are the backing indices of the first element of
+// KVRow, CosRow, SinRow, KRoPERow and CKVRow are the backing indices of the first element of
 // token (b, s)'s row in each tensor (cos and sin broadcast).
-func (a *KvRmsNormRopeCacheArgs) KVRow(b, s int) int { return a.kvRows.at(b, s) }
+func (a *KVRMSNormRoPECacheArgs) KVRow(b, s int) int { return a.kvRows.at(b, s) }
 
 // CosRow: see KVRow.
-func (a *KvRmsNormRopeCacheArgs) CosRow(b, s int) int { return a.cosRows.at(b, s) }
+func (a *KVRMSNormRoPECacheArgs) CosRow(b, s int) int { return a.cosRows.at(b, s) }
 
 // SinRow: see KVRow.
-func (a *KvRmsNormRopeCacheArgs) SinRow(b, s int) int { return a.sinRows.at(b, s) }
+func (a *KVRMSNormRoPECacheArgs) SinRow(b, s int) int { return a.sinRows.at(b, s) }
 
-// KRopeRow: see KVRow; KRope must be present.
-func (a *KvRmsNormRopeCacheArgs) KRopeRow(b, s int) int { return a.kRopeRows.at(b, s) }
+// KRoPERow: see KVRow; KRoPE must be present.
+func (a *KVRMSNormRoPECacheArgs) KRoPERow(b, s int) int { return a.kRopeRows.at(b, s) }
 
 // CKVRow: see KVRow; CKV must be present.
-func (a *KvRmsNormRopeCacheArgs) CKVRow(b, s int) int { return a.ckvRows.at(b, s) }
+func (a *KVRMSNormRoPECacheArgs) CKVRow(b, s int) int { return a.ckvRows.at(b, s) }
 
-// KvAffine is an address affine in one number: Off + n·Step.
-type KvAffine struct{ Off, Step int }
+// KVAffine is an address affine in one number: Off + n·Step.
+type KVAffine struct{ Off, Step int }
 
 // At is Off + n·Step.
-func (f KvAffine) At(n int) int { return f.Off + n*f.Step }
+func (f KVAffine) At(n int) int { return f.Off + n*f.Step }
 
-// KvLinear is the addressing of a call whose rows are affine in the token number t = b·S + s
+// KVLinear is the addressing of a call whose rows are affine in the token number t = b·S + s
 // (batch b, position s): token t's kv, cos and sin rows start at KV.At(t), Cos.At(t) and
 // Sin.At(t) in their backings, its index value is Index[IndexAt.At(t)], and a non-negative
 // value v puts its rows at K.At(v) and CKV.At(v) in the caches. Slots is the number of slots
 // the index check admits (every value is below it).
-type KvLinear struct {
-	KV, Cos, Sin, IndexAt, K, CKV KvAffine
+type KVLinear struct {
+	KV, Cos, Sin, IndexAt, K, CKV KVAffine
 	Index                         []int64
 	Slots                         int
 }
 
-// Linear reports the call's KvLinear, when it has one: an I64 index of a PA, PA_BNSD or PA_NZ
+// Linear reports the call's KVLinear, when it has one: an I64 index of a PA, PA_BNSD or PA_NZ
 // call whose caches keep one row stride across blocks (BlockStride = BlockSize·SlotStride: no
 // padding between blocks, and for NZ a single 16-element group), and kv, cos and sin whose batch
 // stride is S times their position stride (or whose B or S is 1). The optional outputs are not
 // part of it.
-func (a *KvRmsNormRopeCacheArgs) Linear() (KvLinear, bool) {
+func (a *KVRMSNormRoPECacheArgs) Linear() (KVLinear, bool) {
 	if !a.linear || a.idx.i64 == nil {
-		return KvLinear{}, false
+		return KVLinear{}, false
 	}
-	l := KvLinear{
-		IndexAt: KvAffine{a.idx.off, a.idx.s0}, Index: a.idx.i64,
-		K:     KvAffine{a.KLayout.Off, a.KLayout.SlotStride},
-		CKV:   KvAffine{a.CKVLayout.Off, a.CKVLayout.SlotStride},
+	l := KVLinear{
+		IndexAt: KVAffine{a.idx.off, a.idx.s0}, Index: a.idx.i64,
+		K:     KVAffine{a.KLayout.Off, a.KLayout.SlotStride},
+		CKV:   KVAffine{a.CKVLayout.Off, a.CKVLayout.SlotStride},
 		Slots: a.KLayout.Blocks * a.KLayout.BlockSize,
 	}
 	for _, r := range []struct {
-		dst  *KvAffine
+		dst  *KVAffine
 		rows kvcRows
 	}{{&l.KV, a.kvRows}, {&l.Cos, a.cosRows}, {&l.Sin, a.sinRows}} {
 		step, ok := r.rows.tokenStep(a.Batch, a.Seq)
 		if !ok {
-			return KvLinear{}, false
+			return KVLinear{}, false
 		}
-		*r.dst = KvAffine{r.rows.off, step}
+		*r.dst = KVAffine{r.rows.off, step}
 	}
 	return l, true
 }
@@ -352,24 +352,24 @@ func kvcRowsOf(t tensor.Tensor) kvcRows {
 
 func (r kvcRows) at(b, s int) int { return r.off + b*r.bStride + s*r.sStride }
 
-// KvRmsNormRopeCache is the op; its native implementation is registered by backend/native.
-var KvRmsNormRopeCache = NewOp[KvRmsNormRopeCacheArgs]("kv_rmsnorm_rope_cache")
+// KVRMSNormRoPECache is the op; its native implementation is registered by backend/native.
+var KVRMSNormRoPECache = NewOp[KVRMSNormRoPECacheArgs]("kv_rmsnorm_rope_cache")
 
-// NewKvRmsNormRopeCache checks everything a kernel relies on: dtypes, shapes, strides, the cache
+// NewKVRMSNormRoPECache checks everything a kernel relies on: dtypes, shapes, strides, the cache
 // layout of the mode, the quantisation parameters, and every index value (range and, where the
 // mode forbids them, duplicates). On success a kernel cannot fail or write outside the views; on
 // error nothing has been written.
-func NewKvRmsNormRopeCache(p KvRmsNormRopeCacheParams) (KvRmsNormRopeCacheArgs, error) {
-	a := KvRmsNormRopeCacheArgs{KvRmsNormRopeCacheParams: p}
+func NewKVRMSNormRoPECache(p KVRMSNormRoPECacheParams) (KVRMSNormRoPECacheArgs, error) {
+	a := KVRMSNormRoPECacheArgs{KVRMSNormRoPECacheParams: p}
 	if err := a.check(); err != nil {
-		return KvRmsNormRopeCacheArgs{}, err
+		return KVRMSNormRoPECacheArgs{}, err
 	}
 	a.kvRows, a.cosRows, a.sinRows = kvcRowsOf(a.KV), kvcRowsOf(a.Cos), kvcRowsOf(a.Sin)
-	a.kRopeRows, a.ckvRows = kvcRowsOf(a.KRope), kvcRowsOf(a.CKV)
+	a.kRopeRows, a.ckvRows = kvcRowsOf(a.KRoPE), kvcRowsOf(a.CKV)
 	return a, nil
 }
 
-func (a *KvRmsNormRopeCacheArgs) check() error {
+func (a *KVRMSNormRoPECacheArgs) check() error {
 	kv := a.KV
 	if err := kvcFloat("kv", kv); err != nil {
 		return err
@@ -458,7 +458,7 @@ func (a *KvRmsNormRopeCacheArgs) check() error {
 			tensor.ShapeString(a.CKVCache.Shape), cl.Blocks, what, cl.BlockSize, tensor.ShapeString(a.KCache.Shape), kl.Blocks, what, kl.BlockSize)
 	}
 
-	if a.KQuant, err = kvcQuantParams("k_rope_scale", a.KRopeScale, "k_rope_offset", a.KRopeOffset, "k_cache", a.KCache.DType, a.Dk); err != nil {
+	if a.KQuant, err = kvcQuantParams("k_rope_scale", a.KRoPEScale, "k_rope_offset", a.KRoPEOffset, "k_cache", a.KCache.DType, a.Dk); err != nil {
 		return err
 	}
 	if a.CKVQuant, err = kvcQuantParams("c_kv_scale", a.CKVScale, "c_kv_offset", a.CKVOffset, "ckv_cache", a.CKVCache.DType, a.Dv); err != nil {
@@ -469,7 +469,7 @@ func (a *KvRmsNormRopeCacheArgs) check() error {
 		n string
 		t tensor.Tensor
 		d int
-	}{{"k_rope", a.KRope, a.Dk}, {"c_kv", a.CKV, a.Dv}} {
+	}{{"k_rope", a.KRoPE, a.Dk}, {"c_kv", a.CKV, a.Dv}} {
 		if o.t.IsZero() {
 			continue
 		}
@@ -490,7 +490,7 @@ func (a *KvRmsNormRopeCacheArgs) check() error {
 }
 
 // checkIndex checks the index's dtype, shape, every value's range, and duplicates.
-func (a *KvRmsNormRopeCacheArgs) checkIndex() error {
+func (a *KVRMSNormRoPECacheArgs) checkIndex() error {
 	idx, mode := a.Index, a.CacheMode
 	if idx.IsZero() {
 		return fmt.Errorf("index: missing")
@@ -601,7 +601,7 @@ func (a *KvRmsNormRopeCacheArgs) checkIndex() error {
 }
 
 // indexAt is the i-th index value in row-major order.
-func (a *KvRmsNormRopeCacheArgs) indexAt(i int) int64 {
+func (a *KVRMSNormRoPECacheArgs) indexAt(i int) int64 {
 	x := &a.idx
 	if x.n1 == 1 {
 		return x.at(x.off + i*x.s0)
@@ -610,7 +610,7 @@ func (a *KvRmsNormRopeCacheArgs) indexAt(i int) int64 {
 }
 
 // indexName formats the coordinates of the i-th index value.
-func (a *KvRmsNormRopeCacheArgs) indexName(i int) string {
+func (a *KVRMSNormRoPECacheArgs) indexName(i int) string {
 	if a.Index.Rank() == 2 {
 		return fmt.Sprintf("[%d,%d]", i/a.Index.Shape[1], i%a.Index.Shape[1])
 	}
@@ -619,7 +619,7 @@ func (a *KvRmsNormRopeCacheArgs) indexName(i int) string {
 
 // indexKey is what must be unique among the non-negative index values: the cache position
 // within its batch (Norm), the slot (PA, PA_BNSD, PA_NZ) or the block (PA_BLK_*).
-func (a *KvRmsNormRopeCacheArgs) indexKey(i int, v int64) int64 {
+func (a *KVRMSNormRoPECacheArgs) indexKey(i int, v int64) int64 {
 	switch {
 	case a.CacheMode == CacheNorm:
 		return int64(i/a.Seq)*int64(a.KLayout.BlockSize) + v
@@ -711,10 +711,10 @@ func kvcContiguousRows(name string, t tensor.Tensor) error {
 // a view with more slots than its buffer has elements repeats memory (a stride of 0), so its
 // slots are not the distinct rows the index check assumes, and that check's memory, bounded by
 // the slot count, would not be bounded by the caller's data.
-func kvcCacheLayout(name string, c tensor.Tensor, mode CacheMode, kvType tensor.DType, B, width int) (KvCacheLayout, error) {
+func kvcCacheLayout(name string, c tensor.Tensor, mode CacheMode, kvType tensor.DType, B, width int) (KVCacheLayout, error) {
 	l, err := kvcCacheLayoutOf(name, c, mode, kvType, B, width)
 	if err != nil {
-		return KvCacheLayout{}, err
+		return KVCacheLayout{}, err
 	}
 	n := 0
 	switch c.DType {
@@ -726,43 +726,43 @@ func kvcCacheLayout(name string, c tensor.Tensor, mode CacheMode, kvType tensor.
 		n = len(c.I8)
 	}
 	if l.BlockSize > 0 && l.Blocks > n/l.BlockSize {
-		return KvCacheLayout{}, fmt.Errorf("%s: shape %s: %d blocks of %d slots over a %d-element buffer: want memory of its own for every slot (no stride 0)", name, tensor.ShapeString(c.Shape), l.Blocks, l.BlockSize, n)
+		return KVCacheLayout{}, fmt.Errorf("%s: shape %s: %d blocks of %d slots over a %d-element buffer: want memory of its own for every slot (no stride 0)", name, tensor.ShapeString(c.Shape), l.Blocks, l.BlockSize, n)
 	}
 	return l, nil
 }
 
-func kvcCacheLayoutOf(name string, c tensor.Tensor, mode CacheMode, kvType tensor.DType, B, width int) (KvCacheLayout, error) {
+func kvcCacheLayoutOf(name string, c tensor.Tensor, mode CacheMode, kvType tensor.DType, B, width int) (KVCacheLayout, error) {
 	if c.IsZero() {
-		return KvCacheLayout{}, fmt.Errorf("%s: missing", name)
+		return KVCacheLayout{}, fmt.Errorf("%s: missing", name)
 	}
 	if err := c.Check(name); err != nil {
-		return KvCacheLayout{}, err
+		return KVCacheLayout{}, err
 	}
 	if c.DType != kvType && c.DType != tensor.I8 {
-		return KvCacheLayout{}, fmt.Errorf("%s: dtype %v: want kv's %v or I8", name, c.DType, kvType)
+		return KVCacheLayout{}, fmt.Errorf("%s: dtype %v: want kv's %v or I8", name, c.DType, kvType)
 	}
 	sh := c.Shape
 	if mode == CacheNorm {
 		if len(sh) != 4 || sh[0] < B || sh[1] != 1 || sh[3] != width {
-			return KvCacheLayout{}, fmt.Errorf("%s: shape %s: Norm mode wants [Bcache, 1, Scache, %d] with Bcache ≥ B = %d", name, tensor.ShapeString(sh), width, B)
+			return KVCacheLayout{}, fmt.Errorf("%s: shape %s: Norm mode wants [Bcache, 1, Scache, %d] with Bcache ≥ B = %d", name, tensor.ShapeString(sh), width, B)
 		}
 		if err := kvcContiguousRows(name, c); err != nil {
-			return KvCacheLayout{}, err
+			return KVCacheLayout{}, err
 		}
-		return KvCacheLayout{Blocks: sh[0], BlockSize: sh[2], Off: c.Offset, BlockStride: c.Stride(0), SlotStride: c.Stride(2), Group: width}, nil
+		return KVCacheLayout{Blocks: sh[0], BlockSize: sh[2], Off: c.Offset, BlockStride: c.Stride(0), SlotStride: c.Stride(2), Group: width}, nil
 	}
 	if !mode.NZ() {
 		if len(sh) != 4 || sh[2] != 1 || sh[3] != width || sh[1] < 1 {
-			return KvCacheLayout{}, fmt.Errorf("%s: shape %s: %s mode wants [BlockNum, BlockSize ≥ 1, 1, %d]", name, tensor.ShapeString(sh), mode, width)
+			return KVCacheLayout{}, fmt.Errorf("%s: shape %s: %s mode wants [BlockNum, BlockSize ≥ 1, 1, %d]", name, tensor.ShapeString(sh), mode, width)
 		}
 		if err := kvcContiguousRows(name, c); err != nil {
-			return KvCacheLayout{}, err
+			return KVCacheLayout{}, err
 		}
-		return KvCacheLayout{Blocks: sh[0], BlockSize: sh[1], Off: c.Offset, BlockStride: c.Stride(0), SlotStride: c.Stride(1), Group: width}, nil
+		return KVCacheLayout{Blocks: sh[0], BlockSize: sh[1], Off: c.Offset, BlockStride: c.Stride(0), SlotStride: c.Stride(1), Group: width}, nil
 	}
 	c0 := 32 / c.DType.Size()
 	if width%c0 != 0 {
-		return KvCacheLayout{}, fmt.Errorf("%s: %s stores rows in 32-byte groups of %d %v: row length %d is not a multiple", name, mode, c0, c.DType, width)
+		return KVCacheLayout{}, fmt.Errorf("%s: %s stores rows in 32-byte groups of %d %v: row length %d is not a multiple", name, mode, c0, c.DType, width)
 	}
 	switch len(sh) {
 	case 4: // the logical shape torch_npu reports; the memory is NZ, so the view must be whole
@@ -770,51 +770,51 @@ func kvcCacheLayoutOf(name string, c tensor.Tensor, mode CacheMode, kvType tenso
 			break
 		}
 		if !c.Contiguous() {
-			return KvCacheLayout{}, fmt.Errorf("%s: a [BlockNum, BlockSize, 1, %d] view of an NZ cache must be contiguous (or give the NZ shape [BlockNum, %d, BlockSize, 1, %d] with strides)", name, width, width/c0, c0)
+			return KVCacheLayout{}, fmt.Errorf("%s: a [BlockNum, BlockSize, 1, %d] view of an NZ cache must be contiguous (or give the NZ shape [BlockNum, %d, BlockSize, 1, %d] with strides)", name, width, width/c0, c0)
 		}
 		bs := sh[1]
 		// Check bounds bs·width by the buffer only when the cache has a block.
 		blockStride, ok := mulInt(bs, width)
 		if !ok {
-			return KvCacheLayout{}, fmt.Errorf("%s: shape %s: a block of %d slots of %d overflows int", name, tensor.ShapeString(sh), bs, width)
+			return KVCacheLayout{}, fmt.Errorf("%s: shape %s: a block of %d slots of %d overflows int", name, tensor.ShapeString(sh), bs, width)
 		}
-		return KvCacheLayout{Blocks: sh[0], BlockSize: bs, Off: c.Offset, BlockStride: blockStride, SlotStride: c0, GroupStride: bs * c0, Group: c0}, nil
+		return KVCacheLayout{Blocks: sh[0], BlockSize: bs, Off: c.Offset, BlockStride: blockStride, SlotStride: c0, GroupStride: bs * c0, Group: c0}, nil
 	case 5: // the NZ memory shape
 		if sh[1] != width/c0 || sh[2] < 1 || sh[3] != 1 || sh[4] != c0 {
 			break
 		}
 		if err := kvcContiguousRows(name, c); err != nil {
-			return KvCacheLayout{}, err
+			return KVCacheLayout{}, err
 		}
-		return KvCacheLayout{Blocks: sh[0], BlockSize: sh[2], Off: c.Offset, BlockStride: c.Stride(0), SlotStride: c.Stride(2), GroupStride: c.Stride(1), Group: c0}, nil
+		return KVCacheLayout{Blocks: sh[0], BlockSize: sh[2], Off: c.Offset, BlockStride: c.Stride(0), SlotStride: c.Stride(2), GroupStride: c.Stride(1), Group: c0}, nil
 	}
-	return KvCacheLayout{}, fmt.Errorf("%s: shape %s: %s mode wants [BlockNum, BlockSize ≥ 1, 1, %d] or its NZ form [BlockNum, %d, BlockSize, 1, %d]", name, tensor.ShapeString(sh), mode, width, width/c0, c0)
+	return KVCacheLayout{}, fmt.Errorf("%s: shape %s: %s mode wants [BlockNum, BlockSize ≥ 1, 1, %d] or its NZ form [BlockNum, %d, BlockSize, 1, %d]", name, tensor.ShapeString(sh), mode, width, width/c0, c0)
 }
 
 // kvcQuantParams checks a cache's scale and offset (named sn and on) against its dtype.
-func kvcQuantParams(sn string, scale tensor.Tensor, on string, offset tensor.Tensor, cacheName string, cacheType tensor.DType, width int) (KvQuant, error) {
+func kvcQuantParams(sn string, scale tensor.Tensor, on string, offset tensor.Tensor, cacheName string, cacheType tensor.DType, width int) (KVQuant, error) {
 	if cacheType != tensor.I8 {
 		for _, p := range []struct {
 			n string
 			t tensor.Tensor
 		}{{sn, scale}, {on, offset}} {
 			if !p.t.IsZero() {
-				return KvQuant{}, fmt.Errorf("%s: given, but %s is %v, not I8: only int8 caches are quantised", p.n, cacheName, cacheType)
+				return KVQuant{}, fmt.Errorf("%s: given, but %s is %v, not I8: only int8 caches are quantised", p.n, cacheName, cacheType)
 			}
 		}
-		return KvQuant{}, nil
+		return KVQuant{}, nil
 	}
 	if scale.IsZero() {
-		return KvQuant{}, fmt.Errorf("%s: missing: %s is I8 and needs it (q = round(y·scale + offset))", sn, cacheName)
+		return KVQuant{}, fmt.Errorf("%s: missing: %s is I8 and needs it (q = round(y·scale + offset))", sn, cacheName)
 	}
-	var q KvQuant
+	var q KVQuant
 	var err error
 	if q.Scale, q.ScaleAt, q.ScaleStep, err = kvcQuantVector(sn, scale, width); err != nil {
-		return KvQuant{}, err
+		return KVQuant{}, err
 	}
 	if !offset.IsZero() {
 		if q.Offset, q.OffsetAt, q.OffsetStep, err = kvcQuantVector(on, offset, width); err != nil {
-			return KvQuant{}, err
+			return KVQuant{}, err
 		}
 	}
 	return q, nil

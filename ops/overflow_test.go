@@ -70,8 +70,8 @@ func TestTHDLastPositionOverflow(t *testing.T) {
 
 // kvBroadcast is a PA call whose kv and index are broadcast (stride 0) over B tokens: a few
 // real values claiming B tokens, every index value 0.
-func kvBroadcast(B int) ops.KvRmsNormRopeCacheParams {
-	return ops.KvRmsNormRopeCacheParams{
+func kvBroadcast(B int) ops.KVRMSNormRoPECacheParams {
+	return ops.KVRMSNormRoPECacheParams{
 		KV:        tensor.Tensor{DType: tensor.F32, Shape: []int{B, 1, 1, 24}, Strides: []int{0, 0, 0, 1}, F32: make([]float32, 24)},
 		Gamma:     tensor.FromF32(make([]float32, 16), 16),
 		Cos:       tensor.FromF32(make([]float32, 8), 1, 1, 1, 8),
@@ -93,15 +93,15 @@ func allocated(f func()) uint64 {
 	return after.TotalAlloc - before.TotalAlloc
 }
 
-// TestKvIndexCheckMemoryBounded: the duplicate check kept one key per token, B·S of them, so a
+// TestKVIndexCheckMemoryBounded: the duplicate check kept one key per token, B·S of them, so a
 // kv and an index broadcast over 2^22 tokens (a few dozen real values) made it allocate 32 MiB,
 // and over 2^40 tokens 8 TiB. Keys lie below the caches' slot count, so it keeps at most one
 // more than that; and a cache must have memory of its own for every slot.
-func TestKvIndexCheckMemoryBounded(t *testing.T) {
+func TestKVIndexCheckMemoryBounded(t *testing.T) {
 	const B = 1 << 22
 	p := kvBroadcast(B)
 	var err error
-	if n := allocated(func() { _, err = ops.NewKvRmsNormRopeCache(p) }); n > 1<<20 {
+	if n := allocated(func() { _, err = ops.NewKVRMSNormRoPECache(p) }); n > 1<<20 {
 		t.Errorf("checking %d broadcast tokens allocated %d bytes", B, n)
 	}
 	if err == nil || !strings.Contains(err.Error(), "slot already taken") {
@@ -112,7 +112,7 @@ func TestKvIndexCheckMemoryBounded(t *testing.T) {
 	p = kvBroadcast(B)
 	p.KCache = tensor.Tensor{DType: tensor.F32, Shape: []int{B, 4, 1, 8}, Strides: []int{0, 8, 8, 1}, F32: make([]float32, 32)}
 	p.CKVCache = tensor.Tensor{DType: tensor.F32, Shape: []int{B, 4, 1, 16}, Strides: []int{0, 16, 16, 1}, F32: make([]float32, 64)}
-	if n := allocated(func() { _, err = ops.NewKvRmsNormRopeCache(p) }); n > 1<<20 {
+	if n := allocated(func() { _, err = ops.NewKVRMSNormRoPECache(p) }); n > 1<<20 {
 		t.Errorf("checking %d broadcast tokens into broadcast caches allocated %d bytes", B, n)
 	}
 	if err == nil || !strings.Contains(err.Error(), "k_cache") || !strings.Contains(err.Error(), "memory of its own") {
@@ -138,18 +138,18 @@ func TestKvIndexCheckMemoryBounded(t *testing.T) {
 			}
 			*cache = tensor.Tensor{DType: cache.DType, Shape: shape, Strides: []int{0, w, w, 1}, Bits: make([]uint16, 4*w)}
 		}
-		if _, err := ops.NewKvRmsNormRopeCache(p); err == nil || !strings.Contains(err.Error(), "memory of its own") {
+		if _, err := ops.NewKVRMSNormRoPECache(p); err == nil || !strings.Contains(err.Error(), "memory of its own") {
 			t.Errorf("%s: caches of 2^40 blocks over the memory of one: %v, want them refused", c.mode, err)
 		}
 	}
 }
 
-// TestKvDvOverflow: gamma broadcast over a stride of 0 can claim any Dv; Dv + Dk wrapped and
+// TestKVDvOverflow: gamma broadcast over a stride of 0 can claim any Dv; Dv + Dk wrapped and
 // the error asked for a negative last dimension.
-func TestKvDvOverflow(t *testing.T) {
+func TestKVDvOverflow(t *testing.T) {
 	p := kvValid()
 	p.Gamma = tensor.Tensor{DType: p.Gamma.DType, Shape: []int{math.MaxInt - 3}, Strides: []int{0}, Bits: make([]uint16, 1)}
-	_, err := ops.NewKvRmsNormRopeCache(p)
+	_, err := ops.NewKVRMSNormRoPECache(p)
 	if err == nil || strings.Contains(err.Error(), "-9") || !strings.Contains(err.Error(), "overflows") {
 		t.Errorf("error %v, want kv's last dimension refused without a wrapped sum", err)
 	}

@@ -22,7 +22,7 @@ import (
 // then pairs of y rotate by the token's cos/sin, o1 = y1·cos − y2·sin, o2 = y2·cos + y1·sin,
 // computed in float32 and rounded once to the dtype; elements RotaryDim..HeadSize keep y.
 type QKRMSNormRoPEArgs struct {
-	Rope
+	RoPE
 	// Positions and Cache give token t the cache row Positions.At(0, t), unless Cos is set.
 	Positions Positions
 	Cache     CosSinCache

@@ -68,7 +68,7 @@ func (s *sweep) kvCase(name string, mode ops.CacheMode, d tensor.DType, quant st
 		}
 		return t
 	}
-	p := ops.KvRmsNormRopeCacheParams{
+	p := ops.KVRMSNormRoPECacheParams{
 		KV: randomTensor(d, []int{B, 1, S, Dv + Dk}, &r), Gamma: randomTensor(d, []int{Dv}, &r),
 		Cos: randomTensor(d, []int{B, 1, S, Dk}, &r), Sin: randomTensor(d, []int{B, 1, S, Dk}, &r),
 		KCache: cache(kI8, Dk), CKVCache: cache(cI8, Dv), Epsilon: 1e-6, CacheMode: mode,
@@ -99,25 +99,25 @@ func (s *sweep) kvCase(name string, mode ops.CacheMode, d tensor.DType, quant st
 	}
 	perTensor := quant == "int8-asym-tensor" || quant == "int8-asym-mixed"
 	if kI8 {
-		p.KRopeScale = scaleTensor(&r, Dk, perTensor)
+		p.KRoPEScale = scaleTensor(&r, Dk, perTensor)
 	}
 	if cI8 {
 		p.CKVScale = scaleTensor(&r, Dv, perTensor)
 	}
 	switch quant {
 	case "int8-asym-tensor":
-		p.KRopeOffset = tensor.FromF32([]float32{2.5}, 1)
+		p.KRoPEOffset = tensor.FromF32([]float32{2.5}, 1)
 		p.CKVOffset = tensor.FromF32([]float32{-0.5}, 1)
 	case "int8-asym-mixed":
-		p.KRopeOffset, p.CKVOffset = scaleTensor(&r, Dk, false), scaleTensor(&r, Dv, false)
-		p.KRopeOffset.Shape = []int{1, Dk} // torch_npu's [N, D] with N = 1
+		p.KRoPEOffset, p.CKVOffset = scaleTensor(&r, Dk, false), scaleTensor(&r, Dv, false)
+		p.KRoPEOffset.Shape = []int{1, Dk} // torch_npu's [N, D] with N = 1
 	}
-	s.compareOp(ops.KvRmsNormRopeCache.Name(), name, func(disp *ops.Dispatcher) ([]tensor.Tensor, error) {
+	s.compareOp(ops.KVRMSNormRoPECache.Name(), name, func(disp *ops.Dispatcher) ([]tensor.Tensor, error) {
 		q := p
 		q.KCache, q.CKVCache = p.KCache.Clone(), p.CKVCache.Clone()
-		q.KRope, q.CKV = tensor.Zeros(d, B, 1, S, Dk), tensor.Zeros(d, B, 1, S, Dv)
-		err := rotary.KvRmsNormRopeCache(disp, q)
-		return []tensor.Tensor{q.KCache, q.CKVCache, q.KRope, q.CKV}, err
+		q.KRoPE, q.CKV = tensor.Zeros(d, B, 1, S, Dk), tensor.Zeros(d, B, 1, S, Dv)
+		err := rotary.KVRMSNormRoPECache(disp, q)
+		return []tensor.Tensor{q.KCache, q.CKVCache, q.KRoPE, q.CKV}, err
 	})
 }
 

@@ -399,7 +399,7 @@ func (s *sweep) passKvCache(d tensor.DType) {
 	blocks := max((slots+bs-1)/bs, 4)
 	for _, mode := range []ops.CacheMode{ops.CacheNorm, ops.CachePA, ops.CachePANZ, ops.CachePABlkBNSD} {
 		name := fmt.Sprintf("%v/%s", d, mode)
-		s.passCase(ops.KvRmsNormRopeCache.Name(), name, func() error {
+		s.passCase(ops.KVRMSNormRoPECache.Name(), name, func() error {
 			r := rng(len(name) * 53)
 			shape := func(w int) []int {
 				if mode == ops.CacheNorm {
@@ -434,12 +434,12 @@ func (s *sweep) passKvCache(d tensor.DType) {
 			if mode == ops.CacheNorm {
 				index.Shape = []int{B, S}
 			}
-			p := ops.KvRmsNormRopeCacheParams{
+			p := ops.KVRMSNormRoPECacheParams{
 				KV: randomTensor(d, []int{B, 1, S, Dv + Dk}, &r), Gamma: randomTensor(d, []int{Dv}, &r),
 				Cos: randomTensor(d, []int{B, 1, S, Dk}, &r), Sin: randomTensor(d, []int{B, 1, S, Dk}, &r),
 				Index: index, KCache: kc, CKVCache: cc, Epsilon: 1e-6, CacheMode: mode,
 			}
-			a, err := ops.NewKvRmsNormRopeCache(p)
+			a, err := ops.NewKVRMSNormRoPECache(p)
 			if err != nil {
 				return err
 			}
@@ -459,7 +459,7 @@ func (s *sweep) passKvCache(d tensor.DType) {
 				}
 			}
 			k0, c0 := kc.Clone(), cc.Clone()
-			if err := rotary.KvRmsNormRopeCache(s.under, p); err != nil {
+			if err := rotary.KVRMSNormRoPECache(s.under, p); err != nil {
 				return err
 			}
 			for ci, c := range []struct {

@@ -26,7 +26,7 @@
 // then each token's normalized row, converted 32 values at a time, with one check per row for
 // values the conversion flushed (such a row is redone with the integer rounding). When every row
 // address is affine in the token (an in-order I64 index of a PA, PA_BNSD or PA_NZ call without
-// outputs: ops.KvLinear) the 16 tokens' addresses cost one multiply-add each. Other layouts and
+// outputs: ops.KVLinear) the 16 tokens' addresses cost one multiply-add each. Other layouts and
 // int8 caches widen each row, normalize it (one kernel on AVX-512, Go otherwise) and store
 // through Go.
 //

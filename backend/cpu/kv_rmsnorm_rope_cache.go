@@ -19,7 +19,7 @@ import (
 const kvcStack = 1024
 
 func init() {
-	ops.KvRmsNormRopeCache.Register(&ops.Impl[ops.KvRmsNormRopeCacheArgs]{Backend: Name, Priority: 10, Fn: func(a ops.KvRmsNormRopeCacheArgs) {
+	ops.KVRMSNormRoPECache.Register(&ops.Impl[ops.KVRMSNormRoPECacheArgs]{Backend: Name, Priority: 10, Fn: func(a ops.KVRMSNormRoPECacheArgs) {
 		tokens := a.Batch * a.Seq
 		// Per token: the kv row and cos/sin read, the two cache rows written.
 		perToken := (2*(a.Dv+a.Dk) + 2*a.Dk) * a.KV.DType.Size()
@@ -27,14 +27,14 @@ func init() {
 			kvRmsNormRopeCache(&a, 0, tokens)
 			return
 		}
-		parallel(&job{kind: jobKvRmsNormRopeCache, kv: a}, tokens)
+		parallel(&job{kind: jobKVRMSNormRoPECache, kv: a}, tokens)
 	}})
 }
 
 // kvRmsNormRopeCache runs tokens [lo, hi) (token t is batch t/S, position t%S): a range, so a
 // worker pool can split a call. The active implementation's assembly does the bulk of each
 // row (widening, the norm, the rounding stores); Go does the rest.
-func kvRmsNormRopeCache(a *ops.KvRmsNormRopeCacheArgs, lo, hi int) {
+func kvRmsNormRopeCache(a *ops.KVRMSNormRoPECacheArgs, lo, hi int) {
 	k := active
 	fused := kvcTokenOK(k.isa, a.KV.DType, a.Dv, a.Dk) && kvcContiguous(a)
 	if fused && kvcGroupOK(k.isa, a.KV.DType) {
@@ -63,7 +63,7 @@ type kvcBufs struct {
 
 // slices returns gamma's, x's and y's buffers (Dv, Dv+Dk and Dv+Dk float32) and cos's and sin's
 // (Dk each), from b or, for rows wider than kvcStack, from the heap.
-func (b *kvcBufs) slices(a *ops.KvRmsNormRopeCacheArgs) (g, x, y, cosB, sinB []float32) {
+func (b *kvcBufs) slices(a *ops.KVRMSNormRoPECacheArgs) (g, x, y, cosB, sinB []float32) {
 	dv, dk := a.Dv, a.Dk
 	w := dv + dk
 	g, x, y, cs := b.g[:], b.x[:], b.y[:], b.cs[:]
@@ -86,7 +86,7 @@ func kvcGamma(k *kernels, g []float32, gamma tensor.Tensor) {
 
 // kvcGroups runs tokens [lo, hi) through the multi-token kernel (kvcGroupOK): gamma widened once
 // in the kernel's layout, then the affine path when the call has one, else kvcGroupRange.
-func kvcGroups(k *kernels, a *ops.KvRmsNormRopeCacheArgs, lo, hi int) {
+func kvcGroups(k *kernels, a *ops.KVRMSNormRoPECacheArgs, lo, hi int) {
 	dv := a.Dv
 	eps := float32(a.Epsilon)
 	var gdStack [kvcStack]float32
@@ -98,7 +98,7 @@ func kvcGroups(k *kernels, a *ops.KvRmsNormRopeCacheArgs, lo, hi int) {
 	if a.Gamma.DType != tensor.BF16 || a.Gamma.Stride(0) != 1 || !kvcGammaSplitAsm(k.isa, gd, a.Gamma.Bits[a.Gamma.Offset:a.Gamma.Offset+dv]) {
 		kvcGammaDeinterleaved(k, gd, a.Gamma)
 	}
-	if lin, ok := a.Linear(); ok && a.KRope.IsZero() && a.CKV.IsZero() && kvcLinearRange(a, &lin, lo, hi, gd, eps) {
+	if lin, ok := a.Linear(); ok && a.KRoPE.IsZero() && a.CKV.IsZero() && kvcLinearRange(a, &lin, lo, hi, gd, eps) {
 		return
 	}
 	kvcGroupRange(k, a, lo, hi, gd, eps)
@@ -119,7 +119,7 @@ func kvcGammaDeinterleaved(k *kernels, gd []float32, gamma tensor.Tensor) {
 
 // kvcExactToken runs token (b, s) through widened rows: x and y hold Dv+Dk float32, cosB and
 // sinB Dk.
-func kvcExactToken(k *kernels, a *ops.KvRmsNormRopeCacheArgs, b, s int, g, x, y, cosB, sinB []float32, eps float32) {
+func kvcExactToken(k *kernels, a *ops.KVRMSNormRoPECacheArgs, b, s int, g, x, y, cosB, sinB []float32, eps float32) {
 	dv := a.Dv
 	kvcRowF32(k, x, a.KV, a.KVRow(b, s))
 	kvcRowF32(k, cosB, a.Cos, a.CosRow(b, s))
@@ -127,8 +127,8 @@ func kvcExactToken(k *kernels, a *ops.KvRmsNormRopeCacheArgs, b, s int, g, x, y,
 	kvcNorm(k, y[:dv:dv], x[:dv:dv], g, eps)
 	kvcRope(y[dv:], x[dv:], cosB, sinB)
 
-	if !a.KRope.IsZero() {
-		kvcStoreRun(k, a.KRope, a.KRopeRow(b, s), y[dv:])
+	if !a.KRoPE.IsZero() {
+		kvcStoreRun(k, a.KRoPE, a.KRoPERow(b, s), y[dv:])
 	}
 	if !a.CKV.IsZero() {
 		kvcStoreRun(k, a.CKV, a.CKVRow(b, s), y[:dv])
@@ -165,15 +165,15 @@ func kvcDeinterleave(dst, g []float32) []float32 {
 // kvcGroupRange runs tokens [lo, hi) through the multi-token kernel, kvcGroupSize at a time, then
 // copies each cached token's rounded rows into the outputs, when asked for. A skipped token with
 // one output only takes kvcExactToken.
-func kvcGroupRange(k *kernels, a *ops.KvRmsNormRopeCacheArgs, lo, hi int, gd []float32, eps float32) {
+func kvcGroupRange(k *kernels, a *ops.KVRMSNormRoPECacheArgs, lo, hi int, gd []float32, eps float32) {
 	dv, dk := a.Dv, a.Dk
 	var bufs kvcBufs
 	g, x, y, cosB, sinB := bufs.slices(a)
 	gWide := false // g holds the widened gamma (only kvcExactToken wants it)
 	kv, cos, sin := kvcViewOf(a.KV), kvcViewOf(a.Cos), kvcViewOf(a.Sin)
 	kc, cc := kvcViewOf(a.KCache), kvcViewOf(a.CKVCache)
-	hasK, hasC := !a.KRope.IsZero(), !a.CKV.IsZero()
-	kOut, cOut := kvcViewOf(a.KRope), kvcViewOf(a.CKV)
+	hasK, hasC := !a.KRoPE.IsZero(), !a.CKV.IsZero()
+	kOut, cOut := kvcViewOf(a.KRoPE), kvcViewOf(a.CKV)
 	var grp kvcGroup
 	var scratch [kvcGroupSize]float32
 	// Per token of the group, for the outputs' copies: its (b, s) and cache rows, ok when cached.
@@ -190,7 +190,7 @@ func kvcGroupRange(k *kernels, a *ops.KvRmsNormRopeCacheArgs, lo, hi int, gd []f
 				kvcCopyRow(a.CKV, a.CKVRow(bs[i], ss[i]), a.CKVCache, cis[i], dv)
 			}
 			if hasK {
-				kvcCopyRow(a.KRope, a.KRopeRow(bs[i], ss[i]), a.KCache, kis[i], dk)
+				kvcCopyRow(a.KRoPE, a.KRoPERow(bs[i], ss[i]), a.KCache, kis[i], dk)
 			}
 		}
 		n = 0
@@ -206,7 +206,7 @@ func kvcGroupRange(k *kernels, a *ops.KvRmsNormRopeCacheArgs, lo, hi int, gd []f
 			grp.ckv[n], grp.krope[n] = cc.row(ci, dv), kc.row(ki, dk)
 			cis[n], kis[n] = ci, ki
 		case hasC && hasK:
-			grp.ckv[n], grp.krope[n] = cOut.row(a.CKVRow(b, s), dv), kOut.row(a.KRopeRow(b, s), dk)
+			grp.ckv[n], grp.krope[n] = cOut.row(a.CKVRow(b, s), dv), kOut.row(a.KRoPERow(b, s), dk)
 		case hasC || hasK:
 			if n > 0 {
 				flush()
@@ -234,11 +234,11 @@ func kvcGroupRange(k *kernels, a *ops.KvRmsNormRopeCacheArgs, lo, hi int, gd []f
 }
 
 // kvcLinearRange is kvcGroupRange for a call without outputs whose rows are affine in the token
-// (ops.KvLinear): row addresses come from one multiply-add each, with no per-row bounds check,
+// (ops.KVLinear): row addresses come from one multiply-add each, with no per-row bounds check,
 // because the extents are checked here once: the rows of tokens lo..hi-1 and of every slot the
 // index check admits lie inside their tensors' backings. It is false, having done nothing, when
 // they do not.
-func kvcLinearRange(a *ops.KvRmsNormRopeCacheArgs, l *ops.KvLinear, lo, hi int, gd []float32, eps float32) bool {
+func kvcLinearRange(a *ops.KVRMSNormRoPECacheArgs, l *ops.KVLinear, lo, hi int, gd []float32, eps float32) bool {
 	dv, dk := a.Dv, a.Dk
 	if lo >= hi || l.Slots == 0 {
 		return lo >= hi
@@ -294,7 +294,7 @@ func kvcViewOf(t tensor.Tensor) kvcView {
 func (v kvcView) row(off, n int) *byte { return &v.b[off*v.es : (off+n)*v.es][0] }
 
 // holds reports whether the n elements from backing index f.At(i) lie inside the backing.
-func (v kvcView) holds(f ops.KvAffine, i, n int) bool {
+func (v kvcView) holds(f ops.KVAffine, i, n int) bool {
 	off := f.At(i)
 	return off >= 0 && n > 0 && (off+n)*v.es <= len(v.b)
 }
@@ -306,7 +306,7 @@ func (v kvcView) at(off int) *byte {
 
 // kvcContiguous reports whether every cache row the op writes is one contiguous run in the kv
 // dtype: no int8 cache, and no NZ mode's 32-byte groups.
-func kvcContiguous(a *ops.KvRmsNormRopeCacheArgs) bool {
+func kvcContiguous(a *ops.KVRMSNormRoPECacheArgs) bool {
 	return a.KCache.DType != tensor.I8 && a.CKVCache.DType != tensor.I8 &&
 		a.KLayout.Group >= a.Dk && a.CKVLayout.Group >= a.Dv
 }
@@ -314,16 +314,16 @@ func kvcContiguous(a *ops.KvRmsNormRopeCacheArgs) bool {
 // kvcFusedToken runs token (b, s) through the one-token kernel, writing straight into its cache
 // rows (or, for a skipped token, into the outputs, when asked for), then copies the rounded rows
 // into the outputs. It is false, having done nothing, for a skipped token with one output only.
-func kvcFusedToken(k *kernels, a *ops.KvRmsNormRopeCacheArgs, b, s int, g []float32, eps float32) bool {
+func kvcFusedToken(k *kernels, a *ops.KVRMSNormRoPECacheArgs, b, s int, g []float32, eps float32) bool {
 	dv, dk := a.Dv, a.Dk
 	var ckv, krope *byte
 	ki, ci, ok := a.CacheRows(b, s) // the cache rows' backing indices
 	switch {
 	case ok:
 		ckv, krope = kvcPtr(a.CKVCache, ci, dv), kvcPtr(a.KCache, ki, dk)
-	case !a.CKV.IsZero() && !a.KRope.IsZero():
-		ckv, krope = kvcPtr(a.CKV, a.CKVRow(b, s), dv), kvcPtr(a.KRope, a.KRopeRow(b, s), dk)
-	case !a.CKV.IsZero() || !a.KRope.IsZero():
+	case !a.CKV.IsZero() && !a.KRoPE.IsZero():
+		ckv, krope = kvcPtr(a.CKV, a.CKVRow(b, s), dv), kvcPtr(a.KRoPE, a.KRoPERow(b, s), dk)
+	case !a.CKV.IsZero() || !a.KRoPE.IsZero():
 		return false
 	default:
 		return true // skipped, and no outputs
@@ -336,8 +336,8 @@ func kvcFusedToken(k *kernels, a *ops.KvRmsNormRopeCacheArgs, b, s int, g []floa
 	if !a.CKV.IsZero() {
 		kvcCopyRow(a.CKV, a.CKVRow(b, s), a.CKVCache, ci, dv)
 	}
-	if !a.KRope.IsZero() {
-		kvcCopyRow(a.KRope, a.KRopeRow(b, s), a.KCache, ki, dk)
+	if !a.KRoPE.IsZero() {
+		kvcCopyRow(a.KRoPE, a.KRoPERow(b, s), a.KCache, ki, dk)
 	}
 	return true
 }
@@ -408,7 +408,7 @@ func kvcStoreRun(k *kernels, t tensor.Tensor, off int, y []float32) {
 }
 
 // kvcStoreCache writes a row of results into the cache row of (block, slot), a run per group.
-func kvcStoreCache(k *kernels, cache tensor.Tensor, l *ops.KvCacheLayout, q *ops.KvQuant, block, slot int, y []float32) {
+func kvcStoreCache(k *kernels, cache tensor.Tensor, l *ops.KVCacheLayout, q *ops.KVQuant, block, slot int, y []float32) {
 	for c0 := 0; c0 < len(y); c0 += l.Group {
 		off := l.At(block, slot, c0)
 		run := y[c0 : c0+l.Group]

@@ -55,7 +55,7 @@ func kvcRandom(r *rand.Rand, d tensor.DType, v kvcValues, shape ...int) tensor.T
 	return t
 }
 
-func kvcParams(r *rand.Rand, d tensor.DType, T, dv, dk int, special kvcValues) ops.KvRmsNormRopeCacheParams {
+func kvcParams(r *rand.Rand, d tensor.DType, T, dv, dk int, special kvcValues) ops.KVRMSNormRoPECacheParams {
 	const bs = 16
 	blocks := (T + bs - 1) / bs
 	index := make([]int64, T)
@@ -65,34 +65,34 @@ func kvcParams(r *rand.Rand, d tensor.DType, T, dv, dk int, special kvcValues) o
 			index[i] = -1
 		}
 	}
-	return ops.KvRmsNormRopeCacheParams{
+	return ops.KVRMSNormRoPECacheParams{
 		KV: kvcRandom(r, d, special, T, 1, 1, dv+dk), Gamma: kvcRandom(r, d, special, dv),
 		Cos: kvcRandom(r, d, special, T, 1, 1, dk), Sin: kvcRandom(r, d, special, T, 1, 1, dk),
 		Index:  tensor.FromI64(index, T),
 		KCache: tensor.Zeros(d, blocks, bs, 1, dk), CKVCache: tensor.Zeros(d, blocks, bs, 1, dv),
-		KRope: tensor.Zeros(d, T, 1, 1, dk), CKV: tensor.Zeros(d, T, 1, 1, dv),
+		KRoPE: tensor.Zeros(d, T, 1, 1, dk), CKV: tensor.Zeros(d, T, 1, 1, dv),
 		Epsilon: 1e-6, CacheMode: ops.CachePABNSD,
 	}
 }
 
 // kvcReshape makes p's [T, 1, 1, D] tensors [B, 1, S, D] (T = B·S).
-func kvcReshape(p *ops.KvRmsNormRopeCacheParams, B, S int) {
-	for _, t := range []*tensor.Tensor{&p.KV, &p.Cos, &p.Sin, &p.KRope, &p.CKV} {
+func kvcReshape(p *ops.KVRMSNormRoPECacheParams, B, S int) {
+	for _, t := range []*tensor.Tensor{&p.KV, &p.Cos, &p.Sin, &p.KRoPE, &p.CKV} {
 		if !t.IsZero() {
 			t.Shape = []int{B, 1, S, t.Shape[3]}
 		}
 	}
 }
 
-func kvcClone(p ops.KvRmsNormRopeCacheParams) ops.KvRmsNormRopeCacheParams {
-	p.KCache, p.CKVCache, p.KRope, p.CKV = p.KCache.Clone(), p.CKVCache.Clone(), p.KRope.Clone(), p.CKV.Clone()
+func kvcClone(p ops.KVRMSNormRoPECacheParams) ops.KVRMSNormRoPECacheParams {
+	p.KCache, p.CKVCache, p.KRoPE, p.CKV = p.KCache.Clone(), p.CKVCache.Clone(), p.KRoPE.Clone(), p.CKV.Clone()
 	return p
 }
 
-// TestKvRmsNormRopeCacheRandom: the cpu op against native on random inputs (subnormals, NaN and
+// TestKVRMSNormRoPECacheRandom: the cpu op against native on random inputs (subnormals, NaN and
 // infinities included), every implementation, shapes the kernels cover fully and ones that
 // leave Go tails, token counts below and above the batch of eight and the thread threshold.
-func TestKvRmsNormRopeCacheRandom(t *testing.T) {
+func TestKVRMSNormRoPECacheRandom(t *testing.T) {
 	defer cpu.SetImplementation(cpu.Implementations()[0])
 	ref := mustDispatcher(t, "none", ops.Auto)
 	got := mustDispatcher(t, "all", cpu.Name)
@@ -114,11 +114,11 @@ func TestKvRmsNormRopeCacheRandom(t *testing.T) {
 						// One output only: a skipped token still computes it.
 						p.CKV = tensor.Tensor{}
 					case 10:
-						p.KRope = tensor.Tensor{}
+						p.KRoPE = tensor.Tensor{}
 					case 23:
 						// No outputs, one sequence of 23 (rows affine in the token).
 						kvcReshape(&p, 1, 23)
-						p.CKV, p.KRope = tensor.Tensor{}, tensor.Tensor{}
+						p.CKV, p.KRoPE = tensor.Tensor{}, tensor.Tensor{}
 					case 24:
 						// No outputs, two sequences of 12 sharing cos and sin per batch (not affine),
 						// gamma a strided view.
@@ -128,10 +128,10 @@ func TestKvRmsNormRopeCacheRandom(t *testing.T) {
 						for _, t := range []*tensor.Tensor{&p.Cos, &p.Sin} {
 							t.Shape = []int{2, 1, 1, shape[1]} // the first two rows of its backing
 						}
-						p.CKV, p.KRope = tensor.Tensor{}, tensor.Tensor{}
+						p.CKV, p.KRoPE = tensor.Tensor{}, tensor.Tensor{}
 					}
 					want := kvcClone(p)
-					if err := rotary.KvRmsNormRopeCache(ref, want); err != nil {
+					if err := rotary.KVRMSNormRoPECache(ref, want); err != nil {
 						t.Fatal(err)
 					}
 					for _, impl := range cpu.Implementations() {
@@ -140,10 +140,10 @@ func TestKvRmsNormRopeCacheRandom(t *testing.T) {
 							t.Fatal(err)
 						}
 						out := kvcClone(p)
-						if err := rotary.KvRmsNormRopeCache(got, out); err != nil {
+						if err := rotary.KVRMSNormRoPECache(got, out); err != nil {
 							t.Fatal(err)
 						}
-						for i, pair := range [][2]tensor.Tensor{{want.KCache, out.KCache}, {want.CKVCache, out.CKVCache}, {want.KRope, out.KRope}, {want.CKV, out.CKV}} {
+						for i, pair := range [][2]tensor.Tensor{{want.KCache, out.KCache}, {want.CKVCache, out.CKVCache}, {want.KRoPE, out.KRoPE}, {want.CKV, out.CKV}} {
 							if pair[0].IsZero() {
 								continue
 							}
@@ -174,7 +174,7 @@ func kvcSame(t *testing.T, name string, want, got tensor.Tensor) {
 	}
 }
 
-func BenchmarkKvRmsNormRopeCache(b *testing.B) {
+func BenchmarkKVRMSNormRoPECache(b *testing.B) {
 	for _, impl := range cpu.Implementations() {
 		b.Run(impl, func(b *testing.B) {
 			defer cpu.SetImplementation(cpu.Implementations()[0])
@@ -183,10 +183,10 @@ func BenchmarkKvRmsNormRopeCache(b *testing.B) {
 			r := rand.New(rand.NewPCG(7, 8))
 			const T = 4096
 			p := kvcParams(r, tensor.BF16, T, 512, 64, kvcNormal)
-			p.KRope, p.CKV = tensor.Tensor{}, tensor.Tensor{}
+			p.KRoPE, p.CKV = tensor.Tensor{}, tensor.Tensor{}
 			b.SetBytes(int64(T * (2*(512+64) + 4*64) * 2))
 			for b.Loop() {
-				if err := rotary.KvRmsNormRopeCache(d, p); err != nil {
+				if err := rotary.KVRMSNormRoPECache(d, p); err != nil {
 					b.Fatal(err)
 				}
 			}

@@ -36,7 +36,7 @@ func SetImplementation(name string) error {
 	return fmt.Errorf("cpu: implementation %q not available here (have %v)", name, Implementations())
 }
 
-func rotateQK(k *kernels, r *ops.Rope, t int, cos, sin []float32) {
+func rotateQK(k *kernels, r *ops.RoPE, t int, cos, sin []float32) {
 	rotateHeads(k, &r.Query, t, cos, sin, r.GPTJ)
 	if r.Key.Present() {
 		rotateHeads(k, &r.Key, t, cos, sin, r.GPTJ)
@@ -47,7 +47,7 @@ func rotaryEmbedding(a *ops.RotaryEmbeddingArgs, lo, hi int) {
 	k := active
 	for t := lo; t < hi; t++ {
 		cos, sin := a.Cache.Row(a.Positions.At(0, t))
-		rotateQK(k, &a.Rope, t, cos, sin)
+		rotateQK(k, &a.RoPE, t, cos, sin)
 	}
 }
 
@@ -55,7 +55,7 @@ func gathered(a *ops.GatheredArgs, lo, hi int) {
 	k := active
 	h := a.Half
 	for t := lo; t < hi; t++ {
-		rotateQK(k, &a.Rope, t, a.Cos[t*h:(t+1)*h], a.Sin[t*h:(t+1)*h])
+		rotateQK(k, &a.RoPE, t, a.Cos[t*h:(t+1)*h], a.Sin[t*h:(t+1)*h])
 	}
 }
 
@@ -82,12 +82,12 @@ func mrope(a *ops.MRoPEArgs, lo, hi int) {
 			row := rows[ax]
 			cos[i], sin[i] = row[i], row[half+i]
 		}
-		rotateQK(k, &a.Rope, t, cos, sin)
+		rotateQK(k, &a.RoPE, t, cos, sin)
 	}
 }
 
 // bytesPerToken is what one token of a rotation reads and writes.
-func bytesPerToken(r *ops.Rope) int {
+func bytesPerToken(r *ops.RoPE) int {
 	n := r.Query.NumHeads * r.RotaryDim * r.Query.DType.Size()
 	if r.Key.Present() {
 		n += r.Key.NumHeads * r.RotaryDim * r.Key.DType.Size()
@@ -97,21 +97,21 @@ func bytesPerToken(r *ops.Rope) int {
 
 func init() {
 	ops.RotaryEmbedding.Register(&ops.Impl[ops.RotaryEmbeddingArgs]{Backend: Name, Priority: 10, Fn: func(a ops.RotaryEmbeddingArgs) {
-		if !worthThreads(a.Query.Tokens, &a.Rope) {
+		if !worthThreads(a.Query.Tokens, &a.RoPE) {
 			rotaryEmbedding(&a, 0, a.Query.Tokens)
 			return
 		}
 		parallel(&job{kind: jobRotaryEmbedding, re: a}, a.Query.Tokens)
 	}})
 	ops.RotaryEmbeddingGather.Register(&ops.Impl[ops.GatheredArgs]{Backend: Name, Priority: 10, Fn: func(a ops.GatheredArgs) {
-		if !worthThreads(a.Query.Tokens, &a.Rope) {
+		if !worthThreads(a.Query.Tokens, &a.RoPE) {
 			gathered(&a, 0, a.Query.Tokens)
 			return
 		}
 		parallel(&job{kind: jobGathered, g: a}, a.Query.Tokens)
 	}})
 	ops.MRoPE.Register(&ops.Impl[ops.MRoPEArgs]{Backend: Name, Priority: 10, Fn: func(a ops.MRoPEArgs) {
-		if !worthThreads(a.Query.Tokens, &a.Rope) {
+		if !worthThreads(a.Query.Tokens, &a.RoPE) {
 			mrope(&a, 0, a.Query.Tokens)
 			return
 		}

@@ -21,7 +21,7 @@ const (
 	jobMRoPE
 	jobCopy
 	jobApply
-	jobKvRmsNormRopeCache
+	jobKVRMSNormRoPECache
 	jobQKNorm
 	jobTHD
 	jobTHDBackward // thd holds dy and dx in X's and Out's places
@@ -34,7 +34,7 @@ type job struct {
 	g    ops.GatheredArgs
 	mr   ops.MRoPEArgs
 	ap   ops.ApplyRotaryEmbArgs
-	kv   ops.KvRmsNormRopeCacheArgs
+	kv   ops.KVRMSNormRoPECacheArgs
 	qk   ops.QKRMSNormRoPEArgs
 	thd  ops.ApplyRotaryEmbTHDArgs
 	il   ops.InterleaveRoPEArgs
@@ -55,7 +55,7 @@ func (j *job) run(lo, hi int) {
 		mrope(&j.mr, lo, hi)
 	case jobApply:
 		applyRows(&j.ap, lo, hi)
-	case jobKvRmsNormRopeCache:
+	case jobKVRMSNormRoPECache:
 		kvRmsNormRopeCache(&j.kv, lo, hi)
 	case jobQKNorm:
 		qkRMSNormRoPE(&j.qk, lo, hi)
@@ -168,7 +168,7 @@ func ThreadsFor(bytes int) int {
 }
 
 // worthThreads reports whether a rotation of `tokens` tokens should be split across threads.
-func worthThreads(tokens int, r *ops.Rope) bool {
+func worthThreads(tokens int, r *ops.RoPE) bool {
 	return tokens >= 2 && ThreadsFor(tokens*bytesPerToken(r)) > 1
 }
 

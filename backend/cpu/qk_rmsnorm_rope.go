@@ -12,7 +12,7 @@ import (
 
 func init() {
 	ops.QKRMSNormRoPE.Register(&ops.Impl[ops.QKRMSNormRoPEArgs]{Backend: Name, Priority: 10, Fn: func(a ops.QKRMSNormRoPEArgs) {
-		if !worthThreads(a.Query.Tokens, &a.Rope) {
+		if !worthThreads(a.Query.Tokens, &a.RoPE) {
 			qkRMSNormRoPE(&a, 0, a.Query.Tokens)
 			return
 		}

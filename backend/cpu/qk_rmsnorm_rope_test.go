@@ -223,7 +223,7 @@ func TestQKNormRoPETinyCosSin(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		a := ops.QKRMSNormRoPEArgs{Rope: ops.Rope{RotaryDim: D, Query: q}, Cos: cos, Sin: sin, Half: D / 2}
+		a := ops.QKRMSNormRoPEArgs{RoPE: ops.RoPE{RotaryDim: D, Query: q}, Cos: cos, Sin: sin, Half: D / 2}
 		if err := ops.NewQKRMSNormWeights(&a, q, ops.Heads{}, w, tensor.Tensor{}, 1e-6); err != nil {
 			t.Fatal(err)
 		}

@@ -6,10 +6,10 @@ import (
 )
 
 func init() {
-	ops.KvRmsNormRopeCache.Register(&ops.Impl[ops.KvRmsNormRopeCacheArgs]{Backend: ops.Native, Fn: func(a ops.KvRmsNormRopeCacheArgs) { KvRmsNormRopeCache(&a) }})
+	ops.KVRMSNormRoPECache.Register(&ops.Impl[ops.KVRMSNormRoPECacheArgs]{Backend: ops.Native, Fn: func(a ops.KVRMSNormRoPECacheArgs) { KVRMSNormRoPECache(&a) }})
 }
 
-// KvRmsNormRopeCache is op kv_rmsnorm_rope_cache (torch_npu npu_kv_rmsnorm_rope_cache). For each token (b, s), with
+// KVRMSNormRoPECache is op kv_rmsnorm_rope_cache (torch_npu npu_kv_rmsnorm_rope_cache). For each token (b, s), with
 // x = kv[b, 0, s]:
 //
 // RMSNorm of x[:Dv], in float32 with the fused norms' shared arithmetic:
@@ -22,9 +22,9 @@ func init() {
 // in float32, each product rounded.
 //
 // The float32 results round once to the cache's dtype, or quantise (ops.QuantizeInt8) for I8
-// caches, and go to the slot ops.KvRmsNormRopeCacheArgs.Slot gives; an index of −1 skips both
+// caches, and go to the slot ops.KVRMSNormRoPECacheArgs.Slot gives; an index of −1 skips both
 // cache writes. The optional outputs k_rope and c_kv take every token's rounded results.
-func KvRmsNormRopeCache(a *ops.KvRmsNormRopeCacheArgs) {
+func KVRMSNormRoPECache(a *ops.KVRMSNormRoPECacheArgs) {
 	dv, dk, half := a.Dv, a.Dk, a.Dk/2
 	y := make([]float32, dv+dk) // the normalised part, then the rope part
 	for b := range a.Batch {
@@ -46,10 +46,10 @@ func KvRmsNormRopeCache(a *ops.KvRmsNormRopeCacheArgs) {
 				y[dv+half+i] = float32(x2*load(a.Cos, ci+half+i)) + float32(x1*load(a.Sin, si+half+i))
 			}
 
-			if !a.KRope.IsZero() {
-				o := a.KRopeRow(b, s)
+			if !a.KRoPE.IsZero() {
+				o := a.KRoPERow(b, s)
 				for c := range dk {
-					store(a.KRope, o+c, y[dv+c])
+					store(a.KRoPE, o+c, y[dv+c])
 				}
 			}
 			if !a.CKV.IsZero() {
@@ -69,7 +69,7 @@ func KvRmsNormRopeCache(a *ops.KvRmsNormRopeCacheArgs) {
 }
 
 // kvcWriteCacheRow stores one row of results into the cache row of (block, slot).
-func kvcWriteCacheRow(cache tensor.Tensor, l *ops.KvCacheLayout, q *ops.KvQuant, block, slot int, y []float32) {
+func kvcWriteCacheRow(cache tensor.Tensor, l *ops.KVCacheLayout, q *ops.KVQuant, block, slot int, y []float32) {
 	for c, v := range y {
 		i := l.At(block, slot, c)
 		if cache.DType == tensor.I8 {

@@ -15,7 +15,7 @@ import (
 // rms = sqrt(mean(x²) + eps), c_kv = x/rms·gamma on kv[..., :Dv]; on x = kv[..., Dv:],
 // part1 = cat(x[0::2], x[1::2]), part2 = cat(−x[1::2], x[0::2]), k_rope = part1·cos + part2·sin.
 // Cache positions are derived from torch_npu's description of each mode, the NZ ones from the
-// [BlockNum, D/C0, BlockSize, 1, C0] memory shape, independently of ops.KvCacheLayout.
+// [BlockNum, D/C0, BlockSize, 1, C0] memory shape, independently of ops.KVCacheLayout.
 
 type kvcCase struct {
 	mode       ops.CacheMode
@@ -95,7 +95,7 @@ func view(k kvcT, shape, strides []int, off int) kvcT {
 }
 
 type kvcBuilt struct {
-	p                  ops.KvRmsNormRopeCacheParams
+	p                  ops.KVRMSNormRoPECacheParams
 	kv, gamma, cos     kvcT
 	sin                kvcT
 	index              []int64
@@ -217,7 +217,7 @@ func kvcBuild(c kvcCase, seed uint64) *kvcBuilt {
 		idx.Shape = []int{B, S}
 	}
 
-	bt.p = ops.KvRmsNormRopeCacheParams{
+	bt.p = ops.KVRMSNormRoPECacheParams{
 		KV: bt.kv.t, Gamma: bt.gamma.t, Cos: bt.cos.t, Sin: bt.sin.t, Index: idx,
 		KCache: bt.kCache.t, CKVCache: bt.cCache.t, Epsilon: 1e-5, CacheMode: c.mode,
 	}
@@ -251,10 +251,10 @@ func kvcBuild(c kvcCase, seed uint64) *kvcBuilt {
 		}
 		return scale, offset, ts, to
 	}
-	bt.kScale, bt.kOffset, bt.p.KRopeScale, bt.p.KRopeOffset = quant(c.kI8, Dk)
+	bt.kScale, bt.kOffset, bt.p.KRoPEScale, bt.p.KRoPEOffset = quant(c.kI8, Dk)
 	bt.cScale, bt.cOffset, bt.p.CKVScale, bt.p.CKVOffset = quant(c.cI8, Dv)
 	if c.outputs {
-		bt.p.KRope = tensor.Zeros(c.dt, B, 1, S, Dk)
+		bt.p.KRoPE = tensor.Zeros(c.dt, B, 1, S, Dk)
 		bt.p.CKV = tensor.Zeros(c.dt, B, 1, S, Dv)
 	}
 	return bt
@@ -372,7 +372,7 @@ func kvcCheck(t *testing.T, c kvcCase, bt *kvcBuilt, k0, c0 tensor.Tensor) {
 			ckv, kr, ks := bt.exact(c, b, s)
 			if c.outputs {
 				for j := range c.Dk {
-					got := bt.p.KRope.Float64At(bt.p.KRope.Index(b, 0, s, j))
+					got := bt.p.KRoPE.Float64At(bt.p.KRoPE.Index(b, 0, s, j))
 					checkFloat(t, fmt.Sprintf("k_rope[%d,0,%d,%d]", b, s, j), c.dt, got, kr[j], ks[j])
 				}
 				for j := range c.Dv {
@@ -489,25 +489,25 @@ func kvcCases() []kvcCase {
 	return cs
 }
 
-func TestKvRmsNormRopeCacheExact(t *testing.T) {
+func TestKVRMSNormRoPECacheExact(t *testing.T) {
 	for i, c := range kvcCases() {
 		t.Run(c.String(), func(t *testing.T) {
 			bt := kvcBuild(c, uint64(i))
 			k0, c0 := backingCopy(bt.kCache.t), backingCopy(bt.cCache.t)
-			a, err := ops.NewKvRmsNormRopeCache(bt.p)
+			a, err := ops.NewKVRMSNormRoPECache(bt.p)
 			if err != nil {
 				t.Fatal(err)
 			}
-			native.KvRmsNormRopeCache(&a)
+			native.KVRMSNormRoPECache(&a)
 			kvcCheck(t, c, bt, k0, c0)
 		})
 	}
 }
 
-// TestKvRmsNormRopeCacheQuantRounding pins the int8 conversion on values where it matters:
+// TestKVRMSNormRoPECacheQuantRounding pins the int8 conversion on values where it matters:
 // with cos = 1 and sin = 0 the rope result is kv's rope part de-interleaved, exactly, so
 // k_cache holds round_half_even(x·scale + offset) saturated to int8.
-func TestKvRmsNormRopeCacheQuantRounding(t *testing.T) {
+func TestKVRMSNormRoPECacheQuantRounding(t *testing.T) {
 	const Dv, Dk = 8, 16
 	// (NaN and infinities would spill into their pair's partner through ·0; ops tests them.)
 	x := []float32{0.5, 1.5, 2.5, -0.5, -1.5, -2.5, 127.5, 300, -300, -128.5, 126.5, -127.5, 1e9, 3.49, -3.51, 2.25}
@@ -533,22 +533,22 @@ func TestKvRmsNormRopeCacheQuantRounding(t *testing.T) {
 			gamma[j] = 1
 		}
 		kc := tensor.Zeros(tensor.I8, 1, 4, 1, Dk)
-		p := ops.KvRmsNormRopeCacheParams{
+		p := ops.KVRMSNormRoPECacheParams{
 			KV: tensor.FromF32(kv, 1, 1, 1, Dv+Dk), Gamma: tensor.FromF32(gamma, Dv),
 			Cos: tensor.FromF32(cos, 1, 1, 1, Dk), Sin: tensor.FromF32(sin, 1, 1, 1, Dk),
 			Index: tensor.FromI64([]int64{2}, 1), KCache: kc, CKVCache: tensor.Zeros(tensor.F32, 1, 4, 1, Dv),
-			KRopeScale: tensor.FromF32([]float32{1}, 1), CacheMode: ops.CachePA,
+			KRoPEScale: tensor.FromF32([]float32{1}, 1), CacheMode: ops.CachePA,
 		}
 		want := wantSym
 		if asym {
-			p.KRopeOffset = tensor.FromF32([]float32{0.25}, 1)
+			p.KRoPEOffset = tensor.FromF32([]float32{0.25}, 1)
 			want = wantAsym
 		}
-		a, err := ops.NewKvRmsNormRopeCache(p)
+		a, err := ops.NewKVRMSNormRoPECache(p)
 		if err != nil {
 			t.Fatal(err)
 		}
-		native.KvRmsNormRopeCache(&a)
+		native.KVRMSNormRoPECache(&a)
 		for j, w := range want {
 			if got := kc.I8[2*Dk+j]; got != w {
 				t.Errorf("asym=%t: x = %v → %d, want %d", asym, x[j], got, w)

@@ -125,7 +125,7 @@ func TestQKRMSNormRoPE(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		a := ops.QKRMSNormRoPEArgs{Rope: ops.Rope{RotaryDim: c.rotaryDim, GPTJ: c.gptj, Query: q, Key: k}, Positions: positions, Cache: cache}
+		a := ops.QKRMSNormRoPEArgs{RoPE: ops.RoPE{RotaryDim: c.rotaryDim, GPTJ: c.gptj, Query: q, Key: k}, Positions: positions, Cache: cache}
 		if c.noKey {
 			kw = tensor.Tensor{}
 		}
@@ -222,7 +222,7 @@ func TestQKRMSNormRoPEPosition0IsNorm(t *testing.T) {
 	for i := range D / 2 {
 		cache.Data[i] = 1
 	}
-	a := ops.QKRMSNormRoPEArgs{Rope: ops.Rope{RotaryDim: D, Query: q}, Positions: pos, Cache: cache}
+	a := ops.QKRMSNormRoPEArgs{RoPE: ops.RoPE{RotaryDim: D, Query: q}, Positions: pos, Cache: cache}
 	if err := ops.NewQKRMSNormWeights(&a, q, ops.Heads{}, ones, tensor.Tensor{}, 0); err != nil {
 		t.Fatal(err)
 	}

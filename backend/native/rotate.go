@@ -38,7 +38,7 @@ func rotateHeads(h *ops.Heads, t int, cos, sin []float32, gptj bool) {
 }
 
 // rotateQK rotates query and (when present) key of token t.
-func rotateQK(r *ops.Rope, t int, cos, sin []float32) {
+func rotateQK(r *ops.RoPE, t int, cos, sin []float32) {
 	rotateHeads(&r.Query, t, cos, sin, r.GPTJ)
 	if r.Key.Present() {
 		rotateHeads(&r.Key, t, cos, sin, r.GPTJ)
@@ -49,14 +49,14 @@ func rotateQK(r *ops.Rope, t int, cos, sin []float32) {
 func RotaryEmbedding(a *ops.RotaryEmbeddingArgs) {
 	for t := range a.Query.Tokens {
 		cos, sin := a.Cache.Row(a.Positions.At(0, t))
-		rotateQK(&a.Rope, t, cos, sin)
+		rotateQK(&a.RoPE, t, cos, sin)
 	}
 }
 
 // Gathered rotates token t by the t-th row of already gathered cos/sin.
 func Gathered(a *ops.GatheredArgs) {
 	for t := range a.Query.Tokens {
-		rotateQK(&a.Rope, t, a.Cos[t*a.Half:(t+1)*a.Half], a.Sin[t*a.Half:(t+1)*a.Half])
+		rotateQK(&a.RoPE, t, a.Cos[t*a.Half:(t+1)*a.Half], a.Sin[t*a.Half:(t+1)*a.Half])
 	}
 }
 
@@ -75,6 +75,6 @@ func MRoPE(a *ops.MRoPEArgs) {
 			c, s := a.Cache.Row(a.Positions.At(axis, t))
 			cos[i], sin[i] = c[i], s[i]
 		}
-		rotateQK(&a.Rope, t, cos, sin)
+		rotateQK(&a.RoPE, t, cos, sin)
 	}
 }

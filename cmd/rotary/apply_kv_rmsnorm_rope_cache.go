@@ -30,7 +30,7 @@ func init() {
 				fs.Bool("output-kv", false, "kv_rmsnorm_rope_cache: also write k_rope and c_kv (every token's unquantised results)")
 			}
 		},
-		run: runKvRmsNormRopeCache,
+		run: runKVRMSNormRoPECache,
 	})
 }
 
@@ -44,7 +44,7 @@ func kvcFlag(name string) string {
 	return ""
 }
 
-func runKvRmsNormRopeCache(env *applyEnv) ([]safetensors.Tensor, error) {
+func runKVRMSNormRoPECache(env *applyEnv) ([]safetensors.Tensor, error) {
 	mode, err := ops.ParseCacheMode(kvcFlag("cache-mode"))
 	if err != nil {
 		return nil, usagef("--cache-mode: %v", err)
@@ -61,33 +61,33 @@ func runKvRmsNormRopeCache(env *applyEnv) ([]safetensors.Tensor, error) {
 	if err != nil {
 		return nil, err
 	}
-	p := ops.KvRmsNormRopeCacheParams{
+	p := ops.KVRMSNormRoPECacheParams{
 		KV: in[0], Gamma: in[1], Cos: in[2], Sin: in[3], Index: in[4], KCache: in[5], CKVCache: in[6],
 		// Optional: a missing name is the zero Tensor, which the op reads as absent.
-		KRopeScale: env.inputs["k_rope_scale"], CKVScale: env.inputs["c_kv_scale"],
-		KRopeOffset: env.inputs["k_rope_offset"], CKVOffset: env.inputs["c_kv_offset"],
+		KRoPEScale: env.inputs["k_rope_scale"], CKVScale: env.inputs["c_kv_scale"],
+		KRoPEOffset: env.inputs["k_rope_offset"], CKVOffset: env.inputs["c_kv_offset"],
 		Epsilon: eps, CacheMode: mode,
 	}
 	if outputKV {
 		kv := p.KV
 		if kv.Rank() != 4 || !kv.DType.IsFloat() || p.Cos.Rank() != 4 || p.Gamma.Rank() != 1 {
 			// Let the op's checks describe what is wrong.
-			_, err := ops.NewKvRmsNormRopeCache(p)
+			_, err := ops.NewKVRMSNormRoPECache(p)
 			if err == nil {
 				err = usagef("kv: want [B, 1, S, Dv+Dk]")
 			}
 			return nil, usageError{err}
 		}
-		p.KRope = tensor.Zeros(kv.DType, kv.Shape[0], 1, kv.Shape[2], p.Cos.Shape[3])
+		p.KRoPE = tensor.Zeros(kv.DType, kv.Shape[0], 1, kv.Shape[2], p.Cos.Shape[3])
 		p.CKV = tensor.Zeros(kv.DType, kv.Shape[0], 1, kv.Shape[2], p.Gamma.Shape[0])
 	}
 	// The caches are the file's tensors, read into memory of their own: updated in place.
-	if err := rotary.KvRmsNormRopeCache(env.disp, p); err != nil {
+	if err := rotary.KVRMSNormRoPECache(env.disp, p); err != nil {
 		return nil, usageError{err}
 	}
 	results := []safetensors.Tensor{toFile("k_cache", p.KCache), toFile("ckv_cache", p.CKVCache)}
 	if outputKV {
-		results = append(results, toFile("k_rope", p.KRope), toFile("c_kv", p.CKV))
+		results = append(results, toFile("k_rope", p.KRoPE), toFile("c_kv", p.CKV))
 	}
 	return results, nil
 }

@@ -39,7 +39,7 @@ func kvcInputs(t *testing.T, dir, name string, index []int64) string {
 	)
 }
 
-func TestApplyKvRmsNormRopeCache(t *testing.T) {
+func TestApplyKVRMSNormRoPECache(t *testing.T) {
 	dir := t.TempDir()
 	// ceil(S/BlockSize) = 2 entries per batch; batch 1's second block is skipped.
 	in := kvcInputs(t, dir, "in.safetensors", []int64{6, 0, 2, -1})
@@ -94,7 +94,7 @@ func TestApplyKvRmsNormRopeCache(t *testing.T) {
 	}
 }
 
-func TestApplyKvRmsNormRopeCacheBadIndex(t *testing.T) {
+func TestApplyKVRMSNormRoPECacheBadIndex(t *testing.T) {
 	dir := t.TempDir()
 	out := filepath.Join(dir, "out.safetensors")
 	for _, c := range []struct {

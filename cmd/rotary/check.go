@@ -19,7 +19,7 @@ func runCheck(args []string, stdout, stderr io.Writer) error {
 	var l check.Launch
 	fs.StringVar(&l.PositionEmbeddingType, "position-embedding-type", "", "Megatron position_embedding_type: `rope` or mrope")
 	fs.BoolVar(&l.UseFusedRotaryPosEmb, "use-fused-rotary-pos-emb", false, "MindSpeed's fused plain-RoPE flag is set")
-	fs.BoolVar(&l.ApplyRopeFusion, "apply-rope-fusion", false, "Megatron/Bridge apply_rope_fusion is set")
+	fs.BoolVar(&l.ApplyRoPEFusion, "apply-rope-fusion", false, "Megatron/Bridge apply_rope_fusion is set")
 	fs.IntVar(&l.PositionRows, "positions-rows", 0, "rows `N` of the positions tensor passed (1, 3 or 4)")
 	fs.StringVar(&l.CacheMode, "cache-mode", "", "npu_mrope cache_mode: `default` or interleave")
 	fs.StringVar(&l.RotaryMode, "rotary-mode", "", "pair layout of the launch: `half` or interleave")

@@ -88,7 +88,7 @@ func runPositions(args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return usagef("%s: %v", *in, err)
 	}
-	pos, deltas, err := multimodal.GetRopeIndex(cfg, ids, mask, images, videos, seconds)
+	pos, deltas, err := multimodal.GetRoPEIndex(cfg, ids, mask, images, videos, seconds)
 	if err != nil {
 		return usagef("%s: %v", *in, err)
 	}
