@@ -1,16 +1,19 @@
 package rotary
 
-import (
-	"github.com/rotary-go/rotary/ops"
-	"github.com/rotary-go/rotary/tensor"
-)
+import "github.com/rotary-go/rotary/ops"
+
+// ApplyRotaryEmbTHDParams are ApplyRotaryEmbTHD's arguments (see ops.ApplyRotaryEmbTHDParams).
+type ApplyRotaryEmbTHDParams = ops.ApplyRotaryEmbTHDParams
+
+// ApplyRotaryEmbTHDBackwardParams are ApplyRotaryEmbTHDBackward's arguments.
+type ApplyRotaryEmbTHDBackwardParams = ops.ApplyRotaryEmbTHDBackwardParams
 
 // ApplyRotaryEmbTHD is op apply_rotary_emb_thd, TransformerEngine's fused RoPE on packed
 // sequences (fused_apply_rotary_pos_emb_thd) with its context-parallel split: x holds the tokens
 // of several sequences back to back, and each token rotates by the cos/sin row of its position
 // within its own sequence.
 //
-// x and out are [T, H, D] (out may be x itself). cos and sin are tables [S, d] at full rotary
+// p.X and p.Out are [T, H, D] (Out may be X itself). Cos and Sin are tables [S, d] at full rotary
 // width, like ApplyRotaryEmb's (each pair's value in both of its slots: cat(freqs, freqs) for
 // NeoX, repeat_interleave for GPT-J; TE's freqs table holds the same angles); d is even and at
 // most D, and elements d..D of every head are copied. seqs gives cu_seqlens (the full
@@ -21,8 +24,8 @@ import (
 // start_positions[b] + (its index in the full sequence); every such row must exist.
 //
 // d chooses the backend (nil: ops.Default). On error nothing is written.
-func ApplyRotaryEmbTHD(d *ops.Dispatcher, x, cos, sin, out tensor.Tensor, seqs ops.PackedSeqs, style Style) error {
-	a, err := ops.NewApplyRotaryEmbTHD(x, cos, sin, out, seqs, styleGPTJ(style))
+func ApplyRotaryEmbTHD(d *ops.Dispatcher, p ApplyRotaryEmbTHDParams) error {
+	a, err := ops.NewApplyRotaryEmbTHD(p)
 	if err != nil {
 		return err
 	}
@@ -34,8 +37,8 @@ func ApplyRotaryEmbTHD(d *ops.Dispatcher, x, cos, sin, out tensor.Tensor, seqs o
 // gradient dy it writes dx = dy·cos + rotateᵀ(dy·sin) on the rotated elements and dx = dy on the
 // rest (dx may be dy itself). The tables are constants, as in TransformerEngine: no gradient
 // flows to them.
-func ApplyRotaryEmbTHDBackward(d *ops.Dispatcher, dy, cos, sin, dx tensor.Tensor, seqs ops.PackedSeqs, style Style) error {
-	a, err := ops.NewApplyRotaryEmbTHDBackward(dy, cos, sin, dx, seqs, styleGPTJ(style))
+func ApplyRotaryEmbTHDBackward(d *ops.Dispatcher, p ApplyRotaryEmbTHDBackwardParams) error {
+	a, err := ops.NewApplyRotaryEmbTHDBackward(p)
 	if err != nil {
 		return err
 	}

@@ -135,12 +135,12 @@ func TestApplyRotaryEmbTHDBadInput(t *testing.T) {
 				a.out = a.x
 			}
 			expectRefused(t, c.name, func() error {
-				return rotary.ApplyRotaryEmbTHD(nil, a.x, a.cos, a.sin, a.out, a.seqs, rotary.NeoX)
+				return rotary.ApplyRotaryEmbTHD(nil, rotary.ApplyRotaryEmbTHDParams{X: a.x, Cos: a.cos, Sin: a.sin, Out: a.out, Seqs: a.seqs, Style: rotary.NeoX})
 			}, c.want, a.x, a.out)
 			if !strings.HasPrefix(c.name, "x") && !strings.HasPrefix(c.name, "out") {
 				dy := a.x
 				expectRefused(t, c.name+" (backward)", func() error {
-					return rotary.ApplyRotaryEmbTHDBackward(nil, dy, a.cos, a.sin, a.out, a.seqs, rotary.GPTJ)
+					return rotary.ApplyRotaryEmbTHDBackward(nil, rotary.ApplyRotaryEmbTHDBackwardParams{DY: dy, Cos: a.cos, Sin: a.sin, DX: a.out, Seqs: a.seqs, Style: rotary.GPTJ})
 				}, c.want, dy, a.out)
 			}
 		}
@@ -148,10 +148,10 @@ func TestApplyRotaryEmbTHDBadInput(t *testing.T) {
 	// The backward pass names its own tensors.
 	a := base()
 	expectRefused(t, "dx shape", func() error {
-		return rotary.ApplyRotaryEmbTHDBackward(nil, a.x, a.cos, a.sin, thdFilled(T, H, 4), a.seqs, rotary.NeoX)
+		return rotary.ApplyRotaryEmbTHDBackward(nil, rotary.ApplyRotaryEmbTHDBackwardParams{DY: a.x, Cos: a.cos, Sin: a.sin, DX: thdFilled(T, H, 4), Seqs: a.seqs, Style: rotary.NeoX})
 	}, []string{"dx", "shape"}, a.x)
 	expectRefused(t, "dy rank", func() error {
-		return rotary.ApplyRotaryEmbTHDBackward(nil, thdFilled(T, H*D), a.cos, a.sin, a.out, a.seqs, rotary.NeoX)
+		return rotary.ApplyRotaryEmbTHDBackward(nil, rotary.ApplyRotaryEmbTHDBackwardParams{DY: thdFilled(T, H*D), Cos: a.cos, Sin: a.sin, DX: a.out, Seqs: a.seqs, Style: rotary.NeoX})
 	}, []string{"dy", "shape"}, a.out)
 }
 
@@ -174,7 +174,7 @@ func TestApplyRotaryEmbTHDEdges(t *testing.T) {
 			sin.F32[i] = -sin.F32[i] / 2
 		}
 		out := tensor.Zeros(tensor.F32, 5, H, D)
-		if err := rotary.ApplyRotaryEmbTHD(disp, x, cos, sin, out, seqs, rotary.NeoX); err != nil {
+		if err := rotary.ApplyRotaryEmbTHD(disp, rotary.ApplyRotaryEmbTHDParams{X: x, Cos: cos, Sin: sin, Out: out, Seqs: seqs, Style: rotary.NeoX}); err != nil {
 			t.Fatalf("%s: %v", backend, err)
 		}
 		// Token rows: sequence 1 (tokens 0, 1) starts at 1; sequence 3 (tokens 2..4) at 0;
@@ -186,7 +186,7 @@ func TestApplyRotaryEmbTHDEdges(t *testing.T) {
 			copy(gs.F32[tok*d:(tok+1)*d], sin.F32[r*d:])
 		}
 		want := tensor.Zeros(tensor.F32, 5, H, D)
-		if err := rotary.ApplyRotaryEmb(disp, ops.THD, x, gc, gs, want, rotary.NeoX); err != nil {
+		if err := rotary.ApplyRotaryEmb(disp, rotary.ApplyRotaryEmbParams{Layout: ops.THD, X: x, Cos: gc, Sin: gs, Out: want, Style: rotary.NeoX}); err != nil {
 			t.Fatal(err)
 		}
 		for i := range want.F32 {
@@ -196,7 +196,7 @@ func TestApplyRotaryEmbTHDEdges(t *testing.T) {
 		}
 		// Zero tokens, one empty sequence.
 		empty := tensor.Zeros(tensor.F32, 0, H, D)
-		if err := rotary.ApplyRotaryEmbTHD(disp, empty, cos, sin, empty, ops.PackedSeqs{CuSeqlens: tensor.FromI32([]int32{0, 0}, 2), CPSize: 4, CPRank: 3}, rotary.GPTJ); err != nil {
+		if err := rotary.ApplyRotaryEmbTHD(disp, rotary.ApplyRotaryEmbTHDParams{X: empty, Cos: cos, Sin: sin, Out: empty, Seqs: ops.PackedSeqs{CuSeqlens: tensor.FromI32([]int32{0, 0}, 2), CPSize: 4, CPRank: 3}, Style: rotary.GPTJ}); err != nil {
 			t.Errorf("%s: zero tokens: %v", backend, err)
 		}
 	}

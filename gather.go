@@ -1,6 +1,7 @@
 package rotary
 
 import (
+	"github.com/rotary-go/rotary/backend/native"
 	"github.com/rotary-go/rotary/ops"
 	"github.com/rotary-go/rotary/tensor"
 )
@@ -93,7 +94,7 @@ func (e *Embedding) gather(pos *ops.Positions, cs *CosSin) {
 		for i := range h {
 			axis := 0
 			if mr != nil {
-				axis = ops.MRoPEAxis(i, mr.Sections, mr.Interleaved)
+				axis = native.MRoPEAxis(i, mr.Sections, mr.Interleaved)
 			}
 			p := pos.At(axis, t)
 			if cached && p < int64(table.Rows) {

@@ -1,9 +1,9 @@
 package rotary
 
-import (
-	"github.com/rotary-go/rotary/ops"
-	"github.com/rotary-go/rotary/tensor"
-)
+import "github.com/rotary-go/rotary/ops"
+
+// InterleaveRoPEParams are InterleaveRoPE's arguments (see ops.InterleaveRoPEParams).
+type InterleaveRoPEParams = ops.InterleaveRoPEParams
 
 // InterleaveRoPE is op interleave_rope, torch_npu's npu_interleave_rope (aclnnInterleaveRope):
 // GPT-J-paired input, NeoX-ordered output. Each row x of x [B, N, S, D] is de-interleaved,
@@ -23,8 +23,8 @@ import (
 // The NPU kernel accepts only D = 64, N = 1 for cos/sin, S = 1 or x's, F16/BF16 with cos/sin in
 // x's dtype, for inference; this reference takes any even D and float dtypes. d chooses the
 // backend (nil: ops.Default). On error nothing is written.
-func InterleaveRoPE(d *ops.Dispatcher, x, cos, sin, out tensor.Tensor) error {
-	a, err := ops.NewInterleaveRoPE(x, cos, sin, out)
+func InterleaveRoPE(d *ops.Dispatcher, p InterleaveRoPEParams) error {
+	a, err := ops.NewInterleaveRoPE(p)
 	if err != nil {
 		return err
 	}

@@ -36,7 +36,9 @@ func TestInterleaveRoPEBadInput(t *testing.T) {
 	for _, c := range cases {
 		a := args{x: thdFilled(2, 3, 4, 64), cos: thdFilled(2, 1, 4, 64), sin: thdFilled(2, 1, 4, 64), out: thdFilled(2, 3, 4, 64)}
 		c.mod(&a)
-		expectRefused(t, c.name, func() error { return rotary.InterleaveRoPE(nil, a.x, a.cos, a.sin, a.out) }, c.want, a.x, a.out)
+		expectRefused(t, c.name, func() error {
+			return rotary.InterleaveRoPE(nil, rotary.InterleaveRoPEParams{X: a.x, Cos: a.cos, Sin: a.sin, Out: a.out})
+		}, c.want, a.x, a.out)
 	}
 }
 
@@ -47,7 +49,7 @@ func ExampleInterleaveRoPE() {
 	cos := tensor.FromF32([]float32{0, 0, 0, 0}, 1, 1, 1, 4)
 	sin := tensor.FromF32([]float32{1, 1, 1, 1}, 1, 1, 1, 4)
 	out := tensor.Zeros(tensor.F32, 1, 1, 1, 4)
-	if err := rotary.InterleaveRoPE(nil, x, cos, sin, out); err != nil {
+	if err := rotary.InterleaveRoPE(nil, rotary.InterleaveRoPEParams{X: x, Cos: cos, Sin: sin, Out: out}); err != nil {
 		panic(err)
 	}
 	fmt.Println(out.F32)

@@ -2,11 +2,14 @@ package rotary
 
 import "github.com/rotary-go/rotary/ops"
 
+// KVRMSNormRoPECacheParams are KVRMSNormRoPECache's arguments (see ops.KVRMSNormRoPECacheParams).
+type KVRMSNormRoPECacheParams = ops.KVRMSNormRoPECacheParams
+
 // KVRMSNormRoPECache is op kv_rmsnorm_rope_cache (torch_npu
 // npu_kv_rmsnorm_rope_cache): DeepSeek MLA's KV-cache update for one layer. Each token's row of
 // p.KV [B, 1, S, Dv+Dk] splits in two:
 //
-//   - c_kv = RMSNorm(kv[:Dv])·gamma (float32, ops.SumSquares' order), written to p.CKVCache;
+//   - c_kv = RMSNorm(kv[:Dv])·gamma (float32, native.SumSquares' order), written to p.CKVCache;
 //   - k_rope = the GPT-J rotation of kv[Dv:] by full-width cos/sin, written de-interleaved:
 //     with x1 = x[0::2], x2 = x[1::2], k_rope = cat(x1, x2)·cos + cat(−x2, x1)·sin (NeoX order,
 //     as HF's DeepSeek code returns it), to p.KCache.
@@ -21,7 +24,7 @@ import "github.com/rotary-go/rotary/ops"
 // d chooses the backend (nil: ops.Default). Everything is checked first: on error (a bad dtype
 // or shape, an index out of range or repeated where the mode forbids it) the caches and outputs
 // are unchanged.
-func KVRMSNormRoPECache(d *ops.Dispatcher, p ops.KVRMSNormRoPECacheParams) error {
+func KVRMSNormRoPECache(d *ops.Dispatcher, p KVRMSNormRoPECacheParams) error {
 	a, err := ops.NewKVRMSNormRoPECache(p)
 	if err != nil {
 		return err

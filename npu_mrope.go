@@ -8,38 +8,42 @@ import (
 	"github.com/rotary-go/rotary/tensor"
 )
 
+// NPUMRoPEParams are torch_npu npu_mrope's arguments.
+type NPUMRoPEParams struct {
+	// Positions are I32 or I64, [T] (plain RoPE; for an MRoPE call it means text-only tokens,
+	// every axis at the same position), or [R, T] with R = len(Sections) for MRoPE.
+	Positions tensor.Tensor
+	// Query [T, Hq·HeadSize] (or [T, Hq, HeadSize]) and Key [T, Hk·HeadSize] (optional: the zero
+	// Tensor), F32, F16 or BF16, rotated in place.
+	Query, Key tensor.Tensor
+	// CosSinCache is [maxPos, rotaryDim], float: each row holds cos then sin (rows.chunk(2,
+	// -1)), rotaryDim even and at most HeadSize; elements rotaryDim..HeadSize of every head pass
+	// through. An F32 contiguous cache is used in place; any other is widened to float32 first
+	// (its rows up to the largest position), which allocates.
+	CosSinCache tensor.Tensor
+	HeadSize    int
+	// Sections are nil or all zeros for plain RoPE; otherwise 3 or 4 pair counts
+	// (mrope_section) summing to rotaryDim/2.
+	Sections []int
+	// Style is rotary_mode: NeoX ("half") or GPTJ ("interleave").
+	Style Style
+	// Interleaved is cache_mode "interleave" (pairs 1::3 below 3·s1 take axis 1, pairs 2::3
+	// below 3·s2 axis 2, the rest axis 0: Qwen3-VL) rather than "default" (pair i takes the axis
+	// of the section it falls in: Qwen2-VL). It needs exactly 3 sections and has no effect on
+	// plain RoPE.
+	Interleaved bool
+}
+
 // NPUMRoPE is torch_npu's npu_mrope (aclnnRopeWithSinCosCache) with its own arguments: RoPE or
 // MRoPE of query and key, in place, with cos/sin looked up in an explicit cache. It builds the
-// arguments of op rotary_embedding or op mrope and dispatches them through d (nil: ops.Default).
-//
-//   - positions: I32 or I64, [T] (plain RoPE; for an MRoPE call it means text-only tokens, every
-//     axis at the same position), or [R, T] with R = len(sections) for MRoPE.
-//   - query [T, Hq·headSize] (or [T, Hq, headSize]) and key [T, Hk·headSize] (optional: the zero
-//     Tensor), F32, F16 or BF16, rotated in place.
-//   - cosSinCache: [maxPos, rotaryDim], float: each row holds cos then sin (rows.chunk(2, -1)),
-//     rotaryDim even and at most headSize; elements rotaryDim..headSize of every head pass
-//     through. An F32 contiguous cache is used in place; any other is widened to float32 first
-//     (its rows up to the largest position), which allocates.
-//   - sections: nil or all zeros for plain RoPE; otherwise 3 or 4 pair counts (mrope_section)
-//     summing to rotaryDim/2.
-//   - rotaryMode: "half" (NeoX pairs) or "interleave" (GPT-J pairs).
-//   - cacheMode: "default" (pair i takes the axis of the section it falls in: Qwen2-VL) or
-//     "interleave" (pairs 1::3 below 3·s1 take axis 1, pairs 2::3 below 3·s2 axis 2, the rest
-//     axis 0: Qwen3-VL); "interleave" needs exactly 3 sections. It has no effect on plain RoPE.
-//
-// On error nothing is written.
-func NPUMRoPE(d *ops.Dispatcher, positions, query, key, cosSinCache tensor.Tensor, headSize int, sections []int, rotaryMode, cacheMode string) error {
-	var gptj bool
-	switch rotaryMode {
-	case "half":
-	case "interleave":
-		gptj = true
-	default:
-		return fmt.Errorf("rotary_mode %q: want half or interleave", rotaryMode)
+// arguments of op rotary_embedding or op mrope and dispatches them through d (nil:
+// ops.Default). On error nothing is written.
+func NPUMRoPE(d *ops.Dispatcher, p NPUMRoPEParams) error {
+	positions, query, key, cosSinCache, headSize, sections := p.Positions, p.Query, p.Key, p.CosSinCache, p.HeadSize, p.Sections
+	if p.Style != NeoX && p.Style != GPTJ {
+		return fmt.Errorf("rotary_mode (style) %v: want neox (half) or gptj (interleave)", p.Style)
 	}
-	if cacheMode != "default" && cacheMode != "interleave" {
-		return fmt.Errorf("cache_mode %q: want default or interleave", cacheMode)
-	}
+	gptj := p.Style == GPTJ
 	if headSize <= 0 {
 		return fmt.Errorf("head_size %d: want > 0", headSize)
 	}
@@ -70,7 +74,7 @@ func NPUMRoPE(d *ops.Dispatcher, positions, query, key, cosSinCache tensor.Tenso
 		if err := rope.CheckSections(sections, rd/2); err != nil {
 			return fmt.Errorf("%w (rotary_dim %d from cos_sin_cache %s)", err, rd, tensor.ShapeString(cosSinCache.Shape))
 		}
-		if len(sections) == 4 && cacheMode == "interleave" {
+		if len(sections) == 4 && p.Interleaved {
 			return fmt.Errorf("mrope_section %v: 4 sections need cache_mode default (interleave spreads exactly 3 axes)", sections)
 		}
 	}
@@ -107,7 +111,7 @@ func NPUMRoPE(d *ops.Dispatcher, positions, query, key, cosSinCache tensor.Tenso
 	}
 	rope := ops.RoPE{RotaryDim: rd, GPTJ: gptj, Query: q, Key: k}
 	if pos.Rows > 1 {
-		_, err = ops.Run(dispatcher(d), ops.MRoPE, ops.MRoPEArgs{RoPE: rope, Positions: pos, Cache: cache, Sections: sections, Interleaved: cacheMode == "interleave"})
+		_, err = ops.Run(dispatcher(d), ops.MRoPE, ops.MRoPEArgs{RoPE: rope, Positions: pos, Cache: cache, Sections: sections, Interleaved: p.Interleaved})
 		return err
 	}
 	_, err = ops.Run(dispatcher(d), ops.RotaryEmbedding, ops.RotaryEmbeddingArgs{RoPE: rope, Positions: pos, Cache: cache})

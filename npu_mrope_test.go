@@ -6,6 +6,7 @@ import (
 
 	"github.com/rotary-go/rotary"
 	"github.com/rotary-go/rotary/ops"
+	"github.com/rotary-go/rotary/rope"
 	"github.com/rotary-go/rotary/tensor"
 )
 
@@ -77,7 +78,7 @@ func TestNPUMRoPEMatchesForward(t *testing.T) {
 				if err := emb.Forward(pos, wq, wk); err != nil {
 					t.Fatal(err)
 				}
-				if err := rotary.NPUMRoPE(disp, pos, q, k, npuCache(t, emb, P), 128, v.sections, mode, v.cacheMode); err != nil {
+				if err := npuMRoPE(disp, pos, q, k, npuCache(t, emb, P), 128, v.sections, mode, v.cacheMode); err != nil {
 					t.Fatalf("%s: %v", name, err)
 				}
 				if !sameBits(q, wq) || !sameBits(k, wk) {
@@ -100,7 +101,7 @@ func TestNPUMRoPECacheForms(t *testing.T) {
 	pos := npuPositions(1, T, P)
 	run := func(c tensor.Tensor) tensor.Tensor {
 		q := qknFill(tensor.F32, 9, T, 2, 64)
-		if err := rotary.NPUMRoPE(nil, pos, q, tensor.Tensor{}, c, 64, nil, "half", "default"); err != nil {
+		if err := npuMRoPE(nil, pos, q, tensor.Tensor{}, c, 64, nil, "half", "default"); err != nil {
 			t.Fatal(err)
 		}
 		return q
@@ -171,7 +172,7 @@ func TestNPUMRoPEBadInput(t *testing.T) {
 			headSize: D, sections: []int{24, 20, 20}, rotaryMode: "half", cacheMod: "interleave"}
 		c.mod(&a)
 		expectRefused(t, c.name, func() error {
-			return rotary.NPUMRoPE(nil, a.pos, a.q, a.k, a.cache, a.headSize, a.sections, a.rotaryMode, a.cacheMod)
+			return npuMRoPE(nil, a.pos, a.q, a.k, a.cache, a.headSize, a.sections, a.rotaryMode, a.cacheMod)
 		}, c.want, a.q, a.k)
 	}
 }
@@ -236,14 +237,14 @@ func TestNPUMRoPEDocumentedCacheModes(t *testing.T) {
 			}
 			x := qknFill(tensor.BF16, 7, T, 3, D)
 			want := tensor.Zeros(tensor.BF16, T, 3, D)
-			if err := rotary.ApplyRotaryEmb(nil, ops.THD, x, cosF, sinF, want, style); err != nil {
+			if err := rotary.ApplyRotaryEmb(nil, rotary.ApplyRotaryEmbParams{Layout: ops.THD, X: x, Cos: cosF, Sin: sinF, Out: want, Style: style}); err != nil {
 				t.Fatal(err)
 			}
 			got, err := x.Reshape(T, 3*D)
 			if err != nil {
 				t.Fatal(err)
 			}
-			if err := rotary.NPUMRoPE(nil, pos, got, tensor.Tensor{}, cache, D, c.sections, mode, c.cacheMode); err != nil {
+			if err := npuMRoPE(nil, pos, got, tensor.Tensor{}, cache, D, c.sections, mode, c.cacheMode); err != nil {
 				t.Fatal(err)
 			}
 			if !sameBits(got, want) {
@@ -251,4 +252,18 @@ func TestNPUMRoPEDocumentedCacheModes(t *testing.T) {
 			}
 		}
 	}
+}
+
+// npuMRoPE calls NPUMRoPE with torch_npu's string arguments, as the tests write them.
+func npuMRoPE(d *ops.Dispatcher, positions, query, key, cosSinCache tensor.Tensor, headSize int, sections []int, rotaryMode, cacheMode string) error {
+	style, err := rope.ParseRotaryMode(rotaryMode)
+	if err != nil {
+		return err
+	}
+	interleaved, err := ops.ParseMRoPECacheMode(cacheMode)
+	if err != nil {
+		return err
+	}
+	return rotary.NPUMRoPE(d, rotary.NPUMRoPEParams{Positions: positions, Query: query, Key: key, CosSinCache: cosSinCache,
+		HeadSize: headSize, Sections: sections, Style: style, Interleaved: interleaved})
 }

@@ -72,7 +72,7 @@ func TestSectionsOverflow(t *testing.T) {
 		cache := tensor.FromF32(make([]float32, 4*128), 4, 128)
 		pos := tensor.FromI64(make([]int64, 3), 3, 1)
 		noPanic(t, "NPUMRoPE", func() {
-			err := NPUMRoPE(nil, pos, q, tensor.Tensor{}, cache, 128, secs, "half", "default")
+			err := NPUMRoPE(nil, NPUMRoPEParams{Positions: pos, Query: q, CosSinCache: cache, HeadSize: 128, Sections: secs})
 			if err == nil {
 				t.Errorf("NPUMRoPE sections %v: no error", secs)
 			} else if strings.Contains(err.Error(), "sums to") {

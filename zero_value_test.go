@@ -77,8 +77,7 @@ func TestZeroAndNilReceivers(t *testing.T) {
 			err = e2.Forward(pos, q, k)
 		}
 		if err == nil {
-			err = ApplyRotaryEmb(&ops.Dispatcher{}, ops.BSND, tensor.FromF32(make([]float32, 64), 1, 1, 1, 64),
-				tensor.FromF32(make([]float32, 64), 1, 1, 1, 64), tensor.FromF32(make([]float32, 64), 1, 1, 1, 64), tensor.Tensor{}, NeoX)
+			err = ApplyRotaryEmb(&ops.Dispatcher{}, ApplyRotaryEmbParams{Layout: ops.BSND, X: tensor.FromF32(make([]float32, 64), 1, 1, 1, 64), Cos: tensor.FromF32(make([]float32, 64), 1, 1, 1, 64), Sin: tensor.FromF32(make([]float32, 64), 1, 1, 1, 64), Style: NeoX})
 		}
 		_ = err // a zero Dispatcher may serve (as the default) or refuse; it must not panic
 	})

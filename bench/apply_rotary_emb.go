@@ -15,7 +15,9 @@ func init() {
 			out := tensor.Zeros(d, 1, T, 32, 128)
 			cos, sin := Filled(d, 1, T, 1, 128), Filled(d, 1, T, 1, 128)
 			bytes := (2*x.Len() + 2*cos.Len()) * d.Size()
-			return func() error { return rotary.ApplyRotaryEmb(disp, ops.BSND, x, cos, sin, out, rotary.NeoX) }, bytes, nil
+			return func() error {
+				return rotary.ApplyRotaryEmb(disp, rotary.ApplyRotaryEmbParams{Layout: ops.BSND, X: x, Cos: cos, Sin: sin, Out: out, Style: rotary.NeoX})
+			}, bytes, nil
 		}})
 	Register(Case{Op: ops.ApplyRotaryEmbBackward.Name(), Model: "llama-3-8b", MaxTokens: 16384,
 		Setup: func(d tensor.DType, T int, disp *ops.Dispatcher) (func() error, int, error) {
@@ -25,7 +27,7 @@ func init() {
 			dcos, dsin := tensor.Zeros(d, 1, T, 1, 128), tensor.Zeros(d, 1, T, 1, 128)
 			bytes := (3*x.Len() + 4*cos.Len()) * d.Size()
 			return func() error {
-				return rotary.ApplyRotaryEmbBackward(disp, ops.BSND, dy, x, cos, sin, dx, dcos, dsin, rotary.NeoX)
+				return rotary.ApplyRotaryEmbBackward(disp, rotary.ApplyRotaryEmbBackwardParams{Layout: ops.BSND, DY: dy, X: x, Cos: cos, Sin: sin, DX: dx, DCos: dcos, DSin: dsin, Style: rotary.NeoX})
 			}, bytes, nil
 		}})
 }

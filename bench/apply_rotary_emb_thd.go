@@ -24,9 +24,13 @@ func init() {
 				seqs := ops.PackedSeqs{CuSeqlens: packed(T, 4)}
 				bytes := (2*x.Len() + 2*T*128) * d.Size()
 				if backward {
-					return func() error { return rotary.ApplyRotaryEmbTHDBackward(disp, x, cos, sin, out, seqs, rotary.NeoX) }, bytes, nil
+					return func() error {
+						return rotary.ApplyRotaryEmbTHDBackward(disp, rotary.ApplyRotaryEmbTHDBackwardParams{DY: x, Cos: cos, Sin: sin, DX: out, Seqs: seqs, Style: rotary.NeoX})
+					}, bytes, nil
 				}
-				return func() error { return rotary.ApplyRotaryEmbTHD(disp, x, cos, sin, out, seqs, rotary.NeoX) }, bytes, nil
+				return func() error {
+					return rotary.ApplyRotaryEmbTHD(disp, rotary.ApplyRotaryEmbTHDParams{X: x, Cos: cos, Sin: sin, Out: out, Seqs: seqs, Style: rotary.NeoX})
+				}, bytes, nil
 			}})
 	}
 }

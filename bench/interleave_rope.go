@@ -16,6 +16,8 @@ func init() {
 			out := tensor.Zeros(d, T, 128, 1, dsDk)
 			cos, sin := Filled(d, T, 1, 1, dsDk), Filled(d, T, 1, 1, dsDk)
 			bytes := (2*x.Len() + 2*cos.Len()) * d.Size()
-			return func() error { return rotary.InterleaveRoPE(disp, x, cos, sin, out) }, bytes, nil
+			return func() error {
+				return rotary.InterleaveRoPE(disp, rotary.InterleaveRoPEParams{X: x, Cos: cos, Sin: sin, Out: out})
+			}, bytes, nil
 		}})
 }

@@ -256,7 +256,7 @@ func (cs VisionCosSin) Apply(d *ops.Dispatcher, xs ...tensor.Tensor) error {
 			return visionErr("tensor %d: shape %v: want %d tokens of dim %d", n, x.Shape, cs.Tokens, cs.Dim)
 		}
 		cos, sin := tensor.FromF32(cs.Cos, shape...), tensor.FromF32(cs.Sin, shape...)
-		a, err := ops.NewApplyRotaryEmb("", x, cos, sin, x, cs.Style == rope.GPTJ)
+		a, err := ops.NewApplyRotaryEmb(ops.ApplyRotaryEmbParams{X: x, Cos: cos, Sin: sin, Out: x, Style: cs.Style})
 		if err != nil {
 			return visionErr("tensor %d: %v", n, err)
 		}

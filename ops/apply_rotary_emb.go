@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"slices"
 
+	"github.com/rotary-go/rotary/rope"
 	"github.com/rotary-go/rotary/tensor"
 )
 
@@ -29,6 +30,37 @@ func ParseLayout(s string) (Layout, error) {
 }
 
 func (l Layout) rank() int { return len(l) }
+
+// ApplyRotaryEmbParams are the caller's arguments of op apply_rotary_emb (torch_npu
+// npu_rotary_mul): x and the already gathered cos and sin, the output, and the pair style.
+type ApplyRotaryEmbParams struct {
+	// Layout is BSND, BNSD, SBND (4-D) or THD (3-D), or "" for any rank.
+	Layout Layout
+	// X is rotated into Out (which may be X itself, and has X's shape and dtype).
+	X, Out tensor.Tensor
+	// Cos and Sin have X's rank; each dimension equals X's or is 1 (broadcast).
+	Cos, Sin tensor.Tensor
+	Style    rope.Style
+}
+
+// ApplyRotaryEmbBackwardParams are the caller's arguments of apply_rotary_emb's backward pass.
+type ApplyRotaryEmbBackwardParams struct {
+	Layout Layout
+	// DY is the output gradient; X the forward pass's input.
+	DY, X tensor.Tensor
+	// Cos and Sin as in the forward pass.
+	Cos, Sin tensor.Tensor
+	// DX receives the input gradient (x-shaped; it may be DY itself); DCos and DSin, when not
+	// the zero Tensor, the gradients of cos and sin (cos-shaped).
+	DX, DCos, DSin tensor.Tensor
+	Style          rope.Style
+}
+
+// The apply_rotary_emb ops.
+var (
+	ApplyRotaryEmb         = NewOp[ApplyRotaryEmbArgs]("apply_rotary_emb")
+	ApplyRotaryEmbBackward = NewOp[ApplyRotaryEmbBackwardArgs]("apply_rotary_emb_backward")
+)
 
 // ApplyRotaryEmbArgs are the arguments of op apply_rotary_emb (torch_npu npu_rotary_mul):
 // out = x·cos + rotate(x)·sin over the first D' = cos's last dimension of each row of x, the rest
@@ -113,8 +145,12 @@ func checkRotaryOperands(layout Layout, x, cos, sin tensor.Tensor) (int, error) 
 	return d, nil
 }
 
-// NewApplyRotaryEmb checks the forward arguments. layout may be empty (any rank).
-func NewApplyRotaryEmb(layout Layout, x, cos, sin, out tensor.Tensor, gptj bool) (ApplyRotaryEmbArgs, error) {
+// NewApplyRotaryEmb checks the forward arguments. The layout may be empty (any rank).
+func NewApplyRotaryEmb(p ApplyRotaryEmbParams) (ApplyRotaryEmbArgs, error) {
+	layout, x, cos, sin, out := p.Layout, p.X, p.Cos, p.Sin, p.Out
+	if err := checkStyle(p.Style); err != nil {
+		return ApplyRotaryEmbArgs{}, err
+	}
 	d, err := checkRotaryOperands(layout, x, cos, sin)
 	if err != nil {
 		return ApplyRotaryEmbArgs{}, err
@@ -128,11 +164,15 @@ func NewApplyRotaryEmb(layout Layout, x, cos, sin, out tensor.Tensor, gptj bool)
 	if out.Stride(out.Rank()-1) != 1 {
 		return ApplyRotaryEmbArgs{}, fmt.Errorf("out: the last dimension must be contiguous")
 	}
-	return ApplyRotaryEmbArgs{X: x, Cos: cos, Sin: sin, Out: out, GPTJ: gptj, RotaryDim: d}, nil
+	return ApplyRotaryEmbArgs{X: x, Cos: cos, Sin: sin, Out: out, GPTJ: p.Style == rope.GPTJ, RotaryDim: d}, nil
 }
 
-// NewApplyRotaryEmbBackward checks the backward arguments; dcos and dsin may be zero tensors.
-func NewApplyRotaryEmbBackward(layout Layout, dy, x, cos, sin, dx, dcos, dsin tensor.Tensor, gptj bool) (ApplyRotaryEmbBackwardArgs, error) {
+// NewApplyRotaryEmbBackward checks the backward arguments; DCos and DSin may be zero tensors.
+func NewApplyRotaryEmbBackward(p ApplyRotaryEmbBackwardParams) (ApplyRotaryEmbBackwardArgs, error) {
+	layout, dy, x, cos, sin, dx, dcos, dsin := p.Layout, p.DY, p.X, p.Cos, p.Sin, p.DX, p.DCos, p.DSin
+	if err := checkStyle(p.Style); err != nil {
+		return ApplyRotaryEmbBackwardArgs{}, err
+	}
 	d, err := checkRotaryOperands(layout, x, cos, sin)
 	if err != nil {
 		return ApplyRotaryEmbBackwardArgs{}, err
@@ -165,5 +205,13 @@ func NewApplyRotaryEmbBackward(layout Layout, dy, x, cos, sin, dx, dcos, dsin te
 			return ApplyRotaryEmbBackwardArgs{}, fmt.Errorf("%s: shape %s differs from cos's %s", a.n, tensor.ShapeString(a.t.Shape), tensor.ShapeString(cos.Shape))
 		}
 	}
-	return ApplyRotaryEmbBackwardArgs{DY: dy, X: x, Cos: cos, Sin: sin, DX: dx, DCos: dcos, DSin: dsin, GPTJ: gptj, RotaryDim: d}, nil
+	return ApplyRotaryEmbBackwardArgs{DY: dy, X: x, Cos: cos, Sin: sin, DX: dx, DCos: dcos, DSin: dsin, GPTJ: p.Style == rope.GPTJ, RotaryDim: d}, nil
+}
+
+// checkStyle refuses a Style value that is neither NeoX nor GPT-J.
+func checkStyle(s rope.Style) error {
+	if s != rope.NeoX && s != rope.GPTJ {
+		return fmt.Errorf("style %v: want neox or gptj", s)
+	}
+	return nil
 }

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 
+	"github.com/rotary-go/rotary/rope"
 	"github.com/rotary-go/rotary/tensor"
 )
 
@@ -73,6 +74,27 @@ func CPIndex(s, localLen, cpSize, cpRank int) int {
 		return cpRank*chunk + s
 	}
 	return (2*cpSize-1-cpRank)*chunk + s - chunk
+}
+
+// ApplyRotaryEmbTHDParams are the caller's arguments of op apply_rotary_emb_thd
+// (TransformerEngine's fused_apply_rotary_pos_emb_thd).
+type ApplyRotaryEmbTHDParams struct {
+	// X is [T, H, D], rotated into Out (X's shape; it may be X itself).
+	X, Out tensor.Tensor
+	// Cos and Sin are [S, d] tables at full rotary width, d even and ≤ D.
+	Cos, Sin tensor.Tensor
+	// Seqs gives cu_seqlens, start positions and the context-parallel split.
+	Seqs  PackedSeqs
+	Style rope.Style
+}
+
+// ApplyRotaryEmbTHDBackwardParams are the caller's arguments of apply_rotary_emb_thd's backward
+// pass: shaped as in the forward pass, with DY for X and DX (which may be DY) for Out.
+type ApplyRotaryEmbTHDBackwardParams struct {
+	DY, DX   tensor.Tensor
+	Cos, Sin tensor.Tensor
+	Seqs     PackedSeqs
+	Style    rope.Style
 }
 
 // ApplyRotaryEmbTHDArgs are the arguments of op apply_rotary_emb_thd: out = x·cos + rotate(x)·sin
@@ -252,9 +274,13 @@ func (p *PackedSeqs) check(tokens, rows int) error {
 	return nil
 }
 
-// NewApplyRotaryEmbTHD checks the forward arguments: x and out [T, H, D] (out may be x), cos
-// and sin [S, d] tables with d even and ≤ D, and the packed sequences seqs.
-func NewApplyRotaryEmbTHD(x, cos, sin, out tensor.Tensor, seqs PackedSeqs, gptj bool) (ApplyRotaryEmbTHDArgs, error) {
+// NewApplyRotaryEmbTHD checks the forward arguments: X and Out [T, H, D] (Out may be X), Cos
+// and Sin [S, d] tables with d even and ≤ D, and the packed sequences.
+func NewApplyRotaryEmbTHD(p ApplyRotaryEmbTHDParams) (ApplyRotaryEmbTHDArgs, error) {
+	x, cos, sin, out, seqs := p.X, p.Cos, p.Sin, p.Out, p.Seqs
+	if err := checkStyle(p.Style); err != nil {
+		return ApplyRotaryEmbTHDArgs{}, err
+	}
 	if err := thdCheckX("x", x, "out", out); err != nil {
 		return ApplyRotaryEmbTHDArgs{}, err
 	}
@@ -265,12 +291,16 @@ func NewApplyRotaryEmbTHD(x, cos, sin, out tensor.Tensor, seqs PackedSeqs, gptj 
 	if err := seqs.check(x.Shape[0], cos.Shape[0]); err != nil {
 		return ApplyRotaryEmbTHDArgs{}, err
 	}
-	return ApplyRotaryEmbTHDArgs{PackedSeqs: seqs, X: x, Out: out, Cos: cos, Sin: sin, GPTJ: gptj, RotaryDim: d}, nil
+	return ApplyRotaryEmbTHDArgs{PackedSeqs: seqs, X: x, Out: out, Cos: cos, Sin: sin, GPTJ: p.Style == rope.GPTJ, RotaryDim: d}, nil
 }
 
 // NewApplyRotaryEmbTHDBackward checks the backward arguments, shaped as in the forward pass
-// with dy for x and dx for out.
-func NewApplyRotaryEmbTHDBackward(dy, cos, sin, dx tensor.Tensor, seqs PackedSeqs, gptj bool) (ApplyRotaryEmbTHDBackwardArgs, error) {
+// with DY for X and DX for Out.
+func NewApplyRotaryEmbTHDBackward(p ApplyRotaryEmbTHDBackwardParams) (ApplyRotaryEmbTHDBackwardArgs, error) {
+	dy, cos, sin, dx, seqs := p.DY, p.Cos, p.Sin, p.DX, p.Seqs
+	if err := checkStyle(p.Style); err != nil {
+		return ApplyRotaryEmbTHDBackwardArgs{}, err
+	}
 	if err := thdCheckX("dy", dy, "dx", dx); err != nil {
 		return ApplyRotaryEmbTHDBackwardArgs{}, err
 	}
@@ -281,5 +311,5 @@ func NewApplyRotaryEmbTHDBackward(dy, cos, sin, dx tensor.Tensor, seqs PackedSeq
 	if err := seqs.check(dy.Shape[0], cos.Shape[0]); err != nil {
 		return ApplyRotaryEmbTHDBackwardArgs{}, err
 	}
-	return ApplyRotaryEmbTHDBackwardArgs{PackedSeqs: seqs, DY: dy, DX: dx, Cos: cos, Sin: sin, GPTJ: gptj, RotaryDim: d}, nil
+	return ApplyRotaryEmbTHDBackwardArgs{PackedSeqs: seqs, DY: dy, DX: dx, Cos: cos, Sin: sin, GPTJ: p.Style == rope.GPTJ, RotaryDim: d}, nil
 }

@@ -206,12 +206,3 @@ func (d *Dispatcher) Table() []Status {
 	}
 	return rows
 }
-
-// The ops rotary defines. Their native implementations are registered by backend/native.
-var (
-	RotaryEmbedding        = NewOp[RotaryEmbeddingArgs]("rotary_embedding")
-	RotaryEmbeddingGather  = NewOp[GatheredArgs]("rotary_embedding_gathered")
-	MRoPE                  = NewOp[MRoPEArgs]("mrope")
-	ApplyRotaryEmb         = NewOp[ApplyRotaryEmbArgs]("apply_rotary_emb")
-	ApplyRotaryEmbBackward = NewOp[ApplyRotaryEmbBackwardArgs]("apply_rotary_emb_backward")
-)

@@ -67,7 +67,7 @@ func FuzzPackedAndInterleaveArgs(f *testing.F) {
 				}
 				out = tensor.Zeros(x.DType, x.Shape...)
 			}
-			a, err := ops.NewApplyRotaryEmbTHD(x, cos, sin, out, seqs, inPlace)
+			a, err := ops.NewApplyRotaryEmbTHD(ops.ApplyRotaryEmbTHDParams{X: x, Cos: cos, Sin: sin, Out: out, Seqs: seqs, Style: styleOf(inPlace)})
 			if err != nil {
 				continue
 			}
@@ -103,7 +103,7 @@ func FuzzPackedAndInterleaveArgs(f *testing.F) {
 				if _, err := ops.Run(ops.Default, ops.ApplyRotaryEmbTHD, a); err != nil {
 					t.Fatal(err)
 				}
-				b, err := ops.NewApplyRotaryEmbTHDBackward(out, cos, sin, out, seqs, inPlace)
+				b, err := ops.NewApplyRotaryEmbTHDBackward(ops.ApplyRotaryEmbTHDBackwardParams{DY: out, Cos: cos, Sin: sin, DX: out, Seqs: seqs, Style: styleOf(inPlace)})
 				if err != nil {
 					t.Fatalf("the backward pass refuses what the forward accepted: %v", err)
 				}
@@ -113,7 +113,7 @@ func FuzzPackedAndInterleaveArgs(f *testing.F) {
 			}
 		}
 
-		a, err := ops.NewInterleaveRoPE(x, cos, sin, x)
+		a, err := ops.NewInterleaveRoPE(ops.InterleaveRoPEParams{X: x, Cos: cos, Sin: sin, Out: x})
 		if err != nil {
 			return
 		}

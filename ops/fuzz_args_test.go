@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/rotary-go/rotary/ops"
+	"github.com/rotary-go/rotary/rope"
 	"github.com/rotary-go/rotary/tensor"
 )
 
@@ -254,7 +255,7 @@ func FuzzHeads(f *testing.F) {
 				}
 				out = tensor.Zeros(x.DType, x.Shape...)
 			}
-			a, err := ops.NewApplyRotaryEmb(layout, x, cs, sn, out, mode&1 == 1)
+			a, err := ops.NewApplyRotaryEmb(ops.ApplyRotaryEmbParams{Layout: layout, X: x, Cos: cs, Sin: sn, Out: out, Style: styleOf(mode&1 == 1)})
 			if err != nil {
 				continue
 			}
@@ -273,7 +274,7 @@ func FuzzHeads(f *testing.F) {
 				}
 			}
 			// The backward pass with dy = out and dx = out (in place), and no cos/sin gradients.
-			b, err := ops.NewApplyRotaryEmbBackward(layout, out, x, cs, sn, out, tensor.Tensor{}, tensor.Tensor{}, mode&1 == 1)
+			b, err := ops.NewApplyRotaryEmbBackward(ops.ApplyRotaryEmbBackwardParams{Layout: layout, DY: out, X: x, Cos: cs, Sin: sn, DX: out, Style: styleOf(mode&1 == 1)})
 			if err != nil {
 				t.Fatalf("NewApplyRotaryEmbBackward rejects what the forward accepted: %v", err)
 			}
@@ -353,4 +354,12 @@ func runRotaryEmbedding(t *testing.T, q, k ops.Heads, p ops.Positions, d int, gp
 			t.Fatal(err)
 		}
 	}
+}
+
+// styleOf is the pair style a test's GPT-J flag names.
+func styleOf(gptj bool) rope.Style {
+	if gptj {
+		return rope.GPTJ
+	}
+	return rope.NeoX
 }

@@ -6,6 +6,12 @@ import (
 	"github.com/rotary-go/rotary/tensor"
 )
 
+// InterleaveRoPEParams are the caller's arguments of op interleave_rope: x, cos and sin in,
+// out (which may be x) written.
+type InterleaveRoPEParams struct {
+	X, Cos, Sin, Out tensor.Tensor
+}
+
 // InterleaveRoPEArgs are the arguments of op interleave_rope (torch_npu npu_interleave_rope,
 // aclnnInterleaveRope). Each row x of D elements is first de-interleaved,
 // q = reshape(x, [D/2, 2]).transpose → (x0, x2, …, x_{D−2}, x1, x3, …, x_{D−1}), and then
@@ -26,7 +32,8 @@ var InterleaveRoPE = NewOp[InterleaveRoPEArgs]("interleave_rope")
 // sin have x's rank, D as their last dimension, and each other dimension equal to x's or 1; out
 // has x's shape and dtype. The NPU operator is narrower (D = 64, cos/sin N = 1, S = 1 or x's S,
 // F16/BF16 with cos/sin in x's dtype); this reference accepts the general case.
-func NewInterleaveRoPE(x, cos, sin, out tensor.Tensor) (InterleaveRoPEArgs, error) {
+func NewInterleaveRoPE(p InterleaveRoPEParams) (InterleaveRoPEArgs, error) {
+	x, cos, sin, out := p.X, p.Cos, p.Sin, p.Out
 	if err := checkFloat("x", x); err != nil {
 		return InterleaveRoPEArgs{}, err
 	}

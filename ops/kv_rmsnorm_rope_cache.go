@@ -132,32 +132,12 @@ type KVQuant struct {
 	OffsetAt, OffsetStep int
 }
 
-// Quantize is channel c's int8 value of y.
-func (q *KVQuant) Quantize(c int, y float32) int8 {
-	var off float32
+// At is channel c's scale and offset (0 without offsets).
+func (q *KVQuant) At(c int) (scale, offset float32) {
 	if q.Offset != nil {
-		off = q.Offset[q.OffsetAt+c*q.OffsetStep]
+		offset = q.Offset[q.OffsetAt+c*q.OffsetStep]
 	}
-	return QuantizeInt8(y, q.Scale[q.ScaleAt+c*q.ScaleStep], off)
-}
-
-// QuantizeInt8 is kv_rmsnorm_rope_cache's quantisation, as the NPU kernels do it: the float32
-// product y·scale (rounded), plus offset (rounded), rounded half to even (CAST_RINT) and
-// saturated to [−128, 127]. NaN becomes 0. The scale multiplies: it is the reciprocal of the
-// dequantisation scale.
-func QuantizeInt8(y, scale, offset float32) int8 {
-	v := float32(y*scale) + offset
-	if v != v {
-		return 0
-	}
-	r := math.RoundToEven(float64(v))
-	switch {
-	case r >= 127:
-		return 127
-	case r <= -128:
-		return -128
-	}
-	return int8(r)
+	return q.Scale[q.ScaleAt+c*q.ScaleStep], offset
 }
 
 // KVRMSNormRoPECacheArgs are the checked arguments of op kv_rmsnorm_rope_cache: the caller's

@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/rotary-go/rotary"
+	"github.com/rotary-go/rotary/backend/native"
 	"github.com/rotary-go/rotary/ops"
 	"github.com/rotary-go/rotary/tensor"
 )
@@ -310,7 +311,7 @@ func TestQuantizeInt8(t *testing.T) {
 		{127.49, 1, 0, 127}, {127.5, 1, 0, 127}, {1e30, 1, 0, 127}, {-128.5, 1, 0, -128}, {-1e30, 1, 0, -128},
 		{nan, 1, 0, 0}, {1, nan, 0, 0}, {inf, 1, 0, 127}, {-inf, 1, 0, -128}, {inf, 0, 0, 0},
 	} {
-		if got := ops.QuantizeInt8(c.y, c.scale, c.offset); got != c.want {
+		if got := native.QuantizeInt8(c.y, c.scale, c.offset); got != c.want {
 			t.Errorf("QuantizeInt8(%v, %v, %v) = %d, want %d", c.y, c.scale, c.offset, got, c.want)
 		}
 	}

@@ -7,14 +7,15 @@ import (
 	"testing"
 
 	"github.com/rotary-go/rotary/ops"
+	"github.com/rotary-go/rotary/rope"
 	"github.com/rotary-go/rotary/tensor"
 )
 
 // thdBoth runs the forward and the backward checks of apply_rotary_emb_thd on the same
 // arguments (x in place) and returns their errors.
 func thdBoth(x, cos tensor.Tensor, seqs ops.PackedSeqs) (fwd, bwd error) {
-	_, fwd = ops.NewApplyRotaryEmbTHD(x, cos, cos, x, seqs, false)
-	_, bwd = ops.NewApplyRotaryEmbTHDBackward(x, cos, cos, x, seqs, false)
+	_, fwd = ops.NewApplyRotaryEmbTHD(ops.ApplyRotaryEmbTHDParams{X: x, Cos: cos, Sin: cos, Out: x, Seqs: seqs, Style: rope.NeoX})
+	_, bwd = ops.NewApplyRotaryEmbTHDBackward(ops.ApplyRotaryEmbTHDBackwardParams{DY: x, Cos: cos, Sin: cos, DX: x, Seqs: seqs, Style: rope.NeoX})
 	return fwd, bwd
 }
 
@@ -59,7 +60,7 @@ func TestTHDLastPositionOverflow(t *testing.T) {
 	}
 	// Up to the last row it fits.
 	seqs := ops.PackedSeqs{CuSeqlens: tensor.FromI64([]int64{0, 1 << 62}, 2), StartPositions: tensor.FromI64([]int64{math.MaxInt64 - 1<<62}, 1)}
-	a, err := ops.NewApplyRotaryEmbTHD(x, cos, cos, x, seqs, false)
+	a, err := ops.NewApplyRotaryEmbTHD(ops.ApplyRotaryEmbTHDParams{X: x, Cos: cos, Sin: cos, Out: x, Seqs: seqs, Style: rope.NeoX})
 	if err != nil {
 		t.Fatalf("a sequence ending on the last row: %v", err)
 	}

@@ -26,6 +26,18 @@ func (s Style) String() string {
 	return fmt.Sprintf("Style(%d)", uint8(s))
 }
 
+// ParseRotaryMode reads torch_npu's rotary_mode name of a style: "half" (NeoX) or
+// "interleave" (GPT-J).
+func ParseRotaryMode(s string) (Style, error) {
+	switch s {
+	case "half":
+		return NeoX, nil
+	case "interleave":
+		return GPTJ, nil
+	}
+	return NeoX, fmt.Errorf("rotary_mode %q: want half or interleave", s)
+}
+
 // ScalingType names a frequency-scaling variant with Hugging Face's rope_type names.
 type ScalingType string
 

@@ -148,15 +148,15 @@ func (s *sweep) applyCase(name string, layout ops.Layout, d tensor.DType, st rot
 	dy := randomTensor(d, xs, &r)
 	s.compareOp(ops.ApplyRotaryEmb.Name(), name, func(disp *ops.Dispatcher) ([]tensor.Tensor, error) {
 		out := tensor.Zeros(d, xs...)
-		return []tensor.Tensor{out}, rotary.ApplyRotaryEmb(disp, layout, x, cos, sin, out, st)
+		return []tensor.Tensor{out}, rotary.ApplyRotaryEmb(disp, rotary.ApplyRotaryEmbParams{Layout: layout, X: x, Cos: cos, Sin: sin, Out: out, Style: st})
 	})
 	s.compareOp(ops.ApplyRotaryEmb.Name(), name+"/in-place", func(disp *ops.Dispatcher) ([]tensor.Tensor, error) {
 		out := x.Clone()
-		return []tensor.Tensor{out}, rotary.ApplyRotaryEmb(disp, layout, out, cos, sin, out, st)
+		return []tensor.Tensor{out}, rotary.ApplyRotaryEmb(disp, rotary.ApplyRotaryEmbParams{Layout: layout, X: out, Cos: cos, Sin: sin, Out: out, Style: st})
 	})
 	s.compareOp(ops.ApplyRotaryEmbBackward.Name(), name, func(disp *ops.Dispatcher) ([]tensor.Tensor, error) {
 		dx, dcos, dsin := tensor.Zeros(d, xs...), tensor.Zeros(d, cs...), tensor.Zeros(d, cs...)
-		return []tensor.Tensor{dx, dcos, dsin}, rotary.ApplyRotaryEmbBackward(disp, layout, dy, x, cos, sin, dx, dcos, dsin, st)
+		return []tensor.Tensor{dx, dcos, dsin}, rotary.ApplyRotaryEmbBackward(disp, rotary.ApplyRotaryEmbBackwardParams{Layout: layout, DY: dy, X: x, Cos: cos, Sin: sin, DX: dx, DCos: dcos, DSin: dsin, Style: st})
 	})
 }
 

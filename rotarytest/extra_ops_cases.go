@@ -54,11 +54,11 @@ func (s *sweep) applyRotaryEmbTHD() {
 					cos, sin := randomTensor(d, []int{160, dims[1]}, &r), randomTensor(d, []int{160, dims[1]}, &r)
 					s.compareOp(ops.ApplyRotaryEmbTHD.Name(), name, func(disp *ops.Dispatcher) ([]tensor.Tensor, error) {
 						out := tensor.Zeros(d, T, 3, dims[0])
-						return []tensor.Tensor{out}, rotary.ApplyRotaryEmbTHD(disp, x, cos, sin, out, seqs, st)
+						return []tensor.Tensor{out}, rotary.ApplyRotaryEmbTHD(disp, rotary.ApplyRotaryEmbTHDParams{X: x, Cos: cos, Sin: sin, Out: out, Seqs: seqs, Style: st})
 					})
 					s.compareOp(ops.ApplyRotaryEmbTHDBackward.Name(), name, func(disp *ops.Dispatcher) ([]tensor.Tensor, error) {
 						dx := tensor.Zeros(d, T, 3, dims[0])
-						return []tensor.Tensor{dx}, rotary.ApplyRotaryEmbTHDBackward(disp, dy, cos, sin, dx, seqs, st)
+						return []tensor.Tensor{dx}, rotary.ApplyRotaryEmbTHDBackward(disp, rotary.ApplyRotaryEmbTHDBackwardParams{DY: dy, Cos: cos, Sin: sin, DX: dx, Seqs: seqs, Style: st})
 					})
 				}
 			}
@@ -152,7 +152,7 @@ func (s *sweep) interleaveRoPE() {
 			x, cos, sin := randomTensor(d, sh.x, &r), randomTensor(d, sh.cos, &r), randomTensor(d, sh.cos, &r)
 			s.compareOp(ops.InterleaveRoPE.Name(), name, func(disp *ops.Dispatcher) ([]tensor.Tensor, error) {
 				out := tensor.Zeros(d, sh.x...)
-				return []tensor.Tensor{out}, rotary.InterleaveRoPE(disp, x, cos, sin, out)
+				return []tensor.Tensor{out}, rotary.InterleaveRoPE(disp, rotary.InterleaveRoPEParams{X: x, Cos: cos, Sin: sin, Out: out})
 			})
 		}
 	}

@@ -268,7 +268,7 @@ func (s *sweep) passApply(d tensor.DType, sh passShape) {
 			if inPlace {
 				out = in
 			}
-			if err := rotary.ApplyRotaryEmb(s.under, ops.THD, in, cos, sin, out, sh.style); err != nil {
+			if err := rotary.ApplyRotaryEmb(s.under, rotary.ApplyRotaryEmbParams{Layout: ops.THD, X: in, Cos: cos, Sin: sin, Out: out, Style: sh.style}); err != nil {
 				return err
 			}
 			return checkPass("out", x, out, sh.D, sh.rd)
@@ -279,7 +279,7 @@ func (s *sweep) passApply(d tensor.DType, sh passShape) {
 				dx = g
 			}
 			dcos, dsin := tensor.Zeros(d, cs...), tensor.Zeros(d, cs...)
-			if err := rotary.ApplyRotaryEmbBackward(s.under, ops.THD, g, x, cos, sin, dx, dcos, dsin, sh.style); err != nil {
+			if err := rotary.ApplyRotaryEmbBackward(s.under, rotary.ApplyRotaryEmbBackwardParams{Layout: ops.THD, DY: g, X: x, Cos: cos, Sin: sin, DX: dx, DCos: dcos, DSin: dsin, Style: sh.style}); err != nil {
 				return err
 			}
 			return checkPass("dx", dy, dx, sh.D, sh.rd)
@@ -311,7 +311,7 @@ func (s *sweep) passTHD(d tensor.DType, sh passShape) {
 			if inPlace {
 				out = in
 			}
-			if err := rotary.ApplyRotaryEmbTHD(s.under, in, cos, sin, out, seqs, sh.style); err != nil {
+			if err := rotary.ApplyRotaryEmbTHD(s.under, rotary.ApplyRotaryEmbTHDParams{X: in, Cos: cos, Sin: sin, Out: out, Seqs: seqs, Style: sh.style}); err != nil {
 				return err
 			}
 			return checkPass("out", x, out, sh.D, sh.rd)
@@ -321,7 +321,7 @@ func (s *sweep) passTHD(d tensor.DType, sh passShape) {
 			if inPlace {
 				dx = g
 			}
-			if err := rotary.ApplyRotaryEmbTHDBackward(s.under, g, cos, sin, dx, seqs, sh.style); err != nil {
+			if err := rotary.ApplyRotaryEmbTHDBackward(s.under, rotary.ApplyRotaryEmbTHDBackwardParams{DY: g, Cos: cos, Sin: sin, DX: dx, Seqs: seqs, Style: sh.style}); err != nil {
 				return err
 			}
 			return checkPass("dx", dy, dx, sh.D, sh.rd)

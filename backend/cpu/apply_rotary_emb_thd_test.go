@@ -51,11 +51,13 @@ func TestApplyRotaryEmbTHDThreads(t *testing.T) {
 						if inPlace {
 							out = in
 						}
-						call := rotary.ApplyRotaryEmbTHD
+						var err error
 						if backward {
-							call = rotary.ApplyRotaryEmbTHDBackward
+							err = rotary.ApplyRotaryEmbTHDBackward(disp, rotary.ApplyRotaryEmbTHDBackwardParams{DY: in, Cos: cos, Sin: sin, DX: out, Seqs: seqs, Style: st})
+						} else {
+							err = rotary.ApplyRotaryEmbTHD(disp, rotary.ApplyRotaryEmbTHDParams{X: in, Cos: cos, Sin: sin, Out: out, Seqs: seqs, Style: st})
 						}
-						if err := call(disp, in, cos, sin, out, seqs, st); err != nil {
+						if err != nil {
 							t.Fatal(err)
 						}
 						return out

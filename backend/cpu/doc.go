@@ -6,7 +6,7 @@
 // to float32, one add or subtract, no FMA; the norms' sums are FMAs by definition), so results match the reference bit for bit. The implementation is
 // chosen once from golang.org/x/sys/cpu; tests force each one the machine has.
 //
-// The RMS norms of the fused ops are ops.SumSquares' float32 fused multiply-adds, 32 lanes in
+// The RMS norms of the fused ops are native.SumSquares' float32 fused multiply-adds, 32 lanes in
 // two zmm, and its pairwise tree. qk_rmsnorm_rope runs one AVX-512 kernel per token for the
 // norm, and for heads of 128 rotated full width NeoX style (Qwen3) one kernel per token for the
 // whole op. In f32 and f16 (AVX-512) it keeps two interleaved heads in registers from load to

@@ -88,7 +88,7 @@ func narrowAsm(i isa, d tensor.DType, dst []uint16, src []float32) int {
 }
 
 // kvcNormAsm writes y = float32(float32(x·r)·g) with r the RMSNorm factor of x
-// (ops.RMSNormScale(ops.SumSquares(x), len(x), eps)), len(x) a multiple of 16, len(y), len(g) ≥
+// (native.RMSNormScale(native.SumSquares(x), len(x), eps)), len(x) a multiple of 16, len(y), len(g) ≥
 // len(x); false when there is no kernel for the ISA and length, and then nothing was done.
 func kvcNormAsm(i isa, y, x, g []float32, eps float32) bool {
 	n := len(x)

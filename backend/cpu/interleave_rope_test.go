@@ -37,7 +37,7 @@ func TestInterleaveRoPEThreads(t *testing.T) {
 					if inPlace {
 						out = in
 					}
-					if err := rotary.InterleaveRoPE(disp, in, cos, sin, out); err != nil {
+					if err := rotary.InterleaveRoPE(disp, rotary.InterleaveRoPEParams{X: in, Cos: cos, Sin: sin, Out: out}); err != nil {
 						t.Fatal(err)
 					}
 					return out

@@ -3,12 +3,13 @@ package cpu
 import (
 	"unsafe"
 
+	"github.com/rotary-go/rotary/backend/native"
 	"github.com/rotary-go/rotary/ops"
 	"github.com/rotary-go/rotary/tensor"
 )
 
-// kv_rmsnorm_rope_cache: the reference's arithmetic in the reference's order (ops.SumSquares and
-// ops.RMSNormScale, float32 scaling and rotation with each product rounded), so results match
+// kv_rmsnorm_rope_cache: the reference's arithmetic in the reference's order (native.SumSquares and
+// native.RMSNormScale, float32 scaling and rotation with each product rounded), so results match
 // backend/native bit for bit; what changes is the memory traffic:
 // each kv row widens once into a stack buffer, gamma once per call, and results go out as whole
 // contiguous runs (one per row, or one per 32-byte group of an NZ cache) through re-sliced
@@ -366,7 +367,7 @@ func kvcNorm(k *kernels, y, x, g []float32, eps float32) {
 	}
 	n := len(x)
 	y, g = y[:n:n], g[:n:n]
-	r := ops.RMSNormScale(ops.SumSquares(x), n, eps)
+	r := native.RMSNormScale(native.SumSquares(x), n, eps)
 	for j, v := range x {
 		y[j] = float32(v*r) * g[j]
 	}
@@ -425,12 +426,12 @@ func kvcStoreCache(k *kernels, cache tensor.Tensor, l *ops.KVCacheLayout, q *ops
 				of = q.Offset[q.OffsetAt]
 			}
 			for i := range dst {
-				dst[i] = ops.QuantizeInt8(run[i], sc, of)
+				dst[i] = native.QuantizeInt8(run[i], sc, of)
 			}
 			continue
 		}
 		for i := range dst {
-			dst[i] = q.Quantize(c0+i, run[i])
+			dst[i] = native.Quantize(q, c0+i, run[i])
 		}
 	}
 }

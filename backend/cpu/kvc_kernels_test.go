@@ -5,7 +5,7 @@ import (
 	"math/rand/v2"
 	"testing"
 
-	"github.com/rotary-go/rotary/ops"
+	"github.com/rotary-go/rotary/backend/native"
 	"github.com/rotary-go/rotary/tensor"
 )
 
@@ -132,7 +132,7 @@ func TestKvcNormKernels(t *testing.T) {
 						clear(x) // zero variance: r = 1/√ε, or +Inf with ε = 0
 					}
 					kvcNorm(k, y, x, g, eps)
-					rf := ops.RMSNormScale(ops.SumSquares(x), n, eps)
+					rf := native.RMSNormScale(native.SumSquares(x), n, eps)
 					for j := range n {
 						want := float32(x[j]*rf) * g[j]
 						if math.Float32bits(y[j]) != math.Float32bits(want) {

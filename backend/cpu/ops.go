@@ -3,6 +3,7 @@ package cpu
 import (
 	"fmt"
 
+	"github.com/rotary-go/rotary/backend/native"
 	"github.com/rotary-go/rotary/ops"
 )
 
@@ -70,7 +71,7 @@ func mrope(a *ops.MRoPEArgs, lo, hi int) {
 	}
 	cos, sin, axis := buf[:half], buf[half:2*half], axis[:half]
 	for i := range axis {
-		axis[i] = uint8(ops.MRoPEAxis(i, a.Sections, a.Interleaved))
+		axis[i] = uint8(native.MRoPEAxis(i, a.Sections, a.Interleaved))
 	}
 	var rows [4][]float32 // the cache row of each axis's position
 	for t := lo; t < hi; t++ {

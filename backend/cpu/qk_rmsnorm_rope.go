@@ -1,6 +1,7 @@
 package cpu
 
 import (
+	"github.com/rotary-go/rotary/backend/native"
 	"github.com/rotary-go/rotary/ops"
 	"github.com/rotary-go/rotary/tensor"
 )
@@ -122,7 +123,7 @@ func qkNormHeads(k *kernels, h *ops.Heads, t int, w []float32, eps float32, head
 
 func qkNormF32(x, w []float32, eps float32) {
 	w = w[:len(x)]
-	r := ops.RMSNormScale(ops.SumSquares(x), len(x), eps)
+	r := native.RMSNormScale(native.SumSquares(x), len(x), eps)
 	for j, v := range x {
 		x[j] = w[j] * float32(v*r)
 	}
@@ -133,7 +134,7 @@ func qkNormF32(x, w []float32, eps float32) {
 func qkNormBits(k *kernels, d tensor.DType, x []uint16, w []float32, eps float32, head []float32) {
 	head, w = head[:len(x)], w[:len(x)]
 	widenBits(k, d, head, x)
-	r := ops.RMSNormScale(ops.SumSquares(head), len(x), eps)
+	r := native.RMSNormScale(native.SumSquares(head), len(x), eps)
 	for j, v := range head {
 		head[j] = v * r
 	}

@@ -9,6 +9,7 @@ import (
 
 	"github.com/rotary-go/rotary/backend/native"
 	"github.com/rotary-go/rotary/ops"
+	"github.com/rotary-go/rotary/rope"
 	"github.com/rotary-go/rotary/tensor"
 )
 
@@ -279,7 +280,7 @@ func TestApplyRotaryEmb(t *testing.T) {
 							out = newTensor(dts.x, c.x, 2, func(int) float64 { return 99 })
 						}
 						out0 := cloneT(out)
-						a, err := ops.NewApplyRotaryEmb(c.layout, x, cos, sin, out, gptj)
+						a, err := ops.NewApplyRotaryEmb(ops.ApplyRotaryEmbParams{Layout: c.layout, X: x, Cos: cos, Sin: sin, Out: out, Style: styleOf(gptj)})
 						if err != nil {
 							t.Fatalf("%s: %v", name, err)
 						}
@@ -408,7 +409,7 @@ func TestApplyRotaryEmbBackward(t *testing.T) {
 						dcos = newTensor(dts.c, c.c, 1, func(int) float64 { return 5 })
 						dsin = newTensor(dts.c, c.c, 1, func(int) float64 { return 5 })
 					}
-					a, err := ops.NewApplyRotaryEmbBackward(c.layout, dy, x, cos, sin, dx, dcos, dsin, gptj)
+					a, err := ops.NewApplyRotaryEmbBackward(ops.ApplyRotaryEmbBackwardParams{Layout: c.layout, DY: dy, X: x, Cos: cos, Sin: sin, DX: dx, DCos: dcos, DSin: dsin, Style: styleOf(gptj)})
 					if err != nil {
 						t.Fatalf("%s: %v", name, err)
 					}
@@ -498,13 +499,13 @@ func TestBackwardIsInverseRotation(t *testing.T) {
 				cos, sin := properCosSin(dt, c.c, gptj, 1)
 				_, negSin := properCosSin(dt, c.c, gptj, -1)
 				dx := newTensor(dt, c.x, 0, func(int) float64 { return 0 })
-				b, err := ops.NewApplyRotaryEmbBackward(c.layout, dy, x, cos, sin, dx, tensor.Tensor{}, tensor.Tensor{}, gptj)
+				b, err := ops.NewApplyRotaryEmbBackward(ops.ApplyRotaryEmbBackwardParams{Layout: c.layout, DY: dy, X: x, Cos: cos, Sin: sin, DX: dx, Style: styleOf(gptj)})
 				if err != nil {
 					t.Fatal(err)
 				}
 				native.ApplyRotaryEmbBackward(&b)
 				fwd := newTensor(dt, c.x, 0, func(int) float64 { return 0 })
-				f, err := ops.NewApplyRotaryEmb(c.layout, dy, cos, negSin, fwd, gptj)
+				f, err := ops.NewApplyRotaryEmb(ops.ApplyRotaryEmbParams{Layout: c.layout, X: dy, Cos: cos, Sin: negSin, Out: fwd, Style: styleOf(gptj)})
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -552,7 +553,7 @@ func TestApplyRotaryEmbBadInput(t *testing.T) {
 		{"bad layout", "BSH", x, cs, cs, x, "layout", false},
 	}
 	for _, c := range cases {
-		if _, err := ops.NewApplyRotaryEmb(c.layout, c.x, c.c, c.s, c.o, false); err == nil || !strings.Contains(err.Error(), c.want) {
+		if _, err := ops.NewApplyRotaryEmb(ops.ApplyRotaryEmbParams{Layout: c.layout, X: c.x, Cos: c.c, Sin: c.s, Out: c.o, Style: rope.NeoX}); err == nil || !strings.Contains(err.Error(), c.want) {
 			t.Errorf("forward %s: %v, want an error mentioning %q", c.name, err, c.want)
 		}
 	}
@@ -574,7 +575,7 @@ func TestApplyRotaryEmbBadInput(t *testing.T) {
 		"dx dtype":   {x, tensor.Zeros(tensor.BF16, 2, 5, 3, 64), tensor.Tensor{}, "dx"},
 		"dcos shape": {x, x, f32(1, 5, 3, 64), "dcos"},
 	} {
-		if _, err := ops.NewApplyRotaryEmbBackward(ops.BSND, c.dy, x, cs, cs, c.dx, c.dcos, tensor.Tensor{}, false); err == nil || !strings.Contains(err.Error(), c.want) {
+		if _, err := ops.NewApplyRotaryEmbBackward(ops.ApplyRotaryEmbBackwardParams{Layout: ops.BSND, DY: c.dy, X: x, Cos: cs, Sin: cs, DX: c.dx, DCos: c.dcos, Style: rope.NeoX}); err == nil || !strings.Contains(err.Error(), c.want) {
 			t.Errorf("backward %s: %v, want an error mentioning %q", name, err, c.want)
 		}
 	}
@@ -634,4 +635,12 @@ func TestGradientReference(t *testing.T) {
 			}
 		}
 	}
+}
+
+// styleOf is the pair style a test's GPT-J flag names.
+func styleOf(gptj bool) rope.Style {
+	if gptj {
+		return rope.GPTJ
+	}
+	return rope.NeoX
 }

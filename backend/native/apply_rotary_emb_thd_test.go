@@ -111,7 +111,7 @@ func TestApplyRotaryEmbTHD(t *testing.T) {
 								out = thdX(dts.x, T, H, D, 2, func(int) float64 { return 99 })
 							}
 							out0 := cloneT(out)
-							a, err := ops.NewApplyRotaryEmbTHD(x, cos, sin, out, b.seqs(r, bi%2 == 0), gptj)
+							a, err := ops.NewApplyRotaryEmbTHD(ops.ApplyRotaryEmbTHDParams{X: x, Cos: cos, Sin: sin, Out: out, Seqs: b.seqs(r, bi%2 == 0), Style: styleOf(gptj)})
 							if err != nil {
 								t.Fatalf("%s: %v", name, err)
 							}
@@ -251,7 +251,7 @@ func TestApplyRotaryEmbTHDBackward(t *testing.T) {
 							dx = thdX(dts.x, T, H, D, 0, func(int) float64 { return 7 })
 						}
 						dx0 := cloneT(dx)
-						a, err := ops.NewApplyRotaryEmbTHDBackward(dy, cos, sin, dx, b.seqs(r, true), gptj)
+						a, err := ops.NewApplyRotaryEmbTHDBackward(ops.ApplyRotaryEmbTHDBackwardParams{DY: dy, Cos: cos, Sin: sin, DX: dx, Seqs: b.seqs(r, true), Style: styleOf(gptj)})
 						if err != nil {
 							t.Fatalf("%s: %v", name, err)
 						}
@@ -281,7 +281,7 @@ func TestApplyRotaryEmbTHDRanksMatchWhole(t *testing.T) {
 		wholeOut := tensor.Zeros(tensor.F32, total, H, D)
 		one := b
 		one.cp = 1
-		a, err := ops.NewApplyRotaryEmbTHD(whole, cos, sin, wholeOut, one.seqs(0, false), gptj)
+		a, err := ops.NewApplyRotaryEmbTHD(ops.ApplyRotaryEmbTHDParams{X: whole, Cos: cos, Sin: sin, Out: wholeOut, Seqs: one.seqs(0, false), Style: styleOf(gptj)})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -298,7 +298,7 @@ func TestApplyRotaryEmbTHDRanksMatchWhole(t *testing.T) {
 				copy(x.F32[tok*H*D:(tok+1)*H*D], whole.F32[(offsets[seq[tok]]+idx[tok])*H*D:])
 			}
 			out := tensor.Zeros(tensor.F32, T, H, D)
-			a, err := ops.NewApplyRotaryEmbTHD(x, cos, sin, out, b.seqs(r, false), gptj)
+			a, err := ops.NewApplyRotaryEmbTHD(ops.ApplyRotaryEmbTHDParams{X: x, Cos: cos, Sin: sin, Out: out, Seqs: b.seqs(r, false), Style: styleOf(gptj)})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -312,7 +312,7 @@ func TestApplyRotaryEmbTHDRanksMatchWhole(t *testing.T) {
 				}
 			}
 			back := tensor.Zeros(tensor.F32, T, H, D)
-			ab, err := ops.NewApplyRotaryEmbTHDBackward(out, cos, sin, back, b.seqs(r, true), gptj)
+			ab, err := ops.NewApplyRotaryEmbTHDBackward(ops.ApplyRotaryEmbTHDBackwardParams{DY: out, Cos: cos, Sin: sin, DX: back, Seqs: b.seqs(r, true), Style: styleOf(gptj)})
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -7,6 +7,7 @@ import (
 
 	"github.com/rotary-go/rotary/backend/native"
 	"github.com/rotary-go/rotary/ops"
+	"github.com/rotary-go/rotary/rope"
 	"github.com/rotary-go/rotary/tensor"
 )
 
@@ -68,7 +69,7 @@ func TestInterleaveRoPE(t *testing.T) {
 					out = newTensor(dts.x, sh.x, 2, func(int) float64 { return 55 })
 				}
 				out0 := cloneT(out)
-				a, err := ops.NewInterleaveRoPE(x, cos, sin, out)
+				a, err := ops.NewInterleaveRoPE(ops.InterleaveRoPEParams{X: x, Cos: cos, Sin: sin, Out: out})
 				if err != nil {
 					t.Fatalf("%s: %v", name, err)
 				}
@@ -116,13 +117,13 @@ func TestInterleaveRoPEIsDeinterleavedGPTJ(t *testing.T) {
 	neoxCos, neoxSin := properCosSin(tensor.F32, []int{1, 1, S, D}, false, 1)
 	gptjCos, gptjSin := properCosSin(tensor.F32, []int{1, 1, S, D}, true, 1)
 	out := tensor.Zeros(tensor.BF16, shape...)
-	a, err := ops.NewInterleaveRoPE(x, neoxCos, neoxSin, out)
+	a, err := ops.NewInterleaveRoPE(ops.InterleaveRoPEParams{X: x, Cos: neoxCos, Sin: neoxSin, Out: out})
 	if err != nil {
 		t.Fatal(err)
 	}
 	native.InterleaveRoPE(&a)
 	ref := tensor.Zeros(tensor.BF16, shape...)
-	b, err := ops.NewApplyRotaryEmb(ops.BNSD, x, gptjCos, gptjSin, ref, true)
+	b, err := ops.NewApplyRotaryEmb(ops.ApplyRotaryEmbParams{Layout: ops.BNSD, X: x, Cos: gptjCos, Sin: gptjSin, Out: ref, Style: rope.GPTJ})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,6 +1,8 @@
 package native
 
 import (
+	"math"
+
 	"github.com/rotary-go/rotary/ops"
 	"github.com/rotary-go/rotary/tensor"
 )
@@ -13,7 +15,7 @@ func init() {
 // x = kv[b, 0, s]:
 //
 // RMSNorm of x[:Dv], in float32 with the fused norms' shared arithmetic:
-// r = ops.RMSNormScale(ops.SumSquares(x[:Dv]), Dv, float32(epsilon)), then
+// r = RMSNormScale(SumSquares(x[:Dv]), Dv, float32(epsilon)), then
 // y_j = float32(float32(x_j·r)·gamma_j), each product rounded (torch_npu's float32 (x/rms)·gamma,
 // with x·(1/rms)).
 //
@@ -21,7 +23,7 @@ func init() {
 // y_i = r[2i]·cos_i − r[2i+1]·sin_i and y_{h+i} = r[2i+1]·cos_{h+i} + r[2i]·sin_{h+i}, h = Dk/2,
 // in float32, each product rounded.
 //
-// The float32 results round once to the cache's dtype, or quantise (ops.QuantizeInt8) for I8
+// The float32 results round once to the cache's dtype, or quantise (QuantizeInt8) for I8
 // caches, and go to the slot ops.KVRMSNormRoPECacheArgs.Slot gives; an index of −1 skips both
 // cache writes. The optional outputs k_rope and c_kv take every token's rounded results.
 func KVRMSNormRoPECache(a *ops.KVRMSNormRoPECacheArgs) {
@@ -33,7 +35,7 @@ func KVRMSNormRoPECache(a *ops.KVRMSNormRoPECacheArgs) {
 			for j := range dv {
 				y[j] = load(a.KV, xi+j)
 			}
-			r := ops.RMSNormScale(ops.SumSquares(y[:dv]), dv, float32(a.Epsilon))
+			r := RMSNormScale(SumSquares(y[:dv]), dv, float32(a.Epsilon))
 			for j := range dv {
 				g := load(a.Gamma, a.Gamma.Offset+j*a.Gamma.Stride(0))
 				y[j] = float32(y[j]*r) * g
@@ -73,9 +75,34 @@ func kvcWriteCacheRow(cache tensor.Tensor, l *ops.KVCacheLayout, q *ops.KVQuant,
 	for c, v := range y {
 		i := l.At(block, slot, c)
 		if cache.DType == tensor.I8 {
-			cache.I8[i] = q.Quantize(c, v)
+			cache.I8[i] = Quantize(q, c, v)
 			continue
 		}
 		store(cache, i, v)
 	}
+}
+
+// QuantizeInt8 is kv_rmsnorm_rope_cache's quantisation, as the NPU kernels do it: the float32
+// product y·scale (rounded), plus offset (rounded), rounded half to even (CAST_RINT) and
+// saturated to [−128, 127]. NaN becomes 0. The scale multiplies: it is the reciprocal of the
+// dequantisation scale.
+func QuantizeInt8(y, scale, offset float32) int8 {
+	v := float32(y*scale) + offset
+	if v != v {
+		return 0
+	}
+	r := math.RoundToEven(float64(v))
+	switch {
+	case r >= 127:
+		return 127
+	case r <= -128:
+		return -128
+	}
+	return int8(r)
+}
+
+// Quantize is channel c's int8 value of y under q.
+func Quantize(q *ops.KVQuant, c int, y float32) int8 {
+	scale, offset := q.At(c)
+	return QuantizeInt8(y, scale, offset)
 }

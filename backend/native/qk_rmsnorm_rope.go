@@ -46,7 +46,7 @@ func qkNormRotateHeads(h *ops.Heads, t int, w tensor.Tensor, eps float32, cos, s
 		for j := range n {
 			y[j] = qkHeadAt(h, base+j)
 		}
-		r := ops.RMSNormScale(ops.SumSquares(y), n, eps)
+		r := RMSNormScale(SumSquares(y), n, eps)
 		for j := range n {
 			normed := qkRound(h.DType, float32(y[j]*r))
 			y[j] = qkRound(h.DType, float32(load(w, w.Offset+j)*normed))

@@ -71,7 +71,7 @@ func MRoPE(a *ops.MRoPEArgs) {
 	cos, sin := buf[:half], buf[half:2*half]
 	for t := range a.Query.Tokens {
 		for i := range half {
-			axis := ops.MRoPEAxis(i, a.Sections, a.Interleaved)
+			axis := MRoPEAxis(i, a.Sections, a.Interleaved)
 			c, s := a.Cache.Row(a.Positions.At(axis, t))
 			cos[i], sin[i] = c[i], s[i]
 		}

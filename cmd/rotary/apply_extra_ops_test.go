@@ -10,6 +10,7 @@ import (
 	"github.com/rotary-go/rotary"
 	"github.com/rotary-go/rotary/hf"
 	"github.com/rotary-go/rotary/ops"
+	"github.com/rotary-go/rotary/rope"
 	"github.com/rotary-go/rotary/safetensors"
 	"github.com/rotary-go/rotary/tensor"
 )
@@ -79,7 +80,7 @@ func TestApplyRotaryEmbTHDCommand(t *testing.T) {
 			}
 			seqs := ops.PackedSeqs{CuSeqlens: tensor.FromI32(cu, 3), StartPositions: tensor.FromI64(starts, 2), CPSize: 2, CPRank: rank}
 			want := tensor.Zeros(tensor.F32, 6, H, D)
-			if err := rotary.ApplyRotaryEmbTHD(nil, x, cos, sin, want, seqs, style); err != nil {
+			if err := rotary.ApplyRotaryEmbTHD(nil, rotary.ApplyRotaryEmbTHDParams{X: x, Cos: cos, Sin: sin, Out: want, Seqs: seqs, Style: style}); err != nil {
 				t.Fatal(err)
 			}
 			extraSame(t, "out", got["out"], want)
@@ -90,7 +91,7 @@ func TestApplyRotaryEmbTHDCommand(t *testing.T) {
 				t.Fatalf("backward %s rank %d: exit %d: %s", mode, rank, code, stderr)
 			}
 			wantDX := tensor.Zeros(tensor.F32, 6, H, D)
-			if err := rotary.ApplyRotaryEmbTHDBackward(nil, dy, cos, sin, wantDX, seqs, style); err != nil {
+			if err := rotary.ApplyRotaryEmbTHDBackward(nil, rotary.ApplyRotaryEmbTHDBackwardParams{DY: dy, Cos: cos, Sin: sin, DX: wantDX, Seqs: seqs, Style: style}); err != nil {
 				t.Fatal(err)
 			}
 			extraSame(t, "dx", got["dx"], wantDX)
@@ -201,7 +202,7 @@ func TestInterleaveRoPECommand(t *testing.T) {
 			in[i], _ = fromFile(st)
 		}
 		want := tensor.Zeros(d, 2, 3, 4, 64)
-		if err := rotary.InterleaveRoPE(nil, in[0], in[1], in[2], want); err != nil {
+		if err := rotary.InterleaveRoPE(nil, rotary.InterleaveRoPEParams{X: in[0], Cos: in[1], Sin: in[2], Out: want}); err != nil {
 			t.Fatal(err)
 		}
 		extraSame(t, "out", got["out"], want)
@@ -253,7 +254,16 @@ func TestNPUMRoPECommand(t *testing.T) {
 		for i, st := range inputs {
 			in[i], _ = fromFile(st)
 		}
-		if err := rotary.NPUMRoPE(nil, in[0], in[1], in[2], in[3], D, c.sections, c.mode, c.cacheMode); err != nil {
+		style, err := rope.ParseRotaryMode(c.mode)
+		if err != nil {
+			t.Fatal(err)
+		}
+		interleaved, err := ops.ParseMRoPECacheMode(c.cacheMode)
+		if err != nil {
+			t.Fatal(err)
+		}
+		p := rotary.NPUMRoPEParams{Positions: in[0], Query: in[1], Key: in[2], CosSinCache: in[3], HeadSize: D, Sections: c.sections, Style: style, Interleaved: interleaved}
+		if err := rotary.NPUMRoPE(nil, p); err != nil {
 			t.Fatal(err)
 		}
 		extraSame(t, c.name+" query", got["query"], in[1])

@@ -19,7 +19,7 @@ func runInterleaveRoPE(env *applyEnv) ([]safetensors.Tensor, error) {
 		return nil, err
 	}
 	out := tensor.Zeros(in[0].DType, in[0].Shape...)
-	if err := rotary.InterleaveRoPE(env.disp, in[0], in[1], in[2], out); err != nil {
+	if err := rotary.InterleaveRoPE(env.disp, rotary.InterleaveRoPEParams{X: in[0], Cos: in[1], Sin: in[2], Out: out}); err != nil {
 		return nil, usageError{err}
 	}
 	return []safetensors.Tensor{toFile("out", out)}, nil

@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/rotary-go/rotary"
+	"github.com/rotary-go/rotary/ops"
 	"github.com/rotary-go/rotary/safetensors"
 )
 
@@ -59,7 +60,17 @@ func runNPUMRoPE(env *applyEnv) ([]safetensors.Tensor, error) {
 	}
 	positions, query, cache := in[0], in[1], in[2]
 	key := env.inputs["key"]
-	if err := rotary.NPUMRoPE(env.disp, positions, query, key, cache, npuMRoPEHeadSize, sections, rotaryMode, npuMRoPECacheMode); err != nil {
+	style, err := parseRotaryMode()
+	if err != nil {
+		return nil, err
+	}
+	interleaved, err := ops.ParseMRoPECacheMode(npuMRoPECacheMode)
+	if err != nil {
+		return nil, usagef("--mrope-cache-mode: %v", err)
+	}
+	p := rotary.NPUMRoPEParams{Positions: positions, Query: query, Key: key, CosSinCache: cache, HeadSize: npuMRoPEHeadSize,
+		Sections: sections, Style: style, Interleaved: interleaved}
+	if err := rotary.NPUMRoPE(env.disp, p); err != nil {
 		return nil, usageError{err}
 	}
 	results := []safetensors.Tensor{toFile("query", query)}

@@ -5,6 +5,7 @@ import (
 
 	"github.com/rotary-go/rotary"
 	"github.com/rotary-go/rotary/ops"
+	"github.com/rotary-go/rotary/rope"
 	"github.com/rotary-go/rotary/safetensors"
 	"github.com/rotary-go/rotary/tensor"
 )
@@ -40,13 +41,20 @@ func rotaryOptions() (ops.Layout, rotary.Style, error) {
 		}
 		layout = l
 	}
-	switch rotaryMode {
-	case "half":
-		return layout, rotary.NeoX, nil
-	case "interleave":
-		return layout, rotary.GPTJ, nil
+	style, err := parseRotaryMode()
+	if err != nil {
+		return "", 0, err
 	}
-	return "", 0, usagef("--rotary-mode %q: want half or interleave", rotaryMode)
+	return layout, style, nil
+}
+
+// parseRotaryMode reads --rotary-mode, which every op with a pair style shares.
+func parseRotaryMode() (rotary.Style, error) {
+	style, err := rope.ParseRotaryMode(rotaryMode)
+	if err != nil {
+		return 0, usagef("--rotary-mode %q: want half or interleave", rotaryMode)
+	}
+	return style, nil
 }
 
 // inputsNamed fetches the named input tensors in order.
@@ -72,7 +80,7 @@ func runApplyRotaryEmb(env *applyEnv) ([]safetensors.Tensor, error) {
 		return nil, err
 	}
 	out := tensor.Zeros(in[0].DType, in[0].Shape...)
-	if err := rotary.ApplyRotaryEmb(env.disp, layout, in[0], in[1], in[2], out, style); err != nil {
+	if err := rotary.ApplyRotaryEmb(env.disp, rotary.ApplyRotaryEmbParams{Layout: layout, X: in[0], Cos: in[1], Sin: in[2], Out: out, Style: style}); err != nil {
 		return nil, usageError{err}
 	}
 	return []safetensors.Tensor{toFile("out", out)}, nil
@@ -90,7 +98,7 @@ func runApplyRotaryEmbBackward(env *applyEnv) ([]safetensors.Tensor, error) {
 	dx := tensor.Zeros(in[1].DType, in[1].Shape...)
 	dcos := tensor.Zeros(in[2].DType, in[2].Shape...)
 	dsin := tensor.Zeros(in[3].DType, in[3].Shape...)
-	if err := rotary.ApplyRotaryEmbBackward(env.disp, layout, in[0], in[1], in[2], in[3], dx, dcos, dsin, style); err != nil {
+	if err := rotary.ApplyRotaryEmbBackward(env.disp, rotary.ApplyRotaryEmbBackwardParams{Layout: layout, DY: in[0], X: in[1], Cos: in[2], Sin: in[3], DX: dx, DCos: dcos, DSin: dsin, Style: style}); err != nil {
 		return nil, usageError{err}
 	}
 	return []safetensors.Tensor{toFile("dx", dx), toFile("dcos", dcos), toFile("dsin", dsin)}, nil

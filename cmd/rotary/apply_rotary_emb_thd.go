@@ -31,14 +31,9 @@ func init() {
 
 // thdInputs reads the packed-sequence description and the pair style.
 func thdInputs(env *applyEnv) (ops.PackedSeqs, rotary.Style, error) {
-	var style rotary.Style
-	switch rotaryMode {
-	case "half":
-		style = rotary.NeoX
-	case "interleave":
-		style = rotary.GPTJ
-	default:
-		return ops.PackedSeqs{}, 0, usagef("--rotary-mode %q: want half or interleave", rotaryMode)
+	style, err := parseRotaryMode()
+	if err != nil {
+		return ops.PackedSeqs{}, 0, err
 	}
 	// ops.PackedSeqs reads a CPSize of 0 as 1, so --cp-size 0 would run unsplit without a word.
 	if thdCPSize < 1 {
@@ -61,7 +56,7 @@ func runApplyRotaryEmbTHD(env *applyEnv) ([]safetensors.Tensor, error) {
 		return nil, err
 	}
 	out := tensor.Zeros(in[0].DType, in[0].Shape...)
-	if err := rotary.ApplyRotaryEmbTHD(env.disp, in[0], in[1], in[2], out, seqs, style); err != nil {
+	if err := rotary.ApplyRotaryEmbTHD(env.disp, rotary.ApplyRotaryEmbTHDParams{X: in[0], Cos: in[1], Sin: in[2], Out: out, Seqs: seqs, Style: style}); err != nil {
 		return nil, usageError{err}
 	}
 	return []safetensors.Tensor{toFile("out", out)}, nil
@@ -77,7 +72,7 @@ func runApplyRotaryEmbTHDBackward(env *applyEnv) ([]safetensors.Tensor, error) {
 		return nil, err
 	}
 	dx := tensor.Zeros(in[0].DType, in[0].Shape...)
-	if err := rotary.ApplyRotaryEmbTHDBackward(env.disp, in[0], in[1], in[2], dx, seqs, style); err != nil {
+	if err := rotary.ApplyRotaryEmbTHDBackward(env.disp, rotary.ApplyRotaryEmbTHDBackwardParams{DY: in[0], Cos: in[1], Sin: in[2], DX: dx, Seqs: seqs, Style: style}); err != nil {
 		return nil, usageError{err}
 	}
 	return []safetensors.Tensor{toFile("dx", dx)}, nil

@@ -9,7 +9,7 @@ import (
 )
 
 // kvcNormKernel emits kvcNormAVX512(y, x, gamma *float32, n int, eps float32): kv_rmsnorm_rope_cache's
-// RMSNorm of one widened row, r = ops.RMSNormScale(ops.SumSquares(x), n, eps), then
+// RMSNorm of one widened row, r = native.RMSNormScale(native.SumSquares(x), n, eps), then
 // y_j = float32(float32(x_j·r)·g_j); n a multiple of 16.
 func (g *generator) kvcNormKernel() {
 	g.fastBF16 = false

@@ -5,7 +5,7 @@
 //
 // Every kernel keeps the reference's order of operations (in the rotations each product rounded
 // to float32, then one add or subtract, never an FMA; the norms' sums of squares are fused
-// multiply-adds because ops.SumSquares defines them so), so it matches backend/native bit for bit.
+// multiply-adds because native.SumSquares defines them so), so it matches backend/native bit for bit.
 //
 // The files follow package cpu's: rotate.go has the kernels rotate.go and apply_rotary_emb.go
 // call, kv_rmsnorm_rope_cache.go, interleave_rope.go and qk_rmsnorm_rope.go those of their ops;

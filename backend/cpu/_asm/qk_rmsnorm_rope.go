@@ -12,8 +12,8 @@ import (
 // qk_rmsnorm_rope's norm, in place, for `heads` heads of n elements (n a multiple of 16), stride
 // bytes apart, with the reference's arithmetic (ops.QKRMSNormRoPEArgs):
 //
-//	sum = ops.SumSquares(x)  (float32, 32 lanes: sumSquaresLoop)
-//	r   = ops.RMSNormScale(sum, n, eps)
+//	sum = native.SumSquares(x)  (float32, 32 lanes: sumSquaresLoop)
+//	r   = native.RMSNormScale(sum, n, eps)
 //	x_j = dtype(w_j · dtype(x_j · r))
 func (g *generator) qkNormKernel(s isa, d dtype) {
 	name := fmt.Sprintf("qkNorm%s%s", d.name, s.name)

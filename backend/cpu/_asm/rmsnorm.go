@@ -6,7 +6,7 @@ import (
 	. "github.com/mmcloughlin/avo/reg"
 )
 
-// sumSquaresLoop emits ops.SumSquares of the n (a multiple of 16) elements of dtype d at x and
+// sumSquaresLoop emits native.SumSquares of the n (a multiple of 16) elements of dtype d at x and
 // returns it in the low lane of an xmm: elements j..j+31 go to the lanes 0..31, 32 at a time,
 // then a last 16. bf16 loads deinterleaved, a 32-element block's even elements in one register
 // and its odd ones in the other (one instruction each instead of two widenings); the lanes are
@@ -69,12 +69,12 @@ func (g *generator) sumSquaresLoop(d dtype, x, n Register) VecVirtual {
 }
 
 // accSquares adds the squares of v's 16 lanes into acc's, one fused multiply-add each
-// (ops.FMA32's rounding; a NaN in acc stays ahead of one in v, as FMA32(v, v, acc) has it).
+// (native.FMA32's rounding; a NaN in acc stays ahead of one in v, as FMA32(v, v, acc) has it).
 func accSquares(v, acc VecVirtual) {
 	VFMADD231PS(v, v, acc)
 }
 
-// sumLanes adds up ops.SumSquares' 32 lanes, lo holding lanes 0..15 and hi 16..31, in its
+// sumLanes adds up native.SumSquares' 32 lanes, lo holding lanes 0..15 and hi 16..31, in its
 // neighbour-first order, and returns the sum in the low lane of an xmm. At each step the lower
 // lane of a pair is the first operand, so a NaN there wins, as in the reference's s_i += s_{i+w}.
 func sumLanes(lo, hi VecVirtual) VecVirtual {
@@ -130,7 +130,7 @@ func (g *generator) rmsConsts(n Register) (nF, oneD VecVirtual) {
 	return nF, oneD
 }
 
-// rmsScale returns ops.RMSNormScale(sum, n, eps) broadcast to a zmm, sum in the low lane of an
+// rmsScale returns native.RMSNormScale(sum, n, eps) broadcast to a zmm, sum in the low lane of an
 // xmm (nF = float32(n), oneD = 1.0): the mean and ε in float32, the reciprocal square root in
 // float64 rounded once.
 func rmsScale(sum VecVirtual, nF, oneD, eps Register) VecVirtual {
