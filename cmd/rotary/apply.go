@@ -64,14 +64,6 @@ func applyOpNames() []string {
 	return names
 }
 
-func init() {
-	registerApplyOp("rotary_embedding", &applyOp{
-		summary:    "positions, query [T,H,D] or [T,H·D], optional key → query, key rotated in place (mrope for MRoPE models)",
-		needsModel: true,
-		run:        runRotaryEmbedding,
-	})
-}
-
 func runApply(args []string, stdout, stderr io.Writer) error {
 	fs := newFlags("apply", applyUsage, stderr)
 	var m modelFlags
@@ -126,44 +118,6 @@ func runApply(args []string, stdout, stderr io.Writer) error {
 		return usagef("--out: %v", err)
 	}
 	return nil
-}
-
-// runRotaryEmbedding is the default op: the model's RoPE at the given positions.
-func runRotaryEmbedding(env *applyEnv) ([]safetensors.Tensor, error) {
-	spec := env.spec
-	positions, err := env.tensor("positions")
-	if err != nil {
-		return nil, err
-	}
-	query, err := env.tensor("query")
-	if err != nil {
-		return nil, err
-	}
-	key := env.inputs["key"] // optional: the zero Tensor means none
-
-	emb, err := env.embedding(positions)
-	if err != nil {
-		return nil, err
-	}
-	results := []safetensors.Tensor{}
-	if spec.DualChunk != nil {
-		extra := rotary.DualChunkQueries{
-			Succ: tensor.Zeros(query.DType, query.Shape...), Inter: tensor.Zeros(query.DType, query.Shape...),
-			SuccCritical: tensor.Zeros(query.DType, query.Shape...), InterCritical: tensor.Zeros(query.DType, query.Shape...),
-		}
-		if err := emb.DualChunk(positions, query, key, extra); err != nil {
-			return nil, usageError{err}
-		}
-		results = append(results, toFile("query_succ", extra.Succ), toFile("query_inter", extra.Inter),
-			toFile("query_succ_critical", extra.SuccCritical), toFile("query_inter_critical", extra.InterCritical))
-	} else if err := emb.Forward(positions, query, key); err != nil {
-		return nil, usageError{err}
-	}
-	results = append(results, toFile("query", query))
-	if !key.IsZero() {
-		results = append(results, toFile("key", key))
-	}
-	return results, nil
 }
 
 // embedding builds the model's embedding for one call at the given positions. It holds no
