@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/rotary-go/rotary"
+	"github.com/rotary-go/rotary/check"
 	"github.com/rotary-go/rotary/ops"
 	"github.com/rotary-go/rotary/safetensors"
 	"github.com/rotary-go/rotary/tensor"
@@ -55,6 +56,29 @@ func registerApplyOp(name string, op *applyOp) {
 	applyOps[name] = op
 }
 
+// lookupApplyOp finds an op by its registry name or by the torch_npu name of the same op.
+func lookupApplyOp(name string) (*applyOp, bool) {
+	if op, ok := applyOps[name]; ok {
+		return op, true
+	}
+	if canon, ok := check.CanonicalOp(name); ok {
+		op, ok := applyOps[canon]
+		return op, ok
+	}
+	return nil, false
+}
+
+// aliasNames are the op names lookupApplyOp accepts besides the registry's.
+func aliasNames() []string {
+	var out []string
+	for _, n := range check.OpNames() {
+		if _, reg := applyOps[n]; !reg {
+			out = append(out, n)
+		}
+	}
+	return out
+}
+
 func applyOpNames() []string {
 	names := make([]string, 0, len(applyOps))
 	for n := range applyOps {
@@ -82,9 +106,9 @@ func runApply(args []string, stdout, stderr io.Writer) error {
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
-	op, ok := applyOps[*opName]
+	op, ok := lookupApplyOp(*opName)
 	if !ok {
-		return usagef("--op %q: want one of %s", *opName, strings.Join(applyOpNames(), ", "))
+		return usagef("--op %q: want one of %s (or a torch_npu name: %s)", *opName, strings.Join(applyOpNames(), ", "), strings.Join(aliasNames(), ", "))
 	}
 	if err := noArgs(fs.Args()); err != nil {
 		return err

@@ -10,7 +10,8 @@ import (
 	"github.com/rotary-go/rotary/safetensors"
 )
 
-// Flags of npu_mrope; the pair layout comes from --rotary-mode (rotaryMode).
+// Flags of mrope (torch_npu npu_mrope's arguments); the pair layout comes from --rotary-mode
+// (rotaryMode).
 var (
 	npuMRoPEHeadSize  int
 	npuMRoPESection   string
@@ -18,8 +19,8 @@ var (
 )
 
 func init() {
-	registerApplyOp("npu_mrope", &applyOp{
-		summary: "positions [T] or [3|4,T], query [T,Hq·D], optional key [T,Hk·D], cos_sin_cache [P,d] → query, key (torch_npu npu_mrope; --head-size, --mrope-section, --mrope-cache-mode)",
+	registerApplyOp("mrope", &applyOp{
+		summary: "positions [T] or [3|4,T], query [T,Hq·D], optional key [T,Hk·D], cos_sin_cache [P,d] → query, key (torch_npu npu_mrope, also accepted as --op npu_mrope; --head-size, --mrope-section, --mrope-cache-mode)",
 		flags: func(fs *flag.FlagSet) {
 			fs.IntVar(&npuMRoPEHeadSize, "head-size", 0, "npu_mrope head_size `D`")
 			fs.StringVar(&npuMRoPESection, "mrope-section", "", "npu_mrope mrope_section, comma-separated `counts` (\"24,20,20\"); empty or zeros: plain RoPE")
