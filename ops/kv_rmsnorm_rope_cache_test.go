@@ -7,7 +7,6 @@ import (
 	"testing"
 
 	"github.com/rotary-go/rotary"
-	"github.com/rotary-go/rotary/backend/native"
 	"github.com/rotary-go/rotary/ops"
 	"github.com/rotary-go/rotary/tensor"
 )
@@ -300,35 +299,6 @@ func TestKVRMSNormRoPECacheAccepts(t *testing.T) {
 	}
 }
 
-func TestQuantizeInt8(t *testing.T) {
-	nan, inf := float32(math.NaN()), float32(math.Inf(1))
-	for _, c := range []struct {
-		y, scale, offset float32
-		want             int8
-	}{
-		{0.5, 1, 0, 0}, {1.5, 1, 0, 2}, {2.5, 1, 0, 2}, {-2.5, 1, 0, -2}, {-3.5, 1, 0, -4},
-		{0.25, 2, 0, 0}, {0.75, 2, 0, 2}, {1, 2.6, 0, 3}, {1, 1, 0.5, 2}, {1, 1, -1.5, 0},
-		{127.49, 1, 0, 127}, {127.5, 1, 0, 127}, {1e30, 1, 0, 127}, {-128.5, 1, 0, -128}, {-1e30, 1, 0, -128},
-		{nan, 1, 0, 0}, {1, nan, 0, 0}, {inf, 1, 0, 127}, {-inf, 1, 0, -128}, {inf, 0, 0, 0},
-	} {
-		if got := native.QuantizeInt8(c.y, c.scale, c.offset); got != c.want {
-			t.Errorf("QuantizeInt8(%v, %v, %v) = %d, want %d", c.y, c.scale, c.offset, got, c.want)
-		}
-	}
-}
-
-func TestParseCacheMode(t *testing.T) {
-	for in, want := range map[string]ops.CacheMode{"": ops.CacheNorm, "Norm": ops.CacheNorm, "PA": ops.CachePA, "PA_BNSD": ops.CachePABNSD,
-		"PA_NZ": ops.CachePANZ, "PA_BLK_BNSD": ops.CachePABlkBNSD, "PA_BLK_BSND": ops.CachePABlkBNSD, "PA_BLK_NZ": ops.CachePABlkNZ} {
-		if got, err := ops.ParseCacheMode(in); err != nil || got != want {
-			t.Errorf("ParseCacheMode(%q) = %q, %v; want %q", in, got, err, want)
-		}
-	}
-	if _, err := ops.ParseCacheMode("norm"); err == nil {
-		t.Error(`ParseCacheMode("norm"): want an error (names are torch_npu's, case included)`)
-	}
-}
-
 // TestKVRMSNormRoPECacheNoAllocs: the decode hot path (checks, dispatch, kernel) allocates
 // nothing, at DeepSeek-V3's widths.
 func TestKVRMSNormRoPECacheNoAllocs(t *testing.T) {
@@ -441,144 +411,4 @@ func FuzzKVRMSNormRoPECacheArgs(f *testing.F) {
 			}
 		}
 	})
-}
-
-// CacheRows is Slot's row in each cache layout, whether or not the layout lets it skip the
-// division (a PA cache with padding between blocks does not).
-func TestKVRMSNormRoPECacheCacheRows(t *testing.T) {
-	padded := func(p *ops.KVRMSNormRoPECacheParams) {
-		for _, c := range []*tensor.Tensor{&p.KCache, &p.CKVCache} {
-			d := c.Shape[3]
-			*c = tensor.FromBits(tensor.BF16, make([]uint16, 4*(4*d+8)), 4, 4, 1, d)
-			c.Strides = []int{4*d + 8, d, d, 1}
-		}
-	}
-	for _, mode := range []struct {
-		name string
-		mut  func(p *ops.KVRMSNormRoPECacheParams)
-	}{
-		{"PA", func(*ops.KVRMSNormRoPECacheParams) {}},
-		{"PA, slots in order", func(p *ops.KVRMSNormRoPECacheParams) {
-			p.Index = tensor.FromI64([]int64{0, 1, 2, 3, 4, 15}, kvB*kvS)
-		}},
-		{"PA padded blocks", padded},
-		{"PA_BNSD", func(p *ops.KVRMSNormRoPECacheParams) { p.CacheMode = ops.CachePABNSD }},
-		{"PA_NZ", func(p *ops.KVRMSNormRoPECacheParams) { p.CacheMode = ops.CachePANZ }},
-		{"Norm", func(p *ops.KVRMSNormRoPECacheParams) {
-			p.CacheMode = ops.CacheNorm
-			p.KCache = tensor.Zeros(tensor.BF16, kvB, 1, 4, kvDk)
-			p.CKVCache = tensor.Zeros(tensor.BF16, kvB, 1, 4, kvDv)
-			p.Index = tensor.FromI64([]int64{0, 3, -1, 2, 1, 0}, kvB, kvS)
-		}},
-		{"PA_BLK_BNSD", func(p *ops.KVRMSNormRoPECacheParams) {
-			p.CacheMode = ops.CachePABlkBNSD
-			p.Index = tensor.FromI64([]int64{8, -1}, 2)
-		}},
-	} {
-		p := kvValid()
-		mode.mut(&p)
-		a, err := ops.NewKVRMSNormRoPECache(p)
-		if err != nil {
-			t.Fatalf("%s: %v", mode.name, err)
-		}
-		skipped := 0
-		for b := range kvB {
-			for s := range kvS {
-				k, ckv, ok := a.CacheRows(b, s)
-				block, slot, want := a.Slot(b, s)
-				if ok != want {
-					t.Fatalf("%s (%d, %d): ok %v, Slot says %v", mode.name, b, s, ok, want)
-				}
-				if !ok {
-					skipped++
-					continue
-				}
-				if wk, wc := a.KLayout.RowAt(block, slot), a.CKVLayout.RowAt(block, slot); k != wk || ckv != wc {
-					t.Errorf("%s (%d, %d): rows %d, %d; want %d, %d", mode.name, b, s, k, ckv, wk, wc)
-				}
-			}
-		}
-		if skipped == kvB*kvS {
-			t.Errorf("%s: every token skipped", mode.name)
-		}
-	}
-}
-
-// Linear, where a call has it, addresses every token's rows as the per-token methods do.
-func TestKVRMSNormRoPECacheLinear(t *testing.T) {
-	for _, c := range []struct {
-		name   string
-		mut    func(p *ops.KVRMSNormRoPECacheParams)
-		linear bool
-	}{
-		{"PA", func(*ops.KVRMSNormRoPECacheParams) {}, true},
-		{"PA_BNSD, one sequence", func(p *ops.KVRMSNormRoPECacheParams) {
-			p.CacheMode = ops.CachePABNSD
-			for _, t := range []*tensor.Tensor{&p.KV, &p.Cos, &p.Sin, &p.KRoPE, &p.CKV} {
-				t.Shape = []int{1, 1, kvB * kvS, t.Shape[3]}
-			}
-		}, true},
-		{"decode: S = 1, cos shared", func(p *ops.KVRMSNormRoPECacheParams) {
-			for _, t := range []*tensor.Tensor{&p.KV, &p.KRoPE, &p.CKV} {
-				t.Shape = []int{kvB * kvS, 1, 1, t.Shape[3]}
-			}
-			for _, t := range []*tensor.Tensor{&p.Cos, &p.Sin} {
-				t.Shape = []int{1, 1, 1, kvDk}
-			}
-		}, true},
-		{"cos per batch", func(p *ops.KVRMSNormRoPECacheParams) {
-			for _, t := range []*tensor.Tensor{&p.Cos, &p.Sin} {
-				t.Shape = []int{kvB, 1, 1, kvDk}
-			}
-		}, false},
-		{"index I32", func(p *ops.KVRMSNormRoPECacheParams) {
-			p.Index = tensor.FromI32([]int32{0, 5, -1, 9, 2, 15}, 6)
-		}, false},
-		{"padded blocks", func(p *ops.KVRMSNormRoPECacheParams) {
-			for _, c := range []*tensor.Tensor{&p.KCache, &p.CKVCache} {
-				d := c.Shape[3]
-				*c = tensor.FromBits(tensor.BF16, make([]uint16, 4*(4*d+8)), 4, 4, 1, d)
-				c.Strides = []int{4*d + 8, d, d, 1}
-			}
-		}, false},
-		{"Norm", func(p *ops.KVRMSNormRoPECacheParams) {
-			p.CacheMode = ops.CacheNorm
-			p.KCache = tensor.Zeros(tensor.BF16, kvB, 1, 4, kvDk)
-			p.CKVCache = tensor.Zeros(tensor.BF16, kvB, 1, 4, kvDv)
-			p.Index = tensor.FromI64([]int64{0, 3, -1, 2, 1, 0}, kvB, kvS)
-		}, false},
-	} {
-		p := kvValid()
-		c.mut(&p)
-		a, err := ops.NewKVRMSNormRoPECache(p)
-		if err != nil {
-			t.Fatalf("%s: %v", c.name, err)
-		}
-		l, ok := a.Linear()
-		if ok != c.linear {
-			t.Fatalf("%s: Linear ok = %v, want %v", c.name, ok, c.linear)
-		}
-		if !ok {
-			continue
-		}
-		if l.Slots != 16 {
-			t.Errorf("%s: %d slots, want 16", c.name, l.Slots)
-		}
-		for b := range a.Batch {
-			for s := range a.Seq {
-				tok := b*a.Seq + s
-				if got, want := [3]int{l.KV.At(tok), l.Cos.At(tok), l.Sin.At(tok)}, [3]int{a.KVRow(b, s), a.CosRow(b, s), a.SinRow(b, s)}; got != want {
-					t.Errorf("%s token %d: kv, cos, sin rows %v, want %v", c.name, tok, got, want)
-				}
-				v := l.Index[l.IndexAt.At(tok)]
-				if v != a.IndexValue(b, s) {
-					t.Errorf("%s token %d: index %d, want %d", c.name, tok, v, a.IndexValue(b, s))
-				}
-				k, ckv, cached := a.CacheRows(b, s)
-				if cached != (v >= 0) || cached && (k != l.K.At(int(v)) || ckv != l.CKV.At(int(v))) {
-					t.Errorf("%s token %d: cache rows %d, %d for slot %d; CacheRows says %d, %d, %v", c.name, tok, l.K.At(int(v)), l.CKV.At(int(v)), v, k, ckv, cached)
-				}
-			}
-		}
-	}
 }

@@ -1,0 +1,239 @@
+package ops
+
+import (
+	"fmt"
+	"math"
+	"slices"
+
+	"github.com/rotary-go/rotary/tensor"
+)
+
+// kvcIndex reads the index tensor's values (I64 or I32, rank 1 or 2) without going through
+// tensor.Tensor per value: the per-token paths and the checks read every value.
+type kvcIndex struct {
+	i64             []int64
+	i32             []int32
+	off, s0, s1, n1 int // n1: the length of the second dimension (1 for rank 1)
+}
+
+func kvcIndexOf(t tensor.Tensor) kvcIndex {
+	x := kvcIndex{i64: t.I64, i32: t.I32, off: t.Offset, s0: t.Stride(0), n1: 1}
+	if t.Rank() == 2 {
+		x.s1, x.n1 = t.Stride(1), t.Shape[1]
+	}
+	return x
+}
+
+// at is the value at backing index p.
+func (x *kvcIndex) at(p int) int64 {
+	if x.i32 != nil {
+		return int64(x.i32[p])
+	}
+	return x.i64[p]
+}
+
+// IndexValue is the index entry that places token s of batch b (for PA_BLK_* modes, the entry
+// of the block the token falls in).
+func (a *KVRMSNormRoPECacheArgs) IndexValue(b, s int) int64 {
+	x := &a.idx
+	var i int
+	switch {
+	case a.CacheMode == CacheNorm:
+		i = x.off + b*x.s0 + s*x.s1
+	case a.CacheMode.PerBlock():
+		i = x.off + (b*a.blocksPerSeq()+s/a.KLayout.BlockSize)*x.s0
+	default:
+		i = x.off + (b*a.Seq+s)*x.s0
+	}
+	return x.at(i)
+}
+
+// checkIndex checks the index's dtype, shape, every value's range, and duplicates.
+func (a *KVRMSNormRoPECacheArgs) checkIndex() error {
+	idx, mode := a.Index, a.CacheMode
+	if idx.IsZero() {
+		return fmt.Errorf("index: missing")
+	}
+	if err := idx.Check("index"); err != nil {
+		return err
+	}
+	if idx.DType != tensor.I64 && idx.DType != tensor.I32 {
+		return fmt.Errorf("index: dtype %v: want I64", idx.DType)
+	}
+	B, S := a.Batch, a.Seq
+	bs, blocks := a.KLayout.BlockSize, a.KLayout.Blocks
+	var want []int
+	var form string
+	switch {
+	case mode == CacheNorm:
+		want, form = []int{B, S}, "[B, S]"
+	case mode.PerBlock():
+		want, form = []int{B * a.blocksPerSeq()}, "[B·ceil(S/BlockSize)]"
+	default:
+		want, form = []int{B * S}, "[B·S]"
+	}
+	if !slices.Equal(idx.Shape, want) {
+		return fmt.Errorf("index: shape %s: %s mode wants %s = %s", tensor.ShapeString(idx.Shape), mode, form, tensor.ShapeString(want))
+	}
+	a.idx = kvcIndexOf(idx)
+	a.linear = mode != CacheNorm && !mode.PerBlock() &&
+		a.KLayout.BlockStride == bs*a.KLayout.SlotStride && a.CKVLayout.BlockStride == bs*a.CKVLayout.SlotStride
+
+	// Range: Norm positions lie in [−1, Scache); paged values are global slots in
+	// [−1, BlockNum·BlockSize). Keys identify what must not repeat.
+	limit := int64(bs)
+	if mode.Paged() {
+		limit = int64(blocks) * int64(bs)
+		if blocks != 0 && limit/int64(blocks) != int64(bs) {
+			limit = math.MaxInt64
+		}
+	}
+	// One pass checks the range and whether the keys strictly increase (slot mappings usually
+	// do): then no key repeats, and nothing is sorted or allocated.
+	n := idx.Len()
+	if a.idx.i64 != nil && a.idx.n1 == 1 && mode != CacheNorm && !mode.PerBlock() && kvcIncreasingSlots(a.idx.i64, a.idx.off, a.idx.s0, n, limit) {
+		return nil
+	}
+	increasing, last := true, int64(math.MinInt64)
+	for i := range n {
+		v := a.indexAt(i)
+		if v < -1 || v >= limit {
+			rangeOf := fmt.Sprintf("k_cache's sequence length %d", bs)
+			if mode.Paged() {
+				rangeOf = fmt.Sprintf("BlockNum·BlockSize = %d·%d", blocks, bs)
+			}
+			return fmt.Errorf("index%s = %d: out of range [-1, %d) (%s)", a.indexName(i), v, limit, rangeOf)
+		}
+		if v == -1 {
+			continue
+		}
+		k := a.indexKey(i, v)
+		increasing = increasing && k > last
+		last = k
+	}
+	if increasing {
+		return nil
+	}
+	// Every key lies in [0, space), so once space+1 keys are in hand two of them must be equal:
+	// the keys kept are bounded by the caches' slots, which kvcCacheLayout bounds by their
+	// buffers, rather than by B·S, which a kv and an index broadcast over a stride of 0 can
+	// make as large as they like from a few real values.
+	space := int64(blocks) * int64(bs) // no overflow: kvcCacheLayout keeps it within a buffer
+	if mode.PerBlock() {
+		space = int64(blocks)
+	}
+	var stack [256]int64
+	keys := stack[:0]
+	if int64(n) <= space && n > len(stack) {
+		keys = make([]int64, 0, n)
+	}
+	for i := range n {
+		if v := a.indexAt(i); v != -1 {
+			keys = append(keys, a.indexKey(i, v))
+			if int64(len(keys)) > space {
+				break
+			}
+		}
+	}
+	if dup, ok := kvcDuplicate(keys); ok {
+		// Find the two entries for the message; only the error path pays for the scan.
+		first := -1
+		for i := range n {
+			v := a.indexAt(i)
+			if v < 0 || a.indexKey(i, v) != dup {
+				continue
+			}
+			if first < 0 {
+				first = i
+				continue
+			}
+			switch {
+			case mode == CacheNorm:
+				return fmt.Errorf("index%s = %d: repeats index%s in batch %d (a cache position takes one token)", a.indexName(i), v, a.indexName(first), i/S)
+			case mode.PerBlock():
+				return fmt.Errorf("index%s = %d: block %d already taken by index%s = %d (%s wants distinct index/BlockSize)", a.indexName(i), v, v/int64(bs), a.indexName(first), a.indexAt(first), mode)
+			}
+			return fmt.Errorf("index%s = %d: slot already taken by index%s (%s wants distinct slots)", a.indexName(i), v, a.indexName(first), mode)
+		}
+	}
+	return nil
+}
+
+// indexAt is the i-th index value in row-major order.
+func (a *KVRMSNormRoPECacheArgs) indexAt(i int) int64 {
+	x := &a.idx
+	if x.n1 == 1 {
+		return x.at(x.off + i*x.s0)
+	}
+	return x.at(x.off + i/x.n1*x.s0 + i%x.n1*x.s1)
+}
+
+// indexName formats the coordinates of the i-th index value.
+func (a *KVRMSNormRoPECacheArgs) indexName(i int) string {
+	if a.Index.Rank() == 2 {
+		return fmt.Sprintf("[%d,%d]", i/a.Index.Shape[1], i%a.Index.Shape[1])
+	}
+	return fmt.Sprintf("[%d]", i)
+}
+
+// indexKey is what must be unique among the non-negative index values: the cache position
+// within its batch (Norm), the slot (PA, PA_BNSD, PA_NZ) or the block (PA_BLK_*).
+func (a *KVRMSNormRoPECacheArgs) indexKey(i int, v int64) int64 {
+	switch {
+	case a.CacheMode == CacheNorm:
+		return int64(i/a.Seq)*int64(a.KLayout.BlockSize) + v
+	case a.CacheMode.PerBlock():
+		return v / int64(a.KLayout.BlockSize)
+	}
+	return v
+}
+
+// kvcIncreasingSlots reports whether the n values x[off + i·step] all lie in [−1, limit) and
+// the non-negative ones strictly increase: checkIndex's common case (a slot mapping in order,
+// rank-1 I64 index, the value its own key) in a loop without per-value dispatch.
+func kvcIncreasingSlots(x []int64, off, step, n int, limit int64) bool {
+	if n == 0 || off < 0 || off+(n-1)*step >= len(x) {
+		return n == 0
+	}
+	if step == 1 {
+		// Contiguous and, usually, without −1: in range at both ends and increasing pair by
+		// pair, with no value carried from one step to the next.
+		xs := x[off : off+n : off+n]
+		if xs[0] >= 0 && xs[n-1] < limit && kvcStrictlyIncreasing(xs) {
+			return true
+		}
+	}
+	last := int64(-1)
+	for i := range n {
+		v := x[off+i*step]
+		if v == -1 {
+			continue
+		}
+		if v <= last || v >= limit {
+			return false
+		}
+		last = v
+	}
+	return true
+}
+
+// kvcStrictlyIncreasing reports whether every value of xs is greater than the one before.
+func kvcStrictlyIncreasing(xs []int64) bool {
+	for i := 1; i < len(xs); i++ {
+		if xs[i] <= xs[i-1] {
+			return false
+		}
+	}
+	return true
+}
+
+// kvcDuplicate sorts keys and returns a value that occurs twice.
+func kvcDuplicate(keys []int64) (int64, bool) {
+	slices.Sort(keys)
+	for i := 1; i < len(keys); i++ {
+		if keys[i] == keys[i-1] {
+			return keys[i], true
+		}
+	}
+	return 0, false
+}
