@@ -349,6 +349,32 @@ func (t Tensor) Float64At(i int) float64 {
 	return 0
 }
 
+// Float32At reads float element i of the backing slice as float32, exactly. t must be F32, F16 or
+// BF16 and i inside the backing slice: it does no checks of its own, as the ops' argument checks
+// already guarantee both, and it stays small enough to inline into the kernels' element loops.
+func (t Tensor) Float32At(i int) float32 {
+	if t.DType == F32 {
+		return t.F32[i]
+	}
+	return widen16(t.DType, t.Bits[i])
+}
+
+// widen16 is ToFloat32 kept out of line: inlined, its body would push Float32At over the
+// inlining budget.
+//
+//go:noinline
+func widen16(d DType, h uint16) float32 { return ToFloat32(d, h) }
+
+// SetFloat32 stores v into float element i of the backing slice, rounded to nearest even for F16
+// and BF16. t must be F32, F16 or BF16 and i inside the backing slice, as for Float32At.
+func (t Tensor) SetFloat32(i int, v float32) {
+	if t.DType == F32 {
+		t.F32[i] = v
+		return
+	}
+	t.Bits[i] = FromFloat32(t.DType, v)
+}
+
 // Int64At reads an integer element at flat backing index i; 0 for an index outside the backing
 // slice.
 func (t Tensor) Int64At(i int) int64 {

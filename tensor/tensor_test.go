@@ -2,6 +2,7 @@ package tensor
 
 import (
 	"math"
+	"math/rand/v2"
 	"reflect"
 	"slices"
 	"strings"
@@ -490,6 +491,83 @@ func TestParseDType(t *testing.T) {
 		}
 		if !strings.Contains(err.Error(), `"`+s+`"`) {
 			t.Errorf("ParseDType(%q) error %q does not name the input", s, err)
+		}
+	}
+}
+
+// TestFloat32At: every F16 and BF16 pattern reads as ToFloat32 gives it and, NaNs aside, stores
+// back to the same bits; F32 reads and stores bits unchanged, NaN payloads included; the index
+// is into the backing slice, whatever the view's offset.
+func TestFloat32At(t *testing.T) {
+	for _, d := range []DType{F16, BF16} {
+		bits := make([]uint16, 1<<16)
+		for i := range bits {
+			bits[i] = uint16(i)
+		}
+		x := Tensor{DType: d, Shape: []int{1 << 15}, Offset: 1 << 15, Bits: bits}
+		out := Tensor{DType: d, Shape: []int{1 << 15}, Offset: 7, Bits: make([]uint16, len(bits))}
+		for i := range bits {
+			v := x.Float32At(i)
+			if want := ToFloat32(d, uint16(i)); math.Float32bits(v) != math.Float32bits(want) {
+				t.Fatalf("%v Float32At(%d) = %#x, want %#x", d, i, math.Float32bits(v), math.Float32bits(want))
+			}
+			out.SetFloat32(i, v)
+			if v != v {
+				if got := out.Float32At(i); got == got {
+					t.Fatalf("%v pattern %#04x: NaN stored back as %v", d, i, got)
+				}
+				continue
+			}
+			if out.Bits[i] != uint16(i) {
+				t.Fatalf("%v pattern %#04x stored back as %#04x", d, i, out.Bits[i])
+			}
+		}
+	}
+	f := []uint32{0, 0x80000000, 1, 0x007fffff, 0x3f800001, 0x7f7fffff, 0x7f800000, 0xff800000, 0x7f800001, 0x7fc00001, 0xffbfffff}
+	x := Tensor{DType: F32, Shape: []int{1}, Offset: 2, F32: make([]float32, len(f))}
+	for i, b := range f {
+		x.SetFloat32(i, math.Float32frombits(b))
+		if got := math.Float32bits(x.Float32At(i)); got != b || math.Float32bits(x.F32[i]) != b {
+			t.Errorf("F32 %#08x: stored and read back as %#08x (backing %#08x)", b, got, math.Float32bits(x.F32[i]))
+		}
+	}
+}
+
+// TestSetFloat32Rounds: F16 and BF16 stores round to nearest, ties to even, as FromFloat32 does.
+func TestSetFloat32Rounds(t *testing.T) {
+	for _, c := range []struct {
+		d    DType
+		v    float32
+		want uint16
+	}{
+		{BF16, 1 + 0x1p-8, 0x3f80},           // tie, down to even
+		{BF16, 1 + 3*0x1p-8, 0x3f82},         // tie, up to even
+		{BF16, 1 + 0x1p-8 + 0x1p-20, 0x3f81}, // above the tie
+		{BF16, -(1 + 3*0x1p-8), 0xbf82},      // negative tie
+		{BF16, 1 + 0x1p-9, 0x3f80},           // below the tie
+		{F16, 1 + 0x1p-11, 0x3c00},           // tie, down to even
+		{F16, 1 + 3*0x1p-11, 0x3c02},         // tie, up to even
+		{F16, 1 + 0x1p-11 + 0x1p-20, 0x3c01}, // above the tie
+		{F16, -(1 + 3*0x1p-11), 0xbc02},      // negative tie
+		{F16, 65520, 0x7c00},                 // the tie past the largest finite: +Inf
+		{F16, 0x1p-25, 0x0000},               // half the smallest subnormal: to even, zero
+		{F16, 3 * 0x1p-25, 0x0002},           // 1.5 smallest subnormals: to even, 2
+	} {
+		x := Tensor{DType: c.d, Shape: []int{1}, Bits: make([]uint16, 1)}
+		x.SetFloat32(0, c.v)
+		if x.Bits[0] != c.want {
+			t.Errorf("%v SetFloat32(%v) = %#04x, want %#04x", c.d, c.v, x.Bits[0], c.want)
+		}
+	}
+	r := rand.New(rand.NewPCG(1, 2))
+	for _, d := range []DType{F16, BF16} {
+		x := Tensor{DType: d, Shape: []int{1}, Bits: make([]uint16, 1)}
+		for range 1 << 16 {
+			v := math.Float32frombits(r.Uint32())
+			x.SetFloat32(0, v)
+			if want := FromFloat32(d, v); x.Bits[0] != want {
+				t.Fatalf("%v SetFloat32(%#08x) = %#04x, want %#04x", d, math.Float32bits(v), x.Bits[0], want)
+			}
 		}
 	}
 }
