@@ -81,7 +81,43 @@ func NewKVRMSNormRoPECache(p KVRMSNormRoPECacheParams) (KVRMSNormRoPECacheArgs, 
 	return a, nil
 }
 
+// check starts from kv, since every other shape is stated in its B, S and width; each step sets
+// what the later ones compare against (Batch, Seq, Dv, Dk, the layouts), so the order is fixed.
 func (a *KVRMSNormRoPECacheArgs) check() error {
+	if err := a.checkKV(); err != nil {
+		return err
+	}
+	if err := a.checkGamma(); err != nil {
+		return err
+	}
+	if err := a.checkCosSin(); err != nil {
+		return err
+	}
+	mode, err := ParseCacheMode(string(a.CacheMode))
+	if err != nil {
+		return err
+	}
+	a.CacheMode = mode
+	if _, err := CheckEpsilon(a.Epsilon); err != nil {
+		return err
+	}
+	if err := a.checkCaches(); err != nil {
+		return err
+	}
+	if a.KQuant, err = kvcQuantParams("k_rope_scale", a.KRoPEScale, "k_rope_offset", a.KRoPEOffset, "k_cache", a.KCache.DType, a.Dk); err != nil {
+		return err
+	}
+	if a.CKVQuant, err = kvcQuantParams("c_kv_scale", a.CKVScale, "c_kv_offset", a.CKVOffset, "ckv_cache", a.CKVCache.DType, a.Dv); err != nil {
+		return err
+	}
+	if err := a.checkOutputs(); err != nil {
+		return err
+	}
+	return a.checkIndex()
+}
+
+// checkKV checks kv and sets Batch and Seq.
+func (a *KVRMSNormRoPECacheArgs) checkKV() error {
 	kv := a.KV
 	if err := kvcFloat("kv", kv); err != nil {
 		return err
@@ -99,19 +135,29 @@ func (a *KVRMSNormRoPECacheArgs) check() error {
 	if a.Batch != 0 && a.Seq > math.MaxInt/a.Batch {
 		return fmt.Errorf("kv: shape %s: B·S overflows", tensor.ShapeString(kv.Shape))
 	}
-	B, S, D := a.Batch, a.Seq, kv.Shape[3]
+	return nil
+}
 
+// checkGamma checks gamma against kv and sets Dv.
+func (a *KVRMSNormRoPECacheArgs) checkGamma() error {
 	if err := kvcFloat("gamma", a.Gamma); err != nil {
 		return err
 	}
-	if err := kvcSameDType("gamma", a.Gamma, kv); err != nil {
+	if err := kvcSameDType("gamma", a.Gamma, a.KV); err != nil {
 		return err
 	}
 	if a.Gamma.Rank() != 1 || a.Gamma.Shape[0] < 1 {
 		return fmt.Errorf("gamma: shape %s: want [Dv] with Dv ≥ 1", tensor.ShapeString(a.Gamma.Shape))
 	}
 	a.Dv = a.Gamma.Shape[0]
+	return nil
+}
 
+// checkCosSin checks cos and sin against kv, sets Dk, and checks that Dv and Dk make up kv's
+// last dimension.
+func (a *KVRMSNormRoPECacheArgs) checkCosSin() error {
+	kv := a.KV
+	B, S, D := a.Batch, a.Seq, kv.Shape[3]
 	for _, c := range []struct {
 		n string
 		t tensor.Tensor
@@ -145,20 +191,18 @@ func (a *KVRMSNormRoPECacheArgs) check() error {
 		}
 		return fmt.Errorf("kv: last dimension %d: want gamma's Dv %d + cos's Dk %d = %d", D, a.Dv, a.Dk, a.Dv+a.Dk)
 	}
+	return nil
+}
 
-	mode, err := ParseCacheMode(string(a.CacheMode))
-	if err != nil {
+// checkCaches checks both caches against the mode, sets their layouts, and checks that the
+// index addresses the same blocks in both.
+func (a *KVRMSNormRoPECacheArgs) checkCaches() error {
+	mode, dtype := a.CacheMode, a.KV.DType
+	var err error
+	if a.KLayout, err = kvcCacheLayout("k_cache", a.KCache, mode, dtype, a.Batch, a.Dk); err != nil {
 		return err
 	}
-	a.CacheMode = mode
-	if _, err := CheckEpsilon(a.Epsilon); err != nil {
-		return err
-	}
-
-	if a.KLayout, err = kvcCacheLayout("k_cache", a.KCache, mode, kv.DType, B, a.Dk); err != nil {
-		return err
-	}
-	if a.CKVLayout, err = kvcCacheLayout("ckv_cache", a.CKVCache, mode, kv.DType, B, a.Dv); err != nil {
+	if a.CKVLayout, err = kvcCacheLayout("ckv_cache", a.CKVCache, mode, dtype, a.Batch, a.Dv); err != nil {
 		return err
 	}
 	if kl, cl := a.KLayout, a.CKVLayout; kl.Blocks != cl.Blocks || kl.BlockSize != cl.BlockSize {
@@ -169,14 +213,11 @@ func (a *KVRMSNormRoPECacheArgs) check() error {
 		return fmt.Errorf("ckv_cache: shape %s: %d %s %d, but k_cache %s has %d %s %d",
 			tensor.ShapeString(a.CKVCache.Shape), cl.Blocks, what, cl.BlockSize, tensor.ShapeString(a.KCache.Shape), kl.Blocks, what, kl.BlockSize)
 	}
+	return nil
+}
 
-	if a.KQuant, err = kvcQuantParams("k_rope_scale", a.KRoPEScale, "k_rope_offset", a.KRoPEOffset, "k_cache", a.KCache.DType, a.Dk); err != nil {
-		return err
-	}
-	if a.CKVQuant, err = kvcQuantParams("c_kv_scale", a.CKVScale, "c_kv_offset", a.CKVOffset, "ckv_cache", a.CKVCache.DType, a.Dv); err != nil {
-		return err
-	}
-
+// checkOutputs checks the optional unquantised outputs k_rope and c_kv.
+func (a *KVRMSNormRoPECacheArgs) checkOutputs() error {
 	for _, o := range []struct {
 		n string
 		t tensor.Tensor
@@ -188,17 +229,17 @@ func (a *KVRMSNormRoPECacheArgs) check() error {
 		if err := kvcFloat(o.n, o.t); err != nil {
 			return err
 		}
-		if err := kvcSameDType(o.n, o.t, kv); err != nil {
+		if err := kvcSameDType(o.n, o.t, a.KV); err != nil {
 			return err
 		}
-		if want := []int{B, 1, S, o.d}; !slices.Equal(o.t.Shape, want) {
+		if want := []int{a.Batch, 1, a.Seq, o.d}; !slices.Equal(o.t.Shape, want) {
 			return fmt.Errorf("%s: shape %s: want %s", o.n, tensor.ShapeString(o.t.Shape), tensor.ShapeString(want))
 		}
 		if err := kvcContiguousRows(o.n, o.t); err != nil {
 			return err
 		}
 	}
-	return a.checkIndex()
+	return nil
 }
 
 func kvcFloat(name string, t tensor.Tensor) error {

@@ -50,6 +50,19 @@ func (a *KVRMSNormRoPECacheArgs) IndexValue(b, s int) int64 {
 
 // checkIndex checks the index's dtype, shape, every value's range, and duplicates.
 func (a *KVRMSNormRoPECacheArgs) checkIndex() error {
+	if err := a.checkIndexShape(); err != nil {
+		return err
+	}
+	increasing, err := a.checkIndexRange()
+	if err != nil || increasing {
+		return err
+	}
+	return a.checkIndexDuplicates()
+}
+
+// checkIndexShape checks the index's dtype and its shape for the mode, and sets the index
+// addressing and whether CacheRows can skip the division.
+func (a *KVRMSNormRoPECacheArgs) checkIndexShape() error {
 	idx, mode := a.Index, a.CacheMode
 	if idx.IsZero() {
 		return fmt.Errorf("index: missing")
@@ -61,7 +74,6 @@ func (a *KVRMSNormRoPECacheArgs) checkIndex() error {
 		return fmt.Errorf("index: dtype %v: want I64", idx.DType)
 	}
 	B, S := a.Batch, a.Seq
-	bs, blocks := a.KLayout.BlockSize, a.KLayout.Blocks
 	var want []int
 	var form string
 	switch {
@@ -76,33 +88,45 @@ func (a *KVRMSNormRoPECacheArgs) checkIndex() error {
 		return fmt.Errorf("index: shape %s: %s mode wants %s = %s", tensor.ShapeString(idx.Shape), mode, form, tensor.ShapeString(want))
 	}
 	a.idx = kvcIndexOf(idx)
+	bs := a.KLayout.BlockSize
 	a.linear = mode != CacheNorm && !mode.PerBlock() &&
 		a.KLayout.BlockStride == bs*a.KLayout.SlotStride && a.CKVLayout.BlockStride == bs*a.CKVLayout.SlotStride
+	return nil
+}
 
-	// Range: Norm positions lie in [−1, Scache); paged values are global slots in
-	// [−1, BlockNum·BlockSize). Keys identify what must not repeat.
+// indexLimit bounds the index values: Norm positions lie in [−1, Scache); paged values are
+// global slots in [−1, BlockNum·BlockSize).
+func (a *KVRMSNormRoPECacheArgs) indexLimit() int64 {
+	bs, blocks := a.KLayout.BlockSize, a.KLayout.Blocks
 	limit := int64(bs)
-	if mode.Paged() {
+	if a.CacheMode.Paged() {
 		limit = int64(blocks) * int64(bs)
 		if blocks != 0 && limit/int64(blocks) != int64(bs) {
 			limit = math.MaxInt64
 		}
 	}
-	// One pass checks the range and whether the keys strictly increase (slot mappings usually
-	// do): then no key repeats, and nothing is sorted or allocated.
-	n := idx.Len()
+	return limit
+}
+
+// checkIndexRange checks every value against indexLimit and reports whether the keys (what
+// must not repeat) strictly increase, as slot mappings usually do: then no key repeats, and
+// nothing is sorted or allocated.
+func (a *KVRMSNormRoPECacheArgs) checkIndexRange() (increasing bool, err error) {
+	mode, limit := a.CacheMode, a.indexLimit()
+	n := a.Index.Len()
 	if a.idx.i64 != nil && a.idx.n1 == 1 && mode != CacheNorm && !mode.PerBlock() && kvcIncreasingSlots(a.idx.i64, a.idx.off, a.idx.s0, n, limit) {
-		return nil
+		return true, nil
 	}
 	increasing, last := true, int64(math.MinInt64)
 	for i := range n {
 		v := a.indexAt(i)
 		if v < -1 || v >= limit {
+			bs := a.KLayout.BlockSize
 			rangeOf := fmt.Sprintf("k_cache's sequence length %d", bs)
 			if mode.Paged() {
-				rangeOf = fmt.Sprintf("BlockNum·BlockSize = %d·%d", blocks, bs)
+				rangeOf = fmt.Sprintf("BlockNum·BlockSize = %d·%d", a.KLayout.Blocks, bs)
 			}
-			return fmt.Errorf("index%s = %d: out of range [-1, %d) (%s)", a.indexName(i), v, limit, rangeOf)
+			return false, fmt.Errorf("index%s = %d: out of range [-1, %d) (%s)", a.indexName(i), v, limit, rangeOf)
 		}
 		if v == -1 {
 			continue
@@ -111,17 +135,20 @@ func (a *KVRMSNormRoPECacheArgs) checkIndex() error {
 		increasing = increasing && k > last
 		last = k
 	}
-	if increasing {
-		return nil
-	}
+	return increasing, nil
+}
+
+// checkIndexDuplicates finds a repeated key among the index values, which are in range.
+func (a *KVRMSNormRoPECacheArgs) checkIndexDuplicates() error {
 	// Every key lies in [0, space), so once space+1 keys are in hand two of them must be equal:
 	// the keys kept are bounded by the caches' slots, which kvcCacheLayout bounds by their
 	// buffers, rather than by B·S, which a kv and an index broadcast over a stride of 0 can
 	// make as large as they like from a few real values.
-	space := int64(blocks) * int64(bs) // no overflow: kvcCacheLayout keeps it within a buffer
-	if mode.PerBlock() {
-		space = int64(blocks)
+	space := int64(a.KLayout.Blocks) * int64(a.KLayout.BlockSize) // no overflow: kvcCacheLayout keeps it within a buffer
+	if a.CacheMode.PerBlock() {
+		space = int64(a.KLayout.Blocks)
 	}
+	n := a.Index.Len()
 	var stack [256]int64
 	keys := stack[:0]
 	if int64(n) <= space && n > len(stack) {
@@ -136,25 +163,32 @@ func (a *KVRMSNormRoPECacheArgs) checkIndex() error {
 		}
 	}
 	if dup, ok := kvcDuplicate(keys); ok {
-		// Find the two entries for the message; only the error path pays for the scan.
-		first := -1
-		for i := range n {
-			v := a.indexAt(i)
-			if v < 0 || a.indexKey(i, v) != dup {
-				continue
-			}
-			if first < 0 {
-				first = i
-				continue
-			}
-			switch {
-			case mode == CacheNorm:
-				return fmt.Errorf("index%s = %d: repeats index%s in batch %d (a cache position takes one token)", a.indexName(i), v, a.indexName(first), i/S)
-			case mode.PerBlock():
-				return fmt.Errorf("index%s = %d: block %d already taken by index%s = %d (%s wants distinct index/BlockSize)", a.indexName(i), v, v/int64(bs), a.indexName(first), a.indexAt(first), mode)
-			}
-			return fmt.Errorf("index%s = %d: slot already taken by index%s (%s wants distinct slots)", a.indexName(i), v, a.indexName(first), mode)
+		return a.duplicateError(dup)
+	}
+	return nil
+}
+
+// duplicateError names the first two entries whose key is dup; only the error path pays for
+// this second scan.
+func (a *KVRMSNormRoPECacheArgs) duplicateError(dup int64) error {
+	mode, bs := a.CacheMode, a.KLayout.BlockSize
+	first := -1
+	for i := range a.Index.Len() {
+		v := a.indexAt(i)
+		if v < 0 || a.indexKey(i, v) != dup {
+			continue
 		}
+		if first < 0 {
+			first = i
+			continue
+		}
+		switch {
+		case mode == CacheNorm:
+			return fmt.Errorf("index%s = %d: repeats index%s in batch %d (a cache position takes one token)", a.indexName(i), v, a.indexName(first), i/a.Seq)
+		case mode.PerBlock():
+			return fmt.Errorf("index%s = %d: block %d already taken by index%s = %d (%s wants distinct index/BlockSize)", a.indexName(i), v, v/int64(bs), a.indexName(first), a.indexAt(first), mode)
+		}
+		return fmt.Errorf("index%s = %d: slot already taken by index%s (%s wants distinct slots)", a.indexName(i), v, a.indexName(first), mode)
 	}
 	return nil
 }
