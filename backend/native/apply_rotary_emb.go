@@ -5,53 +5,9 @@ import (
 	"github.com/rotary-go/rotary/tensor"
 )
 
-// forRows calls fn with the coordinates of every row (all dimensions but the last) of shape.
-func forRows(shape []int, fn func(coords []int)) {
-	lead := shape[:len(shape)-1]
-	if tensor.NumElements(lead) == 0 || shape[len(shape)-1] == 0 {
-		return
-	}
-	coords := make([]int, len(shape))
-	for {
-		fn(coords)
-		k := len(lead) - 1
-		for ; k >= 0; k-- {
-			coords[k]++
-			if coords[k] < lead[k] {
-				break
-			}
-			coords[k] = 0
-		}
-		if k < 0 {
-			return
-		}
-	}
-}
-
-// broadcastIndex is the backing index in c (whose dimensions are x's or 1) of x's coords.
-func broadcastIndex(c tensor.Tensor, coords []int) int {
-	i := c.Offset
-	for k, v := range coords {
-		if c.Shape[k] != 1 {
-			i += v * c.Stride(k)
-		}
-	}
-	return i
-}
-
-func load(t tensor.Tensor, i int) float32 {
-	if t.DType == tensor.F32 {
-		return t.F32[i]
-	}
-	return tensor.ToFloat32(t.DType, t.Bits[i])
-}
-
-func store(t tensor.Tensor, i int, v float32) {
-	if t.DType == tensor.F32 {
-		t.F32[i] = v
-		return
-	}
-	t.Bits[i] = tensor.FromFloat32(t.DType, v)
+func init() {
+	ops.ApplyRotaryEmb.Register(&ops.Impl[ops.ApplyRotaryEmbArgs]{Backend: ops.Native, Fn: func(a ops.ApplyRotaryEmbArgs) { ApplyRotaryEmb(&a) }})
+	ops.ApplyRotaryEmbBackward.Register(&ops.Impl[ops.ApplyRotaryEmbBackwardArgs]{Backend: ops.Native, Fn: func(a ops.ApplyRotaryEmbBackwardArgs) { ApplyRotaryEmbBackward(&a) }})
 }
 
 // rotatedAt is element j of rotate(x) over the first d elements of the row at xi:
@@ -59,14 +15,14 @@ func store(t tensor.Tensor, i int, v float32) {
 func rotatedAt(x tensor.Tensor, xi, j, d int, gptj bool) float32 {
 	if gptj {
 		if j%2 == 0 {
-			return -load(x, xi+j+1)
+			return -x.Float32At(xi + j + 1)
 		}
-		return load(x, xi+j-1)
+		return x.Float32At(xi + j - 1)
 	}
 	if j < d/2 {
-		return -load(x, xi+j+d/2)
+		return -x.Float32At(xi + j + d/2)
 	}
-	return load(x, xi+j-d/2)
+	return x.Float32At(xi + j - d/2)
 }
 
 // ApplyRotaryEmb is op apply_rotary_emb: out = x·cos + rotate(x)·sin on the first RotaryDim
@@ -89,14 +45,14 @@ func ApplyRotaryEmb(a *ops.ApplyRotaryEmbArgs) {
 func rotateRow(x tensor.Tensor, xi int, out tensor.Tensor, oi int, cos tensor.Tensor, ci int, sin tensor.Tensor, si int, d int, gptj bool, row []float32) {
 	rot := row[:d]
 	for j := range rot {
-		rot[j] = load(x, xi+j)
+		rot[j] = x.Float32At(xi + j)
 	}
 	for j := range d {
 		r := rotatedAt(x, xi, j, d, gptj)
-		rot[j] = float32(rot[j]*load(cos, ci+j)) + float32(r*load(sin, si+j))
+		rot[j] = float32(rot[j]*cos.Float32At(ci+j)) + float32(r*sin.Float32At(si+j))
 	}
 	for j := range rot {
-		store(out, oi+j, rot[j])
+		out.SetFloat32(oi+j, rot[j])
 	}
 	copyBits(out, oi+d, x, xi+d, len(row)-d)
 }
@@ -106,13 +62,13 @@ func rotateRow(x tensor.Tensor, xi int, out tensor.Tensor, oi int, cos tensor.Te
 func backwardRow(dy tensor.Tensor, yi int, dx tensor.Tensor, oi int, cos tensor.Tensor, ci int, sin tensor.Tensor, si int, d int, gptj bool, row []float32) {
 	rot := row[:d]
 	for j := range rot {
-		rot[j] = load(dy, yi+j)
+		rot[j] = dy.Float32At(yi + j)
 	}
 	for j := range d {
-		rot[j] = float32(rot[j]*load(cos, ci+j)) + transposedAt(dy, sin, yi, si, j, d, gptj)
+		rot[j] = float32(rot[j]*cos.Float32At(ci+j)) + transposedAt(dy, sin, yi, si, j, d, gptj)
 	}
 	for j := range rot {
-		store(dx, oi+j, rot[j])
+		dx.SetFloat32(oi+j, rot[j])
 	}
 	copyBits(dx, oi+d, dy, yi+d, len(row)-d)
 }
@@ -140,7 +96,7 @@ func copyBits(dst tensor.Tensor, di int, src tensor.Tensor, si, n int) {
 // transposedAt is element j of rotateᵀ(v) where v = dy·sin, the adjoint of rotatedAt:
 // half: (v2, −v1); interleave: (v[2i+1], −v[2i]).
 func transposedAt(dy, sin tensor.Tensor, yi, si, j, d int, gptj bool) float32 {
-	v := func(k int) float32 { return float32(load(dy, yi+k) * load(sin, si+k)) }
+	v := func(k int) float32 { return float32(dy.Float32At(yi+k) * sin.Float32At(si+k)) }
 	if gptj {
 		if j%2 == 0 {
 			return v(j + 1)
@@ -185,9 +141,9 @@ func ApplyRotaryEmbBackward(a *ops.ApplyRotaryEmbBackwardArgs) {
 		}
 		acc *= d
 		for j := range d {
-			g := float64(load(a.DY, yi+j))
+			g := float64(a.DY.Float32At(yi + j))
 			if dcos != nil {
-				dcos[acc+j] += g * float64(load(a.X, xi+j))
+				dcos[acc+j] += g * float64(a.X.Float32At(xi+j))
 			}
 			if dsin != nil {
 				dsin[acc+j] += g * float64(rotatedAt(a.X, xi, j, d, a.GPTJ))
@@ -208,7 +164,7 @@ func writeReduced(t tensor.Tensor, sums []float64) {
 	forRows(t.Shape, func(coords []int) {
 		ti := t.Index(coords...)
 		for j := range t.Shape[len(t.Shape)-1] {
-			store(t, ti+j, float32(sums[n]))
+			t.SetFloat32(ti+j, float32(sums[n]))
 			n++
 		}
 	})

@@ -17,14 +17,14 @@ func InterleaveRoPE(a *ops.InterleaveRoPEArgs) {
 		xi, oi := a.X.Index(coords...), a.Out.Index(coords...)
 		ci, si := broadcastIndex(a.Cos, coords), broadcastIndex(a.Sin, coords)
 		for j := range D {
-			row[j] = load(a.X, xi+j)
+			row[j] = a.X.Float32At(xi + j)
 		}
 		for i := range half {
 			re, im := row[2*i], row[2*i+1]
-			o1 := float32(re*load(a.Cos, ci+i)) - float32(im*load(a.Sin, si+i))
-			o2 := float32(im*load(a.Cos, ci+half+i)) + float32(re*load(a.Sin, si+half+i))
-			store(a.Out, oi+i, o1)
-			store(a.Out, oi+half+i, o2)
+			o1 := float32(re*a.Cos.Float32At(ci+i)) - float32(im*a.Sin.Float32At(si+i))
+			o2 := float32(im*a.Cos.Float32At(ci+half+i)) + float32(re*a.Sin.Float32At(si+half+i))
+			a.Out.SetFloat32(oi+i, o1)
+			a.Out.SetFloat32(oi+half+i, o2)
 		}
 	})
 }

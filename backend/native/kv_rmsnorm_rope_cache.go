@@ -33,31 +33,31 @@ func KVRMSNormRoPECache(a *ops.KVRMSNormRoPECacheArgs) {
 		for s := range a.Seq {
 			xi := a.KVRow(b, s)
 			for j := range dv {
-				y[j] = load(a.KV, xi+j)
+				y[j] = a.KV.Float32At(xi + j)
 			}
 			r := RMSNormScale(SumSquares(y[:dv]), dv, float32(a.Epsilon))
 			for j := range dv {
-				g := load(a.Gamma, a.Gamma.Offset+j*a.Gamma.Stride(0))
+				g := a.Gamma.Float32At(a.Gamma.Offset + j*a.Gamma.Stride(0))
 				y[j] = float32(y[j]*r) * g
 			}
 
 			ri, ci, si := xi+dv, a.CosRow(b, s), a.SinRow(b, s)
 			for i := range half {
-				x1, x2 := load(a.KV, ri+2*i), load(a.KV, ri+2*i+1)
-				y[dv+i] = float32(x1*load(a.Cos, ci+i)) - float32(x2*load(a.Sin, si+i))
-				y[dv+half+i] = float32(x2*load(a.Cos, ci+half+i)) + float32(x1*load(a.Sin, si+half+i))
+				x1, x2 := a.KV.Float32At(ri+2*i), a.KV.Float32At(ri+2*i+1)
+				y[dv+i] = float32(x1*a.Cos.Float32At(ci+i)) - float32(x2*a.Sin.Float32At(si+i))
+				y[dv+half+i] = float32(x2*a.Cos.Float32At(ci+half+i)) + float32(x1*a.Sin.Float32At(si+half+i))
 			}
 
 			if !a.KRoPE.IsZero() {
 				o := a.KRoPERow(b, s)
 				for c := range dk {
-					store(a.KRoPE, o+c, y[dv+c])
+					a.KRoPE.SetFloat32(o+c, y[dv+c])
 				}
 			}
 			if !a.CKV.IsZero() {
 				o := a.CKVRow(b, s)
 				for c := range dv {
-					store(a.CKV, o+c, y[c])
+					a.CKV.SetFloat32(o+c, y[c])
 				}
 			}
 			block, slot, ok := a.Slot(b, s)
@@ -78,7 +78,7 @@ func kvcWriteCacheRow(cache tensor.Tensor, l *ops.KVCacheLayout, q *ops.KVQuant,
 			cache.I8[i] = Quantize(q, c, v)
 			continue
 		}
-		store(cache, i, v)
+		cache.SetFloat32(i, v)
 	}
 }
 

@@ -1,5 +1,11 @@
 package native
 
+import "github.com/rotary-go/rotary/ops"
+
+func init() {
+	ops.MRoPE.Register(&ops.Impl[ops.MRoPEArgs]{Backend: ops.Native, Fn: func(a ops.MRoPEArgs) { MRoPE(&a) }})
+}
+
 // MRoPEAxis is the position axis of pair i: chunked (Qwen2-VL) takes consecutive runs of
 // sections; interleaved (Qwen3-VL, as Hugging Face defines it) takes axis 1 for i%3 == 1 while
 // i < 3·s1, axis 2 for i%3 == 2 while i < 3·s2, and axis 0 otherwise. A fourth section, when
@@ -21,4 +27,23 @@ func MRoPEAxis(i int, sections []int, interleaved bool) int {
 		i -= s
 	}
 	return len(sections) - 1
+}
+
+// MRoPE is op mrope: pair i of token t takes cos/sin from the cache row of its axis's position.
+func MRoPE(a *ops.MRoPEArgs) {
+	half := a.Cache.Half
+	var stack [2 * 256]float32
+	buf := stack[:]
+	if 2*half > len(buf) {
+		buf = make([]float32, 2*half)
+	}
+	cos, sin := buf[:half], buf[half:2*half]
+	for t := range a.Query.Tokens {
+		for i := range half {
+			axis := MRoPEAxis(i, a.Sections, a.Interleaved)
+			c, s := a.Cache.Row(a.Positions.At(axis, t))
+			cos[i], sin[i] = c[i], s[i]
+		}
+		rotateQK(&a.RoPE, t, cos, sin)
+	}
 }

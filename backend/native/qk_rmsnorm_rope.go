@@ -30,37 +30,27 @@ func qkRound(d tensor.DType, v float32) float32 {
 	return tensor.ToFloat32(d, tensor.FromFloat32(d, v))
 }
 
-func qkHeadAt(h *ops.Heads, i int) float32 {
-	if h.DType == tensor.F32 {
-		return h.F32[i]
-	}
-	return tensor.ToFloat32(h.DType, h.Bits[i])
-}
-
 // qkNormRotateHeads normalizes and rotates every head of token t of h; y is scratch of HeadSize.
 func qkNormRotateHeads(h *ops.Heads, t int, w tensor.Tensor, eps float32, cos, sin []float32, gptj bool, y []float32) {
 	n := h.HeadSize
 	half := len(cos)
+	x := headsData(h)
 	for head := range h.NumHeads {
 		base := h.Off + t*h.TokenStride + head*h.HeadStride
 		for j := range n {
-			y[j] = qkHeadAt(h, base+j)
+			y[j] = x.Float32At(base + j)
 		}
 		r := RMSNormScale(SumSquares(y), n, eps)
 		for j := range n {
 			normed := qkRound(h.DType, float32(y[j]*r))
-			y[j] = qkRound(h.DType, float32(load(w, w.Offset+j)*normed))
+			y[j] = qkRound(h.DType, float32(w.Float32At(w.Offset+j)*normed))
 		}
 		for i := range half {
 			p, q := pairIndex(i, half, gptj)
 			y[p], y[q] = rotatePair(y[p], y[q], cos[i], sin[i])
 		}
 		for j := range n {
-			if h.DType == tensor.F32 {
-				h.F32[base+j] = y[j]
-			} else {
-				h.Bits[base+j] = tensor.FromFloat32(h.DType, y[j])
-			}
+			x.SetFloat32(base+j, y[j])
 		}
 	}
 }
