@@ -13,7 +13,8 @@
 // width, strided token views with guard values around them, positions up to 2^20, and MRoPE in
 // both section layouts. Each case runs the op once through native and once through the backend
 // on identical inputs and reports the worst difference in units in the last place. Ops the backend
-// does not implement are skipped, and said so.
+// does not implement are skipped, and said so. Ops lists the ops swept; each one's cases are in
+// the source file named for it.
 //
 // The pass-through cases run through the backend alone and compare with the inputs instead:
 // elements a rotation does not touch (past the rotary dim) must come out with exactly their

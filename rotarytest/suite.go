@@ -2,13 +2,10 @@ package rotarytest
 
 import (
 	"fmt"
-	"math"
 	"sort"
 	"testing"
 
-	"github.com/rotary-go/rotary"
 	"github.com/rotary-go/rotary/ops"
-	"github.com/rotary-go/rotary/tensor"
 )
 
 // Options tunes the comparison. The zero value demands bit-identical results, which a backend
@@ -77,33 +74,33 @@ func Sweep(backend string, opts Options) ([]Result, error) {
 		return nil, err
 	}
 	s := &sweep{under: under, ref: ref, backend: backend, opts: opts}
-	s.rotaryEmbedding()
-	s.mrope()
-	s.applyRotaryEmb()
-	for _, name := range sortedKeys(extraCases) {
-		extraCases[name](s)
+	for _, op := range Ops() {
+		sweeps[op](s)
 	}
 	return s.results, nil
 }
 
-// extraCases holds the sweeps of further ops, each file adding its own from init.
-var extraCases = map[string]func(*sweep){}
-
-// addCases registers an op's sweep under a unique name; it runs after the built-in ones.
-func addCases(name string, f func(*sweep)) {
-	if _, dup := extraCases[name]; dup {
-		panic("rotarytest: duplicate cases " + name)
+// Ops lists, sorted, the registry names of the ops the suite sweeps. It is read off the sweeps
+// themselves, so a test can hold it against ops.Names and catch an op added without one.
+func Ops() []string {
+	names := make([]string, 0, len(sweeps))
+	for name := range sweeps {
+		names = append(names, name)
 	}
-	extraCases[name] = f
+	sort.Strings(names)
+	return names
 }
 
-func sortedKeys[V any](m map[string]V) []string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
+// sweeps holds each op's sweep under the op's registry name; the op's file adds it from init.
+var sweeps = map[string]func(*sweep){}
+
+// register adds op's sweep. It takes the op itself rather than a name so that a sweep cannot
+// be filed under a misspelt one.
+func register(op interface{ Name() string }, f func(*sweep)) {
+	if _, dup := sweeps[op.Name()]; dup {
+		panic("rotarytest: two sweeps of " + op.Name())
 	}
-	sort.Strings(keys)
-	return keys
+	sweeps[op.Name()] = f
 }
 
 type sweep struct {
@@ -120,127 +117,4 @@ func (s *sweep) lacks(op, name string) bool {
 		return true
 	}
 	return false
-}
-
-// guarded is a strided [T, H, D] tensor whose gaps hold guard values that must survive.
-type guarded struct {
-	t     tensor.Tensor
-	guard []bool // backing index is a guard
-}
-
-const (
-	guardBits   = 0x7fc0dead // NaN payloads no kernel produces
-	guardBits16 = 0x7dad
-)
-
-func newGuarded(d tensor.DType, T, H, D, pad int, seed uint64) guarded {
-	ts := H*D + pad
-	n := T*ts + pad
-	t := tensor.Zeros(d, n)
-	t.Shape, t.Strides, t.Offset = []int{T, H, D}, []int{ts, D, 1}, pad/2
-	g := guarded{t: t, guard: make([]bool, n)}
-	for i := range g.guard {
-		g.guard[i] = true
-	}
-	r := rng(seed)
-	for tok := range T {
-		for h := range H {
-			for j := range D {
-				i := t.Index(tok, h, j)
-				g.guard[i] = false
-				v := r.value()
-				if d == tensor.F32 {
-					t.F32[i] = v
-				} else {
-					t.Bits[i] = tensor.FromFloat32(d, v)
-				}
-			}
-		}
-	}
-	for i, isGuard := range g.guard {
-		if !isGuard {
-			continue
-		}
-		if d == tensor.F32 {
-			t.F32[i] = math.Float32frombits(guardBits)
-		} else {
-			t.Bits[i] = guardBits16
-		}
-	}
-	return g
-}
-
-func (g guarded) clone() guarded {
-	c := g
-	c.t.F32 = append([]float32(nil), g.t.F32...)
-	c.t.Bits = append([]uint16(nil), g.t.Bits...)
-	return c
-}
-
-// compare returns the worst ULP difference between two runs and checks the guards.
-func compare(ref, got guarded) (int64, error) {
-	d := ref.t.DType
-	worst := int64(0)
-	for i, isGuard := range ref.guard {
-		var a, b float64
-		var same bool
-		if d == tensor.F32 {
-			same = math.Float32bits(ref.t.F32[i]) == math.Float32bits(got.t.F32[i])
-			a, b = float64(ref.t.F32[i]), float64(got.t.F32[i])
-		} else {
-			same = ref.t.Bits[i] == got.t.Bits[i]
-			a, b = float64(tensor.ToFloat32(d, ref.t.Bits[i])), float64(tensor.ToFloat32(d, got.t.Bits[i]))
-		}
-		if same {
-			continue
-		}
-		if isGuard {
-			return 0, fmt.Errorf("wrote outside the view (backing index %d)", i)
-		}
-		worst = max(worst, tensor.ULPDiff(d, a, b))
-	}
-	return worst, nil
-}
-
-// xorshift generator: deterministic inputs without math/rand's global state.
-type rng uint64
-
-func (r *rng) next() uint64 {
-	x := uint64(*r)*0x9E3779B97F4A7C15 + 0x632BE59BD9B4E019
-	x ^= x >> 29
-	x *= 0xBF58476D1CE4E5B9
-	x ^= x >> 32
-	*r = rng(x)
-	return x
-}
-
-// value is uniform in (-4, 4) with some exact zeros and wide-magnitude values mixed in.
-func (r *rng) value() float32 {
-	x := r.next()
-	switch x % 61 {
-	case 0:
-		return 0
-	case 1:
-		return float32(int64(x>>11)-(1<<52)) / (1 << 30) // large
-	}
-	return float32(int64(x>>40)-(1<<23)) / (1 << 21)
-}
-
-func spec(hd, rd int, style rotary.Style) rotary.Spec {
-	return rotary.Spec{HeadSize: hd, RotaryDim: rd, Base: 10000, Style: style, MaxPositions: 4096}
-}
-
-var (
-	dtypes  = []tensor.DType{tensor.F32, tensor.BF16, tensor.F16}
-	styles  = []rotary.Style{rotary.NeoX, rotary.GPTJ}
-	headDim = []int{64, 80, 96, 112, 128, 192, 256}
-)
-
-// tokenCounts covers 1 token (decode), every count up to past twice a 512-bit vector of f32,
-// and a large batch.
-func (s *sweep) tokenCounts() []int {
-	if s.opts.Short {
-		return []int{1, 3, 17, 33}
-	}
-	return []int{1, 2, 3, 5, 7, 8, 9, 15, 16, 17, 31, 32, 33, 64, 257}
 }

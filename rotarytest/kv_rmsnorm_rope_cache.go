@@ -8,14 +8,13 @@ import (
 	"github.com/rotary-go/rotary/tensor"
 )
 
-func init() {
-	addCases("kv_rmsnorm_rope_cache", func(s *sweep) { s.kvRmsNormRopeCache() })
-}
+func init() { register(ops.KVRMSNormRoPECache, (*sweep).kvRMSNormRoPECache) }
 
-// kvRmsNormRopeCache sweeps cache modes × dtypes × quantisation of kv_rmsnorm_rope_cache. The
+// kvRMSNormRoPECache sweeps cache modes × dtypes × quantisation of kv_rmsnorm_rope_cache. The
 // caches start full of values the op must leave alone; both caches and both optional outputs
-// are compared.
-func (s *sweep) kvRmsNormRopeCache() {
+// are compared. Every element of kv is normed or rotated, so what the pass-through cases hold to
+// the bit is the caches' rows the op does not write.
+func (s *sweep) kvRMSNormRoPECache() {
 	const B, S, Dv, Dk = 3, 5, 64, 32
 	modes := []ops.CacheMode{ops.CacheNorm, ops.CachePA, ops.CachePANZ, ops.CachePABlkBNSD, ops.CachePABlkNZ}
 	quants := []string{"float", "int8", "int8-asym-tensor", "k-int8"}
@@ -41,6 +40,9 @@ func (s *sweep) kvRmsNormRopeCache() {
 	}
 	// DeepSeek-V3's widths, decode.
 	s.kvCase("PA_NZ/BF16/int8/deepseek-decode", ops.CachePANZ, tensor.BF16, "int8", 4, 1, 512, 64)
+	for _, d := range dtypes {
+		s.passKVCache(d)
+	}
 }
 
 func (s *sweep) kvCase(name string, mode ops.CacheMode, d tensor.DType, quant string, B, S, Dv, Dk int) {
@@ -131,4 +133,93 @@ func scaleTensor(r *rng, n int, perTensor bool) tensor.Tensor {
 		v[i] = 4 + float32(r.next()%2000)/100
 	}
 	return tensor.FromF32(v, n)
+}
+
+// passKVCache runs kv_rmsnorm_rope_cache on float caches full of the patterns and checks that
+// every element outside the rows it writes keeps its bits.
+func (s *sweep) passKVCache(d tensor.DType) {
+	const B, S, Dv, Dk, bs = 2, 5, 64, 32, 16
+	slots := (len(passPatterns(d, true)) + Dv + Dk - 1) / (Dv + Dk)
+	blocks := max((slots+bs-1)/bs, 4)
+	for _, mode := range []ops.CacheMode{ops.CacheNorm, ops.CachePA, ops.CachePANZ, ops.CachePABlkBNSD} {
+		name := fmt.Sprintf("%v/%s", d, mode)
+		s.passCase(ops.KVRMSNormRoPECache.Name(), name, func() error {
+			r := rng(len(name) * 53)
+			shape := func(w int) []int {
+				if mode == ops.CacheNorm {
+					return []int{blocks, 1, bs, w}
+				}
+				return []int{blocks, bs, 1, w}
+			}
+			kc, cc := tensor.Zeros(d, shape(Dk)...), tensor.Zeros(d, shape(Dv)...)
+			pat := passPatterns(d, true)
+			for i := range kc.Len() + cc.Len() {
+				if i < kc.Len() {
+					setBits(kc, i, pat[i%len(pat)])
+				} else {
+					setBits(cc, i-kc.Len(), pat[i%len(pat)])
+				}
+			}
+			var idx []int64
+			switch {
+			case mode == ops.CacheNorm:
+				for i := range B * S {
+					idx = append(idx, int64((i*3+1)%bs))
+				}
+			case mode.PerBlock():
+				idx = []int64{int64(blocks / 3 * bs), int64((blocks - 1) * bs)}
+			default:
+				for i := range B * S {
+					idx = append(idx, int64((i*37+5)%(blocks*bs)))
+				}
+			}
+			idx[len(idx)-1] = -1
+			index := tensor.FromI64(idx, len(idx))
+			if mode == ops.CacheNorm {
+				index.Shape = []int{B, S}
+			}
+			p := ops.KVRMSNormRoPECacheParams{
+				KV: randomTensor(d, []int{B, 1, S, Dv + Dk}, &r), Gamma: randomTensor(d, []int{Dv}, &r),
+				Cos: randomTensor(d, []int{B, 1, S, Dk}, &r), Sin: randomTensor(d, []int{B, 1, S, Dk}, &r),
+				Index: index, KCache: kc, CKVCache: cc, Epsilon: 1e-6, CacheMode: mode,
+			}
+			a, err := ops.NewKVRMSNormRoPECache(p)
+			if err != nil {
+				return err
+			}
+			written := [2]map[int]bool{{}, {}}
+			for b := range B {
+				for s := range S {
+					block, slot, ok := a.Slot(b, s)
+					if !ok {
+						continue
+					}
+					for c := range Dk {
+						written[0][a.KLayout.At(block, slot, c)] = true
+					}
+					for c := range Dv {
+						written[1][a.CKVLayout.At(block, slot, c)] = true
+					}
+				}
+			}
+			k0, c0 := kc.Clone(), cc.Clone()
+			if err := rotary.KVRMSNormRoPECache(s.under, p); err != nil {
+				return err
+			}
+			for ci, c := range []struct {
+				what      string
+				want, got tensor.Tensor
+			}{{"k_cache", k0, kc}, {"ckv_cache", c0, cc}} {
+				for i := range c.want.Len() {
+					if written[ci][i] {
+						continue
+					}
+					if w, g := bitsAt(c.want, i), bitsAt(c.got, i); w != g {
+						return fmt.Errorf("%s: element %d, in no row the op writes: bits %#x, want %#x", c.what, i, g, w)
+					}
+				}
+			}
+			return nil
+		})
+	}
 }
