@@ -4,9 +4,11 @@ import (
 	"image/color"
 	"os"
 	"path/filepath"
+	"slices"
 	"testing"
 	"time"
 
+	"github.com/rotary-go/rotary/ops"
 	"github.com/rotary-go/rotary/tensor"
 )
 
@@ -28,6 +30,21 @@ func TestRunSmall(t *testing.T) {
 		if r.NsPerCall <= 0 || r.GBps <= 0 || r.CopyGBps <= 0 || r.Ratio <= 0 || r.Served != r.Backend {
 			t.Errorf("implausible result %+v", r)
 		}
+	}
+}
+
+// A bare `rotary bench` measures DefaultOps in their order, whichever files register the cases.
+func TestDefaultTasks(t *testing.T) {
+	ts, err := (&Config{Backends: []string{ops.Native}, DTypes: []tensor.DType{tensor.F32}, Tokens: []int{1}}).tasks()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, task := range ts {
+		got = append(got, task.c.Op)
+	}
+	if !slices.Equal(got, DefaultOps) {
+		t.Errorf("default tasks run %v, want %v", got, DefaultOps)
 	}
 }
 

@@ -10,9 +10,6 @@ func init() {
 	Register(Case{Op: ops.KVRMSNormRoPECache.Name(), Model: "deepseek-v3", MaxTokens: 16384, Setup: kvRmsNormRopeCacheSetup})
 }
 
-// DeepSeek-V3's MLA latent: kv_lora_rank 512 normalised, qk_rope_head_dim 64 rotated.
-const dsDv, dsDk, dsBlockSize = 512, 64, 128
-
 // kvRmsNormRopeCacheSetup times one layer's cache update of `tokens` decode tokens (B = tokens,
 // S = 1) into PA_BNSD caches of the kv dtype, as vLLM-Ascend calls it, slots in order. The bytes
 // are what the op must move: kv, cos and sin and the index read, both cache rows written (gamma
