@@ -33,6 +33,13 @@ func TestRunSmall(t *testing.T) {
 	}
 }
 
+// Every registered op must have a case, or `rotary bench --op all` would leave it unmeasured.
+func TestEveryOpBenched(t *testing.T) {
+	if got, want := Ops(), ops.Names(); !slices.Equal(got, want) {
+		t.Errorf("Ops() = %v, want the registered ops %v", got, want)
+	}
+}
+
 // A bare `rotary bench` measures DefaultOps in their order, whichever files register the cases.
 func TestDefaultTasks(t *testing.T) {
 	ts, err := (&Config{Backends: []string{ops.Native}, DTypes: []tensor.DType{tensor.F32}, Tokens: []int{1}}).tasks()
