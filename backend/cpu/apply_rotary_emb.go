@@ -1,8 +1,6 @@
 package cpu
 
 import (
-	"unsafe"
-
 	"github.com/rotary-go/rotary/backend/native"
 	"github.com/rotary-go/rotary/ops"
 	"github.com/rotary-go/rotary/tensor"
@@ -13,155 +11,6 @@ import (
 // run through the assembly kernels' full-row variants (in place, on out after copying x there).
 // The arithmetic, and the backward pass's summation order, are native's, so results match it bit
 // for bit.
-
-// maxRank bounds the ranks the fast path walks without allocating; higher ranks go to native.
-const maxRank = 8
-
-// rowWalk steps through the rows of a shape in row-major order, keeping each operand's offset.
-type rowWalk struct {
-	lead    []int        // the leading dimensions (shape without the last)
-	coords  [maxRank]int // current row's coordinates
-	strides [6][maxRank]int
-	offs    [6]int
-	n       int // operands
-}
-
-// operand registers t (broadcast dimensions get stride 0) and returns its index.
-func (w *rowWalk) operand(t tensor.Tensor) int {
-	k := w.n
-	w.n++
-	w.offs[k] = t.Offset
-	for d := range w.lead {
-		if t.Shape[d] != 1 {
-			w.strides[k][d] = t.Stride(d)
-		}
-	}
-	return k
-}
-
-// seek moves to row r (row-major over lead), from the first row.
-func (w *rowWalk) seek(r int) {
-	for d := len(w.lead) - 1; d >= 0 && r > 0; d-- {
-		c := r % w.lead[d]
-		r /= w.lead[d]
-		w.coords[d] = c
-		for k := range w.n {
-			w.offs[k] += c * w.strides[k][d]
-		}
-	}
-}
-
-// next advances to the next row; false after the last.
-func (w *rowWalk) next() bool {
-	for d := len(w.lead) - 1; d >= 0; d-- {
-		w.coords[d]++
-		for k := range w.n {
-			w.offs[k] += w.strides[k][d]
-		}
-		if w.coords[d] < w.lead[d] {
-			return true
-		}
-		for k := range w.n {
-			w.offs[k] -= w.strides[k][d] * w.lead[d]
-		}
-		w.coords[d] = 0
-	}
-	return false
-}
-
-// skip steps past n rows from the current one, which for n > 1 is the first of dimension
-// inner (a group of rows along it).
-func (w *rowWalk) skip(inner, n int) {
-	if n > 1 {
-		// Jump to the group's last row, then step past it.
-		w.coords[inner] = n - 1
-		for op := range w.n {
-			w.offs[op] += (n - 1) * w.strides[op][inner]
-		}
-	}
-	w.next()
-}
-
-// rowF32 returns row [off, off+n) of t as float32: the slice itself for F32, else widened into buf.
-func rowF32(t tensor.Tensor, off, n int, buf []float32) []float32 {
-	if t.DType == tensor.F32 {
-		return t.F32[off : off+n : off+n]
-	}
-	b := t.Bits[off : off+n]
-	for j := range n {
-		buf[j] = tensor.ToFloat32(t.DType, b[j])
-	}
-	return buf[:n]
-}
-
-// copyRow copies n elements of src at so to dst at do (same dtype); a no-op in place.
-func copyRow(dst tensor.Tensor, do int, src tensor.Tensor, so, n int) {
-	if src.DType == tensor.F32 {
-		if &dst.F32[do] != &src.F32[so] {
-			copy(dst.F32[do:do+n], src.F32[so:so+n])
-		}
-		return
-	}
-	if &dst.Bits[do] != &src.Bits[so] {
-		copy(dst.Bits[do:do+n], src.Bits[so:so+n])
-	}
-}
-
-// rotateRows rotates the first 2·half elements of `rows` rows, `stride` elements apart from
-// off, in place by the same full-width cos/sin rows.
-func rotateRows(k *kernels, t tensor.Tensor, off, rows, stride int, cos, sin []float32, gptj bool) {
-	half := len(cos) / 2
-	n := 0
-	if k.isa != isaGeneric && half >= 8 {
-		n = half &^ 7
-		var p *byte
-		if t.DType == tensor.F32 {
-			p = (*byte)(unsafe.Pointer(&t.F32[off]))
-		} else {
-			p = (*byte)(unsafe.Pointer(&t.Bits[off]))
-		}
-		callKernel(k.isa, t.DType, gptj, true, p, rows, stride*t.DType.Size(), &cos[0], &sin[0], half, n)
-	}
-	if n < half {
-		for r := range rows {
-			rotateRowGo(t, off+r*stride, cos, sin, gptj, n)
-		}
-	}
-}
-
-// rotateRowGo rotates pairs [from, half) of a row by full-width cos/sin rows.
-func rotateRowGo(t tensor.Tensor, off int, cos, sin []float32, gptj bool, from int) {
-	half := len(cos) / 2
-	for i := from; i < half; i++ {
-		a, b := i, i+half
-		if gptj {
-			a, b = 2*i, 2*i+1
-		}
-		x1, x2 := loadAt(t, off+a), loadAt(t, off+b)
-		storeAt(t, off+a, float32(x1*cos[a])-float32(x2*sin[a]))
-		storeAt(t, off+b, float32(x2*cos[b])+float32(x1*sin[b]))
-	}
-}
-
-func loadAt(t tensor.Tensor, i int) float32 {
-	if t.DType == tensor.F32 {
-		return t.F32[i]
-	}
-	return tensor.ToFloat32(t.DType, t.Bits[i])
-}
-
-func storeAt(t tensor.Tensor, i int, v float32) {
-	if t.DType == tensor.F32 {
-		t.F32[i] = v
-		return
-	}
-	t.Bits[i] = tensor.FromFloat32(t.DType, v)
-}
-
-// rowBuffers are float32 scratch rows on the stack for rotary dims up to 512.
-type rowBuffers struct {
-	cos, sin [512]float32
-}
 
 // applyRows runs the forward pass on rows [lo, hi) of x.
 func applyRows(a *ops.ApplyRotaryEmbArgs, lo, hi int) {
@@ -272,21 +121,6 @@ func applyRotaryEmbBackward(a *ops.ApplyRotaryEmbBackwardArgs) {
 	writeSums(a.DSin, dsin)
 }
 
-// negatedPartners writes into dst (len(sin)) each value of the full-width sin row replaced by
-// minus its pair partner's: the forward rotation by cos and dst is the backward pass's
-// dx = dy·cos + rotateᵀ(dy·sin).
-func negatedPartners(dst, sin []float32, gptj bool) {
-	half := len(sin) / 2
-	dst = dst[:len(sin)]
-	for j := range half {
-		p, q := j, j+half
-		if gptj {
-			p, q = 2*j, 2*j+1
-		}
-		dst[p], dst[q] = -sin[q], -sin[p]
-	}
-}
-
 // accumulateRotated adds dy·rotate(x) to sums, element by element, in index order.
 func accumulateRotated(sums []float64, dy, x []float32, gptj bool) {
 	d := len(x)
@@ -323,7 +157,7 @@ func writeSums(t tensor.Tensor, sums []float64) {
 	n := 0
 	for {
 		for j := range width {
-			storeAt(t, w.offs[ti]+j, float32(sums[n]))
+			t.SetFloat32(w.offs[ti]+j, float32(sums[n]))
 			n++
 		}
 		if !w.next() {

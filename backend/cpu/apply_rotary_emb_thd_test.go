@@ -40,8 +40,8 @@ func TestApplyRotaryEmbTHDThreads(t *testing.T) {
 		for _, d := range []tensor.DType{tensor.BF16, tensor.F32} {
 			for _, st := range []rotary.Style{rotary.NeoX, rotary.GPTJ} {
 				const H, D, rot, S = 4, 128, 96, 2100
-				x := kvcRandom(r, d, kvcSpecial, T, H, D)
-				cos, sin := kvcRandom(r, d, kvcNormal, S, rot), kvcRandom(r, d, kvcNormal, S, rot)
+				x := randomTensor(r, d, specialValues, T, H, D)
+				cos, sin := randomTensor(r, d, normalValues, S, rot), randomTensor(r, d, normalValues, S, rot)
 				for _, backward := range []bool{false, true} {
 					inPlace := backward == (bi%2 == 0) // both ways in each direction over the batches
 					name := fmt.Sprintf("batch%d/%v/%v/backward=%v/inplace=%v", bi, d, st, backward, inPlace)

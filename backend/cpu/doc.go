@@ -3,8 +3,9 @@
 // even for bf16, and a pure-Go fallback under the negated build tags and under -tags purego.
 //
 // Every kernel keeps backend/native's order of operations (in the rotations each product rounded
-// to float32, one add or subtract, no FMA; the norms' sums are FMAs by definition), so results match the reference bit for bit. The implementation is
-// chosen once from golang.org/x/sys/cpu; tests force each one the machine has.
+// to float32, one add or subtract, no FMA; the norms' sums are FMAs by definition), so results
+// match the reference bit for bit. The implementation is chosen once from golang.org/x/sys/cpu;
+// tests force each one the machine has.
 //
 // The RMS norms of the fused ops are native.SumSquares' float32 fused multiply-adds, 32 lanes in
 // two zmm, and its pairwise tree. qk_rmsnorm_rope runs one AVX-512 kernel per token for the
@@ -16,7 +17,8 @@
 // kept deinterleaved so that a rounding to bf16 and back is one VCVTNE2PS2BF16 and two splits.
 // That instruction flushes subnormals: a head whose rounded words fail a test (one test per
 // head when the token's cos and sin have no value in (0, 2^-39), one per rounding otherwise) is
-// handed back to the exact path (_asm/bf16.go explains the layouts and why one test suffices).
+// handed back to the exact path (_asm/qk_rmsnorm_rope.go explains why one test suffices, at
+// qkNormRoPEBF16Kernel and qkHead, and _asm/bf16_layout.go the deinterleaved layouts).
 //
 // kv_rmsnorm_rope_cache runs assembly per token when its rows are contiguous (caches in the kv
 // dtype, not the NZ modes; Dv a multiple of 32, Dk of 64, as DeepSeek's 512 and 64): the sum of
@@ -37,6 +39,21 @@
 // kv_rmsnorm_rope_cache's formula for the rope part and runs that op's rotation (kvcRopeLoop) as
 // a kernel of its own, a token's heads per call; where the kernel does not apply it
 // de-interleaves rows in Go and rotates them as apply_rotary_emb does.
+//
+// Each op has its files named after it: <op>.go holds its Go code and registers it. The ops with
+// assembly kernels of their own (interleave_rope, qk_rmsnorm_rope, kv_rmsnorm_rope_cache) add
+// <op>_amd64.go, the kernels' wrappers and the checks of when they apply, and <op>_generic.go,
+// the same names for builds without assembly (other architectures, -tags purego), where no
+// kernel applies. apply_rotary_emb.go and apply_rotary_emb_thd.go hold their ops' backward
+// passes too. What several ops share is named for what it is: kernels.go (with _amd64 and
+// _generic) selects the kernel set; rotation.go holds the two shared rotations, per pair by a
+// token's cos/sin (rotateHeads: rotary_embedding, its gathered form, mrope, qk_rmsnorm_rope) and
+// per element by full-width rows (rotateRows: apply_rotary_emb, apply_rotary_emb_thd,
+// interleave_rope's Go path), their kernels reached through the generated dispatch_amd64.go
+// (rotation_generic.go without assembly); convert.go (with _amd64 and _generic) holds the bulk
+// bf16/f16 conversions, rows.go the row walker and row buffers, pool.go the thread pool that
+// splits large calls. rotate_amd64.s, rotate_amd64_stubs.go and dispatch_amd64.go are generated
+// from _asm by the go:generate line in kernels_amd64.go.
 //
 // Importing the package registers its kernels with package ops as backend "cpu".
 package cpu

@@ -27,8 +27,8 @@ func TestInterleaveRoPEThreads(t *testing.T) {
 	}
 	for _, d := range []tensor.DType{tensor.BF16, tensor.F16, tensor.F32} {
 		for _, sh := range shapes {
-			x := kvcRandom(r, d, kvcSpecial, sh.B, sh.N, sh.S, sh.D)
-			cos, sin := kvcRandom(r, d, kvcNormal, sh.B, sh.cosN, sh.S, sh.D), kvcRandom(r, d, kvcNormal, sh.B, sh.cosN, sh.S, sh.D)
+			x := randomTensor(r, d, specialValues, sh.B, sh.N, sh.S, sh.D)
+			cos, sin := randomTensor(r, d, normalValues, sh.B, sh.cosN, sh.S, sh.D), randomTensor(r, d, normalValues, sh.B, sh.cosN, sh.S, sh.D)
 			for _, inPlace := range []bool{false, true} {
 				name := fmt.Sprintf("%v/x[%d,%d,%d,%d]/cosN=%d/inplace=%v", d, sh.B, sh.N, sh.S, sh.D, sh.cosN, inPlace)
 				sameAsNative(t, name, func(disp *ops.Dispatcher) tensor.Tensor {

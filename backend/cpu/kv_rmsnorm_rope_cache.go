@@ -80,7 +80,7 @@ func kvcGamma(k *kernels, g []float32, gamma tensor.Tensor) {
 		kvcRowF32(k, g, gamma, gamma.Offset)
 	} else {
 		for j := range g {
-			g[j] = kvcLoad(gamma, gamma.Offset+j*gs)
+			g[j] = gamma.Float32At(gamma.Offset + j*gs)
 		}
 	}
 }
@@ -434,11 +434,4 @@ func kvcStoreCache(k *kernels, cache tensor.Tensor, l *ops.KVCacheLayout, q *ops
 			dst[i] = native.Quantize(q, c0+i, run[i])
 		}
 	}
-}
-
-func kvcLoad(t tensor.Tensor, i int) float32 {
-	if t.DType == tensor.F32 {
-		return t.F32[i]
-	}
-	return tensor.ToFloat32(t.DType, t.Bits[i])
 }

@@ -5,13 +5,12 @@ import (
 	"math/rand/v2"
 	"testing"
 
-	"github.com/rotary-go/rotary/backend/native"
 	"github.com/rotary-go/rotary/tensor"
 )
 
-// kvcSpecials are float32 patterns the rounding kernels must get exactly right: NaN payloads,
-// infinities, subnormals, ties and near-ties of both bf16 and f16, overflow edges.
-func kvcSpecials() []uint32 {
+// conversionSpecials are float32 patterns the rounding kernels must get exactly right: NaN
+// payloads, infinities, subnormals, ties and near-ties of both bf16 and f16, overflow edges.
+func conversionSpecials() []uint32 {
 	var s []uint32
 	for _, sign := range []uint32{0, 0x80000000} {
 		for _, b := range []uint32{
@@ -29,7 +28,7 @@ func kvcSpecials() []uint32 {
 	return s
 }
 
-func TestKvcConversionKernels(t *testing.T) {
+func TestConversionKernels(t *testing.T) {
 	for _, k := range impls {
 		for _, d := range []tensor.DType{tensor.BF16, tensor.F16} {
 			t.Run(k.name+"/"+d.String(), func(t *testing.T) {
@@ -67,7 +66,7 @@ func TestKvcConversionKernels(t *testing.T) {
 						in = append(in, math.Float32frombits(b+dlt))
 					}
 				}
-				sp := kvcSpecials()
+				sp := conversionSpecials()
 				for _, b := range sp {
 					in = append(in, math.Float32frombits(b))
 				}
@@ -98,77 +97,6 @@ func TestKvcConversionKernels(t *testing.T) {
 					}
 				}
 			})
-		}
-	}
-}
-
-func TestKvcNormKernels(t *testing.T) {
-	r := rand.New(rand.NewPCG(3, 4))
-	val := func() float32 {
-		switch r.IntN(10) {
-		case 0:
-			return math.Float32frombits(r.Uint32() & 0x807fffff) // subnormal
-		case 1:
-			return math.Float32frombits(r.Uint32()) // anything, NaN included
-		case 2:
-			return float32(r.NormFloat64() * 1e30)
-		default:
-			return float32(r.NormFloat64())
-		}
-	}
-	for _, k := range impls {
-		t.Run(k.name, func(t *testing.T) {
-			for _, n := range []int{0, 4, 16, 36, 48, 64, 100, 512, 528} {
-				for trial := range 20 {
-					x, g, y := make([]float32, n), make([]float32, n), make([]float32, n)
-					for i := range x {
-						x[i], g[i] = val(), val()
-						if trial%2 == 0 {
-							x[i] = float32(r.NormFloat64()) // finite rows: a finite factor
-						}
-					}
-					eps := []float32{1e-6, 0, 1e30}[trial%3]
-					if trial == 4 {
-						clear(x) // zero variance: r = 1/√ε, or +Inf with ε = 0
-					}
-					kvcNorm(k, y, x, g, eps)
-					rf := native.RMSNormScale(native.SumSquares(x), n, eps)
-					for j := range n {
-						want := float32(x[j]*rf) * g[j]
-						if math.Float32bits(y[j]) != math.Float32bits(want) {
-							t.Fatalf("n=%d trial %d: y[%d] (x %v g %v r %v) = %v (%#x), want %v (%#x)", n, trial, j, x[j], g[j], rf, y[j], math.Float32bits(y[j]), want, math.Float32bits(want))
-						}
-					}
-				}
-			}
-		})
-	}
-}
-
-// TestKvcGammaSplit: every bf16 pattern, widened in the multi-token kernel's gamma layout, is
-// kvcDeinterleave of the plain widening; lengths the kernel does not take are declined.
-func TestKvcGammaSplit(t *testing.T) {
-	src := make([]uint16, 1<<16)
-	for i := range src {
-		src[i] = uint16(i)
-	}
-	plain := make([]float32, len(src))
-	for i, b := range src {
-		plain[i] = tensor.Float32FromBF16(b)
-	}
-	want := kvcDeinterleave(make([]float32, len(src)), plain)
-	for _, k := range impls {
-		got := make([]float32, len(src))
-		if !kvcGammaSplitAsm(k.isa, got, src) {
-			continue // no kernel for this implementation
-		}
-		for i := range want {
-			if math.Float32bits(got[i]) != math.Float32bits(want[i]) {
-				t.Fatalf("%s: element %d: got %#x, want %#x", k.name, i, math.Float32bits(got[i]), math.Float32bits(want[i]))
-			}
-		}
-		if kvcGammaSplitAsm(k.isa, make([]float32, 48), src[:48]) || kvcGammaSplitAsm(k.isa, nil, nil) {
-			t.Errorf("%s: took a length that is not a positive multiple of 32", k.name)
 		}
 	}
 }

@@ -72,26 +72,3 @@ func TestEveryBitPattern(t *testing.T) {
 		}
 	}
 }
-
-func mustDispatcher(t *testing.T, spec, backend string) *ops.Dispatcher {
-	t.Helper()
-	d, err := ops.NewDispatcher(spec, backend)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return d
-}
-
-// sameAsNative runs run through native and then through the cpu backend on every
-// implementation this machine has, and fails where a result differs from native's bits (NaNs
-// only need to stay NaNs). The caller restores the implementation.
-func sameAsNative(t *testing.T, name string, run func(*ops.Dispatcher) tensor.Tensor) {
-	t.Helper()
-	want := run(mustDispatcher(t, "none", ops.Auto))
-	for _, impl := range cpu.Implementations() {
-		if err := cpu.SetImplementation(impl); err != nil {
-			t.Fatal(err)
-		}
-		kvcSame(t, name+"/"+impl, want, run(mustDispatcher(t, "all", cpu.Name)))
-	}
-}

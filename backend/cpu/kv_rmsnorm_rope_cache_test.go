@@ -2,7 +2,6 @@ package cpu_test
 
 import (
 	"fmt"
-	"math"
 	"math/rand/v2"
 	"testing"
 
@@ -13,49 +12,7 @@ import (
 	"github.com/rotary-go/rotary/backend/cpu"
 )
 
-// kvcValues selects what kvcRandom mixes into normal values.
-type kvcValues int
-
-const (
-	kvcNormal  kvcValues = iota
-	kvcTiny              // zeros and subnormals, all finite: rows whose results are subnormal
-	kvcSpecial           // subnormals, NaN, infinities and random bit patterns
-)
-
-func (v kvcValues) String() string { return [...]string{"normal", "tiny", "special"}[v] }
-
-// kvcRandom fills a tensor with normal values, mixed with what v selects.
-func kvcRandom(r *rand.Rand, d tensor.DType, v kvcValues, shape ...int) tensor.Tensor {
-	t := tensor.Zeros(d, shape...)
-	for i := range t.Len() {
-		x := float32(r.NormFloat64())
-		switch k := r.IntN(40); {
-		case v == kvcTiny && k < 2:
-			x *= 1e-39 // f32 subnormal; bf16 keeps it, f16 flushes
-		case v == kvcTiny && k == 2:
-			x = 0
-		case v != kvcSpecial:
-		case k == 0:
-			x = math.Float32frombits(r.Uint32() & 0x807fffff)
-		case k == 1:
-			x = float32(math.NaN())
-		case k == 2:
-			x = float32(math.Inf(1 - 2*r.IntN(2)))
-		case k == 3:
-			x = math.Float32frombits(r.Uint32())
-		case k == 4:
-			x *= 1e-40
-		}
-		if d == tensor.F32 {
-			t.F32[i] = x
-		} else {
-			t.Bits[i] = tensor.FromFloat32(d, x)
-		}
-	}
-	return t
-}
-
-func kvcParams(r *rand.Rand, d tensor.DType, T, dv, dk int, special kvcValues) ops.KVRMSNormRoPECacheParams {
+func kvcParams(r *rand.Rand, d tensor.DType, T, dv, dk int, special valueMix) ops.KVRMSNormRoPECacheParams {
 	const bs = 16
 	blocks := (T + bs - 1) / bs
 	index := make([]int64, T)
@@ -66,8 +23,8 @@ func kvcParams(r *rand.Rand, d tensor.DType, T, dv, dk int, special kvcValues) o
 		}
 	}
 	return ops.KVRMSNormRoPECacheParams{
-		KV: kvcRandom(r, d, special, T, 1, 1, dv+dk), Gamma: kvcRandom(r, d, special, dv),
-		Cos: kvcRandom(r, d, special, T, 1, 1, dk), Sin: kvcRandom(r, d, special, T, 1, 1, dk),
+		KV: randomTensor(r, d, special, T, 1, 1, dv+dk), Gamma: randomTensor(r, d, special, dv),
+		Cos: randomTensor(r, d, special, T, 1, 1, dk), Sin: randomTensor(r, d, special, T, 1, 1, dk),
 		Index:  tensor.FromI64(index, T),
 		KCache: tensor.Zeros(d, blocks, bs, 1, dk), CKVCache: tensor.Zeros(d, blocks, bs, 1, dv),
 		KRoPE: tensor.Zeros(d, T, 1, 1, dk), CKV: tensor.Zeros(d, T, 1, 1, dv),
@@ -97,11 +54,11 @@ func TestKVRMSNormRoPECacheRandom(t *testing.T) {
 	ref := mustDispatcher(t, "none", ops.Auto)
 	got := mustDispatcher(t, "all", cpu.Name)
 	r := rand.New(rand.NewPCG(5, 6))
-	values := []kvcValues{kvcNormal, kvcTiny, kvcSpecial}
+	values := []valueMix{normalValues, tinyValues, specialValues}
 	if raceEnabled {
 		// Which values fill a row does not change how the pool splits the call (T = 700 on the
 		// wider shapes), which is what the race detector is here for.
-		values = []kvcValues{kvcSpecial}
+		values = []valueMix{specialValues}
 	}
 	// 512×64 (DeepSeek) and 96×128 take the one-token kernels; the rest the Go path.
 	for _, shape := range [][2]int{{512, 64}, {96, 128}, {128, 32}, {37, 6}, {100, 18}, {4, 2}, {1, 2}} {
@@ -123,7 +80,7 @@ func TestKVRMSNormRoPECacheRandom(t *testing.T) {
 						// No outputs, two sequences of 12 sharing cos and sin per batch (not affine),
 						// gamma a strided view.
 						kvcReshape(&p, 2, 12)
-						p.Gamma = kvcRandom(r, d, special, 2*shape[0])
+						p.Gamma = randomTensor(r, d, special, 2*shape[0])
 						p.Gamma.Shape, p.Gamma.Strides = []int{shape[0]}, []int{2}
 						for _, t := range []*tensor.Tensor{&p.Cos, &p.Sin} {
 							t.Shape = []int{2, 1, 1, shape[1]} // the first two rows of its backing
@@ -147,29 +104,11 @@ func TestKVRMSNormRoPECacheRandom(t *testing.T) {
 							if pair[0].IsZero() {
 								continue
 							}
-							kvcSame(t, fmt.Sprintf("%s output %d", name, i), pair[0], pair[1])
+							sameBits(t, fmt.Sprintf("%s output %d", name, i), pair[0], pair[1])
 						}
 					}
 				}
 			}
-		}
-	}
-}
-
-// kvcSame demands identical bits, NaN payloads aside (the reference's float64 products may
-// pick either NaN operand).
-func kvcSame(t *testing.T, name string, want, got tensor.Tensor) {
-	t.Helper()
-	for i := range want.Len() {
-		a, b := want.Float64At(i), got.Float64At(i)
-		same := math.IsNaN(a) && math.IsNaN(b)
-		if want.DType == tensor.F32 {
-			same = same || math.Float32bits(want.F32[i]) == math.Float32bits(got.F32[i])
-		} else {
-			same = same || want.Bits[i] == got.Bits[i]
-		}
-		if !same {
-			t.Fatalf("%s: element %d: got %v, want %v", name, i, b, a)
 		}
 	}
 }
@@ -182,7 +121,7 @@ func BenchmarkKVRMSNormRoPECache(b *testing.B) {
 			d, _ := ops.NewDispatcher("all", cpu.Name)
 			r := rand.New(rand.NewPCG(7, 8))
 			const T = 4096
-			p := kvcParams(r, tensor.BF16, T, 512, 64, kvcNormal)
+			p := kvcParams(r, tensor.BF16, T, 512, 64, normalValues)
 			p.KRoPE, p.CKV = tensor.Tensor{}, tensor.Tensor{}
 			b.SetBytes(int64(T * (2*(512+64) + 4*64) * 2))
 			for b.Loop() {

@@ -6,28 +6,10 @@ import (
 	"time"
 
 	"github.com/rotary-go/rotary"
+	"github.com/rotary-go/rotary/backend/cpu"
 	"github.com/rotary-go/rotary/ops"
 	"github.com/rotary-go/rotary/tensor"
-
-	"github.com/rotary-go/rotary/backend/cpu"
-	"github.com/rotary-go/rotary/rotarytest"
 )
-
-// TestConformance runs the suite against every implementation this machine has, forced one at
-// a time, demanding bit-identical results.
-func TestConformance(t *testing.T) {
-	defer cpu.SetImplementation(cpu.Implementations()[0])
-	for _, impl := range cpu.Implementations() {
-		t.Run(impl, func(t *testing.T) {
-			if err := cpu.SetImplementation(impl); err != nil {
-				t.Fatal(err)
-			}
-			// The sweep's calls are too small for the pool, so the race detector learns little
-			// from the full one; the ordinary run checks every case bit for bit.
-			rotarytest.Run(t, cpu.Name, rotarytest.Options{Short: raceEnabled})
-		})
-	}
-}
 
 // TestConcurrentLargeCalls: calls big enough for the worker pool, from several goroutines at
 // once (one gets the pool, the others run inline), all equal to native.

@@ -7,23 +7,6 @@ import (
 	"github.com/rotary-go/rotary/tensor"
 )
 
-// kernels names one implementation: "avx512bf16", "avx512", "avx2" or "generic". Its assembly is reached
-// through callKernel's switch of direct calls, not function values, so the compiler sees the
-// kernels' noescape and the cos/sin rows can stay on the caller's stack.
-type kernels struct {
-	name string
-	isa  isa
-}
-
-type isa uint8
-
-const (
-	isaGeneric isa = iota
-	isaAVX2
-	isaAVX512
-	isaAVX512BF16 // AVX-512 with VCVTNEPS2BF16 for bf16 stores
-)
-
 // rotateHeads rotates every head of token t of h by the token's cos/sin rows: the assembly
 // kernel takes the pairs in blocks of 8, the Go loop the rest.
 func rotateHeads(k *kernels, h *ops.Heads, t int, cos, sin []float32, gptj bool) {
@@ -106,22 +89,62 @@ func gptjBits(d tensor.DType, x []uint16, cos, sin []float32, from int) {
 	}
 }
 
-// generic is the pure-Go implementation: every pair goes through the Go loops.
-var generic = &kernels{name: "generic", isa: isaGeneric}
-
-// widenBits widens bf16 or f16 bits into dst (len(dst) elements): the assembly takes the
-// leading multiple of 16, Go the rest.
-func widenBits(k *kernels, d tensor.DType, dst []float32, src []uint16) {
-	src = src[:len(dst)]
-	for i := widenAsm(k.isa, d, dst, src); i < len(dst); i++ {
-		dst[i] = tensor.ToFloat32(d, src[i])
+// rotateQK rotates query and (when present) key of token t.
+func rotateQK(k *kernels, r *ops.RoPE, t int, cos, sin []float32) {
+	rotateHeads(k, &r.Query, t, cos, sin, r.GPTJ)
+	if r.Key.Present() {
+		rotateHeads(k, &r.Key, t, cos, sin, r.GPTJ)
 	}
 }
 
-// narrowBits rounds src to bf16 or f16 bits in dst (len(src) elements), nearest even.
-func narrowBits(k *kernels, d tensor.DType, dst []uint16, src []float32) {
-	dst = dst[:len(src)]
-	for i := narrowAsm(k.isa, d, dst, src); i < len(src); i++ {
-		dst[i] = tensor.FromFloat32(d, src[i])
+// rotateRows is the rotation by full-width cos/sin rows (a value per element, not per pair), as
+// apply_rotary_emb and the ops built on its rows take them: the first 2·half elements of `rows`
+// rows, `stride` elements apart from off, rotated in place by the same cos/sin rows.
+func rotateRows(k *kernels, t tensor.Tensor, off, rows, stride int, cos, sin []float32, gptj bool) {
+	half := len(cos) / 2
+	n := 0
+	if k.isa != isaGeneric && half >= 8 {
+		n = half &^ 7
+		var p *byte
+		if t.DType == tensor.F32 {
+			p = (*byte)(unsafe.Pointer(&t.F32[off]))
+		} else {
+			p = (*byte)(unsafe.Pointer(&t.Bits[off]))
+		}
+		callKernel(k.isa, t.DType, gptj, true, p, rows, stride*t.DType.Size(), &cos[0], &sin[0], half, n)
+	}
+	if n < half {
+		for r := range rows {
+			rotateRowGo(t, off+r*stride, cos, sin, gptj, n)
+		}
+	}
+}
+
+// rotateRowGo rotates pairs [from, half) of a row by full-width cos/sin rows.
+func rotateRowGo(t tensor.Tensor, off int, cos, sin []float32, gptj bool, from int) {
+	half := len(cos) / 2
+	for i := from; i < half; i++ {
+		a, b := i, i+half
+		if gptj {
+			a, b = 2*i, 2*i+1
+		}
+		x1, x2 := t.Float32At(off+a), t.Float32At(off+b)
+		t.SetFloat32(off+a, float32(x1*cos[a])-float32(x2*sin[a]))
+		t.SetFloat32(off+b, float32(x2*cos[b])+float32(x1*sin[b]))
+	}
+}
+
+// negatedPartners writes into dst (len(sin)) each value of the full-width sin row replaced by
+// minus its pair partner's: the forward rotation by cos and dst is the backward pass's
+// dx = dy·cos + rotateᵀ(dy·sin).
+func negatedPartners(dst, sin []float32, gptj bool) {
+	half := len(sin) / 2
+	dst = dst[:len(sin)]
+	for j := range half {
+		p, q := j, j+half
+		if gptj {
+			p, q = 2*j, 2*j+1
+		}
+		dst[p], dst[q] = -sin[q], -sin[p]
 	}
 }

@@ -207,3 +207,12 @@ func Copy(dst, src []byte) {
 	}
 	parallel(&job{kind: jobCopy, dst: dst[:n], src: src[:n]}, blocks)
 }
+
+// bytesPerToken is what one token of a rotation reads and writes.
+func bytesPerToken(r *ops.RoPE) int {
+	n := r.Query.NumHeads * r.RotaryDim * r.Query.DType.Size()
+	if r.Key.Present() {
+		n += r.Key.NumHeads * r.RotaryDim * r.Key.DType.Size()
+	}
+	return 2 * n
+}

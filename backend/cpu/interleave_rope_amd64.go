@@ -1,0 +1,23 @@
+//go:build amd64 && !purego
+
+package cpu
+
+import "github.com/rotary-go/rotary/tensor"
+
+// interleaveRoPEOK reports whether the ISA has interleaveRoPEAsm's kernel for rows of n elements
+// of dtype d: kv_rmsnorm_rope_cache's rotation, so the one-token kernels' ISAs and dtypes and a
+// multiple of 64.
+func interleaveRoPEOK(i isa, d tensor.DType, n int) bool { return kvcTokenOK(i, d, 32, n) }
+
+// interleaveRoPEAsm runs interleave_rope's kernel (interleaveRoPEOK says when there is one) on
+// `rows` rows of n elements, strides in bytes, all by the cos/sin row at cos and sin (dtype d).
+func interleaveRoPEAsm(d tensor.DType, x, out *byte, rows, xstride, ostride int, cos, sin *byte, n int) {
+	switch d {
+	case tensor.F32:
+		interleaveRoPEF32AVX512(x, out, rows, xstride, ostride, cos, sin, n)
+	case tensor.F16:
+		interleaveRoPEF16AVX512(x, out, rows, xstride, ostride, cos, sin, n)
+	case tensor.BF16:
+		interleaveRoPEBF16AVX512BF16(x, out, rows, xstride, ostride, cos, sin, n)
+	}
+}

@@ -1,0 +1,29 @@
+//go:build amd64 && !purego
+
+package cpu
+
+import "golang.org/x/sys/cpu"
+
+//go:generate sh -c "cd _asm && go run . -pkg cpu -out ../rotate_amd64.s -stubs ../rotate_amd64_stubs.go -dispatch ../dispatch_amd64.go"
+
+var (
+	avx512bf16 = &kernels{name: "avx512bf16", isa: isaAVX512BF16}
+	avx512     = &kernels{name: "avx512", isa: isaAVX512}
+	avx2       = &kernels{name: "avx2", isa: isaAVX2}
+)
+
+// available lists the implementations this machine runs, best first.
+func available() []*kernels {
+	var impls []*kernels
+	x := cpu.X86
+	if x.HasAVX512F && x.HasAVX512BW && x.HasAVX512VL && x.HasAVX512DQ && x.HasAVX2 && x.HasF16C {
+		if x.HasAVX512BF16 {
+			impls = append(impls, avx512bf16)
+		}
+		impls = append(impls, avx512)
+	}
+	if x.HasAVX2 && x.HasF16C {
+		impls = append(impls, avx2)
+	}
+	return append(impls, generic)
+}

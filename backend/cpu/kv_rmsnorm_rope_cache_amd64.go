@@ -1,0 +1,72 @@
+//go:build amd64 && !purego
+
+package cpu
+
+import (
+	"unsafe"
+
+	"github.com/rotary-go/rotary/tensor"
+)
+
+// kvcNormAsm writes y = float32(float32(x·r)·g) with r the RMSNorm factor of x
+// (native.RMSNormScale(native.SumSquares(x), len(x), eps)), len(x) a multiple of 16, len(y), len(g) ≥
+// len(x); false when there is no kernel for the ISA and length, and then nothing was done.
+func kvcNormAsm(i isa, y, x, g []float32, eps float32) bool {
+	n := len(x)
+	if n == 0 || n%16 != 0 || len(y) < n || len(g) < n || (i != isaAVX512 && i != isaAVX512BF16) {
+		return false
+	}
+	kvcNormAVX512(&y[0], &x[0], &g[0], n, eps)
+	return true
+}
+
+// kvcTokenAsm runs kv_rmsnorm_rope_cache's one-token kernel (kvcTokenOK says when there is one):
+// ckv and krope receive the rounded rows, kv, cos and sin are the token's rows, g the widened
+// gamma.
+func kvcTokenAsm(i isa, d tensor.DType, ckv, krope, kv, cos, sin *byte, g []float32, dk int, eps float32) {
+	switch d {
+	case tensor.F32:
+		kvcTokenF32AVX512(ckv, krope, kv, cos, sin, &g[0], len(g), dk, eps)
+	case tensor.F16:
+		kvcTokenF16AVX512(ckv, krope, kv, cos, sin, &g[0], len(g), dk, eps)
+	case tensor.BF16:
+		kvcTokenBF16AVX512BF16(ckv, krope, kv, cos, sin, &g[0], len(g), dk, eps)
+	}
+}
+
+// kvcGroupOK reports whether the ISA has kvcGroupAsm's multi-token kernel for dtype d (for rows
+// kvcTokenOK accepts): bf16 on AVX512BF16.
+func kvcGroupOK(i isa, d tensor.DType) bool { return d == tensor.BF16 && i == isaAVX512BF16 }
+
+// kvcGroupAsm runs kv_rmsnorm_rope_cache's multi-token kernel on the n (1..kvcGroupSize) tokens of
+// grp (kvcGroupOK says when there is one), gd the widened gamma as kvcDeinterleave lays it out.
+func kvcGroupAsm(grp *kvcGroup, n int, gd []float32, scratch *[kvcGroupSize]float32, dk int, eps float32) {
+	kvcGroupBF16AVX512BF16((*byte)(unsafe.Pointer(grp)), n, &gd[0], &scratch[0], len(gd), dk, eps)
+}
+
+// kvcGammaSplitAsm widens the bf16 gamma src into dst in the multi-token kernel's layout (as
+// kvcDeinterleave lays it out) and reports true, or false, having done nothing, when the ISA has
+// no kernel for it or the length is not a multiple of 32.
+func kvcGammaSplitAsm(i isa, dst []float32, src []uint16) bool {
+	n := len(dst)
+	if i != isaAVX512BF16 && i != isaAVX512 || n == 0 || n%32 != 0 || len(src) < n {
+		return false
+	}
+	kvcGammaSplitBF16(&dst[0], &src[0], n)
+	return true
+}
+
+// kvcTokenOK reports whether the ISA has a one-token kernel for dtype d with dv normalized and dk
+// rotated elements: dv a multiple of 32, dk of 64; f32 and f16 on AVX-512, bf16 on AVX512BF16.
+func kvcTokenOK(i isa, d tensor.DType, dv, dk int) bool {
+	if dv == 0 || dv%32 != 0 || dk == 0 || dk%64 != 0 {
+		return false
+	}
+	switch d {
+	case tensor.F32, tensor.F16:
+		return i == isaAVX512 || i == isaAVX512BF16
+	case tensor.BF16:
+		return i == isaAVX512BF16
+	}
+	return false
+}

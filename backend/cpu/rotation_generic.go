@@ -1,0 +1,10 @@
+//go:build !amd64 || purego
+
+package cpu
+
+import "github.com/rotary-go/rotary/tensor"
+
+// callKernel is never reached without assembly: generic kernels have isaGeneric.
+func callKernel(isa, tensor.DType, bool, bool, *byte, int, int, *float32, *float32, int, int) {
+	panic("cpu: no assembly kernels in this build")
+}
