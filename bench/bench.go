@@ -156,11 +156,6 @@ func ModelNames() []string { return names(func(c Case) string { return c.Model }
 // hold it against ops.Names and catch an op added without one.
 func Ops() []string { return names(func(c Case) string { return c.Op }) }
 
-// OpNames is Ops.
-//
-// Deprecated: use Ops.
-func OpNames() []string { return Ops() }
-
 func names(f func(Case) string) []string {
 	var n []string
 	for _, c := range cases {

@@ -19,7 +19,7 @@ func runBench(args []string, stdout, stderr io.Writer) error {
 	asJSON := fs.Bool("json", false, "print one JSON object per figure instead of a table")
 	png := fs.String("png", "", "also draw the bandwidth ratio against tokens to `FILE` (PNG)")
 	models := fs.String("model", "", "comma-separated benchmark `shapes` (default all: "+strings.Join(bench.ModelNames(), ", ")+")")
-	opsList := fs.String("op", "", "comma-separated `ops`, or all (default "+strings.Join(bench.DefaultOps, ",")+"; known: "+strings.Join(bench.OpNames(), ", ")+")")
+	opsList := fs.String("op", "", "comma-separated `ops`, or all (default "+strings.Join(bench.DefaultOps, ",")+"; known: "+strings.Join(bench.Ops(), ", ")+")")
 	backends := fs.String("backend", "", "comma-separated `backends` (default native,cpu; known: "+strings.Join(bench.Backends(), ", ")+")")
 	dtypes := fs.String("dtype", "", "comma-separated `dtypes` (default F32,BF16,F16)")
 	tokens := fs.String("tokens", "", "comma-separated token `counts` (default 1,16,512,4096,16384)")
