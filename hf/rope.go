@@ -70,17 +70,6 @@ func (p *parser) scaling(n node) (rope.Scaling, error) {
 	if err != nil {
 		return rope.Scaling{}, err
 	}
-	num := func(key string) (float64, bool, error) { return n.number(key) }
-	need := func(name, key string) (float64, error) {
-		f, ok, err := num(key)
-		if err != nil {
-			return 0, err
-		}
-		if !ok {
-			return 0, configErr("%s: %s requires %s", n.path, name, key)
-		}
-		return f, nil
-	}
 	var sc rope.Scaling
 	switch t {
 	case "", "default", "mrope":
@@ -89,107 +78,136 @@ func (p *parser) scaling(n node) (rope.Scaling, error) {
 		}
 		sc.Type = rope.ScalingDefault
 		return sc, nil
-
 	case "linear":
 		sc.Type = rope.ScalingLinear
-		sc.Factor, err = need(t, "factor")
+		sc.Factor, err = n.need(t, "factor")
 		return sc, err
-
 	case "dynamic":
-		if alpha, ok, err := num("alpha"); err != nil {
-			return sc, err
-		} else if ok {
-			// Hunyuan's NTK-alpha: rope_scaling {"type": "dynamic", "alpha": ...}.
-			sc.Type, sc.Alpha = rope.ScalingNTKAlpha, alpha
-			return sc, nil
-		}
-		sc.Type = rope.ScalingDynamic
-		if sc.Factor, err = need(t, "factor"); err != nil {
-			return sc, err
-		}
-		sc.OriginalMaxPositions, err = p.originalMax(n)
-		return sc, err
-
+		return p.dynamicScaling(n, t)
 	case "yarn", "deepseek_yarn":
-		sc.Type = rope.ScalingYaRN
-		if sc.Factor, err = need(t, "factor"); err != nil {
-			return sc, err
-		}
-		for _, f := range []struct {
-			key string
-			dst *float64
-		}{
-			{"beta_fast", &sc.BetaFast},
-			{"beta_slow", &sc.BetaSlow},
-			{"attention_factor", &sc.AttentionFactor},
-			{"mscale", &sc.Mscale},
-			{"mscale_all_dim", &sc.MscaleAllDim},
-		} {
-			if *f.dst, _, err = num(f.key); err != nil {
-				return sc, err
-			}
-		}
-		truncate, ok, err := n.boolean("truncate")
-		if err != nil {
-			return sc, err
-		}
-		sc.NoTruncate = ok && !truncate
-		sc.OriginalMaxPositions, err = p.originalMax(n)
-		return sc, err
-
+		return p.yarnScaling(n, t)
 	case "llama3":
-		sc.Type = rope.ScalingLlama3
-		if sc.Factor, err = need(t, "factor"); err != nil {
-			return sc, err
-		}
-		if sc.LowFreqFactor, err = need(t, "low_freq_factor"); err != nil {
-			return sc, err
-		}
-		if sc.HighFreqFactor, err = need(t, "high_freq_factor"); err != nil {
-			return sc, err
-		}
-		sc.OriginalMaxPositions, err = p.originalMax(n)
-		if err == nil && sc.OriginalMaxPositions == 0 {
-			err = configErr("%s: %s requires original_max_position_embeddings", n.path, t)
-		}
-		return sc, err
-
+		return p.llama3Scaling(n, t)
 	case "longrope", "su":
-		sc.Type = rope.ScalingLongRoPE
-		for _, f := range []struct {
-			key string
-			dst *[]float64
-		}{{"short_factor", &sc.ShortFactor}, {"long_factor", &sc.LongFactor}} {
-			path, v, ok := n.get(f.key)
-			if !ok {
-				return sc, configErr("%s: %s requires %s", n.path, t, f.key)
-			}
-			if *f.dst, err = asFloats(path, v); err != nil {
-				return sc, err
-			}
-		}
-		if sc.AttentionFactor, _, err = num("attention_factor"); err != nil {
-			return sc, err
-		}
-		// HF's rule: a config-level original_max_position_embeddings (Phi-3 has one) makes
-		// the factor max_position_embeddings / original, whatever rope_scaling.factor says.
-		if orig, path, ok, err := p.src.positive("original_max_position_embeddings"); err != nil {
-			return sc, err
-		} else if ok {
-			sc.OriginalMaxPositions = orig
-			sc.Factor = float64(p.m.Spec.MaxPositions) / float64(orig)
-			if _, _, given := n.get("factor"); given {
-				p.note("%s.factor ignored: LongRoPE uses max_position_embeddings / %s = %v", n.path, path, sc.Factor)
-			}
-			return sc, nil
-		}
-		if sc.Factor, _, err = num("factor"); err != nil {
-			return sc, err
-		}
-		sc.OriginalMaxPositions, err = p.originalMax(n)
-		return sc, err
+		return p.longRoPEScaling(n, t)
 	}
 	return sc, configErr("%s: unknown rope type %q (want default, linear, dynamic, yarn, deepseek_yarn, llama3, longrope or su)", n.path, t)
+}
+
+// need reads number key, which rope type t requires.
+func (n node) need(t, key string) (float64, error) {
+	f, ok, err := n.number(key)
+	if err != nil {
+		return 0, err
+	}
+	if !ok {
+		return 0, configErr("%s: %s requires %s", n.path, t, key)
+	}
+	return f, nil
+}
+
+// dynamicScaling reads type dynamic: dynamic NTK, or Hunyuan's NTK-alpha when alpha is given.
+func (p *parser) dynamicScaling(n node, t string) (rope.Scaling, error) {
+	var sc rope.Scaling
+	if alpha, ok, err := n.number("alpha"); err != nil {
+		return sc, err
+	} else if ok {
+		// Hunyuan's NTK-alpha: rope_scaling {"type": "dynamic", "alpha": ...}.
+		sc.Type, sc.Alpha = rope.ScalingNTKAlpha, alpha
+		return sc, nil
+	}
+	sc.Type = rope.ScalingDynamic
+	var err error
+	if sc.Factor, err = n.need(t, "factor"); err != nil {
+		return sc, err
+	}
+	sc.OriginalMaxPositions, err = p.originalMax(n)
+	return sc, err
+}
+
+func (p *parser) yarnScaling(n node, t string) (rope.Scaling, error) {
+	sc := rope.Scaling{Type: rope.ScalingYaRN}
+	var err error
+	if sc.Factor, err = n.need(t, "factor"); err != nil {
+		return sc, err
+	}
+	for _, f := range []struct {
+		key string
+		dst *float64
+	}{
+		{"beta_fast", &sc.BetaFast},
+		{"beta_slow", &sc.BetaSlow},
+		{"attention_factor", &sc.AttentionFactor},
+		{"mscale", &sc.Mscale},
+		{"mscale_all_dim", &sc.MscaleAllDim},
+	} {
+		if *f.dst, _, err = n.number(f.key); err != nil {
+			return sc, err
+		}
+	}
+	truncate, ok, err := n.boolean("truncate")
+	if err != nil {
+		return sc, err
+	}
+	sc.NoTruncate = ok && !truncate
+	sc.OriginalMaxPositions, err = p.originalMax(n)
+	return sc, err
+}
+
+func (p *parser) llama3Scaling(n node, t string) (rope.Scaling, error) {
+	sc := rope.Scaling{Type: rope.ScalingLlama3}
+	var err error
+	if sc.Factor, err = n.need(t, "factor"); err != nil {
+		return sc, err
+	}
+	if sc.LowFreqFactor, err = n.need(t, "low_freq_factor"); err != nil {
+		return sc, err
+	}
+	if sc.HighFreqFactor, err = n.need(t, "high_freq_factor"); err != nil {
+		return sc, err
+	}
+	sc.OriginalMaxPositions, err = p.originalMax(n)
+	if err == nil && sc.OriginalMaxPositions == 0 {
+		err = configErr("%s: %s requires original_max_position_embeddings", n.path, t)
+	}
+	return sc, err
+}
+
+func (p *parser) longRoPEScaling(n node, t string) (rope.Scaling, error) {
+	sc := rope.Scaling{Type: rope.ScalingLongRoPE}
+	var err error
+	for _, f := range []struct {
+		key string
+		dst *[]float64
+	}{{"short_factor", &sc.ShortFactor}, {"long_factor", &sc.LongFactor}} {
+		path, v, ok := n.get(f.key)
+		if !ok {
+			return sc, configErr("%s: %s requires %s", n.path, t, f.key)
+		}
+		if *f.dst, err = asFloats(path, v); err != nil {
+			return sc, err
+		}
+	}
+	if sc.AttentionFactor, _, err = n.number("attention_factor"); err != nil {
+		return sc, err
+	}
+	// HF's rule: a config-level original_max_position_embeddings (Phi-3 has one) makes
+	// the factor max_position_embeddings / original, whatever rope_scaling.factor says.
+	if orig, path, ok, err := p.src.positive("original_max_position_embeddings"); err != nil {
+		return sc, err
+	} else if ok {
+		sc.OriginalMaxPositions = orig
+		sc.Factor = float64(p.m.Spec.MaxPositions) / float64(orig)
+		if _, _, given := n.get("factor"); given {
+			p.note("%s.factor ignored: LongRoPE uses max_position_embeddings / %s = %v", n.path, path, sc.Factor)
+		}
+		return sc, nil
+	}
+	if sc.Factor, _, err = n.number("factor"); err != nil {
+		return sc, err
+	}
+	sc.OriginalMaxPositions, err = p.originalMax(n)
+	return sc, err
 }
 
 // originalMax reads original_max_position_embeddings from the rope object, else the

@@ -310,7 +310,6 @@ func (st *indexState) videoUnit() string {
 
 // row computes one batch row: HF's loop body over input_ids[attention_mask[i] == 1].
 func (st *indexState) row(b int, full, mask []int64, pos Positions3, deltas []int64) error {
-	cfg := st.cfg
 	ids := full
 	if mask != nil {
 		ids = make([]int64, 0, len(full))
@@ -324,120 +323,13 @@ func (st *indexState) row(b int, full, mask []int64, pos Positions3, deltas []in
 		// HF: torch.cat of an empty list raises.
 		return inputErr("row %d has no unmasked tokens", b)
 	}
-
-	// image_nums / video_nums: vision_start tokens whose next token is an image / video
-	// token (input_ids[vision_start_indices + 1]).
-	var imageNums, videoNums int
-	for s, id := range ids {
-		if id != cfg.VisionStartTokenID {
-			continue
-		}
-		if s+1 >= len(ids) {
-			return inputErr("row %d: vision_start token %d is the last unmasked token: want an image or video token after it", b, id)
-		}
-		switch ids[s+1] {
-		case cfg.ImageTokenID:
-			imageNums++
-		case cfg.VideoTokenID:
-			videoNums++
-		}
+	blocks, err := st.countBlocks(b, ids)
+	if err != nil {
+		return err
 	}
-
-	// Positions of the unmasked tokens, [axis][k].
-	var out [3][]int64
-	for a := range out {
-		out[a] = make([]int64, 0, len(ids))
-	}
-	appendText := func(n int, start int64) {
-		for k := range n {
-			for a := range out {
-				out[a] = append(out[a], start+int64(k))
-			}
-		}
-	}
-	// lastMax is llm_pos_ids_list[-1].max(): the largest position of the last vision block
-	// (the block appended last; text appended before a vision block never is last when
-	// read). -1 while the list is empty, so that st_idx = lastMax + 1 = 0.
-	lastMax := int64(-1)
-	st0 := 0
-	remainImages, remainVideos := imageNums, videoNums
-	for range imageNums + videoNums {
-		edImage, edVideo := len(ids)+1, len(ids)+1
-		if remainImages > 0 {
-			if edImage = indexFrom(ids, cfg.ImageTokenID, st0); edImage < 0 {
-				// Python's list.index raises ValueError.
-				return inputErr("row %d: %d image blocks but no image token after token %d", b, imageNums, st0)
-			}
-		}
-		if remainVideos > 0 {
-			if edVideo = indexFrom(ids, cfg.VideoTokenID, st0); edVideo < 0 {
-				return inputErr("row %d: %d video blocks but no video token after token %d", b, videoNums, st0)
-			}
-		}
-		var grid [3]int64
-		var token int64
-		var second float64
-		var isImage bool
-		if edImage < edVideo {
-			if st.image >= len(st.images) {
-				return inputErr("row %d: image block %d needs image_grid_thw[%d], but only %d grids were given", b, imageNums-remainImages, st.image, len(st.images))
-			}
-			grid, token, isImage = st.images[st.image], cfg.ImageTokenID, true
-			st.image++
-			remainImages--
-		} else {
-			if st.video >= len(st.videos) {
-				return inputErr("row %d: video block %d needs video grid %d, but only %d %s were given", b, videoNums-remainVideos, st.video, len(st.videos), st.videoUnit())
-			}
-			grid, token = st.videos[st.video], cfg.VideoTokenID
-			// Qwen2.5-VL: second_per_grid_ts[video_index], 1.0 when not given.
-			second = 1
-			if st.seconds != nil {
-				second = st.seconds[st.video]
-			}
-			st.video++
-			remainVideos--
-		}
-		ed := min(edImage, edVideo)
-		m := cfg.SpatialMergeSize
-		gt, gh, gw := grid[0], grid[1]/m, grid[2]/m
-		n := gt * gh * gw
-		if n > int64(len(ids)-ed) {
-			return inputErr("row %d: %s grid %v needs %d %s tokens from token %d, but the row has %d tokens left", b, tokenName(cfg, token), grid, n, tokenName(cfg, token), ed, len(ids)-ed)
-		}
-		for k := range int(n) {
-			if ids[ed+k] != token {
-				return inputErr("row %d: %s grid %v needs %d consecutive %s tokens from token %d, found %d at token %d", b, tokenName(cfg, token), grid, n, tokenName(cfg, token), ed, ids[ed+k], ed+k)
-			}
-		}
-
-		textLen := ed - st0
-		stIdx := lastMax + 1
-		appendText(textLen, stIdx)
-		base := int64(textLen) + stIdx
-		lastMax = math.MinInt64
-		for t := range gt {
-			tIndex, ok := st.temporalIndex(t, isImage, second)
-			if ok && tIndex+base > maxPosition {
-				ok = false
-			}
-			if !ok {
-				return inputErr("row %d: video grid %v: step %d × second_per_grid_t %v × tokens_per_second %v puts its temporal position past 2^53", b, grid, t, second, cfg.TokensPerSecond)
-			}
-			for h := range gh {
-				for w := range gw {
-					p := [3]int64{tIndex + base, h + base, w + base}
-					for a := range out {
-						out[a] = append(out[a], p[a])
-						lastMax = max(lastMax, p[a])
-					}
-				}
-			}
-		}
-		st0 = ed + int(n)
-	}
-	if st0 < len(ids) {
-		appendText(len(ids)-st0, lastMax+1)
+	out, err := st.positions(b, ids, blocks)
+	if err != nil {
+		return err
 	}
 
 	maxPos := int64(math.MinInt64)
@@ -464,6 +356,165 @@ func (st *indexState) row(b int, full, mask []int64, pos Positions3, deltas []in
 	// padded length.
 	deltas[b] = maxPos + 1 - int64(len(full))
 	return nil
+}
+
+// blockCounts are a row's image_nums and video_nums, and how many of each are still to place.
+type blockCounts struct {
+	images, videos             int
+	remainImages, remainVideos int
+}
+
+// countBlocks counts image_nums / video_nums: vision_start tokens whose next token is an
+// image / video token (input_ids[vision_start_indices + 1]).
+func (st *indexState) countBlocks(b int, ids []int64) (blockCounts, error) {
+	cfg := st.cfg
+	var c blockCounts
+	for s, id := range ids {
+		if id != cfg.VisionStartTokenID {
+			continue
+		}
+		if s+1 >= len(ids) {
+			return blockCounts{}, inputErr("row %d: vision_start token %d is the last unmasked token: want an image or video token after it", b, id)
+		}
+		switch ids[s+1] {
+		case cfg.ImageTokenID:
+			c.images++
+		case cfg.VideoTokenID:
+			c.videos++
+		}
+	}
+	c.remainImages, c.remainVideos = c.images, c.videos
+	return c, nil
+}
+
+// rowPositions are a row's positions over its unmasked tokens, [axis][k].
+type rowPositions [3][]int64
+
+// text appends n text tokens from position start, the same on every axis.
+func (out *rowPositions) text(n int, start int64) {
+	for k := range n {
+		for a := range out {
+			out[a] = append(out[a], start+int64(k))
+		}
+	}
+}
+
+// positions lays out the text and vision blocks of a row's unmasked tokens ids in order.
+func (st *indexState) positions(b int, ids []int64, blocks blockCounts) (rowPositions, error) {
+	var out rowPositions
+	for a := range out {
+		out[a] = make([]int64, 0, len(ids))
+	}
+	// lastMax is llm_pos_ids_list[-1].max(): the largest position of the last vision block
+	// (the block appended last; text appended before a vision block never is last when
+	// read). -1 while the list is empty, so that st_idx = lastMax + 1 = 0.
+	lastMax := int64(-1)
+	st0 := 0
+	for range blocks.images + blocks.videos {
+		blk, err := st.nextBlock(b, ids, st0, &blocks)
+		if err != nil {
+			return rowPositions{}, err
+		}
+		textLen := blk.ed - st0
+		stIdx := lastMax + 1
+		out.text(textLen, stIdx)
+		if lastMax, err = st.appendGrid(&out, b, blk, int64(textLen)+stIdx); err != nil {
+			return rowPositions{}, err
+		}
+		st0 = blk.ed + int(blk.n)
+	}
+	if st0 < len(ids) {
+		out.text(len(ids)-st0, lastMax+1)
+	}
+	return out, nil
+}
+
+// visionBlock is one image or video block of a row.
+type visionBlock struct {
+	ed         int      // the index of its first token
+	grid       [3]int64 // its grid_thw
+	t, h, w, n int64    // the grid after spatial merging, and its token count t·h·w
+	token      int64    // the image or video token that fills it
+	second     float64  // Qwen2.5-VL's second_per_grid_t (videos only)
+	isImage    bool
+}
+
+// nextBlock finds the block that starts first from token st0, the next image or the next
+// video, takes its grid, and checks that the row has the block's tokens.
+func (st *indexState) nextBlock(b int, ids []int64, st0 int, c *blockCounts) (visionBlock, error) {
+	cfg := st.cfg
+	edImage, edVideo := len(ids)+1, len(ids)+1
+	if c.remainImages > 0 {
+		if edImage = indexFrom(ids, cfg.ImageTokenID, st0); edImage < 0 {
+			// Python's list.index raises ValueError.
+			return visionBlock{}, inputErr("row %d: %d image blocks but no image token after token %d", b, c.images, st0)
+		}
+	}
+	if c.remainVideos > 0 {
+		if edVideo = indexFrom(ids, cfg.VideoTokenID, st0); edVideo < 0 {
+			return visionBlock{}, inputErr("row %d: %d video blocks but no video token after token %d", b, c.videos, st0)
+		}
+	}
+	var blk visionBlock
+	if edImage < edVideo {
+		if st.image >= len(st.images) {
+			return visionBlock{}, inputErr("row %d: image block %d needs image_grid_thw[%d], but only %d grids were given", b, c.images-c.remainImages, st.image, len(st.images))
+		}
+		blk.grid, blk.token, blk.isImage = st.images[st.image], cfg.ImageTokenID, true
+		st.image++
+		c.remainImages--
+	} else {
+		if st.video >= len(st.videos) {
+			return visionBlock{}, inputErr("row %d: video block %d needs video grid %d, but only %d %s were given", b, c.videos-c.remainVideos, st.video, len(st.videos), st.videoUnit())
+		}
+		blk.grid, blk.token = st.videos[st.video], cfg.VideoTokenID
+		// Qwen2.5-VL: second_per_grid_ts[video_index], 1.0 when not given.
+		blk.second = 1
+		if st.seconds != nil {
+			blk.second = st.seconds[st.video]
+		}
+		st.video++
+		c.remainVideos--
+	}
+	blk.ed = min(edImage, edVideo)
+	m := cfg.SpatialMergeSize
+	blk.t, blk.h, blk.w = blk.grid[0], blk.grid[1]/m, blk.grid[2]/m
+	blk.n = blk.t * blk.h * blk.w
+	ed, n, token, grid := blk.ed, blk.n, blk.token, blk.grid
+	if n > int64(len(ids)-ed) {
+		return visionBlock{}, inputErr("row %d: %s grid %v needs %d %s tokens from token %d, but the row has %d tokens left", b, tokenName(cfg, token), grid, n, tokenName(cfg, token), ed, len(ids)-ed)
+	}
+	for k := range int(n) {
+		if ids[ed+k] != token {
+			return visionBlock{}, inputErr("row %d: %s grid %v needs %d consecutive %s tokens from token %d, found %d at token %d", b, tokenName(cfg, token), grid, n, tokenName(cfg, token), ed, ids[ed+k], ed+k)
+		}
+	}
+	return blk, nil
+}
+
+// appendGrid appends the positions of block blk's tokens, offset by base, and returns the
+// largest of them.
+func (st *indexState) appendGrid(out *rowPositions, b int, blk visionBlock, base int64) (int64, error) {
+	lastMax := int64(math.MinInt64)
+	for t := range blk.t {
+		tIndex, ok := st.temporalIndex(t, blk.isImage, blk.second)
+		if ok && tIndex+base > maxPosition {
+			ok = false
+		}
+		if !ok {
+			return 0, inputErr("row %d: video grid %v: step %d × second_per_grid_t %v × tokens_per_second %v puts its temporal position past 2^53", b, blk.grid, t, blk.second, st.cfg.TokensPerSecond)
+		}
+		for h := range blk.h {
+			for w := range blk.w {
+				p := [3]int64{tIndex + base, h + base, w + base}
+				for a := range out {
+					out[a] = append(out[a], p[a])
+					lastMax = max(lastMax, p[a])
+				}
+			}
+		}
+	}
+	return lastMax, nil
 }
 
 // temporalIndex is the t component (before the block offset) of grid step t; ok is false when
