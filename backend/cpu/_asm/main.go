@@ -1,5 +1,5 @@
 // Command _asm generates the AVX-512 and AVX2 kernels of package cpu and the table that
-// dispatches its rotation kernels (go:generate in backend/cpu/impl_amd64.go runs it):
+// dispatches its rotation kernels (go:generate in backend/cpu/kernels_amd64.go runs it):
 //
 //	cd backend/cpu/_asm && go run . -pkg cpu -out ../rotate_amd64.s -stubs ../rotate_amd64_stubs.go -dispatch ../dispatch_amd64.go
 //
@@ -7,8 +7,9 @@
 // to float32, then one add or subtract, never an FMA; the norms' sums of squares are fused
 // multiply-adds because native.SumSquares defines them so), so it matches backend/native bit for bit.
 //
-// The files follow package cpu's: rotate.go has the kernels rotate.go and apply_rotary_emb.go
-// call, kv_rmsnorm_rope_cache.go, interleave_rope.go and qk_rmsnorm_rope.go those of their ops;
+// The files follow package cpu's: rotation.go has the kernels cpu's rotation.go calls,
+// convert.go the bulk conversions, kv_rmsnorm_rope_cache.go, interleave_rope.go and
+// qk_rmsnorm_rope.go those of their ops;
 // vector.go, rmsnorm.go and bf16_layout.go hold what several ops share, bf16_encoding.go the
 // instructions the Go assembler lacks, and dispatch.go writes the Go side of the table.
 package main
@@ -32,7 +33,7 @@ func main() {
 	ConstraintExpr("amd64,!purego")
 	g.declareData()
 	g.rotateKernels()
-	// The bulk conversions of rotate.go's widenBits and narrowBits.
+	// The bulk conversions of cpu's convert.go (widenBits, narrowBits).
 	for _, s := range []isa{avx512, avx2} {
 		for _, d := range []dtype{bf16, f16} {
 			g.widenKernel(s, d)
