@@ -39,49 +39,92 @@ type NPUMRoPEParams struct {
 // arguments of op rotary_embedding or op mrope and dispatches them through d (nil:
 // ops.Default). On error nothing is written.
 func NPUMRoPE(d *ops.Dispatcher, p NPUMRoPEParams) error {
-	positions, query, key, cosSinCache, headSize, sections := p.Positions, p.Query, p.Key, p.CosSinCache, p.HeadSize, p.Sections
-	if p.Style != NeoX && p.Style != GPTJ {
-		return fmt.Errorf("rotary_mode (style) %v: want neox (half) or gptj (interleave)", p.Style)
-	}
-	gptj := p.Style == GPTJ
-	if headSize <= 0 {
-		return fmt.Errorf("head_size %d: want > 0", headSize)
-	}
-	if cosSinCache.IsZero() {
-		return fmt.Errorf("cos_sin_cache: missing")
-	}
-	if err := cosSinCache.Check("cos_sin_cache"); err != nil {
-		return err
-	}
-	if !cosSinCache.DType.IsFloat() {
-		return fmt.Errorf("cos_sin_cache: dtype %v: want F32, F16 or BF16", cosSinCache.DType)
-	}
-	if cosSinCache.Rank() != 2 {
-		return fmt.Errorf("cos_sin_cache: shape %s: want [max_positions, rotary_dim]", tensor.ShapeString(cosSinCache.Shape))
-	}
-	rows, rd := cosSinCache.Shape[0], cosSinCache.Shape[1]
-	if rd == 0 || rd%2 != 0 || rd > headSize {
-		return fmt.Errorf("cos_sin_cache: rotary dim %d (shape %s): want an even number from 2 to head_size %d", rd, tensor.ShapeString(cosSinCache.Shape), headSize)
-	}
-	mrope := false
-	for _, s := range sections {
-		mrope = mrope || s != 0
-	}
-	if mrope {
-		if n := len(sections); n != 3 && n != 4 {
-			return fmt.Errorf("mrope_section %v: want 3 or 4 sections (or none for plain RoPE)", sections)
-		}
-		if err := rope.CheckSections(sections, rd/2); err != nil {
-			return fmt.Errorf("%w (rotary_dim %d from cos_sin_cache %s)", err, rd, tensor.ShapeString(cosSinCache.Shape))
-		}
-		if len(sections) == 4 && p.Interleaved {
-			return fmt.Errorf("mrope_section %v: 4 sections need cache_mode default (interleave spreads exactly 3 axes)", sections)
-		}
-	}
-	q, k, err := ops.NewQueryKey(query, key, headSize)
+	rp, pos, cache, err := npuMRoPEArgs(p)
 	if err != nil {
 		return err
 	}
+	if pos.Rows > 1 {
+		_, err = ops.Run(dispatcher(d), ops.MRoPE, ops.MRoPEArgs{RoPE: rp, Positions: pos, Cache: cache, Sections: p.Sections, Interleaved: p.Interleaved})
+		return err
+	}
+	_, err = ops.Run(dispatcher(d), ops.RotaryEmbedding, ops.RotaryEmbeddingArgs{RoPE: rp, Positions: pos, Cache: cache})
+	return err
+}
+
+// npuMRoPEArgs checks npu_mrope's arguments and builds what op rotary_embedding and op mrope
+// both take; the positions have more than one row only for an MRoPE call.
+func npuMRoPEArgs(p NPUMRoPEParams) (ops.RoPE, ops.Positions, ops.CosSinCache, error) {
+	if p.Style != NeoX && p.Style != GPTJ {
+		return ops.RoPE{}, ops.Positions{}, ops.CosSinCache{}, fmt.Errorf("rotary_mode (style) %v: want neox (half) or gptj (interleave)", p.Style)
+	}
+	if p.HeadSize <= 0 {
+		return ops.RoPE{}, ops.Positions{}, ops.CosSinCache{}, fmt.Errorf("head_size %d: want > 0", p.HeadSize)
+	}
+	rows, rd, err := npuCosSinCacheShape(p.CosSinCache, p.HeadSize)
+	if err != nil {
+		return ops.RoPE{}, ops.Positions{}, ops.CosSinCache{}, err
+	}
+	mrope, err := npuSections(p.Sections, p.Interleaved, rd, p.CosSinCache)
+	if err != nil {
+		return ops.RoPE{}, ops.Positions{}, ops.CosSinCache{}, err
+	}
+	q, k, err := ops.NewQueryKey(p.Query, p.Key, p.HeadSize)
+	if err != nil {
+		return ops.RoPE{}, ops.Positions{}, ops.CosSinCache{}, err
+	}
+	pos, err := npuPositions(p.Positions, q.Tokens, p.Sections, mrope, rows)
+	if err != nil {
+		return ops.RoPE{}, ops.Positions{}, ops.CosSinCache{}, err
+	}
+	cache := npuCosSinCache(p.CosSinCache, int(pos.Max+1), rd)
+	return ops.RoPE{RotaryDim: rd, GPTJ: p.Style == GPTJ, Query: q, Key: k}, pos, cache, nil
+}
+
+// npuCosSinCacheShape checks cos_sin_cache and returns its row count and rotary dim.
+func npuCosSinCacheShape(c tensor.Tensor, headSize int) (rows, rd int, err error) {
+	if c.IsZero() {
+		return 0, 0, fmt.Errorf("cos_sin_cache: missing")
+	}
+	if err := c.Check("cos_sin_cache"); err != nil {
+		return 0, 0, err
+	}
+	if !c.DType.IsFloat() {
+		return 0, 0, fmt.Errorf("cos_sin_cache: dtype %v: want F32, F16 or BF16", c.DType)
+	}
+	if c.Rank() != 2 {
+		return 0, 0, fmt.Errorf("cos_sin_cache: shape %s: want [max_positions, rotary_dim]", tensor.ShapeString(c.Shape))
+	}
+	rows, rd = c.Shape[0], c.Shape[1]
+	if rd == 0 || rd%2 != 0 || rd > headSize {
+		return 0, 0, fmt.Errorf("cos_sin_cache: rotary dim %d (shape %s): want an even number from 2 to head_size %d", rd, tensor.ShapeString(c.Shape), headSize)
+	}
+	return rows, rd, nil
+}
+
+// npuSections checks mrope_section against the rotary dim and cache_mode; mrope is false for
+// plain RoPE (no sections, or all zeros).
+func npuSections(sections []int, interleaved bool, rd int, cosSinCache tensor.Tensor) (mrope bool, err error) {
+	for _, s := range sections {
+		mrope = mrope || s != 0
+	}
+	if !mrope {
+		return false, nil
+	}
+	if n := len(sections); n != 3 && n != 4 {
+		return false, fmt.Errorf("mrope_section %v: want 3 or 4 sections (or none for plain RoPE)", sections)
+	}
+	if err := rope.CheckSections(sections, rd/2); err != nil {
+		return false, fmt.Errorf("%w (rotary_dim %d from cos_sin_cache %s)", err, rd, tensor.ShapeString(cosSinCache.Shape))
+	}
+	if len(sections) == 4 && interleaved {
+		return false, fmt.Errorf("mrope_section %v: 4 sections need cache_mode default (interleave spreads exactly 3 axes)", sections)
+	}
+	return true, nil
+}
+
+// npuPositions checks the positions: [tokens], or for MRoPE one row per section; every value
+// must have a row of the cache.
+func npuPositions(positions tensor.Tensor, tokens int, sections []int, mrope bool, rows int) (ops.Positions, error) {
 	var allow []int
 	if mrope {
 		allow = []int{len(sections)}
@@ -89,31 +132,27 @@ func NPUMRoPE(d *ops.Dispatcher, p NPUMRoPEParams) error {
 	if positions.Rank() == 2 {
 		switch {
 		case !mrope:
-			return fmt.Errorf("positions: shape %s: 2-D positions need mrope_section (plain RoPE takes [tokens])", tensor.ShapeString(positions.Shape))
+			return ops.Positions{}, fmt.Errorf("positions: shape %s: 2-D positions need mrope_section (plain RoPE takes [tokens])", tensor.ShapeString(positions.Shape))
 		case positions.Shape[0] != len(sections):
-			return fmt.Errorf("positions: %d rows (shape %s) for %d mrope sections %v: want as many rows as sections", positions.Shape[0], tensor.ShapeString(positions.Shape), len(sections), sections)
+			return ops.Positions{}, fmt.Errorf("positions: %d rows (shape %s) for %d mrope sections %v: want as many rows as sections", positions.Shape[0], tensor.ShapeString(positions.Shape), len(sections), sections)
 		}
 	}
-	pos, err := ops.NewPositions(positions, q.Tokens, allow, int64(rows))
-	if err != nil {
-		return err
-	}
-	cache := ops.CosSinCache{Rows: int(pos.Max + 1), Half: rd / 2}
-	if c := cosSinCache; c.DType == tensor.F32 && c.Contiguous() {
+	return ops.NewPositions(positions, tokens, allow, int64(rows))
+}
+
+// npuCosSinCache is the first rows of the checked cache c as the ops take it: c itself when it
+// is F32 and contiguous, else a float32 copy.
+func npuCosSinCache(c tensor.Tensor, rows, rd int) ops.CosSinCache {
+	cache := ops.CosSinCache{Rows: rows, Half: rd / 2}
+	if c.DType == tensor.F32 && c.Contiguous() {
 		cache.Data = c.F32[c.Offset : c.Offset+cache.Rows*rd]
-	} else {
-		cache.Data = make([]float32, cache.Rows*rd)
-		for r := range cache.Rows {
-			for j := range rd {
-				cache.Data[r*rd+j] = float32(c.Float64At(c.Index(r, j)))
-			}
+		return cache
+	}
+	cache.Data = make([]float32, cache.Rows*rd)
+	for r := range cache.Rows {
+		for j := range rd {
+			cache.Data[r*rd+j] = float32(c.Float64At(c.Index(r, j)))
 		}
 	}
-	rope := ops.RoPE{RotaryDim: rd, GPTJ: gptj, Query: q, Key: k}
-	if pos.Rows > 1 {
-		_, err = ops.Run(dispatcher(d), ops.MRoPE, ops.MRoPEArgs{RoPE: rope, Positions: pos, Cache: cache, Sections: sections, Interleaved: p.Interleaved})
-		return err
-	}
-	_, err = ops.Run(dispatcher(d), ops.RotaryEmbedding, ops.RotaryEmbeddingArgs{RoPE: rope, Positions: pos, Cache: cache})
-	return err
+	return cache
 }

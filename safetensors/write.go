@@ -71,6 +71,30 @@ func writeAll(w io.Writer, b []byte) error {
 // encodeHeader validates tensors and metadata and returns the 8-byte length
 // prefix followed by the padded JSON header.
 func encodeHeader(tensors []Tensor, metadata map[string]string) ([]byte, error) {
+	begins, err := dataBegins(tensors)
+	if err != nil {
+		return nil, err
+	}
+	keys, err := metadataKeys(metadata)
+	if err != nil {
+		return nil, err
+	}
+	b := make([]byte, 8, 8+64*(len(tensors)+1))
+	b = appendHeaderJSON(b, tensors, begins, metadata, keys)
+	for len(b)%8 != 0 {
+		b = append(b, ' ')
+	}
+	n := len(b) - 8
+	if n > MaxHeaderSize {
+		return nil, invalidf("header would be %d bytes, more than the %d-byte limit", n, MaxHeaderSize)
+	}
+	binary.LittleEndian.PutUint64(b, uint64(n))
+	return b, nil
+}
+
+// dataBegins validates the tensors and returns where each one's data begins, the data laid
+// out contiguously in the order given.
+func dataBegins(tensors []Tensor) ([]int, error) {
 	seen := make(map[string]bool, len(tensors))
 	begins := make([]int, len(tensors))
 	off := 0
@@ -109,6 +133,11 @@ func encodeHeader(tensors []Tensor, metadata map[string]string) ([]byte, error) 
 		begins[i] = off
 		off += nbytes
 	}
+	return begins, nil
+}
+
+// metadataKeys validates the metadata and returns its keys, sorted.
+func metadataKeys(metadata map[string]string) ([]string, error) {
 	keys := make([]string, 0, len(metadata))
 	for k, v := range metadata {
 		if !utf8.ValidString(k) {
@@ -120,14 +149,18 @@ func encodeHeader(tensors []Tensor, metadata map[string]string) ([]byte, error) 
 		keys = append(keys, k)
 	}
 	sort.Strings(keys)
+	return keys, nil
+}
 
+// appendHeaderJSON appends the header's compact JSON: the metadata (when there is any), then
+// the tensors sorted by name.
+func appendHeaderJSON(b []byte, tensors []Tensor, begins []int, metadata map[string]string, keys []string) []byte {
 	order := make([]int, len(tensors))
 	for i := range order {
 		order[i] = i
 	}
-	sort.Slice(order, func(a, b int) bool { return tensors[order[a]].Name < tensors[order[b]].Name })
+	sort.Slice(order, func(i, j int) bool { return tensors[order[i]].Name < tensors[order[j]].Name })
 
-	b := make([]byte, 8, 8+64*(len(tensors)+1))
 	b = append(b, '{')
 	first := true
 	comma := func() {
@@ -169,16 +202,7 @@ func encodeHeader(tensors []Tensor, metadata map[string]string) ([]byte, error) 
 		b = strconv.AppendInt(b, int64(begins[i]+len(t.Data)), 10)
 		b = append(b, "]}"...)
 	}
-	b = append(b, '}')
-	for len(b)%8 != 0 {
-		b = append(b, ' ')
-	}
-	n := len(b) - 8
-	if n > MaxHeaderSize {
-		return nil, invalidf("header would be %d bytes, more than the %d-byte limit", n, MaxHeaderSize)
-	}
-	binary.LittleEndian.PutUint64(b, uint64(n))
-	return b, nil
+	return append(b, '}')
 }
 
 // appendString appends s, which must be valid UTF-8, as a JSON string literal.
