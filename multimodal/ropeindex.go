@@ -75,13 +75,8 @@ func GetRoPEIndex(cfg Config, inputIDs, attentionMask [][]int64, imageGridTHW, v
 		return Positions3{}, nil, err
 	}
 	if cfg.Kind == Qwen25VL && secondPerGridT != nil {
-		if len(secondPerGridT) != len(videoGridTHW) {
-			return Positions3{}, nil, inputErr("second_per_grid_ts has %d values for %d videos: want one per video", len(secondPerGridT), len(videoGridTHW))
-		}
-		for i, s := range secondPerGridT {
-			if s < 0 || math.IsNaN(s) || math.IsInf(s, 0) {
-				return Positions3{}, nil, inputErr("second_per_grid_ts[%d] %v: want a finite number ≥ 0", i, s)
-			}
+		if err := checkSeconds(secondPerGridT, len(videoGridTHW)); err != nil {
+			return Positions3{}, nil, err
 		}
 	}
 	batch := len(inputIDs)
@@ -107,23 +102,9 @@ func GetRoPEIndex(cfg Config, inputIDs, attentionMask [][]int64, imageGridTHW, v
 		seconds = secondPerGridT
 	}
 	if cfg.Kind == Qwen3VL {
-		// Qwen3-VL: "we use timestamps to separate videos, like <t1> <vision_start>
-		// <frame1> <vision_end> <t2> <vision_start> <frame2> <vision_end>, the
-		// video_grid_thw should also be split": each video row (t, h, w) becomes t rows
-		// (1, h, w) (Qwen3VLModel.get_rope_index: repeat_interleave then grid[:, 0] = 1).
-		// Every frame needs at least one token, which bounds the expansion.
-		var frames int64
-		for _, g := range videoGridTHW {
-			frames += g[0]
-		}
-		if tokens, _ := mul64(int64(batch), int64(seq)); frames > tokens {
-			return Positions3{}, nil, inputErr("video_grid_thw has %d frames but the input has only %d tokens", frames, tokens)
-		}
-		videos = make([][3]int64, 0, frames)
-		for _, g := range videoGridTHW {
-			for range g[0] {
-				videos = append(videos, [3]int64{1, g[1], g[2]})
-			}
+		tokens, _ := mul64(int64(batch), int64(seq))
+		if videos, err = videoFrames(videoGridTHW, tokens); err != nil {
+			return Positions3{}, nil, err
 		}
 	}
 	st := &indexState{cfg: cfg, images: imageGridTHW, videos: videos, seconds: seconds}
@@ -148,6 +129,41 @@ func GetRoPEIndex(cfg Config, inputIDs, attentionMask [][]int64, imageGridTHW, v
 		return Positions3{}, nil, err
 	}
 	return positions, ropeDeltas, nil
+}
+
+// checkSeconds checks Qwen2.5-VL's second_per_grid_ts: one finite value ≥ 0 per video.
+func checkSeconds(secondPerGridT []float64, videos int) error {
+	if len(secondPerGridT) != videos {
+		return inputErr("second_per_grid_ts has %d values for %d videos: want one per video", len(secondPerGridT), videos)
+	}
+	for i, s := range secondPerGridT {
+		if s < 0 || math.IsNaN(s) || math.IsInf(s, 0) {
+			return inputErr("second_per_grid_ts[%d] %v: want a finite number ≥ 0", i, s)
+		}
+	}
+	return nil
+}
+
+// videoFrames is Qwen3-VL's split of video_grid_thw: "we use timestamps to separate videos,
+// like <t1> <vision_start> <frame1> <vision_end> <t2> <vision_start> <frame2> <vision_end>,
+// the video_grid_thw should also be split": each video row (t, h, w) becomes t rows (1, h, w)
+// (Qwen3VLModel.get_rope_index: repeat_interleave then grid[:, 0] = 1). Every frame needs at
+// least one of the input's tokens, which bounds the expansion.
+func videoFrames(videoGridTHW [][3]int64, tokens int64) ([][3]int64, error) {
+	var frames int64
+	for _, g := range videoGridTHW {
+		frames += g[0]
+	}
+	if frames > tokens {
+		return nil, inputErr("video_grid_thw has %d frames but the input has only %d tokens", frames, tokens)
+	}
+	videos := make([][3]int64, 0, frames)
+	for _, g := range videoGridTHW {
+		for range g[0] {
+			videos = append(videos, [3]int64{1, g[1], g[2]})
+		}
+	}
+	return videos, nil
 }
 
 // tokenCounts is the check of HF's forward pass ("Image features and image tokens do not

@@ -278,32 +278,14 @@ func (sc Scaling) typeName() string {
 }
 
 func (sc Scaling) validate(s Spec) error {
+	if err := sc.validateRanges(); err != nil {
+		return err
+	}
 	need := func(name string, v float64) error {
 		if !finitePos(v) {
 			return specErr("%s scaling needs %s > 0 (got %v)", sc.Type, name, v)
 		}
 		return nil
-	}
-	// Parameters a variant reads only when set must still be finite, and those that scale
-	// something must not be negative.
-	for _, p := range []struct {
-		name        string
-		v           float64
-		nonNegative bool
-	}{
-		{"factor", sc.Factor, true}, {"alpha", sc.Alpha, true},
-		{"beta_fast", sc.BetaFast, true}, {"beta_slow", sc.BetaSlow, true},
-		{"attention_factor", sc.AttentionFactor, true},
-		{"mscale", sc.Mscale, false}, {"mscale_all_dim", sc.MscaleAllDim, false},
-		{"low_freq_factor", sc.LowFreqFactor, true}, {"high_freq_factor", sc.HighFreqFactor, true},
-	} {
-		if math.IsNaN(p.v) || math.IsInf(p.v, 0) || (p.nonNegative && p.v < 0) {
-			want := "a finite number"
-			if p.nonNegative {
-				want = "a finite number ≥ 0"
-			}
-			return specErr("%s scaling %s %v: want %s", sc.typeName(), p.name, p.v, want)
-		}
 	}
 	switch sc.Type {
 	case "", ScalingDefault:
@@ -368,6 +350,31 @@ func (sc Scaling) validate(s Spec) error {
 		return nil
 	}
 	return specErr("unknown rope type %q (want default, linear, dynamic, ntk_alpha, yarn, llama3 or longrope)", sc.Type)
+}
+
+// validateRanges checks every scalar parameter whatever the variant: those a variant reads only
+// when set must still be finite, and those that scale something must not be negative.
+func (sc Scaling) validateRanges() error {
+	for _, p := range []struct {
+		name        string
+		v           float64
+		nonNegative bool
+	}{
+		{"factor", sc.Factor, true}, {"alpha", sc.Alpha, true},
+		{"beta_fast", sc.BetaFast, true}, {"beta_slow", sc.BetaSlow, true},
+		{"attention_factor", sc.AttentionFactor, true},
+		{"mscale", sc.Mscale, false}, {"mscale_all_dim", sc.MscaleAllDim, false},
+		{"low_freq_factor", sc.LowFreqFactor, true}, {"high_freq_factor", sc.HighFreqFactor, true},
+	} {
+		if math.IsNaN(p.v) || math.IsInf(p.v, 0) || (p.nonNegative && p.v < 0) {
+			want := "a finite number"
+			if p.nonNegative {
+				want = "a finite number ≥ 0"
+			}
+			return specErr("%s scaling %s %v: want %s", sc.typeName(), p.name, p.v, want)
+		}
+	}
+	return nil
 }
 
 // IsGlobalLayer reports whether layer l uses the global (scaled) RoPE; always true without
