@@ -8,13 +8,15 @@ import (
 	"io"
 	"math"
 	"strconv"
+
+	"github.com/rotary-go/rotary/internal/errs"
 )
 
 // ErrConfig is wrapped by every error Parse returns for a config it cannot use.
 var ErrConfig = errors.New("hf config")
 
 func configErr(format string, args ...any) error {
-	return fmt.Errorf("%w: %s", ErrConfig, fmt.Sprintf(format, args...))
+	return errs.Wrapf(ErrConfig, format, args...)
 }
 
 // object is a decoded JSON object; numbers are json.Number so integers stay exact.

@@ -7,6 +7,8 @@ import (
 	"fmt"
 	"math"
 	"strings"
+
+	"github.com/rotary-go/rotary/internal/errs"
 )
 
 // Kind selects which model family's get_rope_index rules apply.
@@ -102,7 +104,7 @@ func DefaultConfig(kind Kind) Config {
 var ErrConfig = errors.New("multimodal config")
 
 func configErr(format string, args ...any) error {
-	return fmt.Errorf("%w: %s", ErrConfig, fmt.Sprintf(format, args...))
+	return errs.Wrapf(ErrConfig, format, args...)
 }
 
 // maxTokenID bounds token ids to what real vocabularies use; a larger one is a typo.

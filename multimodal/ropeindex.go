@@ -2,15 +2,16 @@ package multimodal
 
 import (
 	"errors"
-	"fmt"
 	"math"
+
+	"github.com/rotary-go/rotary/internal/errs"
 )
 
 // ErrInput is wrapped by every error GetRoPEIndex returns for bad input.
 var ErrInput = errors.New("multimodal input")
 
 func inputErr(format string, args ...any) error {
-	return fmt.Errorf("%w: %s", ErrInput, fmt.Sprintf(format, args...))
+	return errs.Wrapf(ErrInput, format, args...)
 }
 
 // maxGridDim bounds each grid_thw value so that t·h·w cannot overflow; real grids are

@@ -2,9 +2,9 @@ package multimodal
 
 import (
 	"errors"
-	"fmt"
 	"math"
 
+	"github.com/rotary-go/rotary/internal/errs"
 	"github.com/rotary-go/rotary/ops"
 	"github.com/rotary-go/rotary/rope"
 	"github.com/rotary-go/rotary/tensor"
@@ -14,7 +14,7 @@ import (
 var ErrVision = errors.New("multimodal vision rope")
 
 func visionErr(format string, args ...any) error {
-	return fmt.Errorf("%w: %s", ErrVision, fmt.Sprintf(format, args...))
+	return errs.Wrapf(ErrVision, format, args...)
 }
 
 // DefaultVisionTheta is the base of the Qwen vision towers' VisionRotaryEmbedding

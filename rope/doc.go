@@ -2,7 +2,8 @@
 // base, pair Style, the Scaling variant, MRoPE sections, per-layer and dual-chunk rules), its
 // validation, and the inverse frequencies and attention factor of every variant, in float64.
 //
-// It depends on nothing but the standard library, so that code which only reads or checks
-// configs (packages hf, check and multimodal) does not link the kernels. Package rotary (the
+// It depends on nothing but the standard library and internal/errs (itself standard library
+// only), so that code which only reads or checks configs (packages hf, check and multimodal)
+// does not link the kernels. Package rotary (the
 // root) turns a Spec into an Embedding that rotates tensors, and re-exports these names.
 package rope

@@ -4,6 +4,8 @@ import (
 	"errors"
 	"fmt"
 	"math"
+
+	"github.com/rotary-go/rotary/internal/errs"
 )
 
 // Style says which elements of a head form a rotation pair.
@@ -146,7 +148,7 @@ type Spec struct {
 var ErrSpec = errors.New("invalid rope spec")
 
 func specErr(format string, args ...any) error {
-	return fmt.Errorf("%w: %s", ErrSpec, fmt.Sprintf(format, args...))
+	return errs.Wrapf(ErrSpec, format, args...)
 }
 
 // Half is the number of rotation pairs, RotaryDim/2.

@@ -12,6 +12,7 @@ import (
 	"strconv"
 	"unicode/utf8"
 
+	"github.com/rotary-go/rotary/internal/errs"
 	"github.com/rotary-go/rotary/internal/fileio"
 )
 
@@ -31,7 +32,7 @@ const MaxHeaderSize = 100 << 20
 const metadataKey = "__metadata__"
 
 func invalidf(format string, args ...any) error {
-	return fmt.Errorf("%w: "+format, append([]any{ErrInvalid}, args...)...)
+	return errs.Wrapf(ErrInvalid, format, args...)
 }
 
 var elemSizes = map[string]int{

@@ -2,8 +2,9 @@ package safetensors
 
 import (
 	"encoding/binary"
-	"fmt"
 	"math"
+
+	"github.com/rotary-go/rotary/internal/errs"
 )
 
 // elements checks that t has one of the dtypes in want and that its Data is
@@ -18,9 +19,9 @@ func (t Tensor) elements(want ...string) (int, error) {
 	}
 	if !ok {
 		if len(want) == 1 {
-			return 0, fmt.Errorf("%w: tensor %q has dtype %q, want %s", ErrDType, t.Name, t.DType, want[0])
+			return 0, errs.Wrapf(ErrDType, "tensor %q has dtype %q, want %s", t.Name, t.DType, want[0])
 		}
-		return 0, fmt.Errorf("%w: tensor %q has dtype %q, want one of %v", ErrDType, t.Name, t.DType, want)
+		return 0, errs.Wrapf(ErrDType, "tensor %q has dtype %q, want one of %v", t.Name, t.DType, want)
 	}
 	size, _ := ElemSize(t.DType)
 	nbytes, ok := byteSize(t.Shape, size)
