@@ -4,7 +4,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"math"
-	"sort"
 	"strings"
 
 	"github.com/rotary-go/rotary/hf"
@@ -54,39 +53,12 @@ type Launch struct {
 	Op string
 }
 
-// torchNPUNames maps torch_npu's name of an op to the registry's. Launch scripts spell ops the
-// torch_npu way while `rotary apply --op` and the registry use rotary's names; both must reach
-// the same checks.
-var torchNPUNames = map[string]string{
-	"npu_rotary_mul":            ops.ApplyRotaryEmb.Name(),
-	"npu_interleave_rope":       ops.InterleaveRoPE.Name(),
-	"npu_mrope":                 ops.MRoPE.Name(),
-	"npu_kv_rmsnorm_rope_cache": ops.KVRMSNormRoPECache.Name(),
-}
+// CanonicalOp returns the registry name (one of ops.Names) of an op named by rotary's name or
+// torch_npu's, and false for a name rotary does not know: ops.Canonical.
+func CanonicalOp(name string) (string, bool) { return ops.Canonical(name) }
 
-// CanonicalOp returns the registry name (one of ops.Names) of an op named either way, and false
-// for a name rotary does not know.
-func CanonicalOp(name string) (string, bool) {
-	if reg, ok := torchNPUNames[name]; ok {
-		return reg, true
-	}
-	for _, n := range ops.Names() {
-		if n == name {
-			return n, true
-		}
-	}
-	return "", false
-}
-
-// OpNames lists every name CanonicalOp accepts, sorted.
-func OpNames() []string {
-	names := ops.Names()
-	for n := range torchNPUNames {
-		names = append(names, n)
-	}
-	sort.Strings(names)
-	return names
-}
+// OpNames lists every name CanonicalOp accepts, sorted: ops.NamesWithAliases.
+func OpNames() []string { return ops.NamesWithAliases() }
 
 // Config runs every check on a config.json and launch options.
 func Config(data []byte, l Launch) []Finding {
