@@ -8,7 +8,6 @@ import (
 	"strings"
 
 	"github.com/rotary-go/rotary"
-	"github.com/rotary-go/rotary/check"
 	"github.com/rotary-go/rotary/ops"
 	"github.com/rotary-go/rotary/safetensors"
 	"github.com/rotary-go/rotary/tensor"
@@ -56,26 +55,24 @@ func registerApplyOp(name string, op *applyOp) {
 	applyOps[name] = op
 }
 
-// lookupApplyOp finds an op by its registry name or by the torch_npu name of the same op.
+// lookupApplyOp finds an op by its registry name or by another stack's name of the same op
+// (ops.Canonical: torch_npu's npu_rotary_mul, npu_mrope, ...).
 func lookupApplyOp(name string) (*applyOp, bool) {
-	if op, ok := applyOps[name]; ok {
-		return op, true
+	canon, ok := ops.Canonical(name)
+	if !ok {
+		return nil, false
 	}
-	if canon, ok := check.CanonicalOp(name); ok {
-		op, ok := applyOps[canon]
-		return op, ok
-	}
-	return nil, false
+	op, ok := applyOps[canon]
+	return op, ok
 }
 
-// aliasNames are the op names lookupApplyOp accepts besides the registry's.
+// aliasNames are the op names lookupApplyOp accepts besides the registry's, sorted.
 func aliasNames() []string {
 	var out []string
-	for _, n := range check.OpNames() {
-		if _, reg := applyOps[n]; !reg {
-			out = append(out, n)
-		}
+	for alias := range ops.Aliases() {
+		out = append(out, alias)
 	}
+	sort.Strings(out)
 	return out
 }
 
@@ -108,7 +105,7 @@ func runApply(args []string, stdout, stderr io.Writer) error {
 	}
 	op, ok := lookupApplyOp(*opName)
 	if !ok {
-		return usagef("--op %q: want one of %s (or a torch_npu name: %s)", *opName, strings.Join(applyOpNames(), ", "), strings.Join(aliasNames(), ", "))
+		return usagef("--op %q: want one of %s (or another stack's name: %s)", *opName, strings.Join(applyOpNames(), ", "), strings.Join(aliasNames(), ", "))
 	}
 	if err := noArgs(fs.Args()); err != nil {
 		return err
