@@ -190,7 +190,7 @@ func (e *Embedding) table(maxPos int64) (c ops.CosSinCache, ok bool) {
 	switch {
 	case sc.Type == ScalingLongRoPE && maxPos >= int64(e.spec.OriginalMax()):
 		return e.long, true
-	case sc.Type == ScalingDynamic && sc.Dynamic == DynamicPerCall && maxPos >= int64(e.spec.OriginalMax()):
+	case sc.Type == ScalingDynamic && sc.Dynamic == DynamicPerCall && maxPos >= int64(e.spec.DynamicMax()):
 		return ops.CosSinCache{}, false
 	}
 	return e.cache, true

@@ -51,6 +51,8 @@ func TestFrequenciesVariants(t *testing.T) {
 		{"dynamic static", Spec{HeadSize: 128, RotaryDim: 128, Base: 10000, MaxPositions: 2048, Scaling: Scaling{Type: ScalingDynamic, Factor: 2}}},
 		{"dynamic static original", Spec{HeadSize: 80, RotaryDim: 40, Base: 10000, MaxPositions: 8192, Scaling: Scaling{Type: ScalingDynamic, Factor: 3, OriginalMaxPositions: 2048}}},
 		{"dynamic per-call", Spec{HeadSize: 128, RotaryDim: 128, Base: 10000, MaxPositions: 2048, Scaling: Scaling{Type: ScalingDynamic, Factor: 2, Dynamic: DynamicPerCall}}},
+		{"dynamic per-call original", Spec{HeadSize: 128, RotaryDim: 128, Base: 10000, MaxPositions: 8192, Scaling: Scaling{Type: ScalingDynamic, Factor: 2, OriginalMaxPositions: 4096, Dynamic: DynamicPerCall}}},
+		{"dynamic max-trained", Spec{HeadSize: 96, RotaryDim: 96, Base: 10000, MaxPositions: 8192, Scaling: Scaling{Type: ScalingDynamic, Factor: 3, MaxTrainedPositions: 2048, Dynamic: DynamicMaxTrained}}},
 		{"ntk alpha", Spec{HeadSize: 128, RotaryDim: 128, Base: 10000, MaxPositions: 32768, Scaling: Scaling{Type: ScalingNTKAlpha, Alpha: 1000}}},
 		{"yarn qwen", Spec{HeadSize: 128, RotaryDim: 128, Base: 1e6, MaxPositions: 131072, Scaling: Scaling{Type: ScalingYaRN, Factor: 4, OriginalMaxPositions: 32768}}},
 		{"yarn deepseek", Spec{HeadSize: 64, RotaryDim: 64, Base: 10000, Style: GPTJ, MaxPositions: 163840, Scaling: Scaling{

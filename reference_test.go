@@ -57,9 +57,20 @@ func refFrequencies(s Spec, maxPos int) ([]float64, float64) {
 		return inv, 1
 	case ScalingDynamic:
 		// HF _compute_dynamic_ntk_parameters: base · (factor·L/M − (factor−1))^(d/(d−2)).
+		// Static (vLLM ≤ 0.21): L = factor·original over the original length. Per call (HF):
+		// L = max(seq_len, max_position_embeddings) over max_position_embeddings. Max-trained
+		// (vLLM ≥ 0.22): max_position over max_trained_positions.
 		L := sc.Factor * M
-		if sc.Dynamic == DynamicPerCall {
+		switch sc.Dynamic {
+		case DynamicPerCall:
+			M = float64(s.MaxPositions)
 			L = math.Max(float64(maxPos+1), M)
+		case DynamicMaxTrained:
+			L = float64(s.MaxPositions)
+			M = L
+			if sc.MaxTrainedPositions > 0 {
+				M = float64(sc.MaxTrainedPositions)
+			}
 		}
 		withBase(s.Base * math.Pow(sc.Factor*L/M-(sc.Factor-1), float64(d)/float64(d-2)))
 		return inv, 1

@@ -37,8 +37,9 @@ type DynamicLength = rope.DynamicLength
 
 // The dynamic NTK lengths.
 const (
-	DynamicStatic  = rope.DynamicStatic
-	DynamicPerCall = rope.DynamicPerCall
+	DynamicStatic     = rope.DynamicStatic
+	DynamicPerCall    = rope.DynamicPerCall
+	DynamicMaxTrained = rope.DynamicMaxTrained
 )
 
 // Scaling holds a variant's parameters (see rope.Scaling).

@@ -121,6 +121,16 @@ func (p *parser) dynamicScaling(n node, t string) (rope.Scaling, error) {
 	if sc.Factor, err = n.need(t, "factor"); err != nil {
 		return sc, err
 	}
+	// vLLM's max_trained_positions (get_rope reads it from the rope parameters; Nomic BERT's
+	// config carries it at the top level).
+	if sc.MaxTrainedPositions, _, err = n.integer("max_trained_positions"); err != nil {
+		return sc, err
+	}
+	if sc.MaxTrainedPositions == 0 {
+		if sc.MaxTrainedPositions, _, _, err = p.src.positive("max_trained_positions"); err != nil {
+			return sc, err
+		}
+	}
 	sc.OriginalMaxPositions, err = p.originalMax(n)
 	return sc, err
 }

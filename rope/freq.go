@@ -49,11 +49,7 @@ func (s Spec) FrequenciesInto(inv []float64, maxPos int) float64 {
 		}
 		return 1
 	case ScalingDynamic:
-		L := float64(origMax) * sc.Factor
-		if sc.Dynamic == DynamicPerCall {
-			L = float64(max(maxPos+1, origMax))
-		}
-		base := s.Base * math.Pow(sc.Factor*L/float64(origMax)-(sc.Factor-1), float64(d)/float64(d-2))
+		base := s.Base * math.Pow(s.dynamicStretch(maxPos), float64(d)/float64(d-2))
 		defaultInvFreq(inv, base, d)
 		return 1
 	case ScalingNTKAlpha:
@@ -76,6 +72,36 @@ func (s Spec) FrequenciesInto(inv []float64, maxPos int) float64 {
 	}
 	defaultInvFreq(inv, s.Base, d)
 	return 1
+}
+
+// dynamicStretch is the dynamic NTK term factor·L/M − (factor − 1) of the spec's length rule.
+func (s Spec) dynamicStretch(maxPos int) float64 {
+	sc := s.Scaling
+	switch sc.Dynamic {
+	case DynamicPerCall:
+		M := float64(s.DynamicMax())
+		L := max(float64(maxPos)+1, M)
+		return sc.Factor*L/M - (sc.Factor - 1)
+	case DynamicMaxTrained:
+		M := s.DynamicMax()
+		T := sc.MaxTrainedPositions
+		if T <= 0 {
+			T = M
+		}
+		return sc.Factor*float64(M)/float64(T) - (sc.Factor - 1)
+	}
+	origMax := s.OriginalMax()
+	L := float64(origMax) * sc.Factor
+	return sc.Factor*L/float64(origMax) - (sc.Factor - 1)
+}
+
+// DynamicMax is the length the per-call and max-trained dynamic NTK rules divide by:
+// max_position_embeddings (the original length when max positions is unset).
+func (s Spec) DynamicMax() int {
+	if s.MaxPositions > 0 {
+		return s.MaxPositions
+	}
+	return s.OriginalMax()
 }
 
 func (s Spec) longRoPEAttention() float64 {

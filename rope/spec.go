@@ -58,19 +58,40 @@ const (
 type DynamicLength uint8
 
 const (
-	// DynamicStatic is vLLM's choice: L = factor · original max positions, fixed, so one cache
-	// serves every call.
+	// DynamicStatic is vLLM's rule up to v0.21 (dynamic_ntk_scaling_rope.py before PR #41277):
+	// L = factor · original max positions, fixed, so one cache serves every call.
 	DynamicStatic DynamicLength = iota
-	// DynamicPerCall is Hugging Face's: L = max(largest position in the call + 1, original max
-	// positions), so the frequencies change with the call once it runs past the trained length.
+	// DynamicPerCall is Hugging Face's (_compute_dynamic_ntk_parameters with
+	// dynamic_rope_update): L = max(largest position in the call + 1, max positions), divided by
+	// max positions, so the frequencies change with the call once it runs past
+	// max_position_embeddings. HF's module keeps the largest length seen until a call falls
+	// back below it; this is the length of the call alone, what a fresh module computes.
 	DynamicPerCall
+	// DynamicMaxTrained is vLLM's rule since PR #41277 (v0.22): the base stretches by
+	// factor · max positions / Scaling.MaxTrainedPositions − (factor − 1), one cache of max
+	// positions rows; without max_trained_positions that is plain RoPE.
+	DynamicMaxTrained
 )
 
 func (d DynamicLength) String() string {
-	if d == DynamicPerCall {
+	switch d {
+	case DynamicPerCall:
 		return "per-call"
+	case DynamicMaxTrained:
+		return "max-trained"
 	}
 	return "static"
+}
+
+// Describe says which framework each length rule follows.
+func (d DynamicLength) Describe() string {
+	switch d {
+	case DynamicPerCall:
+		return "per-call (Hugging Face: the call's length over max_position_embeddings)"
+	case DynamicMaxTrained:
+		return "max-trained (vLLM 0.22 and later: max_position / max_trained_positions)"
+	}
+	return "static (vLLM 0.21 and earlier: factor × original, one cache)"
 }
 
 // Scaling holds a variant's parameters. Fields a variant does not use are ignored.
@@ -84,6 +105,9 @@ type Scaling struct {
 
 	// Dynamic selects the length the dynamic NTK formula uses.
 	Dynamic DynamicLength
+	// MaxTrainedPositions is vLLM's max_trained_positions for DynamicMaxTrained; 0 means
+	// max positions.
+	MaxTrainedPositions int
 	// Alpha is the NTK-alpha base multiplier.
 	Alpha float64
 
@@ -301,6 +325,14 @@ func (sc Scaling) validate(s Spec) error {
 		}
 		if sc.Type == ScalingDynamic && s.OriginalMax() <= 0 {
 			return specErr("dynamic scaling needs max_position_embeddings > 0")
+		}
+		if sc.Type == ScalingDynamic && sc.Dynamic > DynamicMaxTrained {
+			return specErr("dynamic length rule %d: want static, per-call or max-trained", sc.Dynamic)
+		}
+		if sc.Type == ScalingDynamic && sc.Dynamic == DynamicMaxTrained {
+			if sc.MaxTrainedPositions < 0 || !(s.dynamicStretch(-1) > 0) {
+				return specErr("dynamic max_trained_positions %d with max positions %d and factor %v: the stretch factor·max/trained − (factor−1) must be > 0", sc.MaxTrainedPositions, s.DynamicMax(), sc.Factor)
+			}
 		}
 		return nil
 	case ScalingNTKAlpha:

@@ -148,7 +148,7 @@ func printInspect(w io.Writer, r *inspectReport, spec rotary.Spec) {
 	case rotary.ScalingLongRoPE:
 		p("longrope", "original=%d (long factors when any position ≥ it)", spec.OriginalMax())
 	case rotary.ScalingDynamic:
-		p("dynamic", "original=%d length=%s", spec.OriginalMax(), sc.Dynamic)
+		p("dynamic", "original=%d max=%d length=%s", spec.OriginalMax(), spec.DynamicMax(), sc.Dynamic.Describe())
 	}
 	p("attention factor", "%.17g", r.AttentionFactor)
 	if r.Local != nil {

@@ -20,7 +20,7 @@ func (m *modelFlags) register(fs *flag.FlagSet) {
 	fs.StringVar(&m.config, "config", "", "model `config.json` (Hugging Face format)")
 	fs.StringVar(&m.preset, "model", "", "embedded model `preset` instead of --config (see 'rotary presets')")
 	fs.IntVar(&m.layer, "layer", 0, "layer `N`, for models with per-layer RoPE (Gemma 3)")
-	fs.StringVar(&m.dynamic, "dynamic", "static", "dynamic NTK length: static (vLLM, factor × original) or per-call (Hugging Face, the call's length)")
+	fs.StringVar(&m.dynamic, "dynamic", "static", "dynamic NTK length rule: static (vLLM ≤ 0.21: factor × original), per-call (Hugging Face: the call's length over max_position_embeddings) or max-trained (vLLM ≥ 0.22: max_position / max_trained_positions)")
 }
 
 // load reads the model and returns it with the spec of the chosen layer.
@@ -55,8 +55,13 @@ func (m *modelFlags) load() (*hf.Model, rotary.Spec, error) {
 		spec.Scaling.Dynamic = rotary.DynamicStatic
 	case "per-call":
 		spec.Scaling.Dynamic = rotary.DynamicPerCall
+	case "max-trained":
+		spec.Scaling.Dynamic = rotary.DynamicMaxTrained
 	default:
-		return nil, rotary.Spec{}, usagef("--dynamic %q: want static or per-call", m.dynamic)
+		return nil, rotary.Spec{}, usagef("--dynamic %q: want static, per-call or max-trained", m.dynamic)
+	}
+	if err := spec.Validate(); err != nil {
+		return nil, rotary.Spec{}, usagef("--dynamic %s: %v", m.dynamic, err)
 	}
 	return model, spec, nil
 }
