@@ -23,7 +23,7 @@ func FuzzNew(f *testing.F) {
 		s0, s1, s2 int, interleaved bool, chunk, local int, localBase float64, extra uint8) {
 		sc := Scaling{
 			Type: fuzzScalings[int(scaling)%len(fuzzScalings)], Factor: factor, Alpha: alpha, OriginalMaxPositions: origMax,
-			Dynamic: DynamicLength(extra % 2), BetaFast: betaFast, BetaSlow: betaSlow, NoTruncate: extra&2 != 0,
+			Dynamic: DynamicLength(extra % 4), MaxTrainedPositions: local, BetaFast: betaFast, BetaSlow: betaSlow, NoTruncate: extra&2 != 0,
 			AttentionFactor: attn, Mscale: mscale, MscaleAllDim: mscaleAll, LowFreqFactor: alpha, HighFreqFactor: betaFast,
 		}
 		if sc.Type == ScalingLongRoPE && rotaryDim > 0 && rotaryDim <= 1<<12 {
