@@ -294,6 +294,7 @@ func (c *checker) parseError(err error) {
 func (c *checker) model(m *hf.Model) {
 	l := c.launch
 	s := m.Spec
+	c.longRoPEFactor(m)
 	if s.MRoPE != nil {
 		sections := fmt.Sprint(s.MRoPE.Sections)
 		if l.PositionEmbeddingType == "rope" {
@@ -369,4 +370,27 @@ func (c *checker) model(m *hf.Model) {
 				"it takes gathered cos/sin for one position axis and knows no mrope_section", "use npu_mrope")
 		}
 	}
+}
+
+// longRoPEFactor warns when a LongRoPE config's factor differs from max / original: HF main
+// computes the attention factor from the config's factor, HF v4.57, vLLM
+// (phi3_long_rope_scaled_rope.py) and Microsoft's Phi-3 code from the ratio, so the frameworks
+// scale cos and sin differently.
+func (c *checker) longRoPEFactor(m *hf.Model) {
+	s := m.Spec
+	if s.Scaling.Type != rope.ScalingLongRoPE || s.Scaling.AttentionFactor != 0 {
+		return
+	}
+	byLengths := s
+	byLengths.Scaling.LongRoPEFactorFromLengths = true
+	_, hfMain := s.Frequencies(-1)
+	_, ratio := byLengths.Frequencies(-1)
+	if hfMain == ratio {
+		return
+	}
+	c.add(Warning, "longrope-factor",
+		fmt.Sprintf("longrope factor %v differs from max_position_embeddings / original = %v: attention factor %.6f (HF main) vs %.6f (HF v4.57, vLLM, Microsoft's code)",
+			s.Scaling.Factor, byLengths.LongRoPEFactor(), hfMain, ratio),
+		"HF main takes the config's factor for the attention factor; the older readings take the ratio of the lengths, so cos and sin differ by that ratio between frameworks",
+		"set rope_scaling.attention_factor explicitly, or make factor equal max_position_embeddings / original_max_position_embeddings")
 }

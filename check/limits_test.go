@@ -32,3 +32,24 @@ func TestNonFiniteAndOverflowingConfigs(t *testing.T) {
 		}
 	}
 }
+
+// TestLongRoPEFactorWarning: a LongRoPE factor that disagrees with max / original is a warning
+// naming both attention factors; an agreeing one is not.
+func TestLongRoPEFactorWarning(t *testing.T) {
+	const cfg = `{"model_type":"phi3","hidden_size":128,"num_attention_heads":8,"max_position_embeddings":131072,"original_max_position_embeddings":4096,
+		"rope_theta":10000,"rope_scaling":{"type":"longrope",%s"short_factor":[1,1,1,1,1,1,1,1],"long_factor":[2,2,2,2,2,2,2,2]}}`
+	has := func(factor string) bool {
+		for _, f := range check.Config([]byte(strings.Replace(cfg, "%s", factor, 1)), check.Launch{}) {
+			if f.Code == "longrope-factor" && f.Severity == check.Warning {
+				return true
+			}
+		}
+		return false
+	}
+	if !has(`"factor":2,`) {
+		t.Errorf("factor 2 against 131072/4096 = 32: no longrope-factor warning")
+	}
+	if has(`"factor":32,`) || has(``) {
+		t.Errorf("a factor equal to the lengths' ratio, or none: warned")
+	}
+}

@@ -31,6 +31,8 @@ type family struct {
 	// interleavedMRoPE: the family's MRoPE is Qwen3-VL's interleaved layout even when the
 	// config does not say mrope_interleaved.
 	interleavedMRoPE bool
+	// mropeSection is the family's mrope_section when the config gives none.
+	mropeSection []int
 	// defaults are the HF config class's defaults for keys published configs omit.
 	defaults map[string]any
 }
@@ -38,9 +40,10 @@ type family struct {
 func num(s string) json.Number { return json.Number(s) }
 
 var (
-	neox  = family{style: rope.NeoX}
-	gptj  = family{style: rope.GPTJ}
-	qwen3 = family{style: rope.NeoX, interleavedMRoPE: true}
+	neox = family{style: rope.NeoX}
+	gptj = family{style: rope.GPTJ}
+	// Qwen3VLTextRotaryEmbedding (modeling_qwen3_vl.py) defaults mrope_section to [24, 20, 20].
+	qwen3 = family{style: rope.NeoX, interleavedMRoPE: true, mropeSection: []int{24, 20, 20}}
 	// Gemma3TextConfig's defaults: google/gemma-3-4b-it's config.json gives only a few text
 	// keys (hidden_size, num_hidden_layers, rope_scaling, sliding_window) and relies on these.
 	gemma3 = family{style: rope.NeoX, kind: kindGemma3, defaults: map[string]any{

@@ -321,12 +321,17 @@ func TestKeyForms(t *testing.T) {
 			"rope_parameters": {"rope_type": "default", "rope_theta": 10000, "partial_rotary_factor": 0.25}}`)
 	})
 	t.Run("phi3 original at top level", func(t *testing.T) {
-		// The top-level original_max_position_embeddings overrides rope_scaling.factor (HF's rule).
+		// HF main keeps an explicit rope_scaling.factor beside a top-level original (v4.57 took
+		// max / original instead; LongRoPEFactorFromLengths restores that).
 		const f = `"short_factor": [1, 1, 1, 1], "long_factor": [2, 2, 2, 2]`
 		m := mustParse(t, `{"model_type": "phi3", "hidden_size": 64, "num_attention_heads": 8, "max_position_embeddings": 16384,
 			"original_max_position_embeddings": 4096, "rope_scaling": {`+f+`, "type": "longrope", "factor": 99}}`)
-		if sc := m.Spec.Scaling; sc.Factor != 4 || sc.OriginalMaxPositions != 4096 {
-			t.Errorf("factor %v orig %d, want 4 and 4096", sc.Factor, sc.OriginalMaxPositions)
+		if sc := m.Spec.Scaling; m.Spec.LongRoPEFactor() != 99 || sc.OriginalMaxPositions != 4096 {
+			t.Errorf("factor %v orig %d, want 99 and 4096", m.Spec.LongRoPEFactor(), sc.OriginalMaxPositions)
+		}
+		m.Spec.Scaling.LongRoPEFactorFromLengths = true
+		if m.Spec.LongRoPEFactor() != 4 {
+			t.Errorf("factor from the lengths %v, want 4", m.Spec.LongRoPEFactor())
 		}
 		// Without the config-level key the rope_scaling values count.
 		m = mustParse(t, `{"model_type": "llama", "hidden_size": 64, "num_attention_heads": 8, "max_position_embeddings": 16384,
@@ -337,8 +342,8 @@ func TestKeyForms(t *testing.T) {
 		// Phi3Config's own default original (4096) applies when the key is absent.
 		m = mustParse(t, `{"model_type": "phi3", "hidden_size": 64, "num_attention_heads": 8, "max_position_embeddings": 16384,
 			"rope_scaling": {`+f+`, "type": "su"}}`)
-		if sc := m.Spec.Scaling; sc.Factor != 4 || sc.OriginalMaxPositions != 4096 {
-			t.Errorf("phi3 default original: factor %v orig %d", sc.Factor, sc.OriginalMaxPositions)
+		if sc := m.Spec.Scaling; m.Spec.LongRoPEFactor() != 4 || sc.OriginalMaxPositions != 4096 {
+			t.Errorf("phi3 default original: factor %v orig %d", m.Spec.LongRoPEFactor(), sc.OriginalMaxPositions)
 		}
 	})
 	t.Run("gemma3 hub form", func(t *testing.T) {

@@ -3,6 +3,7 @@ package hf
 import (
 	"fmt"
 	"reflect"
+	"slices"
 
 	"github.com/rotary-go/rotary/rope"
 )
@@ -138,7 +139,18 @@ func (p *parser) dynamicScaling(n node, t string) (rope.Scaling, error) {
 func (p *parser) yarnScaling(n node, t string) (rope.Scaling, error) {
 	sc := rope.Scaling{Type: rope.ScalingYaRN}
 	var err error
-	if sc.Factor, err = n.need(t, "factor"); err != nil {
+	if v, present := n.m["factor"]; present && v == nil {
+		// HF main's _compute_yarn_parameters: a null factor is max_position_embeddings /
+		// original_max_position_embeddings.
+		if sc.OriginalMaxPositions, err = p.originalMax(n); err != nil {
+			return sc, err
+		}
+		if sc.OriginalMaxPositions <= 0 || p.m.Spec.MaxPositions <= 0 {
+			return sc, configErr("%s: factor null needs max_position_embeddings and original_max_position_embeddings to derive it", n.key("factor"))
+		}
+		sc.Factor = float64(p.m.Spec.MaxPositions) / float64(sc.OriginalMaxPositions)
+		p.note("%s: null, so max_position_embeddings / original = %v (HF's rule)", n.key("factor"), sc.Factor)
+	} else if sc.Factor, err = n.need(t, "factor"); err != nil {
 		return sc, err
 	}
 	for _, f := range []struct {
@@ -201,54 +213,54 @@ func (p *parser) longRoPEScaling(n node, t string) (rope.Scaling, error) {
 	if sc.AttentionFactor, _, err = n.number("attention_factor"); err != nil {
 		return sc, err
 	}
-	// HF's rule: a config-level original_max_position_embeddings (Phi-3 has one) makes
-	// the factor max_position_embeddings / original, whatever rope_scaling.factor says.
-	if orig, path, ok, err := p.src.positive("original_max_position_embeddings"); err != nil {
-		return sc, err
-	} else if ok {
-		sc.OriginalMaxPositions = orig
-		sc.Factor = float64(p.m.Spec.MaxPositions) / float64(orig)
-		if _, _, given := n.get("factor"); given {
-			p.note("%s.factor ignored: LongRoPE uses max_position_embeddings / %s = %v", n.path, path, sc.Factor)
-		}
-		return sc, nil
-	}
+	// The factor as given, else max / original.
 	if sc.Factor, _, err = n.number("factor"); err != nil {
 		return sc, err
 	}
-	sc.OriginalMaxPositions, err = p.originalMax(n)
-	return sc, err
+	if sc.OriginalMaxPositions, err = p.originalMax(n); err != nil {
+		return sc, err
+	}
+	if orig := sc.OriginalMaxPositions; orig > 0 && p.m.Spec.MaxPositions > 0 {
+		byLengths := float64(p.m.Spec.MaxPositions) / float64(orig)
+		if sc.Factor == 0 {
+			sc.Factor = byLengths // HF main: factor = max / original when the config has none
+		} else if byLengths != sc.Factor {
+			p.note("%s: factor %v differs from max_position_embeddings / original = %v: HF main takes the factor; HF v4.57, vLLM and Microsoft's code take the lengths' ratio (Scaling.LongRoPEFactorFromLengths)", n.path, sc.Factor, byLengths)
+		}
+	}
+	return sc, nil
 }
 
-// originalMax reads original_max_position_embeddings from the rope object, else the
-// config's own key; 0 when neither is given (the spec then uses max positions).
+// originalMax reads original_max_position_embeddings: the config's own key, else the rope
+// object's (HF main's standardize_rope_params lets the config-level value win); 0 when neither
+// is given (the spec then uses max positions).
 func (p *parser) originalMax(n node) (int, error) {
+	if v, _, ok, err := p.src.positive("original_max_position_embeddings"); err != nil || ok {
+		return v, err
+	}
 	v, ok, err := n.integer("original_max_position_embeddings")
-	if err != nil {
+	if err != nil || !ok {
 		return 0, err
 	}
-	if ok {
-		if v <= 0 {
-			return 0, configErr("%s: %d: want a positive integer", n.key("original_max_position_embeddings"), v)
-		}
-		return v, nil
+	if v <= 0 {
+		return 0, configErr("%s: %d: want a positive integer", n.key("original_max_position_embeddings"), v)
 	}
-	v, _, _, err = p.src.positive("original_max_position_embeddings")
-	return v, err
+	return v, nil
 }
 
-// mrope reads mrope_section / mrope_interleaved from the rope object.
+// mrope reads mrope_section / mrope_interleaved from the rope object, or takes the family's
+// default sections.
 func (p *parser) mrope(n *node) error {
-	if n == nil {
-		if p.fam.interleavedMRoPE {
-			p.note("no mrope_section: text-only 1-D RoPE")
-		}
-		return nil
+	var path string
+	var v any
+	ok := false
+	if n != nil {
+		path, v, ok = n.get("mrope_section")
 	}
-	path, v, ok := n.get("mrope_section")
 	if !ok {
-		if p.fam.interleavedMRoPE {
-			p.note("no mrope_section: text-only 1-D RoPE")
+		if p.fam.mropeSection != nil {
+			p.m.Spec.MRoPE = &rope.MRoPE{Sections: slices.Clone(p.fam.mropeSection), Interleaved: p.fam.interleavedMRoPE}
+			p.note("no mrope_section: the model's default %v (HF's Qwen3-VL text rotary embedding)", p.fam.mropeSection)
 		}
 		return nil
 	}

@@ -104,15 +104,29 @@ func (s Spec) DynamicMax() int {
 	return s.OriginalMax()
 }
 
+// longRoPEAttention is HF main's _compute_longrope_parameters: attention_factor when given,
+// else √(1 + ln f / ln original) for f > 1, where f is the config's factor, or
+// max_position_embeddings / original when it has none (or LongRoPEFactorFromLengths asks for
+// that rule, v4.57's, vLLM's and Microsoft's Phi-3 code's).
 func (s Spec) longRoPEAttention() float64 {
 	sc := s.Scaling
 	if sc.AttentionFactor != 0 {
 		return sc.AttentionFactor
 	}
-	if sc.Factor <= 1 {
+	f := s.LongRoPEFactor()
+	if f <= 1 {
 		return 1
 	}
-	return math.Sqrt(1 + math.Log(sc.Factor)/math.Log(float64(s.OriginalMax())))
+	return math.Sqrt(1 + math.Log(f)/math.Log(float64(s.OriginalMax())))
+}
+
+// LongRoPEFactor is the factor LongRoPE's attention factor is computed from (see
+// longRoPEAttention).
+func (s Spec) LongRoPEFactor() float64 {
+	if s.Scaling.Factor == 0 || s.Scaling.LongRoPEFactorFromLengths {
+		return float64(s.DynamicMax()) / float64(s.OriginalMax())
+	}
+	return s.Scaling.Factor
 }
 
 // yarn blends interpolated (1/(factor·g)) and extrapolated (1/g) frequencies with a linear ramp

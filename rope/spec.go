@@ -127,6 +127,9 @@ type Scaling struct {
 
 	// LongRoPE rescale factors, d/2 each.
 	ShortFactor, LongFactor []float64
+	// LongRoPEFactorFromLengths takes LongRoPE's factor as max positions / original even when
+	// Factor is set (HF v4.57, vLLM and Microsoft's Phi-3 code); HF main takes Factor.
+	LongRoPEFactorFromLengths bool
 }
 
 // MRoPE describes multimodal RoPE (Qwen2-VL family): one position per axis (temporal, height,

@@ -146,7 +146,11 @@ func printInspect(w io.Writer, r *inspectReport, spec rotary.Spec) {
 	case rotary.ScalingLlama3:
 		p("llama3", "original=%d low_freq_factor=%g high_freq_factor=%g", sc.OriginalMaxPositions, sc.LowFreqFactor, sc.HighFreqFactor)
 	case rotary.ScalingLongRoPE:
-		p("longrope", "original=%d (long factors when any position ≥ it)", spec.OriginalMax())
+		rule := "config's factor, else max / original (HF main)"
+		if sc.LongRoPEFactorFromLengths {
+			rule = "max / original (HF v4.57, vLLM, Microsoft)"
+		}
+		p("longrope", "original=%d (long factors when any position ≥ it); attention from factor %g: the %s", spec.OriginalMax(), spec.LongRoPEFactor(), rule)
 	case rotary.ScalingDynamic:
 		p("dynamic", "original=%d max=%d length=%s", spec.OriginalMax(), spec.DynamicMax(), sc.Dynamic.Describe())
 	}

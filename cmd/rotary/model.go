@@ -14,12 +14,14 @@ type modelFlags struct {
 	preset  string
 	layer   int
 	dynamic string
+	longrope string
 }
 
 func (m *modelFlags) register(fs *flag.FlagSet) {
 	fs.StringVar(&m.config, "config", "", "model `config.json` (Hugging Face format)")
 	fs.StringVar(&m.preset, "model", "", "embedded model `preset` instead of --config (see 'rotary presets')")
 	fs.IntVar(&m.layer, "layer", 0, "layer `N`, for models with per-layer RoPE (Gemma 3)")
+	fs.StringVar(&m.longrope, "longrope-factor", "config", "LongRoPE's attention factor from: config (HF main: rope_scaling.factor when given) or lengths (HF v4.57, vLLM, Microsoft: max_position_embeddings / original)")
 	fs.StringVar(&m.dynamic, "dynamic", "static", "dynamic NTK length rule: static (vLLM ≤ 0.21: factor × original), per-call (Hugging Face: the call's length over max_position_embeddings) or max-trained (vLLM ≥ 0.22: max_position / max_trained_positions)")
 }
 
@@ -60,8 +62,15 @@ func (m *modelFlags) load() (*hf.Model, rotary.Spec, error) {
 	default:
 		return nil, rotary.Spec{}, usagef("--dynamic %q: want static, per-call or max-trained", m.dynamic)
 	}
+	switch m.longrope {
+	case "config":
+	case "lengths":
+		spec.Scaling.LongRoPEFactorFromLengths = true
+	default:
+		return nil, rotary.Spec{}, usagef("--longrope-factor %q: want config or lengths", m.longrope)
+	}
 	if err := spec.Validate(); err != nil {
-		return nil, rotary.Spec{}, usagef("--dynamic %s: %v", m.dynamic, err)
+		return nil, rotary.Spec{}, usagef("--dynamic %s, --longrope-factor %s: %v", m.dynamic, m.longrope, err)
 	}
 	return model, spec, nil
 }
