@@ -10,10 +10,10 @@ import (
 
 // modelFlags are the flags that pick a model and its per-call options.
 type modelFlags struct {
-	config  string
-	preset  string
-	layer   int
-	dynamic string
+	config   string
+	preset   string
+	layer    int
+	dynamic  string
 	longrope string
 }
 
