@@ -10,7 +10,6 @@ import (
 	"reflect"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/rotary-go/rotary/internal/fileio/fileiotest"
 )
@@ -20,27 +19,11 @@ import (
 const mib = 1 << 20
 
 func TestReadFileNotRegular(t *testing.T) {
-	for _, c := range []struct {
-		name string
-		path func(t *testing.T) string
-	}{
-		{"named pipe", func(t *testing.T) string { return fileiotest.FIFO(t) }},
-		{"device", func(t *testing.T) string { return fileiotest.DevZero(t) }},
-		{"directory", func(t *testing.T) string { return t.TempDir() }},
-	} {
-		t.Run(c.name, func(t *testing.T) {
-			p := c.path(t)
-			fifo := ""
-			if c.name == "named pipe" {
-				fifo = p
-			}
-			var err error
-			fileiotest.Returns(t, 5*time.Second, fifo, func() { _, err = ReadFile(p) })
-			if err == nil || !strings.Contains(err.Error(), p) || !strings.Contains(err.Error(), "not a regular file") {
-				t.Errorf("ReadFile(%s) = %v, want an error naming it and saying it is not a regular file", p, err)
-			}
-		})
-	}
+	fileiotest.NotRegular(t, func(t *testing.T, p string) {
+		if _, err := ReadFile(p); err == nil || !strings.Contains(err.Error(), p) || !strings.Contains(err.Error(), "not a regular file") {
+			t.Errorf("ReadFile(%s) = %v, want an error naming it and saying it is not a regular file", p, err)
+		}
+	})
 }
 
 // TestReadFileHeaderPastEnd: a header length longer than the file is refused from the

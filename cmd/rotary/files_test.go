@@ -6,7 +6,6 @@ import (
 	"reflect"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/rotary-go/rotary/internal/fileio/fileiotest"
 	"github.com/rotary-go/rotary/safetensors"
@@ -71,27 +70,13 @@ func TestInputsNotRegular(t *testing.T) {
 	dir := t.TempDir()
 	out := filepath.Join(dir, "out.safetensors")
 	in, posIn, cfg := goodInputs(t, dir)
-	for _, kind := range []struct {
-		name string
-		path func(t *testing.T) string
-	}{
-		{"named pipe", func(t *testing.T) string { return fileiotest.FIFO(t) }},
-		{"device", func(t *testing.T) string { return fileiotest.DevZero(t) }},
-		{"directory", func(t *testing.T) string { return t.TempDir() }},
-	} {
-		for _, c := range fileCommands(in, posIn, cfg, out) {
-			t.Run(kind.name+"/"+c.name, func(t *testing.T) {
-				p := kind.path(t)
-				fifo := ""
-				if kind.name == "named pipe" {
-					fifo = p
-				}
-				var code int
-				var stderr string
-				fileiotest.Returns(t, 5*time.Second, fifo, func() { code, _, stderr = runCLI(t, c.args(p)...) })
+	for _, c := range fileCommands(in, posIn, cfg, out) {
+		t.Run(c.name, func(t *testing.T) {
+			fileiotest.NotRegular(t, func(t *testing.T, p string) {
+				code, _, stderr := runCLI(t, c.args(p)...)
 				wantOneLine(t, code, stderr, out, p, "not a regular file")
 			})
-		}
+		})
 	}
 }
 
@@ -176,7 +161,7 @@ func TestOutNotRegular(t *testing.T) {
 			t.Run(c.name+"/"+tg.name, func(t *testing.T) {
 				d := t.TempDir()
 				p, snap := tg.make(t, d)
-				before, entries := snap(), dirNames(t, filepath.Dir(p))
+				before, entries := snap(), fileiotest.DirNames(t, filepath.Dir(p))
 				code, _, stderr := runCLI(t, c.args(p)...)
 				if code != 2 || strings.Count(stderr, "\n") != 1 || !strings.Contains(stderr, p) || !strings.Contains(stderr, "not a regular file") {
 					t.Errorf("exit %d stderr %q: want exit 2 and one line naming %s as not a regular file", code, stderr, p)
@@ -184,23 +169,10 @@ func TestOutNotRegular(t *testing.T) {
 				if after := snap(); !reflect.DeepEqual(after, before) {
 					t.Errorf("--out was %v, now %v", before, after)
 				}
-				if after := dirNames(t, filepath.Dir(p)); !reflect.DeepEqual(after, entries) {
+				if after := fileiotest.DirNames(t, filepath.Dir(p)); !reflect.DeepEqual(after, entries) {
 					t.Errorf("directory held %q, now %q", entries, after)
 				}
 			})
 		}
 	}
-}
-
-func dirNames(t *testing.T, dir string) []string {
-	t.Helper()
-	entries, err := os.ReadDir(dir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var names []string
-	for _, e := range entries {
-		names = append(names, e.Name())
-	}
-	return names
 }

@@ -12,6 +12,7 @@ import (
 	"testing"
 
 	"github.com/rotary-go/rotary/internal/fileio"
+	"github.com/rotary-go/rotary/internal/fileio/fileiotest"
 )
 
 // TestSignalRemovesTemp: SIGINT or SIGTERM while --out is written under a temporary name
@@ -48,7 +49,7 @@ func TestSignalRemovesTemp(t *testing.T) {
 			cmd.Process.Kill()
 			t.Fatalf("child said %q, %v", line, err)
 		}
-		if names := dirNames(t, dir); len(names) != 1 {
+		if names := fileiotest.DirNames(t, dir); len(names) != 1 {
 			t.Errorf("while writing, the directory holds %q, want the temporary file", names)
 		}
 		cmd.Process.Signal(c.sig)
@@ -57,7 +58,7 @@ func TestSignalRemovesTemp(t *testing.T) {
 		if !errors.As(err, &exit) || exit.ExitCode() != c.code {
 			t.Errorf("%v: child ended with %v, want exit %d", c.sig, err, c.code)
 		}
-		if names := dirNames(t, dir); len(names) != 0 {
+		if names := fileiotest.DirNames(t, dir); len(names) != 0 {
 			t.Errorf("%v: the directory holds %q after the signal", c.sig, names)
 		}
 	}

@@ -128,25 +128,12 @@ func modes(t *testing.T, f func(t *testing.T, unnamed bool)) {
 	}
 }
 
-func dirNames(t *testing.T, dir string) []string {
-	t.Helper()
-	entries, err := os.ReadDir(dir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var names []string
-	for _, e := range entries {
-		names = append(names, e.Name())
-	}
-	return names
-}
-
 // wantTemps checks how many temporary names the directory holds, and that every one is
 // registered for RemoveTemps.
 func wantTemps(t *testing.T, dir string, n int) {
 	t.Helper()
 	var got int
-	for _, name := range dirNames(t, dir) {
+	for _, name := range fileiotest.DirNames(t, dir) {
 		if strings.Contains(name, ".tmp") {
 			got++
 			temps.Lock()
@@ -158,7 +145,7 @@ func wantTemps(t *testing.T, dir string, n int) {
 		}
 	}
 	if got != n {
-		t.Errorf("directory holds %d temporary files (%q), want %d", got, dirNames(t, dir), n)
+		t.Errorf("directory holds %d temporary files (%q), want %d", got, fileiotest.DirNames(t, dir), n)
 	}
 }
 
@@ -177,7 +164,7 @@ func TestCreateNew(t *testing.T) {
 		// While it is written, the unnamed file is nowhere; the portable one is a
 		// temporary name, registered.
 		if unnamed {
-			if names := dirNames(t, dir); len(names) != 0 {
+			if names := fileiotest.DirNames(t, dir); len(names) != 0 {
 				t.Errorf("directory holds %q while writing", names)
 			}
 		} else {
@@ -192,7 +179,7 @@ func TestCreateNew(t *testing.T) {
 		if fi, _ := os.Stat(p); fi.Mode() != 0o644 {
 			t.Errorf("mode %v, want 0644 whatever the umask", fi.Mode())
 		}
-		if names := dirNames(t, dir); len(names) != 1 {
+		if names := fileiotest.DirNames(t, dir); len(names) != 1 {
 			t.Errorf("directory holds %q after Commit", names)
 		}
 		if err := r.Commit(); err == nil {
@@ -229,7 +216,7 @@ func TestCreateReplaces(t *testing.T) {
 		if fi, _ := os.Stat(p); fi.Mode() != 0o600 {
 			t.Errorf("mode %v, want the old file's 0600", fi.Mode())
 		}
-		if names := dirNames(t, dir); len(names) != 1 {
+		if names := fileiotest.DirNames(t, dir); len(names) != 1 {
 			t.Errorf("directory holds %q", names)
 		}
 	})
@@ -253,7 +240,7 @@ func TestCreateAppearedMeanwhile(t *testing.T) {
 		if b, _ := os.ReadFile(p); string(b) != "new" {
 			t.Errorf("content %q", b)
 		}
-		if names := dirNames(t, dir); len(names) != 1 {
+		if names := fileiotest.DirNames(t, dir); len(names) != 1 {
 			t.Errorf("directory holds %q", names)
 		}
 
@@ -272,7 +259,7 @@ func TestCreateAppearedMeanwhile(t *testing.T) {
 		if fi, err := os.Lstat(q); err != nil || fi.Mode()&fs.ModeSymlink == 0 {
 			t.Errorf("link now %v, %v", fi, err)
 		}
-		if names := dirNames(t, dir); len(names) != 2 {
+		if names := fileiotest.DirNames(t, dir); len(names) != 2 {
 			t.Errorf("directory holds %q", names)
 		}
 		wantTemps(t, dir, 0)
@@ -307,7 +294,7 @@ func TestCreateFailureLeavesNothing(t *testing.T) {
 		if err := r.Commit(); !errors.Is(err, ErrNotRegular) {
 			t.Errorf("Commit over a directory = %v", err)
 		}
-		if names := dirNames(t, dir); strings.Join(names, ",") != "old,sub" {
+		if names := fileiotest.DirNames(t, dir); strings.Join(names, ",") != "old,sub" {
 			t.Errorf("directory holds %q", names)
 		}
 		if b, _ := os.ReadFile(old); string(b) != "old" {
@@ -332,14 +319,14 @@ func TestCreateRefusesAllButRegularFiles(t *testing.T) {
 				paths = append(paths, p)
 			}
 		}
-		before := dirNames(t, dir)
+		before := fileiotest.DirNames(t, dir)
 		for _, p := range paths {
 			r, err := Create(p, 0o644)
 			if !errors.Is(err, ErrNotRegular) || !strings.Contains(err.Error(), p) || r != nil {
 				t.Errorf("Create(%s) = %v, want ErrNotRegular naming it", p, err)
 			}
 		}
-		if after := dirNames(t, dir); strings.Join(after, ",") != strings.Join(before, ",") {
+		if after := fileiotest.DirNames(t, dir); strings.Join(after, ",") != strings.Join(before, ",") {
 			t.Errorf("directory held %q, now %q", before, after)
 		}
 		if b, _ := os.ReadFile(filepath.Join(dir, "real")); string(b) != "keep" {
@@ -367,7 +354,7 @@ func TestRemoveTemps(t *testing.T) {
 	r.Write(bytes.Repeat([]byte("x"), 1<<10))
 	wantTemps(t, dir, 1)
 	RemoveTemps()
-	if names := dirNames(t, dir); len(names) != 0 {
+	if names := fileiotest.DirNames(t, dir); len(names) != 0 {
 		t.Errorf("directory holds %q after RemoveTemps", names)
 	}
 	if _, err := Create(filepath.Join(dir, "later"), 0o644); !errors.Is(err, errExiting) {
@@ -376,7 +363,7 @@ func TestRemoveTemps(t *testing.T) {
 	if err := r.Commit(); err == nil {
 		t.Error("Commit of a removed temporary file succeeded")
 	}
-	if names := dirNames(t, dir); len(names) != 0 {
+	if names := fileiotest.DirNames(t, dir); len(names) != 0 {
 		t.Errorf("directory holds %q", names)
 	}
 }

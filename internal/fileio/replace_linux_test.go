@@ -9,6 +9,7 @@ import (
 	"syscall"
 	"testing"
 
+	"github.com/rotary-go/rotary/internal/fileio/fileiotest"
 	"golang.org/x/sys/unix"
 )
 
@@ -89,7 +90,7 @@ func TestUnnamedSurvivesSIGKILL(t *testing.T) {
 		}
 		cmd.Process.Signal(syscall.SIGKILL)
 		cmd.Wait()
-		names := dirNames(t, dir)
+		names := fileiotest.DirNames(t, dir)
 		if unnamed && len(names) != 0 {
 			t.Errorf("unnamed: killed mid-write, the directory holds %q", names)
 		}

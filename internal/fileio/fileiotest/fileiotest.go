@@ -79,3 +79,41 @@ func Returns(t testing.TB, d time.Duration, fifo string, f func()) {
 	}
 	<-done
 }
+
+// NotRegular runs read on each kind of path a loader must refuse without blocking (a named
+// pipe, a device, a directory), each as a subtest named after the kind, and fails the test if
+// read blocks; read judges its own result.
+func NotRegular(t *testing.T, read func(t *testing.T, path string)) {
+	t.Helper()
+	for _, kind := range []struct {
+		name string
+		path func(t *testing.T) string
+	}{
+		{"named pipe", func(t *testing.T) string { return FIFO(t) }},
+		{"device", func(t *testing.T) string { return DevZero(t) }},
+		{"directory", func(t *testing.T) string { return t.TempDir() }},
+	} {
+		t.Run(kind.name, func(t *testing.T) {
+			p := kind.path(t)
+			fifo := ""
+			if kind.name == "named pipe" {
+				fifo = p
+			}
+			Returns(t, 5*time.Second, fifo, func() { read(t, p) })
+		})
+	}
+}
+
+// DirNames lists the names in dir.
+func DirNames(t testing.TB, dir string) []string {
+	t.Helper()
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var names []string
+	for _, e := range entries {
+		names = append(names, e.Name())
+	}
+	return names
+}
