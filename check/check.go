@@ -2,6 +2,7 @@ package check
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 	"math"
 	"strings"
@@ -51,6 +52,10 @@ type Launch struct {
 	// torch_npu's ("npu_mrope", "npu_interleave_rope", "npu_rotary_mul", "rotary_embedding",
 	// ...; see OpNames).
 	Op string
+	// Style, when not nil, is the pairing the checkpoint uses as the caller knows it
+	// (hf.ParseOptions.Style, rotary check --style): it names the pairing of a model_type hf
+	// does not know, which is otherwise assumed NeoX and reported.
+	Style *rope.Style
 }
 
 // CanonicalOp returns the registry name (one of ops.Names) of an op named by rotary's name or
@@ -77,10 +82,15 @@ func Config(data []byte, l Launch) []Finding {
 	if c.parseFailed {
 		return c.findings
 	}
-	m, err := hf.Parse(data)
+	m, err := hf.ParseOptions{Style: l.Style}.Parse(data)
 	if err != nil {
 		c.parseError(err)
 		return c.findings
+	}
+	if m.StyleAssumed {
+		c.add(Warning, "model-type", fmt.Sprintf("model_type %q is not a family rotary knows: read as a generic RoPE decoder with NeoX pairing assumed", m.ModelType),
+			"config.json does not record the pair layout; it follows the checkpoint's weights, and a checkpoint that pairs (2i, 2i+1) rotated as (i, i+d/2) gives wrong attention without any error",
+			"read the model's modeling code (rotate_half: neox; rotate_every_two or interleaved cos/sin: gptj) and pass --style neox or --style gptj, or set a known model_type: "+strings.Join(hf.KnownModelTypes(), ", "))
 	}
 	c.model(m)
 	return c.findings
@@ -279,6 +289,9 @@ func (c *checker) yarnFactor(rope, text map[string]any) {
 func (c *checker) parseError(err error) {
 	msg := err.Error()
 	switch {
+	case errors.Is(err, hf.ErrNoRoPE):
+		c.add(Error, "no-rope", msg, "the model positions tokens without rotary position embeddings, so there is no RoPE contract to check or compute",
+			"use the model's own position scheme; rotary has nothing to do for it")
 	case strings.Contains(msg, "model_type"):
 		c.add(Error, "model-type", msg, "the pair layout (NeoX or GPT-J) and the keys to read depend on the family; guessing rotates the wrong elements", "set model_type to a known family: "+strings.Join(hf.KnownModelTypes(), ", "))
 	case c.covered["rotary-dim"] && strings.Contains(msg, "rotary"),
@@ -338,15 +351,16 @@ func (c *checker) model(m *hf.Model) {
 			c.add(Error, "mrope-cache-mode", "cache_mode interleave without mrope_section", "interleave mode only reorders MRoPE sections", "use cache_mode default, or no MRoPE op")
 		}
 	}
+	// When the style is a guess (the model-type warning says so) the launch may know better.
 	switch l.RotaryMode {
 	case "half":
-		if s.Style == rope.GPTJ {
+		if s.Style == rope.GPTJ && !m.StyleAssumed {
 			c.add(Error, "rotary-mode", fmt.Sprintf("rotary_mode half on %s, whose checkpoints pair (2i, 2i+1)", m.ModelType),
 				"the pair layout follows the weights: rotating (i, i+d/2) pairs mixes unrelated elements and ruins attention without any error",
 				"use rotary_mode interleave (GPT-J style)")
 		}
 	case "interleave":
-		if s.Style == rope.NeoX {
+		if s.Style == rope.NeoX && !m.StyleAssumed {
 			c.add(Error, "rotary-mode", fmt.Sprintf("rotary_mode interleave on %s, whose checkpoints pair (i, i+d/2)", m.ModelType),
 				"the pair layout follows the weights: rotating (2i, 2i+1) pairs mixes unrelated elements and ruins attention without any error",
 				"use rotary_mode half (GPT-NeoX style)")

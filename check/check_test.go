@@ -8,6 +8,7 @@ import (
 
 	"github.com/rotary-go/rotary/check"
 	"github.com/rotary-go/rotary/hf"
+	rp "github.com/rotary-go/rotary/rope"
 )
 
 // preset returns an embedded config, edited by the given functions on its decoded JSON.
@@ -260,7 +261,17 @@ func TestYaRNFactor(t *testing.T) {
 
 func TestModelType(t *testing.T) {
 	runCases(t, []checkCase{
-		{name: "unknown", config: preset(t, "llama-3.1-8b", set("model_type", "no_such_family")), want: []want{errorAt("model-type")}},
+		// An unknown type with the generic keys is read as NeoX: a warning, not an error.
+		{name: "unknown", config: preset(t, "llama-3.1-8b", set("model_type", "no_such_family")), want: []want{warningAt("model-type")}},
+		{name: "unknown, style given", config: preset(t, "llama-3.1-8b", set("model_type", "no_such_family")),
+			launch: check.Launch{Style: new(rp.GPTJ)}, absent: []string{"model-type"}},
+		// With the style a guess, the launch's rotary_mode is not contradicted.
+		{name: "unknown, launch interleave", config: preset(t, "llama-3.1-8b", set("model_type", "no_such_family")),
+			launch: check.Launch{RotaryMode: "interleave"}, want: []want{warningAt("model-type")}, absent: []string{"rotary-mode"}},
+		{name: "unknown without rope keys", config: []byte(`{"model_type": "no_such_family", "hidden_size": 64, "num_attention_heads": 4}`),
+			want: []want{errorAt("model-type")}},
+		{name: "no rope", config: []byte(`{"model_type": "bert", "hidden_size": 768, "num_attention_heads": 12}`),
+			want: []want{errorAt("no-rope")}, absent: []string{"model-type"}},
 		{name: "missing", config: preset(t, "llama-3.1-8b", func(top map[string]any) { delete(top, "model_type") }), want: []want{errorAt("model-type")}},
 		{name: "not a string", config: preset(t, "llama-3.1-8b", set("model_type", 7)), want: []want{errorAt("model-type")}},
 	})

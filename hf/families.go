@@ -18,6 +18,8 @@ const (
 	kindFalcon        // multi_query / new_decoder_architecture head rules, ALiBi variants
 	kindGemma3        // per-layer RoPE: sliding layers use rope_local_base_freq
 	kindLlama4        // some layers are NoPE
+	kindMiniMax       // rotary_dim honoured, where HF rotates the whole head
+	kindGranite       // granitemoehybrid: RoPE only when position_embedding_type is "rope"
 )
 
 // family is what a model_type implies about its RoPE.
@@ -31,10 +33,14 @@ type family struct {
 	// interleavedMRoPE: the family's MRoPE is Qwen3-VL's interleaved layout even when the
 	// config does not say mrope_interleaved.
 	interleavedMRoPE bool
-	// mropeSection is the family's mrope_section when the config gives none.
+	// mropeSection is the family's mrope_section when the config gives none, and mropeFrom
+	// the HF class that defaults it.
 	mropeSection []int
+	mropeFrom    string
 	// defaults are the HF config class's defaults for keys published configs omit.
 	defaults map[string]any
+	// note says which layers the spec covers when some have no position embedding.
+	note string
 }
 
 func num(s string) json.Number { return json.Number(s) }
@@ -43,7 +49,7 @@ var (
 	neox = family{style: rope.NeoX}
 	gptj = family{style: rope.GPTJ}
 	// Qwen3VLTextRotaryEmbedding (modeling_qwen3_vl.py) defaults mrope_section to [24, 20, 20].
-	qwen3 = family{style: rope.NeoX, interleavedMRoPE: true, mropeSection: []int{24, 20, 20}}
+	qwen3 = family{style: rope.NeoX, interleavedMRoPE: true, mropeSection: []int{24, 20, 20}, mropeFrom: "Qwen3VLTextRotaryEmbedding"}
 	// Gemma3TextConfig's defaults: google/gemma-3-4b-it's config.json gives only a few text
 	// keys (hidden_size, num_hidden_layers, rope_scaling, sliding_window) and relies on these.
 	gemma3 = family{style: rope.NeoX, kind: kindGemma3, defaults: map[string]any{
@@ -65,6 +71,40 @@ var (
 	glmHalf  = family{style: rope.GPTJ, partial: 0.5}
 	chatglm  = family{style: rope.GPTJ, kind: kindChatGLM, partial: 0.5}
 	llama4   = family{style: rope.GPTJ, kind: kindLlama4}
+
+	// Qwen3NextConfig (configuration_qwen3_next.py) sets partial_rotary_factor 0.25 and head_dim
+	// 256 by default; Qwen3NextAttention rotates with rotate_half. Three layers in four are
+	// Gated DeltaNet (layer_types "linear_attention"), which take no positions.
+	qwen3Next = family{style: rope.NeoX, partial: 0.25, defaults: map[string]any{"head_dim": num("256")}, note: deltaNetNote}
+	// Qwen3_5TextConfig and Qwen3_5MoeTextConfig (configuration_qwen3_5.py,
+	// configuration_qwen3_5_moe.py) keep those defaults; Qwen3_5TextRotaryEmbedding
+	// (modular_qwen3_5.py) is Qwen3-VL's interleaved MRoPE with mrope_section defaulting to
+	// [11, 11, 10] (32 pairs: a quarter of the 256-wide head).
+	qwen35 = family{style: rope.NeoX, partial: 0.25, interleavedMRoPE: true, mropeSection: []int{11, 11, 10},
+		mropeFrom: "Qwen3_5TextRotaryEmbedding", defaults: map[string]any{"head_dim": num("256")}, note: deltaNetNote}
+	// MiniMax-Text-01 and MiniMax-M2 publish rotary_dim 64 of head_dim 128. The authors'
+	// modeling code and vLLM (minimax_text_01.py, minimax_m2.py: get_rope with rotary_dim,
+	// NeoX) rotate those 64; HF's MiniMaxConfig and MiniMaxM2Config have no rotary_dim and
+	// rotate the whole head (MiniMaxAttention is MixtralAttention). rotary follows the authors.
+	minimaxText = family{style: rope.NeoX, kind: kindMiniMax, note: "linear_attention (lightning attention) layers use no position embedding; the spec covers the full-attention layers"}
+	minimaxM2   = family{style: rope.NeoX, kind: kindMiniMax}
+	// Glm4vTextAttention (modeling_glm4v.py) rotates with rotate_half_llm, pairs (2i, 2i+1), over
+	// chunked mrope_section; Glm4vMoeTextAttention (modular_glm4v_moe.py) uses GPT-NeoX's
+	// apply_rotary_pos_emb over the same chunked sections. Both rotate half the head, as every
+	// GLM-4 text model (Glm4Config's partial_rotary_factor default 0.5).
+	glm4v    = family{style: rope.GPTJ, partial: 0.5}
+	glm4vMoE = family{style: rope.NeoX, partial: 0.5}
+	// BambaConfig (configuration_bamba.py) hardcodes partial_rotary_factor 0.5; its attention
+	// layers rotate with rotate_half (vLLM bamba.py: is_neox_style=True).
+	bamba = family{style: rope.NeoX, partial: 0.5, note: mambaNote}
+	// GraniteMoeHybridModel (modular_granitemoehybrid.py) builds a rotary embedding only when
+	// position_embedding_type is "rope"; otherwise its attention layers are NoPE.
+	graniteHybrid = family{style: rope.NeoX, kind: kindGranite, note: mambaNote}
+)
+
+const (
+	deltaNetNote = "linear_attention layers (Gated DeltaNet) use no position embedding; the spec covers the full_attention layers"
+	mambaNote    = "mamba layers use no position embedding; the spec covers the attention layers"
 )
 
 // families maps HF model_type to its RoPE family.
@@ -103,6 +143,37 @@ var families = map[string]family{
 	"RefinedWeb":        falcon,
 	"RefinedWebModel":   falcon,
 	"glm4_moe":          {style: rope.NeoX, partial: 0.5},
+	// Llama-style attention (rotate_half, whole head) in HF: GraniteAttention
+	// (modeling_granite.py) and its MoE variants, MinistralAttention and Ministral3Attention
+	// (MistralAttention), PhimoeAttention (LlamaAttention; LongRoPE with short_mscale /
+	// long_mscale), HunYuanDenseV1Attention / HunYuanMoEV1Attention (LlamaAttention;
+	// NTK-alpha), SeedOssAttention, ApertusAttention, InternLM3Attention (LlamaAttention).
+	"granite":          neox,
+	"granitemoe":       neox,
+	"granitemoeshared": neox,
+	"granitemoehybrid": graniteHybrid,
+	"bamba":            bamba,
+	"ministral":        neox,
+	"ministral3":       neox,
+	"mistral3":         neox,
+	"phimoe":           neox,
+	"hunyuan_v1_dense": neox,
+	"hunyuan_v1_moe":   neox,
+	"seed_oss":         neox,
+	"apertus":          neox,
+	"internlm3":        neox,
+	// NemotronConfig (configuration_nemotron.py) defaults partial_rotary_factor to 0.5.
+	"nemotron":         {style: rope.NeoX, partial: 0.5},
+	"qwen3_next":       qwen3Next,
+	"qwen3_5":          qwen35,
+	"qwen3_5_text":     qwen35,
+	"qwen3_5_moe":      qwen35,
+	"qwen3_5_moe_text": qwen35,
+	"minimax":          minimaxText,
+	"minimax_text_01":  minimaxText,
+	"minimax_m2":       minimaxM2,
+	"glm4v_moe":        glm4vMoE,
+	"glm4v_moe_text":   glm4vMoE,
 
 	// GPT-J (rotate_every_two / interleaved) layouts.
 	"gptj":         gptj,
@@ -117,6 +188,12 @@ var families = map[string]family{
 	"kimi_k2":      deepseek,
 	"llama4":       llama4,
 	"llama4_text":  llama4,
+	"glm4v":        glm4v,
+	"glm4v_text":   glm4v,
+	// Ernie4_5's apply_rotary_pos_emb (modular_ernie4_5.py) interleaves cos/sin and rotates
+	// with GLM's rotate_half, pairs (2i, 2i+1), over the whole head; Ernie4_5_Moe shares it.
+	"ernie4_5":     gptj,
+	"ernie4_5_moe": gptj,
 }
 
 // KnownModelTypes returns the model_type values Parse understands, sorted.

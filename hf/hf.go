@@ -3,8 +3,8 @@ package hf
 import (
 	"fmt"
 	"math"
+	"strings"
 
-	"github.com/rotary-go/rotary/internal/fileio"
 	"github.com/rotary-go/rotary/rope"
 )
 
@@ -24,6 +24,9 @@ type Model struct {
 	// Notes are non-fatal observations: keys that were defaulted or read from the top
 	// level of a nested config, parts of the model the Spec does not describe.
 	Notes []string
+	// StyleAssumed is true when the model_type is not a family hf knows and no
+	// ParseOptions.Style named the pairing: Spec.Style is NeoX by assumption, not by record.
+	StyleAssumed bool
 }
 
 // MaxConfigSize is the largest config.json LoadFile reads (64 MiB). Real configs are a few
@@ -33,29 +36,13 @@ const MaxConfigSize = 64 << 20
 // LoadFile reads and parses a config.json. The path must name a regular file of at most
 // MaxConfigSize bytes; anything else (a pipe, a device, a directory, a larger file) is
 // refused with an error naming the path, before it is read.
-func LoadFile(path string) (*Model, error) {
-	data, err := fileio.ReadFile(path, MaxConfigSize)
-	if err != nil {
-		return nil, fmt.Errorf("hf: %w", err)
-	}
-	m, err := Parse(data)
-	if err != nil {
-		return nil, fmt.Errorf("%s: %w", path, err)
-	}
-	return m, nil
-}
+func LoadFile(path string) (*Model, error) { return ParseOptions{}.LoadFile(path) }
 
 // Parse derives a Model from the bytes of a HuggingFace config.json. Every error wraps
 // ErrConfig and names the key and what was expected; an error from Spec.Validate also
-// wraps rope.ErrSpec. Parse never panics on any input.
-func Parse(data []byte) (*Model, error) {
-	top, err := decodeObject(data)
-	if err != nil {
-		return nil, err
-	}
-	p := &parser{}
-	return p.parse(top)
-}
+// wraps rope.ErrSpec, and the error for a model without RoPE wraps ErrNoRoPE. Parse never
+// panics on any input. ParseOptions.Parse takes options.
+func Parse(data []byte) (*Model, error) { return ParseOptions{}.Parse(data) }
 
 // source looks keys up in the text model, then (for a nested text_config) the top level,
 // then the family's defaults; JSON null counts as absent at every level.
@@ -149,10 +136,12 @@ func (s *source) positive(keys ...string) (int, string, bool, error) {
 }
 
 type parser struct {
-	src   source
-	fam   family
-	notes []string
-	m     Model
+	opts    ParseOptions
+	src     source
+	fam     family
+	unknown bool // the model_type is not in families: read as a generic decoder
+	notes   []string
+	m       Model
 }
 
 func (p *parser) note(format string, args ...any) { p.src.note(format, args...) }
@@ -202,6 +191,15 @@ func (p *parser) parse(top object) (*Model, error) {
 	if p.fam.kind == kindLlama4 {
 		p.note("llama4: layers marked 0 in no_rope_layers use no position embedding; the spec covers the RoPE layers")
 	}
+	if p.fam.note != "" {
+		p.note("%s: %s", p.m.ModelType, p.fam.note)
+	}
+	if ri.main != nil {
+		if _, _, ok := ri.main.get("llama_4_scaling_beta"); ok {
+			// Ministral3Attention (modular_ministral3.py), after RoPE.
+			p.note("%s: queries are also scaled by 1 + llama_4_scaling_beta·ln(1 + ⌊position / original_max_position_embeddings⌋) after RoPE, which the spec does not describe", ri.main.path)
+		}
+	}
 
 	if err := p.m.Spec.Validate(); err != nil {
 		return nil, fmt.Errorf("%w: %w", ErrConfig, err)
@@ -246,15 +244,15 @@ func (p *parser) resolve(top object) error {
 		fam, ok = families[topType]
 		famName = topType
 	}
-	if !ok {
-		name := fmt.Sprintf("%q", modelType)
-		if hasTop && modelType != topType {
-			name = fmt.Sprintf("%q (top level %q)", modelType, topType)
-		}
-		return configErr("model_type %s is not supported; known: %s", name, knownList())
-	}
 	if !hasTop {
 		topType = modelType
+	}
+	if !ok {
+		for _, t := range []string{modelType, topType} {
+			if uses, no := noRoPE[t]; no {
+				return noRoPEError(t, uses)
+			}
+		}
 	}
 
 	p.fam = fam
@@ -263,6 +261,40 @@ func (p *parser) resolve(top object) error {
 	if nested {
 		p.src.top = &topNode
 	}
+	if !ok {
+		return p.unknownFamily(hasTop && modelType != topType)
+	}
+	return nil
+}
+
+// unknownFamily reads a model_type outside the family table as a generic decoder when its config
+// has the keys every RoPE decoder's does (hidden_size, num_attention_heads and rope_theta or a
+// rope object): those are read as for any family, and the pairing, which config.json does not
+// record, is NeoX, the layout of most Hugging Face checkpoints (rotate_half), unless
+// ParseOptions.Style names it. Anything else is refused: without those keys the config may not
+// describe RoPE at all.
+func (p *parser) unknownFamily(wrapped bool) error {
+	name := fmt.Sprintf("%q", p.m.ModelType)
+	if wrapped {
+		name = fmt.Sprintf("%q (top level %q)", p.m.ModelType, p.m.TopModelType)
+	}
+	var missing []string
+	for _, keys := range [][]string{{"hidden_size"}, {"num_attention_heads"}, {"rope_theta", "rope_parameters", "rope_scaling"}} {
+		if _, _, ok := p.src.given(keys...); !ok {
+			missing = append(missing, strings.Join(keys, " or "))
+		}
+	}
+	if missing != nil {
+		return configErr("model_type %s is not supported and its config lacks %s, so it cannot be read as a generic RoPE decoder; known: %s",
+			name, strings.Join(missing, ", "), knownList())
+	}
+	p.fam, p.unknown = family{style: rope.NeoX}, true
+	if p.opts.Style != nil {
+		p.note("model_type %s is not a known family: read as a generic RoPE decoder, pairing %s as the caller gave it", name, *p.opts.Style)
+		return nil
+	}
+	p.m.StyleAssumed = true
+	p.note("model_type %s is not a known family: read as a generic RoPE decoder with NeoX pairing (i, i+d/2) assumed, the layout of most Hugging Face checkpoints; a checkpoint that pairs (2i, 2i+1) needs the GPT-J style (ParseOptions.Style, rotary --style gptj)", name)
 	return nil
 }
 
@@ -270,6 +302,25 @@ func (p *parser) resolve(top object) error {
 func (p *parser) unsupported() error {
 	var key, why string
 	switch p.fam.kind {
+	case kindGranite:
+		path, v, ok := p.src.first("position_embedding_type")
+		var pet string
+		if ok {
+			var err error
+			if pet, err = asString(path, v); err != nil {
+				return err
+			}
+		}
+		if pet != "rope" {
+			if !ok {
+				pet = "absent (GraniteMoeHybridConfig's default None)"
+			} else {
+				pet = fmt.Sprintf("%q", pet)
+			}
+			return fmt.Errorf("%w: %w: model_type %q: position_embedding_type %s: its attention layers use no position embedding (NoPE); GraniteMoeHybridModel builds a rotary embedding only for \"rope\"",
+				ErrConfig, ErrNoRoPE, p.m.ModelType, pet)
+		}
+		return nil
 	case kindFalcon:
 		key, why = "alibi", "the model uses ALiBi, not RoPE"
 	case kindChatGLM:
@@ -420,6 +471,9 @@ func (p *parser) headSize(ri ropeInfo) error {
 			return configErr("%s: %d: want a positive even number ≤ head size %d", path, rd, head)
 		}
 		spec.RotaryDim = rd
+		if p.fam.kind == kindMiniMax && rd < head {
+			p.note("%s: rotary_dim %d of head size %d rotated, as MiniMax's modeling code and vLLM do; HF's %s config has no rotary_dim and rotates the whole head", path, rd, head, p.m.ModelType)
+		}
 		return nil
 	}
 
@@ -516,6 +570,13 @@ func (p *parser) maxPositions() error {
 func (p *parser) style() error {
 	spec := &p.m.Spec
 	spec.Style = p.fam.style
+	if s := p.opts.Style; s != nil {
+		if *s != p.fam.style && !p.unknown {
+			p.note("pairing %s as the caller gave it (the %s family's checkpoints pair %s)", *s, p.m.ModelType, p.fam.style)
+		}
+		spec.Style = *s
+		return nil
+	}
 	key := ""
 	switch p.fam.kind {
 	case kindChatGLM:

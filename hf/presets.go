@@ -2,7 +2,6 @@ package hf
 
 import (
 	"embed"
-	"fmt"
 	"io/fs"
 	"slices"
 	"strings"
@@ -44,17 +43,7 @@ func PresetJSON(name string) ([]byte, error) {
 }
 
 // Preset parses the embedded config of preset name.
-func Preset(name string) (*Model, error) {
-	data, err := PresetJSON(name)
-	if err != nil {
-		return nil, err
-	}
-	m, err := Parse(data)
-	if err != nil {
-		return nil, fmt.Errorf("preset %s: %w", name, err)
-	}
-	return m, nil
-}
+func Preset(name string) (*Model, error) { return ParseOptions{}.Preset(name) }
 
 func unknownPreset(name string) error {
 	return configErr("unknown preset %q; known: %s", name, strings.Join(PresetNames(), ", "))

@@ -213,6 +213,9 @@ func (p *parser) longRoPEScaling(n node, t string) (rope.Scaling, error) {
 	if sc.AttentionFactor, _, err = n.number("attention_factor"); err != nil {
 		return sc, err
 	}
+	if err := longRoPEMscale(n, &sc); err != nil {
+		return sc, err
+	}
 	// The factor as given, else max / original.
 	if sc.Factor, _, err = n.number("factor"); err != nil {
 		return sc, err
@@ -229,6 +232,28 @@ func (p *parser) longRoPEScaling(n node, t string) (rope.Scaling, error) {
 		}
 	}
 	return sc, nil
+}
+
+// longRoPEMscale reads Phi-3.5-MoE's short_mscale and long_mscale: HF's PhimoeRotaryEmbedding
+// and vLLM's Phi3LongRoPEScaledRotaryEmbedding multiply cos and sin by them in place of the
+// computed attention factor. The spec has one factor for both tables, so they must agree.
+func longRoPEMscale(n node, sc *rope.Scaling) error {
+	short, sok, err := n.number("short_mscale")
+	if err != nil {
+		return err
+	}
+	long, lok, err := n.number("long_mscale")
+	if err != nil {
+		return err
+	}
+	if !sok && !lok {
+		return nil
+	}
+	if !sok || !lok || short != long {
+		return configErr("%s: short_mscale %v, long_mscale %v: want both, equal (the spec has one attention factor for the short and the long table)", n.path, short, long)
+	}
+	sc.AttentionFactor = short
+	return nil
 }
 
 // originalMax reads original_max_position_embeddings: the config's own key, else the rope
@@ -260,7 +285,7 @@ func (p *parser) mrope(n *node) error {
 	if !ok {
 		if p.fam.mropeSection != nil {
 			p.m.Spec.MRoPE = &rope.MRoPE{Sections: slices.Clone(p.fam.mropeSection), Interleaved: p.fam.interleavedMRoPE}
-			p.note("no mrope_section: the model's default %v (HF's Qwen3-VL text rotary embedding)", p.fam.mropeSection)
+			p.note("no mrope_section: the model's default %v (HF's %s)", p.fam.mropeSection, p.fam.mropeFrom)
 		}
 		return nil
 	}

@@ -10,13 +10,15 @@ import (
 	"github.com/rotary-go/rotary/hf"
 )
 
-const checkUsage = "--config CONFIG.json | --model PRESET [--position-embedding-type rope|mrope] [--use-fused-rotary-pos-emb] [--apply-rope-fusion] [--positions-rows N] [--cache-mode default|interleave] [--rotary-mode half|interleave] [--op NAME] [--json]"
+const checkUsage = "--config CONFIG.json | --model PRESET [--style neox|gptj] [--position-embedding-type rope|mrope] [--use-fused-rotary-pos-emb] [--apply-rope-fusion] [--positions-rows N] [--cache-mode default|interleave] [--rotary-mode half|interleave] [--op NAME] [--json]"
 
 func runCheck(args []string, stdout, stderr io.Writer) error {
 	fs := newFlags("check", checkUsage, stderr)
 	config := fs.String("config", "", "model `config.json`")
 	preset := fs.String("model", "", "embedded model `preset` instead of --config")
 	var l check.Launch
+	var style string
+	registerStyle(fs.FlagSet, &style)
 	fs.StringVar(&l.PositionEmbeddingType, "position-embedding-type", "", "Megatron position_embedding_type: `rope` or mrope")
 	fs.BoolVar(&l.UseFusedRotaryPosEmb, "use-fused-rotary-pos-emb", false, "MindSpeed's fused plain-RoPE flag is set")
 	fs.BoolVar(&l.ApplyRoPEFusion, "apply-rope-fusion", false, "Megatron/Bridge apply_rope_fusion is set")
@@ -47,6 +49,11 @@ func runCheck(args []string, stdout, stderr io.Writer) error {
 	default:
 		return usagef("--config: missing (or --model PRESET)")
 	}
+	opts, err := parseOptions(style)
+	if err != nil {
+		return err
+	}
+	l.Style = opts.Style
 	switch l.PositionEmbeddingType {
 	case "", "rope", "mrope":
 	default:

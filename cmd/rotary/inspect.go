@@ -10,7 +10,7 @@ import (
 	"github.com/rotary-go/rotary/hf"
 )
 
-const inspectUsage = "CONFIG.json | --model PRESET [--layer N] [--json]"
+const inspectUsage = "CONFIG.json | --model PRESET [--layer N] [--style neox|gptj] [--json]"
 
 // inspectReport is what inspect prints; its JSON form is a contract for tools.
 type inspectReport struct {
@@ -23,6 +23,7 @@ type inspectReport struct {
 	HeadSize        int               `json:"head_size"`
 	RotaryDim       int               `json:"rotary_dim"`
 	Style           string            `json:"style"`
+	StyleAssumed    bool              `json:"style_assumed,omitempty"`
 	Base            float64           `json:"base"`
 	MaxPositions    int               `json:"max_position_embeddings"`
 	CacheLen        int               `json:"cache_len"`
@@ -91,7 +92,7 @@ func inspect(model *hf.Model, spec rotary.Spec, m modelFlags) (*inspectReport, e
 	return &inspectReport{
 		Source: src, ModelType: model.ModelType, Layer: m.layer, NumLayers: model.NumLayers,
 		NumHeads: model.NumHeads, NumKVHeads: model.NumKVHeads, HeadSize: spec.HeadSize,
-		RotaryDim: spec.RotaryDim, Style: spec.Style.String(), Base: spec.Base,
+		RotaryDim: spec.RotaryDim, Style: spec.Style.String(), StyleAssumed: model.StyleAssumed, Base: spec.Base,
 		MaxPositions: spec.MaxPositions, CacheLen: spec.DefaultCacheLen(), Scaling: spec.Scaling,
 		AttentionFactor: emb.AttentionFactor(), InvFreq: emb.InvFreq(), LongInvFreq: emb.LongInvFreq(),
 		MRoPE: spec.MRoPE, Local: model.Spec.Local, GlobalLayer: model.Spec.IsGlobalLayer(m.layer),
@@ -135,7 +136,11 @@ func printInspect(w io.Writer, r *inspectReport, spec rotary.Spec) {
 	p("heads", "%d query, %d key/value", r.NumHeads, r.NumKVHeads)
 	p("head size", "%d", r.HeadSize)
 	p("rotary dim", "%d (%d pairs, %d pass-through)", r.RotaryDim, r.RotaryDim/2, r.HeadSize-r.RotaryDim)
-	p("style", "%s", r.Style)
+	if r.StyleAssumed {
+		p("style", "%s (assumed: the model_type is not a known family; --style names it)", r.Style)
+	} else {
+		p("style", "%s", r.Style)
+	}
 	p("base (rope_theta)", "%g", r.Base)
 	p("max positions", "%d (cache %d rows)", r.MaxPositions, r.CacheLen)
 	p("scaling", "%s", describeScaling(spec))

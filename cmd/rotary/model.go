@@ -15,6 +15,7 @@ type modelFlags struct {
 	layer    int
 	dynamic  string
 	longrope string
+	style    string
 }
 
 func (m *modelFlags) register(fs *flag.FlagSet) {
@@ -22,20 +23,24 @@ func (m *modelFlags) register(fs *flag.FlagSet) {
 	fs.StringVar(&m.preset, "model", "", "embedded model `preset` instead of --config (see 'rotary presets')")
 	fs.IntVar(&m.layer, "layer", 0, "layer `N`, for models with per-layer RoPE (Gemma 3)")
 	fs.StringVar(&m.longrope, "longrope-factor", "config", "LongRoPE's attention factor from: config (HF main: rope_scaling.factor when given) or lengths (HF v4.57, vLLM, Microsoft: max_position_embeddings / original)")
+	registerStyle(fs, &m.style)
 	fs.StringVar(&m.dynamic, "dynamic", "static", "dynamic NTK length rule: static (vLLM ≤ 0.21: factor × original), per-call (Hugging Face: the call's length over max_position_embeddings) or max-trained (vLLM ≥ 0.22: max_position / max_trained_positions)")
 }
 
 // load reads the model and returns it with the spec of the chosen layer.
 func (m *modelFlags) load() (*hf.Model, rotary.Spec, error) {
 	var model *hf.Model
-	var err error
+	opts, err := parseOptions(m.style)
+	if err != nil {
+		return nil, rotary.Spec{}, err
+	}
 	switch {
 	case m.config != "" && m.preset != "":
 		return nil, rotary.Spec{}, usagef("--config and --model: give one, not both")
 	case m.config != "":
-		model, err = hf.LoadFile(m.config)
+		model, err = opts.LoadFile(m.config)
 	case m.preset != "":
-		model, err = hf.Preset(m.preset)
+		model, err = opts.Preset(m.preset)
 	default:
 		return nil, rotary.Spec{}, usagef("--config: missing (or --model PRESET)")
 	}
@@ -73,6 +78,24 @@ func (m *modelFlags) load() (*hf.Model, rotary.Spec, error) {
 		return nil, rotary.Spec{}, usagef("--dynamic %s, --longrope-factor %s: %v", m.dynamic, m.longrope, err)
 	}
 	return model, spec, nil
+}
+
+// registerStyle adds --style, shared by every command that reads a model's config.
+func registerStyle(fs *flag.FlagSet, style *string) {
+	fs.StringVar(style, "style", "", "pairing of the checkpoint's weights, `neox` (i, i+d/2) or gptj (2i, 2i+1), over the model_type's; needed for a model_type rotary does not know, which is read as neox with a note")
+}
+
+// parseOptions turns --style into hf.ParseOptions; "" keeps the model_type's pairing.
+func parseOptions(style string) (hf.ParseOptions, error) {
+	switch style {
+	case "":
+		return hf.ParseOptions{}, nil
+	case "neox":
+		return hf.ParseOptions{Style: new(rotary.NeoX)}, nil
+	case "gptj":
+		return hf.ParseOptions{Style: new(rotary.GPTJ)}, nil
+	}
+	return hf.ParseOptions{}, usagef("--style %q: want neox or gptj", style)
 }
 
 // readConfig reads a config.json for the commands that want its JSON rather than an
