@@ -69,6 +69,15 @@ func New(spec Spec, opts ...Option) (*Embedding, error) {
 			opt(&o)
 		}
 	}
+	if o.disp == nil {
+		o.disp = ops.Default
+	}
+	if spec.NoRoPE {
+		if o.cacheLenSet && o.cacheLen < 0 {
+			return nil, fmt.Errorf("cache length %d: want ≥ 0", o.cacheLen)
+		}
+		return newNoRoPE(spec, o.disp), nil
+	}
 	n := o.cacheLen
 	if !o.cacheLenSet {
 		n = spec.DefaultCacheLen()
@@ -78,9 +87,6 @@ func New(spec Spec, opts ...Option) (*Embedding, error) {
 			return nil, fmt.Errorf("%w (the default, from max_position_embeddings and the scaling; choose one with WithCacheLen)", err)
 		}
 		return nil, err
-	}
-	if o.disp == nil {
-		o.disp = ops.Default
 	}
 	e := &Embedding{spec: spec, disp: o.disp}
 	if spec.MRoPE != nil {
@@ -97,6 +103,17 @@ func New(spec Spec, opts ...Option) (*Embedding, error) {
 	e.cache = buildCache(short, e.invFreq, e.attn)
 	e.scratch.New = func() any { return new(CosSin) }
 	return e, nil
+}
+
+// newNoRoPE is the embedding of a layer without RoPE: no frequencies and no cache, only what
+// checks the arguments (head size, position rows).
+func newNoRoPE(spec Spec, disp *ops.Dispatcher) *Embedding {
+	e := &Embedding{spec: spec, disp: disp, attn: 1}
+	if spec.MRoPE != nil {
+		e.rows = []int{len(spec.MRoPE.Sections)}
+	}
+	e.scratch.New = func() any { return new(CosSin) }
+	return e
 }
 
 // ready refuses a nil Embedding or one not built by New (the zero value has no dispatcher), so
@@ -163,6 +180,9 @@ func (e *Embedding) CosSinCache(n int, long bool) ([]float32, error) {
 	if err := e.ready(); err != nil {
 		return nil, err
 	}
+	if e.spec.NoRoPE {
+		return nil, errNoRoPE
+	}
 	if err := checkCacheRows("positions", n, e.spec.RotaryDim); err != nil {
 		return nil, err
 	}
@@ -202,7 +222,8 @@ func (e *Embedding) table(maxPos int64) (c ops.CosSinCache, ok bool) {
 // positions is [T] (int32 or int64), or [len(sections), T] for an MRoPE model; 1-D positions
 // for an MRoPE model are text-only input (every axis equals the position). query and key are
 // [T, H, D] or [T, H·D] in F32, F16 or BF16 with D the spec's head size; heads and tokens may be
-// strided. On error nothing is written.
+// strided. On error nothing is written. An embedding of a layer without RoPE (Spec.NoRoPE)
+// checks the arguments the same way and leaves query and key untouched.
 func (e *Embedding) Forward(positions, query, key tensor.Tensor) error {
 	if err := e.ready(); err != nil {
 		return err
@@ -214,6 +235,9 @@ func (e *Embedding) Forward(positions, query, key tensor.Tensor) error {
 	pos, err := ops.NewPositions(positions, q.Tokens, e.positionRows(), 0)
 	if err != nil {
 		return err
+	}
+	if e.spec.NoRoPE {
+		return nil // the arguments were checked; a layer without RoPE leaves q and k as they are
 	}
 	if e.spec.DualChunk != nil {
 		return errDualChunk

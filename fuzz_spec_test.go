@@ -41,6 +41,11 @@ func FuzzNew(f *testing.F) {
 		}
 		if extra&16 != 0 {
 			s.Local = &LocalRoPE{Base: localBase, Pattern: int(extra >> 5)}
+			if extra&1 != 0 {
+				// A per-type rule and NoPE layers, from the same numbers.
+				s.Local.Types = map[string]LayerRoPE{"full_attention": {NoRoPE: extra&2 != 0, Base: alpha, Scaling: sc, RotaryDim: s2, HeadSize: s1}}
+				s.Local.NoRoPE = []bool{interleaved, false, true}
+			}
 		}
 		_ = s.DefaultCacheLen()
 		// A small cache keeps the fuzzer's memory bounded; rows past it take the per-call path.
@@ -53,6 +58,16 @@ func FuzzNew(f *testing.F) {
 				if math.IsNaN(x) || math.IsInf(x, 0) {
 					t.Fatalf("accepted %+v, but %s[%d] = %v", s, what, i, x)
 				}
+			}
+		}
+		for l := range 4 {
+			// Every layer of an accepted model is an accepted spec.
+			ls, err := s.ForLayer(l)
+			if err != nil {
+				continue
+			}
+			if _, err := New(ls, WithCacheLen(2)); err != nil {
+				t.Fatalf("accepted %+v (local %+v), but layer %d's spec %+v is refused: %v", s, s.Local, l, ls, err)
 			}
 		}
 		finite("inv_freq", e.InvFreq()...)

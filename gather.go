@@ -17,6 +17,8 @@ type CosSin struct {
 	tokens   int
 	spec     Spec
 	disp     *ops.Dispatcher
+	// noRoPE: gathered by a layer without RoPE; Apply checks its arguments and writes nothing.
+	noRoPE bool
 }
 
 // Tokens is the number of tokens gathered (0 for a nil or empty CosSin).
@@ -45,7 +47,8 @@ func (cs *CosSin) Sin() []float32 {
 	return cs.sin
 }
 
-// Gather fills dst with the cos/sin of the given positions (shapes as in Forward).
+// Gather fills dst with the cos/sin of the given positions (shapes as in Forward). For a layer
+// without RoPE (Spec.NoRoPE) dst holds no cos/sin, and its Apply leaves query and key untouched.
 func (e *Embedding) Gather(positions tensor.Tensor, dst *CosSin) error {
 	if err := e.ready(); err != nil {
 		return err
@@ -64,6 +67,10 @@ func (e *Embedding) Gather(positions tensor.Tensor, dst *CosSin) error {
 	if err != nil {
 		return err
 	}
+	if e.spec.NoRoPE {
+		*dst = CosSin{cos: dst.cos[:0], sin: dst.sin[:0], inv: dst.inv[:0], tokens: pos.Tokens, spec: e.spec, disp: e.disp, noRoPE: true}
+		return nil
+	}
 	e.gather(&pos, dst)
 	return nil
 }
@@ -81,7 +88,7 @@ func (e *Embedding) gather(pos *ops.Positions, cs *CosSin) {
 		cs.inv = make([]float64, h)
 	}
 	cs.inv = cs.inv[:h]
-	cs.half, cs.tokens, cs.spec, cs.disp = h, pos.Tokens, e.spec, e.disp
+	cs.half, cs.tokens, cs.spec, cs.disp, cs.noRoPE = h, pos.Tokens, e.spec, e.disp, false
 
 	table, cached := e.table(pos.Max)
 	attn := e.spec.FrequenciesInto(cs.inv, int(pos.Max))
@@ -110,7 +117,7 @@ func (e *Embedding) gather(pos *ops.Positions, cs *CosSin) {
 // Apply rotates query and key (may be the zero Tensor) in place with the gathered cos/sin; shapes
 // as in Forward, with the token count Gather saw. On error nothing is written.
 func (cs *CosSin) Apply(query, key tensor.Tensor) error {
-	if cs == nil || cs.half == 0 {
+	if cs == nil || (cs.half == 0 && !cs.noRoPE) {
 		return errNotGathered
 	}
 	q, k, err := ops.NewQueryKey(query, key, cs.spec.HeadSize)
@@ -119,6 +126,9 @@ func (cs *CosSin) Apply(query, key tensor.Tensor) error {
 	}
 	if q.Tokens != cs.tokens {
 		return errTokens(q.Tokens, cs.tokens)
+	}
+	if cs.noRoPE {
+		return nil
 	}
 	_, err = ops.Run(cs.disp, ops.RotaryEmbeddingGather, ops.GatheredArgs{
 		RoPE: ops.RoPE{RotaryDim: cs.spec.RotaryDim, GPTJ: cs.spec.Style == GPTJ, Query: q, Key: k},

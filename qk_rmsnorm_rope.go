@@ -1,6 +1,8 @@
 package rotary
 
 import (
+	"fmt"
+
 	"github.com/rotary-go/rotary/ops"
 	"github.com/rotary-go/rotary/tensor"
 )
@@ -19,10 +21,15 @@ import (
 // (self.weight * …; HF checkpoints hold the weight in the activations' dtype, and a weight of
 // another dtype is widened to float32 for the product). The rotation of the first RotaryDim
 // elements then follows the rest of the library: cos/sin from the float32 cache, float32
-// arithmetic, one rounding. On error nothing is written.
+// arithmetic, one rounding. On error nothing is written. An embedding of a layer without RoPE
+// (Spec.NoRoPE) refuses: the norm alone is not this op.
 func (e *Embedding) ForwardQKNorm(positions, query, key, qWeight, kWeight tensor.Tensor, eps float64) error {
 	if err := e.ready(); err != nil {
 		return err
+	}
+	if e.spec.NoRoPE {
+		// The op is one fused pass of norm and rotation; it has no norm-only form to run.
+		return fmt.Errorf("ForwardQKNorm: %w; normalise q and k without rotating them", errNoRoPE)
 	}
 	q, k, err := ops.NewQueryKey(query, key, e.spec.HeadSize)
 	if err != nil {

@@ -48,8 +48,12 @@ type Scaling = rope.Scaling
 // MRoPE describes multimodal RoPE sections (see rope.MRoPE).
 type MRoPE = rope.MRoPE
 
-// LocalRoPE is Gemma 3's per-layer RoPE (see rope.LocalRoPE).
+// LocalRoPE is per-layer RoPE: layer types with their own RoPE, layers without RoPE (see
+// rope.LocalRoPE).
 type LocalRoPE = rope.LocalRoPE
+
+// LayerRoPE is one layer type's RoPE (see rope.LayerRoPE).
+type LayerRoPE = rope.LayerRoPE
 
 // DualChunk is Qwen2.5-1M's dual-chunk attention (see rope.DualChunk).
 type DualChunk = rope.DualChunk

@@ -15,21 +15,28 @@
 //   - Base: rope_theta, rotary_emb_base, rope_parameters.rope_theta, ChatGLM's
 //     10000·rope_ratio, else 10000.
 //   - Scaling: rope_scaling (with type or rope_type) or transformers v5's rope_parameters,
-//     including its per-layer-type form {"full_attention": …, "sliding_attention": …};
 //     default, linear, dynamic (with alpha: NTK-alpha), yarn and deepseek_yarn, llama3,
-//     longrope and the legacy su; mrope_section / mrope_interleaved; Gemma 3's
-//     rope_local_base_freq and sliding_window_pattern or layer_types;
+//     longrope and the legacy su; mrope_section / mrope_interleaved;
 //     dual_chunk_attention_config.
+//   - Per layer (Spec.Local, Spec.ForLayer): rope_parameters keyed by layer type
+//     ({"full_attention": …, "sliding_attention": …, or any layer_types value}), each type
+//     with its own rope_theta, scaling and partial_rotary_factor; the family rules of
+//     layers.go: sliding layers with rope_local_base_freq and no scaling (Gemma 3, Gemma 3n),
+//     or with default RoPE at Olmo3Config's default theta (OLMo 3), a legacy rope_scaling
+//     being the full layers' alone; layers without RoPE from no_rope_layers or
+//     no_rope_layer_interval (Llama 4, SmolLM3), or every layer but the sliding ones
+//     (Cohere2; EXAONE 4 when sliding_window is set). Layer types come from layer_types,
+//     else from the family's period (sliding_window_pattern).
 //   - Max positions: max_position_embeddings, n_positions, seq_length, else 2048.
 //
 // The pairing style follows the checkpoint's weight layout, which is what the HF code and
 // vLLM's is_neox_style rotate:
 //
 //	NeoX:  llama, mistral, mixtral, qwen2, qwen2_moe, qwen3, qwen3_moe, qwen2_vl, qwen2_5_vl,
-//	       qwen3_vl, qwen3_vl_moe (and their _text models), gemma, gemma2, gemma3,
-//	       phi, phi3, gpt_neox, gpt_oss, olmo, olmo2, stablelm, persimmon, starcoder2,
-//	       internlm2, falcon, glm4_moe
-//	GPT-J: gptj, codegen, cohere, glm, glm4, chatglm (unless original_rope is false),
+//	       qwen3_vl, qwen3_vl_moe (and their _text models), gemma, gemma2, gemma3, gemma3n,
+//	       phi, phi3, gpt_neox, gpt_oss, olmo, olmo2, olmo3, stablelm, persimmon, starcoder2,
+//	       internlm2, falcon, glm4_moe, smollm3, exaone4
+//	GPT-J: gptj, codegen, cohere, cohere2, glm, glm4, chatglm (unless original_rope is false),
 //	       deepseek_v2, deepseek_v3, deepseek_v32, kimi_k2 (unless rope_interleave is
 //	       false), llama4
 //

@@ -16,8 +16,7 @@ const (
 	kindDeepSeek      // MLA: the RoPE part is its own qk_rope_head_dim-wide tensor
 	kindChatGLM       // THUDM remote code: kv_channels, seq_length, rope_ratio, original_rope
 	kindFalcon        // multi_query / new_decoder_architecture head rules, ALiBi variants
-	kindGemma3        // per-layer RoPE: sliding layers use rope_local_base_freq
-	kindLlama4        // some layers are NoPE
+	kindCohere2       // head_dim is always hidden_size / num_attention_heads
 	kindMiniMax       // rotary_dim honoured, where HF rotates the whole head
 	kindGranite       // granitemoehybrid: RoPE only when position_embedding_type is "rope"
 )
@@ -41,6 +40,9 @@ type family struct {
 	defaults map[string]any
 	// note says which layers the spec covers when some have no position embedding.
 	note string
+	// layers is the family's per-layer RoPE (layers.go); nil when only rope_parameters can
+	// make layers differ.
+	layers *layerRule
 }
 
 func num(s string) json.Number { return json.Number(s) }
@@ -52,7 +54,7 @@ var (
 	qwen3 = family{style: rope.NeoX, interleavedMRoPE: true, mropeSection: []int{24, 20, 20}, mropeFrom: "Qwen3VLTextRotaryEmbedding"}
 	// Gemma3TextConfig's defaults: google/gemma-3-4b-it's config.json gives only a few text
 	// keys (hidden_size, num_hidden_layers, rope_scaling, sliding_window) and relies on these.
-	gemma3 = family{style: rope.NeoX, kind: kindGemma3, defaults: map[string]any{
+	gemma3 = family{style: rope.NeoX, layers: gemma3Layers, defaults: map[string]any{
 		"hidden_size":             num("2304"),
 		"num_hidden_layers":       num("26"),
 		"num_attention_heads":     num("8"),
@@ -70,7 +72,33 @@ var (
 	deepseek = family{style: rope.GPTJ, kind: kindDeepSeek}
 	glmHalf  = family{style: rope.GPTJ, partial: 0.5}
 	chatglm  = family{style: rope.GPTJ, kind: kindChatGLM, partial: 0.5}
-	llama4   = family{style: rope.GPTJ, kind: kindLlama4}
+	// Llama4TextConfig's defaults (configuration_llama4.py).
+	llama4 = family{style: rope.GPTJ, layers: llama4Layers, defaults: map[string]any{
+		"num_hidden_layers": num("48"), "head_dim": num("128"), "rope_theta": num("500000"),
+		"max_position_embeddings": num("131072"), "no_rope_layer_interval": num("4"),
+	}}
+	// The defaults of Gemma3nTextConfig, Olmo3Config, Cohere2Config, Exaone4Config and
+	// SmolLM3Config (configuration_<type>.py) for the keys hf reads.
+	gemma3n = family{style: rope.NeoX, layers: gemma3nLayers, defaults: map[string]any{
+		"hidden_size": num("2048"), "num_hidden_layers": num("35"), "num_attention_heads": num("8"),
+		"num_key_value_heads": num("2"), "head_dim": num("256"), "max_position_embeddings": num("32768"),
+		"rope_theta": num("1000000"), "rope_local_base_freq": num("10000"),
+	}}
+	olmo3 = family{style: rope.NeoX, layers: olmo3Layers, defaults: map[string]any{
+		"num_hidden_layers": num("32"), "rope_theta": num("500000"), "max_position_embeddings": num("2048"),
+	}}
+	// Cohere2Config.__post_init__ sets head_dim = hidden_size // num_attention_heads, whatever
+	// the file says; Cohere2RotaryEmbedding interleaves (repeat_interleave, pairs (2i, 2i+1)).
+	cohere2 = family{style: rope.GPTJ, kind: kindCohere2, layers: cohere2Layers, defaults: map[string]any{
+		"num_hidden_layers": num("40"), "max_position_embeddings": num("8192"),
+	}}
+	exaone4 = family{style: rope.NeoX, layers: exaone4Layers, defaults: map[string]any{
+		"num_hidden_layers": num("32"), "max_position_embeddings": num("2048"),
+	}}
+	smollm3 = family{style: rope.NeoX, layers: smollm3Layers, defaults: map[string]any{
+		"num_hidden_layers": num("36"), "rope_theta": num("2000000"), "max_position_embeddings": num("32768"),
+		"no_rope_layer_interval": num("4"),
+	}}
 
 	// Qwen3NextConfig (configuration_qwen3_next.py) sets partial_rotary_factor 0.25 and head_dim
 	// 256 by default; Qwen3NextAttention rotates with rotate_half. Three layers in four are
@@ -129,6 +157,11 @@ var families = map[string]family{
 	"gemma2":            neox,
 	"gemma3":            gemma3,
 	"gemma3_text":       gemma3,
+	"gemma3n":           gemma3n,
+	"gemma3n_text":      gemma3n,
+	"olmo3":             olmo3,
+	"exaone4":           exaone4,
+	"smollm3":           smollm3,
 	"phi":               neox,
 	"phi3":              phi3,
 	"gpt_neox":          neox,
@@ -188,6 +221,7 @@ var families = map[string]family{
 	"kimi_k2":      deepseek,
 	"llama4":       llama4,
 	"llama4_text":  llama4,
+	"cohere2":      cohere2,
 	"glm4v":        glm4v,
 	"glm4v_text":   glm4v,
 	// Ernie4_5's apply_rotary_pos_emb (modular_ernie4_5.py) interleaves cos/sin and rotates

@@ -188,9 +188,6 @@ func (p *parser) parse(top object) (*Model, error) {
 	if err := p.dualChunk(); err != nil {
 		return nil, err
 	}
-	if p.fam.kind == kindLlama4 {
-		p.note("llama4: layers marked 0 in no_rope_layers use no position embedding; the spec covers the RoPE layers")
-	}
 	if p.fam.note != "" {
 		p.note("%s: %s", p.m.ModelType, p.fam.note)
 	}
@@ -442,8 +439,11 @@ func (p *parser) headSize(ri ropeInfo) error {
 	}
 
 	keys := []string{"head_dim"}
-	if p.fam.kind == kindChatGLM {
+	switch p.fam.kind {
+	case kindChatGLM:
 		keys = append(keys, "kv_channels")
+	case kindCohere2:
+		keys = nil // Cohere2Config.__post_init__ overwrites head_dim with hidden_size / heads
 	}
 	head, _, ok, err := s.positive(keys...)
 	if err != nil {

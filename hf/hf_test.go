@@ -610,6 +610,14 @@ func FuzzParse(f *testing.F) {
 		`{"model_type": "chatglm", "num_attention_heads": 2, "kv_channels": 64, "rope_ratio": 1e305}`,
 		`{"model_type": "llama", "hidden_size": 4096, "num_attention_heads": 32, "max_position_embeddings": 9223372036854775807, "rope_scaling": {"rope_type": "yarn", "factor": 1e300, "original_max_position_embeddings": 9223372036854775807}}`,
 		`{"model_type": "gptj", "n_embd": 9223372036854775807, "n_head": 9223372036854775807, "rotary_dim": 2}`,
+		// Per-layer rules and layers without RoPE.
+		`{"model_type": "olmo3", "hidden_size": 64, "num_attention_heads": 2, "num_hidden_layers": 4, "rope_scaling": {"rope_type": "yarn", "factor": 8, "original_max_position_embeddings": 8192}}`,
+		`{"model_type": "gemma3n", "text_config": {"model_type": "gemma3n_text", "num_hidden_layers": 5, "layer_types": ["sliding_attention", "full_attention", "sliding_attention", "sliding_attention", "full_attention"]}}`,
+		`{"model_type": "llama4_text", "hidden_size": 64, "num_attention_heads": 2, "num_hidden_layers": 4, "no_rope_layers": [1, 1, 1, 0]}`,
+		`{"model_type": "smollm3", "hidden_size": 64, "num_attention_heads": 2, "num_hidden_layers": 9223372036854775807}`,
+		`{"model_type": "cohere2", "hidden_size": 64, "num_attention_heads": 2, "num_hidden_layers": 4, "sliding_window": null}`,
+		`{"model_type": "exaone4", "hidden_size": 64, "num_attention_heads": 2, "num_hidden_layers": 2, "sliding_window_pattern": "LG", "layer_types": ["sliding_attention", "full_attention"]}`,
+		`{"model_type": "llama", "hidden_size": 64, "num_attention_heads": 2, "num_hidden_layers": 2, "layer_types": ["a", "b"], "rope_parameters": {"full_attention": {"rope_theta": 100}, "a": {"rope_theta": 10, "partial_rotary_factor": 0.5}, "b": {}}}`,
 	} {
 		f.Add([]byte(s))
 	}
@@ -636,6 +644,13 @@ func FuzzParse(f *testing.F) {
 		}
 		if _, err := m.Spec.ForLayer(0); err != nil {
 			t.Fatalf("ForLayer(0): %v", err)
+		}
+		for l := range min(m.NumLayers, 64) {
+			if s, err := m.Spec.ForLayer(l); err == nil {
+				if err := s.Validate(); err != nil {
+					t.Fatalf("ForLayer(%d) = %+v: %v", l, s, err)
+				}
+			}
 		}
 	})
 }

@@ -2,18 +2,18 @@ package hf
 
 import (
 	"fmt"
-	"reflect"
+	"maps"
 	"slices"
 
 	"github.com/rotary-go/rotary/rope"
 )
 
 // ropeInfo is the config's rope object: rope_parameters (transformers v5) or rope_scaling.
-// In the per-layer-type form ({"full_attention": {...}, "sliding_attention": {...}}) main is
-// the full-attention entry and sliding the sliding-window one.
+// In the per-layer-type form ({"full_attention": {...}, "sliding_attention": {...}}, keyed by
+// layer_types values) main is the full-attention entry and types holds the others.
 type ropeInfo struct {
-	main    *node
-	sliding *node
+	main  *node
+	types map[string]node
 }
 
 func (p *parser) ropeObject() (ropeInfo, error) {
@@ -26,33 +26,56 @@ func (p *parser) ropeObject() (ropeInfo, error) {
 		return ropeInfo{}, fmt.Errorf("%w (or null)", err)
 	}
 	n := node{path: path, m: obj}
-	_, hasFull := obj["full_attention"]
-	_, hasSliding := obj["sliding_attention"]
-	_, _, hasType := n.get("rope_type")
-	_, _, hasOld := n.get("type")
-	if !(hasFull || hasSliding) || hasType || hasOld {
-		return ropeInfo{main: &n}, nil
+	perType, err := p.perLayerType(n)
+	if err != nil || !perType {
+		return ropeInfo{main: &n}, err
 	}
-	var info ropeInfo
-	for _, lt := range []string{"full_attention", "sliding_attention"} {
+	info := ropeInfo{types: map[string]node{}}
+	for _, lt := range slices.Sorted(maps.Keys(obj)) {
 		sub, v, ok := n.get(lt)
 		if !ok {
-			continue
+			continue // HF's standardize_rope_params skips an entry saved as None
 		}
 		m, err := asObject(sub, v)
 		if err != nil {
 			return ropeInfo{}, err
 		}
-		if lt == "full_attention" {
+		if lt == rope.FullAttention {
 			info.main = &node{path: sub, m: m}
 		} else {
-			info.sliding = &node{path: sub, m: m}
+			info.types[lt] = node{path: sub, m: m}
 		}
 	}
 	if info.main == nil {
 		return ropeInfo{}, configErr("%s: the per-layer-type form needs a full_attention entry", path)
 	}
 	return info, nil
+}
+
+// perLayerType reports whether rope object n is keyed by layer type: it has no rope_type (or
+// type) and its keys are full_attention / sliding_attention or, as standardize_rope_params
+// (modeling_rope_utils.py) decides, all values of layer_types.
+func (p *parser) perLayerType(n node) (bool, error) {
+	_, _, hasType := n.get("rope_type")
+	_, _, hasOld := n.get("type")
+	if hasType || hasOld || len(n.m) == 0 {
+		return false, nil
+	}
+	_, hasFull := n.m[rope.FullAttention]
+	_, hasSliding := n.m[rope.SlidingAttention]
+	if hasFull || hasSliding {
+		return true, nil
+	}
+	types, err := p.layerTypes()
+	if err != nil || types == nil {
+		return false, err
+	}
+	for k := range n.m {
+		if !slices.Contains(types, k) {
+			return false, nil
+		}
+	}
+	return true, nil
 }
 
 // ropeType is rope_type, else the legacy type; "" when neither is given.
@@ -302,87 +325,4 @@ func (p *parser) mrope(n *node) error {
 	}
 	p.m.Spec.MRoPE = &rope.MRoPE{Sections: sections, Interleaved: inter}
 	return nil
-}
-
-// local sets the per-layer RoPE: Gemma 3's (sliding layers use rope_local_base_freq and no
-// scaling), or what a per-layer-type rope object's sliding_attention entry says.
-func (p *parser) local(ri ropeInfo) error {
-	spec := &p.m.Spec
-	gemma := p.fam.kind == kindGemma3
-	if ri.sliding == nil && !gemma {
-		return nil
-	}
-	base, err := p.localBase(ri.sliding)
-	if err != nil {
-		return err
-	}
-	if ri.sliding != nil {
-		sc, err := p.scaling(*ri.sliding)
-		if err != nil {
-			return err
-		}
-		if base == spec.Base && reflect.DeepEqual(sc, spec.Scaling) {
-			return nil // the same RoPE in every layer
-		}
-		if sc.Type != rope.ScalingDefault {
-			p.note("%s: %s scaling ignored: the spec gives sliding layers unscaled RoPE", ri.sliding.path, sc.Type)
-		}
-	}
-
-	pattern := 0
-	if gemma {
-		var ok bool
-		if pattern, _, ok, err = p.src.positive("sliding_window_pattern", "_sliding_window_pattern"); err != nil {
-			return err
-		}
-		if !ok {
-			pattern = 6
-		}
-	}
-	types, err := p.layerTypes()
-	if err != nil {
-		return err
-	}
-	if pattern == 0 && types == nil {
-		p.note("%s ignored: no layer_types to say which layers slide", ri.sliding.path)
-		return nil
-	}
-	if types != nil && p.m.NumLayers > 0 && len(types) != p.m.NumLayers {
-		return configErr("layer_types: %d entries: want one per layer (num_hidden_layers = %d)", len(types), p.m.NumLayers)
-	}
-	spec.Local = &rope.LocalRoPE{Base: base, Pattern: pattern, LayerTypes: types}
-	return nil
-}
-
-// localBase is the sliding layers' base: the sliding entry's rope_theta, else Gemma 3's
-// rope_local_base_freq (default 10000), else the global base.
-func (p *parser) localBase(sliding *node) (float64, error) {
-	if sliding != nil {
-		if b, ok, err := sliding.number("rope_theta"); err != nil || ok {
-			return b, err
-		}
-	}
-	if p.fam.kind != kindGemma3 {
-		return p.m.Spec.Base, nil
-	}
-	b, path, ok, err := p.src.number("rope_local_base_freq")
-	if err != nil {
-		return 0, err
-	}
-	if !ok {
-		p.note("rope_local_base_freq absent: using 10000")
-		return 10000, nil
-	}
-	if !(b > 0) {
-		return 0, configErr("%s: %v: want a number > 0", path, b)
-	}
-	return b, nil
-}
-
-func (p *parser) layerTypes() ([]string, error) {
-	path, v, ok := p.src.first("layer_types")
-	if !ok {
-		return nil, nil
-	}
-	return asStrings(path, v)
 }

@@ -142,15 +142,6 @@ type MRoPE struct {
 	Interleaved bool
 }
 
-// LocalRoPE is Gemma 3's per-layer RoPE: sliding-window layers use Base and no scaling.
-type LocalRoPE struct {
-	Base float64
-	// Pattern: layer l is global when (l+1) % Pattern == 0. Ignored when LayerTypes is set.
-	Pattern int
-	// LayerTypes, when set, names each layer "sliding_attention" or "full_attention".
-	LayerTypes []string
-}
-
 // DualChunk is Qwen2.5-1M's dual-chunk attention (vLLM's DualChunkRotaryEmbedding): keys and
 // intra-chunk queries are rotated at position p mod (ChunkSize − LocalSize).
 type DualChunk struct {
@@ -167,8 +158,15 @@ type Spec struct {
 	MaxPositions int
 	Scaling      Scaling
 	MRoPE        *MRoPE
-	Local        *LocalRoPE
-	DualChunk    *DualChunk
+	// Local holds the per-layer rules (layer types with their own RoPE, layers without RoPE);
+	// ForLayer applies them.
+	Local     *LocalRoPE
+	DualChunk *DualChunk
+	// NoRoPE: the layer has no position embedding (NoPE), so query and key pass through
+	// untouched. ForLayer sets it, with RotaryDim, Base and Scaling zero, for the layers a
+	// model leaves unrotated; Validate then checks only HeadSize, MaxPositions and the MRoPE
+	// section count (which still shape the arguments).
+	NoRoPE bool
 }
 
 // ErrSpec is wrapped by every error Validate returns.
@@ -195,6 +193,9 @@ func finitePos(v float64) bool { return v > 0 && !math.IsInf(v, 0) && !math.IsNa
 func (s Spec) Validate() error {
 	if s.HeadSize <= 0 || s.HeadSize > 1<<16 {
 		return specErr("head size %d: want 1..65536", s.HeadSize)
+	}
+	if s.NoRoPE {
+		return s.validateNoRoPE()
 	}
 	if s.RotaryDim <= 0 || s.RotaryDim%2 != 0 {
 		return specErr("rotary dim %d: want a positive even number", s.RotaryDim)
@@ -223,19 +224,8 @@ func (s Spec) Validate() error {
 		}
 	}
 	if l := s.Local; l != nil {
-		if !validBase(l.Base) {
-			return specErr("rope_local_base_freq %v: want a finite number > 1", l.Base)
-		}
-		if l.Pattern < 0 {
-			return specErr("sliding_window_pattern %d: want ≥ 1", l.Pattern)
-		}
-		if l.Pattern == 0 && len(l.LayerTypes) == 0 {
-			return specErr("per-layer rope needs sliding_window_pattern or layer_types")
-		}
-		for i, t := range l.LayerTypes {
-			if t != "sliding_attention" && t != "full_attention" {
-				return specErr("layer_types[%d] %q: want sliding_attention or full_attention", i, t)
-			}
+		if err := l.validate(s); err != nil {
+			return err
 		}
 	}
 	if c := s.DualChunk; c != nil {
@@ -412,34 +402,4 @@ func (sc Scaling) validateRanges() error {
 		}
 	}
 	return nil
-}
-
-// IsGlobalLayer reports whether layer l uses the global (scaled) RoPE; always true without
-// per-layer RoPE.
-func (s Spec) IsGlobalLayer(l int) bool {
-	if s.Local == nil {
-		return true
-	}
-	if len(s.Local.LayerTypes) > 0 {
-		return l >= len(s.Local.LayerTypes) || s.Local.LayerTypes[l] == "full_attention"
-	}
-	return (l+1)%s.Local.Pattern == 0
-}
-
-// ForLayer returns the spec of layer l: for a per-layer model (Gemma 3) a sliding layer gets
-// the local base and no scaling. The result has no Local part.
-func (s Spec) ForLayer(l int) (Spec, error) {
-	if l < 0 {
-		return Spec{}, fmt.Errorf("layer %d: want ≥ 0", l)
-	}
-	if s.Local != nil && len(s.Local.LayerTypes) > 0 && l >= len(s.Local.LayerTypes) {
-		return Spec{}, fmt.Errorf("layer %d: the model has %d layers", l, len(s.Local.LayerTypes))
-	}
-	out := s
-	if !s.IsGlobalLayer(l) {
-		out.Base = s.Local.Base
-		out.Scaling = Scaling{Type: ScalingDefault}
-	}
-	out.Local = nil
-	return out, nil
 }

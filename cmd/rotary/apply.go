@@ -138,6 +138,9 @@ func runApply(args []string, stdout, stderr io.Writer) error {
 	if err := safetensors.WriteFile(*out, results, nil); err != nil {
 		return usagef("--out: %v", err)
 	}
+	if op.needsModel && env.spec.NoRoPE {
+		fmt.Fprintf(stderr, "rotary apply: layer %d has no RoPE: query and key written unchanged\n", m.layer)
+	}
 	return nil
 }
 
@@ -160,8 +163,8 @@ func (e *applyEnv) embedding(positions tensor.Tensor) (*rotary.Embedding, error)
 // for: vLLM sizes its cos/sin cache to max_position_embeddings and would index past it.
 func (e *applyEnv) checkPositions(positions tensor.Tensor) error {
 	limit := int64(e.spec.MaxPositions)
-	if limit <= 0 || (positions.DType != tensor.I32 && positions.DType != tensor.I64) {
-		return nil // no max to compare with; bad positions are the op's to refuse
+	if limit <= 0 || e.spec.NoRoPE || (positions.DType != tensor.I32 && positions.DType != tensor.I64) {
+		return nil // no max to compare with, or no cos/sin to look up; bad positions are the op's to refuse
 	}
 	largest := int64(-1)
 	for i := range positions.Len() {

@@ -28,6 +28,11 @@ func runCache(args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
+	if spec.NoRoPE {
+		// An empty table would read as a layer rotated by nothing in particular; refusing says
+		// what the layer is.
+		return usagef("--layer %d: the layer has no RoPE, so there is no cos/sin table to write", m.layer)
+	}
 	if *n < 0 {
 		if *n != -1 {
 			return usagef("--positions %d: want ≥ 0", *n)

@@ -34,6 +34,8 @@ type inspectReport struct {
 	MRoPE           *rotary.MRoPE     `json:"mrope,omitempty"`
 	Local           *rotary.LocalRoPE `json:"local,omitempty"`
 	GlobalLayer     bool              `json:"global_layer"`
+	LayerType       string            `json:"layer_type,omitempty"`
+	NoRoPE          bool              `json:"no_rope,omitempty"`
 	DualChunk       *rotary.DualChunk `json:"dual_chunk,omitempty"`
 	Notes           []string          `json:"notes,omitempty"`
 }
@@ -85,6 +87,10 @@ func inspect(model *hf.Model, spec rotary.Spec, m modelFlags) (*inspectReport, e
 	if err != nil {
 		return nil, usageError{err}
 	}
+	cacheLen := spec.DefaultCacheLen()
+	if spec.NoRoPE {
+		cacheLen = 0
+	}
 	src := m.config
 	if m.preset != "" {
 		src = "preset " + m.preset
@@ -93,10 +99,10 @@ func inspect(model *hf.Model, spec rotary.Spec, m modelFlags) (*inspectReport, e
 		Source: src, ModelType: model.ModelType, Layer: m.layer, NumLayers: model.NumLayers,
 		NumHeads: model.NumHeads, NumKVHeads: model.NumKVHeads, HeadSize: spec.HeadSize,
 		RotaryDim: spec.RotaryDim, Style: spec.Style.String(), StyleAssumed: model.StyleAssumed, Base: spec.Base,
-		MaxPositions: spec.MaxPositions, CacheLen: spec.DefaultCacheLen(), Scaling: spec.Scaling,
+		MaxPositions: spec.MaxPositions, CacheLen: cacheLen, Scaling: spec.Scaling,
 		AttentionFactor: emb.AttentionFactor(), InvFreq: emb.InvFreq(), LongInvFreq: emb.LongInvFreq(),
 		MRoPE: spec.MRoPE, Local: model.Spec.Local, GlobalLayer: model.Spec.IsGlobalLayer(m.layer),
-		DualChunk: spec.DualChunk, Notes: model.Notes,
+		LayerType: model.Spec.LayerType(m.layer), NoRoPE: spec.NoRoPE, DualChunk: spec.DualChunk, Notes: model.Notes,
 	}, nil
 }
 
@@ -135,6 +141,14 @@ func printInspect(w io.Writer, r *inspectReport, spec rotary.Spec) {
 	p("model type", "%s", r.ModelType)
 	p("heads", "%d query, %d key/value", r.NumHeads, r.NumKVHeads)
 	p("head size", "%d", r.HeadSize)
+	if r.NoRoPE {
+		// Nothing below applies to a layer that rotates nothing.
+		p("layer", "%d: no RoPE on this layer (query and key pass through unrotated)", r.Layer)
+		for _, note := range r.Notes {
+			p("note", "%s", note)
+		}
+		return
+	}
 	p("rotary dim", "%d (%d pairs, %d pass-through)", r.RotaryDim, r.RotaryDim/2, r.HeadSize-r.RotaryDim)
 	if r.StyleAssumed {
 		p("style", "%s (assumed: the model_type is not a known family; --style names it)", r.Style)
@@ -161,11 +175,7 @@ func printInspect(w io.Writer, r *inspectReport, spec rotary.Spec) {
 	}
 	p("attention factor", "%.17g", r.AttentionFactor)
 	if r.Local != nil {
-		kind := "sliding (local base, no scaling)"
-		if r.GlobalLayer {
-			kind = "global"
-		}
-		p("layer", "%d: %s", r.Layer, kind)
+		p("layer", "%d: %s", r.Layer, layerKind(r))
 	}
 	n := len(r.InvFreq)
 	p("inv_freq", "[0]=%.17g [1]=%.17g ... [%d]=%.17g", r.InvFreq[0], at(r.InvFreq, 1), n-1, r.InvFreq[n-1])
@@ -175,6 +185,21 @@ func printInspect(w io.Writer, r *inspectReport, spec rotary.Spec) {
 	for _, note := range r.Notes {
 		p("note", "%s", note)
 	}
+}
+
+// layerKind says which of the model's per-layer rules layer r.Layer follows.
+func layerKind(r *inspectReport) string {
+	t := r.LayerType
+	if _, own := r.Local.Types[t]; own {
+		return t + " (its own RoPE: the values above)"
+	}
+	switch {
+	case t == "sliding_attention" && r.Local.Base != 0:
+		return "sliding (local base, no scaling)"
+	case r.GlobalLayer:
+		return "global"
+	}
+	return t + " (the model's RoPE)"
 }
 
 func orDefault(v, d float64) float64 {

@@ -21,7 +21,7 @@ type modelFlags struct {
 func (m *modelFlags) register(fs *flag.FlagSet) {
 	fs.StringVar(&m.config, "config", "", "model `config.json` (Hugging Face format)")
 	fs.StringVar(&m.preset, "model", "", "embedded model `preset` instead of --config (see 'rotary presets')")
-	fs.IntVar(&m.layer, "layer", 0, "layer `N`, for models with per-layer RoPE (Gemma 3)")
+	fs.IntVar(&m.layer, "layer", 0, "layer `N`, for models whose RoPE differs by layer (Gemma 3, OLMo 3, Gemma 3n) or that leave layers unrotated (Llama 4, SmolLM3, Cohere2, EXAONE 4)")
 	fs.StringVar(&m.longrope, "longrope-factor", "config", "LongRoPE's attention factor from: config (HF main: rope_scaling.factor when given) or lengths (HF v4.57, vLLM, Microsoft: max_position_embeddings / original)")
 	registerStyle(fs, &m.style)
 	fs.StringVar(&m.dynamic, "dynamic", "static", "dynamic NTK length rule: static (vLLM ≤ 0.21: factor × original), per-call (Hugging Face: the call's length over max_position_embeddings) or max-trained (vLLM ≥ 0.22: max_position / max_trained_positions)")

@@ -1,0 +1,383 @@
+package hf
+
+import (
+	"maps"
+	"reflect"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/rotary-go/rotary/rope"
+)
+
+// layerRule is a family's per-layer RoPE as its HF config class and modeling code define it.
+// The zero value: every layer has the same RoPE unless rope_parameters gives one per layer
+// type.
+type layerRule struct {
+	// pattern: without layer_types, layer l is full_attention when (l+1) % pattern == 0 and
+	// sliding_attention otherwise; the first of patternKeys the config gives overrides it.
+	pattern     int
+	patternKeys []string
+	// slidingBase, when set, gives sliding layers a RoPE of their own even when the config
+	// has no sliding_attention entry: default type (a flat rope_scaling or rope_parameters is
+	// the full layers' alone) and rope_theta from the entry, else the config's slidingBaseKey,
+	// else slidingBase.
+	slidingBaseKey string
+	slidingBase    float64
+	nope           nopeRule
+}
+
+// nopeRule says which layers a family leaves unrotated.
+type nopeRule uint8
+
+const (
+	nopeNone nopeRule = iota
+	// nopeList: no_rope_layers (1 = RoPE, 0 = none), else every no_rope_layer_interval-th
+	// layer has none.
+	nopeList
+	// nopeListFalsy: nopeList where an empty list counts as absent.
+	nopeListFalsy
+	// nopeUnlessSliding: only sliding_attention layers rotate, and none when sliding_window
+	// is null.
+	nopeUnlessSliding
+	// nopeUnlessSlidingWindowed: with a sliding_window, only sliding_attention layers rotate;
+	// with a null one, every layer does.
+	nopeUnlessSlidingWindowed
+)
+
+// Family rules, each from the Hugging Face main branch (zucchini-nlp/transformers mirror,
+// 2026-08-19, decba1d).
+var (
+	// Gemma3TextConfig: sliding layers rotate with rope_local_base_freq and no scaling;
+	// sliding_window_pattern 6 when layer_types is absent.
+	gemma3Layers = &layerRule{pattern: 6, patternKeys: []string{"sliding_window_pattern", "_sliding_window_pattern"},
+		slidingBaseKey: "rope_local_base_freq", slidingBase: 10000}
+	// Gemma3nTextConfig.convert_rope_params_to_dict (configuration_gemma3n.py): rope_scaling
+	// updates full_attention only; sliding_attention takes rope_local_base_freq (default
+	// 10000). __post_init__: layer_types default to full when (i+1) % 5 == 0.
+	gemma3nLayers = &layerRule{pattern: 5, slidingBaseKey: "rope_local_base_freq", slidingBase: 10000}
+	// Olmo3Config.convert_rope_params_to_dict (configuration_olmo3.py): rope_scaling updates
+	// full_attention only; full_attention's setdefault pops the config's rope_theta, so
+	// sliding_attention falls back to default_theta 500000. __post_init__: layer_types default
+	// to full when (i+1) % 4 == 0. Olmo3RotaryEmbedding (modeling_olmo3.py) builds one
+	// inv_freq per layer type.
+	olmo3Layers = &layerRule{pattern: 4, slidingBase: 500000}
+	// Cohere2Attention.forward (modeling_cohere2.py) rotates only when the layer has a
+	// sliding window: sliding layers whose config.sliding_window is not None. Cohere2Config:
+	// layer_types default to sliding when (i+1) % sliding_window_pattern (default 4) != 0.
+	cohere2Layers = &layerRule{pattern: 4, patternKeys: []string{"sliding_window_pattern"}, nope: nopeUnlessSliding}
+	// Exaone4Attention.forward (modeling_exaone4.py): "if self.sliding_window is None or
+	// self.is_sliding" rotate. Exaone4Config: layer_types default to sliding when
+	// (i+1) % sliding_window_pattern (default 4) != 0.
+	exaone4Layers = &layerRule{pattern: 4, patternKeys: []string{"sliding_window_pattern"}, nope: nopeUnlessSlidingWindowed}
+	// Llama4TextConfig.__post_init__ (configuration_llama4.py): "self.no_rope_layers if
+	// self.no_rope_layers else default", the default 0 when (i+1) % no_rope_layer_interval
+	// == 0; Llama4TextAttention rotates when no_rope_layers[layer_idx] is 1.
+	llama4Layers = &layerRule{nope: nopeListFalsy}
+	// SmolLM3Config.__post_init__ (configuration_smollm3.py): the default list only when
+	// no_rope_layers is None; SmolLM3Attention rotates when no_rope_layers[layer_idx] is 1.
+	smollm3Layers = &layerRule{nope: nopeList}
+)
+
+// local sets Spec.Local from the per-layer-type entries of the rope object, the family's
+// sliding rule and its layers without RoPE; it stays nil when every layer has the spec's RoPE.
+func (p *parser) local(ri ropeInfo) error {
+	rule := layerRule{}
+	if p.fam.layers != nil {
+		rule = *p.fam.layers
+	}
+	entries := maps.Clone(ri.types)
+	if entries == nil {
+		entries = map[string]node{}
+	}
+	if _, ok := entries[rope.SlidingAttention]; !ok && rule.slidingBase != 0 {
+		entries[rope.SlidingAttention] = node{path: "sliding_attention", m: object{}}
+	}
+	lr := &rope.LocalRoPE{}
+	var ruled []string // the entries that gave a rule, for the note when nothing places them
+	for _, t := range slices.Sorted(maps.Keys(entries)) {
+		given, err := p.typeRule(lr, t, entries[t], rule)
+		if err != nil {
+			return err
+		}
+		if given {
+			ruled = append(ruled, entries[t].path)
+		}
+	}
+	types, err := p.layerTypes()
+	if err != nil {
+		return err
+	}
+	if err := p.nope(lr, rule, types); err != nil {
+		return err
+	}
+	typed := lr.Base != 0 || len(lr.Types) > 0
+	if !typed && lr.NoRoPE == nil {
+		return nil
+	}
+	if typed && types == nil {
+		if lr.Pattern, err = p.pattern(rule); err != nil {
+			return err
+		}
+		if lr.Pattern == 0 {
+			for _, path := range ruled {
+				p.note("%s ignored: no layer_types to say which layers slide", path)
+			}
+			lr.Base, lr.Types = 0, nil
+			if lr.NoRoPE == nil {
+				return nil
+			}
+		}
+	}
+	if typed && types != nil {
+		if p.m.NumLayers > 0 && len(types) != p.m.NumLayers {
+			return configErr("layer_types: %d entries: want one per layer (num_hidden_layers = %d)", len(types), p.m.NumLayers)
+		}
+		lr.LayerTypes = types
+		// A type whose entry matched the spec's own RoPE gave no rule; Validate wants every
+		// type other than full and sliding named, and a type with no entry at all is an error
+		// (HF's rotary embeddings look every layer type up in rope_parameters).
+		for _, t := range types {
+			_, ruled := lr.Types[t]
+			if _, entry := entries[t]; entry && !ruled && t != rope.SlidingAttention {
+				setType(lr, t, rope.LayerRoPE{Base: p.m.Spec.Base, Scaling: p.m.Spec.Scaling})
+			}
+		}
+	}
+	p.m.Spec.Local = lr
+	p.noteUnrotated()
+	return nil
+}
+
+// maxDerivedLayers bounds the per-layer lists hf builds from a layer count alone, so that
+// an absurd num_hidden_layers costs an error, not its size in memory and time.
+const maxDerivedLayers = 1 << 16
+
+// noteUnrotated lists the layers without RoPE, which the model's own spec does not show.
+func (p *parser) noteUnrotated() {
+	var layers []string
+	for l := range min(p.m.NumLayers, maxDerivedLayers) {
+		if s, err := p.m.Spec.ForLayer(l); err == nil && s.NoRoPE {
+			layers = append(layers, strconv.Itoa(l))
+		}
+	}
+	if len(layers) > 0 {
+		p.note("layers without RoPE (ForLayer, --layer N): %s of %d", strings.Join(layers, ", "), p.m.NumLayers)
+	}
+}
+
+// typeRule reads the rope_parameters entry of layer type t and records how it differs from
+// the spec's own RoPE: a sliding layer with only another base gets Gemma 3's form (Base),
+// anything else a Types entry. given is false when the entry is the spec's RoPE.
+func (p *parser) typeRule(lr *rope.LocalRoPE, t string, n node, rule layerRule) (given bool, err error) {
+	spec := &p.m.Spec
+	r := rope.LayerRoPE{Base: spec.Base}
+	// standardize_rope_params (modeling_rope_utils.py) gives an entry without rope_theta the
+	// config's; the families with a sliding rule give sliding layers their own default.
+	if b, ok, err := n.number("rope_theta"); err != nil {
+		return false, err
+	} else if ok {
+		if !(b > 0) {
+			return false, configErr("%s: %v: want a number > 0", n.key("rope_theta"), b)
+		}
+		r.Base = b
+	} else if t == rope.SlidingAttention && rule.slidingBase != 0 {
+		if r.Base, err = p.slidingBase(rule); err != nil {
+			return false, err
+		}
+	}
+	if r.Scaling, err = p.scaling(n); err != nil {
+		return false, err
+	}
+	if r.RotaryDim, err = p.typeRotaryDim(n); err != nil {
+		return false, err
+	}
+	sameDims := r.RotaryDim == spec.RotaryDim
+	switch {
+	case r.Base == spec.Base && reflect.DeepEqual(r.Scaling, spec.Scaling) && sameDims:
+		return false, nil
+	case t == rope.SlidingAttention && r.Scaling.Type == rope.ScalingDefault && sameDims:
+		lr.Base = r.Base
+	default:
+		if sameDims {
+			r.RotaryDim = 0
+		}
+		setType(lr, t, r)
+	}
+	return true, nil
+}
+
+// typeRotaryDim is an entry's rotary dim: a config-level rotary_dim or partial_rotary_factor
+// wins (standardize_rope_params writes it into every entry), else the entry's
+// partial_rotary_factor, else the family's fraction, else the whole head.
+func (p *parser) typeRotaryDim(n node) (int, error) {
+	spec := &p.m.Spec
+	if _, _, ok := p.src.given("rotary_dim", "partial_rotary_factor", "rotary_pct"); ok {
+		return spec.RotaryDim, nil
+	}
+	factor, ok, err := n.number("partial_rotary_factor")
+	if err != nil {
+		return 0, err
+	}
+	if !ok {
+		if factor = p.fam.partial; factor == 0 {
+			return spec.HeadSize, nil
+		}
+	}
+	path := n.key("partial_rotary_factor")
+	if !(factor > 0 && factor <= 1) {
+		return 0, configErr("%s: %v: want a fraction in (0, 1]", path, factor)
+	}
+	rd, _ := truncInt(float64(spec.HeadSize) * factor) // HF truncates; the head is ≤ 65536
+	if rd <= 0 || rd%2 != 0 {
+		return 0, configErr("%s: %v of head size %d gives rotary dim %d: want a positive even number", path, factor, spec.HeadSize, rd)
+	}
+	return rd, nil
+}
+
+// slidingBase is the sliding layers' rope_theta when their entry has none.
+func (p *parser) slidingBase(rule layerRule) (float64, error) {
+	if rule.slidingBaseKey != "" {
+		b, path, ok, err := p.src.number(rule.slidingBaseKey)
+		if err != nil {
+			return 0, err
+		}
+		if ok {
+			if !(b > 0) {
+				return 0, configErr("%s: %v: want a number > 0", path, b)
+			}
+			return b, nil
+		}
+		p.note("%s absent: using %v", rule.slidingBaseKey, rule.slidingBase)
+		return rule.slidingBase, nil
+	}
+	if p.m.Spec.Base != rule.slidingBase {
+		p.note("sliding_attention layers use %s's default rope_theta %v, not the config's %v (HF's convert_rope_params_to_dict gives the config's rope_theta to full_attention only)", p.m.ModelType, rule.slidingBase, p.m.Spec.Base)
+	}
+	return rule.slidingBase, nil
+}
+
+// pattern is the family's layer-type period, from the config's key when it gives one.
+func (p *parser) pattern(rule layerRule) (int, error) {
+	if len(rule.patternKeys) == 0 {
+		return rule.pattern, nil
+	}
+	if path, v, ok := p.src.given(rule.patternKeys...); ok {
+		if s, isString := v.(string); isString {
+			// EXAONE 4's configs spell the pattern "LLLG"; HF's config classes read only an
+			// integer, and give layer_types beside the string.
+			return 0, configErr("%s: %q: want an integer period (or give layer_types)", path, s)
+		}
+	}
+	n, _, ok, err := p.src.positive(rule.patternKeys...)
+	if err != nil || ok {
+		return n, err
+	}
+	return rule.pattern, nil
+}
+
+// nope records the layers the family leaves unrotated.
+func (p *parser) nope(lr *rope.LocalRoPE, rule layerRule, types []string) error {
+	switch rule.nope {
+	case nopeList, nopeListFalsy:
+		return p.nopeList(lr, rule.nope == nopeListFalsy)
+	case nopeUnlessSliding, nopeUnlessSlidingWindowed:
+		windowed := !p.src.null("sliding_window")
+		if !windowed && rule.nope == nopeUnlessSlidingWindowed {
+			return nil
+		}
+		for _, t := range append([]string{rope.FullAttention, rope.SlidingAttention}, types...) {
+			if t != rope.SlidingAttention || !windowed {
+				setType(lr, t, rope.LayerRoPE{NoRoPE: true})
+			}
+		}
+		if !windowed {
+			p.note("sliding_window null: no layer has a sliding window, so no layer is rotated")
+		}
+	}
+	return nil
+}
+
+// nopeList reads no_rope_layers (1 = RoPE, 0 = none), or derives it from
+// no_rope_layer_interval over num_hidden_layers as the config classes do.
+func (p *parser) nopeList(lr *rope.LocalRoPE, emptyIsAbsent bool) error {
+	n := p.m.NumLayers
+	path, v, ok := p.src.first("no_rope_layers")
+	var flags []int
+	if ok {
+		var err error
+		if flags, err = asInts(path, v); err != nil {
+			return err
+		}
+	}
+	if !ok || (len(flags) == 0 && emptyIsAbsent) {
+		interval, _, ok, err := p.src.positive("no_rope_layer_interval")
+		if err != nil {
+			return err
+		}
+		if !ok {
+			interval = 4
+			p.note("no_rope_layer_interval absent: using 4")
+		}
+		if n == 0 {
+			p.note("no_rope_layers absent and the layer count unknown: every layer is taken to rotate")
+			return nil
+		}
+		if n > maxDerivedLayers {
+			return configErr("num_hidden_layers %d: too many to derive no_rope_layers from no_rope_layer_interval (at most %d)", n, maxDerivedLayers)
+		}
+		flags = make([]int, n)
+		for i := range flags {
+			if (i+1)%interval != 0 {
+				flags[i] = 1
+			}
+		}
+		path = "no_rope_layers"
+	}
+	if len(flags) < n {
+		return configErr("%s: %d entries: want one per layer (num_hidden_layers = %d)", path, len(flags), n)
+	}
+	nope := make([]bool, len(flags))
+	some := false
+	for i, f := range flags {
+		if f != 0 && f != 1 {
+			return configErr("%s[%d]: %d: want 1 (RoPE) or 0 (no RoPE)", path, i, f)
+		}
+		nope[i] = f == 0
+		some = some || nope[i]
+	}
+	if some {
+		lr.NoRoPE = nope
+	}
+	return nil
+}
+
+// setType gives layer type t the RoPE r.
+func setType(lr *rope.LocalRoPE, t string, r rope.LayerRoPE) {
+	if lr.Types == nil {
+		lr.Types = map[string]rope.LayerRoPE{}
+	}
+	lr.Types[t] = r
+}
+
+func (p *parser) layerTypes() ([]string, error) {
+	path, v, ok := p.src.first("layer_types")
+	if !ok {
+		return nil, nil
+	}
+	return asStrings(path, v)
+}
+
+// null reports whether the config gives key as JSON null (which the readers otherwise take
+// for absent): in the text model, else at the top level of a nested config.
+func (s *source) null(key string) bool {
+	for _, n := range []*node{&s.text, s.top} {
+		if n == nil {
+			continue
+		}
+		if v, ok := n.m[key]; ok {
+			return v == nil
+		}
+	}
+	return false
+}
