@@ -45,11 +45,12 @@ const (
 	nopeUnlessSlidingWindowed
 )
 
-// Family rules, each from the Hugging Face main branch (zucchini-nlp/transformers mirror,
-// 2026-08-19, decba1d).
+// Family rules, each from huggingface/transformers main, src/transformers/models/<type>/, as
+// mirrored at zucchini-nlp/transformers decba1d (2026-08-19).
 var (
-	// Gemma3TextConfig: sliding layers rotate with rope_local_base_freq and no scaling;
-	// sliding_window_pattern 6 when layer_types is absent.
+	// Gemma3TextConfig (configuration_gemma3.py): convert_rope_params_to_dict gives sliding
+	// layers rope_local_base_freq and no scaling; __post_init__ builds layer_types from
+	// sliding_window_pattern (default 6) when they are absent.
 	gemma3Layers = &layerRule{pattern: 6, patternKeys: []string{"sliding_window_pattern", "_sliding_window_pattern"},
 		slidingBaseKey: "rope_local_base_freq", slidingBase: 10000}
 	// Gemma3nTextConfig.convert_rope_params_to_dict (configuration_gemma3n.py): rope_scaling

@@ -194,6 +194,8 @@ func layerKind(r *inspectReport) string {
 		return t + " (its own RoPE: the values above)"
 	}
 	switch {
+	case t == "":
+		return "rotated with the model's RoPE" // the model's only per-layer rule is its layers without RoPE
 	case t == "sliding_attention" && r.Local.Base != 0:
 		return "sliding (local base, no scaling)"
 	case r.GlobalLayer:
