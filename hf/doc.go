@@ -40,10 +40,21 @@
 //	       deepseek_v2, deepseek_v3, deepseek_v32, kimi_k2 (unless rope_interleave is
 //	       false), llama4
 //
-// KnownModelTypes lists them; any other model_type is an error. When a family's HF config
-// class supplies a default that published files rely on (Gemma 3's text keys, Phi-3's
-// original_max_position_embeddings, Falcon's max positions), Parse uses it and says so in
-// Model.Notes.
+// and, added for current models, NeoX: granite, granitemoe, granitemoeshared,
+// granitemoehybrid (with position_embedding_type "rope"), bamba, qwen3_next, qwen3_5 and
+// qwen3_5_moe (and their _text models), ministral, ministral3, mistral3, phimoe, minimax,
+// minimax_text_01, minimax_m2 (rotary_dim honoured, where HF rotates the whole head),
+// glm4v_moe, hunyuan_v1_dense, hunyuan_v1_moe, seed_oss, apertus, nemotron, internlm3; GPT-J:
+// glm4v, ernie4_5, ernie4_5_moe.
+//
+// KnownModelTypes lists them. Any other model_type whose config has hidden_size,
+// num_attention_heads and rope_theta or a rope object is read as a generic decoder with NeoX
+// pairing assumed, which Model.StyleAssumed and a note say; ParseOptions.Style names the
+// pairing, for any model. A model_type whose HF code positions tokens without RoPE (bert, gpt2,
+// t5, bloom, mpt, mamba, ...) is refused with an error wrapping ErrNoRoPE that says what it
+// uses instead. When a family's HF config class supplies a default that published files rely
+// on (Gemma 3's text keys, Phi-3's original_max_position_embeddings, Falcon's max positions,
+// Qwen3-Next's head_dim), Parse uses it and says so in Model.Notes.
 //
 // Every error wraps ErrConfig and names the key and what was expected; Parse finishes with
 // Spec.Validate, whose errors also wrap rope.ErrSpec (rotary.ErrSpec). Parse never panics (FuzzParse).

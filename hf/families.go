@@ -50,6 +50,10 @@ func num(s string) json.Number { return json.Number(s) }
 var (
 	neox = family{style: rope.NeoX}
 	gptj = family{style: rope.GPTJ}
+	// PhiConfig and PersimmonConfig set partial_rotary_factor 0.5 by default, StableLmConfig
+	// 0.25, GPTNeoXConfig rotary_pct 0.25 (configuration_<type>.py).
+	neoxHalf    = family{style: rope.NeoX, partial: 0.5}
+	neoxQuarter = family{style: rope.NeoX, partial: 0.25}
 	// Qwen3VLTextRotaryEmbedding (modeling_qwen3_vl.py) defaults mrope_section to [24, 20, 20].
 	qwen3 = family{style: rope.NeoX, interleavedMRoPE: true, mropeSection: []int{24, 20, 20}, mropeFrom: "Qwen3VLTextRotaryEmbedding"}
 	// Gemma3TextConfig's defaults: google/gemma-3-4b-it's config.json gives only a few text
@@ -162,14 +166,14 @@ var families = map[string]family{
 	"olmo3":             olmo3,
 	"exaone4":           exaone4,
 	"smollm3":           smollm3,
-	"phi":               neox,
+	"phi":               neoxHalf,
 	"phi3":              phi3,
-	"gpt_neox":          neox,
+	"gpt_neox":          neoxQuarter,
 	"gpt_oss":           neox,
 	"olmo":              neox,
 	"olmo2":             neox,
-	"stablelm":          neox,
-	"persimmon":         neox,
+	"stablelm":          neoxQuarter,
+	"persimmon":         neoxHalf,
 	"starcoder2":        neox,
 	"internlm2":         neox,
 	"falcon":            falcon,

@@ -177,6 +177,19 @@ func TestFamilies(t *testing.T) {
 			"num_hidden_layers": 24, "max_position_embeddings": 4096, "rope_theta": 10000, "partial_rotary_factor": 0.25}`,
 			want{modelType: "stablelm", layers: 24, heads: 32, kv: 32, head: 64, rot: 16, base: 10000,
 				style: rotary.NeoX, scaling: rotary.ScalingDefault, maxPos: 4096}},
+		// The config classes' defaults when the file names no rotary fraction.
+		{"phi default partial", `{"model_type": "phi", "hidden_size": 2048, "num_attention_heads": 32, "max_position_embeddings": 2048}`,
+			want{modelType: "phi", heads: 32, kv: 32, head: 64, rot: 32, base: 10000,
+				style: rotary.NeoX, scaling: rotary.ScalingDefault, maxPos: 2048}},
+		{"persimmon default partial", `{"model_type": "persimmon", "hidden_size": 4096, "num_attention_heads": 64, "max_position_embeddings": 16384, "rope_theta": 25000}`,
+			want{modelType: "persimmon", heads: 64, kv: 64, head: 64, rot: 32, base: 25000,
+				style: rotary.NeoX, scaling: rotary.ScalingDefault, maxPos: 16384}},
+		{"stablelm default partial", `{"model_type": "stablelm", "hidden_size": 2560, "num_attention_heads": 32, "max_position_embeddings": 4096}`,
+			want{modelType: "stablelm", heads: 32, kv: 32, head: 80, rot: 20, base: 10000,
+				style: rotary.NeoX, scaling: rotary.ScalingDefault, maxPos: 4096}},
+		{"gpt_neox default rotary_pct", `{"model_type": "gpt_neox", "hidden_size": 6144, "num_attention_heads": 64, "max_position_embeddings": 2048}`,
+			want{modelType: "gpt_neox", heads: 64, kv: 64, head: 96, rot: 24, base: 10000,
+				style: rotary.NeoX, scaling: rotary.ScalingDefault, maxPos: 2048}},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -253,6 +266,18 @@ func TestUnknownModelType(t *testing.T) {
 		if !errors.Is(err, ErrConfig) || errors.Is(err, ErrNoRoPE) || !strings.Contains(err.Error(), `"acme_lm"`) || !strings.Contains(err.Error(), "llama") {
 			t.Errorf("%s: %v, want ErrConfig naming the type, the missing keys and the known families", bad, err)
 		}
+	}
+}
+
+// TestEmptyModelType: an empty model_type names no family; it counts as absent.
+func TestEmptyModelType(t *testing.T) {
+	_, err := Parse([]byte(`{"model_type": "", "hidden_size": 100, "num_attention_heads": 1, "rope_scaling": {}}`))
+	if !errors.Is(err, ErrConfig) || !strings.Contains(err.Error(), "model_type: missing") {
+		t.Errorf("empty model_type: %v, want model_type: missing", err)
+	}
+	m := mustParse(t, `{"model_type": "", "text_config": {"model_type": "llama", "hidden_size": 64, "num_attention_heads": 8}}`)
+	if m.ModelType != "llama" || m.TopModelType != "llama" {
+		t.Errorf("empty top-level model_type: %q/%q, want llama/llama", m.ModelType, m.TopModelType)
 	}
 }
 

@@ -226,6 +226,8 @@ func (p *parser) resolve(top object) error {
 	if err != nil {
 		return err
 	}
+	// An empty model_type names no family, and would leave Model.ModelType empty.
+	hasTop, hasInner = hasTop && topType != "", hasInner && innerType != ""
 	if !hasTop && !hasInner {
 		return configErr("model_type: missing (want one of %s)", knownList())
 	}

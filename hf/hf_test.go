@@ -91,6 +91,17 @@ var presetWants = map[string]want{
 				t.Errorf("attention factor %v, want %v", att, wantAtt)
 			}
 		}},
+	"phi-4-mini": {modelType: "phi3", layers: 32, heads: 24, kv: 8, head: 128, rot: 96, base: 10000,
+		style: rotary.NeoX, scaling: rotary.ScalingLongRoPE, maxPos: 131072, factor: 32, orig: 4096,
+		check: func(t *testing.T, m *Model) {
+			sc := m.Spec.Scaling
+			if len(sc.ShortFactor) != 48 || len(sc.LongFactor) != 48 {
+				t.Fatalf("factor lengths %d/%d, want 48/48 (partial_rotary_factor 0.75 of 128)", len(sc.ShortFactor), len(sc.LongFactor))
+			}
+			if sc.LongFactor[0] != 1 || sc.LongFactor[47] != 47.77 {
+				t.Errorf("long factors %v...%v, want 1...47.77", sc.LongFactor[0], sc.LongFactor[47])
+			}
+		}},
 	"phi-2": {modelType: "phi", layers: 32, heads: 32, kv: 32, head: 80, rot: 32, base: 10000,
 		style: rotary.NeoX, scaling: rotary.ScalingDefault, maxPos: 2048},
 	"gemma-2b": {modelType: "gemma", layers: 18, heads: 8, kv: 1, head: 256, rot: 256, base: 10000,
