@@ -474,7 +474,7 @@ func (p *parser) headSize(ri ropeInfo) error {
 		}
 		spec.RotaryDim = rd
 		if p.fam.kind == kindMiniMax && rd < head {
-			p.note("%s: rotary_dim %d of head size %d rotated, as MiniMax's modeling code and vLLM do; HF's %s config has no rotary_dim and rotates the whole head", path, rd, head, p.m.ModelType)
+			p.note("%s %d of head size %d rotated, as MiniMax's modeling code and vLLM do; HF's %s config has no rotary_dim and rotates the whole head", path, rd, head, p.m.ModelType)
 		}
 		return nil
 	}
