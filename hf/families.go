@@ -216,6 +216,7 @@ var families = map[string]family{
 	"gptj":         gptj,
 	"codegen":      gptj,
 	"cohere":       gptj,
+	"cohere2":      cohere2,
 	"glm":          glmHalf,
 	"glm4":         glmHalf,
 	"chatglm":      chatglm,
@@ -225,7 +226,6 @@ var families = map[string]family{
 	"kimi_k2":      deepseek,
 	"llama4":       llama4,
 	"llama4_text":  llama4,
-	"cohere2":      cohere2,
 	"glm4v":        glm4v,
 	"glm4v_text":   glm4v,
 	// Ernie4_5's apply_rotary_pos_emb (modular_ernie4_5.py) interleaves cos/sin and rotates
