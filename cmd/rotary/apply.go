@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/rotary-go/rotary"
+	"github.com/rotary-go/rotary/hf"
 	"github.com/rotary-go/rotary/ops"
 	"github.com/rotary-go/rotary/safetensors"
 	"github.com/rotary-go/rotary/tensor"
@@ -122,9 +123,11 @@ func runApply(args []string, stdout, stderr io.Writer) error {
 	}
 	env := &applyEnv{inPath: *in, disp: disp, strict: *strict, stderr: stderr}
 	if op.needsModel {
-		if _, env.spec, err = m.load(); err != nil {
+		var model *hf.Model
+		if model, env.spec, err = m.load(); err != nil {
 			return err
 		}
+		warnAssumedStyle(stderr, "apply", model)
 	} else if m.config != "" || m.preset != "" {
 		return usagef("--op %s takes its cos/sin from the input tensors, not from --config/--model", *opName)
 	}

@@ -24,10 +24,11 @@ func runCache(args []string, stdout, stderr io.Writer) error {
 	if err := requireFlag("out", *out); err != nil {
 		return err
 	}
-	_, spec, err := m.load()
+	model, spec, err := m.load()
 	if err != nil {
 		return err
 	}
+	warnAssumedStyle(stderr, "cache", model)
 	if spec.NoRoPE {
 		// An empty table would read as a layer rotated by nothing in particular; refusing says
 		// what the layer is.

@@ -2,6 +2,8 @@ package main
 
 import (
 	"flag"
+	"fmt"
+	"io"
 
 	"github.com/rotary-go/rotary"
 	"github.com/rotary-go/rotary/hf"
@@ -116,4 +118,12 @@ func noArgs(args []string) error {
 		return usagef("unexpected argument %q", args[0])
 	}
 	return nil
+}
+
+// warnAssumedStyle says, in one line, that the pair style is a guess: a wrong guess gives
+// plausible numbers that no later check can catch.
+func warnAssumedStyle(w io.Writer, command string, m *hf.Model) {
+	if m != nil && m.StyleAssumed {
+		fmt.Fprintf(w, "rotary %s: warning: model_type %q is not a known family: NeoX pairing assumed (--style gptj for (2i, 2i+1) pairs)\n", command, m.ModelType)
+	}
 }

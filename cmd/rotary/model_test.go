@@ -24,3 +24,19 @@ func TestDynamicRules(t *testing.T) {
 		t.Errorf("--dynamic hf: exit %d, stderr %q: want exit 2 naming --dynamic", code, stderr)
 	}
 }
+
+// TestAssumedStyleWarning: apply and cache on an unknown model_type warn in one line that the
+// pairing is assumed; naming it with --style silences the warning.
+func TestAssumedStyleWarning(t *testing.T) {
+	dir := t.TempDir()
+	cfg := writeFile(t, dir, "unknown.json", []byte(`{"model_type":"somebody_new","hidden_size":256,"num_attention_heads":2,"rope_theta":10000}`))
+	out := dir + "/cache.safetensors"
+	code, _, stderr := runCLI(t, "cache", "--config", cfg, "--positions", "4", "--out", out)
+	if code != 0 || strings.Count(stderr, "\n") != 1 || !strings.Contains(stderr, "somebody_new") || !strings.Contains(stderr, "--style") {
+		t.Errorf("cache on an unknown model_type: exit %d, stderr %q: want one warning line naming it and --style", code, stderr)
+	}
+	code, _, stderr = runCLI(t, "cache", "--config", cfg, "--positions", "4", "--out", out, "--style", "neox")
+	if code != 0 || stderr != "" {
+		t.Errorf("--style neox: exit %d, stderr %q: want no warning", code, stderr)
+	}
+}
