@@ -27,6 +27,9 @@ type Model struct {
 	// StyleAssumed is true when the model_type is not a family hf knows and no
 	// ParseOptions.Style named the pairing: Spec.Style is NeoX by assumption, not by record.
 	StyleAssumed bool
+	// QueryScale is the position-dependent query scale the model applies beside RoPE (Llama 4's
+	// attn_temperature_tuning, llama_4_scaling_beta); QueryScaleAt gives a layer's.
+	QueryScale rope.QueryScaleRule
 }
 
 // MaxConfigSize is the largest config.json LoadFile reads (64 MiB). Real configs are a few
@@ -191,11 +194,8 @@ func (p *parser) parse(top object) (*Model, error) {
 	if p.fam.note != "" {
 		p.note("%s: %s", p.m.ModelType, p.fam.note)
 	}
-	if ri.main != nil {
-		if _, _, ok := ri.main.get("llama_4_scaling_beta"); ok {
-			// Ministral3Attention (modular_ministral3.py), after RoPE.
-			p.note("%s: queries are also scaled by 1 + llama_4_scaling_beta·ln(1 + ⌊position / original_max_position_embeddings⌋) after RoPE, which the spec does not describe", ri.main.path)
-		}
+	if err := p.queryScale(ri); err != nil {
+		return nil, err
 	}
 
 	if err := p.m.Spec.Validate(); err != nil {
