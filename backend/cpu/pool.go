@@ -26,6 +26,7 @@ const (
 	jobTHD
 	jobTHDBackward // thd holds dy and dx in X's and Out's places
 	jobInterleaveRoPE
+	jobStream
 )
 
 type job struct {
@@ -40,6 +41,7 @@ type job struct {
 	il   ops.InterleaveRoPEArgs
 	// copy: bytes [lo·copyBlock, hi·copyBlock) of src to dst
 	dst, src []byte
+	st       streamJob // Stream's slices, one share per unit
 }
 
 // copyBlock is the unit Copy splits its bytes into.
@@ -63,6 +65,8 @@ func (j *job) run(lo, hi int) {
 		thdRows(&j.thd, j.kind == jobTHDBackward, lo, hi)
 	case jobInterleaveRoPE:
 		interleaveRows(&j.il, lo, hi)
+	case jobStream:
+		j.st.run(lo, hi)
 	case jobCopy:
 		end := min(hi*copyBlock, len(j.src))
 		copy(j.dst[lo*copyBlock:end], j.src[lo*copyBlock:end])

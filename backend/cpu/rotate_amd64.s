@@ -5644,3 +5644,149 @@ GLOBL qkoutidx<>(SB), RODATA|NOPTR, $64
 
 DATA bf16exp2<>+0(SB)/4, $0x7f807f80
 GLOBL bf16exp2<>(SB), RODATA|NOPTR, $4
+
+// func streamXorAVX512(p *byte, n int, k uint64)
+// Requires: AVX, AVX512F
+TEXT ·streamXorAVX512(SB), NOSPLIT, $0-24
+	MOVQ         p+0(FP), AX
+	MOVQ         n+8(FP), CX
+	MOVQ         k+16(FP), DX
+	VMOVQ        DX, X0
+	VPBROADCASTQ X0, Z0
+	TESTQ        CX, CX
+	JZ           done
+
+loop:
+	VPXORQ    (AX), Z0, Z1
+	VPXORQ    64(AX), Z0, Z2
+	VPXORQ    128(AX), Z0, Z3
+	VPXORQ    192(AX), Z0, Z4
+	VMOVDQU64 Z1, (AX)
+	VMOVDQU64 Z2, 64(AX)
+	VMOVDQU64 Z3, 128(AX)
+	VMOVDQU64 Z4, 192(AX)
+	ADDQ      $0x00000100, AX
+	SUBQ      $0x00000100, CX
+	JNZ       loop
+
+done:
+	VZEROUPPER
+	RET
+
+// func streamFoldAVX512(p *byte, n int) uint64
+// Requires: AVX, AVX2, AVX512F
+TEXT ·streamFoldAVX512(SB), NOSPLIT, $0-24
+	MOVQ   p+0(FP), AX
+	MOVQ   n+8(FP), CX
+	VPXORQ Z0, Z0, Z0
+	VPXORQ Z1, Z1, Z1
+	VPXORQ Z2, Z2, Z2
+	VPXORQ Z3, Z3, Z3
+	TESTQ  CX, CX
+	JZ     fold
+
+loop:
+	VPXORQ (AX), Z0, Z0
+	VPXORQ 64(AX), Z1, Z1
+	VPXORQ 128(AX), Z2, Z2
+	VPXORQ 192(AX), Z3, Z3
+	ADDQ   $0x00000100, AX
+	SUBQ   $0x00000100, CX
+	JNZ    loop
+
+fold:
+	VPXORQ        Z2, Z0, Z0
+	VPXORQ        Z3, Z1, Z1
+	VPXORQ        Z1, Z0, Z0
+	VEXTRACTI64X4 $0x01, Z0, Y1
+	VPXOR         Y1, Y0, Y0
+	VEXTRACTI128  $0x01, Y0, X1
+	VPXOR         X1, X0, X0
+	VPSRLDQ       $0x08, X0, X1
+	VPXOR         X1, X0, X0
+	VMOVQ         X0, AX
+	MOVQ          AX, ret+16(FP)
+	VZEROUPPER
+	RET
+
+// func streamXorAVX2(p *byte, n int, k uint64)
+// Requires: AVX, AVX2
+TEXT ·streamXorAVX2(SB), NOSPLIT, $0-24
+	MOVQ         p+0(FP), AX
+	MOVQ         n+8(FP), CX
+	MOVQ         k+16(FP), DX
+	VMOVQ        DX, X0
+	VPBROADCASTQ X0, Y0
+	TESTQ        CX, CX
+	JZ           done
+
+loop:
+	VPXOR   (AX), Y0, Y1
+	VPXOR   32(AX), Y0, Y2
+	VPXOR   64(AX), Y0, Y3
+	VPXOR   96(AX), Y0, Y4
+	VPXOR   128(AX), Y0, Y5
+	VPXOR   160(AX), Y0, Y6
+	VPXOR   192(AX), Y0, Y7
+	VPXOR   224(AX), Y0, Y8
+	VMOVDQU Y1, (AX)
+	VMOVDQU Y2, 32(AX)
+	VMOVDQU Y3, 64(AX)
+	VMOVDQU Y4, 96(AX)
+	VMOVDQU Y5, 128(AX)
+	VMOVDQU Y6, 160(AX)
+	VMOVDQU Y7, 192(AX)
+	VMOVDQU Y8, 224(AX)
+	ADDQ    $0x00000100, AX
+	SUBQ    $0x00000100, CX
+	JNZ     loop
+
+done:
+	VZEROUPPER
+	RET
+
+// func streamFoldAVX2(p *byte, n int) uint64
+// Requires: AVX, AVX2
+TEXT ·streamFoldAVX2(SB), NOSPLIT, $0-24
+	MOVQ  p+0(FP), AX
+	MOVQ  n+8(FP), CX
+	VPXOR Y0, Y0, Y0
+	VPXOR Y1, Y1, Y1
+	VPXOR Y2, Y2, Y2
+	VPXOR Y3, Y3, Y3
+	VPXOR Y4, Y4, Y4
+	VPXOR Y5, Y5, Y5
+	VPXOR Y6, Y6, Y6
+	VPXOR Y7, Y7, Y7
+	TESTQ CX, CX
+	JZ    fold
+
+loop:
+	VPXOR (AX), Y0, Y0
+	VPXOR 32(AX), Y1, Y1
+	VPXOR 64(AX), Y2, Y2
+	VPXOR 96(AX), Y3, Y3
+	VPXOR 128(AX), Y4, Y4
+	VPXOR 160(AX), Y5, Y5
+	VPXOR 192(AX), Y6, Y6
+	VPXOR 224(AX), Y7, Y7
+	ADDQ  $0x00000100, AX
+	SUBQ  $0x00000100, CX
+	JNZ   loop
+
+fold:
+	VPXOR        Y4, Y0, Y0
+	VPXOR        Y5, Y1, Y1
+	VPXOR        Y6, Y2, Y2
+	VPXOR        Y7, Y3, Y3
+	VPXOR        Y2, Y0, Y0
+	VPXOR        Y3, Y1, Y1
+	VPXOR        Y1, Y0, Y0
+	VEXTRACTI128 $0x01, Y0, X1
+	VPXOR        X1, X0, X0
+	VPSRLDQ      $0x08, X0, X1
+	VPXOR        X1, X0, X0
+	VMOVQ        X0, AX
+	MOVQ         AX, ret+16(FP)
+	VZEROUPPER
+	RET

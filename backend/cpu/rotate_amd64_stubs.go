@@ -276,3 +276,23 @@ func qkWeightBF16(dst *float32, w *float32)
 //
 //go:noescape
 func qkNormRoPENeoX128BF16AVX512BF16(x *byte, heads int, stride int, w *float32, cos *float32, sin *float32, scratch *float32, eps float32) int
+
+// streamXorAVX512 xors each 8-byte word of p[:n] (n a multiple of 256) with k in place.
+//
+//go:noescape
+func streamXorAVX512(p *byte, n int, k uint64)
+
+// streamFoldAVX512 returns the xor of the 8-byte words of p[:n] (n a multiple of 256).
+//
+//go:noescape
+func streamFoldAVX512(p *byte, n int) uint64
+
+// streamXorAVX2 xors each 8-byte word of p[:n] (n a multiple of 256) with k in place.
+//
+//go:noescape
+func streamXorAVX2(p *byte, n int, k uint64)
+
+// streamFoldAVX2 returns the xor of the 8-byte words of p[:n] (n a multiple of 256).
+//
+//go:noescape
+func streamFoldAVX2(p *byte, n int) uint64

@@ -9,7 +9,7 @@
 //
 // The files follow package cpu's: rotation.go has the kernels cpu's rotation.go calls,
 // convert.go the bulk conversions, kv_rmsnorm_rope_cache.go, interleave_rope.go and
-// qk_rmsnorm_rope.go those of their ops;
+// qk_rmsnorm_rope.go those of their ops, stream.go the passes of cpu's stream.go (the bench's limit);
 // vector.go, rmsnorm.go and bf16_layout.go hold what several ops share, bf16_encoding.go the
 // instructions the Go assembler lacks, and dispatch.go writes the Go side of the table.
 package main
@@ -64,6 +64,7 @@ func main() {
 	g.qkNormRoPEKernel(avx512, f16)
 	g.qkWeightBF16Kernel()
 	g.qkNormRoPEBF16Kernel()
+	g.streamKernels()
 	Generate()
 	if out := flag.Lookup("out").Value.String(); out != "" && out != "-" {
 		if err := encodeBF16(out); err != nil {
