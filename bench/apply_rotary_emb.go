@@ -7,27 +7,26 @@ import (
 )
 
 // apply_rotary_emb (npu_rotary_mul) on Llama-3-8B query shapes, BSND with batch 1: x [1,T,32,128],
-// cos and sin [1,T,1,128] broadcast over heads. Bytes: x read, out written, cos and sin read.
+// cos and sin [1,T,1,128] broadcast over heads: x, cos and sin read, out written; backward dy, x,
+// cos and sin read, dx, dcos and dsin written.
 func init() {
 	Register(Case{Op: ops.ApplyRotaryEmb.Name(), Model: "llama-3-8b", MaxTokens: 16384,
-		Setup: func(d tensor.DType, T int, disp *ops.Dispatcher) (func() error, int, error) {
+		Setup: func(d tensor.DType, T int, disp *ops.Dispatcher) (func() error, []Operand, error) {
 			x := Filled(d, 1, T, 32, 128)
 			out := tensor.Zeros(d, 1, T, 32, 128)
 			cos, sin := Filled(d, 1, T, 1, 128), Filled(d, 1, T, 1, 128)
-			bytes := (2*x.Len() + 2*cos.Len()) * d.Size()
 			return func() error {
 				return rotary.ApplyRotaryEmb(disp, rotary.ApplyRotaryEmbParams{Layout: ops.BSND, X: x, Cos: cos, Sin: sin, Out: out, Style: rotary.NeoX})
-			}, bytes, nil
+			}, append(Reads(x, cos, sin), Writes(out)...), nil
 		}})
 	Register(Case{Op: ops.ApplyRotaryEmbBackward.Name(), Model: "llama-3-8b", MaxTokens: 16384,
-		Setup: func(d tensor.DType, T int, disp *ops.Dispatcher) (func() error, int, error) {
+		Setup: func(d tensor.DType, T int, disp *ops.Dispatcher) (func() error, []Operand, error) {
 			x, dy := Filled(d, 1, T, 32, 128), Filled(d, 1, T, 32, 128)
 			dx := tensor.Zeros(d, 1, T, 32, 128)
 			cos, sin := Filled(d, 1, T, 1, 128), Filled(d, 1, T, 1, 128)
 			dcos, dsin := tensor.Zeros(d, 1, T, 1, 128), tensor.Zeros(d, 1, T, 1, 128)
-			bytes := (3*x.Len() + 4*cos.Len()) * d.Size()
 			return func() error {
 				return rotary.ApplyRotaryEmbBackward(disp, rotary.ApplyRotaryEmbBackwardParams{Layout: ops.BSND, DY: dy, X: x, Cos: cos, Sin: sin, DX: dx, DCos: dcos, DSin: dsin, Style: rotary.NeoX})
-			}, bytes, nil
+			}, append(Reads(dy, x, cos, sin), Writes(dx, dcos, dsin)...), nil
 		}})
 }

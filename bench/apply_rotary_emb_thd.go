@@ -9,7 +9,7 @@ import (
 // apply_rotary_emb_thd (TransformerEngine's fused RoPE on packed sequences) on Llama-3-8B query
 // shapes: x [T, 32, 128] packing four sequences (T/4 tokens each, the last taking the
 // remainder; fewer when T < 4) without context parallelism, cos and sin tables [T, 128].
-// Bytes: x read, out written, and each token's cos and sin rows read.
+// x and each token's cos and sin rows read, out written (backward: dy for x, dx for out).
 func init() {
 	for _, backward := range []bool{false, true} {
 		op := ops.ApplyRotaryEmbTHD.Name()
@@ -17,20 +17,20 @@ func init() {
 			op = ops.ApplyRotaryEmbTHDBackward.Name()
 		}
 		Register(Case{Op: op, Model: "llama-3-8b", MaxTokens: 16384,
-			Setup: func(d tensor.DType, T int, disp *ops.Dispatcher) (func() error, int, error) {
+			Setup: func(d tensor.DType, T int, disp *ops.Dispatcher) (func() error, []Operand, error) {
 				x := Filled(d, T, 32, 128)
 				out := tensor.Zeros(d, T, 32, 128)
 				cos, sin := Filled(d, T, 128), Filled(d, T, 128)
 				seqs := ops.PackedSeqs{CuSeqlens: packed(T, 4)}
-				bytes := (2*x.Len() + 2*T*128) * d.Size()
+				touched := append(Reads(x, cos, sin), Writes(out)...)
 				if backward {
 					return func() error {
 						return rotary.ApplyRotaryEmbTHDBackward(disp, rotary.ApplyRotaryEmbTHDBackwardParams{DY: x, Cos: cos, Sin: sin, DX: out, Seqs: seqs, Style: rotary.NeoX})
-					}, bytes, nil
+					}, touched, nil
 				}
 				return func() error {
 					return rotary.ApplyRotaryEmbTHD(disp, rotary.ApplyRotaryEmbTHDParams{X: x, Cos: cos, Sin: sin, Out: out, Seqs: seqs, Style: rotary.NeoX})
-				}, bytes, nil
+				}, touched, nil
 			}})
 	}
 }

@@ -16,9 +16,42 @@ type Case struct {
 	Op, Model string
 	// MaxTokens bounds the token counts the case accepts.
 	MaxTokens int
-	// Setup builds inputs for `tokens` tokens of dtype d and returns the call to time and the
-	// bytes it must move (read plus write).
-	Setup func(d tensor.DType, tokens int, disp *ops.Dispatcher) (call func() error, bytes int, err error)
+	// Setup builds inputs for `tokens` tokens of dtype d and returns the call to time and every
+	// tensor the call must read or write: they give the bytes it moves (Traffic) and are the
+	// bytes the limit pass streams, so the two cannot disagree.
+	Setup func(d tensor.DType, tokens int, disp *ops.Dispatcher) (call func() error, touched []Operand, err error)
+}
+
+// Access is how an op touches an operand.
+type Access uint8
+
+const (
+	// Read: loaded, never stored (cos/sin, positions, the input of an out-of-place op).
+	Read Access = iota + 1
+	// Write: stored, never loaded (an output).
+	Write
+	// Update: loaded and stored back in place (q and k of a rotation).
+	Update
+)
+
+// Operand is the bytes of one tensor an op reads or writes. A tensor the op touches only in
+// part (the cache slots an update fills) is described by that part.
+type Operand struct {
+	Access Access
+	Bytes  []byte
+}
+
+// Traffic is the bytes an op with these operands moves: each read or written once, an Update
+// both.
+func Traffic(touched []Operand) int {
+	n := 0
+	for _, o := range touched {
+		n += len(o.Bytes)
+		if o.Access == Update {
+			n += len(o.Bytes)
+		}
+	}
+	return n
 }
 
 var cases []Case
@@ -40,7 +73,7 @@ type Config struct {
 	Backends []string // "native", "cpu", or "cpu/<impl>" for one kernel set
 	DTypes   []tensor.DType
 	Tokens   []int
-	// Time is the minimum measured time per figure (op and copy each).
+	// Time is the minimum measured time per figure (op, copy and limit each).
 	Time time.Duration
 	// CustomOps is the enable spec for the dispatchers (vLLM's custom_ops).
 	CustomOps string
@@ -64,8 +97,12 @@ type Result struct {
 	NsPerCall float64 `json:"ns_per_call"`
 	GBps      float64 `json:"gbps"`
 	CopyGBps  float64 `json:"copy_gbps"`
-	Ratio     float64 `json:"ratio"`
-	Served    string  `json:"served_by"`
+	Ratio     float64 `json:"ratio"` // t(copy) / t(op)
+	// LimitGBps is the limit pass's rate: the op's bytes loaded and stored in place (read-only
+	// ones loaded) with no arithmetic. LimitRatio = t(limit) / t(op), 1.0 at the limit.
+	LimitGBps  float64 `json:"limit_gbps"`
+	LimitRatio float64 `json:"limit_ratio"`
+	Served     string  `json:"served_by"`
 }
 
 // Backends lists the backend choices the suite knows on this machine.

@@ -1,12 +1,16 @@
 package bench
 
 import (
+	"bytes"
+	"encoding/json"
+	"fmt"
 	"image/color"
 	"os"
 	"path/filepath"
 	"slices"
 	"testing"
 	"time"
+	"unsafe"
 
 	"github.com/rotary-go/rotary/ops"
 	"github.com/rotary-go/rotary/tensor"
@@ -27,7 +31,7 @@ func TestRunSmall(t *testing.T) {
 		t.Fatalf("%d results, %d progress calls", len(rs), calls)
 	}
 	for _, r := range rs {
-		if r.NsPerCall <= 0 || r.GBps <= 0 || r.CopyGBps <= 0 || r.Ratio <= 0 || r.Served != r.Backend {
+		if r.NsPerCall <= 0 || r.GBps <= 0 || r.CopyGBps <= 0 || r.Ratio <= 0 || r.LimitGBps <= 0 || r.LimitRatio <= 0 || r.Served != r.Backend {
 			t.Errorf("implausible result %+v", r)
 		}
 	}
@@ -71,9 +75,9 @@ func TestConfigErrors(t *testing.T) {
 
 func TestPlot(t *testing.T) {
 	rs := []Result{
-		{Op: "rotary_embedding", Model: "m", Backend: "cpu", DType: "F32", Tokens: 1, Ratio: 0.5},
-		{Op: "rotary_embedding", Model: "m", Backend: "cpu", DType: "F32", Tokens: 4096, Ratio: 1.5},
-		{Op: "mrope", Model: "q", Backend: "native", DType: "BF16", Tokens: 16, Ratio: 0.1},
+		{Op: "rotary_embedding", Model: "m", Backend: "cpu", DType: "F32", Tokens: 1, LimitRatio: 0.5},
+		{Op: "rotary_embedding", Model: "m", Backend: "cpu", DType: "F32", Tokens: 4096, LimitRatio: 1.5},
+		{Op: "mrope", Model: "q", Backend: "native", DType: "BF16", Tokens: 16, LimitRatio: 0.1},
 	}
 	img := Plot(rs)
 	if img.Bounds().Dx() < 500 || img.Bounds().Dy() < 300 {
@@ -96,5 +100,131 @@ func TestPlot(t *testing.T) {
 	}
 	if st, err := os.Stat(path); err != nil || st.Size() < 1000 {
 		t.Fatalf("png: %v %v", st, err)
+	}
+}
+
+// TestLimitEveryCase: every case's figures carry the limit, in the JSON too, on both backends
+// and on the pool (512 tokens are past every op's threading threshold).
+func TestLimitEveryCase(t *testing.T) {
+	cfg := Config{Ops: []string{"all"}, DTypes: []tensor.DType{tensor.BF16}, Tokens: []int{1, 512}, Time: time.Millisecond}
+	rs, err := Run(cfg, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	seen := map[string]bool{}
+	for _, r := range rs {
+		seen[r.Op] = true
+		if r.LimitGBps <= 0 || r.LimitRatio <= 0 {
+			t.Errorf("%s %s %d tokens: limit_gbps %v, limit_ratio %v", r.Op, r.Backend, r.Tokens, r.LimitGBps, r.LimitRatio)
+		}
+		if got, want := r.LimitRatio*r.LimitGBps, r.GBps; got < want*0.999 || got > want*1.001 {
+			t.Errorf("%s: limit_ratio·limit_gbps = %v, want gbps %v (the same byte count over both times)", r.Op, got, want)
+		}
+		b, err := json.Marshal(r)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var m map[string]any
+		if err := json.Unmarshal(b, &m); err != nil {
+			t.Fatal(err)
+		}
+		for _, k := range []string{"limit_gbps", "limit_ratio", "copy_gbps", "ratio"} {
+			if v, ok := m[k].(float64); !ok || v <= 0 {
+				t.Errorf("%s: JSON %s = %v", r.Op, k, m[k])
+			}
+		}
+	}
+	for _, op := range Ops() {
+		if !seen[op] {
+			t.Errorf("op %s: no figure", op)
+		}
+	}
+}
+
+// TestOperandsTruthful holds each case's description to what its op does: an operand said to
+// be only read is unchanged by a call, every element of one said to be written is stored (each
+// starts as all-ones bits, a NaN no op produces from finite inputs), and no two overlap, so the
+// limit pass moves the op's bytes, neither fewer nor twice.
+func TestOperandsTruthful(t *testing.T) {
+	for _, c := range cases {
+		for _, backend := range []string{ops.Native, "cpu"} {
+			for _, d := range []tensor.DType{tensor.F32, tensor.BF16} {
+				for _, T := range []int{5, 130} {
+					name := fmt.Sprintf("%s %s %s %d", c.Op, backend, d, T)
+					disp, err := ops.NewDispatcher("all", backend)
+					if err != nil {
+						t.Fatal(err)
+					}
+					call, touched, err := c.Setup(d, T, disp)
+					if err != nil {
+						t.Fatalf("%s: %v", name, err)
+					}
+					if Traffic(touched) <= 0 {
+						t.Errorf("%s: no bytes", name)
+					}
+					checkDisjoint(t, name, touched)
+					var before [][]byte
+					for _, o := range touched {
+						if o.Access == Write {
+							for i := range o.Bytes {
+								o.Bytes[i] = 0xff
+							}
+						}
+						before = append(before, bytes.Clone(o.Bytes))
+					}
+					if err := call(); err != nil {
+						t.Fatalf("%s: %v", name, err)
+					}
+					for i, o := range touched {
+						switch o.Access {
+						case Read:
+							if !bytes.Equal(o.Bytes, before[i]) {
+								t.Errorf("%s: operand %d is described as read but was written", name, i)
+							}
+						case Write:
+							for e := 0; e < len(o.Bytes); e += d.Size() {
+								if bytes.Count(o.Bytes[e:e+d.Size()], []byte{0xff}) == d.Size() {
+									t.Errorf("%s: operand %d is described as written but element %d of %d was not", name, i, e/d.Size(), len(o.Bytes)/d.Size())
+									break
+								}
+							}
+						}
+					}
+				}
+			}
+		}
+	}
+}
+
+func checkDisjoint(t *testing.T, name string, touched []Operand) {
+	t.Helper()
+	for i, a := range touched {
+		for j, b := range touched[:i] {
+			a0, b0 := uintptr(unsafe.Pointer(unsafe.SliceData(a.Bytes))), uintptr(unsafe.Pointer(unsafe.SliceData(b.Bytes)))
+			if a0 < b0+uintptr(len(b.Bytes)) && b0 < a0+uintptr(len(a.Bytes)) {
+				t.Errorf("%s: operands %d and %d overlap", name, j, i)
+			}
+		}
+	}
+}
+
+// TestLimitPassWritesBack: the pass a figure times leaves every operand as it found it (that it
+// stores every byte it loads is backend/cpu's TestStreamKernels and TestStreamSplit, with a
+// nonzero key).
+func TestLimitPassWritesBack(t *testing.T) {
+	for _, threaded := range []bool{false, true} {
+		touched := slices.Concat(Reads(Filled(tensor.F32, 300, 1000)), Writes(Filled(tensor.BF16, 777)), Updates(Filled(tensor.F16, 70000), Filled(tensor.F32, 3)))
+		var before [][]byte
+		for _, o := range touched {
+			before = append(before, bytes.Clone(o.Bytes))
+		}
+		if err := limitPass(touched, threaded)(); err != nil {
+			t.Fatal(err)
+		}
+		for i, o := range touched {
+			if !bytes.Equal(o.Bytes, before[i]) {
+				t.Errorf("threaded=%v: operand %d changed", threaded, i)
+			}
+		}
 	}
 }

@@ -11,10 +11,10 @@ func init() {
 }
 
 // kvRmsNormRopeCacheSetup times one layer's cache update of `tokens` decode tokens (B = tokens,
-// S = 1) into PA_BNSD caches of the kv dtype, as vLLM-Ascend calls it, slots in order. The bytes
-// are what the op must move: kv, cos and sin and the index read, both cache rows written (gamma
-// once per call).
-func kvRmsNormRopeCacheSetup(d tensor.DType, tokens int, disp *ops.Dispatcher) (func() error, int, error) {
+// S = 1) into PA_BNSD caches of the kv dtype, as vLLM-Ascend calls it, slots in order: kv, gamma,
+// cos, sin and the index read, and in both caches the slots of the tokens written (the first
+// `tokens`: the rest of the last block is not touched).
+func kvRmsNormRopeCacheSetup(d tensor.DType, tokens int, disp *ops.Dispatcher) (func() error, []Operand, error) {
 	blocks := (tokens + dsBlockSize - 1) / dsBlockSize
 	index := make([]int64, tokens)
 	for i := range index {
@@ -27,8 +27,8 @@ func kvRmsNormRopeCacheSetup(d tensor.DType, tokens int, disp *ops.Dispatcher) (
 		KCache: tensor.Zeros(d, blocks, dsBlockSize, 1, dsDk), CKVCache: tensor.Zeros(d, blocks, dsBlockSize, 1, dsDv),
 		Epsilon: 1e-6, CacheMode: ops.CachePABNSD,
 	}
-	sz := d.Size()
-	perToken := (dsDv+dsDk)*sz + 2*dsDk*sz + 8 + (dsDv+dsDk)*sz
-	bytes := tokens*perToken + dsDv*sz
-	return func() error { return rotary.KVRMSNormRoPECache(disp, p) }, bytes, nil
+	touched := append(Reads(p.KV, p.Gamma, p.Cos, p.Sin, p.Index),
+		Operand{Write, TensorBytes(p.KCache)[:tokens*dsDk*d.Size()]},
+		Operand{Write, TensorBytes(p.CKVCache)[:tokens*dsDv*d.Size()]})
+	return func() error { return rotary.KVRMSNormRoPECache(disp, p) }, touched, nil
 }

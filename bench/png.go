@@ -16,8 +16,8 @@ import (
 	"golang.org/x/image/math/fixed"
 )
 
-// WritePNG draws the ratio to copy against tokens (log scale), one panel per op and model, one
-// line per backend and dtype, with the 1.0 line (copy speed) marked.
+// WritePNG draws limit_ratio against tokens (log scale), one panel per op and model, one line
+// per backend and dtype, with the 1.0 line (the limit) marked.
 func WritePNG(path string, results []Result) error {
 	img := Plot(results)
 	return fileio.WriteFile(path, 0o644, func(w io.Writer) error { return png.Encode(w, img) })
@@ -56,7 +56,7 @@ var palette = []color.RGBA{
 
 func drawPanel(img *image.RGBA, r image.Rectangle, k panelKey, rs []Result) {
 	plot := image.Rect(r.Min.X+50, r.Min.Y+30, r.Max.X-150, r.Max.Y-40)
-	label(img, r.Min.X+50, r.Min.Y+18, k.op+" / "+k.model+": ratio to copy vs tokens", color.Black)
+	label(img, r.Min.X+50, r.Min.Y+18, k.op+" / "+k.model+": limit_ratio vs tokens", color.Black)
 	series := map[string][]Result{}
 	var names []string
 	minT, maxT, maxR := math.Inf(1), math.Inf(-1), 1.2
@@ -67,7 +67,7 @@ func drawPanel(img *image.RGBA, r image.Rectangle, k panelKey, rs []Result) {
 		}
 		series[name] = append(series[name], x)
 		minT, maxT = math.Min(minT, float64(x.Tokens)), math.Max(maxT, float64(x.Tokens))
-		maxR = math.Max(maxR, x.Ratio*1.05)
+		maxR = math.Max(maxR, x.LimitRatio*1.05)
 	}
 	sort.Strings(names)
 	lx := func(t float64) int {
@@ -88,7 +88,7 @@ func drawPanel(img *image.RGBA, r image.Rectangle, k panelKey, rs []Result) {
 	}
 	y1 := ly(1)
 	for x := plot.Min.X; x < plot.Max.X; x += 6 {
-		line(img, x, y1, min(x+3, plot.Max.X), y1, color.Black) // copy speed
+		line(img, x, y1, min(x+3, plot.Max.X), y1, color.Black) // the limit
 	}
 	for t := minT; t <= maxT*1.0001; t *= 2 {
 		if t != minT && t != maxT && !isPow(t, 4) {
@@ -104,10 +104,10 @@ func drawPanel(img *image.RGBA, r image.Rectangle, k panelKey, rs []Result) {
 		pts := series[name]
 		sort.Slice(pts, func(a, b int) bool { return pts[a].Tokens < pts[b].Tokens })
 		for j, p := range pts {
-			x, y := lx(float64(p.Tokens)), ly(p.Ratio)
+			x, y := lx(float64(p.Tokens)), ly(p.LimitRatio)
 			dot(img, x, y, c)
 			if j > 0 {
-				thick(img, lx(float64(pts[j-1].Tokens)), ly(pts[j-1].Ratio), x, y, c)
+				thick(img, lx(float64(pts[j-1].Tokens)), ly(pts[j-1].LimitRatio), x, y, c)
 			}
 		}
 		ly0 := plot.Min.Y + 10 + i*16

@@ -8,21 +8,21 @@ import (
 
 // rotary_embedding_gathered is the hoisted gather's per-layer CosSin.Apply of q and k on
 // Llama-3-8B shapes, the gather done once in setup as a forward pass does it once for every
-// layer. Bytes: q's and k's read and write, and the gathered cos and sin rows read (float32,
-// RotaryDim/2 per token each): unlike rotary_embedding's cache they are the op's arguments.
+// layer: q and k rotated in place, the gathered cos and sin rows (float32, RotaryDim/2 per token
+// each) read. The positions are not read: the gather was.
 func init() {
 	Register(Case{Op: ops.RotaryEmbeddingGather.Name(), Model: "llama-3-8b", MaxTokens: 16384,
-		Setup: func(d tensor.DType, T int, disp *ops.Dispatcher) (func() error, int, error) {
+		Setup: func(d tensor.DType, T int, disp *ops.Dispatcher) (func() error, []Operand, error) {
 			emb, err := rotary.New(llama3, rotary.WithDispatcher(disp))
 			if err != nil {
-				return nil, 0, err
+				return nil, nil, err
 			}
 			var cs rotary.CosSin
 			if err := emb.Gather(positions(llama3, T), &cs); err != nil {
-				return nil, 0, err
+				return nil, nil, err
 			}
 			q, k := Filled(d, T, 32, llama3.HeadSize), Filled(d, T, 8, llama3.HeadSize)
-			bytes := 2*(q.Len()+k.Len())*d.Size() + (len(cs.Cos())+len(cs.Sin()))*4
-			return func() error { return cs.Apply(q, k) }, bytes, nil
+			touched := append(Updates(q, k), Operand{Read, AsBytes(cs.Cos())}, Operand{Read, AsBytes(cs.Sin())})
+			return func() error { return cs.Apply(q, k) }, touched, nil
 		}})
 }

@@ -17,13 +17,13 @@ const benchUsage = "[--json] [--png FILE] [--model NAME,...] [--backend NAME,...
 func runBench(args []string, stdout, stderr io.Writer) error {
 	fs := newFlags("bench", benchUsage, stderr)
 	asJSON := fs.Bool("json", false, "print one JSON object per figure instead of a table")
-	png := fs.String("png", "", "also draw the bandwidth ratio against tokens to `FILE` (PNG)")
+	png := fs.String("png", "", "also draw limit_ratio against tokens to `FILE` (PNG)")
 	models := fs.String("model", "", "comma-separated benchmark `shapes` (default all: "+strings.Join(bench.ModelNames(), ", ")+")")
 	opsList := fs.String("op", "", "comma-separated `ops`, or all (default "+strings.Join(bench.DefaultOps, ",")+"; known: "+strings.Join(bench.Ops(), ", ")+")")
 	backends := fs.String("backend", "", "comma-separated `backends` (default native,cpu; known: "+strings.Join(bench.Backends(), ", ")+")")
 	dtypes := fs.String("dtype", "", "comma-separated `dtypes` (default F32,BF16,F16)")
 	tokens := fs.String("tokens", "", "comma-separated token `counts` (default 1,16,512,4096,16384)")
-	minTime := fs.Duration("time", 100*time.Millisecond, "measured `time` per figure, op and copy each")
+	minTime := fs.Duration("time", 100*time.Millisecond, "measured `time` per figure, op, copy and limit each")
 	customOps := fs.String("custom-ops", "all", "op enable `SPEC` for the dispatchers")
 	quiet := fs.Bool("quiet", false, "no progress bar on stderr")
 	if err := parseFlags(fs, args); err != nil {
@@ -58,13 +58,13 @@ func runBench(args []string, stdout, stderr io.Writer) error {
 	}
 	enc := json.NewEncoder(stdout)
 	if !*asJSON {
-		fmt.Fprintf(stdout, "%-16s %-10s %-5s %-11s %6s %3s %12s %8s %8s %6s\n", "op", "backend", "dtype", "model", "tokens", "thr", "ns/call", "GB/s", "copyGB/s", "ratio")
+		fmt.Fprintf(stdout, "%-16s %-10s %-5s %-11s %6s %3s %12s %8s %11s %9s %6s %8s\n", "op", "backend", "dtype", "model", "tokens", "thr", "ns/call", "GB/s", "limit_ratio", "limitGB/s", "ratio", "copyGB/s")
 	}
 	progress := func(done, total int, r bench.Result) {
 		if *asJSON {
 			enc.Encode(r)
 		} else {
-			fmt.Fprintf(stdout, "%-16s %-10s %-5s %-11s %6d %3d %12.0f %8.2f %8.2f %6.3f\n", r.Op, r.Backend, r.DType, r.Model, r.Tokens, r.Threads, r.NsPerCall, r.GBps, r.CopyGBps, r.Ratio)
+			fmt.Fprintf(stdout, "%-16s %-10s %-5s %-11s %6d %3d %12.0f %8.2f %11.3f %9.2f %6.3f %8.2f\n", r.Op, r.Backend, r.DType, r.Model, r.Tokens, r.Threads, r.NsPerCall, r.GBps, r.LimitRatio, r.LimitGBps, r.Ratio, r.CopyGBps)
 		}
 		if !*quiet {
 			drawProgress(stderr, done, total, r)

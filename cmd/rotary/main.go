@@ -46,7 +46,7 @@ var commands = map[string]command{
 	"presets": {"list the embedded model presets", runPresets},
 	"ops":     {"show the op registry: ops, backends, what serves each", runOps},
 	"check":   {"check a model config and launch options for contract mistakes", runCheck},
-	"bench":   {"benchmark the ops against a plain copy of the same bytes", runBench},
+	"bench":   {"benchmark the ops against the memory traffic they must do, and a copy", runBench},
 }
 
 func main() {

@@ -371,7 +371,7 @@ func TestBenchJSON(t *testing.T) {
 		if err := json.Unmarshal([]byte(l), &m); err != nil {
 			t.Fatal(err)
 		}
-		for _, k := range []string{"op", "backend", "dtype", "model", "tokens", "ns_per_call", "gbps", "copy_gbps", "ratio"} {
+		for _, k := range []string{"op", "backend", "dtype", "model", "tokens", "ns_per_call", "gbps", "copy_gbps", "ratio", "limit_gbps", "limit_ratio"} {
 			if _, ok := m[k]; !ok {
 				t.Errorf("line %s lacks %q", l, k)
 			}
