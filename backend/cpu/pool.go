@@ -27,6 +27,7 @@ const (
 	jobTHDBackward // thd holds dy and dx in X's and Out's places
 	jobInterleaveRoPE
 	jobStream
+	jobQueryScale
 )
 
 type job struct {
@@ -39,6 +40,7 @@ type job struct {
 	qk   ops.QKRMSNormRoPEArgs
 	thd  ops.ApplyRotaryEmbTHDArgs
 	il   ops.InterleaveRoPEArgs
+	qs   ops.QueryScaleArgs
 	// copy: bytes [lo·copyBlock, hi·copyBlock) of src to dst
 	dst, src []byte
 	st       streamJob // Stream's slices, one share per unit
@@ -65,6 +67,8 @@ func (j *job) run(lo, hi int) {
 		thdRows(&j.thd, j.kind == jobTHDBackward, lo, hi)
 	case jobInterleaveRoPE:
 		interleaveRows(&j.il, lo, hi)
+	case jobQueryScale:
+		queryScale(&j.qs, lo, hi)
 	case jobStream:
 		j.st.run(lo, hi)
 	case jobCopy:

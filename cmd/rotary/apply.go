@@ -21,6 +21,9 @@ type applyOp struct {
 	summary string
 	// needsModel: the op takes its RoPE from --config/--model; otherwise tensors carry it.
 	needsModel bool
+	// modelOptional: the op reads --config/--model when one is given, and its flags say
+	// everything otherwise.
+	modelOptional bool
 	// flags registers the op's own flags (every op's flags exist on every apply command line).
 	flags func(fs *flag.FlagSet)
 	// run computes the output tensors.
@@ -33,6 +36,8 @@ type applyEnv struct {
 	inputs map[string]tensor.Tensor
 	disp   *ops.Dispatcher
 	spec   rotary.Spec // the chosen layer's spec, when the op needs a model
+	model  *hf.Model   // the model, when the op read one (nil otherwise)
+	layer  int         // --layer
 	strict bool        // positions past max_position_embeddings are an error, not a warning
 	stderr io.Writer   // warnings
 }
@@ -121,13 +126,14 @@ func runApply(args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
-	env := &applyEnv{inPath: *in, disp: disp, strict: *strict, stderr: stderr}
-	if op.needsModel {
-		var model *hf.Model
-		if model, env.spec, err = m.load(); err != nil {
+	env := &applyEnv{inPath: *in, disp: disp, strict: *strict, stderr: stderr, layer: m.layer}
+	if op.needsModel || (op.modelOptional && (m.config != "" || m.preset != "")) {
+		if env.model, env.spec, err = m.load(); err != nil {
 			return err
 		}
-		warnAssumedStyle(stderr, "apply", model)
+		if op.needsModel {
+			warnAssumedStyle(stderr, "apply", env.model) // the pairing matters only to rotations
+		}
 	} else if m.config != "" || m.preset != "" {
 		return usagef("--op %s takes its cos/sin from the input tensors, not from --config/--model", *opName)
 	}
