@@ -15,13 +15,8 @@ func (s *sweep) qkCase(op, name string, sp rotary.Spec, d tensor.DType, tokens [
 	if s.lacks(op, name) {
 		return
 	}
-	res := Result{Op: op, Case: name}
-	defer func() {
-		if p := recover(); p != nil {
-			res.Err = fmt.Errorf("panic: %v", p)
-		}
-		s.results = append(s.results, res)
-	}()
+	res := &Result{Op: op, Case: name}
+	defer s.record(res)
 	embRef, err := rotary.New(sp, rotary.WithCacheLen(4096), rotary.WithDispatcher(s.ref))
 	if err != nil {
 		res.Err = err
@@ -142,13 +137,8 @@ func (s *sweep) compareOp(op, name string, f func(disp *ops.Dispatcher) ([]tenso
 	if s.lacks(op, name) {
 		return
 	}
-	res := Result{Op: op, Case: name}
-	defer func() {
-		if p := recover(); p != nil {
-			res.Err = fmt.Errorf("panic: %v", p)
-		}
-		s.results = append(s.results, res)
-	}()
+	res := &Result{Op: op, Case: name}
+	defer s.record(res)
 	want, err := f(s.ref)
 	if err != nil {
 		res.Err = err
@@ -183,4 +173,13 @@ func compareAny(want, got tensor.Tensor) (int64, error) {
 		}
 	}
 	return 0, nil
+}
+
+// record appends a case's result when the case returns, a panic in it becoming its error; it
+// must be deferred directly so that its recover sees the panic.
+func (s *sweep) record(res *Result) {
+	if p := recover(); p != nil {
+		res.Err = fmt.Errorf("panic: %v", p)
+	}
+	s.results = append(s.results, *res)
 }

@@ -129,13 +129,8 @@ func (s *sweep) passCase(op, name string, f func() error) {
 	if s.lacks(op, name) {
 		return
 	}
-	res := Result{Op: op, Case: "pass-through/" + name}
-	defer func() {
-		if p := recover(); p != nil {
-			res.Err = fmt.Errorf("panic: %v", p)
-		}
-		s.results = append(s.results, res)
-	}()
+	res := &Result{Op: op, Case: "pass-through/" + name}
+	defer s.record(res)
 	res.Err = f()
 }
 

@@ -80,13 +80,8 @@ func (s *sweep) queryScaleCase(op, name string, rule rotary.QueryScaleRule, toke
 	if s.lacks(op, name) {
 		return
 	}
-	res := Result{Op: op, Case: name}
-	defer func() {
-		if p := recover(); p != nil {
-			res.Err = fmt.Errorf("panic: %v", p)
-		}
-		s.results = append(s.results, res)
-	}()
+	res := &Result{Op: op, Case: name}
+	defer s.record(res)
 	r := rng(len(name) * 7)
 	for _, T := range tokens {
 		pos := queryScalePositions(&r, T, rule)
@@ -118,13 +113,8 @@ func (s *sweep) queryScaleSpecials(op, name string, rule rotary.QueryScaleRule, 
 	if s.lacks(op, name) {
 		return
 	}
-	res := Result{Op: op, Case: name}
-	defer func() {
-		if p := recover(); p != nil {
-			res.Err = fmt.Errorf("panic: %v", p)
-		}
-		s.results = append(s.results, res)
-	}()
+	res := &Result{Op: op, Case: name}
+	defer s.record(res)
 	pat := passPatterns(d, true)
 	const width = 256
 	T := (len(pat) + width - 1) / width
