@@ -61,10 +61,12 @@ func fillRows(dst []float32, from, n int, inv []float64, attention float64) {
 				s[i], c[i] = math.Sincos(p * f)
 			}
 		}
-		// The reference's angle p·θ carries a float64 rounding of up to 2^-53·p·θ; the
-		// recurrence drifts by a few 2^-53 per step. Both scale with the attention factor.
-		slack := (p*inv[0]*0x1p-52 + anchorEvery*0x1p-50) * max(attention, 1)
+		// The reference's angle p·θ_i carries a float64 rounding of up to 2^-53·p·θ_i (per pair:
+		// inv_freq need not fall with i, as LongRoPE's factors or a YaRN factor below 1 show);
+		// the recurrence drifts by a few 2^-53 per step. Both scale with the attention factor.
+		drift, scale := anchorEvery*0x1p-50, max(attention, 1)
 		for i := range inv {
+			slack := (p*inv[i]*0x1p-52 + drift) * scale
 			cv, sv := c[i]*attention, s[i]*attention
 			// Rounding is monotonic: if both ends of [v−slack, v+slack] round alike, so does
 			// the reference value inside it.

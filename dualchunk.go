@@ -36,7 +36,7 @@ func (e *Embedding) DualChunk(positions, query, key tensor.Tensor, extra DualChu
 	if err != nil {
 		return err
 	}
-	pos, err := ops.NewPositions(positions, q.Tokens, nil, 0)
+	pos, err := ops.NewPositions(positions, q.Tokens, nil, ops.NoLimit)
 	if err != nil {
 		return err
 	}
@@ -71,7 +71,7 @@ func (e *Embedding) DualChunk(positions, query, key tensor.Tensor, extra DualChu
 		for t := range mapped {
 			mapped[t] = at(pos.At(0, t))
 		}
-		mp, err := ops.NewPositions(tensor.FromI64(mapped, len(mapped)), len(mapped), nil, 0)
+		mp, err := ops.NewPositions(tensor.FromI64(mapped, len(mapped)), len(mapped), nil, ops.NoLimit)
 		if err != nil {
 			return err
 		}

@@ -232,7 +232,7 @@ func (e *Embedding) Forward(positions, query, key tensor.Tensor) error {
 	if err != nil {
 		return err
 	}
-	pos, err := ops.NewPositions(positions, q.Tokens, e.positionRows(), 0)
+	pos, err := ops.NewPositions(positions, q.Tokens, e.positionRows(), ops.NoLimit)
 	if err != nil {
 		return err
 	}

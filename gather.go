@@ -63,7 +63,7 @@ func (e *Embedding) Gather(positions tensor.Tensor, dst *CosSin) error {
 	if positions.Rank() > 0 {
 		tokens = positions.Shape[positions.Rank()-1]
 	}
-	pos, err := ops.NewPositions(positions, tokens, e.positionRows(), 0)
+	pos, err := ops.NewPositions(positions, tokens, e.positionRows(), ops.NoLimit)
 	if err != nil {
 		return err
 	}

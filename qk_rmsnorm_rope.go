@@ -39,7 +39,7 @@ func (e *Embedding) ForwardQKNorm(positions, query, key, qWeight, kWeight tensor
 	if err := ops.NewQKRMSNormWeights(&a, q, k, qWeight, kWeight, eps); err != nil {
 		return err
 	}
-	pos, err := ops.NewPositions(positions, q.Tokens, e.positionRows(), 0)
+	pos, err := ops.NewPositions(positions, q.Tokens, e.positionRows(), ops.NoLimit)
 	if err != nil {
 		return err
 	}

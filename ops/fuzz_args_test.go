@@ -230,7 +230,7 @@ func FuzzHeads(f *testing.F) {
 			tokens = pos.Shape[pos.Rank()-1]
 		}
 		allow := [][]int{nil, {3}, {3, 4}, {1}}[mode%4]
-		limit := int64([]int{0, 1, 100, 1 << 20}[mode/4%4])
+		limit := []int64{ops.NoLimit, 1, 100, 1 << 20}[mode/4%4]
 		// NewPositions reads every position; a zero-stride view of billions of tokens is valid
 		// but slow, so only views it can scan quickly go in.
 		rows := 1
@@ -323,7 +323,7 @@ func checkPositions(t *testing.T, p ops.Positions, tokens int, limit int64) {
 	for r := range p.Rows {
 		for i := range p.Tokens {
 			v := p.At(r, i)
-			if v < 0 || v > p.Max || (limit > 0 && v >= limit) {
+			if v < 0 || v > p.Max || (limit >= 0 && v >= limit) {
 				t.Fatalf("NewPositions: position %d at [%d,%d] (max %d, limit %d)", v, r, i, p.Max, limit)
 			}
 		}

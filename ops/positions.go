@@ -27,8 +27,12 @@ func (p *Positions) At(r, t int) int64 {
 	return p.I64[i]
 }
 
+// NoLimit is NewPositions' limit for positions with no upper bound. It is negative so that a
+// limit computed from a table of no rows (0) refuses every position instead of allowing all.
+const NoLimit int64 = -1
+
 // NewPositions checks t as [T] or, when rows > 1 are allowed, [R, T] positions for `tokens`
-// tokens, all ≥ 0 and < limit (limit ≤ 0: no upper bound).
+// tokens, all ≥ 0 and < limit (NoLimit: no upper bound).
 func NewPositions(t tensor.Tensor, tokens int, allowRows []int, limit int64) (Positions, error) {
 	if err := t.Check("positions"); err != nil {
 		return Positions{}, err
@@ -71,7 +75,7 @@ func NewPositions(t tensor.Tensor, tokens int, allowRows []int, limit int64) (Po
 			if v < 0 {
 				return Positions{}, fmt.Errorf("positions: position %d at [%d,%d] is negative", v, r, i)
 			}
-			if limit > 0 && v >= limit {
+			if limit >= 0 && v >= limit {
 				return Positions{}, fmt.Errorf("positions: position %d at [%d,%d] is past the cos/sin cache (%d rows)", v, r, i, limit)
 			}
 			p.Max = max(p.Max, v)

@@ -67,7 +67,7 @@ func NewQueryScale(p QueryScaleParams) (QueryScaleArgs, error) {
 	if p.Positions.IsZero() {
 		return QueryScaleArgs{}, fmt.Errorf("positions: missing")
 	}
-	pos, err := NewPositions(p.Positions, h.Tokens, nil, 0)
+	pos, err := NewPositions(p.Positions, h.Tokens, nil, NoLimit)
 	if err != nil {
 		return QueryScaleArgs{}, err
 	}

@@ -49,7 +49,7 @@ func FuzzQueryScaleArgs(f *testing.F) {
 			t.Fatalf("accepted rule %+v: %v", a.Rule, err)
 		}
 		checkHeads(t, "NewQueryScale", a.Query, a.Query.HeadSize)
-		checkPositions(t, a.Positions, a.Query.Tokens, 0)
+		checkPositions(t, a.Positions, a.Query.Tokens, ops.NoLimit)
 		if a.Query.Tokens*a.Query.NumHeads*a.Query.HeadSize <= 1<<14 {
 			if _, err := ops.Run(ops.Default, ops.QueryScale, a); err != nil {
 				t.Fatal(err)

@@ -28,8 +28,12 @@ func yarnCorrectionDim(numRotations float64, d int, base float64, maxPos int) fl
 // Frequencies returns inv_freq (RotaryDim/2 values) and the attention factor that multiplies
 // cos and sin, for a call whose largest position is maxPos. maxPos matters only for the
 // per-call variants (dynamic NTK in per-call mode, LongRoPE); pass -1 for the static choice,
-// which is what the cache holds. The spec must be valid.
+// which is what the cache holds. The spec must be valid: an invalid one gives NaN (or nil),
+// never a panic.
 func (s Spec) Frequencies(maxPos int) (invFreq []float64, attention float64) {
+	if s.Half() < 0 {
+		return nil, math.NaN()
+	}
 	inv := make([]float64, s.Half())
 	attention = s.FrequenciesInto(inv, maxPos)
 	return inv, attention
@@ -64,6 +68,12 @@ func (s Spec) FrequenciesInto(inv []float64, maxPos int) float64 {
 		ext := sc.ShortFactor
 		if maxPos >= origMax {
 			ext = sc.LongFactor
+		}
+		if len(ext) < len(inv) {
+			for i := range inv {
+				inv[i] = math.NaN()
+			}
+			return math.NaN()
 		}
 		for i := range inv {
 			inv[i] = 1 / (ext[i] * math.Pow(s.Base, float64(2*i)/float64(d)))
