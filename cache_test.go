@@ -40,3 +40,25 @@ func TestFillCacheExact(t *testing.T) {
 		}
 	}
 }
+
+// TestFillCacheExactRisingFrequencies: the angle-addition fill matches cosSin bit for bit even
+// when inv_freq does not fall with the pair index (LongRoPE factors below the first, YaRN with a
+// factor under 1), so a cached row and a computed one never differ.
+func TestFillCacheExactRisingFrequencies(t *testing.T) {
+	spec := Spec{HeadSize: 8, RotaryDim: 8, Base: 10000, MaxPositions: 8192, Scaling: Scaling{
+		Type: ScalingLongRoPE, Factor: 2, OriginalMaxPositions: 8192,
+		ShortFactor: []float64{1, 1e-6, 1, 1}, LongFactor: []float64{1, 1, 1, 1}}}
+	inv, att := spec.Frequencies(-1)
+	const n = 4096
+	got := make([]float32, n*8)
+	fillCache(got, 0, n, inv, att)
+	want := make([]float32, 8)
+	for r := range n {
+		cosSin(want[:4], want[4:], float64(r), inv, att)
+		for j := range 8 {
+			if math.Float32bits(got[r*8+j]) != math.Float32bits(want[j]) {
+				t.Fatalf("position %d element %d: %v, want %v", r, j, got[r*8+j], want[j])
+			}
+		}
+	}
+}

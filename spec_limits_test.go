@@ -136,3 +136,32 @@ func TestNonFiniteTablesRefused(t *testing.T) {
 		})
 	}
 }
+
+// TestNPUMRoPEEmptyCache: a cos_sin_cache of no rows has no row for any position; NewPositions
+// reads a limit of 0 as "no bound", so the empty cache must be refused before it.
+func TestNPUMRoPEEmptyCache(t *testing.T) {
+	q := tensor.FromF32(make([]float32, 8), 1, 8)
+	noPanic(t, "NPUMRoPE with a [0, 8] cache", func() {
+		err := NPUMRoPE(nil, NPUMRoPEParams{Positions: tensor.FromI64([]int64{5}, 1), Query: q,
+			CosSinCache: tensor.FromF32([]float32{}, 0, 8), HeadSize: 8})
+		if err == nil || !strings.Contains(err.Error(), "cos/sin cache (0 rows)") {
+			t.Errorf("empty cache: %v, want an error saying the cache has no rows", err)
+		}
+	})
+}
+
+// TestFrequenciesOfInvalidSpecs: Frequencies of a spec Validate refuses does not panic.
+func TestFrequenciesOfInvalidSpecs(t *testing.T) {
+	for _, s := range []Spec{
+		{},
+		{RotaryDim: -2},
+		{RotaryDim: 8, Scaling: Scaling{Type: ScalingLongRoPE}},
+		{RotaryDim: 8, Scaling: Scaling{Type: ScalingLongRoPE, ShortFactor: []float64{1}, LongFactor: []float64{1}}},
+		{RotaryDim: 2, Base: 10, Scaling: Scaling{Type: ScalingDynamic, Factor: 2}},
+	} {
+		noPanic(t, "Frequencies", func() {
+			s.Frequencies(-1)
+			s.Frequencies(1 << 30)
+		})
+	}
+}
