@@ -169,9 +169,10 @@ func (e *applyEnv) embedding(positions tensor.Tensor) (*rotary.Embedding, error)
 }
 
 // checkPositions warns about (or, under --strict, refuses) positions the model was not built
-// for: vLLM sizes its cos/sin cache to max_position_embeddings and would index past it.
+// for: vLLM sizes its cos/sin cache to max_position_embeddings (original × factor for YaRN and
+// static dynamic NTK, which Spec.DefaultCacheLen mirrors) and would index past it.
 func (e *applyEnv) checkPositions(positions tensor.Tensor) error {
-	limit := int64(e.spec.MaxPositions)
+	limit := int64(e.spec.DefaultCacheLen())
 	if limit <= 0 || e.spec.NoRoPE || (positions.DType != tensor.I32 && positions.DType != tensor.I64) {
 		return nil // no max to compare with, or no cos/sin to look up; bad positions are the op's to refuse
 	}
@@ -182,7 +183,7 @@ func (e *applyEnv) checkPositions(positions tensor.Tensor) error {
 	if largest < limit {
 		return nil
 	}
-	msg := fmt.Sprintf("positions: %d is at or past max_position_embeddings %d (vLLM's cos/sin cache has no row for it)", largest, limit)
+	msg := fmt.Sprintf("positions: %d is at or past the model's %d positions (max_position_embeddings, × factor for yarn and dynamic NTK: vLLM's cos/sin cache has no row for it)", largest, limit)
 	if e.strict {
 		return usagef("%s", msg)
 	}

@@ -81,3 +81,25 @@ func fileExists(path string) bool {
 	_, err := os.Lstat(path)
 	return err == nil
 }
+
+// TestApplyPositionsInsideScaledCache: for YaRN vLLM sizes its cos/sin cache original ×
+// factor, past max_position_embeddings when the config gives the original there; positions
+// inside it are neither warned about nor refused.
+func TestApplyPositionsInsideScaledCache(t *testing.T) {
+	dir := t.TempDir()
+	cfg := writeFile(t, dir, "yarn.json", []byte(`{"model_type":"qwen2","hidden_size":1024,"num_attention_heads":8,
+		"max_position_embeddings":32768,"rope_theta":1000000,
+		"rope_scaling":{"rope_type":"yarn","factor":4,"original_max_position_embeddings":32768}}`))
+	in := writeTensors(t, dir, "in.safetensors", toFile("positions", tensor.FromI64([]int64{40000}, 1)),
+		encodeAs(tensor.F32, "query", []int{1, 1, 128}, randomHeads(128, 4)))
+	code, _, stderr := runCLI(t, "apply", "--config", cfg, "--strict", "--in", in, "--out", filepath.Join(dir, "out.safetensors"))
+	if code != 0 || stderr != "" {
+		t.Errorf("position 40000 inside vLLM's 131072-row cache: exit %d, stderr %q", code, stderr)
+	}
+	in = writeTensors(t, dir, "past.safetensors", toFile("positions", tensor.FromI64([]int64{131072}, 1)),
+		encodeAs(tensor.F32, "query", []int{1, 1, 128}, randomHeads(128, 4)))
+	code, _, stderr = runCLI(t, "apply", "--config", cfg, "--strict", "--in", in, "--out", filepath.Join(dir, "out2.safetensors"))
+	if code != 2 || !strings.Contains(stderr, "131072") {
+		t.Errorf("position 131072 past the cache under --strict: exit %d, stderr %q", code, stderr)
+	}
+}
