@@ -97,7 +97,7 @@ func runApply(args []string, stdout, stderr io.Writer) error {
 	m.register(fs.FlagSet)
 	in := fs.String("in", "", "input `IN.safetensors` (tensors as the op names them)")
 	out := fs.String("out", "", "output `OUT.safetensors`")
-	strict := fs.Bool("strict", false, "refuse positions at or past max_position_embeddings (default: a warning)")
+	strict := fs.Bool("strict", false, "refuse positions past the model's cos/sin cache as vLLM sizes it: max_position_embeddings, × factor for yarn and dynamic NTK (default: a warning)")
 	opName := fs.String("op", "rotary_embedding", "operator `NAME`: "+strings.Join(applyOpNames(), ", "))
 	var df dispatchFlags
 	df.register(fs.FlagSet)
