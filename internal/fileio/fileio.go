@@ -65,7 +65,8 @@ func Open(path string, limit int64) (*os.File, int64, error) {
 // ReadFile reads the whole regular file at path, of at most limit bytes (see Open). The
 // buffer is sized from the file's size, and reading stops past limit whatever the size
 // said, so a file that grows while it is read, or one that reports no size (as in /proc),
-// still costs at most limit bytes.
+// still costs about limit bytes at most (the buffer's last growth may overshoot it by a
+// quarter).
 func ReadFile(path string, limit int64) ([]byte, error) {
 	f, size, err := Open(path, limit)
 	if err != nil {
@@ -78,8 +79,8 @@ func ReadFile(path string, limit int64) ([]byte, error) {
 			buf = append(buf, 0)[:len(buf)]
 		}
 		end := cap(buf)
-		if limit >= 0 && int64(end) > limit+1 {
-			end = int(limit + 1)
+		if limit >= 0 && int64(end)-1 > limit { // end−1, not limit+1: limit may be MaxInt64
+			end = int(limit) + 1
 		}
 		n, err := f.Read(buf[len(buf):end])
 		buf = buf[:len(buf)+n]

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"errors"
 	"io/fs"
+	"math"
 	"os"
 	"path/filepath"
 	"strings"
@@ -365,5 +366,17 @@ func TestRemoveTemps(t *testing.T) {
 	}
 	if names := fileiotest.DirNames(t, dir); len(names) != 0 {
 		t.Errorf("directory holds %q", names)
+	}
+}
+
+// TestReadFileNoLimit: the largest limit does not overflow the read bound.
+func TestReadFileNoLimit(t *testing.T) {
+	p := filepath.Join(t.TempDir(), "small")
+	if err := os.WriteFile(p, []byte("hello"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	b, err := ReadFile(p, math.MaxInt64)
+	if err != nil || string(b) != "hello" {
+		t.Errorf("ReadFile with limit MaxInt64: %q, %v", b, err)
 	}
 }
