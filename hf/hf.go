@@ -30,6 +30,10 @@ type Model struct {
 	// QueryScale is the position-dependent query scale the model applies beside RoPE (Llama 4's
 	// attn_temperature_tuning, llama_4_scaling_beta); QueryScaleAt gives a layer's.
 	QueryScale rope.QueryScaleRule
+	// Indexer is the RoPE of DeepSeek-V3.2's lightning indexer (deepseek_v32 configs with
+	// index_head_dim), which rotates the same positions as Spec with the same cos/sin but pairs
+	// NeoX-wise over the first qk_rope_head_dim dims of a wider head; nil for other models.
+	Indexer *rope.Spec
 }
 
 // MaxConfigSize is the largest config.json LoadFile reads (64 MiB). Real configs are a few
@@ -200,6 +204,9 @@ func (p *parser) parse(top object) (*Model, error) {
 
 	if err := p.m.Spec.Validate(); err != nil {
 		return nil, fmt.Errorf("%w: %w", ErrConfig, err)
+	}
+	if err := p.indexer(); err != nil {
+		return nil, err
 	}
 	p.m.HeadSize = p.m.Spec.HeadSize
 	p.m.Notes = p.notes
