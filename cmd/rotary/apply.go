@@ -14,7 +14,7 @@ import (
 	"github.com/rotary-go/rotary/tensor"
 )
 
-const applyUsage = "--config CONFIG.json --in IN.safetensors --out OUT.safetensors [--op NAME] [--layer N] [--style neox|gptj] [--strict] [--backend NAME] [--custom-ops SPEC]"
+const applyUsage = "--config CONFIG.json --in IN.safetensors --out OUT.safetensors [--op NAME] [--layer N] [--style neox|gptj] [--rope main|indexer] [--strict] [--backend NAME] [--custom-ops SPEC]"
 
 // applyOp is one operator `rotary apply --op NAME` runs on the tensors of --in.
 type applyOp struct {

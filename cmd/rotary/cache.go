@@ -7,7 +7,7 @@ import (
 	"github.com/rotary-go/rotary/safetensors"
 )
 
-const cacheUsage = "--config CONFIG.json --out OUT.safetensors [--positions N] [--layer N] [--style neox|gptj]"
+const cacheUsage = "--config CONFIG.json --out OUT.safetensors [--positions N] [--layer N] [--style neox|gptj] [--rope main|indexer]"
 
 func runCache(args []string, stdout, stderr io.Writer) error {
 	fs := newFlags("cache", cacheUsage, stderr)

@@ -10,7 +10,7 @@ import (
 	"github.com/rotary-go/rotary/hf"
 )
 
-const inspectUsage = "CONFIG.json | --model PRESET [--layer N] [--style neox|gptj] [--json]"
+const inspectUsage = "CONFIG.json | --model PRESET [--layer N] [--style neox|gptj] [--rope main|indexer] [--json]"
 
 // inspectReport is what inspect prints; its JSON form is a contract for tools.
 type inspectReport struct {
@@ -38,6 +38,18 @@ type inspectReport struct {
 	NoRoPE          bool              `json:"no_rope,omitempty"`
 	DualChunk       *rotary.DualChunk `json:"dual_chunk,omitempty"`
 	Notes           []string          `json:"notes,omitempty"`
+	// Rope names the spec the fields above describe: "main", or "indexer" under --rope indexer.
+	Rope string `json:"rope"`
+	// Indexer is the model's second RoPE (DeepSeek-V3.2's lightning indexer), whichever --rope
+	// chose, so that one report shows both; its cos/sin are the main RoPE's.
+	Indexer *indexerReport `json:"indexer,omitempty"`
+}
+
+// indexerReport is what differs between the indexer's spec and the main one.
+type indexerReport struct {
+	HeadSize  int    `json:"head_size"`
+	RotaryDim int    `json:"rotary_dim"`
+	Style     string `json:"style"`
 }
 
 func runInspect(args []string, stdout, stderr io.Writer) error {
@@ -95,7 +107,12 @@ func inspect(model *hf.Model, spec rotary.Spec, m modelFlags) (*inspectReport, e
 	if m.preset != "" {
 		src = "preset " + m.preset
 	}
+	var ix *indexerReport
+	if s := model.Indexer; s != nil {
+		ix = &indexerReport{HeadSize: s.HeadSize, RotaryDim: s.RotaryDim, Style: s.Style.String()}
+	}
 	return &inspectReport{
+		Rope: m.rope, Indexer: ix,
 		Source: src, ModelType: model.ModelType, Layer: m.layer, NumLayers: model.NumLayers,
 		NumHeads: model.NumHeads, NumKVHeads: model.NumKVHeads, HeadSize: spec.HeadSize,
 		RotaryDim: spec.RotaryDim, Style: spec.Style.String(), StyleAssumed: model.StyleAssumed, Base: spec.Base,
@@ -139,6 +156,9 @@ func printInspect(w io.Writer, r *inspectReport, spec rotary.Spec) {
 	}
 	p("source", "%s", r.Source)
 	p("model type", "%s", r.ModelType)
+	if r.Rope == "indexer" {
+		p("rope", "the lightning indexer's (--rope indexer)")
+	}
 	p("heads", "%d query, %d key/value", r.NumHeads, r.NumKVHeads)
 	p("head size", "%d", r.HeadSize)
 	if r.NoRoPE {
@@ -174,6 +194,9 @@ func printInspect(w io.Writer, r *inspectReport, spec rotary.Spec) {
 		p("dynamic", "original=%d max=%d length=%s", spec.OriginalMax(), spec.DynamicMax(), sc.Dynamic.Describe())
 	}
 	p("attention factor", "%.17g", r.AttentionFactor)
+	if ix := r.Indexer; ix != nil {
+		p("indexer rope", "head %d, dims 0..%d rotated (%s), %d pass-through; the same cos/sin (--rope indexer selects it)", ix.HeadSize, ix.RotaryDim-1, ix.Style, ix.HeadSize-ix.RotaryDim)
+	}
 	if r.Local != nil {
 		p("layer", "%d: %s", r.Layer, layerKind(r))
 	}

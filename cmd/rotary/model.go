@@ -18,6 +18,7 @@ type modelFlags struct {
 	dynamic  string
 	longrope string
 	style    string
+	rope     string
 }
 
 func (m *modelFlags) register(fs *flag.FlagSet) {
@@ -26,6 +27,7 @@ func (m *modelFlags) register(fs *flag.FlagSet) {
 	fs.IntVar(&m.layer, "layer", 0, "layer `N`, for models whose RoPE differs by layer (Gemma 3, OLMo 3, Gemma 3n) or that leave layers unrotated (Llama 4, SmolLM3, Cohere2, EXAONE 4)")
 	fs.StringVar(&m.longrope, "longrope-factor", "config", "LongRoPE's attention factor from: config (HF main: rope_scaling.factor when given) or lengths (HF v4.57, vLLM, Microsoft: max_position_embeddings / original)")
 	registerStyle(fs, &m.style)
+	fs.StringVar(&m.rope, "rope", "main", "which of the model's RoPEs: main (the attention's) or indexer (DeepSeek-V3.2's lightning indexer: NeoX over the first qk_rope_head_dim dims of its index_head_dim head)")
 	fs.StringVar(&m.dynamic, "dynamic", "static", "dynamic NTK length rule: static (vLLM ≤ 0.21: factor × original), per-call (Hugging Face: the call's length over max_position_embeddings) or max-trained (vLLM ≥ 0.22: max_position / max_trained_positions)")
 }
 
@@ -55,7 +57,18 @@ func (m *modelFlags) load() (*hf.Model, rotary.Spec, error) {
 	if model.NumLayers > 0 && m.layer >= model.NumLayers {
 		return nil, rotary.Spec{}, usagef("--layer %d: the model has %d layers (0..%d)", m.layer, model.NumLayers, model.NumLayers-1)
 	}
-	spec, err := model.Spec.ForLayer(m.layer)
+	base := model.Spec
+	switch m.rope {
+	case "main":
+	case "indexer":
+		if model.Indexer == nil {
+			return nil, rotary.Spec{}, usagef("--rope indexer: model_type %q has no indexer RoPE (DeepSeek-V3.2 configs with index_head_dim have one)", model.ModelType)
+		}
+		base = *model.Indexer
+	default:
+		return nil, rotary.Spec{}, usagef("--rope %q: want main or indexer", m.rope)
+	}
+	spec, err := base.ForLayer(m.layer)
 	if err != nil {
 		return nil, rotary.Spec{}, usagef("--layer: %v", err)
 	}
