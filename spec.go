@@ -30,6 +30,7 @@ const (
 	ScalingYaRN     = rope.ScalingYaRN
 	ScalingLlama3   = rope.ScalingLlama3
 	ScalingLongRoPE = rope.ScalingLongRoPE
+	ScalingNTK      = rope.ScalingNTK
 )
 
 // DynamicLength says which length the dynamic NTK formula uses (see rope.DynamicLength).

@@ -112,10 +112,12 @@ func (p *parser) scaling(n node) (rope.Scaling, error) {
 		return p.yarnScaling(n, t)
 	case "llama3":
 		return p.llama3Scaling(n, t)
+	case "ntk":
+		return ntkScaling(n, t)
 	case "longrope", "su":
 		return p.longRoPEScaling(n, t)
 	}
-	return sc, configErr("%s: unknown rope type %q (want default, linear, dynamic, yarn, deepseek_yarn, llama3, longrope or su)", n.path, t)
+	return sc, configErr("%s: unknown rope type %q (want default, linear, dynamic, ntk, yarn, deepseek_yarn, llama3, longrope or su)", n.path, t)
 }
 
 // need reads number key, which rope type t requires.
@@ -128,6 +130,18 @@ func (n node) need(t, key string) (float64, error) {
 		return 0, configErr("%s: %s requires %s", n.path, t, key)
 	}
 	return f, nil
+}
+
+// ntkScaling reads vLLM's rope_type "ntk" as get_rope does (rotary_embedding/__init__.py):
+// factor required, mixed_b optional, its absence (or null) meaning the fixed form.
+func ntkScaling(n node, t string) (rope.Scaling, error) {
+	sc := rope.Scaling{Type: rope.ScalingNTK}
+	var err error
+	if sc.Factor, err = n.need(t, "factor"); err != nil {
+		return sc, err
+	}
+	sc.MixedB, sc.NTKMixed, err = n.number("mixed_b")
+	return sc, err
 }
 
 // dynamicScaling reads type dynamic: dynamic NTK, or Hunyuan's NTK-alpha when alpha is given.

@@ -56,6 +56,9 @@ func (s Spec) FrequenciesInto(inv []float64, maxPos int) float64 {
 		base := s.Base * math.Pow(s.dynamicStretch(maxPos), float64(d)/float64(d-2))
 		defaultInvFreq(inv, base, d)
 		return 1
+	case ScalingNTK:
+		s.ntk(inv)
+		return 1
 	case ScalingNTKAlpha:
 		defaultInvFreq(inv, s.Base*math.Pow(sc.Alpha, float64(d)/float64(d-2)), d)
 		return 1
@@ -223,4 +226,27 @@ func saturatingInt(v float64) int {
 		return math.MaxInt
 	}
 	return int(v)
+}
+
+// ntk is vLLM's NTKScalingRotaryEmbedding._compute_inv_freq (ntk_scaling_rope.py), in float64
+// where vLLM computes in float32. Fixed: the base times factor, then every frequency over
+// factor^(2/d), so the last pair is stretched by exactly factor. Mixed: the plain frequencies,
+// pair m (1-based) divided by exp(a·m^b) with a = ln(factor)/(d/2)^b, which also stretches the
+// last pair by factor but the first ones less as b grows.
+func (s Spec) ntk(inv []float64) {
+	sc := s.Scaling
+	d := s.RotaryDim
+	if !sc.NTKMixed {
+		defaultInvFreq(inv, s.Base*sc.Factor, d)
+		div := math.Pow(sc.Factor, 2/float64(d))
+		for i := range inv {
+			inv[i] /= div
+		}
+		return
+	}
+	defaultInvFreq(inv, s.Base, d)
+	a := math.Log(sc.Factor) / math.Pow(float64(d/2), sc.MixedB)
+	for i := range inv {
+		inv[i] /= math.Exp(a * math.Pow(float64(i+1), sc.MixedB))
+	}
 }

@@ -52,6 +52,9 @@ const (
 	ScalingYaRN     ScalingType = "yarn"
 	ScalingLlama3   ScalingType = "llama3"
 	ScalingLongRoPE ScalingType = "longrope"
+	// ScalingNTK is vLLM's static NTK (rope_type "ntk", NTKScalingRotaryEmbedding): fixed NTK
+	// by factor, or with NTKMixed the per-pair stretch exp(a·m^mixed_b) of kexue.fm/archives/9706.
+	ScalingNTK ScalingType = "ntk"
 )
 
 // DynamicLength says which length L the dynamic NTK formula uses.
@@ -110,6 +113,10 @@ type Scaling struct {
 	MaxTrainedPositions int
 	// Alpha is the NTK-alpha base multiplier.
 	Alpha float64
+	// NTKMixed selects static NTK's mixed form with exponent MixedB; a separate flag because
+	// mixed_b 0 is a formula of its own (every pair divided by factor), not the fixed form.
+	NTKMixed bool
+	MixedB   float64
 
 	// YaRN. BetaFast and BetaSlow default to 32 and 1 when zero. NoTruncate disables the
 	// floor/ceil of the correction range (HF's truncate=false, used by gpt-oss).
@@ -328,6 +335,8 @@ func (sc Scaling) validate(s Spec) error {
 			}
 		}
 		return nil
+	case ScalingNTK:
+		return need("factor", sc.Factor)
 	case ScalingNTKAlpha:
 		if s.RotaryDim <= 2 {
 			return specErr("ntk alpha scaling needs rotary dim > 2 (got %d)", s.RotaryDim)
@@ -376,7 +385,7 @@ func (sc Scaling) validate(s Spec) error {
 		}
 		return nil
 	}
-	return specErr("unknown rope type %q (want default, linear, dynamic, ntk_alpha, yarn, llama3 or longrope)", sc.Type)
+	return specErr("unknown rope type %q (want default, linear, dynamic, ntk, ntk_alpha, yarn, llama3 or longrope)", sc.Type)
 }
 
 // validateRanges checks every scalar parameter whatever the variant: those a variant reads only
@@ -391,6 +400,7 @@ func (sc Scaling) validateRanges() error {
 		{"beta_fast", sc.BetaFast, true}, {"beta_slow", sc.BetaSlow, true},
 		{"attention_factor", sc.AttentionFactor, true},
 		{"mscale", sc.Mscale, false}, {"mscale_all_dim", sc.MscaleAllDim, false},
+		{"mixed_b", sc.MixedB, false},
 		{"low_freq_factor", sc.LowFreqFactor, true}, {"high_freq_factor", sc.HighFreqFactor, true},
 	} {
 		if math.IsNaN(p.v) || math.IsInf(p.v, 0) || (p.nonNegative && p.v < 0) {

@@ -131,6 +131,12 @@ func describeScaling(s rotary.Spec) string {
 		parts = append(parts, "default")
 	case rotary.ScalingNTKAlpha:
 		parts = append(parts, fmt.Sprintf("ntk_alpha alpha=%g", sc.Alpha))
+	case rotary.ScalingNTK:
+		if sc.NTKMixed {
+			parts = append(parts, fmt.Sprintf("ntk factor=%g mixed_b=%g", sc.Factor, sc.MixedB))
+		} else {
+			parts = append(parts, fmt.Sprintf("ntk factor=%g (fixed)", sc.Factor))
+		}
 	default:
 		parts = append(parts, fmt.Sprintf("%s factor=%g", sc.Type, sc.Factor))
 	}
