@@ -31,6 +31,8 @@ const (
 	ScalingLlama3   = rope.ScalingLlama3
 	ScalingLongRoPE = rope.ScalingLongRoPE
 	ScalingNTK      = rope.ScalingNTK
+	// ScalingProportional is Gemma 4's proportional RoPE.
+	ScalingProportional = rope.ScalingProportional
 )
 
 // DynamicLength says which length the dynamic NTK formula uses (see rope.DynamicLength).

@@ -139,6 +139,27 @@ const (
 	mambaNote    = "mamba layers use no position embedding; the spec covers the attention layers"
 )
 
+// Gemma4TextConfig's defaults (configuration_gemma4.py) and Gemma4UnifiedTextConfig's
+// (configuration_gemma4_unified.py), which differ in max_position_embeddings.
+var (
+	gemma4        = gemma4Family("131072")
+	gemma4Unified = gemma4Family("262144")
+)
+
+// gemma4Family is Gemma 4's family with the config class's defaults, rope_parameters
+// included: sliding layers default RoPE with theta 10000, full layers proportional over a
+// quarter of their 512-wide head with theta 1000000.
+func gemma4Family(maxPositions string) family {
+	return family{style: rope.NeoX, layers: gemma4Layers, defaults: map[string]any{
+		"hidden_size": num("2304"), "num_hidden_layers": num("30"), "num_attention_heads": num("8"),
+		"num_key_value_heads": num("4"), "head_dim": num("256"), "max_position_embeddings": num(maxPositions),
+		"rope_parameters": object{
+			rope.SlidingAttention: object{"rope_type": "default", "rope_theta": num("10000")},
+			rope.FullAttention:    object{"rope_type": "proportional", "partial_rotary_factor": num("0.25"), "rope_theta": num("1000000")},
+		},
+	}}
+}
+
 // families maps HF model_type to its RoPE family.
 var families = map[string]family{
 	// NeoX (rotate_half) layouts.
@@ -211,6 +232,12 @@ var families = map[string]family{
 	"minimax_m2":       minimaxM2,
 	"glm4v_moe":        glm4vMoE,
 	"glm4v_moe_text":   glm4vMoE,
+
+	// Gemma 4: rotate_half, full layers with proportional RoPE over their own head size.
+	"gemma4":              gemma4,
+	"gemma4_text":         gemma4,
+	"gemma4_unified":      gemma4Unified,
+	"gemma4_unified_text": gemma4Unified,
 
 	// GPT-J (rotate_every_two / interleaved) layouts.
 	"gptj":         gptj,

@@ -149,6 +149,10 @@ type parser struct {
 	unknown bool // the model_type is not in families: read as a generic decoder
 	notes   []string
 	m       Model
+
+	// typeHead is the head size of the layer types other than full_attention when the family
+	// gives full layers a head of their own (Gemma 4's global_head_dim); 0 otherwise.
+	typeHead int
 }
 
 func (p *parser) note(format string, args ...any) { p.src.note(format, args...) }
@@ -185,6 +189,11 @@ func (p *parser) parse(top object) (*Model, error) {
 		}
 	} else {
 		p.m.Spec.Scaling = rope.Scaling{Type: rope.ScalingDefault}
+	}
+	if ri.main != nil {
+		if err := p.proportional(&p.m.Spec.Scaling, *ri.main, p.m.Spec.HeadSize); err != nil {
+			return nil, err
+		}
 	}
 	if err := p.mrope(ri.main); err != nil {
 		return nil, err
@@ -472,6 +481,13 @@ func (p *parser) headSize(ri ropeInfo) error {
 		head = hidden / p.m.NumHeads
 	}
 	spec.HeadSize = head
+	if head, err = p.fullHeadSize(head); err != nil {
+		return err
+	}
+	if ri.main != nil && p.wholeHead(*ri.main) {
+		spec.RotaryDim = head
+		return nil
+	}
 
 	if rd, path, ok, err := s.integer("rotary_dim"); err != nil {
 		return err

@@ -25,6 +25,16 @@ type layerRule struct {
 	slidingBaseKey string
 	slidingBase    float64
 	nope           nopeRule
+	// fullHeadKey names the full_attention layers' head size where it differs from head_dim
+	// (the spec's head; fullHead when the config lacks the key); the other types keep head_dim.
+	fullHeadKey string
+	fullHead    int
+	// defaultWholeHead: the family's default rope type rotates the whole head whatever
+	// partial_rotary_factor says.
+	defaultWholeHead bool
+	// lastFull: the last layer is full_attention whatever layer_types says, and layer types
+	// derived from pattern end with a full layer.
+	lastFull bool
 }
 
 // nopeRule says which layers a family leaves unrotated.
@@ -78,7 +88,33 @@ var (
 	// SmolLM3Config.__post_init__ (configuration_smollm3.py): the default list only when
 	// no_rope_layers is None; SmolLM3Attention rotates when no_rope_layers[layer_idx] is 1.
 	smollm3Layers = &layerRule{nope: nopeList}
+	// Gemma4TextConfig.__post_init__ (configuration_gemma4.py): layer_types default to full
+	// when (i+1) % 6 == 0, and the last layer is forced to full_attention; full layers take
+	// head_dim from global_head_dim (default 512) through per_layer_config.
+	// Gemma4TextRotaryEmbedding (modeling_gemma4.py) builds each type's inv_freq from that
+	// type's config; its compute_default_rope_parameters spans the whole head_dim.
+	gemma4Layers = &layerRule{pattern: 6, fullHeadKey: "global_head_dim", fullHead: 512, defaultWholeHead: true, lastFull: true}
 )
+
+// fullHeadSize gives the spec (the full_attention layers) the family's full-layer head size
+// and keeps head for the other layer types; it returns the spec's head size.
+func (p *parser) fullHeadSize(head int) (int, error) {
+	rule := p.fam.layers
+	if rule == nil || rule.fullHeadKey == "" {
+		return head, nil
+	}
+	full, _, ok, err := p.src.positive(rule.fullHeadKey)
+	if err != nil {
+		return 0, err
+	}
+	if !ok {
+		full = rule.fullHead
+		p.note("%s absent: full_attention layers use %s's default head size %d", rule.fullHeadKey, p.m.ModelType, full)
+	}
+	p.typeHead = head
+	p.m.Spec.HeadSize = full
+	return full, nil
+}
 
 // local sets Spec.Local from the per-layer-type entries of the rope object, the family's
 // sliding rule and its layers without RoPE; it stays nil when every layer has the spec's RoPE.
@@ -108,6 +144,11 @@ func (p *parser) local(ri ropeInfo) error {
 	types, err := p.layerTypes()
 	if err != nil {
 		return err
+	}
+	if rule.lastFull {
+		if types, err = p.lastFull(rule, types); err != nil {
+			return err
+		}
 	}
 	if err := p.nope(lr, rule, types); err != nil {
 		return err
@@ -173,6 +214,10 @@ func (p *parser) noteUnrotated() {
 func (p *parser) typeRule(lr *rope.LocalRoPE, t string, n node, rule layerRule) (given bool, err error) {
 	spec := &p.m.Spec
 	r := rope.LayerRoPE{Base: spec.Base}
+	head := spec.HeadSize
+	if p.typeHead != 0 && t != rope.FullAttention {
+		head = p.typeHead
+	}
 	// standardize_rope_params (modeling_rope_utils.py) gives an entry without rope_theta the
 	// config's; the families with a sliding rule give sliding layers their own default.
 	if b, ok, err := n.number("rope_theta"); err != nil {
@@ -190,10 +235,13 @@ func (p *parser) typeRule(lr *rope.LocalRoPE, t string, n node, rule layerRule) 
 	if r.Scaling, err = p.scaling(n); err != nil {
 		return false, err
 	}
-	if r.RotaryDim, err = p.typeRotaryDim(n); err != nil {
+	if err := p.proportional(&r.Scaling, n, head); err != nil {
 		return false, err
 	}
-	sameDims := r.RotaryDim == spec.RotaryDim
+	if r.RotaryDim, err = p.typeRotaryDim(n, head); err != nil {
+		return false, err
+	}
+	sameDims := r.RotaryDim == spec.RotaryDim && head == spec.HeadSize
 	switch {
 	case r.Base == spec.Base && reflect.DeepEqual(r.Scaling, spec.Scaling) && sameDims:
 		return false, nil
@@ -202,36 +250,56 @@ func (p *parser) typeRule(lr *rope.LocalRoPE, t string, n node, rule layerRule) 
 	default:
 		if sameDims {
 			r.RotaryDim = 0
+		} else if head != spec.HeadSize {
+			r.HeadSize = head
 		}
 		setType(lr, t, r)
 	}
 	return true, nil
 }
 
-// typeRotaryDim is an entry's rotary dim: a config-level rotary_dim or partial_rotary_factor
-// wins (standardize_rope_params writes it into every entry), else the entry's
-// partial_rotary_factor, else the family's fraction, else the whole head.
-func (p *parser) typeRotaryDim(n node) (int, error) {
+// typeRotaryDim is an entry's rotary dim for a head of head dims: the whole head where the
+// entry's type ignores partial_rotary_factor (wholeHead); else a config-level rotary_dim or
+// partial_rotary_factor wins (standardize_rope_params writes it into every entry), else the
+// entry's partial_rotary_factor, else the family's fraction, else the whole head.
+func (p *parser) typeRotaryDim(n node, head int) (int, error) {
 	spec := &p.m.Spec
-	if _, _, ok := p.src.given("rotary_dim", "partial_rotary_factor", "rotary_pct"); ok {
+	if p.wholeHead(n) {
+		return head, nil
+	}
+	if _, _, ok := p.src.given("rotary_dim", "partial_rotary_factor", "rotary_pct"); ok && head == spec.HeadSize {
 		return spec.RotaryDim, nil
 	}
+	path := n.key("partial_rotary_factor")
 	factor, ok, err := n.number("partial_rotary_factor")
 	if err != nil {
 		return 0, err
 	}
-	if !ok {
-		if factor = p.fam.partial; factor == 0 {
-			return spec.HeadSize, nil
+	if head != spec.HeadSize {
+		// The config's own key wins for a head of the type's size too.
+		if rd, rpath, rok, err := p.src.integer("rotary_dim"); err != nil || rok {
+			if err == nil && (rd <= 0 || rd%2 != 0 || rd > head) {
+				err = configErr("%s: %d: want a positive even number ≤ the %d-wide head", rpath, rd, head)
+			}
+			return rd, err
+		}
+		if f, fpath, fok, err := p.src.number("partial_rotary_factor", "rotary_pct"); err != nil {
+			return 0, err
+		} else if fok {
+			factor, path, ok = f, fpath, true
 		}
 	}
-	path := n.key("partial_rotary_factor")
+	if !ok {
+		if factor = p.fam.partial; factor == 0 {
+			return head, nil
+		}
+	}
 	if !(factor > 0 && factor <= 1) {
 		return 0, configErr("%s: %v: want a fraction in (0, 1]", path, factor)
 	}
-	rd, _ := truncInt(float64(spec.HeadSize) * factor) // HF truncates; the head is ≤ 65536
+	rd, _ := truncInt(float64(head) * factor) // HF truncates; the head is ≤ 65536
 	if rd <= 0 || rd%2 != 0 {
-		return 0, configErr("%s: %v of head size %d gives rotary dim %d: want a positive even number", path, factor, spec.HeadSize, rd)
+		return 0, configErr("%s: %v of head size %d gives rotary dim %d: want a positive even number", path, factor, head, rd)
 	}
 	return rd, nil
 }
@@ -351,6 +419,36 @@ func (p *parser) nopeList(lr *rope.LocalRoPE, emptyIsAbsent bool) error {
 		lr.NoRoPE = nope
 	}
 	return nil
+}
+
+// lastFull is the layer types of a family whose last layer is always full_attention: the
+// config's with the last one forced to full (as the config class does, with a warning), or
+// derived from the family's pattern over num_hidden_layers; nil when neither is known.
+func (p *parser) lastFull(rule layerRule, types []string) ([]string, error) {
+	if types == nil {
+		n := p.m.NumLayers
+		if n == 0 {
+			return nil, nil
+		}
+		if n > maxDerivedLayers {
+			return nil, configErr("num_hidden_layers %d: too many to derive layer_types from (at most %d)", n, maxDerivedLayers)
+		}
+		types = make([]string, n)
+		for i := range types {
+			types[i] = rope.SlidingAttention
+			if (i+1)%rule.pattern == 0 {
+				types[i] = rope.FullAttention
+			}
+		}
+		types[n-1] = rope.FullAttention
+		return types, nil
+	}
+	if last := len(types) - 1; last >= 0 && types[last] != rope.FullAttention {
+		p.note("layer_types[%d] %q taken as full_attention: %s's last layer is always full (its config class forces it)", last, types[last], p.m.ModelType)
+		types = slices.Clone(types)
+		types[last] = rope.FullAttention
+	}
+	return types, nil
 }
 
 // setType gives layer type t the RoPE r.

@@ -116,8 +116,10 @@ func (p *parser) scaling(n node) (rope.Scaling, error) {
 		return ntkScaling(n, t)
 	case "longrope", "su":
 		return p.longRoPEScaling(n, t)
+	case "proportional":
+		return proportionalScaling(n)
 	}
-	return sc, configErr("%s: unknown rope type %q (want default, linear, dynamic, ntk, yarn, deepseek_yarn, llama3, longrope or su)", n.path, t)
+	return sc, configErr("%s: unknown rope type %q (want default, linear, dynamic, ntk, yarn, deepseek_yarn, llama3, longrope, su or proportional)", n.path, t)
 }
 
 // need reads number key, which rope type t requires.

@@ -64,6 +64,15 @@ func (s Spec) FrequenciesInto(inv []float64, maxPos int) float64 {
 		return 1
 	case ScalingYaRN:
 		return s.yarn(inv)
+	case ScalingProportional:
+		defaultInvFreq(inv, s.Base, d)
+		for i := range inv {
+			if i >= sc.RotatedPairs {
+				inv[i] = 0
+			}
+			inv[i] /= sc.Factor
+		}
+		return 1
 	case ScalingLlama3:
 		s.llama3(inv)
 		return 1

@@ -55,6 +55,11 @@ const (
 	// ScalingNTK is vLLM's static NTK (rope_type "ntk", NTKScalingRotaryEmbedding): fixed NTK
 	// by factor, or with NTKMixed the per-pair stretch exp(a·m^mixed_b) of kexue.fm/archives/9706.
 	ScalingNTK ScalingType = "ntk"
+	// ScalingProportional is Gemma 4's (HF _compute_proportional_rope_parameters): the first
+	// Scaling.RotatedPairs pairs take the default frequencies with the exponent over the whole
+	// RotaryDim, the other pairs frequency 0 (cos 1, sin 0: their elements pass unchanged), and
+	// every frequency is divided by Factor.
+	ScalingProportional ScalingType = "proportional"
 )
 
 // DynamicLength says which length L the dynamic NTK formula uses.
@@ -137,6 +142,10 @@ type Scaling struct {
 	// LongRoPEFactorFromLengths takes LongRoPE's factor as max positions / original even when
 	// Factor is set (HF v4.57, vLLM and Microsoft's Phi-3 code); HF main takes Factor.
 	LongRoPEFactorFromLengths bool
+
+	// RotatedPairs is proportional RoPE's count of pairs with a frequency, HF's
+	// rope_angles = int(partial_rotary_factor · head_dim // 2); 0..RotaryDim/2.
+	RotatedPairs int
 }
 
 // MRoPE describes multimodal RoPE (Qwen2-VL family): one position per axis (temporal, height,
@@ -337,6 +346,11 @@ func (sc Scaling) validate(s Spec) error {
 		return nil
 	case ScalingNTK:
 		return need("factor", sc.Factor)
+	case ScalingProportional:
+		if sc.RotatedPairs < 0 || sc.RotatedPairs > s.Half() {
+			return specErr("proportional rotated pairs %d: want 0..rotary dim / 2 = %d", sc.RotatedPairs, s.Half())
+		}
+		return need("factor", sc.Factor)
 	case ScalingNTKAlpha:
 		if s.RotaryDim <= 2 {
 			return specErr("ntk alpha scaling needs rotary dim > 2 (got %d)", s.RotaryDim)
@@ -385,7 +399,7 @@ func (sc Scaling) validate(s Spec) error {
 		}
 		return nil
 	}
-	return specErr("unknown rope type %q (want default, linear, dynamic, ntk, ntk_alpha, yarn, llama3 or longrope)", sc.Type)
+	return specErr("unknown rope type %q (want default, linear, dynamic, ntk, ntk_alpha, yarn, llama3, longrope or proportional)", sc.Type)
 }
 
 // validateRanges checks every scalar parameter whatever the variant: those a variant reads only

@@ -198,6 +198,8 @@ func printInspect(w io.Writer, r *inspectReport, spec rotary.Spec) {
 		p("longrope", "original=%d (long factors when any position ≥ it); attention from factor %g: the %s", spec.OriginalMax(), spec.LongRoPEFactor(), rule)
 	case rotary.ScalingDynamic:
 		p("dynamic", "original=%d max=%d length=%s", spec.OriginalMax(), spec.DynamicMax(), sc.Dynamic.Describe())
+	case rotary.ScalingProportional:
+		p("proportional", "%s; the other %d pairs have frequency 0 and pass unchanged", rotatedPairs(spec), spec.Half()-sc.RotatedPairs)
 	}
 	p("attention factor", "%.17g", r.AttentionFactor)
 	if ix := r.Indexer; ix != nil {
@@ -231,6 +233,19 @@ func layerKind(r *inspectReport) string {
 		return "global"
 	}
 	return t + " (the model's RoPE)"
+}
+
+// rotatedPairs says which pairs of a proportional spec rotate and which dims they span.
+func rotatedPairs(s rotary.Spec) string {
+	n := s.Scaling.RotatedPairs
+	if n == 0 {
+		return "no pair rotates"
+	}
+	if s.Style == rotary.GPTJ {
+		return fmt.Sprintf("pairs 0..%d rotate (dims 0..%d)", n-1, 2*n-1)
+	}
+	h := s.Half()
+	return fmt.Sprintf("pairs 0..%d rotate (dims 0..%d with %d..%d)", n-1, n-1, h, h+n-1)
 }
 
 func orDefault(v, d float64) float64 {

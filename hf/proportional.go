@@ -1,0 +1,71 @@
+package hf
+
+import (
+	"math"
+
+	"github.com/rotary-go/rotary/rope"
+)
+
+// proportionalScaling reads rope_type "proportional" (Gemma 4): factor, 1 when absent, as HF's
+// _compute_proportional_rope_parameters (modeling_rope_utils.py) reads it. The rotated pair
+// count depends on the head the entry applies to; proportional sets it.
+func proportionalScaling(n node) (rope.Scaling, error) {
+	sc := rope.Scaling{Type: rope.ScalingProportional, Factor: 1}
+	f, ok, err := n.number("factor")
+	if err != nil {
+		return sc, err
+	}
+	if ok {
+		if !(f > 0) {
+			return sc, configErr("%s: %v: want a number > 0", n.key("factor"), f)
+		}
+		sc.Factor = f
+	}
+	return sc, nil
+}
+
+// proportional sets a proportional scaling's RotatedPairs for a head of head dims, as
+// _compute_proportional_rope_parameters does: rope_angles = int(partial_rotary_factor ·
+// head_dim // 2), the factor the config's own partial_rotary_factor (standardize_rope_params
+// writes it into every entry), else entry n's, else 1. Other scalings are left alone.
+func (p *parser) proportional(sc *rope.Scaling, n node, head int) error {
+	if sc.Type != rope.ScalingProportional {
+		return nil
+	}
+	factor, path, ok, err := p.src.number("partial_rotary_factor")
+	if err != nil {
+		return err
+	}
+	if !ok {
+		if factor, ok, err = n.number("partial_rotary_factor"); err != nil {
+			return err
+		}
+		path = n.key("partial_rotary_factor")
+	}
+	if !ok {
+		factor = 1
+		p.note("%s absent: proportional RoPE rotates every pair (HF's default 1.0)", path)
+	}
+	if !(factor >= 0 && factor <= 1) {
+		return configErr("%s: %v: want a fraction in [0, 1]", path, factor)
+	}
+	sc.RotatedPairs = int(math.Floor(factor * float64(head) / 2))
+	return nil
+}
+
+// wholeHead reports whether rope entry n rotates the whole head, whatever partial_rotary_factor
+// says: proportional RoPE does (its unrotated pairs have frequency 0), and so does the default
+// type of the families whose rotary embedding computes it over head_dim alone.
+func (p *parser) wholeHead(n node) bool {
+	t, err := ropeType(n)
+	if err != nil {
+		return false // scaling reports it
+	}
+	switch t {
+	case "proportional":
+		return true
+	case "", "default":
+		return p.fam.layers != nil && p.fam.layers.defaultWholeHead
+	}
+	return false
+}
