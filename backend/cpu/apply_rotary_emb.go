@@ -13,7 +13,11 @@ import (
 // for bit.
 
 // applyRows runs the forward pass on rows [lo, hi) of x.
-func applyRows(a *ops.ApplyRotaryEmbArgs, lo, hi int) {
+func applyRows(a *ops.ApplyRotaryEmbArgs, lo, hi int) { applyRowsFlipped(a, lo, hi, false) }
+
+// applyRowsFlipped runs the forward pass on rows [lo, hi) of x, with flip set by the sin row
+// whose values are each replaced by minus their pair partner's (the backward pass's dx).
+func applyRowsFlipped(a *ops.ApplyRotaryEmbArgs, lo, hi int, flip bool) {
 	d := a.RotaryDim
 	k := active
 	last := a.X.Rank() - 1
@@ -28,12 +32,17 @@ func applyRows(a *ops.ApplyRotaryEmbArgs, lo, hi int) {
 		group = a.X.Shape[inner]
 	}
 	var buf rowBuffers
+	var flipped [len(buf.sin)]float32
 	lastC, lastS := -1, -1
 	var cos, sin []float32
 	for r := lo; r < hi; {
 		if w.offs[ci] != lastC || w.offs[si] != lastS {
 			lastC, lastS = w.offs[ci], w.offs[si]
 			cos, sin = rowF32(a.Cos, lastC, d, buf.cos[:]), rowF32(a.Sin, lastS, d, buf.sin[:])
+			if flip {
+				negatedPartners(flipped[:d], sin, a.GPTJ)
+				sin = flipped[:d]
+			}
 		}
 		n := 1
 		if group > 1 && w.coords[inner] == 0 && r+group <= hi {
@@ -54,71 +63,130 @@ func applyRows(a *ops.ApplyRotaryEmbArgs, lo, hi int) {
 
 // applyRotaryEmbBackward: dx = dy·cos + rotateᵀ(dy·sin) is the forward rotation of dy with the
 // sin row replaced by −(its pair partner): rotateᵀ(v) is (v2, −v1) for half, (v[2i+1], −v[2i])
-// for interleave. dcos and dsin sum in float64 in native's row order.
+// for interleave. dcos and dsin are native's float64 sums, each element's terms added in
+// native's order: the rows of x in row-major order. That order only ties the rows that share a
+// cos row, so the pool splits the cos rows, each thread summing its own cos rows' terms over
+// their rows of x in that order: the sums come out bit for bit as native's on any number of
+// threads.
 func applyRotaryEmbBackward(a *ops.ApplyRotaryEmbBackwardArgs) {
 	d := a.RotaryDim
 	if a.X.Rank() > maxRank || d > 512 {
 		native.ApplyRotaryEmbBackward(a)
 		return
 	}
-	k := active
 	last := a.X.Rank() - 1
-	width := a.X.Shape[last]
-	w := rowWalk{lead: a.X.Shape[:last]}
-	if tensor.NumElements(w.lead) == 0 || width == 0 {
+	rows := tensor.NumElements(a.X.Shape[:last])
+	if rows == 0 || a.X.Shape[last] == 0 {
 		return
 	}
-	yi, xi, oi, ci, si := w.operand(a.DY), w.operand(a.X), w.operand(a.DX), w.operand(a.Cos), w.operand(a.Sin)
-	var dcos, dsin []float64
+	bytes := 3 * a.X.Len() * a.X.DType.Size()
+	if a.DCos.IsZero() && a.DSin.IsZero() {
+		// Only dx: the forward pass's rows, split as it splits them.
+		f := ops.ApplyRotaryEmbArgs{X: a.DY, Out: a.DX, Cos: a.Cos, Sin: a.Sin, GPTJ: a.GPTJ, RotaryDim: d}
+		if rows < 2 || ThreadsFor(bytes) < 2 {
+			applyRowsFlipped(&f, 0, rows, true)
+			return
+		}
+		parallel(&job{kind: jobApplyBackward, ap: f}, rows)
+		return
+	}
+	// Both sums are taken when either is asked for: one pass of the kernels fills both.
+	n := a.Cos.Len()
+	sums := make([]float64, 2*n)
+	b := backwardJob{a: *a, dcos: sums[:n:n], dsin: sums[n:]}
+	cosRows := n / d
+	if cosRows < 2 || ThreadsFor(bytes) < 2 {
+		b.run(0, cosRows)
+	} else {
+		parallel(&job{kind: jobApplyBackwardSums, ab: b}, cosRows)
+	}
+	// Written after every thread's reads: dcos or dsin may share memory with an input.
 	if !a.DCos.IsZero() {
-		dcos = make([]float64, a.Cos.Len())
+		writeSums(a.DCos, b.dcos)
 	}
 	if !a.DSin.IsZero() {
-		dsin = make([]float64, a.Cos.Len())
+		writeSums(a.DSin, b.dsin)
 	}
-	// acc is the flat index of the current cos row in the contiguous accumulators.
-	accW := rowWalk{lead: a.X.Shape[:last]}
-	accStrides := tensor.ContiguousStrides(a.Cos.Shape)
-	accW.n = 1
-	for dim := range accW.lead {
-		if a.Cos.Shape[dim] != 1 {
-			accW.strides[0][dim] = accStrides[dim]
+}
+
+// backwardJob is apply_rotary_emb's backward pass with its float64 sums, contiguous in cos's
+// shape (native's accumulators).
+type backwardJob struct {
+	a          ops.ApplyRotaryEmbBackwardArgs
+	dcos, dsin []float64
+}
+
+// run does cos rows [lo, hi) (row-major over cos's leading dimensions): for each, every row of
+// dy and x it broadcasts against, in row-major order, adds its terms to the row's sums and
+// writes its dx.
+func (b *backwardJob) run(lo, hi int) {
+	a := &b.a
+	k := active
+	d := a.RotaryDim
+	last := a.X.Rank() - 1
+	width := a.X.Shape[last]
+	// cw walks the cos rows; the dimensions cos broadcasts along stay at 0 in it.
+	cw := rowWalk{lead: a.Cos.Shape[:last]}
+	yi, xi, oi, ci, si := cw.operand(a.DY), cw.operand(a.X), cw.operand(a.DX), cw.operand(a.Cos), cw.operand(a.Sin)
+	cw.seek(lo)
+	// bw walks, from a cos row's first row of x, the rows that share it: x's extent in the
+	// dimensions cos broadcasts along, 1 in the others. When the innermost leading dimension
+	// is one of them (heads, in BSND and THD), its rows go to the kernels together.
+	var bshape [maxRank]int
+	for dim := range last {
+		bshape[dim] = 1
+		if a.Cos.Shape[dim] == 1 {
+			bshape[dim] = a.X.Shape[dim]
 		}
 	}
+	group, inner := 1, last-1
+	var ys, xs, os int
+	if inner >= 0 && bshape[inner] > 1 {
+		group, bshape[inner] = bshape[inner], 1
+		ys, xs, os = a.DY.Stride(inner), a.X.Stride(inner), a.DX.Stride(inner)
+	}
+	bw0 := rowWalk{lead: bshape[:last]}
+	at0 := func(t tensor.Tensor) tensor.Tensor { t.Offset = 0; return t }
+	bw0.operand(at0(a.DY))
+	bw0.operand(at0(a.X))
+	bw0.operand(at0(a.DX))
 	var buf rowBuffers
-	var rows struct{ dy, x [512]float32 }
 	var flipped [512]float32
-	lastC, lastS := -1, -1
-	var cos, sin []float32
-	for {
-		if w.offs[ci] != lastC || w.offs[si] != lastS {
-			lastC, lastS = w.offs[ci], w.offs[si]
-			cos, sin = rowF32(a.Cos, lastC, d, buf.cos[:]), rowF32(a.Sin, lastS, d, buf.sin[:])
-			negatedPartners(flipped[:d], sin, a.GPTJ)
-		}
-		if dcos != nil || dsin != nil {
-			acc := accW.offs[0]
-			dy := rowF32(a.DY, w.offs[yi], d, rows.dy[:])
-			x := rowF32(a.X, w.offs[xi], d, rows.x[:])
-			if dcos != nil {
-				sums := dcos[acc : acc+d : acc+d]
-				for j, g := range dy {
-					sums[j] += float64(g) * float64(x[j])
-				}
+	for c := lo; c < hi; c++ {
+		cos, sin := rowF32(a.Cos, cw.offs[ci], d, buf.cos[:]), rowF32(a.Sin, cw.offs[si], d, buf.sin[:])
+		negatedPartners(flipped[:d], sin, a.GPTJ)
+		dcos, dsin := b.dcos[c*d:(c+1)*d:(c+1)*d], b.dsin[c*d:(c+1)*d:(c+1)*d]
+		bw := bw0
+		for {
+			y, x, o := cw.offs[yi]+bw.offs[0], cw.offs[xi]+bw.offs[1], cw.offs[oi]+bw.offs[2]
+			// All of the group's terms are read before any of its dx is written: dx may be dy.
+			accumulateRows(k, dcos, dsin, a.DY, y, ys, a.X, x, xs, group, a.GPTJ)
+			for j := range group {
+				copyRow(a.DX, o+j*os, a.DY, y+j*ys, width)
 			}
-			if dsin != nil {
-				accumulateRotated(dsin[acc:acc+d:acc+d], dy, x, a.GPTJ)
+			rotateRows(k, a.DX, o, group, os, cos, flipped[:d], a.GPTJ)
+			if !bw.next() {
+				break
 			}
 		}
-		copyRow(a.DX, w.offs[oi], a.DY, w.offs[yi], width)
-		rotateRows(k, a.DX, w.offs[oi], 1, 0, cos, flipped[:d], a.GPTJ)
-		accW.next()
-		if !w.next() {
-			break
-		}
+		cw.next()
 	}
-	writeSums(a.DCos, dcos)
-	writeSums(a.DSin, dsin)
+}
+
+// accumulateRows adds, for each of `rows` rows of dy and x (at y and x, ys and xs elements
+// apart) in order, dy·x to dcos and dy·rotate(x) to dsin, element by element in float64.
+func accumulateRows(k *kernels, dcos, dsin []float64, dy tensor.Tensor, y, ys int, x tensor.Tensor, xi, xs, rows int, gptj bool) {
+	d := len(dcos)
+	var rb struct{ dy, x [512]float32 }
+	for r := range rows {
+		g := rowF32(dy, y+r*ys, d, rb.dy[:])
+		v := rowF32(x, xi+r*xs, d, rb.x[:])
+		sums := dcos[:d:d]
+		for j, gj := range g {
+			sums[j] += float64(gj) * float64(v[j])
+		}
+		accumulateRotated(dsin, g, v, gptj)
+	}
 }
 
 // accumulateRotated adds dy·rotate(x) to sums, element by element, in index order.

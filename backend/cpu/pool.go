@@ -28,6 +28,8 @@ const (
 	jobInterleaveRoPE
 	jobStream
 	jobQueryScale
+	jobApplyBackward     // ap holds dy and dx in X's and Out's places
+	jobApplyBackwardSums // split by cos rows
 )
 
 type job struct {
@@ -36,6 +38,7 @@ type job struct {
 	g    ops.GatheredArgs
 	mr   ops.MRoPEArgs
 	ap   ops.ApplyRotaryEmbArgs
+	ab   backwardJob
 	kv   ops.KVRMSNormRoPECacheArgs
 	qk   ops.QKRMSNormRoPEArgs
 	thd  ops.ApplyRotaryEmbTHDArgs
@@ -59,6 +62,10 @@ func (j *job) run(lo, hi int) {
 		mrope(&j.mr, lo, hi)
 	case jobApply:
 		applyRows(&j.ap, lo, hi)
+	case jobApplyBackward:
+		applyRowsFlipped(&j.ap, lo, hi, true)
+	case jobApplyBackwardSums:
+		j.ab.run(lo, hi)
 	case jobKVRMSNormRoPECache:
 		kvRmsNormRopeCache(&j.kv, lo, hi)
 	case jobQKNorm:

@@ -1,0 +1,150 @@
+package cpu_test
+
+import (
+	"fmt"
+	"testing"
+
+	"math/rand/v2"
+
+	"github.com/rotary-go/rotary"
+	"github.com/rotary-go/rotary/backend/cpu"
+	"github.com/rotary-go/rotary/ops"
+	"github.com/rotary-go/rotary/tensor"
+)
+
+// BenchmarkApplyRotaryEmb times the forward and backward passes on the bench's Llama-3-8B
+// query shape at 4096 tokens (x [1,T,32,128] bf16, cos and sin [1,T,1,128]).
+func BenchmarkApplyRotaryEmb(b *testing.B) {
+	const T = 4096
+	r := rand.New(rand.NewPCG(1, 2))
+	d := tensor.BF16
+	x, dy := randomTensor(r, d, normalValues, 1, T, 32, 128), randomTensor(r, d, normalValues, 1, T, 32, 128)
+	cos, sin := randomTensor(r, d, normalValues, 1, T, 1, 128), randomTensor(r, d, normalValues, 1, T, 1, 128)
+	out := tensor.Zeros(d, 1, T, 32, 128)
+	dcos, dsin := tensor.Zeros(d, 1, T, 1, 128), tensor.Zeros(d, 1, T, 1, 128)
+	disp, _ := ops.NewDispatcher("all", cpu.Name)
+	b.Run("forward", func(b *testing.B) {
+		b.SetBytes(int64(2 * x.Len() * 2))
+		for b.Loop() {
+			if err := rotary.ApplyRotaryEmb(disp, rotary.ApplyRotaryEmbParams{Layout: ops.BSND, X: x, Cos: cos, Sin: sin, Out: out, Style: rotary.NeoX}); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+	b.Run("backward", func(b *testing.B) {
+		b.SetBytes(int64(3 * x.Len() * 2))
+		for b.Loop() {
+			if err := rotary.ApplyRotaryEmbBackward(disp, rotary.ApplyRotaryEmbBackwardParams{Layout: ops.BSND, DY: dy, X: x, Cos: cos, Sin: sin, DX: out, DCos: dcos, DSin: dsin, Style: rotary.NeoX}); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+}
+
+// TestApplyRotaryEmbBackwardThreads runs backward passes large enough to split across the pool
+// (the conformance sweep's are not): cos rows shared by heads (the kernels' groups), by an
+// outer batch dimension, by both, and one cos row for all, with special values among the
+// inputs, in place and not, with either sum or none: dx, dcos and dsin bit for bit against
+// native, whose sums add each element's terms in row order (the cancelling inputs make the bits
+// depend on that order).
+func TestApplyRotaryEmbBackwardThreads(t *testing.T) {
+	defer cpu.SetImplementation(cpu.Implementations()[0])
+	cases := []struct {
+		layout ops.Layout
+		x, cos []int
+	}{
+		{ops.BSND, []int{1, 200, 8, 128}, []int{1, 200, 1, 128}},
+		{ops.BSND, []int{3, 70, 4, 96}, []int{1, 70, 1, 96}},
+		{ops.BNSD, []int{2, 6, 90, 64}, []int{2, 1, 90, 64}},
+		{ops.SBND, []int{60, 3, 5, 80}, []int{60, 1, 1, 80}},
+		{ops.THD, []int{700, 4, 128}, []int{700, 1, 64}},
+		{ops.BSND, []int{2, 100, 8, 64}, []int{1, 1, 1, 64}},
+		{ops.BSND, []int{1, 150, 6, 128}, []int{1, 150, 6, 128}},
+	}
+	r := rand.New(rand.NewPCG(5, 6))
+	for ci, c := range cases {
+		for _, d := range []tensor.DType{tensor.BF16, tensor.F16, tensor.F32} {
+			for _, st := range []rotary.Style{rotary.NeoX, rotary.GPTJ} {
+				x, dy := cancelling(r, d, c.x...), cancelling(r, d, c.x...)
+				if ci%2 == 0 {
+					x = randomTensor(r, d, specialValues, c.x...)
+				}
+				cos, sin := randomTensor(r, d, normalValues, c.cos...), randomTensor(r, d, specialValues, c.cos...)
+				for mode := range 4 { // 0: both sums, 1: dcos only, 2: dsin only, 3: dx only
+					inPlace := (ci+mode)%2 == 0
+					name := fmt.Sprintf("%s%v/%v/%v/mode%d/inplace=%v", c.layout, c.x, d, st, mode, inPlace)
+					sameAsNative(t, name, func(disp *ops.Dispatcher) tensor.Tensor {
+						g := dy.Clone()
+						dx := tensor.Zeros(d, c.x...)
+						if inPlace {
+							dx = g
+						}
+						var dcos, dsin tensor.Tensor
+						if mode == 0 || mode == 1 {
+							dcos = tensor.Zeros(d, c.cos...)
+						}
+						if mode == 0 || mode == 2 {
+							dsin = tensor.Zeros(d, c.cos...)
+						}
+						err := rotary.ApplyRotaryEmbBackward(disp, rotary.ApplyRotaryEmbBackwardParams{Layout: c.layout, DY: g, X: x, Cos: cos, Sin: sin, DX: dx, DCos: dcos, DSin: dsin, Style: st})
+						if err != nil {
+							t.Fatal(err)
+						}
+						return concat(dx, dcos, dsin)
+					})
+				}
+			}
+		}
+	}
+}
+
+// cancelling fills a tensor with ±2^15, ±2^-14 and normal values, all finite in every dtype:
+// products of 2^30 and 2^-28 with others between, whose float64 sums lose the small terms
+// next to the large ones and then cancel the large ones, so that a sum's bits depend on the
+// order its terms are added in.
+func cancelling(r *rand.Rand, d tensor.DType, shape ...int) tensor.Tensor {
+	t := randomTensor(r, d, normalValues, shape...)
+	for i := range t.Len() {
+		v := float32(1 - 2*r.IntN(2))
+		switch r.IntN(4) {
+		case 0:
+			v *= 1 << 15
+		case 1, 2:
+			v /= 1 << 14
+		default:
+			continue
+		}
+		if d == tensor.F32 {
+			t.F32[i] = v
+		} else {
+			t.Bits[i] = tensor.FromFloat32(d, v)
+		}
+	}
+	return t
+}
+
+// concat joins the elements of tensors of one dtype into one flat tensor, skipping zero ones.
+func concat(ts ...tensor.Tensor) tensor.Tensor {
+	n := 0
+	for _, t := range ts {
+		if !t.IsZero() {
+			n += t.Len()
+		}
+	}
+	out := tensor.Zeros(ts[0].DType, n)
+	i := 0
+	for _, t := range ts {
+		if t.IsZero() {
+			continue
+		}
+		for k := range t.Len() {
+			if t.DType == tensor.F32 {
+				out.F32[i] = t.F32[k]
+			} else {
+				out.Bits[i] = t.Bits[k]
+			}
+			i++
+		}
+	}
+	return out
+}
