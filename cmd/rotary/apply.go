@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"io"
 	"sort"
-	"strings"
 
 	"github.com/rotary-go/rotary"
 	"github.com/rotary-go/rotary/hf"
@@ -61,25 +60,17 @@ func registerApplyOp(name string, op *applyOp) {
 	applyOps[name] = op
 }
 
-// lookupApplyOp finds an op by its registry name or by another stack's name of the same op
-// (ops.Canonical: torch_npu's npu_rotary_mul, npu_mrope, ...).
-func lookupApplyOp(name string) (*applyOp, bool) {
-	canon, ok := ops.Canonical(name)
-	if !ok {
-		return nil, false
+// lookupApplyOp finds an op by any name canonicalOp takes.
+func lookupApplyOp(name string) (*applyOp, error) {
+	canon, err := canonicalOp("--op", name)
+	if err != nil {
+		return nil, err
 	}
 	op, ok := applyOps[canon]
-	return op, ok
-}
-
-// aliasNames are the op names lookupApplyOp accepts besides the registry's, sorted.
-func aliasNames() []string {
-	var out []string
-	for alias := range ops.Aliases() {
-		out = append(out, alias)
+	if !ok { // TestEveryOpCovered keeps every registered op runnable by apply
+		return nil, usagef("--op %s: rotary apply cannot run it", canon)
 	}
-	sort.Strings(out)
-	return out
+	return op, nil
 }
 
 func applyOpNames() []string {
@@ -98,7 +89,7 @@ func runApply(args []string, stdout, stderr io.Writer) error {
 	in := fs.String("in", "", "input `IN.safetensors` (tensors as the op names them)")
 	out := fs.String("out", "", "output `OUT.safetensors`")
 	strict := fs.Bool("strict", false, "refuse positions past the model's cos/sin cache as vLLM sizes it: max_position_embeddings, × factor for yarn and dynamic NTK (default: a warning)")
-	opName := fs.String("op", "rotary_embedding", "operator `NAME`: "+strings.Join(applyOpNames(), ", "))
+	opName := fs.String("op", "rotary_embedding", "operator `NAME`: "+opVocabulary())
 	var df dispatchFlags
 	df.register(fs.FlagSet)
 	for _, name := range applyOpNames() {
@@ -106,12 +97,13 @@ func runApply(args []string, stdout, stderr io.Writer) error {
 			f(fs.FlagSet)
 		}
 	}
+	fs.help = applyHelp(fs)
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
-	op, ok := lookupApplyOp(*opName)
-	if !ok {
-		return usagef("--op %q: want one of %s (or another stack's name: %s)", *opName, strings.Join(applyOpNames(), ", "), strings.Join(aliasNames(), ", "))
+	op, err := lookupApplyOp(*opName)
+	if err != nil {
+		return err
 	}
 	if err := noArgs(fs.Args()); err != nil {
 		return err
@@ -133,6 +125,9 @@ func runApply(args []string, stdout, stderr io.Writer) error {
 		}
 		if op.needsModel {
 			warnAssumedStyle(stderr, "apply", env.model) // the pairing matters only to rotations
+			if !flagGiven(fs.FlagSet, "layer") {
+				noteLayerKinds(stderr, m.layer, env.model, m.rope)
+			}
 		}
 	} else if m.config != "" || m.preset != "" {
 		return usagef("--op %s takes its cos/sin from the input tensors, not from --config/--model", *opName)

@@ -19,7 +19,7 @@ func runBench(args []string, stdout, stderr io.Writer) error {
 	asJSON := fs.Bool("json", false, "print one JSON object per figure instead of a table")
 	png := fs.String("png", "", "also draw limit_ratio against tokens to `FILE` (PNG)")
 	models := fs.String("model", "", "comma-separated benchmark `shapes` (default all: "+strings.Join(bench.ModelNames(), ", ")+")")
-	opsList := fs.String("op", "", "comma-separated `ops`, or all (default "+strings.Join(bench.DefaultOps, ",")+"; known: "+strings.Join(bench.Ops(), ", ")+")")
+	opsList := fs.String("op", "", "comma-separated `ops`, or all (default "+strings.Join(bench.DefaultOps, ",")+"): "+opVocabulary())
 	backends := fs.String("backend", "", "comma-separated `backends` (default native,cpu; known: "+strings.Join(bench.Backends(), ", ")+")")
 	dtypes := fs.String("dtype", "", "comma-separated `dtypes` (default F32,BF16,F16)")
 	tokens := fs.String("tokens", "", "comma-separated token `counts` (default 1,16,512,4096,16384)")
@@ -37,7 +37,17 @@ func runBench(args []string, stdout, stderr io.Writer) error {
 	if *minTime <= 0 {
 		return usagef("--time %v: want a duration > 0", *minTime)
 	}
-	cfg := bench.Config{Ops: splitList(*opsList), Models: splitList(*models), Backends: splitList(*backends), Time: *minTime, CustomOps: *customOps}
+	var opNames []string
+	for _, o := range splitList(*opsList) {
+		if o != "all" {
+			var err error
+			if o, err = canonicalOp("--op", o); err != nil {
+				return err
+			}
+		}
+		opNames = append(opNames, o)
+	}
+	cfg := bench.Config{Ops: opNames, Models: splitList(*models), Backends: splitList(*backends), Time: *minTime, CustomOps: *customOps}
 	for _, d := range splitList(*dtypes) {
 		dt, err := tensor.ParseDType(d)
 		if err != nil || !dt.IsFloat() {

@@ -29,6 +29,9 @@ func runCache(args []string, stdout, stderr io.Writer) error {
 		return err
 	}
 	warnAssumedStyle(stderr, "cache", model)
+	if !flagGiven(fs.FlagSet, "layer") {
+		noteLayerKinds(stderr, m.layer, model, m.rope)
+	}
 	if spec.NoRoPE {
 		// An empty table would read as a layer rotated by nothing in particular; refusing says
 		// what the layer is.

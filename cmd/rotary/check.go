@@ -4,7 +4,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
-	"strings"
 
 	"github.com/rotary-go/rotary/check"
 	"github.com/rotary-go/rotary/hf"
@@ -25,7 +24,7 @@ func runCheck(args []string, stdout, stderr io.Writer) error {
 	fs.IntVar(&l.PositionRows, "positions-rows", 0, "rows `N` of the positions tensor passed (1, 3 or 4)")
 	fs.StringVar(&l.CacheMode, "cache-mode", "", "npu_mrope cache_mode: `default` or interleave")
 	fs.StringVar(&l.RotaryMode, "rotary-mode", "", "pair layout of the launch: `half` or interleave")
-	fs.StringVar(&l.Op, "op", "", "fused op `NAME` the launch calls, torch_npu's name or rotary's: "+strings.Join(check.OpNames(), ", "))
+	fs.StringVar(&l.Op, "op", "", "fused op `NAME` the launch calls: "+opVocabulary())
 	asJSON := fs.Bool("json", false, "print one JSON object per finding")
 	if err := parseFlags(fs, args); err != nil {
 		return err
@@ -64,8 +63,10 @@ func runCheck(args []string, stdout, stderr io.Writer) error {
 	default:
 		return usagef("--cache-mode %q: want default or interleave", l.CacheMode)
 	}
-	if _, ok := check.CanonicalOp(l.Op); l.Op != "" && !ok {
-		return usagef("--op %q: want one of %s", l.Op, strings.Join(check.OpNames(), ", "))
+	if l.Op != "" {
+		if l.Op, err = canonicalOp("--op", l.Op); err != nil {
+			return err
+		}
 	}
 	findings := check.Config(data, l)
 	if *asJSON {

@@ -79,19 +79,23 @@ func run(args []string, stdout, stderr io.Writer) (code int) {
 			code = exitUsage
 		}
 	}()
-	if len(args) == 0 || args[0] == "-h" || args[0] == "--help" || args[0] == "help" {
+	if len(args) == 0 {
 		printUsage(stderr)
-		if len(args) == 0 {
-			return exitUsage
-		}
+		return exitUsage
+	}
+	if isHelp(args[0]) || args[0] == "help" && len(args) == 1 {
+		printUsage(stdout) // asked for: the answer, not an error
 		return exitOK
+	}
+	if args[0] == "help" { // rotary help CMD is rotary CMD -h
+		args = []string{args[1], "-h"}
 	}
 	cmd, ok := commands[args[0]]
 	if !ok {
 		fmt.Fprintf(stderr, "rotary: unknown command %q (want one of %s)\n", args[0], strings.Join(commandNames(), ", "))
 		return exitUsage
 	}
-	err := cmd.run(args[1:], stdout, stderr)
+	err := cmd.run(args[1:], stdout, commandStderr{stderr, stdout})
 	switch {
 	case err == nil:
 		return exitOK
@@ -125,24 +129,60 @@ func printUsage(w io.Writer) {
 	fmt.Fprintln(w, "Run 'rotary <command> -h' for a command's flags.")
 }
 
+func isHelp(arg string) bool { return arg == "-h" || arg == "--help" || arg == "-help" }
+
+// commandStderr is the stderr run hands a command: it writes to stderr and carries stdout,
+// where newFlags prints -h. Every command gets its help on stdout this way without taking
+// stdout into each flag set.
+type commandStderr struct {
+	io.Writer
+	stdout io.Writer
+}
+
+// helpWriter is where a command prints its -h text: stdout when run called it.
+func helpWriter(stderr io.Writer) io.Writer {
+	if c, ok := stderr.(commandStderr); ok {
+		return c.stdout
+	}
+	return stderr
+}
+
 // flagSet is a command's flag set plus its -h text.
 type flagSet struct {
 	*flag.FlagSet
+	// help prints the -h text to out (stdout: asking for help is no error).
 	help func()
+	out  io.Writer
+	// usage is the command line after "rotary NAME".
+	usage string
 }
 
 // newFlags makes a flag set that reports errors instead of exiting or printing: a bad flag is
-// one line on stderr, from run. -h prints the usage.
+// one line on stderr, from run. -h prints the usage line and every flag to stdout.
 func newFlags(name, usage string, stderr io.Writer) *flagSet {
 	fs := flag.NewFlagSet(name, flag.ContinueOnError)
 	fs.SetOutput(io.Discard)
 	fs.Usage = func() {}
-	return &flagSet{FlagSet: fs, help: func() {
-		fmt.Fprintf(stderr, "usage: rotary %s %s\n", name, usage)
-		fs.SetOutput(stderr)
-		fs.PrintDefaults()
-		fs.SetOutput(io.Discard)
-	}}
+	f := &flagSet{FlagSet: fs, out: helpWriter(stderr), usage: usage}
+	f.help = func() {
+		fmt.Fprintf(f.out, "usage: rotary %s %s\n", name, usage)
+		printFlags(f.out, fs, nil)
+	}
+	return f
+}
+
+// printFlags prints the defaults of fs's flags that keep accepts (nil: all), as
+// flag.PrintDefaults does, with the defaults they were registered with.
+func printFlags(w io.Writer, fs *flag.FlagSet, keep func(name string) bool) {
+	sub := flag.NewFlagSet(fs.Name(), flag.ContinueOnError)
+	fs.VisitAll(func(f *flag.Flag) {
+		if keep == nil || keep(f.Name) {
+			sub.Var(f.Value, f.Name, f.Usage)
+			sub.Lookup(f.Name).DefValue = f.DefValue // the value may already be parsed
+		}
+	})
+	sub.SetOutput(w)
+	sub.PrintDefaults()
 }
 
 // parseFlags parses args, turning flag errors into usage errors and -h into the usage text.

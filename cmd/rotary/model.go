@@ -4,6 +4,9 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"reflect"
+	"slices"
+	"strings"
 
 	"github.com/rotary-go/rotary"
 	"github.com/rotary-go/rotary/hf"
@@ -139,4 +142,88 @@ func warnAssumedStyle(w io.Writer, command string, m *hf.Model) {
 	if m != nil && m.StyleAssumed {
 		fmt.Fprintf(w, "rotary %s: warning: model_type %q is not a known family: NeoX pairing assumed (--style gptj for (2i, 2i+1) pairs)\n", command, m.ModelType)
 	}
+}
+
+// noteLayerKinds prints one stderr line when the model's layers differ in RoPE (Gemma 3's
+// sliding and full layers, OLMo 3's, Cohere2's unrotated ones, ...) and the command was given
+// no --layer: which kind `layer` is, and the first --layer of each other kind. Without it a
+// command on Gemma 3 silently gives the sliding layer's numbers. rope is --rope: main or
+// indexer. The commands that pick a layer (cache, apply, golden) call it.
+func noteLayerKinds(w io.Writer, layer int, model *hf.Model, rope string) {
+	if model == nil {
+		return
+	}
+	spec := model.Spec
+	if rope == "indexer" && model.Indexer != nil {
+		spec = *model.Indexer
+	}
+	kinds := layerGroups(spec, model.NumLayers)
+	if len(kinds) < 2 {
+		return
+	}
+	var this string
+	var others []string
+	for _, k := range kinds {
+		if slices.Contains(k.layers, layer) {
+			this = k.name
+			continue
+		}
+		others = append(others, fmt.Sprintf("%s (--layer %d)", k.name, k.layers[0]))
+	}
+	if this == "" {
+		return // a layer past the rules' count: load refuses it
+	}
+	fmt.Fprintf(w, "rotary: note: no --layer given, so layer %d's RoPE: %s; the model's other layers: %s\n", layer, this, strings.Join(others, ", "))
+}
+
+// layerGroup is a set of layers with one RoPE, named by what sets them apart.
+type layerGroup struct {
+	name   string
+	layers []int
+}
+
+// layerGroups groups the layers of spec by the RoPE ForLayer gives them, in order of first
+// layer. n is the model's layer count (0: unknown, then the per-layer rules' own count, or one
+// period of a pattern).
+func layerGroups(spec rotary.Spec, n int) []layerGroup {
+	l := spec.Local
+	if l == nil {
+		return nil
+	}
+	if n <= 0 {
+		n = max(len(l.LayerTypes), len(l.NoRoPE), l.Pattern)
+	}
+	var kinds []layerGroup
+	var specs []rotary.Spec
+	for i := range n {
+		s, err := spec.ForLayer(i)
+		if err != nil {
+			break
+		}
+		j := slices.IndexFunc(specs, func(have rotary.Spec) bool { return reflect.DeepEqual(have, s) })
+		if j < 0 {
+			name := spec.LayerType(i)
+			_, own := l.Types[name]
+			switch {
+			case s.NoRoPE:
+				name = "no RoPE"
+			case name == "":
+				name = "rotated"
+			case name == "sliding_attention" && !own && l.Base != 0:
+				name += fmt.Sprintf(" (base %g, no scaling)", l.Base)
+			}
+			specs = append(specs, s)
+			kinds = append(kinds, layerGroup{name: name})
+			j = len(kinds) - 1
+		}
+		kinds[j].layers = append(kinds[j].layers, i)
+	}
+	return kinds
+}
+
+// flagGiven reports whether the command line set flag name.
+func flagGiven(fs *flag.FlagSet, name string) bool {
+	given := false
+	fs.Visit(func(f *flag.Flag) { given = given || f.Name == name })
+	return given
 }

@@ -5,6 +5,8 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"slices"
+	"sort"
 	"strings"
 
 	"github.com/rotary-go/rotary/ops"
@@ -28,22 +30,58 @@ func (f *dispatchFlags) dispatcher() (*ops.Dispatcher, error) {
 	return d, nil
 }
 
+// canonicalOp is the one reading of an op name every command shares (apply, check, bench,
+// ops): a registry name from 'rotary ops', or another stack's name for the same op
+// (ops.Canonical: torch_npu's npu_rotary_mul, npu_mrope, npu_interleave_rope, ...). The error of
+// an unknown name is a usage error naming the flag and listing every name taken.
+func canonicalOp(flagName, name string) (string, error) {
+	if canon, ok := ops.Canonical(name); ok {
+		return canon, nil
+	}
+	return "", usagef("%s %q: want %s", flagName, name, opVocabulary())
+}
+
+// opVocabulary lists the names canonicalOp takes, for errors and -h texts.
+func opVocabulary() string {
+	return "one of " + strings.Join(ops.Names(), ", ") + " (or another stack's name: " + strings.Join(aliasNames(), ", ") + ")"
+}
+
+// aliasNames are the names canonicalOp takes besides the registry's, sorted, each with the op
+// it names.
+func aliasNames() []string {
+	var out []string
+	for alias, canon := range ops.Aliases() {
+		out = append(out, alias+" = "+canon)
+	}
+	sort.Strings(out)
+	return out
+}
+
 func runOps(args []string, stdout, stderr io.Writer) error {
-	fs := newFlags("ops", "[--custom-ops SPEC] [--backend NAME] [--json]", stderr)
+	fs := newFlags("ops", "[--custom-ops SPEC] [--backend NAME] [--json] [OP ...]", stderr)
 	var df dispatchFlags
 	df.register(fs.FlagSet)
 	asJSON := fs.Bool("json", false, "print JSON, one object per op")
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
-	if err := noArgs(fs.Args()); err != nil {
-		return err
+	// Positional names pick rows, in the vocabulary every command takes.
+	var only []string
+	for _, a := range fs.Args() {
+		canon, err := canonicalOp("op", a)
+		if err != nil {
+			return err
+		}
+		only = append(only, canon)
 	}
 	d, err := df.dispatcher()
 	if err != nil {
 		return err
 	}
 	rows := d.Table()
+	if only != nil {
+		rows = slices.DeleteFunc(rows, func(r ops.Status) bool { return !slices.Contains(only, r.Op) })
+	}
 	if *asJSON {
 		enc := json.NewEncoder(stdout)
 		for _, r := range rows {
@@ -62,5 +100,6 @@ func runOps(args []string, stdout, stderr io.Writer) error {
 		fmt.Fprintf(stdout, "%-28s %-8t %-24s %s\n", r.Op, r.Enabled, b, r.Serves)
 	}
 	fmt.Fprintf(stdout, "\nbackend %s, custom ops %q\n", d.Backend(), df.customOps)
+	fmt.Fprintf(stdout, "other stacks' names every --op takes: %s\n", strings.Join(aliasNames(), ", "))
 	return nil
 }
