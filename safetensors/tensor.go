@@ -1,0 +1,134 @@
+package safetensors
+
+import (
+	"encoding/binary"
+	"math"
+
+	"github.com/rotary-go/rotary/internal/errs"
+	"github.com/rotary-go/rotary/tensor"
+)
+
+// dtypes maps the file's dtype names to the element types tensor.Tensor holds; the file's
+// BOOL, I16, U16, U32 and U64 have none.
+var dtypes = map[string]tensor.DType{
+	"F32": tensor.F32, "F16": tensor.F16, "BF16": tensor.BF16, "F64": tensor.F64,
+	"I32": tensor.I32, "I64": tensor.I64, "I8": tensor.I8, "U8": tensor.U8,
+}
+
+// ToTensor decodes t into a contiguous tensor.Tensor with its own memory (nothing aliases
+// t.Data) and a copy of t's shape. F16 and BF16 elements are kept as their bit patterns.
+//
+// A dtype tensor.Tensor has no type for (BOOL, I16, U16, U32, U64) is refused with an error
+// wrapping ErrDType, and Data that does not match DType and Shape with one wrapping ErrInvalid;
+// both name the tensor.
+func ToTensor(t Tensor) (tensor.Tensor, error) {
+	d, ok := dtypes[t.DType]
+	if !ok {
+		return tensor.Tensor{}, errs.Wrapf(ErrDType, "tensor %q: dtype %q has no tensor.DType (want F32, F16, BF16, F64, I32, I64, I8 or U8)", t.Name, t.DType)
+	}
+	n, err := t.elements(t.DType)
+	if err != nil {
+		return tensor.Tensor{}, err
+	}
+	shape := copyShape(t.Shape)
+	b := t.Data
+	switch d {
+	case tensor.F32:
+		v := make([]float32, n)
+		for i := range v {
+			v[i] = math.Float32frombits(binary.LittleEndian.Uint32(b[4*i:]))
+		}
+		return tensor.FromF32(v, shape...), nil
+	case tensor.F16, tensor.BF16:
+		v := make([]uint16, n)
+		for i := range v {
+			v[i] = binary.LittleEndian.Uint16(b[2*i:])
+		}
+		return tensor.FromBits(d, v, shape...), nil
+	case tensor.F64:
+		v := make([]float64, n)
+		for i := range v {
+			v[i] = math.Float64frombits(binary.LittleEndian.Uint64(b[8*i:]))
+		}
+		return tensor.FromF64(v, shape...), nil
+	case tensor.I32:
+		v := make([]int32, n)
+		for i := range v {
+			v[i] = int32(binary.LittleEndian.Uint32(b[4*i:]))
+		}
+		return tensor.FromI32(v, shape...), nil
+	case tensor.I64:
+		v := make([]int64, n)
+		for i := range v {
+			v[i] = int64(binary.LittleEndian.Uint64(b[8*i:]))
+		}
+		return tensor.FromI64(v, shape...), nil
+	case tensor.I8:
+		v := make([]int8, n)
+		for i := range v {
+			v[i] = int8(b[i])
+		}
+		return tensor.FromI8(v, shape...), nil
+	}
+	// U8, the last entry of dtypes.
+	return tensor.Tensor{DType: tensor.U8, Shape: shape, U8: append([]uint8{}, b[:n]...)}, nil
+}
+
+// FromTensor encodes the elements of t, in row-major order of its shape, as a tensor called
+// name. Any view is accepted: strided, offset or reversed views are gathered first. The
+// result's Data and Shape are its own.
+//
+// The absent tensor, an unknown dtype and a view reaching outside its backing slice
+// (tensor.Tensor.Check) are refused with an error wrapping ErrInvalid that names the tensor;
+// a view whose copy tensor.New would refuse (past tensor.MaxBytes) is refused too. The name is
+// not checked here: Write checks it with the others.
+func FromTensor(name string, t tensor.Tensor) (Tensor, error) {
+	if t.IsZero() {
+		return Tensor{}, invalidf("tensor %q: the absent tensor (no dtype) cannot be written", name)
+	}
+	if _, ok := dtypes[t.DType.String()]; !ok {
+		return Tensor{}, invalidf("tensor %q: dtype %v cannot be written", name, t.DType)
+	}
+	if err := t.Check(name); err != nil {
+		return Tensor{}, invalidf("%v", err)
+	}
+	n := t.Len()
+	if !t.Contiguous() || t.Offset != 0 {
+		c := t.Clone()
+		if c.IsZero() {
+			return Tensor{}, invalidf("tensor %q: shape %s of %v is too large to copy", name, tensor.ShapeString(t.Shape), t.DType)
+		}
+		t = c
+	}
+	out := Tensor{Name: name, DType: t.DType.String(), Shape: copyShape(t.Shape), Data: make([]byte, n*t.DType.Size())}
+	b := out.Data
+	switch t.DType {
+	case tensor.F32:
+		for i, x := range t.F32[:n] {
+			binary.LittleEndian.PutUint32(b[4*i:], math.Float32bits(x))
+		}
+	case tensor.F16, tensor.BF16:
+		for i, x := range t.Bits[:n] {
+			binary.LittleEndian.PutUint16(b[2*i:], x)
+		}
+	case tensor.F64:
+		for i, x := range t.F64[:n] {
+			binary.LittleEndian.PutUint64(b[8*i:], math.Float64bits(x))
+		}
+	case tensor.I32:
+		for i, x := range t.I32[:n] {
+			binary.LittleEndian.PutUint32(b[4*i:], uint32(x))
+		}
+	case tensor.I64:
+		for i, x := range t.I64[:n] {
+			binary.LittleEndian.PutUint64(b[8*i:], uint64(x))
+		}
+	case tensor.I8:
+		for i, x := range t.I8[:n] {
+			b[i] = byte(x)
+		}
+	case tensor.U8:
+		copy(b, t.U8[:n])
+	}
+	return out, nil
+}
