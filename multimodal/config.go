@@ -24,6 +24,10 @@ const (
 	// Qwen3VL is Qwen3-VL (model_type qwen3_vl, qwen3_vl_moe): videos are split into frames
 	// of one grid step each, separated by timestamp text tokens.
 	Qwen3VL
+	// Qwen35 is Qwen3.5 (model_type qwen3_5, qwen3_5_moe): Qwen3-VL's positions with its own
+	// token ids; the language model rotates them with a partial interleaved MRoPE.
+	Qwen35
+	kindEnd
 )
 
 func (k Kind) String() string {
@@ -34,6 +38,8 @@ func (k Kind) String() string {
 		return "qwen2_5_vl"
 	case Qwen3VL:
 		return "qwen3_vl"
+	case Qwen35:
+		return "qwen3_5"
 	}
 	return fmt.Sprintf("Kind(%d)", uint8(k))
 }
@@ -48,9 +54,18 @@ func KindForModelType(modelType string) (Kind, error) {
 		return Qwen25VL, nil
 	case "qwen3_vl", "qwen3_vl_moe":
 		return Qwen3VL, nil
+	case "qwen3_5", "qwen3_5_moe":
+		return Qwen35, nil
 	}
-	return 0, fmt.Errorf("model_type %q: multimodal positions know qwen2_vl, qwen2_5_vl, qwen3_vl and qwen3_vl_moe", modelType)
+	return 0, fmt.Errorf("model_type %q: multimodal positions know %s", modelType, KnownModelTypes)
 }
+
+// KnownModelTypes lists the model_type values KindForModelType accepts, for messages.
+const KnownModelTypes = "qwen2_vl, qwen2_5_vl, qwen3_vl, qwen3_vl_moe, qwen3_5, qwen3_5_moe"
+
+// splitsFrames reports whether kind splits each video (t, h, w) into t frames (1, h, w), each
+// its own block between timestamp text (Qwen3-VL and Qwen3.5).
+func splitsFrames(kind Kind) bool { return kind == Qwen3VL || kind == Qwen35 }
 
 // Config is what get_rope_index reads from a model's config: the special token ids, the
 // vision tower's spatial merge size and (Qwen2.5-VL) tokens_per_second.
@@ -85,6 +100,14 @@ const (
 	publishedQwen25TokensPerSecond = 2
 )
 
+// Qwen3_5Config and Qwen3_5MoeConfig's defaults (configuration_qwen3_5.py,
+// configuration_qwen3_5_moe.py): the Qwen3.5 vocabulary moved the vision tokens.
+const (
+	qwen35ImageTokenID       = 248056
+	qwen35VideoTokenID       = 248057
+	qwen35VisionStartTokenID = 248053
+)
+
 // DefaultConfig returns the HF config-class defaults for kind.
 func DefaultConfig(kind Kind) Config {
 	c := Config{
@@ -94,10 +117,24 @@ func DefaultConfig(kind Kind) Config {
 		VisionStartTokenID: DefaultVisionStartTokenID,
 		SpatialMergeSize:   DefaultSpatialMergeSize,
 	}
-	if kind == Qwen25VL {
+	switch kind {
+	case Qwen25VL:
 		c.TokensPerSecond = DefaultTokensPerSecond
+	case Qwen35:
+		c.ImageTokenID, c.VideoTokenID, c.VisionStartTokenID = qwen35ImageTokenID, qwen35VideoTokenID, qwen35VisionStartTokenID
 	}
 	return c
+}
+
+// idField is a token id of a Config with its config.json key.
+type idField struct {
+	key string
+	p   *int64
+}
+
+// tokenIDs are the token ids kind's get_rope_index reads, which must be distinct.
+func (c *Config) tokenIDs() []idField {
+	return []idField{{"image_token_id", &c.ImageTokenID}, {"video_token_id", &c.VideoTokenID}, {"vision_start_token_id", &c.VisionStartTokenID}}
 }
 
 // ErrConfig is wrapped by every error ConfigFromJSON and Config.Validate return.
@@ -115,20 +152,17 @@ const maxMerge = 1 << 10
 
 // Validate checks c, naming the field and what was expected.
 func (c Config) Validate() error {
-	if c.Kind < Qwen2VL || c.Kind > Qwen3VL {
-		return configErr("kind %v: want qwen2_vl, qwen2_5_vl or qwen3_vl", c.Kind)
+	if c.Kind < Qwen2VL || c.Kind >= kindEnd {
+		return configErr("kind %v: want one of %s", c.Kind, KnownModelTypes)
 	}
-	ids := []struct {
-		name string
-		v    int64
-	}{{"image_token_id", c.ImageTokenID}, {"video_token_id", c.VideoTokenID}, {"vision_start_token_id", c.VisionStartTokenID}}
+	ids := c.tokenIDs()
 	for i, a := range ids {
-		if a.v < 0 || a.v > maxTokenID {
-			return configErr("%s %d: want 0..%d", a.name, a.v, int64(maxTokenID))
+		if *a.p < 0 || *a.p > maxTokenID {
+			return configErr("%s %d: want 0..%d", a.key, *a.p, int64(maxTokenID))
 		}
 		for _, b := range ids[:i] {
-			if a.v == b.v {
-				return configErr("%s and %s are both %d: want distinct token ids", b.name, a.name, a.v)
+			if *a.p == *b.p {
+				return configErr("%s and %s are both %d: want distinct token ids", b.key, a.key, *a.p)
 			}
 		}
 	}
@@ -141,13 +175,25 @@ func (c Config) Validate() error {
 	return nil
 }
 
-// ConfigFromJSON reads a Hugging Face config.json of a Qwen2-VL, Qwen2.5-VL or Qwen3-VL
-// model: model_type and the token ids from the top level (falling back to text_config),
+// ConfigFromJSON reads a Hugging Face config.json of a multimodal model (KnownModelTypes):
+// model_type and the token ids from the top level (falling back to text_config),
 // spatial_merge_size and tokens_per_second from vision_config (falling back to the top
 // level). Absent keys take the HF config classes' defaults (DefaultConfig), except that
 // a config whose _name_or_path is a published Qwen/Qwen2.5-VL checkpoint gets that
 // checkpoint's tokens_per_second, 2. JSON null counts as absent.
-func ConfigFromJSON(data []byte) (Config, error) {
+func ConfigFromJSON(data []byte) (Config, error) { return configFromJSON(data, 0) }
+
+// ConfigFromJSONAs is ConfigFromJSON with the family's rules and defaults chosen by kind
+// instead of the config's model_type, which may then be absent or any string: for configs
+// of fine-tuned or renamed checkpoints.
+func ConfigFromJSONAs(data []byte, kind Kind) (Config, error) {
+	if kind < Qwen2VL || kind >= kindEnd {
+		return Config{}, configErr("kind %v: want one of %s", kind, KnownModelTypes)
+	}
+	return configFromJSON(data, kind)
+}
+
+func configFromJSON(data []byte, kind Kind) (Config, error) {
 	dec := json.NewDecoder(bytes.NewReader(data))
 	dec.UseNumber()
 	var top map[string]any
@@ -170,17 +216,17 @@ func ConfigFromJSON(data []byte) (Config, error) {
 		return Config{}, err
 	}
 	if !ok && text != nil {
-		mt, ok, err = str(text, "model_type")
-		if err != nil {
+		if mt, ok, err = str(text, "model_type"); err != nil {
 			return Config{}, err
 		}
 	}
-	if !ok {
-		return Config{}, configErr("model_type: missing")
-	}
-	kind, err := KindForModelType(mt)
-	if err != nil {
-		return Config{}, fmt.Errorf("%w: %w", ErrConfig, err)
+	if kind == 0 {
+		if !ok {
+			return Config{}, configErr("model_type: missing")
+		}
+		if kind, err = KindForModelType(mt); err != nil {
+			return Config{}, fmt.Errorf("%w: %w", ErrConfig, err)
+		}
 	}
 	c := DefaultConfig(kind)
 	if kind == Qwen25VL {
@@ -188,19 +234,13 @@ func ConfigFromJSON(data []byte) (Config, error) {
 			c.TokensPerSecond = publishedQwen25TokensPerSecond
 		}
 	}
-	for _, f := range []struct {
-		key string
-		dst *int64
-		in  []map[string]any
-	}{
-		{"image_token_id", &c.ImageTokenID, []map[string]any{top, text}},
-		{"video_token_id", &c.VideoTokenID, []map[string]any{top, text}},
-		{"vision_start_token_id", &c.VisionStartTokenID, []map[string]any{top, text}},
-		{"spatial_merge_size", &c.SpatialMergeSize, []map[string]any{vision, top}},
-	} {
-		if err := integer(f.in, f.key, f.dst); err != nil {
+	for _, f := range c.tokenIDs() {
+		if err := integer([]map[string]any{top, text}, f.key, f.p); err != nil {
 			return Config{}, err
 		}
+	}
+	if err := integer([]map[string]any{vision, top}, "spatial_merge_size", &c.SpatialMergeSize); err != nil {
+		return Config{}, err
 	}
 	if kind == Qwen25VL {
 		for _, m := range []map[string]any{vision, top} {

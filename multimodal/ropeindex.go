@@ -102,7 +102,7 @@ func GetRoPEIndex(cfg Config, inputIDs, attentionMask [][]int64, imageGridTHW, v
 	if cfg.Kind == Qwen25VL {
 		seconds = secondPerGridT
 	}
-	if cfg.Kind == Qwen3VL {
+	if splitsFrames(cfg.Kind) {
 		tokens, _ := mul64(int64(batch), int64(seq))
 		if videos, err = videoFrames(videoGridTHW, tokens); err != nil {
 			return Positions3{}, nil, err
@@ -319,7 +319,7 @@ type indexState struct {
 }
 
 func (st *indexState) videoUnit() string {
-	if st.cfg.Kind == Qwen3VL {
+	if splitsFrames(st.cfg.Kind) {
 		return "frames (grid t summed)"
 	}
 	return "grids"
@@ -327,6 +327,25 @@ func (st *indexState) videoUnit() string {
 
 // row computes one batch row: HF's loop body over input_ids[attention_mask[i] == 1].
 func (st *indexState) row(b int, full, mask []int64, pos Positions3, deltas []int64) error {
+	ids, err := unmasked(b, full, mask)
+	if err != nil {
+		return err
+	}
+	blocks, err := st.countBlocks(b, ids)
+	if err != nil {
+		return err
+	}
+	out, err := st.positions(b, ids, blocks)
+	if err != nil {
+		return err
+	}
+	scatterRow(b, full, mask, out, pos, deltas)
+	return nil
+}
+
+// unmasked is input_ids[i][attention_mask[i] == 1]; a row with none is an error (HF:
+// torch.cat of an empty list raises).
+func unmasked(b int, full, mask []int64) ([]int64, error) {
 	ids := full
 	if mask != nil {
 		ids = make([]int64, 0, len(full))
@@ -337,25 +356,22 @@ func (st *indexState) row(b int, full, mask []int64, pos Positions3, deltas []in
 		}
 	}
 	if len(ids) == 0 {
-		// HF: torch.cat of an empty list raises.
-		return inputErr("row %d has no unmasked tokens", b)
+		return nil, inputErr("row %d has no unmasked tokens", b)
 	}
-	blocks, err := st.countBlocks(b, ids)
-	if err != nil {
-		return err
-	}
-	out, err := st.positions(b, ids, blocks)
-	if err != nil {
-		return err
-	}
+	return ids, nil
+}
 
+// scatterRow writes row b's positions out, computed over its unmasked tokens, back to the
+// unmasked slots; masked slots keep HF's torch.ones fill. Its rope_delta is
+// mrope_position_deltas' llm_positions.max() + 1 − len(total_input_ids[i]), the row's padded
+// length.
+func scatterRow(b int, full, mask []int64, out rowPositions, pos Positions3, deltas []int64) {
 	maxPos := int64(math.MinInt64)
 	for a := range out {
 		for _, p := range out[a] {
 			maxPos = max(maxPos, p)
 		}
 	}
-	// Scatter back to the unmasked slots; masked slots keep HF's torch.ones fill.
 	k := 0
 	for s := range full {
 		if mask != nil && mask[s] == 0 {
@@ -369,10 +385,7 @@ func (st *indexState) row(b int, full, mask []int64, pos Positions3, deltas []in
 		}
 		k++
 	}
-	// mrope_position_deltas: llm_positions.max() + 1 − len(total_input_ids[i]), the row's
-	// padded length.
 	deltas[b] = maxPos + 1 - int64(len(full))
-	return nil
 }
 
 // blockCounts are a row's image_nums and video_nums, and how many of each are still to place.

@@ -377,12 +377,13 @@ func FuzzGetRoPEIndex(f *testing.F) {
 	f.Add([]byte{4, 5, 6, 6, 6, 6, 7}, []byte{0x40 | 20, 20, 20}, uint8(0), 1.0)
 	f.Add([]byte{4, 5, 7, 7, 7, 7}, []byte{0xc0 | 20, 1, 1}, uint8(2), 1.0)
 	f.Fuzz(func(t *testing.T, toks, grid []byte, kind uint8, second float64) {
-		cfg := DefaultConfig(Kind(kind%3 + 1))
+		cfg := DefaultConfig(Kind(kind%uint8(kindEnd-1) + 1))
 		cfg.TokensPerSecond = 2
+		alphabet := []int64{100, cfg.VisionStartTokenID, cfg.ImageTokenID, cfg.VideoTokenID}
 		row := make([]int64, len(toks))
 		mask := make([]int64, len(toks))
 		for i, b := range toks {
-			row[i] = []int64{100, vs, img, vid}[b%4]
+			row[i] = alphabet[b%4]
 			mask[i] = int64(b>>2) & 1
 		}
 		var images, videos [][3]int64

@@ -8,6 +8,7 @@ import (
 	"github.com/rotary-go/rotary"
 	"github.com/rotary-go/rotary/ops"
 	"github.com/rotary-go/rotary/safetensors"
+	"github.com/rotary-go/rotary/tensor"
 )
 
 // Flags of mrope (torch_npu npu_mrope's arguments); the pair layout comes from --rotary-mode
@@ -28,6 +29,20 @@ func init() {
 		},
 		run: runNPUMRoPE,
 	})
+}
+
+// batchPositions reads a rank-3 positions tensor, the [rows, B, S] that `rotary positions`
+// writes, as [rows, B·S]: the batch's tokens one after another, as vLLM flattens a batch and as
+// a query [B·S, H, D] holds them, so [rows, 1, T] is [rows, T]. Other ranks pass unchanged.
+func batchPositions(p tensor.Tensor) (tensor.Tensor, error) {
+	if p.Rank() != 3 {
+		return p, nil
+	}
+	flat, err := p.Reshape(p.Shape[0], p.Shape[1]*p.Shape[2])
+	if err != nil {
+		return tensor.Tensor{}, usagef("positions: shape %s: %v", tensor.ShapeString(p.Shape), err)
+	}
+	return flat, nil
 }
 
 // parseNPUMRoPESections parses a comma-separated mrope_section; empty means none.
@@ -60,6 +75,9 @@ func runNPUMRoPE(env *applyEnv) ([]safetensors.Tensor, error) {
 		return nil, err
 	}
 	positions, query, cache := in[0], in[1], in[2]
+	if positions, err = batchPositions(positions); err != nil {
+		return nil, err
+	}
 	key := env.inputs["key"]
 	style, err := parseRotaryMode()
 	if err != nil {

@@ -21,6 +21,9 @@ func runRotaryEmbedding(env *applyEnv) ([]safetensors.Tensor, error) {
 	if err != nil {
 		return nil, err
 	}
+	if positions, err = batchPositions(positions); err != nil {
+		return nil, err
+	}
 	query, err := env.tensor("query")
 	if err != nil {
 		return nil, err

@@ -22,6 +22,9 @@ func runRotaryEmbeddingGathered(env *applyEnv) ([]safetensors.Tensor, error) {
 		return nil, err
 	}
 	positions, query := in[0], in[1]
+	if positions, err = batchPositions(positions); err != nil {
+		return nil, err
+	}
 	key := env.inputs["key"]
 	if env.spec.DualChunk != nil {
 		return nil, usagef("rotary_embedding_gathered: dual-chunk models map positions per query variant (use --op rotary_embedding)")

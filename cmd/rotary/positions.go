@@ -12,10 +12,10 @@ import (
 	"github.com/rotary-go/rotary/tensor"
 )
 
-const positionsUsage = "--config CONFIG.json | --model PRESET --in IN.safetensors --out OUT.safetensors"
+const positionsUsage = "--config CONFIG.json | --model PRESET | --family NAME --in IN.safetensors --out OUT.safetensors"
 
 func init() {
-	commands["positions"] = command{"compute multimodal MRoPE positions (Qwen2-VL family get_rope_index)", runPositions}
+	commands["positions"] = command{"compute multimodal MRoPE positions (get_rope_index of the Qwen-VL, Qwen3.5 families)", runPositions}
 }
 
 // runPositions reads input_ids (I64 or I32, [B,S] or [S]), optional attention_mask (an
@@ -27,8 +27,9 @@ func init() {
 // multimodal.ConfigFromJSON.
 func runPositions(args []string, stdout, stderr io.Writer) error {
 	fs := newFlags("positions", positionsUsage, stderr)
-	config := fs.String("config", "", "model `config.json` (Hugging Face format; qwen2_vl, qwen2_5_vl, qwen3_vl)")
+	config := fs.String("config", "", "model `config.json` (Hugging Face format; "+multimodal.KnownModelTypes+")")
 	preset := fs.String("model", "", "embedded model `preset` instead of --config (see 'rotary presets')")
+	family := fs.String("family", "", "the family's get_rope_index `rules` ("+multimodal.KnownModelTypes+"): over --config's or --model's values, or alone with the family's default token ids")
 	in := fs.String("in", "", "input `IN.safetensors`: input_ids, optional attention_mask, image_grid_thw, video_grid_thw, second_per_grid_ts")
 	out := fs.String("out", "", "output `OUT.safetensors`: positions, rope_deltas")
 	if err := parseFlags(fs, args); err != nil {
@@ -43,25 +44,9 @@ func runPositions(args []string, stdout, stderr io.Writer) error {
 	if err := requireFlag("out", *out); err != nil {
 		return err
 	}
-	var js []byte
-	var err error
-	switch {
-	case *config != "" && *preset != "":
-		return usagef("--config and --model: give one, not both")
-	case *config != "":
-		if js, err = readConfig(*config); err != nil {
-			return usagef("--config: %v", err)
-		}
-	case *preset != "":
-		if js, err = hf.PresetJSON(*preset); err != nil {
-			return usagef("--model: %v", err)
-		}
-	default:
-		return usagef("--config: missing (or --model PRESET)")
-	}
-	cfg, err := multimodal.ConfigFromJSON(js)
+	cfg, err := positionsConfig(*config, *preset, *family)
 	if err != nil {
-		return usageError{err}
+		return err
 	}
 
 	f, err := safetensors.ReadFile(*in)
@@ -104,6 +89,48 @@ func runPositions(args []string, stdout, stderr io.Writer) error {
 		return usagef("--out: %v", err)
 	}
 	return nil
+}
+
+// positionsConfig is the multimodal config of --config, --model and --family: a family alone
+// takes its HF config class's defaults; with a config, the family's rules replace those its
+// model_type names.
+func positionsConfig(config, preset, family string) (multimodal.Config, error) {
+	var kind multimodal.Kind
+	if family != "" {
+		k, err := multimodal.KindForModelType(family)
+		if err != nil {
+			return multimodal.Config{}, usagef("--family: %v", err)
+		}
+		kind = k
+	}
+	var js []byte
+	var err error
+	switch {
+	case config != "" && preset != "":
+		return multimodal.Config{}, usagef("--config and --model: give one, not both")
+	case config != "":
+		if js, err = readConfig(config); err != nil {
+			return multimodal.Config{}, usagef("--config: %v", err)
+		}
+	case preset != "":
+		if js, err = hf.PresetJSON(preset); err != nil {
+			return multimodal.Config{}, usagef("--model: %v", err)
+		}
+	case kind != 0:
+		return multimodal.DefaultConfig(kind), nil
+	default:
+		return multimodal.Config{}, usagef("--config: missing (or --model PRESET, or --family NAME)")
+	}
+	var cfg multimodal.Config
+	if kind != 0 {
+		cfg, err = multimodal.ConfigFromJSONAs(js, kind)
+	} else {
+		cfg, err = multimodal.ConfigFromJSON(js)
+	}
+	if err != nil {
+		return multimodal.Config{}, usageError{err}
+	}
+	return cfg, nil
 }
 
 // positionsInts decodes an integer tensor (I64, I32, I8, U8 or BOOL) to int64.

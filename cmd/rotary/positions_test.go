@@ -153,6 +153,7 @@ func TestPositionsBadInput(t *testing.T) {
 		{"not multimodal", []string{"--model", "llama-3.1-8b"}, nil, `"llama"`},
 		{"both models", []string{"--model", "qwen2-vl-7b", "--config", "x.json"}, nil, "give one"},
 		{"no model", []string{}, nil, "--config: missing"},
+		{"unknown family", []string{"--family", "llava"}, nil, "--family: model_type \"llava\""},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			in := good

@@ -1,0 +1,157 @@
+package main
+
+import (
+	"fmt"
+	"math"
+	"os"
+	"path/filepath"
+	"reflect"
+	"testing"
+
+	"github.com/rotary-go/rotary/safetensors"
+	"github.com/rotary-go/rotary/tensor"
+)
+
+// familyCase is one family's trip through `rotary positions --family` and `rotary apply`.
+type familyCase struct {
+	family, config string
+	ids            []int64 // one row
+	images, videos []int64 // flattened [N, 3]
+	want           []int64 // positions [3, 1, S], flattened
+	// The rotation, written from the HF formula: rotated width, base, GPT-J pairing, and the
+	// axis each frequency pair takes its position from.
+	rotDim int
+	base   float64
+	gptj   bool
+	axis   func(i int) int
+}
+
+// run writes the input, runs positions, checks them, then runs apply on the positions file's
+// tensor as it is ([3, 1, S]) and on the same positions as [3, S], and checks both queries
+// against ref.
+func (c familyCase) run(t *testing.T) {
+	t.Helper()
+	dir := t.TempDir()
+	s := len(c.ids)
+	ts := []safetensors.Tensor{safetensors.FromInt64s("input_ids", []int{1, s}, c.ids)}
+	if c.images != nil {
+		ts = append(ts, safetensors.FromInt64s("image_grid_thw", []int{len(c.images) / 3, 3}, c.images))
+	}
+	if c.videos != nil {
+		ts = append(ts, safetensors.FromInt64s("video_grid_thw", []int{len(c.videos) / 3, 3}, c.videos))
+	}
+	in := writeTensors(t, dir, "ids.safetensors", ts...)
+	posPath := filepath.Join(dir, "pos.safetensors")
+	if code, _, stderr := runCLI(t, "positions", "--family", c.family, "--in", in, "--out", posPath); code != 0 {
+		t.Fatalf("positions: exit %d: %s", code, stderr)
+	}
+	pos := readOut(t, posPath)["positions"]
+	if p, _ := pos.Int64s(); !reflect.DeepEqual(pos.Shape, []int{3, 1, s}) || !reflect.DeepEqual(p, c.want) {
+		t.Fatalf("positions %v\n got %v\nwant %v", pos.Shape, p, c.want)
+	}
+
+	cfg := filepath.Join(dir, "config.json")
+	if err := os.WriteFile(cfg, []byte(c.config), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	const heads, headDim = 2, 128
+	x := randomHeads(s*heads*headDim, 7)
+	query := safetensors.FromFloat32s("query", []int{s, heads, headDim}, x)
+	for _, p := range []safetensors.Tensor{pos, safetensors.FromInt64s("positions", []int{3, s}, c.want)} {
+		for _, op := range []string{"rotary_embedding", "rotary_embedding_gathered"} {
+			apIn := writeTensors(t, dir, "ap.safetensors", p, query)
+			apOut := filepath.Join(dir, "ap.out.safetensors")
+			if code, _, stderr := runCLI(t, "apply", "--config", cfg, "--op", op, "--in", apIn, "--out", apOut); code != 0 {
+				t.Fatalf("apply --op %s with positions %v: exit %d: %s", op, p.Shape, code, stderr)
+			}
+			got, err := readOut(t, apOut)["query"].Float32s()
+			if err != nil {
+				t.Fatal(err)
+			}
+			c.check(t, fmt.Sprintf("%s, positions %v", op, p.Shape), x, got, s, heads, headDim)
+		}
+	}
+}
+
+// check compares the rotated query with a float64 evaluation of the formula: pair i of token
+// k turns by want[axis(i)][k] · base^(−2i/rotDim); elements past rotDim pass unchanged.
+func (c familyCase) check(t *testing.T, what string, x, got []float32, s, heads, headDim int) {
+	t.Helper()
+	worst := 0.0
+	for k := range s {
+		for h := range heads {
+			row := (k*heads + h) * headDim
+			for i := range c.rotDim / 2 {
+				p := float64(c.want[c.axis(i)*s+k])
+				theta := p * math.Pow(c.base, -float64(2*i)/float64(c.rotDim))
+				sn, cs := math.Sincos(theta)
+				a, b := row+i, row+i+c.rotDim/2
+				if c.gptj {
+					a, b = row+2*i, row+2*i+1
+				}
+				wa := float64(x[a])*cs - float64(x[b])*sn
+				wb := float64(x[b])*cs + float64(x[a])*sn
+				worst = max(worst, math.Abs(float64(got[a])-wa), math.Abs(float64(got[b])-wb))
+			}
+			for e := c.rotDim; e < headDim; e++ {
+				if got[row+e] != x[row+e] {
+					t.Fatalf("%s: token %d head %d element %d changed: %v → %v", what, k, h, e, x[row+e], got[row+e])
+				}
+			}
+		}
+	}
+	// F32 outputs are within 2^-20 of the pair's norm; the inputs are below 1 in size.
+	if worst > 1.0/(1<<19) {
+		t.Errorf("%s: largest difference from the float64 formula %g", what, worst)
+	}
+}
+
+// TestPositionsQwen35: `rotary positions --family qwen3_5` (multimodal.TestQwen35 works the
+// positions out), then apply with a Qwen3.5 config: Qwen3_5TextRotaryEmbedding
+// (modeling_qwen3_5.py) rotates 64 of the head (a quarter of the published 256; here half of
+// 128), pairs (i, i+32),
+// apply_interleaved_mrope with [11, 11, 10]: pair i takes h when i%3 == 1 and i < 33, w when
+// i%3 == 2 and i < 30, t otherwise.
+func TestPositionsQwen35(t *testing.T) {
+	familyCase{
+		family: "qwen3_5",
+		config: `{"model_type": "qwen3_5", "text_config": {"model_type": "qwen3_5_text", "hidden_size": 256,
+ "num_attention_heads": 2, "num_key_value_heads": 2, "head_dim": 128, "max_position_embeddings": 262144,
+ "rope_parameters": {"rope_type": "default", "rope_theta": 10000000, "partial_rotary_factor": 0.5,
+ "mrope_section": [11, 11, 10], "mrope_interleaved": true}}}`,
+		ids: []int64{100, 101, 248053, 248056, 248056, 248056, 248056, 248054, 300, 248053, 248057, 248057, 248057, 248057,
+			248054, 301, 248053, 248057, 248057, 248057, 248057, 248054, 104},
+		images: []int64{1, 4, 4}, videos: []int64{2, 4, 4},
+		want: []int64{
+			0, 1, 2, 3, 3, 3, 3, 5, 6, 7, 8, 8, 8, 8, 10, 11, 12, 13, 13, 13, 13, 15, 16,
+			0, 1, 2, 3, 3, 4, 4, 5, 6, 7, 8, 8, 9, 9, 10, 11, 12, 13, 13, 14, 14, 15, 16,
+			0, 1, 2, 3, 4, 3, 4, 5, 6, 7, 8, 9, 8, 9, 10, 11, 12, 13, 14, 13, 14, 15, 16,
+		},
+		rotDim: 64, base: 10000000,
+		axis: func(i int) int {
+			switch {
+			case i%3 == 1 && i < 33:
+				return 1
+			case i%3 == 2 && i < 30:
+				return 2
+			}
+			return 0
+		},
+	}.run(t)
+}
+
+// TestBatchPositions: [rows, B, S] is read as [rows, B·S], row b's tokens after row b−1's;
+// other ranks pass unchanged.
+func TestBatchPositions(t *testing.T) {
+	p, err := batchPositions(tensor.FromI64([]int64{0, 1, 2, 10, 11, 12, 20, 21, 22, 30, 31, 32}, 2, 2, 3))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !reflect.DeepEqual(p.Shape, []int{2, 6}) || p.Int64At(3) != 10 || p.Int64At(6) != 20 {
+		t.Errorf("positions %v: at 3 %d, at 6 %d", p.Shape, p.Int64At(3), p.Int64At(6))
+	}
+	two, err := batchPositions(tensor.FromI64([]int64{1, 2, 3}, 1, 3))
+	if err != nil || !reflect.DeepEqual(two.Shape, []int{1, 3}) {
+		t.Errorf("[1, 3]: %v, %v", two.Shape, err)
+	}
+}
