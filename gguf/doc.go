@@ -1,0 +1,35 @@
+// Package gguf reads the header of a GGUF file (llama.cpp's model format) and derives the
+// model's RoPE from it as llama.cpp does.
+//
+// A GGUF file is laid out as (all integers little-endian; ggml/src/gguf.cpp
+// gguf_init_from_reader, gguf-py/gguf/constants.py):
+//
+//	"GGUF"          magic
+//	uint32          version: 2 or 3 (version 1 used 32-bit counts and is no longer read)
+//	int64           tensor count
+//	int64           metadata key/value count
+//	key/values      string key, uint32 value type, value; an array is the element type,
+//	                a uint64 length and the elements (arrays of arrays are refused)
+//	tensor infos    string name, uint32 dims (≤ 4), int64 per dim, uint32 ggml type,
+//	                uint64 offset into the data section
+//	padding         to general.alignment (32 when absent)
+//	data            the tensors
+//
+// where a string is a uint64 length and that many bytes. ReadFile and Parse read the
+// header and the tensor infos and nothing of the data section but the RoPE frequency-factor
+// tensors (rope_freqs.weight, rope_factors_long.weight, rope_factors_short.weight) when the
+// file has them. They are written for untrusted input: they never panic, every count and
+// length is checked against the bytes left in the file (and the header against
+// MaxHeaderSize) before anything is allocated for it, every tensor must lie inside the file,
+// and every error wraps ErrInvalid and is one line naming what was wrong and where.
+//
+// File.RoPE derives the rope.Spec llama.cpp rotates by: general.architecture picks the rope
+// type (llama_model_rope_type in src/llama-model.cpp: none, normal — GPT-J's adjacent pairs —,
+// NeoX, MRoPE, interleaved MRoPE, vision), and the {arch}.rope.*, {arch}.context_length and
+// {arch}.attention.* keys and the frequency-factor tensors give the rest
+// (llama_model::load_hparams). What llama.cpp does that a rope.Spec cannot say is refused
+// with an error wrapping ErrUnsupported that names it, rather than approximated.
+//
+// Write produces a GGUF file of metadata and tensors, for tests and tools that make small
+// files.
+package gguf
