@@ -27,6 +27,10 @@ const (
 	// Qwen35 is Qwen3.5 (model_type qwen3_5, qwen3_5_moe): Qwen3-VL's positions with its own
 	// token ids; the language model rotates them with a partial interleaved MRoPE.
 	Qwen35
+	// GLM4V is GLM-4.1V, GLM-4.5V and GLM-4.6V (model_type glm4v, glm4v_moe, glm46v): image
+	// tokens between video_start and video_end are video frames, each a (1, h, w) grid of its
+	// video, frames separated by timestamp text.
+	GLM4V
 	kindEnd
 )
 
@@ -40,6 +44,8 @@ func (k Kind) String() string {
 		return "qwen3_vl"
 	case Qwen35:
 		return "qwen3_5"
+	case GLM4V:
+		return "glm4v"
 	}
 	return fmt.Sprintf("Kind(%d)", uint8(k))
 }
@@ -56,12 +62,14 @@ func KindForModelType(modelType string) (Kind, error) {
 		return Qwen3VL, nil
 	case "qwen3_5", "qwen3_5_moe":
 		return Qwen35, nil
+	case "glm4v", "glm4v_moe", "glm46v":
+		return GLM4V, nil
 	}
 	return 0, fmt.Errorf("model_type %q: multimodal positions know %s", modelType, KnownModelTypes)
 }
 
 // KnownModelTypes lists the model_type values KindForModelType accepts, for messages.
-const KnownModelTypes = "qwen2_vl, qwen2_5_vl, qwen3_vl, qwen3_vl_moe, qwen3_5, qwen3_5_moe"
+const KnownModelTypes = "qwen2_vl, qwen2_5_vl, qwen3_vl, qwen3_vl_moe, qwen3_5, qwen3_5_moe, glm4v, glm4v_moe, glm46v"
 
 // splitsFrames reports whether kind splits each video (t, h, w) into t frames (1, h, w), each
 // its own block between timestamp text (Qwen3-VL and Qwen3.5).
@@ -74,6 +82,9 @@ type Config struct {
 	// ImageTokenID, VideoTokenID and VisionStartTokenID are image_token_id, video_token_id
 	// and vision_start_token_id (top level of config.json).
 	ImageTokenID, VideoTokenID, VisionStartTokenID int64
+	// VideoStartTokenID and VideoEndTokenID (GLM-4V) are video_start_token_id and
+	// video_end_token_id: the image tokens between them are video frames.
+	VideoStartTokenID, VideoEndTokenID int64
 	// SpatialMergeSize is vision_config.spatial_merge_size: the side of the square of
 	// patches the merger folds into one LLM token.
 	SpatialMergeSize int64
@@ -108,6 +119,21 @@ const (
 	qwen35VisionStartTokenID = 248053
 )
 
+// Glm4vConfig's defaults (configuration_glm4v.py); Glm4vMoeConfig moves the image and video
+// tokens (configuration_glm4v_moe.py: 151363, 151364), which ConfigFromJSON reads from a
+// glm4v_moe config's model_type.
+const (
+	glm4vImageTokenID      = 151343
+	glm4vVideoTokenID      = 151344
+	glm4vVideoStartTokenID = 151341
+	glm4vVideoEndTokenID   = 151342
+	glm4vMoEImageTokenID   = 151363
+	glm4vMoEVideoTokenID   = 151364
+	// Glm46VConfig (configuration_glm46v.py) moves the video span's tokens.
+	glm46vVideoStartTokenID = 151361
+	glm46vVideoEndTokenID   = 151362
+)
+
 // DefaultConfig returns the HF config-class defaults for kind.
 func DefaultConfig(kind Kind) Config {
 	c := Config{
@@ -122,6 +148,9 @@ func DefaultConfig(kind Kind) Config {
 		c.TokensPerSecond = DefaultTokensPerSecond
 	case Qwen35:
 		c.ImageTokenID, c.VideoTokenID, c.VisionStartTokenID = qwen35ImageTokenID, qwen35VideoTokenID, qwen35VisionStartTokenID
+	case GLM4V:
+		c.ImageTokenID, c.VideoTokenID, c.VisionStartTokenID = glm4vImageTokenID, glm4vVideoTokenID, 0
+		c.VideoStartTokenID, c.VideoEndTokenID = glm4vVideoStartTokenID, glm4vVideoEndTokenID
 	}
 	return c
 }
@@ -134,6 +163,10 @@ type idField struct {
 
 // tokenIDs are the token ids kind's get_rope_index reads, which must be distinct.
 func (c *Config) tokenIDs() []idField {
+	if c.Kind == GLM4V {
+		// GLM-4V's video frames are image tokens; video_token_id is never in the input.
+		return []idField{{"image_token_id", &c.ImageTokenID}, {"video_start_token_id", &c.VideoStartTokenID}, {"video_end_token_id", &c.VideoEndTokenID}}
+	}
 	return []idField{{"image_token_id", &c.ImageTokenID}, {"video_token_id", &c.VideoTokenID}, {"vision_start_token_id", &c.VisionStartTokenID}}
 }
 
@@ -229,6 +262,14 @@ func configFromJSON(data []byte, kind Kind) (Config, error) {
 		}
 	}
 	c := DefaultConfig(kind)
+	if kind == GLM4V {
+		switch strings.TrimSuffix(mt, "_text") {
+		case "glm4v_moe":
+			c.ImageTokenID, c.VideoTokenID = glm4vMoEImageTokenID, glm4vMoEVideoTokenID
+		case "glm46v":
+			c.VideoStartTokenID, c.VideoEndTokenID = glm46vVideoStartTokenID, glm46vVideoEndTokenID
+		}
+	}
 	if kind == Qwen25VL {
 		if name, ok, _ := str(top, "_name_or_path"); ok && strings.HasPrefix(name, "Qwen/Qwen2.5-VL-") {
 			c.TokensPerSecond = publishedQwen25TokensPerSecond

@@ -44,6 +44,21 @@
 // (v5) rewrote get_rope_index around processor-made mm_token_type_ids; for padded rows
 // and long videos its positions can differ from v4's, which this package follows.
 //
+// # Other families
+//
+// Qwen35 (Qwen3.5) follows Qwen3-VL's rules with Qwen3_5Config's token ids (vLLM's
+// Qwen3_5ForConditionalGeneration inherits Qwen3-VL's get_mrope_input_positions).
+//
+// GLM4V (GLM-4.1V, GLM-4.5V, GLM-4.6V) follows Glm4vModel.get_rope_index
+// (modeling_glm4v.py, transformers v4.57): no vision_start marker; image tokens between
+// video_start_token_id and video_end_token_id are video frames, other image tokens images;
+// runs of one token type are blocks, each starting at the previous block's largest position
+// + 1; an image run takes the next image grid, a video run is one (1, h, w) frame of the
+// current video. HF main's rewrite (driven by mm_token_type_ids) gives the same positions for
+// single-step images and frames, all that GLM's processor makes, but advances by max(h, w)
+// only after an image of t > 1 steps, fills padding with 0 and takes rope_delta over the
+// unpadded length.
+//
 // # Vision-tower 2-D RoPE
 //
 // Qwen2VisionPositions and Qwen2VisionCosSin follow rot_pos_emb and VisionRotaryEmbedding

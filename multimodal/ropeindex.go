@@ -88,6 +88,12 @@ func GetRoPEIndex(cfg Config, inputIDs, attentionMask [][]int64, imageGridTHW, v
 		}
 	}
 	ropeDeltas = make([]int64, batch)
+	if cfg.Kind == GLM4V {
+		if err := glm4vIndex(cfg, inputIDs, attentionMask, imageGridTHW, videoGridTHW, seq, positions, ropeDeltas); err != nil {
+			return Positions3{}, nil, err
+		}
+		return positions, ropeDeltas, nil
+	}
 
 	if len(imageGridTHW) == 0 && len(videoGridTHW) == 0 {
 		if err := noVisionTokens(cfg, inputIDs, attentionMask); err != nil {

@@ -376,10 +376,15 @@ func FuzzGetRoPEIndex(f *testing.F) {
 	// Grids of 2^20 per side behind a few tokens.
 	f.Add([]byte{4, 5, 6, 6, 6, 6, 7}, []byte{0x40 | 20, 20, 20}, uint8(0), 1.0)
 	f.Add([]byte{4, 5, 7, 7, 7, 7}, []byte{0xc0 | 20, 1, 1}, uint8(2), 1.0)
+	// GLM-4V: an image run, then a video span of two one-token frames between text.
+	f.Add([]byte{4, 6, 4, 5, 6, 4, 6, 7}, []byte{1, 2, 2, 0x82, 2, 2}, uint8(4), 1.0)
 	f.Fuzz(func(t *testing.T, toks, grid []byte, kind uint8, second float64) {
 		cfg := DefaultConfig(Kind(kind%uint8(kindEnd-1) + 1))
 		cfg.TokensPerSecond = 2
 		alphabet := []int64{100, cfg.VisionStartTokenID, cfg.ImageTokenID, cfg.VideoTokenID}
+		if cfg.Kind == GLM4V {
+			alphabet = []int64{100, cfg.VideoStartTokenID, cfg.ImageTokenID, cfg.VideoEndTokenID}
+		}
 		row := make([]int64, len(toks))
 		mask := make([]int64, len(toks))
 		for i, b := range toks {

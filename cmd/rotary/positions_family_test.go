@@ -155,3 +155,37 @@ func TestBatchPositions(t *testing.T) {
 		t.Errorf("[1, 3]: %v, %v", two.Shape, err)
 	}
 }
+
+// TestPositionsGLM4V: `rotary positions --family glm4v` (multimodal.TestGLM4V works the
+// positions out), then apply with a GLM-4.1V config: Glm4vTextRotaryEmbedding.apply_mrope
+// (modeling_glm4v.py) takes the 32 frequencies in chunks [8, 12, 12] for t, h, w, and
+// apply_rotary_pos_emb repeat_interleaves them over the first half of the head and rotates
+// with rotate_half_llm: pairs (2i, 2i+1).
+func TestPositionsGLM4V(t *testing.T) {
+	const img, bov, eov, boi, eoi = 151343, 151341, 151342, 151339, 151340
+	row := []int64{100, 101, boi, img, img, img, img, eoi, 102, bov, boi, img, img, img, img,
+		eoi, 300, boi, img, img, img, img, eoi, 301, eov, 103}
+	familyCase{
+		family: "glm4v",
+		config: `{"model_type": "glm4v", "text_config": {"model_type": "glm4v_text", "hidden_size": 256,
+ "num_attention_heads": 2, "num_key_value_heads": 2, "partial_rotary_factor": 0.5, "rope_theta": 10000,
+ "max_position_embeddings": 65536, "rope_scaling": {"type": "default", "mrope_section": [8, 12, 12]}}}`,
+		ids:    row,
+		images: []int64{1, 4, 4}, videos: []int64{2, 4, 4},
+		want: []int64{
+			0, 1, 2, 3, 3, 3, 3, 5, 6, 7, 8, 9, 9, 9, 9, 11, 12, 13, 14, 14, 14, 14, 16, 17, 18, 19,
+			0, 1, 2, 3, 3, 4, 4, 5, 6, 7, 8, 9, 9, 10, 10, 11, 12, 13, 14, 14, 15, 15, 16, 17, 18, 19,
+			0, 1, 2, 3, 4, 3, 4, 5, 6, 7, 8, 9, 10, 9, 10, 11, 12, 13, 14, 15, 14, 15, 16, 17, 18, 19,
+		},
+		rotDim: 64, base: 10000, gptj: true,
+		axis: func(i int) int {
+			switch {
+			case i < 8:
+				return 0
+			case i < 20:
+				return 1
+			}
+			return 2
+		},
+	}.run(t)
+}
