@@ -308,6 +308,7 @@ func (c *checker) model(m *hf.Model) {
 	l := c.launch
 	s := m.Spec
 	c.longRoPEFactor(m)
+	c.variants(m)
 	if s.MRoPE != nil {
 		sections := fmt.Sprint(s.MRoPE.Sections)
 		if l.PositionEmbeddingType == "rope" {
