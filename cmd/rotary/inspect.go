@@ -2,8 +2,13 @@ package main
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
+	"io/fs"
+	"math"
+	"os"
+	"slices"
 	"strings"
 
 	"github.com/rotary-go/rotary"
@@ -37,7 +42,10 @@ type inspectReport struct {
 	LayerType       string            `json:"layer_type,omitempty"`
 	NoRoPE          bool              `json:"no_rope,omitempty"`
 	DualChunk       *rotary.DualChunk `json:"dual_chunk,omitempty"`
-	Notes           []string          `json:"notes,omitempty"`
+	// SoftmaxMscale is the factor a DeepSeek-style attention multiplies its softmax scale by
+	// (yarn_get_mscale(factor, mscale_all_dim)²): not RoPE, so in no cos/sin (see softmaxMscale).
+	SoftmaxMscale float64  `json:"softmax_mscale,omitempty"`
+	Notes         []string `json:"notes,omitempty"`
 	// Rope names the spec the fields above describe: "main", or "indexer" under --rope indexer.
 	Rope string `json:"rope"`
 	// Indexer is the model's second RoPE (DeepSeek-V3.2's lightning indexer), whichever --rope
@@ -77,6 +85,9 @@ func runInspect(args []string, stdout, stderr io.Writer) error {
 	case len(positional) == 1:
 		m.config = positional[0]
 	}
+	if err := presetNotFile(m.config); err != nil {
+		return err
+	}
 	model, spec, err := m.load()
 	if err != nil {
 		return err
@@ -88,7 +99,7 @@ func runInspect(args []string, stdout, stderr io.Writer) error {
 	if *asJSON {
 		enc := json.NewEncoder(stdout)
 		enc.SetIndent("", "  ")
-		return enc.Encode(r)
+		return enc.Encode(snakeJSON(r))
 	}
 	printInspect(stdout, r, spec)
 	return nil
@@ -107,6 +118,11 @@ func inspect(model *hf.Model, spec rotary.Spec, m modelFlags) (*inspectReport, e
 	if m.preset != "" {
 		src = "preset " + m.preset
 	}
+	notes := model.Notes
+	mscale := softmaxMscale(model.ModelType, spec.Scaling)
+	if mscale != 0 {
+		notes = append(slices.Clip(notes), fmt.Sprintf("the attention also multiplies its softmax scale (qk_head_dim^-0.5) by yarn_get_mscale(%g, mscale_all_dim %g)² = %.17g: not RoPE, so in no cos/sin here and not in the attention factor above (transformers %s yarn_apply_mscale)", spec.Scaling.Factor, spec.Scaling.MscaleAllDim, mscale, model.ModelType))
+	}
 	var ix *indexerReport
 	if s := model.Indexer; s != nil {
 		ix = &indexerReport{HeadSize: s.HeadSize, RotaryDim: s.RotaryDim, Style: s.Style.String()}
@@ -119,7 +135,8 @@ func inspect(model *hf.Model, spec rotary.Spec, m modelFlags) (*inspectReport, e
 		MaxPositions: spec.MaxPositions, CacheLen: cacheLen, Scaling: spec.Scaling,
 		AttentionFactor: emb.AttentionFactor(), InvFreq: emb.InvFreq(), LongInvFreq: emb.LongInvFreq(),
 		MRoPE: spec.MRoPE, Local: model.Spec.Local, GlobalLayer: model.Spec.IsGlobalLayer(m.layer),
-		LayerType: model.Spec.LayerType(m.layer), NoRoPE: spec.NoRoPE, DualChunk: spec.DualChunk, Notes: model.Notes,
+		LayerType: model.Spec.LayerType(m.layer), NoRoPE: spec.NoRoPE, DualChunk: spec.DualChunk, Notes: notes,
+		SoftmaxMscale: mscale,
 	}, nil
 }
 
@@ -233,6 +250,41 @@ func layerKind(r *inspectReport) string {
 		return "global"
 	}
 	return t + " (the model's RoPE)"
+}
+
+// mscaleSoftmaxTypes are the model types whose attention scales its softmax by
+// yarn_get_mscale(factor, mscale_all_dim)² under a scaled RoPE: transformers main
+// models/<type>/modeling_<type>.py yarn_apply_mscale, called for the attention's scaling (MLA
+// models; vLLM's deepseek_v2.py DeepseekV2MLAAttention does the same under its deepseek_yarn).
+var mscaleSoftmaxTypes = []string{"deepseek_v2", "deepseek_v3", "deepseek_v32", "glm4_moe_lite", "glm_moe_dsa", "longcat_flash", "minicpm3", "mistral4", "youtu", "axk1"}
+
+// softmaxMscale is the factor such a model multiplies its softmax scale by, or 0 when it does
+// not: yarn_apply_mscale scales only under a rope_type other than default and with a
+// mscale_all_dim other than 0; yarn_get_mscale(s, m) is 1 for s ≤ 1, else 0.1·m·ln(s) + 1.
+func softmaxMscale(modelType string, sc rotary.Scaling) float64 {
+	if !slices.Contains(mscaleSoftmaxTypes, modelType) || sc.Type == "" || sc.Type == rotary.ScalingDefault || sc.MscaleAllDim == 0 {
+		return 0
+	}
+	m := 1.0
+	if sc.Factor > 1 {
+		m = 0.1*sc.MscaleAllDim*math.Log(sc.Factor) + 1
+	}
+	return m * m
+}
+
+// presetNotFile refuses a config path that is no file but a preset's name, saying how to name
+// the preset; any other path is left to the loader's own error.
+func presetNotFile(path string) error {
+	if path == "" {
+		return nil
+	}
+	if _, err := os.Stat(path); !errors.Is(err, fs.ErrNotExist) {
+		return nil
+	}
+	if _, err := hf.PresetJSON(path); err != nil {
+		return nil
+	}
+	return usagef("%s: no such file, but a preset has that name: rotary inspect --model %s", path, path)
 }
 
 // rotatedPairs says which pairs of a proportional spec rotate and which dims they span.
