@@ -1,0 +1,459 @@
+package hf
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/rotary-go/rotary/rope"
+)
+
+// Dialect names a framework whose reading of config.json ParseOptions.Dialect reproduces. The
+// zero value is the reference reading (Parse's): Hugging Face transformers main, except where it
+// departs from the checkpoint authors' code (MiniMax's rotary_dim, PhiMoE's long factors), and
+// with dynamic NTK's static length rule.
+//
+// A dialect changes which keys are read and which rules derive the spec, never the precision:
+// the spec it gives is still evaluated in float64. Each rule a dialect applies was read in the
+// framework's source (Rules cites it); a rule not verified for a dialect is read the reference
+// way and is left out of the dialect's table.
+type Dialect string
+
+// The dialects.
+const (
+	// DialectReference is Parse's reading.
+	DialectReference Dialect = ""
+	// DialectHF is transformers main (checked at zucchini-nlp/transformers decba1d2, 2026-08),
+	// including its readings of MiniMax (the whole head rotated) and PhiMoE (short factors only).
+	DialectHF Dialect = "hf"
+	// DialectHF457 is transformers v4.57 (main before the v5 RoPE refactor, checked at 59eba492,
+	// 2025-10-03): no rope_parameters, LongRoPE's original length from the top level only.
+	DialectHF457 Dialect = "hf-4.57"
+	// DialectVLLM is vLLM main after PR #41277 and the YaRN attention-factor fix (checked at
+	// vllm-project/vllm 0cd57848, with the Phi-3 LongRoPE rule of PR #27431).
+	DialectVLLM Dialect = "vllm"
+	// DialectVLLM011 is vLLM v0.11 (main at 0e93ac0b, 2025-10-03), before PR #41277's
+	// dynamic-NTK rule, #28244's YaRN truncate and rope_parameters.
+	DialectVLLM011 Dialect = "vllm-0.11"
+	// DialectSGLang is SGLang main's rotary_embedding package (factory.py eb047c16, yarn.py
+	// 8448045c, rope_variant.py 6170d975).
+	DialectSGLang Dialect = "sglang"
+	// DialectLlamaCpp is llama.cpp's ggml (ggml/src/ggml.c 00bdaa10). How convert_hf_to_gguf.py
+	// maps a config to GGUF keys was not verified, so only ggml's YaRN rule is in its table.
+	DialectLlamaCpp Dialect = "llama.cpp"
+)
+
+// Dialects lists the named dialects in a stable order.
+func Dialects() []Dialect {
+	return []Dialect{DialectHF, DialectHF457, DialectVLLM, DialectVLLM011, DialectSGLang, DialectLlamaCpp}
+}
+
+// ParseDialect reads a dialect name; "" and "reference" name the reference reading.
+func ParseDialect(s string) (Dialect, error) {
+	if s == "" || s == "reference" {
+		return DialectReference, nil
+	}
+	d := Dialect(s)
+	if slices.Contains(Dialects(), d) {
+		return d, nil
+	}
+	names := make([]string, 0, 7)
+	for _, d := range Dialects() {
+		names = append(names, string(d))
+	}
+	return DialectReference, fmt.Errorf("dialect %q: want one of %s (or reference)", s, strings.Join(names, ", "))
+}
+
+func (d Dialect) String() string {
+	if d == DialectReference {
+		return "reference"
+	}
+	return string(d)
+}
+
+// Rule names one point on which frameworks read the same config differently.
+type Rule string
+
+// The rules, and the readings each can take.
+const (
+	// RuleRopeParameters: whether transformers v5's rope_parameters key is read ("reads") or
+	// not ("ignores": rope_theta, rope_scaling and the config class's defaults only, so a
+	// v5-only config loses its theta and scaling).
+	RuleRopeParameters Rule = "rope_parameters"
+	// RuleYaRNAttention: YaRN's attention factor from the config's attention_factor, else
+	// mscale/mscale_all_dim ("config"), or always 0.1·ln(factor) + 1 on the plain yarn path
+	// ("computed"; DeepSeek's MLA models take their deepseek_yarn path, which reads mscale and
+	// mscale_all_dim but not attention_factor).
+	RuleYaRNAttention Rule = "yarn_attention_factor"
+	// RuleYaRNTruncate: YaRN's truncate key honoured ("honoured") or the correction range
+	// always floored and ceiled ("ignored").
+	RuleYaRNTruncate Rule = "yarn_truncate"
+	// RuleDynamicLength: the length dynamic NTK stretches by: "static", "per-call" or
+	// "max-trained" (rope.DynamicLength).
+	RuleDynamicLength Rule = "dynamic_ntk_length"
+	// RuleLongRoPEAttention: LongRoPE's attention factor from the config's factor
+	// ("config-factor"), from max / original, ignoring attention_factor ("lengths"), or from
+	// max / original when the original length is a top-level key ("lengths-if-top-level").
+	RuleLongRoPEAttention Rule = "longrope_attention_factor"
+	// RuleLongRoPEOriginal: LongRoPE's original length from the config or its rope object
+	// ("config-or-rope"), or from the top-level key only, max_position_embeddings otherwise
+	// ("top-level").
+	RuleLongRoPEOriginal Rule = "longrope_original"
+	// RuleLongRoPETables: when the long factors apply: "per-call" (a call reaching the
+	// original length) or "long-if-extended" (every position, once the served length
+	// max_position_embeddings passes the original).
+	RuleLongRoPETables Rule = "longrope_tables"
+	// RuleMiniMaxRotaryDim: MiniMax's rotary_dim "honoured" or "ignored" (the whole head), or
+	// ignored for MiniMax-Text-01 only ("ignored-text-01").
+	RuleMiniMaxRotaryDim Rule = "minimax_rotary_dim"
+	// RulePhiMoELongFactors: PhiMoE's long factors "used" as for Phi-3, or "never".
+	RulePhiMoELongFactors Rule = "phimoe_long_factors"
+	// RuleMRoPEDefault: a Qwen-VL config without mrope_section gets the model's default
+	// sections ("family-default") or plain RoPE ("none").
+	RuleMRoPEDefault Rule = "mrope_default_sections"
+)
+
+// Rules lists every rule in a stable order.
+func Rules() []Rule {
+	return []Rule{RuleRopeParameters, RuleYaRNAttention, RuleYaRNTruncate, RuleDynamicLength,
+		RuleLongRoPEAttention, RuleLongRoPEOriginal, RuleLongRoPETables, RuleMiniMaxRotaryDim,
+		RulePhiMoELongFactors, RuleMRoPEDefault}
+}
+
+// Reading is how one dialect reads one rule, and the upstream code it follows.
+type Reading struct {
+	Rule    Rule   `json:"rule"`
+	Choice  string `json:"choice"`
+	Follows string `json:"follows"`
+}
+
+// The reference reading of every rule: what Parse does.
+var referenceReadings = map[Rule]Reading{
+	RuleRopeParameters:    {Choice: "reads", Follows: "transformers modeling_rope_utils.py RotaryEmbeddingConfigMixin.standardize_rope_params"},
+	RuleYaRNAttention:     {Choice: "config", Follows: "transformers modeling_rope_utils.py _compute_yarn_parameters"},
+	RuleYaRNTruncate:      {Choice: "honoured", Follows: "transformers modeling_rope_utils.py _compute_yarn_parameters (find_correction_range)"},
+	RuleDynamicLength:     {Choice: "static", Follows: "vLLM ≤ 0.21 dynamic_ntk_scaling_rope.py DynamicNTKScalingRotaryEmbedding._compute_cos_sin_cache: one cache for every call"},
+	RuleLongRoPEAttention: {Choice: "config-factor", Follows: "transformers modeling_rope_utils.py _compute_longrope_parameters"},
+	RuleLongRoPEOriginal:  {Choice: "config-or-rope", Follows: "transformers modeling_rope_utils.py standardize_rope_params"},
+	RuleLongRoPETables:    {Choice: "per-call", Follows: "transformers modeling_rope_utils.py dynamic_rope_update (longrope_frequency_update)"},
+	RuleMiniMaxRotaryDim:  {Choice: "honoured", Follows: "MiniMax's modeling code; vLLM models/minimax_m2.py MiniMaxM2Attention (get_rope with rotary_dim)"},
+	RulePhiMoELongFactors: {Choice: "used", Follows: "Microsoft's Phi-3.5-MoE code; vLLM phi3_long_rope_scaled_rope.py"},
+	RuleMRoPEDefault:      {Choice: "family-default", Follows: "transformers models/qwen3_vl/modeling_qwen3_vl.py Qwen3VLTextRotaryEmbedding.__init__ (mrope_section default [24, 20, 20])"},
+}
+
+// dialectReadings are the rules each dialect reads differently from the reference, or alike but
+// verified; a rule missing from a dialect's table was not verified in its source.
+var dialectReadings = map[Dialect]map[Rule]Reading{
+	DialectHF: {
+		RuleRopeParameters:    {Choice: "reads", Follows: "transformers main modeling_rope_utils.py RotaryEmbeddingConfigMixin.standardize_rope_params"},
+		RuleYaRNAttention:     {Choice: "config", Follows: "transformers main modeling_rope_utils.py _compute_yarn_parameters: attention_factor, else get_mscale(factor, mscale) / get_mscale(factor, mscale_all_dim)"},
+		RuleYaRNTruncate:      {Choice: "honoured", Follows: "transformers main modeling_rope_utils.py _compute_yarn_parameters: truncate = rope_parameters.get(\"truncate\", True)"},
+		RuleDynamicLength:     {Choice: "per-call", Follows: "transformers main modeling_rope_utils.py _compute_dynamic_ntk_parameters with dynamic_rope_update: seq_len = max(position)+1 over max_position_embeddings"},
+		RuleLongRoPEAttention: {Choice: "config-factor", Follows: "transformers main modeling_rope_utils.py _compute_longrope_parameters: factor from rope_parameters, max / original only when absent"},
+		RuleLongRoPEOriginal:  {Choice: "config-or-rope", Follows: "transformers main modeling_rope_utils.py standardize_rope_params (config-level original_max_position_embeddings wins)"},
+		RuleLongRoPETables:    {Choice: "per-call", Follows: "transformers main modeling_rope_utils.py dynamic_rope_update → longrope_frequency_update: long factors when seq_len > original"},
+		RuleMiniMaxRotaryDim:  {Choice: "ignored", Follows: "transformers main models/minimax_m2/configuration_minimax_m2.py MiniMaxM2Config and models/minimax/configuration_minimax.py MiniMaxConfig: no rotary_dim, the whole head_dim rotated"},
+		RulePhiMoELongFactors: {Choice: "never", Follows: "transformers main models/phimoe/modeling_phimoe.py PhimoeRotaryEmbedding.forward: rope_init_fn(self.config) without seq_len, so short factors at every length"},
+		RuleMRoPEDefault:      {Choice: "family-default", Follows: "transformers main models/qwen3_vl/modeling_qwen3_vl.py Qwen3VLTextRotaryEmbedding.__init__: rope_parameters.get(\"mrope_section\", [24, 20, 20])"},
+	},
+	DialectHF457: {
+		RuleRopeParameters:    {Choice: "ignores", Follows: "transformers v4.57 modeling_rope_utils.py (59eba492): every _compute_*_parameters reads config.rope_theta and config.rope_scaling; rope_parameters arrived with #39847 (2025-10-17)"},
+		RuleYaRNAttention:     {Choice: "config", Follows: "transformers v4.57 modeling_rope_utils.py _compute_yarn_parameters: attention_factor, else mscale / mscale_all_dim"},
+		RuleYaRNTruncate:      {Choice: "honoured", Follows: "transformers v4.57 modeling_rope_utils.py _compute_yarn_parameters: truncate = rope_scaling.get(\"truncate\", True)"},
+		RuleDynamicLength:     {Choice: "per-call", Follows: "transformers v4.57 modeling_rope_utils.py _compute_dynamic_ntk_parameters: seq_len = max(seq_len, max_position_embeddings)"},
+		RuleLongRoPEAttention: {Choice: "lengths-if-top-level", Follows: "transformers v4.57 modeling_rope_utils.py _compute_longrope_parameters: factor = max_position_embeddings / original when config.original_max_position_embeddings is set"},
+		RuleLongRoPEOriginal:  {Choice: "top-level", Follows: "transformers v4.57 modeling_rope_utils.py _compute_longrope_parameters: getattr(config, \"original_max_position_embeddings\"), else max_position_embeddings"},
+		RuleLongRoPETables:    {Choice: "per-call", Follows: "transformers v4.57 modeling_rope_utils.py _compute_longrope_parameters: long factors when seq_len > original"},
+		RuleMiniMaxRotaryDim:  {Choice: "ignored-text-01", Follows: "transformers v4.57 models/minimax/configuration_minimax.py MiniMaxConfig: no rotary_dim; v4.57 has no minimax_m2, whose reading stays the reference one"},
+		RulePhiMoELongFactors: {Choice: "used", Follows: "transformers v4.57 models/phimoe/modeling_phimoe.py PhimoeRotaryEmbedding.forward: rope_init_fn(config, device, seq_len)"},
+		RuleMRoPEDefault:      {Choice: "family-default", Follows: "transformers v4.57 models/qwen3_vl/modeling_qwen3_vl.py Qwen3VLTextRotaryEmbedding.__init__: rope_scaling.get(\"mrope_section\", [24, 20, 20])"},
+	},
+	DialectVLLM: {
+		RuleRopeParameters:    {Choice: "reads", Follows: "vLLM transformers_utils/config.py patch_rope_parameters"},
+		RuleYaRNAttention:     {Choice: "config", Follows: "vLLM rotary_embedding/yarn_scaling_rope.py YaRNScalingRotaryEmbedding.__init__ (0cd57848): attention_factor, else mscale / mscale_all_dim; v0.25.0 and earlier ignored both (vllm#48621)"},
+		RuleYaRNTruncate:      {Choice: "honoured", Follows: "vLLM rotary_embedding/common.py yarn_find_correction_range(truncate) (#28244); models/gpt_oss.py passes rope_parameters.get(\"truncate\", True)"},
+		RuleDynamicLength:     {Choice: "max-trained", Follows: "vLLM rotary_embedding/__init__.py get_rope and dynamic_ntk_scaling_rope.py after PR #41277: max_trained_positions, default max_position"},
+		RuleLongRoPEAttention: {Choice: "lengths", Follows: "vLLM rotary_embedding/phi3_long_rope_scaled_rope.py Phi3LongRoPEScaledRotaryEmbedding.__init__: scale = max_position_embeddings / original; get_rope forwards only short_mscale / long_mscale"},
+		RuleLongRoPETables:    {Choice: "long-if-extended", Follows: "vLLM rotary_embedding/phi3_long_rope_scaled_rope.py Phi3LongRoPEScaledRotaryEmbedding: use_long_rope = max_model_len > original (#27431), max_model_len defaulting to max_position_embeddings"},
+		RuleMiniMaxRotaryDim:  {Choice: "honoured", Follows: "vLLM models/minimax_m2.py MiniMaxM2Attention: get_rope with partial_rotary_factor rotary_dim / head_dim"},
+		RulePhiMoELongFactors: {Choice: "used", Follows: "vLLM models/phimoe.py → get_rope longrope → Phi3LongRoPEScaledRotaryEmbedding"},
+		RuleMRoPEDefault:      {Choice: "none", Follows: "vLLM rotary_embedding/__init__.py get_rope: MRotaryEmbedding only when \"mrope_section\" is in rope_parameters"},
+	},
+	DialectVLLM011: {
+		RuleRopeParameters:    {Choice: "ignores", Follows: "vLLM v0.11 (0e93ac0b) models/llama.py LlamaDecoderLayer: getattr(config, \"rope_theta\", 10000), getattr(config, \"rope_scaling\", None); no rope_parameters anywhere"},
+		RuleYaRNAttention:     {Choice: "computed", Follows: "vLLM v0.11 rotary_embedding/__init__.py get_rope: yarn kwargs extrapolation_factor, attn_factor, beta_fast, beta_slow only; yarn_scaling_rope.py mscale = yarn_get_mscale(factor) · attn_factor (deepseek_v2.py switches to deepseek_yarn)"},
+		RuleYaRNTruncate:      {Choice: "ignored", Follows: "vLLM v0.11 rotary_embedding/common.py yarn_find_correction_range: always floor / ceil; models/gpt_oss.py drops truncate"},
+		RuleDynamicLength:     {Choice: "static", Follows: "vLLM v0.11 rotary_embedding/dynamic_ntk_scaling_rope.py DynamicNTKScalingRotaryEmbedding._compute_cos_sin_cache: max_len = max_position · factor"},
+		RuleLongRoPEAttention: {Choice: "lengths", Follows: "vLLM v0.11 rotary_embedding/phi3_long_rope_scaled_rope.py Phi3LongRoPEScaledRotaryEmbedding.__init__: scale = max_position_embeddings / original"},
+		RuleMiniMaxRotaryDim:  {Choice: "honoured", Follows: "vLLM v0.11 models/minimax_text_01.py MiniMaxText01DecoderLayer: rotary_dim = config.rotary_dim if present"},
+		RuleMRoPEDefault:      {Choice: "none", Follows: "vLLM v0.11 rotary_embedding/__init__.py get_rope: MRotaryEmbedding only with mrope_section"},
+	},
+	DialectSGLang: {
+		RuleRopeParameters:    {Choice: "reads", Follows: "SGLang hf_transformers_utils.py get_rope_config: config.rope_parameters (transformers v5), else rope_theta / rope_scaling"},
+		RuleYaRNAttention:     {Choice: "computed", Follows: "SGLang layers/rotary_embedding/factory.py get_rope: yarn kwargs extrapolation_factor, attn_factor, beta_fast, beta_slow, truncate; yarn.py YaRNScalingRotaryEmbedding: mscale = yarn_get_mscale_simple(factor) · attn_factor (deepseek_v2.py switches to deepseek_yarn)"},
+		RuleYaRNTruncate:      {Choice: "honoured", Follows: "SGLang layers/rotary_embedding/factory.py get_rope: truncate = rope_scaling.get(\"truncate\", True); yarn.py yarn_find_correction_range"},
+		RuleDynamicLength:     {Choice: "static", Follows: "SGLang layers/rotary_embedding/rope_variant.py DynamicNTKScalingRotaryEmbedding._compute_cos_sin_cache: max_len = max_position · factor"},
+		RuleLongRoPEAttention: {Choice: "lengths", Follows: "SGLang layers/rotary_embedding/rope_variant.py Phi3LongRoPEScaledRotaryEmbedding.__init__: scale = max_position_embeddings / original; factory.py forwards only short_mscale / long_mscale"},
+		RuleMRoPEDefault:      {Choice: "none", Follows: "SGLang layers/rotary_embedding/factory.py get_rope: MRotaryEmbedding only when \"mrope_section\" is in rope_scaling"},
+	},
+	DialectLlamaCpp: {
+		RuleYaRNTruncate: {Choice: "ignored", Follows: "llama.cpp ggml/src/ggml.c ggml_rope_yarn_corr_dims: floorf / ceilf always"},
+	},
+}
+
+// Readings is the dialect's table: each rule verified in the dialect's source, with its choice.
+// A rule missing from it is read the reference way by ParseOptions.Dialect and left out of
+// comparisons between dialects.
+func (d Dialect) Readings() []Reading {
+	out := make([]Reading, 0, len(Rules()))
+	for _, r := range Rules() {
+		if rd, ok := d.reading(r); ok {
+			rd.Rule = r
+			out = append(out, rd)
+		}
+	}
+	return out
+}
+
+// Reading is how d reads rule r; ok is false when that was not verified for d.
+func (d Dialect) Reading(r Rule) (Reading, bool) {
+	rd, ok := d.reading(r)
+	rd.Rule = r
+	return rd, ok
+}
+
+func (d Dialect) reading(r Rule) (Reading, bool) {
+	if d == DialectReference {
+		rd, ok := referenceReadings[r]
+		return rd, ok
+	}
+	rd, ok := dialectReadings[d][r]
+	return rd, ok
+}
+
+// ruleChoices are the choices each rule accepts, for checking ParseOptions.Readings.
+var ruleChoices = map[Rule][]string{
+	RuleRopeParameters:    {"reads", "ignores"},
+	RuleYaRNAttention:     {"config", "computed"},
+	RuleYaRNTruncate:      {"honoured", "ignored"},
+	RuleDynamicLength:     {"static", "per-call", "max-trained"},
+	RuleLongRoPEAttention: {"config-factor", "lengths", "lengths-if-top-level"},
+	RuleLongRoPEOriginal:  {"config-or-rope", "top-level"},
+	RuleLongRoPETables:    {"per-call", "long-if-extended"},
+	RuleMiniMaxRotaryDim:  {"honoured", "ignored", "ignored-text-01"},
+	RulePhiMoELongFactors: {"used", "never"},
+	RuleMRoPEDefault:      {"family-default", "none"},
+}
+
+// choices resolves the rule table a parse uses: the options' Readings when given, else the
+// dialect's, each rule the reference reading unless the table says otherwise.
+func (o ParseOptions) choices() (map[Rule]string, error) {
+	out := make(map[Rule]string, len(ruleChoices))
+	for r, rd := range referenceReadings {
+		out[r] = rd.Choice
+	}
+	if o.Readings != nil {
+		for r, c := range o.Readings {
+			valid, ok := ruleChoices[r]
+			if !ok {
+				return nil, configErr("ParseOptions.Readings: unknown rule %q", r)
+			}
+			if !slices.Contains(valid, c) {
+				return nil, configErr("ParseOptions.Readings: rule %s: choice %q: want one of %s", r, c, strings.Join(valid, ", "))
+			}
+			out[r] = c
+		}
+		return out, nil
+	}
+	if o.Dialect == DialectReference {
+		return out, nil
+	}
+	table, ok := dialectReadings[o.Dialect]
+	if !ok {
+		_, err := ParseDialect(string(o.Dialect))
+		return nil, configErr("ParseOptions.Dialect: %v", err)
+	}
+	for r, rd := range table {
+		out[r] = rd.Choice
+	}
+	return out, nil
+}
+
+// dialectFacts is what the rewrite saw in the raw config that the spec no longer shows.
+type dialectFacts struct {
+	modelType      string
+	topLevelOrig   bool // original_max_position_embeddings given outside the rope object
+	mropeSection   bool // some rope object gives mrope_section
+	ruleApplied    map[Rule]string
+	familyDeepSeek bool
+}
+
+// rewriteConfig removes what the chosen readings never read from the decoded config, in place:
+// the rules that are about keys act here, before the config is parsed the reference way.
+func rewriteConfig(top object, choice map[Rule]string) dialectFacts {
+	f := dialectFacts{ruleApplied: map[Rule]string{}}
+	text := top
+	if tc, ok := top["text_config"].(object); ok {
+		text = tc
+	}
+	f.modelType, _ = text["model_type"].(string)
+	if f.modelType == "" {
+		f.modelType, _ = top["model_type"].(string)
+	}
+	fam, known := families[f.modelType]
+	if !known {
+		if t, _ := top["model_type"].(string); t != "" {
+			fam = families[t]
+		}
+	}
+	f.familyDeepSeek = fam.kind == kindDeepSeek
+	levels := []object{text}
+	if tc, ok := top["text_config"].(object); ok && tc != nil {
+		levels = append(levels, top)
+	}
+	// A config class that defaults the key (Phi3Config: 4096) has it at the top level too.
+	_, f.topLevelOrig = fam.defaults["original_max_position_embeddings"]
+	for _, lv := range levels {
+		if lv["original_max_position_embeddings"] != nil {
+			f.topLevelOrig = true
+		}
+	}
+
+	if choice[RuleRopeParameters] == "ignores" {
+		for _, lv := range levels {
+			if lv["rope_parameters"] != nil {
+				f.ruleApplied[RuleRopeParameters] = "rope_parameters not read: rope_theta, rope_scaling and the config class's defaults only"
+			}
+			delete(lv, "rope_parameters")
+		}
+	}
+	ignoreRotaryDim := choice[RuleMiniMaxRotaryDim] == "ignored" ||
+		choice[RuleMiniMaxRotaryDim] == "ignored-text-01" && (f.modelType == "minimax" || f.modelType == "minimax_text_01")
+	if ignoreRotaryDim && fam.kind == kindMiniMax {
+		for _, lv := range levels {
+			if lv["rotary_dim"] != nil {
+				f.ruleApplied[RuleMiniMaxRotaryDim] = "rotary_dim not read: the whole head rotated"
+			}
+			delete(lv, "rotary_dim")
+		}
+	}
+	for _, lv := range levels {
+		for _, key := range []string{"rope_parameters", "rope_scaling"} {
+			ro, ok := lv[key].(object)
+			if !ok {
+				continue
+			}
+			f.rewriteRopeObject(ro, choice)
+			for _, sub := range ro {
+				if so, ok := sub.(object); ok {
+					f.rewriteRopeObject(so, choice) // per-layer-type entries
+				}
+			}
+		}
+	}
+	return f
+}
+
+// rewriteRopeObject applies the key rules to one rope object (or one layer type's entry).
+func (f *dialectFacts) rewriteRopeObject(ro object, choice map[Rule]string) {
+	t, _ := ro["rope_type"].(string)
+	if t == "" {
+		t, _ = ro["type"].(string)
+	}
+	if ro["mrope_section"] != nil {
+		f.mropeSection = true
+	}
+	drop := func(r Rule, why string, keys ...string) {
+		for _, k := range keys {
+			if ro[k] != nil {
+				f.ruleApplied[r] = why
+			}
+			delete(ro, k)
+		}
+	}
+	switch t {
+	case "yarn", "deepseek_yarn":
+		if choice[RuleYaRNAttention] == "computed" {
+			if f.familyDeepSeek || t == "deepseek_yarn" {
+				drop(RuleYaRNAttention, "attention_factor not read (deepseek_yarn reads mscale / mscale_all_dim only)", "attention_factor")
+			} else {
+				drop(RuleYaRNAttention, "attention_factor, mscale and mscale_all_dim not read: attention factor 0.1·ln(factor) + 1", "attention_factor", "mscale", "mscale_all_dim")
+			}
+		}
+		if choice[RuleYaRNTruncate] == "ignored" {
+			drop(RuleYaRNTruncate, "truncate not read: the correction range is floored and ceiled", "truncate")
+		}
+	case "longrope", "su":
+		if choice[RuleLongRoPEAttention] == "lengths" {
+			drop(RuleLongRoPEAttention, "attention_factor not read: √(1 + ln(max/original) / ln original) unless short_mscale / long_mscale", "attention_factor")
+		}
+		if choice[RuleLongRoPEOriginal] == "top-level" && !f.topLevelOrig {
+			drop(RuleLongRoPEOriginal, "the rope object's original_max_position_embeddings not read: original = max_position_embeddings", "original_max_position_embeddings")
+		}
+	}
+}
+
+// adjustModel applies the rules that act on the derived spec rather than on keys.
+func adjustModel(m *Model, choice map[Rule]string, f dialectFacts) {
+	specs := []*rope.Spec{&m.Spec}
+	if m.Indexer != nil {
+		specs = append(specs, m.Indexer)
+	}
+	for _, s := range specs {
+		adjustScaling(&s.Scaling, choice, f, s.MaxPositions)
+		if l := s.Local; l != nil {
+			for name, lt := range l.Types {
+				adjustScaling(&lt.Scaling, choice, f, s.MaxPositions)
+				l.Types[name] = lt
+			}
+		}
+	}
+	if choice[RuleMRoPEDefault] == "none" && m.Spec.MRoPE != nil && !f.mropeSection {
+		m.Spec.MRoPE = nil
+		f.ruleApplied[RuleMRoPEDefault] = "no mrope_section: plain RoPE, no multimodal sections"
+	}
+	if choice[RulePhiMoELongFactors] == "never" && m.ModelType == "phimoe" && m.Spec.Scaling.Type == rope.ScalingLongRoPE {
+		m.Spec.Scaling.LongFactor = slices.Clone(m.Spec.Scaling.ShortFactor)
+		f.ruleApplied[RulePhiMoELongFactors] = "short factors at every length"
+	}
+	for _, r := range Rules() {
+		if why, ok := f.ruleApplied[r]; ok {
+			m.Notes = append(m.Notes, fmt.Sprintf("%s: %s", r, why))
+		}
+	}
+}
+
+func adjustScaling(sc *rope.Scaling, choice map[Rule]string, f dialectFacts, maxPositions int) {
+	switch sc.Type {
+	case rope.ScalingDynamic:
+		switch choice[RuleDynamicLength] {
+		case "per-call":
+			sc.Dynamic = rope.DynamicPerCall
+		case "max-trained":
+			sc.Dynamic = rope.DynamicMaxTrained
+		default:
+			sc.Dynamic = rope.DynamicStatic
+		}
+		if sc.Dynamic != rope.DynamicStatic {
+			f.ruleApplied[RuleDynamicLength] = "dynamic NTK length " + sc.Dynamic.Describe()
+		}
+	case rope.ScalingLongRoPE:
+		switch choice[RuleLongRoPEAttention] {
+		case "lengths":
+			sc.LongRoPEFactorFromLengths = true
+		case "lengths-if-top-level":
+			sc.LongRoPEFactorFromLengths = f.topLevelOrig
+		}
+		if sc.LongRoPEFactorFromLengths {
+			f.ruleApplied[RuleLongRoPEAttention] = "attention factor from max_position_embeddings / original"
+		}
+		orig := sc.OriginalMaxPositions
+		if orig <= 0 {
+			orig = maxPositions
+		}
+		if choice[RuleLongRoPETables] == "long-if-extended" && maxPositions > orig {
+			sc.ShortFactor = slices.Clone(sc.LongFactor)
+			f.ruleApplied[RuleLongRoPETables] = "long factors at every position: the served length passes the original"
+		}
+	}
+}

@@ -1,0 +1,327 @@
+package hf
+
+import (
+	"errors"
+	"math"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/rotary-go/rotary/rope"
+)
+
+func parseAs(t *testing.T, d Dialect, cfg string) *Model {
+	t.Helper()
+	m, err := ParseOptions{Dialect: d}.Parse([]byte(cfg))
+	if err != nil {
+		t.Fatalf("%s: %v", d, err)
+	}
+	return m
+}
+
+func presetAs(t *testing.T, d Dialect, name string) *Model {
+	t.Helper()
+	m, err := ParseOptions{Dialect: d}.Preset(name)
+	if err != nil {
+		t.Fatalf("%s: %v", d, err)
+	}
+	return m
+}
+
+func attention(s rope.Spec) float64 {
+	_, att := s.Frequencies(-1)
+	return att
+}
+
+// TestDialectYaRNAttentionFactor reproduces prime-rl#2802 / vllm#48621: a YaRN config whose
+// attention_factor is 1 (poolside's Laguna: factor 64). HF (modeling_rope_utils.py
+// _compute_yarn_parameters) and vLLM main (yarn_scaling_rope.py YaRNScalingRotaryEmbedding with
+// attention_factor) scale cos/sin by 1; vLLM v0.11 (get_rope's yarn kwargs lack it) and SGLang
+// (factory.py get_rope, yarn.py yarn_get_mscale_simple) by 0.1·ln 64 + 1 = 1.4159.
+func TestDialectYaRNAttentionFactor(t *testing.T) {
+	cfg := `{"model_type":"llama","hidden_size":4096,"num_attention_heads":32,"max_position_embeddings":262144,"rope_theta":500000,
+		"rope_scaling":{"rope_type":"yarn","factor":64,"original_max_position_embeddings":4096,"attention_factor":1.0}}`
+	computed := 0.1*math.Log(64) + 1
+	want := map[Dialect]float64{
+		DialectReference: 1, DialectHF: 1, DialectHF457: 1, DialectVLLM: 1,
+		DialectVLLM011: computed, DialectSGLang: computed, DialectLlamaCpp: 1, // llama.cpp: not verified, reference reading
+	}
+	for d, w := range want {
+		if got := attention(parseAs(t, d, cfg).Spec); math.Abs(got-w) > 1e-15 {
+			t.Errorf("%s: attention factor %.7f, want %.7f", d, got, w)
+		}
+	}
+	if math.Abs(computed-1.4158883) > 1e-7 {
+		t.Errorf("0.1·ln 64 + 1 = %.7f, want the 1.4158883 vllm#46280 reports", computed)
+	}
+	// mscale / mscale_all_dim on the plain yarn path (Ministral 3, vllm#48621): HF's ratio is 1,
+	// vLLM v0.11 and SGLang compute 0.1·ln 16 + 1 = 1.2773.
+	ministral := `{"model_type":"mistral","hidden_size":4096,"num_attention_heads":32,"max_position_embeddings":262144,"rope_theta":1000000,
+		"rope_scaling":{"rope_type":"yarn","factor":16,"original_max_position_embeddings":16384,"mscale":1,"mscale_all_dim":1}}`
+	if got := attention(parseAs(t, DialectHF, ministral).Spec); got != 1 {
+		t.Errorf("hf: Ministral 3 attention factor %v, want 1", got)
+	}
+	if got := attention(parseAs(t, DialectVLLM011, ministral).Spec); math.Abs(got-1.2772588722239782) > 1e-15 {
+		t.Errorf("vllm-0.11: Ministral 3 attention factor %.16f, want 1.2772588722239782 (vllm#48621)", got)
+	}
+	// DeepSeek's MLA models take vLLM's deepseek_yarn path (deepseek_v2.py), which reads mscale
+	// and mscale_all_dim: DeepSeek-V3 reads alike everywhere.
+	for _, d := range []Dialect{DialectHF, DialectVLLM011, DialectSGLang} {
+		if got := attention(presetAs(t, d, "deepseek-v3").Spec); got != 1 {
+			t.Errorf("%s: deepseek-v3 attention factor %v, want 1 (mscale = mscale_all_dim)", d, got)
+		}
+	}
+}
+
+// yarnRampInv is YaRN's inv_freq of pair i written from transformers _compute_yarn_parameters,
+// with or without truncate's floor/ceil of the correction range.
+func yarnRampInv(i, d int, base, factor float64, orig int, truncate bool) float64 {
+	dim := func(rot float64) float64 {
+		return float64(d) * math.Log(float64(orig)/(rot*2*math.Pi)) / (2 * math.Log(base))
+	}
+	low, high := dim(32), dim(1)
+	if truncate {
+		low, high = math.Floor(low), math.Ceil(high)
+	}
+	low, high = math.Max(low, 0), math.Min(high, float64(d-1))
+	ramp := math.Min(math.Max((float64(i)-low)/(high-low), 0), 1)
+	g := math.Pow(base, float64(2*i)/float64(d))
+	return (1/(factor*g))*ramp + (1/g)*(1-ramp)
+}
+
+// TestDialectYaRNTruncate reproduces vllm#27722 on gpt-oss-20b (truncate false): HF, vLLM main
+// (#28244) and SGLang (factory.py) keep the correction range unrounded; vLLM v0.11
+// (common.py yarn_find_correction_range) and llama.cpp (ggml.c ggml_rope_yarn_corr_dims) floor
+// and ceil it, so the ramp's pairs get other frequencies.
+func TestDialectYaRNTruncate(t *testing.T) {
+	for _, c := range []struct {
+		d        Dialect
+		truncate bool
+	}{{DialectHF, false}, {DialectHF457, false}, {DialectVLLM, false}, {DialectSGLang, false}, {DialectVLLM011, true}, {DialectLlamaCpp, true}} {
+		s := presetAs(t, c.d, "gpt-oss-20b").Spec
+		inv, _ := s.Frequencies(-1)
+		differs := 0
+		for i := range inv {
+			want := yarnRampInv(i, 64, 150000, 32, 4096, c.truncate)
+			if math.Abs(inv[i]-want) > 1e-15*want {
+				t.Errorf("%s: inv_freq[%d] = %.17g, want %.17g (truncate %t)", c.d, i, inv[i], want, c.truncate)
+			}
+			if yarnRampInv(i, 64, 150000, 32, 4096, !c.truncate) != want {
+				differs++
+			}
+		}
+		if differs == 0 {
+			t.Fatalf("the two correction ranges give the same frequencies: the test cannot tell the dialects apart")
+		}
+	}
+}
+
+// TestDialectDynamicNTK reproduces vLLM PR #41277 on a dynamic-NTK config without
+// max_trained_positions (factor 2, max 8192): vLLM v0.11 and SGLang stretch the base by
+// factor² − factor + 1 = 3 for every call (DynamicNTKScalingRotaryEmbedding before the fix);
+// vLLM main by factor·max/trained − (factor − 1) = 1 (plain RoPE); HF per call, plain RoPE below
+// max_position_embeddings and stretched by 2·8192/8192... past it.
+func TestDialectDynamicNTK(t *testing.T) {
+	cfg := `{"model_type":"llama","hidden_size":4096,"num_attention_heads":32,"max_position_embeddings":8192,"rope_theta":10000,
+		"rope_scaling":{"rope_type":"dynamic","factor":2}}`
+	d := 128.0
+	pair1 := func(base float64) float64 { return 1 / math.Pow(base, 2/d) }
+	for _, c := range []struct {
+		d    Dialect
+		rule rope.DynamicLength
+		at   int
+		base float64
+	}{
+		{DialectVLLM011, rope.DynamicStatic, -1, 10000 * math.Pow(3, d/(d-2))},
+		{DialectSGLang, rope.DynamicStatic, -1, 10000 * math.Pow(3, d/(d-2))},
+		{DialectVLLM, rope.DynamicMaxTrained, -1, 10000},
+		{DialectHF, rope.DynamicPerCall, 100, 10000},
+		{DialectHF, rope.DynamicPerCall, 16383, 10000 * math.Pow(2*16384.0/8192-1, d/(d-2))},
+		{DialectHF457, rope.DynamicPerCall, 8191, 10000},
+	} {
+		s := parseAs(t, c.d, cfg).Spec
+		if s.Scaling.Dynamic != c.rule {
+			t.Errorf("%s: dynamic rule %s, want %s", c.d, s.Scaling.Dynamic, c.rule)
+		}
+		inv, _ := s.Frequencies(c.at)
+		if want := pair1(c.base); math.Abs(inv[1]-want) > 1e-14*want {
+			t.Errorf("%s at %d: inv_freq[1] = %.17g, want %.17g", c.d, c.at, inv[1], want)
+		}
+	}
+}
+
+// TestDialectLongRoPE: the LongRoPE rules. An explicit factor (8) that differs from
+// max / original (32): HF main takes the factor (_compute_longrope_parameters); v4.57 takes the
+// lengths when original_max_position_embeddings is top level; vLLM and SGLang always take the
+// lengths (Phi3LongRoPEScaledRotaryEmbedding.__init__) and never read attention_factor.
+func TestDialectLongRoPE(t *testing.T) {
+	factors := `"short_factor":[1,1,1,1,1,1,1,1],"long_factor":[2,3,4,5,6,7,8,9]`
+	top := `{"model_type":"phi3","hidden_size":128,"num_attention_heads":8,"max_position_embeddings":131072,"original_max_position_embeddings":4096,
+		"rope_theta":10000,"rope_scaling":{"type":"longrope","factor":8,` + factors + `}}`
+	byFactor := math.Sqrt(1 + math.Log(8)/math.Log(4096))
+	byLengths := math.Sqrt(1 + math.Log(32)/math.Log(4096))
+	for d, w := range map[Dialect]float64{DialectReference: byFactor, DialectHF: byFactor, DialectHF457: byLengths,
+		DialectVLLM: byLengths, DialectVLLM011: byLengths, DialectSGLang: byLengths} {
+		if got := attention(parseAs(t, d, top).Spec); math.Abs(got-w) > 1e-15 {
+			t.Errorf("%s: attention factor %.9f, want %.9f", d, got, w)
+		}
+	}
+
+	// The original length only in the rope object: v4.57 reads it from the top level only, so its
+	// original is max_position_embeddings (131072): the factor 8 with ln 131072, and the long
+	// factors never apply below max.
+	// (Phi3Config defaults the top-level key to 4096, so the case needs a family whose config
+	// class does not.)
+	inner := strings.NewReplacer(`"original_max_position_embeddings":4096,`, "", `"type":"longrope",`,
+		`"type":"longrope","original_max_position_embeddings":4096,`, `"phi3"`, `"llama"`).Replace(top)
+	s := parseAs(t, DialectHF457, inner).Spec
+	if got, w := attention(s), math.Sqrt(1+math.Log(8)/math.Log(131072)); math.Abs(got-w) > 1e-15 {
+		t.Errorf("hf-4.57, rope-level original: attention factor %.9f, want %.9f", got, w)
+	}
+	if s.OriginalMax() != 131072 {
+		t.Errorf("hf-4.57, rope-level original: original %d, want max_position_embeddings 131072", s.OriginalMax())
+	}
+	if s := parseAs(t, DialectHF, inner).Spec; s.OriginalMax() != 4096 {
+		t.Errorf("hf: rope-level original %d, want 4096", s.OriginalMax())
+	}
+
+	// An attention_factor key: HF reads it, vLLM does not.
+	withAtt := strings.Replace(top, `"factor":8,`, `"factor":8,"attention_factor":1.5,`, 1)
+	if got := attention(parseAs(t, DialectHF, withAtt).Spec); got != 1.5 {
+		t.Errorf("hf: attention_factor 1.5 read as %v", got)
+	}
+	if got := attention(parseAs(t, DialectVLLM, withAtt).Spec); math.Abs(got-byLengths) > 1e-15 {
+		t.Errorf("vllm: attention factor %v, want %v (attention_factor not read)", got, byLengths)
+	}
+
+	// vLLM main (#27431) serves max_position_embeddings > original with the long factors at every
+	// position; HF switches per call.
+	p3 := presetAs(t, DialectVLLM, "phi-3-mini-128k").Spec
+	if !slices.Equal(p3.Scaling.ShortFactor, p3.Scaling.LongFactor) {
+		t.Errorf("vllm: phi-3-mini-128k's short table should be the long one")
+	}
+	short, _ := p3.Frequencies(0)
+	long, _ := p3.Frequencies(p3.OriginalMax())
+	if !slices.Equal(short, long) {
+		t.Errorf("vllm: position 0 and the original length use different tables")
+	}
+	h3 := presetAs(t, DialectHF, "phi-3-mini-128k").Spec
+	if hs, _ := h3.Frequencies(0); slices.Equal(hs, long) {
+		t.Errorf("hf: phi-3-mini-128k uses the long factors at position 0")
+	}
+}
+
+// TestDialectPhiMoE: HF main's PhimoeRotaryEmbedding.forward calls rope_init_fn(config) without
+// seq_len, so the short factors serve every length; v4.57 (forward with seq_len), vLLM and the
+// reference switch to the long factors at the original length.
+func TestDialectPhiMoE(t *testing.T) {
+	cfg := `{"model_type":"phimoe","hidden_size":128,"num_attention_heads":8,"max_position_embeddings":131072,"original_max_position_embeddings":4096,
+		"rope_theta":10000,"rope_scaling":{"type":"longrope","short_mscale":1.2,"long_mscale":1.2,
+		"short_factor":[1,1,1,1,1,1,1,1],"long_factor":[2,3,4,5,6,7,8,9]}}`
+	plain := rope.Spec{HeadSize: 16, RotaryDim: 16, Base: 10000}
+	short, _ := plain.Frequencies(-1) // short factors all 1
+	for d, never := range map[Dialect]bool{DialectReference: false, DialectHF: true, DialectHF457: false, DialectVLLM: false} {
+		s := parseAs(t, d, cfg).Spec
+		at, _ := s.Frequencies(100000)
+		if got := slices.Equal(at, short); got != never {
+			t.Errorf("%s: position 100000 uses the short factors: %t, want %t", d, got, never)
+		}
+	}
+}
+
+// TestDialectRopeParameters reproduces DeepSpeed#8345: a transformers v5 config that keeps its
+// theta only in rope_parameters. Readers that predate v5 (transformers v4.57, vLLM v0.11) never
+// see it and use LlamaConfig's default 10000.
+func TestDialectRopeParameters(t *testing.T) {
+	cfg := `{"model_type":"llama","hidden_size":4096,"num_attention_heads":32,"max_position_embeddings":131072,
+		"rope_parameters":{"rope_type":"llama3","rope_theta":500000,"factor":8,"low_freq_factor":1,"high_freq_factor":4,"original_max_position_embeddings":8192}}`
+	for d, base := range map[Dialect]float64{DialectReference: 500000, DialectHF: 500000, DialectVLLM: 500000, DialectSGLang: 500000,
+		DialectHF457: 10000, DialectVLLM011: 10000} {
+		m := parseAs(t, d, cfg)
+		if m.Spec.Base != base {
+			t.Errorf("%s: base %v, want %v", d, m.Spec.Base, base)
+		}
+		wantType := rope.ScalingLlama3
+		if base == 10000 {
+			wantType = rope.ScalingDefault
+		}
+		if m.Spec.Scaling.Type != wantType {
+			t.Errorf("%s: scaling %s, want %s", d, m.Spec.Scaling.Type, wantType)
+		}
+	}
+	// The legacy keys read alike everywhere.
+	for _, d := range Dialects() {
+		if b := presetAs(t, d, "llama-3.1-8b").Spec.Base; b != 500000 {
+			t.Errorf("%s: llama-3.1-8b base %v, want 500000", d, b)
+		}
+	}
+}
+
+// TestDialectMiniMaxAndMRoPE: HF's MiniMaxM2Config has no rotary_dim (the whole head rotates)
+// where vLLM's minimax_m2.py rotates rotary_dim; vLLM's get_rope builds MRoPE only when the
+// config names mrope_section, where HF's Qwen3VLTextRotaryEmbedding defaults it.
+func TestDialectMiniMaxAndMRoPE(t *testing.T) {
+	mm := `{"model_type":"minimax_m2","hidden_size":3072,"num_attention_heads":48,"num_key_value_heads":8,"head_dim":128,"rotary_dim":64,
+		"max_position_embeddings":196608,"rope_theta":5000000}`
+	for d, rd := range map[Dialect]int{DialectReference: 64, DialectVLLM: 64, DialectHF: 128, DialectHF457: 64} {
+		if got := parseAs(t, d, mm).Spec.RotaryDim; got != rd {
+			t.Errorf("%s: minimax_m2 rotary dim %d, want %d", d, got, rd)
+		}
+	}
+	vl := `{"model_type":"qwen3_vl_text","hidden_size":4096,"num_attention_heads":32,"head_dim":128,"max_position_embeddings":262144,"rope_theta":5000000}`
+	for d, sections := range map[Dialect][]int{DialectHF: {24, 20, 20}, DialectHF457: {24, 20, 20}, DialectVLLM: nil, DialectVLLM011: nil, DialectSGLang: nil} {
+		var got []int
+		if m := parseAs(t, d, vl).Spec.MRoPE; m != nil {
+			got = m.Sections
+		}
+		if !slices.Equal(got, sections) {
+			t.Errorf("%s: mrope sections %v, want %v", d, got, sections)
+		}
+	}
+	// A config that names its sections reads alike.
+	for _, d := range Dialects() {
+		if m := presetAs(t, d, "qwen3-vl-8b").Spec.MRoPE; m == nil || !slices.Equal(m.Sections, []int{24, 20, 20}) {
+			t.Errorf("%s: qwen3-vl-8b sections %v", d, m)
+		}
+	}
+}
+
+// TestDialectReferenceUnchanged: the zero Dialect is Parse, and every dialect's table cites the
+// upstream code of each rule it claims.
+func TestDialectReferenceUnchanged(t *testing.T) {
+	for _, name := range PresetNames() {
+		a, err := Preset(name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		b := presetAs(t, DialectReference, name)
+		if !specEqual(a.Spec, b.Spec) || !slices.Equal(a.Notes, b.Notes) {
+			t.Errorf("%s: the reference dialect changes the model", name)
+		}
+	}
+	for _, d := range append(Dialects(), DialectReference) {
+		rs := d.Readings()
+		if len(rs) == 0 {
+			t.Errorf("%s: no verified rule", d)
+		}
+		for _, r := range rs {
+			if r.Follows == "" || !slices.Contains(ruleChoices[r.Rule], r.Choice) {
+				t.Errorf("%s %s: choice %q, follows %q", d, r.Rule, r.Choice, r.Follows)
+			}
+		}
+	}
+	for _, s := range []string{"hf", "vllm-0.11", "llama.cpp", "reference", ""} {
+		if _, err := ParseDialect(s); err != nil {
+			t.Errorf("ParseDialect(%q): %v", s, err)
+		}
+	}
+	if _, err := ParseDialect("vllm-0.10"); err == nil || !strings.Contains(err.Error(), "vllm-0.11") {
+		t.Errorf("ParseDialect(vllm-0.10): %v, want an error listing the dialects", err)
+	}
+	for _, o := range []ParseOptions{{Dialect: "tgi"}, {Readings: map[Rule]string{"nope": "x"}}, {Readings: map[Rule]string{RuleYaRNTruncate: "maybe"}}} {
+		_, err := o.Parse([]byte(`{"model_type":"llama","hidden_size":64,"num_attention_heads":1}`))
+		if !errors.Is(err, ErrConfig) {
+			t.Errorf("%+v: %v, want ErrConfig", o, err)
+		}
+	}
+}
