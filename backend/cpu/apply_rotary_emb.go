@@ -1,6 +1,8 @@
 package cpu
 
 import (
+	"unsafe"
+
 	"github.com/rotary-go/rotary/backend/native"
 	"github.com/rotary-go/rotary/ops"
 	"github.com/rotary-go/rotary/tensor"
@@ -90,35 +92,26 @@ func applyRotaryEmbBackward(a *ops.ApplyRotaryEmbBackwardArgs) {
 		parallel(&job{kind: jobApplyBackward, ap: f}, rows)
 		return
 	}
-	// Both sums are taken when either is asked for: one pass of the kernels fills both.
-	n := a.Cos.Len()
-	sums := make([]float64, 2*n)
-	b := backwardJob{a: *a, dcos: sums[:n:n], dsin: sums[n:]}
-	cosRows := n / d
+	b := backwardJob{a: *a}
+	cosRows := a.Cos.Len() / d
 	if cosRows < 2 || ThreadsFor(bytes) < 2 {
 		b.run(0, cosRows)
-	} else {
-		parallel(&job{kind: jobApplyBackwardSums, ab: b}, cosRows)
+		return
 	}
-	// Written after every thread's reads: dcos or dsin may share memory with an input.
-	if !a.DCos.IsZero() {
-		writeSums(a.DCos, b.dcos)
-	}
-	if !a.DSin.IsZero() {
-		writeSums(a.DSin, b.dsin)
-	}
+	parallel(&job{kind: jobApplyBackwardSums, ab: b}, cosRows)
 }
 
-// backwardJob is apply_rotary_emb's backward pass with its float64 sums, contiguous in cos's
-// shape (native's accumulators).
+// backwardJob is apply_rotary_emb's backward pass with dcos or dsin (or both).
 type backwardJob struct {
-	a          ops.ApplyRotaryEmbBackwardArgs
-	dcos, dsin []float64
+	a ops.ApplyRotaryEmbBackwardArgs
 }
 
 // run does cos rows [lo, hi) (row-major over cos's leading dimensions): for each, every row of
-// dy and x it broadcasts against, in row-major order, adds its terms to the row's sums and
-// writes its dx.
+// dy and x it broadcasts against, in row-major order, adds its terms to the row's float64 sums
+// (native's accumulators, from +0) and writes its dx; then the row's dcos and dsin. Both sums
+// are taken when either is asked for: one pass of the kernels fills both. A cos row's dcos and
+// dsin are written after its last read of cos and sin, so that they may be cos or sin
+// themselves, as in native, which writes them last.
 func (b *backwardJob) run(lo, hi int) {
 	a := &b.a
 	k := active
@@ -152,10 +145,13 @@ func (b *backwardJob) run(lo, hi int) {
 	bw0.operand(at0(a.DX))
 	var buf rowBuffers
 	var flipped [512]float32
+	var sums [2][512]float64
+	dcos, dsin := sums[0][:d:d], sums[1][:d:d]
 	for c := lo; c < hi; c++ {
 		cos, sin := rowF32(a.Cos, cw.offs[ci], d, buf.cos[:]), rowF32(a.Sin, cw.offs[si], d, buf.sin[:])
 		negatedPartners(flipped[:d], sin, a.GPTJ)
-		dcos, dsin := b.dcos[c*d:(c+1)*d:(c+1)*d], b.dsin[c*d:(c+1)*d:(c+1)*d]
+		clear(dcos)
+		clear(dsin)
 		bw := bw0
 		for {
 			y, x, o := cw.offs[yi]+bw.offs[0], cw.offs[xi]+bw.offs[1], cw.offs[oi]+bw.offs[2]
@@ -169,68 +165,72 @@ func (b *backwardJob) run(lo, hi int) {
 				break
 			}
 		}
+		coords := cw.coords[:last]
+		if !a.DCos.IsZero() {
+			storeSums(k, a.DCos, a.DCos.Index(coords...), dcos, buf.cos[:d])
+		}
+		if !a.DSin.IsZero() {
+			storeSums(k, a.DSin, a.DSin.Index(coords...), dsin, buf.sin[:d])
+		}
 		cw.next()
 	}
 }
 
-// accumulateRows adds, for each of `rows` rows of dy and x (at y and x, ys and xs elements
-// apart) in order, dy·x to dcos and dy·rotate(x) to dsin, element by element in float64.
+// accumulateRows adds, for each of `rows` rows of dy and x (at y and xi, ys and xs elements
+// apart) in order, dy·x to dcos and dy·rotate(x) to dsin, element by element in float64: the
+// kernel takes the pairs in blocks of 8, Go the rest.
 func accumulateRows(k *kernels, dcos, dsin []float64, dy tensor.Tensor, y, ys int, x tensor.Tensor, xi, xs, rows int, gptj bool) {
 	d := len(dcos)
+	half := d / 2
+	from := 0
+	if n := half &^ 7; n > 0 {
+		es := dy.DType.Size()
+		if backwardSumsAsm(k.isa, dy.DType, gptj, &dcos[0], &dsin[0], elemPtr(dy, y), elemPtr(x, xi), rows, ys*es, xs*es, half, n) {
+			from = n
+		}
+	}
+	if from == half {
+		return
+	}
+	dcos, dsin = dcos[:d:d], dsin[:d:d]
 	var rb struct{ dy, x [512]float32 }
 	for r := range rows {
 		g := rowF32(dy, y+r*ys, d, rb.dy[:])
 		v := rowF32(x, xi+r*xs, d, rb.x[:])
-		sums := dcos[:d:d]
-		for j, gj := range g {
-			sums[j] += float64(gj) * float64(v[j])
+		for p := from; p < half; p++ {
+			a, b := p, p+half
+			if gptj {
+				a, b = 2*p, 2*p+1
+			}
+			// rotate(x) is −x_b at a, x_a at b.
+			dcos[a] += float64(g[a]) * float64(v[a])
+			dcos[b] += float64(g[b]) * float64(v[b])
+			dsin[a] += float64(g[a]) * float64(-v[b])
+			dsin[b] += float64(g[b]) * float64(v[a])
 		}
-		accumulateRotated(dsin, g, v, gptj)
 	}
 }
 
-// accumulateRotated adds dy·rotate(x) to sums, element by element, in index order.
-func accumulateRotated(sums []float64, dy, x []float32, gptj bool) {
-	d := len(x)
-	sums, dy = sums[:d:d], dy[:d:d]
-	if gptj {
-		for j := 0; j+1 < d; j += 2 {
-			sums[j] += float64(dy[j]) * float64(-x[j+1])
-			sums[j+1] += float64(dy[j+1]) * float64(x[j])
-		}
-		return
+// elemPtr is the address of backing element i of t (F32, BF16 or F16).
+func elemPtr(t tensor.Tensor, i int) *byte {
+	if t.DType == tensor.F32 {
+		return (*byte)(unsafe.Pointer(&t.F32[i]))
 	}
-	h := d / 2
-	x1, x2 := x[:h:h], x[h:d:d]
-	for j := range h {
-		sums[j] += float64(dy[j]) * float64(-x2[j])
-	}
-	for j := range h {
-		sums[h+j] += float64(dy[h+j]) * float64(x1[j])
-	}
+	return (*byte)(unsafe.Pointer(&t.Bits[i]))
 }
 
-// writeSums stores contiguous float64 sums into the cos-shaped tensor t, as native does.
-func writeSums(t tensor.Tensor, sums []float64) {
-	if sums == nil {
-		return
+// storeSums stores float64 sums into t's row at off as native does, through float32; buf
+// (len(sums)) is scratch.
+func storeSums(k *kernels, t tensor.Tensor, off int, sums []float64, buf []float32) {
+	n := len(sums)
+	if t.DType == tensor.F32 {
+		buf = t.F32[off : off+n : off+n]
 	}
-	last := t.Rank() - 1
-	width := t.Shape[last]
-	w := rowWalk{lead: t.Shape[:last]}
-	if tensor.NumElements(w.lead) == 0 || width == 0 {
-		return
+	for j, v := range sums {
+		buf[j] = float32(v)
 	}
-	ti := w.operand(t)
-	n := 0
-	for {
-		for j := range width {
-			t.SetFloat32(w.offs[ti]+j, float32(sums[n]))
-			n++
-		}
-		if !w.next() {
-			return
-		}
+	if t.DType != tensor.F32 {
+		narrowBits(k, t.DType, t.Bits[off:off+n], buf[:n])
 	}
 }
 

@@ -2,6 +2,8 @@ package cpu_test
 
 import (
 	"fmt"
+	"os"
+	"strconv"
 	"testing"
 
 	"math/rand/v2"
@@ -15,7 +17,10 @@ import (
 // BenchmarkApplyRotaryEmb times the forward and backward passes on the bench's Llama-3-8B
 // query shape at 4096 tokens (x [1,T,32,128] bf16, cos and sin [1,T,1,128]).
 func BenchmarkApplyRotaryEmb(b *testing.B) {
-	const T = 4096
+	T := 4096
+	if v := os.Getenv("T"); v != "" {
+		T, _ = strconv.Atoi(v)
+	}
 	r := rand.New(rand.NewPCG(1, 2))
 	d := tensor.BF16
 	x, dy := randomTensor(r, d, normalValues, 1, T, 32, 128), randomTensor(r, d, normalValues, 1, T, 32, 128)
@@ -60,6 +65,8 @@ func TestApplyRotaryEmbBackwardThreads(t *testing.T) {
 		{ops.THD, []int{700, 4, 128}, []int{700, 1, 64}},
 		{ops.BSND, []int{2, 100, 8, 64}, []int{1, 1, 1, 64}},
 		{ops.BSND, []int{1, 150, 6, 128}, []int{1, 150, 6, 128}},
+		{ops.THD, []int{900, 4, 48}, []int{900, 1, 36}},   // 16 pairs to the kernels, 2 to Go
+		{ops.THD, []int{1000, 5, 16}, []int{1000, 1, 12}}, // all in Go
 	}
 	r := rand.New(rand.NewPCG(5, 6))
 	for ci, c := range cases {

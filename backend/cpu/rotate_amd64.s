@@ -5790,3 +5790,721 @@ fold:
 	MOVQ         AX, ret+16(FP)
 	VZEROUPPER
 	RET
+
+// func backwardSumsNeoXF32AVX512(dcos *float64, dsin *float64, dy *byte, x *byte, rows int, ystride int, xstride int, half int, n int)
+// Requires: AVX, AVX512F
+TEXT ·backwardSumsNeoXF32AVX512(SB), NOSPLIT, $0-72
+	MOVQ  dcos+0(FP), AX
+	MOVQ  dsin+8(FP), CX
+	MOVQ  dy+16(FP), DX
+	MOVQ  x+24(FP), BX
+	MOVQ  rows+32(FP), SI
+	MOVQ  ystride+40(FP), DI
+	MOVQ  xstride+48(FP), R8
+	MOVQ  half+56(FP), R9
+	MOVQ  n+64(FP), R10
+	TESTQ R10, R10
+	JZ    done
+	TESTQ SI, SI
+	JZ    done
+	SHRQ  $0x03, R10
+	MOVQ  R9, R11
+	SHLQ  $0x02, R11
+	SHLQ  $0x03, R9
+
+block:
+	MOVQ    DX, R12
+	MOVQ    BX, R13
+	MOVQ    SI, R14
+	VMOVUPD (AX), Z0
+	VMOVUPD (AX)(R9*1), Z1
+	VMOVUPD (CX), Z2
+	VMOVUPD (CX)(R9*1), Z3
+
+row:
+	VCVTPS2PD    (R12), Z4
+	VCVTPS2PD    (R12)(R11*1), Z5
+	VCVTPS2PD    (R13), Z6
+	VCVTPS2PD    (R13)(R11*1), Z7
+	VFMADD231PD  Z6, Z4, Z0
+	VFMADD231PD  Z7, Z5, Z1
+	VFNMADD231PD Z7, Z4, Z2
+	VFMADD231PD  Z6, Z5, Z3
+	ADDQ         DI, R12
+	ADDQ         R8, R13
+	DECQ         R14
+	JNZ          row
+	VMOVUPD      Z0, (AX)
+	VMOVUPD      Z1, (AX)(R9*1)
+	VMOVUPD      Z2, (CX)
+	VMOVUPD      Z3, (CX)(R9*1)
+	ADDQ         $0x00000040, AX
+	ADDQ         $0x00000040, CX
+	ADDQ         $0x00000020, DX
+	ADDQ         $0x00000020, BX
+	DECQ         R10
+	JNZ          block
+
+done:
+	VZEROUPPER
+	RET
+
+// func backwardSumsGPTJF32AVX512(dcos *float64, dsin *float64, dy *byte, x *byte, rows int, ystride int, xstride int, half int, n int)
+// Requires: AVX, AVX512DQ, AVX512F
+TEXT ·backwardSumsGPTJF32AVX512(SB), NOSPLIT, $0-72
+	MOVQ      dcos+0(FP), AX
+	MOVQ      dsin+8(FP), CX
+	MOVQ      dy+16(FP), DX
+	MOVQ      x+24(FP), BX
+	MOVQ      rows+32(FP), SI
+	MOVQ      ystride+40(FP), DI
+	MOVQ      xstride+48(FP), R8
+	MOVQ      half+56(FP), R9
+	MOVQ      n+64(FP), R9
+	TESTQ     R9, R9
+	JZ        done
+	TESTQ     SI, SI
+	JZ        done
+	SHLQ      $0x01, R9
+	SHRQ      $0x03, R9
+	VMOVDQU64 evensign64<>+0(SB), Z0
+
+block:
+	MOVQ    DX, R10
+	MOVQ    BX, R11
+	MOVQ    SI, R12
+	VMOVUPD (AX), Z1
+	VMOVUPD (CX), Z2
+
+row:
+	VCVTPS2PD   (R10), Z3
+	VCVTPS2PD   (R11), Z4
+	VPERMILPD   $0x55, Z4, Z5
+	VXORPD      Z0, Z5, Z5
+	VFMADD231PD Z4, Z3, Z1
+	VFMADD231PD Z5, Z3, Z2
+	ADDQ        DI, R10
+	ADDQ        R8, R11
+	DECQ        R12
+	JNZ         row
+	VMOVUPD     Z1, (AX)
+	VMOVUPD     Z2, (CX)
+	ADDQ        $0x00000040, AX
+	ADDQ        $0x00000040, CX
+	ADDQ        $0x00000020, DX
+	ADDQ        $0x00000020, BX
+	DECQ        R9
+	JNZ         block
+
+done:
+	VZEROUPPER
+	RET
+
+DATA evensign64<>+0(SB)/8, $0x8000000000000000
+DATA evensign64<>+8(SB)/8, $0x0000000000000000
+DATA evensign64<>+16(SB)/8, $0x8000000000000000
+DATA evensign64<>+24(SB)/8, $0x0000000000000000
+DATA evensign64<>+32(SB)/8, $0x8000000000000000
+DATA evensign64<>+40(SB)/8, $0x0000000000000000
+DATA evensign64<>+48(SB)/8, $0x8000000000000000
+DATA evensign64<>+56(SB)/8, $0x0000000000000000
+GLOBL evensign64<>(SB), RODATA|NOPTR, $64
+
+// func backwardSumsNeoXBF16AVX512(dcos *float64, dsin *float64, dy *byte, x *byte, rows int, ystride int, xstride int, half int, n int)
+// Requires: AVX, AVX2, AVX512F
+TEXT ·backwardSumsNeoXBF16AVX512(SB), NOSPLIT, $0-72
+	MOVQ  dcos+0(FP), AX
+	MOVQ  dsin+8(FP), CX
+	MOVQ  dy+16(FP), DX
+	MOVQ  x+24(FP), BX
+	MOVQ  rows+32(FP), SI
+	MOVQ  ystride+40(FP), DI
+	MOVQ  xstride+48(FP), R8
+	MOVQ  half+56(FP), R9
+	MOVQ  n+64(FP), R10
+	TESTQ R10, R10
+	JZ    done
+	TESTQ SI, SI
+	JZ    done
+	SHRQ  $0x03, R10
+	MOVQ  R9, R11
+	SHLQ  $0x01, R11
+	SHLQ  $0x03, R9
+
+block:
+	MOVQ    DX, R12
+	MOVQ    BX, R13
+	MOVQ    SI, R14
+	VMOVUPD (AX), Z0
+	VMOVUPD (AX)(R9*1), Z1
+	VMOVUPD (CX), Z2
+	VMOVUPD (CX)(R9*1), Z3
+
+row:
+	VPMOVZXWD    (R12), Y4
+	VPSLLD       $0x10, Y4, Y4
+	VCVTPS2PD    Y4, Z4
+	VPMOVZXWD    (R12)(R11*1), Y5
+	VPSLLD       $0x10, Y5, Y5
+	VCVTPS2PD    Y5, Z5
+	VPMOVZXWD    (R13), Y6
+	VPSLLD       $0x10, Y6, Y6
+	VCVTPS2PD    Y6, Z6
+	VPMOVZXWD    (R13)(R11*1), Y7
+	VPSLLD       $0x10, Y7, Y7
+	VCVTPS2PD    Y7, Z7
+	VFMADD231PD  Z6, Z4, Z0
+	VFMADD231PD  Z7, Z5, Z1
+	VFNMADD231PD Z7, Z4, Z2
+	VFMADD231PD  Z6, Z5, Z3
+	ADDQ         DI, R12
+	ADDQ         R8, R13
+	DECQ         R14
+	JNZ          row
+	VMOVUPD      Z0, (AX)
+	VMOVUPD      Z1, (AX)(R9*1)
+	VMOVUPD      Z2, (CX)
+	VMOVUPD      Z3, (CX)(R9*1)
+	ADDQ         $0x00000040, AX
+	ADDQ         $0x00000040, CX
+	ADDQ         $0x00000010, DX
+	ADDQ         $0x00000010, BX
+	DECQ         R10
+	JNZ          block
+
+done:
+	VZEROUPPER
+	RET
+
+// func backwardSumsGPTJBF16AVX512(dcos *float64, dsin *float64, dy *byte, x *byte, rows int, ystride int, xstride int, half int, n int)
+// Requires: AVX, AVX2, AVX512DQ, AVX512F
+TEXT ·backwardSumsGPTJBF16AVX512(SB), NOSPLIT, $0-72
+	MOVQ      dcos+0(FP), AX
+	MOVQ      dsin+8(FP), CX
+	MOVQ      dy+16(FP), DX
+	MOVQ      x+24(FP), BX
+	MOVQ      rows+32(FP), SI
+	MOVQ      ystride+40(FP), DI
+	MOVQ      xstride+48(FP), R8
+	MOVQ      half+56(FP), R9
+	MOVQ      n+64(FP), R9
+	TESTQ     R9, R9
+	JZ        done
+	TESTQ     SI, SI
+	JZ        done
+	SHLQ      $0x01, R9
+	SHRQ      $0x03, R9
+	VMOVDQU64 evensign64<>+0(SB), Z0
+
+block:
+	MOVQ    DX, R10
+	MOVQ    BX, R11
+	MOVQ    SI, R12
+	VMOVUPD (AX), Z1
+	VMOVUPD (CX), Z2
+
+row:
+	VPMOVZXWD   (R10), Y3
+	VPSLLD      $0x10, Y3, Y3
+	VCVTPS2PD   Y3, Z3
+	VPMOVZXWD   (R11), Y4
+	VPSLLD      $0x10, Y4, Y4
+	VCVTPS2PD   Y4, Z4
+	VPERMILPD   $0x55, Z4, Z5
+	VXORPD      Z0, Z5, Z5
+	VFMADD231PD Z4, Z3, Z1
+	VFMADD231PD Z5, Z3, Z2
+	ADDQ        DI, R10
+	ADDQ        R8, R11
+	DECQ        R12
+	JNZ         row
+	VMOVUPD     Z1, (AX)
+	VMOVUPD     Z2, (CX)
+	ADDQ        $0x00000040, AX
+	ADDQ        $0x00000040, CX
+	ADDQ        $0x00000010, DX
+	ADDQ        $0x00000010, BX
+	DECQ        R9
+	JNZ         block
+
+done:
+	VZEROUPPER
+	RET
+
+// func backwardSumsNeoXF16AVX512(dcos *float64, dsin *float64, dy *byte, x *byte, rows int, ystride int, xstride int, half int, n int)
+// Requires: AVX, AVX512F, F16C
+TEXT ·backwardSumsNeoXF16AVX512(SB), NOSPLIT, $0-72
+	MOVQ  dcos+0(FP), AX
+	MOVQ  dsin+8(FP), CX
+	MOVQ  dy+16(FP), DX
+	MOVQ  x+24(FP), BX
+	MOVQ  rows+32(FP), SI
+	MOVQ  ystride+40(FP), DI
+	MOVQ  xstride+48(FP), R8
+	MOVQ  half+56(FP), R9
+	MOVQ  n+64(FP), R10
+	TESTQ R10, R10
+	JZ    done
+	TESTQ SI, SI
+	JZ    done
+	SHRQ  $0x03, R10
+	MOVQ  R9, R11
+	SHLQ  $0x01, R11
+	SHLQ  $0x03, R9
+
+block:
+	MOVQ    DX, R12
+	MOVQ    BX, R13
+	MOVQ    SI, R14
+	VMOVUPD (AX), Z0
+	VMOVUPD (AX)(R9*1), Z1
+	VMOVUPD (CX), Z2
+	VMOVUPD (CX)(R9*1), Z3
+
+row:
+	VCVTPH2PS    (R12), Y4
+	VCVTPS2PD    Y4, Z4
+	VCVTPH2PS    (R12)(R11*1), Y5
+	VCVTPS2PD    Y5, Z5
+	VCVTPH2PS    (R13), Y6
+	VCVTPS2PD    Y6, Z6
+	VCVTPH2PS    (R13)(R11*1), Y7
+	VCVTPS2PD    Y7, Z7
+	VFMADD231PD  Z6, Z4, Z0
+	VFMADD231PD  Z7, Z5, Z1
+	VFNMADD231PD Z7, Z4, Z2
+	VFMADD231PD  Z6, Z5, Z3
+	ADDQ         DI, R12
+	ADDQ         R8, R13
+	DECQ         R14
+	JNZ          row
+	VMOVUPD      Z0, (AX)
+	VMOVUPD      Z1, (AX)(R9*1)
+	VMOVUPD      Z2, (CX)
+	VMOVUPD      Z3, (CX)(R9*1)
+	ADDQ         $0x00000040, AX
+	ADDQ         $0x00000040, CX
+	ADDQ         $0x00000010, DX
+	ADDQ         $0x00000010, BX
+	DECQ         R10
+	JNZ          block
+
+done:
+	VZEROUPPER
+	RET
+
+// func backwardSumsGPTJF16AVX512(dcos *float64, dsin *float64, dy *byte, x *byte, rows int, ystride int, xstride int, half int, n int)
+// Requires: AVX, AVX512DQ, AVX512F, F16C
+TEXT ·backwardSumsGPTJF16AVX512(SB), NOSPLIT, $0-72
+	MOVQ      dcos+0(FP), AX
+	MOVQ      dsin+8(FP), CX
+	MOVQ      dy+16(FP), DX
+	MOVQ      x+24(FP), BX
+	MOVQ      rows+32(FP), SI
+	MOVQ      ystride+40(FP), DI
+	MOVQ      xstride+48(FP), R8
+	MOVQ      half+56(FP), R9
+	MOVQ      n+64(FP), R9
+	TESTQ     R9, R9
+	JZ        done
+	TESTQ     SI, SI
+	JZ        done
+	SHLQ      $0x01, R9
+	SHRQ      $0x03, R9
+	VMOVDQU64 evensign64<>+0(SB), Z0
+
+block:
+	MOVQ    DX, R10
+	MOVQ    BX, R11
+	MOVQ    SI, R12
+	VMOVUPD (AX), Z1
+	VMOVUPD (CX), Z2
+
+row:
+	VCVTPH2PS   (R10), Y3
+	VCVTPS2PD   Y3, Z3
+	VCVTPH2PS   (R11), Y4
+	VCVTPS2PD   Y4, Z4
+	VPERMILPD   $0x55, Z4, Z5
+	VXORPD      Z0, Z5, Z5
+	VFMADD231PD Z4, Z3, Z1
+	VFMADD231PD Z5, Z3, Z2
+	ADDQ        DI, R10
+	ADDQ        R8, R11
+	DECQ        R12
+	JNZ         row
+	VMOVUPD     Z1, (AX)
+	VMOVUPD     Z2, (CX)
+	ADDQ        $0x00000040, AX
+	ADDQ        $0x00000040, CX
+	ADDQ        $0x00000010, DX
+	ADDQ        $0x00000010, BX
+	DECQ        R9
+	JNZ         block
+
+done:
+	VZEROUPPER
+	RET
+
+// func backwardSumsNeoXF32AVX2(dcos *float64, dsin *float64, dy *byte, x *byte, rows int, ystride int, xstride int, half int, n int)
+// Requires: AVX
+TEXT ·backwardSumsNeoXF32AVX2(SB), NOSPLIT, $0-72
+	MOVQ  dcos+0(FP), AX
+	MOVQ  dsin+8(FP), CX
+	MOVQ  dy+16(FP), DX
+	MOVQ  x+24(FP), BX
+	MOVQ  rows+32(FP), SI
+	MOVQ  ystride+40(FP), DI
+	MOVQ  xstride+48(FP), R8
+	MOVQ  half+56(FP), R9
+	MOVQ  n+64(FP), R10
+	TESTQ R10, R10
+	JZ    done
+	TESTQ SI, SI
+	JZ    done
+	SHRQ  $0x02, R10
+	MOVQ  R9, R11
+	SHLQ  $0x02, R11
+	SHLQ  $0x03, R9
+
+block:
+	MOVQ    DX, R12
+	MOVQ    BX, R13
+	MOVQ    SI, R14
+	VMOVUPD (AX), Y0
+	VMOVUPD (AX)(R9*1), Y1
+	VMOVUPD (CX), Y2
+	VMOVUPD (CX)(R9*1), Y3
+
+row:
+	VCVTPS2PD (R12), Y4
+	VCVTPS2PD (R12)(R11*1), Y5
+	VCVTPS2PD (R13), Y6
+	VCVTPS2PD (R13)(R11*1), Y7
+	VMULPD    Y6, Y4, Y8
+	VADDPD    Y8, Y0, Y0
+	VMULPD    Y7, Y5, Y8
+	VADDPD    Y8, Y1, Y1
+	VMULPD    Y7, Y4, Y4
+	VSUBPD    Y4, Y2, Y2
+	VMULPD    Y6, Y5, Y4
+	VADDPD    Y4, Y3, Y3
+	ADDQ      DI, R12
+	ADDQ      R8, R13
+	DECQ      R14
+	JNZ       row
+	VMOVUPD   Y0, (AX)
+	VMOVUPD   Y1, (AX)(R9*1)
+	VMOVUPD   Y2, (CX)
+	VMOVUPD   Y3, (CX)(R9*1)
+	ADDQ      $0x00000020, AX
+	ADDQ      $0x00000020, CX
+	ADDQ      $0x00000010, DX
+	ADDQ      $0x00000010, BX
+	DECQ      R10
+	JNZ       block
+
+done:
+	VZEROUPPER
+	RET
+
+// func backwardSumsGPTJF32AVX2(dcos *float64, dsin *float64, dy *byte, x *byte, rows int, ystride int, xstride int, half int, n int)
+// Requires: AVX
+TEXT ·backwardSumsGPTJF32AVX2(SB), NOSPLIT, $0-72
+	MOVQ    dcos+0(FP), AX
+	MOVQ    dsin+8(FP), CX
+	MOVQ    dy+16(FP), DX
+	MOVQ    x+24(FP), BX
+	MOVQ    rows+32(FP), SI
+	MOVQ    ystride+40(FP), DI
+	MOVQ    xstride+48(FP), R8
+	MOVQ    half+56(FP), R9
+	MOVQ    n+64(FP), R9
+	TESTQ   R9, R9
+	JZ      done
+	TESTQ   SI, SI
+	JZ      done
+	SHLQ    $0x01, R9
+	SHRQ    $0x02, R9
+	VMOVDQU evensign64<>+0(SB), Y0
+
+block:
+	MOVQ    DX, R10
+	MOVQ    BX, R11
+	MOVQ    SI, R12
+	VMOVUPD (AX), Y1
+	VMOVUPD (CX), Y2
+
+row:
+	VCVTPS2PD (R10), Y3
+	VCVTPS2PD (R11), Y4
+	VPERMILPD $0x05, Y4, Y5
+	VXORPD    Y0, Y5, Y5
+	VMULPD    Y4, Y3, Y4
+	VADDPD    Y4, Y1, Y1
+	VMULPD    Y5, Y3, Y3
+	VADDPD    Y3, Y2, Y2
+	ADDQ      DI, R10
+	ADDQ      R8, R11
+	DECQ      R12
+	JNZ       row
+	VMOVUPD   Y1, (AX)
+	VMOVUPD   Y2, (CX)
+	ADDQ      $0x00000020, AX
+	ADDQ      $0x00000020, CX
+	ADDQ      $0x00000010, DX
+	ADDQ      $0x00000010, BX
+	DECQ      R9
+	JNZ       block
+
+done:
+	VZEROUPPER
+	RET
+
+// func backwardSumsNeoXBF16AVX2(dcos *float64, dsin *float64, dy *byte, x *byte, rows int, ystride int, xstride int, half int, n int)
+// Requires: AVX
+TEXT ·backwardSumsNeoXBF16AVX2(SB), NOSPLIT, $0-72
+	MOVQ  dcos+0(FP), AX
+	MOVQ  dsin+8(FP), CX
+	MOVQ  dy+16(FP), DX
+	MOVQ  x+24(FP), BX
+	MOVQ  rows+32(FP), SI
+	MOVQ  ystride+40(FP), DI
+	MOVQ  xstride+48(FP), R8
+	MOVQ  half+56(FP), R9
+	MOVQ  n+64(FP), R10
+	TESTQ R10, R10
+	JZ    done
+	TESTQ SI, SI
+	JZ    done
+	SHRQ  $0x02, R10
+	MOVQ  R9, R11
+	SHLQ  $0x01, R11
+	SHLQ  $0x03, R9
+
+block:
+	MOVQ    DX, R12
+	MOVQ    BX, R13
+	MOVQ    SI, R14
+	VMOVUPD (AX), Y0
+	VMOVUPD (AX)(R9*1), Y1
+	VMOVUPD (CX), Y2
+	VMOVUPD (CX)(R9*1), Y3
+
+row:
+	VPMOVZXWD (R12), X4
+	VPSLLD    $0x10, X4, X4
+	VCVTPS2PD X4, Y4
+	VPMOVZXWD (R12)(R11*1), X5
+	VPSLLD    $0x10, X5, X5
+	VCVTPS2PD X5, Y5
+	VPMOVZXWD (R13), X6
+	VPSLLD    $0x10, X6, X6
+	VCVTPS2PD X6, Y6
+	VPMOVZXWD (R13)(R11*1), X7
+	VPSLLD    $0x10, X7, X7
+	VCVTPS2PD X7, Y7
+	VMULPD    Y6, Y4, Y8
+	VADDPD    Y8, Y0, Y0
+	VMULPD    Y7, Y5, Y8
+	VADDPD    Y8, Y1, Y1
+	VMULPD    Y7, Y4, Y4
+	VSUBPD    Y4, Y2, Y2
+	VMULPD    Y6, Y5, Y4
+	VADDPD    Y4, Y3, Y3
+	ADDQ      DI, R12
+	ADDQ      R8, R13
+	DECQ      R14
+	JNZ       row
+	VMOVUPD   Y0, (AX)
+	VMOVUPD   Y1, (AX)(R9*1)
+	VMOVUPD   Y2, (CX)
+	VMOVUPD   Y3, (CX)(R9*1)
+	ADDQ      $0x00000020, AX
+	ADDQ      $0x00000020, CX
+	ADDQ      $0x00000008, DX
+	ADDQ      $0x00000008, BX
+	DECQ      R10
+	JNZ       block
+
+done:
+	VZEROUPPER
+	RET
+
+// func backwardSumsGPTJBF16AVX2(dcos *float64, dsin *float64, dy *byte, x *byte, rows int, ystride int, xstride int, half int, n int)
+// Requires: AVX
+TEXT ·backwardSumsGPTJBF16AVX2(SB), NOSPLIT, $0-72
+	MOVQ    dcos+0(FP), AX
+	MOVQ    dsin+8(FP), CX
+	MOVQ    dy+16(FP), DX
+	MOVQ    x+24(FP), BX
+	MOVQ    rows+32(FP), SI
+	MOVQ    ystride+40(FP), DI
+	MOVQ    xstride+48(FP), R8
+	MOVQ    half+56(FP), R9
+	MOVQ    n+64(FP), R9
+	TESTQ   R9, R9
+	JZ      done
+	TESTQ   SI, SI
+	JZ      done
+	SHLQ    $0x01, R9
+	SHRQ    $0x02, R9
+	VMOVDQU evensign64<>+0(SB), Y0
+
+block:
+	MOVQ    DX, R10
+	MOVQ    BX, R11
+	MOVQ    SI, R12
+	VMOVUPD (AX), Y1
+	VMOVUPD (CX), Y2
+
+row:
+	VPMOVZXWD (R10), X3
+	VPSLLD    $0x10, X3, X3
+	VCVTPS2PD X3, Y3
+	VPMOVZXWD (R11), X4
+	VPSLLD    $0x10, X4, X4
+	VCVTPS2PD X4, Y4
+	VPERMILPD $0x05, Y4, Y5
+	VXORPD    Y0, Y5, Y5
+	VMULPD    Y4, Y3, Y4
+	VADDPD    Y4, Y1, Y1
+	VMULPD    Y5, Y3, Y3
+	VADDPD    Y3, Y2, Y2
+	ADDQ      DI, R10
+	ADDQ      R8, R11
+	DECQ      R12
+	JNZ       row
+	VMOVUPD   Y1, (AX)
+	VMOVUPD   Y2, (CX)
+	ADDQ      $0x00000020, AX
+	ADDQ      $0x00000020, CX
+	ADDQ      $0x00000008, DX
+	ADDQ      $0x00000008, BX
+	DECQ      R9
+	JNZ       block
+
+done:
+	VZEROUPPER
+	RET
+
+// func backwardSumsNeoXF16AVX2(dcos *float64, dsin *float64, dy *byte, x *byte, rows int, ystride int, xstride int, half int, n int)
+// Requires: AVX, F16C
+TEXT ·backwardSumsNeoXF16AVX2(SB), NOSPLIT, $0-72
+	MOVQ  dcos+0(FP), AX
+	MOVQ  dsin+8(FP), CX
+	MOVQ  dy+16(FP), DX
+	MOVQ  x+24(FP), BX
+	MOVQ  rows+32(FP), SI
+	MOVQ  ystride+40(FP), DI
+	MOVQ  xstride+48(FP), R8
+	MOVQ  half+56(FP), R9
+	MOVQ  n+64(FP), R10
+	TESTQ R10, R10
+	JZ    done
+	TESTQ SI, SI
+	JZ    done
+	SHRQ  $0x02, R10
+	MOVQ  R9, R11
+	SHLQ  $0x01, R11
+	SHLQ  $0x03, R9
+
+block:
+	MOVQ    DX, R12
+	MOVQ    BX, R13
+	MOVQ    SI, R14
+	VMOVUPD (AX), Y0
+	VMOVUPD (AX)(R9*1), Y1
+	VMOVUPD (CX), Y2
+	VMOVUPD (CX)(R9*1), Y3
+
+row:
+	VCVTPH2PS (R12), X4
+	VCVTPS2PD X4, Y4
+	VCVTPH2PS (R12)(R11*1), X5
+	VCVTPS2PD X5, Y5
+	VCVTPH2PS (R13), X6
+	VCVTPS2PD X6, Y6
+	VCVTPH2PS (R13)(R11*1), X7
+	VCVTPS2PD X7, Y7
+	VMULPD    Y6, Y4, Y8
+	VADDPD    Y8, Y0, Y0
+	VMULPD    Y7, Y5, Y8
+	VADDPD    Y8, Y1, Y1
+	VMULPD    Y7, Y4, Y4
+	VSUBPD    Y4, Y2, Y2
+	VMULPD    Y6, Y5, Y4
+	VADDPD    Y4, Y3, Y3
+	ADDQ      DI, R12
+	ADDQ      R8, R13
+	DECQ      R14
+	JNZ       row
+	VMOVUPD   Y0, (AX)
+	VMOVUPD   Y1, (AX)(R9*1)
+	VMOVUPD   Y2, (CX)
+	VMOVUPD   Y3, (CX)(R9*1)
+	ADDQ      $0x00000020, AX
+	ADDQ      $0x00000020, CX
+	ADDQ      $0x00000008, DX
+	ADDQ      $0x00000008, BX
+	DECQ      R10
+	JNZ       block
+
+done:
+	VZEROUPPER
+	RET
+
+// func backwardSumsGPTJF16AVX2(dcos *float64, dsin *float64, dy *byte, x *byte, rows int, ystride int, xstride int, half int, n int)
+// Requires: AVX, F16C
+TEXT ·backwardSumsGPTJF16AVX2(SB), NOSPLIT, $0-72
+	MOVQ    dcos+0(FP), AX
+	MOVQ    dsin+8(FP), CX
+	MOVQ    dy+16(FP), DX
+	MOVQ    x+24(FP), BX
+	MOVQ    rows+32(FP), SI
+	MOVQ    ystride+40(FP), DI
+	MOVQ    xstride+48(FP), R8
+	MOVQ    half+56(FP), R9
+	MOVQ    n+64(FP), R9
+	TESTQ   R9, R9
+	JZ      done
+	TESTQ   SI, SI
+	JZ      done
+	SHLQ    $0x01, R9
+	SHRQ    $0x02, R9
+	VMOVDQU evensign64<>+0(SB), Y0
+
+block:
+	MOVQ    DX, R10
+	MOVQ    BX, R11
+	MOVQ    SI, R12
+	VMOVUPD (AX), Y1
+	VMOVUPD (CX), Y2
+
+row:
+	VCVTPH2PS (R10), X3
+	VCVTPS2PD X3, Y3
+	VCVTPH2PS (R11), X4
+	VCVTPS2PD X4, Y4
+	VPERMILPD $0x05, Y4, Y5
+	VXORPD    Y0, Y5, Y5
+	VMULPD    Y4, Y3, Y4
+	VADDPD    Y4, Y1, Y1
+	VMULPD    Y5, Y3, Y3
+	VADDPD    Y3, Y2, Y2
+	ADDQ      DI, R10
+	ADDQ      R8, R11
+	DECQ      R12
+	JNZ       row
+	VMOVUPD   Y1, (AX)
+	VMOVUPD   Y2, (CX)
+	ADDQ      $0x00000020, AX
+	ADDQ      $0x00000020, CX
+	ADDQ      $0x00000008, DX
+	ADDQ      $0x00000008, BX
+	DECQ      R9
+	JNZ       block
+
+done:
+	VZEROUPPER
+	RET

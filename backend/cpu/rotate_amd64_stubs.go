@@ -296,3 +296,63 @@ func streamXorAVX2(p *byte, n int, k uint64)
 //
 //go:noescape
 func streamFoldAVX2(p *byte, n int) uint64
+
+// backwardSumsNeoXF32AVX512 adds the NeoX backward sums of the first n pairs (n a multiple of 8) of `rows` F32 rows, in row order, to dcos and dsin.
+//
+//go:noescape
+func backwardSumsNeoXF32AVX512(dcos *float64, dsin *float64, dy *byte, x *byte, rows int, ystride int, xstride int, half int, n int)
+
+// backwardSumsGPTJF32AVX512 adds the GPTJ backward sums of the first n pairs (n a multiple of 8) of `rows` F32 rows, in row order, to dcos and dsin.
+//
+//go:noescape
+func backwardSumsGPTJF32AVX512(dcos *float64, dsin *float64, dy *byte, x *byte, rows int, ystride int, xstride int, half int, n int)
+
+// backwardSumsNeoXBF16AVX512 adds the NeoX backward sums of the first n pairs (n a multiple of 8) of `rows` BF16 rows, in row order, to dcos and dsin.
+//
+//go:noescape
+func backwardSumsNeoXBF16AVX512(dcos *float64, dsin *float64, dy *byte, x *byte, rows int, ystride int, xstride int, half int, n int)
+
+// backwardSumsGPTJBF16AVX512 adds the GPTJ backward sums of the first n pairs (n a multiple of 8) of `rows` BF16 rows, in row order, to dcos and dsin.
+//
+//go:noescape
+func backwardSumsGPTJBF16AVX512(dcos *float64, dsin *float64, dy *byte, x *byte, rows int, ystride int, xstride int, half int, n int)
+
+// backwardSumsNeoXF16AVX512 adds the NeoX backward sums of the first n pairs (n a multiple of 8) of `rows` F16 rows, in row order, to dcos and dsin.
+//
+//go:noescape
+func backwardSumsNeoXF16AVX512(dcos *float64, dsin *float64, dy *byte, x *byte, rows int, ystride int, xstride int, half int, n int)
+
+// backwardSumsGPTJF16AVX512 adds the GPTJ backward sums of the first n pairs (n a multiple of 8) of `rows` F16 rows, in row order, to dcos and dsin.
+//
+//go:noescape
+func backwardSumsGPTJF16AVX512(dcos *float64, dsin *float64, dy *byte, x *byte, rows int, ystride int, xstride int, half int, n int)
+
+// backwardSumsNeoXF32AVX2 adds the NeoX backward sums of the first n pairs (n a multiple of 8) of `rows` F32 rows, in row order, to dcos and dsin.
+//
+//go:noescape
+func backwardSumsNeoXF32AVX2(dcos *float64, dsin *float64, dy *byte, x *byte, rows int, ystride int, xstride int, half int, n int)
+
+// backwardSumsGPTJF32AVX2 adds the GPTJ backward sums of the first n pairs (n a multiple of 8) of `rows` F32 rows, in row order, to dcos and dsin.
+//
+//go:noescape
+func backwardSumsGPTJF32AVX2(dcos *float64, dsin *float64, dy *byte, x *byte, rows int, ystride int, xstride int, half int, n int)
+
+// backwardSumsNeoXBF16AVX2 adds the NeoX backward sums of the first n pairs (n a multiple of 8) of `rows` BF16 rows, in row order, to dcos and dsin.
+//
+//go:noescape
+func backwardSumsNeoXBF16AVX2(dcos *float64, dsin *float64, dy *byte, x *byte, rows int, ystride int, xstride int, half int, n int)
+
+// backwardSumsGPTJBF16AVX2 adds the GPTJ backward sums of the first n pairs (n a multiple of 8) of `rows` BF16 rows, in row order, to dcos and dsin.
+//
+//go:noescape
+func backwardSumsGPTJBF16AVX2(dcos *float64, dsin *float64, dy *byte, x *byte, rows int, ystride int, xstride int, half int, n int)
+
+// backwardSumsNeoXF16AVX2 adds the NeoX backward sums of the first n pairs (n a multiple of 8) of `rows` F16 rows, in row order, to dcos and dsin.
+//
+//go:noescape
+func backwardSumsNeoXF16AVX2(dcos *float64, dsin *float64, dy *byte, x *byte, rows int, ystride int, xstride int, half int, n int)
+
+// backwardSumsGPTJF16AVX2 adds the GPTJ backward sums of the first n pairs (n a multiple of 8) of `rows` F16 rows, in row order, to dcos and dsin.
+//
+//go:noescape
+func backwardSumsGPTJF16AVX2(dcos *float64, dsin *float64, dy *byte, x *byte, rows int, ystride int, xstride int, half int, n int)

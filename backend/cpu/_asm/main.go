@@ -8,8 +8,8 @@
 // multiply-adds because native.SumSquares defines them so), so it matches backend/native bit for bit.
 //
 // The files follow package cpu's: rotation.go has the kernels cpu's rotation.go calls,
-// convert.go the bulk conversions, kv_rmsnorm_rope_cache.go, interleave_rope.go and
-// qk_rmsnorm_rope.go those of their ops, stream.go the passes of cpu's stream.go (the bench's limit);
+// convert.go the bulk conversions, apply_rotary_emb.go, kv_rmsnorm_rope_cache.go,
+// interleave_rope.go and qk_rmsnorm_rope.go those of their ops, stream.go the passes of cpu's stream.go (the bench's limit);
 // vector.go, rmsnorm.go and bf16_layout.go hold what several ops share, bf16_encoding.go the
 // instructions the Go assembler lacks, and dispatch.go writes the Go side of the table.
 package main
@@ -65,6 +65,7 @@ func main() {
 	g.qkWeightBF16Kernel()
 	g.qkNormRoPEBF16Kernel()
 	g.streamKernels()
+	g.backwardSumsKernels()
 	Generate()
 	if out := flag.Lookup("out").Value.String(); out != "" && out != "-" {
 		if err := encodeBF16(out); err != nil {
@@ -149,6 +150,7 @@ type constData struct {
 	hiMask, quiet32, oneF64              Mem
 	minNormalW, tinyTrig, bigExpW        Mem
 	evenIdx, oddIdx                      Mem
+	evenSign64                           *Mem // declared by the kernel that uses it
 }
 
 func (g *generator) declareData() {

@@ -1,0 +1,10 @@
+//go:build !amd64 || purego
+
+package cpu
+
+import "github.com/rotary-go/rotary/tensor"
+
+// backwardSumsAsm: no kernels without assembly.
+func backwardSumsAsm(isa, tensor.DType, bool, *float64, *float64, *byte, *byte, int, int, int, int, int) bool {
+	return false
+}
