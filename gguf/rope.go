@@ -1,0 +1,505 @@
+package gguf
+
+import (
+	"errors"
+	"fmt"
+	"math"
+
+	"github.com/rotary-go/rotary/rope"
+)
+
+// ErrUnsupported is wrapped by the errors of File.RoPE for what llama.cpp does that a
+// rope.Spec cannot say; the error names it.
+var ErrUnsupported = errors.New("gguf: no rope.Spec equivalent")
+
+// ErrNoRoPE is wrapped by File.RoPE's error for an architecture llama.cpp runs without RoPE.
+var ErrNoRoPE = errors.New("gguf: the model uses no RoPE")
+
+func unsupportedf(format string, args ...any) error {
+	return fmt.Errorf("%w: %s", ErrUnsupported, fmt.Sprintf(format, args...))
+}
+
+// RoPE is a model's RoPE as llama.cpp derives it from a GGUF file.
+type RoPE struct {
+	Arch string
+	Type RopeType
+	// Spec is the rope.Spec that rotates as llama.cpp does (exactly, in float64: llama.cpp's
+	// float32 rounding of the angles is not part of it).
+	Spec                            rope.Spec
+	NumLayers, NumHeads, NumKVHeads int
+	// ScalingType is the file's {arch}.rope.scaling.type, or llama.cpp's default "linear"
+	// when absent (which scales nothing without a factor).
+	ScalingType string
+	// Factors names the frequency-factor tensors the spec's factors came from, if any.
+	Factors []string
+	Notes   []string
+}
+
+// Keys llama.cpp reads (LLM_KV_NAMES in src/llama-arch.cpp), with %s the architecture.
+const (
+	keyContextLength  = "%s.context_length"
+	keyEmbeddingLen   = "%s.embedding_length"
+	keyBlockCount     = "%s.block_count"
+	keyHeadCount      = "%s.attention.head_count"
+	keyHeadCountKV    = "%s.attention.head_count_kv"
+	keyKeyLength      = "%s.attention.key_length"
+	keySlidingWindow  = "%s.attention.sliding_window"
+	keyRopeDims       = "%s.rope.dimension_count"
+	keyRopeDimsSWA    = "%s.rope.dimension_count_swa"
+	keyRopeSections   = "%s.rope.dimension_sections"
+	keyFreqBase       = "%s.rope.freq_base"
+	keyFreqBaseSWA    = "%s.rope.freq_base_swa"
+	keyScalingType    = "%s.rope.scaling.type"
+	keyScalingFactor  = "%s.rope.scaling.factor"
+	keyScaleLinear    = "%s.rope.scale_linear"
+	keyAttnFactor     = "%s.rope.scaling.attn_factor"
+	keyOrigCtx        = "%s.rope.scaling.original_context_length"
+	keyScalingAlpha   = "%s.rope.scaling.alpha"
+	keyYarnExtFactor  = "%s.rope.scaling.yarn_ext_factor"
+	keyYarnBetaFast   = "%s.rope.scaling.yarn_beta_fast"
+	keyYarnBetaSlow   = "%s.rope.scaling.yarn_beta_slow"
+	keyYarnLogMul     = "%s.rope.scaling.yarn_log_multiplier"
+	keyYarnAttnFactor = "%s.rope.scaling.yarn_attn_factor"
+)
+
+// perLayerRules are architectures whose per-layer RoPE llama.cpp hard-codes in
+// llama_model::load_hparams (a sliding-window base, or full-attention layers without RoPE)
+// and which this reader does not derive.
+var perLayerRules = map[string]string{
+	"gemma3":           "sliding-window layers at base 10000 (rope_freq_base_train_swa)",
+	"gemma3n":          "sliding-window layers at base 10000 (rope_freq_base_train_swa)",
+	"gemma4":           "per-layer sliding-window RoPE",
+	"gemma4-assistant": "per-layer sliding-window RoPE",
+	"cohere2":          "full-attention layers without RoPE",
+	"cohere2moe":       "full-attention layers without RoPE",
+	"exaone4":          "full-attention layers without RoPE when sliding windows are used",
+}
+
+// intKey reads an integer key. llama.cpp's loader wants the exact type its field has
+// (uint32 mostly); any integer type is accepted here, so that a file differing only in the
+// integer width still reads, and a value outside [lo, hi] is refused.
+func (f *File) intKey(key string, def int64, lo, hi int64) (int64, bool, error) {
+	v, ok := f.Get(key)
+	if !ok {
+		return def, false, nil
+	}
+	x, isInt := v.Int()
+	if !isInt {
+		return 0, true, invalidf("%s is %s: want an integer", key, v.TypeName())
+	}
+	if x < lo || x > hi {
+		return 0, true, invalidf("%s = %d: want %d..%d", key, x, lo, hi)
+	}
+	return x, true, nil
+}
+
+// floatKey reads a float key (llama.cpp's are f32; f64 is accepted too).
+func (f *File) floatKey(key string, def float64) (float64, bool, error) {
+	v, ok := f.Get(key)
+	if !ok {
+		return def, false, nil
+	}
+	x, isFloat := v.Float()
+	if !isFloat {
+		return 0, true, invalidf("%s is %s: want a float", key, v.TypeName())
+	}
+	if math.IsNaN(x) || math.IsInf(x, 0) {
+		return 0, true, invalidf("%s = %v: want a finite number", key, x)
+	}
+	return x, true, nil
+}
+
+// headCount reads a count that llama.cpp takes as a scalar or one value per layer
+// (get_key_or_arr); a per-layer array gives layer 0's, as llama_hparams::n_head() does.
+func (f *File) headCount(key string, def int64) (int64, bool, error) {
+	v, ok := f.Get(key)
+	if !ok || v.Type != TypeArray {
+		return f.intKey(key, def, 0, 1<<20)
+	}
+	xs, isInt := v.Ints()
+	if !isInt || len(xs) == 0 {
+		return 0, true, invalidf("%s is %s: want an integer or a non-empty array of integers", key, v.TypeName())
+	}
+	if xs[0] < 0 || xs[0] > 1<<20 {
+		return 0, true, invalidf("%s[0] = %d: want 0..%d", key, xs[0], 1<<20)
+	}
+	return xs[0], true, nil
+}
+
+// sections reads {arch}.rope.dimension_sections: up to 4 counts of pairs.
+func (f *File) sections(arch string) ([]int, error) {
+	key := fmt.Sprintf(keyRopeSections, arch)
+	v, ok := f.Get(key)
+	if !ok {
+		return nil, nil
+	}
+	xs, isInt := v.Ints()
+	if !isInt || len(xs) > 4 {
+		return nil, invalidf("%s is %s: want an array of at most 4 integers", key, v.TypeName())
+	}
+	out := make([]int, len(xs))
+	for i, x := range xs {
+		if x < 0 || x > 1<<15 {
+			return nil, invalidf("%s[%d] = %d: want 0..%d", key, i, x, 1<<15)
+		}
+		out[i] = int(x)
+	}
+	return out, nil
+}
+
+// RoPE derives the model's RoPE as llama.cpp does (llama_model::load_hparams and
+// llama_context's cparams in src/llama-context.cpp, the rotation of ggml_rope_ext /
+// ggml_rope_multi). Errors wrap ErrInvalid for a key of the wrong type or range, ErrNoRoPE
+// for a model without RoPE, ErrUnsupported for llama.cpp semantics a rope.Spec cannot hold,
+// and rope.ErrSpec when the values derived make no valid spec.
+func (f *File) RoPE() (*RoPE, error) {
+	if f == nil {
+		return nil, invalidf("no file")
+	}
+	arch, rt, err := f.RopeType()
+	if err != nil {
+		return nil, err
+	}
+	k := func(format string) string { return fmt.Sprintf(format, arch) }
+	switch rt {
+	case RopeNone:
+		return nil, fmt.Errorf("%w: architecture %q is rope type none in llama.cpp (llama_model_rope_type)", ErrNoRoPE, arch)
+	case RopeVision:
+		return nil, unsupportedf("architecture %q with a Qwen-VL projector: llama.cpp rope type vision (GGML_ROPE_TYPE_VISION) restarts the frequencies in each section, which a rope.Spec cannot say; multimodal.Qwen2VisionCosSin computes that tower's cos/sin", arch)
+	}
+	if rule, ok := perLayerRules[arch]; ok {
+		return nil, unsupportedf("architecture %q: llama.cpp hard-codes its per-layer RoPE (%s), which this reader does not derive", arch, rule)
+	}
+	for _, key := range []string{k(keyFreqBaseSWA), k(keyRopeDimsSWA)} {
+		if _, ok := f.Get(key); ok {
+			return nil, unsupportedf("%s: per-layer sliding-window RoPE is not derived from GGUF", key)
+		}
+	}
+	r := &RoPE{Arch: arch, Type: rt}
+	ctx, ok, err := f.intKey(k(keyContextLength), 0, 1, math.MaxInt32)
+	if err != nil {
+		return nil, err
+	}
+	if !ok {
+		return nil, invalidf("%s: missing (llama.cpp requires it)", k(keyContextLength))
+	}
+	embd, ok, err := f.intKey(k(keyEmbeddingLen), 0, 1, 1<<24)
+	if err != nil {
+		return nil, err
+	}
+	if !ok {
+		return nil, invalidf("%s: missing (llama.cpp requires it)", k(keyEmbeddingLen))
+	}
+	layers, _, err := f.intKey(k(keyBlockCount), 0, 0, 1<<16)
+	if err != nil {
+		return nil, err
+	}
+	heads, ok, err := f.headCount(k(keyHeadCount), 0)
+	if err != nil {
+		return nil, err
+	}
+	if !ok || heads == 0 {
+		return nil, invalidf("%s: missing or 0 (a model with RoPE has attention heads)", k(keyHeadCount))
+	}
+	kvHeads, _, err := f.headCount(k(keyHeadCountKV), heads)
+	if err != nil {
+		return nil, err
+	}
+	r.NumLayers, r.NumHeads, r.NumKVHeads = int(layers), int(heads), int(kvHeads)
+	// n_embd_head_k = n_embd / n_head unless key_length says; n_rot = n_embd_head_k unless
+	// rope.dimension_count says.
+	headK, _, err := f.intKey(k(keyKeyLength), embd/heads, 1, 1<<16)
+	if err != nil {
+		return nil, err
+	}
+	nRot, _, err := f.intKey(k(keyRopeDims), headK, 0, 1<<16)
+	if err != nil {
+		return nil, err
+	}
+	switch arch {
+	case "llama", "deci", "falcon", "llama-embed":
+		if nRot != headK {
+			return nil, invalidf("%s = %d: llama.cpp requires n_rot = the head size %d for %s", k(keyRopeDims), nRot, headK, arch)
+		}
+	}
+	base, _, err := f.floatKey(k(keyFreqBase), 10000)
+	if err != nil {
+		return nil, err
+	}
+	s := rope.Spec{HeadSize: int(headK), RotaryDim: int(nRot), Base: base, MaxPositions: int(ctx)}
+	s.Style = rope.NeoX
+	if rt == RopeNorm {
+		s.Style = rope.GPTJ
+	}
+	if err := f.scaling(r, &s, k, int(ctx)); err != nil {
+		return nil, err
+	}
+	if rt == RopeMRoPE || rt == RopeIMRoPE {
+		if err := f.mrope(&s, arch, rt); err != nil {
+			return nil, err
+		}
+	}
+	if err := f.noRoPELayers(r, &s, k); err != nil {
+		return nil, err
+	}
+	if err := s.Validate(); err != nil {
+		return nil, err
+	}
+	r.Spec = s
+	return r, nil
+}
+
+// scaling reads the frequency scaling: llama_rope_scaling_type_from_string's names, the
+// factor as 1/freq_scale, the attention factor as llama_context sets cparams.yarn_attn_factor,
+// and the frequency-factor tensors ggml divides the angles by.
+func (f *File) scaling(r *RoPE, s *rope.Spec, k func(string) string, ctx int) error {
+	typ := "linear"
+	if v, ok := f.Get(k(keyScalingType)); ok {
+		str, isStr := v.Str()
+		if !isStr {
+			return invalidf("%s is %s: want a string", k(keyScalingType), v.TypeName())
+		}
+		typ = str
+	}
+	switch typ {
+	case "none", "linear", "yarn", "longrope":
+	default:
+		return invalidf("%s %q: want none, linear, yarn or longrope (llama.cpp refuses any other)", k(keyScalingType), typ)
+	}
+	r.ScalingType = typ
+	factor, ok, err := f.floatKey(k(keyScalingFactor), 0)
+	if err != nil {
+		return err
+	}
+	if !ok {
+		if factor, _, err = f.floatKey(k(keyScaleLinear), 0); err != nil {
+			return err
+		}
+	}
+	if factor < 0 {
+		return invalidf("%s = %v: want ≥ 0", k(keyScalingFactor), factor)
+	}
+	// llama.cpp keeps freq_scale = 1/factor in float32; 0 means unscaled, and type none
+	// never scales.
+	if factor == 0 || typ == "none" {
+		factor = 1
+	}
+	attn, _, err := f.floatKey(k(keyAttnFactor), 1)
+	if err != nil {
+		return err
+	}
+	orig, _, err := f.intKey(k(keyOrigCtx), int64(ctx), 1, math.MaxInt32)
+	if err != nil {
+		return err
+	}
+	for _, key := range []string{k(keyScalingAlpha)} {
+		if v, ok := f.Get(key); ok {
+			if x, _ := v.Float(); x != 0 {
+				return unsupportedf("%s = %v: NTK-alpha scaling is not derived from GGUF", key, x)
+			}
+		}
+	}
+	ext, hasExt, err := f.floatKey(k(keyYarnExtFactor), -1)
+	if err != nil {
+		return err
+	}
+	yarn := typ == "yarn"
+	if hasExt && ext >= 0 && ext != map[bool]float64{true: 1, false: 0}[yarn] {
+		return unsupportedf("%s = %v: a YaRN ramp scaled by other than 0 (off) or 1 (yarn) has no rope.Spec", k(keyYarnExtFactor), ext)
+	}
+	factors, err := f.freqFactors(r, s)
+	if err != nil {
+		return err
+	}
+	switch {
+	case yarn:
+		if factors[0] != nil {
+			return unsupportedf("yarn with frequency-factor tensors (%v): ggml divides the extrapolated angles by the factors before the YaRN blend, which a rope.Spec cannot say", r.Factors)
+		}
+		bf, _, err := f.floatKey(k(keyYarnBetaFast), 32)
+		if err != nil {
+			return err
+		}
+		bs, _, err := f.floatKey(k(keyYarnBetaSlow), 1)
+		if err != nil {
+			return err
+		}
+		logMul, _, err := f.floatKey(k(keyYarnLogMul), 0)
+		if err != nil {
+			return err
+		}
+		if _, ok := f.Get(k(keyYarnAttnFactor)); ok {
+			r.Notes = append(r.Notes, k(keyYarnAttnFactor)+" is ignored: llama_context recomputes yarn_attn_factor whenever YaRN is on")
+		}
+		// The cos/sin multiplier: ggml's rope_yarn multiplies by 1 + 0.1·ln(factor), which
+		// llama_context cancels and replaces by mscale(factor, m) / mscale(factor, m_all)
+		// (DeepSeek's, with m_all the log multiplier and m = 1, or m_all for deepseek2) or
+		// by mscale(factor, 1), then multiplies by rope.scaling.attn_factor.
+		mscale := func(m float64) float64 {
+			if factor <= 1 {
+				return 1
+			}
+			return 0.1*m*math.Log(factor) + 1
+		}
+		att := mscale(1)
+		if logMul != 0 {
+			m := 1.0
+			if r.Arch == "deepseek2" && logMul != 1 {
+				m = logMul
+			}
+			att = mscale(m) / mscale(logMul)
+			s.Scaling.Mscale, s.Scaling.MscaleAllDim = m, logMul
+		}
+		s.Scaling.Type = rope.ScalingYaRN
+		s.Scaling.Factor = factor
+		s.Scaling.OriginalMaxPositions = int(orig)
+		s.Scaling.BetaFast, s.Scaling.BetaSlow = bf, bs
+		s.Scaling.AttentionFactor = att * attn
+		return nil
+	case factors[0] != nil:
+		if factor != 1 {
+			return unsupportedf("%s = %v with frequency-factor tensors (%v): linear scaling of factor-divided frequencies has no rope.Spec", k(keyScalingFactor), factor, r.Factors)
+		}
+		s.Scaling.Type = rope.ScalingLongRoPE
+		s.Scaling.ShortFactor, s.Scaling.LongFactor = factors[0], factors[1]
+		s.Scaling.OriginalMaxPositions = int(orig)
+		s.Scaling.AttentionFactor = attn
+		return nil
+	case factor != 1:
+		if attn != 1 {
+			return unsupportedf("%s = %v with linear scaling: rope.Spec's linear scaling has no attention factor", k(keyAttnFactor), attn)
+		}
+		s.Scaling.Type = rope.ScalingLinear
+		s.Scaling.Factor = factor
+		return nil
+	case attn != 1:
+		return unsupportedf("%s = %v without YaRN or frequency factors: rope.Spec's plain RoPE has no attention factor", k(keyAttnFactor), attn)
+	}
+	s.Scaling.Type = rope.ScalingDefault
+	return nil
+}
+
+// freqFactors returns the short and long per-pair divisors: rope_freqs for both when the file
+// has it (llama_model::get_rope_factors prefers it), else the LongRoPE pair. llama.cpp picks
+// the long factors when the context per sequence exceeds the original length; a rope.Spec
+// picks them by the largest position in the call, which the notes say.
+func (f *File) freqFactors(r *RoPE, s *rope.Spec) ([2][]float64, error) {
+	half := s.RotaryDim / 2
+	get := func(name string) ([]float64, error) {
+		v, ok := f.Factors(name)
+		if !ok {
+			return nil, nil
+		}
+		if len(v) != half {
+			return nil, invalidf("tensor %q has %d factors: want n_rot/2 = %d", name, len(v), half)
+		}
+		out := make([]float64, half)
+		for i, x := range v {
+			if !(x > 0) || math.IsInf(float64(x), 0) {
+				return nil, invalidf("tensor %q factor %d is %v: want a finite number > 0", name, i, x)
+			}
+			out[i] = float64(x)
+		}
+		r.Factors = append(r.Factors, name)
+		return out, nil
+	}
+	freqs, err := get(TensorRopeFreqs)
+	if err != nil || freqs != nil {
+		if freqs != nil {
+			r.Notes = append(r.Notes, "rope_freqs.weight divides pair i's frequency by factor i (the converter's Llama 3 scaling): held as LongRoPE with equal short and long factors")
+		}
+		return [2][]float64{freqs, freqs}, err
+	}
+	short, err := get(TensorRopeFactorsShort)
+	if err != nil {
+		return [2][]float64{}, err
+	}
+	long, err := get(TensorRopeFactorsLong)
+	if err != nil {
+		return [2][]float64{}, err
+	}
+	switch {
+	case short == nil && long == nil:
+		return [2][]float64{}, nil
+	case short == nil || long == nil:
+		return [2][]float64{}, invalidf("a LongRoPE file needs both %s and %s (it has %v)", TensorRopeFactorsShort, TensorRopeFactorsLong, r.Factors)
+	}
+	r.Notes = append(r.Notes, "llama.cpp takes the long factors when the context per sequence exceeds the original length; the spec takes them when a call's largest position reaches it")
+	return [2][]float64{short, long}, nil
+}
+
+// mrope reads the sections and checks that ggml_rope_multi assigns every pair to the axis
+// the spec's MRoPE does: the section sum must be n_rot/2 (ggml's sector index wraps around
+// it), and under IMRoPE a pair that none of the first three sections claims goes to ggml's
+// fourth position but the spec's temporal one.
+func (f *File) mrope(s *rope.Spec, arch string, rt RopeType) error {
+	sec, err := f.sections(arch)
+	if err != nil {
+		return err
+	}
+	key := fmt.Sprintf(keyRopeSections, arch)
+	if sec == nil {
+		return invalidf("%s: missing (rope type %s needs it)", key, rt)
+	}
+	var four [4]int
+	copy(four[:], sec)
+	sum := four[0] + four[1] + four[2] + four[3]
+	half := s.RotaryDim / 2
+	if sum != half {
+		return unsupportedf("%s %v sums to %d, not n_rot/2 = %d: ggml_rope_multi wraps its sections around the pairs, which a rope.Spec cannot say", key, sec, sum, half)
+	}
+	m := &rope.MRoPE{Sections: four[:3], Interleaved: rt == RopeIMRoPE}
+	if four[3] != 0 {
+		m.Sections = four[:]
+	}
+	if rt == RopeIMRoPE {
+		for i := range half {
+			if imropeAxis(i, four) == 3 {
+				return unsupportedf("%s %v: under IMRoPE ggml rotates pair %d by the fourth position, where a rope.Spec's interleaved MRoPE uses the temporal one", key, sec, i)
+			}
+		}
+	}
+	s.MRoPE = m
+	return nil
+}
+
+// imropeAxis is ggml_mrope_cache_init's interleaved choice (ggml/src/ggml-cpu/ops.cpp):
+// pair i takes h when i%3 == 1 and i < 3·s1, w when i%3 == 2 and i < 3·s2, t when i%3 == 0
+// and i < 3·s0, and the fourth position otherwise.
+func imropeAxis(i int, s [4]int) int {
+	switch {
+	case i%3 == 1 && i < 3*s[1]:
+		return 1
+	case i%3 == 2 && i < 3*s[2]:
+		return 2
+	case i%3 == 0 && i < 3*s[0]:
+		return 0
+	}
+	return 3
+}
+
+// noRoPELayers sets the layers llama.cpp leaves unrotated: every fourth (il+1 divisible by
+// n_no_rope_layer_step = 4) for llama4, unless attention.sliding_window is 0, and for smollm3
+// (load_hparams hard-codes the step; no key holds it).
+func (f *File) noRoPELayers(r *RoPE, s *rope.Spec, k func(string) string) error {
+	switch r.Arch {
+	case "llama4":
+		if v, ok := f.Get(k(keySlidingWindow)); ok {
+			if w, isInt := v.Int(); isInt && w == 0 {
+				return nil
+			}
+		}
+	case "smollm3":
+	default:
+		return nil
+	}
+	if r.NumLayers == 0 {
+		return invalidf("%s: missing (llama.cpp's %s leaves every fourth layer unrotated)", k(keyBlockCount), r.Arch)
+	}
+	no := make([]bool, r.NumLayers)
+	for il := range no {
+		no[il] = (il+1)%4 == 0
+	}
+	s.Local = &rope.LocalRoPE{NoRoPE: no}
+	return nil
+}
