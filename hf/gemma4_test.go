@@ -113,7 +113,20 @@ func TestGemma4Layers(t *testing.T) {
 		f.pairs = 256
 		checkGemma4(t, m, []gemma4Layer{sliding, sliding, sliding, sliding, sliding, f, f})
 	})
+	t.Run("per_layer_config in place of global_head_dim", func(t *testing.T) {
+		// As transformers main saves it (HeterogeneousConfigMixin, keys zero-padded).
+		m := mustParse(t, wrap(text+", "+params+", "+types(S, S, S, S, S, F, F)+`,
+			"per_layer_config": {"5": {"head_dim": 512, "num_key_value_heads": 4}, "6": {"head_dim": 512, "num_key_value_heads": 4}}`))
+		checkGemma4(t, m, []gemma4Layer{sliding, sliding, sliding, sliding, sliding, full, full})
+		if hasNote(m, "global_head_dim absent") {
+			t.Errorf("notes %q: per_layer_config gives the full layers' head", m.Notes)
+		}
+	})
 	for _, c := range []struct{ name, cfg, want string }{
+		{"per_layer_config heads differ within a type", wrap(text + ", " + params + `, "per_layer_config": {"05": {"head_dim": 512}, "06": {"head_dim": 256}}`),
+			"per_layer_config: layer 6's head_dim 256 differs from 512"},
+		{"per_layer_config index past the layers", wrap(text + ", " + params + `, "per_layer_config": {"7": {"head_dim": 512}}`),
+			"per_layer_config.7: want a layer index 0..6"},
 		{"partial above 1", wrap(text + `, "rope_parameters": {"full_attention": {"partial_rotary_factor": 1.5, "rope_theta": 1e6, "rope_type": "proportional"}}`),
 			"rope_parameters.full_attention.partial_rotary_factor: 1.5"},
 		{"factor 0", wrap(text + `, "rope_parameters": {"full_attention": {"factor": 0, "rope_theta": 1e6, "rope_type": "proportional"}}`),

@@ -30,6 +30,8 @@ type want struct {
 	localBase            float64
 	localPattern         int
 	dualChunk, dualLocal int
+	// localTypes: Local holds per-type rules or layers without RoPE, which check verifies.
+	localTypes bool
 }
 
 var presetWants = map[string]want{
@@ -202,7 +204,7 @@ func checkModel(t *testing.T, m *Model, w want) {
 		t.Errorf("MRoPE %+v, want %v interleaved=%v", s.MRoPE, w.mropeSections, w.mropeInterleaved)
 	}
 	switch {
-	case w.localBase == 0 && s.Local != nil:
+	case w.localBase == 0 && !w.localTypes && s.Local != nil:
 		t.Errorf("unexpected Local %+v", s.Local)
 	case w.localBase != 0 && (s.Local == nil || s.Local.Base != w.localBase || s.Local.Pattern != w.localPattern):
 		t.Errorf("Local %+v, want base %v pattern %d", s.Local, w.localBase, w.localPattern)

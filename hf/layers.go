@@ -103,17 +103,91 @@ func (p *parser) fullHeadSize(head int) (int, error) {
 	if rule == nil || rule.fullHeadKey == "" {
 		return head, nil
 	}
-	full, _, ok, err := p.src.positive(rule.fullHeadKey)
+	full, other, ok, err := p.perLayerHeads(*rule, head)
 	if err != nil {
 		return 0, err
 	}
 	if !ok {
-		full = rule.fullHead
-		p.note("%s absent: full_attention layers use %s's default head size %d", rule.fullHeadKey, p.m.ModelType, full)
+		other = head
+		if full, _, ok, err = p.src.positive(rule.fullHeadKey); err != nil {
+			return 0, err
+		}
+		if !ok {
+			full = rule.fullHead
+			p.note("%s absent: full_attention layers use %s's default head size %d", rule.fullHeadKey, p.m.ModelType, full)
+		}
 	}
-	p.typeHead = head
+	p.typeHead = other
 	p.m.Spec.HeadSize = full
 	return full, nil
+}
+
+// perLayerHeads reads the head sizes from per_layer_config, the layer overrides keyed by layer
+// index that transformers main writes (configuration_utils.py, HeterogeneousConfigMixin) and
+// that take the place of global_head_dim (Gemma4TextConfig.__post_init__ derives them only
+// when the config has none): the full_attention layers' head_dim and the other layers', each
+// one size for all layers of its kind, as Gemma4TextRotaryEmbedding reads one config per
+// layer type. ok is false when the config has no per_layer_config.
+func (p *parser) perLayerHeads(rule layerRule, head int) (full, other int, ok bool, err error) {
+	path, v, given := p.src.given("per_layer_config")
+	if !given {
+		return 0, 0, false, nil
+	}
+	obj, err := asObject(path, v)
+	if err != nil {
+		return 0, 0, false, err
+	}
+	types, err := p.layerTypes()
+	if err == nil {
+		types, err = p.lastFull(rule, types)
+	}
+	if err != nil {
+		return 0, 0, false, err
+	}
+	if types == nil {
+		return 0, 0, false, configErr("%s: needs layer_types or num_hidden_layers to say which layers are full_attention", path)
+	}
+	heads := make([]int, len(types))
+	for i := range heads {
+		heads[i] = head
+	}
+	for _, k := range slices.Sorted(maps.Keys(obj)) {
+		l, err := strconv.Atoi(k)
+		if err != nil || l < 0 || l >= len(types) {
+			return 0, 0, false, configErr("%s.%s: want a layer index 0..%d", path, k, len(types)-1)
+		}
+		ov, err := asObject(path+"."+k, obj[k])
+		if err != nil {
+			return 0, 0, false, err
+		}
+		n := node{path: path + "." + k, m: ov}
+		if h, hok, err := n.integer("head_dim"); err != nil {
+			return 0, 0, false, err
+		} else if hok {
+			if h <= 0 || h > 1<<16 {
+				return 0, 0, false, configErr("%s: %d: want 1..65536", n.key("head_dim"), h)
+			}
+			heads[l] = h
+		}
+	}
+	full, other = -1, -1
+	for l, t := range types {
+		size := &other
+		if t == rope.FullAttention {
+			size = &full
+		}
+		if *size >= 0 && *size != heads[l] {
+			return 0, 0, false, configErr("%s: layer %d's head_dim %d differs from %d on another %s layer: want one head size per layer type", path, l, heads[l], *size, t)
+		}
+		*size = heads[l]
+	}
+	if full < 0 {
+		full = head
+	}
+	if other < 0 {
+		other = head
+	}
+	return full, other, true, nil
 }
 
 // local sets Spec.Local from the per-layer-type entries of the rope object, the family's

@@ -3,8 +3,10 @@ package main
 import (
 	"bytes"
 	"fmt"
+	"math"
 	"path/filepath"
 	"strconv"
+	"strings"
 	"testing"
 
 	"github.com/rotary-go/rotary"
@@ -97,4 +99,57 @@ func distinctLayers(t *testing.T, m *hf.Model) []int {
 		}
 	}
 	return out
+}
+
+// TestGemma4CacheAndInspect: on Gemma 4's full layers, cache writes the 512-wide table whose
+// pairs past the 64 rotated ones are cos 1, sin 0 at every position (HF
+// _compute_proportional_rope_parameters pads inv_freq with zeros), and inspect says which dims
+// rotate; its sliding layers get a 256-wide default table.
+func TestGemma4CacheAndInspect(t *testing.T) {
+	dir := t.TempDir()
+	const rows = 1 << 10
+	for _, c := range []struct {
+		layer         string
+		width, pairs  int
+		base          float64
+		inspectSaysIt string
+	}{
+		{"5", 512, 64, 1e6, "pairs 0..63 rotate (dims 0..63 with 256..319); the other 192 pairs have frequency 0"},
+		{"0", 256, 128, 1e4, "sliding_attention (its own RoPE"},
+	} {
+		out := filepath.Join(dir, "cache"+c.layer+".safetensors")
+		if code, _, stderr := runCLI(t, "cache", "--model", "gemma-4-31b", "--layer", c.layer, "--out", out, "--positions", strconv.Itoa(rows)); code != 0 {
+			t.Fatalf("layer %s: exit %d: %s", c.layer, code, stderr)
+		}
+		f, err := safetensors.ReadFile(out)
+		if err != nil {
+			t.Fatal(err)
+		}
+		cache, _ := f.Get("cos_sin_cache")
+		inv, _ := f.Get("inv_freq")
+		if !slicesEqual(cache.Shape, []int{rows, c.width}) || !slicesEqual(inv.Shape, []int{c.width / 2}) {
+			t.Fatalf("layer %s: cos_sin_cache %v, inv_freq %v: want [%d %d], [%d]", c.layer, cache.Shape, inv.Shape, rows, c.width, c.width/2)
+		}
+		cs, _ := cache.Float32s()
+		iv, _ := inv.Float64s()
+		h := c.width / 2
+		for i := range h {
+			want := 0.0
+			if i < c.pairs {
+				want = 1 / math.Pow(c.base, float64(2*i)/float64(c.width))
+			}
+			if math.Abs(iv[i]-want) > 1e-15*want || (want == 0) != (iv[i] == 0) {
+				t.Fatalf("layer %s: inv_freq[%d] = %v, want %v", c.layer, i, iv[i], want)
+			}
+			for p := range rows {
+				s, co := math.Sincos(float64(p) * iv[i])
+				if cs[p*c.width+i] != float32(co) || cs[p*c.width+h+i] != float32(s) {
+					t.Fatalf("layer %s: row %d pair %d: cos %v sin %v, want %v %v", c.layer, p, i, cs[p*c.width+i], cs[p*c.width+h+i], float32(co), float32(s))
+				}
+			}
+		}
+		if code, stdout, _ := runCLI(t, "inspect", "--model", "gemma-4-31b", "--layer", c.layer); code != 0 || !strings.Contains(stdout, c.inspectSaysIt) || !strings.Contains(stdout, fmt.Sprintf("head size:             %d", c.width)) {
+			t.Errorf("layer %s: inspect exit %d:\n%s\nwant %q and head size %d", c.layer, code, stdout, c.inspectSaysIt, c.width)
+		}
+	}
 }
