@@ -34,7 +34,16 @@ func fileCommands(in, posIn, cfg, out string) []struct {
 		}},
 		{"diff A", func(p string) []string { return []string{"diff", p, in} }},
 		{"diff B", func(p string) []string { return []string{"diff", in, p} }},
+		{"verify golden", func(p string) []string { return []string{"verify", p, in} }},
+		{"verify candidate", func(p string) []string { return []string{"verify", in, p} }},
+		{"show", func(p string) []string { return []string{"show", p} }},
 	}
+}
+
+// readsTensors: the command line reads the file with readInputSet, which takes a directory
+// of .npy files too.
+func readsTensors(name string) bool {
+	return name == "apply --in" || name == "show" || strings.HasPrefix(name, "diff ") || strings.HasPrefix(name, "verify ")
 }
 
 func goodInputs(t *testing.T, dir string) (in, posIn, cfg string) {
@@ -74,7 +83,11 @@ func TestInputsNotRegular(t *testing.T) {
 		t.Run(c.name, func(t *testing.T) {
 			fileiotest.NotRegular(t, func(t *testing.T, p string) {
 				code, _, stderr := runCLI(t, c.args(p)...)
-				wantOneLine(t, code, stderr, out, p, "not a regular file")
+				want := "not a regular file"
+				if fi, err := os.Stat(p); err == nil && fi.IsDir() && readsTensors(c.name) {
+					want = "a directory with no .npy files" // a directory of .npy files is an input
+				}
+				wantOneLine(t, code, stderr, out, p, want)
 			})
 		})
 	}

@@ -43,6 +43,8 @@ var commands = map[string]command{
 	"cache":   {"write the cos/sin cache and inv_freq of a model", runCache},
 	"inspect": {"show the RoPE a config or preset derives", runInspect},
 	"diff":    {"compare the tensors of two safetensors files", runDiff},
+	"verify":  {"compare a candidate's outputs with a golden bundle's and locate the worst elements", runVerify},
+	"show":    {"list the tensors of a file: dtypes, shapes, ranges, NaN/Inf counts, metadata", runShow},
 	"presets": {"list the embedded model presets", runPresets},
 	"ops":     {"show the op registry: ops, backends, what serves each", runOps},
 	"check":   {"check a model config and launch options for contract mistakes", runCheck},

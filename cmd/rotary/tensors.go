@@ -1,75 +1,166 @@
 package main
 
 import (
+	"encoding/binary"
+	"errors"
 	"fmt"
+	"io"
+	"io/fs"
+	"math"
+	"os"
+	"strings"
 
 	"github.com/rotary-go/rotary/safetensors"
 	"github.com/rotary-go/rotary/tensor"
 )
 
 // fromFile converts a safetensors tensor into a tensor view with its own memory.
-func fromFile(t safetensors.Tensor) (tensor.Tensor, error) {
-	d, err := tensor.ParseDType(t.DType)
-	if err != nil {
-		return tensor.Tensor{}, fmt.Errorf("%s: %v", t.Name, err)
-	}
-	shape := append([]int(nil), t.Shape...)
-	switch d {
-	case tensor.F32:
-		v, err := t.Float32s()
-		return tensor.FromF32(v, shape...), err
-	case tensor.F16, tensor.BF16:
-		v, err := t.Uint16s()
-		return tensor.FromBits(d, v, shape...), err
-	case tensor.F64:
-		v, err := t.Float64s()
-		return tensor.FromF64(v, shape...), err
-	case tensor.I32:
-		v, err := t.Int32s()
-		return tensor.FromI32(v, shape...), err
-	case tensor.I64:
-		v, err := t.Int64s()
-		return tensor.FromI64(v, shape...), err
-	case tensor.I8:
-		v, err := t.Int8s()
-		return tensor.FromI8(v, shape...), err
-	}
-	return tensor.Tensor{}, fmt.Errorf("%s: dtype %s is not supported here", t.Name, t.DType)
-}
+func fromFile(t safetensors.Tensor) (tensor.Tensor, error) { return safetensors.ToTensor(t) }
 
-// toFile converts a contiguous tensor view into a safetensors tensor.
+// toFile converts an op's result into a safetensors tensor. The ops' results are well-formed
+// views of the dtypes a file holds, which safetensors.FromTensor converts; anything it refuses
+// comes back with no dtype, which safetensors.Write then refuses naming the tensor, so the
+// command fails with exit 2 before --out is touched.
 func toFile(name string, t tensor.Tensor) safetensors.Tensor {
-	shape := append([]int(nil), t.Shape...)
-	switch t.DType {
-	case tensor.F32:
-		return safetensors.FromFloat32s(name, shape, t.F32)
-	case tensor.F16, tensor.BF16:
-		return safetensors.FromUint16s(name, t.DType.String(), shape, t.Bits)
-	case tensor.F64:
-		return safetensors.FromFloat64s(name, shape, t.F64)
-	case tensor.I32:
-		return safetensors.FromInt32s(name, shape, t.I32)
-	case tensor.I64:
-		return safetensors.FromInt64s(name, shape, t.I64)
-	case tensor.I8:
-		return safetensors.FromInt8s(name, shape, t.I8)
+	st, err := safetensors.FromTensor(name, t)
+	if err != nil {
+		return safetensors.Tensor{Name: name}
 	}
-	panic("toFile: unsupported dtype " + t.DType.String())
+	return st
 }
 
-// readInputs reads a safetensors file into views keyed by name.
-func readInputs(path string) (map[string]tensor.Tensor, error) {
+// inputSet is the tensors of one or more inputs, merged.
+type inputSet struct {
+	tensors  map[string]tensor.Tensor
+	order    []string          // names in the order their inputs list them, input by input
+	from     map[string]string // name → the input it came from
+	metadata map[string]string // the union of the inputs' metadata (the first input's value wins)
+}
+
+func newInputSet() *inputSet {
+	return &inputSet{tensors: map[string]tensor.Tensor{}, from: map[string]string{}}
+}
+
+// add puts tensor name from source into the set; a name already there is an error naming
+// both sources.
+func (s *inputSet) add(name string, t tensor.Tensor, source string) error {
+	if prev, dup := s.from[name]; dup {
+		return usagef("tensor %q is in both %s and %s", name, prev, source)
+	}
+	s.tensors[name] = t
+	s.from[name] = source
+	s.order = append(s.order, name)
+	return nil
+}
+
+func (s *inputSet) addMetadata(md map[string]string) {
+	for k, v := range md {
+		if s.metadata == nil {
+			s.metadata = map[string]string{}
+		}
+		if _, ok := s.metadata[k]; !ok {
+			s.metadata[k] = v
+		}
+	}
+}
+
+// readInputs reads the tensors of every path, merged and keyed by name (see readInputSet).
+func readInputs(paths ...string) (map[string]tensor.Tensor, error) {
+	s, err := readInputSet(paths...)
+	if err != nil {
+		return nil, err
+	}
+	return s.tensors, nil
+}
+
+// readInputSet is the one way the tool reads input tensors. Each path is a safetensors file,
+// a directory of .npy files (one tensor per file, named by the file's stem; see readNPYDir),
+// or a single .npy file (one tensor named by its stem). A name found in two inputs is an
+// error naming both. Every error is a usage error (exit 2) naming the path.
+func readInputSet(paths ...string) (*inputSet, error) {
+	s := newInputSet()
+	for _, p := range paths {
+		if err := s.read(p); err != nil {
+			return nil, err
+		}
+	}
+	return s, nil
+}
+
+func (s *inputSet) read(path string) error {
+	if fi, err := os.Stat(path); err == nil && fi.IsDir() {
+		return readNPYDir(path, s)
+	}
+	if strings.HasSuffix(path, ".npy") {
+		t, err := readNPY(path)
+		if err != nil {
+			return usageError{err}
+		}
+		return s.add(npyStem(path), t, path)
+	}
 	f, err := safetensors.ReadFile(path)
 	if err != nil {
-		return nil, usageError{err}
+		return usageError{err}
 	}
-	out := make(map[string]tensor.Tensor, len(f.Tensors))
 	for _, st := range f.Tensors {
 		t, err := fromFile(st)
 		if err != nil {
-			return nil, usagef("%s: %v", path, err)
+			return usagef("%s: %v", path, err)
 		}
-		out[st.Name] = t
+		if err := s.add(st.Name, t, path); err != nil {
+			return err
+		}
 	}
-	return out, nil
+	s.addMetadata(f.Metadata)
+	return nil
+}
+
+// readElements fills the contiguous tensor t (just allocated, of a dtype tensor.New makes)
+// with its elements, read from r at off in t's byte order (little-endian unless bigEndian),
+// a chunk at a time so that no second copy of the data is held.
+func readElements(r io.ReaderAt, off int64, t tensor.Tensor, bigEndian bool) error {
+	size := t.DType.Size()
+	n := t.Len()
+	var order binary.ByteOrder = binary.LittleEndian
+	if bigEndian {
+		order = binary.BigEndian
+	}
+	buf := make([]byte, min(n*size, 1<<20))
+	for done := 0; done < n; {
+		k := min(n-done, len(buf)/size)
+		b := buf[:k*size]
+		if m, err := r.ReadAt(b, off+int64(done*size)); m != len(b) {
+			if err == nil || errors.Is(err, io.EOF) {
+				return fmt.Errorf("the file ended at byte %d, before its %d elements: did it change while being read?", off+int64(done*size+m), n)
+			}
+			return err
+		}
+		for i := range k {
+			e := b[i*size:]
+			switch t.DType {
+			case tensor.F32:
+				t.F32[done+i] = math.Float32frombits(order.Uint32(e))
+			case tensor.F16, tensor.BF16:
+				t.Bits[done+i] = order.Uint16(e)
+			case tensor.F64:
+				t.F64[done+i] = math.Float64frombits(order.Uint64(e))
+			case tensor.I32:
+				t.I32[done+i] = int32(order.Uint32(e))
+			case tensor.I64:
+				t.I64[done+i] = int64(order.Uint64(e))
+			case tensor.I8:
+				t.I8[done+i] = int8(e[0])
+			case tensor.U8:
+				t.U8[done+i] = e[0]
+			}
+		}
+		done += k
+	}
+	return nil
+}
+
+// isDir reports whether path names a directory (following links).
+func isDir(path string) bool {
+	fi, err := os.Stat(path)
+	return err == nil && fi.Mode().Type()&fs.ModeDir != 0
 }

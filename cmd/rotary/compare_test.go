@@ -1,0 +1,186 @@
+package main
+
+import (
+	"encoding/json"
+	"math"
+	"strings"
+	"testing"
+
+	"github.com/rotary-go/rotary/safetensors"
+	"github.com/rotary-go/rotary/tensor"
+)
+
+// diffJSON runs diff --json and returns its rows by name.
+func diffJSON(t *testing.T, args ...string) (int, map[string]map[string]any) {
+	t.Helper()
+	code, out, stderr := runCLI(t, append([]string{"diff", "--json"}, args...)...)
+	rows := map[string]map[string]any{}
+	for _, l := range strings.Split(strings.TrimSpace(out), "\n") {
+		var m map[string]any
+		if err := json.Unmarshal([]byte(l), &m); err != nil {
+			t.Fatalf("%v: %q (stderr %q)", err, l, stderr)
+		}
+		rows[m["name"].(string)] = m
+	}
+	return code, rows
+}
+
+// TestDiffLayouts: [T,H,D] against [T,H·D] is compared and says so, and locates in the finer
+// layout; a transposed shape of the same count is refused, without figures.
+func TestDiffLayouts(t *testing.T) {
+	dir := t.TempDir()
+	v := randomHeads(4*3*8, 5)
+	a := writeTensors(t, dir, "a.safetensors", encodeAs(tensor.F32, "query", []int{4, 3, 8}, v))
+	flat := writeTensors(t, dir, "flat.safetensors", encodeAs(tensor.F32, "query", []int{4, 24}, v))
+	code, out, stderr := runCLI(t, "diff", flat, a)
+	if code != 0 || !strings.Contains(out, "note: shape [4,24] vs [4,3,8]: compared element by element in row-major order") {
+		t.Fatalf("exit %d\n%s%s", code, out, stderr)
+	}
+	w := append([]float32(nil), v...)
+	w[(1*3+2)*8+6] += 0.5
+	bad := writeTensors(t, dir, "bad.safetensors", encodeAs(tensor.F32, "query", []int{4, 3, 8}, w))
+	code, out, _ = runCLI(t, "diff", flat, bad)
+	if code != 1 || !strings.Contains(out, "at token 1, head 2, dim 6: A ") {
+		t.Errorf("flat against a wrong element: exit %d\n%s", code, out)
+	}
+	tr := writeTensors(t, dir, "tr.safetensors", encodeAs(tensor.F32, "query", []int{3, 4, 8}, v))
+	code, out, _ = runCLI(t, "diff", a, tr)
+	if code != 1 || !strings.Contains(out, "query                    not compared: shape [4,3,8] vs [3,4,8]: the same 96 elements in another order") {
+		t.Errorf("transposed: exit %d\n%s", code, out)
+	}
+	code, rows := diffJSON(t, a, tr)
+	if r := rows["query"]; code != 1 || r["compared"] != false || r["max_abs_err"] != nil || r["problem"] == nil {
+		t.Errorf("refused JSON row %v", r)
+	}
+}
+
+// TestDiffDTypes: a wider float is rounded to the narrower before comparing, and the note
+// says which; integers of two widths compare exactly; a float against an integer is refused.
+func TestDiffDTypes(t *testing.T) {
+	dir := t.TempDir()
+	v := randomHeads(64, 7)
+	f32 := writeTensors(t, dir, "f32.safetensors", encodeAs(tensor.F32, "x", []int{8, 8}, v))
+	bf := writeTensors(t, dir, "bf16.safetensors", encodeAs(tensor.BF16, "x", []int{8, 8}, v))
+	f16 := writeTensors(t, dir, "f16.safetensors", encodeAs(tensor.F16, "x", []int{8, 8}, v))
+	code, out, stderr := runCLI(t, "diff", f32, bf)
+	if code != 0 || !strings.Contains(out, "note: dtype F32 vs BF16: A rounded to BF16 (the narrower) before comparing") || !strings.Contains(out, "x                        BF16") {
+		t.Errorf("F32 vs its BF16 rounding: exit %d\n%s%s", code, out, stderr)
+	}
+	if code, out, _ := runCLI(t, "diff", f16, bf); code != 0 || !strings.Contains(out, "both rounded to BF16") {
+		t.Errorf("F16 vs BF16: exit %d\n%s", code, out)
+	}
+	w := append([]float32(nil), v...)
+	w[9] = -w[9]
+	bad := writeTensors(t, dir, "bad.safetensors", encodeAs(tensor.BF16, "x", []int{8, 8}, w))
+	code, rows := diffJSON(t, f32, bad)
+	r := rows["x"]
+	if code != 1 || r["compared_as"] != "BF16" || r["dtype"] != "F32" || r["dtype_b"] != "BF16" || r["over_tolerance"] != float64(1) {
+		t.Errorf("F32 vs a wrong BF16: exit %d row %v", code, r)
+	}
+	if idx, _ := json.Marshal(r["worst"].([]any)[0].(map[string]any)["index"]); string(idx) != "[1,1]" {
+		t.Errorf("worst index %s, want [1,1]", idx)
+	}
+	i32 := writeTensors(t, dir, "i32.safetensors", safetensors.FromInt32s("x", []int{2}, []int32{1, -7}))
+	i64 := writeTensors(t, dir, "i64.safetensors", safetensors.FromInt64s("x", []int{2}, []int64{1, -7}))
+	if code, out, _ := runCLI(t, "diff", i32, i64); code != 0 || !strings.Contains(out, "compared as integers") {
+		t.Errorf("I32 vs I64: exit %d\n%s", code, out)
+	}
+	if code, out, _ := runCLI(t, "diff", i64, f32); code != 1 || !strings.Contains(out, "not compared: dtype I64 vs F32") {
+		t.Errorf("I64 vs F32: exit %d\n%s", code, out)
+	}
+}
+
+// TestDiffIntegersPast2p53: I64 values that float64 would merge still differ.
+func TestDiffIntegersPast2p53(t *testing.T) {
+	dir := t.TempDir()
+	a := writeTensors(t, dir, "a.safetensors", safetensors.FromInt64s("p", []int{1}, []int64{1 << 60}))
+	b := writeTensors(t, dir, "b.safetensors", safetensors.FromInt64s("p", []int{1}, []int64{1<<60 + 1}))
+	if code, out, _ := runCLI(t, "diff", a, b); code != 1 || !strings.Contains(out, "1 elements over tolerance") {
+		t.Errorf("exit %d\n%s", code, out)
+	}
+}
+
+// TestDiffShow: --show N lists the N worst elements, worst first, and counts the rest.
+func TestDiffShow(t *testing.T) {
+	dir := t.TempDir()
+	v := make([]float32, 10)
+	w := make([]float32, 10)
+	for i := range w {
+		w[i] = float32(i) / 8 // element i is off by i/8
+	}
+	a := writeTensors(t, dir, "a.safetensors", encodeAs(tensor.F32, "x", []int{10}, v))
+	b := writeTensors(t, dir, "b.safetensors", encodeAs(tensor.F32, "x", []int{10}, w))
+	code, out, _ := runCLI(t, "diff", a, b, "--show", "2", "--atol", "0.2")
+	if code != 1 || !strings.Contains(out, "  at dim0 9: A 0, B 1.125") || !strings.Contains(out, "  at dim0 8: A 0, B 1") ||
+		strings.Contains(out, "dim0 7") || !strings.Contains(out, "… and 6 more over tolerance") {
+		t.Errorf("exit %d\n%s", code, out)
+	}
+	if strings.Index(out, "dim0 9") > strings.Index(out, "dim0 8") {
+		t.Errorf("not worst first:\n%s", out)
+	}
+	if _, out, _ := runCLI(t, "diff", a, b, "--show", "0"); strings.Contains(out, "  at ") {
+		t.Errorf("--show 0 located elements:\n%s", out)
+	}
+}
+
+// TestDiffNaNJSON: NaN and infinite values of located elements are JSON strings.
+func TestDiffNaNJSON(t *testing.T) {
+	dir := t.TempDir()
+	a := writeTensors(t, dir, "a.safetensors", safetensors.FromFloat32s("x", []int{2}, []float32{1, float32(math.Inf(1))}))
+	b := writeTensors(t, dir, "b.safetensors", safetensors.FromFloat32s("x", []int{2}, []float32{float32(math.NaN()), 2}))
+	code, rows := diffJSON(t, a, b)
+	ws := rows["x"]["worst"].([]any)
+	if code != 1 || len(ws) != 2 || ws[0].(map[string]any)["b"] != "NaN" || ws[1].(map[string]any)["a"] != "+Inf" {
+		t.Errorf("exit %d worst %v", code, ws)
+	}
+}
+
+// TestRoundTo: rounding to a 16-bit type from float64 is correct where rounding through
+// float32 to nearest twice is not.
+func TestRoundTo(t *testing.T) {
+	// Just above the midpoint of BF16 1 and 1+2^-7: float32 rounds it onto the midpoint,
+	// and the midpoint rounds to even (1).
+	x := 1 + 0x1p-8 + 0x1p-40
+	if got := roundTo(tensor.BF16, x); got != 1+0x1p-7 {
+		t.Errorf("BF16 %v: got %v, want %v", x, got, 1+0x1p-7)
+	}
+	if got := roundTo(tensor.F16, 1+0x1p-11+0x1p-40); got != 1+0x1p-10 {
+		t.Errorf("F16: got %v", got)
+	}
+	for _, c := range []struct {
+		d    tensor.DType
+		x, w float64
+	}{
+		{tensor.BF16, 1 + 0x1p-8, 1},                     // a tie rounds to even
+		{tensor.BF16, 1e300, math.Inf(1)},                // past float32
+		{tensor.F16, -70000, math.Inf(-1)},               // past F16
+		{tensor.F16, 0x1p-25 + 0x1p-60, 0x1p-24},         // above half the least subnormal
+		{tensor.F32, 1 + 0x1p-24 + 0x1p-50, 1 + 0x1p-23}, // float64 to float32 directly
+	} {
+		if got := roundTo(c.d, c.x); got != c.w {
+			t.Errorf("%v %v: got %v, want %v", c.d, c.x, got, c.w)
+		}
+	}
+	if !math.IsNaN(roundTo(tensor.BF16, math.NaN())) {
+		t.Error("NaN")
+	}
+}
+
+// TestMergesDims: only reshapes that merge adjacent dimensions keep the row-major order.
+func TestMergesDims(t *testing.T) {
+	for _, c := range []struct {
+		a, b []int
+		want bool
+	}{
+		{[]int{4, 24}, []int{4, 3, 8}, true},
+		{[]int{96}, []int{4, 3, 8}, true},
+		{[]int{12, 8}, []int{4, 3, 8}, true},
+		{[]int{4, 1, 24}, []int{4, 24}, true},
+		{[]int{3, 4, 8}, []int{4, 3, 8}, false},
+		{[]int{4, 4}, []int{2, 8}, false},
+	} {
+		if got := mergesDims(c.a, c.b) || mergesDims(c.b, c.a); got != c.want {
+			t.Errorf("%v %v: %t", c.a, c.b, got)
+		}
+	}
+}

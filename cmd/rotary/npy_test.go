@@ -1,0 +1,295 @@
+package main
+
+import (
+	"bytes"
+	"encoding/binary"
+	"math"
+	"os"
+	"path/filepath"
+	"reflect"
+	"strings"
+	"testing"
+
+	"github.com/rotary-go/rotary/internal/fileio/fileiotest"
+	"github.com/rotary-go/rotary/safetensors"
+	"github.com/rotary-go/rotary/tensor"
+)
+
+// npyFile assembles a version 1.0 .npy file from a raw header dict and data.
+func npyFile(dict string, data []byte) []byte {
+	b := []byte(npyMagic + "\x01\x00")
+	b = binary.LittleEndian.AppendUint16(b, uint16(len(dict)))
+	b = append(b, dict...)
+	return append(b, data...)
+}
+
+func f32Bytes(v ...float32) []byte {
+	var b []byte
+	for _, x := range v {
+		b = binary.LittleEndian.AppendUint32(b, math.Float32bits(x))
+	}
+	return b
+}
+
+// npySet is one tensor of every dtype the interchange carries, with edge values.
+func npySet() map[string]tensor.Tensor {
+	return map[string]tensor.Tensor{
+		"out.query": tensor.FromBits(tensor.BF16, []uint16{0x3f80, 0xffc1, 0x0001, 0x8000, 0x7f80, 0x4049}, 2, 3),
+		"half":      tensor.FromBits(tensor.F16, []uint16{0x3c00, 0x7e01, 0x0001, 0xfc00}, 4, 1),
+		"f32":       tensor.FromF32([]float32{1, -2.5, math.Float32frombits(0x7fc00001), float32(math.Inf(-1))}, 2, 2),
+		"f64":       tensor.FromF64([]float64{math.Pi, math.MaxFloat64}, 2),
+		"positions": tensor.FromI64([]int64{0, 1, math.MaxInt64}, 3),
+		"i32":       tensor.FromI32([]int32{math.MinInt32, 7}, 1, 2),
+		"i8":        tensor.FromI8([]int8{-128, 127}, 2),
+		"u8":        {DType: tensor.U8, Shape: []int{2}, U8: []uint8{0, 255}},
+		"empty":     tensor.FromF32(nil, 0, 4),
+		"scalar":    tensor.FromF32([]float32{42}),
+	}
+}
+
+// TestNPYRoundTrip: writeNPYDir then reading the directory gives every tensor back bit for
+// bit, with the metadata; BF16 is stored as '<u2' and read back as BF16.
+func TestNPYRoundTrip(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "bundle")
+	want := npySet()
+	md := map[string]string{"op": "rotary_embedding", "seed": "1"}
+	if err := writeNPYDirMetadata(dir, want, nil, md); err != nil {
+		t.Fatal(err)
+	}
+	s, err := readInputSet(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(s.tensors) != len(want) || !reflect.DeepEqual(s.metadata, md) {
+		t.Fatalf("read %d tensors, metadata %v", len(s.tensors), s.metadata)
+	}
+	for name, w := range want {
+		g := s.tensors[name]
+		gs, _ := safetensors.FromTensor(name, g)
+		ws, _ := safetensors.FromTensor(name, w)
+		if !reflect.DeepEqual(gs, ws) {
+			t.Errorf("%s: got %v %v %x, want %v %v %x", name, gs.DType, gs.Shape, gs.Data, ws.DType, ws.Shape, ws.Data)
+		}
+	}
+	b, err := os.ReadFile(filepath.Join(dir, "out.query.npy"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The header numpy writes for np.save of a (2, 3) uint16 array.
+	hdr := "{'descr': '<u2', 'fortran_order': False, 'shape': (2, 3), }"
+	if len(b) != 128+12 || string(b[:10]) != npyMagic+"\x01\x00\x76\x00" || string(b[10:10+len(hdr)]) != hdr || b[127] != '\n' {
+		t.Errorf("header %q", b[:min(len(b), 128)])
+	}
+	if hs := encodeNPYHeader(tensor.F32, []int{5}); !strings.Contains(string(hs), "'shape': (5,), }") || len(hs)%64 != 0 {
+		t.Errorf("1-D header %q", hs)
+	}
+	if hs := encodeNPYHeader(tensor.F32, nil); !strings.Contains(string(hs), "'shape': (), }") {
+		t.Errorf("scalar header %q", hs)
+	}
+	// Writing the same set again replaces the files; the commands read the directory.
+	if err := writeNPYDirMetadata(dir, want, nil, md); err != nil {
+		t.Errorf("rewrite: %v", err)
+	}
+	if code, out, stderr := runCLI(t, "diff", dir, dir); code != 0 {
+		t.Errorf("diff DIR DIR: exit %d\n%s%s", code, out, stderr)
+	}
+}
+
+// TestNPYReadForms: Fortran order, big-endian data and a version 2.0 header read as numpy
+// reads them; a single .npy file is one tensor named by its stem.
+func TestNPYReadForms(t *testing.T) {
+	dir := t.TempDir()
+	// np.asfortranarray([[1, 2, 3], [4, 5, 6]]): column-major data.
+	fortran := npyFile("{'descr': '<f4', 'fortran_order': True, 'shape': (2, 3), }\n", f32Bytes(1, 4, 2, 5, 3, 6))
+	big := []byte(nil)
+	for _, x := range []float32{1, 2} {
+		big = binary.BigEndian.AppendUint32(big, math.Float32bits(x))
+	}
+	bigEndian := npyFile("{'shape': (2,), 'descr': '>f4', 'fortran_order': False}", big)
+	v2dict := "{'descr': '<f4', 'fortran_order': False, 'shape': (1, 2), }\n"
+	v2 := binary.LittleEndian.AppendUint32([]byte(npyMagic+"\x02\x00"), uint32(len(v2dict)))
+	v2 = append(append(v2, v2dict...), f32Bytes(7, 8)...)
+	for _, c := range []struct {
+		name  string
+		file  []byte
+		shape []int
+		want  []float32
+	}{
+		{"fortran", fortran, []int{2, 3}, []float32{1, 2, 3, 4, 5, 6}},
+		{"big", bigEndian, []int{2}, []float32{1, 2}},
+		{"v2", v2, []int{1, 2}, []float32{7, 8}},
+	} {
+		p := writeFile(t, dir, c.name+".npy", c.file)
+		s, err := readInputSet(p)
+		if err != nil {
+			t.Fatalf("%s: %v", c.name, err)
+		}
+		got := s.tensors[c.name]
+		if !reflect.DeepEqual(got.F32, c.want) || !reflect.DeepEqual(got.Shape, c.shape) {
+			t.Errorf("%s: %v %v, want %v %v", c.name, got.F32, got.Shape, c.want, c.shape)
+		}
+	}
+}
+
+// TestNPYBadFiles: every malformed .npy is exit 2 with one line naming the file and what is
+// wrong, whichever command reads it.
+func TestNPYBadFiles(t *testing.T) {
+	good := "{'descr': '<f4', 'fortran_order': False, 'shape': (2,), }\n"
+	data := f32Bytes(1, 2)
+	huge := []byte(npyMagic + "\x02\x00\xff\xff\xff\xff{}")
+	cases := []struct {
+		name string
+		file []byte
+		want string
+	}{
+		{"magic", append([]byte("\x93NUMPZ\x01\x00"), 0, 0), "not a .npy file"},
+		{"short", []byte(npyMagic), "shorter than its 10-byte preamble"},
+		{"version", append([]byte(npyMagic+"\x04\x00"), 0, 0), "version 4.0"},
+		{"header limit", huge, "more than numpy's limit of 10000"},
+		{"header past end", npyFile(good, data)[:40], "only"},
+		{"no dict", npyFile("'descr'", data), "want a dict"},
+		{"missing key", npyFile("{'descr': '<f4', 'shape': (2,), }", data), "missing key 'fortran_order'"},
+		{"extra key", npyFile("{'descr': '<f4', 'fortran_order': False, 'shape': (2,), 'x': 1}", data), "unexpected key"},
+		{"duplicate key", npyFile("{'descr': '<f4', 'descr': '<f4', 'fortran_order': False, 'shape': (2,)}", data), "twice"},
+		{"negative dim", npyFile("{'descr': '<f4', 'fortran_order': False, 'shape': (-2,), }", data), "non-negative integer"},
+		{"not a tuple", npyFile("{'descr': '<f4', 'fortran_order': False, 'shape': (2), }", data), "(n) is no tuple"},
+		{"huge dim", npyFile("{'descr': '<f4', 'fortran_order': False, 'shape': (99999999999999999999,), }", data), "too large"},
+		{"overflow", npyFile("{'descr': '<f4', 'fortran_order': False, 'shape': (4611686018427387904, 4611686018427387904), }", data), "overflows"},
+		{"complex", npyFile("{'descr': '<c8', 'fortran_order': False, 'shape': (1,), }", data), "descr \"<c8\""},
+		{"native order", npyFile("{'descr': '=f4', 'fortran_order': False, 'shape': (2,), }", data), "byte order"},
+		{"structured", npyFile("{'descr': [('a', '<f4')], 'fortran_order': False, 'shape': (2,), }", data), "structured"},
+		{"fortran value", npyFile("{'descr': '<f4', 'fortran_order': 0, 'shape': (2,), }", data), "True or False"},
+		{"short data", npyFile(good, data[:7]), "needs 8 bytes of data, but the file has 7"},
+		{"long data", npyFile(good, append(data, 0)), "needs 8 bytes of data, but the file has 9"},
+		{"trailing junk", npyFile("{'descr': '<f4', 'fortran_order': False, 'shape': (2,), } x", data), "after the dict"},
+		{"unterminated", npyFile("{'descr': '<f4", data), "unterminated"},
+		{"non-ASCII", npyFile("{'descr': '<f\xc3\xa9', 'fortran_order': False, 'shape': (2,), }", data), "byte 0xc3"},
+	}
+	dir := t.TempDir()
+	other := writeTensors(t, dir, "other.safetensors", encodeAs(tensor.F32, "x", []int{2}, []float32{1, 2}))
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			sub := filepath.Join(dir, strings.ReplaceAll(c.name, " ", "_"))
+			if err := os.Mkdir(sub, 0o755); err != nil {
+				t.Fatal(err)
+			}
+			p := writeFile(t, sub, "x.npy", c.file)
+			for _, args := range [][]string{{"show", p}, {"show", sub}, {"diff", sub, other}, {"verify", other, sub}} {
+				code, _, stderr := runCLI(t, args...)
+				wantOneLine(t, code, stderr, filepath.Join(dir, "none"), p, c.want)
+			}
+		})
+	}
+}
+
+// TestNPYDirRefusals: a directory without .npy files, and a .npy that is no regular file,
+// are refused; writeNPYDir refuses what it cannot write faithfully and leaves nothing.
+func TestNPYDirRefusals(t *testing.T) {
+	dir := t.TempDir()
+	empty := filepath.Join(dir, "empty")
+	os.Mkdir(empty, 0o755)
+	writeFile(t, empty, "notes.txt", []byte("x"))
+	code, _, stderr := runCLI(t, "show", empty)
+	wantOneLine(t, code, stderr, filepath.Join(dir, "none"), empty, "no .npy files")
+
+	pipes := filepath.Join(dir, "pipes")
+	os.Mkdir(pipes, 0o755)
+	fifo := fileiotest.FIFO(t)
+	if err := os.Symlink(fifo, filepath.Join(pipes, "q.npy")); err != nil {
+		t.Skipf("no symbolic links: %v", err)
+	}
+	fileiotest.Returns(t, 5e9, fifo, func() {
+		code, _, stderr := runCLI(t, "show", pipes)
+		wantOneLine(t, code, stderr, filepath.Join(dir, "none"), "q.npy", "not a regular file")
+	})
+
+	set := map[string]tensor.Tensor{"a": tensor.FromF32([]float32{1}, 1), "b": tensor.FromF32([]float32{2}, 1)}
+	stale := filepath.Join(dir, "stale")
+	os.Mkdir(stale, 0o755)
+	writeFile(t, stale, "old.npy", []byte("x"))
+	for _, c := range []struct {
+		name  string
+		dir   string
+		set   map[string]tensor.Tensor
+		order []string
+		want  string
+	}{
+		{"stale file", stale, set, nil, "old.npy"},
+		{"slash", filepath.Join(dir, "n1"), map[string]tensor.Tensor{"a/b": set["a"]}, nil, "slash"},
+		{"dot", filepath.Join(dir, "n2"), map[string]tensor.Tensor{"..": set["a"]}, nil, "'.'"},
+		{"metadata name", filepath.Join(dir, "n3"), map[string]tensor.Tensor{"__metadata__": set["a"]}, nil, "kept for the metadata"},
+		{"order misses one", filepath.Join(dir, "n4"), set, []string{"a"}, `"b" is missing from the order`},
+		{"order unknown", filepath.Join(dir, "n5"), set, []string{"a", "b", "c"}, `"c"`},
+		{"order twice", filepath.Join(dir, "n6"), set, []string{"a", "a", "b"}, "twice"},
+		{"absent tensor", filepath.Join(dir, "n7"), map[string]tensor.Tensor{"a": {}}, nil, "no .npy type"},
+		{"no parent", filepath.Join(dir, "none", "sub"), set, nil, "no such file"},
+	} {
+		before := fileiotest.DirNames(t, dir)
+		err := writeNPYDir(c.dir, c.set, c.order)
+		if err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%s: %v, want an error mentioning %q", c.name, err, c.want)
+		}
+		if after := fileiotest.DirNames(t, dir); !reflect.DeepEqual(after, before) {
+			t.Errorf("%s: %v became %v", c.name, before, after)
+		}
+	}
+	if names := fileiotest.DirNames(t, stale); !reflect.DeepEqual(names, []string{"old.npy"}) {
+		t.Errorf("stale directory now holds %v", names)
+	}
+	notDir := writeFile(t, dir, "file", []byte("x"))
+	if err := writeNPYDir(notDir, set, nil); err == nil || !strings.Contains(err.Error(), "want a directory") {
+		t.Errorf("a file as dir: %v", err)
+	}
+}
+
+// TestApplyNPYInput: apply reads its inputs from a .npy directory as from safetensors.
+func TestApplyNPYInput(t *testing.T) {
+	dir := t.TempDir()
+	pos := tensor.FromI64([]int64{0, 5, 9}, 3)
+	q, _ := fromFile(encodeAs(tensor.BF16, "query", []int{3, 2, 128}, randomHeads(3*2*128, 21)))
+	k, _ := fromFile(encodeAs(tensor.BF16, "key", []int{3, 128}, randomHeads(3*128, 22)))
+	in := writeTensors(t, dir, "in.safetensors", toFile("positions", pos), toFile("query", q), toFile("key", k))
+	npyDir := filepath.Join(dir, "in")
+	if err := writeNPYDir(npyDir, map[string]tensor.Tensor{"positions": pos, "query": q, "key": k}, []string{"positions", "query", "key"}); err != nil {
+		t.Fatal(err)
+	}
+	outs := []string{filepath.Join(dir, "a.safetensors"), filepath.Join(dir, "b.safetensors")}
+	for i, src := range []string{in, npyDir} {
+		if code, _, stderr := runCLI(t, "apply", "--model", "llama-3.1-8b", "--in", src, "--out", outs[i]); code != 0 {
+			t.Fatalf("--in %s: exit %d %s", src, code, stderr)
+		}
+	}
+	a, _ := os.ReadFile(outs[0])
+	b, _ := os.ReadFile(outs[1])
+	if !bytes.Equal(a, b) {
+		t.Error("the outputs from safetensors and from .npy differ")
+	}
+}
+
+// FuzzReadNPY: no input makes the reader panic or allocate past the file's own size, and
+// what it accepts holds exactly the bytes the file has after its header.
+func FuzzReadNPY(f *testing.F) {
+	f.Add(npyFile("{'descr': '<f4', 'fortran_order': False, 'shape': (2,), }\n", f32Bytes(1, 2)))
+	f.Add(npyFile("{'descr': '<f4', 'fortran_order': True, 'shape': (2, 1, 2), }\n", f32Bytes(1, 2, 3, 4)))
+	f.Add(npyFile("{'descr': '>u2', 'fortran_order': False, 'shape': (), }", []byte{1, 2}))
+	f.Add(npyFile("{'descr': '|u1', 'fortran_order': False, 'shape': (0, 3), }", nil))
+	f.Add(npyFile("{'descr': '<i8', 'fortran_order': False, 'shape': (4611686018427387904, 2), }", nil))
+	f.Add([]byte(npyMagic + "\x02\x00\x10\x27\x00\x00{}"))
+	f.Add([]byte(npyMagic + "\x03\x00\x05\x00\x00\x00{'a':"))
+	f.Fuzz(func(t *testing.T, b []byte) {
+		got, err := readNPYFrom(bytes.NewReader(b), int64(len(b)))
+		if err != nil {
+			return
+		}
+		h, herr := readNPYHeader(bytes.NewReader(b), int64(len(b)))
+		if herr != nil {
+			t.Fatalf("accepted a file whose header fails: %v", herr)
+		}
+		if n := int64(got.Len()) * int64(got.DType.Size()); n != int64(len(b))-h.dataStart {
+			t.Fatalf("%d bytes of elements from %d bytes of data", n, int64(len(b))-h.dataStart)
+		}
+		if err := got.Check("fuzz"); err != nil || !got.Contiguous() {
+			t.Fatalf("malformed result: %v", err)
+		}
+	})
+}

@@ -1,0 +1,210 @@
+package main
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"math"
+	"sort"
+	"strconv"
+	"strings"
+
+	"github.com/rotary-go/rotary/tensor"
+)
+
+const showUsage = "FILE [--tensor NAME] [--values N] [--json]\n" +
+	"  The tensors of FILE (a safetensors file, a directory of .npy files or a single .npy file):\n" +
+	"  name, dtype, shape, min/max/mean of the finite values, NaN and Inf counts, and the metadata;\n" +
+	"  with --values, the first N values in row-major order. " + npyBF16Note + "."
+
+// showRow is one tensor's summary; its JSON form is a contract for tools.
+type showRow struct {
+	Name     string `json:"name"`
+	DType    string `json:"dtype"`
+	Shape    []int  `json:"shape"`
+	Elements int    `json:"elements"`
+	Min      any    `json:"min"`  // null when there is no finite value
+	Max      any    `json:"max"`  // null when there is no finite value
+	Mean     any    `json:"mean"` // of the finite values; null when there is none
+	NaN      int    `json:"nan"`
+	Inf      int    `json:"inf"`
+	Values   []any  `json:"values,omitempty"`
+}
+
+func runShow(args []string, stdout, stderr io.Writer) error {
+	fs := newFlags("show", showUsage, stderr)
+	only := fs.String("tensor", "", "show only tensor `NAME`")
+	values := fs.Int("values", 0, "print the first `N` values of each tensor")
+	asJSON := fs.Bool("json", false, "print one JSON object: file, metadata, tensors")
+	files, err := parseWithFiles(fs, args)
+	if err != nil {
+		return err
+	}
+	if len(files) != 1 {
+		return usagef("want one FILE (got %d)", len(files))
+	}
+	if *values < 0 {
+		return usagef("--values %d: want a count ≥ 0", *values)
+	}
+	s, err := readInputSet(files[0])
+	if err != nil {
+		return err
+	}
+	names := s.order
+	if *only != "" {
+		if _, ok := s.tensors[*only]; !ok {
+			return usagef("--tensor %q: not in %s (it holds %s)", *only, files[0], listNames(s.order, 8))
+		}
+		names = []string{*only}
+	}
+	rows := make([]showRow, 0, len(names))
+	for _, n := range names {
+		rows = append(rows, summarize(n, s.tensors[n], *values))
+	}
+	if *asJSON {
+		md := s.metadata
+		if md == nil {
+			md = map[string]string{}
+		}
+		return json.NewEncoder(stdout).Encode(struct {
+			File     string            `json:"file"`
+			Metadata map[string]string `json:"metadata"`
+			Tensors  []showRow         `json:"tensors"`
+		}{files[0], md, rows})
+	}
+	fmt.Fprintf(stdout, "%s: %d tensors\n", files[0], len(s.order))
+	if len(s.metadata) > 0 {
+		keys := make([]string, 0, len(s.metadata))
+		for k := range s.metadata {
+			keys = append(keys, k)
+		}
+		sort.Strings(keys)
+		fmt.Fprintln(stdout, "metadata:")
+		for _, k := range keys {
+			fmt.Fprintf(stdout, "  %s: %s\n", k, s.metadata[k])
+		}
+	}
+	fmt.Fprintf(stdout, "%-24s %-5s %-16s %12s %12s %12s %6s %6s\n", "tensor", "dtype", "shape", "min", "max", "mean", "nan", "inf")
+	for _, r := range rows {
+		fmt.Fprintf(stdout, "%-24s %-5s %-16s %12s %12s %12s %6d %6d\n", r.Name, r.DType, tensor.ShapeString(r.Shape), cell(r.Min), cell(r.Max), cell(r.Mean), r.NaN, r.Inf)
+		if len(r.Values) > 0 {
+			parts := make([]string, len(r.Values))
+			for i, v := range r.Values {
+				parts[i] = cell(v)
+			}
+			fmt.Fprintf(stdout, "  values: %s\n", strings.Join(parts, " "))
+		}
+	}
+	return nil
+}
+
+// summarize computes a tensor's figures. Integers are exact (min and max as integers);
+// floats count NaN and Inf apart and summarize the finite values.
+func summarize(name string, t tensor.Tensor, values int) showRow {
+	r := showRow{Name: name, DType: t.DType.String(), Shape: t.Shape, Elements: t.Len()}
+	if r.Shape == nil {
+		r.Shape = []int{}
+	}
+	isFloat := t.DType.IsFloat() || t.DType == tensor.F64
+	finite := 0
+	var sum float64
+	var lo, hi float64
+	var ilo, ihi int64
+	for i := range r.Elements {
+		if !isFloat {
+			v := t.Int64At(i)
+			if finite == 0 || v < ilo {
+				ilo = v
+			}
+			if finite == 0 || v > ihi {
+				ihi = v
+			}
+			finite++
+			sum += float64(v)
+			continue
+		}
+		v := t.Float64At(i)
+		switch {
+		case math.IsNaN(v):
+			r.NaN++
+			continue
+		case math.IsInf(v, 0):
+			r.Inf++
+			continue
+		}
+		if finite == 0 || v < lo {
+			lo = v
+		}
+		if finite == 0 || v > hi {
+			hi = v
+		}
+		finite++
+		sum += v
+	}
+	if finite > 0 {
+		if isFloat {
+			r.Min, r.Max = valueOf(t.DType, lo), valueOf(t.DType, hi)
+		} else {
+			r.Min, r.Max = ilo, ihi
+		}
+		r.Mean = jsonFloat(sum / float64(finite))
+	}
+	for i := range min(values, r.Elements) {
+		if isFloat {
+			r.Values = append(r.Values, valueOf(t.DType, t.Float64At(i)))
+		} else {
+			r.Values = append(r.Values, t.Int64At(i))
+		}
+	}
+	return r
+}
+
+// shownFloat is a float value of a dtype, printed as briefly as the dtype allows and exactly.
+type shownFloat struct {
+	d tensor.DType
+	v float64
+}
+
+func valueOf(d tensor.DType, v float64) shownFloat { return shownFloat{d, v} }
+
+func (f shownFloat) String() string {
+	switch {
+	case math.IsNaN(f.v):
+		return "NaN"
+	case math.IsInf(f.v, 1):
+		return "+Inf"
+	case math.IsInf(f.v, -1):
+		return "-Inf"
+	}
+	return formatValue(f.d, f.v)
+}
+
+func (f shownFloat) MarshalJSON() ([]byte, error) {
+	if math.IsNaN(f.v) || math.IsInf(f.v, 0) {
+		return jsonFloat(f.v).MarshalJSON()
+	}
+	return []byte(f.String()), nil
+}
+
+// cell prints a figure for the text table.
+func cell(v any) string {
+	switch x := v.(type) {
+	case nil:
+		return "-"
+	case shownFloat:
+		return x.String()
+	case jsonFloat:
+		return strconv.FormatFloat(float64(x), 'g', 6, 64)
+	case int64:
+		return strconv.FormatInt(x, 10)
+	}
+	return fmt.Sprint(v)
+}
+
+// listNames is the first n names, with a count of the rest.
+func listNames(names []string, n int) string {
+	if len(names) <= n {
+		return strings.Join(names, ", ")
+	}
+	return fmt.Sprintf("%s and %d more", strings.Join(names[:n], ", "), len(names)-n)
+}

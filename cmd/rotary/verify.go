@@ -1,0 +1,125 @@
+package main
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"sort"
+	"strings"
+
+	"github.com/rotary-go/rotary/tensor"
+)
+
+const verifyUsage = "GOLDEN CANDIDATE [--atol A] [--ulp U] [--show N] [--raw NAME=DTYPE:SHAPE:FILE]... [--json]\n" +
+	"  Compares each expected output out.X of the golden bundle with out.X of the candidate, or X\n" +
+	"  when it has no out.X (a candidate holding both is a bundle, whose X is the input), and locates\n" +
+	"  the worst elements by coordinate (token/head/dim where the bundle's op defines them).\n" +
+	"  Either may be a safetensors file, a directory of .npy files (one tensor per file, named by its\n" +
+	"  stem) or a single .npy file; --raw tensors join the candidate (which may then be left out).\n" +
+	"  " + npyBF16Note + ". Exit 0 when every output is within tolerance, 1 otherwise, 2 on bad input."
+
+// outPrefix marks a golden bundle's expected outputs.
+const outPrefix = "out."
+
+func runVerify(args []string, stdout, stderr io.Writer) error {
+	fs := newFlags("verify", verifyUsage, stderr)
+	var opts compareOptions
+	opts.register(fs.FlagSet, "ulp")
+	var raws rawFlags
+	fs.Var(&raws, "raw", rawUsage)
+	asJSON := fs.Bool("json", false, "print one JSON object per expected output")
+	files, err := parseWithFiles(fs, args)
+	if err != nil {
+		return err
+	}
+	if len(files) != 2 && !(len(files) == 1 && len(raws) > 0) {
+		return usagef("want GOLDEN and CANDIDATE, or GOLDEN and --raw (got %d inputs)", len(files))
+	}
+	if err := opts.check(fs.FlagSet); err != nil {
+		return err
+	}
+	golden, err := readInputSet(files[0])
+	if err != nil {
+		return err
+	}
+	cand := newInputSet()
+	candName := "--raw"
+	if len(files) == 2 {
+		candName = files[1]
+		if cand, err = readInputSet(files[1]); err != nil {
+			return err
+		}
+	}
+	if err := cand.addRaw(raws); err != nil {
+		return err
+	}
+	var outputs []string
+	for n := range golden.tensors {
+		if strings.HasPrefix(n, outPrefix) && len(n) > len(outPrefix) {
+			outputs = append(outputs, n)
+		}
+	}
+	if len(outputs) == 0 {
+		return usagef("%s: no expected outputs (tensors named out.X): is it a golden bundle?", files[0])
+	}
+	sort.Strings(outputs)
+	ax := axisContextOf(golden.metadata)
+	if !*asJSON {
+		if desc := bundleSummary(golden.metadata); desc != "" {
+			fmt.Fprintf(stdout, "golden: %s\n", desc)
+		}
+		compareHeader(stdout)
+	}
+	enc := json.NewEncoder(stdout)
+	failed := 0
+	for _, n := range outputs {
+		x := strings.TrimPrefix(n, outPrefix)
+		var r diffRow
+		switch tc, name, ok := candidateFor(cand, n, x); {
+		case !ok:
+			r = refused(n, fmt.Sprintf("missing from the candidate (want %s or %s in %s)", x, n, candName))
+		default:
+			r = compareTensors(n, golden.tensors[n], tc, opts, ax)
+			r.Candidate = name
+		}
+		if r.Problem != "" {
+			failed++
+		}
+		if *asJSON {
+			if err := enc.Encode(r); err != nil {
+				return err
+			}
+			continue
+		}
+		printRow(stdout, r, "golden", "candidate")
+	}
+	if failed > 0 {
+		fmt.Fprintf(stderr, "rotary verify: %d of %d outputs fail\n", failed, len(outputs))
+		return errProblems
+	}
+	if !*asJSON {
+		fmt.Fprintf(stdout, "all %d outputs within tolerance\n", len(outputs))
+	}
+	return nil
+}
+
+// candidateFor finds the candidate's tensor for expected output out (out.X): out.X when the
+// candidate has it (a candidate that is itself a bundle holds the input under X), else X.
+func candidateFor(cand *inputSet, out, x string) (tensor.Tensor, string, bool) {
+	if t, ok := cand.tensors[out]; ok {
+		return t, out, true
+	}
+	t, ok := cand.tensors[x]
+	return t, x, ok
+}
+
+// bundleSummary is one line of a bundle's provenance from its metadata.
+func bundleSummary(md map[string]string) string {
+	var parts []string
+	for _, k := range []string{"op", "model", "dtype", "layout", "layer", "seed", "backend", "rotary_version"} {
+		if v, ok := md[k]; ok {
+			parts = append(parts, k+" "+v)
+		}
+	}
+	return strings.Join(parts, ", ")
+}

@@ -1,0 +1,223 @@
+package main
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/rotary-go/rotary/safetensors"
+	"github.com/rotary-go/rotary/tensor"
+)
+
+// bundle is a small golden bundle as `rotary golden` lays one out: the inputs under the names
+// apply reads, the expected outputs under out.X, the op in the metadata.
+type bundle struct {
+	path       string
+	query, key []float32 // the expected outputs, BF16-exact
+}
+
+const bT, bH, bK, bD = 4, 3, 2, 8
+
+func writeBundle(t *testing.T, dir string) bundle {
+	t.Helper()
+	q := bf16Exact(randomHeads(bT*bH*bD, 11))
+	k := bf16Exact(randomHeads(bT*bK*bD, 12))
+	st := []safetensors.Tensor{
+		safetensors.FromInt64s("positions", []int{bT}, []int64{0, 1, 2, 3}),
+		encodeAs(tensor.BF16, "query", []int{bT, bH, bD}, randomHeads(bT*bH*bD, 13)),
+		encodeAs(tensor.BF16, "key", []int{bT, bK, bD}, randomHeads(bT*bK*bD, 14)),
+		encodeAs(tensor.BF16, "out.query", []int{bT, bH, bD}, q),
+		encodeAs(tensor.BF16, "out.key", []int{bT, bK, bD}, k),
+	}
+	p := filepath.Join(dir, "golden.safetensors")
+	md := map[string]string{"op": "rotary_embedding", "model": "llama-3.1-8b", "dtype": "BF16"}
+	if err := safetensors.WriteFile(p, st, md); err != nil {
+		t.Fatal(err)
+	}
+	return bundle{p, q, k}
+}
+
+// bf16Exact rounds v to BF16 values, so that encodeAs stores them unchanged.
+func bf16Exact(v []float32) []float32 {
+	out := make([]float32, len(v))
+	for i, x := range v {
+		out[i] = tensor.Float32FromBF16(tensor.BF16FromFloat32(x))
+	}
+	return out
+}
+
+// wrongAt returns v with element (tok, head, dim) of a [T,H,D] tensor moved by 8 BF16 ULPs.
+func wrongAt(v []float32, H, D, tok, head, dim int) ([]float32, float32, float32) {
+	w := append([]float32(nil), v...)
+	i := (tok*H+head)*D + dim
+	bits := tensor.BF16FromFloat32(w[i]) + 8
+	w[i] = tensor.Float32FromBF16(bits)
+	return w, v[i], w[i]
+}
+
+// TestVerifyLocatesWrongElement: a candidate written by another program with one wrong
+// element fails, and verify prints that element's token, head and dim and both values, in
+// safetensors, in a .npy directory and in the [T,H·D] layout.
+func TestVerifyLocatesWrongElement(t *testing.T) {
+	dir := t.TempDir()
+	g := writeBundle(t, dir)
+	q, want, got := wrongAt(g.query, bH, bD, 2, 1, 5)
+	cands := map[string]string{
+		"safetensors": writeTensors(t, dir, "cand.safetensors",
+			encodeAs(tensor.BF16, "query", []int{bT, bH, bD}, q),
+			encodeAs(tensor.BF16, "key", []int{bT, bK, bD}, g.key)),
+		"flat layout": writeTensors(t, dir, "flat.safetensors",
+			encodeAs(tensor.BF16, "query", []int{bT, bH * bD}, q),
+			encodeAs(tensor.BF16, "key", []int{bT, bK * bD}, g.key)),
+	}
+	npyDir := filepath.Join(dir, "npy")
+	qt, _ := fromFile(encodeAs(tensor.BF16, "query", []int{bT, bH, bD}, q))
+	kt, _ := fromFile(encodeAs(tensor.BF16, "key", []int{bT, bK, bD}, g.key))
+	if err := writeNPYDir(npyDir, map[string]tensor.Tensor{"query": qt, "key": kt}, nil); err != nil {
+		t.Fatal(err)
+	}
+	cands["npy"] = npyDir
+	for name, cand := range cands {
+		t.Run(name, func(t *testing.T) {
+			code, out, stderr := runCLI(t, "verify", g.path, cand)
+			if code != 1 {
+				t.Fatalf("exit %d, want 1\n%s%s", code, out, stderr)
+			}
+			wantLine := "at token 2, head 1, dim 5: golden " + formatValue(tensor.BF16, float64(want)) + ", candidate " + formatValue(tensor.BF16, float64(got))
+			if !strings.Contains(out, wantLine) || !strings.Contains(out, "1 elements over tolerance") {
+				t.Errorf("stdout lacks %q:\n%s", wantLine, out)
+			}
+			if !strings.Contains(out, "op rotary_embedding") || !strings.Contains(stderr, "1 of 2 outputs fail") {
+				t.Errorf("stdout %q stderr %q", out, stderr)
+			}
+			if name == "flat layout" && !strings.Contains(out, "shape [4,3,8] vs [4,24]: compared element by element") {
+				t.Errorf("the layout note is missing:\n%s", out)
+			}
+			code, out, _ = runCLI(t, "verify", g.path, cand, "--json")
+			if code != 1 {
+				t.Fatalf("--json: exit %d", code)
+			}
+			var rows []map[string]any
+			for _, l := range strings.Split(strings.TrimSpace(out), "\n") {
+				var m map[string]any
+				if err := json.Unmarshal([]byte(l), &m); err != nil {
+					t.Fatalf("%v: %s", err, l)
+				}
+				rows = append(rows, m)
+			}
+			if len(rows) != 2 || rows[0]["name"] != "out.key" || rows[1]["name"] != "out.query" || rows[1]["candidate"] != "query" {
+				t.Fatalf("rows %v", rows)
+			}
+			worst := rows[1]["worst"].([]any)[0].(map[string]any)
+			if idx, _ := json.Marshal(worst["index"]); string(idx) != "[2,1,5]" || worst["a"] != float64(want) || worst["b"] != float64(got) {
+				t.Errorf("worst %v, want index [2,1,5], a %v, b %v", worst, want, got)
+			}
+			if ax, _ := json.Marshal(worst["axes"]); string(ax) != `["token","head","dim"]` {
+				t.Errorf("axes %s", ax)
+			}
+		})
+	}
+}
+
+// TestVerifyPasses: the exact outputs pass, as X or as out.X; a bundle verified against
+// itself compares out.X with out.X, not with the input X.
+func TestVerifyPasses(t *testing.T) {
+	dir := t.TempDir()
+	g := writeBundle(t, dir)
+	cand := writeTensors(t, dir, "cand.safetensors",
+		encodeAs(tensor.BF16, "query", []int{bT, bH, bD}, g.query),
+		encodeAs(tensor.BF16, "key", []int{bT, bK, bD}, g.key))
+	for _, c := range []string{cand, g.path} {
+		code, out, stderr := runCLI(t, "verify", g.path, c)
+		if code != 0 || !strings.Contains(out, "all 2 outputs within tolerance") {
+			t.Errorf("%s: exit %d\n%s%s", c, code, out, stderr)
+		}
+	}
+	// Within --ulp: the element 8 ULPs off passes at --ulp 8, fails at 7.
+	q, _, _ := wrongAt(g.query, bH, bD, 0, 0, 0)
+	off := writeTensors(t, dir, "off.safetensors",
+		encodeAs(tensor.BF16, "query", []int{bT, bH, bD}, q),
+		encodeAs(tensor.BF16, "key", []int{bT, bK, bD}, g.key))
+	if code, out, _ := runCLI(t, "verify", g.path, off, "--ulp", "8"); code != 0 {
+		t.Errorf("--ulp 8: exit %d\n%s", code, out)
+	}
+	if code, _, _ := runCLI(t, "verify", g.path, off, "--ulp", "7"); code != 1 {
+		t.Errorf("--ulp 7: exit %d", code)
+	}
+}
+
+// TestVerifyMissingOrMisshapen: a missing output and one with another element count are
+// failures naming them, printed without figures.
+func TestVerifyMissingOrMisshapen(t *testing.T) {
+	dir := t.TempDir()
+	g := writeBundle(t, dir)
+	cand := writeTensors(t, dir, "cand.safetensors",
+		encodeAs(tensor.BF16, "query", []int{bT, bH, bD - 1}, g.query[:bT*bH*(bD-1)]))
+	code, out, _ := runCLI(t, "verify", g.path, cand)
+	if code != 1 {
+		t.Fatalf("exit %d\n%s", code, out)
+	}
+	for _, want := range []string{
+		"out.key                  not compared: missing from the candidate (want key or out.key in " + cand + ")",
+		"out.query (query)        not compared: shape [4,3,8] vs [4,3,7]: 96 vs 84 elements",
+	} {
+		if !strings.Contains(out, want+"\n") {
+			t.Errorf("stdout lacks %q:\n%s", want, out)
+		}
+	}
+}
+
+// TestVerifyBadInput: exit 2 with one line for inputs that are no bundle or no file, and
+// for bad flags.
+func TestVerifyBadInput(t *testing.T) {
+	dir := t.TempDir()
+	g := writeBundle(t, dir)
+	plain := writeTensors(t, dir, "plain.safetensors", encodeAs(tensor.F32, "query", []int{2}, []float32{1, 2}))
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"verify", plain, g.path}, "no expected outputs"},
+		{[]string{"verify", g.path, filepath.Join(dir, "nope.safetensors")}, "nope.safetensors"},
+		{[]string{"verify", g.path}, "want GOLDEN and CANDIDATE"},
+		{[]string{"verify", g.path, g.path, "--ulp", "-1"}, "--ulp"},
+		{[]string{"verify", g.path, g.path, "--atol", "NaN"}, "--atol"},
+		{[]string{"verify", g.path, g.path, "--show", "-1"}, "--show"},
+	} {
+		code, out, stderr := runCLI(t, c.args...)
+		if code != 2 || strings.Count(stderr, "\n") != 1 || !strings.Contains(stderr, c.want) {
+			t.Errorf("%v: exit %d stderr %q stdout %q: want exit 2, one line with %q", c.args[1:], code, stderr, out, c.want)
+		}
+	}
+}
+
+// TestVerifyRaw: a hardware harness's raw dumps are the candidate.
+func TestVerifyRaw(t *testing.T) {
+	dir := t.TempDir()
+	g := writeBundle(t, dir)
+	raw := func(name string, v []float32) string {
+		st := encodeAs(tensor.BF16, name, nil, v)
+		return writeFile(t, dir, name+".bin", st.Data)
+	}
+	q, _, _ := wrongAt(g.query, bH, bD, 3, 2, 7)
+	k := raw("k", g.key)
+	args := []string{"verify", g.path, "--raw", "out.key=BF16:4,2,8:" + k}
+	if code, out, stderr := runCLI(t, append(args, "--raw", "query=bf16:[4,3,8]:"+raw("q", g.query))...); code != 0 {
+		t.Errorf("exact raw: exit %d\n%s%s", code, out, stderr)
+	}
+	code, out, _ := runCLI(t, append(args, "--raw", "query=BF16:4x3x8:"+raw("bad", q))...)
+	if code != 1 || !strings.Contains(out, "at token 3, head 2, dim 7") {
+		t.Errorf("wrong raw: exit %d\n%s", code, out)
+	}
+	// A raw tensor of a name the candidate file holds too is an error naming both.
+	cand := writeTensors(t, dir, "cand.safetensors", encodeAs(tensor.BF16, "out.key", []int{bT, bK, bD}, g.key))
+	code, _, stderr := runCLI(t, "verify", g.path, cand, "--raw", "out.key=BF16:4,2,8:"+k)
+	if code != 2 || !strings.Contains(stderr, cand) || !strings.Contains(stderr, k) {
+		t.Errorf("duplicate: exit %d stderr %q", code, stderr)
+	}
+	if _, err := os.Stat(k); err != nil {
+		t.Fatal(err)
+	}
+}
