@@ -14,6 +14,36 @@ func init() {
 		"gemma-4-26b-a4b": gemma4Want(30, 16, 8, 262144, 6),
 		"gemma-4-e4b":     gemma4Want(42, 8, 2, 131072, 6),
 		"gemma-4-e2b":     gemma4Want(35, 8, 1, 131072, 5),
+		"smollm3-3b": {modelType: "smollm3", layers: 36, heads: 16, kv: 4, head: 128, rot: 128, base: 5e6,
+			style: rotary.NeoX, scaling: rotary.ScalingDefault, maxPos: 65536, localTypes: true,
+			check: func(t *testing.T, m *Model) {
+				checkLayers(t, m, rotary.NeoX, repeat(9, rotates(5e6, rotary.ScalingDefault, 128), rotates(5e6, rotary.ScalingDefault, 128), rotates(5e6, rotary.ScalingDefault, 128), nope))
+			}},
+		"qwen3.5-35b-a3b": {modelType: "qwen3_5_moe_text", top: "qwen3_5_moe", layers: 40, heads: 16, kv: 2, head: 256, rot: 64, base: 1e7,
+			style: rotary.NeoX, scaling: rotary.ScalingDefault, maxPos: 262144, mropeSections: []int{11, 11, 10}, mropeInterleaved: true,
+			notesContain: "Gated DeltaNet"},
+		"qwen3-coder-next": {modelType: "qwen3_next", layers: 48, heads: 16, kv: 2, head: 256, rot: 64, base: 5e6,
+			style: rotary.NeoX, scaling: rotary.ScalingDefault, maxPos: 262144, notesContain: "Gated DeltaNet"},
+		"ministral-3-3b": {modelType: "ministral3", top: "ministral3", layers: 26, heads: 32, kv: 8, head: 128, rot: 128, base: 1e6,
+			style: rotary.NeoX, scaling: rotary.ScalingYaRN, maxPos: 262144, factor: 16, orig: 16384,
+			check: func(t *testing.T, m *Model) {
+				sc := m.Spec.Scaling
+				if sc.Mscale != 1 || sc.MscaleAllDim != 1 || sc.BetaFast != 32 || sc.BetaSlow != 1 {
+					t.Errorf("yarn %+v, want mscale 1/1, betas 32/1", sc)
+				}
+				if q := m.QueryScale; q.Kind != rotary.QueryScaleBeta || q.Beta != 0.1 || q.OriginalMax != 16384 {
+					t.Errorf("query scale %+v, want beta 0.1 over 16384", q)
+				}
+			}},
+		"olmo-3-7b-instruct": {modelType: "olmo3", layers: 32, heads: 32, kv: 32, head: 128, rot: 128, base: 500000,
+			style: rotary.NeoX, scaling: rotary.ScalingYaRN, maxPos: 65536, factor: 8, orig: 8192, localBase: 500000, localPattern: 4,
+			check: func(t *testing.T, m *Model) {
+				if a := m.Spec.Scaling.AttentionFactor; a != 1.2079441541679836 {
+					t.Errorf("attention factor %v", a)
+				}
+				sliding, full := rotates(500000, rotary.ScalingDefault, 128), rotates(500000, rotary.ScalingYaRN, 128)
+				checkLayers(t, m, rotary.NeoX, repeat(8, sliding, sliding, sliding, full))
+			}},
 	} {
 		presetWants[name] = w
 	}
