@@ -11,22 +11,33 @@ import (
 // cos and sin read, dx, dcos and dsin written.
 func init() {
 	Register(Case{Op: ops.ApplyRotaryEmb.Name(), Model: "llama-3-8b", MaxTokens: 16384,
-		Setup: func(d tensor.DType, T int, disp *ops.Dispatcher) (func() error, []Operand, error) {
-			x := Filled(d, 1, T, 32, 128)
-			out := tensor.Zeros(d, 1, T, 32, 128)
-			cos, sin := Filled(d, 1, T, 1, 128), Filled(d, 1, T, 1, 128)
-			return func() error {
-				return rotary.ApplyRotaryEmb(disp, rotary.ApplyRotaryEmbParams{Layout: ops.BSND, X: x, Cos: cos, Sin: sin, Out: out, Style: rotary.NeoX})
-			}, append(Reads(x, cos, sin), Writes(out)...), nil
-		}})
+		Setup: applyRotaryEmbSetup(32, 128, 128, rotary.NeoX, false),
+		Derive: anyRoPE(func(s Shape) SetupFunc {
+			return applyRotaryEmbSetup(s.Heads, s.Spec.HeadSize, s.Spec.RotaryDim, s.Spec.Style, false)
+		})})
 	Register(Case{Op: ops.ApplyRotaryEmbBackward.Name(), Model: "llama-3-8b", MaxTokens: 16384,
-		Setup: func(d tensor.DType, T int, disp *ops.Dispatcher) (func() error, []Operand, error) {
-			x, dy := Filled(d, 1, T, 32, 128), Filled(d, 1, T, 32, 128)
-			dx := tensor.Zeros(d, 1, T, 32, 128)
-			cos, sin := Filled(d, 1, T, 1, 128), Filled(d, 1, T, 1, 128)
-			dcos, dsin := tensor.Zeros(d, 1, T, 1, 128), tensor.Zeros(d, 1, T, 1, 128)
+		Setup: applyRotaryEmbSetup(32, 128, 128, rotary.NeoX, true),
+		Derive: anyRoPE(func(s Shape) SetupFunc {
+			return applyRotaryEmbSetup(s.Heads, s.Spec.HeadSize, s.Spec.RotaryDim, s.Spec.Style, true)
+		})})
+}
+
+// applyRotaryEmbSetup: x [1,T,H,D], cos and sin [1,T,1,rd] (rd ≤ D: the dims past it pass).
+func applyRotaryEmbSetup(H, D, rd int, style rotary.Style, backward bool) SetupFunc {
+	return func(d tensor.DType, T int, disp *ops.Dispatcher) (func() error, []Operand, error) {
+		x := Filled(d, 1, T, H, D)
+		cos, sin := Filled(d, 1, T, 1, rd), Filled(d, 1, T, 1, rd)
+		if backward {
+			dy := Filled(d, 1, T, H, D)
+			dx := tensor.Zeros(d, 1, T, H, D)
+			dcos, dsin := tensor.Zeros(d, 1, T, 1, rd), tensor.Zeros(d, 1, T, 1, rd)
 			return func() error {
-				return rotary.ApplyRotaryEmbBackward(disp, rotary.ApplyRotaryEmbBackwardParams{Layout: ops.BSND, DY: dy, X: x, Cos: cos, Sin: sin, DX: dx, DCos: dcos, DSin: dsin, Style: rotary.NeoX})
+				return rotary.ApplyRotaryEmbBackward(disp, rotary.ApplyRotaryEmbBackwardParams{Layout: ops.BSND, DY: dy, X: x, Cos: cos, Sin: sin, DX: dx, DCos: dcos, DSin: dsin, Style: style})
 			}, append(Reads(dy, x, cos, sin), Writes(dx, dcos, dsin)...), nil
-		}})
+		}
+		out := tensor.Zeros(d, 1, T, H, D)
+		return func() error {
+			return rotary.ApplyRotaryEmb(disp, rotary.ApplyRotaryEmbParams{Layout: ops.BSND, X: x, Cos: cos, Sin: sin, Out: out, Style: style})
+		}, append(Reads(x, cos, sin), Writes(out)...), nil
+	}
 }

@@ -17,21 +17,29 @@ func init() {
 			op = ops.ApplyRotaryEmbTHDBackward.Name()
 		}
 		Register(Case{Op: op, Model: "llama-3-8b", MaxTokens: 16384,
-			Setup: func(d tensor.DType, T int, disp *ops.Dispatcher) (func() error, []Operand, error) {
-				x := Filled(d, T, 32, 128)
-				out := tensor.Zeros(d, T, 32, 128)
-				cos, sin := Filled(d, T, 128), Filled(d, T, 128)
-				seqs := ops.PackedSeqs{CuSeqlens: packed(T, 4)}
-				touched := append(Reads(x, cos, sin), Writes(out)...)
-				if backward {
-					return func() error {
-						return rotary.ApplyRotaryEmbTHDBackward(disp, rotary.ApplyRotaryEmbTHDBackwardParams{DY: x, Cos: cos, Sin: sin, DX: out, Seqs: seqs, Style: rotary.NeoX})
-					}, touched, nil
-				}
-				return func() error {
-					return rotary.ApplyRotaryEmbTHD(disp, rotary.ApplyRotaryEmbTHDParams{X: x, Cos: cos, Sin: sin, Out: out, Seqs: seqs, Style: rotary.NeoX})
-				}, touched, nil
-			}})
+			Setup: thdSetup(32, 128, 128, rotary.NeoX, backward),
+			Derive: anyRoPE(func(s Shape) SetupFunc {
+				return thdSetup(s.Heads, s.Spec.HeadSize, s.Spec.RotaryDim, s.Spec.Style, backward)
+			})})
+	}
+}
+
+// thdSetup: x [T,H,D] in four packed sequences, cos and sin tables [T,rd].
+func thdSetup(H, D, rd int, style rotary.Style, backward bool) SetupFunc {
+	return func(d tensor.DType, T int, disp *ops.Dispatcher) (func() error, []Operand, error) {
+		x := Filled(d, T, H, D)
+		out := tensor.Zeros(d, T, H, D)
+		cos, sin := Filled(d, T, rd), Filled(d, T, rd)
+		seqs := ops.PackedSeqs{CuSeqlens: packed(T, 4)}
+		touched := append(Reads(x, cos, sin), Writes(out)...)
+		if backward {
+			return func() error {
+				return rotary.ApplyRotaryEmbTHDBackward(disp, rotary.ApplyRotaryEmbTHDBackwardParams{DY: x, Cos: cos, Sin: sin, DX: out, Seqs: seqs, Style: style})
+			}, touched, nil
+		}
+		return func() error {
+			return rotary.ApplyRotaryEmbTHD(disp, rotary.ApplyRotaryEmbTHDParams{X: x, Cos: cos, Sin: sin, Out: out, Seqs: seqs, Style: style})
+		}, touched, nil
 	}
 }
 

@@ -20,6 +20,9 @@ type Case struct {
 	// tensor the call must read or write: they give the bytes it moves (Traffic) and are the
 	// bytes the limit pass streams, so the two cannot disagree.
 	Setup func(d tensor.DType, tokens int, disp *ops.Dispatcher) (call func() error, touched []Operand, err error)
+	// Derive, when set, makes the case's Setup for a model's shape instead of the built-in one
+	// (Config.Shape); an error says why the op does not apply to that model.
+	Derive func(s Shape) (SetupFunc, error)
 }
 
 // Access is how an op touches an operand.
@@ -77,6 +80,9 @@ type Config struct {
 	Time time.Duration
 	// CustomOps is the enable spec for the dispatchers (vLLM's custom_ops).
 	CustomOps string
+	// Shape, when set, times the ops on a model's shape instead of the built-in ones (Models
+	// must be empty); only the ops whose cases have a Derive can.
+	Shape *Shape
 }
 
 // DefaultOps are what a bare `rotary bench` measures: the rotations on Llama-3-8B
@@ -131,11 +137,12 @@ func (c *Config) tasks() ([]task, error) {
 		}
 	}
 	opsWanted := c.Ops
+	listed := true // ops the caller named, not a default or "all"
 	switch {
 	case len(opsWanted) == 0:
-		opsWanted = DefaultOps
+		opsWanted, listed = DefaultOps, false
 	case slices.Contains(opsWanted, "all"):
-		opsWanted = Ops()
+		opsWanted, listed = Ops(), false
 	}
 	for _, o := range opsWanted {
 		if !slices.Contains(Ops(), o) {
@@ -159,6 +166,16 @@ func (c *Config) tasks() ([]task, error) {
 	if len(tokens) == 0 {
 		tokens = DefaultTokens
 	}
+	candidates := cases
+	if c.Shape != nil {
+		if len(c.Models) > 0 {
+			return nil, fmt.Errorf("models %v and a model's shape: give one", c.Models)
+		}
+		var err error
+		if candidates, err = derivedCases(opsWanted, *c.Shape, !listed); err != nil {
+			return nil, err
+		}
+	}
 	// Figures come in the order of the ops asked for, not of the files that register the cases.
 	var ts []task
 	var seen []string
@@ -167,7 +184,7 @@ func (c *Config) tasks() ([]task, error) {
 			continue
 		}
 		seen = append(seen, op)
-		for _, cs := range cases {
+		for _, cs := range candidates {
 			if cs.Op != op || len(c.Models) > 0 && !slices.Contains(c.Models, cs.Model) {
 				continue
 			}

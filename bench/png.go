@@ -17,16 +17,22 @@ import (
 )
 
 // WritePNG draws limit_ratio against tokens (log scale), one panel per op and model, one line
-// per backend and dtype, with the 1.0 line (the limit) marked.
+// per backend and dtype, with the 1.0 line (the limit) marked. Each panel labels its axes,
+// says that higher is better and what the dashed reference line is.
 func WritePNG(path string, results []Result) error {
-	img := Plot(results)
-	return fileio.WriteFile(path, 0o644, func(w io.Writer) error { return png.Encode(w, img) })
+	return fileio.WriteFile(path, 0o644, func(w io.Writer) error { return EncodePNG(w, results) })
 }
+
+// EncodePNG writes the image WritePNG draws to w.
+func EncodePNG(w io.Writer, results []Result) error { return png.Encode(w, Plot(results)) }
 
 type panelKey struct{ op, model string }
 
 // Plot renders the results as an image (see WritePNG).
-func Plot(results []Result) *image.RGBA {
+func Plot(results []Result) *image.RGBA { return plot(results, nil) }
+
+// plot is Plot; text, when set, is given every string drawn (for tests).
+func plot(results []Result, text func(string)) *image.RGBA {
 	panels := map[panelKey][]Result{}
 	var keys []panelKey
 	for _, r := range results {
@@ -36,14 +42,14 @@ func Plot(results []Result) *image.RGBA {
 		}
 		panels[k] = append(panels[k], r)
 	}
-	const pw, ph = 520, 340
+	const pw, ph = 640, 360
 	cols := min(2, max(1, len(keys)))
 	rows := (len(keys) + cols - 1) / cols
 	img := image.NewRGBA(image.Rect(0, 0, cols*pw, max(1, rows)*ph))
 	draw.Draw(img, img.Bounds(), image.White, image.Point{}, draw.Src)
 	for i, k := range keys {
 		origin := image.Pt((i%cols)*pw, (i/cols)*ph)
-		drawPanel(img, image.Rectangle{Min: origin, Max: origin.Add(image.Pt(pw, ph))}, k, panels[k])
+		drawPanel(img, image.Rectangle{Min: origin, Max: origin.Add(image.Pt(pw, ph))}, k, panels[k], text)
 	}
 	return img
 }
@@ -54,9 +60,26 @@ var palette = []color.RGBA{
 	{0xbc, 0xbd, 0x22, 0xff}, {0x17, 0xbe, 0xcf, 0xff},
 }
 
-func drawPanel(img *image.RGBA, r image.Rectangle, k panelKey, rs []Result) {
-	plot := image.Rect(r.Min.X+50, r.Min.Y+30, r.Max.X-150, r.Max.Y-40)
-	label(img, r.Min.X+50, r.Min.Y+18, k.op+" / "+k.model+": limit_ratio vs tokens", color.Black)
+// The panel's words: what the axes measure and what the dashed line is, so that a PNG read
+// on its own says what it shows.
+const (
+	yAxisLabel = "limit_ratio = t(limit) / t(op): higher is better"
+	xAxisLabel = "tokens (log scale)"
+)
+
+// limitLegend explains the dashed line at 1.0, one legend line each.
+var limitLegend = []string{"1.0 = the limit:", "the op's loads and", "stores, no arithmetic"}
+
+func drawPanel(img *image.RGBA, r image.Rectangle, k panelKey, rs []Result, text func(string)) {
+	label := func(img *image.RGBA, x, y int, s string, c color.Color) {
+		if text != nil {
+			text(s)
+		}
+		drawText(img, x, y, s, c)
+	}
+	plot := image.Rect(r.Min.X+50, r.Min.Y+46, r.Max.X-190, r.Max.Y-40)
+	label(img, r.Min.X+50, r.Min.Y+16, k.op+" / "+k.model, color.Black)
+	label(img, r.Min.X+8, r.Min.Y+36, yAxisLabel, color.Black)
 	series := map[string][]Result{}
 	var names []string
 	minT, maxT, maxR := math.Inf(1), math.Inf(-1), 1.2
@@ -98,7 +121,7 @@ func drawPanel(img *image.RGBA, r image.Rectangle, k panelKey, rs []Result) {
 		line(img, x, plot.Max.Y, x, plot.Max.Y+4, color.Black)
 		label(img, x-8, plot.Max.Y+16, fmt.Sprint(int(t)), color.Black)
 	}
-	label(img, plot.Min.X+plot.Dx()/2-20, r.Max.Y-8, "tokens", color.Black)
+	label(img, plot.Min.X+plot.Dx()/2-60, r.Max.Y-8, xAxisLabel, color.Black)
 	for i, name := range names {
 		c := palette[i%len(palette)]
 		pts := series[name]
@@ -113,6 +136,13 @@ func drawPanel(img *image.RGBA, r image.Rectangle, k panelKey, rs []Result) {
 		ly0 := plot.Min.Y + 10 + i*16
 		thick(img, plot.Max.X+10, ly0, plot.Max.X+28, ly0, c)
 		label(img, plot.Max.X+32, ly0+4, name, color.Black)
+	}
+	ly0 := plot.Min.Y + 10 + len(names)*16 + 8
+	for x := plot.Max.X + 10; x < plot.Max.X+28; x += 6 {
+		line(img, x, ly0, x+3, ly0, color.Black)
+	}
+	for i, s := range limitLegend {
+		label(img, plot.Max.X+32, ly0+4+i*14, s, color.Black)
 	}
 }
 
@@ -131,7 +161,7 @@ func tickStep(maxR float64) float64 {
 	return 1
 }
 
-func label(img *image.RGBA, x, y int, s string, c color.Color) {
+func drawText(img *image.RGBA, x, y int, s string, c color.Color) {
 	d := font.Drawer{Dst: img, Src: image.NewUniform(c), Face: basicfont.Face7x13, Dot: fixed.P(x, y)}
 	d.DrawString(s)
 }

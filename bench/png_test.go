@@ -3,6 +3,7 @@ package bench
 import (
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 )
 
@@ -34,5 +35,47 @@ func TestWritePNGRefusesSpecialFiles(t *testing.T) {
 	entries, _ := os.ReadDir(dir)
 	if len(entries) != 3 {
 		t.Errorf("directory holds %d entries after the writes, want 3 (no temporary file left)", len(entries))
+	}
+}
+
+// TestPlotSaysWhatItShows: every panel labels both axes, says that higher is better, and
+// explains the dashed reference line, in words that fit its legend column.
+func TestPlotSaysWhatItShows(t *testing.T) {
+	rs := []Result{
+		{Op: "rotary_embedding", Model: "m", Backend: "cpu", DType: "F32", Tokens: 1, LimitRatio: 0.5},
+		{Op: "rotary_embedding", Model: "m", Backend: "cpu", DType: "F32", Tokens: 16, LimitRatio: 0.9},
+		{Op: "mrope", Model: "m", Backend: "native", DType: "BF16", Tokens: 4, LimitRatio: 0.1},
+	}
+	var drawn []string
+	img := plot(rs, func(s string) { drawn = append(drawn, s) })
+	count := func(s string) int {
+		n := 0
+		for _, d := range drawn {
+			if d == s {
+				n++
+			}
+		}
+		return n
+	}
+	for _, s := range append([]string{yAxisLabel, xAxisLabel}, limitLegend...) {
+		if n := count(s); n != 2 {
+			t.Errorf("%q drawn %d times, want once per panel (2)", s, n)
+		}
+	}
+	if !strings.Contains(yAxisLabel, "higher is better") || !strings.Contains(yAxisLabel, "limit_ratio") {
+		t.Errorf("y axis label %q does not say what is measured and which way is better", yAxisLabel)
+	}
+	if !strings.Contains(strings.Join(limitLegend, " "), "1.0") {
+		t.Errorf("legend %q does not name the reference line", limitLegend)
+	}
+	// The legend column is the panel's last 190 pixels less the 32 before the text; 7-pixel
+	// glyphs.
+	for _, s := range limitLegend {
+		if len([]rune(s))*7 > 190-32 {
+			t.Errorf("legend line %q is wider than its column", s)
+		}
+	}
+	if img.Bounds().Dx() != 2*640 {
+		t.Errorf("two panels side by side: width %d", img.Bounds().Dx())
 	}
 }

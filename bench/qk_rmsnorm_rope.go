@@ -11,7 +11,8 @@ import (
 var qwen3_8B = rotary.Spec{HeadSize: 128, RotaryDim: 128, Base: 1000000, Style: rotary.NeoX, MaxPositions: 16384}
 
 func init() {
-	Register(Case{Op: ops.QKRMSNormRoPE.Name(), Model: "qwen3-8b", MaxTokens: 16384, Setup: forwardSetup(qwen3_8B, 32, 8, true)})
+	Register(Case{Op: ops.QKRMSNormRoPE.Name(), Model: "qwen3-8b", MaxTokens: 16384, Setup: forwardSetup(qwen3_8B, 32, 8, true),
+		Derive: plainRoPE(func(s Shape) SetupFunc { return forwardSetup(s.Spec, s.Heads, s.KVHeads, true) })})
 }
 
 // signs is a norm weight of ±1 (random signs). The bench applies qk_rmsnorm_rope to the same

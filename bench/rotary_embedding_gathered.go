@@ -12,17 +12,22 @@ import (
 // each) read. The positions are not read: the gather was.
 func init() {
 	Register(Case{Op: ops.RotaryEmbeddingGather.Name(), Model: "llama-3-8b", MaxTokens: 16384,
-		Setup: func(d tensor.DType, T int, disp *ops.Dispatcher) (func() error, []Operand, error) {
-			emb, err := rotary.New(llama3, rotary.WithDispatcher(disp))
-			if err != nil {
-				return nil, nil, err
-			}
-			var cs rotary.CosSin
-			if err := emb.Gather(positions(llama3, T), &cs); err != nil {
-				return nil, nil, err
-			}
-			q, k := Filled(d, T, 32, llama3.HeadSize), Filled(d, T, 8, llama3.HeadSize)
-			touched := append(Updates(q, k), Operand{Read, AsBytes(cs.Cos())}, Operand{Read, AsBytes(cs.Sin())})
-			return func() error { return cs.Apply(q, k) }, touched, nil
-		}})
+		Setup:  gatheredSetup(llama3, 32, 8),
+		Derive: anyRoPE(func(s Shape) SetupFunc { return gatheredSetup(s.Spec, s.Heads, s.KVHeads) })})
+}
+
+func gatheredSetup(spec rotary.Spec, heads, kvHeads int) SetupFunc {
+	return func(d tensor.DType, T int, disp *ops.Dispatcher) (func() error, []Operand, error) {
+		emb, err := rotary.New(spec, rotary.WithDispatcher(disp))
+		if err != nil {
+			return nil, nil, err
+		}
+		var cs rotary.CosSin
+		if err := emb.Gather(positions(spec, T), &cs); err != nil {
+			return nil, nil, err
+		}
+		q, k := Filled(d, T, heads, spec.HeadSize), Filled(d, T, kvHeads, spec.HeadSize)
+		touched := append(Updates(q, k), Operand{Read, AsBytes(cs.Cos())}, Operand{Read, AsBytes(cs.Sin())})
+		return func() error { return cs.Apply(q, k) }, touched, nil
+	}
 }

@@ -9,16 +9,19 @@ import (
 	"time"
 
 	"github.com/rotary-go/rotary/bench"
+	"github.com/rotary-go/rotary/hf"
+	"github.com/rotary-go/rotary/internal/fileio"
 	"github.com/rotary-go/rotary/tensor"
 )
 
-const benchUsage = "[--json] [--png FILE] [--model NAME,...] [--backend NAME,...] [--dtype F32,BF16,F16] [--tokens 1,16,...] [--time D] [--custom-ops SPEC]"
+const benchUsage = "[--json] [--png FILE] [--model PRESET | --config C.json | --model SHAPE,...] [--op NAME,...] [--backend NAME,...] [--dtype F32,BF16,F16] [--tokens 1,16,...] [--time D] [--custom-ops SPEC]"
 
 func runBench(args []string, stdout, stderr io.Writer) error {
 	fs := newFlags("bench", benchUsage, stderr)
 	asJSON := fs.Bool("json", false, "print one JSON object per figure instead of a table")
 	png := fs.String("png", "", "also draw limit_ratio against tokens to `FILE` (PNG)")
-	models := fs.String("model", "", "comma-separated benchmark `shapes` (default all: "+strings.Join(bench.ModelNames(), ", ")+")")
+	models := fs.String("model", "", "a model `preset` to time its q/k heads and head size (see 'rotary presets'), or comma-separated built-in shapes (default all: "+strings.Join(bench.ModelNames(), ", ")+")")
+	config := fs.String("config", "", "time the q/k heads and head size of a model `config.json`")
 	opsList := fs.String("op", "", "comma-separated `ops`, or all (default "+strings.Join(bench.DefaultOps, ",")+"): "+opVocabulary())
 	backends := fs.String("backend", "", "comma-separated `backends` (default native,cpu; known: "+strings.Join(bench.Backends(), ", ")+")")
 	dtypes := fs.String("dtype", "", "comma-separated `dtypes` (default F32,BF16,F16)")
@@ -47,7 +50,15 @@ func runBench(args []string, stdout, stderr io.Writer) error {
 		}
 		opNames = append(opNames, o)
 	}
-	cfg := bench.Config{Ops: opNames, Models: splitList(*models), Backends: splitList(*backends), Time: *minTime, CustomOps: *customOps}
+	cfg := bench.Config{Ops: opNames, Backends: splitList(*backends), Time: *minTime, CustomOps: *customOps}
+	if *config != "" || isPreset(*models) {
+		var err error
+		if cfg.Shape, err = benchShape(*config, *models); err != nil {
+			return err
+		}
+	} else {
+		cfg.Models = splitList(*models)
+	}
 	for _, d := range splitList(*dtypes) {
 		dt, err := tensor.ParseDType(d)
 		if err != nil || !dt.IsFloat() {
@@ -65,6 +76,15 @@ func runBench(args []string, stdout, stderr io.Writer) error {
 	total, err := cfg.Count()
 	if err != nil {
 		return usageError{err}
+	}
+	// The PNG's file is opened before the run, so that a path it cannot be written to fails
+	// before minutes of measuring; it is put in place only when everything succeeded.
+	var pngFile *fileio.Replacement
+	if *png != "" {
+		if pngFile, err = fileio.Create(*png, 0o644); err != nil {
+			return usagef("--png: %v", err)
+		}
+		defer pngFile.Abort()
 	}
 	enc := json.NewEncoder(stdout)
 	if !*asJSON {
@@ -87,8 +107,11 @@ func runBench(args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return usageError{err}
 	}
-	if *png != "" {
-		if err := bench.WritePNG(*png, results); err != nil {
+	if pngFile != nil {
+		if err := bench.EncodePNG(pngFile, results); err != nil {
+			return usagef("--png: %v", err)
+		}
+		if err := pngFile.Commit(); err != nil {
 			return usagef("--png: %v", err)
 		}
 	}
@@ -111,4 +134,38 @@ func splitList(s string) []string {
 		}
 	}
 	return out
+}
+
+// isPreset: --model names one model preset rather than built-in bench shapes. A name that is
+// both (deepseek-v3, qwen3-8b) is the preset: the model's own shape is what was asked for.
+func isPreset(name string) bool {
+	if name == "" || strings.Contains(name, ",") {
+		return false
+	}
+	_, err := hf.PresetJSON(name)
+	return err == nil
+}
+
+// benchShape is the shape of the model of --config or --model PRESET: its query and key/value
+// head counts and the RoPE of its first rotated layer (per-layer models differ in base or
+// scaling, which costs nothing, and in unrotated layers, which have nothing to time).
+func benchShape(config, preset string) (*bench.Shape, error) {
+	m := modelFlags{config: config, preset: preset, rope: "main", dynamic: "static", longrope: "config"}
+	model, spec, err := m.load()
+	if err != nil {
+		return nil, err
+	}
+	name := preset
+	if name == "" {
+		name = model.ModelType
+	}
+	for l := 1; spec.NoRoPE; l++ {
+		if model.NumLayers > 0 && l >= model.NumLayers || l > 1<<16 {
+			return nil, usagef("model %s: no layer has RoPE: nothing to time", name)
+		}
+		if spec, err = model.Spec.ForLayer(l); err != nil {
+			return nil, usagef("model %s: no layer has RoPE: nothing to time", name)
+		}
+	}
+	return &bench.Shape{Name: name, Spec: spec, Heads: model.NumHeads, KVHeads: model.NumKVHeads}, nil
 }

@@ -1,0 +1,67 @@
+package main
+
+import (
+	"path/filepath"
+	"slices"
+	"testing"
+)
+
+// TestBenchModel: bench --model PRESET and --config C.json time the model's shape (the model
+// column names it), refuse what cannot take one before measuring, and a --png that cannot be
+// written fails before anything is run.
+func TestBenchModel(t *testing.T) {
+	dir := t.TempDir()
+	one := []string{"bench", "--json", "--quiet", "--backend", "native", "--dtype", "F32", "--tokens", "2", "--time", "1ms"}
+	for _, c := range []struct {
+		args  []string
+		model string
+		ops   []string
+	}{
+		{[]string{"--model", "gpt-j-6b"}, "gpt-j-6b", []string{"rotary_embedding"}},
+		{[]string{"--model", "qwen2.5-vl-7b"}, "qwen2.5-vl-7b", []string{"mrope"}},
+		{[]string{"--config", presetConfig(t, dir, "phi-2"), "--op", "npu_rotary_mul,rotary_embedding_gathered"}, "phi", []string{"apply_rotary_emb", "rotary_embedding_gathered"}},
+		// A preset that is also a built-in shape's name is the preset.
+		{[]string{"--model", "qwen3-8b", "--op", "rotary_embedding"}, "qwen3-8b", []string{"rotary_embedding"}},
+		// Built-in shapes as before.
+		{[]string{"--model", "llama-3-8b", "--op", "rotary_embedding"}, "llama-3-8b", []string{"rotary_embedding"}},
+	} {
+		args := append(append([]string{}, one...), c.args...)
+		code, stdout, stderr := runCLI(t, args...)
+		if code != 0 {
+			t.Errorf("%v: exit %d: %s", c.args, code, stderr)
+			continue
+		}
+		var got []string
+		for _, o := range jsonLines(t, stdout) {
+			got = append(got, o["op"].(string))
+			if o["model"] != c.model {
+				t.Errorf("%v: model %v, want %s", c.args, o["model"], c.model)
+			}
+		}
+		if !slices.Equal(got, c.ops) {
+			t.Errorf("%v: timed %v, want %v", c.args, got, c.ops)
+		}
+	}
+	png := filepath.Join(dir, "no-such-dir", "b.png")
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"--model", "gpt-j-6b", "--op", "kv_rmsnorm_rope_cache"}, "kv_rmsnorm_rope_cache"},
+		{[]string{"--model", "gpt-j-6b", "--op", "mrope"}, "mrope"},
+		{[]string{"--model", "gpt-j-6b", "--config", presetConfig(t, dir, "phi-2")}, "--config"},
+		{[]string{"--model", "gpt-j-6b", "--png", png}, "--png"},
+		{[]string{"--png", png, "--op", "rotary_embedding"}, "--png"},
+		{[]string{"--png", dir, "--op", "rotary_embedding"}, "--png"},
+	} {
+		wantUsageLine(t, append(append([]string{}, one...), c.args...), c.want)
+	}
+	if fileExists(filepath.Dir(png)) {
+		t.Errorf("a refused --png left %s", filepath.Dir(png))
+	}
+	// A good --png is written after the run.
+	out := filepath.Join(dir, "b.png")
+	if code, _, stderr := runCLI(t, append(append([]string{}, one...), "--model", "gpt-j-6b", "--png", out)...); code != 0 || !fileExists(out) {
+		t.Errorf("--png %s: exit %d %s, written %v", out, code, stderr, fileExists(out))
+	}
+}
