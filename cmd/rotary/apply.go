@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"sort"
+	"strings"
 
 	"github.com/rotary-go/rotary"
 	"github.com/rotary-go/rotary/hf"
@@ -13,7 +14,7 @@ import (
 	"github.com/rotary-go/rotary/tensor"
 )
 
-const applyUsage = "--config CONFIG.json --in IN.safetensors --out OUT.safetensors [--op NAME] [--layer N] [--style neox|gptj] [--rope main|indexer] [--strict] [--backend NAME] [--custom-ops SPEC]"
+const applyUsage = "--config CONFIG.json --in IN [--in IN]... --out OUT.safetensors [--op NAME] [--layer N] [--style neox|gptj] [--rope main|indexer] [--strict] [--backend NAME] [--custom-ops SPEC]"
 
 // applyOp is one operator `rotary apply --op NAME` runs on the tensors of --in.
 type applyOp struct {
@@ -86,7 +87,8 @@ func runApply(args []string, stdout, stderr io.Writer) error {
 	fs := newFlags("apply", applyUsage, stderr)
 	var m modelFlags
 	m.register(fs.FlagSet)
-	in := fs.String("in", "", "input `IN.safetensors` (tensors as the op names them)")
+	var in inFlags
+	fs.Var(&in, "in", "input `IN` (tensors as the op names them): a safetensors file, a directory of .npy files or one .npy file; repeatable, the inputs merged ("+npyBF16Note+")")
 	out := fs.String("out", "", "output `OUT.safetensors`")
 	strict := fs.Bool("strict", false, "refuse positions past the model's cos/sin cache as vLLM sizes it: max_position_embeddings, × factor for yarn and dynamic NTK (default: a warning)")
 	opName := fs.String("op", "rotary_embedding", "operator `NAME`: "+opVocabulary())
@@ -108,7 +110,7 @@ func runApply(args []string, stdout, stderr io.Writer) error {
 	if err := noArgs(fs.Args()); err != nil {
 		return err
 	}
-	if err := requireFlag("in", *in); err != nil {
+	if err := requireFlag("in", in.String()); err != nil {
 		return err
 	}
 	if err := requireFlag("out", *out); err != nil {
@@ -118,7 +120,7 @@ func runApply(args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
-	env := &applyEnv{inPath: *in, disp: disp, strict: *strict, stderr: stderr, layer: m.layer}
+	env := &applyEnv{inPath: strings.Join(in, " + "), disp: disp, strict: *strict, stderr: stderr, layer: m.layer}
 	if op.needsModel || (op.modelOptional && (m.config != "" || m.preset != "")) {
 		if env.model, env.spec, err = m.load(); err != nil {
 			return err
@@ -132,7 +134,7 @@ func runApply(args []string, stdout, stderr io.Writer) error {
 	} else if m.config != "" || m.preset != "" {
 		return usagef("--op %s takes its cos/sin from the input tensors, not from --config/--model", *opName)
 	}
-	if env.inputs, err = readInputs(*in); err != nil {
+	if env.inputs, err = readInputs(in...); err != nil {
 		return err
 	}
 	results, err := op.run(env)

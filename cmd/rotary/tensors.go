@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"io/fs"
 	"math"
 	"os"
 	"strings"
@@ -27,6 +26,19 @@ func toFile(name string, t tensor.Tensor) safetensors.Tensor {
 		return safetensors.Tensor{Name: name}
 	}
 	return st
+}
+
+// inFlags collects the values of a repeatable input flag (apply --in).
+type inFlags []string
+
+func (f *inFlags) String() string { return strings.Join(*f, ",") }
+
+func (f *inFlags) Set(s string) error {
+	if s == "" {
+		return errors.New("want a path")
+	}
+	*f = append(*f, s)
+	return nil
 }
 
 // inputSet is the tensors of one or more inputs, merged.
@@ -157,10 +169,4 @@ func readElements(r io.ReaderAt, off int64, t tensor.Tensor, bigEndian bool) err
 		done += k
 	}
 	return nil
-}
-
-// isDir reports whether path names a directory (following links).
-func isDir(path string) bool {
-	fi, err := os.Stat(path)
-	return err == nil && fi.Mode().Type()&fs.ModeDir != 0
 }
