@@ -44,6 +44,23 @@ func init() {
 				sliding, full := rotates(500000, rotary.ScalingDefault, 128), rotates(500000, rotary.ScalingYaRN, 128)
 				checkLayers(t, m, rotary.NeoX, repeat(8, sliding, sliding, sliding, full))
 			}},
+		"llama-4-scout-17b-16e": {modelType: "llama4_text", top: "llama4", layers: 48, heads: 40, kv: 8, head: 128, rot: 128, base: 500000,
+			style: rotary.GPTJ, scaling: rotary.ScalingLlama3, maxPos: 262144, factor: 8, orig: 8192, localTypes: true,
+			check: func(t *testing.T, m *Model) {
+				r := rotates(500000, rotary.ScalingLlama3, 128)
+				checkLayers(t, m, rotary.GPTJ, repeat(12, r, r, r, nope))
+				if q := m.QueryScale; q.Kind != rotary.QueryScaleLlama4 || q.FloorScale != 8192 || q.AttnScale != 0.1 {
+					t.Errorf("query scale %+v, want llama4 8192/0.1", q)
+				}
+			}},
+		"deepseek-v3.2-exp": {modelType: "deepseek_v32", layers: 61, heads: 128, kv: 128, head: 64, rot: 64, base: 10000,
+			style: rotary.GPTJ, scaling: rotary.ScalingYaRN, maxPos: 163840, factor: 40, orig: 4096, notesContain: "DSA indexer",
+			check: func(t *testing.T, m *Model) {
+				ix := m.Indexer
+				if ix == nil || ix.HeadSize != 128 || ix.RotaryDim != 64 || ix.Style != rotary.NeoX || ix.Base != 10000 || ix.Scaling.Type != rotary.ScalingYaRN {
+					t.Errorf("indexer %+v, want head 128, 64 rotated, neox, the MLA's yarn", ix)
+				}
+			}},
 	} {
 		presetWants[name] = w
 	}
