@@ -49,6 +49,7 @@ var commands = map[string]command{
 	"ops":     {"show the op registry: ops, backends, what serves each", runOps},
 	"check":   {"check a model config and launch options for contract mistakes", runCheck},
 	"bench":   {"benchmark the ops against the memory traffic they must do, and a copy", runBench},
+	"golden":  {"write a golden bundle: an op's seeded inputs and its expected outputs", runGolden},
 }
 
 func main() {

@@ -1,0 +1,668 @@
+package main
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"flag"
+	"fmt"
+	"io"
+	"math"
+	"math/rand/v2"
+	"runtime/debug"
+	"slices"
+	"sort"
+	"strconv"
+	"strings"
+
+	"github.com/rotary-go/rotary"
+	"github.com/rotary-go/rotary/hf"
+	"github.com/rotary-go/rotary/ops"
+	"github.com/rotary-go/rotary/safetensors"
+	"github.com/rotary-go/rotary/tensor"
+)
+
+const goldenUsage = "(--model PRESET | --config C.json) [--op OP] [--dtype F32|BF16|F16] [--tokens N] [--seed S] [--layer L] [--positions range|range:START|random|FILE] [--backend B] [op flags as apply takes them] (--out G.safetensors | --suite DIR)"
+
+const (
+	goldenDefaultTokens = 16
+	// goldenMaxTokens bounds --tokens; goldenMaxElements bounds any one tensor of a bundle (1 GiB
+	// of F32), so that a typo costs an error rather than the machine's memory.
+	goldenMaxTokens   = 1 << 20
+	goldenMaxElements = 1 << 28
+	// goldenStream is the PCG stream (its second seed word) of every bundle: "rotary" in ASCII.
+	goldenStream = 0x726f74617279
+	// goldenBlockSize is the block size of the paged caches of kv_rmsnorm_rope_cache's PA modes.
+	goldenBlockSize = 16
+	// goldenKVLoraRank is Dv of kv_rmsnorm_rope_cache when the config has no kv_lora_rank
+	// (DeepSeek-V2/V3's).
+	goldenKVLoraRank = 512
+)
+
+// goldenGenerator says how a bundle's values are drawn, in its metadata: a reader can rebuild
+// the inputs without this tool.
+const goldenGenerator = "math/rand/v2 PCG (DXSM) seeded (seed, 0x726f74617279), one Uint64 per draw in tensor order; " +
+	"a value is (2·(u>>40)+1)/2^24 − 1, exact in float32, then rounded to the dtype (a 16-bit result of magnitude 1 becomes the largest below 1); " +
+	"a random position is u mod limit; slots are a Fisher–Yates shuffle with u mod (i+1)"
+
+// goldenOptions are the parsed command line shared by every bundle of a run.
+type goldenOptions struct {
+	m         modelFlags
+	df        dispatchFlags
+	fs        *flagSet
+	op        string // the registry name
+	seed      uint64
+	tokens    int
+	tokensSet bool
+	layerSet  bool
+	positions string
+	format    string // safetensors or npy
+	suite     bool   // writing a suite: its index says what each layer is
+	// opFlags are the names of the apply ops' own flags; userSet the flags the command line gave.
+	opFlags, userSet map[string]bool
+	// modelName is the preset or the config's model_type; configSum the SHA-256 of its JSON.
+	modelName, configSum string
+	configJSON           []byte
+	disp                 *ops.Dispatcher
+	stderr               io.Writer
+}
+
+// goldenCase is what varies between the bundles of a suite.
+type goldenCase struct {
+	dtype     tensor.DType
+	tokens    int
+	positions string
+	layer     int
+}
+
+// goldenBundle is one bundle: its tensors and metadata, and what its suite index lists.
+type goldenBundle struct {
+	tensors []safetensors.Tensor
+	meta    map[string]string
+	// positions and layerType as the metadata gives them, for the suite index.
+	positions, layerType string
+	tokens               int
+}
+
+func runGolden(args []string, stdout, stderr io.Writer) error {
+	o := &goldenOptions{stderr: stderr}
+	fs := newFlags("golden", goldenUsage, stderr)
+	o.fs = fs
+	o.m.register(fs.FlagSet)
+	o.df.register(fs.FlagSet)
+	opName := fs.String("op", "", "operator `NAME` from 'rotary ops' or another stack's name of it (default rotary_embedding; mrope for MRoPE models)")
+	dtypeName := fs.String("dtype", "F32", "dtype `D` of the float tensors: F32, BF16 or F16")
+	fs.IntVar(&o.tokens, "tokens", goldenDefaultTokens, "number of tokens `N`")
+	seed := fs.Uint64("seed", 0, "seed `S` of the random values (the same seed gives the same bytes)")
+	fs.StringVar(&o.positions, "positions", "range", "positions: range (0..N−1), range:START (START..START+N−1), random (seeded, below the model's cache length), or a safetensors `FILE` holding positions as apply reads them")
+	out := fs.String("out", "", "output bundle `G.safetensors`")
+	suite := fs.String("suite", "", "write a suite of bundles and index.json into `DIR` instead of one --out")
+	fs.StringVar(&o.format, "format", "safetensors", "bundle `format`: safetensors, or npy (--out names a directory of NAME.npy files, one per tensor, and __metadata__.json; BF16 as uint16 bits)")
+	own := map[string]bool{}
+	fs.VisitAll(func(f *flag.Flag) { own[f.Name] = true })
+	for _, name := range applyOpNames() {
+		if f := applyOps[name].flags; f != nil {
+			f(fs.FlagSet)
+		}
+	}
+	o.opFlags = map[string]bool{}
+	fs.VisitAll(func(f *flag.Flag) {
+		if !own[f.Name] {
+			o.opFlags[f.Name] = true
+		}
+	})
+	if err := parseFlags(fs, args); err != nil {
+		return err
+	}
+	o.userSet = map[string]bool{}
+	fs.Visit(func(f *flag.Flag) { o.userSet[f.Name] = true })
+	o.seed, o.tokensSet, o.layerSet = *seed, o.userSet["tokens"], o.userSet["layer"]
+	if err := noArgs(fs.Args()); err != nil {
+		return err
+	}
+	if *opName != "" {
+		canon, err := canonicalOp("--op", *opName)
+		if err != nil {
+			return err
+		}
+		if applyOps[canon] == nil || goldenInputs[canon] == nil { // TestGoldenEveryOp keeps every op covered
+			return usagef("--op %s: rotary golden cannot make its inputs", canon)
+		}
+		o.op = canon
+	}
+	dtype, err := parseGoldenDType(*dtypeName)
+	if err != nil {
+		return err
+	}
+	if o.tokens < 1 || o.tokens > goldenMaxTokens {
+		return usagef("--tokens %d: want 1..%d", o.tokens, goldenMaxTokens)
+	}
+	if o.format != "safetensors" && o.format != "npy" {
+		return usagef("--format %q: want safetensors or npy", o.format)
+	}
+	switch {
+	case *out != "" && *suite != "":
+		return usagef("--out and --suite: give one, not both")
+	case *out == "" && *suite == "":
+		return usagef("--out: missing (or --suite DIR)")
+	}
+	if o.disp, err = o.df.dispatcher(); err != nil {
+		return err
+	}
+	if err := o.readConfig(); err != nil {
+		return err
+	}
+	model, spec, err := o.m.load()
+	if err != nil {
+		return err
+	}
+	if o.op == "" {
+		o.op = "rotary_embedding"
+		if spec.MRoPE != nil {
+			o.op = "mrope"
+		}
+	}
+	if *suite != "" {
+		o.suite = true
+		if err := o.writeSuite(*suite, dtype, model); err != nil {
+			return err
+		}
+		warnAssumedStyle(stderr, "golden", model)
+		return nil
+	}
+	b, err := o.bundle(goldenCase{dtype: dtype, tokens: o.tokens, positions: o.positions, layer: o.m.layer})
+	if err != nil {
+		return err
+	}
+	if o.format == "npy" {
+		err = writeGoldenNPY("--out", *out, b)
+	} else if err = safetensors.WriteFile(*out, b.tensors, b.meta); err != nil {
+		err = usagef("--out: %v", err)
+	}
+	if err != nil {
+		return err
+	}
+	// The notes follow the write, so that a failed run says one thing: its error.
+	warnAssumedStyle(stderr, "golden", model)
+	if !o.layerSet {
+		noteLayerKinds(stderr, o.m.layer, model, o.m.rope)
+	}
+	return nil
+}
+
+// writeGoldenNPY writes a bundle as a directory of .npy files (writeNPYDirMetadata: atomic,
+// nothing left behind on error), the metadata in its __metadata__.json.
+func writeGoldenNPY(flagName, dir string, b goldenBundle) error {
+	tensors := make(map[string]tensor.Tensor, len(b.tensors))
+	order := make([]string, len(b.tensors))
+	for i, st := range b.tensors {
+		t, err := fromFile(st)
+		if err != nil {
+			return usagef("%s: %v", flagName, err)
+		}
+		tensors[st.Name], order[i] = t, st.Name
+	}
+	if err := writeNPYDirMetadata(dir, tensors, order, b.meta); err != nil {
+		return usagef("%s: %v", flagName, err)
+	}
+	return nil
+}
+
+func parseGoldenDType(s string) (tensor.DType, error) {
+	d, err := tensor.ParseDType(strings.ToUpper(s))
+	if err != nil || !d.IsFloat() {
+		return 0, usagef("--dtype %q: want F32, BF16 or F16", s)
+	}
+	return d, nil
+}
+
+// readConfig reads the JSON the model comes from, for its hash and for keys the model does not
+// carry (kv_lora_rank).
+func (o *goldenOptions) readConfig() error {
+	var err error
+	switch {
+	case o.m.config != "" && o.m.preset != "":
+		return usagef("--config and --model: give one, not both")
+	case o.m.config != "":
+		if o.configJSON, err = readConfig(o.m.config); err != nil {
+			return usagef("--config: %v", err)
+		}
+	case o.m.preset != "":
+		if o.configJSON, err = hf.PresetJSON(o.m.preset); err != nil {
+			return usagef("--model: %v", err)
+		}
+		o.modelName = o.m.preset
+	default:
+		return usagef("--config: missing (or --model PRESET)")
+	}
+	sum := sha256.Sum256(o.configJSON)
+	o.configSum = hex.EncodeToString(sum[:])
+	if o.modelName == "" {
+		var top struct {
+			ModelType string `json:"model_type"`
+		}
+		_ = json.Unmarshal(o.configJSON, &top) // hf has parsed it; a type it lacks is named below
+		o.modelName = top.ModelType
+	}
+	return nil
+}
+
+// bundle makes one bundle: the op's inputs drawn from the seed, and its outputs computed by the
+// same code `rotary apply --op` runs.
+func (o *goldenOptions) bundle(c goldenCase) (goldenBundle, error) {
+	o.m.layer = c.layer
+	model, spec, err := o.m.load()
+	if err != nil {
+		return goldenBundle{}, err
+	}
+	pos, err := parseGoldenPositions(c.positions)
+	if err != nil {
+		return goldenBundle{}, err
+	}
+	if pos.kind == "file" {
+		n := pos.file.Shape[pos.file.Rank()-1]
+		if o.tokensSet && n != c.tokens {
+			return goldenBundle{}, usagef("--tokens %d: the positions file holds %d tokens", c.tokens, n)
+		}
+		c.tokens = n
+	}
+	g := &goldenGen{o: o, c: c, pos: pos, model: model, spec: spec, rng: rand.NewPCG(o.seed, goldenStream), derived: map[string]string{}}
+	defer g.resetDerived()
+	g.limit = int64(spec.DefaultCacheLen())
+	if g.limit <= 0 {
+		g.limit = int64(spec.MaxPositions)
+	}
+	if g.limit <= 0 {
+		g.limit = 4096 // no length in the config: a context every model has
+	}
+	inputs, err := goldenInputs[o.op](g)
+	if err == nil {
+		err = g.err
+	}
+	if err != nil {
+		return goldenBundle{}, err
+	}
+
+	op := applyOps[o.op]
+	usesModel := op.needsModel || (op.modelOptional && !o.userSet["query-scale"])
+	env := &applyEnv{inPath: "golden inputs", inputs: map[string]tensor.Tensor{}, disp: o.disp, spec: spec, layer: c.layer, stderr: o.stderr}
+	if usesModel {
+		env.model = model
+	}
+	var files []safetensors.Tensor
+	for _, in := range inputs {
+		// Encoded before the op runs: the rotations work in place.
+		files = append(files, toFile(in.name, in.t))
+		env.inputs[in.name] = in.t
+	}
+	results, err := op.run(env)
+	if err != nil {
+		return goldenBundle{}, err
+	}
+	if op.needsModel && spec.NoRoPE && !o.suite {
+		fmt.Fprintf(o.stderr, "rotary golden: layer %d has no RoPE: the expected outputs equal the inputs\n", c.layer)
+	}
+	for _, r := range results {
+		r.Name = "out." + r.Name
+		files = append(files, r)
+	}
+	layerType := layerKindOf(model, o.m.rope, c.layer)
+	meta := map[string]string{
+		"rotary_version": goldenVersion(),
+		"op":             o.op,
+		"model":          o.modelName,
+		"config_sha256":  o.configSum,
+		"dtype":          c.dtype.String(),
+		"seed":           strconv.FormatUint(o.seed, 10),
+		"layer":          strconv.Itoa(c.layer),
+		"layer_type":     layerType,
+		"backend":        o.disp.Which(o.op),
+		"tokens":         strconv.Itoa(c.tokens),
+		"positions":      pos.label,
+		"generator":      goldenGenerator,
+		"apply_args":     o.applyArgs(g, usesModel),
+	}
+	if o.m.config != "" {
+		meta["config"] = o.m.config
+	}
+	return goldenBundle{tensors: files, meta: meta, positions: pos.label, layerType: layerType, tokens: c.tokens}, nil
+}
+
+// applyArgs is the JSON array of the flags that make `rotary apply --in BUNDLE` compute the
+// bundle's outputs: the op, the model and layer when the op reads one, and every op flag given or
+// chosen.
+func (o *goldenOptions) applyArgs(g *goldenGen, usesModel bool) string {
+	args := []string{"--op", o.op}
+	add := func(name, value string) { args = append(args, "--"+name, value) }
+	if usesModel {
+		if o.m.config != "" {
+			add("config", o.m.config)
+		} else {
+			add("model", o.m.preset)
+		}
+		add("layer", strconv.Itoa(g.c.layer))
+		for _, name := range []string{"style", "rope", "dynamic", "longrope-factor"} {
+			if o.userSet[name] {
+				add(name, o.fs.Lookup(name).Value.String())
+			}
+		}
+	}
+	for _, name := range []string{"backend", "custom-ops"} {
+		if o.userSet[name] {
+			add(name, o.fs.Lookup(name).Value.String())
+		}
+	}
+	var names []string
+	for name := range o.opFlags {
+		if o.userSet[name] || g.derived[name] != "" {
+			names = append(names, name)
+		}
+	}
+	sort.Strings(names)
+	for _, name := range names {
+		add(name, o.fs.Lookup(name).Value.String())
+	}
+	js, _ := json.Marshal(args) // strings only: cannot fail
+	return string(js)
+}
+
+// goldenVersion is the module version of this binary, with the VCS revision when the build
+// recorded one.
+func goldenVersion() string {
+	info, ok := debug.ReadBuildInfo()
+	if !ok {
+		return "unknown"
+	}
+	v := info.Main.Version
+	if v == "" {
+		v = "(devel)"
+	}
+	for _, s := range info.Settings {
+		if s.Key == "vcs.revision" {
+			v += " " + s.Value
+		}
+		if s.Key == "vcs.modified" && s.Value == "true" {
+			v += "+dirty"
+		}
+	}
+	return v
+}
+
+// goldenPositions is a parsed --positions.
+type goldenPositions struct {
+	kind  string // range, random or file
+	start int64
+	file  tensor.Tensor
+	label string
+}
+
+func parseGoldenPositions(s string) (goldenPositions, error) {
+	switch {
+	case s == "range" || s == "random":
+		return goldenPositions{kind: s, label: s}, nil
+	case strings.HasPrefix(s, "range:"):
+		v, err := strconv.ParseInt(strings.TrimPrefix(s, "range:"), 10, 64)
+		if err != nil || v < 0 || v > math.MaxInt32 {
+			return goldenPositions{}, usagef("--positions %q: want range:START with START an integer 0..%d", s, math.MaxInt32)
+		}
+		return goldenPositions{kind: "range", start: v, label: s}, nil
+	case s == "":
+		return goldenPositions{}, usagef("--positions: empty (want range, range:START, random or a file)")
+	}
+	in, err := readInputs(s)
+	if err != nil {
+		return goldenPositions{}, usagef("--positions: %v", err)
+	}
+	t, ok := in["positions"]
+	if !ok {
+		return goldenPositions{}, usagef("--positions %s: missing tensor %q", s, "positions")
+	}
+	if t.Rank() == 3 && t.Shape[1] == 1 { // rotary positions' [rows, 1, T], as apply reads it
+		t.Shape = []int{t.Shape[0], t.Shape[2]}
+	}
+	if (t.DType != tensor.I64 && t.DType != tensor.I32) || (t.Rank() != 1 && t.Rank() != 2) || t.Len() == 0 {
+		return goldenPositions{}, usagef("--positions %s: positions %v %s: want I64 or I32, [T], [rows, T] or [rows, 1, T], T ≥ 1", s, t.DType, tensor.ShapeString(t.Shape))
+	}
+	return goldenPositions{kind: "file", file: t, label: "file:" + s}, nil
+}
+
+// goldenInput is one named input tensor of a bundle.
+type goldenInput struct {
+	name string
+	t    tensor.Tensor
+}
+
+// goldenGen draws one bundle's inputs. Allocation errors are sticky (err), so that the makers
+// read as the list of their tensors.
+type goldenGen struct {
+	o       *goldenOptions
+	c       goldenCase
+	pos     goldenPositions
+	model   *hf.Model
+	spec    rotary.Spec
+	rng     *rand.PCG
+	limit   int64             // random positions lie in [0, limit)
+	derived map[string]string // op flags golden chose for this bundle
+	err     error
+}
+
+// opFlag is op flag name's value: the command line's when given, else value, which is set so
+// that the op reads it and applyArgs records it.
+func (g *goldenGen) opFlag(name, value string) string {
+	f := g.o.fs.Lookup(name)
+	if g.o.userSet[name] {
+		return f.Value.String()
+	}
+	if err := f.Value.Set(value); err != nil && g.err == nil {
+		g.err = usagef("--%s %q: %v", name, value, err)
+	}
+	g.derived[name] = value
+	return value
+}
+
+// resetDerived gives the flags golden chose back their defaults before the next bundle.
+func (g *goldenGen) resetDerived() {
+	for name := range g.derived {
+		f := g.o.fs.Lookup(name)
+		_ = f.Value.Set(f.DefValue) // a default always parses
+	}
+}
+
+// elements checks a tensor's size before it is made.
+func (g *goldenGen) elements(name string, shape ...int) int {
+	n := 1
+	for _, d := range shape {
+		if d < 0 || (d > 0 && n > goldenMaxElements/d) {
+			n = goldenMaxElements + 1
+			break
+		}
+		n *= d
+	}
+	if n > goldenMaxElements {
+		if g.err == nil {
+			g.err = usagef("--tokens %d: %s %v would hold more than %d elements", g.c.tokens, name, shape, goldenMaxElements)
+		}
+		return -1
+	}
+	return n
+}
+
+// uniform draws one value in (−1, 1) on the grid (2k+1)/2^24 − 1, which float32 holds exactly.
+func (g *goldenGen) uniform() float32 {
+	k := g.rng.Uint64() >> 40
+	return float32((float64(2*k+1) - (1 << 24)) / (1 << 24))
+}
+
+// intn draws an integer in [0, n).
+func (g *goldenGen) intn(n int64) int64 { return int64(g.rng.Uint64() % uint64(n)) }
+
+// values is a tensor of uniform values in the bundle's dtype.
+func (g *goldenGen) values(name string, shape ...int) tensor.Tensor {
+	n := g.elements(name, shape...)
+	if n < 0 {
+		return tensor.Tensor{}
+	}
+	v := make([]float32, n)
+	for i := range v {
+		v[i] = g.uniform()
+	}
+	return g.cast(v, shape...)
+}
+
+// cast rounds float32 values to the bundle's dtype, keeping them inside (−1, 1) when they were.
+func (g *goldenGen) cast(v []float32, shape ...int) tensor.Tensor {
+	d := g.c.dtype
+	if d == tensor.F32 {
+		return tensor.FromF32(v, shape...)
+	}
+	below := float32(1 - 1.0/256) // BF16's largest value below 1
+	if d == tensor.F16 {
+		below = 1 - 1.0/2048
+	}
+	bits := make([]uint16, len(v))
+	for i, x := range v {
+		b := tensor.FromFloat32(d, x)
+		if r := tensor.ToFloat32(d, b); math.Abs(float64(x)) < 1 && math.Abs(float64(r)) >= 1 {
+			b = tensor.FromFloat32(d, float32(math.Copysign(float64(below), float64(x))))
+		}
+		bits[i] = b
+	}
+	return tensor.FromBits(d, bits, shape...)
+}
+
+// positions is the bundle's positions, [T] for rows ≤ 1 or [rows, T]; a file's are used as
+// given.
+func (g *goldenGen) positions(rows int) tensor.Tensor {
+	if g.pos.kind == "file" {
+		return g.pos.file.Clone()
+	}
+	T := g.c.tokens
+	r := max(rows, 1)
+	if g.elements("positions", r, T) < 0 {
+		return tensor.Tensor{}
+	}
+	v := make([]int64, r*T)
+	for i := range v {
+		if g.pos.kind == "random" {
+			v[i] = g.intn(g.limit)
+		} else {
+			v[i] = g.pos.start + int64(i%T)
+		}
+	}
+	if rows <= 1 {
+		return tensor.FromI64(v, T)
+	}
+	return tensor.FromI64(v, r, T)
+}
+
+// positionRows is the row count of the model's positions: one per MRoPE section, else 1.
+func (g *goldenGen) positionRows() int {
+	if m := g.spec.MRoPE; m != nil {
+		return len(m.Sections)
+	}
+	return 1
+}
+
+// heads is the model's query and key/value head counts.
+func (g *goldenGen) heads() (hq, hk int) {
+	hq, hk = max(g.model.NumHeads, 1), g.model.NumKVHeads
+	if hk <= 0 {
+		hk = hq
+	}
+	return hq, hk
+}
+
+// embedding is the layer's RoPE, for the ops that take cos/sin as tensors.
+func (g *goldenGen) embedding() (*rotary.Embedding, error) {
+	if g.spec.NoRoPE {
+		return nil, usagef("--layer %d: the layer has no RoPE, so --op %s has no cos/sin to take", g.c.layer, g.o.op)
+	}
+	emb, err := rotary.New(g.spec, rotary.WithCacheLen(0), rotary.WithDispatcher(g.o.disp))
+	if err != nil {
+		return nil, usageError{err}
+	}
+	return emb, nil
+}
+
+// gathered is the cos/sin of the positions, [T, rotary_dim/2] each, as rotary_embedding would
+// use them (Embedding.Gather: the table the call's largest position picks, MRoPE sections mixed).
+func (g *goldenGen) gathered(positions tensor.Tensor) (cos, sin []float32, err error) {
+	if g.err != nil {
+		return nil, nil, g.err
+	}
+	emb, err := g.embedding()
+	if err != nil {
+		return nil, nil, err
+	}
+	var cs rotary.CosSin
+	if err := emb.Gather(positions, &cs); err != nil {
+		return nil, nil, usagef("--positions: %v", err)
+	}
+	return cs.Cos(), cs.Sin(), nil
+}
+
+// table is the cos/sin of positions 0..rows−1 as one call whose largest position is rows−1
+// (which picks the same LongRoPE table and dynamic-NTK length as the bundle's positions).
+func (g *goldenGen) table(rows int64) (cos, sin []float32, err error) {
+	if rows < 1 || g.elements("cos/sin table", int(min(rows, math.MaxInt32)), g.spec.RotaryDim) < 0 {
+		if g.err == nil {
+			g.err = usagef("--positions: a cos/sin table of %d rows", rows)
+		}
+		return nil, nil, g.err
+	}
+	v := make([]int64, rows)
+	for i := range v {
+		v[i] = int64(i)
+	}
+	return g.gathered(tensor.FromI64(v, int(rows)))
+}
+
+// fullWidth expands rows of rotary_dim/2 values to the full rotary width the explicit-cos/sin ops
+// take: cat(c, c) for NeoX pairs, repeat_interleave(c, 2) for GPT-J pairs.
+func fullWidth(c []float32, half int, gptj bool) []float32 {
+	rows := len(c) / half
+	out := make([]float32, 2*len(c))
+	for r := range rows {
+		src, dst := c[r*half:(r+1)*half], out[2*r*half:2*(r+1)*half]
+		for i, x := range src {
+			if gptj {
+				dst[2*i], dst[2*i+1] = x, x
+			} else {
+				dst[i], dst[half+i] = x, x
+			}
+		}
+	}
+	return out
+}
+
+// maxPosition is the largest value of checked-shape positions.
+func maxPosition(p tensor.Tensor) int64 {
+	m := int64(0)
+	for i := range p.Len() {
+		m = max(m, p.Int64At(i))
+	}
+	return m
+}
+
+// rotaryModeOf is --rotary-mode's name of the spec's pairing.
+func rotaryModeOf(s rotary.Spec) string {
+	if s.Style == rotary.GPTJ {
+		return "interleave"
+	}
+	return "half"
+}
+
+// layerKindOf names layer l's kind among the model's layers (layerGroups), or "all layers"
+// for a model whose layers agree.
+func layerKindOf(m *hf.Model, ropeName string, l int) string {
+	spec := m.Spec
+	if ropeName == "indexer" && m.Indexer != nil {
+		spec = *m.Indexer
+	}
+	for _, g := range layerGroups(spec, m.NumLayers) {
+		if slices.Contains(g.layers, l) {
+			return g.name
+		}
+	}
+	return "all layers"
+}

@@ -1,0 +1,273 @@
+package main
+
+import (
+	"encoding/json"
+	"strconv"
+	"strings"
+
+	"github.com/rotary-go/rotary/ops"
+	"github.com/rotary-go/rotary/rope"
+	"github.com/rotary-go/rotary/tensor"
+)
+
+// goldenInputs makes each op's input tensors for `rotary golden`, named and shaped as the op's
+// apply_<op>.go reads them, with the op flags that describe them set through goldenGen.opFlag.
+// The maps of apply and golden are compared by TestGoldenEveryOp.
+var goldenInputs = map[string]func(g *goldenGen) ([]goldenInput, error){
+	"rotary_embedding":              goldenQueryKey,
+	"rotary_embedding_gathered":     goldenQueryKey,
+	"qk_rmsnorm_rope":               goldenQKRMSNorm,
+	"query_scale":                   goldenQueryScale,
+	"mrope":                         goldenMRoPE,
+	"interleave_rope":               goldenInterleaveRoPE,
+	"apply_rotary_emb":              func(g *goldenGen) ([]goldenInput, error) { return goldenRotaryEmb(g, false) },
+	"apply_rotary_emb_backward":     func(g *goldenGen) ([]goldenInput, error) { return goldenRotaryEmb(g, true) },
+	"apply_rotary_emb_thd":          func(g *goldenGen) ([]goldenInput, error) { return goldenTHD(g, false) },
+	"apply_rotary_emb_thd_backward": func(g *goldenGen) ([]goldenInput, error) { return goldenTHD(g, true) },
+	"kv_rmsnorm_rope_cache":         goldenKVRMSNormRoPECache,
+}
+
+// goldenQueryKey: positions (one row per MRoPE section), query [T, Hq, D], key [T, Hk, D].
+func goldenQueryKey(g *goldenGen) ([]goldenInput, error) {
+	hq, hk := g.heads()
+	T, D := g.c.tokens, g.spec.HeadSize
+	pos := g.positions(g.positionRows())
+	return []goldenInput{{"positions", pos}, {"query", g.values("query", T, hq, D)}, {"key", g.values("key", T, hk, D)}}, nil
+}
+
+// goldenQKRMSNorm: goldenQueryKey's tensors and the norms' weights q_weight, k_weight [D].
+func goldenQKRMSNorm(g *goldenGen) ([]goldenInput, error) {
+	in, _ := goldenQueryKey(g)
+	D := g.spec.HeadSize
+	return append(in, goldenInput{"q_weight", g.values("q_weight", D)}, goldenInput{"k_weight", g.values("k_weight", D)}), nil
+}
+
+// goldenQueryScale: positions [T], query [T, Hq, D]; the rule is the model's (or --query-scale's).
+func goldenQueryScale(g *goldenGen) ([]goldenInput, error) {
+	hq, _ := g.heads()
+	pos := g.positions(1)
+	return []goldenInput{{"positions", pos}, {"query", g.values("query", g.c.tokens, hq, g.spec.HeadSize)}}, nil
+}
+
+// goldenMRoPE: npu_mrope's positions, query [T, Hq·D], key [T, Hk·D] and cos_sin_cache [P,
+// rotary_dim] (each row cos then sin, P = the largest position + 1, in the bundle's dtype), with
+// --head-size, --rotary-mode, and --mrope-section and --mrope-cache-mode of an MRoPE model.
+func goldenMRoPE(g *goldenGen) ([]goldenInput, error) {
+	hq, hk := g.heads()
+	T, D := g.c.tokens, g.spec.HeadSize
+	pos := g.positions(g.positionRows())
+	q, k := g.values("query", T, hq*D), g.values("key", T, hk*D)
+	if g.err != nil {
+		return nil, g.err
+	}
+	rows := maxPosition(pos) + 1
+	cos, sin, err := g.table(rows)
+	if err != nil {
+		return nil, err
+	}
+	half := g.spec.Half()
+	cache := make([]float32, 0, 2*len(cos))
+	for r := range int(rows) {
+		cache = append(append(cache, cos[r*half:(r+1)*half]...), sin[r*half:(r+1)*half]...)
+	}
+	g.opFlag("head-size", strconv.Itoa(D))
+	g.opFlag("rotary-mode", rotaryModeOf(g.spec))
+	if m := g.spec.MRoPE; m != nil {
+		s := make([]string, len(m.Sections))
+		for i, n := range m.Sections {
+			s[i] = strconv.Itoa(n)
+		}
+		g.opFlag("mrope-section", strings.Join(s, ","))
+		if m.Interleaved {
+			g.opFlag("mrope-cache-mode", "interleave")
+		}
+	}
+	return []goldenInput{{"positions", pos}, {"query", q}, {"key", k}, {"cos_sin_cache", g.cast(cache, int(rows), 2*half)}}, nil
+}
+
+// goldenInterleaveRoPE: x [1, Hq, T, rotary_dim] and cos, sin [1, 1, T, rotary_dim] gathered at
+// the positions (not an input of the op) as cat(c, c), the NeoX order the op's output takes.
+func goldenInterleaveRoPE(g *goldenGen) ([]goldenInput, error) {
+	hq, _ := g.heads()
+	T, rd := g.c.tokens, g.spec.RotaryDim
+	pos := g.positions(g.positionRows())
+	x := g.values("x", 1, hq, T, rd)
+	cos, sin, err := g.gathered(pos)
+	if err != nil {
+		return nil, err
+	}
+	half := g.spec.Half()
+	return []goldenInput{{"x", x}, {"cos", g.cast(fullWidth(cos, half, false), 1, 1, T, rd)}, {"sin", g.cast(fullWidth(sin, half, false), 1, 1, T, rd)}}, nil
+}
+
+// goldenRotaryEmb: npu_rotary_mul's x in --layout (BSND unless given) with the model's head size,
+// cos and sin gathered at the positions at full rotary width in --rotary-mode's pairing (the
+// model's unless given), broadcast over heads; the backward pass's dy first.
+func goldenRotaryEmb(g *goldenGen, backward bool) ([]goldenInput, error) {
+	hq, _ := g.heads()
+	T, D, rd := g.c.tokens, g.spec.HeadSize, g.spec.RotaryDim
+	layout := g.opFlag("layout", string(ops.BSND))
+	style, err := rope.ParseRotaryMode(g.opFlag("rotary-mode", rotaryModeOf(g.spec)))
+	if err != nil {
+		return nil, usagef("--rotary-mode: %v", err)
+	}
+	var xShape, csShape []int
+	switch ops.Layout(layout) {
+	case ops.BSND:
+		xShape, csShape = []int{1, T, hq, D}, []int{1, T, 1, rd}
+	case ops.BNSD:
+		xShape, csShape = []int{1, hq, T, D}, []int{1, 1, T, rd}
+	case ops.SBND:
+		xShape, csShape = []int{T, 1, hq, D}, []int{T, 1, 1, rd}
+	case ops.THD:
+		xShape, csShape = []int{T, hq, D}, []int{T, 1, rd}
+	default:
+		return nil, usagef("--layout %q: want BSND, BNSD, SBND or THD", layout)
+	}
+	pos := g.positions(g.positionRows())
+	var in []goldenInput
+	if backward {
+		in = append(in, goldenInput{"dy", g.values("dy", xShape...)})
+	}
+	in = append(in, goldenInput{"x", g.values("x", xShape...)})
+	cos, sin, err := g.gathered(pos)
+	if err != nil {
+		return nil, err
+	}
+	gptj, half := style == rope.GPTJ, g.spec.Half()
+	return append(in, goldenInput{"cos", g.cast(fullWidth(cos, half, gptj), csShape...)}, goldenInput{"sin", g.cast(fullWidth(sin, half, gptj), csShape...)}), nil
+}
+
+// goldenTHD: one packed sequence of the positions START..START+N·cp−1 (this rank holding T
+// tokens of it under --cp-size/--cp-rank): x (dy for the backward pass) [T, Hq, D], cu_seqlens
+// [0, T·cp], start_positions [START] when START > 0, and cos/sin tables [START+T·cp, rotary_dim]
+// at full width in --rotary-mode's pairing. The op derives positions from the sequence, so
+// --positions random draws START and a positions file must hold consecutive positions.
+func goldenTHD(g *goldenGen, backward bool) ([]goldenInput, error) {
+	hq, _ := g.heads()
+	T, D := g.c.tokens, g.spec.HeadSize
+	style, err := rope.ParseRotaryMode(g.opFlag("rotary-mode", rotaryModeOf(g.spec)))
+	if err != nil {
+		return nil, usagef("--rotary-mode: %v", err)
+	}
+	cp := max(thdCPSize, 1)
+	full := int64(T) * int64(cp)
+	if cp > 1 && full%int64(2*cp) != 0 {
+		return nil, usagef("--tokens %d: with --cp-size %d a rank holds 2 of 2·%d equal chunks of the sequence: want an even number of tokens", T, cp, cp)
+	}
+	start := g.pos.start
+	switch g.pos.kind {
+	case "random":
+		start = g.intn(max(g.limit-full+1, 1))
+	case "file":
+		p := g.pos.file
+		if p.Rank() != 1 || cp > 1 {
+			return nil, usagef("--positions %s: --op %s takes one sequence's consecutive positions [T] (and no --cp-size)", g.pos.label, g.o.op)
+		}
+		start = p.Int64At(0)
+		for i := range p.Len() {
+			if p.Int64At(i) != start+int64(i) || start < 0 {
+				return nil, usagef("--positions %s: position %d is %d: --op %s rotates consecutive positions from the first (%d)", g.pos.label, i, p.Int64At(i), g.o.op, start)
+			}
+		}
+	}
+	name := "x"
+	if backward {
+		name = "dy"
+	}
+	in := []goldenInput{{name, g.values(name, T, hq, D)}, {"cu_seqlens", tensor.FromI32([]int32{0, int32(full)}, 2)}}
+	if start > 0 {
+		in = append(in, goldenInput{"start_positions", tensor.FromI64([]int64{start}, 1)})
+	}
+	if g.err != nil {
+		return nil, g.err
+	}
+	cos, sin, err := g.table(start + full)
+	if err != nil {
+		return nil, err
+	}
+	gptj, half, rows := style == rope.GPTJ, g.spec.Half(), int(start+full)
+	return append(in, goldenInput{"cos", g.cast(fullWidth(cos, half, gptj), rows, 2*half)}, goldenInput{"sin", g.cast(fullWidth(sin, half, gptj), rows, 2*half)}), nil
+}
+
+// goldenKVRMSNormRoPECache: DeepSeek MLA's kv [1, 1, T, Dv+Dk] (Dv = the config's kv_lora_rank,
+// Dk = the rotary dim), gamma [Dv], cos/sin [1, 1, T, Dk] gathered at the positions as cat(c, c),
+// and caches of twice the slots the tokens need, filled with random values, with the tokens
+// placed at shuffled distinct slots: index [1, T] into [1, 1, 2T, D] caches (Norm), [T] global
+// slots of blocks of goldenBlockSize (PA, PA_BNSD, PA_NZ), or one shuffled block per
+// goldenBlockSize tokens (PA_BLK_*). The NZ modes take their caches' logical shape.
+func goldenKVRMSNormRoPECache(g *goldenGen) ([]goldenInput, error) {
+	mode, err := ops.ParseCacheMode(kvcFlag("cache-mode"))
+	if err != nil {
+		return nil, usagef("--cache-mode: %v", err)
+	}
+	T, Dk := g.c.tokens, g.spec.RotaryDim
+	Dv := kvLoraRank(g.o.configJSON)
+	pos := g.positions(g.positionRows())
+	in := []goldenInput{{"kv", g.values("kv", 1, 1, T, Dv+Dk)}, {"gamma", g.values("gamma", Dv)}}
+	cos, sin, err := g.gathered(pos)
+	if err != nil {
+		return nil, err
+	}
+	half := g.spec.Half()
+	in = append(in, goldenInput{"cos", g.cast(fullWidth(cos, half, false), 1, 1, T, Dk)}, goldenInput{"sin", g.cast(fullWidth(sin, half, false), 1, 1, T, Dk)})
+
+	bs := goldenBlockSize
+	var index tensor.Tensor
+	var cacheShape []int // without the row width
+	switch {
+	case mode == ops.CacheNorm:
+		index = tensor.FromI64(g.shuffled(2 * T)[:T], 1, T)
+		cacheShape = []int{1, 1, 2 * T}
+	case mode.PerBlock():
+		per := (T + bs - 1) / bs
+		blocks := g.shuffled(2 * per)[:per]
+		for i := range blocks {
+			blocks[i] *= int64(bs)
+		}
+		index = tensor.FromI64(blocks, per)
+		cacheShape = []int{2 * per, bs, 1}
+	default:
+		blocks := (2*T + bs - 1) / bs
+		index = tensor.FromI64(g.shuffled(blocks * bs)[:T], T)
+		cacheShape = []int{blocks, bs, 1}
+	}
+	in = append(in, goldenInput{"index", index},
+		goldenInput{"k_cache", g.values("k_cache", append(cacheShape, Dk)...)},
+		goldenInput{"ckv_cache", g.values("ckv_cache", append(cacheShape, Dv)...)})
+	return in, nil
+}
+
+// shuffled is a seeded permutation of 0..n−1 (Fisher–Yates).
+func (g *goldenGen) shuffled(n int) []int64 {
+	v := make([]int64, n)
+	for i := range v {
+		v[i] = int64(i)
+	}
+	for i := n - 1; i > 0; i-- {
+		j := g.intn(int64(i + 1))
+		v[i], v[j] = v[j], v[i]
+	}
+	return v
+}
+
+// kvLoraRank is the config's kv_lora_rank (DeepSeek MLA's compressed kv width), or
+// goldenKVLoraRank.
+func kvLoraRank(configJSON []byte) int {
+	var c struct {
+		Rank       int `json:"kv_lora_rank"`
+		TextConfig *struct {
+			Rank int `json:"kv_lora_rank"`
+		} `json:"text_config"`
+	}
+	if json.Unmarshal(configJSON, &c) != nil {
+		return goldenKVLoraRank
+	}
+	switch {
+	case c.TextConfig != nil && c.TextConfig.Rank > 0 && c.TextConfig.Rank <= 1<<16:
+		return c.TextConfig.Rank
+	case c.Rank > 0 && c.Rank <= 1<<16:
+		return c.Rank
+	}
+	return goldenKVLoraRank
+}

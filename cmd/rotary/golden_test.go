@@ -1,0 +1,523 @@
+package main
+
+import (
+	"bytes"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/rotary-go/rotary/hf"
+	"github.com/rotary-go/rotary/ops"
+	"github.com/rotary-go/rotary/safetensors"
+	"github.com/rotary-go/rotary/tensor"
+)
+
+// goldenLlama4 is a small Llama 4 text config: attn_temperature_tuning by default (the query
+// scale of the NoPE layers: layer 3 here, which random positions up to 2^20 cross the steps of)
+// and RoPE on layers 0..2.
+const goldenLlama4 = `{"model_type": "llama4", "text_config": {"model_type": "llama4_text", "hidden_size": 512, "head_dim": 64,
+	"num_attention_heads": 4, "num_key_value_heads": 2, "num_hidden_layers": 4, "max_position_embeddings": 1048576,
+	"rope_theta": 500000.0, "no_rope_layers": [1, 1, 1, 0]}}`
+
+// goldenRun runs `rotary golden` and fails the test unless it exits 0.
+func goldenRun(t *testing.T, args ...string) string {
+	t.Helper()
+	code, stdout, stderr := runCLI(t, append([]string{"golden"}, args...)...)
+	if code != 0 {
+		t.Fatalf("golden %v: exit %d: %s%s", args, code, stdout, stderr)
+	}
+	return stderr
+}
+
+// goldenApply runs `rotary apply --in bundle` with the bundle's apply_args and checks that apply
+// writes exactly the bundle's out.* tensors, bit for bit.
+func goldenApply(t *testing.T, bundle string) *safetensors.File {
+	t.Helper()
+	b, err := safetensors.ReadFile(bundle)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var args []string
+	if err := json.Unmarshal([]byte(b.Metadata["apply_args"]), &args); err != nil {
+		t.Fatalf("%s: apply_args %q: %v", bundle, b.Metadata["apply_args"], err)
+	}
+	out := filepath.Join(t.TempDir(), "applied.safetensors")
+	code, _, stderr := runCLI(t, append([]string{"apply", "--in", bundle, "--out", out}, args...)...)
+	if code != 0 {
+		t.Fatalf("apply %v on %s: exit %d: %s", args, bundle, code, stderr)
+	}
+	a, err := safetensors.ReadFile(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var want []string
+	for _, n := range b.Names() {
+		if name, ok := strings.CutPrefix(n, "out."); ok {
+			want = append(want, name)
+		}
+	}
+	if got := a.Names(); !slices.Equal(got, want) || len(want) == 0 {
+		t.Fatalf("%s: apply wrote %v, the bundle expects %v", bundle, got, want)
+	}
+	for _, n := range want {
+		g, _ := a.Get(n)
+		e, _ := b.Get("out." + n)
+		if g.DType != e.DType || !slices.Equal(g.Shape, e.Shape) || !bytes.Equal(g.Data, e.Data) {
+			t.Fatalf("%s: apply's %s (%s %v) differs from out.%s (%s %v)", bundle, n, g.DType, g.Shape, n, e.DType, e.Shape)
+		}
+	}
+	return b
+}
+
+// goldenModel is the model each op's bundle is made from in TestGoldenEveryOp: the family the op
+// comes from where it has one, else one whose pairing or partial rotary the op's flags must carry.
+func goldenModel(t *testing.T, dir, op string) []string {
+	switch op {
+	case "query_scale":
+		return []string{"--config", writeFile(t, dir, "llama4.json", []byte(goldenLlama4)), "--layer", "3"}
+	case "mrope":
+		return []string{"--model", "qwen2-vl-7b"}
+	case "interleave_rope", "kv_rmsnorm_rope_cache":
+		return []string{"--model", "deepseek-v3"}
+	case "qk_rmsnorm_rope":
+		return []string{"--model", "qwen3-8b"}
+	case "apply_rotary_emb", "apply_rotary_emb_backward":
+		return []string{"--model", "gpt-j-6b"} // GPT-J pairs: --rotary-mode interleave must reach apply
+	case "apply_rotary_emb_thd", "apply_rotary_emb_thd_backward":
+		return []string{"--model", "phi-2"} // partial rotary
+	}
+	return []string{"--model", "llama-3.1-8b"}
+}
+
+// TestGoldenEveryOp: every registered op (a new one is covered by being registered) makes a
+// bundle in F32 and BF16, which apply takes as its --in and reproduces bit for bit with the
+// flags the bundle records; the outputs are not the inputs.
+func TestGoldenEveryOp(t *testing.T) {
+	for _, op := range ops.Names() {
+		if goldenInputs[op] == nil {
+			t.Errorf("op %s: golden has no maker of its inputs (golden_inputs.go)", op)
+			continue
+		}
+		for _, d := range []string{"F32", "BF16"} {
+			t.Run(op+"/"+d, func(t *testing.T) {
+				dir := t.TempDir()
+				out := filepath.Join(dir, "g.safetensors")
+				args := append(goldenModel(t, dir, op), "--op", op, "--dtype", d, "--tokens", "5", "--positions", "random", "--out", out)
+				goldenRun(t, args...)
+				b := goldenApply(t, out)
+				if b.Metadata["op"] != op || b.Metadata["dtype"] != d {
+					t.Errorf("metadata op %q dtype %q, want %s %s", b.Metadata["op"], b.Metadata["dtype"], op, d)
+				}
+				changed := false
+				for _, n := range b.Names() {
+					name, isOut := strings.CutPrefix(n, "out.")
+					if !isOut {
+						continue
+					}
+					o, _ := b.Get(n)
+					in, ok := b.Get(name)
+					changed = changed || !ok || !bytes.Equal(in.Data, o.Data)
+				}
+				if !changed {
+					t.Errorf("every out.X equals its input X: the op did nothing")
+				}
+			})
+		}
+	}
+}
+
+// TestGoldenSeed: the same command line gives the same bytes; another seed other values (inputs
+// and outputs), at the same shapes.
+func TestGoldenSeed(t *testing.T) {
+	dir := t.TempDir()
+	paths := map[string]string{}
+	for _, name := range []string{"a", "b", "c"} {
+		seed := "7"
+		if name == "c" {
+			seed = "8"
+		}
+		paths[name] = filepath.Join(dir, name+".safetensors")
+		goldenRun(t, "--model", "llama-3.1-8b", "--dtype", "BF16", "--seed", seed, "--positions", "random", "--out", paths[name])
+	}
+	a, _ := os.ReadFile(paths["a"])
+	b, _ := os.ReadFile(paths["b"])
+	if !bytes.Equal(a, b) {
+		t.Fatal("two runs with seed 7 wrote different bytes")
+	}
+	fa, _ := safetensors.ReadFile(paths["a"])
+	fc, _ := safetensors.ReadFile(paths["c"])
+	if !slices.Equal(fa.Names(), fc.Names()) {
+		t.Fatalf("seeds 7 and 8: tensors %v and %v", fa.Names(), fc.Names())
+	}
+	for _, n := range fa.Names() {
+		x, _ := fa.Get(n)
+		y, _ := fc.Get(n)
+		if !slices.Equal(x.Shape, y.Shape) || bytes.Equal(x.Data, y.Data) {
+			t.Errorf("%s: seeds 7 and 8 give shapes %v, %v and equal data %t: want equal shapes, other values", n, x.Shape, y.Shape, bytes.Equal(x.Data, y.Data))
+		}
+	}
+}
+
+// TestGoldenValues: values lie in (−1, 1) in every dtype (16-bit rounding included), positions
+// follow --positions, and the defaults are 16 tokens at 0..15.
+func TestGoldenValues(t *testing.T) {
+	dir := t.TempDir()
+	for _, d := range []tensor.DType{tensor.F32, tensor.BF16, tensor.F16} {
+		out := filepath.Join(dir, d.String()+".safetensors")
+		goldenRun(t, "--model", "qwen3-8b", "--dtype", d.String(), "--tokens", "300", "--out", out)
+		in, err := readInputs(out)
+		if err != nil {
+			t.Fatal(err)
+		}
+		q := in["query"]
+		if q.DType != d || q.Shape[0] != 300 {
+			t.Fatalf("%v: query %v %v", d, q.DType, q.Shape)
+		}
+		lo, hi := 0.0, 0.0
+		for i := range q.Len() {
+			v := q.Float64At(i)
+			if !(v > -1 && v < 1) {
+				t.Fatalf("%v: query element %d = %v: want (−1, 1)", d, i, v)
+			}
+			lo, hi = min(lo, v), max(hi, v)
+		}
+		if lo > -0.99 || hi < 0.99 {
+			t.Errorf("%v: values span [%v, %v] of 1.5M draws: want nearly (−1, 1)", d, lo, hi)
+		}
+		if p := in["positions"]; p.Int64At(0) != 0 || p.Int64At(299) != 299 {
+			t.Errorf("%v: positions %v … %v: want 0..299", d, p.Int64At(0), p.Int64At(299))
+		}
+	}
+
+	out := filepath.Join(dir, "default.safetensors")
+	goldenRun(t, "--model", "llama-3.1-8b", "--out", out)
+	in, _ := readInputs(out)
+	if p := in["positions"]; !slices.Equal(p.Shape, []int{16}) || p.Int64At(15) != 15 {
+		t.Errorf("default positions %v: want [16] = 0..15", p.Shape)
+	}
+
+	out = filepath.Join(dir, "start.safetensors")
+	goldenRun(t, "--model", "llama-3.1-8b", "--positions", "range:131060", "--tokens", "12", "--out", out)
+	in, _ = readInputs(out)
+	if p := in["positions"]; p.Int64At(0) != 131060 || p.Int64At(11) != 131071 {
+		t.Errorf("range:131060: positions %d … %d", p.Int64At(0), p.Int64At(11))
+	}
+
+	// random: within the cache length vLLM builds (131072 for Llama 3.1), and not all small.
+	out = filepath.Join(dir, "random.safetensors")
+	goldenRun(t, "--model", "llama-3.1-8b", "--positions", "random", "--tokens", "200", "--out", out)
+	in, _ = readInputs(out)
+	p, largest := in["positions"], int64(0)
+	for i := range p.Len() {
+		v := p.Int64At(i)
+		if v < 0 || v >= 131072 {
+			t.Fatalf("random position %d = %d: want 0..131071", i, v)
+		}
+		largest = max(largest, v)
+	}
+	if largest < 65536 {
+		t.Errorf("200 random positions all below %d", largest+1)
+	}
+
+	// A positions file, as apply reads it, gives the bundle's positions and token count.
+	pf := writeTensors(t, dir, "pos.safetensors", safetensors.FromInt64s("positions", []int{3, 4}, []int64{5, 6, 7, 8, 5, 5, 9, 9, 1, 2, 3, 4}))
+	out = filepath.Join(dir, "file.safetensors")
+	goldenRun(t, "--model", "qwen2-vl-7b", "--positions", pf, "--out", out)
+	b := goldenApply(t, out)
+	got, _ := b.Get("positions")
+	want := safetensors.FromInt64s("positions", []int{3, 4}, []int64{5, 6, 7, 8, 5, 5, 9, 9, 1, 2, 3, 4})
+	if !slices.Equal(got.Shape, want.Shape) || !bytes.Equal(got.Data, want.Data) || b.Metadata["tokens"] != "4" || b.Metadata["op"] != "mrope" {
+		t.Errorf("positions file: bundle positions %v, tokens %s, op %s", got.Shape, b.Metadata["tokens"], b.Metadata["op"])
+	}
+}
+
+// TestGoldenMetadata: the keys the issue names, with their values, for a preset and a config.
+func TestGoldenMetadata(t *testing.T) {
+	dir := t.TempDir()
+	js, err := hf.PresetJSON("gemma-3-4b")
+	if err != nil {
+		t.Fatal(err)
+	}
+	sum := sha256.Sum256(js)
+	cfg := writeFile(t, dir, "config.json", js)
+	for _, c := range []struct {
+		args  []string
+		model string
+	}{
+		{[]string{"--model", "gemma-3-4b"}, "gemma-3-4b"},
+		{[]string{"--config", cfg}, "gemma3"}, // the top-level model_type
+	} {
+		out := filepath.Join(dir, "g.safetensors")
+		stderr := goldenRun(t, append(c.args, "--op", "npu_rotary_mul", "--dtype", "bf16", "--seed", "42", "--layer", "5", "--tokens", "3", "--out", out)...)
+		if stderr != "" {
+			t.Errorf("%v: stderr %q with --layer given", c.args, stderr)
+		}
+		b := goldenApply(t, out)
+		d, err := ops.NewDispatcher("all", ops.Auto)
+		if err != nil {
+			t.Fatal(err)
+		}
+		want := map[string]string{
+			"op": "apply_rotary_emb", "model": c.model, "config_sha256": hex.EncodeToString(sum[:]), "dtype": "BF16", "seed": "42",
+			"layer": "5", "tokens": "3", "positions": "range", "backend": d.Which("apply_rotary_emb"),
+		}
+		for k, v := range want {
+			if b.Metadata[k] != v {
+				t.Errorf("%v: metadata %s = %q, want %q", c.args, k, b.Metadata[k], v)
+			}
+		}
+		for _, k := range []string{"rotary_version", "layer_type", "generator", "apply_args"} {
+			if b.Metadata[k] == "" {
+				t.Errorf("%v: metadata %s missing", c.args, k)
+			}
+		}
+	}
+
+	// Without --layer on a model whose layers differ: one line naming the kind used and the others.
+	out := filepath.Join(dir, "g0.safetensors")
+	stderr := goldenRun(t, "--model", "gemma-3-4b", "--out", out)
+	if strings.Count(stderr, "\n") != 1 || !strings.Contains(stderr, "--layer 5") {
+		t.Errorf("gemma-3-4b without --layer: stderr %q: want one line naming --layer 5", stderr)
+	}
+
+	// MRoPE models default to mrope (npu_mrope), with the model's sections and cache mode.
+	goldenRun(t, "--model", "qwen3-vl-8b", "--out", out)
+	b := goldenApply(t, out)
+	if b.Metadata["op"] != "mrope" || !strings.Contains(b.Metadata["apply_args"], `"--mrope-cache-mode","interleave"`) ||
+		!strings.Contains(b.Metadata["apply_args"], `"--mrope-section","24,20,20"`) {
+		t.Errorf("qwen3-vl-8b: op %q apply_args %s", b.Metadata["op"], b.Metadata["apply_args"])
+	}
+	if p, _ := b.Get("positions"); !slices.Equal(p.Shape, []int{3, 16}) {
+		t.Errorf("qwen3-vl-8b: positions %v: want [3, 16]", p.Shape)
+	}
+}
+
+// TestGoldenSuite: --suite writes bundles over dtypes, token counts, random and boundary
+// positions and each layer kind, and an index.json whose entries exist, load, and say what the
+// bundles' metadata says.
+func TestGoldenSuite(t *testing.T) {
+	l4 := writeFile(t, t.TempDir(), "llama4.json", []byte(goldenLlama4))
+	for _, c := range []struct {
+		args      []string
+		layers    []int
+		dtypes    int
+		positions []string // positions the suite must hold
+		note      string   // in stderr
+	}{
+		// Gemma 3: sliding layers (local base, no scaling) and full ones (every 6th).
+		{[]string{"--model", "gemma-3-4b", "--tokens", "3", "--dtype", "F16"}, []int{0, 5}, 1, []string{"range", "random", "range:131069"}, ""},
+		// Llama 3.1: the llama3 scaling's original 8192 and the 131072 cache.
+		{[]string{"--model", "llama-3.1-8b"}, []int{0}, 3, []string{"range", "random", "range:8184", "range:131056"}, ""},
+		// Llama 4: the rotated layers and the NoPE ones (where rotary_embedding passes q and k through).
+		{[]string{"--config", l4, "--tokens", "2", "--dtype", "BF16"}, []int{0, 3}, 1, []string{"range", "random", "range:1048574"}, ""},
+		// An op that takes cos/sin leaves the NoPE layers out.
+		{[]string{"--config", l4, "--op", "interleave_rope", "--tokens", "2", "--dtype", "BF16"}, []int{0}, 1, []string{"range"}, "layer 3 left out"},
+		// A table op holds cos/sin up to its largest position: the 131072-row table is left out.
+		{[]string{"--model", "llama-3.1-8b", "--op", "apply_rotary_emb_thd", "--dtype", "BF16", "--tokens", "4"}, []int{0}, 1,
+			[]string{"range", "random", "range:8190"}, "positions from 131068: left out"},
+	} {
+		dir := filepath.Join(t.TempDir(), "suite")
+		stderr := goldenRun(t, append(c.args, "--suite", dir)...)
+		if c.note != "" && !strings.Contains(stderr, c.note) {
+			t.Errorf("%v: stderr %q: want %q", c.args, stderr, c.note)
+		}
+		js, err := os.ReadFile(filepath.Join(dir, "index.json"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		var index []goldenIndexEntry
+		if err := json.Unmarshal(js, &index); err != nil {
+			t.Fatal(err)
+		}
+		layers, dtypes, positions, tokens := map[int]bool{}, map[string]bool{}, map[string]bool{}, map[int]bool{}
+		for _, e := range index {
+			path := filepath.Join(dir, e.File)
+			b, err := safetensors.ReadFile(path)
+			if err != nil {
+				t.Fatalf("%v: index entry %s: %v", c.args, e.File, err)
+			}
+			m := b.Metadata
+			if m["op"] != e.Op || m["dtype"] != e.DType || m["tokens"] != strconv.Itoa(e.Tokens) || m["positions"] != e.Positions || m["layer"] != strconv.Itoa(e.Layer) {
+				t.Errorf("%s: metadata %v disagrees with its index entry %+v", e.File, m, e)
+			}
+			layers[e.Layer], dtypes[e.DType], positions[e.Positions], tokens[e.Tokens] = true, true, true, true
+		}
+		goldenApply(t, filepath.Join(dir, index[len(index)-1].File))
+		entries, _ := os.ReadDir(dir)
+		if len(entries) != len(index)+1 {
+			t.Errorf("%v: %d files beside index.json, %d indexed", c.args, len(entries)-1, len(index))
+		}
+		for _, l := range c.layers {
+			if !layers[l] {
+				t.Errorf("%v: no bundle of layer %d (have %v)", c.args, l, layers)
+			}
+		}
+		if len(layers) != len(c.layers) || len(dtypes) != c.dtypes {
+			t.Errorf("%v: layers %v, dtypes %v: want %v and %d dtypes", c.args, layers, dtypes, c.layers, c.dtypes)
+		}
+		for _, p := range c.positions {
+			if !positions[p] {
+				t.Errorf("%v: no bundle at positions %s (have %v)", c.args, p, positions)
+			}
+		}
+		if c.dtypes == 3 && len(tokens) < 3 {
+			t.Errorf("%v: token counts %v: want several", c.args, tokens)
+		}
+	}
+}
+
+// TestGoldenBadInput: exit 2 with one line naming the argument, and nothing written.
+func TestGoldenBadInput(t *testing.T) {
+	dir := t.TempDir()
+	out := filepath.Join(dir, "g.safetensors")
+	suite := filepath.Join(dir, "suite")
+	noPositions := writeTensors(t, dir, "nopos.safetensors", safetensors.FromInt64s("ids", []int{2}, []int64{1, 2}))
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"--model", "llama-3.1-8b", "--op", "rope_magic", "--out", out}, "--op \"rope_magic\""},
+		{[]string{"--model", "llama-3.1-8b", "--tokens", "0", "--out", out}, "--tokens 0"},
+		{[]string{"--model", "llama-3.1-8b", "--tokens", "-3", "--out", out}, "--tokens -3"},
+		{[]string{"--model", "llama-3.1-8b", "--tokens", "99999999999", "--out", out}, "--tokens 99999999999"},
+		{[]string{"--model", "deepseek-v3", "--tokens", "1000000", "--out", out}, "--tokens 1000000"},
+		{[]string{"--model", "llama-3.1-8b"}, "--out: missing"},
+		{[]string{"--model", "llama-3.1-8b", "--layer", "32", "--out", out}, "--layer 32"},
+		{[]string{"--model", "llama-3.1-8b", "--layer", "-1", "--out", out}, "--layer"},
+		{[]string{"--model", "llama-3.1-8b", "--layer", "-1", "--suite", suite}, "--layer"},
+		{[]string{"--model", "llama-3.1-8b", "--dtype", "I8", "--out", out}, "--dtype \"I8\""},
+		{[]string{"--model", "llama-3.1-8b", "--positions", "range:-4", "--out", out}, "--positions \"range:-4\""},
+		{[]string{"--model", "llama-3.1-8b", "--positions", noPositions, "--out", out}, "missing tensor \"positions\""},
+		{[]string{"--model", "llama-3.1-8b", "--format", "csv", "--out", out}, "--format \"csv\""},
+		{[]string{"--model", "llama-3.1-8b", "--out", out, "--suite", suite}, "--out and --suite"},
+		{[]string{"--model", "nope-7b", "--out", out}, "nope-7b"},
+		{[]string{"--out", out}, "--config: missing"},
+		{[]string{"--config", filepath.Join(dir, "absent.json"), "--out", out}, "absent.json"},
+		{[]string{"--model", "llama-3.1-8b", "--op", "query_scale", "--out", out}, "query scale"},
+		{[]string{"--config", writeFile(t, dir, "l4.json", []byte(goldenLlama4)), "--layer", "3", "--op", "apply_rotary_emb", "--out", out}, "no RoPE"},
+		{[]string{"--model", "llama-3.1-8b", "--op", "apply_rotary_emb_thd", "--cp-size", "2", "--tokens", "3", "--out", out}, "--tokens 3"},
+		{[]string{"--model", "llama-3.1-8b", "--op", "kv_rmsnorm_rope_cache", "--cache-mode", "PB", "--out", out}, "--cache-mode"},
+		{[]string{"--model", "llama-3.1-8b", "--out", out, "extra"}, "unexpected argument"},
+		{[]string{"--config", writeFile(t, dir, "l4s.json", []byte(goldenLlama4)), "--layer", "3", "--op", "interleave_rope", "--suite", suite}, "--layer 3"},
+	} {
+		code, stdout, stderr := runCLI(t, append([]string{"golden"}, c.args...)...)
+		if code != 2 || stdout != "" || strings.Count(stderr, "\n") != 1 || !strings.Contains(stderr, c.want) {
+			t.Errorf("%v: exit %d, stdout %q, stderr %q: want exit 2 and one line naming %s", c.args, code, stdout, stderr, c.want)
+		}
+		for _, p := range []string{out, suite} {
+			if _, err := os.Stat(p); !os.IsNotExist(err) {
+				t.Fatalf("%v: %s was written by a failed run", c.args, p)
+			}
+		}
+	}
+}
+
+// TestGoldenNPY: --format npy writes the safetensors bundle's tensors, bit for bit, one .npy per
+// tensor with the metadata beside, and apply takes the directory as its --in.
+func TestGoldenNPY(t *testing.T) {
+	dir := t.TempDir()
+	st := filepath.Join(dir, "g.safetensors")
+	npy := filepath.Join(dir, "g")
+	args := []string{"--model", "deepseek-v3", "--op", "kv_rmsnorm_rope_cache", "--dtype", "BF16", "--tokens", "4", "--seed", "3"}
+	goldenRun(t, append(args, "--out", st)...)
+	goldenRun(t, append(args, "--format", "npy", "--out", npy)...)
+	want, err := readInputSet(st)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := readInputSet(npy)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(got.tensors) != len(want.tensors) {
+		t.Fatalf("npy: %d tensors, safetensors %d", len(got.tensors), len(want.tensors))
+	}
+	for n, w := range want.tensors {
+		g, ok := got.tensors[n]
+		if !ok {
+			t.Fatalf("npy: no %s", n)
+		}
+		extraSame(t, n, g, w)
+	}
+	stBundle, _ := safetensors.ReadFile(st)
+	for k, v := range stBundle.Metadata {
+		if got.metadata[k] != v {
+			t.Errorf("npy metadata %s = %q, want %q", k, got.metadata[k], v)
+		}
+	}
+	var applyArgs []string
+	_ = json.Unmarshal([]byte(stBundle.Metadata["apply_args"]), &applyArgs)
+	out := filepath.Join(dir, "applied.safetensors")
+	if code, _, stderr := runCLI(t, append([]string{"apply", "--in", npy, "--out", out}, applyArgs...)...); code != 0 {
+		t.Fatalf("apply --in %s: exit %d: %s", npy, code, stderr)
+	}
+	applied, _ := readInputs(out)
+	for n, a := range applied {
+		extraSame(t, n, a, want.tensors["out."+n])
+	}
+
+	// A suite in npy: each indexed bundle is a directory the readers take.
+	suite := filepath.Join(dir, "suite")
+	goldenRun(t, "--model", "qwen3-8b", "--op", "qk_rmsnorm_rope", "--dtype", "F32", "--tokens", "2", "--format", "npy", "--suite", suite)
+	js, err := os.ReadFile(filepath.Join(suite, "index.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var index []goldenIndexEntry
+	if err := json.Unmarshal(js, &index); err != nil || len(index) < 3 {
+		t.Fatalf("index.json: %d entries, %v", len(index), err)
+	}
+	for _, e := range index {
+		s, err := readInputSet(filepath.Join(suite, e.File))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if s.metadata["positions"] != e.Positions || s.tensors["out.query"].IsZero() {
+			t.Errorf("%s: metadata positions %q (index %q), out.query present %t", e.File, s.metadata["positions"], e.Positions, !s.tensors["out.query"].IsZero())
+		}
+	}
+}
+
+// TestGoldenCosSinAsTheModel: the explicit-cos/sin ops' bundles hold the model's cos/sin in their
+// layout and pairing: in F32 (cos/sin unrounded) and with the same draws, their outputs equal
+// rotary_embedding's out.query bit for bit, for NeoX, GPT-J and partial-rotary models.
+func TestGoldenCosSinAsTheModel(t *testing.T) {
+	dir := t.TempDir()
+	for _, model := range []string{"llama-3.1-8b", "gpt-j-6b", "phi-2"} {
+		for _, positions := range []string{"range", "range:8190"} {
+			bundle := func(op string, extra ...string) *safetensors.File {
+				out := filepath.Join(dir, op+".safetensors")
+				goldenRun(t, append([]string{"--model", model, "--op", op, "--tokens", "5", "--positions", positions, "--seed", "9", "--out", out}, extra...)...)
+				f, err := safetensors.ReadFile(out)
+				if err != nil {
+					t.Fatal(err)
+				}
+				return f
+			}
+			ref := bundle("rotary_embedding")
+			want, _ := ref.Get("out.query")
+			for _, c := range []struct {
+				op    string
+				extra []string
+				out   string
+			}{
+				{"apply_rotary_emb", nil, "out.out"},
+				{"apply_rotary_emb", []string{"--layout", "THD"}, "out.out"},
+				{"apply_rotary_emb_thd", nil, "out.out"},
+				{"mrope", nil, "out.query"},
+				{"rotary_embedding_gathered", nil, "out.query"},
+			} {
+				got, _ := bundle(c.op, c.extra...).Get(c.out)
+				if !bytes.Equal(got.Data, want.Data) || got.NumElements() != want.NumElements() {
+					t.Errorf("%s %s %v at %s: %s differs from rotary_embedding's out.query", model, c.op, c.extra, positions, c.out)
+				}
+			}
+		}
+	}
+}
