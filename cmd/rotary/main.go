@@ -42,7 +42,7 @@ var commands = map[string]command{
 	"apply":   {"rotate query and key from a safetensors file", runApply},
 	"cache":   {"write the cos/sin cache and inv_freq of a model", runCache},
 	"inspect": {"show the RoPE a config or preset derives", runInspect},
-	"diff":    {"compare the tensors of two safetensors files", runDiff},
+	"diff":    {"compare the tensors of two files (safetensors, .npy directories, raw buffers)", runDiff},
 	"verify":  {"compare a candidate's outputs with a golden bundle's and locate the worst elements", runVerify},
 	"show":    {"list the tensors of a file: dtypes, shapes, ranges, NaN/Inf counts, metadata", runShow},
 	"presets": {"list the embedded model presets", runPresets},
