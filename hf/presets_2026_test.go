@@ -67,6 +67,13 @@ func init() {
 			style: rotary.NeoX, scaling: rotary.ScalingDefault, maxPos: 131072},
 		"granite-3.3-8b": {modelType: "granite", layers: 40, heads: 32, kv: 8, head: 128, rot: 128, base: 1e7,
 			style: rotary.NeoX, scaling: rotary.ScalingDefault, maxPos: 131072},
+		"hunyuan-7b": {modelType: "hunyuan_v1_dense", layers: 32, heads: 32, kv: 8, head: 128, rot: 128, base: 10000,
+			style: rotary.NeoX, scaling: rotary.ScalingNTKAlpha, maxPos: 262144,
+			check: func(t *testing.T, m *Model) {
+				if a := m.Spec.Scaling.Alpha; a != 1000 {
+					t.Errorf("alpha %v, want 1000", a)
+				}
+			}},
 	} {
 		presetWants[name] = w
 	}
