@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bytes"
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
@@ -58,8 +59,9 @@ type goldenOptions struct {
 	positions string
 	format    string // safetensors or npy
 	suite     bool   // writing a suite: its index says what each layer is
-	// opFlags are the names of the apply ops' own flags; userSet the flags the command line gave.
-	opFlags, userSet map[string]bool
+	// opFlags and modelFlags are the names of the apply ops' own flags and of the model flags
+	// apply shares; userSet the flags the command line gave.
+	opFlags, modelFlags, userSet map[string]bool
 	// modelName is the preset or the config's model_type; configSum the SHA-256 of its JSON.
 	modelName, configSum string
 	configJSON           []byte
@@ -89,6 +91,8 @@ func runGolden(args []string, stdout, stderr io.Writer) error {
 	fs := newFlags("golden", goldenUsage, stderr)
 	o.fs = fs
 	o.m.register(fs.FlagSet)
+	o.modelFlags = map[string]bool{}
+	fs.VisitAll(func(f *flag.Flag) { o.modelFlags[f.Name] = true })
 	o.df.register(fs.FlagSet)
 	opName := fs.String("op", "", "operator `NAME` from 'rotary ops' or another stack's name of it (default rotary_embedding; mrope for MRoPE models)")
 	dtypeName := fs.String("dtype", "F32", "dtype `D` of the float tensors: F32, BF16 or F16")
@@ -285,7 +289,7 @@ func (o *goldenOptions) bundle(c goldenCase) (goldenBundle, error) {
 
 	op := applyOps[o.op]
 	usesModel := op.needsModel || (op.modelOptional && !o.userSet["query-scale"])
-	env := &applyEnv{inPath: "golden inputs", inputs: map[string]tensor.Tensor{}, disp: o.disp, spec: spec, layer: c.layer, stderr: o.stderr}
+	env := &applyEnv{inPath: "golden inputs", inputs: map[string]tensor.Tensor{}, disp: o.disp, spec: spec, layer: c.layer, stderr: renamedLines{o.stderr}}
 	if usesModel {
 		env.model = model
 	}
@@ -341,10 +345,15 @@ func (o *goldenOptions) applyArgs(g *goldenGen, usesModel bool) string {
 			add("model", o.m.preset)
 		}
 		add("layer", strconv.Itoa(g.c.layer))
-		for _, name := range []string{"style", "rope", "dynamic", "longrope-factor"} {
-			if o.userSet[name] {
-				add(name, o.fs.Lookup(name).Value.String())
+		var names []string
+		for name := range o.modelFlags {
+			if o.userSet[name] && name != "config" && name != "model" && name != "layer" {
+				names = append(names, name)
 			}
+		}
+		sort.Strings(names)
+		for _, name := range names {
+			add(name, o.fs.Lookup(name).Value.String())
 		}
 	}
 	for _, name := range []string{"backend", "custom-ops"} {
@@ -665,4 +674,14 @@ func layerKindOf(m *hf.Model, ropeName string, l int) string {
 		}
 	}
 	return "all layers"
+}
+
+// renamedLines passes the op code's stderr lines on as golden's: they begin "rotary apply:".
+type renamedLines struct{ w io.Writer }
+
+func (r renamedLines) Write(p []byte) (int, error) {
+	if _, err := r.w.Write(bytes.ReplaceAll(p, []byte("rotary apply:"), []byte("rotary golden:"))); err != nil {
+		return 0, err
+	}
+	return len(p), nil
 }

@@ -5,6 +5,7 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
+	"math/bits"
 	"os"
 	"path/filepath"
 	"slices"
@@ -382,7 +383,8 @@ func TestGoldenBadInput(t *testing.T) {
 		args []string
 		want string
 	}{
-		{[]string{"--model", "llama-3.1-8b", "--op", "rope_magic", "--out", out}, "--op \"rope_magic\""},
+		{[]string{"--model", "llama-3.1-8b", "--op", "rope_magic", "--out", out}, "--op \"rope_magic\": want one of apply_rotary_emb"},
+		{[]string{"--model", "llama-3.1-8b", "--op", "Npu_Rotary_Mul", "--out", out}, "npu_rotary_mul"},
 		{[]string{"--model", "llama-3.1-8b", "--tokens", "0", "--out", out}, "--tokens 0"},
 		{[]string{"--model", "llama-3.1-8b", "--tokens", "-3", "--out", out}, "--tokens -3"},
 		{[]string{"--model", "llama-3.1-8b", "--tokens", "99999999999", "--out", out}, "--tokens 99999999999"},
@@ -518,6 +520,72 @@ func TestGoldenCosSinAsTheModel(t *testing.T) {
 					t.Errorf("%s %s %v at %s: %s differs from rotary_embedding's out.query", model, c.op, c.extra, positions, c.out)
 				}
 			}
+		}
+	}
+}
+
+// pcgDXSM is PCG with 128-bit state and the DXSM output (numpy's PCG64DXSM multiplier, Go
+// math/rand/v2's fixed increment and state seeding), written from the definition: what a reader
+// in another language implements to redraw a bundle's inputs from its generator metadata.
+type pcgDXSM struct{ hi, lo uint64 }
+
+func (p *pcgDXSM) next() uint64 {
+	const mulHi, mulLo = 0x2360ed051fc65da4, 0x4385df649fccf645
+	const incHi, incLo = 6364136223846793005, 1442695040888963407
+	hi, lo := bits.Mul64(p.lo, mulLo)
+	hi += p.hi*mulLo + p.lo*mulHi
+	lo, c := bits.Add64(lo, incLo, 0)
+	hi, _ = bits.Add64(hi, incHi, c)
+	p.hi, p.lo = hi, lo
+	hi ^= hi >> 32
+	hi *= 0xda942042e4dd58b5
+	hi ^= hi >> 48
+	return hi * (lo | 1)
+}
+
+// TestGoldenGenerator: the values are the generator metadata's formula over PCG-DXSM seeded
+// (seed, 0x726f74617279), one draw per value in tensor order; random positions are u mod the
+// cache length.
+func TestGoldenGenerator(t *testing.T) {
+	out := filepath.Join(t.TempDir(), "g.safetensors")
+	goldenRun(t, "--model", "qwen3-8b", "--seed", "12345", "--tokens", "3", "--positions", "random", "--out", out)
+	in, err := readInputs(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := pcgDXSM{12345, 0x726f74617279}
+	pos := in["positions"]
+	for i := range pos.Len() {
+		if want := int64(p.next() % 40960); pos.Int64At(i) != want { // qwen3-8b: max_position_embeddings 40960
+			t.Fatalf("position %d = %d, want %d", i, pos.Int64At(i), want)
+		}
+	}
+	for _, name := range []string{"query", "key"} {
+		x := in[name]
+		for i := range x.Len() {
+			u := p.next() >> 40
+			want := float32((float64(2*u+1) - (1 << 24)) / (1 << 24))
+			if got := x.F32[i]; got != want {
+				t.Fatalf("%s element %d = %v, want %v", name, i, got, want)
+			}
+		}
+	}
+}
+
+// TestGoldenModelFlags: the model flags apply shares (--style, --rope, --longrope-factor, ...) reach
+// the bundle's apply_args, so apply reproduces bundles made under them.
+func TestGoldenModelFlags(t *testing.T) {
+	dir := t.TempDir()
+	for _, args := range [][]string{
+		{"--model", "llama-3.1-8b", "--style", "gptj"},
+		{"--model", "phi-3-mini-128k", "--longrope-factor", "lengths", "--positions", "range:4090"},
+		{"--model", "deepseek-v3.2-exp", "--rope", "indexer", "--op", "qk_rmsnorm_rope"},
+	} {
+		out := filepath.Join(dir, "g.safetensors")
+		goldenRun(t, append(args, "--out", out)...)
+		b := goldenApply(t, out)
+		if !strings.Contains(b.Metadata["apply_args"], `"`+args[2]+`","`+args[3]+`"`) {
+			t.Errorf("%v: apply_args %s lacks %s %s", args, b.Metadata["apply_args"], args[2], args[3])
 		}
 	}
 }
