@@ -20,22 +20,27 @@ import (
 
 // compareOptions are the tolerances and how many worst elements to locate.
 type compareOptions struct {
-	maxULP int64
-	atol   float64 // < 0: 2^-20 × the largest finite |reference| of the tensor
-	show   int
+	maxULP   int64
+	atol     float64 // < 0: 2^-20 × the largest finite |reference| of the tensor; set by check
+	show     int
+	atolFlag optFloat
 }
 
 // registerTolerances adds --atol, the ULP flag (diff's --max-ulp, verify's --ulp) and --show.
 func (o *compareOptions) register(fs *flag.FlagSet, ulpFlag string) {
 	fs.Int64Var(&o.maxULP, ulpFlag, 1, "elements within `N` units in the last place (of the compared dtype) pass")
-	fs.Float64Var(&o.atol, "atol", -1, "elements within absolute error `X` pass (default: 2^-20 × the largest |reference| of the tensor)")
+	fs.Var(&o.atolFlag, "atol", "elements within absolute error `X` pass (default: 2^-20 × the largest |reference| of the tensor)")
 	fs.IntVar(&o.show, "show", 5, "locate the `N` worst elements of each tensor over tolerance")
 }
 
 // check refuses tolerances that would pass or fail everything silently: a NaN tolerance
-// makes every comparison false, an infinite or negative one passes or fails all. The
-// default -1 of --atol only means "not given".
+// makes every comparison false, an infinite or negative one passes or fails all. It sets atol
+// from --atol, or to -1 when not given.
 func (o *compareOptions) check(fs *flag.FlagSet) error {
+	o.atol = -1
+	if o.atolFlag.set {
+		o.atol = o.atolFlag.v
+	}
 	var bad error
 	fs.Visit(func(f *flag.Flag) {
 		switch {
