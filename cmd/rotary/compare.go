@@ -143,6 +143,15 @@ func axisContextOf(md map[string]string) axisContext {
 	if op, ok := ops.Canonical(md["op"]); ok {
 		c.op = op
 	}
+	// rotary golden records the op's flags as apply_args, a JSON list of strings.
+	var args []string
+	if c.layout == "" && json.Unmarshal([]byte(md["apply_args"]), &args) == nil {
+		for i := 0; i+1 < len(args); i++ {
+			if args[i] == "--layout" || args[i] == "-layout" {
+				c.layout = strings.ToUpper(args[i+1])
+			}
+		}
+	}
 	return c
 }
 

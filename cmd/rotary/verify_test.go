@@ -221,3 +221,37 @@ func TestVerifyRaw(t *testing.T) {
 		t.Fatal(err)
 	}
 }
+
+// TestVerifyLayoutAxes: the coordinates of a bundle's explicit-cos/sin op follow its layout,
+// which rotary golden records in apply_args.
+func TestVerifyLayoutAxes(t *testing.T) {
+	dir := t.TempDir()
+	for _, c := range []struct {
+		op, layout, want string
+		at           []int
+	}{
+		{"npu_rotary_mul", "BSND", "at batch 0, seq 1, head 3, dim 7:", []int{0, 1, 3, 7}},
+		{"apply_rotary_emb", "BNSD", "at batch 0, head 3, seq 1, dim 7:", []int{0, 3, 1, 7}},
+		{"interleave_rope", "", "at batch 0, head 3, seq 1, dim 7:", []int{0, 3, 1, 7}},
+	} {
+		g := filepath.Join(dir, c.op+c.layout+".safetensors")
+		args := []string{"golden", "--model", "llama-3.1-8b", "--op", c.op, "--tokens", "2", "--out", g}
+		if c.layout != "" {
+			args = append(args, "--layout", c.layout)
+		}
+		if code, _, stderr := runCLI(t, args...); code != 0 {
+			t.Fatalf("%v: exit %d %s", args, code, stderr)
+		}
+		s, err := readInputSet(g)
+		if err != nil {
+			t.Fatal(err)
+		}
+		out := s.tensors["out.out"].Clone()
+		out.F32[out.Index(c.at...)] += 1
+		cand := writeTensors(t, dir, "cand.safetensors", toFile("out", out))
+		code, stdout, _ := runCLI(t, "verify", g, cand)
+		if code != 1 || !strings.Contains(stdout, c.want) {
+			t.Errorf("%s %s: exit %d, want %q in\n%s", c.op, c.layout, code, c.want, stdout)
+		}
+	}
+}
