@@ -228,7 +228,7 @@ func TestVerifyLayoutAxes(t *testing.T) {
 	dir := t.TempDir()
 	for _, c := range []struct {
 		op, layout, want string
-		at           []int
+		at               []int
 	}{
 		{"npu_rotary_mul", "BSND", "at batch 0, seq 1, head 3, dim 7:", []int{0, 1, 3, 7}},
 		{"apply_rotary_emb", "BNSD", "at batch 0, head 3, seq 1, dim 7:", []int{0, 3, 1, 7}},
