@@ -337,7 +337,14 @@ func (o *goldenOptions) bundle(c goldenCase) (goldenBundle, error) {
 // chosen.
 func (o *goldenOptions) applyArgs(g *goldenGen, usesModel bool) string {
 	args := []string{"--op", o.op}
-	add := func(name, value string) { args = append(args, "--"+name, value) }
+	add := func(name, value string) {
+		// A boolean flag takes its value only as --name=value: "--name false" would end the flags.
+		if b, ok := o.fs.Lookup(name).Value.(interface{ IsBoolFlag() bool }); ok && b.IsBoolFlag() {
+			args = append(args, "--"+name+"="+value)
+			return
+		}
+		args = append(args, "--"+name, value)
+	}
 	if usesModel {
 		if o.m.config != "" {
 			add("config", o.m.config)

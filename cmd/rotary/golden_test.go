@@ -426,7 +426,7 @@ func TestGoldenNPY(t *testing.T) {
 	dir := t.TempDir()
 	st := filepath.Join(dir, "g.safetensors")
 	npy := filepath.Join(dir, "g")
-	args := []string{"--model", "deepseek-v3", "--op", "kv_rmsnorm_rope_cache", "--dtype", "BF16", "--tokens", "4", "--seed", "3"}
+	args := []string{"--model", "deepseek-v3", "--op", "kv_rmsnorm_rope_cache", "--dtype", "BF16", "--tokens", "4", "--seed", "3", "--output-kv"}
 	goldenRun(t, append(args, "--out", st)...)
 	goldenRun(t, append(args, "--format", "npy", "--out", npy)...)
 	want, err := readInputSet(st)
@@ -462,6 +462,9 @@ func TestGoldenNPY(t *testing.T) {
 	applied, _ := readInputs(out)
 	for n, a := range applied {
 		extraSame(t, n, a, want.tensors["out."+n])
+	}
+	if len(applied) != 4 || !strings.Contains(stBundle.Metadata["apply_args"], `"--output-kv=true"`) {
+		t.Errorf("--output-kv: apply wrote %d tensors (want k_cache, ckv_cache, k_rope, c_kv); apply_args %s", len(applied), stBundle.Metadata["apply_args"])
 	}
 
 	// A suite in npy: each indexed bundle is a directory the readers take.
@@ -587,5 +590,31 @@ func TestGoldenModelFlags(t *testing.T) {
 		if !strings.Contains(b.Metadata["apply_args"], `"`+args[2]+`","`+args[3]+`"`) {
 			t.Errorf("%v: apply_args %s lacks %s %s", args, b.Metadata["apply_args"], args[2], args[3])
 		}
+	}
+}
+
+// TestGoldenOpFlags: bundles made under an op's own flags (cache modes, layouts, context
+// parallelism, a query-scale rule without the model's) are valid apply inputs under the flags they
+// record.
+func TestGoldenOpFlags(t *testing.T) {
+	dir := t.TempDir()
+	var cases [][]string
+	for _, mode := range []string{"Norm", "PA", "PA_BNSD", "PA_NZ", "PA_BLK_BNSD", "PA_BLK_NZ"} {
+		cases = append(cases, []string{"--model", "deepseek-v3", "--op", "npu_kv_rmsnorm_rope_cache", "--cache-mode", mode, "--output-kv", "--tokens", "37", "--dtype", "BF16", "--positions", "random"})
+	}
+	for _, layout := range []string{"BNSD", "SBND", "THD"} {
+		cases = append(cases, []string{"--model", "gpt-j-6b", "--op", "apply_rotary_emb", "--layout", layout, "--dtype", "F16"},
+			[]string{"--model", "llama-3.1-8b", "--op", "apply_rotary_emb_backward", "--layout", layout, "--rotary-mode", "interleave"})
+	}
+	cases = append(cases,
+		[]string{"--model", "phi-2", "--op", "apply_rotary_emb_thd", "--cp-size", "2", "--cp-rank", "1", "--tokens", "6", "--positions", "random"},
+		[]string{"--model", "phi-2", "--op", "apply_rotary_emb_thd_backward", "--positions", "range:100"},
+		[]string{"--model", "qwen2-vl-7b", "--op", "npu_mrope", "--positions", "random", "--dtype", "BF16"},
+		[]string{"--model", "llama-3.1-8b", "--op", "query_scale", "--query-scale", "beta", "--beta", "0.25", "--original-max", "16", "--positions", "random"},
+	)
+	for _, args := range cases {
+		out := filepath.Join(dir, "g.safetensors")
+		goldenRun(t, append(args, "--out", out)...)
+		goldenApply(t, out)
 	}
 }
