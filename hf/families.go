@@ -146,6 +146,20 @@ var (
 	gemma4Unified = gemma4Family("262144")
 )
 
+// Mistral4Config's defaults (configuration_mistral4.py): MLA over a qk_rope_head_dim 64 part,
+// rope_interleave true (Mistral4Attention rotates with apply_rotary_pos_emb_interleave), and
+// rope_parameters YaRN with llama_4_scaling_beta when the config has none; its partial rotary
+// factor qk_rope/(qk_nope + qk_rope) makes the frequencies span the rope part, as DeepSeek's.
+var mistral4 = family{style: rope.GPTJ, kind: kindDeepSeek, defaults: map[string]any{
+	"num_hidden_layers": num("36"), "num_attention_heads": num("32"), "num_key_value_heads": num("32"),
+	"qk_rope_head_dim": num("64"), "max_position_embeddings": num("1048576"),
+	"rope_parameters": object{
+		"type": "yarn", "rope_theta": num("10000.0"), "factor": num("128.0"), "original_max_position_embeddings": num("8192"),
+		"beta_fast": num("32.0"), "beta_slow": num("1.0"), "mscale_all_dim": num("1.0"), "mscale": num("1.0"),
+		"llama_4_scaling_beta": num("0.1"),
+	},
+}}
+
 // gemma4Family is Gemma 4's family with the config class's defaults, rope_parameters
 // included: sliding layers default RoPE with theta 10000, full layers proportional over a
 // quarter of their 512-wide head with theta 1000000.
@@ -250,6 +264,7 @@ var families = map[string]family{
 	"deepseek_v2":  deepseek,
 	"deepseek_v3":  deepseek,
 	"deepseek_v32": deepseek,
+	"mistral4":     mistral4,
 	"kimi_k2":      deepseek,
 	"llama4":       llama4,
 	"llama4_text":  llama4,
