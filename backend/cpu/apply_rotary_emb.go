@@ -10,7 +10,8 @@ import (
 
 // apply_rotary_emb on the CPU: rows of x (all dimensions but the last) are rotated by the
 // full-width cos/sin row they broadcast against, converted to float32 once per distinct row and
-// run through the assembly kernels' full-row variants (in place, on out after copying x there).
+// run through the assembly kernels' full-row variants, which read x and write out in one pass
+// (out may be x); the elements past the rotary dim are copied.
 // The arithmetic, and the backward pass's summation order, are native's, so results match it bit
 // for bit.
 
@@ -54,10 +55,12 @@ func applyRowsFlipped(a *ops.ApplyRotaryEmbArgs, lo, hi int, flip bool) {
 		if n > 1 {
 			xs, os = a.X.Stride(inner), a.Out.Stride(inner)
 		}
-		for j := range n {
-			copyRow(a.Out, w.offs[oi]+j*os, a.X, w.offs[xi]+j*xs, width)
+		if width > d {
+			for j := range n {
+				copyRow(a.Out, w.offs[oi]+j*os+d, a.X, w.offs[xi]+j*xs+d, width-d)
+			}
 		}
-		rotateRows(k, a.Out, w.offs[oi], n, os, cos, sin, a.GPTJ)
+		rotateRows(k, a.Out, w.offs[oi], n, os, a.X, w.offs[xi], xs, cos, sin, a.GPTJ)
 		w.skip(inner, n)
 		r += n
 	}
@@ -157,10 +160,12 @@ func (b *backwardJob) run(lo, hi int) {
 			y, x, o := cw.offs[yi]+bw.offs[0], cw.offs[xi]+bw.offs[1], cw.offs[oi]+bw.offs[2]
 			// All of the group's terms are read before any of its dx is written: dx may be dy.
 			accumulateRows(k, dcos, dsin, a.DY, y, ys, a.X, x, xs, group, a.GPTJ)
-			for j := range group {
-				copyRow(a.DX, o+j*os, a.DY, y+j*ys, width)
+			if width > d {
+				for j := range group {
+					copyRow(a.DX, o+j*os+d, a.DY, y+j*ys+d, width-d)
+				}
 			}
-			rotateRows(k, a.DX, o, group, os, cos, flipped[:d], a.GPTJ)
+			rotateRows(k, a.DX, o, group, os, a.DY, y, ys, cos, flipped[:d], a.GPTJ)
 			if !bw.next() {
 				break
 			}

@@ -46,13 +46,14 @@ func BenchmarkApplyRotaryEmb(b *testing.B) {
 	})
 }
 
-// TestApplyRotaryEmbBackwardThreads runs backward passes large enough to split across the pool
-// (the conformance sweep's are not): cos rows shared by heads (the kernels' groups), by an
+// TestApplyRotaryEmbThreads runs forward and backward passes large enough to split across the
+// pool (the conformance sweep's are not): cos rows shared by heads (the kernels' groups), by an
 // outer batch dimension, by both, and one cos row for all, with special values among the
-// inputs, in place and not, with either sum or none: dx, dcos and dsin bit for bit against
+// inputs, in place and not, with either sum, none, or both into cos and sin themselves: out,
+// dx, dcos and dsin bit for bit against
 // native, whose sums add each element's terms in row order (the cancelling inputs make the bits
 // depend on that order).
-func TestApplyRotaryEmbBackwardThreads(t *testing.T) {
+func TestApplyRotaryEmbThreads(t *testing.T) {
 	defer cpu.SetImplementation(cpu.Implementations()[0])
 	cases := []struct {
 		layout ops.Layout
@@ -77,7 +78,22 @@ func TestApplyRotaryEmbBackwardThreads(t *testing.T) {
 					x = randomTensor(r, d, specialValues, c.x...)
 				}
 				cos, sin := randomTensor(r, d, normalValues, c.cos...), randomTensor(r, d, specialValues, c.cos...)
-				for mode := range 4 { // 0: both sums, 1: dcos only, 2: dsin only, 3: dx only
+				for _, inPlace := range []bool{false, true} {
+					name := fmt.Sprintf("%s%v/%v/%v/forward/inplace=%v", c.layout, c.x, d, st, inPlace)
+					sameAsNative(t, name, func(disp *ops.Dispatcher) tensor.Tensor {
+						in := x.Clone()
+						out := tensor.Zeros(d, c.x...)
+						if inPlace {
+							out = in
+						}
+						if err := rotary.ApplyRotaryEmb(disp, rotary.ApplyRotaryEmbParams{Layout: c.layout, X: in, Cos: cos, Sin: sin, Out: out, Style: st}); err != nil {
+							t.Fatal(err)
+						}
+						return out
+					})
+				}
+				// 0: both sums, 1: dcos only, 2: dsin only, 3: dx only, 4: the sums into cos and sin themselves
+				for mode := range 5 {
 					inPlace := (ci+mode)%2 == 0
 					name := fmt.Sprintf("%s%v/%v/%v/mode%d/inplace=%v", c.layout, c.x, d, st, mode, inPlace)
 					sameAsNative(t, name, func(disp *ops.Dispatcher) tensor.Tensor {
@@ -86,12 +102,17 @@ func TestApplyRotaryEmbBackwardThreads(t *testing.T) {
 						if inPlace {
 							dx = g
 						}
+						cos, sin := cos, sin
 						var dcos, dsin tensor.Tensor
 						if mode == 0 || mode == 1 {
 							dcos = tensor.Zeros(d, c.cos...)
 						}
 						if mode == 0 || mode == 2 {
 							dsin = tensor.Zeros(d, c.cos...)
+						}
+						if mode == 4 {
+							cos, sin = cos.Clone(), sin.Clone()
+							dcos, dsin = cos, sin
 						}
 						err := rotary.ApplyRotaryEmbBackward(disp, rotary.ApplyRotaryEmbBackwardParams{Layout: c.layout, DY: g, X: x, Cos: cos, Sin: sin, DX: dx, DCos: dcos, DSin: dsin, Style: st})
 						if err != nil {

@@ -77,11 +77,13 @@ func thdRows(a *ops.ApplyRotaryEmbTHDArgs, backward bool, lo, hi int) {
 				}
 			}
 			xo, oo := a.X.Offset+t*xt, a.Out.Offset+t*ot
-			for h := range heads {
-				copyRow(a.Out, oo+h*oh, a.X, xo+h*xh, width)
+			if width > d {
+				for h := range heads {
+					copyRow(a.Out, oo+h*oh+d, a.X, xo+h*xh+d, width-d)
+				}
 			}
 			if d > 0 {
-				rotateRows(k, a.Out, oo, heads, oh, cos, sin, a.GPTJ)
+				rotateRows(k, a.Out, oo, heads, oh, a.X, xo, xh, cos, sin, a.GPTJ)
 			}
 		}
 	}

@@ -7,9 +7,10 @@ package cpu
 import "github.com/rotary-go/rotary/tensor"
 
 // callKernel runs the assembly kernel of an ISA for a dtype and style; full selects the kernels
-// that take full-width (per-element) cos/sin rows. The integer switch compiles to a jump table;
-// _asm numbers the kernels as it emits them.
-func callKernel(i isa, d tensor.DType, gptj, full bool, x *byte, heads, stride int, cos, sin *float32, half, n int) {
+// that take full-width (per-element) cos/sin rows, which read the heads from src (srcStride
+// bytes apart; x itself in place); the others ignore src. The integer switch compiles to a
+// jump table; _asm numbers the kernels as it emits them.
+func callKernel(i isa, d tensor.DType, gptj, full bool, x *byte, heads, stride int, cos, sin *float32, half, n int, src *byte, srcStride int) {
 	id := 0
 	switch d {
 	case tensor.BF16:
@@ -38,59 +39,59 @@ func callKernel(i isa, d tensor.DType, gptj, full bool, x *byte, heads, stride i
 	case 0:
 		rotateNeoXF32AVX2(x, heads, stride, cos, sin, half, n)
 	case 1:
-		rotateFullNeoXF32AVX2(x, heads, stride, cos, sin, half, n)
+		rotateFullNeoXF32AVX2(x, heads, stride, cos, sin, half, n, src, srcStride)
 	case 2:
 		rotateGPTJF32AVX2(x, heads, stride, cos, sin, half, n)
 	case 3:
-		rotateFullGPTJF32AVX2(x, heads, stride, cos, sin, half, n)
+		rotateFullGPTJF32AVX2(x, heads, stride, cos, sin, half, n, src, srcStride)
 	case 4:
 		rotateNeoXBF16AVX2(x, heads, stride, cos, sin, half, n)
 	case 5:
-		rotateFullNeoXBF16AVX2(x, heads, stride, cos, sin, half, n)
+		rotateFullNeoXBF16AVX2(x, heads, stride, cos, sin, half, n, src, srcStride)
 	case 6:
 		rotateGPTJBF16AVX2(x, heads, stride, cos, sin, half, n)
 	case 7:
-		rotateFullGPTJBF16AVX2(x, heads, stride, cos, sin, half, n)
+		rotateFullGPTJBF16AVX2(x, heads, stride, cos, sin, half, n, src, srcStride)
 	case 8:
 		rotateNeoXF16AVX2(x, heads, stride, cos, sin, half, n)
 	case 9:
-		rotateFullNeoXF16AVX2(x, heads, stride, cos, sin, half, n)
+		rotateFullNeoXF16AVX2(x, heads, stride, cos, sin, half, n, src, srcStride)
 	case 10:
 		rotateGPTJF16AVX2(x, heads, stride, cos, sin, half, n)
 	case 11:
-		rotateFullGPTJF16AVX2(x, heads, stride, cos, sin, half, n)
+		rotateFullGPTJF16AVX2(x, heads, stride, cos, sin, half, n, src, srcStride)
 	case 12:
 		rotateNeoXF32AVX512(x, heads, stride, cos, sin, half, n)
 	case 13:
-		rotateFullNeoXF32AVX512(x, heads, stride, cos, sin, half, n)
+		rotateFullNeoXF32AVX512(x, heads, stride, cos, sin, half, n, src, srcStride)
 	case 14:
 		rotateGPTJF32AVX512(x, heads, stride, cos, sin, half, n)
 	case 15:
-		rotateFullGPTJF32AVX512(x, heads, stride, cos, sin, half, n)
+		rotateFullGPTJF32AVX512(x, heads, stride, cos, sin, half, n, src, srcStride)
 	case 16:
 		rotateNeoXBF16AVX512(x, heads, stride, cos, sin, half, n)
 	case 17:
-		rotateFullNeoXBF16AVX512(x, heads, stride, cos, sin, half, n)
+		rotateFullNeoXBF16AVX512(x, heads, stride, cos, sin, half, n, src, srcStride)
 	case 18:
 		rotateGPTJBF16AVX512(x, heads, stride, cos, sin, half, n)
 	case 19:
-		rotateFullGPTJBF16AVX512(x, heads, stride, cos, sin, half, n)
+		rotateFullGPTJBF16AVX512(x, heads, stride, cos, sin, half, n, src, srcStride)
 	case 20:
 		rotateNeoXF16AVX512(x, heads, stride, cos, sin, half, n)
 	case 21:
-		rotateFullNeoXF16AVX512(x, heads, stride, cos, sin, half, n)
+		rotateFullNeoXF16AVX512(x, heads, stride, cos, sin, half, n, src, srcStride)
 	case 22:
 		rotateGPTJF16AVX512(x, heads, stride, cos, sin, half, n)
 	case 23:
-		rotateFullGPTJF16AVX512(x, heads, stride, cos, sin, half, n)
+		rotateFullGPTJF16AVX512(x, heads, stride, cos, sin, half, n, src, srcStride)
 	case 28:
 		rotateNeoXBF16AVX512BF16(x, heads, stride, cos, sin, half, n)
 	case 29:
-		rotateFullNeoXBF16AVX512BF16(x, heads, stride, cos, sin, half, n)
+		rotateFullNeoXBF16AVX512BF16(x, heads, stride, cos, sin, half, n, src, srcStride)
 	case 30:
 		rotateGPTJBF16AVX512BF16(x, heads, stride, cos, sin, half, n)
 	case 31:
-		rotateFullGPTJBF16AVX512BF16(x, heads, stride, cos, sin, half, n)
+		rotateFullGPTJBF16AVX512BF16(x, heads, stride, cos, sin, half, n, src, srcStride)
 	default:
 		panic("cpu: no kernel for this ISA and dtype")
 	}

@@ -1506,9 +1506,9 @@ done:
 	VZEROUPPER
 	RET
 
-// func rotateFullNeoXF32AVX512(x *byte, heads int, stride int, cos *float32, sin *float32, half int, n int)
+// func rotateFullNeoXF32AVX512(x *byte, heads int, stride int, cos *float32, sin *float32, half int, n int, src *byte, srcstride int)
 // Requires: AVX, AVX512F
-TEXT ·rotateFullNeoXF32AVX512(SB), NOSPLIT, $0-56
+TEXT ·rotateFullNeoXF32AVX512(SB), NOSPLIT, $8-72
 	MOVQ  x+0(FP), AX
 	MOVQ  heads+8(FP), CX
 	MOVQ  stride+16(FP), DX
@@ -1516,64 +1516,68 @@ TEXT ·rotateFullNeoXF32AVX512(SB), NOSPLIT, $0-56
 	MOVQ  sin+32(FP), SI
 	MOVQ  half+40(FP), DI
 	MOVQ  n+48(FP), R8
+	MOVQ  src+56(FP), R9
+	MOVQ  srcstride+64(FP), R10
 	TESTQ R8, R8
 	JZ    done
 	TESTQ CX, CX
 	JZ    done
-	LEAQ  (BX)(DI*4), R9
-	LEAQ  (SI)(DI*4), R10
+	LEAQ  (BX)(DI*4), R11
+	LEAQ  (SI)(DI*4), R12
 
 head:
-	XORQ R12, R12
-	MOVQ DI, R11
-	SHLQ $0x02, R11
-	ADDQ AX, R11
+	XORQ R15, R15
+	MOVQ DI, R13
+	SHLQ $0x02, R13
+	LEAQ (R9)(R13*1), R14
+	ADDQ AX, R13
 
 wide:
-	MOVQ    R12, R13
-	ADDQ    $0x00000010, R13
-	CMPQ    R13, R8
+	MOVQ    R15, BP
+	ADDQ    $0x00000010, BP
+	CMPQ    BP, R8
 	JA      narrow
-	VMOVUPS (BX)(R12*4), Z0
-	VMOVUPS (SI)(R12*4), Z1
-	VMOVUPS (R9)(R12*4), Z2
-	VMOVUPS (R10)(R12*4), Z3
-	VMOVUPS (AX)(R12*4), Z4
-	VMOVUPS (R11)(R12*4), Z5
+	VMOVUPS (BX)(R15*4), Z0
+	VMOVUPS (SI)(R15*4), Z1
+	VMOVUPS (R11)(R15*4), Z2
+	VMOVUPS (R12)(R15*4), Z3
+	VMOVUPS (R9)(R15*4), Z4
+	VMOVUPS (R14)(R15*4), Z5
 	VMULPS  Z0, Z4, Z0
 	VMULPS  Z1, Z5, Z1
 	VMULPS  Z2, Z5, Z2
 	VMULPS  Z3, Z4, Z3
 	VSUBPS  Z1, Z0, Z0
 	VADDPS  Z3, Z2, Z2
-	VMOVUPS Z0, (AX)(R12*4)
-	VMOVUPS Z2, (R11)(R12*4)
-	ADDQ    $0x00000010, R12
+	VMOVUPS Z0, (AX)(R15*4)
+	VMOVUPS Z2, (R13)(R15*4)
+	ADDQ    $0x00000010, R15
 	JMP     wide
 
 narrow:
-	CMPQ    R12, R8
+	CMPQ    R15, R8
 	JAE     next
-	VMOVUPS (BX)(R12*4), Y0
-	VMOVUPS (SI)(R12*4), Y1
-	VMOVUPS (R9)(R12*4), Y2
-	VMOVUPS (R10)(R12*4), Y3
-	VMOVUPS (AX)(R12*4), Y4
-	VMOVUPS (R11)(R12*4), Y5
+	VMOVUPS (BX)(R15*4), Y0
+	VMOVUPS (SI)(R15*4), Y1
+	VMOVUPS (R11)(R15*4), Y2
+	VMOVUPS (R12)(R15*4), Y3
+	VMOVUPS (R9)(R15*4), Y4
+	VMOVUPS (R14)(R15*4), Y5
 	VMULPS  Y0, Y4, Y0
 	VMULPS  Y1, Y5, Y1
 	VMULPS  Y2, Y5, Y2
 	VMULPS  Y3, Y4, Y3
 	VSUBPS  Y1, Y0, Y0
 	VADDPS  Y3, Y2, Y2
-	VMOVUPS Y0, (AX)(R12*4)
-	VMOVUPS Y2, (R11)(R12*4)
-	ADDQ    $0x00000008, R12
-	CMPQ    R12, R8
+	VMOVUPS Y0, (AX)(R15*4)
+	VMOVUPS Y2, (R13)(R15*4)
+	ADDQ    $0x00000008, R15
+	CMPQ    R15, R8
 	JB      narrow
 
 next:
 	ADDQ DX, AX
+	ADDQ R10, R9
 	DECQ CX
 	JNZ  head
 
@@ -1581,9 +1585,9 @@ done:
 	VZEROUPPER
 	RET
 
-// func rotateFullGPTJF32AVX512(x *byte, heads int, stride int, cos *float32, sin *float32, half int, n int)
+// func rotateFullGPTJF32AVX512(x *byte, heads int, stride int, cos *float32, sin *float32, half int, n int, src *byte, srcstride int)
 // Requires: AVX, AVX512DQ, AVX512F
-TEXT ·rotateFullGPTJF32AVX512(SB), NOSPLIT, $0-56
+TEXT ·rotateFullGPTJF32AVX512(SB), NOSPLIT, $0-72
 	MOVQ      x+0(FP), AX
 	MOVQ      heads+8(FP), CX
 	MOVQ      stride+16(FP), DX
@@ -1591,6 +1595,8 @@ TEXT ·rotateFullGPTJF32AVX512(SB), NOSPLIT, $0-56
 	MOVQ      sin+32(FP), SI
 	MOVQ      half+40(FP), DI
 	MOVQ      n+48(FP), DI
+	MOVQ      src+56(FP), R8
+	MOVQ      srcstride+64(FP), R9
 	TESTQ     DI, DI
 	JZ        done
 	TESTQ     CX, CX
@@ -1599,24 +1605,25 @@ TEXT ·rotateFullGPTJF32AVX512(SB), NOSPLIT, $0-56
 	VMOVDQU32 dupidx<>+0(SB), Z1
 
 head:
-	XORQ R8, R8
+	XORQ R10, R10
 
 pairs:
-	MOVQ      R8, R9
-	SHLQ      $0x01, R9
-	VMOVUPS   (BX)(R9*4), Z1
-	VMOVUPS   (SI)(R9*4), Z2
+	MOVQ      R10, R11
+	SHLQ      $0x01, R11
+	VMOVUPS   (BX)(R11*4), Z1
+	VMOVUPS   (SI)(R11*4), Z2
 	VXORPS    Z0, Z2, Z2
-	VMOVUPS   (AX)(R9*4), Z3
+	VMOVUPS   (R8)(R11*4), Z3
 	VPERMILPS $0xb1, Z3, Z4
 	VMULPS    Z1, Z3, Z1
 	VMULPS    Z2, Z4, Z2
 	VADDPS    Z2, Z1, Z1
-	VMOVUPS   Z1, (AX)(R9*4)
-	ADDQ      $0x00000008, R8
-	CMPQ      R8, DI
+	VMOVUPS   Z1, (AX)(R11*4)
+	ADDQ      $0x00000008, R10
+	CMPQ      R10, DI
 	JB        pairs
 	ADDQ      DX, AX
+	ADDQ      R9, R8
 	DECQ      CX
 	JNZ       head
 
@@ -1624,9 +1631,9 @@ done:
 	VZEROUPPER
 	RET
 
-// func rotateFullNeoXBF16AVX512(x *byte, heads int, stride int, cos *float32, sin *float32, half int, n int)
+// func rotateFullNeoXBF16AVX512(x *byte, heads int, stride int, cos *float32, sin *float32, half int, n int, src *byte, srcstride int)
 // Requires: AVX, AVX2, AVX512F
-TEXT ·rotateFullNeoXBF16AVX512(SB), NOSPLIT, $0-56
+TEXT ·rotateFullNeoXBF16AVX512(SB), NOSPLIT, $8-72
 	MOVQ         x+0(FP), AX
 	MOVQ         heads+8(FP), CX
 	MOVQ         stride+16(FP), DX
@@ -1634,6 +1641,8 @@ TEXT ·rotateFullNeoXBF16AVX512(SB), NOSPLIT, $0-56
 	MOVQ         sin+32(FP), SI
 	MOVQ         half+40(FP), DI
 	MOVQ         n+48(FP), R8
+	MOVQ         src+56(FP), R9
+	MOVQ         srcstride+64(FP), R10
 	TESTQ        R8, R8
 	JZ           done
 	TESTQ        CX, CX
@@ -1643,27 +1652,28 @@ TEXT ·rotateFullNeoXBF16AVX512(SB), NOSPLIT, $0-56
 	VPBROADCASTD absmask<>+0(SB), Z2
 	VPBROADCASTD inf<>+0(SB), Z3
 	VPBROADCASTD quiet<>+0(SB), Z4
-	LEAQ         (BX)(DI*4), R9
-	LEAQ         (SI)(DI*4), R10
+	LEAQ         (BX)(DI*4), R11
+	LEAQ         (SI)(DI*4), R12
 
 head:
-	XORQ R12, R12
-	MOVQ DI, R11
-	SHLQ $0x01, R11
-	ADDQ AX, R11
+	XORQ R15, R15
+	MOVQ DI, R13
+	SHLQ $0x01, R13
+	LEAQ (R9)(R13*1), R14
+	ADDQ AX, R13
 
 wide:
-	MOVQ      R12, R13
-	ADDQ      $0x00000010, R13
-	CMPQ      R13, R8
+	MOVQ      R15, BP
+	ADDQ      $0x00000010, BP
+	CMPQ      BP, R8
 	JA        narrow
-	VMOVUPS   (BX)(R12*4), Z5
-	VMOVUPS   (SI)(R12*4), Z6
-	VMOVUPS   (R9)(R12*4), Z7
-	VMOVUPS   (R10)(R12*4), Z8
-	VPMOVZXWD (AX)(R12*2), Z9
+	VMOVUPS   (BX)(R15*4), Z5
+	VMOVUPS   (SI)(R15*4), Z6
+	VMOVUPS   (R11)(R15*4), Z7
+	VMOVUPS   (R12)(R15*4), Z8
+	VPMOVZXWD (R9)(R15*2), Z9
 	VPSLLD    $0x10, Z9, Z9
-	VPMOVZXWD (R11)(R12*2), Z10
+	VPMOVZXWD (R14)(R15*2), Z10
 	VPSLLD    $0x10, Z10, Z10
 	VMULPS    Z5, Z9, Z5
 	VMULPS    Z6, Z10, Z6
@@ -1681,7 +1691,7 @@ wide:
 	VPANDD    Z2, Z5, Z5
 	VPCMPGTD  Z3, Z5, K1
 	VPBLENDMD Z8, Z6, K1, Z6
-	VPMOVDW   Z6, (AX)(R12*2)
+	VPMOVDW   Z6, (AX)(R15*2)
 	VPSRLD    $0x10, Z7, Z5
 	VPSRLD    $0x10, Z7, Z6
 	VPANDD    Z0, Z5, Z5
@@ -1692,20 +1702,20 @@ wide:
 	VPANDD    Z2, Z7, Z7
 	VPCMPGTD  Z3, Z7, K1
 	VPBLENDMD Z6, Z5, K1, Z5
-	VPMOVDW   Z5, (R11)(R12*2)
-	ADDQ      $0x00000010, R12
+	VPMOVDW   Z5, (R13)(R15*2)
+	ADDQ      $0x00000010, R15
 	JMP       wide
 
 narrow:
-	CMPQ      R12, R8
+	CMPQ      R15, R8
 	JAE       next
-	VMOVUPS   (BX)(R12*4), Y5
-	VMOVUPS   (SI)(R12*4), Y6
-	VMOVUPS   (R9)(R12*4), Y7
-	VMOVUPS   (R10)(R12*4), Y8
-	VPMOVZXWD (AX)(R12*2), Y9
+	VMOVUPS   (BX)(R15*4), Y5
+	VMOVUPS   (SI)(R15*4), Y6
+	VMOVUPS   (R11)(R15*4), Y7
+	VMOVUPS   (R12)(R15*4), Y8
+	VPMOVZXWD (R9)(R15*2), Y9
 	VPSLLD    $0x10, Y9, Y9
-	VPMOVZXWD (R11)(R12*2), Y10
+	VPMOVZXWD (R14)(R15*2), Y10
 	VPSLLD    $0x10, Y10, Y10
 	VMULPS    Y5, Y9, Y5
 	VMULPS    Y6, Y10, Y6
@@ -1725,7 +1735,7 @@ narrow:
 	VPBLENDVB Y5, Y8, Y6, Y6
 	VPACKUSDW Y6, Y6, Y6
 	VPERMQ    $0x08, Y6, Y6
-	VMOVDQU   X6, (AX)(R12*2)
+	VMOVDQU   X6, (AX)(R15*2)
 	VPSRLD    $0x10, Y7, Y5
 	VPSRLD    $0x10, Y7, Y6
 	VPAND     Y0, Y5, Y5
@@ -1738,13 +1748,14 @@ narrow:
 	VPBLENDVB Y7, Y6, Y5, Y5
 	VPACKUSDW Y5, Y5, Y5
 	VPERMQ    $0x08, Y5, Y5
-	VMOVDQU   X5, (R11)(R12*2)
-	ADDQ      $0x00000008, R12
-	CMPQ      R12, R8
+	VMOVDQU   X5, (R13)(R15*2)
+	ADDQ      $0x00000008, R15
+	CMPQ      R15, R8
 	JB        narrow
 
 next:
 	ADDQ DX, AX
+	ADDQ R10, R9
 	DECQ CX
 	JNZ  head
 
@@ -1752,9 +1763,9 @@ done:
 	VZEROUPPER
 	RET
 
-// func rotateFullGPTJBF16AVX512(x *byte, heads int, stride int, cos *float32, sin *float32, half int, n int)
+// func rotateFullGPTJBF16AVX512(x *byte, heads int, stride int, cos *float32, sin *float32, half int, n int, src *byte, srcstride int)
 // Requires: AVX, AVX512DQ, AVX512F
-TEXT ·rotateFullGPTJBF16AVX512(SB), NOSPLIT, $0-56
+TEXT ·rotateFullGPTJBF16AVX512(SB), NOSPLIT, $0-72
 	MOVQ         x+0(FP), AX
 	MOVQ         heads+8(FP), CX
 	MOVQ         stride+16(FP), DX
@@ -1762,6 +1773,8 @@ TEXT ·rotateFullGPTJBF16AVX512(SB), NOSPLIT, $0-56
 	MOVQ         sin+32(FP), SI
 	MOVQ         half+40(FP), DI
 	MOVQ         n+48(FP), DI
+	MOVQ         src+56(FP), R8
+	MOVQ         srcstride+64(FP), R9
 	TESTQ        DI, DI
 	JZ           done
 	TESTQ        CX, CX
@@ -1775,15 +1788,15 @@ TEXT ·rotateFullGPTJBF16AVX512(SB), NOSPLIT, $0-56
 	VMOVDQU32    dupidx<>+0(SB), Z6
 
 head:
-	XORQ R8, R8
+	XORQ R10, R10
 
 pairs:
-	MOVQ      R8, R9
-	SHLQ      $0x01, R9
-	VMOVUPS   (BX)(R9*4), Z6
-	VMOVUPS   (SI)(R9*4), Z7
+	MOVQ      R10, R11
+	SHLQ      $0x01, R11
+	VMOVUPS   (BX)(R11*4), Z6
+	VMOVUPS   (SI)(R11*4), Z7
 	VXORPS    Z5, Z7, Z7
-	VPMOVZXWD (AX)(R9*2), Z8
+	VPMOVZXWD (R8)(R11*2), Z8
 	VPSLLD    $0x10, Z8, Z8
 	VPERMILPS $0xb1, Z8, Z9
 	VMULPS    Z6, Z8, Z6
@@ -1799,11 +1812,12 @@ pairs:
 	VPANDD    Z2, Z6, Z6
 	VPCMPGTD  Z3, Z6, K1
 	VPBLENDMD Z8, Z7, K1, Z7
-	VPMOVDW   Z7, (AX)(R9*2)
-	ADDQ      $0x00000008, R8
-	CMPQ      R8, DI
+	VPMOVDW   Z7, (AX)(R11*2)
+	ADDQ      $0x00000008, R10
+	CMPQ      R10, DI
 	JB        pairs
 	ADDQ      DX, AX
+	ADDQ      R9, R8
 	DECQ      CX
 	JNZ       head
 
@@ -1811,9 +1825,9 @@ done:
 	VZEROUPPER
 	RET
 
-// func rotateFullNeoXF16AVX512(x *byte, heads int, stride int, cos *float32, sin *float32, half int, n int)
+// func rotateFullNeoXF16AVX512(x *byte, heads int, stride int, cos *float32, sin *float32, half int, n int, src *byte, srcstride int)
 // Requires: AVX, AVX512F, F16C
-TEXT ·rotateFullNeoXF16AVX512(SB), NOSPLIT, $0-56
+TEXT ·rotateFullNeoXF16AVX512(SB), NOSPLIT, $8-72
 	MOVQ  x+0(FP), AX
 	MOVQ  heads+8(FP), CX
 	MOVQ  stride+16(FP), DX
@@ -1821,64 +1835,68 @@ TEXT ·rotateFullNeoXF16AVX512(SB), NOSPLIT, $0-56
 	MOVQ  sin+32(FP), SI
 	MOVQ  half+40(FP), DI
 	MOVQ  n+48(FP), R8
+	MOVQ  src+56(FP), R9
+	MOVQ  srcstride+64(FP), R10
 	TESTQ R8, R8
 	JZ    done
 	TESTQ CX, CX
 	JZ    done
-	LEAQ  (BX)(DI*4), R9
-	LEAQ  (SI)(DI*4), R10
+	LEAQ  (BX)(DI*4), R11
+	LEAQ  (SI)(DI*4), R12
 
 head:
-	XORQ R12, R12
-	MOVQ DI, R11
-	SHLQ $0x01, R11
-	ADDQ AX, R11
+	XORQ R15, R15
+	MOVQ DI, R13
+	SHLQ $0x01, R13
+	LEAQ (R9)(R13*1), R14
+	ADDQ AX, R13
 
 wide:
-	MOVQ      R12, R13
-	ADDQ      $0x00000010, R13
-	CMPQ      R13, R8
+	MOVQ      R15, BP
+	ADDQ      $0x00000010, BP
+	CMPQ      BP, R8
 	JA        narrow
-	VMOVUPS   (BX)(R12*4), Z0
-	VMOVUPS   (SI)(R12*4), Z1
-	VMOVUPS   (R9)(R12*4), Z2
-	VMOVUPS   (R10)(R12*4), Z3
-	VCVTPH2PS (AX)(R12*2), Z4
-	VCVTPH2PS (R11)(R12*2), Z5
+	VMOVUPS   (BX)(R15*4), Z0
+	VMOVUPS   (SI)(R15*4), Z1
+	VMOVUPS   (R11)(R15*4), Z2
+	VMOVUPS   (R12)(R15*4), Z3
+	VCVTPH2PS (R9)(R15*2), Z4
+	VCVTPH2PS (R14)(R15*2), Z5
 	VMULPS    Z0, Z4, Z0
 	VMULPS    Z1, Z5, Z1
 	VMULPS    Z2, Z5, Z2
 	VMULPS    Z3, Z4, Z3
 	VSUBPS    Z1, Z0, Z0
 	VADDPS    Z3, Z2, Z2
-	VCVTPS2PH $0x00, Z0, (AX)(R12*2)
-	VCVTPS2PH $0x00, Z2, (R11)(R12*2)
-	ADDQ      $0x00000010, R12
+	VCVTPS2PH $0x00, Z0, (AX)(R15*2)
+	VCVTPS2PH $0x00, Z2, (R13)(R15*2)
+	ADDQ      $0x00000010, R15
 	JMP       wide
 
 narrow:
-	CMPQ      R12, R8
+	CMPQ      R15, R8
 	JAE       next
-	VMOVUPS   (BX)(R12*4), Y0
-	VMOVUPS   (SI)(R12*4), Y1
-	VMOVUPS   (R9)(R12*4), Y2
-	VMOVUPS   (R10)(R12*4), Y3
-	VCVTPH2PS (AX)(R12*2), Y4
-	VCVTPH2PS (R11)(R12*2), Y5
+	VMOVUPS   (BX)(R15*4), Y0
+	VMOVUPS   (SI)(R15*4), Y1
+	VMOVUPS   (R11)(R15*4), Y2
+	VMOVUPS   (R12)(R15*4), Y3
+	VCVTPH2PS (R9)(R15*2), Y4
+	VCVTPH2PS (R14)(R15*2), Y5
 	VMULPS    Y0, Y4, Y0
 	VMULPS    Y1, Y5, Y1
 	VMULPS    Y2, Y5, Y2
 	VMULPS    Y3, Y4, Y3
 	VSUBPS    Y1, Y0, Y0
 	VADDPS    Y3, Y2, Y2
-	VCVTPS2PH $0x00, Y0, (AX)(R12*2)
-	VCVTPS2PH $0x00, Y2, (R11)(R12*2)
-	ADDQ      $0x00000008, R12
-	CMPQ      R12, R8
+	VCVTPS2PH $0x00, Y0, (AX)(R15*2)
+	VCVTPS2PH $0x00, Y2, (R13)(R15*2)
+	ADDQ      $0x00000008, R15
+	CMPQ      R15, R8
 	JB        narrow
 
 next:
 	ADDQ DX, AX
+	ADDQ R10, R9
 	DECQ CX
 	JNZ  head
 
@@ -1886,9 +1904,9 @@ done:
 	VZEROUPPER
 	RET
 
-// func rotateFullGPTJF16AVX512(x *byte, heads int, stride int, cos *float32, sin *float32, half int, n int)
+// func rotateFullGPTJF16AVX512(x *byte, heads int, stride int, cos *float32, sin *float32, half int, n int, src *byte, srcstride int)
 // Requires: AVX, AVX512DQ, AVX512F
-TEXT ·rotateFullGPTJF16AVX512(SB), NOSPLIT, $0-56
+TEXT ·rotateFullGPTJF16AVX512(SB), NOSPLIT, $0-72
 	MOVQ      x+0(FP), AX
 	MOVQ      heads+8(FP), CX
 	MOVQ      stride+16(FP), DX
@@ -1896,6 +1914,8 @@ TEXT ·rotateFullGPTJF16AVX512(SB), NOSPLIT, $0-56
 	MOVQ      sin+32(FP), SI
 	MOVQ      half+40(FP), DI
 	MOVQ      n+48(FP), DI
+	MOVQ      src+56(FP), R8
+	MOVQ      srcstride+64(FP), R9
 	TESTQ     DI, DI
 	JZ        done
 	TESTQ     CX, CX
@@ -1904,24 +1924,25 @@ TEXT ·rotateFullGPTJF16AVX512(SB), NOSPLIT, $0-56
 	VMOVDQU32 dupidx<>+0(SB), Z1
 
 head:
-	XORQ R8, R8
+	XORQ R10, R10
 
 pairs:
-	MOVQ      R8, R9
-	SHLQ      $0x01, R9
-	VMOVUPS   (BX)(R9*4), Z1
-	VMOVUPS   (SI)(R9*4), Z2
+	MOVQ      R10, R11
+	SHLQ      $0x01, R11
+	VMOVUPS   (BX)(R11*4), Z1
+	VMOVUPS   (SI)(R11*4), Z2
 	VXORPS    Z0, Z2, Z2
-	VCVTPH2PS (AX)(R9*2), Z3
+	VCVTPH2PS (R8)(R11*2), Z3
 	VPERMILPS $0xb1, Z3, Z4
 	VMULPS    Z1, Z3, Z1
 	VMULPS    Z2, Z4, Z2
 	VADDPS    Z2, Z1, Z1
-	VCVTPS2PH $0x00, Z1, (AX)(R9*2)
-	ADDQ      $0x00000008, R8
-	CMPQ      R8, DI
+	VCVTPS2PH $0x00, Z1, (AX)(R11*2)
+	ADDQ      $0x00000008, R10
+	CMPQ      R10, DI
 	JB        pairs
 	ADDQ      DX, AX
+	ADDQ      R9, R8
 	DECQ      CX
 	JNZ       head
 
@@ -1929,9 +1950,9 @@ done:
 	VZEROUPPER
 	RET
 
-// func rotateFullNeoXF32AVX2(x *byte, heads int, stride int, cos *float32, sin *float32, half int, n int)
+// func rotateFullNeoXF32AVX2(x *byte, heads int, stride int, cos *float32, sin *float32, half int, n int, src *byte, srcstride int)
 // Requires: AVX
-TEXT ·rotateFullNeoXF32AVX2(SB), NOSPLIT, $0-56
+TEXT ·rotateFullNeoXF32AVX2(SB), NOSPLIT, $0-72
 	MOVQ  x+0(FP), AX
 	MOVQ  heads+8(FP), CX
 	MOVQ  stride+16(FP), DX
@@ -1939,38 +1960,42 @@ TEXT ·rotateFullNeoXF32AVX2(SB), NOSPLIT, $0-56
 	MOVQ  sin+32(FP), SI
 	MOVQ  half+40(FP), DI
 	MOVQ  n+48(FP), R8
+	MOVQ  src+56(FP), R9
+	MOVQ  srcstride+64(FP), R10
 	TESTQ R8, R8
 	JZ    done
 	TESTQ CX, CX
 	JZ    done
-	LEAQ  (BX)(DI*4), R9
-	LEAQ  (SI)(DI*4), R10
+	LEAQ  (BX)(DI*4), R11
+	LEAQ  (SI)(DI*4), R12
 
 head:
-	XORQ R12, R12
-	MOVQ DI, R11
-	SHLQ $0x02, R11
-	ADDQ AX, R11
+	XORQ R15, R15
+	MOVQ DI, R13
+	SHLQ $0x02, R13
+	LEAQ (R9)(R13*1), R14
+	ADDQ AX, R13
 
 narrow:
-	VMOVUPS (BX)(R12*4), Y0
-	VMOVUPS (SI)(R12*4), Y1
-	VMOVUPS (R9)(R12*4), Y2
-	VMOVUPS (R10)(R12*4), Y3
-	VMOVUPS (AX)(R12*4), Y4
-	VMOVUPS (R11)(R12*4), Y5
+	VMOVUPS (BX)(R15*4), Y0
+	VMOVUPS (SI)(R15*4), Y1
+	VMOVUPS (R11)(R15*4), Y2
+	VMOVUPS (R12)(R15*4), Y3
+	VMOVUPS (R9)(R15*4), Y4
+	VMOVUPS (R14)(R15*4), Y5
 	VMULPS  Y0, Y4, Y0
 	VMULPS  Y1, Y5, Y1
 	VMULPS  Y2, Y5, Y2
 	VMULPS  Y3, Y4, Y3
 	VSUBPS  Y1, Y0, Y0
 	VADDPS  Y3, Y2, Y2
-	VMOVUPS Y0, (AX)(R12*4)
-	VMOVUPS Y2, (R11)(R12*4)
-	ADDQ    $0x00000008, R12
-	CMPQ    R12, R8
+	VMOVUPS Y0, (AX)(R15*4)
+	VMOVUPS Y2, (R13)(R15*4)
+	ADDQ    $0x00000008, R15
+	CMPQ    R15, R8
 	JB      narrow
 	ADDQ    DX, AX
+	ADDQ    R10, R9
 	DECQ    CX
 	JNZ     head
 
@@ -1978,9 +2003,9 @@ done:
 	VZEROUPPER
 	RET
 
-// func rotateFullGPTJF32AVX2(x *byte, heads int, stride int, cos *float32, sin *float32, half int, n int)
+// func rotateFullGPTJF32AVX2(x *byte, heads int, stride int, cos *float32, sin *float32, half int, n int, src *byte, srcstride int)
 // Requires: AVX
-TEXT ·rotateFullGPTJF32AVX2(SB), NOSPLIT, $0-56
+TEXT ·rotateFullGPTJF32AVX2(SB), NOSPLIT, $0-72
 	MOVQ    x+0(FP), AX
 	MOVQ    heads+8(FP), CX
 	MOVQ    stride+16(FP), DX
@@ -1988,6 +2013,8 @@ TEXT ·rotateFullGPTJF32AVX2(SB), NOSPLIT, $0-56
 	MOVQ    sin+32(FP), SI
 	MOVQ    half+40(FP), DI
 	MOVQ    n+48(FP), DI
+	MOVQ    src+56(FP), R8
+	MOVQ    srcstride+64(FP), R9
 	TESTQ   DI, DI
 	JZ      done
 	TESTQ   CX, CX
@@ -1996,24 +2023,25 @@ TEXT ·rotateFullGPTJF32AVX2(SB), NOSPLIT, $0-56
 	VMOVDQU dupidx<>+0(SB), Y1
 
 head:
-	XORQ R8, R8
+	XORQ R10, R10
 
 pairs:
-	MOVQ      R8, R9
-	SHLQ      $0x01, R9
-	VMOVUPS   (BX)(R9*4), Y1
-	VMOVUPS   (SI)(R9*4), Y2
+	MOVQ      R10, R11
+	SHLQ      $0x01, R11
+	VMOVUPS   (BX)(R11*4), Y1
+	VMOVUPS   (SI)(R11*4), Y2
 	VXORPS    Y0, Y2, Y2
-	VMOVUPS   (AX)(R9*4), Y3
+	VMOVUPS   (R8)(R11*4), Y3
 	VPERMILPS $0xb1, Y3, Y4
 	VMULPS    Y1, Y3, Y1
 	VMULPS    Y2, Y4, Y2
 	VADDPS    Y2, Y1, Y1
-	VMOVUPS   Y1, (AX)(R9*4)
-	ADDQ      $0x00000004, R8
-	CMPQ      R8, DI
+	VMOVUPS   Y1, (AX)(R11*4)
+	ADDQ      $0x00000004, R10
+	CMPQ      R10, DI
 	JB        pairs
 	ADDQ      DX, AX
+	ADDQ      R9, R8
 	DECQ      CX
 	JNZ       head
 
@@ -2021,9 +2049,9 @@ done:
 	VZEROUPPER
 	RET
 
-// func rotateFullNeoXBF16AVX2(x *byte, heads int, stride int, cos *float32, sin *float32, half int, n int)
+// func rotateFullNeoXBF16AVX2(x *byte, heads int, stride int, cos *float32, sin *float32, half int, n int, src *byte, srcstride int)
 // Requires: AVX, AVX2
-TEXT ·rotateFullNeoXBF16AVX2(SB), NOSPLIT, $0-56
+TEXT ·rotateFullNeoXBF16AVX2(SB), NOSPLIT, $0-72
 	MOVQ         x+0(FP), AX
 	MOVQ         heads+8(FP), CX
 	MOVQ         stride+16(FP), DX
@@ -2031,6 +2059,8 @@ TEXT ·rotateFullNeoXBF16AVX2(SB), NOSPLIT, $0-56
 	MOVQ         sin+32(FP), SI
 	MOVQ         half+40(FP), DI
 	MOVQ         n+48(FP), R8
+	MOVQ         src+56(FP), R9
+	MOVQ         srcstride+64(FP), R10
 	TESTQ        R8, R8
 	JZ           done
 	TESTQ        CX, CX
@@ -2040,23 +2070,24 @@ TEXT ·rotateFullNeoXBF16AVX2(SB), NOSPLIT, $0-56
 	VPBROADCASTD absmask<>+0(SB), Y2
 	VPBROADCASTD inf<>+0(SB), Y3
 	VPBROADCASTD quiet<>+0(SB), Y4
-	LEAQ         (BX)(DI*4), R9
-	LEAQ         (SI)(DI*4), R10
+	LEAQ         (BX)(DI*4), R11
+	LEAQ         (SI)(DI*4), R12
 
 head:
-	XORQ R12, R12
-	MOVQ DI, R11
-	SHLQ $0x01, R11
-	ADDQ AX, R11
+	XORQ R15, R15
+	MOVQ DI, R13
+	SHLQ $0x01, R13
+	LEAQ (R9)(R13*1), R14
+	ADDQ AX, R13
 
 narrow:
-	VMOVUPS   (BX)(R12*4), Y5
-	VMOVUPS   (SI)(R12*4), Y6
-	VMOVUPS   (R9)(R12*4), Y7
-	VMOVUPS   (R10)(R12*4), Y8
-	VPMOVZXWD (AX)(R12*2), Y9
+	VMOVUPS   (BX)(R15*4), Y5
+	VMOVUPS   (SI)(R15*4), Y6
+	VMOVUPS   (R11)(R15*4), Y7
+	VMOVUPS   (R12)(R15*4), Y8
+	VPMOVZXWD (R9)(R15*2), Y9
 	VPSLLD    $0x10, Y9, Y9
-	VPMOVZXWD (R11)(R12*2), Y10
+	VPMOVZXWD (R14)(R15*2), Y10
 	VPSLLD    $0x10, Y10, Y10
 	VMULPS    Y5, Y9, Y5
 	VMULPS    Y6, Y10, Y6
@@ -2076,7 +2107,7 @@ narrow:
 	VPBLENDVB Y5, Y8, Y6, Y6
 	VPACKUSDW Y6, Y6, Y6
 	VPERMQ    $0x08, Y6, Y6
-	VMOVDQU   X6, (AX)(R12*2)
+	VMOVDQU   X6, (AX)(R15*2)
 	VPSRLD    $0x10, Y7, Y5
 	VPSRLD    $0x10, Y7, Y6
 	VPAND     Y0, Y5, Y5
@@ -2089,11 +2120,12 @@ narrow:
 	VPBLENDVB Y7, Y6, Y5, Y5
 	VPACKUSDW Y5, Y5, Y5
 	VPERMQ    $0x08, Y5, Y5
-	VMOVDQU   X5, (R11)(R12*2)
-	ADDQ      $0x00000008, R12
-	CMPQ      R12, R8
+	VMOVDQU   X5, (R13)(R15*2)
+	ADDQ      $0x00000008, R15
+	CMPQ      R15, R8
 	JB        narrow
 	ADDQ      DX, AX
+	ADDQ      R10, R9
 	DECQ      CX
 	JNZ       head
 
@@ -2101,9 +2133,9 @@ done:
 	VZEROUPPER
 	RET
 
-// func rotateFullGPTJBF16AVX2(x *byte, heads int, stride int, cos *float32, sin *float32, half int, n int)
+// func rotateFullGPTJBF16AVX2(x *byte, heads int, stride int, cos *float32, sin *float32, half int, n int, src *byte, srcstride int)
 // Requires: AVX, AVX2
-TEXT ·rotateFullGPTJBF16AVX2(SB), NOSPLIT, $0-56
+TEXT ·rotateFullGPTJBF16AVX2(SB), NOSPLIT, $0-72
 	MOVQ         x+0(FP), AX
 	MOVQ         heads+8(FP), CX
 	MOVQ         stride+16(FP), DX
@@ -2111,6 +2143,8 @@ TEXT ·rotateFullGPTJBF16AVX2(SB), NOSPLIT, $0-56
 	MOVQ         sin+32(FP), SI
 	MOVQ         half+40(FP), DI
 	MOVQ         n+48(FP), DI
+	MOVQ         src+56(FP), R8
+	MOVQ         srcstride+64(FP), R9
 	TESTQ        DI, DI
 	JZ           done
 	TESTQ        CX, CX
@@ -2124,15 +2158,15 @@ TEXT ·rotateFullGPTJBF16AVX2(SB), NOSPLIT, $0-56
 	VMOVDQU      dupidx<>+0(SB), Y6
 
 head:
-	XORQ R8, R8
+	XORQ R10, R10
 
 pairs:
-	MOVQ      R8, R9
-	SHLQ      $0x01, R9
-	VMOVUPS   (BX)(R9*4), Y6
-	VMOVUPS   (SI)(R9*4), Y7
+	MOVQ      R10, R11
+	SHLQ      $0x01, R11
+	VMOVUPS   (BX)(R11*4), Y6
+	VMOVUPS   (SI)(R11*4), Y7
 	VXORPS    Y5, Y7, Y7
-	VPMOVZXWD (AX)(R9*2), Y8
+	VPMOVZXWD (R8)(R11*2), Y8
 	VPSLLD    $0x10, Y8, Y8
 	VPERMILPS $0xb1, Y8, Y9
 	VMULPS    Y6, Y8, Y6
@@ -2150,11 +2184,12 @@ pairs:
 	VPBLENDVB Y6, Y8, Y7, Y7
 	VPACKUSDW Y7, Y7, Y7
 	VPERMQ    $0x08, Y7, Y7
-	VMOVDQU   X7, (AX)(R9*2)
-	ADDQ      $0x00000004, R8
-	CMPQ      R8, DI
+	VMOVDQU   X7, (AX)(R11*2)
+	ADDQ      $0x00000004, R10
+	CMPQ      R10, DI
 	JB        pairs
 	ADDQ      DX, AX
+	ADDQ      R9, R8
 	DECQ      CX
 	JNZ       head
 
@@ -2162,9 +2197,9 @@ done:
 	VZEROUPPER
 	RET
 
-// func rotateFullNeoXF16AVX2(x *byte, heads int, stride int, cos *float32, sin *float32, half int, n int)
+// func rotateFullNeoXF16AVX2(x *byte, heads int, stride int, cos *float32, sin *float32, half int, n int, src *byte, srcstride int)
 // Requires: AVX, F16C
-TEXT ·rotateFullNeoXF16AVX2(SB), NOSPLIT, $0-56
+TEXT ·rotateFullNeoXF16AVX2(SB), NOSPLIT, $0-72
 	MOVQ  x+0(FP), AX
 	MOVQ  heads+8(FP), CX
 	MOVQ  stride+16(FP), DX
@@ -2172,38 +2207,42 @@ TEXT ·rotateFullNeoXF16AVX2(SB), NOSPLIT, $0-56
 	MOVQ  sin+32(FP), SI
 	MOVQ  half+40(FP), DI
 	MOVQ  n+48(FP), R8
+	MOVQ  src+56(FP), R9
+	MOVQ  srcstride+64(FP), R10
 	TESTQ R8, R8
 	JZ    done
 	TESTQ CX, CX
 	JZ    done
-	LEAQ  (BX)(DI*4), R9
-	LEAQ  (SI)(DI*4), R10
+	LEAQ  (BX)(DI*4), R11
+	LEAQ  (SI)(DI*4), R12
 
 head:
-	XORQ R12, R12
-	MOVQ DI, R11
-	SHLQ $0x01, R11
-	ADDQ AX, R11
+	XORQ R15, R15
+	MOVQ DI, R13
+	SHLQ $0x01, R13
+	LEAQ (R9)(R13*1), R14
+	ADDQ AX, R13
 
 narrow:
-	VMOVUPS   (BX)(R12*4), Y0
-	VMOVUPS   (SI)(R12*4), Y1
-	VMOVUPS   (R9)(R12*4), Y2
-	VMOVUPS   (R10)(R12*4), Y3
-	VCVTPH2PS (AX)(R12*2), Y4
-	VCVTPH2PS (R11)(R12*2), Y5
+	VMOVUPS   (BX)(R15*4), Y0
+	VMOVUPS   (SI)(R15*4), Y1
+	VMOVUPS   (R11)(R15*4), Y2
+	VMOVUPS   (R12)(R15*4), Y3
+	VCVTPH2PS (R9)(R15*2), Y4
+	VCVTPH2PS (R14)(R15*2), Y5
 	VMULPS    Y0, Y4, Y0
 	VMULPS    Y1, Y5, Y1
 	VMULPS    Y2, Y5, Y2
 	VMULPS    Y3, Y4, Y3
 	VSUBPS    Y1, Y0, Y0
 	VADDPS    Y3, Y2, Y2
-	VCVTPS2PH $0x00, Y0, (AX)(R12*2)
-	VCVTPS2PH $0x00, Y2, (R11)(R12*2)
-	ADDQ      $0x00000008, R12
-	CMPQ      R12, R8
+	VCVTPS2PH $0x00, Y0, (AX)(R15*2)
+	VCVTPS2PH $0x00, Y2, (R13)(R15*2)
+	ADDQ      $0x00000008, R15
+	CMPQ      R15, R8
 	JB        narrow
 	ADDQ      DX, AX
+	ADDQ      R10, R9
 	DECQ      CX
 	JNZ       head
 
@@ -2211,9 +2250,9 @@ done:
 	VZEROUPPER
 	RET
 
-// func rotateFullGPTJF16AVX2(x *byte, heads int, stride int, cos *float32, sin *float32, half int, n int)
+// func rotateFullGPTJF16AVX2(x *byte, heads int, stride int, cos *float32, sin *float32, half int, n int, src *byte, srcstride int)
 // Requires: AVX, F16C
-TEXT ·rotateFullGPTJF16AVX2(SB), NOSPLIT, $0-56
+TEXT ·rotateFullGPTJF16AVX2(SB), NOSPLIT, $0-72
 	MOVQ    x+0(FP), AX
 	MOVQ    heads+8(FP), CX
 	MOVQ    stride+16(FP), DX
@@ -2221,6 +2260,8 @@ TEXT ·rotateFullGPTJF16AVX2(SB), NOSPLIT, $0-56
 	MOVQ    sin+32(FP), SI
 	MOVQ    half+40(FP), DI
 	MOVQ    n+48(FP), DI
+	MOVQ    src+56(FP), R8
+	MOVQ    srcstride+64(FP), R9
 	TESTQ   DI, DI
 	JZ      done
 	TESTQ   CX, CX
@@ -2229,24 +2270,25 @@ TEXT ·rotateFullGPTJF16AVX2(SB), NOSPLIT, $0-56
 	VMOVDQU dupidx<>+0(SB), Y1
 
 head:
-	XORQ R8, R8
+	XORQ R10, R10
 
 pairs:
-	MOVQ      R8, R9
-	SHLQ      $0x01, R9
-	VMOVUPS   (BX)(R9*4), Y1
-	VMOVUPS   (SI)(R9*4), Y2
+	MOVQ      R10, R11
+	SHLQ      $0x01, R11
+	VMOVUPS   (BX)(R11*4), Y1
+	VMOVUPS   (SI)(R11*4), Y2
 	VXORPS    Y0, Y2, Y2
-	VCVTPH2PS (AX)(R9*2), Y3
+	VCVTPH2PS (R8)(R11*2), Y3
 	VPERMILPS $0xb1, Y3, Y4
 	VMULPS    Y1, Y3, Y1
 	VMULPS    Y2, Y4, Y2
 	VADDPS    Y2, Y1, Y1
-	VCVTPS2PH $0x00, Y1, (AX)(R9*2)
-	ADDQ      $0x00000004, R8
-	CMPQ      R8, DI
+	VCVTPS2PH $0x00, Y1, (AX)(R11*2)
+	ADDQ      $0x00000004, R10
+	CMPQ      R10, DI
 	JB        pairs
 	ADDQ      DX, AX
+	ADDQ      R9, R8
 	DECQ      CX
 	JNZ       head
 
@@ -2254,9 +2296,9 @@ done:
 	VZEROUPPER
 	RET
 
-// func rotateFullNeoXBF16AVX512BF16(x *byte, heads int, stride int, cos *float32, sin *float32, half int, n int)
+// func rotateFullNeoXBF16AVX512BF16(x *byte, heads int, stride int, cos *float32, sin *float32, half int, n int, src *byte, srcstride int)
 // Requires: AVX, AVX2, AVX512F, AVX512VL
-TEXT ·rotateFullNeoXBF16AVX512BF16(SB), NOSPLIT, $0-56
+TEXT ·rotateFullNeoXBF16AVX512BF16(SB), NOSPLIT, $8-72
 	MOVQ         x+0(FP), AX
 	MOVQ         heads+8(FP), CX
 	MOVQ         stride+16(FP), DX
@@ -2264,6 +2306,8 @@ TEXT ·rotateFullNeoXBF16AVX512BF16(SB), NOSPLIT, $0-56
 	MOVQ         sin+32(FP), SI
 	MOVQ         half+40(FP), DI
 	MOVQ         n+48(FP), R8
+	MOVQ         src+56(FP), R9
+	MOVQ         srcstride+64(FP), R10
 	TESTQ        R8, R8
 	JZ           done
 	TESTQ        CX, CX
@@ -2274,27 +2318,28 @@ TEXT ·rotateFullNeoXBF16AVX512BF16(SB), NOSPLIT, $0-56
 	VPBROADCASTD inf<>+0(SB), Z3
 	VPBROADCASTD quiet<>+0(SB), Z4
 	VPBROADCASTD expmask<>+0(SB), Z5
-	LEAQ         (BX)(DI*4), R9
-	LEAQ         (SI)(DI*4), R10
+	LEAQ         (BX)(DI*4), R11
+	LEAQ         (SI)(DI*4), R12
 
 head:
-	XORQ R12, R12
-	MOVQ DI, R11
-	SHLQ $0x01, R11
-	ADDQ AX, R11
+	XORQ R15, R15
+	MOVQ DI, R13
+	SHLQ $0x01, R13
+	LEAQ (R9)(R13*1), R14
+	ADDQ AX, R13
 
 wide:
-	MOVQ          R12, R13
-	ADDQ          $0x00000010, R13
-	CMPQ          R13, R8
+	MOVQ          R15, BP
+	ADDQ          $0x00000010, BP
+	CMPQ          BP, R8
 	JA            narrow
-	VMOVUPS       (BX)(R12*4), Z6
-	VMOVUPS       (SI)(R12*4), Z7
-	VMOVUPS       (R9)(R12*4), Z8
-	VMOVUPS       (R10)(R12*4), Z9
-	VPMOVZXWD     (AX)(R12*2), Z10
+	VMOVUPS       (BX)(R15*4), Z6
+	VMOVUPS       (SI)(R15*4), Z7
+	VMOVUPS       (R11)(R15*4), Z8
+	VMOVUPS       (R12)(R15*4), Z9
+	VPMOVZXWD     (R9)(R15*2), Z10
 	VPSLLD        $0x10, Z10, Z10
-	VPMOVZXWD     (R11)(R12*2), Z11
+	VPMOVZXWD     (R14)(R15*2), Z11
 	VPSLLD        $0x10, Z11, Z11
 	VMULPS        Z6, Z10, Z6
 	VMULPS        Z7, Z11, Z7
@@ -2307,24 +2352,24 @@ wide:
 	KORTESTW      K1, K2
 	JNZ           bf16slow13
 	BYTE $0x62; BYTE $0xf2; BYTE $0x7e; BYTE $0x48; BYTE $0x72; BYTE $0xf6 // VCVTNEPS2BF16 Z6, Y6
-	VMOVDQU32     Y6, (AX)(R12*2)
+	VMOVDQU32     Y6, (AX)(R15*2)
 	BYTE $0x62; BYTE $0xd2; BYTE $0x7e; BYTE $0x48; BYTE $0x72; BYTE $0xf0 // VCVTNEPS2BF16 Z8, Y6
-	VMOVDQU32     Y6, (R11)(R12*2)
+	VMOVDQU32     Y6, (R13)(R15*2)
 
 bf16done14:
-	ADDQ $0x00000010, R12
+	ADDQ $0x00000010, R15
 	JMP  wide
 
 narrow:
-	CMPQ      R12, R8
+	CMPQ      R15, R8
 	JAE       next
-	VMOVUPS   (BX)(R12*4), Y6
-	VMOVUPS   (SI)(R12*4), Y7
-	VMOVUPS   (R9)(R12*4), Y8
-	VMOVUPS   (R10)(R12*4), Y9
-	VPMOVZXWD (AX)(R12*2), Y10
+	VMOVUPS   (BX)(R15*4), Y6
+	VMOVUPS   (SI)(R15*4), Y7
+	VMOVUPS   (R11)(R15*4), Y8
+	VMOVUPS   (R12)(R15*4), Y9
+	VPMOVZXWD (R9)(R15*2), Y10
 	VPSLLD    $0x10, Y10, Y10
-	VPMOVZXWD (R11)(R12*2), Y11
+	VPMOVZXWD (R14)(R15*2), Y11
 	VPSLLD    $0x10, Y11, Y11
 	VMULPS    Y6, Y10, Y6
 	VMULPS    Y7, Y11, Y7
@@ -2344,7 +2389,7 @@ narrow:
 	VPBLENDVB Y6, Y9, Y7, Y7
 	VPACKUSDW Y7, Y7, Y7
 	VPERMQ    $0x08, Y7, Y7
-	VMOVDQU   X7, (AX)(R12*2)
+	VMOVDQU   X7, (AX)(R15*2)
 	VPSRLD    $0x10, Y8, Y6
 	VPSRLD    $0x10, Y8, Y7
 	VPAND     Y0, Y6, Y6
@@ -2357,13 +2402,14 @@ narrow:
 	VPBLENDVB Y8, Y7, Y6, Y6
 	VPACKUSDW Y6, Y6, Y6
 	VPERMQ    $0x08, Y6, Y6
-	VMOVDQU   X6, (R11)(R12*2)
-	ADDQ      $0x00000008, R12
-	CMPQ      R12, R8
+	VMOVDQU   X6, (R13)(R15*2)
+	ADDQ      $0x00000008, R15
+	CMPQ      R15, R8
 	JB        narrow
 
 next:
 	ADDQ DX, AX
+	ADDQ R10, R9
 	DECQ CX
 	JNZ  head
 
@@ -2382,7 +2428,7 @@ bf16slow13:
 	VPANDD    Z2, Z6, Z6
 	VPCMPGTD  Z3, Z6, K1
 	VPBLENDMD Z9, Z7, K1, Z7
-	VPMOVDW   Z7, (AX)(R12*2)
+	VPMOVDW   Z7, (AX)(R15*2)
 	VPSRLD    $0x10, Z8, Z6
 	VPSRLD    $0x10, Z8, Z7
 	VPANDD    Z0, Z6, Z6
@@ -2393,12 +2439,12 @@ bf16slow13:
 	VPANDD    Z2, Z8, Z8
 	VPCMPGTD  Z3, Z8, K1
 	VPBLENDMD Z7, Z6, K1, Z6
-	VPMOVDW   Z6, (R11)(R12*2)
+	VPMOVDW   Z6, (R13)(R15*2)
 	JMP       bf16done14
 
-// func rotateFullGPTJBF16AVX512BF16(x *byte, heads int, stride int, cos *float32, sin *float32, half int, n int)
+// func rotateFullGPTJBF16AVX512BF16(x *byte, heads int, stride int, cos *float32, sin *float32, half int, n int, src *byte, srcstride int)
 // Requires: AVX, AVX512DQ, AVX512F, AVX512VL
-TEXT ·rotateFullGPTJBF16AVX512BF16(SB), NOSPLIT, $0-56
+TEXT ·rotateFullGPTJBF16AVX512BF16(SB), NOSPLIT, $0-72
 	MOVQ         x+0(FP), AX
 	MOVQ         heads+8(FP), CX
 	MOVQ         stride+16(FP), DX
@@ -2406,6 +2452,8 @@ TEXT ·rotateFullGPTJBF16AVX512BF16(SB), NOSPLIT, $0-56
 	MOVQ         sin+32(FP), SI
 	MOVQ         half+40(FP), DI
 	MOVQ         n+48(FP), DI
+	MOVQ         src+56(FP), R8
+	MOVQ         srcstride+64(FP), R9
 	TESTQ        DI, DI
 	JZ           done
 	TESTQ        CX, CX
@@ -2420,15 +2468,15 @@ TEXT ·rotateFullGPTJBF16AVX512BF16(SB), NOSPLIT, $0-56
 	VMOVDQU32    dupidx<>+0(SB), Z7
 
 head:
-	XORQ R8, R8
+	XORQ R10, R10
 
 pairs:
-	MOVQ          R8, R9
-	SHLQ          $0x01, R9
-	VMOVUPS       (BX)(R9*4), Z7
-	VMOVUPS       (SI)(R9*4), Z8
+	MOVQ          R10, R11
+	SHLQ          $0x01, R11
+	VMOVUPS       (BX)(R11*4), Z7
+	VMOVUPS       (SI)(R11*4), Z8
 	VXORPS        Z6, Z8, Z8
-	VPMOVZXWD     (AX)(R9*2), Z9
+	VPMOVZXWD     (R8)(R11*2), Z9
 	VPSLLD        $0x10, Z9, Z9
 	VPERMILPS     $0xb1, Z9, Z10
 	VMULPS        Z7, Z9, Z7
@@ -2438,7 +2486,7 @@ pairs:
 	VPTESTNMD     Z5, Z7, K1
 	KORTESTW      K1, K1
 	JNZ           bf16slow15
-	VMOVDQU32     Y8, (AX)(R9*2)
+	VMOVDQU32     Y8, (AX)(R11*2)
 	JMP           bf16done16
 
 bf16slow15:
@@ -2452,13 +2500,14 @@ bf16slow15:
 	VPANDD    Z2, Z7, Z7
 	VPCMPGTD  Z3, Z7, K1
 	VPBLENDMD Z9, Z8, K1, Z8
-	VPMOVDW   Z8, (AX)(R9*2)
+	VPMOVDW   Z8, (AX)(R11*2)
 
 bf16done16:
-	ADDQ $0x00000008, R8
-	CMPQ R8, DI
+	ADDQ $0x00000008, R10
+	CMPQ R10, DI
 	JB   pairs
 	ADDQ DX, AX
+	ADDQ R9, R8
 	DECQ CX
 	JNZ  head
 

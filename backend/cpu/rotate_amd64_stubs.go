@@ -74,75 +74,75 @@ func rotateNeoXBF16AVX512BF16(x *byte, heads int, stride int, cos *float32, sin 
 //go:noescape
 func rotateGPTJBF16AVX512BF16(x *byte, heads int, stride int, cos *float32, sin *float32, half int, n int)
 
-// rotateFullNeoXF32AVX512 rotates the first n pairs (n a multiple of 8) of `heads` F32 heads in place, NeoX style.
+// rotateFullNeoXF32AVX512 rotates the first n pairs (n a multiple of 8) of `heads` F32 rows at src into x, NeoX style, by full-width cos/sin rows.
 //
 //go:noescape
-func rotateFullNeoXF32AVX512(x *byte, heads int, stride int, cos *float32, sin *float32, half int, n int)
+func rotateFullNeoXF32AVX512(x *byte, heads int, stride int, cos *float32, sin *float32, half int, n int, src *byte, srcstride int)
 
-// rotateFullGPTJF32AVX512 rotates the first n pairs (n a multiple of 8) of `heads` F32 heads in place, GPTJ style.
+// rotateFullGPTJF32AVX512 rotates the first n pairs (n a multiple of 8) of `heads` F32 rows at src into x, GPTJ style, by full-width cos/sin rows.
 //
 //go:noescape
-func rotateFullGPTJF32AVX512(x *byte, heads int, stride int, cos *float32, sin *float32, half int, n int)
+func rotateFullGPTJF32AVX512(x *byte, heads int, stride int, cos *float32, sin *float32, half int, n int, src *byte, srcstride int)
 
-// rotateFullNeoXBF16AVX512 rotates the first n pairs (n a multiple of 8) of `heads` BF16 heads in place, NeoX style.
+// rotateFullNeoXBF16AVX512 rotates the first n pairs (n a multiple of 8) of `heads` BF16 rows at src into x, NeoX style, by full-width cos/sin rows.
 //
 //go:noescape
-func rotateFullNeoXBF16AVX512(x *byte, heads int, stride int, cos *float32, sin *float32, half int, n int)
+func rotateFullNeoXBF16AVX512(x *byte, heads int, stride int, cos *float32, sin *float32, half int, n int, src *byte, srcstride int)
 
-// rotateFullGPTJBF16AVX512 rotates the first n pairs (n a multiple of 8) of `heads` BF16 heads in place, GPTJ style.
+// rotateFullGPTJBF16AVX512 rotates the first n pairs (n a multiple of 8) of `heads` BF16 rows at src into x, GPTJ style, by full-width cos/sin rows.
 //
 //go:noescape
-func rotateFullGPTJBF16AVX512(x *byte, heads int, stride int, cos *float32, sin *float32, half int, n int)
+func rotateFullGPTJBF16AVX512(x *byte, heads int, stride int, cos *float32, sin *float32, half int, n int, src *byte, srcstride int)
 
-// rotateFullNeoXF16AVX512 rotates the first n pairs (n a multiple of 8) of `heads` F16 heads in place, NeoX style.
+// rotateFullNeoXF16AVX512 rotates the first n pairs (n a multiple of 8) of `heads` F16 rows at src into x, NeoX style, by full-width cos/sin rows.
 //
 //go:noescape
-func rotateFullNeoXF16AVX512(x *byte, heads int, stride int, cos *float32, sin *float32, half int, n int)
+func rotateFullNeoXF16AVX512(x *byte, heads int, stride int, cos *float32, sin *float32, half int, n int, src *byte, srcstride int)
 
-// rotateFullGPTJF16AVX512 rotates the first n pairs (n a multiple of 8) of `heads` F16 heads in place, GPTJ style.
+// rotateFullGPTJF16AVX512 rotates the first n pairs (n a multiple of 8) of `heads` F16 rows at src into x, GPTJ style, by full-width cos/sin rows.
 //
 //go:noescape
-func rotateFullGPTJF16AVX512(x *byte, heads int, stride int, cos *float32, sin *float32, half int, n int)
+func rotateFullGPTJF16AVX512(x *byte, heads int, stride int, cos *float32, sin *float32, half int, n int, src *byte, srcstride int)
 
-// rotateFullNeoXF32AVX2 rotates the first n pairs (n a multiple of 8) of `heads` F32 heads in place, NeoX style.
+// rotateFullNeoXF32AVX2 rotates the first n pairs (n a multiple of 8) of `heads` F32 rows at src into x, NeoX style, by full-width cos/sin rows.
 //
 //go:noescape
-func rotateFullNeoXF32AVX2(x *byte, heads int, stride int, cos *float32, sin *float32, half int, n int)
+func rotateFullNeoXF32AVX2(x *byte, heads int, stride int, cos *float32, sin *float32, half int, n int, src *byte, srcstride int)
 
-// rotateFullGPTJF32AVX2 rotates the first n pairs (n a multiple of 8) of `heads` F32 heads in place, GPTJ style.
+// rotateFullGPTJF32AVX2 rotates the first n pairs (n a multiple of 8) of `heads` F32 rows at src into x, GPTJ style, by full-width cos/sin rows.
 //
 //go:noescape
-func rotateFullGPTJF32AVX2(x *byte, heads int, stride int, cos *float32, sin *float32, half int, n int)
+func rotateFullGPTJF32AVX2(x *byte, heads int, stride int, cos *float32, sin *float32, half int, n int, src *byte, srcstride int)
 
-// rotateFullNeoXBF16AVX2 rotates the first n pairs (n a multiple of 8) of `heads` BF16 heads in place, NeoX style.
+// rotateFullNeoXBF16AVX2 rotates the first n pairs (n a multiple of 8) of `heads` BF16 rows at src into x, NeoX style, by full-width cos/sin rows.
 //
 //go:noescape
-func rotateFullNeoXBF16AVX2(x *byte, heads int, stride int, cos *float32, sin *float32, half int, n int)
+func rotateFullNeoXBF16AVX2(x *byte, heads int, stride int, cos *float32, sin *float32, half int, n int, src *byte, srcstride int)
 
-// rotateFullGPTJBF16AVX2 rotates the first n pairs (n a multiple of 8) of `heads` BF16 heads in place, GPTJ style.
+// rotateFullGPTJBF16AVX2 rotates the first n pairs (n a multiple of 8) of `heads` BF16 rows at src into x, GPTJ style, by full-width cos/sin rows.
 //
 //go:noescape
-func rotateFullGPTJBF16AVX2(x *byte, heads int, stride int, cos *float32, sin *float32, half int, n int)
+func rotateFullGPTJBF16AVX2(x *byte, heads int, stride int, cos *float32, sin *float32, half int, n int, src *byte, srcstride int)
 
-// rotateFullNeoXF16AVX2 rotates the first n pairs (n a multiple of 8) of `heads` F16 heads in place, NeoX style.
+// rotateFullNeoXF16AVX2 rotates the first n pairs (n a multiple of 8) of `heads` F16 rows at src into x, NeoX style, by full-width cos/sin rows.
 //
 //go:noescape
-func rotateFullNeoXF16AVX2(x *byte, heads int, stride int, cos *float32, sin *float32, half int, n int)
+func rotateFullNeoXF16AVX2(x *byte, heads int, stride int, cos *float32, sin *float32, half int, n int, src *byte, srcstride int)
 
-// rotateFullGPTJF16AVX2 rotates the first n pairs (n a multiple of 8) of `heads` F16 heads in place, GPTJ style.
+// rotateFullGPTJF16AVX2 rotates the first n pairs (n a multiple of 8) of `heads` F16 rows at src into x, GPTJ style, by full-width cos/sin rows.
 //
 //go:noescape
-func rotateFullGPTJF16AVX2(x *byte, heads int, stride int, cos *float32, sin *float32, half int, n int)
+func rotateFullGPTJF16AVX2(x *byte, heads int, stride int, cos *float32, sin *float32, half int, n int, src *byte, srcstride int)
 
-// rotateFullNeoXBF16AVX512BF16 rotates the first n pairs (n a multiple of 8) of `heads` BF16 heads in place, NeoX style.
+// rotateFullNeoXBF16AVX512BF16 rotates the first n pairs (n a multiple of 8) of `heads` BF16 rows at src into x, NeoX style, by full-width cos/sin rows.
 //
 //go:noescape
-func rotateFullNeoXBF16AVX512BF16(x *byte, heads int, stride int, cos *float32, sin *float32, half int, n int)
+func rotateFullNeoXBF16AVX512BF16(x *byte, heads int, stride int, cos *float32, sin *float32, half int, n int, src *byte, srcstride int)
 
-// rotateFullGPTJBF16AVX512BF16 rotates the first n pairs (n a multiple of 8) of `heads` BF16 heads in place, GPTJ style.
+// rotateFullGPTJBF16AVX512BF16 rotates the first n pairs (n a multiple of 8) of `heads` BF16 rows at src into x, GPTJ style, by full-width cos/sin rows.
 //
 //go:noescape
-func rotateFullGPTJBF16AVX512BF16(x *byte, heads int, stride int, cos *float32, sin *float32, half int, n int)
+func rotateFullGPTJBF16AVX512BF16(x *byte, heads int, stride int, cos *float32, sin *float32, half int, n int, src *byte, srcstride int)
 
 // widenBF16AVX512 widens n (a multiple of 16) BF16 values to float32.
 //

@@ -18,7 +18,7 @@ func rotateHeads(k *kernels, h *ops.Heads, t int, cos, sin []float32, gptj bool)
 	n := 0
 	if k.isa != isaGeneric && half >= 8 {
 		n = half &^ 7
-		callKernel(k.isa, h.DType, gptj, false, headPtr(h, base), h.NumHeads, h.HeadStride*h.DType.Size(), &cos[0], &sin[0], half, n)
+		callKernel(k.isa, h.DType, gptj, false, headPtr(h, base), h.NumHeads, h.HeadStride*h.DType.Size(), &cos[0], &sin[0], half, n, nil, 0)
 	}
 	if n == half {
 		return
@@ -99,36 +99,33 @@ func rotateQK(k *kernels, r *ops.RoPE, t int, cos, sin []float32) {
 
 // rotateRows is the rotation by full-width cos/sin rows (a value per element, not per pair), as
 // apply_rotary_emb and the ops built on its rows take them: the first 2·half elements of `rows`
-// rows, `stride` elements apart from off, rotated in place by the same cos/sin rows.
-func rotateRows(k *kernels, t tensor.Tensor, off, rows, stride int, cos, sin []float32, gptj bool) {
+// rows of src, sstride elements apart from so, rotated by the same cos/sin rows into t's rows,
+// stride elements apart from off; src may be t itself (in place).
+func rotateRows(k *kernels, t tensor.Tensor, off, rows, stride int, src tensor.Tensor, so, sstride int, cos, sin []float32, gptj bool) {
 	half := len(cos) / 2
 	n := 0
 	if k.isa != isaGeneric && half >= 8 {
 		n = half &^ 7
-		var p *byte
-		if t.DType == tensor.F32 {
-			p = (*byte)(unsafe.Pointer(&t.F32[off]))
-		} else {
-			p = (*byte)(unsafe.Pointer(&t.Bits[off]))
-		}
-		callKernel(k.isa, t.DType, gptj, true, p, rows, stride*t.DType.Size(), &cos[0], &sin[0], half, n)
+		es := t.DType.Size()
+		callKernel(k.isa, t.DType, gptj, true, elemPtr(t, off), rows, stride*es, &cos[0], &sin[0], half, n, elemPtr(src, so), sstride*es)
 	}
 	if n < half {
 		for r := range rows {
-			rotateRowGo(t, off+r*stride, cos, sin, gptj, n)
+			rotateRowGo(t, off+r*stride, src, so+r*sstride, cos, sin, gptj, n)
 		}
 	}
 }
 
-// rotateRowGo rotates pairs [from, half) of a row by full-width cos/sin rows.
-func rotateRowGo(t tensor.Tensor, off int, cos, sin []float32, gptj bool, from int) {
+// rotateRowGo rotates pairs [from, half) of a row of src at so by full-width cos/sin rows into
+// t's row at off.
+func rotateRowGo(t tensor.Tensor, off int, src tensor.Tensor, so int, cos, sin []float32, gptj bool, from int) {
 	half := len(cos) / 2
 	for i := from; i < half; i++ {
 		a, b := i, i+half
 		if gptj {
 			a, b = 2*i, 2*i+1
 		}
-		x1, x2 := t.Float32At(off+a), t.Float32At(off+b)
+		x1, x2 := src.Float32At(so+a), src.Float32At(so+b)
 		t.SetFloat32(off+a, float32(x1*cos[a])-float32(x2*sin[a]))
 		t.SetFloat32(off+b, float32(x2*cos[b])+float32(x1*sin[b]))
 	}

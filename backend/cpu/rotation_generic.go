@@ -5,6 +5,6 @@ package cpu
 import "github.com/rotary-go/rotary/tensor"
 
 // callKernel is never reached without assembly: generic kernels have isaGeneric.
-func callKernel(isa, tensor.DType, bool, bool, *byte, int, int, *float32, *float32, int, int) {
+func callKernel(isa, tensor.DType, bool, bool, *byte, int, int, *float32, *float32, int, int, *byte, int) {
 	panic("cpu: no assembly kernels in this build")
 }

@@ -61,6 +61,7 @@ func rotateID(s isa, d dtype, gptj, full bool) int {
 // kernels' noescape and callers' cos/sin rows can stay on the stack.
 func (g *generator) writeDispatch(path, pkg string) error {
 	names := map[int]string{}
+	full := map[int]bool{} // the ids of kernels that read from src
 	has := map[isa]map[dtype]bool{}
 	maxID := -1
 	for _, r := range g.rotations {
@@ -72,6 +73,7 @@ func (g *generator) writeDispatch(path, pkg string) error {
 			return fmt.Errorf("dispatch: %s and %s both have id %d", old, r.name, id)
 		}
 		names[id] = r.name
+		full[id] = r.full
 		maxID = max(maxID, id)
 		if has[r.isa] == nil {
 			has[r.isa] = map[dtype]bool{}
@@ -100,9 +102,10 @@ func (g *generator) writeDispatch(path, pkg string) error {
 	p(`import "github.com/rotary-go/rotary/tensor"`)
 	p("")
 	p("// callKernel runs the assembly kernel of an ISA for a dtype and style; full selects the kernels")
-	p("// that take full-width (per-element) cos/sin rows. The integer switch compiles to a jump table;")
-	p("// _asm numbers the kernels as it emits them.")
-	p("func callKernel(i isa, d tensor.DType, gptj, full bool, x *byte, heads, stride int, cos, sin *float32, half, n int) {")
+	p("// that take full-width (per-element) cos/sin rows, which read the heads from src (srcStride")
+	p("// bytes apart; x itself in place); the others ignore src. The integer switch compiles to a")
+	p("// jump table; _asm numbers the kernels as it emits them.")
+	p("func callKernel(i isa, d tensor.DType, gptj, full bool, x *byte, heads, stride int, cos, sin *float32, half, n int, src *byte, srcStride int) {")
 	p("id := 0")
 	p("switch d {")
 	for k, d := range rotateDTypes[1:] {
@@ -169,7 +172,11 @@ func (g *generator) writeDispatch(path, pkg string) error {
 	for id := 0; id <= maxID; id++ {
 		if name, ok := names[id]; ok {
 			p("case %d:", id)
-			p("%s(x, heads, stride, cos, sin, half, n)", name)
+			if full[id] {
+				p("%s(x, heads, stride, cos, sin, half, n, src, srcStride)", name)
+			} else {
+				p("%s(x, heads, stride, cos, sin, half, n)", name)
+			}
 		}
 	}
 	p("default:")

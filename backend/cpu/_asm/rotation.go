@@ -37,10 +37,11 @@ func (g *generator) rotateKernels() {
 	}
 }
 
-// neoxBlock rotates `lanes` pairs at pair index i: x1 at x+i, x2 at x+half+i.
+// neoxBlock rotates `lanes` pairs at pair index i: x1 at x+i, x2 at x+half+i, read from the
+// same places of src and src2 (x and x2 themselves in place).
 // With full rows (cs2, sn2 non-nil: apply_rotary_emb's per-element cos/sin) the second element
 // of each pair uses the second halves: o2 = b·c2 + a·s2.
-func (g *generator) neoxBlock(d dtype, lanes int, c consts, x, x2, cs, sn, cs2, sn2, i Register) {
+func (g *generator) neoxBlock(d dtype, lanes int, c consts, x, x2, src, src2, cs, sn, cs2, sn2, i Register) {
 	cv, sv := vec(lanes), vec(lanes)
 	VMOVUPS(Mem{Base: cs, Index: i, Scale: 4}, cv)
 	VMOVUPS(Mem{Base: sn, Index: i, Scale: 4}, sv)
@@ -51,13 +52,15 @@ func (g *generator) neoxBlock(d dtype, lanes int, c consts, x, x2, cs, sn, cs2, 
 		VMOVUPS(Mem{Base: sn2, Index: i, Scale: 4}, sv2)
 	}
 	m1, m2 := Mem{Base: x, Index: i, Scale: uint8(d.esize)}, Mem{Base: x2, Index: i, Scale: uint8(d.esize)}
-	g.neoxRotate(d, lanes, c, cv, sv, cv2, sv2, m1, m2)
+	l1, l2 := Mem{Base: src, Index: i, Scale: uint8(d.esize)}, Mem{Base: src2, Index: i, Scale: uint8(d.esize)}
+	g.neoxRotate(d, lanes, c, cv, sv, cv2, sv2, l1, l2, m1, m2)
 }
 
-// neoxRotate rotates the pairs (m1[k], m2[k]) by cos/sin vectors already in registers.
-func (g *generator) neoxRotate(d dtype, lanes int, c consts, cv, sv, cv2, sv2 VecVirtual, m1, m2 Mem) {
-	a := load(d, lanes, m1)
-	b := load(d, lanes, m2)
+// neoxRotate rotates the pairs (l1[k], l2[k]) by cos/sin vectors already in registers into
+// (m1[k], m2[k]).
+func (g *generator) neoxRotate(d dtype, lanes int, c consts, cv, sv, cv2, sv2 VecVirtual, l1, l2, m1, m2 Mem) {
+	a := load(d, lanes, l1)
+	b := load(d, lanes, l2)
 	ac, bs, bc, as := vec(lanes), vec(lanes), vec(lanes), vec(lanes)
 	VMULPS(cv, a, ac)
 	VMULPS(sv, b, bs)
@@ -100,10 +103,11 @@ func (g *generator) neoxRotateBF16x2(c consts, c0, s0, c1, s1 VecVirtual, m1, m2
 	g.storeBF16Wide(c, o0, o1, m2)
 }
 
-// gptjBlock rotates lanes/2 pairs starting at pair index i (elements 2i ...).
+// gptjBlock rotates lanes/2 pairs starting at pair index i (elements 2i ...), read from src
+// (x itself in place) and stored to x.
 // With full rows (per-element cos/sin) the rows are read at the element index instead of being
 // duplicated per pair.
-func (g *generator) gptjBlock(d dtype, lanes int, c consts, x, cs, sn, i, e Register, full bool) {
+func (g *generator) gptjBlock(d dtype, lanes int, c consts, x, src, cs, sn, i, e Register, full bool) {
 	cv, sv := vec(lanes), vec(lanes)
 	if full {
 		VMOVUPS(Mem{Base: cs, Index: e, Scale: 4}, cv)
@@ -116,7 +120,7 @@ func (g *generator) gptjBlock(d dtype, lanes int, c consts, x, cs, sn, i, e Regi
 	}
 	VXORPS(fit(c.sign, lanes), sv, sv) // [−s0 s0 −s1 s1 ...]
 	// e = 2i is the element index of the block.
-	a := load(d, lanes, Mem{Base: x, Index: e, Scale: uint8(d.esize)})
+	a := load(d, lanes, Mem{Base: src, Index: e, Scale: uint8(d.esize)})
 	sw := vec(lanes)
 	VPERMILPS(U8(0xB1), a, sw) // [x1 x0 x3 x2 ...]
 	ac, ss := vec(lanes), vec(lanes)
@@ -129,7 +133,8 @@ func (g *generator) gptjBlock(d dtype, lanes int, c consts, x, cs, sn, i, e Regi
 // kernel emits one function: rotate the first n pairs (n a multiple of 8) of each of `heads`
 // heads, `stride` bytes apart, starting at x; cos and sin hold the token's float32 rows.
 // With full set, cos and sin are full-width rows (2·half values: apply_rotary_emb's per-element
-// factors) instead of one value per pair.
+// factors) instead of one value per pair, and the heads are read from src (srcstride bytes
+// apart), which may be x itself: the row-wise ops rotate into their output in one pass.
 func (g *generator) kernel(s isa, d dtype, gptj, full bool) {
 	style := "NeoX"
 	if gptj {
@@ -142,9 +147,15 @@ func (g *generator) kernel(s isa, d dtype, gptj, full bool) {
 	name := fmt.Sprintf("%s%s%s%s", prefix, style, d.name, s.name)
 	g.rotations = append(g.rotations, rotation{s, d, gptj, full, name})
 	g.fastBF16 = s == avx512BF16
-	TEXT(name, NOSPLIT, "func(x *byte, heads, stride int, cos, sin *float32, half, n int)")
-	Pragma("noescape")
-	Doc(fmt.Sprintf("%s rotates the first n pairs (n a multiple of 8) of `heads` %s heads in place, %s style.", name, d.name, style))
+	if full {
+		TEXT(name, NOSPLIT, "func(x *byte, heads, stride int, cos, sin *float32, half, n int, src *byte, srcstride int)")
+		Pragma("noescape")
+		Doc(fmt.Sprintf("%s rotates the first n pairs (n a multiple of 8) of `heads` %s rows at src into x, %s style, by full-width cos/sin rows.", name, d.name, style))
+	} else {
+		TEXT(name, NOSPLIT, "func(x *byte, heads, stride int, cos, sin *float32, half, n int)")
+		Pragma("noescape")
+		Doc(fmt.Sprintf("%s rotates the first n pairs (n a multiple of 8) of `heads` %s heads in place, %s style.", name, d.name, style))
+	}
 	x := Load(Param("x"), GP64())
 	heads := Load(Param("heads"), GP64())
 	stride := Load(Param("stride"), GP64())
@@ -152,6 +163,11 @@ func (g *generator) kernel(s isa, d dtype, gptj, full bool) {
 	sn := Load(Param("sin"), GP64())
 	hf := Load(Param("half"), GP64())
 	n := Load(Param("n"), GP64())
+	src, ss := x, stride // in place
+	if full {
+		src = Load(Param("src"), GP64())
+		ss = Load(Param("srcstride"), GP64())
+	}
 	TESTQ(n, n)
 	JZ(LabelRef("done"))
 	TESTQ(heads, heads)
@@ -165,6 +181,10 @@ func (g *generator) kernel(s isa, d dtype, gptj, full bool) {
 		LEAQ(Mem{Base: sn, Index: hf, Scale: 4}, sn2)
 	}
 	x2 := GP64()
+	src2 := x2
+	if full {
+		src2 = GP64()
+	}
 	i := GP64()
 	e := GP64()
 	if s.lanes == 16 && !gptj && !full {
@@ -176,6 +196,9 @@ func (g *generator) kernel(s isa, d dtype, gptj, full bool) {
 		// x2 = x + half·esize: the second element of each pair.
 		MOVQ(hf, x2)
 		SHLQ(U8(log2(d.esize)), x2)
+		if full {
+			LEAQ(Mem{Base: src, Index: x2, Scale: 1}, src2)
+		}
 		ADDQ(x, x2)
 		if s.lanes == 16 {
 			Label("wide")
@@ -183,7 +206,7 @@ func (g *generator) kernel(s isa, d dtype, gptj, full bool) {
 			ADDQ(U32(16), e)
 			CMPQ(e, n)
 			JA(LabelRef("narrow"))
-			g.neoxBlock(d, 16, c, x, x2, cs, sn, cs2, sn2, i)
+			g.neoxBlock(d, 16, c, x, x2, src, src2, cs, sn, cs2, sn2, i)
 			ADDQ(U32(16), i)
 			JMP(LabelRef("wide"))
 			Label("narrow")
@@ -192,7 +215,7 @@ func (g *generator) kernel(s isa, d dtype, gptj, full bool) {
 		} else {
 			Label("narrow")
 		}
-		g.neoxBlock(d, 8, c, x, x2, cs, sn, cs2, sn2, i)
+		g.neoxBlock(d, 8, c, x, x2, src, src2, cs, sn, cs2, sn2, i)
 		ADDQ(U32(8), i)
 		CMPQ(i, n)
 		JB(LabelRef("narrow"))
@@ -201,13 +224,16 @@ func (g *generator) kernel(s isa, d dtype, gptj, full bool) {
 		Label("pairs")
 		MOVQ(i, e)
 		SHLQ(U8(1), e)
-		g.gptjBlock(d, s.lanes, c, x, cs, sn, i, e, full)
+		g.gptjBlock(d, s.lanes, c, x, src, cs, sn, i, e, full)
 		ADDQ(U32(step), i)
 		CMPQ(i, n)
 		JB(LabelRef("pairs"))
 	}
 	Label("next")
 	ADDQ(stride, x)
+	if full {
+		ADDQ(ss, src)
+	}
 	DECQ(heads)
 	JNZ(LabelRef("head"))
 	Label("done")
@@ -240,7 +266,8 @@ func (g *generator) neoxDecodePath(d dtype, c consts, x, x2, heads, stride, cs, 
 	} else {
 		for k := range cr {
 			off := 16 * k * d.esize
-			g.neoxRotate(d, 16, c, cr[k], sr[k], cr[k], sr[k], Mem{Base: x, Disp: off}, Mem{Base: x2, Disp: off})
+			m1, m2 := Mem{Base: x, Disp: off}, Mem{Base: x2, Disp: off}
+			g.neoxRotate(d, 16, c, cr[k], sr[k], cr[k], sr[k], m1, m2, m1, m2)
 		}
 	}
 	ADDQ(stride, x)
