@@ -293,3 +293,24 @@ func FuzzReadNPY(f *testing.F) {
 		}
 	})
 }
+
+// TestNPYBoundedMemory: a header that claims more data than the file has, or a file past
+// tensor.MaxBytes, is refused before anything of that size is allocated.
+func TestNPYBoundedMemory(t *testing.T) {
+	dir := t.TempDir()
+	claims := writeFile(t, dir, "claims.npy", npyFile("{'descr': '<f4', 'fortran_order': False, 'shape': (1099511627776,), }", f32Bytes(1, 2)))
+	hdr := npyFile("{'descr': '<f4', 'fortran_order': False, 'shape': (1099511627776,), }\n", nil)
+	huge := fileiotest.Sparse(t, dir, "huge.npy", hdr, int64(len(hdr))+4<<40)
+	for _, c := range []struct{ path, want string }{
+		{claims, "needs 4398046511104 bytes of data, but the file has 8"},
+		{huge, "exceed"},
+	} {
+		var err error
+		if n := fileiotest.Allocated(func() { _, err = readInputSet(c.path) }); n > 1<<20 {
+			t.Errorf("%s: allocated %d bytes", c.path, n)
+		}
+		if err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%s: %v, want an error mentioning %q", c.path, err, c.want)
+		}
+	}
+}
