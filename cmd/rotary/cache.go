@@ -7,7 +7,7 @@ import (
 	"github.com/rotary-go/rotary/safetensors"
 )
 
-const cacheUsage = "--config CONFIG.json --out OUT.safetensors [--positions N] [--layer N] [--style neox|gptj] [--rope main|indexer]"
+const cacheUsage = "--config CONFIG.json --out OUT.safetensors [--positions N | --gather range:N|FILE [--layout BSND|BNSD|SBND|TND] [--rotary-mode half|interleave] [--dtype F32|BF16|F16]] [--layer N] [--style neox|gptj] [--rope main|indexer]"
 
 func runCache(args []string, stdout, stderr io.Writer) error {
 	fs := newFlags("cache", cacheUsage, stderr)
@@ -15,6 +15,8 @@ func runCache(args []string, stdout, stderr io.Writer) error {
 	m.register(fs.FlagSet)
 	out := fs.String("out", "", "output `OUT.safetensors`")
 	n := fs.Int("positions", -1, "number of positions `N` (default: the model's cache length)")
+	var g gatherFlags
+	g.register(fs.FlagSet)
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
@@ -36,6 +38,22 @@ func runCache(args []string, stdout, stderr io.Writer) error {
 		// An empty table would read as a layer rotated by nothing in particular; refusing says
 		// what the layer is.
 		return usagef("--layer %d: the layer has no RoPE, so there is no cos/sin table to write", m.layer)
+	}
+	if g.positions != "" {
+		if *n != -1 {
+			return usagef("--positions and --gather: give one (--gather range:N for positions 0..N−1)")
+		}
+		tensors, err := g.gather(spec)
+		if err != nil {
+			return err
+		}
+		if err := safetensors.WriteFile(*out, tensors, nil); err != nil {
+			return usagef("--out: %v", err)
+		}
+		return nil
+	}
+	if g.given(fs.FlagSet) {
+		return usagef("--layout, --rotary-mode and --dtype shape the rows of --gather: give --gather")
 	}
 	if *n < 0 {
 		if *n != -1 {

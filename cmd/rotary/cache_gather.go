@@ -1,0 +1,122 @@
+package main
+
+import (
+	"flag"
+	"fmt"
+	"strconv"
+	"strings"
+
+	"github.com/rotary-go/rotary"
+	"github.com/rotary-go/rotary/ops"
+	"github.com/rotary-go/rotary/rope"
+	"github.com/rotary-go/rotary/safetensors"
+	"github.com/rotary-go/rotary/tensor"
+)
+
+// gatherFlags are cache --gather's: which positions, and the layout, pairing and dtype of the
+// full-width cos/sin rows the explicit-cos/sin ops take (apply_rotary_emb / torch_npu
+// npu_rotary_mul, kv_rmsnorm_rope_cache).
+type gatherFlags struct {
+	positions, layout, mode, dtype string
+}
+
+// maxGatherTokens bounds range:N: rows for more tokens than any context is a typo, and each
+// token costs two rows of the rotary dim.
+const maxGatherTokens = 1 << 22
+
+func (g *gatherFlags) register(fs *flag.FlagSet) {
+	fs.StringVar(&g.positions, "gather", "", "write cos and sin gathered at `POSITIONS`, full rotary width: range:N (0..N−1) or a safetensors FILE's positions tensor ([T], or [rows,T] for MRoPE)")
+	fs.StringVar(&g.layout, "layout", "BSND", "--gather's layout: BSND [1,T,1,d], BNSD [1,1,T,d], SBND [T,1,1,d] or TND [T,1,d]")
+	fs.StringVar(&g.mode, "rotary-mode", "", "--gather's pairing: half (NeoX) or interleave (GPT-J) (default: the model's)")
+	fs.StringVar(&g.dtype, "dtype", "F32", "--gather's dtype: F32, BF16 or F16 (values rounded once, to nearest even)")
+}
+
+func (g *gatherFlags) given(fs *flag.FlagSet) bool {
+	return flagGiven(fs, "layout") || flagGiven(fs, "rotary-mode") || flagGiven(fs, "dtype")
+}
+
+// gather returns the cos and sin tensors of spec at --gather's positions.
+func (g *gatherFlags) gather(spec rotary.Spec) ([]safetensors.Tensor, error) {
+	d, err := tensor.ParseDType(g.dtype)
+	if err != nil || !d.IsFloat() || d == tensor.F64 {
+		return nil, usagef("--dtype %q: want F32, BF16 or F16", g.dtype)
+	}
+	style := spec.Style
+	if g.mode != "" {
+		if style, err = rope.ParseRotaryMode(g.mode); err != nil {
+			return nil, usagef("--rotary-mode %q: want half or interleave", g.mode)
+		}
+	}
+	positions, err := g.readPositions()
+	if err != nil {
+		return nil, err
+	}
+	T := positions.Shape[positions.Rank()-1]
+	shape, err := gatherShape(g.layout, T, spec.RotaryDim)
+	if err != nil {
+		return nil, err
+	}
+	emb, err := rotary.New(spec, rotary.WithCacheLen(0))
+	if err != nil {
+		return nil, usageError{err}
+	}
+	var cs rotary.CosSin
+	if err := emb.Gather(positions, &cs); err != nil {
+		return nil, usagef("--gather: %v", err)
+	}
+	cos, err := tensor.New(d, shape...)
+	if err != nil {
+		return nil, usagef("--gather: %v", err)
+	}
+	sin, _ := tensor.New(d, shape...)
+	if err := cs.FullWidth(style, cos, sin); err != nil {
+		return nil, usagef("--gather: %v", err)
+	}
+	if d == tensor.F32 {
+		return []safetensors.Tensor{safetensors.FromFloat32s("cos", shape, cos.F32), safetensors.FromFloat32s("sin", shape, sin.F32)}, nil
+	}
+	return []safetensors.Tensor{safetensors.FromUint16s("cos", d.String(), shape, cos.Bits), safetensors.FromUint16s("sin", d.String(), shape, sin.Bits)}, nil
+}
+
+// readPositions reads range:N or a file's positions tensor.
+func (g *gatherFlags) readPositions() (tensor.Tensor, error) {
+	if s, ok := strings.CutPrefix(g.positions, "range:"); ok {
+		n, err := strconv.Atoi(s)
+		if err != nil || n < 0 || n > maxGatherTokens {
+			return tensor.Tensor{}, usagef("--gather %q: want range:N with 0 ≤ N ≤ %d", g.positions, maxGatherTokens)
+		}
+		p := make([]int64, n)
+		for i := range p {
+			p[i] = int64(i)
+		}
+		return tensor.FromI64(p, n), nil
+	}
+	in, err := readInputs(g.positions)
+	if err != nil {
+		return tensor.Tensor{}, err
+	}
+	p, ok := in["positions"]
+	if !ok {
+		return tensor.Tensor{}, usagef("--gather %s: no tensor \"positions\" (or give range:N)", g.positions)
+	}
+	if p.Rank() != 1 && p.Rank() != 2 {
+		return tensor.Tensor{}, usagef("--gather %s: positions shape %s: want [T] or [rows,T]", g.positions, tensor.ShapeString(p.Shape))
+	}
+	return p, nil
+}
+
+// gatherShape is the cos/sin shape of T tokens in a layout with one batch and one head: every
+// layout holds the same T rows of d in the same order, and the ops broadcast the 1s.
+func gatherShape(layout string, T, d int) ([]int, error) {
+	switch layout {
+	case string(ops.BSND):
+		return []int{1, T, 1, d}, nil
+	case string(ops.BNSD):
+		return []int{1, 1, T, d}, nil
+	case string(ops.SBND):
+		return []int{T, 1, 1, d}, nil
+	case "TND", string(ops.THD):
+		return []int{T, 1, d}, nil
+	}
+	return nil, usageError{fmt.Errorf("--layout %q: want BSND, BNSD, SBND or TND", layout)}
+}
