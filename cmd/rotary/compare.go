@@ -136,6 +136,7 @@ func refused(name string, problem string) diffRow { return diffRow{Name: name, P
 // golden bundle's __metadata__ "op", canonical) and its layout ("layout"), when known.
 type axisContext struct {
 	op, layout string
+	headSize   int // the op's --head-size, which splits a [T,H·D] query or key into heads
 }
 
 func axisContextOf(md map[string]string) axisContext {
@@ -147,12 +148,25 @@ func axisContextOf(md map[string]string) axisContext {
 	var args []string
 	if c.layout == "" && json.Unmarshal([]byte(md["apply_args"]), &args) == nil {
 		for i := 0; i+1 < len(args); i++ {
-			if args[i] == "--layout" || args[i] == "-layout" {
+			switch strings.TrimLeft(args[i], "-") {
+			case "layout":
 				c.layout = strings.ToUpper(args[i+1])
+			case "head-size":
+				c.headSize, _ = strconv.Atoi(args[i+1])
 			}
 		}
 	}
 	return c
+}
+
+// locate is the shape in which an element of tensor name is located, and its axes: a [T,H·D]
+// query or key is split into heads when the op's head size is known.
+func (c axisContext) locate(name string, shape []int) ([]int, []string) {
+	base := strings.TrimPrefix(name, "out.")
+	if (base == "query" || base == "key") && len(shape) == 2 && c.headSize > 0 && shape[1]%c.headSize == 0 {
+		shape = []int{shape[0], shape[1] / c.headSize, c.headSize}
+	}
+	return shape, c.axes(name, shape)
 }
 
 // axes names the dimensions of tensor name (an "out." prefix ignored) of the given shape.
@@ -372,7 +386,7 @@ func compareTensors(name string, a, b tensor.Tensor, opts compareOptions, ax axi
 	}
 	if r.Mismatch > 0 {
 		r.Problem = fmt.Sprintf("%d elements over tolerance", r.Mismatch)
-		names := ax.axes(name, coords)
+		coords, names := ax.locate(name, coords)
 		for _, c := range worst.sorted() {
 			r.Worst = append(r.Worst, worstElem{Index: unravel(c.i, coords), Axes: names, A: jsonFloat(c.a), B: jsonFloat(c.b), AbsErr: jsonFloat(c.diff), ULP: c.ulp})
 		}

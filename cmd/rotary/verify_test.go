@@ -255,3 +255,27 @@ func TestVerifyLayoutAxes(t *testing.T) {
 		}
 	}
 }
+
+// TestVerifyMRoPEHeads: mrope's query is [T,Hq·D]; the head size rotary golden records
+// splits it, so the wrong element is still located by token, head and dim.
+func TestVerifyMRoPEHeads(t *testing.T) {
+	dir := t.TempDir()
+	g := filepath.Join(dir, "g.safetensors")
+	if code, _, stderr := runCLI(t, "golden", "--model", "qwen2-vl-7b", "--tokens", "3", "--out", g); code != 0 {
+		t.Fatalf("exit %d %s", code, stderr)
+	}
+	s, err := readInputSet(g)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s.metadata["op"] != "mrope" || s.tensors["out.query"].Rank() != 2 {
+		t.Fatalf("op %q, query %v", s.metadata["op"], s.tensors["out.query"].Shape)
+	}
+	q := s.tensors["out.query"].Clone()
+	q.F32[(2*28+5)*128+9] += 1 // token 2, head 5, dim 9 of Qwen2-VL-7B's 28 heads of 128
+	cand := writeTensors(t, dir, "cand.safetensors", toFile("query", q), toFile("key", s.tensors["out.key"]))
+	code, out, _ := runCLI(t, "verify", g, cand)
+	if code != 1 || !strings.Contains(out, "at token 2, head 5, dim 9:") {
+		t.Errorf("exit %d\n%s", code, out)
+	}
+}
