@@ -8,7 +8,7 @@ import (
 	"github.com/rotary-go/rotary/tensor"
 )
 
-var fuzzScalings = []ScalingType{"", ScalingDefault, ScalingLinear, ScalingDynamic, ScalingNTKAlpha, ScalingYaRN, ScalingLlama3, ScalingLongRoPE, rope.ScalingNTK, "su"}
+var fuzzScalings = []ScalingType{"", ScalingDefault, ScalingLinear, ScalingDynamic, ScalingNTKAlpha, ScalingYaRN, ScalingLlama3, ScalingLongRoPE, rope.ScalingNTK, "su", ScalingProportional}
 
 // FuzzNew drives New with arbitrary specs: it never panics, and a spec it accepts has finite
 // inv_freq, attention factor, cache and rotations, at small positions and at the largest int64.
@@ -26,6 +26,7 @@ func FuzzNew(f *testing.F) {
 			Type: fuzzScalings[int(scaling)%len(fuzzScalings)], Factor: factor, Alpha: alpha, OriginalMaxPositions: origMax,
 			Dynamic: DynamicLength(extra % 4), MaxTrainedPositions: local, BetaFast: betaFast, BetaSlow: betaSlow, NoTruncate: extra&2 != 0,
 			AttentionFactor: attn, Mscale: mscale, MscaleAllDim: mscaleAll, LowFreqFactor: alpha, HighFreqFactor: betaFast, NTKMixed: extra&1 != 0, MixedB: betaSlow,
+			RotatedPairs: s0,
 		}
 		if sc.Type == ScalingLongRoPE && rotaryDim > 0 && rotaryDim <= 1<<12 {
 			sc.ShortFactor, sc.LongFactor = make([]float64, rotaryDim/2), make([]float64, rotaryDim/2)
