@@ -133,6 +133,9 @@ type goldenSuitePositions struct {
 // suitePositions lists a layer's positions cases.
 func (o *goldenOptions) suitePositions(layer int, counts []int) []goldenSuitePositions {
 	if o.userSet["positions"] {
+		if p, _ := parseGoldenPositions(o.positions); p.kind == "file" {
+			return []goldenSuitePositions{{o.tokens, o.positions}} // the file gives the token count
+		}
 		var out []goldenSuitePositions
 		for _, n := range counts {
 			out = append(out, goldenSuitePositions{n, o.positions})
@@ -161,7 +164,10 @@ func (o *goldenOptions) suitePositions(layer int, counts []int) []goldenSuitePos
 	if maxLen >= int64(n) {
 		starts = append(starts, maxLen-int64(n)) // the last positions the cache has
 	}
-	for _, s := range starts {
+	for i, s := range starts {
+		if s == 0 || (i > 0 && s == starts[0]) {
+			continue // range already covers it, or the two lengths meet
+		}
 		if o.tableOp() && (s+int64(n)+1)*int64(spec.RotaryDim) > goldenSuiteTableLimit {
 			fmt.Fprintf(o.stderr, "rotary golden: --suite: layer %d, positions from %d: left out (the %s bundle would hold a cos/sin table of %d rows)\n", layer, s, o.op, s+int64(n)+1)
 			continue
@@ -190,9 +196,12 @@ func (o *goldenOptions) tableOp() bool {
 	return false
 }
 
+// fileLabel is the positions part of a suite file's name: range, random, range-START or file.
 func fileLabel(positions string) string {
-	r := strings.NewReplacer(":", "-", "/", "_", "\\", "_")
-	return r.Replace(positions)
+	if strings.HasPrefix(positions, "file:") {
+		return "file"
+	}
+	return strings.ReplaceAll(positions, ":", "-")
 }
 
 // writeSuiteFiles writes the files into dir (made if absent), each atomically; on a failure it

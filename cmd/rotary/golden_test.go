@@ -304,6 +304,7 @@ func TestGoldenMetadata(t *testing.T) {
 // bundles' metadata says.
 func TestGoldenSuite(t *testing.T) {
 	l4 := writeFile(t, t.TempDir(), "llama4.json", []byte(goldenLlama4))
+	pf := writeTensors(t, t.TempDir(), "pos.safetensors", safetensors.FromInt32s("positions", []int{3}, []int32{7, 1, 131071}))
 	for _, c := range []struct {
 		args      []string
 		layers    []int
@@ -319,6 +320,8 @@ func TestGoldenSuite(t *testing.T) {
 		{[]string{"--config", l4, "--tokens", "2", "--dtype", "BF16"}, []int{0, 3}, 1, []string{"range", "random", "range:1048574"}, ""},
 		// An op that takes cos/sin leaves the NoPE layers out.
 		{[]string{"--config", l4, "--op", "interleave_rope", "--tokens", "2", "--dtype", "BF16"}, []int{0}, 1, []string{"range"}, "layer 3 left out"},
+		// A positions file: one bundle per layer kind and dtype, its token count the file's.
+		{[]string{"--model", "gemma-3-4b", "--dtype", "BF16", "--positions", pf}, []int{0, 5}, 1, []string{"file:" + pf}, ""},
 		// A table op holds cos/sin up to its largest position: the 131072-row table is left out.
 		{[]string{"--model", "llama-3.1-8b", "--op", "apply_rotary_emb_thd", "--dtype", "BF16", "--tokens", "4"}, []int{0}, 1,
 			[]string{"range", "random", "range:8190"}, "positions from 131068: left out"},
