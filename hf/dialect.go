@@ -174,6 +174,7 @@ var dialectReadings = map[Dialect]map[Rule]Reading{
 		RuleYaRNTruncate:      {Choice: "honoured", Follows: "vLLM rotary_embedding/common.py yarn_find_correction_range(truncate) (#28244); models/gpt_oss.py passes rope_parameters.get(\"truncate\", True)"},
 		RuleDynamicLength:     {Choice: "max-trained", Follows: "vLLM rotary_embedding/__init__.py get_rope and dynamic_ntk_scaling_rope.py after PR #41277: max_trained_positions, default max_position"},
 		RuleLongRoPEAttention: {Choice: "lengths", Follows: "vLLM rotary_embedding/phi3_long_rope_scaled_rope.py Phi3LongRoPEScaledRotaryEmbedding.__init__: scale = max_position_embeddings / original; get_rope forwards only short_mscale / long_mscale"},
+		RuleLongRoPEOriginal:  {Choice: "config-or-rope", Follows: "vLLM transformers_utils/config.py patch_rope_parameters: the config-level original_max_position_embeddings copied into rope_parameters; get_rope reads it there"},
 		RuleLongRoPETables:    {Choice: "long-if-extended", Follows: "vLLM rotary_embedding/phi3_long_rope_scaled_rope.py Phi3LongRoPEScaledRotaryEmbedding: use_long_rope = max_model_len > original (#27431), max_model_len defaulting to max_position_embeddings"},
 		RuleMiniMaxRotaryDim:  {Choice: "honoured", Follows: "vLLM models/minimax_m2.py MiniMaxM2Attention: get_rope with partial_rotary_factor rotary_dim / head_dim"},
 		RulePhiMoELongFactors: {Choice: "used", Follows: "vLLM models/phimoe.py → get_rope longrope → Phi3LongRoPEScaledRotaryEmbedding"},
@@ -394,7 +395,7 @@ func (f *dialectFacts) rewriteRopeObject(ro object, choice map[Rule]string) {
 }
 
 // adjustModel applies the rules that act on the derived spec rather than on keys.
-func adjustModel(m *Model, choice map[Rule]string, f dialectFacts) {
+func adjustModel(m *Model, choice map[Rule]string, f dialectFacts, label string) {
 	specs := []*rope.Spec{&m.Spec}
 	if m.Indexer != nil {
 		specs = append(specs, m.Indexer)
@@ -418,7 +419,7 @@ func adjustModel(m *Model, choice map[Rule]string, f dialectFacts) {
 	}
 	for _, r := range Rules() {
 		if why, ok := f.ruleApplied[r]; ok {
-			m.Notes = append(m.Notes, fmt.Sprintf("%s: %s", r, why))
+			m.Notes = append(m.Notes, fmt.Sprintf("as %s, %s: %s", label, r, why))
 		}
 	}
 }

@@ -45,7 +45,11 @@ func (o ParseOptions) Parse(data []byte) (*Model, error) {
 	if err != nil {
 		return nil, err
 	}
-	adjustModel(m, choice, facts)
+	label := o.Dialect.String()
+	if o.Readings != nil {
+		label = "the given readings"
+	}
+	adjustModel(m, choice, facts, label)
 	if err := m.Spec.Validate(); err != nil {
 		return nil, fmt.Errorf("%w: %s reading: %w", ErrConfig, o.Dialect, err)
 	}

@@ -9,7 +9,7 @@ import (
 	"github.com/rotary-go/rotary/hf"
 )
 
-const checkUsage = "--config CONFIG.json | --model PRESET [--style neox|gptj] [--position-embedding-type rope|mrope] [--use-fused-rotary-pos-emb] [--apply-rope-fusion] [--positions-rows N] [--cache-mode default|interleave] [--rotary-mode half|interleave] [--op NAME] [--json]"
+const checkUsage = "--config CONFIG.json | --model PRESET [--style neox|gptj] [--position-embedding-type rope|mrope] [--use-fused-rotary-pos-emb] [--apply-rope-fusion] [--positions-rows N] [--cache-mode default|interleave] [--rotary-mode half|interleave] [--op NAME] [--json] | --frameworks[=LIST] | --precision | --gguf FILE.gguf"
 
 func runCheck(args []string, stdout, stderr io.Writer) error {
 	fs := newFlags("check", checkUsage, stderr)
@@ -26,10 +26,14 @@ func runCheck(args []string, stdout, stderr io.Writer) error {
 	fs.StringVar(&l.RotaryMode, "rotary-mode", "", "pair layout of the launch: `half` or interleave")
 	fs.StringVar(&l.Op, "op", "", "fused op `NAME` the launch calls: "+opVocabulary())
 	asJSON := fs.Bool("json", false, "print one JSON object per finding")
+	var fw frameworksFlag
+	fs.Var(&fw, "frameworks", "instead of the contract checks: every rule on which the framework dialects ("+dialectNames()+", or =LIST of them) read the config differently, with its numeric consequence; exit 1 when two rotate differently beyond float32 noise")
+	ggufPath := fs.String("gguf", "", "instead of the contract checks: every way the RoPE llama.cpp derives from `FILE.gguf` differs from the config's, with its numeric consequence; exit 1 when they rotate differently beyond float32 noise")
+	precisionFlag := fs.Bool("precision", false, "instead of the contract checks: how far angles computed in float32 drift from the exact ones at the original and max length, in radians and bf16 ULPs")
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
-	if err := noArgs(fs.Args()); err != nil {
+	if err := noArgs(fw.takeList(fs.Args())); err != nil {
 		return err
 	}
 	var data []byte
@@ -53,6 +57,24 @@ func runCheck(args []string, stdout, stderr io.Writer) error {
 		return err
 	}
 	l.Style = opts.Style
+	source := *config
+	if *preset != "" {
+		source = "preset " + *preset
+	}
+	if *ggufPath != "" {
+		if fw.on || *precisionFlag {
+			return usagef("--gguf, --frameworks and --precision: give one")
+		}
+		return checkGGUF(*ggufPath, data, source, opts, l, *asJSON, stdout)
+	}
+	switch {
+	case fw.on && *precisionFlag:
+		return usagef("--frameworks and --precision: give one")
+	case fw.on:
+		return runCheckFrameworks(data, source, opts, fw, *asJSON, stdout)
+	case *precisionFlag:
+		return runCheckPrecision(data, source, opts, *asJSON, stdout)
+	}
 	switch l.PositionEmbeddingType {
 	case "", "rope", "mrope":
 	default:

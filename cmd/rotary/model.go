@@ -22,16 +22,18 @@ type modelFlags struct {
 	longrope string
 	style    string
 	rope     string
+	as       string
 }
 
 func (m *modelFlags) register(fs *flag.FlagSet) {
 	fs.StringVar(&m.config, "config", "", "model `config.json` (Hugging Face format)")
 	fs.StringVar(&m.preset, "model", "", "embedded model `preset` instead of --config (see 'rotary presets')")
 	fs.IntVar(&m.layer, "layer", 0, "layer `N`, for models whose RoPE differs by layer (Gemma 3, OLMo 3, Gemma 3n) or that leave layers unrotated (Llama 4, SmolLM3, Cohere2, EXAONE 4)")
-	fs.StringVar(&m.longrope, "longrope-factor", "config", "LongRoPE's attention factor from: config (HF main: rope_scaling.factor when given) or lengths (HF v4.57, vLLM, Microsoft: max_position_embeddings / original)")
+	fs.StringVar(&m.longrope, "longrope-factor", "", "LongRoPE's attention factor from: config (HF main: rope_scaling.factor when given) or lengths (HF v4.57, vLLM, Microsoft: max_position_embeddings / original); default config, or --as's rule")
 	registerStyle(fs, &m.style)
 	fs.StringVar(&m.rope, "rope", "main", "which of the model's RoPEs: main (the attention's) or indexer (DeepSeek-V3.2's lightning indexer: NeoX over the first qk_rope_head_dim dims of its index_head_dim head)")
-	fs.StringVar(&m.dynamic, "dynamic", "static", "dynamic NTK length rule: static (vLLM ≤ 0.21: factor × original), per-call (Hugging Face: the call's length over max_position_embeddings) or max-trained (vLLM ≥ 0.22: max_position / max_trained_positions)")
+	fs.StringVar(&m.dynamic, "dynamic", "", "dynamic NTK length rule: static (vLLM ≤ 0.21: factor × original), per-call (Hugging Face: the call's length over max_position_embeddings) or max-trained (vLLM ≥ 0.22: max_position / max_trained_positions); default static, or --as's rule")
+	fs.StringVar(&m.as, "as", "", "read the config as `DIALECT` does: "+dialectNames()+" (default: the reference reading; the math stays exact float64, only the rules change)")
 }
 
 // load reads the model and returns it with the spec of the chosen layer.
@@ -40,6 +42,9 @@ func (m *modelFlags) load() (*hf.Model, rotary.Spec, error) {
 	opts, err := parseOptions(m.style)
 	if err != nil {
 		return nil, rotary.Spec{}, err
+	}
+	if opts.Dialect, err = hf.ParseDialect(m.as); err != nil {
+		return nil, rotary.Spec{}, usagef("--as: %v", err)
 	}
 	switch {
 	case m.config != "" && m.preset != "":
@@ -76,6 +81,7 @@ func (m *modelFlags) load() (*hf.Model, rotary.Spec, error) {
 		return nil, rotary.Spec{}, usagef("--layer: %v", err)
 	}
 	switch m.dynamic {
+	case "": // static, or the rule --as read
 	case "static":
 		spec.Scaling.Dynamic = rotary.DynamicStatic
 	case "per-call":
@@ -86,7 +92,9 @@ func (m *modelFlags) load() (*hf.Model, rotary.Spec, error) {
 		return nil, rotary.Spec{}, usagef("--dynamic %q: want static, per-call or max-trained", m.dynamic)
 	}
 	switch m.longrope {
+	case "": // config, or the rule --as read
 	case "config":
+		spec.Scaling.LongRoPEFactorFromLengths = false
 	case "lengths":
 		spec.Scaling.LongRoPEFactorFromLengths = true
 	default:
@@ -226,4 +234,13 @@ func flagGiven(fs *flag.FlagSet, name string) bool {
 	given := false
 	fs.Visit(func(f *flag.Flag) { given = given || f.Name == name })
 	return given
+}
+
+// dialectNames lists --as's values.
+func dialectNames() string {
+	names := make([]string, 0, len(hf.Dialects()))
+	for _, d := range hf.Dialects() {
+		names = append(names, string(d))
+	}
+	return strings.Join(names, ", ")
 }

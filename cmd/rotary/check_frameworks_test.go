@@ -1,0 +1,267 @@
+package main
+
+import (
+	"encoding/json"
+	"math"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/rotary-go/rotary"
+	"github.com/rotary-go/rotary/hf"
+)
+
+func checkFrameworks(t *testing.T, args ...string) (int, *frameworksReport, string) {
+	t.Helper()
+	code, out, stderr := runCLI(t, append([]string{"check", "--frameworks", "--json"}, args...)...)
+	if code == 2 {
+		return code, nil, stderr
+	}
+	var r frameworksReport
+	if err := json.Unmarshal([]byte(out), &r); err != nil {
+		t.Fatalf("%v: %v\n%s", args, err, out)
+	}
+	return code, &r, stderr
+}
+
+// divergentRules are the rules of r's rows that differ beyond float32 noise.
+func divergentRules(r *frameworksReport) []hf.Rule {
+	var out []hf.Rule
+	for _, row := range r.Rows {
+		if row.Divergent {
+			out = append(out, row.Rule)
+		}
+	}
+	return out
+}
+
+// TestCheckFrameworksAlike: presets every dialect reads alike exit 0 and say so.
+func TestCheckFrameworksAlike(t *testing.T) {
+	for _, m := range []string{"llama-3.1-8b", "qwen3-8b", "qwen3-vl-8b", "deepseek-v3", "mistral-7b-v0.3", "gemma-3-4b", "qwen2.5-7b-instruct-1m"} {
+		code, r, stderr := checkFrameworks(t, "--model", m)
+		if code != 0 || r == nil || !r.Agree || len(r.Rows) != 0 {
+			t.Errorf("%s: exit %d, stderr %q, report %+v: want exit 0 and no rows", m, code, stderr, r)
+		}
+	}
+	code, out, _ := runCLI(t, "check", "--model", "llama-3.1-8b", "--frameworks")
+	if code != 0 || !strings.Contains(out, "ok: every dialect reads this config alike") {
+		t.Errorf("text form: exit %d:\n%s", code, out)
+	}
+}
+
+// TestCheckFrameworksDivergent: each upstream divergence exits 1 with its rule named and the
+// numbers it implies, computed here from the upstream formulas.
+func TestCheckFrameworksDivergent(t *testing.T) {
+	dir := t.TempDir()
+	laguna := writeFile(t, dir, "laguna.json", []byte(`{"model_type":"llama","hidden_size":4096,"num_attention_heads":32,
+		"max_position_embeddings":8192,"rope_theta":500000,
+		"rope_scaling":{"rope_type":"yarn","factor":64,"original_max_position_embeddings":4096,"attention_factor":1.0}}`))
+	dynamic := writeFile(t, dir, "dynamic.json", []byte(`{"model_type":"llama","hidden_size":4096,"num_attention_heads":32,
+		"max_position_embeddings":8192,"rope_theta":10000,"rope_scaling":{"rope_type":"dynamic","factor":2}}`))
+	v5 := writeFile(t, dir, "v5.json", []byte(`{"model_type":"llama","hidden_size":4096,"num_attention_heads":32,
+		"max_position_embeddings":4096,"rope_parameters":{"rope_type":"default","rope_theta":1000000}}`))
+	minimax := writeFile(t, dir, "minimax.json", []byte(`{"model_type":"minimax_m2","hidden_size":3072,"num_attention_heads":48,
+		"num_key_value_heads":8,"head_dim":128,"rotary_dim":64,"max_position_embeddings":4096,"rope_theta":5000000}`))
+	vl := writeFile(t, dir, "vl.json", []byte(`{"model_type":"qwen3_vl_text","hidden_size":4096,"num_attention_heads":32,
+		"head_dim":128,"max_position_embeddings":4096,"rope_theta":5000000}`))
+	phimoe := writeFile(t, dir, "phimoe.json", []byte(`{"model_type":"phimoe","hidden_size":128,"num_attention_heads":8,
+		"max_position_embeddings":8192,"original_max_position_embeddings":4096,"rope_theta":10000,
+		"rope_scaling":{"type":"longrope","short_mscale":1.2,"long_mscale":1.2,
+		"short_factor":[1,1,1,1,1,1,1,1],"long_factor":[2,3,4,5,6,7,8,9]}}`))
+
+	yarnAtt := 0.1*math.Log(64) + 1
+	for _, c := range []struct {
+		name  string
+		args  []string
+		rules []hf.Rule
+		check func(t *testing.T, row frameworkRow)
+	}{
+		{"gpt-oss truncate (vllm#27722)", []string{"--model", "gpt-oss-20b"}, []hf.Rule{hf.RuleYaRNTruncate}, func(t *testing.T, row frameworkRow) {
+			if !slices.Contains(row.B.Dialects, "vllm-0.11") || !slices.Contains(row.B.Dialects, "llama.cpp") || row.B.Choice != "ignored" {
+				t.Errorf("sides %+v / %+v", row.A, row.B)
+			}
+			// The largest angle gap is at the last position, on the ramp pair whose frequency the
+			// floor/ceil moves most.
+			gap := 0.0
+			for i := range 32 {
+				gap = max(gap, math.Abs(yarnInv(i, 64, 150000, 32, 4096, false)-yarnInv(i, 64, 150000, 32, 4096, true)))
+			}
+			if row.MaxAngleDiff == nil || math.Abs(*row.MaxAngleDiff-131071*gap) > 1e-9*131071*gap || row.MaxAngleAt != 131071 {
+				t.Errorf("max angle diff %v at %d, want %v at 131071", row.MaxAngleDiff, row.MaxAngleAt, 131071*gap)
+			}
+			if row.FirstPosition != 1 {
+				t.Errorf("first position %d, want 1", row.FirstPosition)
+			}
+		}},
+		{"YaRN attention_factor (prime-rl#2802)", []string{"--config", laguna}, []hf.Rule{hf.RuleYaRNAttention}, func(t *testing.T, row frameworkRow) {
+			if row.AttentionA != 1 || math.Abs(row.AttentionB-yarnAtt) > 1e-15 {
+				t.Errorf("attention %v vs %v, want 1 vs %v", row.AttentionA, row.AttentionB, yarnAtt)
+			}
+			if row.MaxAngleDiff == nil || *row.MaxAngleDiff != 0 || math.Abs(row.MaxOutputDiff-(yarnAtt-1)) > 1e-12 || row.FirstPosition != 0 {
+				t.Errorf("angle %v, output %v, first %d: want 0, %v, 0", row.MaxAngleDiff, row.MaxOutputDiff, row.FirstPosition, yarnAtt-1)
+			}
+		}},
+		{"dynamic NTK (vllm PR #41277)", []string{"--config", dynamic}, []hf.Rule{hf.RuleDynamicLength, hf.RuleDynamicLength}, func(t *testing.T, row frameworkRow) {
+			// Only the static rule differs below max_position_embeddings: base·3^(d/(d-2)).
+			if (row.A.Choice == "static") == (row.B.Choice == "static") {
+				t.Errorf("sides %s / %s: want static against another", row.A.Choice, row.B.Choice)
+			}
+			d := 128.0
+			gap := 0.0
+			for i := range 64 {
+				plain := 1 / math.Pow(10000, 2*float64(i)/d)
+				stretched := 1 / math.Pow(10000*math.Pow(3, d/(d-2)), 2*float64(i)/d)
+				gap = max(gap, plain-stretched)
+			}
+			if row.MaxAngleDiff == nil || math.Abs(*row.MaxAngleDiff-8191*gap) > 1e-9*8191*gap {
+				t.Errorf("max angle diff %v, want %v", row.MaxAngleDiff, 8191*gap)
+			}
+		}},
+		{"v5 rope_parameters (DeepSpeed#8345)", []string{"--config", v5}, []hf.Rule{hf.RuleRopeParameters}, func(t *testing.T, row frameworkRow) {
+			if row.A.Choice != "reads" || !slices.Equal(row.B.Dialects, []string{"hf-4.57", "vllm-0.11"}) {
+				t.Errorf("sides %+v / %+v", row.A, row.B)
+			}
+		}},
+		{"MiniMax rotary_dim", []string{"--config", minimax}, []hf.Rule{hf.RuleMiniMaxRotaryDim}, func(t *testing.T, row frameworkRow) {
+			// hf-4.57's rule covers MiniMax-Text-01 only, so it reads minimax_m2 as vLLM does.
+			if row.B.Choice != "ignored-text-01, honoured" || !slices.Equal(row.B.Dialects, []string{"hf-4.57", "vllm", "vllm-0.11"}) {
+				t.Errorf("side B %+v", row.B)
+			}
+			if row.MaxAngleDiff != nil || row.FirstPosition != 1 || !slices.Equal(row.A.Dialects, []string{"hf"}) {
+				t.Errorf("angle %v (want n/a), first %d, A %v", row.MaxAngleDiff, row.FirstPosition, row.A.Dialects)
+			}
+		}},
+		{"Qwen3-VL default sections", []string{"--config", vl}, []hf.Rule{hf.RuleMRoPEDefault}, func(t *testing.T, row frameworkRow) {
+			if row.MaxOutputDiff != 0 || !strings.Contains(row.Structure, "[24 20 20] vs none") {
+				t.Errorf("output diff %v, structure %q", row.MaxOutputDiff, row.Structure)
+			}
+		}},
+		{"PhiMoE long factors", []string{"--config", phimoe, "--frameworks=hf,hf-4.57"}, []hf.Rule{hf.RulePhiMoELongFactors}, func(t *testing.T, row frameworkRow) {
+			if row.FirstPosition != 4096 {
+				t.Errorf("first position %d, want the original length 4096", row.FirstPosition)
+			}
+		}},
+		{"LongRoPE long factors everywhere (vLLM #27431)", []string{"--model", "phi-3-mini-128k"}, []hf.Rule{hf.RuleLongRoPETables}, func(t *testing.T, row frameworkRow) {
+			if row.FirstPosition != 1 || !slices.Equal(row.B.Dialects, []string{"vllm"}) {
+				t.Errorf("first position %d, B %v", row.FirstPosition, row.B.Dialects)
+			}
+		}},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			code, r, stderr := checkFrameworks(t, c.args...)
+			if code != 1 || r == nil || r.Agree {
+				t.Fatalf("exit %d, stderr %q: want exit 1", code, stderr)
+			}
+			if got := divergentRules(r); !slices.Equal(got, c.rules) {
+				t.Fatalf("divergent rules %v, want %v", got, c.rules)
+			}
+			for _, row := range r.Rows {
+				if row.Divergent {
+					c.check(t, row)
+				}
+			}
+		})
+	}
+	code, out, _ := runCLI(t, "check", "--model", "gpt-oss-20b", "--frameworks")
+	if code != 1 || !strings.Contains(out, "yarn_truncate: differ") || !strings.Contains(out, "ggml_rope_yarn_corr_dims") {
+		t.Errorf("text form: exit %d:\n%s", code, out)
+	}
+}
+
+// yarnInv is YaRN's inv_freq of pair i (transformers _compute_yarn_parameters), truncating the
+// correction range or not.
+func yarnInv(i, d int, base, factor float64, orig int, truncate bool) float64 {
+	dim := func(rot float64) float64 {
+		return float64(d) * math.Log(float64(orig)/(rot*2*math.Pi)) / (2 * math.Log(base))
+	}
+	low, high := dim(32), dim(1)
+	if truncate {
+		low, high = math.Floor(low), math.Ceil(high)
+	}
+	low, high = math.Max(low, 0), math.Min(high, float64(d-1))
+	ramp := math.Min(math.Max((float64(i)-low)/(high-low), 0), 1)
+	g := math.Pow(base, float64(2*i)/float64(d))
+	return (1/(factor*g))*ramp + (1/g)*(1-ramp)
+}
+
+func TestCheckFrameworksUsage(t *testing.T) {
+	for _, args := range [][]string{
+		{"--frameworks=hf,vllm"},
+		{"--frameworks", "hf,vllm-0.11"},
+	} {
+		code, out, stderr := runCLI(t, append([]string{"check", "--model", "gpt-oss-20b", "--json"}, args...)...)
+		var r frameworksReport
+		if err := json.Unmarshal([]byte(out), &r); err != nil {
+			t.Fatalf("%v: exit %d, stderr %q: %v", args, code, stderr, err)
+		}
+		if want := strings.Split(strings.TrimPrefix(args[len(args)-1], "--frameworks="), ","); !slices.Equal(r.Dialects, want) {
+			t.Errorf("%v: dialects %v, want %v", args, r.Dialects, want)
+		}
+		if wantCode := map[bool]int{true: 0, false: 1}[want0(args)]; code != wantCode {
+			t.Errorf("%v: exit %d, want %d", args, code, wantCode)
+		}
+	}
+	for _, args := range [][]string{
+		{"--frameworks=hf"},
+		{"--frameworks=hf,tgi"},
+		{"--frameworks=hf,reference"},
+		{"--frameworks", "--precision"},
+		{"--frameworks", "hf,tgi"},
+	} {
+		code, out, stderr := runCLI(t, append([]string{"check", "--model", "gpt-oss-20b"}, args...)...)
+		if code != 2 || out != "" || strings.Count(stderr, "\n") != 1 {
+			t.Errorf("%v: exit %d, stdout %q, stderr %q: want exit 2 and one line", args, code, out, stderr)
+		}
+	}
+}
+
+// want0: hf and vllm read gpt-oss alike (both honour truncate); vllm-0.11 does not.
+func want0(args []string) bool { return !strings.Contains(args[len(args)-1], "vllm-0.11") }
+
+// TestFrequencyTableSwitches: the comparison's table cache changes exactly where
+// rope.Spec.FrequenciesInto does, for LongRoPE and per-call dynamic NTK.
+func TestFrequencyTableSwitches(t *testing.T) {
+	m, err := hf.Preset("phi-3-mini-128k")
+	if err != nil {
+		t.Fatal(err)
+	}
+	dyn := rotary.Spec{HeadSize: 64, RotaryDim: 64, Base: 10000, MaxPositions: 100,
+		Scaling: rotary.Scaling{Type: rotary.ScalingDynamic, Factor: 2, Dynamic: rotary.DynamicPerCall}}
+	for _, s := range []rotary.Spec{m.Spec, dyn} {
+		tab := &frequencyTable{spec: s}
+		for _, p := range []int{0, 1, 98, 99, 100, 101, 4094, 4095, 4096, 4097, 131071, 131072} {
+			got, gotAtt := tab.at(p)
+			want, wantAtt := s.Frequencies(p)
+			if !slices.Equal(got, want) || gotAtt != wantAtt {
+				t.Errorf("%s at %d: the cached table differs from Frequencies", s.Scaling.Type, p)
+			}
+		}
+	}
+}
+
+// TestCompareSpecsClosedForm: for two specs that rotate the same pairs, the largest output gap
+// of a unit vector is max over pairs of |a·e^{iθa} − b·e^{iθb}| = √(a² + b² − 2ab·cos Δθ).
+func TestCompareSpecsClosedForm(t *testing.T) {
+	a := rotary.Spec{HeadSize: 8, RotaryDim: 8, Base: 10000, MaxPositions: 50}
+	b := a
+	b.Base = 12000
+	c := compareSpecs(a, b)
+	invA, _ := a.Frequencies(-1)
+	invB, _ := b.Frequencies(-1)
+	want, at := 0.0, 0
+	for p := range 50 {
+		for i := range invA {
+			d := float64(p) * (invA[i] - invB[i])
+			if v := math.Sqrt(2 - 2*math.Cos(d)); v > want {
+				want, at = v, p
+			}
+		}
+	}
+	if math.Abs(c.MaxOutputDiff-want) > 1e-12 || c.MaxOutputAt != at || c.FirstPosition != 1 || !c.Divergent {
+		t.Errorf("compareSpecs: %+v, want max %v at %d, first 1", c, want, at)
+	}
+	same := compareSpecs(a, a)
+	if same.MaxOutputDiff != 0 || same.Divergent || same.FirstPosition != -1 {
+		t.Errorf("a spec against itself: %+v", same)
+	}
+}

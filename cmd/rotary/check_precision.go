@@ -1,0 +1,143 @@
+package main
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"math"
+
+	"github.com/rotary-go/rotary"
+	"github.com/rotary-go/rotary/hf"
+)
+
+// precisionWindow is how many positions below each length the precision report visits: the
+// drift of a float32 angle grows with the position, so its largest values are at the end.
+const precisionWindow = 1 << 16
+
+// precisionReport is check --precision's output: how far angles computed in float32 drift from
+// the exact ones. Its JSON form is a contract for tools.
+type precisionReport struct {
+	Source string `json:"source"`
+	// Model is how a float32 framework forms the angle: inv_freq rounded to float32, the
+	// position rounded to float32, their product rounded to float32 (HF's inv_freq @ position_ids
+	// in float32 autocast, ggml's theta = p · theta_scale^i in float), against p · inv_freq in
+	// float64.
+	Model   string           `json:"model"`
+	Lengths []precisionAtLen `json:"lengths"`
+}
+
+// precisionAtLen is the drift over the last positions below one length.
+type precisionAtLen struct {
+	Name   string `json:"name"` // "original" or "max"
+	Length int    `json:"length"`
+	// From is the first position visited; positions From..Length-1 were.
+	From int `json:"from"`
+	// MaxAngleError is the largest |θ_f32 − θ| in radians, at AnglePosition, pair AnglePair.
+	MaxAngleError float64 `json:"max_angle_error"`
+	AnglePosition int     `json:"angle_position"`
+	AnglePair     int     `json:"angle_pair"`
+	// MaxCosSinError is the largest |cos θ_f32 − cos θ|, |sin θ_f32 − sin θ|, times the
+	// attention factor: the error of a unit vector's rotation.
+	MaxCosSinError float64 `json:"max_cos_sin_error"`
+	// MaxBF16ULPs is MaxCosSinError in bf16 ULPs of the rotated vector's norm (the attention
+	// factor): near a zero of cos or sin the output's own ULP is far smaller, so the norm's is the
+	// scale that says whether bf16 can show the error. BF16Differ is the fraction of outputs
+	// (cos and sin of every pair and position visited, times the attention factor) whose bf16
+	// rounding changes.
+	MaxBF16ULPs float64 `json:"max_bf16_ulps"`
+	BF16Differ  float64 `json:"bf16_differ"`
+}
+
+func runCheckPrecision(data []byte, source string, opts hf.ParseOptions, asJSON bool, stdout io.Writer) error {
+	m, err := opts.Parse(data)
+	if err != nil {
+		return usageError{err}
+	}
+	r, err := precision(m.Spec, source)
+	if err != nil {
+		return err
+	}
+	if asJSON {
+		enc := json.NewEncoder(stdout)
+		enc.SetIndent("", "  ")
+		enc.SetEscapeHTML(false)
+		return enc.Encode(r)
+	}
+	fmt.Fprintf(stdout, "config: %s\nmodel: %s\n", r.Source, r.Model)
+	for _, l := range r.Lengths {
+		fmt.Fprintf(stdout, "\nat the %s length %d (positions %d..%d):\n", l.Name, l.Length, l.From, l.Length-1)
+		fmt.Fprintf(stdout, "  angle error        %.3g rad (position %d, pair %d)\n", l.MaxAngleError, l.AnglePosition, l.AnglePair)
+		fmt.Fprintf(stdout, "  cos/sin error      %.3g\n", l.MaxCosSinError)
+		fmt.Fprintf(stdout, "  bf16 output        error up to %.3g ULP of the vector's norm; %.2f%% of outputs round differently\n", l.MaxBF16ULPs, 100*l.BF16Differ)
+	}
+	return nil
+}
+
+// precision measures the float32 angle drift at the spec's original length (for the variants
+// that scale from one) and at its max positions.
+func precision(spec rotary.Spec, source string) (*precisionReport, error) {
+	if spec.NoRoPE {
+		return nil, usagef("--precision: the model's layer 0 has no RoPE")
+	}
+	r := &precisionReport{Source: source, Model: "θ_f32 = f32(f32(p) · f32(inv_freq)) against θ = p · inv_freq in float64"}
+	maxLen := max(spec.MaxPositions, 1)
+	if o := spec.OriginalMax(); o > 0 && o < maxLen {
+		r.Lengths = append(r.Lengths, precisionAt(spec, "original", o))
+	}
+	r.Lengths = append(r.Lengths, precisionAt(spec, "max", maxLen))
+	return r, nil
+}
+
+func precisionAt(spec rotary.Spec, name string, length int) precisionAtLen {
+	l := precisionAtLen{Name: name, Length: length, From: max(length-precisionWindow, 0)}
+	table := &frequencyTable{spec: spec}
+	outputs, differ := 0, 0
+	for p := l.From; p < length; p++ {
+		inv, att := table.at(p)
+		p32 := float64(float32(p))
+		for i, f := range inv {
+			exact := float64(p) * f
+			// The product of two float32 values is exact in float64; one rounding to float32
+			// is the framework's.
+			approx := float64(float32(p32 * float64(float32(f))))
+			if e := math.Abs(approx - exact); e > l.MaxAngleError {
+				l.MaxAngleError, l.AnglePosition, l.AnglePair = e, p, i
+			}
+			se, ce := math.Sincos(exact)
+			sa, ca := math.Sincos(approx)
+			l.MaxCosSinError = max(l.MaxCosSinError, att*math.Abs(ca-ce), att*math.Abs(sa-se))
+			for _, v := range [2][2]float64{{att * ce, att * ca}, {att * se, att * sa}} {
+				outputs++
+				if roundBF16(v[0]) != roundBF16(v[1]) {
+					differ++
+				}
+			}
+		}
+	}
+	if outputs > 0 {
+		l.BF16Differ = float64(differ) / float64(outputs)
+		_, att := table.at(length - 1)
+		l.MaxBF16ULPs = l.MaxCosSinError / bf16ULP(att)
+	}
+	return l
+}
+
+// bf16ULP is the spacing of bf16 values at |v| (v normal): 2^(exponent − 7).
+func bf16ULP(v float64) float64 {
+	_, exp := math.Frexp(v)
+	return math.Ldexp(1, exp-1-7)
+}
+
+// roundBF16 rounds x to the nearest bf16 value, ties to even, in one step (rounding through
+// float32 first could round twice).
+func roundBF16(x float64) float64 {
+	if x == 0 || math.IsInf(x, 0) || math.IsNaN(x) {
+		return x
+	}
+	frac, exp := math.Frexp(x) // x = frac · 2^exp, 0.5 ≤ |frac| < 1
+	const bits = 8             // bf16 keeps 8 significant bits
+	if exp < -125 {            // subnormal bf16: the step is fixed at 2^-133
+		return math.RoundToEven(x*0x1p133) * 0x1p-133
+	}
+	return math.Ldexp(math.RoundToEven(math.Ldexp(frac, bits)), exp-bits)
+}
