@@ -9,7 +9,9 @@ import (
 // apply_rotary_emb_thd (TransformerEngine's fused RoPE on packed sequences) on Llama-3-8B query
 // shapes: x [T, 32, 128] packing four sequences (T/4 tokens each, the last taking the
 // remainder; fewer when T < 4) without context parallelism, cos and sin tables [T, 128].
-// x and each token's cos and sin rows read, out written (backward: dy for x, dx for out).
+// x read, out written (backward: dy for x, dx for out), and the cos and sin rows of the
+// positions the sequences have: every sequence starts at position 0, so the first rows of the
+// tables, as many as the longest sequence has tokens (the others read them again).
 func init() {
 	for _, backward := range []bool{false, true} {
 		op := ops.ApplyRotaryEmbTHD.Name()
@@ -30,8 +32,15 @@ func thdSetup(H, D, rd int, style rotary.Style, backward bool) SetupFunc {
 		x := Filled(d, T, H, D)
 		out := tensor.Zeros(d, T, H, D)
 		cos, sin := Filled(d, T, rd), Filled(d, T, rd)
-		seqs := ops.PackedSeqs{CuSeqlens: packed(T, 4)}
-		touched := append(Reads(x, cos, sin), Writes(out)...)
+		cu := packed(T, 4)
+		seqs := ops.PackedSeqs{CuSeqlens: cu}
+		longest := 0
+		for b := 1; b < cu.Len(); b++ {
+			longest = max(longest, int(cu.I64[b]-cu.I64[b-1]))
+		}
+		rows := longest * rd * d.Size()
+		touched := append(Reads(x), Operand{Read, TensorBytes(cos)[:rows]}, Operand{Read, TensorBytes(sin)[:rows]})
+		touched = append(touched, Writes(out)...)
 		if backward {
 			return func() error {
 				return rotary.ApplyRotaryEmbTHDBackward(disp, rotary.ApplyRotaryEmbTHDBackwardParams{DY: x, Cos: cos, Sin: sin, DX: out, Seqs: seqs, Style: style})
