@@ -16,7 +16,8 @@
 //     10000·rope_ratio, else 10000.
 //   - Scaling: rope_scaling (with type or rope_type) or transformers v5's rope_parameters,
 //     default, linear, dynamic (with alpha: NTK-alpha), yarn and deepseek_yarn, llama3,
-//     longrope and the legacy su; mrope_section / mrope_interleaved;
+//     longrope and the legacy su, vLLM's ntk, Gemma 4's proportional (its rotated pairs
+//     int(partial_rotary_factor · head_dim // 2)); mrope_section / mrope_interleaved;
 //     dual_chunk_attention_config.
 //   - Per layer (Spec.Local, Spec.ForLayer): rope_parameters keyed by layer type
 //     ({"full_attention": …, "sliding_attention": …, or any layer_types value}), each type
@@ -25,8 +26,10 @@
 //     or with default RoPE at Olmo3Config's default theta (OLMo 3), a legacy rope_scaling
 //     being the full layers' alone; layers without RoPE from no_rope_layers or
 //     no_rope_layer_interval (Llama 4, SmolLM3), or every layer but the sliding ones
-//     (Cohere2; EXAONE 4 when sliding_window is set). Layer types come from layer_types,
-//     else from the family's period (sliding_window_pattern).
+//     (Cohere2; EXAONE 4 when sliding_window is set); Gemma 4's full layers with a head of
+//     their own (global_head_dim, or transformers main's per_layer_config head_dim) and the
+//     last layer always full. Layer types come from layer_types, else from the family's
+//     period (sliding_window_pattern).
 //   - Max positions: max_position_embeddings, n_positions, seq_length, else 2048.
 //
 // The pairing style follows the checkpoint's weight layout, which is what the HF code and
@@ -45,7 +48,8 @@
 // qwen3_5_moe (and their _text models), ministral, ministral3, mistral3, phimoe, minimax,
 // minimax_text_01, minimax_m2 (rotary_dim honoured, where HF rotates the whole head),
 // glm4v_moe, hunyuan_v1_dense, hunyuan_v1_moe, seed_oss, apertus, nemotron, internlm3; GPT-J:
-// glm4v, ernie4_5, ernie4_5_moe.
+// glm4v, ernie4_5, ernie4_5_moe, mistral4 (MLA, unless rope_interleave is false); NeoX with
+// proportional RoPE on the full layers: gemma4, gemma4_unified (and their _text models).
 //
 // KnownModelTypes lists them. Any other model_type whose config has hidden_size,
 // num_attention_heads and rope_theta or a rope object is read as a generic decoder with NeoX
