@@ -3,6 +3,7 @@ package main
 import (
 	"encoding/json"
 	"math"
+	"os"
 	"slices"
 	"strings"
 	"testing"
@@ -263,5 +264,39 @@ func TestCompareSpecsClosedForm(t *testing.T) {
 	same := compareSpecs(a, a)
 	if same.MaxOutputDiff != 0 || same.Divergent || same.FirstPosition != -1 {
 		t.Errorf("a spec against itself: %+v", same)
+	}
+}
+
+// TestREADMEDialectTable: the README's table of dialect rules is the one hf carries.
+func TestREADMEDialectTable(t *testing.T) {
+	data, err := os.ReadFile("../../README.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	dialects := append([]hf.Dialect{hf.DialectReference}, hf.Dialects()...)
+	header := "| rule |"
+	for _, d := range dialects {
+		header += " " + d.String() + " |"
+	}
+	text := string(data)
+	i := strings.Index(text, header+"\n")
+	if i < 0 {
+		t.Fatalf("README has no dialect table headed %q", header)
+	}
+	rows := strings.Split(text[i:], "\n")[2:]
+	for k, r := range hf.Rules() {
+		cells := strings.Split(strings.Trim(rows[k], "|"), "|")
+		if len(cells) != len(dialects)+1 || strings.TrimSpace(cells[0]) != "`"+string(r)+"`" {
+			t.Fatalf("README row %d: %q, want rule %s", k, rows[k], r)
+		}
+		for j, d := range dialects {
+			want := "—"
+			if rd, ok := d.Reading(r); ok {
+				want = rd.Choice
+			}
+			if got := strings.TrimSpace(cells[j+1]); got != want {
+				t.Errorf("README: %s under %s: %q, want %q", r, d, got, want)
+			}
+		}
 	}
 }
