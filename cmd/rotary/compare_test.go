@@ -49,8 +49,13 @@ func TestDiffLayouts(t *testing.T) {
 		t.Errorf("transposed: exit %d\n%s", code, out)
 	}
 	code, rows := diffJSON(t, a, tr)
-	if r := rows["query"]; code != 1 || r["compared"] != false || r["max_abs_err"] != nil || r["problem"] == nil {
+	if r := rows["query"]; code != 1 || r["compared"] != false || r["max_abs_err"] != nil || r["problem"] == nil || r["dtype"] != "F32" || r["shape_b"] == nil {
 		t.Errorf("refused JSON row %v", r)
+	}
+	extra := writeTensors(t, dir, "extra.safetensors", encodeAs(tensor.F32, "query", []int{4, 3, 8}, v), safetensors.FromInt64s("positions", []int{2}, []int64{0, 1}))
+	code, rows = diffJSON(t, a, extra)
+	if r := rows["positions"]; code != 1 || r["problem"] != "only in B" || r["dtype_b"] != "I64" || r["dtype"] != nil || r["max_ulp"] != nil {
+		t.Errorf("only in B: JSON row %v", r)
 	}
 }
 

@@ -70,8 +70,10 @@ func runDiff(args []string, stdout, stderr io.Writer) error {
 		switch {
 		case !okA:
 			r = refused(n, "only in B")
+			r.DTypeB, r.ShapeB = tb.DType.String(), tb.Shape
 		case !okB:
 			r = refused(n, "only in A")
+			r.DType, r.Shape = ta.DType.String(), ta.Shape
 		default:
 			r = compareTensors(n, ta, tb, opts, ax)
 		}

@@ -78,6 +78,7 @@ func runVerify(args []string, stdout, stderr io.Writer) error {
 		switch tc, name, ok := candidateFor(cand, n, x); {
 		case !ok:
 			r = refused(n, fmt.Sprintf("missing from the candidate (want %s or %s in %s)", x, n, candName))
+			r.DType, r.Shape = golden.tensors[n].DType.String(), golden.tensors[n].Shape
 		default:
 			r = compareTensors(n, golden.tensors[n], tc, opts, ax)
 			r.Candidate = name
