@@ -31,6 +31,14 @@ const (
 	// tokens between video_start and video_end are video frames, each a (1, h, w) grid of its
 	// video, frames separated by timestamp text.
 	GLM4V
+	// Qwen25Omni is Qwen2.5-Omni's thinker and talker (model_type qwen2_5_omni): Qwen2.5-VL's
+	// grids with time scaled by position_id_per_seconds, audio blocks, and with
+	// use_audio_in_video a video's frames and its audio interleaved in chunks of
+	// seconds_per_chunk.
+	Qwen25Omni
+	// Qwen3Omni is Qwen3-Omni (model_type qwen3_omni_moe): Qwen2.5-Omni's blocks, found by
+	// their start tokens, with a video's frames and audio merged token by token in time.
+	Qwen3Omni
 	kindEnd
 )
 
@@ -46,6 +54,10 @@ func (k Kind) String() string {
 		return "qwen3_5"
 	case GLM4V:
 		return "glm4v"
+	case Qwen25Omni:
+		return "qwen2_5_omni"
+	case Qwen3Omni:
+		return "qwen3_omni_moe"
 	}
 	return fmt.Sprintf("Kind(%d)", uint8(k))
 }
@@ -64,12 +76,16 @@ func KindForModelType(modelType string) (Kind, error) {
 		return Qwen35, nil
 	case "glm4v", "glm4v_moe", "glm46v":
 		return GLM4V, nil
+	case "qwen2_5_omni", "qwen2_5_omni_thinker", "qwen2_5_omni_talker":
+		return Qwen25Omni, nil
+	case "qwen3_omni_moe", "qwen3_omni_moe_thinker", "qwen3_omni_moe_talker":
+		return Qwen3Omni, nil
 	}
 	return 0, fmt.Errorf("model_type %q: multimodal positions know %s", modelType, KnownModelTypes)
 }
 
 // KnownModelTypes lists the model_type values KindForModelType accepts, for messages.
-const KnownModelTypes = "qwen2_vl, qwen2_5_vl, qwen3_vl, qwen3_vl_moe, qwen3_5, qwen3_5_moe, glm4v, glm4v_moe, glm46v"
+const KnownModelTypes = "qwen2_vl, qwen2_5_vl, qwen3_vl, qwen3_vl_moe, qwen3_5, qwen3_5_moe, glm4v, glm4v_moe, glm46v, qwen2_5_omni (_thinker, _talker), qwen3_omni_moe (_thinker, _talker)"
 
 // splitsFrames reports whether kind splits each video (t, h, w) into t frames (1, h, w), each
 // its own block between timestamp text (Qwen3-VL and Qwen3.5).
@@ -85,6 +101,22 @@ type Config struct {
 	// VideoStartTokenID and VideoEndTokenID (GLM-4V) are video_start_token_id and
 	// video_end_token_id: the image tokens between them are video frames.
 	VideoStartTokenID, VideoEndTokenID int64
+	// AudioTokenID and AudioStartTokenID (Omni) are audio_token_id (audio_token_index) and
+	// audio_start_token_id.
+	AudioTokenID, AudioStartTokenID int64
+	// PositionIDPerSeconds (Omni) is position_id_per_seconds: temporal positions per second
+	// of video, and per image grid step.
+	PositionIDPerSeconds int64
+	// SecondsPerChunk (Qwen2.5-Omni) is seconds_per_chunk: with use_audio_in_video, a
+	// video's frames and audio alternate in chunks of this many seconds.
+	SecondsPerChunk float64
+	// AudioNWindow (Qwen3-Omni) is audio_config.n_window, which sets how many audio tokens a
+	// number of feature frames gives.
+	AudioNWindow int64
+	// Talker (Omni) selects the talker's get_rope_index call: the talker config's token ids,
+	// and rope_delta discounted by the row's padding (Qwen2_5OmniTalkerForConditionalGeneration
+	// and Qwen3OmniMoeTalkerForConditionalGeneration.forward: rope_deltas − delta0).
+	Talker bool
 	// SpatialMergeSize is vision_config.spatial_merge_size: the side of the square of
 	// patches the merger folds into one LLM token.
 	SpatialMergeSize int64
@@ -134,6 +166,33 @@ const (
 	glm46vVideoEndTokenID   = 151362
 )
 
+// Qwen2_5OmniThinkerConfig's and Qwen3OmniMoeThinkerConfig's defaults
+// (configuration_qwen2_5_omni.py, configuration_qwen3_omni_moe.py); the image, video and
+// vision_start ids are Qwen2-VL's. Qwen3OmniMoeTalkerConfig moves audio_start_token_id.
+const (
+	omniAudioTokenID          = 151646
+	omniAudioStartTokenID     = 151647
+	qwen3OmniTalkerAudioStart = 151669
+	omniPositionIDPerSeconds  = 25
+	qwen25OmniSecondsPerChunk = 2
+	// Qwen2_5OmniAudioEncoderConfig's n_window is 100, but Qwen2.5-Omni's token count does
+	// not depend on it; Qwen3OmniMoeAudioEncoderConfig's is 50.
+	qwen3OmniNWindow = 50
+)
+
+// DefaultTalkerConfig returns the HF config-class defaults of an Omni kind's talker.
+func DefaultTalkerConfig(kind Kind) Config {
+	c := DefaultConfig(kind)
+	c.Talker = true
+	if kind == Qwen3Omni {
+		c.AudioStartTokenID = qwen3OmniTalkerAudioStart
+	}
+	return c
+}
+
+// isOmni reports whether kind has audio.
+func isOmni(kind Kind) bool { return kind == Qwen25Omni || kind == Qwen3Omni }
+
 // DefaultConfig returns the HF config-class defaults for kind.
 func DefaultConfig(kind Kind) Config {
 	c := Config{
@@ -151,6 +210,14 @@ func DefaultConfig(kind Kind) Config {
 	case GLM4V:
 		c.ImageTokenID, c.VideoTokenID, c.VisionStartTokenID = glm4vImageTokenID, glm4vVideoTokenID, 0
 		c.VideoStartTokenID, c.VideoEndTokenID = glm4vVideoStartTokenID, glm4vVideoEndTokenID
+	case Qwen25Omni, Qwen3Omni:
+		c.AudioTokenID, c.AudioStartTokenID = omniAudioTokenID, omniAudioStartTokenID
+		c.PositionIDPerSeconds = omniPositionIDPerSeconds
+		if kind == Qwen25Omni {
+			c.SecondsPerChunk = qwen25OmniSecondsPerChunk
+		} else {
+			c.AudioNWindow = qwen3OmniNWindow
+		}
 	}
 	return c
 }
@@ -167,6 +234,10 @@ func (c *Config) tokenIDs() []idField {
 		// GLM-4V's video frames are image tokens; video_token_id is never in the input.
 		return []idField{{"image_token_id", &c.ImageTokenID}, {"video_start_token_id", &c.VideoStartTokenID}, {"video_end_token_id", &c.VideoEndTokenID}}
 	}
+	if isOmni(c.Kind) {
+		return []idField{{"image_token_id", &c.ImageTokenID}, {"video_token_id", &c.VideoTokenID}, {"vision_start_token_id", &c.VisionStartTokenID},
+			{"audio_token_id", &c.AudioTokenID}, {"audio_start_token_id", &c.AudioStartTokenID}}
+	}
 	return []idField{{"image_token_id", &c.ImageTokenID}, {"video_token_id", &c.VideoTokenID}, {"vision_start_token_id", &c.VisionStartTokenID}}
 }
 
@@ -179,6 +250,9 @@ func configErr(format string, args ...any) error {
 
 // maxTokenID bounds token ids to what real vocabularies use; a larger one is a typo.
 const maxTokenID = 1 << 40
+
+// maxOmniRate bounds position_id_per_seconds, seconds_per_chunk and n_window (real: 25, 2, 50).
+const maxOmniRate = 1 << 16
 
 // maxMerge bounds spatial_merge_size: real models use 2.
 const maxMerge = 1 << 10
@@ -205,6 +279,22 @@ func (c Config) Validate() error {
 	if c.Kind == Qwen25VL && (c.TokensPerSecond < 0 || math.IsNaN(c.TokensPerSecond) || math.IsInf(c.TokensPerSecond, 0)) {
 		return configErr("tokens_per_second %v: want a finite number ≥ 0", c.TokensPerSecond)
 	}
+	if c.Talker && !isOmni(c.Kind) {
+		return configErr("talker: %v has no talker (only the Omni families do)", c.Kind)
+	}
+	if isOmni(c.Kind) {
+		if c.PositionIDPerSeconds < 0 || c.PositionIDPerSeconds > maxOmniRate {
+			return configErr("position_id_per_seconds %d: want 0..%d", c.PositionIDPerSeconds, maxOmniRate)
+		}
+		// int(position_id_per_seconds · seconds_per_chunk) positions per chunk: at least one,
+		// or HF's chunking never ends a chunk.
+		if c.Kind == Qwen25Omni && !(float64(c.PositionIDPerSeconds)*c.SecondsPerChunk >= 1 && c.SecondsPerChunk <= maxOmniRate) {
+			return configErr("seconds_per_chunk %v × position_id_per_seconds %d: want at least one position per chunk (and seconds_per_chunk ≤ %d)", c.SecondsPerChunk, c.PositionIDPerSeconds, maxOmniRate)
+		}
+		if c.Kind == Qwen3Omni && (c.AudioNWindow < 1 || c.AudioNWindow > maxOmniRate) {
+			return configErr("audio_config.n_window %d: want 1..%d", c.AudioNWindow, maxOmniRate)
+		}
+	}
 	return nil
 }
 
@@ -214,19 +304,33 @@ func (c Config) Validate() error {
 // level). Absent keys take the HF config classes' defaults (DefaultConfig), except that
 // a config whose _name_or_path is a published Qwen/Qwen2.5-VL checkpoint gets that
 // checkpoint's tokens_per_second, 2. JSON null counts as absent.
-func ConfigFromJSON(data []byte) (Config, error) { return configFromJSON(data, 0) }
+//
+// An Omni config is read from its thinker_config (talker_config for a model_type ending in
+// _talker), or from the top level of a thinker or talker config alone; token ids are read
+// under their _id or _index keys (Qwen2.5-Omni stores audio_token_index, ...).
+func ConfigFromJSON(data []byte) (Config, error) { return ConfigFromJSONWith(data, ReadOptions{}) }
 
 // ConfigFromJSONAs is ConfigFromJSON with the family's rules and defaults chosen by kind
 // instead of the config's model_type, which may then be absent or any string: for configs
 // of fine-tuned or renamed checkpoints.
 func ConfigFromJSONAs(data []byte, kind Kind) (Config, error) {
-	if kind < Qwen2VL || kind >= kindEnd {
-		return Config{}, configErr("kind %v: want one of %s", kind, KnownModelTypes)
-	}
-	return configFromJSON(data, kind)
+	return ConfigFromJSONWith(data, ReadOptions{Kind: kind})
 }
 
-func configFromJSON(data []byte, kind Kind) (Config, error) {
+// ReadOptions choose what ConfigFromJSONWith reads.
+type ReadOptions struct {
+	// Kind, when not 0, replaces the family the config's model_type names.
+	Kind Kind
+	// Talker reads an Omni config's talker (talker_config and the talker's rope_delta).
+	Talker bool
+}
+
+// ConfigFromJSONWith is ConfigFromJSON with the family and the Omni talker chosen by o.
+func ConfigFromJSONWith(data []byte, o ReadOptions) (Config, error) {
+	if o.Kind != 0 && (o.Kind < Qwen2VL || o.Kind >= kindEnd) {
+		return Config{}, configErr("kind %v: want one of %s", o.Kind, KnownModelTypes)
+	}
+	kind := o.Kind
 	dec := json.NewDecoder(bytes.NewReader(data))
 	dec.UseNumber()
 	var top map[string]any
@@ -261,7 +365,14 @@ func configFromJSON(data []byte, kind Kind) (Config, error) {
 			return Config{}, fmt.Errorf("%w: %w", ErrConfig, err)
 		}
 	}
+	talker := o.Talker || (isOmni(kind) && strings.HasSuffix(strings.TrimSuffix(mt, "_text"), "_talker"))
+	if talker && !isOmni(kind) {
+		return Config{}, configErr("talker: %v has no talker (only the Omni families do)", kind)
+	}
 	c := DefaultConfig(kind)
+	if talker {
+		c = DefaultTalkerConfig(kind)
+	}
 	if kind == GLM4V {
 		switch strings.TrimSuffix(mt, "_text") {
 		case "glm4v_moe":
@@ -275,12 +386,27 @@ func configFromJSON(data []byte, kind Kind) (Config, error) {
 			c.TokensPerSecond = publishedQwen25TokensPerSecond
 		}
 	}
-	for _, f := range c.tokenIDs() {
-		if err := integer([]map[string]any{top, text}, f.key, f.p); err != nil {
+	// where lists the objects keys are read from, first hit wins; merge those of
+	// spatial_merge_size.
+	where, merge := []map[string]any{top, text}, []map[string]any{vision, top}
+	if isOmni(kind) {
+		if where, merge, err = omniSections(top, talker); err != nil {
 			return Config{}, err
 		}
 	}
-	if err := integer([]map[string]any{vision, top}, "spatial_merge_size", &c.SpatialMergeSize); err != nil {
+	for _, f := range c.tokenIDs() {
+		if err := integer(where, f.key, f.p); err != nil {
+			return Config{}, err
+		}
+		if alt, ok := strings.CutSuffix(f.key, "_id"); ok && kind == Qwen25Omni && !strings.HasSuffix(f.key, "start_token_id") {
+			// Qwen2.5-Omni's configs store image_token_index, video_token_index and
+			// audio_token_index (the classes' attribute_map reads them as *_token_id).
+			if err := integer(where, alt+"_index", f.p); err != nil {
+				return Config{}, err
+			}
+		}
+	}
+	if err := integer(merge, "spatial_merge_size", &c.SpatialMergeSize); err != nil {
 		return Config{}, err
 	}
 	if kind == Qwen25VL {
@@ -295,10 +421,75 @@ func configFromJSON(data []byte, kind Kind) (Config, error) {
 			}
 		}
 	}
+	if isOmni(kind) {
+		if err := integer(where, "position_id_per_seconds", &c.PositionIDPerSeconds); err != nil {
+			return Config{}, err
+		}
+		for _, m := range where {
+			v, ok, err := number(m, "seconds_per_chunk")
+			if err != nil {
+				return Config{}, err
+			}
+			if ok {
+				c.SecondsPerChunk = v
+				break
+			}
+		}
+		var audio []map[string]any
+		for _, m := range where {
+			a, err := object(m, "audio_config")
+			if err != nil {
+				return Config{}, err
+			}
+			audio = append(audio, a)
+		}
+		if err := integer(audio, "n_window", &c.AudioNWindow); err != nil {
+			return Config{}, err
+		}
+	}
 	if err := c.Validate(); err != nil {
 		return Config{}, err
 	}
 	return c, nil
+}
+
+// omniSections are the objects an Omni config's keys are read from: the thinker's (or
+// talker's) section, its text_config, then the top level; spatial_merge_size from the
+// section's vision_config first, then the thinker's vision_config (the talker has none).
+func omniSections(top map[string]any, talker bool) (where, merge []map[string]any, err error) {
+	name := "thinker_config"
+	if talker {
+		name = "talker_config"
+	}
+	section, err := object(top, name)
+	if err != nil {
+		return nil, nil, err
+	}
+	thinker, err := object(top, "thinker_config")
+	if err != nil {
+		return nil, nil, err
+	}
+	var text, vision, thinkerVision map[string]any
+	if section != nil {
+		if text, err = object(section, "text_config"); err != nil {
+			return nil, nil, err
+		}
+		if vision, err = object(section, "vision_config"); err != nil {
+			return nil, nil, err
+		}
+	}
+	if thinker != nil {
+		if thinkerVision, err = object(thinker, "vision_config"); err != nil {
+			return nil, nil, err
+		}
+	}
+	topVision, err := object(top, "vision_config")
+	if err != nil {
+		return nil, nil, err
+	}
+	where = []map[string]any{section, text, top}
+	merge = []map[string]any{vision, section, thinkerVision, topVision, top}
+	return where, merge, nil
 }
 
 func object(m map[string]any, key string) (map[string]any, error) {

@@ -59,6 +59,17 @@
 // only after an image of t > 1 steps, fills padding with 0 and takes rope_delta over the
 // unpadded length.
 //
+// Qwen25Omni and Qwen3Omni (Qwen2.5-Omni and Qwen3-Omni, thinker and talker) follow their
+// get_rope_index in modeling_qwen2_5_omni.py and modeling_qwen3_omni_moe.py, which RoPEIndex
+// runs with the audio lengths (Input.AudioSeqLens) and use_audio_in_video. Each image, video
+// and audio sits between a start and an end token; text, start and end tokens take the next
+// position; an image step and a video step advance time by position_id_per_seconds (times
+// second_per_grid_t for videos); an audio takes the next positions, as many as its encoder
+// outputs for its feature length. A video with its audio interleaves the two from one start
+// position: Qwen2.5-Omni by chunks of position_id_per_seconds · seconds_per_chunk positions,
+// Qwen3-Omni token by token in time. The thinker's rope_delta counts unmasked tokens, the
+// talker's (Config.Talker) the padded row.
+//
 // # Vision-tower 2-D RoPE
 //
 // Qwen2VisionPositions and Qwen2VisionCosSin follow rot_pos_emb and VisionRotaryEmbedding

@@ -62,6 +62,15 @@ type Positions3 = [3][][]int64
 // with no grid at all (HF's forward pass rejects both: "Image features and image tokens do
 // not match"), and a second_per_grid_ts list of the wrong length.
 func GetRoPEIndex(cfg Config, inputIDs, attentionMask [][]int64, imageGridTHW, videoGridTHW [][3]int64, secondPerGridT []float64) (positions Positions3, ropeDeltas []int64, err error) {
+	return RoPEIndex(cfg, Input{InputIDs: inputIDs, AttentionMask: attentionMask, ImageGridTHW: imageGridTHW, VideoGridTHW: videoGridTHW, SecondPerGridT: secondPerGridT})
+}
+
+// RoPEIndex is GetRoPEIndex with every input get_rope_index takes, the Omni families' audio
+// included (AudioSeqLens, UseAudioInVideo; see the package documentation for their rules).
+// It refuses audio inputs for a family without audio, audio_seqlens whose audio tokens do not
+// match the input's, and a use_audio_in_video that does not match how the videos are laid out.
+func RoPEIndex(cfg Config, in Input) (positions Positions3, ropeDeltas []int64, err error) {
+	inputIDs, attentionMask, imageGridTHW, videoGridTHW, secondPerGridT := in.InputIDs, in.AttentionMask, in.ImageGridTHW, in.VideoGridTHW, in.SecondPerGridT
 	if err := cfg.Validate(); err != nil {
 		return Positions3{}, nil, err
 	}
@@ -75,7 +84,10 @@ func GetRoPEIndex(cfg Config, inputIDs, attentionMask [][]int64, imageGridTHW, v
 	if err := checkGrids("video_grid_thw", videoGridTHW, cfg.SpatialMergeSize); err != nil {
 		return Positions3{}, nil, err
 	}
-	if cfg.Kind == Qwen25VL && secondPerGridT != nil {
+	if !isOmni(cfg.Kind) && (in.AudioSeqLens != nil || in.UseAudioInVideo) {
+		return Positions3{}, nil, inputErr("audio_seqlens / use_audio_in_video: %v has no audio (only the Omni families do)", cfg.Kind)
+	}
+	if (cfg.Kind == Qwen25VL || isOmni(cfg.Kind)) && secondPerGridT != nil {
 		if err := checkSeconds(secondPerGridT, len(videoGridTHW)); err != nil {
 			return Positions3{}, nil, err
 		}
@@ -88,6 +100,12 @@ func GetRoPEIndex(cfg Config, inputIDs, attentionMask [][]int64, imageGridTHW, v
 		}
 	}
 	ropeDeltas = make([]int64, batch)
+	if isOmni(cfg.Kind) {
+		if err := omniIndex(cfg, in, seq, positions, ropeDeltas); err != nil {
+			return Positions3{}, nil, err
+		}
+		return positions, ropeDeltas, nil
+	}
 	if cfg.Kind == GLM4V {
 		if err := glm4vIndex(cfg, inputIDs, attentionMask, imageGridTHW, videoGridTHW, seq, positions, ropeDeltas); err != nil {
 			return Positions3{}, nil, err

@@ -378,6 +378,10 @@ func FuzzGetRoPEIndex(f *testing.F) {
 	f.Add([]byte{4, 5, 7, 7, 7, 7}, []byte{0xc0 | 20, 1, 1}, uint8(2), 1.0)
 	// GLM-4V: an image run, then a video span of two one-token frames between text.
 	f.Add([]byte{4, 6, 4, 5, 6, 4, 6, 7}, []byte{1, 2, 2, 0x82, 2, 2}, uint8(4), 1.0)
+	// Qwen2.5-Omni: T VS I VE AS A A AE, an image (1, 2, 2) and an audio of 9 frames (2 tokens);
+	// and a video with its audio (kind bit 0x80), VS AS V V A A AE VE.
+	f.Add([]byte{4, 5, 6, 4, 12, 13, 13, 14}, []byte{1, 2, 2, 0x20, 3, 3}, uint8(5), 1.0)
+	f.Add([]byte{5, 12, 7, 7, 13, 13, 14, 4}, []byte{0x82, 2, 2, 0x20, 3, 3}, uint8(0x83), 1.0)
 	f.Fuzz(func(t *testing.T, toks, grid []byte, kind uint8, second float64) {
 		cfg := DefaultConfig(Kind(kind%uint8(kindEnd-1) + 1))
 		cfg.TokensPerSecond = 2
@@ -385,14 +389,29 @@ func FuzzGetRoPEIndex(f *testing.F) {
 		if cfg.Kind == GLM4V {
 			alphabet = []int64{100, cfg.VideoStartTokenID, cfg.ImageTokenID, cfg.VideoEndTokenID}
 		}
+		omni := isOmni(cfg.Kind)
+		if omni {
+			// Bit 3 of a token byte selects audio_start, audio, audio_end or text.
+			alphabet = append(alphabet, cfg.AudioStartTokenID, cfg.AudioTokenID, cfg.AudioTokenID+2, 100)
+			cfg.PositionIDPerSeconds = 2
+		}
 		row := make([]int64, len(toks))
 		mask := make([]int64, len(toks))
 		for i, b := range toks {
-			row[i] = alphabet[b%4]
+			k := int(b % 4)
+			if omni && b&8 != 0 {
+				k += 4
+			}
+			row[i] = alphabet[k]
 			mask[i] = int64(b>>2) & 1
 		}
 		var images, videos [][3]int64
+		var audios []int64
 		for i := 0; i+2 < len(grid); i += 3 {
+			if omni && grid[i]&0x20 != 0 {
+				audios = append(audios, int64(grid[i+1])*int64(grid[i+2])%64)
+				continue
+			}
 			g := [3]int64{int64(grid[i] % 4), int64(grid[i+1] % 6), int64(grid[i+2] % 6)}
 			if grid[i]&0x40 != 0 {
 				for k := range g {
@@ -411,7 +430,13 @@ func FuzzGetRoPEIndex(f *testing.F) {
 				seconds = append(seconds, second)
 			}
 		}
-		pos, deltas, err := GetRoPEIndex(cfg, [][]int64{row}, [][]int64{mask}, images, videos, seconds)
+		if omni {
+			for range videos {
+				seconds = append(seconds, second)
+			}
+		}
+		pos, deltas, err := RoPEIndex(cfg, Input{InputIDs: [][]int64{row}, AttentionMask: [][]int64{mask}, ImageGridTHW: images,
+			VideoGridTHW: videos, SecondPerGridT: seconds, AudioSeqLens: audios, UseAudioInVideo: omni && kind&0x80 != 0})
 		if err != nil {
 			return
 		}

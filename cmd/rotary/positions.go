@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"slices"
+	"strings"
 
 	"github.com/rotary-go/rotary/hf"
 	"github.com/rotary-go/rotary/multimodal"
@@ -15,12 +16,13 @@ import (
 const positionsUsage = "--config CONFIG.json | --model PRESET | --family NAME --in IN.safetensors --out OUT.safetensors"
 
 func init() {
-	commands["positions"] = command{"compute multimodal MRoPE positions (get_rope_index of the Qwen-VL, Qwen3.5 families)", runPositions}
+	commands["positions"] = command{"compute multimodal MRoPE positions (get_rope_index of the Qwen-VL, Qwen3.5, GLM-4V and Omni families)", runPositions}
 }
 
 // runPositions reads input_ids (I64 or I32, [B,S] or [S]), optional attention_mask (an
-// integer type or BOOL), image_grid_thw and video_grid_thw (I64 or I32, [N,3]) and
-// second_per_grid_ts (F32, F64, BF16 or F16, [N]), and writes positions (I64 [3,B,S], or
+// integer type or BOOL), image_grid_thw and video_grid_thw (I64 or I32, [N,3]),
+// second_per_grid_ts or video_second_per_grid (F32, F64, BF16 or F16, [N]) and the Omni
+// families' audio lengths (positionsAudio), and writes positions (I64 [3,B,S], or
 // [3,S] for 1-D input_ids) and rope_deltas (I64 [B]). Nothing is written on error. The
 // token ids, spatial_merge_size and tokens_per_second come from the config; keys it lacks
 // (the embedded presets keep only the RoPE keys) take the HF defaults documented on
@@ -30,7 +32,9 @@ func runPositions(args []string, stdout, stderr io.Writer) error {
 	config := fs.String("config", "", "model `config.json` (Hugging Face format; "+multimodal.KnownModelTypes+")")
 	preset := fs.String("model", "", "embedded model `preset` instead of --config (see 'rotary presets')")
 	family := fs.String("family", "", "the family's get_rope_index `rules` ("+multimodal.KnownModelTypes+"): over --config's or --model's values, or alone with the family's default token ids")
-	in := fs.String("in", "", "input `IN.safetensors`: input_ids, optional attention_mask, image_grid_thw, video_grid_thw, second_per_grid_ts")
+	in := fs.String("in", "", "input `IN.safetensors`: input_ids, optional attention_mask, image_grid_thw, video_grid_thw, second_per_grid_ts (or video_second_per_grid), audio_seqlens (or audio_feature_lengths, or feature_attention_mask)")
+	audioInVideo := fs.Bool("use-audio-in-video", false, "Omni: every video carries its audio, interleaved with its frames")
+	talker := fs.Bool("talker", false, "Omni: the talker's positions (talker_config's token ids; rope_deltas less the row's padding)")
 	out := fs.String("out", "", "output `OUT.safetensors`: positions, rope_deltas")
 	if err := parseFlags(fs, args); err != nil {
 		return err
@@ -44,7 +48,7 @@ func runPositions(args []string, stdout, stderr io.Writer) error {
 	if err := requireFlag("out", *out); err != nil {
 		return err
 	}
-	cfg, err := positionsConfig(*config, *preset, *family)
+	cfg, err := positionsConfig(*config, *preset, *family, *talker)
 	if err != nil {
 		return err
 	}
@@ -73,7 +77,12 @@ func runPositions(args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return usagef("%s: %v", *in, err)
 	}
-	pos, deltas, err := multimodal.GetRoPEIndex(cfg, ids, mask, images, videos, seconds)
+	audio, err := positionsAudio(f)
+	if err != nil {
+		return usagef("%s: %v", *in, err)
+	}
+	pos, deltas, err := multimodal.RoPEIndex(cfg, multimodal.Input{InputIDs: ids, AttentionMask: mask, ImageGridTHW: images,
+		VideoGridTHW: videos, SecondPerGridT: seconds, AudioSeqLens: audio, UseAudioInVideo: *audioInVideo})
 	if err != nil {
 		return usagef("%s: %v", *in, err)
 	}
@@ -93,8 +102,8 @@ func runPositions(args []string, stdout, stderr io.Writer) error {
 
 // positionsConfig is the multimodal config of --config, --model and --family: a family alone
 // takes its HF config class's defaults; with a config, the family's rules replace those its
-// model_type names.
-func positionsConfig(config, preset, family string) (multimodal.Config, error) {
+// model_type names. --talker, or a family ending in _talker, reads an Omni model's talker.
+func positionsConfig(config, preset, family string, talker bool) (multimodal.Config, error) {
 	var kind multimodal.Kind
 	if family != "" {
 		k, err := multimodal.KindForModelType(family)
@@ -102,6 +111,7 @@ func positionsConfig(config, preset, family string) (multimodal.Config, error) {
 			return multimodal.Config{}, usagef("--family: %v", err)
 		}
 		kind = k
+		talker = talker || strings.HasSuffix(family, "_talker")
 	}
 	var js []byte
 	var err error
@@ -116,17 +126,18 @@ func positionsConfig(config, preset, family string) (multimodal.Config, error) {
 		if js, err = hf.PresetJSON(preset); err != nil {
 			return multimodal.Config{}, usagef("--model: %v", err)
 		}
+	case kind != 0 && talker:
+		c := multimodal.DefaultTalkerConfig(kind)
+		if err := c.Validate(); err != nil {
+			return multimodal.Config{}, usagef("--talker: %v", err)
+		}
+		return c, nil
 	case kind != 0:
 		return multimodal.DefaultConfig(kind), nil
 	default:
 		return multimodal.Config{}, usagef("--config: missing (or --model PRESET, or --family NAME)")
 	}
-	var cfg multimodal.Config
-	if kind != 0 {
-		cfg, err = multimodal.ConfigFromJSONAs(js, kind)
-	} else {
-		cfg, err = multimodal.ConfigFromJSON(js)
-	}
+	cfg, err := multimodal.ConfigFromJSONWith(js, multimodal.ReadOptions{Kind: kind, Talker: talker})
 	if err != nil {
 		return multimodal.Config{}, usageError{err}
 	}
@@ -244,11 +255,17 @@ func positionsGrids(f *safetensors.File, name string) ([][3]int64, error) {
 
 func positionsSeconds(f *safetensors.File) ([]float64, error) {
 	t, ok := f.Get("second_per_grid_ts")
+	if alt, has := f.Get("video_second_per_grid"); has {
+		if ok {
+			return nil, fmt.Errorf("second_per_grid_ts and video_second_per_grid: give one, not both")
+		}
+		t, ok = alt, true
+	}
 	if !ok {
 		return nil, nil
 	}
 	if len(t.Shape) != 1 {
-		return nil, fmt.Errorf("second_per_grid_ts: shape %v: want [N]", t.Shape)
+		return nil, fmt.Errorf("%s: shape %v: want [N]", t.Name, t.Shape)
 	}
 	switch t.DType {
 	case "F64":
@@ -262,7 +279,7 @@ func positionsSeconds(f *safetensors.File) ([]float64, error) {
 		return out, err
 	case "BF16", "F16":
 		if n := t.NumElements(); n < 0 || 2*n != len(t.Data) {
-			return nil, fmt.Errorf("second_per_grid_ts: shape %v does not match its %d bytes", t.Shape, len(t.Data))
+			return nil, fmt.Errorf("%s: shape %v does not match its %d bytes", t.Name, t.Shape, len(t.Data))
 		}
 		d := tensor.BF16
 		if t.DType == "F16" {
@@ -274,5 +291,5 @@ func positionsSeconds(f *safetensors.File) ([]float64, error) {
 		}
 		return out, nil
 	}
-	return nil, fmt.Errorf("second_per_grid_ts: dtype %s: want F32, F64, BF16 or F16", t.DType)
+	return nil, fmt.Errorf("%s: dtype %s: want F32, F64, BF16 or F16", t.Name, t.DType)
 }

@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"strings"
 	"testing"
 
 	"github.com/rotary-go/rotary/safetensors"
@@ -18,6 +19,11 @@ type familyCase struct {
 	ids            []int64 // one row
 	images, videos []int64 // flattened [N, 3]
 	want           []int64 // positions [3, 1, S], flattened
+	// extra are more input tensors (audio lengths); flags more positions flags. With
+	// viaConfig positions reads the config file instead of --family.
+	extra     []safetensors.Tensor
+	flags     []string
+	viaConfig bool
 	// The rotation, written from the HF formula: rotated width, base, GPT-J pairing, and the
 	// axis each frequency pair takes its position from.
 	rotDim int
@@ -40,9 +46,18 @@ func (c familyCase) run(t *testing.T) {
 	if c.videos != nil {
 		ts = append(ts, safetensors.FromInt64s("video_grid_thw", []int{len(c.videos) / 3, 3}, c.videos))
 	}
-	in := writeTensors(t, dir, "ids.safetensors", ts...)
+	in := writeTensors(t, dir, "ids.safetensors", append(ts, c.extra...)...)
+	cfg := filepath.Join(dir, "config.json")
+	if err := os.WriteFile(cfg, []byte(c.config), 0o644); err != nil {
+		t.Fatal(err)
+	}
 	posPath := filepath.Join(dir, "pos.safetensors")
-	if code, _, stderr := runCLI(t, "positions", "--family", c.family, "--in", in, "--out", posPath); code != 0 {
+	args := []string{"positions", "--family", c.family}
+	if c.viaConfig {
+		args = []string{"positions", "--config", cfg}
+	}
+	args = append(append(args, c.flags...), "--in", in, "--out", posPath)
+	if code, _, stderr := runCLI(t, args...); code != 0 {
 		t.Fatalf("positions: exit %d: %s", code, stderr)
 	}
 	pos := readOut(t, posPath)["positions"]
@@ -50,10 +65,6 @@ func (c familyCase) run(t *testing.T) {
 		t.Fatalf("positions %v\n got %v\nwant %v", pos.Shape, p, c.want)
 	}
 
-	cfg := filepath.Join(dir, "config.json")
-	if err := os.WriteFile(cfg, []byte(c.config), 0o644); err != nil {
-		t.Fatal(err)
-	}
 	const heads, headDim = 2, 128
 	x := randomHeads(s*heads*headDim, 7)
 	query := safetensors.FromFloat32s("query", []int{s, heads, headDim}, x)
@@ -188,4 +199,76 @@ func TestPositionsGLM4V(t *testing.T) {
 			return 2
 		},
 	}.run(t)
+}
+
+// TestPositionsQwen25Omni: `rotary positions` with a Qwen2.5-Omni thinker config
+// (position_id_per_seconds 2, so chunks of 4 positions), the audio length as a
+// feature_attention_mask and --use-audio-in-video: multimodal.TestQwen25OmniAudioInVideo works
+// the positions out. Then apply: Qwen2_5OmniThinkerTextModel rotates the whole 128-wide head
+// NeoX style with chunked mrope_section [16, 24, 24].
+func TestPositionsQwen25Omni(t *testing.T) {
+	const vs, as, ae, ve, vid, aud = 151652, 151647, 151648, 151653, 151656, 151646
+	mask := make([]byte, 30) // the audio's 23 feature frames, padded to 30
+	for i := range 23 {
+		mask[i] = 1
+	}
+	familyCase{
+		config: `{"model_type": "qwen2_5_omni_thinker", "position_id_per_seconds": 2, "seconds_per_chunk": 2,
+ "text_config": {"model_type": "qwen2_5_omni_text", "hidden_size": 256, "num_attention_heads": 2, "num_key_value_heads": 2,
+ "max_position_embeddings": 32768, "rope_theta": 1000000, "rope_scaling": {"type": "mrope", "mrope_section": [16, 24, 24]}}}`,
+		viaConfig: true,
+		flags:     []string{"--use-audio-in-video"},
+		ids:       []int64{100, vs, as, vid, vid, aud, aud, aud, aud, vid, aud, aud, ae, ve, 101},
+		videos:    []int64{3, 2, 2},
+		extra:     []safetensors.Tensor{{Name: "feature_attention_mask", DType: "U8", Shape: []int{1, 30}, Data: mask}},
+		want: []int64{
+			0, 1, 1, 2, 4, 2, 3, 4, 5, 6, 6, 7, 8, 8, 9,
+			0, 1, 1, 2, 2, 2, 3, 4, 5, 2, 6, 7, 8, 8, 9,
+			0, 1, 1, 2, 2, 2, 3, 4, 5, 2, 6, 7, 8, 8, 9,
+		},
+		rotDim: 128, base: 1000000,
+		axis: func(i int) int {
+			switch {
+			case i < 16:
+				return 0
+			case i < 40:
+				return 1
+			}
+			return 2
+		},
+	}.run(t)
+}
+
+// TestPositionsOmniBadInput: audio lengths that do not match the audio tokens, and audio given
+// twice, are exit 2 with one line naming the tensor, and nothing is written.
+func TestPositionsOmniBadInput(t *testing.T) {
+	dir := t.TempDir()
+	row := []int64{100, 151647, 151646, 151646, 151646, 151648}
+	for _, c := range []struct {
+		name  string
+		extra []safetensors.Tensor
+		want  string
+	}{
+		{"too few frames", []safetensors.Tensor{safetensors.FromInt64s("audio_seqlens", []int{1}, []int64{10})}, "3 audio tokens but audio_seqlens gives 2"},
+		{"two forms", []safetensors.Tensor{safetensors.FromInt64s("audio_seqlens", []int{1}, []int64{13}),
+			safetensors.FromInt64s("audio_feature_lengths", []int{1}, []int64{13})}, "audio_seqlens and audio_feature_lengths"},
+		{"mask values", []safetensors.Tensor{safetensors.FromInt64s("feature_attention_mask", []int{1, 2}, []int64{1, 2})}, "feature_attention_mask[0][1] = 2"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			in := writeTensors(t, dir, "in.safetensors", append([]safetensors.Tensor{safetensors.FromInt64s("input_ids", []int{6}, row)}, c.extra...)...)
+			out := filepath.Join(dir, "out.safetensors")
+			code, _, stderr := runCLI(t, "positions", "--family", "qwen2_5_omni", "--in", in, "--out", out)
+			if code != 2 || strings.Count(strings.TrimRight(stderr, "\n"), "\n") != 0 || !strings.Contains(stderr, c.want) {
+				t.Errorf("exit %d, stderr %q: want 2 and one line containing %q", code, stderr, c.want)
+			}
+			if _, err := os.Stat(out); !os.IsNotExist(err) {
+				t.Errorf("--out was created on error (%v)", err)
+			}
+		})
+	}
+	// --talker of a family without one.
+	in := writeTensors(t, dir, "in.safetensors", safetensors.FromInt64s("input_ids", []int{2}, []int64{1, 2}))
+	if code, _, stderr := runCLI(t, "positions", "--family", "qwen3_vl", "--talker", "--in", in, "--out", filepath.Join(dir, "o.safetensors")); code != 2 || !strings.Contains(stderr, "talker") {
+		t.Errorf("--talker on qwen3_vl: exit %d, %q", code, stderr)
+	}
 }
