@@ -41,7 +41,7 @@ func applyRowsFlipped(a *ops.ApplyRotaryEmbArgs, lo, hi int, flip bool) {
 	for r := lo; r < hi; {
 		if w.offs[ci] != lastC || w.offs[si] != lastS {
 			lastC, lastS = w.offs[ci], w.offs[si]
-			cos, sin = rowF32(a.Cos, lastC, d, buf.cos[:]), rowF32(a.Sin, lastS, d, buf.sin[:])
+			cos, sin = widenRow(k, a.Cos, lastC, d, buf.cos[:]), widenRow(k, a.Sin, lastS, d, buf.sin[:])
 			if flip {
 				negatedPartners(flipped[:d], sin, a.GPTJ)
 				sin = flipped[:d]
@@ -151,7 +151,7 @@ func (b *backwardJob) run(lo, hi int) {
 	var sums [2][512]float64
 	dcos, dsin := sums[0][:d:d], sums[1][:d:d]
 	for c := lo; c < hi; c++ {
-		cos, sin := rowF32(a.Cos, cw.offs[ci], d, buf.cos[:]), rowF32(a.Sin, cw.offs[si], d, buf.sin[:])
+		cos, sin := widenRow(k, a.Cos, cw.offs[ci], d, buf.cos[:]), widenRow(k, a.Sin, cw.offs[si], d, buf.sin[:])
 		negatedPartners(flipped[:d], sin, a.GPTJ)
 		clear(dcos)
 		clear(dsin)
@@ -214,6 +214,17 @@ func accumulateRows(k *kernels, dcos, dsin []float64, dy tensor.Tensor, y, ys in
 			dsin[b] += float64(g[b]) * float64(v[a])
 		}
 	}
+}
+
+// widenRow returns row [off, off+n) of t as float32: the slice itself for F32, else widened into
+// buf by the bulk conversion (which may quiet an f16 signalling NaN: a cos or sin value only
+// enters products, whose NaN results carry no promised payload).
+func widenRow(k *kernels, t tensor.Tensor, off, n int, buf []float32) []float32 {
+	if t.DType == tensor.F32 {
+		return t.F32[off : off+n : off+n]
+	}
+	widenBits(k, t.DType, buf[:n], t.Bits[off:off+n])
+	return buf[:n]
 }
 
 // elemPtr is the address of backing element i of t (F32, BF16 or F16).

@@ -69,8 +69,8 @@ func thdRows(a *ops.ApplyRotaryEmbTHDArgs, backward bool, lo, hi int) {
 			pos := start + int64(ops.CPIndex(t-sLo, sHi-sLo, a.CPSize, a.CPRank))
 			if pos != loaded {
 				loaded = pos
-				cos = rowF32(a.Cos, a.Cos.Index(int(pos), 0), d, buf.cos[:])
-				sin = rowF32(a.Sin, a.Sin.Index(int(pos), 0), d, buf.sin[:])
+				cos = widenRow(k, a.Cos, a.Cos.Index(int(pos), 0), d, buf.cos[:])
+				sin = widenRow(k, a.Sin, a.Sin.Index(int(pos), 0), d, buf.sin[:])
 				if backward {
 					negatedPartners(flipped[:d], sin, a.GPTJ)
 					sin = flipped[:d]
