@@ -6,9 +6,10 @@ import (
 	"testing"
 
 	"github.com/rotary-go/rotary/ops"
+	"github.com/rotary-go/rotary/safetensors"
 )
 
-// TestOpVocabulary: apply, check, bench and ops read --op (ops: its arguments) through the one
+// TestOpVocabulary: apply, golden, check, bench and ops read --op (ops: its arguments) through the one
 // canonicalOp, so every registry name and every alias (torch_npu's npu_rotary_mul, ...) names
 // the same op in each, and an unknown name is the same refusal everywhere.
 func TestOpVocabulary(t *testing.T) {
@@ -36,6 +37,16 @@ func TestOpVocabulary(t *testing.T) {
 		if code != 2 || strings.Contains(stderr, "--op") || !strings.Contains(stderr, "missing.safetensors") {
 			t.Errorf("apply --op %s: exit %d %q: want the missing --in named, not --op", name, code, stderr)
 		}
+		bundle := filepath.Join(dir, "g.safetensors")
+		gargs := []string{"golden", "--model", "gpt-j-6b", "--op", name, "--tokens", "2", "--out", bundle}
+		if canon == ops.QueryScale.Name() {
+			gargs = append(gargs, "--query-scale", "llama4") // GPT-J has no rule of its own
+		}
+		if code, _, stderr := runCLI(t, gargs...); code != 0 {
+			t.Errorf("golden --op %s: exit %d: %s", name, code, stderr)
+		} else if f, err := safetensors.ReadFile(bundle); err != nil || f.Metadata["op"] != canon {
+			t.Errorf("golden --op %s: bundle op %q (%v), want %s", name, f.Metadata["op"], err, canon)
+		}
 		code, stdout, stderr = runCLI(t, "bench", "--json", "--quiet", "--op", name, "--backend", "native", "--dtype", "F32", "--tokens", "1", "--time", "1ms")
 		if code != 0 {
 			t.Errorf("bench --op %s: exit %d: %s", name, code, stderr)
@@ -57,6 +68,7 @@ func TestOpVocabulary(t *testing.T) {
 			{"check", "--model", "gpt-j-6b", "--op", bad},
 			{"bench", "--quiet", "--op", bad},
 			{"ops", bad},
+			{"golden", "--model", "gpt-j-6b", "--op", bad, "--out", filepath.Join(dir, "bad.safetensors")},
 		} {
 			wantUsageLine(t, args, bad)
 			_, _, stderr := runCLI(t, args...)
