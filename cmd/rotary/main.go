@@ -86,7 +86,7 @@ func run(args []string, stdout, stderr io.Writer) (code int) {
 		printUsage(stderr)
 		return exitUsage
 	}
-	if isHelp(args[0]) || args[0] == "help" && len(args) == 1 {
+	if isHelp(args[0]) || args[0] == "help" && (len(args) == 1 || isHelp(args[1])) {
 		printUsage(stdout) // asked for: the answer, not an error
 		return exitOK
 	}
