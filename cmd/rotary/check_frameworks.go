@@ -427,18 +427,26 @@ func compareSpecs(a, b rotary.Spec) comparison {
 	for _, p := range positions {
 		invA, attA := ta.at(p)
 		invB, attB := tb.at(p)
-		if samePairs {
-			for i := range invA {
-				if d := math.Abs(float64(p) * (invA[i] - invB[i])); d > maxAngle {
-					maxAngle, c.MaxAngleAt = d, p
-				}
-			}
-		}
-		rotationColumns(a, invA, attA, p, colsA)
-		rotationColumns(b, invB, attB, p, colsB)
 		worst := 0.0
-		for j := range colsA {
-			worst = max(worst, columnDiff(colsA[j], colsB[j]))
+		if samePairs {
+			// Both rotate pair i by its angle: the two columns of the pair differ by
+			// |attA·e^{iθA} − attB·e^{iθB}|, √((attA − attB)² + 4·attA·attB·sin²(Δθ/2)), which
+			// stays accurate for tiny Δθ; dims past the rotary dim pass through in both.
+			dAtt := (attA - attB) * (attA - attB)
+			for i := range invA {
+				d := float64(p) * (invA[i] - invB[i])
+				if math.Abs(d) > maxAngle {
+					maxAngle, c.MaxAngleAt = math.Abs(d), p
+				}
+				h := math.Sin(d / 2)
+				worst = max(worst, math.Sqrt(dAtt+4*attA*attB*h*h))
+			}
+		} else {
+			rotationColumns(a, invA, attA, p, colsA)
+			rotationColumns(b, invB, attB, p, colsB)
+			for j := range colsA {
+				worst = max(worst, columnDiff(colsA[j], colsB[j]))
+			}
 		}
 		if worst > c.MaxOutputDiff {
 			c.MaxOutputDiff, c.MaxOutputAt = worst, p

@@ -36,6 +36,36 @@ func divergentRules(r *frameworksReport) []hf.Rule {
 	return out
 }
 
+// presetDivergences are the embedded presets the dialects read differently, and the rules why.
+var presetDivergences = map[string][]hf.Rule{
+	"gpt-oss-20b":     {hf.RuleYaRNTruncate},                         // truncate: false
+	"ministral-3-3b":  {hf.RuleRopeParameters, hf.RuleYaRNAttention}, // v5 rope_parameters, mscale = mscale_all_dim
+	"phi-3-mini-128k": {hf.RuleLongRoPETables},                       // vLLM's long factors everywhere
+	"phi-4-mini":      {hf.RuleLongRoPETables},                       // as Phi-3
+	"qwen3.5-35b-a3b": {hf.RuleRopeParameters},                       // v5 rope_parameters only
+}
+
+// TestCheckFrameworksPresets: every preset exits 0 exactly when no rule differs beyond float32
+// noise, and the presets known to diverge name their rules.
+func TestCheckFrameworksPresets(t *testing.T) {
+	for _, name := range hf.PresetNames() {
+		code, r, stderr := checkFrameworks(t, "--model", name)
+		if r == nil {
+			t.Errorf("%s: exit %d: %s", name, code, stderr)
+			continue
+		}
+		got := divergentRules(r)
+		if (code == 0) != (len(got) == 0) || r.Agree != (len(got) == 0) {
+			t.Errorf("%s: exit %d, agree %t, divergent rules %v", name, code, r.Agree, got)
+		}
+		if want, ok := presetDivergences[name]; ok && !slices.Equal(got, want) {
+			t.Errorf("%s: divergent rules %v, want %v", name, got, want)
+		} else if !ok && len(got) > 0 {
+			t.Logf("%s: the dialects differ on %v", name, got)
+		}
+	}
+}
+
 // TestCheckFrameworksAlike: presets every dialect reads alike exit 0 and say so.
 func TestCheckFrameworksAlike(t *testing.T) {
 	for _, m := range []string{"llama-3.1-8b", "qwen3-8b", "qwen3-vl-8b", "deepseek-v3", "mistral-7b-v0.3", "gemma-3-4b", "qwen2.5-7b-instruct-1m"} {
