@@ -27,8 +27,8 @@ type RoPE struct {
 	// float32 rounding of the angles is not part of it).
 	Spec                            rope.Spec
 	NumLayers, NumHeads, NumKVHeads int
-	// ScalingType is the file's {arch}.rope.scaling.type, or llama.cpp's default "linear"
-	// when absent (which scales nothing without a factor).
+	// ScalingType is the file's {arch}.rope.scaling.type, "" when absent (llama.cpp then
+	// reads "linear", which scales nothing without a factor).
 	ScalingType string
 	// Factors names the frequency-factor tensors the spec's factors came from, if any.
 	Factors []string
@@ -44,6 +44,7 @@ const (
 	keyHeadCountKV    = "%s.attention.head_count_kv"
 	keyKeyLength      = "%s.attention.key_length"
 	keySlidingWindow  = "%s.attention.sliding_window"
+	keyKVLoraRank     = "%s.attention.kv_lora_rank"
 	keyRopeDims       = "%s.rope.dimension_count"
 	keyRopeDimsSWA    = "%s.rope.dimension_count_swa"
 	keyRopeSections   = "%s.rope.dimension_sections"
@@ -74,6 +75,22 @@ var perLayerRules = map[string]string{
 	"cohere2moe":       "full-attention layers without RoPE",
 	"exaone4":          "full-attention layers without RoPE when sliding windows are used",
 }
+
+// permutedQK are the architectures whose q and k weights convert_hf_to_gguf.py reorders from
+// Hugging Face's half layout to adjacent pairs (LlamaModel.permute and its copies in the
+// LlamaModel subclasses, MiniCPMModel, BaichuanModel, XverseModel, InternLM2Model,
+// DeepseekModel, ArcticModel, OlmoModel, BailingMoeModel), so that llama.cpp's norm rotation
+// of the file's weights is the NeoX rotation of the checkpoint's.
+var permutedQK = map[string]bool{
+	"llama": true, "deci": true, "mistral3": true, "arcee": true, "smollm3": true, "granite": true,
+	"granitemoe": true, "granitehybrid": true, "minicpm": true, "baichuan": true, "xverse": true,
+	"internlm2": true, "deepseek": true, "arctic": true, "olmo": true, "bailingmoe": true,
+}
+
+// ConverterPermutesQK reports whether llama.cpp's converter reorders arch's q and k weights
+// from Hugging Face's NeoX layout to adjacent pairs: a file of such an architecture rotates
+// with norm (GPT-J) pairing what the Hugging Face checkpoint rotates with NeoX pairing.
+func ConverterPermutesQK(arch string) bool { return permutedQK[arch] }
 
 // intKey reads an integer key. llama.cpp's loader wants the exact type its field has
 // (uint32 mostly); any integer type is accepted here, so that a file differing only in the
@@ -222,6 +239,12 @@ func (f *File) RoPE() (*RoPE, error) {
 			return nil, invalidf("%s = %d: llama.cpp requires n_rot = the head size %d for %s", k(keyRopeDims), nRot, headK, arch)
 		}
 	}
+	if _, mla := f.Get(k(keyKVLoraRank)); mla {
+		// Multi-head latent attention rotates a q_pe/k_pe part of n_rot dims of its own
+		// (llm_build_deepseek2), as Hugging Face's qk_rope_head_dim does.
+		r.Notes = append(r.Notes, fmt.Sprintf("multi-head latent attention: the RoPE rotates a q_pe/k_pe part of its own, %d dims of the %d-dim key", nRot, headK))
+		headK = nRot
+	}
 	base, _, err := f.floatKey(k(keyFreqBase), 10000)
 	if err != nil {
 		return nil, err
@@ -259,14 +282,13 @@ func (f *File) scaling(r *RoPE, s *rope.Spec, k func(string) string, ctx int) er
 		if !isStr {
 			return invalidf("%s is %s: want a string", k(keyScalingType), v.TypeName())
 		}
-		typ = str
+		typ, r.ScalingType = str, str
 	}
 	switch typ {
 	case "none", "linear", "yarn", "longrope":
 	default:
 		return invalidf("%s %q: want none, linear, yarn or longrope (llama.cpp refuses any other)", k(keyScalingType), typ)
 	}
-	r.ScalingType = typ
 	factor, ok, err := f.floatKey(k(keyScalingFactor), 0)
 	if err != nil {
 		return err

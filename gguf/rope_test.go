@@ -145,10 +145,11 @@ func TestYaRN(t *testing.T) {
 		{"deepseek2.rope.scaling.factor", F32(40)},
 		{"deepseek2.rope.scaling.original_context_length", U32(4096)},
 		{"deepseek2.rope.scaling.yarn_log_multiplier", F32(0.707)},
+		{"deepseek2.attention.kv_lora_rank", U32(512)},
 	})
 	m := float64(float32(0.707))
 	wantAtt := (0.1*m*math.Log(40) + 1) / (0.1*m*math.Log(40) + 1)
-	if r.Spec.Style != rope.GPTJ || r.Spec.RotaryDim != 64 || r.Spec.HeadSize != 192 || r.Spec.Scaling.AttentionFactor != wantAtt {
+	if r.Spec.Style != rope.GPTJ || r.Spec.RotaryDim != 64 || r.Spec.HeadSize != 64 || r.Spec.Scaling.AttentionFactor != wantAtt {
 		t.Errorf("deepseek2: %+v, want attention %v", r.Spec, wantAtt)
 	}
 	if _, err := model(t, "qwen3", 4096, 4096, 32, []KV{
@@ -286,7 +287,7 @@ func TestRoPEErrors(t *testing.T) {
 // TestLinearScaling: a linear factor is rope.Spec's linear scaling; type none never scales.
 func TestLinearScaling(t *testing.T) {
 	r := mustModel(t, "llama", 16384, 4096, 32, []KV{{"llama.rope.scaling.factor", F32(4)}})
-	if r.Spec.Scaling.Type != rope.ScalingLinear || r.Spec.Scaling.Factor != 4 || r.ScalingType != "linear" {
+	if r.Spec.Scaling.Type != rope.ScalingLinear || r.Spec.Scaling.Factor != 4 || r.ScalingType != "" {
 		t.Errorf("linear: %+v", r.Spec.Scaling)
 	}
 	r = mustModel(t, "llama", 16384, 4096, 32, []KV{{"llama.rope.scaling.type", Str("none")}, {"llama.rope.scaling.factor", F32(4)}})

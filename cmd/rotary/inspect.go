@@ -15,7 +15,7 @@ import (
 	"github.com/rotary-go/rotary/hf"
 )
 
-const inspectUsage = "CONFIG.json | --model PRESET [--layer N] [--style neox|gptj] [--rope main|indexer] [--json]"
+const inspectUsage = "CONFIG.json | FILE.gguf | --model PRESET [--layer N] [--style neox|gptj] [--rope main|indexer] [--json]"
 
 // inspectReport is what inspect prints; its JSON form is a contract for tools.
 type inspectReport struct {
@@ -84,6 +84,9 @@ func runInspect(args []string, stdout, stderr io.Writer) error {
 		return usagef("give the config once (as an argument or --config)")
 	case len(positional) == 1:
 		m.config = positional[0]
+	}
+	if isGGUF(m.config) {
+		return inspectGGUF(m, *asJSON, stdout)
 	}
 	if err := presetNotFile(m.config); err != nil {
 		return err

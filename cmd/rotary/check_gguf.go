@@ -1,0 +1,389 @@
+package main
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"math"
+	"reflect"
+	"slices"
+	"strings"
+
+	"github.com/rotary-go/rotary"
+	"github.com/rotary-go/rotary/backend/native"
+	"github.com/rotary-go/rotary/check"
+	"github.com/rotary-go/rotary/gguf"
+	"github.com/rotary-go/rotary/hf"
+)
+
+// ggufCheckReport is check --gguf's output; its JSON form is a contract for tools.
+type ggufCheckReport struct {
+	GGUF         string `json:"gguf"`
+	Config       string `json:"config"`
+	Architecture string `json:"architecture"`
+	RopeType     string `json:"rope_type"`
+	// Rows: every rule on which the GGUF's RoPE (as llama.cpp reads it) and the config's (as
+	// Hugging Face reads it) differ, each with the consequence of that difference alone.
+	Rows []ggufRow `json:"rows"`
+	// Overall compares the two whole specs (every difference at once) on the first layer both
+	// rotate, when more than one rule differs there.
+	Overall *comparison `json:"overall,omitempty"`
+	Notes   []string   `json:"notes,omitempty"`
+	Alike   bool       `json:"alike"`
+}
+
+type ggufRow struct {
+	Rule   string `json:"rule"`
+	GGUF   string `json:"gguf_value"`
+	Config string `json:"config_value"`
+	// StoredRounding: the two agree to the float32 rounding of the values the GGUF stores
+	// (storedRounding), so the differences the comparison shows are that rounding.
+	StoredRounding bool `json:"stored_rounding,omitempty"`
+	comparison
+}
+
+// checkGGUF compares the RoPE llama.cpp derives from a GGUF file with the one Hugging Face
+// derives from the config (data), rule by rule; exit 1 when they rotate differently beyond
+// float32 noise.
+func checkGGUF(path string, data []byte, source string, opts hf.ParseOptions, l check.Launch, asJSON bool, stdout io.Writer) error {
+	l.Style = nil // --style names the config's pairing, which applies here too
+	if !reflect.ValueOf(l).IsZero() {
+		return usagef("--gguf compares the RoPE of two files; the launch flags (--op, --cache-mode, ...) do not apply")
+	}
+	cfg, err := opts.Parse(data)
+	if err != nil {
+		return usagef("--config: %v", err)
+	}
+	gm, gr, _, err := loadGGUF(path)
+	if err != nil {
+		return err
+	}
+	r := compareGGUF(gm, gr, cfg)
+	r.GGUF, r.Config = path, source
+	if asJSON {
+		enc := json.NewEncoder(stdout)
+		enc.SetIndent("", "  ")
+		enc.SetEscapeHTML(false)
+		if err := enc.Encode(r); err != nil {
+			return err
+		}
+	} else {
+		printGGUFCheck(stdout, r)
+	}
+	if !r.Alike {
+		return errProblems
+	}
+	return nil
+}
+
+// checkpointLayout is the GGUF's spec as it rotates the Hugging Face checkpoint's weights:
+// where the converter reordered q and k to adjacent pairs, llama.cpp's norm rotation is the
+// checkpoint's NeoX one.
+func checkpointLayout(s rotary.Spec, arch string) (rotary.Spec, bool) {
+	if s.Style == rotary.GPTJ && gguf.ConverterPermutesQK(arch) {
+		s.Style = rotary.NeoX
+		return s, true
+	}
+	return s, false
+}
+
+func compareGGUF(gm *hf.Model, gr *gguf.RoPE, cfg *hf.Model) *ggufCheckReport {
+	r := &ggufCheckReport{Architecture: gr.Arch, RopeType: gr.Type.String(), Rows: []ggufRow{}}
+	layers := max(gm.NumLayers, cfg.NumLayers, 1)
+	// The rules are compared on the first layer both rotate; which layers rotate is a rule of
+	// its own.
+	var sa, sb rotary.Spec
+	found := false
+	var noA, noB []int
+	for l := range layers {
+		a, errA := gm.Spec.ForLayer(l)
+		b, errB := cfg.Spec.ForLayer(l)
+		if errA != nil || errB != nil {
+			break
+		}
+		if a.NoRoPE {
+			noA = append(noA, l)
+		}
+		if b.NoRoPE {
+			noB = append(noB, l)
+		}
+		if !found && !a.NoRoPE && !b.NoRoPE {
+			sa, sb, found = a, b, true
+		}
+	}
+	if !found {
+		r.Notes = append(r.Notes, "no layer is rotated by both; only the layers without RoPE are compared")
+	}
+	if found {
+		var permuted bool
+		sa, permuted = checkpointLayout(sa, gr.Arch)
+		if permuted {
+			r.Notes = append(r.Notes, fmt.Sprintf("the converter reorders %s's q and k weights to adjacent pairs (convert_hf_to_gguf.py LlamaModel.permute), so llama.cpp's norm rotation of the file is the checkpoint's NeoX rotation: compared as NeoX", gr.Arch))
+		}
+		r.Rows = append(r.Rows, fieldRows(sa, sb, gr)...)
+		if len(r.Rows) > 1 {
+			o := compareSpecs(sa, sb)
+			r.Overall = &o
+		}
+	}
+	if !slices.Equal(noA, noB) {
+		row := ggufRow{Rule: "layers without RoPE", GGUF: layerList(noA), Config: layerList(noB)}
+		l := firstDifference(noA, noB)
+		a, _ := gm.Spec.ForLayer(l)
+		b, _ := cfg.Spec.ForLayer(l)
+		a, _ = checkpointLayout(a, gr.Arch)
+		row.comparison = compareSpecs(a, b)
+		row.Layer = l
+		r.Rows = append(r.Rows, row)
+	}
+	// Each row is one difference alone; the overall comparison adds nothing a row does not
+	// show, and float32 rounding of stored values is judged per row.
+	r.Alike = true
+	for _, row := range r.Rows {
+		if row.Divergent {
+			r.Alike = false
+		}
+	}
+	r.Notes = append(r.Notes, gr.Notes...)
+	return r
+}
+
+// fieldRows is one row per field of the two specs that differs, each measured as the config's
+// spec with that one field taken from the GGUF's.
+func fieldRows(a, b rotary.Spec, gr *gguf.RoPE) []ggufRow {
+	var rows []ggufRow
+	add := func(rule, ga, cb string, with func(*rotary.Spec)) {
+		m := b
+		with(&m)
+		row := ggufRow{Rule: rule, GGUF: ga, Config: cb}
+		if err := m.Validate(); err != nil {
+			row.comparison = comparison{FirstPosition: -1, Divergent: true, Structure: fmt.Sprintf("the config's spec with the GGUF's %s is not valid: %v", rule, err)}
+		} else {
+			row.comparison = compareSpecs(m, b)
+			if row.Divergent && storedRounding(m, b) {
+				row.Divergent, row.StoredRounding = false, true
+			}
+		}
+		rows = append(rows, row)
+	}
+	if a.HeadSize != b.HeadSize {
+		rows = append(rows, ggufRow{Rule: "head size", GGUF: fmt.Sprint(a.HeadSize), Config: fmt.Sprint(b.HeadSize),
+			comparison: comparison{FirstPosition: -1, Divergent: true, Structure: fmt.Sprintf("head size %d vs %d: the heads are laid out differently", a.HeadSize, b.HeadSize)}})
+	}
+	if a.Style != b.Style {
+		add("pairing", fmt.Sprintf("%s (llama.cpp rope type %s)", a.Style, gr.Type), b.Style.String(), func(s *rotary.Spec) { s.Style = a.Style })
+	}
+	if a.RotaryDim != b.RotaryDim {
+		add("rotary dim", fmt.Sprint(a.RotaryDim), fmt.Sprint(b.RotaryDim), func(s *rotary.Spec) {
+			s.RotaryDim = a.RotaryDim
+			if a.Scaling.Type == rotary.ScalingLongRoPE {
+				s.Scaling = a.Scaling // one factor per pair
+			}
+			if a.MRoPE != nil {
+				s.MRoPE = a.MRoPE // sections that sum to the pairs
+			}
+		})
+	}
+	if a.Base != b.Base {
+		note := ""
+		if float64(float32(b.Base)) == a.Base {
+			note = " (the config's, rounded to the float32 GGUF stores)"
+		}
+		add("base", fmt.Sprintf("%.9g%s", a.Base, note), fmt.Sprintf("%.9g", b.Base), func(s *rotary.Spec) { s.Base = a.Base })
+	}
+	if !reflect.DeepEqual(a.Scaling, b.Scaling) {
+		ga := describeScaling(rotary.Spec{Scaling: a.Scaling}) + scalingDetail(a, gr)
+		if slices.Contains(gr.Factors, gguf.TensorRopeFreqs) {
+			ga = fmt.Sprintf("frequency factors: pair i's frequency divided by %s[i] (attention factor %.9g; %s)", gguf.TensorRopeFreqs, a.Scaling.AttentionFactor, scalingTypeOf(gr.ScalingType))
+		}
+		add("scaling", ga, describeScaling(rotary.Spec{Scaling: b.Scaling})+scalingDetail(b, nil), func(s *rotary.Spec) { s.Scaling = a.Scaling })
+	}
+	if !sameSections(a.MRoPE, b.MRoPE) {
+		rows = append(rows, sectionsRow(a, b, gr))
+	}
+	if a.MaxPositions != b.MaxPositions {
+		add("context length", fmt.Sprintf("%d (context_length)", a.MaxPositions), fmt.Sprintf("%d (max_position_embeddings)", b.MaxPositions), func(s *rotary.Spec) { s.MaxPositions = a.MaxPositions })
+	}
+	return rows
+}
+
+// storedRelTol is how far apart two frequencies may be for the only cause to be that the GGUF
+// stores its base, factors and attention factor as float32 (half an ULP each, 2^-24
+// relative, and inv_freq = 1/(factor·base^(2i/d)) compounds at most two of them).
+const storedRelTol = 0x1p-22
+
+// storedRounding reports whether the two specs' frequency tables (each table a call can
+// select: LongRoPE's short and long ones, per-call dynamic NTK at max positions) and attention
+// factors agree to the float32 rounding of stored values, while rotating the same pairs.
+func storedRounding(a, b rotary.Spec) bool {
+	if a.RotaryDim != b.RotaryDim || a.Style != b.Style || a.NoRoPE || b.NoRoPE || a.HeadSize != b.HeadSize || !sameSections(a.MRoPE, b.MRoPE) {
+		return false
+	}
+	close := func(x, y float64) bool { return math.Abs(x-y) <= storedRelTol*math.Max(math.Abs(x), math.Abs(y)) }
+	for _, p := range []int{0, max(a.OriginalMax(), b.OriginalMax()), max(a.MaxPositions, b.MaxPositions)} {
+		ia, aa := a.Frequencies(p)
+		ib, ab := b.Frequencies(p)
+		if !close(aa, ab) {
+			return false
+		}
+		for i := range ia {
+			if !close(ia[i], ib[i]) {
+				return false
+			}
+		}
+	}
+	return true
+}
+
+// scalingDetail names the parameters describeScaling leaves out.
+func scalingDetail(s rotary.Spec, gr *gguf.RoPE) string {
+	sc := s.Scaling
+	var parts []string
+	if sc.Type != "" && sc.Type != rotary.ScalingDefault && sc.Type != rotary.ScalingLinear {
+		parts = append(parts, fmt.Sprintf("original %d", s.OriginalMax()))
+	}
+	switch sc.Type {
+	case rotary.ScalingYaRN:
+		parts = append(parts, fmt.Sprintf("beta_fast %g, beta_slow %g", orDefault(sc.BetaFast, 32), orDefault(sc.BetaSlow, 1)))
+	case rotary.ScalingLlama3:
+		parts = append(parts, fmt.Sprintf("low_freq_factor %g, high_freq_factor %g", sc.LowFreqFactor, sc.HighFreqFactor))
+	}
+	if sc.AttentionFactor != 0 {
+		parts = append(parts, fmt.Sprintf("attention factor %.9g", sc.AttentionFactor))
+	}
+	if gr != nil {
+		parts = append(parts, scalingTypeOf(gr.ScalingType))
+		if len(gr.Factors) > 0 {
+			parts = append(parts, "factors from "+strings.Join(gr.Factors, ", "))
+		}
+	}
+	if len(parts) == 0 {
+		return ""
+	}
+	return " (" + strings.Join(parts, "; ") + ")"
+}
+
+// sectionsRow compares the MRoPE sections: text tokens, whose axes share one position, rotate
+// alike; a token whose axes differ (image and video patches) rotates pair i by the position of
+// the axis each side assigns it.
+func sectionsRow(a, b rotary.Spec, gr *gguf.RoPE) ggufRow {
+	row := ggufRow{Rule: "multimodal sections", GGUF: sectionsDesc(a.MRoPE) + " (llama.cpp rope type " + gr.Type.String() + ")", Config: sectionsDesc(b.MRoPE)}
+	row.comparison = comparison{FirstPosition: -1, Divergent: true, Positions: max(a.MaxPositions, b.MaxPositions, 1)}
+	if a.MRoPE == nil || b.MRoPE == nil || a.RotaryDim != b.RotaryDim {
+		row.Structure = "one side has no multimodal sections: it rotates every pair by one position"
+		return row
+	}
+	inv, _ := b.Frequencies(-1)
+	differ, worst := 0, 0.0
+	for i := range b.Half() {
+		if native.MRoPEAxis(i, a.MRoPE.Sections, a.MRoPE.Interleaved) != native.MRoPEAxis(i, b.MRoPE.Sections, b.MRoPE.Interleaved) {
+			differ++
+			worst = max(worst, inv[i])
+		}
+	}
+	// Axis positions run over 0..max-1, so two axes of one token differ by up to max-1; the
+	// figures below are for that difference (the Max*At fields hold it), the attention factor
+	// aside.
+	d := row.Positions - 1
+	angle := math.Min(worst*float64(d), math.Pi)
+	row.MaxAngleDiff, row.MaxAngleAt = &angle, d
+	row.MaxOutputDiff, row.MaxOutputAt = 2*math.Sin(angle/2), d
+	row.Structure = fmt.Sprintf("%d of %d pairs take a different axis: text positions rotate alike, but for an image or video token pair i turns by inv_freq[i] times the difference of its axes' positions: up to %.6g rad (q/k diff %.6g for a unit vector) when they differ by %d", differ, b.Half(), angle, row.MaxOutputDiff, d)
+	return row
+}
+
+func sectionsDesc(m *rotary.MRoPE) string {
+	if m == nil {
+		return "none"
+	}
+	kind := "chunked"
+	if m.Interleaved {
+		kind = "interleaved"
+	}
+	return fmt.Sprintf("%s %v", kind, m.Sections)
+}
+
+func layerList(ls []int) string {
+	if len(ls) == 0 {
+		return "none"
+	}
+	return fmt.Sprint(ls)
+}
+
+// firstDifference is the first layer in one list and not the other.
+func firstDifference(a, b []int) int {
+	first := -1
+	for _, x := range a {
+		if !slices.Contains(b, x) && (first < 0 || x < first) {
+			first = x
+		}
+	}
+	for _, x := range b {
+		if !slices.Contains(a, x) && (first < 0 || x < first) {
+			first = x
+		}
+	}
+	return first
+}
+
+func printGGUFCheck(w io.Writer, r *ggufCheckReport) {
+	fmt.Fprintf(w, "gguf:   %s (general.architecture %s, llama.cpp rope type %s)\nconfig: %s\n", r.GGUF, r.Architecture, r.RopeType, r.Config)
+	for _, row := range r.Rows {
+		verdict := "differ"
+		switch {
+		case row.StoredRounding:
+			verdict = "alike to the float32 rounding of the values the GGUF stores (every inv_freq and attention factor within 2^-22 relative; the angle differences below are that rounding)"
+		case !row.Divergent:
+			verdict = "alike within float32 noise"
+		}
+		fmt.Fprintf(w, "\n%s: %s\n", row.Rule, verdict)
+		fmt.Fprintf(w, "  %-22s %s\n", "gguf (llama.cpp)", row.GGUF)
+		fmt.Fprintf(w, "  %-22s %s\n", "config (HF)", row.Config)
+		printComparison(w, row.comparison)
+	}
+	for _, n := range r.Notes {
+		fmt.Fprintf(w, "\nnote: %s\n", n)
+	}
+	fmt.Fprintln(w)
+	switch {
+	case len(r.Rows) == 0:
+		fmt.Fprintln(w, "ok: the GGUF and the config give the same RoPE")
+	case r.Alike:
+		fmt.Fprintln(w, "ok: the GGUF and the config differ only by float32 rounding")
+	default:
+		n := 0
+		for _, row := range r.Rows {
+			if row.Divergent {
+				n++
+			}
+		}
+		together := ""
+		if o := r.Overall; o != nil {
+			together = fmt.Sprintf("; together: largest q/k diff %.6g at position %d", o.MaxOutputDiff, o.MaxOutputAt)
+		}
+		fmt.Fprintf(w, "the GGUF rotates differently from the config: %d difference(s) beyond float32 noise%s\n", n, together)
+	}
+}
+
+func printComparison(w io.Writer, c comparison) {
+	if c.Positions == 0 {
+		fmt.Fprintf(w, "  %-22s %s\n", "structure", c.Structure)
+		return
+	}
+	fmt.Fprintf(w, "  %-22s %.9g vs %.9g\n", "attention factor", c.AttentionA, c.AttentionB)
+	if c.MaxAngleDiff != nil {
+		fmt.Fprintf(w, "  %-22s %.6g rad at position %d\n", "largest angle diff", *c.MaxAngleDiff, c.MaxAngleAt)
+	}
+	fmt.Fprintf(w, "  %-22s %.6g (unit vector) at position %d\n", "largest q/k diff", c.MaxOutputDiff, c.MaxOutputAt)
+	if c.FirstPosition >= 0 {
+		fmt.Fprintf(w, "  %-22s position %d\n", "first differs at", c.FirstPosition)
+	}
+	sampled := ""
+	if c.Sampled {
+		sampled = ", every position below 2^20 and an even sample past it"
+	}
+	fmt.Fprintf(w, "  %-22s positions 0..%d%s\n", "compared", c.Positions-1, sampled)
+	if c.Structure != "" {
+		fmt.Fprintf(w, "  %-22s %s\n", "structure", c.Structure)
+	}
+}

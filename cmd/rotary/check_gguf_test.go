@@ -1,0 +1,154 @@
+package main
+
+import (
+	"encoding/json"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/rotary-go/rotary/gguf"
+)
+
+// TestCheckGGUFAlike: Llama 3.1's GGUF (norm pairing on the converter's permuted q/k, the
+// llama3 scaling as rope_freqs) rotates as its config does, to float32 noise: exit 0.
+func TestCheckGGUFAlike(t *testing.T) {
+	dir := t.TempDir()
+	g := llama31GGUF(t, dir, 500000)
+	code, out, errOut := runCLI(t, "check", "--gguf", g, "--model", "llama-3.1-8b")
+	if code != 0 || !strings.Contains(out, "ok: the GGUF and the config differ only by float32 rounding") ||
+		!strings.Contains(out, "scaling: alike to the float32 rounding") || !strings.Contains(out, "LlamaModel.permute") {
+		t.Fatalf("exit %d\n%s%s", code, out, errOut)
+	}
+	code, out, _ = runCLI(t, "check", "--gguf", qwen35GGUF(t, dir, "qwen35moe"), "--model", "qwen3.5-35b-a3b")
+	if code != 0 || !strings.Contains(out, "ok: the GGUF and the config give the same RoPE") {
+		t.Fatalf("qwen35moe: exit %d\n%s", code, out)
+	}
+}
+
+// TestCheckGGUFQwen35MRoPE: Qwen3.5 converted to an architecture llama.cpp rotates with
+// chunked MRoPE instead of IMRoPE (llama.cpp#19443: Qwen3.5 "actually inherits from Qwen3VL
+// ... we need IMROPE") differs from its config on the sections rule: exit 1 naming it.
+func TestCheckGGUFQwen35MRoPE(t *testing.T) {
+	g := qwen35GGUF(t, t.TempDir(), "qwen2vl")
+	code, out, errOut := runCLI(t, "check", "--gguf", g, "--model", "qwen3.5-35b-a3b")
+	if code != 1 || !strings.Contains(out, "multimodal sections: differ") ||
+		!strings.Contains(out, "chunked [11 11 10] (llama.cpp rope type mrope)") || !strings.Contains(out, "interleaved [11 11 10]") ||
+		!strings.Contains(out, "text positions rotate alike") {
+		t.Fatalf("exit %d\n%s%s", code, out, errOut)
+	}
+	code, out, _ = runCLI(t, "check", "--gguf", g, "--model", "qwen3.5-35b-a3b", "--json")
+	var r ggufCheckReport
+	if err := json.Unmarshal([]byte(out), &r); err != nil || code != 1 || r.Alike || r.RopeType != "mrope" {
+		t.Fatalf("--json: exit %d, %v\n%s", code, err, out)
+	}
+	// Pairs 1, 2, 4, 5, ... take h and w in Qwen3.5's interleave; the chunked sections give
+	// pairs 0..10 t, 11..21 h, 22..31 w: 21 of 32 pairs differ (hand count below).
+	want := 0
+	for i := range 32 {
+		inter := 0
+		switch {
+		case i%3 == 1 && i < 33:
+			inter = 1
+		case i%3 == 2 && i < 30:
+			inter = 2
+		}
+		chunk := 0
+		switch {
+		case i >= 22:
+			chunk = 2
+		case i >= 11:
+			chunk = 1
+		}
+		if inter != chunk {
+			want++
+		}
+	}
+	if len(r.Rows) != 1 || r.Rows[0].Rule != "multimodal sections" || !strings.HasPrefix(r.Rows[0].Structure, strconv.Itoa(want)+" of 32 pairs") {
+		t.Errorf("rows %+v, want one sections row with %d of 32 pairs", r.Rows, want)
+	}
+}
+
+// TestCheckGGUFDiffers: a base written wrong and a YaRN the converter left out are each a row
+// with its consequence: the first position where the outputs differ and the largest angle.
+func TestCheckGGUFDiffers(t *testing.T) {
+	dir := t.TempDir()
+	code, out, _ := runCLI(t, "check", "--gguf", llama31GGUF(t, dir, 10000), "--model", "llama-3.1-8b", "--json")
+	var r ggufCheckReport
+	if err := json.Unmarshal([]byte(out), &r); err != nil || code != 1 {
+		t.Fatalf("exit %d, %v\n%s", code, err, out)
+	}
+	var base *ggufRow
+	for i := range r.Rows {
+		if r.Rows[i].Rule == "base" {
+			base = &r.Rows[i]
+		}
+	}
+	if base == nil || !base.Divergent || base.FirstPosition != 1 || base.MaxAngleDiff == nil || *base.MaxAngleDiff <= 1 {
+		t.Fatalf("base row %+v\n%s", base, out)
+	}
+	cfg := writeFile(t, dir, "qwen3-yarn.json", []byte(`{"model_type": "qwen3", "hidden_size": 4096, "head_dim": 128,
+		"num_attention_heads": 32, "num_key_value_heads": 8, "num_hidden_layers": 36, "max_position_embeddings": 16384,
+		"rope_theta": 1000000, "rope_scaling": {"rope_type": "yarn", "factor": 4.0, "original_max_position_embeddings": 4096}}`))
+	g := writeGGUF(t, dir, "qwen3.gguf", "qwen3", 16384, 4096, 36, 32, 8, []gguf.KV{
+		{Key: "qwen3.attention.key_length", Value: gguf.U32(128)},
+		{Key: "qwen3.rope.freq_base", Value: gguf.F32(1e6)},
+	})
+	code, out, _ = runCLI(t, "check", "--gguf", g, "--config", cfg)
+	if code != 1 || !strings.Contains(out, "scaling: differ") || !strings.Contains(out, "yarn factor=4") || !strings.Contains(out, "first differs at") {
+		t.Fatalf("yarn left out: exit %d\n%s", code, out)
+	}
+	g = writeGGUF(t, dir, "qwen3-yarn.gguf", "qwen3", 16384, 4096, 36, 32, 8, []gguf.KV{
+		{Key: "qwen3.attention.key_length", Value: gguf.U32(128)},
+		{Key: "qwen3.rope.freq_base", Value: gguf.F32(1e6)},
+		{Key: "qwen3.rope.scaling.type", Value: gguf.Str("yarn")},
+		{Key: "qwen3.rope.scaling.factor", Value: gguf.F32(4)},
+		{Key: "qwen3.rope.scaling.original_context_length", Value: gguf.U32(4096)},
+	})
+	if code, out, _ = runCLI(t, "check", "--gguf", g, "--config", cfg); code != 0 {
+		t.Fatalf("yarn written: exit %d\n%s", code, out)
+	}
+}
+
+// TestCheckGGUFNoPE: llama.cpp's llama4 leaves every fourth layer unrotated as Llama 4's
+// no_rope_layers does; a GGUF whose sliding window is 0 rotates them all, a row of its own.
+func TestCheckGGUFNoPE(t *testing.T) {
+	dir := t.TempDir()
+	extra := []gguf.KV{
+		{Key: "llama4.attention.key_length", Value: gguf.U32(128)},
+		{Key: "llama4.rope.freq_base", Value: gguf.F32(500000)},
+	}
+	freqs := gguf.Tensor{Name: gguf.TensorRopeFreqs, Shape: []int64{64}, Type: gguf.TypeF32, Data: llama31Factors()}
+	g := writeGGUF(t, dir, "scout.gguf", "llama4", 262144, 5120, 48, 40, 8, extra, freqs)
+	code, out, _ := runCLI(t, "check", "--gguf", g, "--model", "llama-4-scout-17b-16e")
+	if strings.Contains(out, "layers without RoPE") {
+		t.Fatalf("NoPE layers reported different: exit %d\n%s", code, out)
+	}
+	g = writeGGUF(t, dir, "scout-all.gguf", "llama4", 262144, 5120, 48, 40, 8, append(extra, gguf.KV{Key: "llama4.attention.sliding_window", Value: gguf.U32(0)}), freqs)
+	code, out, _ = runCLI(t, "check", "--gguf", g, "--model", "llama-4-scout-17b-16e")
+	if code != 1 || !strings.Contains(out, "layers without RoPE: differ") || !strings.Contains(out, "config (HF)            [3 7 11") {
+		t.Fatalf("sliding window 0: exit %d\n%s", code, out)
+	}
+}
+
+func TestCheckGGUFUsage(t *testing.T) {
+	dir := t.TempDir()
+	g := llama31GGUF(t, dir, 500000)
+	bad := writeFile(t, dir, "bad.gguf", []byte("GGUF\x03\x00\x00\x00"))
+	vision := writeGGUF(t, dir, "mmproj.gguf", "clip", 1, 1, 1, 1, 1, []gguf.KV{{Key: "clip.projector_type", Value: gguf.Str("qwen2vl_merger")}})
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"check", "--gguf", g}, "--config: missing"},
+		{[]string{"check", "--gguf", g, "--model", "llama-3.1-8b", "--op", "npu_mrope"}, "launch flags"},
+		{[]string{"check", "--gguf", g, "--model", "llama-3.1-8b", "--precision"}, "give one"},
+		{[]string{"check", "--gguf", bad, "--model", "llama-3.1-8b"}, "tensor count"},
+		{[]string{"check", "--gguf", vision, "--model", "qwen2-vl-7b"}, "vision"},
+		{[]string{"check", "--gguf", dir, "--model", "llama-3.1-8b"}, "not a regular file"},
+	} {
+		code, out, errOut := runCLI(t, c.args...)
+		if code != 2 || out != "" || !strings.Contains(errOut, c.want) || strings.Count(strings.TrimSpace(errOut), "\n") > 0 {
+			t.Errorf("%v: exit %d, stdout %q, stderr %q: want 2 and one line mentioning %q", c.args, code, out, errOut, c.want)
+		}
+	}
+}
