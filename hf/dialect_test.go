@@ -325,3 +325,44 @@ func TestDialectReferenceUnchanged(t *testing.T) {
 		}
 	}
 }
+
+// FuzzParseDialects: every dialect parses any input without panicking, wraps its errors in
+// ErrConfig and gives a spec that validates; a config the reference reading refuses for its
+// JSON is refused by every dialect.
+func FuzzParseDialects(f *testing.F) {
+	for _, name := range PresetNames() {
+		data, err := PresetJSON(name)
+		if err != nil {
+			f.Fatal(err)
+		}
+		f.Add(data)
+	}
+	for _, s := range []string{
+		`{"model_type":"phimoe","hidden_size":16,"num_attention_heads":1,"max_position_embeddings":9,"rope_scaling":{"type":"longrope","short_factor":[1,1,1,1,1,1,1,1],"long_factor":[2,2,2,2,2,2,2,2]}}`,
+		`{"model_type":"minimax_m2","hidden_size":64,"num_attention_heads":1,"rotary_dim":null,"text_config":{"rotary_dim":4}}`,
+		`{"model_type":"llama","hidden_size":64,"num_attention_heads":1,"rope_parameters":{"full_attention":{"rope_type":"yarn","factor":4,"attention_factor":0,"truncate":false},"sliding_attention":3}}`,
+		`{"model_type":"deepseek_v3","qk_rope_head_dim":64,"num_attention_heads":1,"rope_scaling":{"type":"deepseek_yarn","factor":40,"mscale":1,"attention_factor":2}}`,
+		`{"model_type":"llama","hidden_size":64,"num_attention_heads":1,"max_position_embeddings":10,"rope_scaling":{"rope_type":"dynamic","factor":2,"max_trained_positions":1000}}`,
+		`{"model_type":"qwen3_vl","text_config":"x"}`,
+	} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, data []byte) {
+		_, refErr := Parse(data)
+		for _, d := range Dialects() {
+			m, err := ParseOptions{Dialect: d}.Parse(data)
+			if err != nil {
+				if !errors.Is(err, ErrConfig) {
+					t.Fatalf("%s: error %v does not wrap ErrConfig", d, err)
+				}
+				continue
+			}
+			if refErr != nil && strings.Contains(refErr.Error(), "not valid JSON") {
+				t.Fatalf("%s: parsed what the reference refuses as JSON: %v", d, refErr)
+			}
+			if err := m.Spec.Validate(); err != nil {
+				t.Fatalf("%s: invalid spec: %v", d, err)
+			}
+		}
+	})
+}
