@@ -20,6 +20,12 @@ type Shape struct {
 	// Spec is one layer's RoPE, without per-layer rules.
 	Spec           rotary.Spec
 	Heads, KVHeads int
+	// QueryScale is the model's position-dependent query scale (Kind none: it has none, and
+	// query_scale does not apply).
+	QueryScale rotary.QueryScaleRule
+	// KVLoRARank is an MLA model's kv_lora_rank, Dv of kv_rmsnorm_rope_cache (whose Dk is the
+	// rotary dim); 0 for other models, to which the op does not apply.
+	KVLoRARank int
 }
 
 func (s Shape) check() error {

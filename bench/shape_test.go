@@ -59,6 +59,28 @@ func TestDerivedShapes(t *testing.T) {
 			t.Errorf("--op %s on a plain model's shape: no error", op)
 		}
 	}
+	// A model with a query scale and an MLA latent takes query_scale and kv_rmsnorm_rope_cache
+	// on its shape too: a query of its heads; kv of kv_lora_rank + the rotary dim per token.
+	full := s
+	full.QueryScale = rotary.QueryScaleRule{Kind: rotary.QueryScaleLlama4, FloorScale: 8192, AttnScale: 0.1}
+	full.KVLoRARank = 24
+	for op, want := range map[string]int{"query_scale": qBytes, "kv_rmsnorm_rope_cache": T * (24 + 32) * 4} {
+		c := Config{Shape: &full, Ops: []string{op}, Backends: []string{ops.Native}, DTypes: []tensor.DType{tensor.F32}, Tokens: []int{T}}
+		ts, err := c.tasks()
+		if err != nil || len(ts) != 1 {
+			t.Fatalf("%s on a shape with its parameters: %d tasks, %v", op, len(ts), err)
+		}
+		call, touched, err := ts[0].c.Setup(tensor.F32, T, ops.Default)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := len(touched[0].Bytes); got != want {
+			t.Errorf("%s: first operand %d bytes, want %d", op, got, want)
+		}
+		if err := call(); err != nil {
+			t.Errorf("%s on the shape: %v", op, err)
+		}
+	}
 	// The default list times the one rotation the model has.
 	mr := s
 	mr.Spec.MRoPE = &rotary.MRoPE{Sections: []int{4, 6, 6}}

@@ -147,7 +147,7 @@ func isPreset(name string) bool {
 }
 
 // benchShape is the shape of the model of --config or --model PRESET: its query and key/value
-// head counts and the RoPE of its first rotated layer (per-layer models differ in base or
+// head counts, query scale, MLA latent width and the RoPE of its first rotated layer (per-layer models differ in base or
 // scaling, which costs nothing, and in unrotated layers, which have nothing to time).
 func benchShape(config, preset string) (*bench.Shape, error) {
 	m := modelFlags{config: config, preset: preset, rope: "main", dynamic: "static", longrope: "config"}
@@ -167,5 +167,37 @@ func benchShape(config, preset string) (*bench.Shape, error) {
 			return nil, usagef("model %s: no layer has RoPE: nothing to time", name)
 		}
 	}
-	return &bench.Shape{Name: name, Spec: spec, Heads: model.NumHeads, KVHeads: model.NumKVHeads}, nil
+	var data []byte
+	if config != "" {
+		data, err = readConfig(config)
+	} else {
+		data, err = hf.PresetJSON(preset)
+	}
+	if err != nil {
+		return nil, usageError{err}
+	}
+	return &bench.Shape{Name: name, Spec: spec, Heads: model.NumHeads, KVHeads: model.NumKVHeads,
+		QueryScale: model.QueryScale, KVLoRARank: kvLoRARank(data)}, nil
+}
+
+// kvLoRARank is an MLA config's kv_lora_rank (DeepSeek-V2/V3's latent width), from the text
+// model's keys or the top level; 0 when it has none.
+func kvLoRARank(data []byte) int {
+	var c struct {
+		KVLoRARank float64 `json:"kv_lora_rank"`
+		Text       *struct {
+			KVLoRARank float64 `json:"kv_lora_rank"`
+		} `json:"text_config"`
+	}
+	if json.Unmarshal(data, &c) != nil {
+		return 0
+	}
+	r := c.KVLoRARank
+	if c.Text != nil && c.Text.KVLoRARank != 0 {
+		r = c.Text.KVLoRARank
+	}
+	if r < 1 || r > 1<<20 || r != float64(int(r)) {
+		return 0
+	}
+	return int(r)
 }

@@ -22,6 +22,10 @@ func TestBenchModel(t *testing.T) {
 		{[]string{"--config", presetConfig(t, dir, "phi-2"), "--op", "npu_rotary_mul,rotary_embedding_gathered"}, "phi", []string{"apply_rotary_emb", "rotary_embedding_gathered"}},
 		// A preset that is also a built-in shape's name is the preset.
 		{[]string{"--model", "qwen3-8b", "--op", "rotary_embedding"}, "qwen3-8b", []string{"rotary_embedding"}},
+		// An MLA preset's kv_lora_rank gives kv_rmsnorm_rope_cache its shape.
+		{[]string{"--model", "deepseek-v3", "--op", "npu_kv_rmsnorm_rope_cache"}, "deepseek-v3", []string{"kv_rmsnorm_rope_cache"}},
+		// Llama 4's attention temperature tuning gives query_scale its rule.
+		{[]string{"--config", writeFile(t, dir, "llama4.json", []byte(noRoPEConfigs[0].cfg)), "--op", "query_scale"}, "llama4_text", []string{"query_scale"}},
 		// Built-in shapes as before.
 		{[]string{"--model", "llama-3-8b", "--op", "rotary_embedding"}, "llama-3-8b", []string{"rotary_embedding"}},
 	} {
@@ -49,6 +53,7 @@ func TestBenchModel(t *testing.T) {
 	}{
 		{[]string{"--model", "gpt-j-6b", "--op", "kv_rmsnorm_rope_cache"}, "kv_rmsnorm_rope_cache"},
 		{[]string{"--model", "gpt-j-6b", "--op", "mrope"}, "mrope"},
+		{[]string{"--model", "gpt-j-6b", "--op", "query_scale"}, "query_scale"},
 		{[]string{"--model", "gpt-j-6b", "--config", presetConfig(t, dir, "phi-2")}, "--config"},
 		{[]string{"--model", "gpt-j-6b", "--png", png}, "--png"},
 		{[]string{"--png", png, "--op", "rotary_embedding"}, "--png"},
