@@ -268,12 +268,16 @@ func scalingDetail(s rotary.Spec, gr *gguf.RoPE) string {
 // the axis each side assigns it.
 func sectionsRow(a, b rotary.Spec, gr *gguf.RoPE) ggufRow {
 	row := ggufRow{Rule: "multimodal sections", GGUF: sectionsDesc(a.MRoPE) + " (llama.cpp rope type " + gr.Type.String() + ")", Config: sectionsDesc(b.MRoPE)}
-	row.comparison = comparison{FirstPosition: -1, Divergent: true, Positions: max(a.MaxPositions, b.MaxPositions, 1)}
+	// No position of a text token shows the difference, so the comparison holds no positions;
+	// its angle and q/k figures are for the largest gap between a token's axis positions.
+	row.comparison = comparison{FirstPosition: -1, Divergent: true}
+	_, row.AttentionA = a.Frequencies(-1)
+	inv, attB := b.Frequencies(-1)
+	row.AttentionB = attB
 	if a.MRoPE == nil || b.MRoPE == nil || a.RotaryDim != b.RotaryDim {
 		row.Structure = "one side has no multimodal sections: it rotates every pair by one position"
 		return row
 	}
-	inv, _ := b.Frequencies(-1)
 	differ, worst := 0, 0.0
 	for i := range b.Half() {
 		if native.MRoPEAxis(i, a.MRoPE.Sections, a.MRoPE.Interleaved) != native.MRoPEAxis(i, b.MRoPE.Sections, b.MRoPE.Interleaved) {
@@ -281,14 +285,12 @@ func sectionsRow(a, b rotary.Spec, gr *gguf.RoPE) ggufRow {
 			worst = max(worst, inv[i])
 		}
 	}
-	// Axis positions run over 0..max-1, so two axes of one token differ by up to max-1; the
-	// figures below are for that difference (the Max*At fields hold it), the attention factor
-	// aside.
-	d := row.Positions - 1
+	// Axis positions run over 0..max-1, so two axes of one token differ by up to max-1.
+	d := max(a.MaxPositions, b.MaxPositions, 1) - 1
 	angle := math.Min(worst*float64(d), math.Pi)
-	row.MaxAngleDiff, row.MaxAngleAt = &angle, d
-	row.MaxOutputDiff, row.MaxOutputAt = 2*math.Sin(angle/2), d
-	row.Structure = fmt.Sprintf("%d of %d pairs take a different axis: text positions rotate alike, but for an image or video token pair i turns by inv_freq[i] times the difference of its axes' positions: up to %.6g rad (q/k diff %.6g for a unit vector) when they differ by %d", differ, b.Half(), angle, row.MaxOutputDiff, d)
+	row.MaxAngleDiff = &angle
+	row.MaxOutputDiff = 2 * math.Sin(angle/2) // a unit vector, the attention factor aside
+	row.Structure = fmt.Sprintf("%d of %d pairs take a different axis: text positions rotate alike, but for an image or video token pair i turns by inv_freq[i] times the difference of its axes' positions: %.6g rad per position of difference for the fastest such pair, up to %.6g rad (q/k diff %.6g for a unit vector) when they differ by %d", differ, b.Half(), worst, angle, row.MaxOutputDiff, d)
 	return row
 }
 
@@ -367,6 +369,9 @@ func printGGUFCheck(w io.Writer, r *ggufCheckReport) {
 
 func printComparison(w io.Writer, c comparison) {
 	if c.Positions == 0 {
+		if c.AttentionA != 0 {
+			fmt.Fprintf(w, "  %-22s %.9g vs %.9g\n", "attention factor", c.AttentionA, c.AttentionB)
+		}
 		fmt.Fprintf(w, "  %-22s %s\n", "structure", c.Structure)
 		return
 	}
