@@ -33,15 +33,18 @@
 // through Go.
 //
 // apply_rotary_emb and apply_rotary_emb_thd (forward and backward) go row by row through the
-// rotations' full-row kernels: each row (or a token's heads together) is copied to the output
-// and rotated there in place by its cos/sin row widened once; the backward passes rotate by the
-// sin row with each value replaced by minus its pair partner's. interleave_rope has
+// rotations' full-row kernels: each row (or a token's heads together) is read from the input
+// and rotated into the output in one pass by its cos/sin row widened once; the backward passes
+// rotate by the sin row with each value replaced by minus its pair partner's. apply_rotary_emb's
+// backward sums dcos and dsin in float64 kernels, the pool splitting the cos rows so that each
+// element's terms are added in native's order by one thread. interleave_rope has
 // kv_rmsnorm_rope_cache's formula for the rope part and runs that op's rotation (kvcRopeLoop) as
 // a kernel of its own, a token's heads per call; where the kernel does not apply it
 // de-interleaves rows in Go and rotates them as apply_rotary_emb does.
 //
 // Each op has its files named after it: <op>.go holds its Go code and registers it. The ops with
-// assembly kernels of their own (interleave_rope, qk_rmsnorm_rope, kv_rmsnorm_rope_cache) add
+// assembly kernels of their own (interleave_rope, qk_rmsnorm_rope, kv_rmsnorm_rope_cache, and
+// apply_rotary_emb for its backward pass's sums) add
 // <op>_amd64.go, the kernels' wrappers and the checks of when they apply, and <op>_generic.go,
 // the same names for builds without assembly (other architectures, -tags purego), where no
 // kernel applies. apply_rotary_emb.go and apply_rotary_emb_thd.go hold their ops' backward
