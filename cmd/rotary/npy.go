@@ -3,7 +3,7 @@ package main
 // The .npy interchange: a directory of .npy files is a tensor set, one tensor per file named by
 // the file's stem, so that Python harnesses exchange tensors with np.save / np.load alone.
 //
-// Writer, called by `rotary golden --format npy`:
+// Writer (npy_write.go), called by `rotary golden --format npy`:
 //
 //	func writeNPYDir(dir string, tensors map[string]tensor.Tensor, order []string) error
 //	func writeNPYDirMetadata(dir string, tensors map[string]tensor.Tensor, order []string, metadata map[string]string) error
@@ -30,12 +30,10 @@ import (
 	"math"
 	"os"
 	"path/filepath"
-	"sort"
 	"strconv"
 	"strings"
 
 	"github.com/rotary-go/rotary/internal/fileio"
-	"github.com/rotary-go/rotary/safetensors"
 	"github.com/rotary-go/rotary/tensor"
 )
 
@@ -389,186 +387,6 @@ func (p *npyParser) tuple() ([]int, error) {
 			return nil, p.errf("shape: want ',' or ')'")
 		}
 	}
-}
-
-// encodeNPYHeader is the version 1.0 preamble and header of a tensor, padded with spaces
-// and a newline so that the data starts at a multiple of 64 bytes as numpy's writer does
-// (lib/format.py ARRAY_ALIGN), or version 2.0 when the header would not fit in 1.0's 16-bit
-// length.
-func encodeNPYHeader(d tensor.DType, shape []int) []byte {
-	var sb strings.Builder
-	fmt.Fprintf(&sb, "{'descr': '%s', 'fortran_order': False, 'shape': (", npyCodes[d])
-	for i, s := range shape {
-		if i > 0 {
-			sb.WriteString(", ")
-		}
-		sb.WriteString(strconv.Itoa(s))
-	}
-	if len(shape) == 1 {
-		sb.WriteByte(',')
-	}
-	sb.WriteString("), }")
-	dict := sb.String()
-	pre := 10
-	if len(dict)+1 > math.MaxUint16 {
-		pre = 12
-	}
-	total := (pre + len(dict) + 1 + 63) / 64 * 64
-	hdr := make([]byte, total)
-	copy(hdr, npyMagic)
-	hlen := total - pre
-	if pre == 10 {
-		hdr[6] = 1
-		binary.LittleEndian.PutUint16(hdr[8:], uint16(hlen))
-	} else {
-		hdr[6] = 2
-		binary.LittleEndian.PutUint32(hdr[8:], uint32(hlen))
-	}
-	n := copy(hdr[pre:], dict)
-	for i := pre + n; i < total-1; i++ {
-		hdr[i] = ' '
-	}
-	hdr[total-1] = '\n'
-	return hdr
-}
-
-// writeNPYDir writes each tensor of order to dir/NAME.npy (order nil: every tensor, sorted by
-// name). See writeNPYDirMetadata.
-func writeNPYDir(dir string, tensors map[string]tensor.Tensor, order []string) error {
-	return writeNPYDirMetadata(dir, tensors, order, nil)
-}
-
-// writeNPYDirMetadata writes each tensor of order (nil: every tensor, sorted by name) to
-// dir/NAME.npy, and metadata, when not empty, to dir/__metadata__.json (a JSON object of
-// strings, read back as the set's metadata, as a safetensors file's __metadata__ is). dir is
-// made if missing (its parent must exist).
-//
-// Everything is checked before anything is written: order names each tensor exactly once;
-// names are usable as file names (not empty, no '/', '\\' or NUL, not starting with '.', not
-// "__metadata__"); every tensor converts (safetensors.FromTensor); dir holds no other .npy
-// file and no stale __metadata__.json, which the reader would merge into the set. Then every
-// file is written unnamed (internal/fileio), and only when all are complete are they put in
-// place, each atomically: on an error before that, nothing is left behind.
-func writeNPYDirMetadata(dir string, tensors map[string]tensor.Tensor, order []string, metadata map[string]string) error {
-	if order == nil {
-		for n := range tensors {
-			order = append(order, n)
-		}
-		sort.Strings(order)
-	}
-	type file struct {
-		name string
-		data func(w io.Writer) error
-	}
-	var files []file
-	seen := map[string]bool{}
-	for _, name := range order {
-		t, ok := tensors[name]
-		if !ok {
-			return fmt.Errorf("%s: tensor %q of the order is not among the tensors", dir, name)
-		}
-		if seen[name] {
-			return fmt.Errorf("%s: tensor %q is twice in the order", dir, name)
-		}
-		seen[name] = true
-		if err := npyName(name); err != nil {
-			return fmt.Errorf("%s: %v", dir, err)
-		}
-		if _, ok := npyCodes[t.DType]; !ok {
-			return fmt.Errorf("%s: tensor %q: dtype %v has no .npy type", dir, name, t.DType)
-		}
-		st, err := safetensors.FromTensor(name, t)
-		if err != nil {
-			return fmt.Errorf("%s: %v", dir, err)
-		}
-		hdr := encodeNPYHeader(t.DType, st.Shape)
-		files = append(files, file{name + ".npy", func(w io.Writer) error {
-			if _, err := w.Write(hdr); err != nil {
-				return err
-			}
-			_, err := w.Write(st.Data)
-			return err
-		}})
-	}
-	if len(seen) != len(tensors) {
-		for n := range tensors {
-			if !seen[n] {
-				return fmt.Errorf("%s: tensor %q is missing from the order", dir, n)
-			}
-		}
-	}
-	if len(metadata) > 0 {
-		js, err := json.MarshalIndent(metadata, "", "  ")
-		if err != nil {
-			return fmt.Errorf("%s: metadata: %v", dir, err)
-		}
-		js = append(js, '\n')
-		files = append(files, file{npyMetadataFile, func(w io.Writer) error { _, err := w.Write(js); return err }})
-	}
-	made := false
-	if err := os.Mkdir(dir, 0o755); err == nil {
-		made = true
-	} else if !errors.Is(err, os.ErrExist) {
-		return err
-	} else if fi, err := os.Stat(dir); err != nil {
-		return err
-	} else if !fi.IsDir() {
-		return fmt.Errorf("%s: %w (want a directory for the .npy files)", dir, fileio.ErrNotRegular)
-	}
-	fail := func(err error) error {
-		if made {
-			os.Remove(dir) // empty: nothing was put in place
-		}
-		return err
-	}
-	entries, err := os.ReadDir(dir)
-	if err != nil {
-		return fail(err)
-	}
-	writing := map[string]bool{}
-	for _, f := range files {
-		writing[f.name] = true
-	}
-	for _, e := range entries {
-		if n := e.Name(); (strings.HasSuffix(n, ".npy") || n == npyMetadataFile) && !writing[n] {
-			return fail(fmt.Errorf("%s holds %s, which this set does not (reading the directory would take it in): use a new or empty directory", dir, n))
-		}
-	}
-	reps := make([]*fileio.Replacement, 0, len(files))
-	defer func() {
-		for _, r := range reps {
-			r.Abort()
-		}
-	}()
-	for _, f := range files {
-		r, err := fileio.Create(filepath.Join(dir, f.name), 0o644)
-		if err != nil {
-			return fail(err)
-		}
-		reps = append(reps, r)
-		if err := f.data(r); err != nil {
-			return fail(fmt.Errorf("%s: %v", filepath.Join(dir, f.name), err))
-		}
-	}
-	for _, r := range reps {
-		if err := r.Commit(); err != nil {
-			return err
-		}
-	}
-	return nil
-}
-
-// npyName checks that a tensor name can be a file's stem.
-func npyName(name string) error {
-	switch {
-	case name == "":
-		return errors.New("a tensor without a name cannot be a .npy file")
-	case strings.ContainsAny(name, "/\\\x00"), strings.HasPrefix(name, "."):
-		return fmt.Errorf("tensor %q: a name holding a slash, a backslash or NUL, or starting with '.', cannot be a .npy file's name", name)
-	case name == "__metadata__":
-		return fmt.Errorf("tensor %q: the name is kept for the metadata", name)
-	}
-	return nil
 }
 
 // readNPYDir adds the .npy files of dir to s (other files are ignored, and so are
