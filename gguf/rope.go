@@ -127,7 +127,8 @@ func (f *File) floatKey(key string, def float64) (float64, bool, error) {
 }
 
 // headCount reads a count that llama.cpp takes as a scalar or one value per layer
-// (get_key_or_arr); a per-layer array gives layer 0's, as llama_hparams::n_head() does.
+// (get_key_or_arr). llama_hparams::n_head() is layer 0's; a hybrid model whose layer 0 has no
+// attention (0 heads) gives the first attention layer's here, which is what its RoPE rotates.
 func (f *File) headCount(key string, def int64) (int64, bool, error) {
 	v, ok := f.Get(key)
 	if !ok || v.Type != TypeArray {
@@ -137,10 +138,17 @@ func (f *File) headCount(key string, def int64) (int64, bool, error) {
 	if !isInt || len(xs) == 0 {
 		return 0, true, invalidf("%s is %s: want an integer or a non-empty array of integers", key, v.TypeName())
 	}
-	if xs[0] < 0 || xs[0] > 1<<20 {
-		return 0, true, invalidf("%s[0] = %d: want 0..%d", key, xs[0], 1<<20)
+	for i, x := range xs {
+		if x < 0 || x > 1<<20 {
+			return 0, true, invalidf("%s[%d] = %d: want 0..%d", key, i, x, 1<<20)
+		}
 	}
-	return xs[0], true, nil
+	for _, x := range xs {
+		if x > 0 {
+			return x, true, nil
+		}
+	}
+	return 0, true, nil
 }
 
 // sections reads {arch}.rope.dimension_sections: up to 4 counts of pairs.
@@ -178,10 +186,12 @@ func (f *File) RoPE() (*RoPE, error) {
 		return nil, err
 	}
 	k := func(format string) string { return fmt.Sprintf(format, arch) }
-	switch rt {
-	case RopeNone:
+	switch {
+	case arch == "clip" && rt == RopeNone:
+		return nil, unsupportedf("a clip (mmproj) file whose projector clip.cpp does not rotate with GGML_ROPE_TYPE_VISION: its vision tower's RoPE, if any, is not derived")
+	case rt == RopeNone:
 		return nil, fmt.Errorf("%w: architecture %q is rope type none in llama.cpp (llama_model_rope_type)", ErrNoRoPE, arch)
-	case RopeVision:
+	case rt == RopeVision:
 		return nil, unsupportedf("architecture %q with a Qwen-VL projector: llama.cpp rope type vision (GGML_ROPE_TYPE_VISION) restarts the frequencies in each section, which a rope.Spec cannot say; multimodal.Qwen2VisionCosSin computes that tower's cos/sin", arch)
 	}
 	if rule, ok := perLayerRules[arch]; ok {
@@ -314,11 +324,9 @@ func (f *File) scaling(r *RoPE, s *rope.Spec, k func(string) string, ctx int) er
 	if err != nil {
 		return err
 	}
-	for _, key := range []string{k(keyScalingAlpha)} {
-		if v, ok := f.Get(key); ok {
-			if x, _ := v.Float(); x != 0 {
-				return unsupportedf("%s = %v: NTK-alpha scaling is not derived from GGUF", key, x)
-			}
+	if v, ok := f.Get(k(keyScalingAlpha)); ok {
+		if x, _ := v.Float(); x != 0 {
+			return unsupportedf("%s = %v: NTK-alpha scaling is not derived from GGUF", k(keyScalingAlpha), x)
 		}
 	}
 	ext, hasExt, err := f.floatKey(k(keyYarnExtFactor), -1)

@@ -256,6 +256,7 @@ func TestRoPEErrors(t *testing.T) {
 	}{
 		{"unknown arch", "nosuch", nil, ErrUnsupported, `"nosuch"`},
 		{"no rope", "gpt2", nil, ErrNoRoPE, "gpt2"},
+		{"clip projector", "clip", []KV{{"clip.projector_type", Str("pixtral")}}, ErrUnsupported, "mmproj"},
 		{"scaling type", "qwen2", []KV{{"qwen2.rope.scaling.type", Str("dynamic")}}, ErrInvalid, `"dynamic"`},
 		{"scaling type not a string", "qwen2", []KV{{"qwen2.rope.scaling.type", U32(1)}}, ErrInvalid, "want a string"},
 		{"base type", "qwen2", []KV{{"qwen2.rope.freq_base", Str("1e6")}}, ErrInvalid, "want a float"},
@@ -281,6 +282,30 @@ func TestRoPEErrors(t *testing.T) {
 	f, _ = Parse(mustWrite(t, nil, nil))
 	if _, err := f.RoPE(); !errors.Is(err, ErrInvalid) || !strings.Contains(err.Error(), "general.architecture") {
 		t.Errorf("no architecture: %v", err)
+	}
+}
+
+// TestPerLayerHeadCounts: a per-layer head count gives the first attention layer's.
+func TestPerLayerHeadCounts(t *testing.T) {
+	f, err := Parse(mustWrite(t, []KV{
+		{"general.architecture", Str("qwen3next")}, {"qwen3next.context_length", U32(4096)},
+		{"qwen3next.embedding_length", U32(2048)}, {"qwen3next.attention.head_count", U32s(0, 0, 0, 16)},
+		{"qwen3next.attention.head_count_kv", U32s(0, 0, 0, 2)}, {"qwen3next.attention.key_length", U32(256)},
+		{"qwen3next.rope.dimension_count", U32(64)},
+	}, nil))
+	if err != nil {
+		t.Fatal(err)
+	}
+	r, err := f.RoPE()
+	if err != nil || r.NumHeads != 16 || r.NumKVHeads != 2 || r.Spec.HeadSize != 256 || r.Spec.RotaryDim != 64 {
+		t.Errorf("%+v, %v", r, err)
+	}
+	f, _ = Parse(mustWrite(t, []KV{
+		{"general.architecture", Str("qwen2")}, {"qwen2.context_length", U32(4096)},
+		{"qwen2.embedding_length", U32(2048)}, {"qwen2.attention.head_count", U32s(0, 0)},
+	}, nil))
+	if _, err := f.RoPE(); !errors.Is(err, ErrInvalid) || !strings.Contains(err.Error(), "head_count: missing or 0") {
+		t.Errorf("no attention layer: %v", err)
 	}
 }
 
