@@ -28,8 +28,8 @@ type ggufCheckReport struct {
 	// Overall compares the two whole specs (every difference at once) on the first layer both
 	// rotate, when more than one rule differs there.
 	Overall *comparison `json:"overall,omitempty"`
-	Notes   []string   `json:"notes,omitempty"`
-	Alike   bool       `json:"alike"`
+	Notes   []string    `json:"notes,omitempty"`
+	Alike   bool        `json:"alike"`
 }
 
 type ggufRow struct {
