@@ -92,6 +92,10 @@ var permutedQK = map[string]bool{
 // with norm (GPT-J) pairing what the Hugging Face checkpoint rotates with NeoX pairing.
 func ConverterPermutesQK(arch string) bool { return permutedQK[arch] }
 
+// maxLayers bounds {arch}.block_count and the per-layer arrays: real models have at most a
+// few hundred layers.
+const maxLayers = 1 << 16
+
 // intKey reads an integer key. llama.cpp's loader wants the exact type its field has
 // (uint32 mostly); any integer type is accepted here, so that a file differing only in the
 // integer width still reads, and a value outside [lo, hi] is refused.
@@ -134,9 +138,13 @@ func (f *File) headCount(key string, def int64) (int64, bool, error) {
 	if !ok || v.Type != TypeArray {
 		return f.intKey(key, def, 0, 1<<20)
 	}
+	// One count per layer: the length is checked before the array is decoded.
+	if v.Len() == 0 || v.Len() > maxLayers {
+		return 0, true, invalidf("%s is %s: want an integer or 1..%d integers, one per layer", key, v.TypeName(), maxLayers)
+	}
 	xs, isInt := v.Ints()
-	if !isInt || len(xs) == 0 {
-		return 0, true, invalidf("%s is %s: want an integer or a non-empty array of integers", key, v.TypeName())
+	if !isInt {
+		return 0, true, invalidf("%s is %s: want an integer or an array of integers", key, v.TypeName())
 	}
 	for i, x := range xs {
 		if x < 0 || x > 1<<20 {
@@ -158,8 +166,11 @@ func (f *File) sections(arch string) ([]int, error) {
 	if !ok {
 		return nil, nil
 	}
+	if v.Type != TypeArray || v.Len() > 4 {
+		return nil, invalidf("%s is %s: want an array of at most 4 integers", key, v.TypeName())
+	}
 	xs, isInt := v.Ints()
-	if !isInt || len(xs) > 4 {
+	if !isInt {
 		return nil, invalidf("%s is %s: want an array of at most 4 integers", key, v.TypeName())
 	}
 	out := make([]int, len(xs))
@@ -217,7 +228,7 @@ func (f *File) RoPE() (*RoPE, error) {
 	if !ok {
 		return nil, invalidf("%s: missing (llama.cpp requires it)", k(keyEmbeddingLen))
 	}
-	layers, _, err := f.intKey(k(keyBlockCount), 0, 0, 1<<16)
+	layers, _, err := f.intKey(k(keyBlockCount), 0, 0, maxLayers)
 	if err != nil {
 		return nil, err
 	}

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/rotary-go/rotary/internal/fileio/fileiotest"
 	"github.com/rotary-go/rotary/rope"
 )
 
@@ -306,6 +307,33 @@ func TestPerLayerHeadCounts(t *testing.T) {
 	}, nil))
 	if _, err := f.RoPE(); !errors.Is(err, ErrInvalid) || !strings.Contains(err.Error(), "head_count: missing or 0") {
 		t.Errorf("no attention layer: %v", err)
+	}
+}
+
+// TestLongArraysNotDecoded: a per-layer or sections array far longer than any model's is
+// refused from its length, before it is decoded into integers (which would take 8 bytes per
+// file byte).
+func TestLongArraysNotDecoded(t *testing.T) {
+	long := Value{Type: TypeArray, Elem: TypeUint8, raw: make([]byte, 4<<20), n: 4 << 20}
+	for _, c := range []struct{ key, want string }{
+		{"qwen2.attention.head_count_kv", "one per layer"},
+		{"qwen2.rope.dimension_sections", "at most 4"},
+	} {
+		f, err := Parse(mustWrite(t, []KV{
+			{"general.architecture", Str("qwen2vl")}, {"qwen2vl.context_length", U32(4096)},
+			{"qwen2vl.embedding_length", U32(2048)}, {"qwen2vl.attention.head_count", U32(16)},
+			{strings.Replace(c.key, "qwen2.", "qwen2vl.", 1), long},
+		}, nil))
+		if err != nil {
+			t.Fatal(err)
+		}
+		var rerr error
+		if n := fileiotest.Allocated(func() { _, rerr = f.RoPE() }); n > 1<<20 {
+			t.Errorf("%s: RoPE allocated %d bytes", c.key, n)
+		}
+		if !errors.Is(rerr, ErrInvalid) || !strings.Contains(rerr.Error(), c.want) {
+			t.Errorf("%s: %v, want ErrInvalid mentioning %q", c.key, rerr, c.want)
+		}
 	}
 }
 
