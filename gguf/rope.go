@@ -74,6 +74,7 @@ var perLayerRules = map[string]string{
 	"cohere2":          "full-attention layers without RoPE",
 	"cohere2moe":       "full-attention layers without RoPE",
 	"exaone4":          "full-attention layers without RoPE when sliding windows are used",
+	"afmoe":            "layers without RoPE",
 }
 
 // permutedQK are the architectures whose q and k weights convert_hf_to_gguf.py reorders from
@@ -519,15 +520,19 @@ func imropeAxis(i int, s [4]int) int {
 	return 3
 }
 
-// noRoPELayers sets the layers llama.cpp leaves unrotated: every fourth (il+1 divisible by
-// n_no_rope_layer_step = 4) for llama4, unless attention.sliding_window is 0, and for smollm3
-// (load_hparams hard-codes the step; no key holds it).
+// noRoPELayers sets the layers llama.cpp leaves unrotated: layer il rotates when
+// (il+1) % n_no_rope_layer_step != 0 (the llama4 and smollm3 builders), with the step 4
+// (llama_hparams' default, and smollm3's load_hparams literal; no key holds it). For a llama4
+// file whose attention.sliding_window is 0, load_hparams sets the step to n_layer, meant as
+// "always use rope", which the builder's test still reads as leaving the last layer unrotated.
 func (f *File) noRoPELayers(r *RoPE, s *rope.Spec, k func(string) string) error {
+	step := 4
 	switch r.Arch {
 	case "llama4":
 		if v, ok := f.Get(k(keySlidingWindow)); ok {
 			if w, isInt := v.Int(); isInt && w == 0 {
-				return nil
+				step = r.NumLayers
+				r.Notes = append(r.Notes, fmt.Sprintf("%s is 0: llama.cpp sets n_no_rope_layer_step = n_layer to rotate every layer, but its test (il+1) %% step != 0 leaves the last layer (%d) unrotated", k(keySlidingWindow), r.NumLayers-1))
 			}
 		}
 	case "smollm3":
@@ -535,11 +540,11 @@ func (f *File) noRoPELayers(r *RoPE, s *rope.Spec, k func(string) string) error 
 		return nil
 	}
 	if r.NumLayers == 0 {
-		return invalidf("%s: missing (llama.cpp's %s leaves every fourth layer unrotated)", k(keyBlockCount), r.Arch)
+		return invalidf("%s: missing (llama.cpp's %s leaves layers unrotated by their index)", k(keyBlockCount), r.Arch)
 	}
 	no := make([]bool, r.NumLayers)
 	for il := range no {
-		no[il] = (il+1)%4 == 0
+		no[il] = (il+1)%step == 0
 	}
 	s.Local = &rope.LocalRoPE{NoRoPE: no}
 	return nil

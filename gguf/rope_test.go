@@ -235,15 +235,23 @@ func TestLongRoPE(t *testing.T) {
 	}
 }
 
-// TestNoPELayers: llama4 leaves every fourth layer unrotated unless its sliding window is 0.
+// TestNoPELayers: llama4 and smollm3 leave every fourth layer unrotated; a llama4 file whose
+// sliding window is 0 gets step n_layer, which the builder's test reads as the last layer
+// unrotated (src/models/llama4.cpp use_rope, llama_model::load_hparams).
 func TestNoPELayers(t *testing.T) {
-	r := mustModel(t, "llama4", 10485760, 5120, 40, []KV{{"llama4.attention.key_length", U32(128)}})
-	if r.Spec.Local == nil || !reflect.DeepEqual(r.Spec.Local.NoRoPE, []bool{false, false, false, true, false, false, false, true}) {
-		t.Errorf("llama4: %+v", r.Spec.Local)
+	every4 := []bool{false, false, false, true, false, false, false, true}
+	for _, arch := range []string{"llama4", "smollm3"} {
+		r := mustModel(t, arch, 65536, 4096, 32, nil)
+		if r.Spec.Local == nil || !reflect.DeepEqual(r.Spec.Local.NoRoPE, every4) {
+			t.Errorf("%s: %+v", arch, r.Spec.Local)
+		}
 	}
-	r = mustModel(t, "llama4", 10485760, 5120, 40, []KV{{"llama4.attention.sliding_window", U32(0)}})
-	if r.Spec.Local != nil {
-		t.Errorf("llama4 with sliding_window 0: %+v", r.Spec.Local)
+	r := mustModel(t, "llama4", 10485760, 5120, 40, []KV{{"llama4.attention.sliding_window", U32(0)}})
+	if r.Spec.Local == nil || !reflect.DeepEqual(r.Spec.Local.NoRoPE, []bool{false, false, false, false, false, false, false, true}) || len(r.Notes) != 1 {
+		t.Errorf("llama4 with sliding_window 0: %+v, notes %q", r.Spec.Local, r.Notes)
+	}
+	if r := mustModel(t, "llama", 65536, 4096, 32, nil); r.Spec.Local != nil {
+		t.Errorf("llama: %+v", r.Spec.Local)
 	}
 }
 

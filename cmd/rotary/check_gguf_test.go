@@ -110,7 +110,8 @@ func TestCheckGGUFDiffers(t *testing.T) {
 }
 
 // TestCheckGGUFNoPE: llama.cpp's llama4 leaves every fourth layer unrotated as Llama 4's
-// no_rope_layers does; a GGUF whose sliding window is 0 rotates them all, a row of its own.
+// no_rope_layers does; a GGUF whose sliding window is 0 rotates all but the last, a row of its
+// own.
 func TestCheckGGUFNoPE(t *testing.T) {
 	dir := t.TempDir()
 	extra := []gguf.KV{
@@ -125,7 +126,8 @@ func TestCheckGGUFNoPE(t *testing.T) {
 	}
 	g = writeGGUF(t, dir, "scout-all.gguf", "llama4", 262144, 5120, 48, 40, 8, append(extra, gguf.KV{Key: "llama4.attention.sliding_window", Value: gguf.U32(0)}), freqs)
 	code, out, _ = runCLI(t, "check", "--gguf", g, "--model", "llama-4-scout-17b-16e")
-	if code != 1 || !strings.Contains(out, "layers without RoPE: differ") || !strings.Contains(out, "config (HF)            [3 7 11") {
+	if code != 1 || !strings.Contains(out, "layers without RoPE: differ") || !strings.Contains(out, "config (HF)            [3 7 11") ||
+		!strings.Contains(out, "gguf (llama.cpp)       [47]") {
 		t.Fatalf("sliding window 0: exit %d\n%s", code, out)
 	}
 }
