@@ -23,7 +23,7 @@ import (
 	"github.com/rotary-go/rotary/tensor"
 )
 
-const goldenUsage = "(--model PRESET | --config C.json) [--op OP] [--dtype F32|BF16|F16] [--tokens N] [--seed S] [--layer L] [--positions range|range:START|random|FILE] [--backend B] [op flags as apply takes them] (--out G.safetensors | --suite DIR)"
+const goldenUsage = "(--model PRESET | --config C.json) [--op OP] [--dtype F32|BF16|F16] [--tokens N] [--seed S] [--layer L] [--positions range|range:START|random|random:LIMIT|FILE] [--backend B] [op flags as apply takes them] (--out G.safetensors | --suite DIR)"
 
 const (
 	goldenDefaultTokens = 16
@@ -87,7 +87,10 @@ type goldenBundle struct {
 }
 
 func runGolden(args []string, stdout, stderr io.Writer) error {
-	o := &goldenOptions{stderr: stderr}
+	// Notes and warnings wait in a buffer until the output is written, so that a failed run
+	// says one thing: its error.
+	var notes bytes.Buffer
+	o := &goldenOptions{stderr: &notes}
 	fs := newFlags("golden", goldenUsage, stderr)
 	o.fs = fs
 	o.m.register(fs.FlagSet)
@@ -98,7 +101,7 @@ func runGolden(args []string, stdout, stderr io.Writer) error {
 	dtypeName := fs.String("dtype", "F32", "dtype `D` of the float tensors: F32, BF16 or F16")
 	fs.IntVar(&o.tokens, "tokens", goldenDefaultTokens, "number of tokens `N`")
 	seed := fs.Uint64("seed", 0, "seed `S` of the random values (the same seed gives the same bytes)")
-	fs.StringVar(&o.positions, "positions", "range", "positions: range (0..N−1), range:START (START..START+N−1), random (seeded, below the model's cache length), or a safetensors `FILE` holding positions as apply reads them")
+	fs.StringVar(&o.positions, "positions", "range", "positions: range (0..N−1), range:START (START..START+N−1), random (seeded, below the model's cache length), random:LIMIT (below LIMIT), or a safetensors `FILE` holding positions as apply reads them")
 	out := fs.String("out", "", "output bundle `G.safetensors`")
 	suite := fs.String("suite", "", "write a suite of bundles and index.json into `DIR` instead of one --out")
 	fs.StringVar(&o.format, "format", "safetensors", "bundle `format`: safetensors, or npy (--out names a directory of NAME.npy files, one per tensor, and __metadata__.json; BF16 as uint16 bits)")
@@ -172,7 +175,8 @@ func runGolden(args []string, stdout, stderr io.Writer) error {
 			return err
 		}
 		warnAssumedStyle(stderr, "golden", model)
-		return nil
+		_, err := notes.WriteTo(stderr)
+		return err
 	}
 	b, err := o.bundle(goldenCase{dtype: dtype, tokens: o.tokens, positions: o.positions, layer: o.m.layer})
 	if err != nil {
@@ -186,12 +190,12 @@ func runGolden(args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
-	// The notes follow the write, so that a failed run says one thing: its error.
 	warnAssumedStyle(stderr, "golden", model)
 	if !o.layerSet {
 		noteLayerKinds(stderr, o.m.layer, model, o.m.rope)
 	}
-	return nil
+	_, err = notes.WriteTo(stderr)
+	return err
 }
 
 // writeGoldenNPY writes a bundle as a directory of .npy files (writeNPYDirMetadata: atomic,
@@ -278,6 +282,9 @@ func (o *goldenOptions) bundle(c goldenCase) (goldenBundle, error) {
 	}
 	if g.limit <= 0 {
 		g.limit = 4096 // no length in the config: a context every model has
+	}
+	if pos.limit > 0 {
+		g.limit = pos.limit
 	}
 	inputs, err := goldenInputs[o.op](g)
 	if err == nil {
@@ -407,7 +414,8 @@ func goldenVersion() string {
 // goldenPositions is a parsed --positions.
 type goldenPositions struct {
 	kind  string // range, random or file
-	start int64
+	start int64  // range: the first position
+	limit int64  // random: positions lie below it (0: the model's cache length)
 	file  tensor.Tensor
 	label string
 }
@@ -416,6 +424,12 @@ func parseGoldenPositions(s string) (goldenPositions, error) {
 	switch {
 	case s == "range" || s == "random":
 		return goldenPositions{kind: s, label: s}, nil
+	case strings.HasPrefix(s, "random:"):
+		v, err := strconv.ParseInt(strings.TrimPrefix(s, "random:"), 10, 64)
+		if err != nil || v < 1 || v > math.MaxInt32 {
+			return goldenPositions{}, usagef("--positions %q: want random:N with N an integer 1..%d", s, math.MaxInt32)
+		}
+		return goldenPositions{kind: "random", limit: v, label: s}, nil
 	case strings.HasPrefix(s, "range:"):
 		v, err := strconv.ParseInt(strings.TrimPrefix(s, "range:"), 10, 64)
 		if err != nil || v < 0 || v > math.MaxInt32 {
@@ -423,7 +437,7 @@ func parseGoldenPositions(s string) (goldenPositions, error) {
 		}
 		return goldenPositions{kind: "range", start: v, label: s}, nil
 	case s == "":
-		return goldenPositions{}, usagef("--positions: empty (want range, range:START, random or a file)")
+		return goldenPositions{}, usagef("--positions: empty (want range, range:START, random, random:LIMIT or a file)")
 	}
 	in, err := readInputs(s)
 	if err != nil {
@@ -609,6 +623,9 @@ func (g *goldenGen) gathered(positions tensor.Tensor) (cos, sin []float32, err e
 	emb, err := g.embedding()
 	if err != nil {
 		return nil, nil, err
+	}
+	if g.spec.DualChunk != nil {
+		return nil, nil, usagef("--op %s: dual-chunk models map positions per query variant, so there is no one cos/sin per token (use --op rotary_embedding)", g.o.op)
 	}
 	var cs rotary.CosSin
 	if err := emb.Gather(positions, &cs); err != nil {

@@ -23,9 +23,9 @@ import (
 var goldenSuiteTokens = []int{1, goldenDefaultTokens, 67}
 
 // goldenSuiteTableLimit bounds the cos/sin table (rows × rotary dim) a suite bundle of a table op
-// (mrope, the THD ops) may hold; boundary cases past it are left out with a note, since the
-// table grows with the largest position.
-const goldenSuiteTableLimit = 1 << 22
+// (mrope, the THD ops) may hold, since the table grows with the largest position: boundary cases
+// past it are left out with a note, and random positions are drawn below it (random:ROWS).
+const goldenSuiteTableLimit = 1 << 21
 
 // goldenIndexEntry is one bundle of a suite's index.json.
 type goldenIndexEntry struct {
@@ -150,12 +150,17 @@ func (o *goldenOptions) suitePositions(layer int, counts []int) []goldenSuitePos
 	if o.tokensSet {
 		n = o.tokens
 	}
-	out = append(out, goldenSuitePositions{n, "random"})
 	o.m.layer = layer
 	_, spec, err := o.m.load()
 	if err != nil || spec.NoRoPE {
-		return out // a layer without RoPE has no length to straddle; load errors are the bundle's to report
+		// A layer without RoPE has no length to straddle; load errors are the bundle's to report.
+		return append(out, goldenSuitePositions{n, "random"})
 	}
+	random := "random"
+	if rows := int64(goldenSuiteTableLimit / max(spec.RotaryDim, 1)); o.tableOp() && int64(spec.DefaultCacheLen()) > rows {
+		random = "random:" + strconv.FormatInt(rows, 10) // the table grows with the largest position
+	}
+	out = append(out, goldenSuitePositions{n, random})
 	orig, maxLen := int64(spec.OriginalMax()), int64(spec.DefaultCacheLen())
 	var starts []int64
 	if orig > 0 && orig < maxLen {

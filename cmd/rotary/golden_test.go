@@ -226,6 +226,17 @@ func TestGoldenValues(t *testing.T) {
 		t.Errorf("200 random positions all below %d", largest+1)
 	}
 
+	out = filepath.Join(dir, "random100.safetensors")
+	goldenRun(t, "--model", "llama-3.1-8b", "--positions", "random:100", "--tokens", "200", "--out", out)
+	in, _ = readInputs(out)
+	p, largest = in["positions"], 0
+	for i := range p.Len() {
+		largest = max(largest, p.Int64At(i))
+	}
+	if largest >= 100 || largest < 90 {
+		t.Errorf("random:100: largest of 200 positions %d: want 90..99", largest)
+	}
+
 	// A positions file, as apply reads it, gives the bundle's positions and token count.
 	pf := writeTensors(t, dir, "pos.safetensors", safetensors.FromInt64s("positions", []int{3, 4}, []int64{5, 6, 7, 8, 5, 5, 9, 9, 1, 2, 3, 4}))
 	out = filepath.Join(dir, "file.safetensors")
@@ -322,9 +333,10 @@ func TestGoldenSuite(t *testing.T) {
 		{[]string{"--config", l4, "--op", "interleave_rope", "--tokens", "2", "--dtype", "BF16"}, []int{0}, 1, []string{"range"}, "layer 3 left out"},
 		// A positions file: one bundle per layer kind and dtype, its token count the file's.
 		{[]string{"--model", "gemma-3-4b", "--dtype", "BF16", "--positions", pf}, []int{0, 5}, 1, []string{"file:" + pf}, ""},
-		// A table op holds cos/sin up to its largest position: the 131072-row table is left out.
+		// A table op holds cos/sin up to its largest position: the 131072-row table is left out,
+		// random positions lie below 2^21 / 128 rows.
 		{[]string{"--model", "llama-3.1-8b", "--op", "apply_rotary_emb_thd", "--dtype", "BF16", "--tokens", "4"}, []int{0}, 1,
-			[]string{"range", "random", "range:8190"}, "positions from 131068: left out"},
+			[]string{"range", "random:16384", "range:8190"}, "positions from 131068: left out"},
 	} {
 		dir := filepath.Join(t.TempDir(), "suite")
 		stderr := goldenRun(t, append(c.args, "--suite", dir)...)
@@ -398,6 +410,7 @@ func TestGoldenBadInput(t *testing.T) {
 		{[]string{"--model", "llama-3.1-8b", "--layer", "-1", "--suite", suite}, "--layer"},
 		{[]string{"--model", "llama-3.1-8b", "--dtype", "I8", "--out", out}, "--dtype \"I8\""},
 		{[]string{"--model", "llama-3.1-8b", "--positions", "range:-4", "--out", out}, "--positions \"range:-4\""},
+		{[]string{"--model", "llama-3.1-8b", "--positions", "random:0", "--out", out}, "--positions \"random:0\""},
 		{[]string{"--model", "llama-3.1-8b", "--positions", noPositions, "--out", out}, "missing tensor \"positions\""},
 		{[]string{"--model", "llama-3.1-8b", "--format", "csv", "--out", out}, "--format \"csv\""},
 		{[]string{"--model", "llama-3.1-8b", "--out", out, "--suite", suite}, "--out and --suite"},
@@ -409,6 +422,7 @@ func TestGoldenBadInput(t *testing.T) {
 		{[]string{"--model", "llama-3.1-8b", "--op", "apply_rotary_emb_thd", "--cp-size", "2", "--tokens", "3", "--out", out}, "--tokens 3"},
 		{[]string{"--model", "llama-3.1-8b", "--op", "kv_rmsnorm_rope_cache", "--cache-mode", "PB", "--out", out}, "--cache-mode"},
 		{[]string{"--model", "llama-3.1-8b", "--out", out, "extra"}, "unexpected argument"},
+		{[]string{"--model", "qwen2.5-7b-instruct-1m", "--op", "apply_rotary_emb", "--out", out}, "--op apply_rotary_emb: dual-chunk"},
 		{[]string{"--config", writeFile(t, dir, "l4s.json", []byte(goldenLlama4)), "--layer", "3", "--op", "interleave_rope", "--suite", suite}, "--layer 3"},
 	} {
 		code, stdout, stderr := runCLI(t, append([]string{"golden"}, c.args...)...)
