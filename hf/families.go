@@ -19,6 +19,10 @@ const (
 	kindCohere2       // head_dim is always hidden_size / num_attention_heads
 	kindMiniMax       // rotary_dim honoured, where HF rotates the whole head
 	kindGranite       // granitemoehybrid: RoPE only when position_embedding_type is "rope"
+
+	// kindDeepSeekV4: the trailing rope slice of each head, two RoPEs by rope-type label
+	// (deepseek_v4.go).
+	kindDeepSeekV4
 )
 
 // family is what a model_type implies about its RoPE.
@@ -160,6 +164,13 @@ var mistral4 = family{style: rope.GPTJ, kind: kindDeepSeek, defaults: map[string
 	},
 }}
 
+// DeepseekV4Config's defaults (configuration_deepseek_v4.py) for the keys hf reads; its
+// rotate_half pairs (2i, 2i+1) of the rope slice.
+var deepseekV4 = family{style: rope.GPTJ, kind: kindDeepSeekV4, layers: &layerRule{deepseekV4Types: true}, defaults: map[string]any{
+	"num_hidden_layers": num("43"), "num_attention_heads": num("64"), "num_key_value_heads": num("1"),
+	"max_position_embeddings": num("1048576"), "rope_theta": num("10000.0"), "compress_rope_theta": num("160000.0"),
+}}
+
 // gemma4Family is Gemma 4's family with the config class's defaults, rope_parameters
 // included: sliding layers default RoPE with theta 10000, full layers proportional over a
 // quarter of their 512-wide head with theta 1000000.
@@ -265,6 +276,7 @@ var families = map[string]family{
 	"deepseek_v3":  deepseek,
 	"deepseek_v32": deepseek,
 	"mistral4":     mistral4,
+	"deepseek_v4":  deepseekV4,
 	"kimi_k2":      deepseek,
 	"llama4":       llama4,
 	"llama4_text":  llama4,

@@ -442,6 +442,9 @@ func (p *parser) kvHeads(heads int) (int, string, error) {
 func (p *parser) headSize(ri ropeInfo) error {
 	s := &p.src
 	spec := &p.m.Spec
+	if p.fam.kind == kindDeepSeekV4 {
+		return p.deepseekV4Head()
+	}
 	if p.fam.kind == kindDeepSeek {
 		// vLLM and torch_npu npu_kv_rmsnorm_rope_cache rotate q_pe/k_pe, a tensor of its own, so the head is the RoPE part.
 		d, _, ok, err := s.positive("qk_rope_head_dim")

@@ -35,6 +35,9 @@ type layerRule struct {
 	// lastFull: the last layer is full_attention whatever layer_types says, and layer types
 	// derived from pattern end with a full layer.
 	lastFull bool
+	// deepseekV4Types: without layer_types, DeepSeek-V4's compress_ratios or default pattern
+	// (deepseekV4Types).
+	deepseekV4Types bool
 }
 
 // nopeRule says which layers a family leaves unrotated.
@@ -218,6 +221,11 @@ func (p *parser) local(ri ropeInfo) error {
 	types, err := p.layerTypes()
 	if err != nil {
 		return err
+	}
+	if types == nil && rule.deepseekV4Types {
+		if types, err = p.deepseekV4Types(); err != nil {
+			return err
+		}
 	}
 	if rule.lastFull {
 		if types, err = p.lastFull(rule, types); err != nil {

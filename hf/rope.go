@@ -17,6 +17,9 @@ type ropeInfo struct {
 }
 
 func (p *parser) ropeObject() (ropeInfo, error) {
+	if p.fam.kind == kindDeepSeekV4 {
+		return p.deepseekV4Rope()
+	}
 	path, v, ok := p.src.first("rope_parameters", "rope_scaling")
 	if !ok {
 		return ropeInfo{}, nil

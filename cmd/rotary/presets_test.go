@@ -15,67 +15,97 @@ import (
 	"github.com/rotary-go/rotary/tensor"
 )
 
-// TestApplyEveryPreset drives `rotary apply --model NAME --layer L` on every embedded config, in
-// F32 and BF16, on one layer of each kind the model has (each distinct per-layer RoPE, and a
-// layer without RoPE), and checks the result against float64 math from that layer's inv_freq:
-// rotated pairs per the accuracy contract, pass-through elements (and frequency-0 pairs, whose
-// exact result is the input) bit for bit, layers without RoPE unchanged.
+// TestApplyEveryPreset drives `rotary apply --model NAME --layer L` on every embedded config, on
+// one layer of each kind the model has (each distinct per-layer RoPE, and a layer without
+// RoPE): applyEveryLayerKind.
 func TestApplyEveryPreset(t *testing.T) {
-	pos := []int64{0, 1, 4097, 65535, 1<<20 - 1}
-	const T, H, K = 5, 2, 1
 	for _, name := range hf.PresetNames() {
 		m, err := hf.Preset(name)
 		if err != nil {
 			t.Fatal(err)
 		}
-		for _, layer := range distinctLayers(t, m) {
-			spec, err := m.Spec.ForLayer(layer)
+		applyEveryLayerKind(t, name, m, "--model", name)
+	}
+}
+
+// TestApplyFamiliesWithoutPresets: the same for the families whose published config.json no
+// preset holds, on configs shaped like theirs (transformers' config classes at the mirror's
+// decba1d): DeepSeek-V4's two RoPEs over the rope slice, Mistral 4's MLA YaRN.
+func TestApplyFamiliesWithoutPresets(t *testing.T) {
+	dir := t.TempDir()
+	for name, cfg := range map[string]string{
+		"deepseek_v4": `{"model_type": "deepseek_v4", "hidden_size": 4096, "num_hidden_layers": 4, "num_attention_heads": 64,
+			"num_key_value_heads": 1, "head_dim": 512, "qk_rope_head_dim": 64, "max_position_embeddings": 1048576, "rope_theta": 10000,
+			"compress_rope_theta": 160000, "compress_ratios": [0, 0, 4, 128],
+			"rope_scaling": {"type": "yarn", "factor": 16, "original_max_position_embeddings": 65536, "beta_fast": 32, "beta_slow": 1}}`,
+		"mistral4": `{"model_type": "mistral4", "hidden_size": 4096, "num_attention_heads": 32, "num_hidden_layers": 2,
+			"qk_rope_head_dim": 64, "qk_nope_head_dim": 64}`,
+	} {
+		path := writeFile(t, dir, name+".json", []byte(cfg))
+		m, err := hf.LoadFile(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		applyEveryLayerKind(t, name, m, "--config", path)
+	}
+}
+
+// applyEveryLayerKind runs apply on one layer of each kind of model m (the model flags in
+// model), F32 and BF16, and checks the result against float64 math from that layer's inv_freq:
+// rotated pairs per the accuracy contract, pass-through elements (and frequency-0 pairs, whose
+// exact result is the input) bit for bit, layers without RoPE unchanged.
+func applyEveryLayerKind(t *testing.T, name string, m *hf.Model, model ...string) {
+	t.Helper()
+	pos := []int64{0, 1, 4097, 65535, 1<<20 - 1}
+	const T, H, K = 5, 2, 1
+	for _, layer := range distinctLayers(t, m) {
+		spec, err := m.Spec.ForLayer(layer)
+		if err != nil {
+			t.Fatal(err)
+		}
+		D := spec.HeadSize
+		for _, d := range []tensor.DType{tensor.F32, tensor.BF16} {
+			label := fmt.Sprintf("%s layer %d %v", name, layer, d)
+			dir := t.TempDir()
+			in := writeTensors(t, dir, "in.safetensors",
+				safetensors.FromInt64s("positions", []int{T}, pos),
+				encodeAs(d, "query", []int{T, H, D}, randomHeads(T*H*D, 3)),
+				encodeAs(d, "key", []int{T, K * D}, randomHeads(T*K*D, 4)))
+			out := filepath.Join(dir, "out.safetensors")
+			args := append([]string{"apply", "--layer", strconv.Itoa(layer), "--in", in, "--out", out}, model...)
+			if code, _, stderr := runCLI(t, args...); code != 0 {
+				t.Fatalf("%s: exit %d: %s", label, code, stderr)
+			}
+			inF, err := safetensors.ReadFile(in)
 			if err != nil {
 				t.Fatal(err)
 			}
-			D := spec.HeadSize
-			for _, d := range []tensor.DType{tensor.F32, tensor.BF16} {
-				label := fmt.Sprintf("%s layer %d %v", name, layer, d)
-				dir := t.TempDir()
-				in := writeTensors(t, dir, "in.safetensors",
-					safetensors.FromInt64s("positions", []int{T}, pos),
-					encodeAs(d, "query", []int{T, H, D}, randomHeads(T*H*D, 3)),
-					encodeAs(d, "key", []int{T, K * D}, randomHeads(T*K*D, 4)))
-				out := filepath.Join(dir, "out.safetensors")
-				if code, _, stderr := runCLI(t, "apply", "--model", name, "--layer", strconv.Itoa(layer), "--in", in, "--out", out); code != 0 {
-					t.Fatalf("%s: exit %d: %s", label, code, stderr)
+			outF, err := safetensors.ReadFile(out)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, tn := range []string{"query", "key"} {
+				src, _ := inF.Get(tn)
+				got, ok := outF.Get(tn)
+				if !ok || got.DType != src.DType || !slicesEqual(got.Shape, src.Shape) {
+					t.Fatalf("%s: %s missing or reshaped", label, tn)
 				}
-				inF, err := safetensors.ReadFile(in)
-				if err != nil {
-					t.Fatal(err)
-				}
-				outF, err := safetensors.ReadFile(out)
-				if err != nil {
-					t.Fatal(err)
-				}
-				for _, tn := range []string{"query", "key"} {
-					src, _ := inF.Get(tn)
-					got, ok := outF.Get(tn)
-					if !ok || got.DType != src.DType || !slicesEqual(got.Shape, src.Shape) {
-						t.Fatalf("%s: %s missing or reshaped", label, tn)
+				if spec.NoRoPE {
+					if !bytes.Equal(got.Data, src.Data) {
+						t.Errorf("%s: %s changed on a layer without RoPE", label, tn)
 					}
-					if spec.NoRoPE {
-						if !bytes.Equal(got.Data, src.Data) {
-							t.Errorf("%s: %s changed on a layer without RoPE", label, tn)
-						}
-						continue
-					}
-					at := pos
-					if c := spec.DualChunk; c != nil {
-						// Keys and intra-chunk queries rotate at p mod (chunk − local).
-						at = make([]int64, len(pos))
-						for i, p := range pos {
-							at[i] = p % int64(c.ChunkSize-c.LocalSize)
-						}
-					}
-					checkRotation(t, label+" "+tn, d, D, spec.RotaryDim, spec.Style == rotary.GPTJ, at, decode(t, src), decode(t, got),
-						func(int64) ([]float64, float64) { return spec.Frequencies(int(maxOf(pos))) })
+					continue
 				}
+				at := pos
+				if c := spec.DualChunk; c != nil {
+					// Keys and intra-chunk queries rotate at p mod (chunk − local).
+					at = make([]int64, len(pos))
+					for i, p := range pos {
+						at[i] = p % int64(c.ChunkSize-c.LocalSize)
+					}
+				}
+				checkRotation(t, label+" "+tn, d, D, spec.RotaryDim, spec.Style == rotary.GPTJ, at, decode(t, src), decode(t, got),
+					func(int64) ([]float64, float64) { return spec.Frequencies(int(maxOf(pos))) })
 			}
 		}
 	}
