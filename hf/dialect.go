@@ -2,6 +2,7 @@ package hf
 
 import (
 	"fmt"
+	"math"
 	"slices"
 	"strings"
 
@@ -100,8 +101,9 @@ const (
 	// ("top-level").
 	RuleLongRoPEOriginal Rule = "longrope_original"
 	// RuleLongRoPETables: when the long factors apply: "per-call" (a call reaching the
-	// original length) or "long-if-extended" (every position, once the served length
-	// max_position_embeddings passes the original).
+	// original length), "long-past-original" (a call past it, one position later), or
+	// "long-if-extended" (every position, once the served length max_position_embeddings
+	// passes the original).
 	RuleLongRoPETables Rule = "longrope_tables"
 	// RuleMiniMaxRotaryDim: MiniMax's rotary_dim "honoured" or "ignored" (the whole head), or
 	// ignored for MiniMax-Text-01 only ("ignored-text-01").
@@ -186,6 +188,8 @@ var dialectReadings = map[Dialect]map[Rule]Reading{
 		RuleYaRNTruncate:      {Choice: "ignored", Follows: "vLLM v0.11 rotary_embedding/common.py yarn_find_correction_range: always floor / ceil; models/gpt_oss.py drops truncate"},
 		RuleDynamicLength:     {Choice: "static", Follows: "vLLM v0.11 rotary_embedding/dynamic_ntk_scaling_rope.py DynamicNTKScalingRotaryEmbedding._compute_cos_sin_cache: max_len = max_position · factor"},
 		RuleLongRoPEAttention: {Choice: "lengths", Follows: "vLLM v0.11 rotary_embedding/phi3_long_rope_scaled_rope.py Phi3LongRoPEScaledRotaryEmbedding.__init__: scale = max_position_embeddings / original"},
+		RuleLongRoPETables:    {Choice: "long-past-original", Follows: "vLLM v0.11 rotary_embedding/phi3_long_rope_scaled_rope.py Phi3LongRoPEScaledRotaryEmbedding.forward: long cache when torch.any(positions > original)"},
+		RulePhiMoELongFactors: {Choice: "used", Follows: "vLLM v0.11 models/phimoe.py PhiMoEAttention: get_rope(rope_scaling) → Phi3LongRoPEScaledRotaryEmbedding"},
 		RuleMiniMaxRotaryDim:  {Choice: "honoured", Follows: "vLLM v0.11 models/minimax_text_01.py MiniMaxText01DecoderLayer: rotary_dim = config.rotary_dim if present"},
 		RuleMRoPEDefault:      {Choice: "none", Follows: "vLLM v0.11 rotary_embedding/__init__.py get_rope: MRotaryEmbedding only with mrope_section"},
 	},
@@ -195,6 +199,7 @@ var dialectReadings = map[Dialect]map[Rule]Reading{
 		RuleYaRNTruncate:      {Choice: "honoured", Follows: "SGLang layers/rotary_embedding/factory.py get_rope: truncate = rope_scaling.get(\"truncate\", True); yarn.py yarn_find_correction_range"},
 		RuleDynamicLength:     {Choice: "static", Follows: "SGLang layers/rotary_embedding/rope_variant.py DynamicNTKScalingRotaryEmbedding._compute_cos_sin_cache: max_len = max_position · factor"},
 		RuleLongRoPEAttention: {Choice: "lengths", Follows: "SGLang layers/rotary_embedding/rope_variant.py Phi3LongRoPEScaledRotaryEmbedding.__init__: scale = max_position_embeddings / original; factory.py forwards only short_mscale / long_mscale"},
+		RuleLongRoPETables:    {Choice: "long-past-original", Follows: "SGLang layers/rotary_embedding/rope_variant.py Phi3LongRoPEScaledRotaryEmbedding.forward: long cache when torch.any(positions > original)"},
 		RuleMRoPEDefault:      {Choice: "none", Follows: "SGLang layers/rotary_embedding/factory.py get_rope: MRotaryEmbedding only when \"mrope_section\" is in rope_scaling"},
 	},
 	DialectLlamaCpp: {
@@ -240,7 +245,7 @@ var ruleChoices = map[Rule][]string{
 	RuleDynamicLength:     {"static", "per-call", "max-trained"},
 	RuleLongRoPEAttention: {"config-factor", "lengths", "lengths-if-top-level"},
 	RuleLongRoPEOriginal:  {"config-or-rope", "top-level"},
-	RuleLongRoPETables:    {"per-call", "long-if-extended"},
+	RuleLongRoPETables:    {"per-call", "long-if-extended", "long-past-original"},
 	RuleMiniMaxRotaryDim:  {"honoured", "ignored", "ignored-text-01"},
 	RulePhiMoELongFactors: {"used", "never"},
 	RuleMRoPEDefault:      {"family-default", "none"},
@@ -409,6 +414,9 @@ func adjustModel(m *Model, choice map[Rule]string, f dialectFacts, label string)
 			}
 		}
 	}
+	for _, s := range specs {
+		pastOriginal(s, choice, f)
+	}
 	if choice[RuleMRoPEDefault] == "none" && m.Spec.MRoPE != nil && !f.mropeSection {
 		m.Spec.MRoPE = nil
 		f.ruleApplied[RuleMRoPEDefault] = "no mrope_section: plain RoPE, no multimodal sections"
@@ -422,6 +430,24 @@ func adjustModel(m *Model, choice map[Rule]string, f dialectFacts, label string)
 			m.Notes = append(m.Notes, fmt.Sprintf("as %s, %s: %s", label, r, why))
 		}
 	}
+}
+
+// pastOriginal is vLLM v0.11's and SGLang's LongRoPE switch, long factors only for a call with a
+// position past the original length (torch.any(positions > original)), where HF switches at a
+// position equal to it. The spec switches at its original length, so it is moved one position on,
+// with the attention factor, which is computed from the original length, pinned first.
+func pastOriginal(s *rope.Spec, choice map[Rule]string, f dialectFacts) {
+	if choice[RuleLongRoPETables] != "long-past-original" || s.Scaling.Type != rope.ScalingLongRoPE {
+		return
+	}
+	orig := s.OriginalMax()
+	if orig <= 0 || orig == math.MaxInt {
+		return // refused by Validate, or no position reaches it
+	}
+	_, att := s.Frequencies(-1)
+	s.Scaling.AttentionFactor = att
+	s.Scaling.OriginalMaxPositions = orig + 1
+	f.ruleApplied[RuleLongRoPETables] = fmt.Sprintf("long factors for a call with a position past %d, not at it: the spec's original length is %d, its attention factor %v that of %d", orig, orig+1, att, orig)
 }
 
 func adjustScaling(sc *rope.Scaling, choice map[Rule]string, f dialectFacts, maxPositions int) {

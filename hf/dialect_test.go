@@ -366,3 +366,24 @@ func FuzzParseDialects(f *testing.F) {
 		}
 	})
 }
+
+// TestDialectLongRoPEBoundary: vLLM v0.11's and SGLang's Phi3LongRoPEScaledRotaryEmbedding.forward
+// take the long cache when a position exceeds the original length (positions > original); HF's
+// longrope_frequency_update when seq_len > original, that is a position equal to it. The
+// attention factor stays the one of the real original length.
+func TestDialectLongRoPEBoundary(t *testing.T) {
+	for d, switchAt := range map[Dialect]int{DialectHF: 4096, DialectHF457: 4096, DialectVLLM011: 4097, DialectSGLang: 4097} {
+		ref := presetAs(t, DialectReference, "phi-3-mini-128k").Spec
+		s := presetAs(t, d, "phi-3-mini-128k").Spec
+		short, _ := ref.Frequencies(0)
+		long, _ := ref.Frequencies(4096)
+		before, attBefore := s.Frequencies(switchAt - 1)
+		after, attAfter := s.Frequencies(switchAt)
+		if !slices.Equal(before, short) || !slices.Equal(after, long) {
+			t.Errorf("%s: the long factors should start at position %d", d, switchAt)
+		}
+		if want := attention(ref); attBefore != want || attAfter != want {
+			t.Errorf("%s: attention factor %v / %v, want %v", d, attBefore, attAfter, want)
+		}
+	}
+}

@@ -38,11 +38,11 @@ func divergentRules(r *frameworksReport) []hf.Rule {
 
 // presetDivergences are the embedded presets the dialects read differently, and the rules why.
 var presetDivergences = map[string][]hf.Rule{
-	"gpt-oss-20b":     {hf.RuleYaRNTruncate},                         // truncate: false
-	"ministral-3-3b":  {hf.RuleRopeParameters, hf.RuleYaRNAttention}, // v5 rope_parameters, mscale = mscale_all_dim
-	"phi-3-mini-128k": {hf.RuleLongRoPETables},                       // vLLM's long factors everywhere
-	"phi-4-mini":      {hf.RuleLongRoPETables},                       // as Phi-3
-	"qwen3.5-35b-a3b": {hf.RuleRopeParameters},                       // v5 rope_parameters only
+	"gpt-oss-20b":     {hf.RuleYaRNTruncate},                                                 // truncate: false
+	"ministral-3-3b":  {hf.RuleRopeParameters, hf.RuleYaRNAttention},                         // v5 rope_parameters, mscale = mscale_all_dim
+	"phi-3-mini-128k": {hf.RuleLongRoPETables, hf.RuleLongRoPETables, hf.RuleLongRoPETables}, // three switching rules
+	"phi-4-mini":      {hf.RuleLongRoPETables, hf.RuleLongRoPETables, hf.RuleLongRoPETables}, // as Phi-3
+	"qwen3.5-35b-a3b": {hf.RuleRopeParameters},                                               // v5 rope_parameters only
 }
 
 // TestCheckFrameworksPresets: every preset exits 0 exactly when no rule differs beyond float32
@@ -172,11 +172,23 @@ func TestCheckFrameworksDivergent(t *testing.T) {
 				t.Errorf("first position %d, want the original length 4096", row.FirstPosition)
 			}
 		}},
-		{"LongRoPE long factors everywhere (vLLM #27431)", []string{"--model", "phi-3-mini-128k"}, []hf.Rule{hf.RuleLongRoPETables}, func(t *testing.T, row frameworkRow) {
-			if row.FirstPosition != 1 || !slices.Equal(row.B.Dialects, []string{"vllm"}) {
-				t.Errorf("first position %d, B %v", row.FirstPosition, row.B.Dialects)
-			}
-		}},
+		{"LongRoPE switching rules (vLLM #27431, positions > original)", []string{"--model", "phi-3-mini-128k"},
+			[]hf.Rule{hf.RuleLongRoPETables, hf.RuleLongRoPETables, hf.RuleLongRoPETables}, func(t *testing.T, row frameworkRow) {
+				sides := row.A.Choice + " / " + row.B.Choice
+				switch {
+				case row.A.Choice == "long-if-extended" || row.B.Choice == "long-if-extended":
+					// vLLM main's long factors from position 0: the tables differ at once.
+					if row.FirstPosition != 1 {
+						t.Errorf("%s: first position %d, want 1", sides, row.FirstPosition)
+					}
+				default:
+					// HF switches for a call at the original length, v0.11 and SGLang one later:
+					// the two differ at position 4096 alone.
+					if row.FirstPosition != 4096 || row.MaxOutputAt != 4096 || row.MaxAngleAt != 4096 {
+						t.Errorf("%s: first %d, largest output diff at %d, angle at %d: want all 4096", sides, row.FirstPosition, row.MaxOutputAt, row.MaxAngleAt)
+					}
+				}
+			}},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			code, r, stderr := checkFrameworks(t, c.args...)
