@@ -48,7 +48,8 @@
 // qwen3_5_moe (and their _text models), ministral, ministral3, mistral3, phimoe, minimax,
 // minimax_text_01, minimax_m2 (rotary_dim honoured, where HF rotates the whole head),
 // glm4v_moe, hunyuan_v1_dense, hunyuan_v1_moe, seed_oss, apertus, nemotron, internlm3; GPT-J:
-// glm4v, ernie4_5, ernie4_5_moe, mistral4 (MLA, unless rope_interleave is false); NeoX with
+// glm4v, ernie4_5, ernie4_5_moe, mistral4 (MLA, unless rope_interleave is false), deepseek_v4
+// (the trailing rope slice of each head, a RoPE for sliding and one for compressed layers); NeoX with
 // proportional RoPE on the full layers: gemma4, gemma4_unified (and their _text models).
 //
 // KnownModelTypes lists them. Any other model_type whose config has hidden_size,
