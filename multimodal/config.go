@@ -39,6 +39,14 @@ const (
 	// Qwen3Omni is Qwen3-Omni (model_type qwen3_omni_moe): Qwen2.5-Omni's blocks, found by
 	// their start tokens, with a video's frames and audio merged token by token in time.
 	Qwen3Omni
+	// Ernie45VL is ERNIE-4.5-VL (model_type ernie4_5_vl_moe): runs of image or video tokens
+	// are Qwen2-VL grids, a video's time merged by temporal_merge_size; its language model
+	// rotates with pairs (2i, 2i+1) whose h and w alternate, t in the tail.
+	Ernie45VL
+	// HunYuanVL is HunYuan-VL (model_type hunyuan_vl): every axis is the sequence position
+	// except on an image's grid, where the last three (width, height, image) are the patch's
+	// column, row and the image's index in the row (XD-RoPE).
+	HunYuanVL
 	kindEnd
 )
 
@@ -58,6 +66,10 @@ func (k Kind) String() string {
 		return "qwen2_5_omni"
 	case Qwen3Omni:
 		return "qwen3_omni_moe"
+	case Ernie45VL:
+		return "ernie4_5_vl_moe"
+	case HunYuanVL:
+		return "hunyuan_vl"
 	}
 	return fmt.Sprintf("Kind(%d)", uint8(k))
 }
@@ -80,12 +92,16 @@ func KindForModelType(modelType string) (Kind, error) {
 		return Qwen25Omni, nil
 	case "qwen3_omni_moe", "qwen3_omni_moe_thinker", "qwen3_omni_moe_talker":
 		return Qwen3Omni, nil
+	case "ernie4_5_vl_moe", "ernie4_5_moe_vl", "ernie4_5_vl":
+		return Ernie45VL, nil
+	case "hunyuan_vl":
+		return HunYuanVL, nil
 	}
 	return 0, fmt.Errorf("model_type %q: multimodal positions know %s", modelType, KnownModelTypes)
 }
 
 // KnownModelTypes lists the model_type values KindForModelType accepts, for messages.
-const KnownModelTypes = "qwen2_vl, qwen2_5_vl, qwen3_vl, qwen3_vl_moe, qwen3_5, qwen3_5_moe, glm4v, glm4v_moe, glm46v, qwen2_5_omni (_thinker, _talker), qwen3_omni_moe (_thinker, _talker)"
+const KnownModelTypes = "qwen2_vl, qwen2_5_vl, qwen3_vl, qwen3_vl_moe, qwen3_5, qwen3_5_moe, glm4v, glm4v_moe, glm46v, qwen2_5_omni (_thinker, _talker), qwen3_omni_moe (_thinker, _talker), ernie4_5_vl_moe, hunyuan_vl"
 
 // splitsFrames reports whether kind splits each video (t, h, w) into t frames (1, h, w), each
 // its own block between timestamp text (Qwen3-VL and Qwen3.5).
@@ -117,6 +133,13 @@ type Config struct {
 	// and rope_delta discounted by the row's padding (Qwen2_5OmniTalkerForConditionalGeneration
 	// and Qwen3OmniMoeTalkerForConditionalGeneration.forward: rope_deltas − delta0).
 	Talker bool
+	// TemporalMergeSize (ERNIE-4.5-VL) is vision_config.temporal_merge_size (the published
+	// configs' temporal_conv_size): video grid steps per LLM token step.
+	TemporalMergeSize int64
+	// Axes (HunYuan-VL) is the number of position axes, the length of the text config's
+	// xdrope_section (mrope_section): 4 for sequence, width, height and image, or 3 without the
+	// sequence axis.
+	Axes int64
 	// SpatialMergeSize is vision_config.spatial_merge_size: the side of the square of
 	// patches the merger folds into one LLM token.
 	SpatialMergeSize int64
@@ -180,6 +203,19 @@ const (
 	qwen3OmniNWindow = 50
 )
 
+// Ernie4_5_VLMoeConfig's and HunYuanVLConfig's defaults (configuration_ernie4_5_vl_moe.py,
+// configuration_hunyuan_vl.py). HunYuanVLConfig has no default xdrope_section; the published
+// HunYuan-VL and HunYuanOCR configs give four sections.
+const (
+	ernieImageTokenID    = 100295
+	ernieVideoTokenID    = 103367
+	ernieTemporalMerge   = 2
+	hunyuanImageTokenID  = 120120
+	hunyuanDefaultAxes   = 4
+	maxHunyuanAxes       = 16
+	maxTemporalMergeSize = 1 << 10
+)
+
 // DefaultTalkerConfig returns the HF config-class defaults of an Omni kind's talker.
 func DefaultTalkerConfig(kind Kind) Config {
 	c := DefaultConfig(kind)
@@ -210,6 +246,12 @@ func DefaultConfig(kind Kind) Config {
 	case GLM4V:
 		c.ImageTokenID, c.VideoTokenID, c.VisionStartTokenID = glm4vImageTokenID, glm4vVideoTokenID, 0
 		c.VideoStartTokenID, c.VideoEndTokenID = glm4vVideoStartTokenID, glm4vVideoEndTokenID
+	case Ernie45VL:
+		c.ImageTokenID, c.VideoTokenID, c.VisionStartTokenID = ernieImageTokenID, ernieVideoTokenID, 0
+		c.TemporalMergeSize = ernieTemporalMerge
+	case HunYuanVL:
+		c.ImageTokenID, c.VideoTokenID, c.VisionStartTokenID = hunyuanImageTokenID, 0, 0
+		c.Axes = hunyuanDefaultAxes
 	case Qwen25Omni, Qwen3Omni:
 		c.AudioTokenID, c.AudioStartTokenID = omniAudioTokenID, omniAudioStartTokenID
 		c.PositionIDPerSeconds = omniPositionIDPerSeconds
@@ -233,6 +275,12 @@ func (c *Config) tokenIDs() []idField {
 	if c.Kind == GLM4V {
 		// GLM-4V's video frames are image tokens; video_token_id is never in the input.
 		return []idField{{"image_token_id", &c.ImageTokenID}, {"video_start_token_id", &c.VideoStartTokenID}, {"video_end_token_id", &c.VideoEndTokenID}}
+	}
+	switch c.Kind {
+	case Ernie45VL:
+		return []idField{{"image_token_id", &c.ImageTokenID}, {"video_token_id", &c.VideoTokenID}}
+	case HunYuanVL:
+		return []idField{{"image_token_id", &c.ImageTokenID}}
 	}
 	if isOmni(c.Kind) {
 		return []idField{{"image_token_id", &c.ImageTokenID}, {"video_token_id", &c.VideoTokenID}, {"vision_start_token_id", &c.VisionStartTokenID},
@@ -278,6 +326,12 @@ func (c Config) Validate() error {
 	}
 	if c.Kind == Qwen25VL && (c.TokensPerSecond < 0 || math.IsNaN(c.TokensPerSecond) || math.IsInf(c.TokensPerSecond, 0)) {
 		return configErr("tokens_per_second %v: want a finite number ≥ 0", c.TokensPerSecond)
+	}
+	if c.Kind == Ernie45VL && (c.TemporalMergeSize < 1 || c.TemporalMergeSize > maxTemporalMergeSize) {
+		return configErr("temporal_merge_size %d: want 1..%d", c.TemporalMergeSize, maxTemporalMergeSize)
+	}
+	if c.Kind == HunYuanVL && (c.Axes < 3 || c.Axes > maxHunyuanAxes) {
+		return configErr("xdrope_section has %d sections: want 3..%d (the last three are width, height, image)", c.Axes, maxHunyuanAxes)
 	}
 	if c.Talker && !isOmni(c.Kind) {
 		return configErr("talker: %v has no talker (only the Omni families do)", c.Kind)
@@ -421,6 +475,33 @@ func ConfigFromJSONWith(data []byte, o ReadOptions) (Config, error) {
 			}
 		}
 	}
+	if kind == Ernie45VL {
+		// The published configs: im_patch_id, spatial_conv_size and temporal_conv_size at
+		// the top level; HF's conversion: image_token_id and vision_config's merge sizes.
+		if err := integer([]map[string]any{top, text}, "im_patch_id", &c.ImageTokenID); err != nil {
+			return Config{}, err
+		}
+		if err := integer(where, "image_token_id", &c.ImageTokenID); err != nil {
+			return Config{}, err
+		}
+		if err := integer([]map[string]any{top}, "spatial_conv_size", &c.SpatialMergeSize); err != nil {
+			return Config{}, err
+		}
+		if err := integer([]map[string]any{vision}, "spatial_merge_size", &c.SpatialMergeSize); err != nil {
+			return Config{}, err
+		}
+		if err := integer([]map[string]any{vision, top}, "temporal_merge_size", &c.TemporalMergeSize); err != nil {
+			return Config{}, err
+		}
+		if err := integer([]map[string]any{top}, "temporal_conv_size", &c.TemporalMergeSize); err != nil {
+			return Config{}, err
+		}
+	}
+	if kind == HunYuanVL {
+		if c.Axes, err = hunyuanAxes(top, text); err != nil {
+			return Config{}, err
+		}
+	}
 	if isOmni(kind) {
 		if err := integer(where, "position_id_per_seconds", &c.PositionIDPerSeconds); err != nil {
 			return Config{}, err
@@ -451,6 +532,37 @@ func ConfigFromJSONWith(data []byte, o ReadOptions) (Config, error) {
 		return Config{}, err
 	}
 	return c, nil
+}
+
+// hunyuanAxes is the number of sections of xdrope_section (or mrope_section) in the text
+// config's or the top level's rope_parameters or rope_scaling; 4 when none has one.
+func hunyuanAxes(top, text map[string]any) (int64, error) {
+	for _, m := range []map[string]any{text, top} {
+		if m == nil {
+			continue
+		}
+		for _, ropeKey := range []string{"rope_parameters", "rope_scaling"} {
+			r, err := object(m, ropeKey)
+			if err != nil || r == nil {
+				if err != nil {
+					return 0, err
+				}
+				continue
+			}
+			for _, key := range []string{"xdrope_section", "mrope_section"} {
+				v, ok := r[key]
+				if !ok || v == nil {
+					continue
+				}
+				list, ok := v.([]any)
+				if !ok {
+					return 0, configErr("%s.%s: want a list of section sizes", ropeKey, key)
+				}
+				return int64(len(list)), nil
+			}
+		}
+	}
+	return hunyuanDefaultAxes, nil
 }
 
 // omniSections are the objects an Omni config's keys are read from: the thinker's (or

@@ -71,26 +71,19 @@ func GetRoPEIndex(cfg Config, inputIDs, attentionMask [][]int64, imageGridTHW, v
 // match the input's, and a use_audio_in_video that does not match how the videos are laid out.
 func RoPEIndex(cfg Config, in Input) (positions Positions3, ropeDeltas []int64, err error) {
 	inputIDs, attentionMask, imageGridTHW, videoGridTHW, secondPerGridT := in.InputIDs, in.AttentionMask, in.ImageGridTHW, in.VideoGridTHW, in.SecondPerGridT
-	if err := cfg.Validate(); err != nil {
-		return Positions3{}, nil, err
-	}
-	seq, err := checkRows(inputIDs, attentionMask)
+	seq, err := checkInput(cfg, in)
 	if err != nil {
 		return Positions3{}, nil, err
 	}
-	if err := checkGrids("image_grid_thw", imageGridTHW, cfg.SpatialMergeSize); err != nil {
-		return Positions3{}, nil, err
-	}
-	if err := checkGrids("video_grid_thw", videoGridTHW, cfg.SpatialMergeSize); err != nil {
-		return Positions3{}, nil, err
-	}
-	if !isOmni(cfg.Kind) && (in.AudioSeqLens != nil || in.UseAudioInVideo) {
-		return Positions3{}, nil, inputErr("audio_seqlens / use_audio_in_video: %v has no audio (only the Omni families do)", cfg.Kind)
-	}
-	if (cfg.Kind == Qwen25VL || isOmni(cfg.Kind)) && secondPerGridT != nil {
-		if err := checkSeconds(secondPerGridT, len(videoGridTHW)); err != nil {
+	if cfg.Kind == HunYuanVL {
+		if cfg.Axes != 3 {
+			return Positions3{}, nil, inputErr("hunyuan_vl with %d position axes: want RoPEIndexN (RoPEIndex returns three)", cfg.Axes)
+		}
+		pos, deltas, err := RoPEIndexN(cfg, in)
+		if err != nil {
 			return Positions3{}, nil, err
 		}
+		return Positions3{pos[0], pos[1], pos[2]}, deltas, nil
 	}
 	batch := len(inputIDs)
 	for a := range positions {
@@ -102,6 +95,12 @@ func RoPEIndex(cfg Config, in Input) (positions Positions3, ropeDeltas []int64, 
 	ropeDeltas = make([]int64, batch)
 	if isOmni(cfg.Kind) {
 		if err := omniIndex(cfg, in, seq, positions, ropeDeltas); err != nil {
+			return Positions3{}, nil, err
+		}
+		return positions, ropeDeltas, nil
+	}
+	if cfg.Kind == Ernie45VL {
+		if err := ernieIndex(cfg, in, seq, positions, ropeDeltas); err != nil {
 			return Positions3{}, nil, err
 		}
 		return positions, ropeDeltas, nil
@@ -154,6 +153,65 @@ func RoPEIndex(cfg Config, in Input) (positions Positions3, ropeDeltas []int64, 
 		return Positions3{}, nil, err
 	}
 	return positions, ropeDeltas, nil
+}
+
+// checkInput checks what every family reads: the config, the rows and mask, the grids, the
+// seconds per grid step and the audio inputs' presence. It returns the row length.
+func checkInput(cfg Config, in Input) (int, error) {
+	if err := cfg.Validate(); err != nil {
+		return 0, err
+	}
+	seq, err := checkRows(in.InputIDs, in.AttentionMask)
+	if err != nil {
+		return 0, err
+	}
+	if err := checkGrids("image_grid_thw", in.ImageGridTHW, cfg.SpatialMergeSize); err != nil {
+		return 0, err
+	}
+	if err := checkGrids("video_grid_thw", in.VideoGridTHW, cfg.SpatialMergeSize); err != nil {
+		return 0, err
+	}
+	if !isOmni(cfg.Kind) && (in.AudioSeqLens != nil || in.UseAudioInVideo) {
+		return 0, inputErr("audio_seqlens / use_audio_in_video: %v has no audio (only the Omni families do)", cfg.Kind)
+	}
+	if (cfg.Kind == Qwen25VL || isOmni(cfg.Kind)) && in.SecondPerGridT != nil {
+		if err := checkSeconds(in.SecondPerGridT, len(in.VideoGridTHW)); err != nil {
+			return 0, err
+		}
+	}
+	return seq, nil
+}
+
+// PositionsN are position ids of any number of axes: [axis][batch][seq].
+type PositionsN = [][][]int64
+
+// RoPEIndexN is RoPEIndex for every family, whatever its number of position axes: three for
+// all but HunYuan-VL, whose XD-RoPE has Config.Axes (four: sequence, width, height, image).
+func RoPEIndexN(cfg Config, in Input) (PositionsN, []int64, error) {
+	if cfg.Kind != HunYuanVL {
+		pos, deltas, err := RoPEIndex(cfg, in)
+		if err != nil {
+			return nil, nil, err
+		}
+		return PositionsN{pos[0], pos[1], pos[2]}, deltas, nil
+	}
+	seq, err := checkInput(cfg, in)
+	if err != nil {
+		return nil, nil, err
+	}
+	return hunyuanIndex(cfg, in, seq)
+}
+
+// FlattenN returns pos as one slice, axis-major then row-major: an I64 [axes, batch, seq]
+// tensor's layout.
+func FlattenN(pos PositionsN) []int64 {
+	var out []int64
+	for _, axis := range pos {
+		for _, row := range axis {
+			out = append(out, row...)
+		}
+	}
+	return out
 }
 
 // checkSeconds checks Qwen2.5-VL's second_per_grid_ts: one finite value ≥ 0 per video.

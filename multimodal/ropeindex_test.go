@@ -382,6 +382,9 @@ func FuzzGetRoPEIndex(f *testing.F) {
 	// and a video with its audio (kind bit 0x80), VS AS V V A A AE VE.
 	f.Add([]byte{4, 5, 6, 4, 12, 13, 13, 14}, []byte{1, 2, 2, 0x20, 3, 3}, uint8(5), 1.0)
 	f.Add([]byte{5, 12, 7, 7, 13, 13, 14, 4}, []byte{0x82, 2, 2, 0x20, 3, 3}, uint8(0x83), 1.0)
+	// ERNIE-4.5-VL: T and an image run of (1, 4, 4); HunYuan-VL: T and a run of its 6 grid tokens.
+	f.Add([]byte{4, 6, 6, 6, 6}, []byte{1, 4, 4}, uint8(7), 1.0)
+	f.Add([]byte{4, 6, 6, 6, 6, 6, 6}, []byte{1, 4, 4}, uint8(8), 1.0)
 	f.Fuzz(func(t *testing.T, toks, grid []byte, kind uint8, second float64) {
 		cfg := DefaultConfig(Kind(kind%uint8(kindEnd-1) + 1))
 		cfg.TokensPerSecond = 2
@@ -435,12 +438,12 @@ func FuzzGetRoPEIndex(f *testing.F) {
 				seconds = append(seconds, second)
 			}
 		}
-		pos, deltas, err := RoPEIndex(cfg, Input{InputIDs: [][]int64{row}, AttentionMask: [][]int64{mask}, ImageGridTHW: images,
+		pos, deltas, err := RoPEIndexN(cfg, Input{InputIDs: [][]int64{row}, AttentionMask: [][]int64{mask}, ImageGridTHW: images,
 			VideoGridTHW: videos, SecondPerGridT: seconds, AudioSeqLens: audios, UseAudioInVideo: omni && kind&0x80 != 0})
 		if err != nil {
 			return
 		}
-		if len(pos[0]) != 1 || len(pos[0][0]) != len(row) || len(deltas) != 1 {
+		if len(pos) < 3 || len(pos[0]) != 1 || len(pos[0][0]) != len(row) || len(deltas) != 1 {
 			t.Fatalf("shapes: %d rows, %d deltas", len(pos[0]), len(deltas))
 		}
 		for a := range pos {

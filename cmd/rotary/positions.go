@@ -16,17 +16,17 @@ import (
 const positionsUsage = "--config CONFIG.json | --model PRESET | --family NAME --in IN.safetensors --out OUT.safetensors"
 
 func init() {
-	commands["positions"] = command{"compute multimodal MRoPE positions (get_rope_index of the Qwen-VL, Qwen3.5, GLM-4V and Omni families)", runPositions}
+	commands["positions"] = command{"compute multimodal MRoPE positions (get_rope_index of the Qwen-VL, Qwen3.5, GLM-4V, Omni, ERNIE-4.5-VL and HunYuan-VL families)", runPositions}
 }
 
 // runPositions reads input_ids (I64 or I32, [B,S] or [S]), optional attention_mask (an
 // integer type or BOOL), image_grid_thw and video_grid_thw (I64 or I32, [N,3]),
 // second_per_grid_ts or video_second_per_grid (F32, F64, BF16 or F16, [N]) and the Omni
-// families' audio lengths (positionsAudio), and writes positions (I64 [3,B,S], or
-// [3,S] for 1-D input_ids) and rope_deltas (I64 [B]). Nothing is written on error. The
-// token ids, spatial_merge_size and tokens_per_second come from the config; keys it lacks
-// (the embedded presets keep only the RoPE keys) take the HF defaults documented on
-// multimodal.ConfigFromJSON.
+// families' audio lengths (positionsAudio), and writes positions (I64 [rows,B,S], or
+// [rows,S] for 1-D input_ids; rows 3, or HunYuan-VL's XD-RoPE axes) and rope_deltas (I64
+// [B]). Nothing is written on error. The token ids, spatial_merge_size and tokens_per_second
+// come from the config; keys it lacks (the embedded presets keep only the RoPE keys) take the
+// HF defaults documented on multimodal.ConfigFromJSON.
 func runPositions(args []string, stdout, stderr io.Writer) error {
 	fs := newFlags("positions", positionsUsage, stderr)
 	config := fs.String("config", "", "model `config.json` (Hugging Face format; "+multimodal.KnownModelTypes+")")
@@ -81,17 +81,17 @@ func runPositions(args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return usagef("%s: %v", *in, err)
 	}
-	pos, deltas, err := multimodal.RoPEIndex(cfg, multimodal.Input{InputIDs: ids, AttentionMask: mask, ImageGridTHW: images,
+	pos, deltas, err := multimodal.RoPEIndexN(cfg, multimodal.Input{InputIDs: ids, AttentionMask: mask, ImageGridTHW: images,
 		VideoGridTHW: videos, SecondPerGridT: seconds, AudioSeqLens: audio, UseAudioInVideo: *audioInVideo})
 	if err != nil {
 		return usagef("%s: %v", *in, err)
 	}
-	outShape := []int{3, len(ids), len(ids[0])}
+	outShape := []int{len(pos), len(ids), len(ids[0])}
 	if len(shape) == 1 {
-		outShape = []int{3, shape[0]}
+		outShape = []int{len(pos), shape[0]}
 	}
 	tensors := []safetensors.Tensor{
-		safetensors.FromInt64s("positions", outShape, multimodal.Flatten(pos)),
+		safetensors.FromInt64s("positions", outShape, multimodal.FlattenN(pos)),
 		safetensors.FromInt64s("rope_deltas", []int{len(deltas)}, deltas),
 	}
 	if err := safetensors.WriteFile(*out, tensors, nil); err != nil {

@@ -18,12 +18,14 @@ type familyCase struct {
 	family, config string
 	ids            []int64 // one row
 	images, videos []int64 // flattened [N, 3]
-	want           []int64 // positions [3, 1, S], flattened
+	want           []int64 // positions [rows, 1, S], flattened
 	// extra are more input tensors (audio lengths); flags more positions flags. With
 	// viaConfig positions reads the config file instead of --family.
 	extra     []safetensors.Tensor
 	flags     []string
 	viaConfig bool
+	// positionsOnly skips apply (a family whose rotation rotary cannot express yet).
+	positionsOnly bool
 	// The rotation, written from the HF formula: rotated width, base, GPT-J pairing, and the
 	// axis each frequency pair takes its position from.
 	rotDim int
@@ -61,14 +63,18 @@ func (c familyCase) run(t *testing.T) {
 		t.Fatalf("positions: exit %d: %s", code, stderr)
 	}
 	pos := readOut(t, posPath)["positions"]
-	if p, _ := pos.Int64s(); !reflect.DeepEqual(pos.Shape, []int{3, 1, s}) || !reflect.DeepEqual(p, c.want) {
+	rows := len(c.want) / s
+	if p, _ := pos.Int64s(); !reflect.DeepEqual(pos.Shape, []int{rows, 1, s}) || !reflect.DeepEqual(p, c.want) {
 		t.Fatalf("positions %v\n got %v\nwant %v", pos.Shape, p, c.want)
+	}
+	if c.positionsOnly {
+		return
 	}
 
 	const heads, headDim = 2, 128
 	x := randomHeads(s*heads*headDim, 7)
 	query := safetensors.FromFloat32s("query", []int{s, heads, headDim}, x)
-	for _, p := range []safetensors.Tensor{pos, safetensors.FromInt64s("positions", []int{3, s}, c.want)} {
+	for _, p := range []safetensors.Tensor{pos, safetensors.FromInt64s("positions", []int{rows, s}, c.want)} {
 		for _, op := range []string{"rotary_embedding", "rotary_embedding_gathered"} {
 			apIn := writeTensors(t, dir, "ap.safetensors", p, query)
 			apOut := filepath.Join(dir, "ap.out.safetensors")
@@ -271,4 +277,48 @@ func TestPositionsOmniBadInput(t *testing.T) {
 	if code, _, stderr := runCLI(t, "positions", "--family", "qwen3_vl", "--talker", "--in", in, "--out", filepath.Join(dir, "o.safetensors")); code != 2 || !strings.Contains(stderr, "talker") {
 		t.Errorf("--talker on qwen3_vl: exit %d, %q", code, stderr)
 	}
+}
+
+// TestPositionsErnie45VL: `rotary positions --family ernie4_5_vl_moe` writes the positions
+// multimodal.TestErnie45VL works out (row 0). apply is not run: rotary has no Spec for
+// ERNIE's h/w-alternating layout.
+func TestPositionsErnie45VL(t *testing.T) {
+	const img, vid, is, ie, vs, ve = 100295, 103367, 101304, 101305, 101306, 101307
+	familyCase{
+		family: "ernie4_5_vl_moe",
+		ids:    []int64{100, is, img, img, img, img, ie, 101, vs, vid, vid, vid, vid, vid, vid, vid, vid, ve, 102},
+		images: []int64{1, 4, 4}, videos: []int64{4, 4, 4},
+		want: []int64{
+			0, 1, 2, 2, 2, 2, 4, 5, 6, 7, 7, 7, 7, 8, 8, 8, 8, 9, 10,
+			0, 1, 2, 2, 3, 3, 4, 5, 6, 7, 7, 8, 8, 7, 7, 8, 8, 9, 10,
+			0, 1, 2, 3, 2, 3, 4, 5, 6, 7, 8, 7, 8, 7, 8, 7, 8, 9, 10,
+		},
+		positionsOnly: true,
+	}.run(t)
+}
+
+// TestPositionsHunYuanVL: `rotary positions --family hunyuan_vl` writes the four XD-RoPE rows
+// [4, 1, S] (multimodal.TestHunYuanVL, row 0), and apply takes them with a HunYuan-VL config
+// whose rope_parameters HF's HunYuanVLTextConfig normalises (xdrope → dynamic with alpha,
+// xdrope_section → mrope_section): apply_multimodal_rotary_pos_emb (modeling_hunyuan_vl.py)
+// rotates the whole head NeoX style, pair i taking the axis of its chunk of [16, 16, 16, 16],
+// with NTK-alpha's base 10000 · 1000^(128/126).
+func TestPositionsHunYuanVL(t *testing.T) {
+	const img, is, ie = 120120, 120118, 120119
+	familyCase{
+		family: "hunyuan_vl",
+		config: `{"model_type": "hunyuan_vl", "text_config": {"model_type": "hunyuan_vl_text", "hidden_size": 256,
+ "num_attention_heads": 2, "num_key_value_heads": 2, "head_dim": 128, "max_position_embeddings": 32768,
+ "rope_parameters": {"rope_type": "dynamic", "rope_theta": 10000, "alpha": 1000, "mrope_section": [16, 16, 16, 16]}}}`,
+		ids:    []int64{100, is, img, img, img, img, img, img, img, img, ie, 101},
+		images: []int64{1, 4, 4},
+		want: []int64{
+			0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11,
+			0, 1, 2, 0, 1, 2, 0, 1, 2, 9, 10, 11,
+			0, 1, 2, 0, 0, 0, 1, 1, 1, 9, 10, 11,
+			0, 1, 2, 0, 0, 0, 0, 0, 0, 9, 10, 11,
+		},
+		rotDim: 128, base: 10000 * math.Pow(1000, 128.0/126),
+		axis:   func(i int) int { return i / 16 },
+	}.run(t)
 }
