@@ -319,6 +319,6 @@ func TestPositionsHunYuanVL(t *testing.T) {
 			0, 1, 2, 0, 0, 0, 0, 0, 0, 9, 10, 11,
 		},
 		rotDim: 128, base: 10000 * math.Pow(1000, 128.0/126),
-		axis:   func(i int) int { return i / 16 },
+		axis: func(i int) int { return i / 16 },
 	}.run(t)
 }
