@@ -58,7 +58,14 @@ func TestInspectAs(t *testing.T) {
 			t.Errorf("%v: exit %d, stderr %q, output lacks length=%s:\n%s", c.args, code, stderr, c.want, out)
 		}
 	}
-	code, out, stderr := runCLI(t, "inspect", "--model", "qwen3-8b", "--as", "tgi")
+	// vLLM v0.11's LongRoPE switch moves the spec's original length one on and pins the attention
+	// factor: inspect says the factor is given, not derived from the moved length.
+	code, out, stderr := runCLI(t, "inspect", "--model", "phi-3-mini-128k", "--as", "vllm-0.11")
+	if code != 0 || !strings.Contains(out, "original=4097") || !strings.Contains(out, "attention factor as given") ||
+		strings.Contains(out, "attention from factor") || !strings.Contains(out, "past 4096, not at it") {
+		t.Errorf("phi-3 --as vllm-0.11: exit %d, stderr %q:\n%s", code, stderr, out)
+	}
+	code, out, stderr = runCLI(t, "inspect", "--model", "qwen3-8b", "--as", "tgi")
 	if code != 2 || out != "" || !strings.Contains(stderr, "--as") || !strings.Contains(stderr, "vllm-0.11") || strings.Count(stderr, "\n") != 1 {
 		t.Errorf("--as tgi: exit %d, stdout %q, stderr %q: want exit 2, one line naming --as and the dialects", code, out, stderr)
 	}

@@ -215,6 +215,10 @@ func printInspect(w io.Writer, r *inspectReport, spec rotary.Spec) {
 		if sc.LongRoPEFactorFromLengths {
 			rule = "max / original (HF v4.57, vLLM, Microsoft)"
 		}
+		if sc.AttentionFactor != 0 {
+			p("longrope", "original=%d (long factors when any position ≥ it); attention factor as given (attention_factor, short_mscale / long_mscale, or the dialect's)", spec.OriginalMax())
+			break
+		}
 		p("longrope", "original=%d (long factors when any position ≥ it); attention from factor %g: the %s", spec.OriginalMax(), spec.LongRoPEFactor(), rule)
 	case rotary.ScalingDynamic:
 		p("dynamic", "original=%d max=%d length=%s", spec.OriginalMax(), spec.DynamicMax(), sc.Dynamic.Describe())
