@@ -341,13 +341,27 @@ func (f *File) scaling(r *RoPE, s *rope.Spec, k func(string) string, ctx int) er
 			return unsupportedf("%s = %v: NTK-alpha scaling is not derived from GGUF", k(keyScalingAlpha), x)
 		}
 	}
-	ext, hasExt, err := f.floatKey(k(keyYarnExtFactor), -1)
+	// llama_context: cparams.yarn_ext_factor is the key's when ≥ 0, else 1 for yarn and 0
+	// otherwise; any nonzero value turns the YaRN ramp and its attention scale on.
+	ext, _, err := f.floatKey(k(keyYarnExtFactor), -1)
 	if err != nil {
 		return err
 	}
-	yarn := typ == "yarn"
-	if hasExt && ext >= 0 && ext != map[bool]float64{true: 1, false: 0}[yarn] {
-		return unsupportedf("%s = %v: a YaRN ramp scaled by other than 0 (off) or 1 (yarn) has no rope.Spec", k(keyYarnExtFactor), ext)
+	if ext < 0 {
+		ext = 0
+		if typ == "yarn" {
+			ext = 1
+		}
+	}
+	if ext != 0 && ext != 1 {
+		return unsupportedf("%s = %v: a YaRN ramp scaled by other than 0 (off) or 1 has no rope.Spec", k(keyYarnExtFactor), ext)
+	}
+	yarn := ext == 1
+	// Without YaRN, cparams.yarn_attn_factor is the key's (default 1), and the cos/sin
+	// multiplier that times rope.scaling.attn_factor.
+	yarnAttn, _, err := f.floatKey(k(keyYarnAttnFactor), 1)
+	if err != nil {
+		return err
 	}
 	factors, err := f.freqFactors(r, s)
 	if err != nil {
@@ -405,17 +419,14 @@ func (f *File) scaling(r *RoPE, s *rope.Spec, k func(string) string, ctx int) er
 		s.Scaling.Type = rope.ScalingLongRoPE
 		s.Scaling.ShortFactor, s.Scaling.LongFactor = factors[0], factors[1]
 		s.Scaling.OriginalMaxPositions = int(orig)
-		s.Scaling.AttentionFactor = attn
+		s.Scaling.AttentionFactor = attn * yarnAttn
 		return nil
+	case attn*yarnAttn != 1:
+		return unsupportedf("%s %v × %s %v without YaRN or frequency factors: rope.Spec's plain and linear RoPE have no attention factor", k(keyAttnFactor), attn, k(keyYarnAttnFactor), yarnAttn)
 	case factor != 1:
-		if attn != 1 {
-			return unsupportedf("%s = %v with linear scaling: rope.Spec's linear scaling has no attention factor", k(keyAttnFactor), attn)
-		}
 		s.Scaling.Type = rope.ScalingLinear
 		s.Scaling.Factor = factor
 		return nil
-	case attn != 1:
-		return unsupportedf("%s = %v without YaRN or frequency factors: rope.Spec's plain RoPE has no attention factor", k(keyAttnFactor), attn)
 	}
 	s.Scaling.Type = rope.ScalingDefault
 	return nil

@@ -159,6 +159,23 @@ func TestYaRN(t *testing.T) {
 	}); !errors.Is(err, ErrUnsupported) || !strings.Contains(err.Error(), "yarn_ext_factor") {
 		t.Errorf("ext factor 0.5: %v", err)
 	}
+	// yarn_ext_factor 0 turns the ramp off: llama.cpp interpolates linearly, without the scale.
+	r = mustModel(t, "qwen3", 4096, 4096, 32, []KV{
+		{"qwen3.rope.scaling.type", Str("yarn")}, {"qwen3.rope.scaling.factor", F32(4)},
+		{"qwen3.rope.scaling.yarn_ext_factor", F32(0)},
+	})
+	if r.Spec.Scaling.Type != rope.ScalingLinear || r.Spec.Scaling.Factor != 4 {
+		t.Errorf("ext factor 0: %+v", r.Spec.Scaling)
+	}
+	// yarn_attn_factor is overwritten when YaRN is on (llama_context), so it changes nothing.
+	r = mustModel(t, "qwen3", 4096, 4096, 32, []KV{
+		{"qwen3.rope.scaling.type", Str("yarn")}, {"qwen3.rope.scaling.factor", F32(4)},
+		{"qwen3.rope.scaling.original_context_length", U32(1024)},
+		{"qwen3.rope.scaling.yarn_attn_factor", F32(0.5)},
+	})
+	if r.Spec.Scaling.AttentionFactor != 0.1*math.Log(4)+1 || len(r.Notes) != 1 {
+		t.Errorf("yarn_attn_factor with YaRN: %+v, %q", r.Spec.Scaling, r.Notes)
+	}
 }
 
 // llama3Factors are convert_hf_to_gguf.py LlamaModel.generate_extra_tensors's rope_freqs for
@@ -277,6 +294,7 @@ func TestRoPEErrors(t *testing.T) {
 		{"swa base", "qwen2", []KV{{"qwen2.rope.freq_base_swa", F32(10000)}}, ErrUnsupported, "freq_base_swa"},
 		{"alpha", "qwen2", []KV{{"qwen2.rope.scaling.alpha", F32(1000)}}, ErrUnsupported, "alpha"},
 		{"linear attn", "qwen2", []KV{{"qwen2.rope.scaling.factor", F32(2)}, {"qwen2.rope.scaling.attn_factor", F32(2)}}, ErrUnsupported, "attn_factor"},
+		{"plain yarn attn", "qwen2", []KV{{"qwen2.rope.scaling.yarn_attn_factor", F32(0.5)}}, ErrUnsupported, "yarn_attn_factor 0.5"},
 		{"base 1", "qwen2", []KV{{"qwen2.rope.freq_base", F32(1)}}, rope.ErrSpec, "base"},
 	} {
 		_, err := model(t, c.arch, 4096, 4096, 32, c.extra)
