@@ -498,20 +498,25 @@ func (g *goldenGen) resetDerived() {
 	}
 }
 
-// elements checks a tensor's size before it is made.
+// elements checks the size of a tensor whose tokens dimension is --tokens before it is made.
 func (g *goldenGen) elements(name string, shape ...int) int {
+	n := shapeElements(shape)
+	if n < 0 && g.err == nil {
+		g.err = usagef("--tokens %d: %s %v would hold more than %d elements", g.c.tokens, name, shape, goldenMaxElements)
+	}
+	return n
+}
+
+// shapeElements is the element count of shape, or −1 past goldenMaxElements.
+func shapeElements(shape []int) int {
 	n := 1
 	for _, d := range shape {
 		if d < 0 || (d > 0 && n > goldenMaxElements/d) {
-			n = goldenMaxElements + 1
-			break
+			return -1
 		}
 		n *= d
 	}
 	if n > goldenMaxElements {
-		if g.err == nil {
-			g.err = usagef("--tokens %d: %s %v would hold more than %d elements", g.c.tokens, name, shape, goldenMaxElements)
-		}
 		return -1
 	}
 	return n
@@ -637,10 +642,11 @@ func (g *goldenGen) gathered(positions tensor.Tensor) (cos, sin []float32, err e
 // table is the cos/sin of positions 0..rows−1 as one call whose largest position is rows−1
 // (which picks the same LongRoPE table and dynamic-NTK length as the bundle's positions).
 func (g *goldenGen) table(rows int64) (cos, sin []float32, err error) {
-	if rows < 1 || g.elements("cos/sin table", int(min(rows, math.MaxInt32)), g.spec.RotaryDim) < 0 {
-		if g.err == nil {
-			g.err = usagef("--positions: a cos/sin table of %d rows", rows)
-		}
+	if g.err != nil {
+		return nil, nil, g.err
+	}
+	if rows < 1 || shapeElements([]int{int(min(rows, math.MaxInt32)), g.spec.RotaryDim}) < 0 {
+		g.err = usagef("--positions %s: --op %s would hold cos/sin tables of %d rows (up to the largest position) × %d, more than %d elements", g.pos.label, g.o.op, rows, g.spec.RotaryDim, goldenMaxElements)
 		return nil, nil, g.err
 	}
 	v := make([]int64, rows)
