@@ -636,3 +636,32 @@ func TestGoldenOpFlags(t *testing.T) {
 		goldenApply(t, out)
 	}
 }
+
+// TestGoldenInterleaveAsTheModel: interleave_rope's bundle holds DeepSeek-V3's cos/sin (YaRN past
+// the original length) in the op's NeoX order: with one token its x is rotary_embedding's query
+// (the same draws), and its out is rotary_embedding's out.query de-interleaved, bit for bit.
+func TestGoldenInterleaveAsTheModel(t *testing.T) {
+	dir := t.TempDir()
+	read := func(op string) map[string]tensor.Tensor {
+		out := filepath.Join(dir, op+".safetensors")
+		goldenRun(t, "--model", "deepseek-v3", "--op", op, "--tokens", "1", "--positions", "range:5000", "--out", out)
+		in, err := readInputs(out)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return in
+	}
+	ref, got := read("rotary_embedding"), read("interleave_rope")
+	q, x, want, out := ref["query"].F32, got["x"].F32, ref["out.query"].F32, got["out.out"].F32
+	const D = 64 // qk_rope_head_dim: the head is the rotary dim
+	if len(x) != len(q) || len(out) != len(want) || !slices.Equal(x, q) {
+		t.Fatalf("x (%d values) is not rotary_embedding's query (%d)", len(x), len(q))
+	}
+	for h := range len(q) / D {
+		for i := range D / 2 {
+			if out[h*D+i] != want[h*D+2*i] || out[h*D+D/2+i] != want[h*D+2*i+1] {
+				t.Fatalf("head %d pair %d: out %v, %v; rotary_embedding %v, %v", h, i, out[h*D+i], out[h*D+D/2+i], want[h*D+2*i], want[h*D+2*i+1])
+			}
+		}
+	}
+}
