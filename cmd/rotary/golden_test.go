@@ -639,7 +639,8 @@ func TestGoldenOpFlags(t *testing.T) {
 
 // TestGoldenInterleaveAsTheModel: interleave_rope's bundle holds DeepSeek-V3's cos/sin (YaRN past
 // the original length) in the op's NeoX order: with one token its x is rotary_embedding's query
-// (the same draws), and its out is rotary_embedding's out.query de-interleaved, bit for bit.
+// (the same draws), and its out is rotary_embedding's out.query de-interleaved, bit for bit; the
+// kv_rmsnorm_rope_cache bundle holds the same cos/sin.
 func TestGoldenInterleaveAsTheModel(t *testing.T) {
 	dir := t.TempDir()
 	read := func(op string) map[string]tensor.Tensor {
@@ -662,6 +663,14 @@ func TestGoldenInterleaveAsTheModel(t *testing.T) {
 			if out[h*D+i] != want[h*D+2*i] || out[h*D+D/2+i] != want[h*D+2*i+1] {
 				t.Fatalf("head %d pair %d: out %v, %v; rotary_embedding %v, %v", h, i, out[h*D+i], out[h*D+D/2+i], want[h*D+2*i], want[h*D+2*i+1])
 			}
+		}
+	}
+	// kv_rmsnorm_rope_cache takes cos/sin in the same order (its rope part rotates GPT-J pairs
+	// into NeoX order, as interleave_rope does).
+	kv := read("kv_rmsnorm_rope_cache")
+	for _, n := range []string{"cos", "sin"} {
+		if !slices.Equal(kv[n].F32, got[n].F32) {
+			t.Errorf("kv_rmsnorm_rope_cache's %s differs from interleave_rope's", n)
 		}
 	}
 }
