@@ -183,17 +183,12 @@ func (b *backwardJob) run(lo, hi int) {
 
 // accumulateRows adds, for each of `rows` rows of dy and x (at y and xi, ys and xs elements
 // apart) in order, dy·x to dcos and dy·rotate(x) to dsin, element by element in float64: the
-// kernel takes the pairs in blocks of 8, Go the rest.
+// kernel takes the pairs in blocks of 8 or 16, Go the rest.
 func accumulateRows(k *kernels, dcos, dsin []float64, dy tensor.Tensor, y, ys int, x tensor.Tensor, xi, xs, rows int, gptj bool) {
 	d := len(dcos)
 	half := d / 2
-	from := 0
-	if n := half &^ 7; n > 0 {
-		es := dy.DType.Size()
-		if backwardSumsAsm(k.isa, dy.DType, gptj, &dcos[0], &dsin[0], elemPtr(dy, y), elemPtr(x, xi), rows, ys*es, xs*es, half, n) {
-			from = n
-		}
-	}
+	es := dy.DType.Size()
+	from := backwardSumsAsm(k.isa, dy.DType, gptj, &dcos[0], &dsin[0], elemPtr(dy, y), elemPtr(x, xi), rows, ys*es, xs*es, half)
 	if from == half {
 		return
 	}

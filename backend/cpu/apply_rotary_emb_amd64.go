@@ -4,12 +4,17 @@ package cpu
 
 import "github.com/rotary-go/rotary/tensor"
 
-// backwardSumsAsm runs the backward sums' kernel of the ISA for the first n pairs (n a multiple
-// of 8) of `rows` rows of dy and x (dtype d, strides in bytes) and reports whether it had one.
-func backwardSumsAsm(i isa, d tensor.DType, gptj bool, dcos, dsin *float64, dy, x *byte, rows, ystride, xstride, half, n int) bool {
+// backwardSumsAsm runs the backward sums' kernel of the ISA for the leading pairs of `rows` rows
+// of dy and x (dtype d, half pairs a row, strides in bytes) and returns how many pairs it did:
+// a multiple of 8, of 16 for bf16 NeoX on AVX-512; 0 without a kernel.
+func backwardSumsAsm(i isa, d tensor.DType, gptj bool, dcos, dsin *float64, dy, x *byte, rows, ystride, xstride, half int) int {
 	wide := i == isaAVX512 || i == isaAVX512BF16
-	if i == isaGeneric {
-		return false
+	n := half &^ 7
+	if wide && d == tensor.BF16 && !gptj {
+		n = half &^ 15
+	}
+	if i == isaGeneric || n == 0 {
+		return 0
 	}
 	switch {
 	case wide && d == tensor.F32 && !gptj:
@@ -37,7 +42,7 @@ func backwardSumsAsm(i isa, d tensor.DType, gptj bool, dcos, dsin *float64, dy, 
 	case d == tensor.F16:
 		backwardSumsGPTJF16AVX2(dcos, dsin, dy, x, rows, ystride, xstride, half, n)
 	default:
-		return false
+		return 0
 	}
-	return true
+	return n
 }

@@ -5,6 +5,6 @@ package cpu
 import "github.com/rotary-go/rotary/tensor"
 
 // backwardSumsAsm: no kernels without assembly.
-func backwardSumsAsm(isa, tensor.DType, bool, *float64, *float64, *byte, *byte, int, int, int, int, int) bool {
-	return false
+func backwardSumsAsm(isa, tensor.DType, bool, *float64, *float64, *byte, *byte, int, int, int, int) int {
+	return 0
 }

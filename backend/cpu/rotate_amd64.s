@@ -5962,62 +5962,111 @@ GLOBL evensign64<>(SB), RODATA|NOPTR, $64
 // func backwardSumsNeoXBF16AVX512(dcos *float64, dsin *float64, dy *byte, x *byte, rows int, ystride int, xstride int, half int, n int)
 // Requires: AVX, AVX2, AVX512F
 TEXT ·backwardSumsNeoXBF16AVX512(SB), NOSPLIT, $0-72
-	MOVQ  dcos+0(FP), AX
-	MOVQ  dsin+8(FP), CX
-	MOVQ  dy+16(FP), DX
-	MOVQ  x+24(FP), BX
-	MOVQ  rows+32(FP), SI
-	MOVQ  ystride+40(FP), DI
-	MOVQ  xstride+48(FP), R8
-	MOVQ  half+56(FP), R9
-	MOVQ  n+64(FP), R10
-	TESTQ R10, R10
-	JZ    done
-	TESTQ SI, SI
-	JZ    done
-	SHRQ  $0x03, R10
-	MOVQ  R9, R11
-	SHLQ  $0x01, R11
-	SHLQ  $0x03, R9
+	MOVQ         dcos+0(FP), AX
+	MOVQ         dsin+8(FP), CX
+	MOVQ         dy+16(FP), DX
+	MOVQ         x+24(FP), BX
+	MOVQ         rows+32(FP), SI
+	MOVQ         ystride+40(FP), DI
+	MOVQ         xstride+48(FP), R8
+	MOVQ         half+56(FP), R9
+	MOVQ         n+64(FP), R10
+	TESTQ        R10, R10
+	JZ           done
+	TESTQ        SI, SI
+	JZ           done
+	SHRQ         $0x04, R10
+	MOVQ         R9, R11
+	SHLQ         $0x01, R11
+	SHLQ         $0x03, R9
+	VPBROADCASTD himask<>+0(SB), Y0
 
 block:
-	MOVQ    DX, R12
-	MOVQ    BX, R13
-	MOVQ    SI, R14
-	VMOVUPD (AX), Z0
-	VMOVUPD (AX)(R9*1), Z1
-	VMOVUPD (CX), Z2
-	VMOVUPD (CX)(R9*1), Z3
+	MOVQ      DX, R12
+	MOVQ      BX, R13
+	MOVQ      SI, R14
+	VMOVUPD   (AX), Z1
+	VMOVDQU64 sumseven<>+0(SB), Z2
+	VPERMI2PD 64(AX), Z1, Z2
+	VMOVDQU64 sumsodd<>+0(SB), Z3
+	VPERMI2PD 64(AX), Z1, Z3
+	VMOVUPD   (AX)(R9*1), Z1
+	VMOVDQU64 sumseven<>+0(SB), Z4
+	VPERMI2PD 64(AX)(R9*1), Z1, Z4
+	VMOVDQU64 sumsodd<>+0(SB), Z5
+	VPERMI2PD 64(AX)(R9*1), Z1, Z5
+	VMOVUPD   (CX), Z1
+	VMOVDQU64 sumseven<>+0(SB), Z6
+	VPERMI2PD 64(CX), Z1, Z6
+	VMOVDQU64 sumsodd<>+0(SB), Z7
+	VPERMI2PD 64(CX), Z1, Z7
+	VMOVUPD   (CX)(R9*1), Z1
+	VMOVDQU64 sumseven<>+0(SB), Z8
+	VPERMI2PD 64(CX)(R9*1), Z1, Z8
+	VMOVDQU64 sumsodd<>+0(SB), Z9
+	VPERMI2PD 64(CX)(R9*1), Z1, Z9
 
 row:
-	VPMOVZXWD    (R12), Y4
-	VPSLLD       $0x10, Y4, Y4
-	VCVTPS2PD    Y4, Z4
-	VPMOVZXWD    (R12)(R11*1), Y5
-	VPSLLD       $0x10, Y5, Y5
-	VCVTPS2PD    Y5, Z5
-	VPMOVZXWD    (R13), Y6
-	VPSLLD       $0x10, Y6, Y6
-	VCVTPS2PD    Y6, Z6
-	VPMOVZXWD    (R13)(R11*1), Y7
-	VPSLLD       $0x10, Y7, Y7
-	VCVTPS2PD    Y7, Z7
-	VFMADD231PD  Z6, Z4, Z0
-	VFMADD231PD  Z7, Z5, Z1
-	VFNMADD231PD Z7, Z4, Z2
-	VFMADD231PD  Z6, Z5, Z3
+	VMOVDQU      (R12), Y1
+	VPSLLD       $0x10, Y1, Y10
+	VPAND        Y0, Y1, Y1
+	VCVTPS2PD    Y10, Z10
+	VCVTPS2PD    Y1, Z1
+	VMOVDQU      (R12)(R11*1), Y11
+	VPSLLD       $0x10, Y11, Y12
+	VPAND        Y0, Y11, Y11
+	VCVTPS2PD    Y12, Z12
+	VCVTPS2PD    Y11, Z11
+	VMOVDQU      (R13), Y13
+	VPSLLD       $0x10, Y13, Y14
+	VPAND        Y0, Y13, Y13
+	VCVTPS2PD    Y14, Z14
+	VCVTPS2PD    Y13, Z13
+	VMOVDQU      (R13)(R11*1), Y15
+	VPSLLD       $0x10, Y15, Y16
+	VPAND        Y0, Y15, Y15
+	VCVTPS2PD    Y16, Z16
+	VCVTPS2PD    Y15, Z15
+	VFMADD231PD  Z14, Z10, Z2
+	VFMADD231PD  Z13, Z1, Z3
+	VFMADD231PD  Z16, Z12, Z4
+	VFMADD231PD  Z15, Z11, Z5
+	VFNMADD231PD Z16, Z10, Z6
+	VFNMADD231PD Z15, Z1, Z7
+	VFMADD231PD  Z14, Z12, Z8
+	VFMADD231PD  Z13, Z11, Z9
 	ADDQ         DI, R12
 	ADDQ         R8, R13
 	DECQ         R14
 	JNZ          row
-	VMOVUPD      Z0, (AX)
+	VMOVDQU64    sumslo<>+0(SB), Z1
+	VPERMI2PD    Z3, Z2, Z1
+	VMOVDQU64    sumshi<>+0(SB), Z10
+	VPERMI2PD    Z3, Z2, Z10
+	VMOVUPD      Z1, (AX)
+	VMOVUPD      Z10, 64(AX)
+	VMOVDQU64    sumslo<>+0(SB), Z1
+	VPERMI2PD    Z5, Z4, Z1
+	VMOVDQU64    sumshi<>+0(SB), Z2
+	VPERMI2PD    Z5, Z4, Z2
 	VMOVUPD      Z1, (AX)(R9*1)
-	VMOVUPD      Z2, (CX)
-	VMOVUPD      Z3, (CX)(R9*1)
-	ADDQ         $0x00000040, AX
-	ADDQ         $0x00000040, CX
-	ADDQ         $0x00000010, DX
-	ADDQ         $0x00000010, BX
+	VMOVUPD      Z2, 64(AX)(R9*1)
+	VMOVDQU64    sumslo<>+0(SB), Z1
+	VPERMI2PD    Z7, Z6, Z1
+	VMOVDQU64    sumshi<>+0(SB), Z2
+	VPERMI2PD    Z7, Z6, Z2
+	VMOVUPD      Z1, (CX)
+	VMOVUPD      Z2, 64(CX)
+	VMOVDQU64    sumslo<>+0(SB), Z1
+	VPERMI2PD    Z9, Z8, Z1
+	VMOVDQU64    sumshi<>+0(SB), Z2
+	VPERMI2PD    Z9, Z8, Z2
+	VMOVUPD      Z1, (CX)(R9*1)
+	VMOVUPD      Z2, 64(CX)(R9*1)
+	ADDQ         $0x00000080, AX
+	ADDQ         $0x00000080, CX
+	ADDQ         $0x00000020, DX
+	ADDQ         $0x00000020, BX
 	DECQ         R10
 	JNZ          block
 
@@ -6025,56 +6074,117 @@ done:
 	VZEROUPPER
 	RET
 
+DATA sumseven<>+0(SB)/8, $0x0000000000000000
+DATA sumseven<>+8(SB)/8, $0x0000000000000002
+DATA sumseven<>+16(SB)/8, $0x0000000000000004
+DATA sumseven<>+24(SB)/8, $0x0000000000000006
+DATA sumseven<>+32(SB)/8, $0x0000000000000008
+DATA sumseven<>+40(SB)/8, $0x000000000000000a
+DATA sumseven<>+48(SB)/8, $0x000000000000000c
+DATA sumseven<>+56(SB)/8, $0x000000000000000e
+GLOBL sumseven<>(SB), RODATA|NOPTR, $64
+
+DATA sumsodd<>+0(SB)/8, $0x0000000000000001
+DATA sumsodd<>+8(SB)/8, $0x0000000000000003
+DATA sumsodd<>+16(SB)/8, $0x0000000000000005
+DATA sumsodd<>+24(SB)/8, $0x0000000000000007
+DATA sumsodd<>+32(SB)/8, $0x0000000000000009
+DATA sumsodd<>+40(SB)/8, $0x000000000000000b
+DATA sumsodd<>+48(SB)/8, $0x000000000000000d
+DATA sumsodd<>+56(SB)/8, $0x000000000000000f
+GLOBL sumsodd<>(SB), RODATA|NOPTR, $64
+
+DATA sumslo<>+0(SB)/8, $0x0000000000000000
+DATA sumslo<>+8(SB)/8, $0x0000000000000008
+DATA sumslo<>+16(SB)/8, $0x0000000000000001
+DATA sumslo<>+24(SB)/8, $0x0000000000000009
+DATA sumslo<>+32(SB)/8, $0x0000000000000002
+DATA sumslo<>+40(SB)/8, $0x000000000000000a
+DATA sumslo<>+48(SB)/8, $0x0000000000000003
+DATA sumslo<>+56(SB)/8, $0x000000000000000b
+GLOBL sumslo<>(SB), RODATA|NOPTR, $64
+
+DATA sumshi<>+0(SB)/8, $0x0000000000000004
+DATA sumshi<>+8(SB)/8, $0x000000000000000c
+DATA sumshi<>+16(SB)/8, $0x0000000000000005
+DATA sumshi<>+24(SB)/8, $0x000000000000000d
+DATA sumshi<>+32(SB)/8, $0x0000000000000006
+DATA sumshi<>+40(SB)/8, $0x000000000000000e
+DATA sumshi<>+48(SB)/8, $0x0000000000000007
+DATA sumshi<>+56(SB)/8, $0x000000000000000f
+GLOBL sumshi<>(SB), RODATA|NOPTR, $64
+
 // func backwardSumsGPTJBF16AVX512(dcos *float64, dsin *float64, dy *byte, x *byte, rows int, ystride int, xstride int, half int, n int)
-// Requires: AVX, AVX2, AVX512DQ, AVX512F
+// Requires: AVX, AVX2, AVX512F
 TEXT ·backwardSumsGPTJBF16AVX512(SB), NOSPLIT, $0-72
-	MOVQ      dcos+0(FP), AX
-	MOVQ      dsin+8(FP), CX
-	MOVQ      dy+16(FP), DX
-	MOVQ      x+24(FP), BX
-	MOVQ      rows+32(FP), SI
-	MOVQ      ystride+40(FP), DI
-	MOVQ      xstride+48(FP), R8
-	MOVQ      half+56(FP), R9
-	MOVQ      n+64(FP), R9
-	TESTQ     R9, R9
-	JZ        done
-	TESTQ     SI, SI
-	JZ        done
-	SHLQ      $0x01, R9
-	SHRQ      $0x03, R9
-	VMOVDQU64 evensign64<>+0(SB), Z0
+	MOVQ         dcos+0(FP), AX
+	MOVQ         dsin+8(FP), CX
+	MOVQ         dy+16(FP), DX
+	MOVQ         x+24(FP), BX
+	MOVQ         rows+32(FP), SI
+	MOVQ         ystride+40(FP), DI
+	MOVQ         xstride+48(FP), R8
+	MOVQ         half+56(FP), R9
+	MOVQ         n+64(FP), R9
+	TESTQ        R9, R9
+	JZ           done
+	TESTQ        SI, SI
+	JZ           done
+	SHRQ         $0x03, R9
+	VPBROADCASTD himask<>+0(SB), Y0
 
 block:
-	MOVQ    DX, R10
-	MOVQ    BX, R11
-	MOVQ    SI, R12
-	VMOVUPD (AX), Z1
-	VMOVUPD (CX), Z2
+	MOVQ      DX, R10
+	MOVQ      BX, R11
+	MOVQ      SI, R12
+	VMOVUPD   (AX), Z1
+	VMOVDQU64 sumseven<>+0(SB), Z2
+	VPERMI2PD 64(AX), Z1, Z2
+	VMOVDQU64 sumsodd<>+0(SB), Z3
+	VPERMI2PD 64(AX), Z1, Z3
+	VMOVUPD   (CX), Z1
+	VMOVDQU64 sumseven<>+0(SB), Z4
+	VPERMI2PD 64(CX), Z1, Z4
+	VMOVDQU64 sumsodd<>+0(SB), Z5
+	VPERMI2PD 64(CX), Z1, Z5
 
 row:
-	VPMOVZXWD   (R10), Y3
-	VPSLLD      $0x10, Y3, Y3
-	VCVTPS2PD   Y3, Z3
-	VPMOVZXWD   (R11), Y4
-	VPSLLD      $0x10, Y4, Y4
-	VCVTPS2PD   Y4, Z4
-	VPERMILPD   $0x55, Z4, Z5
-	VXORPD      Z0, Z5, Z5
-	VFMADD231PD Z4, Z3, Z1
-	VFMADD231PD Z5, Z3, Z2
-	ADDQ        DI, R10
-	ADDQ        R8, R11
-	DECQ        R12
-	JNZ         row
-	VMOVUPD     Z1, (AX)
-	VMOVUPD     Z2, (CX)
-	ADDQ        $0x00000040, AX
-	ADDQ        $0x00000040, CX
-	ADDQ        $0x00000010, DX
-	ADDQ        $0x00000010, BX
-	DECQ        R9
-	JNZ         block
+	VMOVDQU      (R10), Y1
+	VPSLLD       $0x10, Y1, Y6
+	VPAND        Y0, Y1, Y1
+	VCVTPS2PD    Y6, Z6
+	VCVTPS2PD    Y1, Z1
+	VMOVDQU      (R11), Y7
+	VPSLLD       $0x10, Y7, Y8
+	VPAND        Y0, Y7, Y7
+	VCVTPS2PD    Y8, Z8
+	VCVTPS2PD    Y7, Z7
+	VFMADD231PD  Z8, Z6, Z2
+	VFMADD231PD  Z7, Z1, Z3
+	VFNMADD231PD Z7, Z6, Z4
+	VFMADD231PD  Z8, Z1, Z5
+	ADDQ         DI, R10
+	ADDQ         R8, R11
+	DECQ         R12
+	JNZ          row
+	VMOVDQU64    sumslo<>+0(SB), Z1
+	VPERMI2PD    Z3, Z2, Z1
+	VMOVDQU64    sumshi<>+0(SB), Z6
+	VPERMI2PD    Z3, Z2, Z6
+	VMOVUPD      Z1, (AX)
+	VMOVUPD      Z6, 64(AX)
+	VMOVDQU64    sumslo<>+0(SB), Z1
+	VPERMI2PD    Z5, Z4, Z1
+	VMOVDQU64    sumshi<>+0(SB), Z2
+	VPERMI2PD    Z5, Z4, Z2
+	VMOVUPD      Z1, (CX)
+	VMOVUPD      Z2, 64(CX)
+	ADDQ         $0x00000080, AX
+	ADDQ         $0x00000080, CX
+	ADDQ         $0x00000020, DX
+	ADDQ         $0x00000020, BX
+	DECQ         R9
+	JNZ          block
 
 done:
 	VZEROUPPER

@@ -307,12 +307,12 @@ func backwardSumsNeoXF32AVX512(dcos *float64, dsin *float64, dy *byte, x *byte, 
 //go:noescape
 func backwardSumsGPTJF32AVX512(dcos *float64, dsin *float64, dy *byte, x *byte, rows int, ystride int, xstride int, half int, n int)
 
-// backwardSumsNeoXBF16AVX512 adds the NeoX backward sums of the first n pairs (n a multiple of 8) of `rows` BF16 rows, in row order, to dcos and dsin.
+// backwardSumsNeoXBF16AVX512 adds the NeoX backward sums of the first n pairs (n a multiple of 16 for NeoX, 8 for GPT-J) of `rows` BF16 rows, in row order, to dcos and dsin.
 //
 //go:noescape
 func backwardSumsNeoXBF16AVX512(dcos *float64, dsin *float64, dy *byte, x *byte, rows int, ystride int, xstride int, half int, n int)
 
-// backwardSumsGPTJBF16AVX512 adds the GPTJ backward sums of the first n pairs (n a multiple of 8) of `rows` BF16 rows, in row order, to dcos and dsin.
+// backwardSumsGPTJBF16AVX512 adds the GPTJ backward sums of the first n pairs (n a multiple of 16 for NeoX, 8 for GPT-J) of `rows` BF16 rows, in row order, to dcos and dsin.
 //
 //go:noescape
 func backwardSumsGPTJBF16AVX512(dcos *float64, dsin *float64, dy *byte, x *byte, rows int, ystride int, xstride int, half int, n int)

@@ -29,8 +29,13 @@ func (g *generator) backwardSumsKernels() {
 // values is exact in float64 (48 significant bits, exponents far inside float64's range), so
 // a fused multiply-add rounds once exactly where native's product-then-add does, and the sums
 // come out bit for bit as native's. AVX2 machines need not have FMA: their kernels multiply,
-// then add. NeoX's pairs are (j, half+j), GPT-J's (2j, 2j+1).
+// then add. NeoX's pairs are (j, half+j), GPT-J's (2j, 2j+1). bf16 on AVX-512 has a kernel of
+// its own, backwardSumsBF16Kernel.
 func (g *generator) backwardSumsKernel(s isa, d dtype, gptj bool) {
+	if s == avx512 && d == bf16 {
+		g.backwardSumsBF16Kernel(gptj)
+		return
+	}
 	style := "NeoX"
 	if gptj {
 		style = "GPTJ"
@@ -154,6 +159,173 @@ func (g *generator) backwardSumsKernel(s isa, d dtype, gptj bool) {
 	Label("done")
 	VZEROUPPER()
 	RET()
+}
+
+// backwardSumsBF16Kernel emits backwardSums<Style>BF16AVX512, backwardSumsKernel's sums for bf16
+// on AVX-512 over the first n pairs, n a multiple of 16 (NeoX) or 8 (GPT-J). A dword of two bf16
+// words gives both as float32 without a shuffle (the low word shifted up, the high word masked),
+// so the loads split each 16 elements into their even and odd ones, and the sums are kept split
+// the same way while the rows go by: gathered from dcos and dsin before, put back in order after
+// (VPERMI2PD). In GPT-J the split is the pairing itself: rotate(x) is −x_odd at the even
+// elements and x_even at the odd ones.
+func (g *generator) backwardSumsBF16Kernel(gptj bool) {
+	style := "NeoX"
+	if gptj {
+		style = "GPTJ"
+	}
+	name := fmt.Sprintf("backwardSums%sBF16AVX512", style)
+	TEXT(name, NOSPLIT, "func(dcos, dsin *float64, dy, x *byte, rows, ystride, xstride, half, n int)")
+	Pragma("noescape")
+	Doc(fmt.Sprintf("%s adds the %s backward sums of the first n pairs (n a multiple of 16 for NeoX, 8 for GPT-J) of `rows` BF16 rows, in row order, to dcos and dsin.", name, style))
+	dcos := Load(Param("dcos"), GP64())
+	dsin := Load(Param("dsin"), GP64())
+	dy := Load(Param("dy"), GP64())
+	x := Load(Param("x"), GP64())
+	rows := Load(Param("rows"), GP64())
+	ys := Load(Param("ystride"), GP64())
+	xs := Load(Param("xstride"), GP64())
+	hf := Load(Param("half"), GP64())
+	n := Load(Param("n"), GP64())
+	TESTQ(n, n)
+	JZ(LabelRef("done"))
+	TESTQ(rows, rows)
+	JZ(LabelRef("done"))
+	// A round covers 16 elements of each operand: 16 pairs' halves (NeoX) or 8 pairs (GPT-J).
+	blocks := GP64()
+	MOVQ(n, blocks)
+	if gptj {
+		SHRQ(U8(3), blocks)
+	} else {
+		SHRQ(U8(4), blocks)
+	}
+	hb, h8 := GP64(), GP64()
+	if !gptj {
+		MOVQ(hf, hb)
+		SHLQ(U8(1), hb)
+		MOVQ(hf, h8)
+		SHLQ(U8(3), h8)
+	}
+	hi := YMM()
+	VPBROADCASTD(g.data.hiMask, hi)
+	t := g.sumsTables()
+	// split loads the 16 float64 sums at m as their even and odd elements.
+	split := func(m Mem) (e, o VecVirtual) {
+		lo := ZMM()
+		VMOVUPD(m, lo)
+		mhi := m
+		mhi.Disp += 64
+		e, o = ZMM(), ZMM()
+		VMOVDQU64(t.even, e)
+		VPERMI2PD(mhi, lo, e)
+		VMOVDQU64(t.odd, o)
+		VPERMI2PD(mhi, lo, o)
+		return e, o
+	}
+	// join stores even and odd sums back in order at m.
+	join := func(e, o VecVirtual, m Mem) {
+		lo, hv := ZMM(), ZMM()
+		VMOVDQU64(t.lo, lo)
+		VPERMI2PD(o, e, lo)
+		VMOVDQU64(t.hi, hv)
+		VPERMI2PD(o, e, hv)
+		VMOVUPD(lo, m)
+		m.Disp += 64
+		VMOVUPD(hv, m)
+	}
+	// widen loads 16 bf16 at m as float64, the even elements and the odd ones.
+	widen := func(m Mem) (e, o VecVirtual) {
+		w, fe, fo := YMM(), YMM(), YMM()
+		VMOVDQU(m, w)
+		VPSLLD(U8(16), w, fe)
+		VPAND(hi, w, fo)
+		e, o = ZMM(), ZMM()
+		VCVTPS2PD(fe, e)
+		VCVTPS2PD(fo, o)
+		return e, o
+	}
+	py, px, r := GP64(), GP64(), GP64()
+	Label("block")
+	MOVQ(dy, py)
+	MOVQ(x, px)
+	MOVQ(rows, r)
+	if !gptj {
+		c1e, c1o := split(Mem{Base: dcos})
+		c2e, c2o := split(Mem{Base: dcos, Index: h8, Scale: 1})
+		s1e, s1o := split(Mem{Base: dsin})
+		s2e, s2o := split(Mem{Base: dsin, Index: h8, Scale: 1})
+		Label("row")
+		y1e, y1o := widen(Mem{Base: py})
+		y2e, y2o := widen(Mem{Base: py, Index: hb, Scale: 1})
+		x1e, x1o := widen(Mem{Base: px})
+		x2e, x2o := widen(Mem{Base: px, Index: hb, Scale: 1})
+		VFMADD231PD(x1e, y1e, c1e)
+		VFMADD231PD(x1o, y1o, c1o)
+		VFMADD231PD(x2e, y2e, c2e)
+		VFMADD231PD(x2o, y2o, c2o)
+		VFNMADD231PD(x2e, y1e, s1e) // rotate(x) = (−x2, x1)
+		VFNMADD231PD(x2o, y1o, s1o)
+		VFMADD231PD(x1e, y2e, s2e)
+		VFMADD231PD(x1o, y2o, s2o)
+		ADDQ(ys, py)
+		ADDQ(xs, px)
+		DECQ(r)
+		JNZ(LabelRef("row"))
+		join(c1e, c1o, Mem{Base: dcos})
+		join(c2e, c2o, Mem{Base: dcos, Index: h8, Scale: 1})
+		join(s1e, s1o, Mem{Base: dsin})
+		join(s2e, s2o, Mem{Base: dsin, Index: h8, Scale: 1})
+	} else {
+		ce, co := split(Mem{Base: dcos})
+		se, so := split(Mem{Base: dsin})
+		Label("row")
+		ye, yo := widen(Mem{Base: py})
+		xe, xo := widen(Mem{Base: px})
+		VFMADD231PD(xe, ye, ce)
+		VFMADD231PD(xo, yo, co)
+		VFNMADD231PD(xo, ye, se) // rotate(x) = [−x1 x0 −x3 x2 ...]
+		VFMADD231PD(xe, yo, so)
+		ADDQ(ys, py)
+		ADDQ(xs, px)
+		DECQ(r)
+		JNZ(LabelRef("row"))
+		join(ce, co, Mem{Base: dcos})
+		join(se, so, Mem{Base: dsin})
+	}
+	ADDQ(U32(8*16), dcos)
+	ADDQ(U32(8*16), dsin)
+	ADDQ(U32(2*16), dy)
+	ADDQ(U32(2*16), x)
+	DECQ(blocks)
+	JNZ(LabelRef("block"))
+	Label("done")
+	VZEROUPPER()
+	RET()
+}
+
+// sumsTables are backwardSumsBF16Kernel's VPERMI2PD indices over two vectors of 8 float64:
+// even and odd gather the even and the odd elements of 16, lo and hi put even and odd ones back
+// in order (the first 8 elements, the last 8).
+type sumsTables struct{ even, odd, lo, hi Mem }
+
+// sumsTables declares the tables on first use.
+func (g *generator) sumsTables() sumsTables {
+	if g.data.sums == nil {
+		qwords := func(name string, f func(i int) int) Mem {
+			m := GLOBL(name, RODATA|NOPTR)
+			for i := range 8 {
+				DATA(8*i, U64(uint64(f(i))))
+			}
+			return m
+		}
+		g.data.sums = &sumsTables{
+			even: qwords("sumseven", func(i int) int { return 2 * i }),
+			odd:  qwords("sumsodd", func(i int) int { return 2*i + 1 }),
+			// Index 8+k is element k of the second vector: the odd sums.
+			lo: qwords("sumslo", func(i int) int { return i/2 + 8*(i%2) }),
+			hi: qwords("sumshi", func(i int) int { return 4 + i/2 + 8*(i%2) }),
+		}
+	}
+	return *g.data.sums
 }
 
 // wideVec is a vector of `lanes` float64: a ZMM for 8, a YMM for 4.

@@ -150,7 +150,8 @@ type constData struct {
 	hiMask, quiet32, oneF64              Mem
 	minNormalW, tinyTrig, bigExpW        Mem
 	evenIdx, oddIdx                      Mem
-	evenSign64                           *Mem // declared by the kernel that uses it
+	evenSign64                           *Mem        // declared by the kernel that uses it
+	sums                                 *sumsTables // likewise
 }
 
 func (g *generator) declareData() {
