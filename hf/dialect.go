@@ -113,13 +113,17 @@ const (
 	// RuleMRoPEDefault: a Qwen-VL config without mrope_section gets the model's default
 	// sections ("family-default") or plain RoPE ("none").
 	RuleMRoPEDefault Rule = "mrope_default_sections"
+	// RuleMRoPEInterleavedDefault: a config with mrope_section but no mrope_interleaved gets the
+	// family's layout ("family": Qwen3-VL's and Qwen3.5's interleaved) or chunked sections
+	// ("chunked": the key's default false).
+	RuleMRoPEInterleavedDefault Rule = "mrope_interleaved_default"
 )
 
 // Rules lists every rule in a stable order.
 func Rules() []Rule {
 	return []Rule{RuleRopeParameters, RuleYaRNAttention, RuleYaRNTruncate, RuleDynamicLength,
 		RuleLongRoPEAttention, RuleLongRoPEOriginal, RuleLongRoPETables, RuleMiniMaxRotaryDim,
-		RulePhiMoELongFactors, RuleMRoPEDefault}
+		RulePhiMoELongFactors, RuleMRoPEDefault, RuleMRoPEInterleavedDefault}
 }
 
 // Reading is how one dialect reads one rule, and the upstream code it follows.
@@ -131,76 +135,82 @@ type Reading struct {
 
 // The reference reading of every rule: what Parse does.
 var referenceReadings = map[Rule]Reading{
-	RuleRopeParameters:    {Choice: "reads", Follows: "transformers modeling_rope_utils.py RotaryEmbeddingConfigMixin.standardize_rope_params"},
-	RuleYaRNAttention:     {Choice: "config", Follows: "transformers modeling_rope_utils.py _compute_yarn_parameters"},
-	RuleYaRNTruncate:      {Choice: "honoured", Follows: "transformers modeling_rope_utils.py _compute_yarn_parameters (find_correction_range)"},
-	RuleDynamicLength:     {Choice: "static", Follows: "vLLM ≤ 0.21 dynamic_ntk_scaling_rope.py DynamicNTKScalingRotaryEmbedding._compute_cos_sin_cache: one cache for every call"},
-	RuleLongRoPEAttention: {Choice: "config-factor", Follows: "transformers modeling_rope_utils.py _compute_longrope_parameters"},
-	RuleLongRoPEOriginal:  {Choice: "config-or-rope", Follows: "transformers modeling_rope_utils.py standardize_rope_params"},
-	RuleLongRoPETables:    {Choice: "per-call", Follows: "transformers modeling_rope_utils.py dynamic_rope_update (longrope_frequency_update)"},
-	RuleMiniMaxRotaryDim:  {Choice: "honoured", Follows: "MiniMax's modeling code; vLLM models/minimax_m2.py MiniMaxM2Attention (get_rope with rotary_dim)"},
-	RulePhiMoELongFactors: {Choice: "used", Follows: "Microsoft's Phi-3.5-MoE code; vLLM phi3_long_rope_scaled_rope.py"},
-	RuleMRoPEDefault:      {Choice: "family-default", Follows: "transformers models/qwen3_vl/modeling_qwen3_vl.py Qwen3VLTextRotaryEmbedding.__init__ (mrope_section default [24, 20, 20])"},
+	RuleRopeParameters:          {Choice: "reads", Follows: "transformers modeling_rope_utils.py RotaryEmbeddingConfigMixin.standardize_rope_params"},
+	RuleYaRNAttention:           {Choice: "config", Follows: "transformers modeling_rope_utils.py _compute_yarn_parameters"},
+	RuleYaRNTruncate:            {Choice: "honoured", Follows: "transformers modeling_rope_utils.py _compute_yarn_parameters (find_correction_range)"},
+	RuleDynamicLength:           {Choice: "static", Follows: "vLLM ≤ 0.21 dynamic_ntk_scaling_rope.py DynamicNTKScalingRotaryEmbedding._compute_cos_sin_cache: one cache for every call"},
+	RuleLongRoPEAttention:       {Choice: "config-factor", Follows: "transformers modeling_rope_utils.py _compute_longrope_parameters"},
+	RuleLongRoPEOriginal:        {Choice: "config-or-rope", Follows: "transformers modeling_rope_utils.py standardize_rope_params"},
+	RuleLongRoPETables:          {Choice: "per-call", Follows: "transformers modeling_rope_utils.py dynamic_rope_update (longrope_frequency_update)"},
+	RuleMiniMaxRotaryDim:        {Choice: "honoured", Follows: "MiniMax's modeling code; vLLM models/minimax_m2.py MiniMaxM2Attention (get_rope with rotary_dim)"},
+	RulePhiMoELongFactors:       {Choice: "used", Follows: "Microsoft's Phi-3.5-MoE code; vLLM phi3_long_rope_scaled_rope.py"},
+	RuleMRoPEDefault:            {Choice: "family-default", Follows: "transformers models/qwen3_vl/modeling_qwen3_vl.py Qwen3VLTextRotaryEmbedding.__init__ (mrope_section default [24, 20, 20])"},
+	RuleMRoPEInterleavedDefault: {Choice: "family", Follows: "transformers models/qwen3_vl/modeling_qwen3_vl.py Qwen3VLTextRotaryEmbedding.forward: apply_interleaved_mrope whatever the config says"},
 }
 
 // dialectReadings are the rules each dialect reads differently from the reference, or alike but
 // verified; a rule missing from a dialect's table was not verified in its source.
 var dialectReadings = map[Dialect]map[Rule]Reading{
 	DialectHF: {
-		RuleRopeParameters:    {Choice: "reads", Follows: "transformers main modeling_rope_utils.py RotaryEmbeddingConfigMixin.standardize_rope_params"},
-		RuleYaRNAttention:     {Choice: "config", Follows: "transformers main modeling_rope_utils.py _compute_yarn_parameters: attention_factor, else get_mscale(factor, mscale) / get_mscale(factor, mscale_all_dim)"},
-		RuleYaRNTruncate:      {Choice: "honoured", Follows: "transformers main modeling_rope_utils.py _compute_yarn_parameters: truncate = rope_parameters.get(\"truncate\", True)"},
-		RuleDynamicLength:     {Choice: "per-call", Follows: "transformers main modeling_rope_utils.py _compute_dynamic_ntk_parameters with dynamic_rope_update: seq_len = max(position)+1 over max_position_embeddings"},
-		RuleLongRoPEAttention: {Choice: "config-factor", Follows: "transformers main modeling_rope_utils.py _compute_longrope_parameters: factor from rope_parameters, max / original only when absent"},
-		RuleLongRoPEOriginal:  {Choice: "config-or-rope", Follows: "transformers main modeling_rope_utils.py standardize_rope_params (config-level original_max_position_embeddings wins)"},
-		RuleLongRoPETables:    {Choice: "per-call", Follows: "transformers main modeling_rope_utils.py dynamic_rope_update → longrope_frequency_update: long factors when seq_len > original"},
-		RuleMiniMaxRotaryDim:  {Choice: "ignored", Follows: "transformers main models/minimax_m2/configuration_minimax_m2.py MiniMaxM2Config and models/minimax/configuration_minimax.py MiniMaxConfig: no rotary_dim, the whole head_dim rotated"},
-		RulePhiMoELongFactors: {Choice: "never", Follows: "transformers main models/phimoe/modeling_phimoe.py PhimoeRotaryEmbedding.forward: rope_init_fn(self.config) without seq_len, so short factors at every length"},
-		RuleMRoPEDefault:      {Choice: "family-default", Follows: "transformers main models/qwen3_vl/modeling_qwen3_vl.py Qwen3VLTextRotaryEmbedding.__init__: rope_parameters.get(\"mrope_section\", [24, 20, 20])"},
+		RuleRopeParameters:          {Choice: "reads", Follows: "transformers main modeling_rope_utils.py RotaryEmbeddingConfigMixin.standardize_rope_params"},
+		RuleYaRNAttention:           {Choice: "config", Follows: "transformers main modeling_rope_utils.py _compute_yarn_parameters: attention_factor, else get_mscale(factor, mscale) / get_mscale(factor, mscale_all_dim)"},
+		RuleYaRNTruncate:            {Choice: "honoured", Follows: "transformers main modeling_rope_utils.py _compute_yarn_parameters: truncate = rope_parameters.get(\"truncate\", True)"},
+		RuleDynamicLength:           {Choice: "per-call", Follows: "transformers main modeling_rope_utils.py _compute_dynamic_ntk_parameters with dynamic_rope_update: seq_len = max(position)+1 over max_position_embeddings"},
+		RuleLongRoPEAttention:       {Choice: "config-factor", Follows: "transformers main modeling_rope_utils.py _compute_longrope_parameters: factor from rope_parameters, max / original only when absent"},
+		RuleLongRoPEOriginal:        {Choice: "config-or-rope", Follows: "transformers main modeling_rope_utils.py standardize_rope_params (config-level original_max_position_embeddings wins)"},
+		RuleLongRoPETables:          {Choice: "per-call", Follows: "transformers main modeling_rope_utils.py dynamic_rope_update → longrope_frequency_update: long factors when seq_len > original"},
+		RuleMiniMaxRotaryDim:        {Choice: "ignored", Follows: "transformers main models/minimax_m2/configuration_minimax_m2.py MiniMaxM2Config and models/minimax/configuration_minimax.py MiniMaxConfig: no rotary_dim, the whole head_dim rotated"},
+		RulePhiMoELongFactors:       {Choice: "never", Follows: "transformers main models/phimoe/modeling_phimoe.py PhimoeRotaryEmbedding.forward: rope_init_fn(self.config) without seq_len, so short factors at every length"},
+		RuleMRoPEDefault:            {Choice: "family-default", Follows: "transformers main models/qwen3_vl/modeling_qwen3_vl.py Qwen3VLTextRotaryEmbedding.__init__: rope_parameters.get(\"mrope_section\", [24, 20, 20])"},
+		RuleMRoPEInterleavedDefault: {Choice: "family", Follows: "transformers main models/qwen3_vl/modeling_qwen3_vl.py Qwen3VLTextRotaryEmbedding.forward and models/qwen3_5/modeling_qwen3_5.py Qwen3_5TextRotaryEmbedding.forward: apply_interleaved_mrope unconditionally"},
 	},
 	DialectHF457: {
-		RuleRopeParameters:    {Choice: "ignores", Follows: "transformers v4.57 modeling_rope_utils.py (59eba492): every _compute_*_parameters reads config.rope_theta and config.rope_scaling; rope_parameters arrived with #39847 (2025-10-17)"},
-		RuleYaRNAttention:     {Choice: "config", Follows: "transformers v4.57 modeling_rope_utils.py _compute_yarn_parameters: attention_factor, else mscale / mscale_all_dim"},
-		RuleYaRNTruncate:      {Choice: "honoured", Follows: "transformers v4.57 modeling_rope_utils.py _compute_yarn_parameters: truncate = rope_scaling.get(\"truncate\", True)"},
-		RuleDynamicLength:     {Choice: "per-call", Follows: "transformers v4.57 modeling_rope_utils.py _compute_dynamic_ntk_parameters: seq_len = max(seq_len, max_position_embeddings)"},
-		RuleLongRoPEAttention: {Choice: "lengths-if-top-level", Follows: "transformers v4.57 modeling_rope_utils.py _compute_longrope_parameters: factor = max_position_embeddings / original when config.original_max_position_embeddings is set"},
-		RuleLongRoPEOriginal:  {Choice: "top-level", Follows: "transformers v4.57 modeling_rope_utils.py _compute_longrope_parameters: getattr(config, \"original_max_position_embeddings\"), else max_position_embeddings"},
-		RuleLongRoPETables:    {Choice: "per-call", Follows: "transformers v4.57 modeling_rope_utils.py _compute_longrope_parameters: long factors when seq_len > original"},
-		RuleMiniMaxRotaryDim:  {Choice: "ignored-text-01", Follows: "transformers v4.57 models/minimax/configuration_minimax.py MiniMaxConfig: no rotary_dim; v4.57 has no minimax_m2, whose reading stays the reference one"},
-		RulePhiMoELongFactors: {Choice: "used", Follows: "transformers v4.57 models/phimoe/modeling_phimoe.py PhimoeRotaryEmbedding.forward: rope_init_fn(config, device, seq_len)"},
-		RuleMRoPEDefault:      {Choice: "family-default", Follows: "transformers v4.57 models/qwen3_vl/modeling_qwen3_vl.py Qwen3VLTextRotaryEmbedding.__init__: rope_scaling.get(\"mrope_section\", [24, 20, 20])"},
+		RuleRopeParameters:          {Choice: "ignores", Follows: "transformers v4.57 modeling_rope_utils.py (59eba492): every _compute_*_parameters reads config.rope_theta and config.rope_scaling; rope_parameters arrived with #39847 (2025-10-17)"},
+		RuleYaRNAttention:           {Choice: "config", Follows: "transformers v4.57 modeling_rope_utils.py _compute_yarn_parameters: attention_factor, else mscale / mscale_all_dim"},
+		RuleYaRNTruncate:            {Choice: "honoured", Follows: "transformers v4.57 modeling_rope_utils.py _compute_yarn_parameters: truncate = rope_scaling.get(\"truncate\", True)"},
+		RuleDynamicLength:           {Choice: "per-call", Follows: "transformers v4.57 modeling_rope_utils.py _compute_dynamic_ntk_parameters: seq_len = max(seq_len, max_position_embeddings)"},
+		RuleLongRoPEAttention:       {Choice: "lengths-if-top-level", Follows: "transformers v4.57 modeling_rope_utils.py _compute_longrope_parameters: factor = max_position_embeddings / original when config.original_max_position_embeddings is set"},
+		RuleLongRoPEOriginal:        {Choice: "top-level", Follows: "transformers v4.57 modeling_rope_utils.py _compute_longrope_parameters: getattr(config, \"original_max_position_embeddings\"), else max_position_embeddings"},
+		RuleLongRoPETables:          {Choice: "per-call", Follows: "transformers v4.57 modeling_rope_utils.py _compute_longrope_parameters: long factors when seq_len > original"},
+		RuleMiniMaxRotaryDim:        {Choice: "ignored-text-01", Follows: "transformers v4.57 models/minimax/configuration_minimax.py MiniMaxConfig: no rotary_dim; v4.57 has no minimax_m2, whose reading stays the reference one"},
+		RulePhiMoELongFactors:       {Choice: "used", Follows: "transformers v4.57 models/phimoe/modeling_phimoe.py PhimoeRotaryEmbedding.forward: rope_init_fn(config, device, seq_len)"},
+		RuleMRoPEDefault:            {Choice: "family-default", Follows: "transformers v4.57 models/qwen3_vl/modeling_qwen3_vl.py Qwen3VLTextRotaryEmbedding.__init__: rope_scaling.get(\"mrope_section\", [24, 20, 20])"},
+		RuleMRoPEInterleavedDefault: {Choice: "family", Follows: "transformers v4.57 models/qwen3_vl/modeling_qwen3_vl.py Qwen3VLTextRotaryEmbedding.forward: apply_interleaved_mrope unconditionally"},
 	},
 	DialectVLLM: {
-		RuleRopeParameters:    {Choice: "reads", Follows: "vLLM transformers_utils/config.py patch_rope_parameters"},
-		RuleYaRNAttention:     {Choice: "config", Follows: "vLLM rotary_embedding/yarn_scaling_rope.py YaRNScalingRotaryEmbedding.__init__ (0cd57848): attention_factor, else mscale / mscale_all_dim; v0.25.0 and earlier ignored both (vllm#48621)"},
-		RuleYaRNTruncate:      {Choice: "honoured", Follows: "vLLM rotary_embedding/common.py yarn_find_correction_range(truncate) (#28244); models/gpt_oss.py passes rope_parameters.get(\"truncate\", True)"},
-		RuleDynamicLength:     {Choice: "max-trained", Follows: "vLLM rotary_embedding/__init__.py get_rope and dynamic_ntk_scaling_rope.py after PR #41277: max_trained_positions, default max_position"},
-		RuleLongRoPEAttention: {Choice: "lengths", Follows: "vLLM rotary_embedding/phi3_long_rope_scaled_rope.py Phi3LongRoPEScaledRotaryEmbedding.__init__: scale = max_position_embeddings / original; get_rope forwards only short_mscale / long_mscale"},
-		RuleLongRoPEOriginal:  {Choice: "config-or-rope", Follows: "vLLM transformers_utils/config.py patch_rope_parameters: the config-level original_max_position_embeddings copied into rope_parameters; get_rope reads it there"},
-		RuleLongRoPETables:    {Choice: "long-if-extended", Follows: "vLLM rotary_embedding/phi3_long_rope_scaled_rope.py Phi3LongRoPEScaledRotaryEmbedding: use_long_rope = max_model_len > original (#27431), max_model_len defaulting to max_position_embeddings"},
-		RuleMiniMaxRotaryDim:  {Choice: "honoured", Follows: "vLLM models/minimax_m2.py MiniMaxM2Attention: get_rope with partial_rotary_factor rotary_dim / head_dim"},
-		RulePhiMoELongFactors: {Choice: "used", Follows: "vLLM models/phimoe.py → get_rope longrope → Phi3LongRoPEScaledRotaryEmbedding"},
-		RuleMRoPEDefault:      {Choice: "none", Follows: "vLLM rotary_embedding/__init__.py get_rope: MRotaryEmbedding only when \"mrope_section\" is in rope_parameters"},
+		RuleRopeParameters:          {Choice: "reads", Follows: "vLLM transformers_utils/config.py patch_rope_parameters"},
+		RuleYaRNAttention:           {Choice: "config", Follows: "vLLM rotary_embedding/yarn_scaling_rope.py YaRNScalingRotaryEmbedding.__init__ (0cd57848): attention_factor, else mscale / mscale_all_dim; v0.25.0 and earlier ignored both (vllm#48621)"},
+		RuleYaRNTruncate:            {Choice: "honoured", Follows: "vLLM rotary_embedding/common.py yarn_find_correction_range(truncate) (#28244); models/gpt_oss.py passes rope_parameters.get(\"truncate\", True)"},
+		RuleDynamicLength:           {Choice: "max-trained", Follows: "vLLM rotary_embedding/__init__.py get_rope and dynamic_ntk_scaling_rope.py after PR #41277: max_trained_positions, default max_position"},
+		RuleLongRoPEAttention:       {Choice: "lengths", Follows: "vLLM rotary_embedding/phi3_long_rope_scaled_rope.py Phi3LongRoPEScaledRotaryEmbedding.__init__: scale = max_position_embeddings / original; get_rope forwards only short_mscale / long_mscale"},
+		RuleLongRoPEOriginal:        {Choice: "config-or-rope", Follows: "vLLM transformers_utils/config.py patch_rope_parameters: the config-level original_max_position_embeddings copied into rope_parameters; get_rope reads it there"},
+		RuleLongRoPETables:          {Choice: "long-if-extended", Follows: "vLLM rotary_embedding/phi3_long_rope_scaled_rope.py Phi3LongRoPEScaledRotaryEmbedding: use_long_rope = max_model_len > original (#27431), max_model_len defaulting to max_position_embeddings"},
+		RuleMiniMaxRotaryDim:        {Choice: "honoured", Follows: "vLLM models/minimax_m2.py MiniMaxM2Attention: get_rope with partial_rotary_factor rotary_dim / head_dim"},
+		RulePhiMoELongFactors:       {Choice: "used", Follows: "vLLM models/phimoe.py → get_rope longrope → Phi3LongRoPEScaledRotaryEmbedding"},
+		RuleMRoPEDefault:            {Choice: "none", Follows: "vLLM rotary_embedding/__init__.py get_rope: MRotaryEmbedding only when \"mrope_section\" is in rope_parameters"},
+		RuleMRoPEInterleavedDefault: {Choice: "chunked", Follows: "vLLM rotary_embedding/__init__.py get_rope: mrope_interleaved=rope_parameters.get(\"mrope_interleaved\", False)"},
 	},
 	DialectVLLM011: {
-		RuleRopeParameters:    {Choice: "ignores", Follows: "vLLM v0.11 (0e93ac0b) models/llama.py LlamaDecoderLayer: getattr(config, \"rope_theta\", 10000), getattr(config, \"rope_scaling\", None); no rope_parameters anywhere"},
-		RuleYaRNAttention:     {Choice: "computed", Follows: "vLLM v0.11 rotary_embedding/__init__.py get_rope: yarn kwargs extrapolation_factor, attn_factor, beta_fast, beta_slow only; yarn_scaling_rope.py mscale = yarn_get_mscale(factor) · attn_factor (deepseek_v2.py switches to deepseek_yarn)"},
-		RuleYaRNTruncate:      {Choice: "ignored", Follows: "vLLM v0.11 rotary_embedding/common.py yarn_find_correction_range: always floor / ceil; models/gpt_oss.py drops truncate"},
-		RuleDynamicLength:     {Choice: "static", Follows: "vLLM v0.11 rotary_embedding/dynamic_ntk_scaling_rope.py DynamicNTKScalingRotaryEmbedding._compute_cos_sin_cache: max_len = max_position · factor"},
-		RuleLongRoPEAttention: {Choice: "lengths", Follows: "vLLM v0.11 rotary_embedding/phi3_long_rope_scaled_rope.py Phi3LongRoPEScaledRotaryEmbedding.__init__: scale = max_position_embeddings / original"},
-		RuleLongRoPETables:    {Choice: "long-past-original", Follows: "vLLM v0.11 rotary_embedding/phi3_long_rope_scaled_rope.py Phi3LongRoPEScaledRotaryEmbedding.forward: long cache when torch.any(positions > original)"},
-		RulePhiMoELongFactors: {Choice: "used", Follows: "vLLM v0.11 models/phimoe.py PhiMoEAttention: get_rope(rope_scaling) → Phi3LongRoPEScaledRotaryEmbedding"},
-		RuleMiniMaxRotaryDim:  {Choice: "honoured", Follows: "vLLM v0.11 models/minimax_text_01.py MiniMaxText01DecoderLayer: rotary_dim = config.rotary_dim if present"},
-		RuleMRoPEDefault:      {Choice: "none", Follows: "vLLM v0.11 rotary_embedding/__init__.py get_rope: MRotaryEmbedding only with mrope_section"},
+		RuleRopeParameters:          {Choice: "ignores", Follows: "vLLM v0.11 (0e93ac0b) models/llama.py LlamaDecoderLayer: getattr(config, \"rope_theta\", 10000), getattr(config, \"rope_scaling\", None); no rope_parameters anywhere"},
+		RuleYaRNAttention:           {Choice: "computed", Follows: "vLLM v0.11 rotary_embedding/__init__.py get_rope: yarn kwargs extrapolation_factor, attn_factor, beta_fast, beta_slow only; yarn_scaling_rope.py mscale = yarn_get_mscale(factor) · attn_factor (deepseek_v2.py switches to deepseek_yarn)"},
+		RuleYaRNTruncate:            {Choice: "ignored", Follows: "vLLM v0.11 rotary_embedding/common.py yarn_find_correction_range: always floor / ceil; models/gpt_oss.py drops truncate"},
+		RuleDynamicLength:           {Choice: "static", Follows: "vLLM v0.11 rotary_embedding/dynamic_ntk_scaling_rope.py DynamicNTKScalingRotaryEmbedding._compute_cos_sin_cache: max_len = max_position · factor"},
+		RuleLongRoPEAttention:       {Choice: "lengths", Follows: "vLLM v0.11 rotary_embedding/phi3_long_rope_scaled_rope.py Phi3LongRoPEScaledRotaryEmbedding.__init__: scale = max_position_embeddings / original"},
+		RuleLongRoPETables:          {Choice: "long-past-original", Follows: "vLLM v0.11 rotary_embedding/phi3_long_rope_scaled_rope.py Phi3LongRoPEScaledRotaryEmbedding.forward: long cache when torch.any(positions > original)"},
+		RulePhiMoELongFactors:       {Choice: "used", Follows: "vLLM v0.11 models/phimoe.py PhiMoEAttention: get_rope(rope_scaling) → Phi3LongRoPEScaledRotaryEmbedding"},
+		RuleMiniMaxRotaryDim:        {Choice: "honoured", Follows: "vLLM v0.11 models/minimax_text_01.py MiniMaxText01DecoderLayer: rotary_dim = config.rotary_dim if present"},
+		RuleMRoPEDefault:            {Choice: "none", Follows: "vLLM v0.11 rotary_embedding/__init__.py get_rope: MRotaryEmbedding only with mrope_section"},
+		RuleMRoPEInterleavedDefault: {Choice: "chunked", Follows: "vLLM v0.11 rotary_embedding/__init__.py get_rope: mrope_interleaved=rope_scaling.get(\"mrope_interleaved\", False)"},
 	},
 	DialectSGLang: {
-		RuleRopeParameters:    {Choice: "reads", Follows: "SGLang hf_transformers_utils.py get_rope_config: config.rope_parameters (transformers v5), else rope_theta / rope_scaling"},
-		RuleYaRNAttention:     {Choice: "computed", Follows: "SGLang layers/rotary_embedding/factory.py get_rope: yarn kwargs extrapolation_factor, attn_factor, beta_fast, beta_slow, truncate; yarn.py YaRNScalingRotaryEmbedding: mscale = yarn_get_mscale_simple(factor) · attn_factor (deepseek_v2.py switches to deepseek_yarn)"},
-		RuleYaRNTruncate:      {Choice: "honoured", Follows: "SGLang layers/rotary_embedding/factory.py get_rope: truncate = rope_scaling.get(\"truncate\", True); yarn.py yarn_find_correction_range"},
-		RuleDynamicLength:     {Choice: "static", Follows: "SGLang layers/rotary_embedding/rope_variant.py DynamicNTKScalingRotaryEmbedding._compute_cos_sin_cache: max_len = max_position · factor"},
-		RuleLongRoPEAttention: {Choice: "lengths", Follows: "SGLang layers/rotary_embedding/rope_variant.py Phi3LongRoPEScaledRotaryEmbedding.__init__: scale = max_position_embeddings / original; factory.py forwards only short_mscale / long_mscale"},
-		RuleLongRoPETables:    {Choice: "long-past-original", Follows: "SGLang layers/rotary_embedding/rope_variant.py Phi3LongRoPEScaledRotaryEmbedding.forward: long cache when torch.any(positions > original)"},
-		RuleMRoPEDefault:      {Choice: "none", Follows: "SGLang layers/rotary_embedding/factory.py get_rope: MRotaryEmbedding only when \"mrope_section\" is in rope_scaling"},
+		RuleRopeParameters:          {Choice: "reads", Follows: "SGLang hf_transformers_utils.py get_rope_config: config.rope_parameters (transformers v5), else rope_theta / rope_scaling"},
+		RuleYaRNAttention:           {Choice: "computed", Follows: "SGLang layers/rotary_embedding/factory.py get_rope: yarn kwargs extrapolation_factor, attn_factor, beta_fast, beta_slow, truncate; yarn.py YaRNScalingRotaryEmbedding: mscale = yarn_get_mscale_simple(factor) · attn_factor (deepseek_v2.py switches to deepseek_yarn)"},
+		RuleYaRNTruncate:            {Choice: "honoured", Follows: "SGLang layers/rotary_embedding/factory.py get_rope: truncate = rope_scaling.get(\"truncate\", True); yarn.py yarn_find_correction_range"},
+		RuleDynamicLength:           {Choice: "static", Follows: "SGLang layers/rotary_embedding/rope_variant.py DynamicNTKScalingRotaryEmbedding._compute_cos_sin_cache: max_len = max_position · factor"},
+		RuleLongRoPEAttention:       {Choice: "lengths", Follows: "SGLang layers/rotary_embedding/rope_variant.py Phi3LongRoPEScaledRotaryEmbedding.__init__: scale = max_position_embeddings / original; factory.py forwards only short_mscale / long_mscale"},
+		RuleLongRoPETables:          {Choice: "long-past-original", Follows: "SGLang layers/rotary_embedding/rope_variant.py Phi3LongRoPEScaledRotaryEmbedding.forward: long cache when torch.any(positions > original)"},
+		RuleMRoPEDefault:            {Choice: "none", Follows: "SGLang layers/rotary_embedding/factory.py get_rope: MRotaryEmbedding only when \"mrope_section\" is in rope_scaling"},
+		RuleMRoPEInterleavedDefault: {Choice: "chunked", Follows: "SGLang layers/rotary_embedding/factory.py get_rope: mrope_interleaved=rope_scaling.get(\"mrope_interleaved\", False)"},
 	},
 	DialectLlamaCpp: {
 		RuleYaRNTruncate: {Choice: "ignored", Follows: "llama.cpp ggml/src/ggml.c ggml_rope_yarn_corr_dims: floorf / ceilf always"},
@@ -239,16 +249,17 @@ func (d Dialect) reading(r Rule) (Reading, bool) {
 
 // ruleChoices are the choices each rule accepts, for checking ParseOptions.Readings.
 var ruleChoices = map[Rule][]string{
-	RuleRopeParameters:    {"reads", "ignores"},
-	RuleYaRNAttention:     {"config", "computed"},
-	RuleYaRNTruncate:      {"honoured", "ignored"},
-	RuleDynamicLength:     {"static", "per-call", "max-trained"},
-	RuleLongRoPEAttention: {"config-factor", "lengths", "lengths-if-top-level"},
-	RuleLongRoPEOriginal:  {"config-or-rope", "top-level"},
-	RuleLongRoPETables:    {"per-call", "long-if-extended", "long-past-original"},
-	RuleMiniMaxRotaryDim:  {"honoured", "ignored", "ignored-text-01"},
-	RulePhiMoELongFactors: {"used", "never"},
-	RuleMRoPEDefault:      {"family-default", "none"},
+	RuleRopeParameters:          {"reads", "ignores"},
+	RuleYaRNAttention:           {"config", "computed"},
+	RuleYaRNTruncate:            {"honoured", "ignored"},
+	RuleDynamicLength:           {"static", "per-call", "max-trained"},
+	RuleLongRoPEAttention:       {"config-factor", "lengths", "lengths-if-top-level"},
+	RuleLongRoPEOriginal:        {"config-or-rope", "top-level"},
+	RuleLongRoPETables:          {"per-call", "long-if-extended", "long-past-original"},
+	RuleMiniMaxRotaryDim:        {"honoured", "ignored", "ignored-text-01"},
+	RulePhiMoELongFactors:       {"used", "never"},
+	RuleMRoPEDefault:            {"family-default", "none"},
+	RuleMRoPEInterleavedDefault: {"family", "chunked"},
 }
 
 // choices resolves the rule table a parse uses: the options' Readings when given, else the
@@ -292,6 +303,8 @@ type dialectFacts struct {
 	mropeSection   bool // some rope object gives mrope_section
 	ruleApplied    map[Rule]string
 	familyDeepSeek bool
+	// familyInterleaved: the family's MRoPE is interleaved when the config does not say.
+	familyInterleaved bool
 }
 
 // rewriteConfig removes what the chosen readings never read from the decoded config, in place:
@@ -313,6 +326,7 @@ func rewriteConfig(top object, choice map[Rule]string) dialectFacts {
 		}
 	}
 	f.familyDeepSeek = fam.kind == kindDeepSeek
+	f.familyInterleaved = fam.interleavedMRoPE
 	levels := []object{text}
 	if tc, ok := top["text_config"].(object); ok && tc != nil {
 		levels = append(levels, top)
@@ -368,6 +382,10 @@ func (f *dialectFacts) rewriteRopeObject(ro object, choice map[Rule]string) {
 	}
 	if ro["mrope_section"] != nil {
 		f.mropeSection = true
+		if ro["mrope_interleaved"] == nil && choice[RuleMRoPEInterleavedDefault] == "chunked" && f.familyInterleaved {
+			ro["mrope_interleaved"] = false
+			f.ruleApplied[RuleMRoPEInterleavedDefault] = "no mrope_interleaved: chunked sections (the key's default false), not the family's interleaved ones"
+		}
 	}
 	drop := func(r Rule, why string, keys ...string) {
 		for _, k := range keys {

@@ -278,6 +278,15 @@ func TestDialectMiniMaxAndMRoPE(t *testing.T) {
 			t.Errorf("%s: mrope sections %v, want %v", d, got, sections)
 		}
 	}
+	// Sections without mrope_interleaved: HF's Qwen3VLTextRotaryEmbedding interleaves whatever the
+	// config says; vLLM's and SGLang's get_rope default the key to false (chunked).
+	noKey := `{"model_type":"qwen3_vl_text","hidden_size":4096,"num_attention_heads":32,"head_dim":128,"max_position_embeddings":262144,
+		"rope_theta":5000000,"rope_scaling":{"rope_type":"default","mrope_section":[24,20,20]}}`
+	for d, inter := range map[Dialect]bool{DialectReference: true, DialectHF: true, DialectHF457: true, DialectVLLM: false, DialectVLLM011: false, DialectSGLang: false} {
+		if m := parseAs(t, d, noKey).Spec.MRoPE; m == nil || m.Interleaved != inter {
+			t.Errorf("%s: mrope %+v, want interleaved %t", d, m, inter)
+		}
+	}
 	// A config that names its sections reads alike.
 	for _, d := range Dialects() {
 		if m := presetAs(t, d, "qwen3-vl-8b").Spec.MRoPE; m == nil || !slices.Equal(m.Sections, []int{24, 20, 20}) {

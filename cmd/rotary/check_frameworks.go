@@ -475,7 +475,10 @@ func sectionsString(m *rotary.MRoPE) string {
 	if m == nil {
 		return "none"
 	}
-	return fmt.Sprint(m.Sections)
+	if m.Interleaved {
+		return fmt.Sprint(m.Sections, " interleaved")
+	}
+	return fmt.Sprint(m.Sections, " chunked")
 }
 
 func printFrameworks(w io.Writer, r *frameworksReport) {

@@ -95,6 +95,8 @@ func TestCheckFrameworksDivergent(t *testing.T) {
 		"num_key_value_heads":8,"head_dim":128,"rotary_dim":64,"max_position_embeddings":4096,"rope_theta":5000000}`))
 	vl := writeFile(t, dir, "vl.json", []byte(`{"model_type":"qwen3_vl_text","hidden_size":4096,"num_attention_heads":32,
 		"head_dim":128,"max_position_embeddings":4096,"rope_theta":5000000}`))
+	vlNoKey := writeFile(t, dir, "vl-nokey.json", []byte(`{"model_type":"qwen3_vl_text","hidden_size":4096,"num_attention_heads":32,
+		"head_dim":128,"max_position_embeddings":4096,"rope_theta":5000000,"rope_scaling":{"rope_type":"default","mrope_section":[24,20,20]}}`))
 	phimoe := writeFile(t, dir, "phimoe.json", []byte(`{"model_type":"phimoe","hidden_size":128,"num_attention_heads":8,
 		"max_position_embeddings":8192,"original_max_position_embeddings":4096,"rope_theta":10000,
 		"rope_scaling":{"type":"longrope","short_mscale":1.2,"long_mscale":1.2,
@@ -163,8 +165,13 @@ func TestCheckFrameworksDivergent(t *testing.T) {
 			}
 		}},
 		{"Qwen3-VL default sections", []string{"--config", vl}, []hf.Rule{hf.RuleMRoPEDefault}, func(t *testing.T, row frameworkRow) {
-			if row.MaxOutputDiff != 0 || !strings.Contains(row.Structure, "[24 20 20] vs none") {
+			if row.MaxOutputDiff != 0 || !strings.Contains(row.Structure, "[24 20 20] interleaved vs none") {
 				t.Errorf("output diff %v, structure %q", row.MaxOutputDiff, row.Structure)
+			}
+		}},
+		{"Qwen3-VL without mrope_interleaved", []string{"--config", vlNoKey}, []hf.Rule{hf.RuleMRoPEInterleavedDefault}, func(t *testing.T, row frameworkRow) {
+			if !strings.Contains(row.Structure, "[24 20 20] interleaved vs [24 20 20] chunked") || !slices.Equal(row.B.Dialects, []string{"vllm", "vllm-0.11", "sglang"}) {
+				t.Errorf("structure %q, B %v", row.Structure, row.B.Dialects)
 			}
 		}},
 		{"PhiMoE long factors", []string{"--config", phimoe, "--frameworks=hf,hf-4.57"}, []hf.Rule{hf.RulePhiMoELongFactors}, func(t *testing.T, row frameworkRow) {
