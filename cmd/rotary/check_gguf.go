@@ -144,7 +144,12 @@ func compareGGUF(gm *hf.Model, gr *gguf.RoPE, cfg *hf.Model) *ggufCheckReport {
 			r.Alike = false
 		}
 	}
-	r.Notes = append(r.Notes, gr.Notes...)
+	for _, n := range gr.Notes {
+		r.Notes = append(r.Notes, "gguf: "+n)
+	}
+	for _, n := range cfg.Notes {
+		r.Notes = append(r.Notes, "config: "+n)
+	}
 	return r
 }
 
@@ -193,8 +198,11 @@ func fieldRows(a, b rotary.Spec, gr *gguf.RoPE) []ggufRow {
 	}
 	if !reflect.DeepEqual(a.Scaling, b.Scaling) {
 		ga := describeScaling(rotary.Spec{Scaling: a.Scaling}) + scalingDetail(a, gr)
-		if slices.Contains(gr.Factors, gguf.TensorRopeFreqs) {
+		switch {
+		case slices.Contains(gr.Factors, gguf.TensorRopeFreqs):
 			ga = fmt.Sprintf("frequency factors: pair i's frequency divided by %s[i] (attention factor %.9g; %s)", gguf.TensorRopeFreqs, a.Scaling.AttentionFactor, scalingTypeOf(gr.ScalingType))
+		case len(gr.Factors) > 0:
+			ga = fmt.Sprintf("longrope: pair i's frequency divided by %s[i], or %s[i] past the original %d (attention factor %.9g; %s)", gguf.TensorRopeFactorsShort, gguf.TensorRopeFactorsLong, a.OriginalMax(), a.Scaling.AttentionFactor, scalingTypeOf(gr.ScalingType))
 		}
 		add("scaling", ga, describeScaling(rotary.Spec{Scaling: b.Scaling})+scalingDetail(b, nil), func(s *rotary.Spec) { s.Scaling = a.Scaling })
 	}

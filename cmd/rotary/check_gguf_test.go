@@ -1,12 +1,15 @@
 package main
 
 import (
+	"encoding/binary"
 	"encoding/json"
+	"math"
 	"strconv"
 	"strings"
 	"testing"
 
 	"github.com/rotary-go/rotary/gguf"
+	"github.com/rotary-go/rotary/hf"
 )
 
 // TestCheckGGUFAlike: Llama 3.1's GGUF (norm pairing on the converter's permuted q/k, the
@@ -22,6 +25,43 @@ func TestCheckGGUFAlike(t *testing.T) {
 	code, out, _ = runCLI(t, "check", "--gguf", qwen35GGUF(t, dir, "qwen35moe"), "--model", "qwen3.5-35b-a3b")
 	if code != 0 || !strings.Contains(out, "ok: the GGUF and the config give the same RoPE") {
 		t.Fatalf("qwen35moe: exit %d\n%s", code, out)
+	}
+}
+
+// TestCheckGGUFLongRoPE: Phi-3-mini-128k as convert_hf_to_gguf.py Phi3MiniModel writes it (the
+// long and short factors as tensors, attn_factor √(1 + ln(max/original)/ln original)) rotates
+// as its config does, to the float32 the file stores.
+func TestCheckGGUFLongRoPE(t *testing.T) {
+	js, err := hf.PresetJSON("phi-3-mini-128k")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var cfg struct {
+		RopeScaling struct {
+			Long  []float64 `json:"long_factor"`
+			Short []float64 `json:"short_factor"`
+		} `json:"rope_scaling"`
+	}
+	if err := json.Unmarshal(js, &cfg); err != nil {
+		t.Fatal(err)
+	}
+	f32 := func(v []float64) []byte {
+		b := make([]byte, 4*len(v))
+		for i, x := range v {
+			binary.LittleEndian.PutUint32(b[4*i:], math.Float32bits(float32(x)))
+		}
+		return b
+	}
+	attn := math.Sqrt(1 + math.Log(131072.0/4096)/math.Log(4096))
+	g := writeGGUF(t, t.TempDir(), "phi3.gguf", "phi3", 131072, 3072, 32, 32, 32, []gguf.KV{
+		{Key: "phi3.rope.dimension_count", Value: gguf.U32(96)},
+		{Key: "phi3.rope.scaling.attn_factor", Value: gguf.F32(float32(attn))},
+		{Key: "phi3.rope.scaling.original_context_length", Value: gguf.U32(4096)},
+	}, gguf.Tensor{Name: gguf.TensorRopeFactorsLong, Shape: []int64{48}, Type: gguf.TypeF32, Data: f32(cfg.RopeScaling.Long)},
+		gguf.Tensor{Name: gguf.TensorRopeFactorsShort, Shape: []int64{48}, Type: gguf.TypeF32, Data: f32(cfg.RopeScaling.Short)})
+	code, out, errOut := runCLI(t, "check", "--gguf", g, "--model", "phi-3-mini-128k")
+	if code != 0 || !strings.Contains(out, "scaling: alike to the float32 rounding") {
+		t.Fatalf("exit %d\n%s%s", code, out, errOut)
 	}
 }
 
@@ -121,7 +161,7 @@ func TestCheckGGUFNoPE(t *testing.T) {
 	freqs := gguf.Tensor{Name: gguf.TensorRopeFreqs, Shape: []int64{64}, Type: gguf.TypeF32, Data: llama31Factors()}
 	g := writeGGUF(t, dir, "scout.gguf", "llama4", 262144, 5120, 48, 40, 8, extra, freqs)
 	code, out, _ := runCLI(t, "check", "--gguf", g, "--model", "llama-4-scout-17b-16e")
-	if strings.Contains(out, "layers without RoPE") {
+	if code != 0 || strings.Contains(out, "layers without RoPE: differ") {
 		t.Fatalf("NoPE layers reported different: exit %d\n%s", code, out)
 	}
 	g = writeGGUF(t, dir, "scout-all.gguf", "llama4", 262144, 5120, 48, 40, 8, append(extra, gguf.KV{Key: "llama4.attention.sliding_window", Value: gguf.U32(0)}), freqs)
