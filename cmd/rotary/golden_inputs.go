@@ -2,6 +2,7 @@ package main
 
 import (
 	"encoding/json"
+	"math"
 	"strconv"
 	"strings"
 
@@ -35,8 +36,12 @@ func goldenQueryKey(g *goldenGen) ([]goldenInput, error) {
 	return []goldenInput{{"positions", pos}, {"query", g.values("query", T, hq, D)}, {"key", g.values("key", T, hk, D)}}, nil
 }
 
-// goldenQKRMSNorm: goldenQueryKey's tensors and the norms' weights q_weight, k_weight [D].
+// goldenQKRMSNorm: goldenQueryKey's tensors and the norms' weights q_weight, k_weight [D];
+// --epsilon-qk is the config's rms_norm_eps when it has one (Qwen3's q_norm and k_norm use it).
 func goldenQKRMSNorm(g *goldenGen) ([]goldenInput, error) {
+	if eps, ok := configRMSNormEps(g.o.configJSON); ok {
+		g.opFlag("epsilon-qk", eps)
+	}
 	in, _ := goldenQueryKey(g)
 	D := g.spec.HeadSize
 	return append(in, goldenInput{"q_weight", g.values("q_weight", D)}, goldenInput{"k_weight", g.values("k_weight", D)}), nil
@@ -195,8 +200,12 @@ func goldenTHD(g *goldenGen, backward bool) ([]goldenInput, error) {
 // and caches of twice the slots the tokens need, filled with random values, with the tokens
 // placed at shuffled distinct slots: index [1, T] into [1, 1, 2T, D] caches (Norm), [T] global
 // slots of blocks of goldenBlockSize (PA, PA_BNSD, PA_NZ), or one shuffled block per
-// goldenBlockSize tokens (PA_BLK_*). The NZ modes take their caches' logical shape.
+// goldenBlockSize tokens (PA_BLK_*). The NZ modes take their caches' logical shape. --epsilon is
+// the config's rms_norm_eps when it has one.
 func goldenKVRMSNormRoPECache(g *goldenGen) ([]goldenInput, error) {
+	if eps, ok := configRMSNormEps(g.o.configJSON); ok {
+		g.opFlag("epsilon", eps) // DeepSeek's kv_a_layernorm
+	}
 	mode, err := ops.ParseCacheMode(kvcFlag("cache-mode"))
 	if err != nil {
 		return nil, usagef("--cache-mode: %v", err)
@@ -249,6 +258,28 @@ func (g *goldenGen) shuffled(n int) []int64 {
 		v[i], v[j] = v[j], v[i]
 	}
 	return v
+}
+
+// configRMSNormEps is the config's rms_norm_eps (text_config's first) as a flag value, when it is
+// a finite number ≥ 0.
+func configRMSNormEps(configJSON []byte) (string, bool) {
+	var c struct {
+		Eps        *float64 `json:"rms_norm_eps"`
+		TextConfig *struct {
+			Eps *float64 `json:"rms_norm_eps"`
+		} `json:"text_config"`
+	}
+	if json.Unmarshal(configJSON, &c) != nil {
+		return "", false
+	}
+	eps := c.Eps
+	if c.TextConfig != nil && c.TextConfig.Eps != nil {
+		eps = c.TextConfig.Eps
+	}
+	if eps == nil || !(*eps >= 0) || math.IsInf(*eps, 0) {
+		return "", false
+	}
+	return strconv.FormatFloat(*eps, 'g', -1, 64), true
 }
 
 // kvLoraRank is the config's kv_lora_rank (DeepSeek MLA's compressed kv width), or

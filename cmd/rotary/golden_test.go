@@ -674,3 +674,29 @@ func TestGoldenInterleaveAsTheModel(t *testing.T) {
 		}
 	}
 }
+
+// TestGoldenConfigEpsilon: the norms' ε comes from the config's rms_norm_eps, and apply is given it.
+func TestGoldenConfigEpsilon(t *testing.T) {
+	dir := t.TempDir()
+	for _, c := range []struct{ preset, op, flag string }{
+		{"qwen3-8b", "qk_rmsnorm_rope", "--epsilon-qk"},
+		{"deepseek-v3", "kv_rmsnorm_rope_cache", "--epsilon"},
+	} {
+		js, err := hf.PresetJSON(c.preset)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var cfg map[string]any
+		if err := json.Unmarshal(js, &cfg); err != nil {
+			t.Fatal(err)
+		}
+		cfg["rms_norm_eps"] = 0.25 // large enough that a missed ε shows in every output
+		js, _ = json.Marshal(cfg)
+		out := filepath.Join(dir, "g.safetensors")
+		goldenRun(t, "--config", writeFile(t, dir, c.preset+".json", js), "--op", c.op, "--tokens", "2", "--out", out)
+		b := goldenApply(t, out)
+		if !strings.Contains(b.Metadata["apply_args"], `"`+c.flag+`","0.25"`) {
+			t.Errorf("%s: apply_args %s: want %s 0.25", c.op, b.Metadata["apply_args"], c.flag)
+		}
+	}
+}
