@@ -252,7 +252,7 @@ func scalingDetail(s rotary.Spec, gr *gguf.RoPE) string {
 	}
 	switch sc.Type {
 	case rotary.ScalingYaRN:
-		parts = append(parts, fmt.Sprintf("beta_fast %g, beta_slow %g", orDefault(sc.BetaFast, 32), orDefault(sc.BetaSlow, 1)))
+		parts = append(parts, fmt.Sprintf("beta_fast %g, beta_slow %g, truncate %t", orDefault(sc.BetaFast, 32), orDefault(sc.BetaSlow, 1), !sc.NoTruncate))
 	case rotary.ScalingLlama3:
 		parts = append(parts, fmt.Sprintf("low_freq_factor %g, high_freq_factor %g", sc.LowFreqFactor, sc.HighFreqFactor))
 	}

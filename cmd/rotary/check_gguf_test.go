@@ -149,6 +149,29 @@ func TestCheckGGUFDiffers(t *testing.T) {
 	}
 }
 
+// TestCheckGGUFYaRNTruncate: gpt-oss's YaRN has truncate false; ggml_rope_yarn_corr_dims
+// always floors and ceils the correction range, so llama.cpp's gpt-oss rotates differently
+// from HF's: exit 1 on the scaling rule, alike before the ramp's pairs matter.
+func TestCheckGGUFYaRNTruncate(t *testing.T) {
+	g := writeGGUF(t, t.TempDir(), "gpt-oss.gguf", "gpt-oss", 131072, 2880, 24, 64, 8, []gguf.KV{
+		{Key: "gpt-oss.attention.key_length", Value: gguf.U32(64)},
+		{Key: "gpt-oss.rope.freq_base", Value: gguf.F32(150000)},
+		{Key: "gpt-oss.rope.scaling.type", Value: gguf.Str("yarn")},
+		{Key: "gpt-oss.rope.scaling.factor", Value: gguf.F32(32)},
+		{Key: "gpt-oss.rope.scaling.original_context_length", Value: gguf.U32(4096)},
+	})
+	code, out, _ := runCLI(t, "check", "--gguf", g, "--model", "gpt-oss-20b", "--json")
+	var r ggufCheckReport
+	if err := json.Unmarshal([]byte(out), &r); err != nil || code != 1 || len(r.Rows) != 1 {
+		t.Fatalf("exit %d, %v\n%s", code, err, out)
+	}
+	row := r.Rows[0]
+	if row.Rule != "scaling" || !row.Divergent || row.FirstPosition < 1 || row.MaxAngleDiff == nil || *row.MaxAngleDiff < 1e-3 ||
+		!strings.Contains(row.Config, "truncate false") || !strings.Contains(row.GGUF, "truncate true") {
+		t.Errorf("row %+v", row)
+	}
+}
+
 // TestCheckGGUFNoPE: llama.cpp's llama4 leaves every fourth layer unrotated as Llama 4's
 // no_rope_layers does; a GGUF whose sliding window is 0 rotates all but the last, a row of its
 // own.
