@@ -278,6 +278,15 @@ func TestDuplicatesAndAlignment(t *testing.T) {
 	if _, err := Write(nil, []Tensor{{Name: "a", Shape: []int64{3}, Type: 0, Data: make([]byte, 8)}}); !errors.Is(err, ErrInvalid) || !strings.Contains(err.Error(), "take 12") {
 		t.Errorf("short tensor data: %v", err)
 	}
+	if _, err := Write(nil, []Tensor{{Name: "a", Shape: []int64{2, -1}, Type: 0}}); !errors.Is(err, ErrInvalid) || !strings.Contains(err.Error(), "dimension 1 is -1") {
+		t.Errorf("negative dimension: %v", err)
+	}
+	if _, err := Write(nil, []Tensor{{Name: "q", Type: 12}}); !errors.Is(err, ErrInvalid) || !strings.Contains(err.Error(), "rows of 1 elements") {
+		t.Errorf("a quantized scalar: %v", err)
+	}
+	if b, err := Write([]KV{{"k", Value{}}, {"z", Value{Type: 99}}}, nil); err == nil || !errors.Is(err, ErrInvalid) {
+		t.Errorf("a value of type 99 written: %d bytes, %v", len(b), err)
+	}
 }
 
 func TestFactorTensorChecks(t *testing.T) {

@@ -50,14 +50,22 @@ func tensorBytes(t TensorInfo) (uint64, error) {
 		return 0, invalidf("tensor %q has ggml type %d: not a type ggml defines (0..41 less the removed ones)", t.Name, t.Type)
 	}
 	n := int64(1)
-	for _, d := range t.Shape {
+	for i, d := range t.Shape {
+		if d < 0 {
+			return 0, invalidf("tensor %q dimension %d is %d: want ≥ 0", t.Name, i, d)
+		}
 		var ok bool
 		if n, ok = checkedMul(n, d); !ok {
 			return 0, invalidf("tensor %q shape %v: the element count overflows int64", t.Name, t.Shape)
 		}
 	}
-	if len(t.Shape) > 0 && t.Shape[0]%g.blockSize != 0 {
-		return 0, invalidf("tensor %q of type %s has rows of %d elements: not a multiple of its block size %d", t.Name, g.name, t.Shape[0], g.blockSize)
+	// ggml pads the shape with 1s: a tensor of no dimensions has rows of one element.
+	row := int64(1)
+	if len(t.Shape) > 0 {
+		row = t.Shape[0]
+	}
+	if row%g.blockSize != 0 {
+		return 0, invalidf("tensor %q of type %s has rows of %d elements: not a multiple of its block size %d", t.Name, g.name, row, g.blockSize)
 	}
 	b, ok := checkedMul(n/g.blockSize, g.typeSize)
 	if !ok {
