@@ -189,7 +189,9 @@ func compareFrameworks(data []byte, source string, opts hf.ParseOptions, dialect
 			if i < 0 {
 				m, key, err := parseReading(data, opts, rule, rd.Choice)
 				if err != nil {
-					return nil, err
+					// A reading under which the config does not parse is an answer too: that
+					// framework cannot load it.
+					key = "error: " + err.Error()
 				}
 				// Choices that read this config alike share a side.
 				if i = slices.IndexFunc(groups, func(g *readingGroup) bool { return g.key == key }); i >= 0 {
@@ -207,7 +209,7 @@ func compareFrameworks(data []byte, source string, opts hf.ParseOptions, dialect
 		}
 		for i := range groups {
 			for j := i + 1; j < len(groups); j++ {
-				c, differ, err := compareModels(groups[i].model, groups[j].model)
+				c, differ, err := compareGroups(groups[i], groups[j])
 				if err != nil {
 					return nil, err
 				}
@@ -235,13 +237,25 @@ func (g *readingGroup) side() readingSide {
 	return readingSide{Choice: strings.Join(g.choices, ", "), Dialects: g.dialects, Follows: g.follows}
 }
 
+// compareGroups compares two readings; one under which the config does not load differs from
+// every other.
+func compareGroups(a, b *readingGroup) (comparison, bool, error) {
+	for _, g := range []*readingGroup{a, b} {
+		if g.model == nil {
+			return comparison{FirstPosition: -1, Divergent: true, Structure: fmt.Sprintf("read as %s, the config does not load: %s",
+				strings.Join(g.choices, ", "), strings.TrimPrefix(g.key, "error: "))}, true, nil
+		}
+	}
+	return compareModels(a.model, b.model)
+}
+
 // parseReading parses the config with rule read as choice, every other rule the reference way;
 // key is the derived spec's JSON, equal for readings that agree on this config.
 func parseReading(data []byte, opts hf.ParseOptions, rule hf.Rule, choice string) (*hf.Model, string, error) {
 	opts.Dialect, opts.Readings = hf.DialectReference, map[hf.Rule]string{rule: choice}
 	m, err := opts.Parse(data)
 	if err != nil {
-		return nil, "", usagef("%s read as %s: %v", rule, choice, err)
+		return nil, "", err
 	}
 	key, err := json.Marshal(m.Spec)
 	return m, string(key), err
@@ -494,6 +508,10 @@ func printFrameworks(w io.Writer, r *frameworksReport) {
 			for _, f := range s.Follows {
 				fmt.Fprintf(w, "  %-22s   %s\n", "", f)
 			}
+		}
+		if row.Positions == 0 { // one side cannot load the config: nothing to measure
+			fmt.Fprintf(w, "  structure              %s\n", row.Structure)
+			continue
 		}
 		fmt.Fprintf(w, "  attention factor       %.9g vs %.9g\n", row.AttentionA, row.AttentionB)
 		if row.MaxAngleDiff != nil {

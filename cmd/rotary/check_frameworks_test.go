@@ -234,6 +234,26 @@ func yarnInv(i, d int, base, factor float64, orig int, truncate bool) float64 {
 	return (1/(factor*g))*ramp + (1/g)*(1-ramp)
 }
 
+// TestCheckFrameworksUnreadable: a config one reading cannot load is a divergence, reported with
+// the error, not a failure of the command. Here the legacy rope_scaling's 32 LongRoPE factors fit
+// the rotary dim 64 that rope_parameters' partial factor gives, and no longer fit the whole head
+// once rope_parameters is ignored.
+func TestCheckFrameworksUnreadable(t *testing.T) {
+	ones := strings.TrimSuffix(strings.Repeat("1,", 32), ",")
+	cfg := writeFile(t, t.TempDir(), "c.json", []byte(`{"model_type":"llama","hidden_size":128,"num_attention_heads":1,
+		"rope_parameters":{"rope_type":"default","rope_theta":10000,"partial_rotary_factor":0.5},
+		"rope_scaling":{"type":"longrope","short_factor":[`+ones+`],"long_factor":[`+ones+`]}}`))
+	code, r, stderr := checkFrameworks(t, "--config", cfg)
+	if code != 1 || r == nil {
+		t.Fatalf("exit %d, stderr %q: want exit 1", code, stderr)
+	}
+	rows := divergentRules(r)
+	if !slices.Equal(rows, []hf.Rule{hf.RuleRopeParameters}) || !strings.Contains(r.Rows[0].Structure, "read as ignores, the config does not load") ||
+		!strings.Contains(r.Rows[0].Structure, "longrope") {
+		t.Errorf("rows %v, structure %q", rows, r.Rows[0].Structure)
+	}
+}
+
 func TestCheckFrameworksUsage(t *testing.T) {
 	for _, args := range [][]string{
 		{"--frameworks=hf,vllm"},
