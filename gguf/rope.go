@@ -387,10 +387,11 @@ func (f *File) scaling(r *RoPE, s *rope.Spec, k func(string) string, ctx int) er
 		if _, ok := f.Get(k(keyYarnAttnFactor)); ok {
 			r.Notes = append(r.Notes, k(keyYarnAttnFactor)+" is ignored: llama_context recomputes yarn_attn_factor whenever YaRN is on")
 		}
-		// The cos/sin multiplier: ggml's rope_yarn multiplies by 1 + 0.1·ln(factor), which
-		// llama_context cancels and replaces by mscale(factor, m) / mscale(factor, m_all)
-		// (DeepSeek's, with m_all the log multiplier and m = 1, or m_all for deepseek2) or
-		// by mscale(factor, 1), then multiplies by rope.scaling.attn_factor.
+		// The cos/sin multiplier: ggml's rope_yarn (ggml-cpu/ops.cpp) multiplies by
+		// 1 + 0.1·ln(factor), which the llama_context constructor (src/llama-context.cpp,
+		// since ggml-org/llama.cpp#17945) cancels and replaces by mscale(factor, m) /
+		// mscale(factor, m_all) (DeepSeek's, with m_all the log multiplier and m = 1, or m_all
+		// for deepseek2) or by mscale(factor, 1), then multiplies by rope.scaling.attn_factor.
 		mscale := func(m float64) float64 {
 			if factor <= 1 {
 				return 1
