@@ -544,7 +544,20 @@ func (g *goldenGen) values(name string, shape ...int) tensor.Tensor {
 	return g.cast(v, shape...)
 }
 
-// cast rounds float32 values to the bundle's dtype, keeping them inside (−1, 1) when they were.
+// round rounds float32 values to the bundle's dtype, to nearest, ties to even.
+func (g *goldenGen) round(v []float32, shape ...int) tensor.Tensor {
+	if g.c.dtype == tensor.F32 {
+		return tensor.FromF32(v, shape...)
+	}
+	bits := make([]uint16, len(v))
+	for i, x := range v {
+		bits[i] = tensor.FromFloat32(g.c.dtype, x)
+	}
+	return tensor.FromBits(g.c.dtype, bits, shape...)
+}
+
+// cast rounds random values to the bundle's dtype, keeping them inside (−1, 1): a value that
+// rounds to ±1 becomes the largest magnitude below 1.
 func (g *goldenGen) cast(v []float32, shape ...int) tensor.Tensor {
 	d := g.c.dtype
 	if d == tensor.F32 {
@@ -619,35 +632,35 @@ func (g *goldenGen) embedding() (*rotary.Embedding, error) {
 	return emb, nil
 }
 
-// gathered is the cos/sin of the positions, [T, rotary_dim/2] each, as rotary_embedding would
-// use them (Embedding.Gather: the table the call's largest position picks, MRoPE sections mixed).
-func (g *goldenGen) gathered(positions tensor.Tensor) (cos, sin []float32, err error) {
+// gathered is the cos/sin of the positions as rotary_embedding would use them (Embedding.Gather:
+// the table the call's largest position picks, MRoPE sections mixed).
+func (g *goldenGen) gathered(positions tensor.Tensor) (*rotary.CosSin, error) {
 	if g.err != nil {
-		return nil, nil, g.err
+		return nil, g.err
 	}
 	emb, err := g.embedding()
 	if err != nil {
-		return nil, nil, err
+		return nil, err
 	}
 	if g.spec.DualChunk != nil {
-		return nil, nil, usagef("--op %s: dual-chunk models map positions per query variant, so there is no one cos/sin per token (use --op rotary_embedding)", g.o.op)
+		return nil, usagef("--op %s: dual-chunk models map positions per query variant, so there is no one cos/sin per token (use --op rotary_embedding)", g.o.op)
 	}
-	var cs rotary.CosSin
-	if err := emb.Gather(positions, &cs); err != nil {
-		return nil, nil, usagef("--positions: %v", err)
+	cs := new(rotary.CosSin)
+	if err := emb.Gather(positions, cs); err != nil {
+		return nil, usagef("--positions: %v", err)
 	}
-	return cs.Cos(), cs.Sin(), nil
+	return cs, nil
 }
 
 // table is the cos/sin of positions 0..rows−1 as one call whose largest position is rows−1
 // (which picks the same LongRoPE table and dynamic-NTK length as the bundle's positions).
-func (g *goldenGen) table(rows int64) (cos, sin []float32, err error) {
+func (g *goldenGen) table(rows int64) (*rotary.CosSin, error) {
 	if g.err != nil {
-		return nil, nil, g.err
+		return nil, g.err
 	}
 	if rows < 1 || shapeElements([]int{int(min(rows, math.MaxInt32)), g.spec.RotaryDim}) < 0 {
 		g.err = usagef("--positions %s: --op %s would hold cos/sin tables of %d rows (up to the largest position) × %d, more than %d elements", g.pos.label, g.o.op, rows, g.spec.RotaryDim, goldenMaxElements)
-		return nil, nil, g.err
+		return nil, g.err
 	}
 	v := make([]int64, rows)
 	for i := range v {
@@ -656,22 +669,14 @@ func (g *goldenGen) table(rows int64) (cos, sin []float32, err error) {
 	return g.gathered(tensor.FromI64(v, int(rows)))
 }
 
-// fullWidth expands rows of rotary_dim/2 values to the full rotary width the explicit-cos/sin ops
-// take: cat(c, c) for NeoX pairs, repeat_interleave(c, 2) for GPT-J pairs.
-func fullWidth(c []float32, half int, gptj bool) []float32 {
-	rows := len(c) / half
-	out := make([]float32, 2*len(c))
-	for r := range rows {
-		src, dst := c[r*half:(r+1)*half], out[2*r*half:2*(r+1)*half]
-		for i, x := range src {
-			if gptj {
-				dst[2*i], dst[2*i+1] = x, x
-			} else {
-				dst[i], dst[half+i] = x, x
-			}
-		}
+// fullWidth is the gathered cos and sin at full rotary width in style's pairing, rounded to the
+// bundle's dtype, in shape (CosSin.FullWidth: the cos/sin the explicit-cos/sin ops take).
+func (g *goldenGen) fullWidth(cs *rotary.CosSin, style rotary.Style, shape ...int) (cos, sin tensor.Tensor, err error) {
+	cos, sin = tensor.Zeros(g.c.dtype, shape...), tensor.Zeros(g.c.dtype, shape...)
+	if err := cs.FullWidth(style, cos, sin); err != nil {
+		return cos, sin, usagef("--op %s: %v", g.o.op, err)
 	}
-	return out
+	return cos, sin, nil
 }
 
 // maxPosition is the largest value of checked-shape positions.

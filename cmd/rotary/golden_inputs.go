@@ -6,6 +6,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/rotary-go/rotary"
 	"github.com/rotary-go/rotary/ops"
 	"github.com/rotary-go/rotary/rope"
 	"github.com/rotary-go/rotary/tensor"
@@ -66,11 +67,12 @@ func goldenMRoPE(g *goldenGen) ([]goldenInput, error) {
 		return nil, g.err
 	}
 	rows := maxPosition(pos) + 1
-	cos, sin, err := g.table(rows)
+	cs, err := g.table(rows)
 	if err != nil {
 		return nil, err
 	}
 	half := g.spec.Half()
+	cos, sin := cs.Cos(), cs.Sin()
 	cache := make([]float32, 0, 2*len(cos))
 	for r := range int(rows) {
 		cache = append(append(cache, cos[r*half:(r+1)*half]...), sin[r*half:(r+1)*half]...)
@@ -87,7 +89,7 @@ func goldenMRoPE(g *goldenGen) ([]goldenInput, error) {
 			g.opFlag("mrope-cache-mode", "interleave")
 		}
 	}
-	return []goldenInput{{"positions", pos}, {"query", q}, {"key", k}, {"cos_sin_cache", g.cast(cache, int(rows), 2*half)}}, nil
+	return []goldenInput{{"positions", pos}, {"query", q}, {"key", k}, {"cos_sin_cache", g.round(cache, int(rows), 2*half)}}, nil
 }
 
 // goldenInterleaveRoPE: x [1, Hq, T, rotary_dim] and cos, sin [1, 1, T, rotary_dim] gathered at
@@ -97,12 +99,12 @@ func goldenInterleaveRoPE(g *goldenGen) ([]goldenInput, error) {
 	T, rd := g.c.tokens, g.spec.RotaryDim
 	pos := g.positions(g.positionRows())
 	x := g.values("x", 1, hq, T, rd)
-	cos, sin, err := g.gathered(pos)
+	cs, err := g.gathered(pos)
 	if err != nil {
 		return nil, err
 	}
-	half := g.spec.Half()
-	return []goldenInput{{"x", x}, {"cos", g.cast(fullWidth(cos, half, false), 1, 1, T, rd)}, {"sin", g.cast(fullWidth(sin, half, false), 1, 1, T, rd)}}, nil
+	cos, sin, err := g.fullWidth(cs, rotary.NeoX, 1, 1, T, rd)
+	return []goldenInput{{"x", x}, {"cos", cos}, {"sin", sin}}, err
 }
 
 // goldenRotaryEmb: npu_rotary_mul's x in --layout (BSND unless given) with the model's head size,
@@ -135,12 +137,12 @@ func goldenRotaryEmb(g *goldenGen, backward bool) ([]goldenInput, error) {
 		in = append(in, goldenInput{"dy", g.values("dy", xShape...)})
 	}
 	in = append(in, goldenInput{"x", g.values("x", xShape...)})
-	cos, sin, err := g.gathered(pos)
+	cs, err := g.gathered(pos)
 	if err != nil {
 		return nil, err
 	}
-	gptj, half := style == rope.GPTJ, g.spec.Half()
-	return append(in, goldenInput{"cos", g.cast(fullWidth(cos, half, gptj), csShape...)}, goldenInput{"sin", g.cast(fullWidth(sin, half, gptj), csShape...)}), nil
+	cos, sin, err := g.fullWidth(cs, style, csShape...)
+	return append(in, goldenInput{"cos", cos}, goldenInput{"sin", sin}), err
 }
 
 // goldenTHD: one packed sequence of the positions START..START+N·cp−1 (this rank holding T
@@ -187,12 +189,12 @@ func goldenTHD(g *goldenGen, backward bool) ([]goldenInput, error) {
 	if g.err != nil {
 		return nil, g.err
 	}
-	cos, sin, err := g.table(start + full)
+	cs, err := g.table(start + full)
 	if err != nil {
 		return nil, err
 	}
-	gptj, half, rows := style == rope.GPTJ, g.spec.Half(), int(start+full)
-	return append(in, goldenInput{"cos", g.cast(fullWidth(cos, half, gptj), rows, 2*half)}, goldenInput{"sin", g.cast(fullWidth(sin, half, gptj), rows, 2*half)}), nil
+	cos, sin, err := g.fullWidth(cs, style, int(start+full), g.spec.RotaryDim)
+	return append(in, goldenInput{"cos", cos}, goldenInput{"sin", sin}), err
 }
 
 // goldenKVRMSNormRoPECache: DeepSeek MLA's kv [1, 1, T, Dv+Dk] (Dv = the config's kv_lora_rank,
@@ -214,12 +216,15 @@ func goldenKVRMSNormRoPECache(g *goldenGen) ([]goldenInput, error) {
 	Dv := kvLoraRank(g.o.configJSON)
 	pos := g.positions(g.positionRows())
 	in := []goldenInput{{"kv", g.values("kv", 1, 1, T, Dv+Dk)}, {"gamma", g.values("gamma", Dv)}}
-	cos, sin, err := g.gathered(pos)
+	cs, err := g.gathered(pos)
 	if err != nil {
 		return nil, err
 	}
-	half := g.spec.Half()
-	in = append(in, goldenInput{"cos", g.cast(fullWidth(cos, half, false), 1, 1, T, Dk)}, goldenInput{"sin", g.cast(fullWidth(sin, half, false), 1, 1, T, Dk)})
+	cos, sin, err := g.fullWidth(cs, rotary.NeoX, 1, 1, T, Dk)
+	if err != nil {
+		return nil, err
+	}
+	in = append(in, goldenInput{"cos", cos}, goldenInput{"sin", sin})
 
 	bs := goldenBlockSize
 	var index tensor.Tensor

@@ -700,3 +700,42 @@ func TestGoldenConfigEpsilon(t *testing.T) {
 		}
 	}
 }
+
+// TestGoldenCosSinRounded: in a 16-bit bundle, cos/sin and the tables are the F32 bundle's
+// rounded to nearest even: a cos just below 1 becomes 1, as any framework's cast gives it (the
+// random values' rule, which keeps them below 1, is not theirs).
+func TestGoldenCosSinRounded(t *testing.T) {
+	dir := t.TempDir()
+	for _, c := range []struct{ op, tensor string }{
+		{"apply_rotary_emb", "cos"}, {"apply_rotary_emb_thd", "cos"}, {"mrope", "cos_sin_cache"}, {"kv_rmsnorm_rope_cache", "cos"},
+	} {
+		read := func(d tensor.DType) tensor.Tensor {
+			out := filepath.Join(dir, c.op+d.String()+".safetensors")
+			goldenRun(t, "--model", "deepseek-v3", "--op", c.op, "--dtype", d.String(), "--positions", "range:3", "--out", out)
+			in, err := readInputs(out)
+			if err != nil {
+				t.Fatal(err)
+			}
+			return in[c.tensor]
+		}
+		f32 := read(tensor.F32)
+		ones := 0
+		for _, d := range []tensor.DType{tensor.BF16, tensor.F16} {
+			h := read(d)
+			if h.Len() != f32.Len() {
+				t.Fatalf("%s %s: %d values, F32 %d", c.op, d, h.Len(), f32.Len())
+			}
+			for i := range f32.Len() {
+				if want := tensor.FromFloat32(d, f32.F32[i]); h.Bits[i] != want {
+					t.Fatalf("%s %s %s[%d] = %#x, want %#x (%v rounded)", c.op, d, c.tensor, i, h.Bits[i], want, f32.F32[i])
+				}
+				if f32.F32[i] < 1 && tensor.ToFloat32(d, h.Bits[i]) == 1 {
+					ones++
+				}
+			}
+		}
+		if ones == 0 {
+			t.Errorf("%s: no cos below 1 rounds to 1: the case does not test the rounding", c.op)
+		}
+	}
+}
