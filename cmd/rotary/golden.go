@@ -550,9 +550,7 @@ func (g *goldenGen) round(v []float32, shape ...int) tensor.Tensor {
 		return tensor.FromF32(v, shape...)
 	}
 	bits := make([]uint16, len(v))
-	for i, x := range v {
-		bits[i] = tensor.FromFloat32(g.c.dtype, x)
-	}
+	_, _ = tensor.FromFloat32s(g.c.dtype, bits, v) // a 16-bit dtype and equal lengths: cannot fail
 	return tensor.FromBits(g.c.dtype, bits, shape...)
 }
 
