@@ -405,7 +405,7 @@ func (f *File) scaling(r *RoPE, s *rope.Spec, k func(string) string, ctx int) er
 				m = logMul
 			}
 			att = mscale(m) / mscale(logMul)
-			s.Scaling.Mscale, s.Scaling.MscaleAllDim = m, logMul
+			r.Notes = append(r.Notes, fmt.Sprintf("%s %g: attention factor mscale(%g, %g) / mscale(%g, %g) = %.9g (the log multiplier is DeepSeek's mscale_all_dim, times 0.1 in older conversions)", k(keyYarnLogMul), logMul, factor, m, factor, logMul, att))
 		}
 		s.Scaling.Type = rope.ScalingYaRN
 		s.Scaling.Factor = factor

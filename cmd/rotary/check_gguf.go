@@ -165,6 +165,9 @@ func fieldRows(a, b rotary.Spec, gr *gguf.RoPE) []ggufRow {
 			row.comparison = comparison{FirstPosition: -1, Divergent: true, Structure: fmt.Sprintf("the config's spec with the GGUF's %s is not valid: %v", rule, err)}
 		} else {
 			row.comparison = compareSpecs(m, b)
+			if row.MaxOutputDiff == 0 && row.Structure == "" {
+				return // a field that does not change the rotation (an attention factor given rather than derived)
+			}
 			if row.Divergent && storedRounding(m, b) {
 				row.Divergent, row.StoredRounding = false, true
 			}

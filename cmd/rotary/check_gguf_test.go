@@ -172,6 +172,26 @@ func TestCheckGGUFYaRNTruncate(t *testing.T) {
 	}
 }
 
+// TestCheckGGUFDeepSeekMLA: DeepSeek-V3 as DeepseekV2Model converts it (the rope part of an MLA
+// head as dimension_count, yarn_log_multiplier 0.1·mscale_all_dim) rotates as its config does:
+// the same 64 dims GPT-J-wise, the same YaRN and attention factor 1.
+func TestCheckGGUFDeepSeekMLA(t *testing.T) {
+	g := writeGGUF(t, t.TempDir(), "dsv3.gguf", "deepseek2", 163840, 7168, 61, 128, 1, []gguf.KV{
+		{Key: "deepseek2.attention.key_length", Value: gguf.U32(576)},
+		{Key: "deepseek2.attention.kv_lora_rank", Value: gguf.U32(512)},
+		{Key: "deepseek2.rope.dimension_count", Value: gguf.U32(64)},
+		{Key: "deepseek2.rope.freq_base", Value: gguf.F32(10000)},
+		{Key: "deepseek2.rope.scaling.type", Value: gguf.Str("yarn")},
+		{Key: "deepseek2.rope.scaling.factor", Value: gguf.F32(40)},
+		{Key: "deepseek2.rope.scaling.original_context_length", Value: gguf.U32(4096)},
+		{Key: "deepseek2.rope.scaling.yarn_log_multiplier", Value: gguf.F32(0.1)},
+	})
+	code, out, errOut := runCLI(t, "check", "--gguf", g, "--model", "deepseek-v3")
+	if code != 0 || !strings.Contains(out, "ok: the GGUF and the config give the same RoPE") || !strings.Contains(out, "multi-head latent attention") {
+		t.Fatalf("exit %d\n%s%s", code, out, errOut)
+	}
+}
+
 // TestCheckGGUFNoPE: llama.cpp's llama4 leaves every fourth layer unrotated as Llama 4's
 // no_rope_layers does; a GGUF whose sliding window is 0 rotates all but the last, a row of its
 // own.
