@@ -77,11 +77,16 @@ func (f *File) Get(key string) (Value, bool) {
 	if f == nil {
 		return Value{}, false
 	}
-	i, ok := f.keys[key]
-	if !ok {
-		return Value{}, false
+	if i, ok := f.keys[key]; ok && i < len(f.Metadata) && f.Metadata[i].Key == key {
+		return f.Metadata[i].Value, true
 	}
-	return f.Metadata[i].Value, true
+	// Metadata was built by hand or changed since parsing: fall back to a scan.
+	for _, kv := range f.Metadata {
+		if kv.Key == key {
+			return kv.Value, true
+		}
+	}
+	return Value{}, false
 }
 
 // Tensor returns the tensor info called name.
@@ -89,11 +94,15 @@ func (f *File) Tensor(name string) (TensorInfo, bool) {
 	if f == nil {
 		return TensorInfo{}, false
 	}
-	i, ok := f.tensors[name]
-	if !ok {
-		return TensorInfo{}, false
+	if i, ok := f.tensors[name]; ok && i < len(f.Tensors) && f.Tensors[i].Name == name {
+		return f.Tensors[i], true
 	}
-	return f.Tensors[i], true
+	for _, t := range f.Tensors {
+		if t.Name == name {
+			return t, true
+		}
+	}
+	return TensorInfo{}, false
 }
 
 // ReadFile reads the GGUF file at path, which must be a regular file (a pipe, a device or a

@@ -403,6 +403,31 @@ func TestValueString(t *testing.T) {
 	if _, ok := f.Get("x"); ok {
 		t.Error("nil file has a key")
 	}
+	if _, ok := f.Tensor("x"); ok {
+		t.Error("nil file has a tensor")
+	}
+	if _, ok := f.Factors(TensorRopeFreqs); ok {
+		t.Error("nil file has factors")
+	}
+	// A File changed after parsing, or built by hand, is looked up by a scan.
+	g, err := Parse(mustWrite(t, everyType(), []Tensor{{Name: "a", Shape: []int64{1}, Type: 0, Data: make([]byte, 4)}}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	g.Metadata, g.Tensors = g.Metadata[5:6], nil
+	if v, ok := g.Get(g.Metadata[0].Key); !ok || v.String() != g.Metadata[0].Value.String() {
+		t.Errorf("Get after a change: %v, %t", v, ok)
+	}
+	if _, ok := g.Get("general.architecture"); ok {
+		t.Error("a key removed since parsing found")
+	}
+	if _, ok := g.Tensor("a"); ok {
+		t.Error("a tensor removed since parsing found")
+	}
+	h := &File{Metadata: []KV{{"general.architecture", Str("llama")}}}
+	if _, err := h.RoPE(); !errors.Is(err, ErrInvalid) || !strings.Contains(err.Error(), "context_length") {
+		t.Errorf("a File built by hand: %v", err)
+	}
 	if _, err := f.RoPE(); err == nil {
 		t.Error("nil file has a RoPE")
 	}
