@@ -175,8 +175,7 @@ func runGolden(args []string, stdout, stderr io.Writer) error {
 			return err
 		}
 		warnAssumedStyle(stderr, "golden", model)
-		_, err := notes.WriteTo(stderr)
-		return err
+		return writeNotes(stderr, notes.String())
 	}
 	b, err := o.bundle(goldenCase{dtype: dtype, tokens: o.tokens, positions: o.positions, layer: o.m.layer})
 	if err != nil {
@@ -194,8 +193,23 @@ func runGolden(args []string, stdout, stderr io.Writer) error {
 	if !o.layerSet {
 		noteLayerKinds(stderr, o.m.layer, model, o.m.rope)
 	}
-	_, err = notes.WriteTo(stderr)
-	return err
+	return writeNotes(stderr, notes.String())
+}
+
+// writeNotes writes each distinct line of notes once, in order: a suite's bundles repeat the op
+// code's lines (a layer without RoPE, a layer not scaled).
+func writeNotes(w io.Writer, notes string) error {
+	seen := map[string]bool{}
+	for _, line := range strings.SplitAfter(notes, "\n") {
+		if line == "" || seen[line] {
+			continue
+		}
+		seen[line] = true
+		if _, err := io.WriteString(w, line); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // writeGoldenNPY writes a bundle as a directory of .npy files (writeNPYDirMetadata: atomic,
