@@ -22,6 +22,9 @@
 // length is checked against the bytes left in the file (and the header against
 // MaxHeaderSize) before anything is allocated for it, every tensor must lie inside the file,
 // and every error wraps ErrInvalid and is one line naming what was wrong and where.
+// Where it differs from gguf.cpp: keys and tensor names must be UTF-8, tensors need only be
+// aligned and inside the file (gguf.cpp also wants them packed in order), and File.RoPE reads
+// an integer or float key of any width where llama.cpp's loader wants its field's exact type.
 //
 // File.RoPE derives the rope.Spec llama.cpp rotates by: general.architecture picks the rope
 // type (llama_model_rope_type in src/llama-model.cpp: none, normal — GPT-J's adjacent pairs —,
