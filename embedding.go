@@ -256,7 +256,7 @@ func (e *Embedding) forward(pos *ops.Positions, q, k ops.Heads) error {
 	if c, ok := e.table(pos.Max); ok && pos.Max < int64(c.Rows) {
 		var err error
 		if pos.Rows > 1 {
-			_, err = ops.Run(e.disp, ops.MRoPE, ops.MRoPEArgs{RoPE: rope, Positions: *pos, Cache: c, Sections: e.spec.MRoPE.Sections, Interleaved: e.spec.MRoPE.Interleaved})
+			_, err = ops.Run(e.disp, ops.MRoPE, ops.MRoPEArgs{RoPE: rope, Positions: *pos, Cache: c, Sections: e.spec.MRoPE.Sections, Interleaved: e.spec.MRoPE.Interleaved, AlternateHW: e.spec.MRoPE.AlternateHW})
 		} else {
 			_, err = ops.Run(e.disp, ops.RotaryEmbedding, ops.RotaryEmbeddingArgs{RoPE: rope, Positions: *pos, Cache: c})
 		}

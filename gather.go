@@ -1,7 +1,6 @@
 package rotary
 
 import (
-	"github.com/rotary-go/rotary/backend/native"
 	"github.com/rotary-go/rotary/ops"
 	"github.com/rotary-go/rotary/tensor"
 )
@@ -101,7 +100,7 @@ func (e *Embedding) gather(pos *ops.Positions, cs *CosSin) {
 		for i := range h {
 			axis := 0
 			if mr != nil {
-				axis = native.MRoPEAxis(i, mr.Sections, mr.Interleaved)
+				axis = mr.Axis(i)
 			}
 			p := pos.At(axis, t)
 			if cached && p < int64(table.Rows) {

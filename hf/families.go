@@ -36,6 +36,8 @@ type family struct {
 	// interleavedMRoPE: the family's MRoPE is Qwen3-VL's interleaved layout even when the
 	// config does not say mrope_interleaved.
 	interleavedMRoPE bool
+	// alternateHW: the family's MRoPE is ERNIE-4.5-VL's (rope.MRoPE.AlternateHW).
+	alternateHW bool
 	// mropeSection is the family's mrope_section when the config gives none, and mropeFrom
 	// the HF class that defaults it.
 	mropeSection []int
@@ -130,6 +132,8 @@ var (
 	// GLM-4 text model (Glm4Config's partial_rotary_factor default 0.5).
 	glm4v    = family{style: rope.GPTJ, partial: 0.5}
 	glm4vMoE = family{style: rope.NeoX, partial: 0.5}
+	// ERNIE-4.5-VL's language model: see the ernie4_5_vl_moe entries.
+	ernie45VL = family{style: rope.GPTJ, alternateHW: true, mropeSection: []int{22, 22, 20}, mropeFrom: "Ernie4_5_VLMoeTextRotaryEmbedding"}
 	// BambaConfig (configuration_bamba.py) hardcodes partial_rotary_factor 0.5; its attention
 	// layers rotate with rotate_half (vLLM bamba.py: is_neox_style=True).
 	bamba = family{style: rope.NeoX, partial: 0.5, note: mambaNote}
@@ -286,6 +290,13 @@ var families = map[string]family{
 	// with GLM's rotate_half, pairs (2i, 2i+1), over the whole head; Ernie4_5_Moe shares it.
 	"ernie4_5":     gptj,
 	"ernie4_5_moe": gptj,
+	// Ernie4_5_VLMoeTextRotaryEmbedding (modeling_ernie4_5_vl_moe.py) rotates the whole head
+	// with rotate_half_text, pairs (2i, 2i+1), h and w alternating over the first
+	// mrope_section[0]+[1] pairs and t over the rest, [22, 22, 20] by default (the published
+	// configs' rope_3d with freq_allocation 20).
+	"ernie4_5_vl_moe":      ernie45VL,
+	"ernie4_5_vl_moe_text": ernie45VL,
+	"ernie4_5_moe_vl":      ernie45VL,
 }
 
 // KnownModelTypes returns the model_type values Parse understands, sorted.

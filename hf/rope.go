@@ -326,7 +326,7 @@ func (p *parser) mrope(n *node) error {
 	}
 	if !ok {
 		if p.fam.mropeSection != nil {
-			p.m.Spec.MRoPE = &rope.MRoPE{Sections: slices.Clone(p.fam.mropeSection), Interleaved: p.fam.interleavedMRoPE}
+			p.m.Spec.MRoPE = &rope.MRoPE{Sections: slices.Clone(p.fam.mropeSection), Interleaved: p.fam.interleavedMRoPE, AlternateHW: p.fam.alternateHW}
 			p.note("no mrope_section: the model's default %v (HF's %s)", p.fam.mropeSection, p.fam.mropeFrom)
 		}
 		return nil
@@ -342,6 +342,6 @@ func (p *parser) mrope(n *node) error {
 	if !given {
 		inter = p.fam.interleavedMRoPE
 	}
-	p.m.Spec.MRoPE = &rope.MRoPE{Sections: sections, Interleaved: inter}
+	p.m.Spec.MRoPE = &rope.MRoPE{Sections: sections, Interleaved: inter, AlternateHW: p.fam.alternateHW}
 	return nil
 }

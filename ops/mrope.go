@@ -1,6 +1,10 @@
 package ops
 
-import "fmt"
+import (
+	"fmt"
+
+	"github.com/rotary-go/rotary/rope"
+)
 
 // MRoPEArgs are the arguments of op mrope: pair i of token t takes its cos/sin from row
 // Positions.At(axis(i), t) of Cache, where the axis follows Sections (chunked) or the
@@ -11,6 +15,15 @@ type MRoPEArgs struct {
 	Cache       CosSinCache
 	Sections    []int
 	Interleaved bool
+	// AlternateHW is ERNIE-4.5-VL's layout (rope.MRoPE.AlternateHW); the caller has checked
+	// that Sections suit it.
+	AlternateHW bool
+}
+
+// Axis is the position row pair i takes its cos/sin from (rope.MRoPE.Axis).
+func (a *MRoPEArgs) Axis(i int) int {
+	m := rope.MRoPE{Sections: a.Sections, Interleaved: a.Interleaved, AlternateHW: a.AlternateHW}
+	return m.Axis(i)
 }
 
 // MRoPE is the op.

@@ -156,6 +156,41 @@ type MRoPE struct {
 	// Interleaved selects Qwen3-VL's interleaved assignment (pair i%3 cycles through the axes)
 	// instead of Qwen2-VL's contiguous chunks.
 	Interleaved bool
+	// AlternateHW selects ERNIE-4.5-VL's layout: Sections are [h, w, t] (h = w), the first h+w
+	// pairs alternate height (even pairs) and width (odd pairs), the last t take time
+	// (transformers modeling_ernie4_5_vl_moe.py Ernie4_5_VLMoeTextRotaryEmbedding's pre-rotated
+	// inv_freq and recomposition_to_3d; vLLM ernie45_vl_rope.py). Position rows stay (t, h, w).
+	AlternateHW bool
+}
+
+// Axis is the position axis (row) of frequency pair i: chunked takes consecutive runs of
+// sections (a fourth section extends them); interleaved, as Hugging Face defines it, takes axis
+// 1 for i%3 == 1 while i < 3·s1, axis 2 for i%3 == 2 while i < 3·s2, and axis 0 otherwise;
+// AlternateHW takes axis 1 for even and axis 2 for odd i below s0+s1, axis 0 from there.
+func (m *MRoPE) Axis(i int) int {
+	s := m.Sections
+	switch {
+	case m.AlternateHW:
+		if i < s[0]+s[1] {
+			return 1 + i%2
+		}
+		return 0
+	case m.Interleaved:
+		switch {
+		case i%3 == 1 && i < 3*s[1]:
+			return 1
+		case i%3 == 2 && i < 3*s[2]:
+			return 2
+		}
+		return 0
+	}
+	for a, n := range s {
+		if i < n {
+			return a
+		}
+		i -= n
+	}
+	return len(s) - 1
 }
 
 // DualChunk is Qwen2.5-1M's dual-chunk attention (vLLM's DualChunkRotaryEmbedding): keys and
@@ -237,6 +272,9 @@ func (s Spec) Validate() error {
 		}
 		if err := CheckSections(m.Sections, s.Half()); err != nil {
 			return fmt.Errorf("%w: %w", ErrSpec, err)
+		}
+		if m.AlternateHW && (m.Interleaved || len(m.Sections) != 3 || m.Sections[0] != m.Sections[1]) {
+			return specErr("mrope_section %v with ERNIE's alternating h/w layout: want three sections [h, w, t] with h = w, and not interleaved", m.Sections)
 		}
 	}
 	if l := s.Local; l != nil {

@@ -10,20 +10,23 @@ import (
 
 func init() { register(ops.MRoPE, (*sweep).mrope) }
 
-// mrope checks Embedding.Forward with MRoPE positions: three sections split both ways
-// (Qwen2-VL's blocks and Qwen3-VL's interleave) and four sections; past the rotary dim the
-// heads keep their bits.
+// mrope checks Embedding.Forward with MRoPE positions: three sections split three ways
+// (Qwen2-VL's blocks, Qwen3-VL's interleave, ERNIE-4.5-VL's alternating h/w) and four
+// sections; past the rotary dim the heads keep their bits.
 func (s *sweep) mrope() {
 	op := ops.MRoPE.Name()
 	for _, d := range dtypes {
 		for _, st := range styles {
 			for _, m := range []struct {
-				sections    []int
-				interleaved bool
-			}{{[]int{16, 24, 24}, false}, {[]int{24, 20, 20}, true}, {[]int{16, 16, 16, 16}, false}} {
+				sections         []int
+				interleaved, alt bool
+			}{{[]int{16, 24, 24}, false, false}, {[]int{24, 20, 20}, true, false}, {[]int{16, 16, 16, 16}, false, false}, {[]int{22, 22, 20}, false, true}} {
 				sp := spec(128, 128, st)
-				sp.MRoPE = &rotary.MRoPE{Sections: m.sections, Interleaved: m.interleaved}
+				sp.MRoPE = &rotary.MRoPE{Sections: m.sections, Interleaved: m.interleaved, AlternateHW: m.alt}
 				name := fmt.Sprintf("%v/%v/sections%v/interleaved=%t", d, st, m.sections, m.interleaved)
+				if m.alt {
+					name = fmt.Sprintf("%v/%v/sections%v/alternate-hw", d, st, m.sections)
+				}
 				rows := len(m.sections)
 				s.qkCase(op, name, sp, d, s.tokenCounts(), func(r *rng, T int) tensor.Tensor {
 					p := make([]int64, rows*T)

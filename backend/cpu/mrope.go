@@ -1,7 +1,6 @@
 package cpu
 
 import (
-	"github.com/rotary-go/rotary/backend/native"
 	"github.com/rotary-go/rotary/ops"
 )
 
@@ -26,7 +25,7 @@ func mrope(a *ops.MRoPEArgs, lo, hi int) {
 	}
 	cos, sin, axis := buf[:half], buf[half:2*half], axis[:half]
 	for i := range axis {
-		axis[i] = uint8(native.MRoPEAxis(i, a.Sections, a.Interleaved))
+		axis[i] = uint8(a.Axis(i))
 	}
 	var rows [4][]float32 // the cache row of each axis's position
 	for t := lo; t < hi; t++ {

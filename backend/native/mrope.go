@@ -1,6 +1,9 @@
 package native
 
-import "github.com/rotary-go/rotary/ops"
+import (
+	"github.com/rotary-go/rotary/ops"
+	"github.com/rotary-go/rotary/rope"
+)
 
 func init() {
 	ops.MRoPE.Register(&ops.Impl[ops.MRoPEArgs]{Backend: ops.Native, Fn: func(a ops.MRoPEArgs) { MRoPE(&a) }})
@@ -9,24 +12,10 @@ func init() {
 // MRoPEAxis is the position axis of pair i: chunked (Qwen2-VL) takes consecutive runs of
 // sections; interleaved (Qwen3-VL, as Hugging Face defines it) takes axis 1 for i%3 == 1 while
 // i < 3·s1, axis 2 for i%3 == 2 while i < 3·s2, and axis 0 otherwise. A fourth section, when
-// present, extends the chunked form.
+// present, extends the chunked form. ERNIE's layout is rope.MRoPE.Axis's.
 func MRoPEAxis(i int, sections []int, interleaved bool) int {
-	if interleaved {
-		switch {
-		case i%3 == 1 && i < 3*sections[1]:
-			return 1
-		case i%3 == 2 && i < 3*sections[2]:
-			return 2
-		}
-		return 0
-	}
-	for a, s := range sections {
-		if i < s {
-			return a
-		}
-		i -= s
-	}
-	return len(sections) - 1
+	m := rope.MRoPE{Sections: sections, Interleaved: interleaved}
+	return m.Axis(i)
 }
 
 // MRoPE is op mrope: pair i of token t takes cos/sin from the cache row of its axis's position.
@@ -40,7 +29,7 @@ func MRoPE(a *ops.MRoPEArgs) {
 	cos, sin := buf[:half], buf[half:2*half]
 	for t := range a.Query.Tokens {
 		for i := range half {
-			axis := MRoPEAxis(i, a.Sections, a.Interleaved)
+			axis := a.Axis(i)
 			c, s := a.Cache.Row(a.Positions.At(axis, t))
 			cos[i], sin[i] = c[i], s[i]
 		}

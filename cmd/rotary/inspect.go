@@ -165,6 +165,9 @@ func describeScaling(s rotary.Spec) string {
 		if s.MRoPE.Interleaved {
 			kind = "interleaved"
 		}
+		if s.MRoPE.AlternateHW {
+			kind = "h/w alternating, t last (ERNIE)"
+		}
 		parts = append(parts, fmt.Sprintf("mrope %s %v", kind, s.MRoPE.Sections))
 	}
 	if s.Local != nil {

@@ -24,8 +24,6 @@ type familyCase struct {
 	extra     []safetensors.Tensor
 	flags     []string
 	viaConfig bool
-	// positionsOnly skips apply (a family whose rotation rotary cannot express yet).
-	positionsOnly bool
 	// The rotation, written from the HF formula: rotated width, base, GPT-J pairing, and the
 	// axis each frequency pair takes its position from.
 	rotDim int
@@ -66,9 +64,6 @@ func (c familyCase) run(t *testing.T) {
 	rows := len(c.want) / s
 	if p, _ := pos.Int64s(); !reflect.DeepEqual(pos.Shape, []int{rows, 1, s}) || !reflect.DeepEqual(p, c.want) {
 		t.Fatalf("positions %v\n got %v\nwant %v", pos.Shape, p, c.want)
-	}
-	if c.positionsOnly {
-		return
 	}
 
 	const heads, headDim = 2, 128
@@ -280,12 +275,17 @@ func TestPositionsOmniBadInput(t *testing.T) {
 }
 
 // TestPositionsErnie45VL: `rotary positions --family ernie4_5_vl_moe` writes the positions
-// multimodal.TestErnie45VL works out (row 0). apply is not run: rotary has no Spec for
-// ERNIE's h/w-alternating layout.
+// multimodal.TestErnie45VL works out (row 0), and apply rotates them as
+// Ernie4_5_VLMoeTextRotaryEmbedding and apply_rotary_pos_emb (modeling_ernie4_5_vl_moe.py) do:
+// the whole head in pairs (2i, 2i+1), pair i at inv_freq[i] taking h when even and w when odd
+// below 22 + 22, t from pair 44.
 func TestPositionsErnie45VL(t *testing.T) {
 	const img, vid, is, ie, vs, ve = 100295, 103367, 101304, 101305, 101306, 101307
 	familyCase{
 		family: "ernie4_5_vl_moe",
+		config: `{"model_type": "ernie4_5_vl_moe", "text_config": {"model_type": "ernie4_5_vl_moe_text", "hidden_size": 256,
+ "num_attention_heads": 2, "num_key_value_heads": 2, "head_dim": 128, "max_position_embeddings": 32768,
+ "rope_parameters": {"rope_type": "default", "rope_theta": 500000, "mrope_section": [22, 22, 20]}}}`,
 		ids:    []int64{100, is, img, img, img, img, ie, 101, vs, vid, vid, vid, vid, vid, vid, vid, vid, ve, 102},
 		images: []int64{1, 4, 4}, videos: []int64{4, 4, 4},
 		want: []int64{
@@ -293,7 +293,13 @@ func TestPositionsErnie45VL(t *testing.T) {
 			0, 1, 2, 2, 3, 3, 4, 5, 6, 7, 7, 8, 8, 7, 7, 8, 8, 9, 10,
 			0, 1, 2, 3, 2, 3, 4, 5, 6, 7, 8, 7, 8, 7, 8, 7, 8, 9, 10,
 		},
-		positionsOnly: true,
+		rotDim: 128, base: 500000, gptj: true,
+		axis: func(i int) int {
+			if i < 44 {
+				return 1 + i%2
+			}
+			return 0
+		},
 	}.run(t)
 }
 
