@@ -14,7 +14,7 @@ import (
 
 // goldenInputs makes each op's input tensors for `rotary golden`, named and shaped as the op's
 // apply_<op>.go reads them, with the op flags that describe them set through goldenGen.opFlag.
-// The maps of apply and golden are compared by TestGoldenEveryOp.
+// TestGoldenEveryOp fails for a registered op missing here.
 var goldenInputs = map[string]func(g *goldenGen) ([]goldenInput, error){
 	"rotary_embedding":              goldenQueryKey,
 	"rotary_embedding_gathered":     goldenQueryKey,
@@ -159,6 +159,9 @@ func goldenTHD(g *goldenGen, backward bool) ([]goldenInput, error) {
 	}
 	cp := max(thdCPSize, 1)
 	full := int64(T) * int64(cp)
+	if full > math.MaxInt32 {
+		return nil, usagef("--cp-size %d: the sequence of %d tokens × %d ranks overflows cu_seqlens (I32)", cp, T, cp)
+	}
 	if cp > 1 && full%int64(2*cp) != 0 {
 		return nil, usagef("--tokens %d: with --cp-size %d a rank holds 2 of 2·%d equal chunks of the sequence: want an even number of tokens", T, cp, cp)
 	}

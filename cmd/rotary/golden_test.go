@@ -420,6 +420,7 @@ func TestGoldenBadInput(t *testing.T) {
 		{[]string{"--model", "llama-3.1-8b", "--op", "query_scale", "--out", out}, "query scale"},
 		{[]string{"--config", writeFile(t, dir, "l4.json", []byte(goldenLlama4)), "--layer", "3", "--op", "apply_rotary_emb", "--out", out}, "no RoPE"},
 		{[]string{"--model", "llama-3.1-8b", "--op", "apply_rotary_emb_thd", "--cp-size", "2", "--tokens", "3", "--out", out}, "--tokens 3"},
+		{[]string{"--model", "llama-3.1-8b", "--op", "apply_rotary_emb_thd", "--cp-size", "65536", "--tokens", "65536", "--out", out}, "--cp-size 65536"},
 		{[]string{"--model", "llama-3.1-8b", "--op", "kv_rmsnorm_rope_cache", "--cache-mode", "PB", "--out", out}, "--cache-mode"},
 		{[]string{"--model", "llama-3.1-8b", "--out", out, "extra"}, "unexpected argument"},
 		{[]string{"--model", "llama-3.1-8b", "--op", "mrope", "--positions", "range:2147483000", "--out", out}, "--positions range:2147483000: --op mrope would hold cos/sin tables"},
