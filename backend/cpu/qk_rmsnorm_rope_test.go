@@ -3,6 +3,9 @@ package cpu_test
 import (
 	"fmt"
 	"math"
+	"math/rand/v2"
+	"os"
+	"strconv"
 	"testing"
 
 	"github.com/rotary-go/rotary"
@@ -249,6 +252,43 @@ func TestQKNormRoPETinyCosSin(t *testing.T) {
 		if i, ok := firstBitDiff(want, run(mustDispatcher(t, "all", cpu.Name))); !ok {
 			got := run(mustDispatcher(t, "all", cpu.Name))
 			t.Fatalf("%s: element %d (token %d): got %v, want %v", impl, i, i/(H*D), got.Float64At(i), want.Float64At(i))
+		}
+	}
+}
+
+// BenchmarkQKRMSNormRoPE times the bench's Qwen3-8B case (32 query and 8 key heads of 128, bf16,
+// in place; T tokens from $T, 4096 by default), with weights of ±1 so that repeated
+// application keeps every element's scale.
+func BenchmarkQKRMSNormRoPE(b *testing.B) {
+	T := 4096
+	if v := os.Getenv("T"); v != "" {
+		T, _ = strconv.Atoi(v)
+	}
+	const D = 128
+	spec := rotary.Spec{HeadSize: D, RotaryDim: D, Base: 1e6, MaxPositions: T}
+	disp, err := ops.NewDispatcher("all", cpu.Name)
+	if err != nil {
+		b.Fatal(err)
+	}
+	emb, err := rotary.New(spec, rotary.WithDispatcher(disp))
+	if err != nil {
+		b.Fatal(err)
+	}
+	p := make([]int64, T)
+	for i := range p {
+		p[i] = int64(i)
+	}
+	pos := tensor.FromI64(p, T)
+	r := rand.New(rand.NewPCG(9, 10))
+	q, k := randomTensor(r, tensor.BF16, normalValues, T, 32, D), randomTensor(r, tensor.BF16, normalValues, T, 8, D)
+	w := tensor.Zeros(tensor.BF16, D)
+	for i := range D {
+		w.Bits[i] = tensor.FromFloat32(tensor.BF16, float32(1-2*r.IntN(2)))
+	}
+	b.SetBytes(int64(2 * (q.Len() + k.Len()) * 2))
+	for b.Loop() {
+		if err := emb.ForwardQKNorm(pos, q, k, w, w, 1e-6); err != nil {
+			b.Fatal(err)
 		}
 	}
 }
