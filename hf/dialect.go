@@ -39,8 +39,10 @@ const (
 	// DialectSGLang is SGLang main's rotary_embedding package (factory.py eb047c16, yarn.py
 	// 8448045c, rope_variant.py 6170d975).
 	DialectSGLang Dialect = "sglang"
-	// DialectLlamaCpp is llama.cpp's ggml (ggml/src/ggml.c 00bdaa10). How convert_hf_to_gguf.py
-	// maps a config to GGUF keys was not verified, so only ggml's YaRN rule is in its table.
+	// DialectLlamaCpp is a config converted by llama.cpp's convert_hf_to_gguf.py (0024aa74) and run
+	// by ggml (ggml/src/ggml.c 00bdaa10): only the rules read in those sources are in its table
+	// (the converter's per-architecture classes, which write LongRoPE's and YaRN's attention
+	// factors, were not).
 	DialectLlamaCpp Dialect = "llama.cpp"
 )
 
@@ -90,7 +92,7 @@ const (
 	// always floored and ceiled ("ignored").
 	RuleYaRNTruncate Rule = "yarn_truncate"
 	// RuleDynamicLength: the length dynamic NTK stretches by: "static", "per-call" or
-	// "max-trained" (rope.DynamicLength).
+	// "max-trained" (rope.DynamicLength), or "ignored": the factor is not applied (plain RoPE).
 	RuleDynamicLength Rule = "dynamic_ntk_length"
 	// RuleLongRoPEAttention: LongRoPE's attention factor from the config's factor
 	// ("config-factor"), from max / original, ignoring attention_factor ("lengths"), or from
@@ -213,7 +215,9 @@ var dialectReadings = map[Dialect]map[Rule]Reading{
 		RuleMRoPEInterleavedDefault: {Choice: "chunked", Follows: "SGLang layers/rotary_embedding/factory.py get_rope: mrope_interleaved=rope_scaling.get(\"mrope_interleaved\", False)"},
 	},
 	DialectLlamaCpp: {
-		RuleYaRNTruncate: {Choice: "ignored", Follows: "llama.cpp ggml/src/ggml.c ggml_rope_yarn_corr_dims: floorf / ceilf always"},
+		RuleRopeParameters: {Choice: "reads", Follows: "llama.cpp convert_hf_to_gguf.py TextModel.__init__ (0024aa74): rope_parameters, else rope_scaling, with the top-level rope_theta mirrored in"},
+		RuleYaRNTruncate:   {Choice: "ignored", Follows: "llama.cpp ggml/src/ggml.c ggml_rope_yarn_corr_dims: floorf / ceilf always"},
+		RuleDynamicLength:  {Choice: "ignored", Follows: "llama.cpp convert_hf_to_gguf.py TextModel.set_gguf_parameters: rope_type dynamic writes no scaling (HunYuan's alpha is its model class's); src/llama-model.cpp llama_model::load_hparams: no rope.scaling.factor is freq_scale 1"},
 	},
 }
 
@@ -252,7 +256,7 @@ var ruleChoices = map[Rule][]string{
 	RuleRopeParameters:          {"reads", "ignores"},
 	RuleYaRNAttention:           {"config", "computed"},
 	RuleYaRNTruncate:            {"honoured", "ignored"},
-	RuleDynamicLength:           {"static", "per-call", "max-trained"},
+	RuleDynamicLength:           {"static", "per-call", "max-trained", "ignored"},
 	RuleLongRoPEAttention:       {"config-factor", "lengths", "lengths-if-top-level"},
 	RuleLongRoPEOriginal:        {"config-or-rope", "top-level"},
 	RuleLongRoPETables:          {"per-call", "long-if-extended", "long-past-original"},
@@ -471,6 +475,11 @@ func pastOriginal(s *rope.Spec, choice map[Rule]string, f dialectFacts) {
 func adjustScaling(sc *rope.Scaling, choice map[Rule]string, f dialectFacts, maxPositions int) {
 	switch sc.Type {
 	case rope.ScalingDynamic:
+		if choice[RuleDynamicLength] == "ignored" {
+			*sc = rope.Scaling{Type: rope.ScalingDefault}
+			f.ruleApplied[RuleDynamicLength] = "dynamic NTK not applied: plain RoPE"
+			return
+		}
 		switch choice[RuleDynamicLength] {
 		case "per-call":
 			sc.Dynamic = rope.DynamicPerCall

@@ -138,9 +138,14 @@ func TestDialectDynamicNTK(t *testing.T) {
 		{DialectHF, rope.DynamicPerCall, 100, 10000},
 		{DialectHF, rope.DynamicPerCall, 16383, 10000 * math.Pow(2*16384.0/8192-1, d/(d-2))},
 		{DialectHF457, rope.DynamicPerCall, 8191, 10000},
+		{DialectLlamaCpp, rope.DynamicStatic, 100000, 10000}, // convert_hf_to_gguf.py writes no dynamic scaling
 	} {
 		s := parseAs(t, c.d, cfg).Spec
-		if s.Scaling.Dynamic != c.rule {
+		if c.d == DialectLlamaCpp {
+			if s.Scaling.Type != rope.ScalingDefault {
+				t.Errorf("llama.cpp: scaling %s, want default", s.Scaling.Type)
+			}
+		} else if s.Scaling.Dynamic != c.rule {
 			t.Errorf("%s: dynamic rule %s, want %s", c.d, s.Scaling.Dynamic, c.rule)
 		}
 		inv, _ := s.Frequencies(c.at)
@@ -235,7 +240,7 @@ func TestDialectPhiMoE(t *testing.T) {
 func TestDialectRopeParameters(t *testing.T) {
 	cfg := `{"model_type":"llama","hidden_size":4096,"num_attention_heads":32,"max_position_embeddings":131072,
 		"rope_parameters":{"rope_type":"llama3","rope_theta":500000,"factor":8,"low_freq_factor":1,"high_freq_factor":4,"original_max_position_embeddings":8192}}`
-	for d, base := range map[Dialect]float64{DialectReference: 500000, DialectHF: 500000, DialectVLLM: 500000, DialectSGLang: 500000,
+	for d, base := range map[Dialect]float64{DialectReference: 500000, DialectHF: 500000, DialectVLLM: 500000, DialectSGLang: 500000, DialectLlamaCpp: 500000,
 		DialectHF457: 10000, DialectVLLM011: 10000} {
 		m := parseAs(t, d, cfg)
 		if m.Spec.Base != base {

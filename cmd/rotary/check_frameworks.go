@@ -207,23 +207,50 @@ func compareFrameworks(data []byte, source string, opts hf.ParseOptions, dialect
 				g.follows = append(g.follows, rd.Follows)
 			}
 		}
-		for i := range groups {
-			for j := i + 1; j < len(groups); j++ {
-				c, differ, err := compareGroups(groups[i], groups[j])
+		// Readings whose specs differ but rotate alike over this config's positions (a per-call
+		// rule that changes nothing below max_position_embeddings) share a side too.
+		var merged []*readingGroup
+		var rows []frameworkRow
+	next:
+		for _, g := range groups {
+			var pending []frameworkRow
+			for _, m := range merged {
+				c, differ, err := compareGroups(m, g)
 				if err != nil {
 					return nil, err
 				}
 				if !differ {
-					continue
+					m.choices = append(m.choices, g.choices...)
+					m.dialects = append(m.dialects, g.dialects...)
+					m.follows = append(m.follows, g.follows...)
+					continue next
 				}
-				r.Rows = append(r.Rows, frameworkRow{Rule: rule, A: groups[i].side(), B: groups[j].side(), comparison: c})
-				if c.Divergent {
-					r.Agree = false
-				}
+				pending = append(pending, frameworkRow{Rule: rule, A: m.side(), B: g.side(), comparison: c})
+			}
+			merged = append(merged, g)
+			rows = append(rows, pending...)
+		}
+		for i := range rows {
+			// A side may have taken in readings after its row was made.
+			rows[i].A, rows[i].B = sideOf(merged, rows[i].A), sideOf(merged, rows[i].B)
+			if rows[i].Divergent {
+				r.Agree = false
 			}
 		}
+		r.Rows = append(r.Rows, rows...)
 	}
 	return r, nil
+}
+
+// sideOf is the final side of the group whose first choice opened side s.
+func sideOf(groups []*readingGroup, s readingSide) readingSide {
+	first, _, _ := strings.Cut(s.Choice, ", ")
+	for _, g := range groups {
+		if g.choices[0] == first {
+			return g.side()
+		}
+	}
+	return s
 }
 
 // readingGroup is the dialects whose choices on one rule give the same spec for this config.
