@@ -246,6 +246,8 @@ var families = map[string]family{
 	"phimoe":           neox,
 	"hunyuan_v1_dense": neox,
 	"hunyuan_v1_moe":   neox,
+	"hunyuan_vl":       neox, // HunYuanVLDenseV1Attention: rotate_half, xdrope_section chunked
+	"hunyuan_vl_text":  neox,
 	"seed_oss":         neox,
 	"apertus":          neox,
 	"internlm3":        neox,

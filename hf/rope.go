@@ -109,7 +109,9 @@ func (p *parser) scaling(n node) (rope.Scaling, error) {
 		sc.Type = rope.ScalingLinear
 		sc.Factor, err = n.need(t, "factor")
 		return sc, err
-	case "dynamic":
+	case "dynamic", "xdrope":
+		// HunYuanVLTextConfig.convert_rope_params_to_dict (configuration_hunyuan_vl.py) reads
+		// HunYuan-VL's rope_type "xdrope" as dynamic: NTK-alpha with its alpha.
 		return p.dynamicScaling(n, t)
 	case "yarn", "deepseek_yarn":
 		return p.yarnScaling(n, t)
@@ -323,6 +325,14 @@ func (p *parser) mrope(n *node) error {
 	ok := false
 	if n != nil {
 		path, v, ok = n.get("mrope_section")
+		// HunYuan-VL's xdrope_section is mrope_section under its legacy name
+		// (HunYuanVLTextConfig._normalize_mrope_section_alias, which refuses the two differing).
+		if xpath, xv, xok := n.get("xdrope_section"); xok {
+			if ok && fmt.Sprint(v) != fmt.Sprint(xv) {
+				return configErr("%s and %s differ: want one, or both equal", path, xpath)
+			}
+			path, v, ok = xpath, xv, true
+		}
 	}
 	if !ok {
 		if p.fam.mropeSection != nil {

@@ -304,27 +304,31 @@ func TestPositionsErnie45VL(t *testing.T) {
 }
 
 // TestPositionsHunYuanVL: `rotary positions --family hunyuan_vl` writes the four XD-RoPE rows
-// [4, 1, S] (multimodal.TestHunYuanVL, row 0), and apply takes them with a HunYuan-VL config
-// whose rope_parameters HF's HunYuanVLTextConfig normalises (xdrope → dynamic with alpha,
-// xdrope_section → mrope_section): apply_multimodal_rotary_pos_emb (modeling_hunyuan_vl.py)
-// rotates the whole head NeoX style, pair i taking the axis of its chunk of [16, 16, 16, 16],
-// with NTK-alpha's base 10000 · 1000^(128/126).
+// [4, 1, S] (multimodal.TestHunYuanVL, row 0), and apply takes them, with a HunYuan-VL config as
+// published (rope_scaling type xdrope, alpha, xdrope_section) and as HF's HunYuanVLTextConfig
+// normalises it (dynamic with alpha, mrope_section): apply_multimodal_rotary_pos_emb
+// (modeling_hunyuan_vl.py) rotates the whole head NeoX style, pair i taking the axis of its
+// chunk of [16, 16, 16, 16], with NTK-alpha's base 10000 · 1000^(128/126).
 func TestPositionsHunYuanVL(t *testing.T) {
 	const img, is, ie = 120120, 120118, 120119
-	familyCase{
-		family: "hunyuan_vl",
-		config: `{"model_type": "hunyuan_vl", "text_config": {"model_type": "hunyuan_vl_text", "hidden_size": 256,
- "num_attention_heads": 2, "num_key_value_heads": 2, "head_dim": 128, "max_position_embeddings": 32768,
- "rope_parameters": {"rope_type": "dynamic", "rope_theta": 10000, "alpha": 1000, "mrope_section": [16, 16, 16, 16]}}}`,
-		ids:    []int64{100, is, img, img, img, img, img, img, img, img, ie, 101},
-		images: []int64{1, 4, 4},
-		want: []int64{
-			0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11,
-			0, 1, 2, 0, 1, 2, 0, 1, 2, 9, 10, 11,
-			0, 1, 2, 0, 0, 0, 1, 1, 1, 9, 10, 11,
-			0, 1, 2, 0, 0, 0, 0, 0, 0, 9, 10, 11,
-		},
-		rotDim: 128, base: 10000 * math.Pow(1000, 128.0/126),
-		axis: func(i int) int { return i / 16 },
-	}.run(t)
+	for _, rope := range []string{
+		`"rope_theta": 10000, "rope_scaling": {"alpha": 1000.0, "beta_fast": 32, "beta_slow": 1, "factor": 1.0, "mscale": 1.0, "mscale_all_dim": 1.0, "type": "xdrope", "xdrope_section": [16, 16, 16, 16]}`,
+		`"rope_parameters": {"rope_type": "dynamic", "rope_theta": 10000, "alpha": 1000, "mrope_section": [16, 16, 16, 16]}`,
+	} {
+		familyCase{
+			family: "hunyuan_vl",
+			config: `{"model_type": "hunyuan_vl", "text_config": {"model_type": "hunyuan_vl_text", "hidden_size": 256,
+ "num_attention_heads": 2, "num_key_value_heads": 2, "head_dim": 128, "max_position_embeddings": 32768, ` + rope + `}}`,
+			ids:    []int64{100, is, img, img, img, img, img, img, img, img, ie, 101},
+			images: []int64{1, 4, 4},
+			want: []int64{
+				0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11,
+				0, 1, 2, 0, 1, 2, 0, 1, 2, 9, 10, 11,
+				0, 1, 2, 0, 0, 0, 1, 1, 1, 9, 10, 11,
+				0, 1, 2, 0, 0, 0, 0, 0, 0, 9, 10, 11,
+			},
+			rotDim: 128, base: 10000 * math.Pow(1000, 128.0/126),
+			axis: func(i int) int { return i / 16 },
+		}.run(t)
+	}
 }
