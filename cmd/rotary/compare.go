@@ -337,6 +337,7 @@ func compareTensors(name string, a, b tensor.Tensor, opts compareOptions, ax axi
 	r.Tolerance = atol
 	worst := &worstHeap{}
 	var sq, ref float64
+	unbounded := false // a NaN or an infinity on one side only: no tolerance covers it
 	for i := range n {
 		var x, y, diff float64
 		var ulp int64
@@ -347,14 +348,15 @@ func compareTensors(name string, a, b tensor.Tensor, opts compareOptions, ax axi
 			case math.IsNaN(x) || math.IsNaN(y) || math.IsInf(x, 0) || math.IsInf(y, 0):
 				if !(math.IsNaN(x) && math.IsNaN(y)) && x != y {
 					ulp, diff = math.MaxInt64, math.Inf(1)
+					over, unbounded = true, true
 				}
 			default:
 				diff = math.Abs(x - y)
 				sq += diff * diff
 				ref += x * x
 				ulp = tensor.ULPDiff(cd, x, y)
+				over = ulp > opts.maxULP && diff > atol
 			}
-			over = ulp > opts.maxULP && diff > atol
 		} else {
 			// Integers compare exactly, without a detour through float64 that would merge
 			// values past 2^53.
@@ -379,6 +381,8 @@ func compareTensors(name string, a, b tensor.Tensor, opts compareOptions, ax axi
 		}
 	}
 	switch {
+	case unbounded:
+		r.NMSE = math.Inf(1)
 	case ref > 0:
 		r.NMSE = sq / ref
 	case sq > 0:

@@ -189,3 +189,25 @@ func TestMergesDims(t *testing.T) {
 		}
 	}
 }
+
+// TestDiffNonFiniteFails: a NaN or infinity on one side only is over any tolerance, --max-ulp
+// at its largest included, and makes the NMSE infinite as it makes the max abs error; NaN on
+// both sides, and equal infinities, are equal.
+func TestDiffNonFiniteFails(t *testing.T) {
+	dir := t.TempDir()
+	inf := float32(math.Inf(1))
+	nan := float32(math.NaN())
+	a := writeTensors(t, dir, "a.safetensors", safetensors.FromFloat32s("x", []int{5}, []float32{1, 2, nan, inf, 3}))
+	b := writeTensors(t, dir, "b.safetensors", safetensors.FromFloat32s("x", []int{5}, []float32{nan, inf, nan, inf, 3}))
+	for _, ulp := range []string{"1", "9223372036854775807"} {
+		code, rows := diffJSON(t, a, b, "--max-ulp", ulp, "--atol", "1e300")
+		r := rows["x"]
+		if code != 1 || r["over_tolerance"] != float64(2) || r["nmse"] != math.MaxFloat64 || r["max_abs_err"] != math.MaxFloat64 {
+			t.Errorf("--max-ulp %s: exit %d row %v", ulp, code, r)
+		}
+	}
+	code, out, _ := runCLI(t, "diff", a, b)
+	if code != 1 || !strings.Contains(out, "+Inf      inf         +Inf 2 elements over tolerance") {
+		t.Errorf("text: exit %d\n%s", code, out)
+	}
+}
