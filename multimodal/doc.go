@@ -79,7 +79,10 @@
 // (apply_rotary_pos_emb_vision). Llama4VisionCosSin follows Llama4VisionRotaryEmbedding:
 // 1-based x/y patch coordinates, x on the first half of the angles and y on the second,
 // the CLS token (last) unrotated, applied to consecutive element pairs as complex numbers
-// (GPT-J style). VisionCosSin.Apply rotates q and k with op apply_rotary_emb.
+// (GPT-J style). PixtralVisionCosSin follows PixtralRotaryEmbedding (Pixtral, Mistral 3): a
+// patch's row turns the even frequencies and its column the odd ones of theta^(−2j/head_dim),
+// NeoX style for HF's weights, GPT-J for Mistral's. VisionCosSin.Apply rotates q and k with op
+// apply_rotary_emb.
 //
 // All frequencies, angles, cos and sin are computed in float64 and rounded once to
 // float32 (the accuracy contract in the README); HF computes them in float32.
