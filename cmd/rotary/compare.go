@@ -24,6 +24,7 @@ type compareOptions struct {
 	atol     float64 // < 0: 2^-20 × the largest finite |reference| of the tensor; set by check
 	show     int
 	atolFlag optFloat
+	sides    [2]string // what the notes call the reference and the other side; "" is A and B
 }
 
 // registerTolerances adds --atol, the ULP flag (diff's --max-ulp, verify's --ulp) and --show.
@@ -230,8 +231,8 @@ func layoutAxes(layout string, rank int) []string {
 // commonDType is the dtype two tensors are compared in: their own when alike; the narrower of
 // two float types (the wider is rounded to it, as a kernel's output would be); BF16 for F16
 // against BF16 (fewer significant bits); I64 for two integer types (exact). A float against
-// an integer type is not compared.
-func commonDType(a, b tensor.DType) (tensor.DType, string, bool) {
+// an integer type is not compared. The note calls a's and b's sides aName and bName.
+func commonDType(a, b tensor.DType, aName, bName string) (tensor.DType, string, bool) {
 	if a == b {
 		return a, "", true
 	}
@@ -244,9 +245,9 @@ func commonDType(a, b tensor.DType) (tensor.DType, string, bool) {
 			return tensor.BF16, "dtype F16 vs BF16: both rounded to BF16 (fewer significant bits) before comparing", true
 		}
 		if ra < rb {
-			return a, fmt.Sprintf("dtype %v vs %v: B rounded to %v (the narrower) before comparing", a, b, a), true
+			return a, fmt.Sprintf("dtype %v vs %v: %s rounded to %v (the narrower) before comparing", a, b, bName, a), true
 		}
-		return b, fmt.Sprintf("dtype %v vs %v: A rounded to %v (the narrower) before comparing", a, b, b), true
+		return b, fmt.Sprintf("dtype %v vs %v: %s rounded to %v (the narrower) before comparing", a, b, aName, b), true
 	case !okA && !okB && a.Size() > 0 && b.Size() > 0:
 		return tensor.I64, fmt.Sprintf("dtype %v vs %v: compared as integers", a, b), true
 	}
@@ -293,7 +294,11 @@ func compareTensors(name string, a, b tensor.Tensor, opts compareOptions, ax axi
 	if !slices.Equal(a.Shape, b.Shape) {
 		r.ShapeB = b.Shape
 	}
-	cd, note, ok := commonDType(a.DType, b.DType)
+	sides := opts.sides
+	if sides[0] == "" {
+		sides = [2]string{"A", "B"}
+	}
+	cd, note, ok := commonDType(a.DType, b.DType, sides[0], sides[1])
 	if !ok {
 		r.Problem = fmt.Sprintf("dtype %v vs %v: a float and an integer tensor are not compared", a.DType, b.DType)
 		return r

@@ -23,7 +23,7 @@ const outPrefix = "out."
 
 func runVerify(args []string, stdout, stderr io.Writer) error {
 	fs := newFlags("verify", verifyUsage, stderr)
-	var opts compareOptions
+	opts := compareOptions{sides: [2]string{"golden", "candidate"}}
 	opts.register(fs.FlagSet, "ulp")
 	var raws rawFlags
 	fs.Var(&raws, "raw", rawUsage)

@@ -279,3 +279,17 @@ func TestVerifyMRoPEHeads(t *testing.T) {
 		t.Errorf("exit %d\n%s", code, out)
 	}
 }
+
+// TestVerifyDTypeNote: a candidate of a wider dtype is rounded to the bundle's, and the note
+// names the sides as the table does (golden, candidate), not as diff's A and B.
+func TestVerifyDTypeNote(t *testing.T) {
+	dir := t.TempDir()
+	g := writeBundle(t, dir)
+	cand := writeTensors(t, dir, "cand.safetensors",
+		encodeAs(tensor.F32, "query", []int{bT, bH, bD}, g.query),
+		encodeAs(tensor.F32, "key", []int{bT, bK, bD}, g.key))
+	code, out, stderr := runCLI(t, "verify", g.path, cand)
+	if code != 0 || !strings.Contains(out, "note: dtype BF16 vs F32: candidate rounded to BF16 (the narrower) before comparing") {
+		t.Errorf("exit %d\n%s%s", code, out, stderr)
+	}
+}
