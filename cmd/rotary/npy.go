@@ -390,8 +390,9 @@ func (p *npyParser) tuple() ([]int, error) {
 }
 
 // readNPYDir adds the .npy files of dir to s (other files are ignored, and so are
-// subdirectories), and dir/__metadata__.json, if present, as its metadata. A directory with
-// no .npy file is an error.
+// subdirectories and hidden files, which the writer never makes: macOS leaves "._x.npy"
+// beside x.npy on some volumes), and dir/__metadata__.json, if present, as its metadata. A
+// directory with no .npy file is an error.
 func readNPYDir(dir string, s *inputSet) error {
 	entries, err := os.ReadDir(dir)
 	if err != nil {
@@ -400,7 +401,7 @@ func readNPYDir(dir string, s *inputSet) error {
 	n := 0
 	for _, e := range entries {
 		name := e.Name()
-		if !strings.HasSuffix(name, ".npy") || e.IsDir() {
+		if !strings.HasSuffix(name, ".npy") || strings.HasPrefix(name, ".") || e.IsDir() {
 			continue
 		}
 		p := filepath.Join(dir, name)

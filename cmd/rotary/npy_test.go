@@ -314,3 +314,20 @@ func TestNPYBoundedMemory(t *testing.T) {
 		}
 	}
 }
+
+// TestNPYDirHiddenFiles: a directory's hidden files are not tensors (the writer never makes
+// one): macOS's AppleDouble "._query.npy" beside query.npy, or a file called ".npy", whose
+// stem would name a tensor "". A single .npy file with no stem is refused by name.
+func TestNPYDirHiddenFiles(t *testing.T) {
+	dir := t.TempDir()
+	q := npyFile("{'descr': '<f4', 'fortran_order': False, 'shape': (2,), }\n", f32Bytes(1, 2))
+	writeFile(t, dir, "query.npy", q)
+	writeFile(t, dir, "._query.npy", []byte("\x00\x05\x16\x07 AppleDouble resource fork"))
+	writeFile(t, dir, ".npy", q)
+	code, out, stderr := runCLI(t, "show", dir)
+	if code != 0 || !strings.Contains(out, ": 1 tensors\n") || !strings.Contains(out, "\nquery ") {
+		t.Errorf("exit %d\n%s%s", code, out, stderr)
+	}
+	code, _, stderr = runCLI(t, "show", filepath.Join(dir, ".npy"))
+	wantOneLine(t, code, stderr, filepath.Join(dir, "none"), ".npy", "no stem")
+}

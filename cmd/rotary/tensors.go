@@ -104,6 +104,9 @@ func (s *inputSet) read(path string) error {
 		return readNPYDir(path, s)
 	}
 	if strings.HasSuffix(path, ".npy") {
+		if npyStem(path) == "" {
+			return usagef("%s: no stem to name its tensor (want NAME.npy)", path)
+		}
 		t, err := readNPY(path)
 		if err != nil {
 			return usageError{err}
