@@ -1509,21 +1509,90 @@ done:
 // func rotateFullNeoXF32AVX512(x *byte, heads int, stride int, cos *float32, sin *float32, half int, n int, src *byte, srcstride int)
 // Requires: AVX, AVX512F
 TEXT ·rotateFullNeoXF32AVX512(SB), NOSPLIT, $8-72
-	MOVQ  x+0(FP), AX
-	MOVQ  heads+8(FP), CX
-	MOVQ  stride+16(FP), DX
-	MOVQ  cos+24(FP), BX
-	MOVQ  sin+32(FP), SI
-	MOVQ  half+40(FP), DI
-	MOVQ  n+48(FP), R8
-	MOVQ  src+56(FP), R9
-	MOVQ  srcstride+64(FP), R10
-	TESTQ R8, R8
-	JZ    done
-	TESTQ CX, CX
-	JZ    done
-	LEAQ  (BX)(DI*4), R11
-	LEAQ  (SI)(DI*4), R12
+	MOVQ    x+0(FP), AX
+	MOVQ    heads+8(FP), CX
+	MOVQ    stride+16(FP), DX
+	MOVQ    cos+24(FP), BX
+	MOVQ    sin+32(FP), SI
+	MOVQ    half+40(FP), DI
+	MOVQ    n+48(FP), R8
+	MOVQ    src+56(FP), R9
+	MOVQ    srcstride+64(FP), R10
+	TESTQ   R8, R8
+	JZ      done
+	TESTQ   CX, CX
+	JZ      done
+	LEAQ    (BX)(DI*4), R11
+	LEAQ    (SI)(DI*4), R12
+	CMPQ    R8, $0x00000040
+	JNE     head
+	VMOVUPS (BX), Z0
+	VMOVUPS (SI), Z1
+	VMOVUPS (R11), Z2
+	VMOVUPS (R12), Z3
+	VMOVUPS 64(BX), Z4
+	VMOVUPS 64(SI), Z5
+	VMOVUPS 64(R11), Z6
+	VMOVUPS 64(R12), Z7
+	VMOVUPS 128(BX), Z8
+	VMOVUPS 128(SI), Z9
+	VMOVUPS 128(R11), Z10
+	VMOVUPS 128(R12), Z11
+	VMOVUPS 192(BX), Z12
+	VMOVUPS 192(SI), Z13
+	VMOVUPS 192(R11), Z14
+	VMOVUPS 192(R12), Z15
+
+fullHead:
+	MOVQ    DI, R13
+	SHLQ    $0x02, R13
+	LEAQ    (R9)(R13*1), R14
+	ADDQ    AX, R13
+	VMOVUPS (R9), Z16
+	VMOVUPS (R14), Z17
+	VMULPS  Z0, Z16, Z18
+	VMULPS  Z1, Z17, Z19
+	VMULPS  Z2, Z17, Z17
+	VMULPS  Z3, Z16, Z16
+	VSUBPS  Z19, Z18, Z18
+	VADDPS  Z16, Z17, Z17
+	VMOVUPS Z18, (AX)
+	VMOVUPS Z17, (R13)
+	VMOVUPS 64(R9), Z16
+	VMOVUPS 64(R14), Z17
+	VMULPS  Z4, Z16, Z18
+	VMULPS  Z5, Z17, Z19
+	VMULPS  Z6, Z17, Z17
+	VMULPS  Z7, Z16, Z16
+	VSUBPS  Z19, Z18, Z18
+	VADDPS  Z16, Z17, Z17
+	VMOVUPS Z18, 64(AX)
+	VMOVUPS Z17, 64(R13)
+	VMOVUPS 128(R9), Z16
+	VMOVUPS 128(R14), Z17
+	VMULPS  Z8, Z16, Z18
+	VMULPS  Z9, Z17, Z19
+	VMULPS  Z10, Z17, Z17
+	VMULPS  Z11, Z16, Z16
+	VSUBPS  Z19, Z18, Z18
+	VADDPS  Z16, Z17, Z17
+	VMOVUPS Z18, 128(AX)
+	VMOVUPS Z17, 128(R13)
+	VMOVUPS 192(R9), Z16
+	VMOVUPS 192(R14), Z17
+	VMULPS  Z12, Z16, Z18
+	VMULPS  Z13, Z17, Z19
+	VMULPS  Z14, Z17, Z17
+	VMULPS  Z15, Z16, Z16
+	VSUBPS  Z19, Z18, Z18
+	VADDPS  Z16, Z17, Z17
+	VMOVUPS Z18, 192(AX)
+	VMOVUPS Z17, 192(R13)
+	ADDQ    DX, AX
+	ADDQ    R10, R9
+	DECQ    CX
+	JNZ     fullHead
+	JMP     done
 
 head:
 	XORQ R15, R15
@@ -1654,6 +1723,163 @@ TEXT ·rotateFullNeoXBF16AVX512(SB), NOSPLIT, $8-72
 	VPBROADCASTD quiet<>+0(SB), Z4
 	LEAQ         (BX)(DI*4), R11
 	LEAQ         (SI)(DI*4), R12
+	CMPQ         R8, $0x00000040
+	JNE          head
+	VMOVUPS      (BX), Z5
+	VMOVUPS      (SI), Z6
+	VMOVUPS      (R11), Z7
+	VMOVUPS      (R12), Z8
+	VMOVUPS      64(BX), Z9
+	VMOVUPS      64(SI), Z10
+	VMOVUPS      64(R11), Z11
+	VMOVUPS      64(R12), Z12
+	VMOVUPS      128(BX), Z13
+	VMOVUPS      128(SI), Z14
+	VMOVUPS      128(R11), Z15
+	VMOVUPS      128(R12), Z16
+	VMOVUPS      192(BX), Z17
+	VMOVUPS      192(SI), Z18
+	VMOVUPS      192(R11), Z19
+	VMOVUPS      192(R12), Z20
+
+fullHead:
+	MOVQ      DI, R13
+	SHLQ      $0x01, R13
+	LEAQ      (R9)(R13*1), R14
+	ADDQ      AX, R13
+	VPMOVZXWD (R9), Z21
+	VPSLLD    $0x10, Z21, Z21
+	VPMOVZXWD (R14), Z22
+	VPSLLD    $0x10, Z22, Z22
+	VMULPS    Z5, Z21, Z23
+	VMULPS    Z6, Z22, Z24
+	VMULPS    Z7, Z22, Z22
+	VMULPS    Z8, Z21, Z21
+	VSUBPS    Z24, Z23, Z23
+	VADDPS    Z21, Z22, Z22
+	VPSRLD    $0x10, Z23, Z21
+	VPSRLD    $0x10, Z23, Z24
+	VPANDD    Z0, Z21, Z21
+	VPADDD    Z23, Z21, Z21
+	VPADDD    Z1, Z21, Z21
+	VPSRLD    $0x10, Z21, Z21
+	VPORD     Z4, Z24, Z24
+	VPANDD    Z2, Z23, Z23
+	VPCMPGTD  Z3, Z23, K1
+	VPBLENDMD Z24, Z21, K1, Z21
+	VPMOVDW   Z21, (AX)
+	VPSRLD    $0x10, Z22, Z21
+	VPSRLD    $0x10, Z22, Z23
+	VPANDD    Z0, Z21, Z21
+	VPADDD    Z22, Z21, Z21
+	VPADDD    Z1, Z21, Z21
+	VPSRLD    $0x10, Z21, Z21
+	VPORD     Z4, Z23, Z23
+	VPANDD    Z2, Z22, Z22
+	VPCMPGTD  Z3, Z22, K1
+	VPBLENDMD Z23, Z21, K1, Z21
+	VPMOVDW   Z21, (R13)
+	VPMOVZXWD 32(R9), Z21
+	VPSLLD    $0x10, Z21, Z21
+	VPMOVZXWD 32(R14), Z22
+	VPSLLD    $0x10, Z22, Z22
+	VMULPS    Z9, Z21, Z23
+	VMULPS    Z10, Z22, Z24
+	VMULPS    Z11, Z22, Z22
+	VMULPS    Z12, Z21, Z21
+	VSUBPS    Z24, Z23, Z23
+	VADDPS    Z21, Z22, Z22
+	VPSRLD    $0x10, Z23, Z21
+	VPSRLD    $0x10, Z23, Z24
+	VPANDD    Z0, Z21, Z21
+	VPADDD    Z23, Z21, Z21
+	VPADDD    Z1, Z21, Z21
+	VPSRLD    $0x10, Z21, Z21
+	VPORD     Z4, Z24, Z24
+	VPANDD    Z2, Z23, Z23
+	VPCMPGTD  Z3, Z23, K1
+	VPBLENDMD Z24, Z21, K1, Z21
+	VPMOVDW   Z21, 32(AX)
+	VPSRLD    $0x10, Z22, Z21
+	VPSRLD    $0x10, Z22, Z23
+	VPANDD    Z0, Z21, Z21
+	VPADDD    Z22, Z21, Z21
+	VPADDD    Z1, Z21, Z21
+	VPSRLD    $0x10, Z21, Z21
+	VPORD     Z4, Z23, Z23
+	VPANDD    Z2, Z22, Z22
+	VPCMPGTD  Z3, Z22, K1
+	VPBLENDMD Z23, Z21, K1, Z21
+	VPMOVDW   Z21, 32(R13)
+	VPMOVZXWD 64(R9), Z21
+	VPSLLD    $0x10, Z21, Z21
+	VPMOVZXWD 64(R14), Z22
+	VPSLLD    $0x10, Z22, Z22
+	VMULPS    Z13, Z21, Z23
+	VMULPS    Z14, Z22, Z24
+	VMULPS    Z15, Z22, Z22
+	VMULPS    Z16, Z21, Z21
+	VSUBPS    Z24, Z23, Z23
+	VADDPS    Z21, Z22, Z22
+	VPSRLD    $0x10, Z23, Z21
+	VPSRLD    $0x10, Z23, Z24
+	VPANDD    Z0, Z21, Z21
+	VPADDD    Z23, Z21, Z21
+	VPADDD    Z1, Z21, Z21
+	VPSRLD    $0x10, Z21, Z21
+	VPORD     Z4, Z24, Z24
+	VPANDD    Z2, Z23, Z23
+	VPCMPGTD  Z3, Z23, K1
+	VPBLENDMD Z24, Z21, K1, Z21
+	VPMOVDW   Z21, 64(AX)
+	VPSRLD    $0x10, Z22, Z21
+	VPSRLD    $0x10, Z22, Z23
+	VPANDD    Z0, Z21, Z21
+	VPADDD    Z22, Z21, Z21
+	VPADDD    Z1, Z21, Z21
+	VPSRLD    $0x10, Z21, Z21
+	VPORD     Z4, Z23, Z23
+	VPANDD    Z2, Z22, Z22
+	VPCMPGTD  Z3, Z22, K1
+	VPBLENDMD Z23, Z21, K1, Z21
+	VPMOVDW   Z21, 64(R13)
+	VPMOVZXWD 96(R9), Z21
+	VPSLLD    $0x10, Z21, Z21
+	VPMOVZXWD 96(R14), Z22
+	VPSLLD    $0x10, Z22, Z22
+	VMULPS    Z17, Z21, Z23
+	VMULPS    Z18, Z22, Z24
+	VMULPS    Z19, Z22, Z22
+	VMULPS    Z20, Z21, Z21
+	VSUBPS    Z24, Z23, Z23
+	VADDPS    Z21, Z22, Z22
+	VPSRLD    $0x10, Z23, Z21
+	VPSRLD    $0x10, Z23, Z24
+	VPANDD    Z0, Z21, Z21
+	VPADDD    Z23, Z21, Z21
+	VPADDD    Z1, Z21, Z21
+	VPSRLD    $0x10, Z21, Z21
+	VPORD     Z4, Z24, Z24
+	VPANDD    Z2, Z23, Z23
+	VPCMPGTD  Z3, Z23, K1
+	VPBLENDMD Z24, Z21, K1, Z21
+	VPMOVDW   Z21, 96(AX)
+	VPSRLD    $0x10, Z22, Z21
+	VPSRLD    $0x10, Z22, Z23
+	VPANDD    Z0, Z21, Z21
+	VPADDD    Z22, Z21, Z21
+	VPADDD    Z1, Z21, Z21
+	VPSRLD    $0x10, Z21, Z21
+	VPORD     Z4, Z23, Z23
+	VPANDD    Z2, Z22, Z22
+	VPCMPGTD  Z3, Z22, K1
+	VPBLENDMD Z23, Z21, K1, Z21
+	VPMOVDW   Z21, 96(R13)
+	ADDQ      DX, AX
+	ADDQ      R10, R9
+	DECQ      CX
+	JNZ       fullHead
+	JMP       done
 
 head:
 	XORQ R15, R15
@@ -1828,21 +2054,90 @@ done:
 // func rotateFullNeoXF16AVX512(x *byte, heads int, stride int, cos *float32, sin *float32, half int, n int, src *byte, srcstride int)
 // Requires: AVX, AVX512F, F16C
 TEXT ·rotateFullNeoXF16AVX512(SB), NOSPLIT, $8-72
-	MOVQ  x+0(FP), AX
-	MOVQ  heads+8(FP), CX
-	MOVQ  stride+16(FP), DX
-	MOVQ  cos+24(FP), BX
-	MOVQ  sin+32(FP), SI
-	MOVQ  half+40(FP), DI
-	MOVQ  n+48(FP), R8
-	MOVQ  src+56(FP), R9
-	MOVQ  srcstride+64(FP), R10
-	TESTQ R8, R8
-	JZ    done
-	TESTQ CX, CX
-	JZ    done
-	LEAQ  (BX)(DI*4), R11
-	LEAQ  (SI)(DI*4), R12
+	MOVQ    x+0(FP), AX
+	MOVQ    heads+8(FP), CX
+	MOVQ    stride+16(FP), DX
+	MOVQ    cos+24(FP), BX
+	MOVQ    sin+32(FP), SI
+	MOVQ    half+40(FP), DI
+	MOVQ    n+48(FP), R8
+	MOVQ    src+56(FP), R9
+	MOVQ    srcstride+64(FP), R10
+	TESTQ   R8, R8
+	JZ      done
+	TESTQ   CX, CX
+	JZ      done
+	LEAQ    (BX)(DI*4), R11
+	LEAQ    (SI)(DI*4), R12
+	CMPQ    R8, $0x00000040
+	JNE     head
+	VMOVUPS (BX), Z0
+	VMOVUPS (SI), Z1
+	VMOVUPS (R11), Z2
+	VMOVUPS (R12), Z3
+	VMOVUPS 64(BX), Z4
+	VMOVUPS 64(SI), Z5
+	VMOVUPS 64(R11), Z6
+	VMOVUPS 64(R12), Z7
+	VMOVUPS 128(BX), Z8
+	VMOVUPS 128(SI), Z9
+	VMOVUPS 128(R11), Z10
+	VMOVUPS 128(R12), Z11
+	VMOVUPS 192(BX), Z12
+	VMOVUPS 192(SI), Z13
+	VMOVUPS 192(R11), Z14
+	VMOVUPS 192(R12), Z15
+
+fullHead:
+	MOVQ      DI, R13
+	SHLQ      $0x01, R13
+	LEAQ      (R9)(R13*1), R14
+	ADDQ      AX, R13
+	VCVTPH2PS (R9), Z16
+	VCVTPH2PS (R14), Z17
+	VMULPS    Z0, Z16, Z18
+	VMULPS    Z1, Z17, Z19
+	VMULPS    Z2, Z17, Z17
+	VMULPS    Z3, Z16, Z16
+	VSUBPS    Z19, Z18, Z18
+	VADDPS    Z16, Z17, Z17
+	VCVTPS2PH $0x00, Z18, (AX)
+	VCVTPS2PH $0x00, Z17, (R13)
+	VCVTPH2PS 32(R9), Z16
+	VCVTPH2PS 32(R14), Z17
+	VMULPS    Z4, Z16, Z18
+	VMULPS    Z5, Z17, Z19
+	VMULPS    Z6, Z17, Z17
+	VMULPS    Z7, Z16, Z16
+	VSUBPS    Z19, Z18, Z18
+	VADDPS    Z16, Z17, Z17
+	VCVTPS2PH $0x00, Z18, 32(AX)
+	VCVTPS2PH $0x00, Z17, 32(R13)
+	VCVTPH2PS 64(R9), Z16
+	VCVTPH2PS 64(R14), Z17
+	VMULPS    Z8, Z16, Z18
+	VMULPS    Z9, Z17, Z19
+	VMULPS    Z10, Z17, Z17
+	VMULPS    Z11, Z16, Z16
+	VSUBPS    Z19, Z18, Z18
+	VADDPS    Z16, Z17, Z17
+	VCVTPS2PH $0x00, Z18, 64(AX)
+	VCVTPS2PH $0x00, Z17, 64(R13)
+	VCVTPH2PS 96(R9), Z16
+	VCVTPH2PS 96(R14), Z17
+	VMULPS    Z12, Z16, Z18
+	VMULPS    Z13, Z17, Z19
+	VMULPS    Z14, Z17, Z17
+	VMULPS    Z15, Z16, Z16
+	VSUBPS    Z19, Z18, Z18
+	VADDPS    Z16, Z17, Z17
+	VCVTPS2PH $0x00, Z18, 96(AX)
+	VCVTPS2PH $0x00, Z17, 96(R13)
+	ADDQ      DX, AX
+	ADDQ      R10, R9
+	DECQ      CX
+	JNZ       fullHead
+	JMP       done
 
 head:
 	XORQ R15, R15
@@ -2297,7 +2592,7 @@ done:
 	RET
 
 // func rotateFullNeoXBF16AVX512BF16(x *byte, heads int, stride int, cos *float32, sin *float32, half int, n int, src *byte, srcstride int)
-// Requires: AVX, AVX2, AVX512F, AVX512VL
+// Requires: AVX, AVX2, AVX512BW, AVX512F, AVX512VL
 TEXT ·rotateFullNeoXBF16AVX512BF16(SB), NOSPLIT, $8-72
 	MOVQ         x+0(FP), AX
 	MOVQ         heads+8(FP), CX
@@ -2320,6 +2615,107 @@ TEXT ·rotateFullNeoXBF16AVX512BF16(SB), NOSPLIT, $8-72
 	VPBROADCASTD expmask<>+0(SB), Z5
 	LEAQ         (BX)(DI*4), R11
 	LEAQ         (SI)(DI*4), R12
+	CMPQ         R8, $0x00000040
+	JNE          head
+	VMOVUPS      (BX), Z0
+	VMOVUPS      (SI), Z1
+	VMOVUPS      (R11), Z2
+	VMOVUPS      (R12), Z3
+	VMOVUPS      64(BX), Z4
+	VMOVUPS      64(SI), Z6
+	VMOVUPS      64(R11), Z7
+	VMOVUPS      64(R12), Z8
+	VMOVUPS      128(BX), Z9
+	VMOVUPS      128(SI), Z10
+	VMOVUPS      128(R11), Z11
+	VMOVUPS      128(R12), Z12
+	VMOVUPS      192(BX), Z13
+	VMOVUPS      192(SI), Z14
+	VMOVUPS      192(R11), Z15
+	VMOVUPS      192(R12), Z16
+
+fullHead:
+	MOVQ           DI, R13
+	SHLQ           $0x01, R13
+	LEAQ           (R9)(R13*1), R14
+	ADDQ           AX, R13
+	VPMOVZXWD      (R9), Z17
+	VPSLLD         $0x10, Z17, Z17
+	VPMOVZXWD      32(R9), Z18
+	VPSLLD         $0x10, Z18, Z18
+	VPMOVZXWD      (R14), Z19
+	VPSLLD         $0x10, Z19, Z19
+	VPMOVZXWD      32(R14), Z20
+	VPSLLD         $0x10, Z20, Z20
+	VMULPS         Z0, Z17, Z21
+	VMULPS         Z1, Z19, Z22
+	VSUBPS         Z22, Z21, Z23
+	VMULPS         Z4, Z18, Z21
+	VMULPS         Z6, Z20, Z22
+	VSUBPS         Z22, Z21, Z21
+	VMULPS         Z2, Z19, Z19
+	VMULPS         Z3, Z17, Z22
+	VADDPS         Z22, Z19, Z19
+	VMULPS         Z7, Z20, Z17
+	VMULPS         Z8, Z18, Z22
+	VADDPS         Z22, Z17, Z17
+	VPTESTNMD      Z5, Z23, K1
+	VPTESTNMD      Z5, Z21, K2
+	KORTESTW       K1, K2
+	JNZ            bf16wslow13
+	BYTE $0x62; BYTE $0xa2; BYTE $0x57; BYTE $0x40; BYTE $0x72; BYTE $0xd7 // VCVTNE2PS2BF16 Z23, Z21, Z18
+	VMOVDQU16      Z18, (AX)
+
+bf16wdone14:
+	VPTESTNMD      Z5, Z19, K1
+	VPTESTNMD      Z5, Z17, K2
+	KORTESTW       K1, K2
+	JNZ            bf16wslow15
+	BYTE $0x62; BYTE $0xa2; BYTE $0x77; BYTE $0x40; BYTE $0x72; BYTE $0xcb // VCVTNE2PS2BF16 Z19, Z17, Z17
+	VMOVDQU16      Z17, (R13)
+
+bf16wdone16:
+	VPMOVZXWD      64(R9), Z17
+	VPSLLD         $0x10, Z17, Z17
+	VPMOVZXWD      96(R9), Z18
+	VPSLLD         $0x10, Z18, Z18
+	VPMOVZXWD      64(R14), Z19
+	VPSLLD         $0x10, Z19, Z19
+	VPMOVZXWD      96(R14), Z20
+	VPSLLD         $0x10, Z20, Z20
+	VMULPS         Z9, Z17, Z21
+	VMULPS         Z10, Z19, Z22
+	VSUBPS         Z22, Z21, Z23
+	VMULPS         Z13, Z18, Z21
+	VMULPS         Z14, Z20, Z22
+	VSUBPS         Z22, Z21, Z21
+	VMULPS         Z11, Z19, Z19
+	VMULPS         Z12, Z17, Z22
+	VADDPS         Z22, Z19, Z19
+	VMULPS         Z15, Z20, Z17
+	VMULPS         Z16, Z18, Z22
+	VADDPS         Z22, Z17, Z17
+	VPTESTNMD      Z5, Z23, K1
+	VPTESTNMD      Z5, Z21, K2
+	KORTESTW       K1, K2
+	JNZ            bf16wslow17
+	BYTE $0x62; BYTE $0xa2; BYTE $0x57; BYTE $0x40; BYTE $0x72; BYTE $0xd7 // VCVTNE2PS2BF16 Z23, Z21, Z18
+	VMOVDQU16      Z18, 64(AX)
+
+bf16wdone18:
+	VPTESTNMD      Z5, Z19, K1
+	VPTESTNMD      Z5, Z17, K2
+	KORTESTW       K1, K2
+	JNZ            bf16wslow19
+	BYTE $0x62; BYTE $0xa2; BYTE $0x77; BYTE $0x40; BYTE $0x72; BYTE $0xcb // VCVTNE2PS2BF16 Z19, Z17, Z17
+	VMOVDQU16      Z17, 64(R13)
+
+bf16wdone20:
+	ADDQ DX, AX
+	ADDQ R10, R9
+	DECQ CX
+	JNZ  fullHead
+	JMP  done
 
 head:
 	XORQ R15, R15
@@ -2350,13 +2746,13 @@ wide:
 	VPTESTNMD     Z5, Z6, K1
 	VPTESTNMD     Z5, Z8, K2
 	KORTESTW      K1, K2
-	JNZ           bf16slow13
+	JNZ           bf16slow21
 	BYTE $0x62; BYTE $0xf2; BYTE $0x7e; BYTE $0x48; BYTE $0x72; BYTE $0xf6 // VCVTNEPS2BF16 Z6, Y6
 	VMOVDQU32     Y6, (AX)(R15*2)
 	BYTE $0x62; BYTE $0xd2; BYTE $0x7e; BYTE $0x48; BYTE $0x72; BYTE $0xf0 // VCVTNEPS2BF16 Z8, Y6
 	VMOVDQU32     Y6, (R13)(R15*2)
 
-bf16done14:
+bf16done22:
 	ADDQ $0x00000010, R15
 	JMP  wide
 
@@ -2417,7 +2813,131 @@ done:
 	VZEROUPPER
 	RET
 
-bf16slow13:
+bf16wslow13:
+	VPBROADCASTD one<>+0(SB), Z18
+	VPBROADCASTD bias<>+0(SB), Z20
+	VPBROADCASTD absmask<>+0(SB), Z22
+	VPBROADCASTD inf<>+0(SB), Z24
+	VPBROADCASTD quiet<>+0(SB), Z25
+	VPBROADCASTD expmask<>+0(SB), Z26
+	VPSRLD       $0x10, Z23, Z26
+	VPSRLD       $0x10, Z23, Z27
+	VPANDD       Z18, Z26, Z26
+	VPADDD       Z23, Z26, Z26
+	VPADDD       Z20, Z26, Z26
+	VPSRLD       $0x10, Z26, Z26
+	VPORD        Z25, Z27, Z27
+	VPANDD       Z22, Z23, Z23
+	VPCMPGTD     Z24, Z23, K1
+	VPBLENDMD    Z27, Z26, K1, Z26
+	VPMOVDW      Z26, (AX)
+	VPSRLD       $0x10, Z21, Z23
+	VPSRLD       $0x10, Z21, Z26
+	VPANDD       Z18, Z23, Z23
+	VPADDD       Z21, Z23, Z23
+	VPADDD       Z20, Z23, Z23
+	VPSRLD       $0x10, Z23, Z23
+	VPORD        Z25, Z26, Z26
+	VPANDD       Z22, Z21, Z18
+	VPCMPGTD     Z24, Z18, K1
+	VPBLENDMD    Z26, Z23, K1, Z23
+	VPMOVDW      Z23, 32(AX)
+	JMP          bf16wdone14
+
+bf16wslow15:
+	VPBROADCASTD one<>+0(SB), Z18
+	VPBROADCASTD bias<>+0(SB), Z20
+	VPBROADCASTD absmask<>+0(SB), Z21
+	VPBROADCASTD inf<>+0(SB), Z22
+	VPBROADCASTD quiet<>+0(SB), Z23
+	VPBROADCASTD expmask<>+0(SB), Z24
+	VPSRLD       $0x10, Z19, Z24
+	VPSRLD       $0x10, Z19, Z25
+	VPANDD       Z18, Z24, Z24
+	VPADDD       Z19, Z24, Z24
+	VPADDD       Z20, Z24, Z24
+	VPSRLD       $0x10, Z24, Z24
+	VPORD        Z23, Z25, Z25
+	VPANDD       Z21, Z19, Z19
+	VPCMPGTD     Z22, Z19, K1
+	VPBLENDMD    Z25, Z24, K1, Z24
+	VPMOVDW      Z24, (R13)
+	VPSRLD       $0x10, Z17, Z19
+	VPSRLD       $0x10, Z17, Z24
+	VPANDD       Z18, Z19, Z19
+	VPADDD       Z17, Z19, Z19
+	VPADDD       Z20, Z19, Z19
+	VPSRLD       $0x10, Z19, Z19
+	VPORD        Z23, Z24, Z24
+	VPANDD       Z21, Z17, Z17
+	VPCMPGTD     Z22, Z17, K1
+	VPBLENDMD    Z24, Z19, K1, Z19
+	VPMOVDW      Z19, 32(R13)
+	JMP          bf16wdone16
+
+bf16wslow17:
+	VPBROADCASTD one<>+0(SB), Z18
+	VPBROADCASTD bias<>+0(SB), Z20
+	VPBROADCASTD absmask<>+0(SB), Z22
+	VPBROADCASTD inf<>+0(SB), Z24
+	VPBROADCASTD quiet<>+0(SB), Z25
+	VPBROADCASTD expmask<>+0(SB), Z26
+	VPSRLD       $0x10, Z23, Z26
+	VPSRLD       $0x10, Z23, Z27
+	VPANDD       Z18, Z26, Z26
+	VPADDD       Z23, Z26, Z26
+	VPADDD       Z20, Z26, Z26
+	VPSRLD       $0x10, Z26, Z26
+	VPORD        Z25, Z27, Z27
+	VPANDD       Z22, Z23, Z23
+	VPCMPGTD     Z24, Z23, K1
+	VPBLENDMD    Z27, Z26, K1, Z26
+	VPMOVDW      Z26, 64(AX)
+	VPSRLD       $0x10, Z21, Z23
+	VPSRLD       $0x10, Z21, Z26
+	VPANDD       Z18, Z23, Z23
+	VPADDD       Z21, Z23, Z23
+	VPADDD       Z20, Z23, Z23
+	VPSRLD       $0x10, Z23, Z23
+	VPORD        Z25, Z26, Z26
+	VPANDD       Z22, Z21, Z18
+	VPCMPGTD     Z24, Z18, K1
+	VPBLENDMD    Z26, Z23, K1, Z23
+	VPMOVDW      Z23, 96(AX)
+	JMP          bf16wdone18
+
+bf16wslow19:
+	VPBROADCASTD one<>+0(SB), Z18
+	VPBROADCASTD bias<>+0(SB), Z20
+	VPBROADCASTD absmask<>+0(SB), Z21
+	VPBROADCASTD inf<>+0(SB), Z22
+	VPBROADCASTD quiet<>+0(SB), Z23
+	VPBROADCASTD expmask<>+0(SB), Z24
+	VPSRLD       $0x10, Z19, Z24
+	VPSRLD       $0x10, Z19, Z25
+	VPANDD       Z18, Z24, Z24
+	VPADDD       Z19, Z24, Z24
+	VPADDD       Z20, Z24, Z24
+	VPSRLD       $0x10, Z24, Z24
+	VPORD        Z23, Z25, Z25
+	VPANDD       Z21, Z19, Z19
+	VPCMPGTD     Z22, Z19, K1
+	VPBLENDMD    Z25, Z24, K1, Z24
+	VPMOVDW      Z24, 64(R13)
+	VPSRLD       $0x10, Z17, Z19
+	VPSRLD       $0x10, Z17, Z24
+	VPANDD       Z18, Z19, Z19
+	VPADDD       Z17, Z19, Z19
+	VPADDD       Z20, Z19, Z19
+	VPSRLD       $0x10, Z19, Z19
+	VPORD        Z23, Z24, Z24
+	VPANDD       Z21, Z17, Z17
+	VPCMPGTD     Z22, Z17, K1
+	VPBLENDMD    Z24, Z19, K1, Z19
+	VPMOVDW      Z19, 96(R13)
+	JMP          bf16wdone20
+
+bf16slow21:
 	VPSRLD    $0x10, Z6, Z7
 	VPSRLD    $0x10, Z6, Z9
 	VPANDD    Z0, Z7, Z7
@@ -2440,7 +2960,7 @@ bf16slow13:
 	VPCMPGTD  Z3, Z8, K1
 	VPBLENDMD Z7, Z6, K1, Z6
 	VPMOVDW   Z6, (R13)(R15*2)
-	JMP       bf16done14
+	JMP       bf16done22
 
 // func rotateFullGPTJBF16AVX512BF16(x *byte, heads int, stride int, cos *float32, sin *float32, half int, n int, src *byte, srcstride int)
 // Requires: AVX, AVX512DQ, AVX512F, AVX512VL
@@ -2485,11 +3005,11 @@ pairs:
 	BYTE $0x62; BYTE $0x72; BYTE $0x7e; BYTE $0x48; BYTE $0x72; BYTE $0xc7 // VCVTNEPS2BF16 Z7, Y8
 	VPTESTNMD     Z5, Z7, K1
 	KORTESTW      K1, K1
-	JNZ           bf16slow15
+	JNZ           bf16slow23
 	VMOVDQU32     Y8, (AX)(R11*2)
-	JMP           bf16done16
+	JMP           bf16done24
 
-bf16slow15:
+bf16slow23:
 	VPSRLD    $0x10, Z7, Z8
 	VPSRLD    $0x10, Z7, Z9
 	VPANDD    Z0, Z8, Z8
@@ -2502,7 +3022,7 @@ bf16slow15:
 	VPBLENDMD Z9, Z8, K1, Z8
 	VPMOVDW   Z8, (AX)(R11*2)
 
-bf16done16:
+bf16done24:
 	ADDQ $0x00000008, R10
 	CMPQ R10, DI
 	JB   pairs
@@ -2759,11 +3279,11 @@ loop:
 	BYTE $0x62; BYTE $0xf2; BYTE $0x7e; BYTE $0x48; BYTE $0x72; BYTE $0xfe // VCVTNEPS2BF16 Z6, Y7
 	VPTESTNMD     Z5, Z6, K1
 	KORTESTW      K1, K1
-	JNZ           bf16slow17
+	JNZ           bf16slow25
 	VMOVDQU32     Y7, (AX)(BX*2)
-	JMP           bf16done18
+	JMP           bf16done26
 
-bf16slow17:
+bf16slow25:
 	VPSRLD    $0x10, Z6, Z7
 	VPSRLD    $0x10, Z6, Z8
 	VPANDD    Z0, Z7, Z7
@@ -2776,7 +3296,7 @@ bf16slow17:
 	VPBLENDMD Z8, Z7, K1, Z7
 	VPMOVDW   Z7, (AX)(BX*2)
 
-bf16done18:
+bf16done26:
 	ADDQ $0x00000010, BX
 	CMPQ BX, DX
 	JB   loop
@@ -2803,24 +3323,24 @@ TEXT ·kvcNormAVX512(SB), NOSPLIT, $0-36
 	VXORPS     Z4, Z4, Z4
 	XORQ       SI, SI
 	TESTQ      DI, DI
-	JZ         sumtail20
+	JZ         sumtail28
 
-sum19:
+sum27:
 	VMOVUPS     (CX)(SI*4), Z5
 	VFMADD231PS Z5, Z5, Z3
 	VMOVUPS     64(CX)(SI*4), Z5
 	VFMADD231PS Z5, Z5, Z4
 	ADDQ        $0x00000020, SI
 	CMPQ        SI, DI
-	JB          sum19
+	JB          sum27
 
-sumtail20:
+sumtail28:
 	CMPQ        SI, BX
-	JAE         sumdone21
+	JAE         sumdone29
 	VMOVUPS     (CX)(SI*4), Z5
 	VFMADD231PS Z5, Z5, Z3
 
-sumdone21:
+sumdone29:
 	VSHUFPS       $0x88, Z4, Z3, Z5
 	VSHUFPS       $0xdd, Z4, Z3, Z3
 	VADDPS        Z3, Z5, Z5
@@ -2874,24 +3394,24 @@ TEXT ·kvcTokenF32AVX512(SB), NOSPLIT, $0-68
 	VXORPS     Z4, Z4, Z4
 	XORQ       R10, R10
 	TESTQ      R11, R11
-	JZ         sumtail23
+	JZ         sumtail31
 
-sum22:
+sum30:
 	VMOVUPS     (DX)(R10*4), Z5
 	VFMADD231PS Z5, Z5, Z3
 	VMOVUPS     64(DX)(R10*4), Z5
 	VFMADD231PS Z5, Z5, Z4
 	ADDQ        $0x00000020, R10
 	CMPQ        R10, R11
-	JB          sum22
+	JB          sum30
 
-sumtail23:
+sumtail31:
 	CMPQ        R10, R8
-	JAE         sumdone24
+	JAE         sumdone32
 	VMOVUPS     (DX)(R10*4), Z5
 	VFMADD231PS Z5, Z5, Z3
 
-sumdone24:
+sumdone32:
 	VSHUFPS       $0x88, Z4, Z3, Z5
 	VSHUFPS       $0xdd, Z4, Z3, Z3
 	VADDPS        Z3, Z5, Z5
@@ -2909,7 +3429,7 @@ sumdone24:
 	VMOVDQU32     oddidx<>+0(SB), Z4
 	XORQ          R11, R11
 
-rope25:
+rope33:
 	LEAQ         (R11)(R11*1), R12
 	VMOVUPS      (R10)(R12*4), Z7
 	VMOVUPS      64(R10)(R12*4), Z8
@@ -2951,7 +3471,7 @@ rope25:
 	VMOVUPS      Z7, 64(CX)(R12*4)
 	ADDQ         $0x00000020, R11
 	CMPQ         R11, R9
-	JB           rope25
+	JB           rope33
 	VDIVSS       X1, X5, X1
 	VADDSS       X0, X1, X1
 	VCVTSS2SD    X1, X1, X0
@@ -2996,24 +3516,24 @@ TEXT ·kvcTokenF16AVX512(SB), NOSPLIT, $0-68
 	VXORPS     Z4, Z4, Z4
 	XORQ       R10, R10
 	TESTQ      R11, R11
-	JZ         sumtail27
+	JZ         sumtail35
 
-sum26:
+sum34:
 	VCVTPH2PS   (DX)(R10*2), Z5
 	VFMADD231PS Z5, Z5, Z3
 	VCVTPH2PS   32(DX)(R10*2), Z5
 	VFMADD231PS Z5, Z5, Z4
 	ADDQ        $0x00000020, R10
 	CMPQ        R10, R11
-	JB          sum26
+	JB          sum34
 
-sumtail27:
+sumtail35:
 	CMPQ        R10, R8
-	JAE         sumdone28
+	JAE         sumdone36
 	VCVTPH2PS   (DX)(R10*2), Z5
 	VFMADD231PS Z5, Z5, Z3
 
-sumdone28:
+sumdone36:
 	VSHUFPS       $0x88, Z4, Z3, Z5
 	VSHUFPS       $0xdd, Z4, Z3, Z3
 	VADDPS        Z3, Z5, Z5
@@ -3031,7 +3551,7 @@ sumdone28:
 	VMOVDQU32     oddidx<>+0(SB), Z4
 	XORQ          R11, R11
 
-rope29:
+rope37:
 	LEAQ         (R11)(R11*1), R12
 	VCVTPH2PS    (R10)(R12*2), Z7
 	VCVTPH2PS    32(R10)(R12*2), Z8
@@ -3073,7 +3593,7 @@ rope29:
 	VCVTPS2PH    $0x00, Z7, 32(CX)(R12*2)
 	ADDQ         $0x00000020, R11
 	CMPQ         R11, R9
-	JB           rope29
+	JB           rope37
 	VDIVSS       X1, X5, X1
 	VADDSS       X0, X1, X1
 	VCVTSS2SD    X1, X1, X0
@@ -3120,27 +3640,27 @@ TEXT ·kvcTokenBF16AVX512BF16(SB), NOSPLIT, $0-68
 	VPBROADCASTD himask<>+0(SB), Z6
 	XORQ         R10, R10
 	TESTQ        R11, R11
-	JZ           sumtail31
+	JZ           sumtail39
 
-sum30:
+sum38:
 	VPSLLD      $0x10, (DX)(R10*2), Z7
 	VPANDD      (DX)(R10*2), Z6, Z8
 	VFMADD231PS Z7, Z7, Z4
 	VFMADD231PS Z8, Z8, Z5
 	ADDQ        $0x00000020, R10
 	CMPQ        R10, R11
-	JB          sum30
+	JB          sum38
 
-sumtail31:
+sumtail39:
 	CMPQ        R10, R8
-	JAE         sumdone32
+	JAE         sumdone40
 	VMOVDQU16   (DX)(R10*2), Y9
 	VPSLLD      $0x10, Z9, Z7
 	VPANDD      Z6, Z9, Z9
 	VFMADD231PS Z7, Z7, Z4
 	VFMADD231PS Z9, Z9, Z5
 
-sumdone32:
+sumdone40:
 	VADDPS        Z5, Z4, Z4
 	VPERMILPS     $0xb1, Z4, Z5
 	VADDPS        Z5, Z4, Z4
@@ -3155,7 +3675,7 @@ sumdone32:
 	VPBROADCASTD  himask<>+0(SB), Z5
 	XORQ          R11, R11
 
-rope33:
+rope41:
 	LEAQ           (R11)(R11*1), R12
 	VMOVDQU32      (R10)(R12*2), Z7
 	VPSLLD         $0x10, Z7, Z6
@@ -3197,23 +3717,23 @@ rope33:
 	VPTESTNMD      Z1, Z10, K1
 	VPTESTNMD      Z1, Z12, K2
 	KORTESTW       K1, K2
-	JNZ            bf16wslow34
+	JNZ            bf16wslow42
 	BYTE $0x62; BYTE $0x52; BYTE $0x1f; BYTE $0x48; BYTE $0x72; BYTE $0xc2 // VCVTNE2PS2BF16 Z10, Z12, Z8
 	VMOVDQU16      Z8, (CX)(R11*2)
 
-bf16wdone35:
+bf16wdone43:
 	LEAQ           (R11)(R9*1), R12
 	VPTESTNMD      Z1, Z6, K1
 	VPTESTNMD      Z1, Z7, K2
 	KORTESTW       K1, K2
-	JNZ            bf16wslow36
+	JNZ            bf16wslow44
 	BYTE $0x62; BYTE $0xf2; BYTE $0x47; BYTE $0x48; BYTE $0x72; BYTE $0xf6 // VCVTNE2PS2BF16 Z6, Z7, Z6
 	VMOVDQU16      Z6, (CX)(R12*2)
 
-bf16wdone37:
+bf16wdone45:
 	ADDQ         $0x00000020, R11
 	CMPQ         R11, R9
-	JB           rope33
+	JB           rope41
 	VDIVSS       X2, X4, X2
 	VADDSS       X0, X2, X2
 	VCVTSS2SD    X2, X2, X0
@@ -3235,18 +3755,18 @@ norm:
 	VPTESTNMD      Z1, Z2, K1
 	VPTESTNMD      Z1, Z3, K2
 	KORTESTW       K1, K2
-	JNZ            bf16wslow38
+	JNZ            bf16wslow46
 	BYTE $0x62; BYTE $0xf2; BYTE $0x67; BYTE $0x48; BYTE $0x72; BYTE $0xd2 // VCVTNE2PS2BF16 Z2, Z3, Z2
 	VMOVDQU16      Z2, (AX)(CX*2)
 
-bf16wdone39:
+bf16wdone47:
 	ADDQ $0x00000020, CX
 	CMPQ CX, R8
 	JB   norm
 	VZEROUPPER
 	RET
 
-bf16wslow34:
+bf16wslow42:
 	VPBROADCASTD one<>+0(SB), Z8
 	VPBROADCASTD bias<>+0(SB), Z9
 	VPBROADCASTD absmask<>+0(SB), Z11
@@ -3275,9 +3795,9 @@ bf16wslow34:
 	VPCMPGTD     Z13, Z8, K1
 	VPBLENDMD    Z15, Z10, K1, Z10
 	VPMOVDW      Z10, 32(CX)(R11*2)
-	JMP          bf16wdone35
+	JMP          bf16wdone43
 
-bf16wslow36:
+bf16wslow44:
 	VPBROADCASTD one<>+0(SB), Z8
 	VPBROADCASTD bias<>+0(SB), Z9
 	VPBROADCASTD absmask<>+0(SB), Z10
@@ -3306,9 +3826,9 @@ bf16wslow36:
 	VPCMPGTD     Z11, Z7, K1
 	VPBLENDMD    Z13, Z6, K1, Z6
 	VPMOVDW      Z6, 32(CX)(R12*2)
-	JMP          bf16wdone37
+	JMP          bf16wdone45
 
-bf16wslow38:
+bf16wslow46:
 	VPBROADCASTD one<>+0(SB), Z4
 	VPBROADCASTD bias<>+0(SB), Z5
 	VPBROADCASTD absmask<>+0(SB), Z6
@@ -3337,7 +3857,7 @@ bf16wslow38:
 	VPCMPGTD     Z7, Z3, K1
 	VPBLENDMD    Z9, Z2, K1, Z2
 	VPMOVDW      Z2, 32(AX)(CX*2)
-	JMP          bf16wdone39
+	JMP          bf16wdone47
 
 // func interleaveRoPEF32AVX512(x *byte, out *byte, rows int, xstride int, ostride int, cos *byte, sin *byte, n int)
 // Requires: AVX, AVX512F
@@ -3360,7 +3880,7 @@ row:
 	VMOVDQU32 oddidx<>+0(SB), Z1
 	XORQ      R11, R11
 
-rope40:
+rope48:
 	LEAQ      (R11)(R11*1), R12
 	VMOVUPS   (AX)(R12*4), Z3
 	VMOVUPS   64(AX)(R12*4), Z4
@@ -3402,7 +3922,7 @@ rope40:
 	VMOVUPS   Z3, 64(CX)(R12*4)
 	ADDQ      $0x00000020, R11
 	CMPQ      R11, R10
-	JB        rope40
+	JB        rope48
 	ADDQ      BX, AX
 	ADDQ      SI, CX
 	DECQ      DX
@@ -3433,7 +3953,7 @@ row:
 	VMOVDQU32 oddidx<>+0(SB), Z1
 	XORQ      R11, R11
 
-rope41:
+rope49:
 	LEAQ      (R11)(R11*1), R12
 	VCVTPH2PS (AX)(R12*2), Z3
 	VCVTPH2PS 32(AX)(R12*2), Z4
@@ -3475,7 +3995,7 @@ rope41:
 	VCVTPS2PH $0x00, Z3, 32(CX)(R12*2)
 	ADDQ      $0x00000020, R11
 	CMPQ      R11, R10
-	JB        rope41
+	JB        rope49
 	ADDQ      BX, AX
 	ADDQ      SI, CX
 	DECQ      DX
@@ -3506,7 +4026,7 @@ row:
 	VPBROADCASTD himask<>+0(SB), Z1
 	XORQ         R11, R11
 
-rope42:
+rope50:
 	LEAQ           (R11)(R11*1), R12
 	VMOVDQU32      (AX)(R12*2), Z3
 	VPSLLD         $0x10, Z3, Z2
@@ -3548,23 +4068,23 @@ rope42:
 	VPTESTNMD      Z0, Z6, K1
 	VPTESTNMD      Z0, Z8, K2
 	KORTESTW       K1, K2
-	JNZ            bf16wslow43
+	JNZ            bf16wslow51
 	BYTE $0x62; BYTE $0xf2; BYTE $0x3f; BYTE $0x48; BYTE $0x72; BYTE $0xe6 // VCVTNE2PS2BF16 Z6, Z8, Z4
 	VMOVDQU16      Z4, (CX)(R11*2)
 
-bf16wdone44:
+bf16wdone52:
 	LEAQ           (R11)(R10*1), R12
 	VPTESTNMD      Z0, Z2, K1
 	VPTESTNMD      Z0, Z3, K2
 	KORTESTW       K1, K2
-	JNZ            bf16wslow45
+	JNZ            bf16wslow53
 	BYTE $0x62; BYTE $0xf2; BYTE $0x67; BYTE $0x48; BYTE $0x72; BYTE $0xd2 // VCVTNE2PS2BF16 Z2, Z3, Z2
 	VMOVDQU16      Z2, (CX)(R12*2)
 
-bf16wdone46:
+bf16wdone54:
 	ADDQ $0x00000020, R11
 	CMPQ R11, R10
-	JB   rope42
+	JB   rope50
 	ADDQ BX, AX
 	ADDQ SI, CX
 	DECQ DX
@@ -3574,7 +4094,7 @@ done:
 	VZEROUPPER
 	RET
 
-bf16wslow43:
+bf16wslow51:
 	VPBROADCASTD one<>+0(SB), Z4
 	VPBROADCASTD bias<>+0(SB), Z5
 	VPBROADCASTD absmask<>+0(SB), Z7
@@ -3603,9 +4123,9 @@ bf16wslow43:
 	VPCMPGTD     Z9, Z4, K1
 	VPBLENDMD    Z11, Z6, K1, Z6
 	VPMOVDW      Z6, 32(CX)(R11*2)
-	JMP          bf16wdone44
+	JMP          bf16wdone52
 
-bf16wslow45:
+bf16wslow53:
 	VPBROADCASTD one<>+0(SB), Z4
 	VPBROADCASTD bias<>+0(SB), Z5
 	VPBROADCASTD absmask<>+0(SB), Z6
@@ -3634,7 +4154,7 @@ bf16wslow45:
 	VPCMPGTD     Z7, Z3, K1
 	VPBLENDMD    Z9, Z2, K1, Z2
 	VPMOVDW      Z2, 32(CX)(R12*2)
-	JMP          bf16wdone46
+	JMP          bf16wdone54
 
 // func kvcGroupBF16AVX512BF16(grp *byte, n int, gamma *float32, scratch *float32, dv int, dk int, eps float32)
 // Requires: AVX, AVX512BW, AVX512DQ, AVX512F, AVX512VL, SSE
@@ -3769,27 +4289,27 @@ sums1:
 	VPBROADCASTD himask<>+0(SB), Z6
 	XORQ         R10, R10
 	TESTQ        R11, R11
-	JZ           sumtail48
+	JZ           sumtail56
 
-sum47:
+sum55:
 	VPSLLD      $0x10, (R9)(R10*2), Z7
 	VPANDD      (R9)(R10*2), Z6, Z8
 	VFMADD231PS Z7, Z7, Z4
 	VFMADD231PS Z8, Z8, Z5
 	ADDQ        $0x00000020, R10
 	CMPQ        R10, R11
-	JB          sum47
+	JB          sum55
 
-sumtail48:
+sumtail56:
 	CMPQ        R10, SI
-	JAE         sumdone49
+	JAE         sumdone57
 	VMOVDQU16   (R9)(R10*2), Y15
 	VPSLLD      $0x10, Z15, Z7
 	VPANDD      Z6, Z15, Z15
 	VFMADD231PS Z7, Z7, Z4
 	VFMADD231PS Z15, Z15, Z5
 
-sumdone49:
+sumdone57:
 	VADDPS        Z5, Z4, Z4
 	VPERMILPS     $0xb1, Z4, Z5
 	VADDPS        Z5, Z4, Z4
@@ -3823,7 +4343,7 @@ rope1:
 	VPBROADCASTD himask<>+0(SB), Z0
 	XORQ         R14, R14
 
-rope50:
+rope58:
 	LEAQ           (R14)(R14*1), R15
 	VMOVDQU32      (R9)(R15*2), Z3
 	VPSLLD         $0x10, Z3, Z2
@@ -3865,23 +4385,23 @@ rope50:
 	VPTESTNMD      Z1, Z6, K1
 	VPTESTNMD      Z1, Z8, K2
 	KORTESTW       K1, K2
-	JNZ            bf16wslow51
+	JNZ            bf16wslow59
 	BYTE $0x62; BYTE $0xf2; BYTE $0x3f; BYTE $0x48; BYTE $0x72; BYTE $0xe6 // VCVTNE2PS2BF16 Z6, Z8, Z4
 	VMOVDQU16      Z4, (R12)(R14*2)
 
-bf16wdone52:
+bf16wdone60:
 	LEAQ           (R14)(R13*1), R15
 	VPTESTNMD      Z1, Z2, K1
 	VPTESTNMD      Z1, Z3, K2
 	KORTESTW       K1, K2
-	JNZ            bf16wslow53
+	JNZ            bf16wslow61
 	BYTE $0x62; BYTE $0xf2; BYTE $0x67; BYTE $0x48; BYTE $0x72; BYTE $0xd2 // VCVTNE2PS2BF16 Z2, Z3, Z2
 	VMOVDQU16      Z2, (R12)(R15*2)
 
-bf16wdone54:
+bf16wdone62:
 	ADDQ         $0x00000020, R14
 	CMPQ         R14, R13
-	JB           rope50
+	JB           rope58
 	INCQ         R8
 	CMPQ         R8, CX
 	JB           rope1
@@ -3923,7 +4443,7 @@ normnext:
 	VZEROUPPER
 	RET
 
-bf16wslow51:
+bf16wslow59:
 	VPBROADCASTD one<>+0(SB), Z4
 	VPBROADCASTD bias<>+0(SB), Z5
 	VPBROADCASTD absmask<>+0(SB), Z7
@@ -3952,9 +4472,9 @@ bf16wslow51:
 	VPCMPGTD     Z9, Z4, K1
 	VPBLENDMD    Z11, Z6, K1, Z6
 	VPMOVDW      Z6, 32(R12)(R14*2)
-	JMP          bf16wdone52
+	JMP          bf16wdone60
 
-bf16wslow53:
+bf16wslow61:
 	VPBROADCASTD one<>+0(SB), Z4
 	VPBROADCASTD bias<>+0(SB), Z5
 	VPBROADCASTD absmask<>+0(SB), Z6
@@ -3983,7 +4503,7 @@ bf16wslow53:
 	VPCMPGTD     Z7, Z3, K1
 	VPBLENDMD    Z9, Z2, K1, Z2
 	VPMOVDW      Z2, 32(R12)(R15*2)
-	JMP          bf16wdone54
+	JMP          bf16wdone62
 
 normslow:
 	VPBROADCASTD one<>+0(SB), Z4
@@ -4151,24 +4671,24 @@ head:
 	VXORPS Z4, Z4, Z4
 	XORQ   DI, DI
 	TESTQ  R8, R8
-	JZ     sumtail56
+	JZ     sumtail64
 
-sum55:
+sum63:
 	VMOVUPS     (AX)(DI*4), Z5
 	VFMADD231PS Z5, Z5, Z3
 	VMOVUPS     64(AX)(DI*4), Z5
 	VFMADD231PS Z5, Z5, Z4
 	ADDQ        $0x00000020, DI
 	CMPQ        DI, R8
-	JB          sum55
+	JB          sum63
 
-sumtail56:
+sumtail64:
 	CMPQ        DI, SI
-	JAE         sumdone57
+	JAE         sumdone65
 	VMOVUPS     (AX)(DI*4), Z5
 	VFMADD231PS Z5, Z5, Z3
 
-sumdone57:
+sumdone65:
 	VSHUFPS       $0x88, Z4, Z3, Z5
 	VSHUFPS       $0xdd, Z4, Z3, Z3
 	VADDPS        Z3, Z5, Z5
@@ -4236,27 +4756,27 @@ head:
 	VPBROADCASTD himask<>+0(SB), Z12
 	XORQ         DI, DI
 	TESTQ        R8, R8
-	JZ           sumtail59
+	JZ           sumtail67
 
-sum58:
+sum66:
 	VPSLLD      $0x10, (AX)(DI*2), Z13
 	VPANDD      (AX)(DI*2), Z12, Z14
 	VFMADD231PS Z13, Z13, Z10
 	VFMADD231PS Z14, Z14, Z11
 	ADDQ        $0x00000020, DI
 	CMPQ        DI, R8
-	JB          sum58
+	JB          sum66
 
-sumtail59:
+sumtail67:
 	CMPQ        DI, SI
-	JAE         sumdone60
+	JAE         sumdone68
 	VMOVDQU16   (AX)(DI*2), Y15
 	VPSLLD      $0x10, Z15, Z13
 	VPANDD      Z12, Z15, Z15
 	VFMADD231PS Z13, Z13, Z10
 	VFMADD231PS Z15, Z15, Z11
 
-sumdone60:
+sumdone68:
 	VADDPS        Z11, Z10, Z10
 	VPERMILPS     $0xb1, Z10, Z11
 	VADDPS        Z11, Z10, Z10
@@ -4333,24 +4853,24 @@ head:
 	VXORPS Z4, Z4, Z4
 	XORQ   DI, DI
 	TESTQ  R8, R8
-	JZ     sumtail62
+	JZ     sumtail70
 
-sum61:
+sum69:
 	VCVTPH2PS   (AX)(DI*2), Z5
 	VFMADD231PS Z5, Z5, Z3
 	VCVTPH2PS   32(AX)(DI*2), Z5
 	VFMADD231PS Z5, Z5, Z4
 	ADDQ        $0x00000020, DI
 	CMPQ        DI, R8
-	JB          sum61
+	JB          sum69
 
-sumtail62:
+sumtail70:
 	CMPQ        DI, SI
-	JAE         sumdone63
+	JAE         sumdone71
 	VCVTPH2PS   (AX)(DI*2), Z5
 	VFMADD231PS Z5, Z5, Z3
 
-sumdone63:
+sumdone71:
 	VSHUFPS       $0x88, Z4, Z3, Z5
 	VSHUFPS       $0xdd, Z4, Z3, Z3
 	VADDPS        Z3, Z5, Z5
@@ -4421,27 +4941,27 @@ head:
 	VPBROADCASTD himask<>+0(SB), Z13
 	XORQ         DI, DI
 	TESTQ        R8, R8
-	JZ           sumtail65
+	JZ           sumtail73
 
-sum64:
+sum72:
 	VPSLLD      $0x10, (AX)(DI*2), Z14
 	VPANDD      (AX)(DI*2), Z13, Z15
 	VFMADD231PS Z14, Z14, Z11
 	VFMADD231PS Z15, Z15, Z12
 	ADDQ        $0x00000020, DI
 	CMPQ        DI, R8
-	JB          sum64
+	JB          sum72
 
-sumtail65:
+sumtail73:
 	CMPQ        DI, SI
-	JAE         sumdone66
+	JAE         sumdone74
 	VMOVDQU16   (AX)(DI*2), Y16
 	VPSLLD      $0x10, Z16, Z14
 	VPANDD      Z13, Z16, Z16
 	VFMADD231PS Z14, Z14, Z11
 	VFMADD231PS Z16, Z16, Z12
 
-sumdone66:
+sumdone74:
 	VADDPS        Z12, Z11, Z11
 	VPERMILPS     $0xb1, Z11, Z12
 	VADDPS        Z12, Z11, Z11
@@ -4476,11 +4996,11 @@ scale:
 	BYTE $0x62; BYTE $0x52; BYTE $0x7e; BYTE $0x48; BYTE $0x72; BYTE $0xe5 // VCVTNEPS2BF16 Z13, Y12
 	VPTESTNMD     Z6, Z13, K1
 	KORTESTW      K1, K1
-	JNZ           bf16slow67
+	JNZ           bf16slow75
 	VMOVDQU32     Y12, (AX)(DI*2)
-	JMP           bf16done68
+	JMP           bf16done76
 
-bf16slow67:
+bf16slow75:
 	VPSRLD    $0x10, Z13, Z12
 	VPSRLD    $0x10, Z13, Z14
 	VPANDD    Z1, Z12, Z12
@@ -4493,7 +5013,7 @@ bf16slow67:
 	VPBLENDMD Z14, Z12, K1, Z12
 	VPMOVDW   Z12, (AX)(DI*2)
 
-bf16done68:
+bf16done76:
 	ADDQ $0x00000010, DI
 	CMPQ DI, SI
 	JB   scale

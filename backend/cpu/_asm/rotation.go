@@ -79,9 +79,15 @@ func (g *generator) neoxRotate(d dtype, lanes int, c consts, cv, sv, cv2, sv2 Ve
 // neoxRotateBF16x2 rotates 32 consecutive pairs (two blocks, each with its cos/sin registers):
 // first halves at m1, second halves at m2, bf16.
 func (g *generator) neoxRotateBF16x2(c consts, c0, s0, c1, s1 VecVirtual, m1, m2 Mem) {
+	g.neoxRotateBF16x2Full(c, c0, s0, c1, s1, c0, s0, c1, s1, m1, m2, m1, m2)
+}
+
+// neoxRotateBF16x2Full is neoxRotateBF16x2 with the second halves' own cos/sin registers (c20,
+// s20, c21, s21: full-width rows), read from l1 and l2 and stored to m1 and m2.
+func (g *generator) neoxRotateBF16x2Full(c consts, c0, s0, c1, s1, c20, s20, c21, s21 VecVirtual, l1, l2, m1, m2 Mem) {
 	next := func(m Mem) Mem { m.Disp += 32; return m }
-	a0, a1 := load(bf16, 16, m1), load(bf16, 16, next(m1))
-	b0, b1 := load(bf16, 16, m2), load(bf16, 16, next(m2))
+	a0, a1 := load(bf16, 16, l1), load(bf16, 16, next(l1))
+	b0, b1 := load(bf16, 16, l2), load(bf16, 16, next(l2))
 	p, q := vec(16), vec(16)
 	// First halves: o1 = a·c − b·s.
 	f0, f1 := vec(16), vec(16)
@@ -93,11 +99,11 @@ func (g *generator) neoxRotateBF16x2(c consts, c0, s0, c1, s1 VecVirtual, m1, m2
 	VSUBPS(q, p, f1)
 	// Second halves: o2 = b·c + a·s, kept until the first halves are stored.
 	o0, o1 := vec(16), vec(16)
-	VMULPS(c0, b0, o0)
-	VMULPS(s0, a0, q)
+	VMULPS(c20, b0, o0)
+	VMULPS(s20, a0, q)
 	VADDPS(q, o0, o0)
-	VMULPS(c1, b1, o1)
-	VMULPS(s1, a1, q)
+	VMULPS(c21, b1, o1)
+	VMULPS(s21, a1, q)
 	VADDPS(q, o1, o1)
 	g.storeBF16Wide(c, f0, f1, m1)
 	g.storeBF16Wide(c, o0, o1, m2)
@@ -190,6 +196,9 @@ func (g *generator) kernel(s isa, d dtype, gptj, full bool) {
 	if s.lanes == 16 && !gptj && !full {
 		g.neoxDecodePath(d, c, x, x2, heads, stride, cs, sn, hf, n)
 	}
+	if s.lanes == 16 && !gptj && full {
+		g.neoxFullRegsPath(d, c, x, x2, src, src2, heads, stride, ss, cs, sn, cs2, sn2, hf, n)
+	}
 	Label("head")
 	XORQ(i, i)
 	if !gptj {
@@ -238,6 +247,50 @@ func (g *generator) kernel(s isa, d dtype, gptj, full bool) {
 	JNZ(LabelRef("head"))
 	Label("done")
 	g.retWithColdPaths()
+}
+
+// neoxFullRegsPath emits a full-row NeoX kernel's path for 64 pairs (rotary dim 128, the
+// bench's and most models' shape), as neoxDecodePath does for the per-pair kernels: the rows'
+// four quarters of cos and sin stay in registers across all heads, and in bf16 on AVX512BF16
+// two blocks share one rounding and one store. Other lengths go on at the label "head".
+func (g *generator) neoxFullRegsPath(d dtype, c consts, x, x2, src, src2, heads, stride, ss, cs, sn, cs2, sn2, hf, n Register) {
+	CMPQ(n, U32(64))
+	JNE(LabelRef("head"))
+	var c1, s1, c2, s2 [4]VecVirtual
+	for k := range c1 {
+		c1[k], s1[k], c2[k], s2[k] = ZMM(), ZMM(), ZMM(), ZMM()
+		VMOVUPS(Mem{Base: cs, Disp: 64 * k}, c1[k])
+		VMOVUPS(Mem{Base: sn, Disp: 64 * k}, s1[k])
+		VMOVUPS(Mem{Base: cs2, Disp: 64 * k}, c2[k])
+		VMOVUPS(Mem{Base: sn2, Disp: 64 * k}, s2[k])
+	}
+	if d == bf16 && g.fastBF16 {
+		// Only the check's mask stays in a register: the integer rounding's constants are
+		// loaded on the cold path (coldConsts).
+		c = consts{expMask: c.expMask}
+	}
+	Label("fullHead")
+	MOVQ(hf, x2)
+	SHLQ(U8(log2(d.esize)), x2)
+	LEAQ(Mem{Base: src, Index: x2, Scale: 1}, src2)
+	ADDQ(x, x2)
+	if d == bf16 && g.fastBF16 {
+		for k := 0; k < len(c1); k += 2 {
+			off := 16 * k * d.esize
+			g.neoxRotateBF16x2Full(c, c1[k], s1[k], c1[k+1], s1[k+1], c2[k], s2[k], c2[k+1], s2[k+1],
+				Mem{Base: src, Disp: off}, Mem{Base: src2, Disp: off}, Mem{Base: x, Disp: off}, Mem{Base: x2, Disp: off})
+		}
+	} else {
+		for k := range c1 {
+			off := 16 * k * d.esize
+			g.neoxRotate(d, 16, c, c1[k], s1[k], c2[k], s2[k], Mem{Base: src, Disp: off}, Mem{Base: src2, Disp: off}, Mem{Base: x, Disp: off}, Mem{Base: x2, Disp: off})
+		}
+	}
+	ADDQ(stride, x)
+	ADDQ(ss, src)
+	DECQ(heads)
+	JNZ(LabelRef("fullHead"))
+	JMP(LabelRef("done"))
 }
 
 // neoxDecodePath emits a NeoX kernel's path for 64 pairs (rotary dim 128, the common case in
