@@ -84,10 +84,33 @@ type diffRow struct {
 type worstElem struct {
 	Index  []int     `json:"index"`
 	Axes   []string  `json:"axes"`
-	A      jsonFloat `json:"a"`
-	B      jsonFloat `json:"b"`
+	A      elemValue `json:"a"`
+	B      elemValue `json:"b"`
 	AbsErr jsonFloat `json:"abs_err"`
 	ULP    int64     `json:"ulp"`
+}
+
+// elemValue is a located element's value: an integer tensor's exactly (float64 would merge
+// I64 values past 2^53), a float tensor's as a jsonFloat.
+type elemValue struct {
+	f     float64
+	i     int64
+	isInt bool
+}
+
+func (v elemValue) MarshalJSON() ([]byte, error) {
+	if v.isInt {
+		return strconv.AppendInt(nil, v.i, 10), nil
+	}
+	return jsonFloat(v.f).MarshalJSON()
+}
+
+// format prints the value as a tensor of dtype d holds it (see formatValue).
+func (v elemValue) format(d tensor.DType) string {
+	if v.isInt {
+		return strconv.FormatInt(v.i, 10)
+	}
+	return formatValue(d, v.f)
 }
 
 // jsonFloat is a float64 that JSON can hold when it is NaN or infinite: those are written as
@@ -382,7 +405,11 @@ func compareTensors(name string, a, b tensor.Tensor, opts compareOptions, ax axi
 		r.MaxULP = max(r.MaxULP, ulp)
 		if over {
 			r.Mismatch++
-			worst.offer(opts.show, worstCand{i, x, y, diff, ulp})
+			c := worstCand{i: i, a: elemValue{f: x}, b: elemValue{f: y}, diff: diff, ulp: ulp}
+			if !isFloat {
+				c.a, c.b = elemValue{i: a.Int64At(i), isInt: true}, elemValue{i: b.Int64At(i), isInt: true}
+			}
+			worst.offer(opts.show, c)
 		}
 	}
 	switch {
@@ -397,7 +424,7 @@ func compareTensors(name string, a, b tensor.Tensor, opts compareOptions, ax axi
 		r.Problem = fmt.Sprintf("%d elements over tolerance", r.Mismatch)
 		coords, names := ax.locate(name, coords)
 		for _, c := range worst.sorted() {
-			r.Worst = append(r.Worst, worstElem{Index: unravel(c.i, coords), Axes: names, A: jsonFloat(c.a), B: jsonFloat(c.b), AbsErr: jsonFloat(c.diff), ULP: c.ulp})
+			r.Worst = append(r.Worst, worstElem{Index: unravel(c.i, coords), Axes: names, A: c.a, B: c.b, AbsErr: jsonFloat(c.diff), ULP: c.ulp})
 		}
 	}
 	return r
@@ -436,9 +463,10 @@ func unravel(i int, shape []int) []int {
 
 // worstCand is an element over tolerance.
 type worstCand struct {
-	i          int
-	a, b, diff float64
-	ulp        int64
+	i    int
+	a, b elemValue
+	diff float64
+	ulp  int64
 }
 
 // worse orders the elements: larger absolute error first, then more ULPs, then the earlier.
@@ -545,7 +573,7 @@ func printRow(w io.Writer, r diffRow, aName, bName string) {
 		if e.ULP == math.MaxInt64 {
 			eulp = "inf"
 		}
-		fmt.Fprintf(w, "  at %s: %s %s, %s %s (abs err %.4g, %s ulp)\n", where, aName, formatValue(cd, float64(e.A)), bName, formatValue(cd, float64(e.B)), float64(e.AbsErr), eulp)
+		fmt.Fprintf(w, "  at %s: %s %s, %s %s (abs err %.4g, %s ulp)\n", where, aName, e.A.format(cd), bName, e.B.format(cd), float64(e.AbsErr), eulp)
 	}
 	if r.Mismatch > len(r.Worst) && len(r.Worst) > 0 {
 		fmt.Fprintf(w, "  … and %d more over tolerance (--show N lists more)\n", r.Mismatch-len(r.Worst))

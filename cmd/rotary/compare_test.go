@@ -95,13 +95,19 @@ func TestDiffDTypes(t *testing.T) {
 	}
 }
 
-// TestDiffIntegersPast2p53: I64 values that float64 would merge still differ.
+// TestDiffIntegersPast2p53: I64 values that float64 would merge still differ, and the
+// located element prints both exactly, in text and JSON.
 func TestDiffIntegersPast2p53(t *testing.T) {
 	dir := t.TempDir()
 	a := writeTensors(t, dir, "a.safetensors", safetensors.FromInt64s("p", []int{1}, []int64{1 << 60}))
 	b := writeTensors(t, dir, "b.safetensors", safetensors.FromInt64s("p", []int{1}, []int64{1<<60 + 1}))
-	if code, out, _ := runCLI(t, "diff", a, b); code != 1 || !strings.Contains(out, "1 elements over tolerance") {
+	if code, out, _ := runCLI(t, "diff", a, b); code != 1 || !strings.Contains(out, "1 elements over tolerance") ||
+		!strings.Contains(out, "at dim0 0: A 1152921504606846976, B 1152921504606846977 (abs err 1,") {
 		t.Errorf("exit %d\n%s", code, out)
+	}
+	_, out, _ := runCLI(t, "diff", "--json", a, b)
+	if !strings.Contains(out, `"a":1152921504606846976,"b":1152921504606846977,`) {
+		t.Errorf("JSON %s", out)
 	}
 }
 
