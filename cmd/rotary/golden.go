@@ -118,6 +118,18 @@ func runGolden(args []string, stdout, stderr io.Writer) error {
 			o.opFlags[f.Name] = true
 		}
 	})
+	fs.help = func() {
+		fmt.Fprintf(fs.out, "usage: rotary golden %s\n\n", fs.usage)
+		printFlags(fs.out, fs.FlagSet, func(n string) bool { return own[n] })
+		var names []string
+		for n := range o.opFlags {
+			names = append(names, "--"+n)
+		}
+		sort.Strings(names)
+		fmt.Fprintf(fs.out, "\nand the ops' own flags, as 'rotary apply -h' lists them under each op: %s;\n"+
+			"golden sets the ones its inputs fix (--head-size, --rotary-mode, --layout, ...) unless given, and records\n"+
+			"all in the bundle's apply_args metadata, the flags after which apply --in G reproduces its out.* tensors.\n", strings.Join(names, ", "))
+	}
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}

@@ -740,3 +740,12 @@ func TestGoldenCosSinRounded(t *testing.T) {
 		}
 	}
 }
+
+// TestGoldenHelp: -h is the usage on stdout with exit 0: golden's flags, then the ops' flags by name.
+func TestGoldenHelp(t *testing.T) {
+	code, stdout, stderr := runCLI(t, "golden", "-h")
+	if code != 0 || stderr != "" || !strings.HasPrefix(stdout, "usage: rotary golden (--model PRESET | --config C.json)") ||
+		!strings.Contains(stdout, "-suite DIR") || !strings.Contains(stdout, "--cache-mode, --cp-rank") || strings.Contains(stdout, "-cache-mode MODE") {
+		t.Errorf("golden -h: exit %d, stderr %q, stdout:\n%s", code, stderr, stdout)
+	}
+}
