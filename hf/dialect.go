@@ -205,7 +205,6 @@ var dialectReadings = map[Dialect]map[Rule]Reading{
 		RuleMRoPEInterleavedDefault: {Choice: "chunked", Follows: "vLLM v0.11 rotary_embedding/__init__.py get_rope: mrope_interleaved=rope_scaling.get(\"mrope_interleaved\", False)"},
 	},
 	DialectSGLang: {
-		RuleRopeParameters:          {Choice: "reads", Follows: "SGLang hf_transformers_utils.py get_rope_config: config.rope_parameters (transformers v5), else rope_theta / rope_scaling"},
 		RuleYaRNAttention:           {Choice: "computed", Follows: "SGLang layers/rotary_embedding/factory.py get_rope: yarn kwargs extrapolation_factor, attn_factor, beta_fast, beta_slow, truncate; yarn.py YaRNScalingRotaryEmbedding: mscale = yarn_get_mscale_simple(factor) · attn_factor (deepseek_v2.py switches to deepseek_yarn)"},
 		RuleYaRNTruncate:            {Choice: "honoured", Follows: "SGLang layers/rotary_embedding/factory.py get_rope: truncate = rope_scaling.get(\"truncate\", True); yarn.py yarn_find_correction_range"},
 		RuleDynamicLength:           {Choice: "static", Follows: "SGLang layers/rotary_embedding/rope_variant.py DynamicNTKScalingRotaryEmbedding._compute_cos_sin_cache: max_len = max_position · factor"},
