@@ -62,8 +62,8 @@ func init() {
 				}
 			}},
 		"minimax-m2": {modelType: "minimax_m2", layers: 62, heads: 48, kv: 8, head: 128, rot: 64, base: 5e6,
-			style: rotary.NeoX, scaling: rotary.ScalingDefault, maxPos: 204800, notesContain: "rotary_dim 64 of head size 128"},
-		"glm-4.5-air": {modelType: "glm4_moe", layers: 46, heads: 96, kv: 8, head: 128, rot: 64, base: 10000,
+			style: rotary.NeoX, scaling: rotary.ScalingDefault, maxPos: 196608, notesContain: "rotary_dim 64 of head size 128"},
+		"glm-4.5-air": {modelType: "glm4_moe", layers: 46, heads: 96, kv: 8, head: 128, rot: 64, base: 1e6,
 			style: rotary.NeoX, scaling: rotary.ScalingDefault, maxPos: 131072},
 		"granite-3.3-8b": {modelType: "granite", layers: 40, heads: 32, kv: 8, head: 128, rot: 128, base: 1e7,
 			style: rotary.NeoX, scaling: rotary.ScalingDefault, maxPos: 131072},
