@@ -216,7 +216,7 @@ var dialectReadings = map[Dialect]map[Rule]Reading{
 	DialectLlamaCpp: {
 		RuleRopeParameters: {Choice: "reads", Follows: "llama.cpp convert_hf_to_gguf.py TextModel.__init__ (0024aa74): rope_parameters, else rope_scaling, with the top-level rope_theta mirrored in"},
 		RuleYaRNTruncate:   {Choice: "ignored", Follows: "llama.cpp ggml/src/ggml.c ggml_rope_yarn_corr_dims: floorf / ceilf always"},
-		RuleDynamicLength:  {Choice: "ignored", Follows: "llama.cpp convert_hf_to_gguf.py TextModel.set_gguf_parameters: rope_type dynamic writes no scaling (HunYuan's alpha is its model class's); src/llama-model.cpp llama_model::load_hparams: no rope.scaling.factor is freq_scale 1"},
+		RuleDynamicLength:  {Choice: "ignored", Follows: "llama.cpp convert_hf_to_gguf.py TextModel.set_gguf_parameters: rope_type dynamic writes no scaling (HunYuan's alpha is its model class's); src/llama-model.cpp llama_model::load_hparams (00342301): rope.scaling.type defaults to linear and a missing rope.scaling.factor to freq_scale 1"},
 	},
 }
 
