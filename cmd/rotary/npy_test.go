@@ -237,8 +237,8 @@ func TestNPYDirRefusals(t *testing.T) {
 		t.Errorf("stale directory now holds %v", names)
 	}
 	notDir := writeFile(t, dir, "file", []byte("x"))
-	if err := writeNPYDir(notDir, set, nil); err == nil || !strings.Contains(err.Error(), "want a directory") {
-		t.Errorf("a file as dir: %v", err)
+	if err := writeNPYDir(notDir, set, nil); err == nil || !strings.Contains(err.Error(), "want a directory") || strings.Contains(err.Error(), "not a regular file") {
+		t.Errorf("a file as dir: %v (want it called a file, not a directory)", err)
 	}
 }
 

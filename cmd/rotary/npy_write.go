@@ -148,7 +148,7 @@ func writeNPYDirMetadata(dir string, tensors map[string]tensor.Tensor, order []s
 	} else if fi, err := os.Stat(dir); err != nil {
 		return err
 	} else if !fi.IsDir() {
-		return fmt.Errorf("%s: %w (want a directory for the .npy files)", dir, fileio.ErrNotRegular)
+		return fmt.Errorf("%s: not a directory (want a directory for the .npy files)", dir)
 	}
 	fail := func(err error) error {
 		if made {
