@@ -132,6 +132,10 @@ func TestGemma4Layers(t *testing.T) {
 		{"factor 0", wrap(text + `, "rope_parameters": {"full_attention": {"factor": 0, "rope_theta": 1e6, "rope_type": "proportional"}}`),
 			"rope_parameters.full_attention.factor: 0"},
 		{"global_head_dim 0", wrap(text + `, "global_head_dim": 0`), "global_head_dim: 0"},
+		// Gemma4TextRotaryEmbedding.__init__ looks rope_parameters[layer_type] up for every
+		// type: without a sliding_attention entry the model does not build.
+		{"no sliding_attention entry", wrap(text + `, "rope_parameters": {"full_attention": {"partial_rotary_factor": 0.25, "rope_theta": 1e6, "rope_type": "proportional"}}`),
+			`layer_types[0] "sliding_attention": no entry in text_config.rope_parameters`},
 	} {
 		_, err := Parse([]byte(c.cfg))
 		if !errors.Is(err, ErrConfig) || !strings.Contains(err.Error(), c.want) {

@@ -232,6 +232,9 @@ func (p *parser) local(ri ropeInfo) error {
 			return err
 		}
 	}
+	if err := p.entriesCover(ri, entries, types); err != nil {
+		return err
+	}
 	if err := p.nope(lr, rule, types); err != nil {
 		return err
 	}
@@ -270,6 +273,24 @@ func (p *parser) local(ri ropeInfo) error {
 	}
 	p.m.Spec.Local = lr
 	p.noteUnrotated()
+	return nil
+}
+
+// entriesCover refuses a rope object keyed by layer type that has no entry for one of the
+// layer types: standardize_rope_params (modeling_rope_utils.py) and the per-type rotary
+// embeddings (Gemma4TextRotaryEmbedding.__init__ among them) index rope_parameters by every
+// layer_types value, so HF cannot build such a model, and its layers would otherwise take the
+// full_attention entry's RoPE and head. A family rule that gives sliding layers their own RoPE
+// supplies that entry (entries holds it).
+func (p *parser) entriesCover(ri ropeInfo, entries map[string]node, types []string) error {
+	if ri.perType == "" {
+		return nil
+	}
+	for i, t := range types {
+		if _, ok := entries[t]; !ok && t != rope.FullAttention {
+			return configErr("layer_types[%d] %q: no entry in %s (HF indexes it by every layer type)", i, t, ri.perType)
+		}
+	}
 	return nil
 }
 

@@ -293,4 +293,12 @@ func TestPerLayerTypeEntries(t *testing.T) {
 	if err == nil || !strings.Contains(err.Error(), "layer_types[1]") {
 		t.Errorf("type without an entry: %v", err)
 	}
+	// sliding_attention too (standardize_rope_params, modeling_rope_utils.py, indexes
+	// rope_parameters by every layer_types value): its layers do not fall back to full's RoPE.
+	_, err = Parse([]byte(`{"model_type": "llama", "hidden_size": 64, "num_attention_heads": 1, "num_hidden_layers": 2,
+		"layer_types": ["full_attention", "sliding_attention"],
+		"rope_parameters": {"full_attention": {"rope_theta": 500000}}}`))
+	if !errors.Is(err, ErrConfig) || !strings.Contains(err.Error(), `layer_types[1] "sliding_attention": no entry in rope_parameters`) {
+		t.Errorf("sliding type without an entry: %v", err)
+	}
 }

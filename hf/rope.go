@@ -14,6 +14,8 @@ import (
 type ropeInfo struct {
 	main  *node
 	types map[string]node
+	// perType is the rope object's path when it is keyed by layer type, "" otherwise.
+	perType string
 }
 
 func (p *parser) ropeObject() (ropeInfo, error) {
@@ -33,7 +35,7 @@ func (p *parser) ropeObject() (ropeInfo, error) {
 	if err != nil || !perType {
 		return ropeInfo{main: &n}, err
 	}
-	info := ropeInfo{types: map[string]node{}}
+	info := ropeInfo{types: map[string]node{}, perType: path}
 	for _, lt := range slices.Sorted(maps.Keys(obj)) {
 		sub, v, ok := n.get(lt)
 		if !ok {
