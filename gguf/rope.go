@@ -203,6 +203,8 @@ func (f *File) RoPE() (*RoPE, error) {
 		return nil, unsupportedf("a clip (mmproj) file whose projector clip.cpp does not rotate with GGML_ROPE_TYPE_VISION: its vision tower's RoPE, if any, is not derived")
 	case rt == RopeNone:
 		return nil, fmt.Errorf("%w: architecture %q is rope type none in llama.cpp (llama_model_rope_type)", ErrNoRoPE, arch)
+	case builderNoRoPE[arch] != "":
+		return nil, fmt.Errorf("%w: architecture %q: llama.cpp never rotates it: %s", ErrNoRoPE, arch, builderNoRoPE[arch])
 	case rt == RopeVision:
 		return nil, unsupportedf("architecture %q with a Qwen-VL projector: llama.cpp rope type vision (GGML_ROPE_TYPE_VISION) restarts the frequencies in each section, which a rope.Spec cannot say; multimodal.Qwen2VisionCosSin computes that tower's cos/sin", arch)
 	}
@@ -254,6 +256,13 @@ func (f *File) RoPE() (*RoPE, error) {
 	nRot, _, err := f.intKey(k(keyRopeDims), headK, 0, 1<<16)
 	if err != nil {
 		return nil, err
+	}
+	if arch == "deepseek2-ocr" {
+		base, _, err := f.floatKey(k(keyFreqBase), 10000)
+		if err != nil {
+			return nil, err
+		}
+		return f.deepseekOCR(r, embd, heads, headK, base, int(ctx))
 	}
 	switch arch {
 	case "llama", "deci", "falcon", "llama-embed":
