@@ -168,13 +168,17 @@ func axisContextOf(md map[string]string) axisContext {
 	if op, ok := ops.Canonical(md["op"]); ok {
 		c.op = op
 	}
-	// rotary golden records the op's flags as apply_args, a JSON list of strings.
+	// rotary golden records the op's flags as apply_args, a JSON list of strings; a "layout"
+	// of the metadata's own wins over theirs.
 	var args []string
-	if c.layout == "" && json.Unmarshal([]byte(md["apply_args"]), &args) == nil {
+	if json.Unmarshal([]byte(md["apply_args"]), &args) == nil {
+		fromMetadata := c.layout != ""
 		for i := 0; i+1 < len(args); i++ {
 			switch strings.TrimLeft(args[i], "-") {
 			case "layout":
-				c.layout = strings.ToUpper(args[i+1])
+				if !fromMetadata {
+					c.layout = strings.ToUpper(args[i+1])
+				}
 			case "head-size":
 				c.headSize, _ = strconv.Atoi(args[i+1])
 			}

@@ -3,6 +3,7 @@ package main
 import (
 	"encoding/json"
 	"math"
+	"slices"
 	"strings"
 	"testing"
 
@@ -215,5 +216,23 @@ func TestDiffNonFiniteFails(t *testing.T) {
 	code, out, _ := runCLI(t, "diff", a, b)
 	if code != 1 || !strings.Contains(out, "+Inf      inf         +Inf 2 elements over tolerance") {
 		t.Errorf("text: exit %d\n%s", code, out)
+	}
+}
+
+// TestAxisContext: the layout comes from the metadata's "layout", else from apply_args; the
+// head size from apply_args either way, so a [T,H·D] query is split into heads.
+func TestAxisContext(t *testing.T) {
+	for _, md := range []map[string]string{
+		{"op": "mrope", "apply_args": `["--op","mrope","--head-size","8"]`},
+		{"op": "mrope", "layout": "TND", "apply_args": `["--op","mrope","--head-size","8"]`},
+	} {
+		c := axisContextOf(md)
+		shape, axes := c.locate("out.query", []int{4, 24})
+		if !slices.Equal(shape, []int{4, 3, 8}) || !slices.Equal(axes, []string{"token", "head", "dim"}) {
+			t.Errorf("%v: %v %v, want [4 3 8] token/head/dim", md, shape, axes)
+		}
+	}
+	if c := axisContextOf(map[string]string{"op": "apply_rotary_emb", "layout": "bnsd", "apply_args": `["--layout","BSND"]`}); c.layout != "BNSD" {
+		t.Errorf("layout %q, want the metadata's BNSD", c.layout)
 	}
 }
