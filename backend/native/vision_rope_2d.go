@@ -1,0 +1,45 @@
+package native
+
+import (
+	"math"
+
+	"github.com/rotary-go/rotary/ops"
+)
+
+func init() {
+	ops.VisionRoPE2D.Register(&ops.Impl[ops.VisionRoPE2DArgs]{Backend: ops.Native, Fn: func(a ops.VisionRoPE2DArgs) { VisionRoPE2D(&a) }})
+}
+
+// VisionFreqs fills inv with the frequencies of a's pairs (len(inv) = RotaryDim/2).
+func VisionFreqs(a *ops.VisionRoPE2DArgs, inv []float64) {
+	for i := range inv {
+		inv[i] = a.Freq(i)
+	}
+}
+
+// VisionCosSin writes token t's cos and sin: pair i turns by its half's coordinate times
+// inv[i], in float64, rounded once to float32.
+func VisionCosSin(a *ops.VisionRoPE2DArgs, inv []float64, t int, cos, sin []float32) {
+	q := len(inv) / 2
+	p0, p1 := float64(a.Positions.At(0, t)), float64(a.Positions.At(1, t))
+	for i, f := range inv {
+		p := p0
+		if i >= q {
+			p = p1
+		}
+		s, c := math.Sincos(p * f)
+		cos[i], sin[i] = float32(c), float32(s)
+	}
+}
+
+// VisionRoPE2D is op vision_rope_2d: each token's q and k rotated by its 2-D position.
+func VisionRoPE2D(a *ops.VisionRoPE2DArgs) {
+	half := a.RotaryDim / 2
+	inv := make([]float64, half)
+	VisionFreqs(a, inv)
+	cos, sin := make([]float32, half), make([]float32, half)
+	for t := range a.Query.Tokens {
+		VisionCosSin(a, inv, t, cos, sin)
+		rotateQK(&a.RoPE, t, cos, sin)
+	}
+}
