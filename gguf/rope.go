@@ -206,7 +206,7 @@ func (f *File) RoPE() (*RoPE, error) {
 	case builderNoRoPE[arch] != "":
 		return nil, fmt.Errorf("%w: architecture %q: llama.cpp never rotates it: %s", ErrNoRoPE, arch, builderNoRoPE[arch])
 	case rt == RopeVision:
-		return nil, unsupportedf("architecture %q with a Qwen-VL projector: llama.cpp rope type vision (GGML_ROPE_TYPE_VISION) restarts the frequencies in each section, which a rope.Spec cannot say; multimodal.Qwen2VisionCosSin computes that tower's cos/sin", arch)
+		return nil, unsupportedf("architecture %q with a projector clip.cpp rotates with rope type vision (GGML_ROPE_TYPE_VISION), which restarts the frequencies in each section and which a rope.Spec cannot say; multimodal.Qwen2VisionCosSin computes the Qwen2-VL tower's cos/sin", arch)
 	}
 	if rule, ok := perLayerRules[arch]; ok {
 		return nil, unsupportedf("architecture %q: llama.cpp hard-codes its per-layer RoPE (%s), which this reader does not derive", arch, rule)

@@ -38,9 +38,11 @@ func (t RopeType) String() string {
 }
 
 // archRopeTypes is llama_model_rope_type (src/llama-model.cpp) keyed by the architecture
-// names of LLM_ARCH_NAMES (src/llama-arch.cpp). glm4, glm4moe and hunyuan_vl depend on the
-// file (archRopeType); dflash depends on a hyperparameter this reader does not derive and
-// is left out, as is every architecture added upstream since.
+// names of LLM_ARCH_NAMES (src/llama-arch.cpp), entry for entry as at llama.cpp 82bb48500
+// (master, 2026-08-07). glm4, glm4moe and hunyuan_vl depend on the file (archRopeType); dflash
+// depends on a hyperparameter this reader does not derive (dsv4_hc_mult) and is left out, as
+// is every architecture added upstream since. A few builders rotate otherwise than their
+// entry says (builderNoRoPE, deepseekOCR).
 var archRopeTypes = map[string]RopeType{}
 
 func init() {
@@ -52,7 +54,8 @@ func init() {
 			"xverse", "command-r", "cohere2", "cohere2moe", "olmo", "arctic", "deepseek", "deepseek2",
 			"deepseek2-ocr", "deepseek32", "deepseek4", "plm", "chatglm", "granite", "granitemoe",
 			"granitehybrid", "chameleon", "bailingmoe", "neo-bert", "smollm3", "arcee", "ernie4_5",
-			"ernie4_5-moe", "mistral3", "eagle3", "mistral4", "llama-embed", "maincoder", "glm-dsa"},
+			"ernie4_5-moe", "mistral3", "eagle3", "mistral4", "llama-embed", "maincoder", "glm-dsa",
+			"nanbeige"},
 		RopeNeoX: {"falcon", "falcon-h1", "grok", "dbrx", "bert", "jina-bert-v3", "modern-bert",
 			"nomic-bert", "nomic-bert-moe", "eurobert", "stablelm", "bitnet", "qwen", "qwen2", "dream",
 			"qwen2moe", "qwen3", "qwen3moe", "llada-moe", "rnd1", "olmo2", "olmoe", "phi2", "phi3",
@@ -60,10 +63,10 @@ func init() {
 			"gemma4-assistant", "gemma-embedding", "starcoder2", "openelm", "gptneox", "codeshell",
 			"orion", "nemotron", "exaone", "exaone4", "exaone-moe", "minicpm3", "bailingmoe2", "dots1",
 			"hunyuan-moe", "jais2", "gpt-oss", "hunyuan-dense", "hy_v3", "lfm2", "lfm2moe",
-			"smallthinker", "seed_oss", "grovemoe", "apertus", "minimax-m2", "cogvlm",
+			"smallthinker", "seed_oss", "grovemoe", "apertus", "minimax-m2", "minimax-m3", "cogvlm",
 			"pangu-embedded", "afmoe", "laguna", "qwen3next", "mimo2", "step35", "talkie", "mellum"},
 		RopeMRoPE:  {"qwen2vl", "paddleocr"},
-		RopeIMRoPE: {"qwen3vl", "qwen3vlmoe", "qwen35", "qwen35moe"},
+		RopeIMRoPE: {"qwen3vl", "qwen3vlmoe", "qwen35", "qwen35moe", "qwen3tts"},
 	} {
 		for _, n := range names {
 			archRopeTypes[n] = t
@@ -71,9 +74,14 @@ func init() {
 	}
 }
 
-// visionProjectors are the clip.projector_type values whose vision tower clip.cpp (tools/mtmd)
-// rotates with GGML_ROPE_TYPE_VISION: the Qwen2-VL, Qwen2.5-VL and Qwen3-VL mergers.
-var visionProjectors = map[string]bool{"qwen2vl_merger": true, "qwen2.5vl_merger": true, "qwen3vl_merger": true}
+// visionProjectors are the clip.projector_type values (PROJECTOR_TYPE_NAMES,
+// tools/mtmd/clip-impl.h) whose vision graph clip.cpp builds with ggml_rope_multi and
+// GGML_ROPE_TYPE_VISION (tools/mtmd/models/qwen2vl.cpp, qwen3vl.cpp, glm4v.cpp, paddleocr.cpp,
+// dotsocr.cpp, exaone4_5.cpp, mimovl.cpp, youtuvl.cpp; llama.cpp 82bb48500).
+var visionProjectors = map[string]bool{
+	"qwen2vl_merger": true, "qwen2.5vl_merger": true, "qwen3vl_merger": true, "glm4v": true,
+	"paddleocr": true, "dots_ocr": true, "exaone4_5": true, "mimovl": true, "youtuvl": true,
+}
 
 // RopeType returns the file's general.architecture and the rope type llama.cpp gives it. A
 // clip (mmproj) file is Vision when its projector is one clip.cpp rotates that way.
