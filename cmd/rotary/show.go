@@ -147,7 +147,17 @@ func summarize(name string, t tensor.Tensor, values int) showRow {
 		} else {
 			r.Min, r.Max = ilo, ihi
 		}
-		r.Mean = jsonFloat(sum / float64(finite))
+		mean := sum / float64(finite)
+		if math.IsInf(mean, 0) {
+			// F64 values near the largest overflow their sum; their mean does not.
+			mean = 0
+			for i := range r.Elements {
+				if v := t.Float64At(i); !math.IsNaN(v) && !math.IsInf(v, 0) {
+					mean += v / float64(finite)
+				}
+			}
+		}
+		r.Mean = jsonFloat(mean)
 	}
 	for i := range min(values, r.Elements) {
 		if isFloat {

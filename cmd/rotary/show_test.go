@@ -61,6 +61,11 @@ func TestShow(t *testing.T) {
 	if code, _, stderr := runCLI(t, "show", p, "--values", "-1"); code != 2 || !strings.Contains(stderr, "--values") {
 		t.Errorf("--values -1: exit %d %q", code, stderr)
 	}
+	// The mean of large F64 values is not an overflowed sum.
+	big := writeTensors(t, dir, "big.safetensors", safetensors.FromFloat64s("x", []int{3}, []float64{math.MaxFloat64, math.MaxFloat64, math.NaN()}))
+	if code, out, _ := runCLI(t, "show", big); code != 0 || !strings.Contains(out, " 1.79769e+308      1      0") {
+		t.Errorf("large F64: exit %d\n%s", code, out)
+	}
 	// A tensor with no finite value has no min, max or mean.
 	allNaN := writeTensors(t, dir, "nan.safetensors", safetensors.FromFloat32s("x", []int{2}, []float32{nan, nan}))
 	if code, out, _ := runCLI(t, "show", allNaN); code != 0 || !strings.Contains(out, "            -            -            -      2      0") {
