@@ -77,15 +77,36 @@ var perLayerRules = map[string]string{
 	"afmoe":            "layers without RoPE",
 }
 
-// permutedQK are the architectures whose q and k weights convert_hf_to_gguf.py reorders from
-// Hugging Face's half layout to adjacent pairs (LlamaModel.permute and its copies in the
-// LlamaModel subclasses, MiniCPMModel, BaichuanModel, XverseModel, InternLM2Model,
-// DeepseekModel, ArcticModel, OlmoModel, BailingMoeModel), so that llama.cpp's norm rotation
-// of the file's weights is the NeoX rotation of the checkpoint's.
+// permutedQK are the architectures whose q and k weights llama.cpp's converter reorders from
+// Hugging Face's half layout to adjacent pairs, so that llama.cpp's norm rotation of the
+// file's weights is the NeoX rotation of the checkpoint's. Each entry as read in
+// conversion/*.py at llama.cpp 82bb48500 (2026-08-07), the class that writes the architecture:
+//
+//   - llama.py LlamaModel.modify_tensors (undo_permute = True, permute of q_proj/k_proj),
+//     inherited by LlamaModel's EAGLE-3 switch (eagle3), ArceeModel (arcee),
+//     LlamaEmbedNemotronModel (llama-embed), SmolLM3Model (smollm3), granite.py GraniteModel,
+//     GraniteMoeModel and GraniteHybridModel's attention layers (granite, granitemoe,
+//     granitehybrid), mistral3.py Mistral3Model.Ministral3Model (mistral3) and nanbeige.py
+//     NanbeigeModel (nanbeige); mistral.py MistralModel (undo_permute = False) writes llama or
+//     mistral3 from Mistral's consolidated checkpoints, which already hold the permuted layout;
+//   - deci.py DeciModel, deepseek.py DeepseekModel, llada.py LLaDAModel and bailingmoe.py
+//     BailingMoeModel, each with a copy of LlamaModel.permute (deci, deepseek, llada,
+//     bailingmoe);
+//   - LlamaModel.permute called from minicpm.py MiniCPMModel, internlm.py InternLM2Model,
+//     arctic.py ArcticModel, olmo.py OlmoModel and chameleon.py ChameleonModel (minicpm,
+//     internlm2, arctic, olmo, chameleon);
+//   - _reverse_hf_permute in baichuan.py BaichuanModel and xverse.py XverseModel.
+//
+// Not permuted though norm or LlamaModel-derived: llama4 and apertus (undo_permute = False),
+// afmoe (AfmoeModel.modify_tensors bypasses LlamaModel's), cogvlm (fused
+// language_expert_query_key_value, no q_proj), and the DeepseekV2Model family (deepseek2,
+// mistral4, glm-dsa), whose modify_tensors has no permute.
 var permutedQK = map[string]bool{
-	"llama": true, "deci": true, "mistral3": true, "arcee": true, "smollm3": true, "granite": true,
-	"granitemoe": true, "granitehybrid": true, "minicpm": true, "baichuan": true, "xverse": true,
-	"internlm2": true, "deepseek": true, "arctic": true, "olmo": true, "bailingmoe": true,
+	"llama": true, "eagle3": true, "arcee": true, "llama-embed": true, "smollm3": true,
+	"granite": true, "granitemoe": true, "granitehybrid": true, "mistral3": true, "nanbeige": true,
+	"deci": true, "deepseek": true, "llada": true, "bailingmoe": true,
+	"minicpm": true, "internlm2": true, "arctic": true, "olmo": true, "chameleon": true,
+	"baichuan": true, "xverse": true,
 }
 
 // ConverterPermutesQK reports whether llama.cpp's converter reorders arch's q and k weights
