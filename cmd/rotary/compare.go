@@ -368,7 +368,7 @@ func compareTensors(name string, a, b tensor.Tensor, opts compareOptions, ax axi
 	}
 	r.Tolerance = atol
 	worst := &worstHeap{}
-	var sq, ref float64
+	var sq, ref sumSquares
 	unbounded := false // a NaN or an infinity on one side only: no tolerance covers it
 	for i := range n {
 		var x, y, diff float64
@@ -384,8 +384,8 @@ func compareTensors(name string, a, b tensor.Tensor, opts compareOptions, ax axi
 				}
 			default:
 				diff = math.Abs(x - y)
-				sq += diff * diff
-				ref += x * x
+				sq.add(diff)
+				ref.add(x)
 				ulp = tensor.ULPDiff(cd, x, y)
 				over = ulp > opts.maxULP && diff > atol
 			}
@@ -400,10 +400,10 @@ func compareTensors(name string, a, b tensor.Tensor, opts compareOptions, ax axi
 					d = uint64(q) - uint64(p)
 				}
 				diff, ulp = float64(d), math.MaxInt64
-				sq += diff * diff
+				sq.add(diff)
 				over = true
 			}
-			ref += x * x
+			ref.add(x)
 		}
 		r.MaxAbs = max(r.MaxAbs, diff)
 		r.MaxULP = max(r.MaxULP, ulp)
@@ -419,9 +419,9 @@ func compareTensors(name string, a, b tensor.Tensor, opts compareOptions, ax axi
 	switch {
 	case unbounded:
 		r.NMSE = math.Inf(1)
-	case ref > 0:
-		r.NMSE = sq / ref
-	case sq > 0:
+	case ref.ssq > 0:
+		r.NMSE = sq.over(ref)
+	case sq.ssq > 0:
 		r.NMSE = math.Inf(1)
 	}
 	if r.Mismatch > 0 {
@@ -432,6 +432,30 @@ func compareTensors(name string, a, b tensor.Tensor, opts compareOptions, ax axi
 		}
 	}
 	return r
+}
+
+// sumSquares is a sum of squares held as scale²·ssq, so that F64 values whose squares
+// overflow (or underflow) still add up (LAPACK's dlassq).
+type sumSquares struct{ scale, ssq float64 }
+
+func (s *sumSquares) add(v float64) {
+	a := math.Abs(v)
+	switch {
+	case a == 0:
+	case a > s.scale:
+		r := s.scale / a
+		s.ssq = 1 + s.ssq*r*r
+		s.scale = a
+	default:
+		r := a / s.scale
+		s.ssq += r * r
+	}
+}
+
+// over is s / t, for t not zero.
+func (s sumSquares) over(t sumSquares) float64 {
+	r := s.scale / t.scale * math.Sqrt(s.ssq/t.ssq)
+	return r * r
 }
 
 // mergesDims reports whether coarse is fine with runs of adjacent dimensions merged: every

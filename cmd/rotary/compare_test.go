@@ -236,3 +236,18 @@ func TestAxisContext(t *testing.T) {
 		t.Errorf("layout %q, want the metadata's BNSD", c.layout)
 	}
 }
+
+// TestDiffLargeF64: F64 values whose squares overflow still give an NMSE (here
+// (2e200)²/(1e200² + 1) = 4), and --json still encodes the row.
+func TestDiffLargeF64(t *testing.T) {
+	dir := t.TempDir()
+	a := writeTensors(t, dir, "a.safetensors", safetensors.FromFloat64s("x", []int{2}, []float64{1e200, 1}))
+	b := writeTensors(t, dir, "b.safetensors", safetensors.FromFloat64s("x", []int{2}, []float64{-1e200, 1}))
+	code, rows := diffJSON(t, a, b)
+	if r := rows["x"]; code != 1 || r["nmse"] != float64(4) || r["over_tolerance"] != float64(1) {
+		t.Errorf("exit %d row %v", code, r)
+	}
+	if code, out, _ := runCLI(t, "diff", a, b); code != 1 || !strings.Contains(out, "2e+200      inf            4 1 elements over tolerance") {
+		t.Errorf("exit %d\n%s", code, out)
+	}
+}
