@@ -13,7 +13,7 @@ import (
 	"github.com/rotary-go/rotary/tensor"
 )
 
-const positionsUsage = "--config CONFIG.json | --model PRESET | --family NAME --in IN.safetensors --out OUT.safetensors"
+const positionsUsage = "--config CONFIG.json | --model PRESET | --family NAME --in IN.safetensors|IN.json --out OUT.safetensors"
 
 func init() {
 	commands["positions"] = command{"compute multimodal MRoPE positions (get_rope_index of the Qwen-VL, Qwen3.5, GLM-4V, Omni, ERNIE-4.5-VL and HunYuan-VL families)", runPositions}
@@ -32,7 +32,7 @@ func runPositions(args []string, stdout, stderr io.Writer) error {
 	config := fs.String("config", "", "model `config.json` (Hugging Face format; "+multimodal.KnownModelTypes+")")
 	preset := fs.String("model", "", "embedded model `preset` instead of --config (see 'rotary presets')")
 	family := fs.String("family", "", "the family's get_rope_index `rules` ("+multimodal.KnownModelTypes+"): over --config's or --model's values, or alone with the family's default token ids")
-	in := fs.String("in", "", "input `IN.safetensors`: input_ids, optional attention_mask, image_grid_thw, video_grid_thw, second_per_grid_ts (or video_second_per_grid), audio_seqlens (or audio_feature_lengths, or feature_attention_mask)")
+	in := fs.String("in", "", "input `IN.safetensors` or IN.json: input_ids, optional attention_mask, image_grid_thw, video_grid_thw, second_per_grid_ts (or video_second_per_grid), audio_seqlens (or audio_feature_lengths, or feature_attention_mask)")
 	audioInVideo := fs.Bool("use-audio-in-video", false, "Omni: every video carries its audio, interleaved with its frames")
 	talker := fs.Bool("talker", false, "Omni: the talker's positions (talker_config's token ids; rope_deltas less the row's padding)")
 	out := fs.String("out", "", "output `OUT.safetensors`: positions, rope_deltas")
@@ -53,36 +53,13 @@ func runPositions(args []string, stdout, stderr io.Writer) error {
 		return err
 	}
 
-	f, err := safetensors.ReadFile(*in)
+	input, shape, err := positionsInput(*in)
 	if err != nil {
-		return usageError{err}
+		return err
 	}
-	ids, shape, err := positionsIDs(f)
-	if err != nil {
-		return usagef("%s: %v", *in, err)
-	}
-	mask, err := positionsMask(f, shape)
-	if err != nil {
-		return usagef("%s: %v", *in, err)
-	}
-	images, err := positionsGrids(f, "image_grid_thw")
-	if err != nil {
-		return usagef("%s: %v", *in, err)
-	}
-	videos, err := positionsGrids(f, "video_grid_thw")
-	if err != nil {
-		return usagef("%s: %v", *in, err)
-	}
-	seconds, err := positionsSeconds(f)
-	if err != nil {
-		return usagef("%s: %v", *in, err)
-	}
-	audio, err := positionsAudio(f)
-	if err != nil {
-		return usagef("%s: %v", *in, err)
-	}
-	pos, deltas, err := multimodal.RoPEIndexN(cfg, multimodal.Input{InputIDs: ids, AttentionMask: mask, ImageGridTHW: images,
-		VideoGridTHW: videos, SecondPerGridT: seconds, AudioSeqLens: audio, UseAudioInVideo: *audioInVideo})
+	input.UseAudioInVideo = *audioInVideo
+	ids := input.InputIDs
+	pos, deltas, err := multimodal.RoPEIndexN(cfg, input)
 	if err != nil {
 		return usagef("%s: %v", *in, err)
 	}
@@ -98,6 +75,47 @@ func runPositions(args []string, stdout, stderr io.Writer) error {
 		return usagef("--out: %v", err)
 	}
 	return nil
+}
+
+// positionsInput reads --in: a .json file (positionsJSON) or safetensors. shape is input_ids'
+// shape in the file, [S] or [B, S].
+func positionsInput(path string) (multimodal.Input, []int, error) {
+	if strings.HasSuffix(strings.ToLower(path), ".json") {
+		in, shape, err := positionsJSON(path)
+		if err != nil {
+			return multimodal.Input{}, nil, usagef("%s: %v", path, err)
+		}
+		return in, shape, nil
+	}
+	f, err := safetensors.ReadFile(path)
+	if err != nil {
+		return multimodal.Input{}, nil, usageError{err}
+	}
+	fail := func(err error) (multimodal.Input, []int, error) {
+		return multimodal.Input{}, nil, usagef("%s: %v", path, err)
+	}
+	var in multimodal.Input
+	ids, shape, err := positionsIDs(f)
+	if err != nil {
+		return fail(err)
+	}
+	in.InputIDs = ids
+	if in.AttentionMask, err = positionsMask(f, shape); err != nil {
+		return fail(err)
+	}
+	if in.ImageGridTHW, err = positionsGrids(f, "image_grid_thw"); err != nil {
+		return fail(err)
+	}
+	if in.VideoGridTHW, err = positionsGrids(f, "video_grid_thw"); err != nil {
+		return fail(err)
+	}
+	if in.SecondPerGridT, err = positionsSeconds(f); err != nil {
+		return fail(err)
+	}
+	if in.AudioSeqLens, err = positionsAudio(f); err != nil {
+		return fail(err)
+	}
+	return in, shape, nil
 }
 
 // positionsConfig is the multimodal config of --config, --model and --family: a family alone

@@ -332,3 +332,55 @@ func TestPositionsHunYuanVL(t *testing.T) {
 		}.run(t)
 	}
 }
+
+// TestPositionsJSONInput: a JSON --in gives the positions its safetensors twin gives (the
+// Qwen2.5-Omni case of multimodal.TestQwen25Omni, row 0, under its video_second_per_grid and
+// audio_feature_lengths names), and its mistakes are exit 2 with one line naming the key.
+func TestPositionsJSONInput(t *testing.T) {
+	dir := t.TempDir()
+	row := "100, 151652, 151655, 151655, 151655, 151655, 151653, 101, 151647, 151646, 151646, 151646, 151648, 102, 151652, " +
+		"151656, 151656, 151656, 151656, 151656, 151656, 151656, 151656, 151653, 103"
+	js := `{"input_ids": [[` + row + `]], "attention_mask": [[` + strings.Repeat("1, ", 24) + `1]],
+ "image_grid_thw": [[1, 4, 4]], "video_grid_thw": [[2, 4, 4]], "video_second_per_grid": [0.5], "audio_feature_lengths": [13]}`
+	in := filepath.Join(dir, "in.json")
+	if err := os.WriteFile(in, []byte(js), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	out := filepath.Join(dir, "out.safetensors")
+	if code, _, stderr := runCLI(t, "positions", "--family", "qwen2_5_omni", "--in", in, "--out", out); code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	got := readOut(t, out)
+	p, _ := got["positions"].Int64s()
+	want := []int64{
+		0, 1, 2, 2, 2, 2, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 13, 13, 13, 25, 25, 25, 25, 26, 27,
+		0, 1, 2, 2, 3, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 13, 14, 14, 13, 13, 14, 14, 26, 27,
+		0, 1, 2, 3, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 13, 14, 13, 14, 13, 14, 26, 27,
+	}
+	if !reflect.DeepEqual(got["positions"].Shape, []int{3, 1, 25}) || !reflect.DeepEqual(p, want) {
+		t.Errorf("positions %v %v", got["positions"].Shape, p)
+	}
+	if d, _ := got["rope_deltas"].Int64s(); !reflect.DeepEqual(d, []int64{3}) {
+		t.Errorf("rope_deltas %v, want [3]", d)
+	}
+	for _, c := range []struct{ js, want string }{
+		{`{"input_ids": [1, 2], "image_grid": [[1, 2, 2]]}`, `unknown field "image_grid"`},
+		{`{"input_ids": [1, 2], "image_grid_thw": [[1, 2]]}`, "image_grid_thw[0]: 2 values"},
+		{`{"attention_mask": [1, 1]}`, "input_ids: missing"},
+		{`{"input_ids": ["a"]}`, "input_ids: want a list of integers"},
+		{`{"input_ids": [[1, 2], [3]]}`, "input_ids row 1 has 1 tokens"},
+	} {
+		bad := filepath.Join(dir, "bad.json")
+		if err := os.WriteFile(bad, []byte(c.js), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		o := filepath.Join(dir, "bad.out.safetensors")
+		code, _, stderr := runCLI(t, "positions", "--family", "qwen2_vl", "--in", bad, "--out", o)
+		if code != 2 || strings.Count(strings.TrimRight(stderr, "\n"), "\n") != 0 || !strings.Contains(stderr, c.want) {
+			t.Errorf("%s: exit %d, stderr %q: want 2 and one line containing %q", c.js, code, stderr, c.want)
+		}
+		if _, err := os.Stat(o); !os.IsNotExist(err) {
+			t.Errorf("%s: --out was created on error", c.js)
+		}
+	}
+}

@@ -1,0 +1,103 @@
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+
+	"github.com/rotary-go/rotary/internal/fileio"
+	"github.com/rotary-go/rotary/multimodal"
+)
+
+// maxPositionsJSON bounds a JSON --in (256 MiB: tens of millions of token ids).
+const maxPositionsJSON = 256 << 20
+
+// positionsFile is the JSON form of `rotary positions --in`: the processor's outputs under
+// their safetensors names, as numbers and lists.
+type positionsFile struct {
+	InputIDs            json.RawMessage `json:"input_ids"`
+	AttentionMask       json.RawMessage `json:"attention_mask"`
+	ImageGridTHW        [][]int64       `json:"image_grid_thw"`
+	VideoGridTHW        [][]int64       `json:"video_grid_thw"`
+	SecondPerGridTS     []float64       `json:"second_per_grid_ts"`
+	VideoSecondPerGrid  []float64       `json:"video_second_per_grid"`
+	AudioSeqLens        []int64         `json:"audio_seqlens"`
+	AudioFeatureLengths []int64         `json:"audio_feature_lengths"`
+}
+
+// positionsJSON reads a JSON --in: input_ids as [S] or [B, S] integers, attention_mask of the
+// same shape (optional), grids as lists of [t, h, w], the seconds per grid step and the audio
+// lengths as lists. Unknown keys are refused (a misspelt key would otherwise drop an input).
+func positionsJSON(path string) (multimodal.Input, []int, error) {
+	data, err := fileio.ReadFile(path, maxPositionsJSON)
+	if err != nil {
+		return multimodal.Input{}, nil, err
+	}
+	dec := json.NewDecoder(bytes.NewReader(data))
+	dec.DisallowUnknownFields()
+	var f positionsFile
+	if err := dec.Decode(&f); err != nil {
+		return multimodal.Input{}, nil, err
+	}
+	var in multimodal.Input
+	ids, shape, err := jsonRows("input_ids", f.InputIDs)
+	if err != nil {
+		return multimodal.Input{}, nil, err
+	}
+	if ids == nil {
+		return multimodal.Input{}, nil, fmt.Errorf("input_ids: missing")
+	}
+	if len(ids) == 0 || len(ids[0]) == 0 {
+		return multimodal.Input{}, nil, fmt.Errorf("input_ids: want at least one token")
+	}
+	in.InputIDs = ids
+	if in.AttentionMask, _, err = jsonRows("attention_mask", f.AttentionMask); err != nil {
+		return multimodal.Input{}, nil, err
+	}
+	for _, g := range []struct {
+		name string
+		in   [][]int64
+		out  *[][3]int64
+	}{{"image_grid_thw", f.ImageGridTHW, &in.ImageGridTHW}, {"video_grid_thw", f.VideoGridTHW, &in.VideoGridTHW}} {
+		for i, row := range g.in {
+			if len(row) != 3 {
+				return multimodal.Input{}, nil, fmt.Errorf("%s[%d]: %d values: want [t, h, w]", g.name, i, len(row))
+			}
+			*g.out = append(*g.out, [3]int64{row[0], row[1], row[2]})
+		}
+	}
+	if f.SecondPerGridTS != nil && f.VideoSecondPerGrid != nil {
+		return multimodal.Input{}, nil, fmt.Errorf("second_per_grid_ts and video_second_per_grid: give one, not both")
+	}
+	in.SecondPerGridT = f.SecondPerGridTS
+	if f.VideoSecondPerGrid != nil {
+		in.SecondPerGridT = f.VideoSecondPerGrid
+	}
+	if f.AudioSeqLens != nil && f.AudioFeatureLengths != nil {
+		return multimodal.Input{}, nil, fmt.Errorf("audio_seqlens and audio_feature_lengths: give the audio lengths once")
+	}
+	in.AudioSeqLens = f.AudioSeqLens
+	if f.AudioFeatureLengths != nil {
+		in.AudioSeqLens = f.AudioFeatureLengths
+	}
+	return in, shape, nil
+}
+
+// jsonRows reads [S] or [B, S] integers as rows; absent (or null) is nil.
+func jsonRows(name string, raw json.RawMessage) ([][]int64, []int, error) {
+	if len(raw) == 0 || string(raw) == "null" {
+		return nil, nil, nil
+	}
+	var rows [][]int64
+	if err := json.Unmarshal(raw, &rows); err == nil {
+		if len(rows) == 0 {
+			return nil, nil, fmt.Errorf("%s: no rows", name)
+		}
+		return rows, []int{len(rows), len(rows[0])}, nil
+	}
+	var row []int64
+	if err := json.Unmarshal(raw, &row); err != nil {
+		return nil, nil, fmt.Errorf("%s: want a list of integers or a list of such lists", name)
+	}
+	return [][]int64{row}, []int{len(row)}, nil
+}
