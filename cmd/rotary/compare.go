@@ -442,6 +442,8 @@ func (s *sumSquares) add(v float64) {
 	a := math.Abs(v)
 	switch {
 	case a == 0:
+	case math.IsInf(a, 0):
+		s.scale, s.ssq = a, 1 // a difference that overflowed: the sum is infinite
 	case a > s.scale:
 		r := s.scale / a
 		s.ssq = 1 + s.ssq*r*r

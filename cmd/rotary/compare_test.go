@@ -250,4 +250,11 @@ func TestDiffLargeF64(t *testing.T) {
 	if code, out, _ := runCLI(t, "diff", a, b); code != 1 || !strings.Contains(out, "2e+200      inf            4 1 elements over tolerance") {
 		t.Errorf("exit %d\n%s", code, out)
 	}
+	// Differences that overflow float64 themselves, twice: an infinite NMSE, not NaN.
+	a = writeTensors(t, dir, "a2.safetensors", safetensors.FromFloat64s("x", []int{2}, []float64{1.7e308, -1.7e308}))
+	b = writeTensors(t, dir, "b2.safetensors", safetensors.FromFloat64s("x", []int{2}, []float64{-1.7e308, 1.7e308}))
+	code, rows = diffJSON(t, a, b)
+	if r := rows["x"]; code != 1 || r["nmse"] != math.MaxFloat64 || r["over_tolerance"] != float64(2) {
+		t.Errorf("overflowing differences: exit %d row %v", code, r)
+	}
 }
