@@ -13,6 +13,7 @@ import (
 
 	"github.com/rotary-go/rotary"
 	"github.com/rotary-go/rotary/hf"
+	"github.com/rotary-go/rotary/multimodal"
 )
 
 const inspectUsage = "CONFIG.json | FILE.gguf | --model PRESET [--layer N] [--style neox|gptj] [--rope main|indexer] [--json]"
@@ -51,6 +52,9 @@ type inspectReport struct {
 	// Indexer is the model's second RoPE (DeepSeek-V3.2's lightning indexer), whichever --rope
 	// chose, so that one report shows both; its cos/sin are the main RoPE's.
 	Indexer *indexerReport `json:"indexer,omitempty"`
+	// PositionsFamily is the multimodal family whose get_rope_index `rotary positions` runs for
+	// this model_type, empty for a text-only model.
+	PositionsFamily string `json:"positions_family,omitempty"`
 }
 
 // indexerReport is what differs between the indexer's spec and the main one.
@@ -139,8 +143,17 @@ func inspect(model *hf.Model, spec rotary.Spec, m modelFlags) (*inspectReport, e
 		AttentionFactor: emb.AttentionFactor(), InvFreq: emb.InvFreq(), LongInvFreq: emb.LongInvFreq(),
 		MRoPE: spec.MRoPE, Local: model.Spec.Local, GlobalLayer: model.Spec.IsGlobalLayer(m.layer),
 		LayerType: model.Spec.LayerType(m.layer), NoRoPE: spec.NoRoPE, DualChunk: spec.DualChunk, Notes: notes,
-		SoftmaxMscale: mscale,
+		SoftmaxMscale: mscale, PositionsFamily: positionsFamily(model.ModelType),
 	}, nil
+}
+
+// positionsFamily names model_type's multimodal positions family, or "".
+func positionsFamily(modelType string) string {
+	k, err := multimodal.KindForModelType(modelType)
+	if err != nil {
+		return ""
+	}
+	return k.String()
 }
 
 func describeScaling(s rotary.Spec) string {
@@ -207,6 +220,9 @@ func printInspect(w io.Writer, r *inspectReport, spec rotary.Spec) {
 	p("base (rope_theta)", "%g", r.Base)
 	p("max positions", "%d (cache %d rows)", r.MaxPositions, r.CacheLen)
 	p("scaling", "%s", describeScaling(spec))
+	if r.PositionsFamily != "" {
+		p("positions", "%s's get_rope_index (rotary positions --family %s)", r.PositionsFamily, r.PositionsFamily)
+	}
 	sc := r.Scaling
 	switch sc.Type {
 	case rotary.ScalingYaRN:

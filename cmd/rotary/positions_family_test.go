@@ -384,3 +384,35 @@ func TestPositionsJSONInput(t *testing.T) {
 		}
 	}
 }
+
+// TestInspectPositionsFamily: inspect names the multimodal family `rotary positions` follows
+// for the model_type (the text model's type as well as the top level's), and none for a text
+// model.
+func TestInspectPositionsFamily(t *testing.T) {
+	dir := t.TempDir()
+	cfg := filepath.Join(dir, "glm.json")
+	if err := os.WriteFile(cfg, []byte(`{"model_type": "glm4v", "text_config": {"model_type": "glm4v_text", "hidden_size": 256,
+ "num_attention_heads": 2, "partial_rotary_factor": 0.5, "rope_scaling": {"type": "default", "mrope_section": [8, 12, 12]}}}`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"--model", "qwen2-vl-7b"}, "qwen2_vl's get_rope_index (rotary positions --family qwen2_vl)"},
+		{[]string{cfg}, "glm4v's get_rope_index"},
+		{[]string{"--model", "llama-3.1-8b"}, ""},
+	} {
+		code, stdout, stderr := runCLI(t, append([]string{"inspect"}, c.args...)...)
+		if code != 0 {
+			t.Fatalf("%v: exit %d: %s", c.args, code, stderr)
+		}
+		if has := strings.Contains(stdout, "\npositions:"); has != (c.want != "") || !strings.Contains(stdout, c.want) {
+			t.Errorf("%v: output lacks %q or has a positions line it should not:\n%s", c.args, c.want, stdout)
+		}
+	}
+	_, stdout, _ := runCLI(t, "inspect", "--json", cfg)
+	if !strings.Contains(stdout, `"positions_family": "glm4v"`) {
+		t.Errorf("--json lacks positions_family:\n%s", stdout)
+	}
+}
