@@ -76,7 +76,8 @@ func (p *parser) deepseekV4Rope() (ropeInfo, error) {
 		cv, cok := obj["compress"].(object)
 		if mok && cok {
 			main, compress = node{path: path + ".main", m: withoutPartial(mv)}, node{path: path + ".compress", m: withoutPartial(cv)}
-			return ropeInfo{main: &main, types: map[string]node{dsv4CSA: compress, dsv4HCA: compress}}, nil
+			// DeepseekV4RotaryEmbedding reads each entry's rope_theta, whatever the config's.
+			return ropeInfo{main: &main, types: map[string]node{dsv4CSA: compress, dsv4HCA: compress}, parameters: true}, nil
 		}
 		flat = obj
 	}

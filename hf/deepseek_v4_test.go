@@ -31,7 +31,7 @@ func TestDeepseekV4(t *testing.T) {
 		{"legacy compress_ratios, one past the layers", `{` + dims + `, "num_hidden_layers": 4, "qk_rope_head_dim": 64, "rope_theta": 10000,
 			"compress_rope_theta": 160000, "compress_ratios": [0, 0, 4, 128, 0], "rope_scaling": ` + yarn + `}`,
 			[]kind{main, main, compress, compress}},
-		{"nested rope_parameters and layer_types, as transformers main saves them", `{` + dims + `, "num_hidden_layers": 3, "partial_rotary_factor": 0.125,
+		{"nested rope_parameters and layer_types, as transformers main saves them; the entries' thetas win", `{` + dims + `, "num_hidden_layers": 3, "partial_rotary_factor": 0.125, "rope_theta": 5000,
 			"layer_types": ["sliding_attention", "compressed_sparse_attention", "heavily_compressed_attention"],
 			"rope_parameters": {"main": {"rope_type": "default", "rope_theta": 10000, "partial_rotary_factor": 0.125},
 			"compress": {"rope_type": "yarn", "factor": 16, "original_max_position_embeddings": 65536, "beta_fast": 32, "beta_slow": 1,

@@ -539,8 +539,18 @@ func (p *parser) headSize(ri ropeInfo) error {
 func (p *parser) base(ri ropeInfo) error {
 	s := &p.src
 	spec := &p.m.Spec
-	// Explicit keys first, then the rope object's, then the family default.
-	path, v, ok := s.given("rope_theta", "rotary_emb_base")
+	// rope_parameters' rope_theta first (convert_rope_params_to_dict and
+	// standardize_rope_params, modeling_rope_utils.py, only setdefault the config's into it),
+	// then the config's keys, then the legacy rope_scaling's, then the family default.
+	var path string
+	var v any
+	ok := false
+	if ri.main != nil && ri.parameters {
+		path, v, ok = ri.main.get("rope_theta")
+	}
+	if !ok {
+		path, v, ok = s.given("rope_theta", "rotary_emb_base")
+	}
 	if !ok && ri.main != nil {
 		path, v, ok = ri.main.get("rope_theta")
 	}

@@ -292,6 +292,23 @@ func TestKeyForms(t *testing.T) {
 		same(t, `{`+llama+`, "rope_theta": 500000, "rope_scaling": {`+l3+`, "rope_type": "llama3"}}`,
 			`{`+llama+`, "rope_parameters": {`+l3+`, "rope_type": "llama3", "rope_theta": 500000.0}}`)
 	})
+	t.Run("rope_parameters' rope_theta over the config's", func(t *testing.T) {
+		// convert_rope_params_to_dict and standardize_rope_params (modeling_rope_utils.py)
+		// setdefault the config's rope_theta into rope_parameters: the object's own wins, for
+		// the per-layer-type entries and the family's default object (Gemma4TextConfig's) too.
+		same(t, `{`+llama+`, "rope_theta": 10000, "rope_parameters": {`+l3+`, "rope_type": "llama3", "rope_theta": 500000.0}}`,
+			`{`+llama+`, "rope_parameters": {`+l3+`, "rope_type": "llama3", "rope_theta": 500000.0}}`)
+		m := mustParse(t, `{"model_type": "gemma4_text", "num_hidden_layers": 6, "rope_theta": 5000}`)
+		if l0, _ := m.Spec.ForLayer(0); m.Spec.Base != 1e6 || l0.Base != 10000 {
+			t.Errorf("gemma4 with the default rope_parameters: bases %v / %v, want 1e6 / 10000", m.Spec.Base, l0.Base)
+		}
+		// rope_scaling is the legacy key, whose rope_theta transformers v4 never read: the
+		// config's wins there, as every framework reading it agrees.
+		m = mustParse(t, `{`+llama+`, "rope_theta": 10000, "rope_scaling": {`+l3+`, "rope_type": "llama3", "rope_theta": 500000.0}}`)
+		if m.Spec.Base != 10000 {
+			t.Errorf("rope_scaling's rope_theta: base %v, want the config's 10000", m.Spec.Base)
+		}
+	})
 	t.Run("ints and floats", func(t *testing.T) {
 		same(t, `{`+llama+`, "rope_theta": 500000, "rope_scaling": {`+l3+`, "rope_type": "llama3"}}`,
 			`{"model_type": "llama", "hidden_size": 4096.0, "num_attention_heads": 32.0, "num_key_value_heads": 8,

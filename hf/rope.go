@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"maps"
 	"slices"
+	"strings"
 
 	"github.com/rotary-go/rotary/rope"
 )
@@ -16,6 +17,9 @@ type ropeInfo struct {
 	types map[string]node
 	// perType is the rope object's path when it is keyed by layer type, "" otherwise.
 	perType string
+	// parameters: the object is transformers v5's rope_parameters (given or the family's
+	// default), whose rope_theta wins over the config's; not the legacy rope_scaling.
+	parameters bool
 }
 
 func (p *parser) ropeObject() (ropeInfo, error) {
@@ -31,11 +35,12 @@ func (p *parser) ropeObject() (ropeInfo, error) {
 		return ropeInfo{}, fmt.Errorf("%w (or null)", err)
 	}
 	n := node{path: path, m: obj}
+	parameters := path == "rope_parameters" || strings.HasSuffix(path, ".rope_parameters")
 	perType, err := p.perLayerType(n)
 	if err != nil || !perType {
-		return ropeInfo{main: &n}, err
+		return ropeInfo{main: &n, parameters: parameters}, err
 	}
-	info := ropeInfo{types: map[string]node{}, perType: path}
+	info := ropeInfo{types: map[string]node{}, perType: path, parameters: parameters}
 	for _, lt := range slices.Sorted(maps.Keys(obj)) {
 		sub, v, ok := n.get(lt)
 		if !ok {
