@@ -130,8 +130,10 @@ var (
 	// chunked mrope_section; Glm4vMoeTextAttention (modular_glm4v_moe.py) uses GPT-NeoX's
 	// apply_rotary_pos_emb over the same chunked sections. Both rotate half the head, as every
 	// GLM-4 text model (Glm4Config's partial_rotary_factor default 0.5).
-	glm4v    = family{style: rope.GPTJ, partial: 0.5}
-	glm4vMoE = family{style: rope.NeoX, partial: 0.5}
+	// Glm4vTextRotaryEmbedding and Glm4vMoeTextRotaryEmbedding default mrope_section to
+	// [8, 12, 12] (32 pairs: half of the 128-wide head).
+	glm4v    = family{style: rope.GPTJ, partial: 0.5, mropeSection: []int{8, 12, 12}, mropeFrom: "Glm4vTextRotaryEmbedding"}
+	glm4vMoE = family{style: rope.NeoX, partial: 0.5, mropeSection: []int{8, 12, 12}, mropeFrom: "Glm4vMoeTextRotaryEmbedding"}
 	// ERNIE-4.5-VL's language model: see the ernie4_5_vl_moe entries.
 	ernie45VL = family{style: rope.GPTJ, alternateHW: true, mropeSection: []int{22, 22, 20}, mropeFrom: "Ernie4_5_VLMoeTextRotaryEmbedding"}
 	// BambaConfig (configuration_bamba.py) hardcodes partial_rotary_factor 0.5; its attention
