@@ -291,6 +291,7 @@ func (f *File) RoPE() (*RoPE, error) {
 			return nil, invalidf("%s = %d: llama.cpp requires n_rot = the head size %d for %s", k(keyRopeDims), nRot, headK, arch)
 		}
 	}
+	keyLen := headK
 	if _, mla := f.Get(k(keyKVLoraRank)); mla {
 		// Multi-head latent attention rotates a q_pe/k_pe part of n_rot dims of its own
 		// (llm_build_deepseek2), as Hugging Face's qk_rope_head_dim does.
@@ -299,6 +300,9 @@ func (f *File) RoPE() (*RoPE, error) {
 	}
 	base, _, err := f.floatKey(k(keyFreqBase), 10000)
 	if err != nil {
+		return nil, err
+	}
+	if base, err = f.alphaBase(r, k(keyScalingAlpha), base, keyLen); err != nil {
 		return nil, err
 	}
 	s := rope.Spec{HeadSize: int(headK), RotaryDim: int(nRot), Base: base, MaxPositions: int(ctx)}
@@ -366,14 +370,10 @@ func (f *File) scaling(r *RoPE, s *rope.Spec, k func(string) string, ctx int) er
 	if err != nil {
 		return err
 	}
-	if v, ok := f.Get(k(keyScalingAlpha)); ok {
-		if x, _ := v.Float(); x != 0 {
-			return unsupportedf("%s = %v: NTK-alpha scaling is not derived from GGUF", k(keyScalingAlpha), x)
-		}
-	}
-	// llama_context: cparams.yarn_ext_factor is the key's when ≥ 0, else 1 for yarn and 0
-	// otherwise; any nonzero value turns the YaRN ramp and its attention scale on.
-	ext, _, err := f.floatKey(k(keyYarnExtFactor), -1)
+	// llama_context: cparams.yarn_ext_factor is hparams' (the key's for grok, else -1) when
+	// ≥ 0, else 1 for yarn and 0 otherwise; any nonzero value turns the YaRN ramp and its
+	// attention scale on.
+	ext, err := f.archFloat(r, k(keyYarnExtFactor), yarnExtAttnReaders[r.Arch], -1, keysOf(yarnExtAttnReaders))
 	if err != nil {
 		return err
 	}
@@ -387,9 +387,9 @@ func (f *File) scaling(r *RoPE, s *rope.Spec, k func(string) string, ctx int) er
 		return unsupportedf("%s = %v: a YaRN ramp scaled by other than 0 (off) or 1 has no rope.Spec", k(keyYarnExtFactor), ext)
 	}
 	yarn := ext == 1
-	// Without YaRN, cparams.yarn_attn_factor is the key's (default 1), and the cos/sin
-	// multiplier that times rope.scaling.attn_factor.
-	yarnAttn, _, err := f.floatKey(k(keyYarnAttnFactor), 1)
+	// Without YaRN, cparams.yarn_attn_factor is hparams' (the key's for grok, else 1), and
+	// the cos/sin multiplier that times rope.scaling.attn_factor.
+	yarnAttn, err := f.archFloat(r, k(keyYarnAttnFactor), yarnExtAttnReaders[r.Arch], 1, keysOf(yarnExtAttnReaders))
 	if err != nil {
 		return err
 	}
@@ -402,26 +402,31 @@ func (f *File) scaling(r *RoPE, s *rope.Spec, k func(string) string, ctx int) er
 		if factors[0] != nil {
 			return unsupportedf("yarn with frequency-factor tensors (%v): ggml divides the extrapolated angles by the factors before the YaRN blend, which a rope.Spec cannot say", r.Factors)
 		}
-		bf, _, err := f.floatKey(k(keyYarnBetaFast), 32)
+		bfDefault, readsBetas := yarnBetaReaders[r.Arch]
+		if !readsBetas {
+			bfDefault = 32
+		}
+		bf, err := f.archFloat(r, k(keyYarnBetaFast), readsBetas, bfDefault, keysOf(yarnBetaReaders))
 		if err != nil {
 			return err
 		}
-		bs, _, err := f.floatKey(k(keyYarnBetaSlow), 1)
+		bs, err := f.archFloat(r, k(keyYarnBetaSlow), readsBetas, 1, keysOf(yarnBetaReaders))
 		if err != nil {
 			return err
 		}
-		logMul, _, err := f.floatKey(k(keyYarnLogMul), 0)
+		logMul, err := f.yarnLogMul(r, k(keyYarnLogMul))
 		if err != nil {
 			return err
 		}
-		if _, ok := f.Get(k(keyYarnAttnFactor)); ok {
+		if _, ok := f.Get(k(keyYarnAttnFactor)); ok && yarnExtAttnReaders[r.Arch] {
 			r.Notes = append(r.Notes, k(keyYarnAttnFactor)+" is ignored: llama_context recomputes yarn_attn_factor whenever YaRN is on")
 		}
 		// The cos/sin multiplier: ggml's rope_yarn (ggml-cpu/ops.cpp) multiplies by
 		// 1 + 0.1·ln(factor), which the llama_context constructor (src/llama-context.cpp,
 		// since ggml-org/llama.cpp#17945) cancels and replaces by mscale(factor, m) /
-		// mscale(factor, m_all) (DeepSeek's, with m_all the log multiplier and m = 1, or m_all
-		// for deepseek2) or by mscale(factor, 1), then multiplies by rope.scaling.attn_factor.
+		// mscale(factor, m_all) (DeepSeek's, with m_all the loader's log multiplier and m = 1,
+		// or m_all for deepseek2 when it is not 1) or by mscale(factor, 1), then multiplies by
+		// rope.scaling.attn_factor (llama.cpp 82bb48500).
 		mscale := func(m float64) float64 {
 			if factor <= 1 {
 				return 1
@@ -435,7 +440,7 @@ func (f *File) scaling(r *RoPE, s *rope.Spec, k func(string) string, ctx int) er
 				m = logMul
 			}
 			att = mscale(m) / mscale(logMul)
-			r.Notes = append(r.Notes, fmt.Sprintf("%s %g: attention factor mscale(%g, %g) / mscale(%g, %g) = %.9g (the log multiplier is DeepSeek's mscale_all_dim, times 0.1 in older conversions)", k(keyYarnLogMul), logMul, factor, m, factor, logMul, att))
+			r.Notes = append(r.Notes, fmt.Sprintf("%s: mscale_all_dim %g, attention factor mscale(%g, %g) / mscale(%g, %g) = %.9g", k(keyYarnLogMul), logMul, factor, m, factor, logMul, att))
 		}
 		s.Scaling.Type = rope.ScalingYaRN
 		s.Scaling.Factor = factor
