@@ -42,9 +42,10 @@ func mul64(a, b int64) (int64, bool) {
 type Positions3 = [3][][]int64
 
 // GetRoPEIndex computes the 3-axis MRoPE positions of a prefill batch and the per-row
-// rope_deltas, as Hugging Face transformers' get_rope_index of the model family cfg.Kind
-// does (Qwen2VLModel, Qwen2_5_VLModel and Qwen3VLModel.get_rope_index in transformers
-// v4.5x; see the package documentation for the rules and their sources).
+// rope_deltas, as the get_rope_index of the model family cfg.Kind does (Qwen2VLModel,
+// Qwen2_5_VLModel and Qwen3VLModel.get_rope_index in transformers v4.5x, and the other
+// families' as the package documentation says). It is RoPEIndex without audio inputs; the
+// rules below are the Qwen-VL families'.
 //
 // inputIDs is [batch][seq]; attentionMask is nil (all ones) or [batch][seq] of 0 and 1;
 // imageGridTHW and videoGridTHW list the (t, h, w) patch grids of the batch's images and
@@ -668,7 +669,10 @@ func indexFrom(ids []int64, tok int64, from int) int {
 // DecodePosition is the position of the token at cache position cachePosition (its index in
 // the whole sequence, prompt included) after a multimodal prefill whose rope_delta is
 // ropeDelta: HF's decode branch, position_ids = arange(seq) + cache_position[0] +
-// rope_deltas, the same on all three axes.
+// rope_deltas, the same on all three axes. For the families whose rope_delta counts only
+// unmasked tokens (the Omni thinkers, ERNIE-4.5-VL, HunYuan-VL: cumsum(attention_mask) − 1 +
+// rope_deltas in their decode branch) cachePosition is the token's index among the row's
+// unmasked tokens; without padding the two are the same.
 func DecodePosition(cachePosition, ropeDelta int64) int64 { return cachePosition + ropeDelta }
 
 // DecodePositions is HF's decode branch for a batch: n new tokens per row starting at cache
