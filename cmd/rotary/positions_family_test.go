@@ -416,3 +416,24 @@ func TestInspectPositionsFamily(t *testing.T) {
 		t.Errorf("--json lacks positions_family:\n%s", stdout)
 	}
 }
+
+// TestApplyBadSections: a config whose mrope_section does not sum to the rotary half is exit 2
+// with one line naming mrope_section, and nothing is written.
+func TestApplyBadSections(t *testing.T) {
+	dir := t.TempDir()
+	cfg := filepath.Join(dir, "config.json")
+	if err := os.WriteFile(cfg, []byte(`{"model_type": "glm4v", "text_config": {"model_type": "glm4v_text", "hidden_size": 256,
+ "num_attention_heads": 2, "partial_rotary_factor": 0.5, "rope_scaling": {"type": "default", "mrope_section": [8, 12, 10]}}}`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	in := writeTensors(t, dir, "in.safetensors", safetensors.FromInt64s("positions", []int{3, 1, 2}, []int64{0, 1, 0, 1, 0, 1}),
+		safetensors.FromFloat32s("query", []int{2, 2, 128}, randomHeads(512, 3)))
+	out := filepath.Join(dir, "out.safetensors")
+	code, _, stderr := runCLI(t, "apply", "--config", cfg, "--in", in, "--out", out)
+	if code != 2 || strings.Count(strings.TrimRight(stderr, "\n"), "\n") != 0 || !strings.Contains(stderr, "mrope_section [8 12 10] sums to 30") {
+		t.Errorf("exit %d, stderr %q", code, stderr)
+	}
+	if _, err := os.Stat(out); !os.IsNotExist(err) {
+		t.Errorf("--out was created on error (%v)", err)
+	}
+}
