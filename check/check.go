@@ -330,12 +330,16 @@ func (c *checker) model(m *hf.Model) {
 			c.add(Error, "mrope-position-rows", fmt.Sprintf("positions have %d rows but mrope_section has %d sections", r, len(s.MRoPE.Sections)),
 				"each position row drives one section", fmt.Sprintf("pass positions of shape [%d, T]", len(s.MRoPE.Sections)))
 		}
-		if s.MRoPE.Interleaved && l.CacheMode == "default" {
+		if s.MRoPE.AlternateHW && l.CacheMode != "" {
+			c.add(Error, "mrope-cache-mode", fmt.Sprintf("%s uses ERNIE-4.5-VL's MRoPE (h and w alternating over the first %d pairs, t last) but is launched on npu_mrope with cache_mode %s", m.ModelType, s.MRoPE.Sections[0]+s.MRoPE.Sections[1], l.CacheMode),
+				"npu_mrope's cache modes are Qwen2-VL's chunks (default) and Qwen3-VL's round-robin over three axes (interleave); neither gives even pairs height and odd pairs width (transformers Ernie4_5_VLMoeTextRotaryEmbedding, vLLM Ernie4_5_VLRotaryEmbedding)",
+				"rotate with the model's own 3-D RoPE (vLLM's Ernie4_5_VLRotaryEmbedding, rotary apply) instead of npu_mrope")
+		} else if s.MRoPE.Interleaved && l.CacheMode == "default" {
 			c.add(Error, "mrope-cache-mode", fmt.Sprintf("%s uses interleaved MRoPE but cache_mode is default", m.ModelType),
 				"Qwen3-VL's apply_interleaved_mrope spreads h and w over pairs 1::3 and 2::3; cache_mode default concatenates the sections and gives each axis the wrong frequencies",
 				"use cache_mode interleave")
 		}
-		if !s.MRoPE.Interleaved && l.CacheMode == "interleave" {
+		if !s.MRoPE.Interleaved && !s.MRoPE.AlternateHW && l.CacheMode == "interleave" {
 			c.add(Error, "mrope-cache-mode", fmt.Sprintf("%s uses chunked MRoPE but cache_mode is interleave", m.ModelType),
 				"Qwen2/2.5-VL take consecutive runs of pairs per axis; interleave mode assigns them round-robin", "use cache_mode default")
 		}
