@@ -38,3 +38,30 @@ func (f *File) deepseekOCR(r *RoPE, embd, heads, headK int64, base float64, ctx 
 	r.Spec = s
 	return r, nil
 }
+
+// ropeSwitchArchs are the architectures whose loader reads rope.scaling.finetuned as a switch
+// for RoPE, true when absent, and whose graph (llama_model_granite::graph) rotates only when
+// it is true (src/models/granite.cpp, granite-moe.cpp, granite-hybrid.cpp at llama.cpp
+// 82bb48500). The converter writes false for Granite 4.0's hybrid models, which use no RoPE
+// (conversion/granite.py GraniteHybridModel.set_gguf_parameters).
+var ropeSwitchArchs = map[string]bool{"granite": true, "granitemoe": true, "granitehybrid": true}
+
+// ropeSwitchedOff reports an error wrapping ErrNoRoPE when arch's loader turns RoPE off.
+func (f *File) ropeSwitchedOff(arch string) error {
+	if !ropeSwitchArchs[arch] {
+		return nil
+	}
+	key := fmt.Sprintf(keyScalingFinetuned, arch)
+	v, ok := f.Get(key)
+	if !ok {
+		return nil
+	}
+	on, isBool := v.Bool()
+	if !isBool {
+		return invalidf("%s is %s: want a bool", key, v.TypeName())
+	}
+	if !on {
+		return fmt.Errorf("%w: architecture %q: %s is false, which llama.cpp's %s graph reads as no RoPE", ErrNoRoPE, arch, key, arch)
+	}
+	return nil
+}

@@ -43,3 +43,30 @@ func TestBuilderOverrides(t *testing.T) {
 		t.Errorf("deepseek2-ocr base 500000: %v, want ErrInvalid naming 10000", err)
 	}
 }
+
+// TestGraniteRoPESwitch: granite, granitemoe and granitehybrid rotate only when
+// rope.scaling.finetuned is true, absent meaning true (load_arch_hparams and
+// llama_model_granite::graph's use_rope, src/models/granite.cpp, granite-moe.cpp,
+// granite-hybrid.cpp); the converter writes false for Granite 4.0's hybrid models
+// (conversion/granite.py GraniteHybridModel.set_gguf_parameters). Other architectures ignore
+// the key.
+func TestGraniteRoPESwitch(t *testing.T) {
+	for _, arch := range []string{"granite", "granitemoe", "granitehybrid"} {
+		if r := mustModel(t, arch, 8192, 4096, 32, nil); r.Spec.Style != rope.GPTJ {
+			t.Errorf("%s without the key: %+v", arch, r.Spec)
+		}
+		if r := mustModel(t, arch, 8192, 4096, 32, []KV{{arch + ".rope.scaling.finetuned", Bool(true)}}); r.Spec.Style != rope.GPTJ {
+			t.Errorf("%s finetuned: %+v", arch, r.Spec)
+		}
+		_, err := model(t, arch, 8192, 4096, 32, []KV{{arch + ".rope.scaling.finetuned", Bool(false)}})
+		if !errors.Is(err, ErrNoRoPE) || !strings.Contains(err.Error(), arch+".rope.scaling.finetuned") {
+			t.Errorf("%s not finetuned: %v, want ErrNoRoPE naming the key", arch, err)
+		}
+	}
+	if _, err := model(t, "granite", 8192, 4096, 32, []KV{{"granite.rope.scaling.finetuned", U32(0)}}); !errors.Is(err, ErrInvalid) || !strings.Contains(err.Error(), "want a bool") {
+		t.Errorf("granite finetuned as an integer: %v", err)
+	}
+	if r := mustModel(t, "llama", 8192, 4096, 32, []KV{{"llama.rope.scaling.finetuned", Bool(false)}}); r.Spec.Style != rope.GPTJ {
+		t.Errorf("llama ignores the key: %+v", r.Spec)
+	}
+}

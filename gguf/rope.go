@@ -37,30 +37,31 @@ type RoPE struct {
 
 // Keys llama.cpp reads (LLM_KV_NAMES in src/llama-arch.cpp), with %s the architecture.
 const (
-	keyContextLength  = "%s.context_length"
-	keyEmbeddingLen   = "%s.embedding_length"
-	keyBlockCount     = "%s.block_count"
-	keyHeadCount      = "%s.attention.head_count"
-	keyHeadCountKV    = "%s.attention.head_count_kv"
-	keyKeyLength      = "%s.attention.key_length"
-	keySlidingWindow  = "%s.attention.sliding_window"
-	keyKVLoraRank     = "%s.attention.kv_lora_rank"
-	keyRopeDims       = "%s.rope.dimension_count"
-	keyRopeDimsSWA    = "%s.rope.dimension_count_swa"
-	keyRopeSections   = "%s.rope.dimension_sections"
-	keyFreqBase       = "%s.rope.freq_base"
-	keyFreqBaseSWA    = "%s.rope.freq_base_swa"
-	keyScalingType    = "%s.rope.scaling.type"
-	keyScalingFactor  = "%s.rope.scaling.factor"
-	keyScaleLinear    = "%s.rope.scale_linear"
-	keyAttnFactor     = "%s.rope.scaling.attn_factor"
-	keyOrigCtx        = "%s.rope.scaling.original_context_length"
-	keyScalingAlpha   = "%s.rope.scaling.alpha"
-	keyYarnExtFactor  = "%s.rope.scaling.yarn_ext_factor"
-	keyYarnBetaFast   = "%s.rope.scaling.yarn_beta_fast"
-	keyYarnBetaSlow   = "%s.rope.scaling.yarn_beta_slow"
-	keyYarnLogMul     = "%s.rope.scaling.yarn_log_multiplier"
-	keyYarnAttnFactor = "%s.rope.scaling.yarn_attn_factor"
+	keyContextLength    = "%s.context_length"
+	keyEmbeddingLen     = "%s.embedding_length"
+	keyBlockCount       = "%s.block_count"
+	keyHeadCount        = "%s.attention.head_count"
+	keyHeadCountKV      = "%s.attention.head_count_kv"
+	keyKeyLength        = "%s.attention.key_length"
+	keySlidingWindow    = "%s.attention.sliding_window"
+	keyKVLoraRank       = "%s.attention.kv_lora_rank"
+	keyRopeDims         = "%s.rope.dimension_count"
+	keyRopeDimsSWA      = "%s.rope.dimension_count_swa"
+	keyRopeSections     = "%s.rope.dimension_sections"
+	keyFreqBase         = "%s.rope.freq_base"
+	keyFreqBaseSWA      = "%s.rope.freq_base_swa"
+	keyScalingType      = "%s.rope.scaling.type"
+	keyScalingFactor    = "%s.rope.scaling.factor"
+	keyScaleLinear      = "%s.rope.scale_linear"
+	keyAttnFactor       = "%s.rope.scaling.attn_factor"
+	keyOrigCtx          = "%s.rope.scaling.original_context_length"
+	keyScalingFinetuned = "%s.rope.scaling.finetuned"
+	keyScalingAlpha     = "%s.rope.scaling.alpha"
+	keyYarnExtFactor    = "%s.rope.scaling.yarn_ext_factor"
+	keyYarnBetaFast     = "%s.rope.scaling.yarn_beta_fast"
+	keyYarnBetaSlow     = "%s.rope.scaling.yarn_beta_slow"
+	keyYarnLogMul       = "%s.rope.scaling.yarn_log_multiplier"
+	keyYarnAttnFactor   = "%s.rope.scaling.yarn_attn_factor"
 )
 
 // perLayerRules are architectures whose per-layer RoPE llama.cpp hard-codes in
@@ -228,6 +229,9 @@ func (f *File) RoPE() (*RoPE, error) {
 		return nil, fmt.Errorf("%w: architecture %q: llama.cpp never rotates it: %s", ErrNoRoPE, arch, builderNoRoPE[arch])
 	case rt == RopeVision:
 		return nil, unsupportedf("architecture %q with a projector clip.cpp rotates with rope type vision (GGML_ROPE_TYPE_VISION), which restarts the frequencies in each section and which a rope.Spec cannot say; multimodal.Qwen2VisionCosSin computes the Qwen2-VL tower's cos/sin", arch)
+	}
+	if err := f.ropeSwitchedOff(arch); err != nil {
+		return nil, err
 	}
 	if rule, ok := perLayerRules[arch]; ok {
 		return nil, unsupportedf("architecture %q: llama.cpp hard-codes its per-layer RoPE (%s), which this reader does not derive", arch, rule)
