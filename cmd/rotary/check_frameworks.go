@@ -509,7 +509,7 @@ func sameSections(a, b *rotary.MRoPE) bool {
 	if a == nil || b == nil {
 		return a == b
 	}
-	return a.Interleaved == b.Interleaved && slices.Equal(a.Sections, b.Sections)
+	return a.Interleaved == b.Interleaved && a.AlternateHW == b.AlternateHW && slices.Equal(a.Sections, b.Sections)
 }
 
 func sectionsString(m *rotary.MRoPE) string {
@@ -518,6 +518,9 @@ func sectionsString(m *rotary.MRoPE) string {
 	}
 	if m.Interleaved {
 		return fmt.Sprint(m.Sections, " interleaved")
+	}
+	if m.AlternateHW {
+		return fmt.Sprint(m.Sections, " h/w alternating")
 	}
 	return fmt.Sprint(m.Sections, " chunked")
 }

@@ -10,7 +10,6 @@ import (
 	"strings"
 
 	"github.com/rotary-go/rotary"
-	"github.com/rotary-go/rotary/backend/native"
 	"github.com/rotary-go/rotary/check"
 	"github.com/rotary-go/rotary/gguf"
 	"github.com/rotary-go/rotary/hf"
@@ -291,7 +290,7 @@ func sectionsRow(a, b rotary.Spec, gr *gguf.RoPE) ggufRow {
 	}
 	differ, worst := 0, 0.0
 	for i := range b.Half() {
-		if native.MRoPEAxis(i, a.MRoPE.Sections, a.MRoPE.Interleaved) != native.MRoPEAxis(i, b.MRoPE.Sections, b.MRoPE.Interleaved) {
+		if a.MRoPE.Axis(i) != b.MRoPE.Axis(i) {
 			differ++
 			worst = max(worst, inv[i])
 		}
@@ -312,6 +311,9 @@ func sectionsDesc(m *rotary.MRoPE) string {
 	kind := "chunked"
 	if m.Interleaved {
 		kind = "interleaved"
+	}
+	if m.AlternateHW {
+		kind = "h/w alternating"
 	}
 	return fmt.Sprintf("%s %v", kind, m.Sections)
 }

@@ -9,6 +9,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/rotary-go/rotary"
 	"github.com/rotary-go/rotary/safetensors"
 	"github.com/rotary-go/rotary/tensor"
 )
@@ -435,5 +436,18 @@ func TestApplyBadSections(t *testing.T) {
 	}
 	if _, err := os.Stat(out); !os.IsNotExist(err) {
 		t.Errorf("--out was created on error (%v)", err)
+	}
+}
+
+// TestSectionsLayoutCompared: check --frameworks and check --gguf tell ERNIE-4.5-VL's
+// alternating layout from chunks of the same sections.
+func TestSectionsLayoutCompared(t *testing.T) {
+	ernie := &rotary.MRoPE{Sections: []int{22, 22, 20}, AlternateHW: true}
+	chunked := &rotary.MRoPE{Sections: []int{22, 22, 20}}
+	if sameSections(ernie, chunked) || !sameSections(ernie, &rotary.MRoPE{Sections: []int{22, 22, 20}, AlternateHW: true}) {
+		t.Error("sameSections ignores the alternating layout")
+	}
+	if sectionsString(ernie) == sectionsString(chunked) || sectionsDesc(ernie) == sectionsDesc(chunked) {
+		t.Errorf("descriptions alike: %q, %q", sectionsString(ernie), sectionsDesc(ernie))
 	}
 }
