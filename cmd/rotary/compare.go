@@ -160,7 +160,8 @@ func refused(name string, problem string) diffRow { return diffRow{Name: name, P
 // golden bundle's __metadata__ "op", canonical) and its layout ("layout"), when known.
 type axisContext struct {
 	op, layout string
-	headSize   int // the op's --head-size, which splits a [T,H·D] query or key into heads
+	headSize   int    // the op's --head-size, which splits a [T,H·D] query or key into heads
+	cacheMode  string // kv_rmsnorm_rope_cache's --cache-mode, upper case; "" is its default, Norm
 }
 
 func axisContextOf(md map[string]string) axisContext {
@@ -181,6 +182,8 @@ func axisContextOf(md map[string]string) axisContext {
 				}
 			case "head-size":
 				c.headSize, _ = strconv.Atoi(args[i+1])
+			case "cache-mode":
+				c.cacheMode = strings.ToUpper(args[i+1])
 			}
 		}
 	}
@@ -213,7 +216,8 @@ func (c axisContext) axes(name string, shape []int) []string {
 			named = []string{"token", "head·dim"}
 		}
 	case c.op == "apply_rotary_emb" || c.op == "apply_rotary_emb_backward":
-		if name == "out" || name == "x" || name == "dx" || name == "dy" {
+		switch name {
+		case "out", "x", "dx", "dy", "cos", "sin", "dcos", "dsin": // cos/sin: the layout with one head
 			named = layoutAxes(c.layout, rank)
 		}
 	case c.op == "apply_rotary_emb_thd" || c.op == "apply_rotary_emb_thd_backward":
@@ -224,9 +228,18 @@ func (c axisContext) axes(name string, shape []int) []string {
 		if (name == "out" || name == "x") && rank == 4 {
 			named = []string{"batch", "head", "seq", "dim"}
 		}
-	case c.op == "kv_rmsnorm_rope_cache":
-		if (name == "k_rope" || name == "c_kv") && rank == 4 {
+	case c.op == "kv_rmsnorm_rope_cache" && rank == 4:
+		// torch_npu npu_kv_rmsnorm_rope_cache: the caches are [batch, 1, cache_length, D] in
+		// Norm mode and [block_num, block_size, 1, D] in the paged ones; the FRACTAL_NZ modes
+		// keep them in another memory order, which no such names describe.
+		switch {
+		case name == "k_rope" || name == "c_kv":
 			named = []string{"batch", "head", "seq", "dim"}
+		case name != "k_cache" && name != "ckv_cache":
+		case c.cacheMode == "" || c.cacheMode == "NORM":
+			named = []string{"batch", "head", "slot", "dim"}
+		case c.cacheMode == "PA" || c.cacheMode == "PA_BNSD" || c.cacheMode == "PA_BLK_BNSD" || c.cacheMode == "PA_BLK_BSND":
+			named = []string{"block", "slot", "head", "dim"}
 		}
 	}
 	if named != nil {

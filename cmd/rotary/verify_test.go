@@ -293,3 +293,47 @@ func TestVerifyDTypeNote(t *testing.T) {
 		t.Errorf("exit %d\n%s%s", code, out, stderr)
 	}
 }
+
+// TestVerifyCacheAndGradAxes: kv_rmsnorm_rope_cache's caches are located by their mode's
+// dimensions (torch_npu npu_kv_rmsnorm_rope_cache: Norm [batch, 1, cache_length, D], PA and
+// PA_BNSD [block_num, block_size, 1, D]; the FRACTAL_NZ modes' memory order is no such
+// shape, so they stay dim0…), and apply_rotary_emb_backward's dcos/dsin by the layout.
+func TestVerifyCacheAndGradAxes(t *testing.T) {
+	dir := t.TempDir()
+	for _, c := range []struct {
+		args   []string
+		output string
+		at     []int
+		want   string
+	}{
+		{[]string{"--model", "deepseek-v3", "--op", "kv_rmsnorm_rope_cache"}, "out.k_cache", []int{0, 0, 3, 5}, "at batch 0, head 0, slot 3, dim 5:"},
+		{[]string{"--model", "deepseek-v3", "--op", "kv_rmsnorm_rope_cache", "--cache-mode", "PA_BNSD"}, "out.ckv_cache", []int{0, 7, 0, 9}, "at block 0, slot 7, head 0, dim 9:"},
+		{[]string{"--model", "deepseek-v3", "--op", "kv_rmsnorm_rope_cache", "--cache-mode", "PA_NZ"}, "out.k_cache", []int{0, 7, 0, 9}, "at dim0 "},
+		{[]string{"--model", "llama-3.1-8b", "--op", "apply_rotary_emb_backward", "--layout", "BSND"}, "out.dcos", []int{0, 1, 0, 7}, "at batch 0, seq 1, head 0, dim 7:"},
+	} {
+		g := filepath.Join(dir, "g.safetensors")
+		if code, _, stderr := runCLI(t, append([]string{"golden", "--tokens", "3", "--out", g}, c.args...)...); code != 0 {
+			t.Fatalf("%v: exit %d %s", c.args, code, stderr)
+		}
+		s, err := readInputSet(g)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var cand []safetensors.Tensor
+		for n, v := range s.tensors {
+			if !strings.HasPrefix(n, "out.") {
+				continue
+			}
+			if n == c.output {
+				v = v.Clone()
+				v.F32[v.Index(c.at...)] += 1
+			}
+			cand = append(cand, toFile(n, v))
+		}
+		p := writeTensors(t, dir, "cand.safetensors", cand...)
+		code, out, _ := runCLI(t, "verify", g, p)
+		if code != 1 || !strings.Contains(out, c.want) {
+			t.Errorf("%v: exit %d, want %q in\n%s", c.args, code, c.want, out)
+		}
+	}
+}
