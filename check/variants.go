@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"maps"
 	"slices"
+	"strconv"
+	"strings"
 
 	"github.com/rotary-go/rotary/hf"
 	"github.com/rotary-go/rotary/ops"
@@ -15,6 +17,7 @@ import (
 func (c *checker) variants(m *hf.Model) {
 	c.staticNTK(m)
 	c.proportional(m)
+	c.deepseekV4SlidingYaRN(m)
 	c.indexer(m)
 	c.queryScale(m)
 }
@@ -60,6 +63,60 @@ func (c *checker) proportional(m *hf.Model) {
 			"Hugging Face divides every proportional frequency by factor; vLLM's Gemma4RotaryEmbedding ignores factor, so the two rotate by angles that differ by that ratio",
 			"serve with a stack that honours factor, or drop factor (1) if the checkpoint was trained without it")
 	}
+}
+
+// deepseekV4SlidingYaRN: vLLM's DeepseekV4Attention (vllm/models/deepseek_v4/nvidia/model.py)
+// builds every layer's rotary embedding from the config's rope_scaling and changes only the
+// base, so its sliding-window layers (compress ratio 0) rotate with YaRN at rope_theta, where
+// DeepSeek's reference model.py (YaRN disabled in pure sliding-window attention) and
+// transformers' DeepseekV4RotaryEmbedding ("main": default RoPE) rotate without it. vLLM's
+// DeepseekV4ScalingRotaryEmbedding has mscale 0, so its attention factor is 1.
+func (c *checker) deepseekV4SlidingYaRN(m *hf.Model) {
+	lr := m.Spec.Local
+	if m.ModelType != "deepseek_v4" || lr == nil {
+		return
+	}
+	var yarn *rope.Scaling
+	for _, t := range slices.Sorted(maps.Keys(lr.Types)) {
+		if sc := lr.Types[t].Scaling; sc.Type == rope.ScalingYaRN {
+			yarn = &sc
+			break
+		}
+	}
+	var sliding []string
+	for l, t := range lr.LayerTypes {
+		if t == rope.SlidingAttention {
+			sliding = append(sliding, strconv.Itoa(l))
+		}
+	}
+	if yarn == nil || len(sliding) == 0 {
+		return
+	}
+	l0, _ := strconv.Atoi(sliding[0])
+	plain, err := m.Spec.ForLayer(l0)
+	if err != nil || plain.NoRoPE || plain.Scaling.Type != rope.ScalingDefault {
+		return
+	}
+	vllm := plain
+	vllm.Scaling = *yarn
+	vllm.Scaling.AttentionFactor = 1
+	if vllm.Validate() != nil {
+		return
+	}
+	a, _ := plain.Frequencies(-1)
+	b, _ := vllm.Frequencies(-1)
+	differ := 0
+	for i := range a {
+		if a[i] != b[i] {
+			differ++
+		}
+	}
+	if differ == 0 {
+		return
+	}
+	c.add(Warning, "deepseek-v4-sliding-yarn", fmt.Sprintf("%s's sliding-window layers (%s) rotate with plain RoPE at rope_theta %v; vLLM gives them the compressed layers' YaRN (factor %v over %d) at that base", m.ModelType, strings.Join(sliding, ", "), plain.Base, yarn.Factor, vllm.OriginalMax()),
+		fmt.Sprintf("DeepSeek's reference model.py and transformers' DeepseekV4RotaryEmbedding disable YaRN in pure sliding-window attention; vLLM's DeepseekV4Attention builds every layer's rotary embedding from rope_scaling and changes only the base: %d of %d pairs of those layers rotate by other angles, the gap growing with the position", differ, len(a)),
+		"compare a vLLM deployment's sliding layers with plain RoPE at rope_theta (rotary inspect --layer "+sliding[0]+"), not with the compressed layers' YaRN")
 }
 
 // layerTypes lists the model's layer types with a RoPE of their own ("" for the spec's own).

@@ -1,6 +1,7 @@
 package check_test
 
 import (
+	"strings"
 	"testing"
 
 	"github.com/rotary-go/rotary/check"
@@ -37,7 +38,15 @@ func TestVariants(t *testing.T) {
 			"rope_parameters": {"full_attention": {"partial_rotary_factor": 0.25, "rope_theta": 1000000.0, "rope_type": "proportional"` + factor + `},
 			"sliding_attention": {"rope_theta": 10000.0, "rope_type": "default"}}}}`)
 	}
-	variantCodes := []string{"indexer-rotary-mode", "ntk-vllm-only", "llama4-temperature-tuning", "query-scale", "proportional-factor"}
+	// Shaped like deepseek-ai/DeepSeek-V4-Flash's config.json (legacy compress_ratios and
+	// rope_scaling), cut to 5 layers.
+	dsv4 := func(ratios, scaling string) []byte {
+		return cfg(`{"model_type": "deepseek_v4", "hidden_size": 4096, "num_attention_heads": 64, "num_key_value_heads": 1,
+			"head_dim": 512, "qk_rope_head_dim": 64, "num_hidden_layers": 5, "max_position_embeddings": 1048576,
+			"rope_theta": 10000, "compress_rope_theta": 160000, "compress_ratios": ` + ratios + scaling + `}`)
+	}
+	const dsv4YaRN = `, "rope_scaling": {"type": "yarn", "factor": 16, "original_max_position_embeddings": 65536, "beta_fast": 32, "beta_slow": 1}`
+	variantCodes := []string{"indexer-rotary-mode", "ntk-vllm-only", "llama4-temperature-tuning", "query-scale", "proportional-factor", "deepseek-v4-sliding-yarn"}
 	clean := func(name string, c []byte, l check.Launch, warn ...string) checkCase {
 		absent := []string{"config", "rotary-dim", "model-type"}
 		for _, code := range variantCodes {
@@ -72,10 +81,21 @@ func TestVariants(t *testing.T) {
 		clean("gemma 4 proportional", gemma4(``), check.Launch{}),
 		clean("gemma 4 proportional, factor 1", gemma4(`, "factor": 1.0`), check.Launch{}),
 		clean("gemma 4 proportional, factor 8", gemma4(`, "factor": 8`), check.Launch{}, "proportional-factor"),
+		clean("deepseek-v4, sliding layers", dsv4(`[0, 0, 4, 128, 4]`, dsv4YaRN), check.Launch{}, "deepseek-v4-sliding-yarn"),
+		clean("deepseek-v4, no sliding layer", dsv4(`[128, 128, 4, 128, 4]`, dsv4YaRN), check.Launch{}),
+		clean("deepseek-v4, no yarn", dsv4(`[0, 0, 4, 128, 4]`, ``), check.Launch{}),
 		{name: "gemma 4 partial above 1", config: cfg(`{"model_type": "gemma4_text", "num_hidden_layers": 6, "rope_parameters": {
 			"full_attention": {"partial_rotary_factor": 2, "rope_theta": 1e6, "rope_type": "proportional"},
 			"sliding_attention": {"rope_theta": 1e4, "rope_type": "default"}}}`), want: []want{errorAt("config")}},
 	})
+	// Plain RoPE against vLLM's YaRN over the 64-dim slice at theta 10000 (_compute_yarn_parameters'
+	// correction range over original 65536, beta 32/1: pairs 0..20 keep their frequency, 21..31
+	// are interpolated).
+	for _, f := range check.Config(dsv4(`[0, 0, 4, 128, 4]`, dsv4YaRN), check.Launch{}) {
+		if f.Code == "deepseek-v4-sliding-yarn" && (!strings.Contains(f.What, "layers (0, 1)") || !strings.Contains(f.Why, "11 of 32 pairs")) {
+			t.Errorf("deepseek-v4 sliding layers: %+v, want layers 0, 1 and 11 of 32 pairs", f)
+		}
+	}
 }
 
 func contains(s []string, v string) bool {
