@@ -64,20 +64,6 @@ const (
 	keyYarnAttnFactor   = "%s.rope.scaling.yarn_attn_factor"
 )
 
-// perLayerRules are architectures whose per-layer RoPE llama.cpp hard-codes in
-// llama_model::load_hparams (a sliding-window base, or full-attention layers without RoPE)
-// and which this reader does not derive.
-var perLayerRules = map[string]string{
-	"gemma3":           "sliding-window layers at base 10000 (rope_freq_base_train_swa)",
-	"gemma3n":          "sliding-window layers at base 10000 (rope_freq_base_train_swa)",
-	"gemma4":           "per-layer sliding-window RoPE",
-	"gemma4-assistant": "per-layer sliding-window RoPE",
-	"cohere2":          "full-attention layers without RoPE",
-	"cohere2moe":       "full-attention layers without RoPE",
-	"exaone4":          "full-attention layers without RoPE when sliding windows are used",
-	"afmoe":            "layers without RoPE",
-}
-
 // permutedQK are the architectures whose q and k weights llama.cpp's converter reorders from
 // Hugging Face's half layout to adjacent pairs, so that llama.cpp's norm rotation of the
 // file's weights is the NeoX rotation of the checkpoint's. Each entry as read in
@@ -233,8 +219,8 @@ func (f *File) RoPE() (*RoPE, error) {
 	if err := f.ropeSwitchedOff(arch); err != nil {
 		return nil, err
 	}
-	if rule, ok := perLayerRules[arch]; ok {
-		return nil, unsupportedf("architecture %q: llama.cpp hard-codes its per-layer RoPE (%s), which this reader does not derive", arch, rule)
+	if err := f.perLayerRule(arch); err != nil {
+		return nil, err
 	}
 	for _, key := range []string{k(keyFreqBaseSWA), k(keyRopeDimsSWA)} {
 		if _, ok := f.Get(key); ok {

@@ -276,7 +276,7 @@ func TestRoPEErrors(t *testing.T) {
 		{"sections missing", "qwen2vl", nil, ErrInvalid, "dimension_sections: missing"},
 		{"sections sum", "qwen2vl", []KV{{"qwen2vl.rope.dimension_sections", I32s(16, 24, 16, 0)}}, ErrUnsupported, "wraps"},
 		{"imrope fourth axis", "qwen3vl", []KV{{"qwen3vl.rope.dimension_sections", I32s(8, 24, 24, 8)}}, ErrUnsupported, "fourth position"},
-		{"per-layer rules", "gemma3", nil, ErrUnsupported, "gemma3"},
+		{"per-layer rules", "cohere2", nil, ErrUnsupported, "cohere2"},
 		{"swa base", "qwen2", []KV{{"qwen2.rope.freq_base_swa", F32(10000)}}, ErrUnsupported, "freq_base_swa"},
 		{"linear attn", "qwen2", []KV{{"qwen2.rope.scaling.factor", F32(2)}, {"qwen2.rope.scaling.attn_factor", F32(2)}}, ErrUnsupported, "attn_factor"},
 		{"plain yarn attn", "grok", []KV{{"grok.rope.scaling.yarn_attn_factor", F32(0.5)}}, ErrUnsupported, "yarn_attn_factor 0.5"},
