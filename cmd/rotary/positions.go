@@ -13,7 +13,7 @@ import (
 	"github.com/rotary-go/rotary/tensor"
 )
 
-const positionsUsage = "--config CONFIG.json | --model PRESET | --family NAME --in IN.safetensors|IN.json --out OUT.safetensors"
+const positionsUsage = "--config CONFIG.json | --model PRESET | --family NAME --in IN.safetensors|IN.json | --input-ids IDS [--image-grid-thw T,H,W;...] --out OUT.safetensors"
 
 func init() {
 	commands["positions"] = command{"compute multimodal MRoPE positions (get_rope_index of the Qwen-VL, Qwen3.5, GLM-4V, Omni, ERNIE-4.5-VL and HunYuan-VL families)", runPositions}
@@ -36,14 +36,19 @@ func runPositions(args []string, stdout, stderr io.Writer) error {
 	audioInVideo := fs.Bool("use-audio-in-video", false, "Omni: every video carries its audio, interleaved with its frames")
 	talker := fs.Bool("talker", false, "Omni: the talker's positions (talker_config's token ids; rope_deltas less the row's padding)")
 	out := fs.String("out", "", "output `OUT.safetensors`: positions, rope_deltas")
+	var inFlags positionsInputFlags
+	inFlags.register(fs.FlagSet)
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
 	if err := noArgs(fs.Args()); err != nil {
 		return err
 	}
-	if err := requireFlag("in", *in); err != nil {
-		return err
+	switch {
+	case *in != "" && inFlags.given():
+		return usagef("--in and --input-ids (and the other input flags): give one")
+	case *in == "" && !inFlags.given():
+		return usagef("--in: missing (or --input-ids and the other input flags)")
 	}
 	if err := requireFlag("out", *out); err != nil {
 		return err
@@ -53,7 +58,13 @@ func runPositions(args []string, stdout, stderr io.Writer) error {
 		return err
 	}
 
-	input, shape, err := positionsInput(*in)
+	var input multimodal.Input
+	var shape []int
+	if *in != "" {
+		input, shape, err = positionsInput(*in)
+	} else {
+		input, shape, err = inFlags.input()
+	}
 	if err != nil {
 		return err
 	}

@@ -451,3 +451,49 @@ func TestSectionsLayoutCompared(t *testing.T) {
 		t.Errorf("descriptions alike: %q, %q", sectionsString(ernie), sectionsDesc(ernie))
 	}
 }
+
+// TestPositionsFromFlags: the inputs on the command line give what --in gives
+// (multimodal.TestOneImage's row), and flags with --in, or neither, are refused.
+func TestPositionsFromFlags(t *testing.T) {
+	dir := t.TempDir()
+	out := filepath.Join(dir, "out.safetensors")
+	ids := "100,101,151652,151655,151655,151655,151655,151655,151655,151653,102,103"
+	if code, _, stderr := runCLI(t, "positions", "--family", "qwen2_vl", "--input-ids", ids, "--image-grid-thw", "1,4,6", "--out", out); code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	got := readOut(t, out)
+	p, _ := got["positions"].Int64s()
+	want := []int64{0, 1, 2, 3, 3, 3, 3, 3, 3, 6, 7, 8, 0, 1, 2, 3, 3, 3, 4, 4, 4, 6, 7, 8, 0, 1, 2, 3, 4, 5, 3, 4, 5, 6, 7, 8}
+	if !reflect.DeepEqual(got["positions"].Shape, []int{3, 12}) || !reflect.DeepEqual(p, want) {
+		t.Errorf("positions %v %v", got["positions"].Shape, p)
+	}
+	// Two rows, a mask, an Omni audio length.
+	out2 := filepath.Join(dir, "out2.safetensors")
+	if code, _, stderr := runCLI(t, "positions", "--family", "qwen2_5_omni", "--input-ids", "5,151647,151646,151646,151646,151648;7,7,7,7,7,7",
+		"--attention-mask", "1,1,1,1,1,1;0,1,1,1,1,1", "--audio-seqlens", "13", "--out", out2); code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	if s := readOut(t, out2)["positions"].Shape; !reflect.DeepEqual(s, []int{3, 2, 6}) {
+		t.Errorf("two rows: shape %v", s)
+	}
+	in := writeTensors(t, dir, "in.safetensors", safetensors.FromInt64s("input_ids", []int{2}, []int64{1, 2}))
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"--in", in, "--input-ids", "1,2"}, "give one"},
+		{[]string{}, "--in: missing"},
+		{[]string{"--input-ids", "1,x"}, `--input-ids: "x" is not an integer`},
+		{[]string{"--input-ids", "1,2", "--image-grid-thw", "1,4"}, "--image-grid-thw: grid 0 has 2 values"},
+		{[]string{"--image-grid-thw", "1,4,4"}, "--input-ids: missing"},
+	} {
+		o := filepath.Join(dir, "bad.safetensors")
+		code, _, stderr := runCLI(t, append(append([]string{"positions", "--family", "qwen2_vl"}, c.args...), "--out", o)...)
+		if code != 2 || strings.Count(strings.TrimRight(stderr, "\n"), "\n") != 0 || !strings.Contains(stderr, c.want) {
+			t.Errorf("%v: exit %d, stderr %q: want 2 and one line containing %q", c.args, code, stderr, c.want)
+		}
+		if _, err := os.Stat(o); !os.IsNotExist(err) {
+			t.Errorf("%v: --out was created on error", c.args)
+		}
+	}
+}
