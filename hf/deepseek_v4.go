@@ -56,6 +56,18 @@ func (p *parser) deepseekV4Head() error {
 	}
 	p.m.Spec.HeadSize, p.m.Spec.RotaryDim = rd, rd
 	p.note("DeepSeek-V4: the spec covers each head's rope slice, its last %d of %d dims (the first %d are not rotated), for queries, keys and the compressed entries; the attention output's slice is rotated back by the query's position (cos, −sin), the inverse of the same table", rd, head, head-rd)
+	// DeepseekV4Indexer.forward rotates its queries and compressed keys with the "compress"
+	// table through the same apply_rotary_pos_emb: the trailing rope slice of its own head.
+	index, _, ok, err := p.src.positive("index_head_dim")
+	if err != nil {
+		return err
+	}
+	if !ok {
+		index = 128 // DeepseekV4Config's default
+	}
+	if index >= rd {
+		p.note("DeepSeek-V4: the compressed_sparse_attention layers' lightning indexer rotates the last %d of its %d dims with the compressed layers' RoPE (index_head_dim)", rd, index)
+	}
 	return nil
 }
 

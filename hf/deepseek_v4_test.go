@@ -72,6 +72,11 @@ func TestDeepseekV4(t *testing.T) {
 		if !hasNote(m, "last 64 of 512 dims") {
 			t.Errorf("%s: notes %q lack where the rope slice lies", c.name, m.Notes)
 		}
+		// DeepseekV4Indexer.forward: the compress RoPE on the last 64 of index_head_dim (128 by
+		// default) for the indexer's queries and compressed keys.
+		if !hasNote(m, "lightning indexer rotates the last 64 of its 128 dims with the compressed layers' RoPE") {
+			t.Errorf("%s: notes %q lack the indexer's slice", c.name, m.Notes)
+		}
 	}
 	for _, c := range []struct{ name, cfg, want string }{
 		{"unknown compress ratio", `{` + dims + `, "num_hidden_layers": 2, "compress_ratios": [0, 8]}`, "compress_ratios[1]: 8"},
