@@ -117,7 +117,7 @@ func compareGGUF(gm *hf.Model, gr *gguf.RoPE, cfg *hf.Model) *ggufCheckReport {
 		var permuted bool
 		sa, permuted = checkpointLayout(sa, gr.Arch)
 		if permuted {
-			r.Notes = append(r.Notes, fmt.Sprintf("the converter reorders %s's q and k weights to adjacent pairs (convert_hf_to_gguf.py LlamaModel.permute), so llama.cpp's norm rotation of the file is the checkpoint's NeoX rotation: compared as NeoX", gr.Arch))
+			r.Notes = append(r.Notes, fmt.Sprintf("the converter reorders %s's q and k weights to adjacent pairs (llama.cpp's converter, conversion/*.py: LlamaModel.permute or the architecture's copy of it), so llama.cpp's norm rotation of the file is the checkpoint's NeoX rotation: compared as NeoX", gr.Arch))
 		}
 		r.Rows = append(r.Rows, fieldRows(sa, sb, gr)...)
 		if len(r.Rows) > 1 {
