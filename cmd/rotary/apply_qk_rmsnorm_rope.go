@@ -26,6 +26,9 @@ func runQKRMSNormRoPE(env *applyEnv) ([]safetensors.Tensor, error) {
 		return nil, err
 	}
 	positions, query, qWeight := in[0], in[1], in[2]
+	if positions, err = batchPositions(positions); err != nil {
+		return nil, err
+	}
 	key, kWeight := env.inputs["key"], env.inputs["k_weight"]
 	if !key.IsZero() && kWeight.IsZero() {
 		return nil, usagef("%s: missing tensor %q (the input has a key)", env.inPath, "k_weight")

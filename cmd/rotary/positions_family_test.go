@@ -497,3 +497,26 @@ func TestPositionsFromFlags(t *testing.T) {
 		}
 	}
 }
+
+// TestQKRMSNormTakesBatchPositions: qk_rmsnorm_rope reads positions' [3, 1, T] as [3, T] like
+// the other position-taking ops (a Qwen3-VL model's MRoPE).
+func TestQKRMSNormTakesBatchPositions(t *testing.T) {
+	dir := t.TempDir()
+	q := randomHeads(2*4*128, 5)
+	w := randomHeads(128, 6)
+	var outs [2][]byte
+	for i, p := range []safetensors.Tensor{
+		safetensors.FromInt64s("positions", []int{3, 1, 2}, []int64{0, 5, 0, 6, 0, 7}),
+		safetensors.FromInt64s("positions", []int{3, 2}, []int64{0, 5, 0, 6, 0, 7}),
+	} {
+		in := writeTensors(t, dir, "in.safetensors", p, safetensors.FromFloat32s("query", []int{2, 4, 128}, q), safetensors.FromFloat32s("q_weight", []int{128}, w))
+		out := filepath.Join(dir, "out.safetensors")
+		if code, _, stderr := runCLI(t, "apply", "--model", "qwen3-vl-8b", "--op", "qk_rmsnorm_rope", "--in", in, "--out", out); code != 0 {
+			t.Fatalf("positions %v: exit %d: %s", p.Shape, code, stderr)
+		}
+		outs[i] = readOut(t, out)["query"].Data
+	}
+	if string(outs[0]) != string(outs[1]) {
+		t.Error("qk_rmsnorm_rope rotated [3, 1, 2] positions differently from [3, 2]")
+	}
+}
