@@ -126,3 +126,16 @@ func TestScalingAlpha(t *testing.T) {
 		t.Errorf("qwen2 with alpha: base %v, notes %q", r.Spec.Base, r.Notes)
 	}
 }
+
+// TestOriginalContextZero: llama_context takes n_ctx_train when the loader's n_ctx_orig_yarn
+// is 0 (cparams.n_ctx_orig_yarn, src/llama-context.cpp at llama.cpp 82bb48500), so an original
+// context length of 0 in the file is the context length.
+func TestOriginalContextZero(t *testing.T) {
+	r := mustModel(t, "qwen3", 32768, 4096, 32, []KV{
+		{"qwen3.rope.scaling.type", Str("yarn")}, {"qwen3.rope.scaling.factor", F32(4)},
+		{"qwen3.rope.scaling.original_context_length", U32(0)},
+	})
+	if r.Spec.Scaling.OriginalMaxPositions != 32768 {
+		t.Errorf("original context 0: %+v", r.Spec.Scaling)
+	}
+}

@@ -356,9 +356,13 @@ func (f *File) scaling(r *RoPE, s *rope.Spec, k func(string) string, ctx int) er
 	if err != nil {
 		return err
 	}
-	orig, _, err := f.intKey(k(keyOrigCtx), int64(ctx), 1, math.MaxInt32)
+	// llama_context falls back to n_ctx_train when n_ctx_orig_yarn is 0.
+	orig, _, err := f.intKey(k(keyOrigCtx), int64(ctx), 0, math.MaxInt32)
 	if err != nil {
 		return err
+	}
+	if orig == 0 {
+		orig = int64(ctx)
 	}
 	// llama_context: cparams.yarn_ext_factor is hparams' (the key's for grok, else -1) when
 	// ≥ 0, else 1 for yarn and 0 otherwise; any nonzero value turns the YaRN ramp and its
