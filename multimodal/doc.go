@@ -70,6 +70,18 @@
 // Qwen3-Omni token by token in time. The thinker's rope_delta counts unmasked tokens, the
 // talker's (Config.Talker) the padded row.
 //
+// Ernie45VL (ERNIE-4.5-VL) lays each run of image or video tokens out as a Qwen2-VL grid, a
+// video's steps merged by temporal_merge_size, text continuing from the grid's largest
+// position + 1 (Baidu's code in vLLM; HF main continues at start + max(h, w)); padding 0 and
+// rope_delta over the unmasked length as HF main. Its language model's rotation is
+// rope.MRoPE.AlternateHW.
+//
+// HunYuanVL (HunYuan-VL's XD-RoPE) has Config.Axes position rows (four: sequence, width,
+// height, image), which RoPEIndexN returns: every row counts the row's unmasked tokens except
+// on an image's h/m·(w/m + 1) grid tokens, whose width, height and image rows are the column,
+// the row and the image's index in the row (vLLM's per-request count; HF main counts across
+// the batch).
+//
 // # Vision-tower 2-D RoPE
 //
 // Qwen2VisionPositions and Qwen2VisionCosSin follow rot_pos_emb and VisionRotaryEmbedding
