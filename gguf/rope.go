@@ -35,7 +35,13 @@ type RoPE struct {
 	Notes   []string
 }
 
-// Keys llama.cpp reads (LLM_KV_NAMES in src/llama-arch.cpp), with %s the architecture.
+// Keys llama.cpp reads (LLM_KV_NAMES in src/llama-arch.cpp), with %s the architecture; each
+// name checked against llama.cpp 82bb48500 (2026-08-07). llama_model_base::load_hparams
+// (src/llama-model.cpp) reads the generic ones with the defaults this reader uses: freq_base
+// 10000, scaling type "linear", factor from scaling.factor else scale_linear (0: unscaled),
+// attn_factor 1, original context = context_length, key_length = n_embd/n_head,
+// dimension_count = key_length; the YaRN keys, alpha and finetuned are read per architecture
+// (archkeys.go, builder.go).
 const (
 	keyContextLength    = "%s.context_length"
 	keyEmbeddingLen     = "%s.embedding_length"
@@ -192,7 +198,7 @@ func (f *File) sections(arch string) ([]int, error) {
 	return out, nil
 }
 
-// RoPE derives the model's RoPE as llama.cpp does (llama_model::load_hparams and
+// RoPE derives the model's RoPE as llama.cpp does (llama_model_base::load_hparams and
 // llama_context's cparams in src/llama-context.cpp, the rotation of ggml_rope_ext /
 // ggml_rope_multi). Errors wrap ErrInvalid for a key of the wrong type or range, ErrNoRoPE
 // for a model without RoPE, ErrUnsupported for llama.cpp semantics a rope.Spec cannot hold,
@@ -546,7 +552,7 @@ func (f *File) mrope(s *rope.Spec, arch string, rt RopeType) error {
 	return nil
 }
 
-// imropeAxis is ggml_mrope_cache_init's interleaved choice (ggml/src/ggml-cpu/ops.cpp):
+// imropeAxis is ggml_mrope_cache_init's interleaved choice (ggml/src/ggml-cpu/ops.cpp, checked at llama.cpp 82bb48500):
 // pair i takes h when i%3 == 1 and i < 3·s1, w when i%3 == 2 and i < 3·s2, t when i%3 == 0
 // and i < 3·s0, and the fourth position otherwise.
 func imropeAxis(i int, s [4]int) int {
