@@ -6361,8 +6361,8 @@ fold:
 	RET
 
 // func backwardSumsNeoXF32AVX512(dcos *float64, dsin *float64, dy *byte, x *byte, rows int, ystride int, xstride int, half int, n int)
-// Requires: AVX, AVX512F
-TEXT ·backwardSumsNeoXF32AVX512(SB), NOSPLIT, $0-72
+// Requires: AVX, AVX512F, MMX+
+TEXT ·backwardSumsNeoXF32AVX512(SB), NOSPLIT, $8-72
 	MOVQ  dcos+0(FP), AX
 	MOVQ  dsin+8(FP), CX
 	MOVQ  dy+16(FP), DX
@@ -6385,6 +6385,12 @@ block:
 	MOVQ    DX, R12
 	MOVQ    BX, R13
 	MOVQ    SI, R14
+	MOVQ    SI, R15
+	IMULQ   DI, R15
+	ADDQ    R12, R15
+	MOVQ    SI, BP
+	IMULQ   R8, BP
+	ADDQ    R13, BP
 	VMOVUPD (AX), Z0
 	VMOVUPD (AX)(R9*1), Z1
 	VMOVUPD (CX), Z2
@@ -6399,6 +6405,12 @@ row:
 	VFMADD231PD  Z7, Z5, Z1
 	VFNMADD231PD Z7, Z4, Z2
 	VFMADD231PD  Z6, Z5, Z3
+	PREFETCHT0   (R15)
+	PREFETCHT0   (BP)
+	PREFETCHT0   (R15)(R11*1)
+	PREFETCHT0   (BP)(R11*1)
+	ADDQ         DI, R15
+	ADDQ         R8, BP
 	ADDQ         DI, R12
 	ADDQ         R8, R13
 	DECQ         R14
@@ -6419,7 +6431,7 @@ done:
 	RET
 
 // func backwardSumsGPTJF32AVX512(dcos *float64, dsin *float64, dy *byte, x *byte, rows int, ystride int, xstride int, half int, n int)
-// Requires: AVX, AVX512DQ, AVX512F
+// Requires: AVX, AVX512DQ, AVX512F, MMX+
 TEXT ·backwardSumsGPTJF32AVX512(SB), NOSPLIT, $0-72
 	MOVQ      dcos+0(FP), AX
 	MOVQ      dsin+8(FP), CX
@@ -6442,6 +6454,12 @@ block:
 	MOVQ    DX, R10
 	MOVQ    BX, R11
 	MOVQ    SI, R12
+	MOVQ    SI, R13
+	IMULQ   DI, R13
+	ADDQ    R10, R13
+	MOVQ    SI, R14
+	IMULQ   R8, R14
+	ADDQ    R11, R14
 	VMOVUPD (AX), Z1
 	VMOVUPD (CX), Z2
 
@@ -6452,6 +6470,10 @@ row:
 	VXORPD      Z0, Z5, Z5
 	VFMADD231PD Z4, Z3, Z1
 	VFMADD231PD Z5, Z3, Z2
+	PREFETCHT0  (R13)
+	PREFETCHT0  (R14)
+	ADDQ        DI, R13
+	ADDQ        R8, R14
 	ADDQ        DI, R10
 	ADDQ        R8, R11
 	DECQ        R12
@@ -6480,8 +6502,8 @@ DATA evensign64<>+56(SB)/8, $0x0000000000000000
 GLOBL evensign64<>(SB), RODATA|NOPTR, $64
 
 // func backwardSumsNeoXBF16AVX512(dcos *float64, dsin *float64, dy *byte, x *byte, rows int, ystride int, xstride int, half int, n int)
-// Requires: AVX, AVX2, AVX512F
-TEXT ·backwardSumsNeoXBF16AVX512(SB), NOSPLIT, $0-72
+// Requires: AVX, AVX2, AVX512F, MMX+
+TEXT ·backwardSumsNeoXBF16AVX512(SB), NOSPLIT, $8-72
 	MOVQ         dcos+0(FP), AX
 	MOVQ         dsin+8(FP), CX
 	MOVQ         dy+16(FP), DX
@@ -6505,6 +6527,12 @@ block:
 	MOVQ      DX, R12
 	MOVQ      BX, R13
 	MOVQ      SI, R14
+	MOVQ      SI, R15
+	IMULQ     DI, R15
+	ADDQ      R12, R15
+	MOVQ      SI, BP
+	IMULQ     R8, BP
+	ADDQ      R13, BP
 	VMOVUPD   (AX), Z1
 	VMOVDQU64 sumseven<>+0(SB), Z2
 	VPERMI2PD 64(AX), Z1, Z2
@@ -6555,6 +6583,12 @@ row:
 	VFNMADD231PD Z15, Z1, Z7
 	VFMADD231PD  Z14, Z12, Z8
 	VFMADD231PD  Z13, Z11, Z9
+	PREFETCHT0   (R15)
+	PREFETCHT0   (BP)
+	PREFETCHT0   (R15)(R11*1)
+	PREFETCHT0   (BP)(R11*1)
+	ADDQ         DI, R15
+	ADDQ         R8, BP
 	ADDQ         DI, R12
 	ADDQ         R8, R13
 	DECQ         R14
@@ -6635,7 +6669,7 @@ DATA sumshi<>+56(SB)/8, $0x000000000000000f
 GLOBL sumshi<>(SB), RODATA|NOPTR, $64
 
 // func backwardSumsGPTJBF16AVX512(dcos *float64, dsin *float64, dy *byte, x *byte, rows int, ystride int, xstride int, half int, n int)
-// Requires: AVX, AVX2, AVX512F
+// Requires: AVX, AVX2, AVX512F, MMX+
 TEXT ·backwardSumsGPTJBF16AVX512(SB), NOSPLIT, $0-72
 	MOVQ         dcos+0(FP), AX
 	MOVQ         dsin+8(FP), CX
@@ -6657,6 +6691,12 @@ block:
 	MOVQ      DX, R10
 	MOVQ      BX, R11
 	MOVQ      SI, R12
+	MOVQ      SI, R13
+	IMULQ     DI, R13
+	ADDQ      R10, R13
+	MOVQ      SI, R14
+	IMULQ     R8, R14
+	ADDQ      R11, R14
 	VMOVUPD   (AX), Z1
 	VMOVDQU64 sumseven<>+0(SB), Z2
 	VPERMI2PD 64(AX), Z1, Z2
@@ -6683,6 +6723,10 @@ row:
 	VFMADD231PD  Z7, Z1, Z3
 	VFNMADD231PD Z7, Z6, Z4
 	VFMADD231PD  Z8, Z1, Z5
+	PREFETCHT0   (R13)
+	PREFETCHT0   (R14)
+	ADDQ         DI, R13
+	ADDQ         R8, R14
 	ADDQ         DI, R10
 	ADDQ         R8, R11
 	DECQ         R12
@@ -6711,8 +6755,8 @@ done:
 	RET
 
 // func backwardSumsNeoXF16AVX512(dcos *float64, dsin *float64, dy *byte, x *byte, rows int, ystride int, xstride int, half int, n int)
-// Requires: AVX, AVX512F, F16C
-TEXT ·backwardSumsNeoXF16AVX512(SB), NOSPLIT, $0-72
+// Requires: AVX, AVX512F, F16C, MMX+
+TEXT ·backwardSumsNeoXF16AVX512(SB), NOSPLIT, $8-72
 	MOVQ  dcos+0(FP), AX
 	MOVQ  dsin+8(FP), CX
 	MOVQ  dy+16(FP), DX
@@ -6735,6 +6779,12 @@ block:
 	MOVQ    DX, R12
 	MOVQ    BX, R13
 	MOVQ    SI, R14
+	MOVQ    SI, R15
+	IMULQ   DI, R15
+	ADDQ    R12, R15
+	MOVQ    SI, BP
+	IMULQ   R8, BP
+	ADDQ    R13, BP
 	VMOVUPD (AX), Z0
 	VMOVUPD (AX)(R9*1), Z1
 	VMOVUPD (CX), Z2
@@ -6753,6 +6803,12 @@ row:
 	VFMADD231PD  Z7, Z5, Z1
 	VFNMADD231PD Z7, Z4, Z2
 	VFMADD231PD  Z6, Z5, Z3
+	PREFETCHT0   (R15)
+	PREFETCHT0   (BP)
+	PREFETCHT0   (R15)(R11*1)
+	PREFETCHT0   (BP)(R11*1)
+	ADDQ         DI, R15
+	ADDQ         R8, BP
 	ADDQ         DI, R12
 	ADDQ         R8, R13
 	DECQ         R14
@@ -6773,7 +6829,7 @@ done:
 	RET
 
 // func backwardSumsGPTJF16AVX512(dcos *float64, dsin *float64, dy *byte, x *byte, rows int, ystride int, xstride int, half int, n int)
-// Requires: AVX, AVX512DQ, AVX512F, F16C
+// Requires: AVX, AVX512DQ, AVX512F, F16C, MMX+
 TEXT ·backwardSumsGPTJF16AVX512(SB), NOSPLIT, $0-72
 	MOVQ      dcos+0(FP), AX
 	MOVQ      dsin+8(FP), CX
@@ -6796,6 +6852,12 @@ block:
 	MOVQ    DX, R10
 	MOVQ    BX, R11
 	MOVQ    SI, R12
+	MOVQ    SI, R13
+	IMULQ   DI, R13
+	ADDQ    R10, R13
+	MOVQ    SI, R14
+	IMULQ   R8, R14
+	ADDQ    R11, R14
 	VMOVUPD (AX), Z1
 	VMOVUPD (CX), Z2
 
@@ -6808,6 +6870,10 @@ row:
 	VXORPD      Z0, Z5, Z5
 	VFMADD231PD Z4, Z3, Z1
 	VFMADD231PD Z5, Z3, Z2
+	PREFETCHT0  (R13)
+	PREFETCHT0  (R14)
+	ADDQ        DI, R13
+	ADDQ        R8, R14
 	ADDQ        DI, R10
 	ADDQ        R8, R11
 	DECQ        R12
@@ -6826,8 +6892,8 @@ done:
 	RET
 
 // func backwardSumsNeoXF32AVX2(dcos *float64, dsin *float64, dy *byte, x *byte, rows int, ystride int, xstride int, half int, n int)
-// Requires: AVX
-TEXT ·backwardSumsNeoXF32AVX2(SB), NOSPLIT, $0-72
+// Requires: AVX, MMX+
+TEXT ·backwardSumsNeoXF32AVX2(SB), NOSPLIT, $8-72
 	MOVQ  dcos+0(FP), AX
 	MOVQ  dsin+8(FP), CX
 	MOVQ  dy+16(FP), DX
@@ -6850,45 +6916,57 @@ block:
 	MOVQ    DX, R12
 	MOVQ    BX, R13
 	MOVQ    SI, R14
+	MOVQ    SI, R15
+	IMULQ   DI, R15
+	ADDQ    R12, R15
+	MOVQ    SI, BP
+	IMULQ   R8, BP
+	ADDQ    R13, BP
 	VMOVUPD (AX), Y0
 	VMOVUPD (AX)(R9*1), Y1
 	VMOVUPD (CX), Y2
 	VMOVUPD (CX)(R9*1), Y3
 
 row:
-	VCVTPS2PD (R12), Y4
-	VCVTPS2PD (R12)(R11*1), Y5
-	VCVTPS2PD (R13), Y6
-	VCVTPS2PD (R13)(R11*1), Y7
-	VMULPD    Y6, Y4, Y8
-	VADDPD    Y8, Y0, Y0
-	VMULPD    Y7, Y5, Y8
-	VADDPD    Y8, Y1, Y1
-	VMULPD    Y7, Y4, Y4
-	VSUBPD    Y4, Y2, Y2
-	VMULPD    Y6, Y5, Y4
-	VADDPD    Y4, Y3, Y3
-	ADDQ      DI, R12
-	ADDQ      R8, R13
-	DECQ      R14
-	JNZ       row
-	VMOVUPD   Y0, (AX)
-	VMOVUPD   Y1, (AX)(R9*1)
-	VMOVUPD   Y2, (CX)
-	VMOVUPD   Y3, (CX)(R9*1)
-	ADDQ      $0x00000020, AX
-	ADDQ      $0x00000020, CX
-	ADDQ      $0x00000010, DX
-	ADDQ      $0x00000010, BX
-	DECQ      R10
-	JNZ       block
+	VCVTPS2PD  (R12), Y4
+	VCVTPS2PD  (R12)(R11*1), Y5
+	VCVTPS2PD  (R13), Y6
+	VCVTPS2PD  (R13)(R11*1), Y7
+	VMULPD     Y6, Y4, Y8
+	VADDPD     Y8, Y0, Y0
+	VMULPD     Y7, Y5, Y8
+	VADDPD     Y8, Y1, Y1
+	VMULPD     Y7, Y4, Y4
+	VSUBPD     Y4, Y2, Y2
+	VMULPD     Y6, Y5, Y4
+	VADDPD     Y4, Y3, Y3
+	PREFETCHT0 (R15)
+	PREFETCHT0 (BP)
+	PREFETCHT0 (R15)(R11*1)
+	PREFETCHT0 (BP)(R11*1)
+	ADDQ       DI, R15
+	ADDQ       R8, BP
+	ADDQ       DI, R12
+	ADDQ       R8, R13
+	DECQ       R14
+	JNZ        row
+	VMOVUPD    Y0, (AX)
+	VMOVUPD    Y1, (AX)(R9*1)
+	VMOVUPD    Y2, (CX)
+	VMOVUPD    Y3, (CX)(R9*1)
+	ADDQ       $0x00000020, AX
+	ADDQ       $0x00000020, CX
+	ADDQ       $0x00000010, DX
+	ADDQ       $0x00000010, BX
+	DECQ       R10
+	JNZ        block
 
 done:
 	VZEROUPPER
 	RET
 
 // func backwardSumsGPTJF32AVX2(dcos *float64, dsin *float64, dy *byte, x *byte, rows int, ystride int, xstride int, half int, n int)
-// Requires: AVX
+// Requires: AVX, MMX+
 TEXT ·backwardSumsGPTJF32AVX2(SB), NOSPLIT, $0-72
 	MOVQ    dcos+0(FP), AX
 	MOVQ    dsin+8(FP), CX
@@ -6911,38 +6989,48 @@ block:
 	MOVQ    DX, R10
 	MOVQ    BX, R11
 	MOVQ    SI, R12
+	MOVQ    SI, R13
+	IMULQ   DI, R13
+	ADDQ    R10, R13
+	MOVQ    SI, R14
+	IMULQ   R8, R14
+	ADDQ    R11, R14
 	VMOVUPD (AX), Y1
 	VMOVUPD (CX), Y2
 
 row:
-	VCVTPS2PD (R10), Y3
-	VCVTPS2PD (R11), Y4
-	VPERMILPD $0x05, Y4, Y5
-	VXORPD    Y0, Y5, Y5
-	VMULPD    Y4, Y3, Y4
-	VADDPD    Y4, Y1, Y1
-	VMULPD    Y5, Y3, Y3
-	VADDPD    Y3, Y2, Y2
-	ADDQ      DI, R10
-	ADDQ      R8, R11
-	DECQ      R12
-	JNZ       row
-	VMOVUPD   Y1, (AX)
-	VMOVUPD   Y2, (CX)
-	ADDQ      $0x00000020, AX
-	ADDQ      $0x00000020, CX
-	ADDQ      $0x00000010, DX
-	ADDQ      $0x00000010, BX
-	DECQ      R9
-	JNZ       block
+	VCVTPS2PD  (R10), Y3
+	VCVTPS2PD  (R11), Y4
+	VPERMILPD  $0x05, Y4, Y5
+	VXORPD     Y0, Y5, Y5
+	VMULPD     Y4, Y3, Y4
+	VADDPD     Y4, Y1, Y1
+	VMULPD     Y5, Y3, Y3
+	VADDPD     Y3, Y2, Y2
+	PREFETCHT0 (R13)
+	PREFETCHT0 (R14)
+	ADDQ       DI, R13
+	ADDQ       R8, R14
+	ADDQ       DI, R10
+	ADDQ       R8, R11
+	DECQ       R12
+	JNZ        row
+	VMOVUPD    Y1, (AX)
+	VMOVUPD    Y2, (CX)
+	ADDQ       $0x00000020, AX
+	ADDQ       $0x00000020, CX
+	ADDQ       $0x00000010, DX
+	ADDQ       $0x00000010, BX
+	DECQ       R9
+	JNZ        block
 
 done:
 	VZEROUPPER
 	RET
 
 // func backwardSumsNeoXBF16AVX2(dcos *float64, dsin *float64, dy *byte, x *byte, rows int, ystride int, xstride int, half int, n int)
-// Requires: AVX
-TEXT ·backwardSumsNeoXBF16AVX2(SB), NOSPLIT, $0-72
+// Requires: AVX, MMX+
+TEXT ·backwardSumsNeoXBF16AVX2(SB), NOSPLIT, $8-72
 	MOVQ  dcos+0(FP), AX
 	MOVQ  dsin+8(FP), CX
 	MOVQ  dy+16(FP), DX
@@ -6965,53 +7053,65 @@ block:
 	MOVQ    DX, R12
 	MOVQ    BX, R13
 	MOVQ    SI, R14
+	MOVQ    SI, R15
+	IMULQ   DI, R15
+	ADDQ    R12, R15
+	MOVQ    SI, BP
+	IMULQ   R8, BP
+	ADDQ    R13, BP
 	VMOVUPD (AX), Y0
 	VMOVUPD (AX)(R9*1), Y1
 	VMOVUPD (CX), Y2
 	VMOVUPD (CX)(R9*1), Y3
 
 row:
-	VPMOVZXWD (R12), X4
-	VPSLLD    $0x10, X4, X4
-	VCVTPS2PD X4, Y4
-	VPMOVZXWD (R12)(R11*1), X5
-	VPSLLD    $0x10, X5, X5
-	VCVTPS2PD X5, Y5
-	VPMOVZXWD (R13), X6
-	VPSLLD    $0x10, X6, X6
-	VCVTPS2PD X6, Y6
-	VPMOVZXWD (R13)(R11*1), X7
-	VPSLLD    $0x10, X7, X7
-	VCVTPS2PD X7, Y7
-	VMULPD    Y6, Y4, Y8
-	VADDPD    Y8, Y0, Y0
-	VMULPD    Y7, Y5, Y8
-	VADDPD    Y8, Y1, Y1
-	VMULPD    Y7, Y4, Y4
-	VSUBPD    Y4, Y2, Y2
-	VMULPD    Y6, Y5, Y4
-	VADDPD    Y4, Y3, Y3
-	ADDQ      DI, R12
-	ADDQ      R8, R13
-	DECQ      R14
-	JNZ       row
-	VMOVUPD   Y0, (AX)
-	VMOVUPD   Y1, (AX)(R9*1)
-	VMOVUPD   Y2, (CX)
-	VMOVUPD   Y3, (CX)(R9*1)
-	ADDQ      $0x00000020, AX
-	ADDQ      $0x00000020, CX
-	ADDQ      $0x00000008, DX
-	ADDQ      $0x00000008, BX
-	DECQ      R10
-	JNZ       block
+	VPMOVZXWD  (R12), X4
+	VPSLLD     $0x10, X4, X4
+	VCVTPS2PD  X4, Y4
+	VPMOVZXWD  (R12)(R11*1), X5
+	VPSLLD     $0x10, X5, X5
+	VCVTPS2PD  X5, Y5
+	VPMOVZXWD  (R13), X6
+	VPSLLD     $0x10, X6, X6
+	VCVTPS2PD  X6, Y6
+	VPMOVZXWD  (R13)(R11*1), X7
+	VPSLLD     $0x10, X7, X7
+	VCVTPS2PD  X7, Y7
+	VMULPD     Y6, Y4, Y8
+	VADDPD     Y8, Y0, Y0
+	VMULPD     Y7, Y5, Y8
+	VADDPD     Y8, Y1, Y1
+	VMULPD     Y7, Y4, Y4
+	VSUBPD     Y4, Y2, Y2
+	VMULPD     Y6, Y5, Y4
+	VADDPD     Y4, Y3, Y3
+	PREFETCHT0 (R15)
+	PREFETCHT0 (BP)
+	PREFETCHT0 (R15)(R11*1)
+	PREFETCHT0 (BP)(R11*1)
+	ADDQ       DI, R15
+	ADDQ       R8, BP
+	ADDQ       DI, R12
+	ADDQ       R8, R13
+	DECQ       R14
+	JNZ        row
+	VMOVUPD    Y0, (AX)
+	VMOVUPD    Y1, (AX)(R9*1)
+	VMOVUPD    Y2, (CX)
+	VMOVUPD    Y3, (CX)(R9*1)
+	ADDQ       $0x00000020, AX
+	ADDQ       $0x00000020, CX
+	ADDQ       $0x00000008, DX
+	ADDQ       $0x00000008, BX
+	DECQ       R10
+	JNZ        block
 
 done:
 	VZEROUPPER
 	RET
 
 // func backwardSumsGPTJBF16AVX2(dcos *float64, dsin *float64, dy *byte, x *byte, rows int, ystride int, xstride int, half int, n int)
-// Requires: AVX
+// Requires: AVX, MMX+
 TEXT ·backwardSumsGPTJBF16AVX2(SB), NOSPLIT, $0-72
 	MOVQ    dcos+0(FP), AX
 	MOVQ    dsin+8(FP), CX
@@ -7034,42 +7134,52 @@ block:
 	MOVQ    DX, R10
 	MOVQ    BX, R11
 	MOVQ    SI, R12
+	MOVQ    SI, R13
+	IMULQ   DI, R13
+	ADDQ    R10, R13
+	MOVQ    SI, R14
+	IMULQ   R8, R14
+	ADDQ    R11, R14
 	VMOVUPD (AX), Y1
 	VMOVUPD (CX), Y2
 
 row:
-	VPMOVZXWD (R10), X3
-	VPSLLD    $0x10, X3, X3
-	VCVTPS2PD X3, Y3
-	VPMOVZXWD (R11), X4
-	VPSLLD    $0x10, X4, X4
-	VCVTPS2PD X4, Y4
-	VPERMILPD $0x05, Y4, Y5
-	VXORPD    Y0, Y5, Y5
-	VMULPD    Y4, Y3, Y4
-	VADDPD    Y4, Y1, Y1
-	VMULPD    Y5, Y3, Y3
-	VADDPD    Y3, Y2, Y2
-	ADDQ      DI, R10
-	ADDQ      R8, R11
-	DECQ      R12
-	JNZ       row
-	VMOVUPD   Y1, (AX)
-	VMOVUPD   Y2, (CX)
-	ADDQ      $0x00000020, AX
-	ADDQ      $0x00000020, CX
-	ADDQ      $0x00000008, DX
-	ADDQ      $0x00000008, BX
-	DECQ      R9
-	JNZ       block
+	VPMOVZXWD  (R10), X3
+	VPSLLD     $0x10, X3, X3
+	VCVTPS2PD  X3, Y3
+	VPMOVZXWD  (R11), X4
+	VPSLLD     $0x10, X4, X4
+	VCVTPS2PD  X4, Y4
+	VPERMILPD  $0x05, Y4, Y5
+	VXORPD     Y0, Y5, Y5
+	VMULPD     Y4, Y3, Y4
+	VADDPD     Y4, Y1, Y1
+	VMULPD     Y5, Y3, Y3
+	VADDPD     Y3, Y2, Y2
+	PREFETCHT0 (R13)
+	PREFETCHT0 (R14)
+	ADDQ       DI, R13
+	ADDQ       R8, R14
+	ADDQ       DI, R10
+	ADDQ       R8, R11
+	DECQ       R12
+	JNZ        row
+	VMOVUPD    Y1, (AX)
+	VMOVUPD    Y2, (CX)
+	ADDQ       $0x00000020, AX
+	ADDQ       $0x00000020, CX
+	ADDQ       $0x00000008, DX
+	ADDQ       $0x00000008, BX
+	DECQ       R9
+	JNZ        block
 
 done:
 	VZEROUPPER
 	RET
 
 // func backwardSumsNeoXF16AVX2(dcos *float64, dsin *float64, dy *byte, x *byte, rows int, ystride int, xstride int, half int, n int)
-// Requires: AVX, F16C
-TEXT ·backwardSumsNeoXF16AVX2(SB), NOSPLIT, $0-72
+// Requires: AVX, F16C, MMX+
+TEXT ·backwardSumsNeoXF16AVX2(SB), NOSPLIT, $8-72
 	MOVQ  dcos+0(FP), AX
 	MOVQ  dsin+8(FP), CX
 	MOVQ  dy+16(FP), DX
@@ -7092,49 +7202,61 @@ block:
 	MOVQ    DX, R12
 	MOVQ    BX, R13
 	MOVQ    SI, R14
+	MOVQ    SI, R15
+	IMULQ   DI, R15
+	ADDQ    R12, R15
+	MOVQ    SI, BP
+	IMULQ   R8, BP
+	ADDQ    R13, BP
 	VMOVUPD (AX), Y0
 	VMOVUPD (AX)(R9*1), Y1
 	VMOVUPD (CX), Y2
 	VMOVUPD (CX)(R9*1), Y3
 
 row:
-	VCVTPH2PS (R12), X4
-	VCVTPS2PD X4, Y4
-	VCVTPH2PS (R12)(R11*1), X5
-	VCVTPS2PD X5, Y5
-	VCVTPH2PS (R13), X6
-	VCVTPS2PD X6, Y6
-	VCVTPH2PS (R13)(R11*1), X7
-	VCVTPS2PD X7, Y7
-	VMULPD    Y6, Y4, Y8
-	VADDPD    Y8, Y0, Y0
-	VMULPD    Y7, Y5, Y8
-	VADDPD    Y8, Y1, Y1
-	VMULPD    Y7, Y4, Y4
-	VSUBPD    Y4, Y2, Y2
-	VMULPD    Y6, Y5, Y4
-	VADDPD    Y4, Y3, Y3
-	ADDQ      DI, R12
-	ADDQ      R8, R13
-	DECQ      R14
-	JNZ       row
-	VMOVUPD   Y0, (AX)
-	VMOVUPD   Y1, (AX)(R9*1)
-	VMOVUPD   Y2, (CX)
-	VMOVUPD   Y3, (CX)(R9*1)
-	ADDQ      $0x00000020, AX
-	ADDQ      $0x00000020, CX
-	ADDQ      $0x00000008, DX
-	ADDQ      $0x00000008, BX
-	DECQ      R10
-	JNZ       block
+	VCVTPH2PS  (R12), X4
+	VCVTPS2PD  X4, Y4
+	VCVTPH2PS  (R12)(R11*1), X5
+	VCVTPS2PD  X5, Y5
+	VCVTPH2PS  (R13), X6
+	VCVTPS2PD  X6, Y6
+	VCVTPH2PS  (R13)(R11*1), X7
+	VCVTPS2PD  X7, Y7
+	VMULPD     Y6, Y4, Y8
+	VADDPD     Y8, Y0, Y0
+	VMULPD     Y7, Y5, Y8
+	VADDPD     Y8, Y1, Y1
+	VMULPD     Y7, Y4, Y4
+	VSUBPD     Y4, Y2, Y2
+	VMULPD     Y6, Y5, Y4
+	VADDPD     Y4, Y3, Y3
+	PREFETCHT0 (R15)
+	PREFETCHT0 (BP)
+	PREFETCHT0 (R15)(R11*1)
+	PREFETCHT0 (BP)(R11*1)
+	ADDQ       DI, R15
+	ADDQ       R8, BP
+	ADDQ       DI, R12
+	ADDQ       R8, R13
+	DECQ       R14
+	JNZ        row
+	VMOVUPD    Y0, (AX)
+	VMOVUPD    Y1, (AX)(R9*1)
+	VMOVUPD    Y2, (CX)
+	VMOVUPD    Y3, (CX)(R9*1)
+	ADDQ       $0x00000020, AX
+	ADDQ       $0x00000020, CX
+	ADDQ       $0x00000008, DX
+	ADDQ       $0x00000008, BX
+	DECQ       R10
+	JNZ        block
 
 done:
 	VZEROUPPER
 	RET
 
 // func backwardSumsGPTJF16AVX2(dcos *float64, dsin *float64, dy *byte, x *byte, rows int, ystride int, xstride int, half int, n int)
-// Requires: AVX, F16C
+// Requires: AVX, F16C, MMX+
 TEXT ·backwardSumsGPTJF16AVX2(SB), NOSPLIT, $0-72
 	MOVQ    dcos+0(FP), AX
 	MOVQ    dsin+8(FP), CX
@@ -7157,32 +7279,42 @@ block:
 	MOVQ    DX, R10
 	MOVQ    BX, R11
 	MOVQ    SI, R12
+	MOVQ    SI, R13
+	IMULQ   DI, R13
+	ADDQ    R10, R13
+	MOVQ    SI, R14
+	IMULQ   R8, R14
+	ADDQ    R11, R14
 	VMOVUPD (AX), Y1
 	VMOVUPD (CX), Y2
 
 row:
-	VCVTPH2PS (R10), X3
-	VCVTPS2PD X3, Y3
-	VCVTPH2PS (R11), X4
-	VCVTPS2PD X4, Y4
-	VPERMILPD $0x05, Y4, Y5
-	VXORPD    Y0, Y5, Y5
-	VMULPD    Y4, Y3, Y4
-	VADDPD    Y4, Y1, Y1
-	VMULPD    Y5, Y3, Y3
-	VADDPD    Y3, Y2, Y2
-	ADDQ      DI, R10
-	ADDQ      R8, R11
-	DECQ      R12
-	JNZ       row
-	VMOVUPD   Y1, (AX)
-	VMOVUPD   Y2, (CX)
-	ADDQ      $0x00000020, AX
-	ADDQ      $0x00000020, CX
-	ADDQ      $0x00000008, DX
-	ADDQ      $0x00000008, BX
-	DECQ      R9
-	JNZ       block
+	VCVTPH2PS  (R10), X3
+	VCVTPS2PD  X3, Y3
+	VCVTPH2PS  (R11), X4
+	VCVTPS2PD  X4, Y4
+	VPERMILPD  $0x05, Y4, Y5
+	VXORPD     Y0, Y5, Y5
+	VMULPD     Y4, Y3, Y4
+	VADDPD     Y4, Y1, Y1
+	VMULPD     Y5, Y3, Y3
+	VADDPD     Y3, Y2, Y2
+	PREFETCHT0 (R13)
+	PREFETCHT0 (R14)
+	ADDQ       DI, R13
+	ADDQ       R8, R14
+	ADDQ       DI, R10
+	ADDQ       R8, R11
+	DECQ       R12
+	JNZ        row
+	VMOVUPD    Y1, (AX)
+	VMOVUPD    Y2, (CX)
+	ADDQ       $0x00000020, AX
+	ADDQ       $0x00000020, CX
+	ADDQ       $0x00000008, DX
+	ADDQ       $0x00000008, BX
+	DECQ       R9
+	JNZ        block
 
 done:
 	VZEROUPPER

@@ -106,11 +106,28 @@ func (g *generator) backwardSumsKernel(s isa, d dtype, gptj bool) {
 			VADDPD(p, sum, sum)
 		}
 	}
-	py, px, r := GP64(), GP64(), GP64()
+	// The next group's rows are prefetched as in backwardSumsBF16Kernel.
+	py, px, r, qy, qx := GP64(), GP64(), GP64(), GP64(), GP64()
+	prefetch := func() {
+		PREFETCHT0(Mem{Base: qy})
+		PREFETCHT0(Mem{Base: qx})
+		if !gptj {
+			PREFETCHT0(Mem{Base: qy, Index: hb, Scale: 1})
+			PREFETCHT0(Mem{Base: qx, Index: hb, Scale: 1})
+		}
+		ADDQ(ys, qy)
+		ADDQ(xs, qx)
+	}
 	Label("block")
 	MOVQ(dy, py)
 	MOVQ(x, px)
 	MOVQ(rows, r)
+	MOVQ(rows, qy)
+	IMULQ(ys, qy)
+	ADDQ(py, qy)
+	MOVQ(rows, qx)
+	IMULQ(xs, qx)
+	ADDQ(px, qx)
 	if !gptj {
 		c1, c2 := acc(Mem{Base: dcos}), acc(Mem{Base: dcos, Index: h8, Scale: 1})
 		s1, s2 := acc(Mem{Base: dsin}), acc(Mem{Base: dsin, Index: h8, Scale: 1})
@@ -121,6 +138,7 @@ func (g *generator) backwardSumsKernel(s isa, d dtype, gptj bool) {
 		add(y2, x2, c2, false)
 		add(y1, x2, s1, true) // rotate(x) = (−x2, x1)
 		add(y2, x1, s2, false)
+		prefetch()
 		ADDQ(ys, py)
 		ADDQ(xs, px)
 		DECQ(r)
@@ -143,6 +161,7 @@ func (g *generator) backwardSumsKernel(s isa, d dtype, gptj bool) {
 		}
 		add(yv, xv, c1, false)
 		add(yv, rot, s1, false)
+		prefetch()
 		ADDQ(ys, py)
 		ADDQ(xs, px)
 		DECQ(r)
@@ -243,11 +262,31 @@ func (g *generator) backwardSumsBF16Kernel(gptj bool) {
 		VCVTPS2PD(fo, o)
 		return e, o
 	}
-	py, px, r := GP64(), GP64(), GP64()
+	// Each row's loads prefetch the same bytes `rows` rows on, in dy (qy) and in x (qx): where
+	// the heads of consecutive tokens follow each other (BSND, THD) that is the next call's
+	// group, whose first block would otherwise wait on memory for each of its rows in turn
+	// (about twice the time per token at 4096 tokens as at 512). A prefetch cannot fault.
+	py, px, r, qy, qx := GP64(), GP64(), GP64(), GP64(), GP64()
+	prefetch := func() {
+		PREFETCHT0(Mem{Base: qy})
+		PREFETCHT0(Mem{Base: qx})
+		if !gptj {
+			PREFETCHT0(Mem{Base: qy, Index: hb, Scale: 1})
+			PREFETCHT0(Mem{Base: qx, Index: hb, Scale: 1})
+		}
+		ADDQ(ys, qy)
+		ADDQ(xs, qx)
+	}
 	Label("block")
 	MOVQ(dy, py)
 	MOVQ(x, px)
 	MOVQ(rows, r)
+	MOVQ(rows, qy)
+	IMULQ(ys, qy)
+	ADDQ(py, qy)
+	MOVQ(rows, qx)
+	IMULQ(xs, qx)
+	ADDQ(px, qx)
 	if !gptj {
 		c1e, c1o := split(Mem{Base: dcos})
 		c2e, c2o := split(Mem{Base: dcos, Index: h8, Scale: 1})
@@ -266,6 +305,7 @@ func (g *generator) backwardSumsBF16Kernel(gptj bool) {
 		VFNMADD231PD(x2o, y1o, s1o)
 		VFMADD231PD(x1e, y2e, s2e)
 		VFMADD231PD(x1o, y2o, s2o)
+		prefetch()
 		ADDQ(ys, py)
 		ADDQ(xs, px)
 		DECQ(r)
@@ -284,6 +324,7 @@ func (g *generator) backwardSumsBF16Kernel(gptj bool) {
 		VFMADD231PD(xo, yo, co)
 		VFNMADD231PD(xo, ye, se) // rotate(x) = [−x1 x0 −x3 x2 ...]
 		VFMADD231PD(xe, yo, so)
+		prefetch()
 		ADDQ(ys, py)
 		ADDQ(xs, px)
 		DECQ(r)
