@@ -259,6 +259,13 @@ func (f *File) RoPE() (*RoPE, error) {
 	if !ok || heads == 0 {
 		return nil, invalidf("%s: missing or 0 (a model with RoPE has attention heads)", k(keyHeadCount))
 	}
+	if v, _ := f.Get(k(keyHeadCount)); v.Type == TypeArray {
+		if xs, _ := v.Ints(); len(xs) > 0 && xs[0] == 0 {
+			// llama_model_base::load_hparams (llama.cpp 82bb48500) tests n_head(), layer 0's,
+			// and without heads there sets n_rot and the key length to 0 and skips their keys.
+			r.Notes = append(r.Notes, fmt.Sprintf("%s: layer 0 has no attention heads, for which llama.cpp's load_hparams sets n_rot = 0 unless the architecture's loader sets it; the RoPE here is that of layer %d, the first with heads", k(keyHeadCount), firstNonZero(xs)))
+		}
+	}
 	kvHeads, _, err := f.headCount(k(keyHeadCountKV), heads)
 	if err != nil {
 		return nil, err
@@ -552,9 +559,9 @@ func (f *File) mrope(s *rope.Spec, arch string, rt RopeType) error {
 	return nil
 }
 
-// imropeAxis is ggml_mrope_cache_init's interleaved choice (ggml/src/ggml-cpu/ops.cpp, checked at llama.cpp 82bb48500):
-// pair i takes h when i%3 == 1 and i < 3·s1, w when i%3 == 2 and i < 3·s2, t when i%3 == 0
-// and i < 3·s0, and the fourth position otherwise.
+// imropeAxis is ggml_mrope_cache_init's interleaved choice (ggml/src/ggml-cpu/ops.cpp,
+// checked at llama.cpp 82bb48500): pair i takes h when i%3 == 1 and i < 3·s1, w when
+// i%3 == 2 and i < 3·s2, t when i%3 == 0 and i < 3·s0, and the fourth position otherwise.
 func imropeAxis(i int, s [4]int) int {
 	switch {
 	case i%3 == 1 && i < 3*s[1]:
@@ -595,4 +602,13 @@ func (f *File) noRoPELayers(r *RoPE, s *rope.Spec, k func(string) string) error 
 	}
 	s.Local = &rope.LocalRoPE{NoRoPE: no}
 	return nil
+}
+
+func firstNonZero(xs []int64) int {
+	for i, x := range xs {
+		if x != 0 {
+			return i
+		}
+	}
+	return -1
 }

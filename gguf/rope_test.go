@@ -297,7 +297,8 @@ func TestRoPEErrors(t *testing.T) {
 	}
 }
 
-// TestPerLayerHeadCounts: a per-layer head count gives the first attention layer's.
+// TestPerLayerHeadCounts: a per-layer head count gives the first attention layer's, with a
+// note when layer 0 has none.
 func TestPerLayerHeadCounts(t *testing.T) {
 	f, err := Parse(mustWrite(t, []KV{
 		{"general.architecture", Str("qwen3next")}, {"qwen3next.context_length", U32(4096)},
@@ -311,6 +312,10 @@ func TestPerLayerHeadCounts(t *testing.T) {
 	r, err := f.RoPE()
 	if err != nil || r.NumHeads != 16 || r.NumKVHeads != 2 || r.Spec.HeadSize != 256 || r.Spec.RotaryDim != 64 {
 		t.Errorf("%+v, %v", r, err)
+	}
+	// llama.cpp's load_hparams reads n_rot only when layer 0 has heads: a note says so.
+	if err == nil && !hasNote(r, "layer 0 has no attention heads") {
+		t.Errorf("no note on layer 0's heads: %q", r.Notes)
 	}
 	f, _ = Parse(mustWrite(t, []KV{
 		{"general.architecture", Str("qwen2")}, {"qwen2.context_length", U32(4096)},
