@@ -58,6 +58,7 @@ type goldenOptions struct {
 	layerSet  bool
 	positions string
 	format    string // safetensors or npy
+	kvQuant   string // kv_rmsnorm_rope_cache's caches: none, sym or asym (int8)
 	suite     bool   // writing a suite: its index says what each layer is
 	// opFlags and modelFlags are the names of the apply ops' own flags and of the model flags
 	// apply shares; userSet the flags the command line gave.
@@ -104,6 +105,7 @@ func runGolden(args []string, stdout, stderr io.Writer) error {
 	fs.StringVar(&o.positions, "positions", "range", "positions: range (0..N−1), range:START (START..START+N−1), random (seeded, below the model's cache length), random:LIMIT (below LIMIT), or a safetensors `FILE` holding positions as apply reads them")
 	out := fs.String("out", "", "output bundle `G.safetensors`")
 	suite := fs.String("suite", "", "write a suite of bundles and index.json into `DIR` instead of one --out")
+	fs.StringVar(&o.kvQuant, "kv-quant", "none", "kv_rmsnorm_rope_cache caches: none (the bundle's dtype), sym (int8 with per-channel k_rope_scale, c_kv_scale) or asym (and k_rope_offset, c_kv_offset); `MODE`")
 	fs.StringVar(&o.format, "format", "safetensors", "bundle `format`: safetensors, or npy (--out names a directory of NAME.npy files, one per tensor, and __metadata__.json; BF16 as uint16 bits)")
 	own := map[string]bool{}
 	fs.VisitAll(func(f *flag.Flag) { own[f.Name] = true })
@@ -155,6 +157,12 @@ func runGolden(args []string, stdout, stderr io.Writer) error {
 	}
 	if o.tokens < 1 || o.tokens > goldenMaxTokens {
 		return usagef("--tokens %d: want 1..%d", o.tokens, goldenMaxTokens)
+	}
+	if o.kvQuant != "none" && o.kvQuant != "sym" && o.kvQuant != "asym" {
+		return usagef("--kv-quant %q: want none, sym or asym", o.kvQuant)
+	}
+	if o.kvQuant != "none" && o.op != "kv_rmsnorm_rope_cache" {
+		return usagef("--kv-quant %s: only --op kv_rmsnorm_rope_cache has quantised caches", o.kvQuant)
 	}
 	if o.format != "safetensors" && o.format != "npy" {
 		return usagef("--format %q: want safetensors or npy", o.format)

@@ -217,7 +217,8 @@ func goldenTHD(g *goldenGen, backward bool) ([]goldenInput, error) {
 // placed at shuffled distinct slots: index [1, T] into [1, 1, 2T, D] caches (Norm), [T] global
 // slots of blocks of goldenBlockSize (PA, PA_BNSD, PA_NZ), or one shuffled block per
 // goldenBlockSize tokens (PA_BLK_*). The NZ modes take their caches' logical shape. --epsilon is
-// the config's rms_norm_eps when it has one.
+// the config's rms_norm_eps when it has one. --kv-quant sym makes the caches int8 with per-channel
+// scales k_rope_scale [Dk] and c_kv_scale [Dv]; asym adds k_rope_offset and c_kv_offset.
 func goldenKVRMSNormRoPECache(g *goldenGen) ([]goldenInput, error) {
 	if eps, ok := configRMSNormEps(g.o.configJSON); ok {
 		g.opFlag("epsilon", eps) // DeepSeek's kv_a_layernorm
@@ -260,10 +261,52 @@ func goldenKVRMSNormRoPECache(g *goldenGen) ([]goldenInput, error) {
 		index = tensor.FromI64(g.shuffled(blocks * bs)[:T], T)
 		cacheShape = []int{blocks, bs, 1}
 	}
-	in = append(in, goldenInput{"index", index},
-		goldenInput{"k_cache", g.values("k_cache", append(cacheShape, Dk)...)},
-		goldenInput{"ckv_cache", g.values("ckv_cache", append(cacheShape, Dv)...)})
+	in = append(in, goldenInput{"index", index})
+	if g.o.kvQuant == "none" {
+		return append(in, goldenInput{"k_cache", g.values("k_cache", append(cacheShape, Dk)...)},
+			goldenInput{"ckv_cache", g.values("ckv_cache", append(cacheShape, Dv)...)}), nil
+	}
+	// int8 caches, quantised per channel: q = clamp(round_half_even(y·scale + offset), −128, 127).
+	in = append(in, goldenInput{"k_cache", g.int8s("k_cache", append(cacheShape, Dk)...)},
+		goldenInput{"ckv_cache", g.int8s("ckv_cache", append(cacheShape, Dv)...)},
+		goldenInput{"k_rope_scale", g.scales(Dk)}, goldenInput{"c_kv_scale", g.scales(Dv)})
+	if g.o.kvQuant == "asym" {
+		in = append(in, goldenInput{"k_rope_offset", g.offsets(Dk)}, goldenInput{"c_kv_offset", g.offsets(Dv)})
+	}
 	return in, nil
+}
+
+// int8s is a tensor of uniform int8 values (the draw's top byte): an int8 cache's old contents.
+func (g *goldenGen) int8s(name string, shape ...int) tensor.Tensor {
+	n := g.elements(name, shape...)
+	if n < 0 {
+		return tensor.Tensor{}
+	}
+	v := make([]int8, n)
+	for i := range v {
+		v[i] = int8(g.rng.Uint64() >> 56)
+	}
+	return tensor.FromI8(v, shape...)
+}
+
+// scales are F32 per-channel quantisation scales 32·(1.5 + v), v uniform in (−1, 1): 16 to 80,
+// so that the normalised part (|y| up to a few) and the rotated rope part (|y| < 2) use the int8
+// range and some values saturate.
+func (g *goldenGen) scales(n int) tensor.Tensor {
+	v := make([]float32, n)
+	for i := range v {
+		v[i] = 32 * (1.5 + g.uniform())
+	}
+	return tensor.FromF32(v, n)
+}
+
+// offsets are F32 per-channel quantisation offsets 8·v, v uniform in (−1, 1).
+func (g *goldenGen) offsets(n int) tensor.Tensor {
+	v := make([]float32, n)
+	for i := range v {
+		v[i] = 8 * g.uniform()
+	}
+	return tensor.FromF32(v, n)
 }
 
 // shuffled is a seeded permutation of 0..n−1 (Fisher–Yates).

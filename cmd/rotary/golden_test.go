@@ -413,6 +413,8 @@ func TestGoldenBadInput(t *testing.T) {
 		{[]string{"--model", "llama-3.1-8b", "--positions", "random:0", "--out", out}, "--positions \"random:0\""},
 		{[]string{"--model", "llama-3.1-8b", "--positions", noPositions, "--out", out}, "missing tensor \"positions\""},
 		{[]string{"--model", "llama-3.1-8b", "--format", "csv", "--out", out}, "--format \"csv\""},
+		{[]string{"--model", "deepseek-v3", "--op", "kv_rmsnorm_rope_cache", "--kv-quant", "int4", "--out", out}, "--kv-quant \"int4\""},
+		{[]string{"--model", "deepseek-v3", "--kv-quant", "sym", "--out", out}, "--kv-quant sym: only --op kv_rmsnorm_rope_cache"},
 		{[]string{"--model", "llama-3.1-8b", "--out", out, "--suite", suite}, "--out and --suite"},
 		{[]string{"--model", "nope-7b", "--out", out}, "nope-7b"},
 		{[]string{"--out", out}, "--config: missing"},
@@ -612,14 +614,17 @@ func TestGoldenModelFlags(t *testing.T) {
 	}
 }
 
-// TestGoldenOpFlags: bundles made under an op's own flags (cache modes, layouts, context
-// parallelism, a query-scale rule without the model's) are valid apply inputs under the flags they
-// record.
+// TestGoldenOpFlags: bundles made under an op's own flags (cache modes, int8 caches, layouts,
+// context parallelism, a query-scale rule without the model's) are valid apply inputs under the
+// flags they record.
 func TestGoldenOpFlags(t *testing.T) {
 	dir := t.TempDir()
 	var cases [][]string
 	for _, mode := range []string{"Norm", "PA", "PA_BNSD", "PA_NZ", "PA_BLK_BNSD", "PA_BLK_NZ"} {
 		cases = append(cases, []string{"--model", "deepseek-v3", "--op", "npu_kv_rmsnorm_rope_cache", "--cache-mode", mode, "--output-kv", "--tokens", "37", "--dtype", "BF16", "--positions", "random"})
+		for _, q := range []string{"sym", "asym"} {
+			cases = append(cases, []string{"--model", "deepseek-v3", "--op", "kv_rmsnorm_rope_cache", "--cache-mode", mode, "--kv-quant", q, "--tokens", "21", "--dtype", "F16"})
+		}
 	}
 	for _, layout := range []string{"BNSD", "SBND", "THD"} {
 		cases = append(cases, []string{"--model", "gpt-j-6b", "--op", "apply_rotary_emb", "--layout", layout, "--dtype", "F16"},
@@ -634,7 +639,17 @@ func TestGoldenOpFlags(t *testing.T) {
 	for _, args := range cases {
 		out := filepath.Join(dir, "g.safetensors")
 		goldenRun(t, append(args, "--out", out)...)
-		goldenApply(t, out)
+		b := goldenApply(t, out)
+		if slices.Contains(args, "--kv-quant") {
+			// int8 caches with their scales (and offsets for asym), and some slots saturated.
+			kc, _ := b.Get("out.k_cache")
+			_, hasOffset := b.Get("c_kv_offset")
+			_, hasScale := b.Get("k_rope_scale")
+			saturated := bytes.Count(kc.Data, []byte{0x7f}) + bytes.Count(kc.Data, []byte{0x80})
+			if kc.DType != "I8" || !hasScale || hasOffset != slices.Contains(args, "asym") || saturated == 0 {
+				t.Errorf("%v: k_cache %s, k_rope_scale %t, c_kv_offset %t, %d saturated", args, kc.DType, hasScale, hasOffset, saturated)
+			}
+		}
 	}
 }
 
