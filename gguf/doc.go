@@ -30,8 +30,12 @@
 // type (llama_model_rope_type in src/llama-model.cpp: none, normal — GPT-J's adjacent pairs —,
 // NeoX, MRoPE, interleaved MRoPE, vision), and the {arch}.rope.*, {arch}.context_length and
 // {arch}.attention.* keys and the frequency-factor tensors give the rest
-// (llama_model::load_hparams). What llama.cpp does that a rope.Spec cannot say is refused
-// with an error wrapping ErrUnsupported that names it, rather than approximated.
+// (llama_model_base::load_hparams), the keys some architectures' loaders alone read (YaRN's
+// betas, ext and attention factors, log multiplier, NTK alpha, Granite's RoPE switch) only for
+// those architectures, and a few graph builders' own rules (starcoder and bert never rotate,
+// deepseek2-ocr rotates NeoX). What llama.cpp does that a rope.Spec cannot say, per-layer
+// RoPE included, is refused with an error wrapping ErrUnsupported that names it, rather than
+// approximated. The tables and rules were checked against llama.cpp 82bb48500 (2026-08-07).
 //
 // Write produces a GGUF file of metadata and tensors, for tests and tools that make small
 // files.
