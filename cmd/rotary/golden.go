@@ -23,7 +23,7 @@ import (
 	"github.com/rotary-go/rotary/tensor"
 )
 
-const goldenUsage = "(--model PRESET | --config C.json) [--op OP] [--dtype F32|BF16|F16] [--tokens N] [--seed S] [--layer L] [--positions range|range:START|random|random:LIMIT|FILE] [--backend B] [op flags as apply takes them] (--out G.safetensors | --suite DIR)"
+const goldenUsage = "(--model PRESET | --config C.json) [--op OP] [--dtype F32|BF16|F16] [--tokens N] [--seed S] [--layer L] [--positions range|range:START|random|random:LIMIT|FILE] [--backend B] [--kv-quant none|sym|asym] [op flags as apply takes them] (--out G.safetensors | --suite DIR) [--format safetensors|npy]"
 
 const (
 	goldenDefaultTokens = 16
