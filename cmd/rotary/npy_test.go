@@ -330,4 +330,8 @@ func TestNPYDirHiddenFiles(t *testing.T) {
 	}
 	code, _, stderr = runCLI(t, "show", filepath.Join(dir, ".npy"))
 	wantOneLine(t, code, stderr, filepath.Join(dir, "none"), ".npy", "no stem")
+	// Nor do they make the directory stale for the writer.
+	if err := writeNPYDir(dir, map[string]tensor.Tensor{"query": tensor.FromF32([]float32{3}, 1)}, nil); err != nil {
+		t.Errorf("writing beside hidden files: %v", err)
+	}
 }

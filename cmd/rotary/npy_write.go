@@ -81,9 +81,10 @@ func writeNPYDir(dir string, tensors map[string]tensor.Tensor, order []string) e
 // Everything is checked before anything is written: order names each tensor exactly once;
 // names are usable as file names (not empty, no '/', '\\' or NUL, not starting with '.', not
 // "__metadata__"); every tensor converts (safetensors.FromTensor); dir holds no other .npy
-// file and no stale __metadata__.json, which the reader would merge into the set. Then every
-// file is written unnamed (internal/fileio), and only when all are complete are they put in
-// place, each atomically: on an error before that, nothing is left behind.
+// file (hidden ones aside, which the reader skips) and no stale __metadata__.json, which the
+// reader would merge into the set. Then every file is written unnamed (internal/fileio), and
+// only when all are complete are they put in place, each atomically: on an error before that,
+// nothing is left behind.
 func writeNPYDirMetadata(dir string, tensors map[string]tensor.Tensor, order []string, metadata map[string]string) error {
 	if order == nil {
 		for n := range tensors {
@@ -165,7 +166,7 @@ func writeNPYDirMetadata(dir string, tensors map[string]tensor.Tensor, order []s
 		writing[f.name] = true
 	}
 	for _, e := range entries {
-		if n := e.Name(); (strings.HasSuffix(n, ".npy") || n == npyMetadataFile) && !writing[n] {
+		if n := e.Name(); (strings.HasSuffix(n, ".npy") && !strings.HasPrefix(n, ".") || n == npyMetadataFile) && !writing[n] {
 			return fail(fmt.Errorf("%s holds %s, which this set does not (reading the directory would take it in): use a new or empty directory", dir, n))
 		}
 	}
