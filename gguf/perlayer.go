@@ -12,6 +12,9 @@ const (
 	withSWA
 	// with64Layers: only for a 64-layer model (exaone4's loader hard-codes its 32B model).
 	with64Layers
+	// withSWAScaled: only with a sliding window and a scaled RoPE (the graph rotates the
+	// sliding-window layers plain, with freq_scale 1, ext_factor 0 and attn_factor 1).
+	withSWAScaled
 )
 
 type perLayerRule struct {
@@ -26,7 +29,7 @@ type perLayerRule struct {
 // full layers' (llama_model::get_rope_freq_base / get_rope_freq_scale), another n_rot, or
 // layers without RoPE. Each as at llama.cpp 82bb48500 (2026-08-07), src/models/<arch>.cpp.
 // Loaders that copy the base and scale to the sliding-window layers (gemma2, openai-moe,
-// mellum, exaone-moe, llama4's and smallthinker's base) need no rule; a freq_base_swa or
+// exaone-moe, llama4, smallthinker's base) need no rule; a freq_base_swa or
 // dimension_count_swa key is refused for every architecture (File.RoPE).
 var perLayerRules = map[string]perLayerRule{
 	"gemma3":           {withSWA, "sliding-window layers at base 10000 and unscaled (gemma3.cpp)"},
@@ -38,7 +41,8 @@ var perLayerRules = map[string]perLayerRule{
 	"plamo3":           {withSWA, "sliding-window layers at base 10000 and unscaled (plamo3.cpp)"},
 	"mimo2":            {always, "sliding-window layers (sliding_window_pattern) at base 10000 and unscaled (mimo2.cpp)"},
 	"step35":           {always, "sliding-window layers (sliding_window_pattern) with their own n_rot, at base 10000 and unscaled (step35.cpp)"},
-	"olmo2":            {withSWA, "sliding-window layers unscaled (olmo2.cpp: rope_freq_scale_train_swa = 1)"},
+	"olmo2":            {withSWAScaled, "sliding-window layers plain, without the scaling (olmo2.cpp)"},
+	"mellum":           {withSWAScaled, "sliding-window layers plain, without the scaling (mellum.cpp)"},
 	"laguna":           {always, "sliding-window layers with plain RoPE and their own n_rot and base, full layers with YaRN (laguna.cpp)"},
 	"deepseek4":        {always, "compressed-attention layers at their own base (deepseek4.cpp, dsv4_compress_rope_base)"},
 	"cohere2":          {always, "full-attention layers without RoPE (cohere2.cpp)"},
@@ -48,19 +52,20 @@ var perLayerRules = map[string]perLayerRule{
 	"smallthinker":     {withSWA, "every fourth layer from layer 0 without RoPE (smallthinker.cpp)"},
 }
 
-// perLayerRule returns the error for a file whose architecture's per-layer RoPE applies.
-func (f *File) perLayerRule(arch string) error {
+// perLayerRule returns the error for a file whose architecture's per-layer RoPE applies;
+// scaled says whether the derived RoPE scales (a withSWAScaled rule applies only then).
+func (f *File) perLayerRule(arch string, scaled bool) error {
 	rule, ok := perLayerRules[arch]
 	if !ok {
 		return nil
 	}
 	switch rule.when {
-	case withSWA:
-		v, ok := f.Get(fmt.Sprintf(keySlidingWindow, arch))
-		if !ok {
+	case withSWAScaled:
+		if !scaled || !f.hasSlidingWindow(arch) {
 			return nil
 		}
-		if w, isInt := v.Int(); isInt && w <= 0 {
+	case withSWA:
+		if !f.hasSlidingWindow(arch) {
 			return nil
 		}
 	case with64Layers:
@@ -73,4 +78,15 @@ func (f *File) perLayerRule(arch string) error {
 		}
 	}
 	return unsupportedf("architecture %q: llama.cpp gives some layers another RoPE (%s), which this reader does not derive", arch, rule.rule)
+}
+
+// hasSlidingWindow reports whether {arch}.attention.sliding_window is above 0, as the loaders
+// test it (a value of another type counts as present, to stay on the refusing side).
+func (f *File) hasSlidingWindow(arch string) bool {
+	v, ok := f.Get(fmt.Sprintf(keySlidingWindow, arch))
+	if !ok {
+		return false
+	}
+	w, isInt := v.Int()
+	return !isInt || w > 0
 }

@@ -34,8 +34,12 @@ func TestPerLayerRules(t *testing.T) {
 		{"modern-bert", nil, false},
 		{"plamo3", swa("plamo3"), true},
 		{"plamo3", nil, false},
-		{"olmo2", swa("olmo2"), true},
-		{"olmo2", nil, false},
+		// olmo2 and mellum rotate sliding-window layers plain (freq_scale 1, ext_factor 0,
+		// attn_factor 1 in the graph): per-layer only when the file scales.
+		{"olmo2", append(swa("olmo2"), KV{"olmo2.rope.scaling.type", Str("yarn")}, KV{"olmo2.rope.scaling.factor", F32(8)}), true},
+		{"olmo2", swa("olmo2"), false},
+		{"olmo2", []KV{{"olmo2.rope.scaling.type", Str("yarn")}, {"olmo2.rope.scaling.factor", F32(8)}}, false},
+		{"mellum", append(swa("mellum"), KV{"mellum.rope.scaling.factor", F32(2)}), true},
 		{"smallthinker", swa("smallthinker"), true},
 		{"smallthinker", nil, false},
 		// Loaders that give sliding-window layers the full layers' base and scale.

@@ -225,7 +225,7 @@ func (f *File) RoPE() (*RoPE, error) {
 	if err := f.ropeSwitchedOff(arch); err != nil {
 		return nil, err
 	}
-	if err := f.perLayerRule(arch); err != nil {
+	if err := f.perLayerRule(arch, false); err != nil {
 		return nil, err
 	}
 	for _, key := range []string{k(keyFreqBaseSWA), k(keyRopeDimsSWA)} {
@@ -314,6 +314,10 @@ func (f *File) RoPE() (*RoPE, error) {
 		s.Style = rope.GPTJ
 	}
 	if err := f.scaling(r, &s, k, int(ctx)); err != nil {
+		return nil, err
+	}
+	scaled := s.Scaling.Type != rope.ScalingDefault || s.Scaling.AttentionFactor != 0 && s.Scaling.AttentionFactor != 1
+	if err := f.perLayerRule(arch, scaled); err != nil {
 		return nil, err
 	}
 	if rt == RopeMRoPE || rt == RopeIMRoPE {
