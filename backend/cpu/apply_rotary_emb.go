@@ -125,6 +125,16 @@ func (b *backwardJob) run(lo, hi int) {
 	cw := rowWalk{lead: a.Cos.Shape[:last]}
 	yi, xi, oi, ci, si := cw.operand(a.DY), cw.operand(a.X), cw.operand(a.DX), cw.operand(a.Cos), cw.operand(a.Sin)
 	cw.seek(lo)
+	// sw walks dcos and dsin (cos-shaped, when present) in step with cw.
+	sw := rowWalk{lead: a.Cos.Shape[:last]}
+	dci, dsi := -1, -1
+	if !a.DCos.IsZero() {
+		dci = sw.operand(a.DCos)
+	}
+	if !a.DSin.IsZero() {
+		dsi = sw.operand(a.DSin)
+	}
+	sw.seek(lo)
 	// bw walks, from a cos row's first row of x, the rows that share it: x's extent in the
 	// dimensions cos broadcasts along, 1 in the others. When the innermost leading dimension
 	// is one of them (heads, in BSND and THD), its rows go to the kernels together.
@@ -170,14 +180,14 @@ func (b *backwardJob) run(lo, hi int) {
 				break
 			}
 		}
-		coords := cw.coords[:last]
-		if !a.DCos.IsZero() {
-			storeSums(k, a.DCos, a.DCos.Index(coords...), dcos, buf.cos[:d])
+		if dci >= 0 {
+			storeSums(k, a.DCos, sw.offs[dci], dcos, buf.cos[:d])
 		}
-		if !a.DSin.IsZero() {
-			storeSums(k, a.DSin, a.DSin.Index(coords...), dsin, buf.sin[:d])
+		if dsi >= 0 {
+			storeSums(k, a.DSin, sw.offs[dsi], dsin, buf.sin[:d])
 		}
 		cw.next()
+		sw.next()
 	}
 }
 
@@ -237,6 +247,7 @@ func storeSums(k *kernels, t tensor.Tensor, off int, sums []float64, buf []float
 	if t.DType == tensor.F32 {
 		buf = t.F32[off : off+n : off+n]
 	}
+	buf = buf[:n:n]
 	for j, v := range sums {
 		buf[j] = float32(v)
 	}
