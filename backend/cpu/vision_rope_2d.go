@@ -10,8 +10,10 @@ func init() {
 }
 
 // visionRoPE2D takes each token's cos/sin from native's float64 evaluation (bit for bit the
-// reference's) and rotates with the active kernel set. A vision tower's call is a few thousand
-// patches of one image; it runs on the calling goroutine.
+// reference's) and rotates with the active kernel set. Patches come row by row, so a half
+// whose coordinate equals the previous token's keeps its cos/sin: row-major images recompute
+// only the column half. A vision tower's call is a few thousand patches of one image; it runs
+// on the calling goroutine.
 func visionRoPE2D(a *ops.VisionRoPE2DArgs) {
 	k := active
 	half := a.RotaryDim / 2
@@ -23,8 +25,15 @@ func visionRoPE2D(a *ops.VisionRoPE2DArgs) {
 	}
 	inv, cos, sin := inv[:half], buf[:half], buf[half:2*half]
 	native.VisionFreqs(a, inv)
+	q := half / 2
+	var last [2]int64
 	for t := range a.Query.Tokens {
-		native.VisionCosSin(a, inv, t, cos, sin)
+		for c, r := range [2][2]int{{0, q}, {q, half}} {
+			if p := a.Positions.At(c, t); t == 0 || p != last[c] {
+				native.VisionHalfCosSin(p, inv[r[0]:r[1]], cos[r[0]:r[1]], sin[r[0]:r[1]])
+				last[c] = p
+			}
+		}
 		rotateQK(k, &a.RoPE, t, cos, sin)
 	}
 }

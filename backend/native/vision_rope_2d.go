@@ -18,16 +18,18 @@ func VisionFreqs(a *ops.VisionRoPE2DArgs, inv []float64) {
 }
 
 // VisionCosSin writes token t's cos and sin: pair i turns by its half's coordinate times
-// inv[i], in float64, rounded once to float32.
+// inv[i], in float64, rounded once to float32 (VisionHalfCosSin on each half).
 func VisionCosSin(a *ops.VisionRoPE2DArgs, inv []float64, t int, cos, sin []float32) {
 	q := len(inv) / 2
-	p0, p1 := float64(a.Positions.At(0, t)), float64(a.Positions.At(1, t))
+	VisionHalfCosSin(a.Positions.At(0, t), inv[:q], cos[:q], sin[:q])
+	VisionHalfCosSin(a.Positions.At(1, t), inv[q:], cos[q:], sin[q:])
+}
+
+// VisionHalfCosSin writes the cos and sin of p·inv[i] for every i, computed in float64 and
+// rounded once to float32.
+func VisionHalfCosSin(p int64, inv []float64, cos, sin []float32) {
 	for i, f := range inv {
-		p := p0
-		if i >= q {
-			p = p1
-		}
-		s, c := math.Sincos(p * f)
+		s, c := math.Sincos(float64(p) * f)
 		cos[i], sin[i] = float32(c), float32(s)
 	}
 }
