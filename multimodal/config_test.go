@@ -110,6 +110,11 @@ func FuzzConfigFromJSON(f *testing.F) {
 	f.Add([]byte(`{"text_config": {"model_type": "qwen3_vl_text", "image_token_id": 5}}`))
 	f.Add([]byte(`{"model_type": "qwen2_5_vl", "vision_config": {"spatial_merge_size": 1024, "tokens_per_second": 1e300}}`))
 	f.Add([]byte(`{"model_type": "qwen2_vl", "image_token_id": 1099511627776, "video_token_id": -1e15, "vision_start_token_id": 1e400}`))
+	f.Add([]byte(`{"model_type": "qwen2_5_omni", "thinker_config": {"audio_token_index": 5, "seconds_per_chunk": 0.01, "vision_config": {"spatial_merge_size": 2}}, "talker_config": {"model_type": "x"}}`))
+	f.Add([]byte(`{"model_type": "qwen3_omni_moe_talker", "audio_config": {"n_window": 1e9}}`))
+	f.Add([]byte(`{"model_type": "ernie4_5_moe_vl", "im_patch_id": 3, "temporal_conv_size": 4, "spatial_conv_size": 0}`))
+	f.Add([]byte(`{"model_type": "hunyuan_vl", "text_config": {"rope_scaling": {"xdrope_section": [1, 2, 3, 4, 5]}}}`))
+	f.Add([]byte(`{"model_type": "glm46v", "video_start_token_id": 151343}`))
 	f.Fuzz(func(t *testing.T, data []byte) {
 		c, err := ConfigFromJSON(data)
 		if err == nil {
