@@ -134,8 +134,9 @@ var (
 	// [8, 12, 12] (32 pairs: half of the 128-wide head).
 	glm4v    = family{style: rope.GPTJ, partial: 0.5, mropeSection: []int{8, 12, 12}, mropeFrom: "Glm4vTextRotaryEmbedding"}
 	glm4vMoE = family{style: rope.NeoX, partial: 0.5, mropeSection: []int{8, 12, 12}, mropeFrom: "Glm4vMoeTextRotaryEmbedding"}
-	// ERNIE-4.5-VL's language model: see the ernie4_5_vl_moe entries.
+	// ERNIE-4.5-VL's and Qwen3-Omni's language models: see their model_type entries.
 	ernie45VL = family{style: rope.GPTJ, alternateHW: true, mropeSection: []int{22, 22, 20}, mropeFrom: "Ernie4_5_VLMoeTextRotaryEmbedding"}
+	qwen3Omni = family{style: rope.NeoX, interleavedMRoPE: true, mropeSection: []int{24, 20, 20}, mropeFrom: "Qwen3OmniMoeThinkerTextRotaryEmbedding"}
 	// BambaConfig (configuration_bamba.py) hardcodes partial_rotary_factor 0.5; its attention
 	// layers rotate with rotate_half (vLLM bamba.py: is_neox_style=True).
 	bamba = family{style: rope.NeoX, partial: 0.5, note: mambaNote}
@@ -272,6 +273,19 @@ var families = map[string]family{
 	"gemma4_unified":      gemma4Unified,
 	"gemma4_unified_text": gemma4Unified,
 
+	// Qwen3OmniMoeThinkerTextRotaryEmbedding (modeling_qwen3_omni_moe.py; the talker's inherits
+	// it): Qwen3-VL's interleaved MRoPE, [24, 20, 20] by default.
+	"qwen3_omni_moe":             qwen3Omni,
+	"qwen3_omni_moe_thinker":     qwen3Omni,
+	"qwen3_omni_moe_text":        qwen3Omni,
+	"qwen3_omni_moe_talker":      qwen3Omni,
+	"qwen3_omni_moe_talker_text": qwen3Omni,
+	// Qwen2_5OmniRotaryEmbedding with apply_multimodal_rotary_pos_emb (modeling_qwen2_5_omni.py):
+	// chunked MRoPE over rotate_half pairs.
+	"qwen2_5_omni":         neox,
+	"qwen2_5_omni_thinker": neox,
+	"qwen2_5_omni_text":    neox,
+	"qwen2_5_omni_talker":  neox,
 	// GPT-J (rotate_every_two / interleaved) layouts.
 	"gptj":         gptj,
 	"codegen":      gptj,

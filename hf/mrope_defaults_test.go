@@ -27,3 +27,28 @@ func TestGLM4VDefaultSections(t *testing.T) {
 		}
 	}
 }
+
+// TestOmniFamilies: the Omni thinkers' text models rotate rotate_half pairs, Qwen2.5-Omni's
+// chunked over the config's mrope_section (Qwen2_5OmniRotaryEmbedding,
+// apply_multimodal_rotary_pos_emb), Qwen3-Omni's interleaved with [24, 20, 20] by default
+// (Qwen3OmniMoeThinkerTextRotaryEmbedding.apply_interleaved_mrope).
+func TestOmniFamilies(t *testing.T) {
+	q25, err := Parse([]byte(`{"model_type": "qwen2_5_omni_thinker", "text_config": {"model_type": "qwen2_5_omni_text",
+	  "hidden_size": 3584, "num_attention_heads": 28, "num_key_value_heads": 4, "rope_theta": 1000000,
+	  "max_position_embeddings": 32768, "rope_scaling": {"type": "mrope", "mrope_section": [16, 24, 24]}}}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s := q25.Spec; s.Style != rope.NeoX || q25.StyleAssumed || s.MRoPE == nil || s.MRoPE.Interleaved || !slices.Equal(s.MRoPE.Sections, []int{16, 24, 24}) {
+		t.Errorf("qwen2_5_omni: style %v (assumed %v), mrope %+v", s.Style, q25.StyleAssumed, s.MRoPE)
+	}
+	q3, err := Parse([]byte(`{"model_type": "qwen3_omni_moe_thinker", "text_config": {"model_type": "qwen3_omni_moe_text",
+	  "hidden_size": 2048, "num_attention_heads": 32, "num_key_value_heads": 4, "head_dim": 128, "rope_theta": 1000000,
+	  "max_position_embeddings": 65536}}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s := q3.Spec; s.Style != rope.NeoX || s.MRoPE == nil || !s.MRoPE.Interleaved || !slices.Equal(s.MRoPE.Sections, []int{24, 20, 20}) {
+		t.Errorf("qwen3_omni_moe: style %v, mrope %+v", s.Style, s.MRoPE)
+	}
+}
