@@ -226,6 +226,15 @@ func (p *parser) parse(top object) (*Model, error) {
 // resolve finds the text model (nested or not) and its family, and sets up the key source.
 func (p *parser) resolve(top object) error {
 	topNode := node{m: top}
+	// An Omni model's config.json nests its thinker, whose text model is the one the spec
+	// describes, under thinker_config (Qwen2_5OmniConfig, Qwen3OmniMoeConfig).
+	if path, v, ok := topNode.get("thinker_config"); ok {
+		th, err := asObject(path, v)
+		if err != nil {
+			return err
+		}
+		topNode = node{path: "thinker_config", m: th}
+	}
 	topType, hasTop, err := optString(topNode, "model_type")
 	if err != nil {
 		return err
@@ -236,7 +245,7 @@ func (p *parser) resolve(top object) error {
 		if err != nil {
 			return err
 		}
-		text, nested = node{path: "text_config", m: tc}, true
+		text, nested = node{path: path, m: tc}, true
 	}
 	innerType, hasInner, err := optString(text, "model_type")
 	if err != nil {

@@ -2,6 +2,7 @@ package hf
 
 import (
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/rotary-go/rotary/rope"
@@ -50,5 +51,29 @@ func TestOmniFamilies(t *testing.T) {
 	}
 	if s := q3.Spec; s.Style != rope.NeoX || s.MRoPE == nil || !s.MRoPE.Interleaved || !slices.Equal(s.MRoPE.Sections, []int{24, 20, 20}) {
 		t.Errorf("qwen3_omni_moe: style %v, mrope %+v", s.Style, s.MRoPE)
+	}
+}
+
+// TestOmniWholeConfig: a whole Omni config.json (Qwen2_5OmniConfig: the thinker under
+// thinker_config, its text model under thinker_config.text_config) reads as its thinker's text
+// model, and a key it lacks is named by its full path.
+func TestOmniWholeConfig(t *testing.T) {
+	m, err := Parse([]byte(`{"model_type": "qwen2_5_omni", "talker_config": {"hidden_size": 896},
+	  "thinker_config": {"model_type": "qwen2_5_omni_thinker", "text_config": {"model_type": "qwen2_5_omni_text",
+	  "hidden_size": 3584, "num_attention_heads": 28, "num_key_value_heads": 4, "rope_theta": 1000000,
+	  "max_position_embeddings": 32768, "rope_scaling": {"type": "mrope", "mrope_section": [16, 24, 24]}}}}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if m.ModelType != "qwen2_5_omni_text" || m.Spec.HeadSize != 128 || m.Spec.MRoPE == nil || !slices.Equal(m.Spec.MRoPE.Sections, []int{16, 24, 24}) {
+		t.Errorf("model type %q, head size %d, mrope %+v", m.ModelType, m.Spec.HeadSize, m.Spec.MRoPE)
+	}
+	_, err = Parse([]byte(`{"model_type": "qwen2_5_omni", "thinker_config": {"text_config": {"model_type": "qwen2_5_omni_text",
+	  "hidden_size": 3584, "rope_theta": 1000000}}}`))
+	if err == nil || !strings.Contains(err.Error(), "num_attention_heads") {
+		t.Errorf("missing heads: %v", err)
+	}
+	if _, err := Parse([]byte(`{"model_type": "qwen2_5_omni", "thinker_config": 3}`)); err == nil || !strings.Contains(err.Error(), "thinker_config") {
+		t.Errorf("thinker_config not an object: %v", err)
 	}
 }
