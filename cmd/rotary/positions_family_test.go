@@ -203,9 +203,9 @@ func TestPositionsGLM4V(t *testing.T) {
 	}.run(t)
 }
 
-// TestPositionsQwen25Omni: `rotary positions` with a Qwen2.5-Omni thinker config
-// (position_id_per_seconds 2, so chunks of 4 positions), the audio length as a
-// feature_attention_mask and --use-audio-in-video: multimodal.TestQwen25OmniAudioInVideo works
+// TestPositionsQwen25Omni: `rotary positions` with a Qwen2.5-Omni thinker config, alone and
+// inside a whole config.json (position_id_per_seconds 2, so chunks of 4 positions), the audio
+// length as a feature_attention_mask and --use-audio-in-video: multimodal.TestQwen25OmniAudioInVideo works
 // the positions out. Then apply: Qwen2_5OmniThinkerTextModel rotates the whole 128-wide head
 // NeoX style with chunked mrope_section [16, 24, 24].
 func TestPositionsQwen25Omni(t *testing.T) {
@@ -214,31 +214,38 @@ func TestPositionsQwen25Omni(t *testing.T) {
 	for i := range 23 {
 		mask[i] = 1
 	}
-	familyCase{
-		config: `{"model_type": "qwen2_5_omni_thinker", "position_id_per_seconds": 2, "seconds_per_chunk": 2,
+	thinker := `"position_id_per_seconds": 2, "seconds_per_chunk": 2,
  "text_config": {"model_type": "qwen2_5_omni_text", "hidden_size": 256, "num_attention_heads": 2, "num_key_value_heads": 2,
- "max_position_embeddings": 32768, "rope_theta": 1000000, "rope_scaling": {"type": "mrope", "mrope_section": [16, 24, 24]}}}`,
-		viaConfig: true,
-		flags:     []string{"--use-audio-in-video"},
-		ids:       []int64{100, vs, as, vid, vid, aud, aud, aud, aud, vid, aud, aud, ae, ve, 101},
-		videos:    []int64{3, 2, 2},
-		extra:     []safetensors.Tensor{{Name: "feature_attention_mask", DType: "U8", Shape: []int{1, 30}, Data: mask}},
-		want: []int64{
-			0, 1, 1, 2, 4, 2, 3, 4, 5, 6, 6, 7, 8, 8, 9,
-			0, 1, 1, 2, 2, 2, 3, 4, 5, 2, 6, 7, 8, 8, 9,
-			0, 1, 1, 2, 2, 2, 3, 4, 5, 2, 6, 7, 8, 8, 9,
-		},
-		rotDim: 128, base: 1000000,
-		axis: func(i int) int {
-			switch {
-			case i < 16:
-				return 0
-			case i < 40:
-				return 1
-			}
-			return 2
-		},
-	}.run(t)
+ "max_position_embeddings": 32768, "rope_theta": 1000000, "rope_scaling": {"type": "mrope", "mrope_section": [16, 24, 24]}}`
+	// The thinker's config alone, and the whole model's config.json with it under thinker_config.
+	for _, cfg := range []string{
+		`{"model_type": "qwen2_5_omni_thinker", ` + thinker + `}`,
+		`{"model_type": "qwen2_5_omni", "talker_config": {"spatial_merge_size": 2}, "thinker_config": {"model_type": "qwen2_5_omni_thinker", ` + thinker + `}}`,
+	} {
+		familyCase{
+			config:    cfg,
+			viaConfig: true,
+			flags:     []string{"--use-audio-in-video"},
+			ids:       []int64{100, vs, as, vid, vid, aud, aud, aud, aud, vid, aud, aud, ae, ve, 101},
+			videos:    []int64{3, 2, 2},
+			extra:     []safetensors.Tensor{{Name: "feature_attention_mask", DType: "U8", Shape: []int{1, 30}, Data: mask}},
+			want: []int64{
+				0, 1, 1, 2, 4, 2, 3, 4, 5, 6, 6, 7, 8, 8, 9,
+				0, 1, 1, 2, 2, 2, 3, 4, 5, 2, 6, 7, 8, 8, 9,
+				0, 1, 1, 2, 2, 2, 3, 4, 5, 2, 6, 7, 8, 8, 9,
+			},
+			rotDim: 128, base: 1000000,
+			axis: func(i int) int {
+				switch {
+				case i < 16:
+					return 0
+				case i < 40:
+					return 1
+				}
+				return 2
+			},
+		}.run(t)
+	}
 }
 
 // TestPositionsOmniBadInput: audio lengths that do not match the audio tokens, and audio given
