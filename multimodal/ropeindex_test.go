@@ -54,7 +54,7 @@ func mustIndex(t *testing.T, cfg Config, in, mask [][]int64, images, videos [][3
 }
 
 func TestTextOnly(t *testing.T) {
-	for _, k := range []Kind{Qwen2VL, Qwen25VL, Qwen3VL} {
+	for _, k := range []Kind{Qwen2VL, Qwen25VL, Qwen3VL, Qwen35, GLM4V} {
 		pos, deltas := mustIndex(t, DefaultConfig(k), [][]int64{{5, 6, 7, 8, 9}, {1, 2, 3, 4, 5}}, nil, nil, nil, nil)
 		for b := range 2 {
 			wantPositions(t, pos, b, [3][]int64{{0, 1, 2, 3, 4}, {0, 1, 2, 3, 4}, {0, 1, 2, 3, 4}})
