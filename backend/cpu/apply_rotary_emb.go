@@ -152,6 +152,7 @@ func (b *backwardJob) run(lo, hi int) {
 		ys, xs, os = a.DY.Stride(inner), a.X.Stride(inner), a.DX.Stride(inner)
 	}
 	bw0 := rowWalk{lead: bshape[:last]}
+	one := tensor.NumElements(bw0.lead) == 1 // a cos row's rows are one group (batch 1)
 	at0 := func(t tensor.Tensor) tensor.Tensor { t.Offset = 0; return t }
 	bw0.operand(at0(a.DY))
 	bw0.operand(at0(a.X))
@@ -176,7 +177,7 @@ func (b *backwardJob) run(lo, hi int) {
 				}
 			}
 			rotateRows(k, a.DX, o, group, os, a.DY, y, ys, cos, flipped[:d], a.GPTJ)
-			if !bw.next() {
+			if one || !bw.next() {
 				break
 			}
 		}
