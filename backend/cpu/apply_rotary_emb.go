@@ -18,7 +18,7 @@ import (
 // applyRows runs the forward pass on rows [lo, hi) of x.
 func applyRows(a *ops.ApplyRotaryEmbArgs, lo, hi int) { applyRowsFlipped(a, lo, hi, false) }
 
-// applyRowsFlipped runs the forward pass on rows [lo, hi) of x, with flip set by the sin row
+// applyRowsFlipped runs the forward pass on rows [lo, hi) of x; with flip set, by the sin row
 // whose values are each replaced by minus their pair partner's (the backward pass's dx).
 func applyRowsFlipped(a *ops.ApplyRotaryEmbArgs, lo, hi int, flip bool) {
 	d := a.RotaryDim
