@@ -23,6 +23,8 @@ func init() {
 			}},
 		"internlm3-8b-instruct": {modelType: "internlm3", layers: 48, heads: 32, kv: 2, head: 128, rot: 128, base: 5e7,
 			style: rotary.NeoX, scaling: rotary.ScalingDynamic, maxPos: 32768, factor: 6},
+		"qwen3-coder-30b-a3b-instruct": {modelType: "qwen3_moe", layers: 48, heads: 32, kv: 4, head: 128, rot: 128, base: 1e7,
+			style: rotary.NeoX, scaling: rotary.ScalingDefault, maxPos: 262144},
 	} {
 		presetWants[name] = w
 	}
