@@ -1129,14 +1129,15 @@ TEXT ·rotateNeoXBF16AVX512BF16(SB), NOSPLIT, $0-56
 	VPBROADCASTD expmask<>+0(SB), Z5
 	CMPQ         R8, $0x00000040
 	JNE          head
-	VMOVUPS      (BX), Z6
-	VMOVUPS      (SI), Z7
-	VMOVUPS      64(BX), Z8
-	VMOVUPS      64(SI), Z9
-	VMOVUPS      128(BX), Z10
-	VMOVUPS      128(SI), Z11
-	VMOVUPS      192(BX), Z12
-	VMOVUPS      192(SI), Z13
+	VMOVUPS      (BX), Z5
+	VMOVUPS      (SI), Z6
+	VMOVUPS      64(BX), Z7
+	VMOVUPS      64(SI), Z8
+	VMOVUPS      128(BX), Z9
+	VMOVUPS      128(SI), Z10
+	VMOVUPS      192(BX), Z11
+	VMOVUPS      192(SI), Z12
+	VPBROADCASTD expmaskw<>+0(SB), Z13
 
 regsHead:
 	MOVQ           DI, R9
@@ -1150,34 +1151,28 @@ regsHead:
 	VPSLLD         $0x10, Z16, Z16
 	VPMOVZXWD      32(R9), Z17
 	VPSLLD         $0x10, Z17, Z17
-	VMULPS         Z6, Z14, Z18
-	VMULPS         Z7, Z16, Z19
+	VMULPS         Z5, Z14, Z18
+	VMULPS         Z6, Z16, Z19
 	VSUBPS         Z19, Z18, Z20
-	VMULPS         Z8, Z15, Z18
-	VMULPS         Z9, Z17, Z19
+	VMULPS         Z7, Z15, Z18
+	VMULPS         Z8, Z17, Z19
 	VSUBPS         Z19, Z18, Z18
-	VMULPS         Z6, Z16, Z16
-	VMULPS         Z7, Z14, Z19
+	VMULPS         Z5, Z16, Z16
+	VMULPS         Z6, Z14, Z19
 	VADDPS         Z19, Z16, Z16
-	VMULPS         Z8, Z17, Z14
-	VMULPS         Z9, Z15, Z19
+	VMULPS         Z7, Z17, Z14
+	VMULPS         Z8, Z15, Z19
 	VADDPS         Z19, Z14, Z14
-	VPTESTNMD      Z5, Z20, K1
-	VPTESTNMD      Z5, Z18, K2
-	KORTESTW       K1, K2
-	JNZ            bf16wslow1
 	BYTE $0x62; BYTE $0x32; BYTE $0x6f; BYTE $0x40; BYTE $0x72; BYTE $0xfc // VCVTNE2PS2BF16 Z20, Z18, Z15
+	BYTE $0x62; BYTE $0xa2; BYTE $0x0f; BYTE $0x48; BYTE $0x72; BYTE $0xc8 // VCVTNE2PS2BF16 Z16, Z14, Z17
+	VPTESTNMW      Z13, Z15, K1
+	VPTESTNMW      Z13, Z17, K2
+	KORTESTD       K1, K2
+	JNZ            bf16xslow1
 	VMOVDQU16      Z15, (AX)
+	VMOVDQU16      Z17, (R9)
 
-bf16wdone2:
-	VPTESTNMD      Z5, Z16, K1
-	VPTESTNMD      Z5, Z14, K2
-	KORTESTW       K1, K2
-	JNZ            bf16wslow3
-	BYTE $0x62; BYTE $0x32; BYTE $0x0f; BYTE $0x48; BYTE $0x72; BYTE $0xf0 // VCVTNE2PS2BF16 Z16, Z14, Z14
-	VMOVDQU16      Z14, (R9)
-
-bf16wdone4:
+bf16xdone2:
 	VPMOVZXWD      64(AX), Z14
 	VPSLLD         $0x10, Z14, Z14
 	VPMOVZXWD      96(AX), Z15
@@ -1186,34 +1181,28 @@ bf16wdone4:
 	VPSLLD         $0x10, Z16, Z16
 	VPMOVZXWD      96(R9), Z17
 	VPSLLD         $0x10, Z17, Z17
-	VMULPS         Z10, Z14, Z18
-	VMULPS         Z11, Z16, Z19
+	VMULPS         Z9, Z14, Z18
+	VMULPS         Z10, Z16, Z19
 	VSUBPS         Z19, Z18, Z20
-	VMULPS         Z12, Z15, Z18
-	VMULPS         Z13, Z17, Z19
+	VMULPS         Z11, Z15, Z18
+	VMULPS         Z12, Z17, Z19
 	VSUBPS         Z19, Z18, Z18
-	VMULPS         Z10, Z16, Z16
-	VMULPS         Z11, Z14, Z19
+	VMULPS         Z9, Z16, Z16
+	VMULPS         Z10, Z14, Z19
 	VADDPS         Z19, Z16, Z16
-	VMULPS         Z12, Z17, Z14
-	VMULPS         Z13, Z15, Z19
+	VMULPS         Z11, Z17, Z14
+	VMULPS         Z12, Z15, Z19
 	VADDPS         Z19, Z14, Z14
-	VPTESTNMD      Z5, Z20, K1
-	VPTESTNMD      Z5, Z18, K2
-	KORTESTW       K1, K2
-	JNZ            bf16wslow5
 	BYTE $0x62; BYTE $0x32; BYTE $0x6f; BYTE $0x40; BYTE $0x72; BYTE $0xfc // VCVTNE2PS2BF16 Z20, Z18, Z15
+	BYTE $0x62; BYTE $0xa2; BYTE $0x0f; BYTE $0x48; BYTE $0x72; BYTE $0xc8 // VCVTNE2PS2BF16 Z16, Z14, Z17
+	VPTESTNMW      Z13, Z15, K1
+	VPTESTNMW      Z13, Z17, K2
+	KORTESTD       K1, K2
+	JNZ            bf16xslow3
 	VMOVDQU16      Z15, 64(AX)
+	VMOVDQU16      Z17, 64(R9)
 
-bf16wdone6:
-	VPTESTNMD      Z5, Z16, K1
-	VPTESTNMD      Z5, Z14, K2
-	KORTESTW       K1, K2
-	JNZ            bf16wslow7
-	BYTE $0x62; BYTE $0x32; BYTE $0x0f; BYTE $0x48; BYTE $0x72; BYTE $0xf0 // VCVTNE2PS2BF16 Z16, Z14, Z14
-	VMOVDQU16      Z14, 64(R9)
-
-bf16wdone8:
+bf16xdone4:
 	ADDQ DX, AX
 	DECQ CX
 	JNZ  regsHead
@@ -1245,13 +1234,13 @@ wide:
 	VPTESTNMD     Z5, Z10, K1
 	VPTESTNMD     Z5, Z6, K2
 	KORTESTW      K1, K2
-	JNZ           bf16slow9
+	JNZ           bf16slow5
 	BYTE $0x62; BYTE $0xd2; BYTE $0x7e; BYTE $0x48; BYTE $0x72; BYTE $0xfa // VCVTNEPS2BF16 Z10, Y7
 	VMOVDQU32     Y7, (AX)(R10*2)
 	BYTE $0x62; BYTE $0xf2; BYTE $0x7e; BYTE $0x48; BYTE $0x72; BYTE $0xf6 // VCVTNEPS2BF16 Z6, Y6
 	VMOVDQU32     Y6, (R9)(R10*2)
 
-bf16done10:
+bf16done6:
 	ADDQ $0x00000010, R10
 	JMP  wide
 
@@ -1309,7 +1298,7 @@ done:
 	VZEROUPPER
 	RET
 
-bf16wslow1:
+bf16xslow1:
 	VPSRLD    $0x10, Z20, Z15
 	VPSRLD    $0x10, Z20, Z17
 	VPANDD    Z0, Z15, Z15
@@ -1332,9 +1321,6 @@ bf16wslow1:
 	VPCMPGTD  Z3, Z18, K1
 	VPBLENDMD Z17, Z15, K1, Z15
 	VPMOVDW   Z15, 32(AX)
-	JMP       bf16wdone2
-
-bf16wslow3:
 	VPSRLD    $0x10, Z16, Z15
 	VPSRLD    $0x10, Z16, Z17
 	VPANDD    Z0, Z15, Z15
@@ -1357,9 +1343,9 @@ bf16wslow3:
 	VPCMPGTD  Z3, Z14, K1
 	VPBLENDMD Z16, Z15, K1, Z15
 	VPMOVDW   Z15, 32(R9)
-	JMP       bf16wdone4
+	JMP       bf16xdone2
 
-bf16wslow5:
+bf16xslow3:
 	VPSRLD    $0x10, Z20, Z15
 	VPSRLD    $0x10, Z20, Z17
 	VPANDD    Z0, Z15, Z15
@@ -1382,9 +1368,6 @@ bf16wslow5:
 	VPCMPGTD  Z3, Z18, K1
 	VPBLENDMD Z17, Z15, K1, Z15
 	VPMOVDW   Z15, 96(AX)
-	JMP       bf16wdone6
-
-bf16wslow7:
 	VPSRLD    $0x10, Z16, Z15
 	VPSRLD    $0x10, Z16, Z17
 	VPANDD    Z0, Z15, Z15
@@ -1407,9 +1390,9 @@ bf16wslow7:
 	VPCMPGTD  Z3, Z14, K1
 	VPBLENDMD Z16, Z15, K1, Z15
 	VPMOVDW   Z15, 96(R9)
-	JMP       bf16wdone8
+	JMP       bf16xdone4
 
-bf16slow9:
+bf16slow5:
 	VPSRLD    $0x10, Z10, Z7
 	VPSRLD    $0x10, Z10, Z8
 	VPANDD    Z0, Z7, Z7
@@ -1432,7 +1415,10 @@ bf16slow9:
 	VPCMPGTD  Z3, Z6, K1
 	VPBLENDMD Z8, Z7, K1, Z7
 	VPMOVDW   Z7, (R9)(R10*2)
-	JMP       bf16done10
+	JMP       bf16done6
+
+DATA expmaskw<>+0(SB)/4, $0x7f807f80
+GLOBL expmaskw<>(SB), RODATA|NOPTR, $4
 
 // func rotateGPTJBF16AVX512BF16(x *byte, heads int, stride int, cos *float32, sin *float32, half int, n int)
 // Requires: AVX, AVX512DQ, AVX512F, AVX512VL
@@ -1477,11 +1463,11 @@ pairs:
 	BYTE $0x62; BYTE $0x52; BYTE $0x7e; BYTE $0x48; BYTE $0x72; BYTE $0xc2 // VCVTNEPS2BF16 Z10, Y8
 	VPTESTNMD     Z5, Z10, K1
 	KORTESTW      K1, K1
-	JNZ           bf16slow11
+	JNZ           bf16slow7
 	VMOVDQU32     Y8, (AX)(R9*2)
-	JMP           bf16done12
+	JMP           bf16done8
 
-bf16slow11:
+bf16slow7:
 	VPSRLD    $0x10, Z10, Z11
 	VPSRLD    $0x10, Z10, Z12
 	VPANDD    Z0, Z11, Z11
@@ -1494,7 +1480,7 @@ bf16slow11:
 	VPBLENDMD Z12, Z11, K1, Z11
 	VPMOVDW   Z11, (AX)(R9*2)
 
-bf16done12:
+bf16done8:
 	ADDQ $0x00000008, R8
 	CMPQ R8, DI
 	JB   pairs
@@ -2662,19 +2648,19 @@ fullHead:
 	VPTESTNMD      Z5, Z23, K1
 	VPTESTNMD      Z5, Z21, K2
 	KORTESTW       K1, K2
-	JNZ            bf16wslow13
+	JNZ            bf16wslow9
 	BYTE $0x62; BYTE $0xa2; BYTE $0x57; BYTE $0x40; BYTE $0x72; BYTE $0xd7 // VCVTNE2PS2BF16 Z23, Z21, Z18
 	VMOVDQU16      Z18, (AX)
 
-bf16wdone14:
+bf16wdone10:
 	VPTESTNMD      Z5, Z19, K1
 	VPTESTNMD      Z5, Z17, K2
 	KORTESTW       K1, K2
-	JNZ            bf16wslow15
+	JNZ            bf16wslow11
 	BYTE $0x62; BYTE $0xa2; BYTE $0x77; BYTE $0x40; BYTE $0x72; BYTE $0xcb // VCVTNE2PS2BF16 Z19, Z17, Z17
 	VMOVDQU16      Z17, (R13)
 
-bf16wdone16:
+bf16wdone12:
 	VPMOVZXWD      64(R9), Z17
 	VPSLLD         $0x10, Z17, Z17
 	VPMOVZXWD      96(R9), Z18
@@ -2698,19 +2684,19 @@ bf16wdone16:
 	VPTESTNMD      Z5, Z23, K1
 	VPTESTNMD      Z5, Z21, K2
 	KORTESTW       K1, K2
-	JNZ            bf16wslow17
+	JNZ            bf16wslow13
 	BYTE $0x62; BYTE $0xa2; BYTE $0x57; BYTE $0x40; BYTE $0x72; BYTE $0xd7 // VCVTNE2PS2BF16 Z23, Z21, Z18
 	VMOVDQU16      Z18, 64(AX)
 
-bf16wdone18:
+bf16wdone14:
 	VPTESTNMD      Z5, Z19, K1
 	VPTESTNMD      Z5, Z17, K2
 	KORTESTW       K1, K2
-	JNZ            bf16wslow19
+	JNZ            bf16wslow15
 	BYTE $0x62; BYTE $0xa2; BYTE $0x77; BYTE $0x40; BYTE $0x72; BYTE $0xcb // VCVTNE2PS2BF16 Z19, Z17, Z17
 	VMOVDQU16      Z17, 64(R13)
 
-bf16wdone20:
+bf16wdone16:
 	ADDQ DX, AX
 	ADDQ R10, R9
 	DECQ CX
@@ -2746,13 +2732,13 @@ wide:
 	VPTESTNMD     Z5, Z6, K1
 	VPTESTNMD     Z5, Z8, K2
 	KORTESTW      K1, K2
-	JNZ           bf16slow21
+	JNZ           bf16slow17
 	BYTE $0x62; BYTE $0xf2; BYTE $0x7e; BYTE $0x48; BYTE $0x72; BYTE $0xf6 // VCVTNEPS2BF16 Z6, Y6
 	VMOVDQU32     Y6, (AX)(R15*2)
 	BYTE $0x62; BYTE $0xd2; BYTE $0x7e; BYTE $0x48; BYTE $0x72; BYTE $0xf0 // VCVTNEPS2BF16 Z8, Y6
 	VMOVDQU32     Y6, (R13)(R15*2)
 
-bf16done22:
+bf16done18:
 	ADDQ $0x00000010, R15
 	JMP  wide
 
@@ -2813,7 +2799,7 @@ done:
 	VZEROUPPER
 	RET
 
-bf16wslow13:
+bf16wslow9:
 	VPBROADCASTD one<>+0(SB), Z18
 	VPBROADCASTD bias<>+0(SB), Z20
 	VPBROADCASTD absmask<>+0(SB), Z22
@@ -2842,9 +2828,9 @@ bf16wslow13:
 	VPCMPGTD     Z24, Z18, K1
 	VPBLENDMD    Z26, Z23, K1, Z23
 	VPMOVDW      Z23, 32(AX)
-	JMP          bf16wdone14
+	JMP          bf16wdone10
 
-bf16wslow15:
+bf16wslow11:
 	VPBROADCASTD one<>+0(SB), Z18
 	VPBROADCASTD bias<>+0(SB), Z20
 	VPBROADCASTD absmask<>+0(SB), Z21
@@ -2873,9 +2859,9 @@ bf16wslow15:
 	VPCMPGTD     Z22, Z17, K1
 	VPBLENDMD    Z24, Z19, K1, Z19
 	VPMOVDW      Z19, 32(R13)
-	JMP          bf16wdone16
+	JMP          bf16wdone12
 
-bf16wslow17:
+bf16wslow13:
 	VPBROADCASTD one<>+0(SB), Z18
 	VPBROADCASTD bias<>+0(SB), Z20
 	VPBROADCASTD absmask<>+0(SB), Z22
@@ -2904,9 +2890,9 @@ bf16wslow17:
 	VPCMPGTD     Z24, Z18, K1
 	VPBLENDMD    Z26, Z23, K1, Z23
 	VPMOVDW      Z23, 96(AX)
-	JMP          bf16wdone18
+	JMP          bf16wdone14
 
-bf16wslow19:
+bf16wslow15:
 	VPBROADCASTD one<>+0(SB), Z18
 	VPBROADCASTD bias<>+0(SB), Z20
 	VPBROADCASTD absmask<>+0(SB), Z21
@@ -2935,9 +2921,9 @@ bf16wslow19:
 	VPCMPGTD     Z22, Z17, K1
 	VPBLENDMD    Z24, Z19, K1, Z19
 	VPMOVDW      Z19, 96(R13)
-	JMP          bf16wdone20
+	JMP          bf16wdone16
 
-bf16slow21:
+bf16slow17:
 	VPSRLD    $0x10, Z6, Z7
 	VPSRLD    $0x10, Z6, Z9
 	VPANDD    Z0, Z7, Z7
@@ -2960,7 +2946,7 @@ bf16slow21:
 	VPCMPGTD  Z3, Z8, K1
 	VPBLENDMD Z7, Z6, K1, Z6
 	VPMOVDW   Z6, (R13)(R15*2)
-	JMP       bf16done22
+	JMP       bf16done18
 
 // func rotateFullGPTJBF16AVX512BF16(x *byte, heads int, stride int, cos *float32, sin *float32, half int, n int, src *byte, srcstride int)
 // Requires: AVX, AVX512DQ, AVX512F, AVX512VL
@@ -3005,11 +2991,11 @@ pairs:
 	BYTE $0x62; BYTE $0x72; BYTE $0x7e; BYTE $0x48; BYTE $0x72; BYTE $0xc7 // VCVTNEPS2BF16 Z7, Y8
 	VPTESTNMD     Z5, Z7, K1
 	KORTESTW      K1, K1
-	JNZ           bf16slow23
+	JNZ           bf16slow19
 	VMOVDQU32     Y8, (AX)(R11*2)
-	JMP           bf16done24
+	JMP           bf16done20
 
-bf16slow23:
+bf16slow19:
 	VPSRLD    $0x10, Z7, Z8
 	VPSRLD    $0x10, Z7, Z9
 	VPANDD    Z0, Z8, Z8
@@ -3022,7 +3008,7 @@ bf16slow23:
 	VPBLENDMD Z9, Z8, K1, Z8
 	VPMOVDW   Z8, (AX)(R11*2)
 
-bf16done24:
+bf16done20:
 	ADDQ $0x00000008, R10
 	CMPQ R10, DI
 	JB   pairs
@@ -3279,11 +3265,11 @@ loop:
 	BYTE $0x62; BYTE $0xf2; BYTE $0x7e; BYTE $0x48; BYTE $0x72; BYTE $0xfe // VCVTNEPS2BF16 Z6, Y7
 	VPTESTNMD     Z5, Z6, K1
 	KORTESTW      K1, K1
-	JNZ           bf16slow25
+	JNZ           bf16slow21
 	VMOVDQU32     Y7, (AX)(BX*2)
-	JMP           bf16done26
+	JMP           bf16done22
 
-bf16slow25:
+bf16slow21:
 	VPSRLD    $0x10, Z6, Z7
 	VPSRLD    $0x10, Z6, Z8
 	VPANDD    Z0, Z7, Z7
@@ -3296,7 +3282,7 @@ bf16slow25:
 	VPBLENDMD Z8, Z7, K1, Z7
 	VPMOVDW   Z7, (AX)(BX*2)
 
-bf16done26:
+bf16done22:
 	ADDQ $0x00000010, BX
 	CMPQ BX, DX
 	JB   loop
@@ -3323,24 +3309,24 @@ TEXT ·kvcNormAVX512(SB), NOSPLIT, $0-36
 	VXORPS     Z4, Z4, Z4
 	XORQ       SI, SI
 	TESTQ      DI, DI
-	JZ         sumtail28
+	JZ         sumtail24
 
-sum27:
+sum23:
 	VMOVUPS     (CX)(SI*4), Z5
 	VFMADD231PS Z5, Z5, Z3
 	VMOVUPS     64(CX)(SI*4), Z5
 	VFMADD231PS Z5, Z5, Z4
 	ADDQ        $0x00000020, SI
 	CMPQ        SI, DI
-	JB          sum27
+	JB          sum23
 
-sumtail28:
+sumtail24:
 	CMPQ        SI, BX
-	JAE         sumdone29
+	JAE         sumdone25
 	VMOVUPS     (CX)(SI*4), Z5
 	VFMADD231PS Z5, Z5, Z3
 
-sumdone29:
+sumdone25:
 	VSHUFPS       $0x88, Z4, Z3, Z5
 	VSHUFPS       $0xdd, Z4, Z3, Z3
 	VADDPS        Z3, Z5, Z5
@@ -3394,24 +3380,24 @@ TEXT ·kvcTokenF32AVX512(SB), NOSPLIT, $0-68
 	VXORPS     Z4, Z4, Z4
 	XORQ       R10, R10
 	TESTQ      R11, R11
-	JZ         sumtail31
+	JZ         sumtail27
 
-sum30:
+sum26:
 	VMOVUPS     (DX)(R10*4), Z5
 	VFMADD231PS Z5, Z5, Z3
 	VMOVUPS     64(DX)(R10*4), Z5
 	VFMADD231PS Z5, Z5, Z4
 	ADDQ        $0x00000020, R10
 	CMPQ        R10, R11
-	JB          sum30
+	JB          sum26
 
-sumtail31:
+sumtail27:
 	CMPQ        R10, R8
-	JAE         sumdone32
+	JAE         sumdone28
 	VMOVUPS     (DX)(R10*4), Z5
 	VFMADD231PS Z5, Z5, Z3
 
-sumdone32:
+sumdone28:
 	VSHUFPS       $0x88, Z4, Z3, Z5
 	VSHUFPS       $0xdd, Z4, Z3, Z3
 	VADDPS        Z3, Z5, Z5
@@ -3429,7 +3415,7 @@ sumdone32:
 	VMOVDQU32     oddidx<>+0(SB), Z4
 	XORQ          R11, R11
 
-rope33:
+rope29:
 	LEAQ         (R11)(R11*1), R12
 	VMOVUPS      (R10)(R12*4), Z7
 	VMOVUPS      64(R10)(R12*4), Z8
@@ -3471,7 +3457,7 @@ rope33:
 	VMOVUPS      Z7, 64(CX)(R12*4)
 	ADDQ         $0x00000020, R11
 	CMPQ         R11, R9
-	JB           rope33
+	JB           rope29
 	VDIVSS       X1, X5, X1
 	VADDSS       X0, X1, X1
 	VCVTSS2SD    X1, X1, X0
@@ -3516,24 +3502,24 @@ TEXT ·kvcTokenF16AVX512(SB), NOSPLIT, $0-68
 	VXORPS     Z4, Z4, Z4
 	XORQ       R10, R10
 	TESTQ      R11, R11
-	JZ         sumtail35
+	JZ         sumtail31
 
-sum34:
+sum30:
 	VCVTPH2PS   (DX)(R10*2), Z5
 	VFMADD231PS Z5, Z5, Z3
 	VCVTPH2PS   32(DX)(R10*2), Z5
 	VFMADD231PS Z5, Z5, Z4
 	ADDQ        $0x00000020, R10
 	CMPQ        R10, R11
-	JB          sum34
+	JB          sum30
 
-sumtail35:
+sumtail31:
 	CMPQ        R10, R8
-	JAE         sumdone36
+	JAE         sumdone32
 	VCVTPH2PS   (DX)(R10*2), Z5
 	VFMADD231PS Z5, Z5, Z3
 
-sumdone36:
+sumdone32:
 	VSHUFPS       $0x88, Z4, Z3, Z5
 	VSHUFPS       $0xdd, Z4, Z3, Z3
 	VADDPS        Z3, Z5, Z5
@@ -3551,7 +3537,7 @@ sumdone36:
 	VMOVDQU32     oddidx<>+0(SB), Z4
 	XORQ          R11, R11
 
-rope37:
+rope33:
 	LEAQ         (R11)(R11*1), R12
 	VCVTPH2PS    (R10)(R12*2), Z7
 	VCVTPH2PS    32(R10)(R12*2), Z8
@@ -3593,7 +3579,7 @@ rope37:
 	VCVTPS2PH    $0x00, Z7, 32(CX)(R12*2)
 	ADDQ         $0x00000020, R11
 	CMPQ         R11, R9
-	JB           rope37
+	JB           rope33
 	VDIVSS       X1, X5, X1
 	VADDSS       X0, X1, X1
 	VCVTSS2SD    X1, X1, X0
@@ -3640,27 +3626,27 @@ TEXT ·kvcTokenBF16AVX512BF16(SB), NOSPLIT, $0-68
 	VPBROADCASTD himask<>+0(SB), Z6
 	XORQ         R10, R10
 	TESTQ        R11, R11
-	JZ           sumtail39
+	JZ           sumtail35
 
-sum38:
+sum34:
 	VPSLLD      $0x10, (DX)(R10*2), Z7
 	VPANDD      (DX)(R10*2), Z6, Z8
 	VFMADD231PS Z7, Z7, Z4
 	VFMADD231PS Z8, Z8, Z5
 	ADDQ        $0x00000020, R10
 	CMPQ        R10, R11
-	JB          sum38
+	JB          sum34
 
-sumtail39:
+sumtail35:
 	CMPQ        R10, R8
-	JAE         sumdone40
+	JAE         sumdone36
 	VMOVDQU16   (DX)(R10*2), Y9
 	VPSLLD      $0x10, Z9, Z7
 	VPANDD      Z6, Z9, Z9
 	VFMADD231PS Z7, Z7, Z4
 	VFMADD231PS Z9, Z9, Z5
 
-sumdone40:
+sumdone36:
 	VADDPS        Z5, Z4, Z4
 	VPERMILPS     $0xb1, Z4, Z5
 	VADDPS        Z5, Z4, Z4
@@ -3675,7 +3661,7 @@ sumdone40:
 	VPBROADCASTD  himask<>+0(SB), Z5
 	XORQ          R11, R11
 
-rope41:
+rope37:
 	LEAQ           (R11)(R11*1), R12
 	VMOVDQU32      (R10)(R12*2), Z7
 	VPSLLD         $0x10, Z7, Z6
@@ -3717,23 +3703,23 @@ rope41:
 	VPTESTNMD      Z1, Z10, K1
 	VPTESTNMD      Z1, Z12, K2
 	KORTESTW       K1, K2
-	JNZ            bf16wslow42
+	JNZ            bf16wslow38
 	BYTE $0x62; BYTE $0x52; BYTE $0x1f; BYTE $0x48; BYTE $0x72; BYTE $0xc2 // VCVTNE2PS2BF16 Z10, Z12, Z8
 	VMOVDQU16      Z8, (CX)(R11*2)
 
-bf16wdone43:
+bf16wdone39:
 	LEAQ           (R11)(R9*1), R12
 	VPTESTNMD      Z1, Z6, K1
 	VPTESTNMD      Z1, Z7, K2
 	KORTESTW       K1, K2
-	JNZ            bf16wslow44
+	JNZ            bf16wslow40
 	BYTE $0x62; BYTE $0xf2; BYTE $0x47; BYTE $0x48; BYTE $0x72; BYTE $0xf6 // VCVTNE2PS2BF16 Z6, Z7, Z6
 	VMOVDQU16      Z6, (CX)(R12*2)
 
-bf16wdone45:
+bf16wdone41:
 	ADDQ         $0x00000020, R11
 	CMPQ         R11, R9
-	JB           rope41
+	JB           rope37
 	VDIVSS       X2, X4, X2
 	VADDSS       X0, X2, X2
 	VCVTSS2SD    X2, X2, X0
@@ -3755,18 +3741,18 @@ norm:
 	VPTESTNMD      Z1, Z2, K1
 	VPTESTNMD      Z1, Z3, K2
 	KORTESTW       K1, K2
-	JNZ            bf16wslow46
+	JNZ            bf16wslow42
 	BYTE $0x62; BYTE $0xf2; BYTE $0x67; BYTE $0x48; BYTE $0x72; BYTE $0xd2 // VCVTNE2PS2BF16 Z2, Z3, Z2
 	VMOVDQU16      Z2, (AX)(CX*2)
 
-bf16wdone47:
+bf16wdone43:
 	ADDQ $0x00000020, CX
 	CMPQ CX, R8
 	JB   norm
 	VZEROUPPER
 	RET
 
-bf16wslow42:
+bf16wslow38:
 	VPBROADCASTD one<>+0(SB), Z8
 	VPBROADCASTD bias<>+0(SB), Z9
 	VPBROADCASTD absmask<>+0(SB), Z11
@@ -3795,9 +3781,9 @@ bf16wslow42:
 	VPCMPGTD     Z13, Z8, K1
 	VPBLENDMD    Z15, Z10, K1, Z10
 	VPMOVDW      Z10, 32(CX)(R11*2)
-	JMP          bf16wdone43
+	JMP          bf16wdone39
 
-bf16wslow44:
+bf16wslow40:
 	VPBROADCASTD one<>+0(SB), Z8
 	VPBROADCASTD bias<>+0(SB), Z9
 	VPBROADCASTD absmask<>+0(SB), Z10
@@ -3826,9 +3812,9 @@ bf16wslow44:
 	VPCMPGTD     Z11, Z7, K1
 	VPBLENDMD    Z13, Z6, K1, Z6
 	VPMOVDW      Z6, 32(CX)(R12*2)
-	JMP          bf16wdone45
+	JMP          bf16wdone41
 
-bf16wslow46:
+bf16wslow42:
 	VPBROADCASTD one<>+0(SB), Z4
 	VPBROADCASTD bias<>+0(SB), Z5
 	VPBROADCASTD absmask<>+0(SB), Z6
@@ -3857,7 +3843,7 @@ bf16wslow46:
 	VPCMPGTD     Z7, Z3, K1
 	VPBLENDMD    Z9, Z2, K1, Z2
 	VPMOVDW      Z2, 32(AX)(CX*2)
-	JMP          bf16wdone47
+	JMP          bf16wdone43
 
 // func interleaveRoPEF32AVX512(x *byte, out *byte, rows int, xstride int, ostride int, cos *byte, sin *byte, n int)
 // Requires: AVX, AVX512F
@@ -3880,7 +3866,7 @@ row:
 	VMOVDQU32 oddidx<>+0(SB), Z1
 	XORQ      R11, R11
 
-rope48:
+rope44:
 	LEAQ      (R11)(R11*1), R12
 	VMOVUPS   (AX)(R12*4), Z3
 	VMOVUPS   64(AX)(R12*4), Z4
@@ -3922,7 +3908,7 @@ rope48:
 	VMOVUPS   Z3, 64(CX)(R12*4)
 	ADDQ      $0x00000020, R11
 	CMPQ      R11, R10
-	JB        rope48
+	JB        rope44
 	ADDQ      BX, AX
 	ADDQ      SI, CX
 	DECQ      DX
@@ -3953,7 +3939,7 @@ row:
 	VMOVDQU32 oddidx<>+0(SB), Z1
 	XORQ      R11, R11
 
-rope49:
+rope45:
 	LEAQ      (R11)(R11*1), R12
 	VCVTPH2PS (AX)(R12*2), Z3
 	VCVTPH2PS 32(AX)(R12*2), Z4
@@ -3995,7 +3981,7 @@ rope49:
 	VCVTPS2PH $0x00, Z3, 32(CX)(R12*2)
 	ADDQ      $0x00000020, R11
 	CMPQ      R11, R10
-	JB        rope49
+	JB        rope45
 	ADDQ      BX, AX
 	ADDQ      SI, CX
 	DECQ      DX
@@ -4026,7 +4012,7 @@ row:
 	VPBROADCASTD himask<>+0(SB), Z1
 	XORQ         R11, R11
 
-rope50:
+rope46:
 	LEAQ           (R11)(R11*1), R12
 	VMOVDQU32      (AX)(R12*2), Z3
 	VPSLLD         $0x10, Z3, Z2
@@ -4068,23 +4054,23 @@ rope50:
 	VPTESTNMD      Z0, Z6, K1
 	VPTESTNMD      Z0, Z8, K2
 	KORTESTW       K1, K2
-	JNZ            bf16wslow51
+	JNZ            bf16wslow47
 	BYTE $0x62; BYTE $0xf2; BYTE $0x3f; BYTE $0x48; BYTE $0x72; BYTE $0xe6 // VCVTNE2PS2BF16 Z6, Z8, Z4
 	VMOVDQU16      Z4, (CX)(R11*2)
 
-bf16wdone52:
+bf16wdone48:
 	LEAQ           (R11)(R10*1), R12
 	VPTESTNMD      Z0, Z2, K1
 	VPTESTNMD      Z0, Z3, K2
 	KORTESTW       K1, K2
-	JNZ            bf16wslow53
+	JNZ            bf16wslow49
 	BYTE $0x62; BYTE $0xf2; BYTE $0x67; BYTE $0x48; BYTE $0x72; BYTE $0xd2 // VCVTNE2PS2BF16 Z2, Z3, Z2
 	VMOVDQU16      Z2, (CX)(R12*2)
 
-bf16wdone54:
+bf16wdone50:
 	ADDQ $0x00000020, R11
 	CMPQ R11, R10
-	JB   rope50
+	JB   rope46
 	ADDQ BX, AX
 	ADDQ SI, CX
 	DECQ DX
@@ -4094,7 +4080,7 @@ done:
 	VZEROUPPER
 	RET
 
-bf16wslow51:
+bf16wslow47:
 	VPBROADCASTD one<>+0(SB), Z4
 	VPBROADCASTD bias<>+0(SB), Z5
 	VPBROADCASTD absmask<>+0(SB), Z7
@@ -4123,9 +4109,9 @@ bf16wslow51:
 	VPCMPGTD     Z9, Z4, K1
 	VPBLENDMD    Z11, Z6, K1, Z6
 	VPMOVDW      Z6, 32(CX)(R11*2)
-	JMP          bf16wdone52
+	JMP          bf16wdone48
 
-bf16wslow53:
+bf16wslow49:
 	VPBROADCASTD one<>+0(SB), Z4
 	VPBROADCASTD bias<>+0(SB), Z5
 	VPBROADCASTD absmask<>+0(SB), Z6
@@ -4154,7 +4140,7 @@ bf16wslow53:
 	VPCMPGTD     Z7, Z3, K1
 	VPBLENDMD    Z9, Z2, K1, Z2
 	VPMOVDW      Z2, 32(CX)(R12*2)
-	JMP          bf16wdone54
+	JMP          bf16wdone50
 
 // func kvcGroupBF16AVX512BF16(grp *byte, n int, gamma *float32, scratch *float32, dv int, dk int, eps float32)
 // Requires: AVX, AVX512BW, AVX512DQ, AVX512F, AVX512VL, SSE
@@ -4289,27 +4275,27 @@ sums1:
 	VPBROADCASTD himask<>+0(SB), Z6
 	XORQ         R10, R10
 	TESTQ        R11, R11
-	JZ           sumtail56
+	JZ           sumtail52
 
-sum55:
+sum51:
 	VPSLLD      $0x10, (R9)(R10*2), Z7
 	VPANDD      (R9)(R10*2), Z6, Z8
 	VFMADD231PS Z7, Z7, Z4
 	VFMADD231PS Z8, Z8, Z5
 	ADDQ        $0x00000020, R10
 	CMPQ        R10, R11
-	JB          sum55
+	JB          sum51
 
-sumtail56:
+sumtail52:
 	CMPQ        R10, SI
-	JAE         sumdone57
+	JAE         sumdone53
 	VMOVDQU16   (R9)(R10*2), Y15
 	VPSLLD      $0x10, Z15, Z7
 	VPANDD      Z6, Z15, Z15
 	VFMADD231PS Z7, Z7, Z4
 	VFMADD231PS Z15, Z15, Z5
 
-sumdone57:
+sumdone53:
 	VADDPS        Z5, Z4, Z4
 	VPERMILPS     $0xb1, Z4, Z5
 	VADDPS        Z5, Z4, Z4
@@ -4343,7 +4329,7 @@ rope1:
 	VPBROADCASTD himask<>+0(SB), Z0
 	XORQ         R14, R14
 
-rope58:
+rope54:
 	LEAQ           (R14)(R14*1), R15
 	VMOVDQU32      (R9)(R15*2), Z3
 	VPSLLD         $0x10, Z3, Z2
@@ -4385,23 +4371,23 @@ rope58:
 	VPTESTNMD      Z1, Z6, K1
 	VPTESTNMD      Z1, Z8, K2
 	KORTESTW       K1, K2
-	JNZ            bf16wslow59
+	JNZ            bf16wslow55
 	BYTE $0x62; BYTE $0xf2; BYTE $0x3f; BYTE $0x48; BYTE $0x72; BYTE $0xe6 // VCVTNE2PS2BF16 Z6, Z8, Z4
 	VMOVDQU16      Z4, (R12)(R14*2)
 
-bf16wdone60:
+bf16wdone56:
 	LEAQ           (R14)(R13*1), R15
 	VPTESTNMD      Z1, Z2, K1
 	VPTESTNMD      Z1, Z3, K2
 	KORTESTW       K1, K2
-	JNZ            bf16wslow61
+	JNZ            bf16wslow57
 	BYTE $0x62; BYTE $0xf2; BYTE $0x67; BYTE $0x48; BYTE $0x72; BYTE $0xd2 // VCVTNE2PS2BF16 Z2, Z3, Z2
 	VMOVDQU16      Z2, (R12)(R15*2)
 
-bf16wdone62:
+bf16wdone58:
 	ADDQ         $0x00000020, R14
 	CMPQ         R14, R13
-	JB           rope58
+	JB           rope54
 	INCQ         R8
 	CMPQ         R8, CX
 	JB           rope1
@@ -4443,7 +4429,7 @@ normnext:
 	VZEROUPPER
 	RET
 
-bf16wslow59:
+bf16wslow55:
 	VPBROADCASTD one<>+0(SB), Z4
 	VPBROADCASTD bias<>+0(SB), Z5
 	VPBROADCASTD absmask<>+0(SB), Z7
@@ -4472,9 +4458,9 @@ bf16wslow59:
 	VPCMPGTD     Z9, Z4, K1
 	VPBLENDMD    Z11, Z6, K1, Z6
 	VPMOVDW      Z6, 32(R12)(R14*2)
-	JMP          bf16wdone60
+	JMP          bf16wdone56
 
-bf16wslow61:
+bf16wslow57:
 	VPBROADCASTD one<>+0(SB), Z4
 	VPBROADCASTD bias<>+0(SB), Z5
 	VPBROADCASTD absmask<>+0(SB), Z6
@@ -4503,7 +4489,7 @@ bf16wslow61:
 	VPCMPGTD     Z7, Z3, K1
 	VPBLENDMD    Z9, Z2, K1, Z2
 	VPMOVDW      Z2, 32(R12)(R15*2)
-	JMP          bf16wdone62
+	JMP          bf16wdone58
 
 normslow:
 	VPBROADCASTD one<>+0(SB), Z4
@@ -4671,24 +4657,24 @@ head:
 	VXORPS Z4, Z4, Z4
 	XORQ   DI, DI
 	TESTQ  R8, R8
-	JZ     sumtail64
+	JZ     sumtail60
 
-sum63:
+sum59:
 	VMOVUPS     (AX)(DI*4), Z5
 	VFMADD231PS Z5, Z5, Z3
 	VMOVUPS     64(AX)(DI*4), Z5
 	VFMADD231PS Z5, Z5, Z4
 	ADDQ        $0x00000020, DI
 	CMPQ        DI, R8
-	JB          sum63
+	JB          sum59
 
-sumtail64:
+sumtail60:
 	CMPQ        DI, SI
-	JAE         sumdone65
+	JAE         sumdone61
 	VMOVUPS     (AX)(DI*4), Z5
 	VFMADD231PS Z5, Z5, Z3
 
-sumdone65:
+sumdone61:
 	VSHUFPS       $0x88, Z4, Z3, Z5
 	VSHUFPS       $0xdd, Z4, Z3, Z3
 	VADDPS        Z3, Z5, Z5
@@ -4756,27 +4742,27 @@ head:
 	VPBROADCASTD himask<>+0(SB), Z12
 	XORQ         DI, DI
 	TESTQ        R8, R8
-	JZ           sumtail67
+	JZ           sumtail63
 
-sum66:
+sum62:
 	VPSLLD      $0x10, (AX)(DI*2), Z13
 	VPANDD      (AX)(DI*2), Z12, Z14
 	VFMADD231PS Z13, Z13, Z10
 	VFMADD231PS Z14, Z14, Z11
 	ADDQ        $0x00000020, DI
 	CMPQ        DI, R8
-	JB          sum66
+	JB          sum62
 
-sumtail67:
+sumtail63:
 	CMPQ        DI, SI
-	JAE         sumdone68
+	JAE         sumdone64
 	VMOVDQU16   (AX)(DI*2), Y15
 	VPSLLD      $0x10, Z15, Z13
 	VPANDD      Z12, Z15, Z15
 	VFMADD231PS Z13, Z13, Z10
 	VFMADD231PS Z15, Z15, Z11
 
-sumdone68:
+sumdone64:
 	VADDPS        Z11, Z10, Z10
 	VPERMILPS     $0xb1, Z10, Z11
 	VADDPS        Z11, Z10, Z10
@@ -4853,24 +4839,24 @@ head:
 	VXORPS Z4, Z4, Z4
 	XORQ   DI, DI
 	TESTQ  R8, R8
-	JZ     sumtail70
+	JZ     sumtail66
 
-sum69:
+sum65:
 	VCVTPH2PS   (AX)(DI*2), Z5
 	VFMADD231PS Z5, Z5, Z3
 	VCVTPH2PS   32(AX)(DI*2), Z5
 	VFMADD231PS Z5, Z5, Z4
 	ADDQ        $0x00000020, DI
 	CMPQ        DI, R8
-	JB          sum69
+	JB          sum65
 
-sumtail70:
+sumtail66:
 	CMPQ        DI, SI
-	JAE         sumdone71
+	JAE         sumdone67
 	VCVTPH2PS   (AX)(DI*2), Z5
 	VFMADD231PS Z5, Z5, Z3
 
-sumdone71:
+sumdone67:
 	VSHUFPS       $0x88, Z4, Z3, Z5
 	VSHUFPS       $0xdd, Z4, Z3, Z3
 	VADDPS        Z3, Z5, Z5
@@ -4941,27 +4927,27 @@ head:
 	VPBROADCASTD himask<>+0(SB), Z13
 	XORQ         DI, DI
 	TESTQ        R8, R8
-	JZ           sumtail73
+	JZ           sumtail69
 
-sum72:
+sum68:
 	VPSLLD      $0x10, (AX)(DI*2), Z14
 	VPANDD      (AX)(DI*2), Z13, Z15
 	VFMADD231PS Z14, Z14, Z11
 	VFMADD231PS Z15, Z15, Z12
 	ADDQ        $0x00000020, DI
 	CMPQ        DI, R8
-	JB          sum72
+	JB          sum68
 
-sumtail73:
+sumtail69:
 	CMPQ        DI, SI
-	JAE         sumdone74
+	JAE         sumdone70
 	VMOVDQU16   (AX)(DI*2), Y16
 	VPSLLD      $0x10, Z16, Z14
 	VPANDD      Z13, Z16, Z16
 	VFMADD231PS Z14, Z14, Z11
 	VFMADD231PS Z16, Z16, Z12
 
-sumdone74:
+sumdone70:
 	VADDPS        Z12, Z11, Z11
 	VPERMILPS     $0xb1, Z11, Z12
 	VADDPS        Z12, Z11, Z11
@@ -4996,11 +4982,11 @@ scale:
 	BYTE $0x62; BYTE $0x52; BYTE $0x7e; BYTE $0x48; BYTE $0x72; BYTE $0xe5 // VCVTNEPS2BF16 Z13, Y12
 	VPTESTNMD     Z6, Z13, K1
 	KORTESTW      K1, K1
-	JNZ           bf16slow75
+	JNZ           bf16slow71
 	VMOVDQU32     Y12, (AX)(DI*2)
-	JMP           bf16done76
+	JMP           bf16done72
 
-bf16slow75:
+bf16slow71:
 	VPSRLD    $0x10, Z13, Z12
 	VPSRLD    $0x10, Z13, Z14
 	VPANDD    Z1, Z12, Z12
@@ -5013,7 +4999,7 @@ bf16slow75:
 	VPBLENDMD Z14, Z12, K1, Z12
 	VPMOVDW   Z12, (AX)(DI*2)
 
-bf16done76:
+bf16done72:
 	ADDQ $0x00000010, DI
 	CMPQ DI, SI
 	JB   scale

@@ -76,14 +76,9 @@ func (g *generator) neoxRotate(d dtype, lanes int, c consts, cv, sv, cv2, sv2 Ve
 	g.store(d, lanes, c, bc, m2)
 }
 
-// neoxRotateBF16x2 rotates 32 consecutive pairs (two blocks, each with its cos/sin registers):
-// first halves at m1, second halves at m2, bf16.
-func (g *generator) neoxRotateBF16x2(c consts, c0, s0, c1, s1 VecVirtual, m1, m2 Mem) {
-	g.neoxRotateBF16x2Full(c, c0, s0, c1, s1, c0, s0, c1, s1, m1, m2, m1, m2)
-}
-
-// neoxRotateBF16x2Full is neoxRotateBF16x2 with the second halves' own cos/sin registers (c20,
-// s20, c21, s21: full-width rows), read from l1 and l2 and stored to m1 and m2.
+// neoxRotateBF16x2Full rotates 32 consecutive pairs (two blocks, each with its cos/sin
+// registers, and the second halves' own: c20, s20, c21, s21, full-width rows), read from l1 and
+// l2 and stored to m1 and m2, bf16.
 func (g *generator) neoxRotateBF16x2Full(c consts, c0, s0, c1, s1, c20, s20, c21, s21 VecVirtual, l1, l2, m1, m2 Mem) {
 	next := func(m Mem) Mem { m.Disp += 32; return m }
 	a0, a1 := load(bf16, 16, l1), load(bf16, 16, next(l1))
@@ -305,6 +300,11 @@ func (g *generator) neoxDecodePath(d dtype, c consts, x, x2, heads, stride, cs, 
 		VMOVUPS(Mem{Base: cs, Disp: 64 * k}, cr[k])
 		VMOVUPS(Mem{Base: sn, Disp: 64 * k}, sr[k])
 	}
+	var wmask VecVirtual
+	if d == bf16 && g.fastBF16 {
+		wmask = ZMM()
+		VPBROADCASTD(g.expMaskW(), wmask)
+	}
 	Label("regsHead")
 	MOVQ(hf, x2)
 	SHLQ(U8(log2(d.esize)), x2)
@@ -314,7 +314,7 @@ func (g *generator) neoxDecodePath(d dtype, c consts, x, x2, heads, stride, cs, 
 		// VCVTNE2PS2BF16 and one 64-byte store serve both.
 		for k := 0; k < len(cr); k += 2 {
 			off := 16 * k * d.esize
-			g.neoxRotateBF16x2(c, cr[k], sr[k], cr[k+1], sr[k+1], Mem{Base: x, Disp: off}, Mem{Base: x2, Disp: off})
+			g.neoxRotateBF16x2Words(c, wmask, cr[k], sr[k], cr[k+1], sr[k+1], Mem{Base: x, Disp: off}, Mem{Base: x2, Disp: off})
 		}
 	} else {
 		for k := range cr {
