@@ -25,6 +25,13 @@ func init() {
 			style: rotary.NeoX, scaling: rotary.ScalingDynamic, maxPos: 32768, factor: 6},
 		"qwen3-coder-30b-a3b-instruct": {modelType: "qwen3_moe", layers: 48, heads: 32, kv: 4, head: 128, rot: 128, base: 1e7,
 			style: rotary.NeoX, scaling: rotary.ScalingDefault, maxPos: 262144},
+		"apertus-8b-instruct-2509": {modelType: "apertus", layers: 32, heads: 32, kv: 8, head: 128, rot: 128, base: 1.2e7,
+			style: rotary.NeoX, scaling: rotary.ScalingLlama3, maxPos: 65536, factor: 8, orig: 8192,
+			check: func(t *testing.T, m *Model) {
+				if sc := m.Spec.Scaling; sc.LowFreqFactor != 1 || sc.HighFreqFactor != 4 {
+					t.Errorf("low/high freq factor = %v/%v, want 1/4", sc.LowFreqFactor, sc.HighFreqFactor)
+				}
+			}},
 	} {
 		presetWants[name] = w
 	}
