@@ -39,10 +39,10 @@ const (
 	// DialectSGLang is SGLang main's rotary_embedding package (factory.py eb047c16, yarn.py
 	// 8448045c, rope_variant.py 6170d975).
 	DialectSGLang Dialect = "sglang"
-	// DialectLlamaCpp is a config converted by llama.cpp's convert_hf_to_gguf.py (0024aa74) and run
-	// by ggml (ggml/src/ggml.c 00bdaa10): only the rules read in those sources are in its table
-	// (the converter's per-architecture classes, which write LongRoPE's and YaRN's attention
-	// factors, were not).
+	// DialectLlamaCpp is a config converted by llama.cpp's converter and run by ggml (checked at
+	// 82bb48500, 2026-08-07: conversion/base.py, ggml/src/ggml.c, src/llama-model.cpp): only the
+	// rules read in those sources are in its table (the converter's per-architecture classes,
+	// which write LongRoPE's and YaRN's attention factors, were not).
 	DialectLlamaCpp Dialect = "llama.cpp"
 )
 
@@ -198,6 +198,7 @@ var dialectReadings = map[Dialect]map[Rule]Reading{
 		RuleYaRNTruncate:            {Choice: "ignored", Follows: "vLLM v0.11 rotary_embedding/common.py yarn_find_correction_range: always floor / ceil; models/gpt_oss.py drops truncate"},
 		RuleDynamicLength:           {Choice: "static", Follows: "vLLM v0.11 rotary_embedding/dynamic_ntk_scaling_rope.py DynamicNTKScalingRotaryEmbedding._compute_cos_sin_cache: max_len = max_position · factor"},
 		RuleLongRoPEAttention:       {Choice: "lengths", Follows: "vLLM v0.11 rotary_embedding/phi3_long_rope_scaled_rope.py Phi3LongRoPEScaledRotaryEmbedding.__init__: scale = max_position_embeddings / original"},
+		RuleLongRoPEOriginal:        {Choice: "config-or-rope", Follows: "vLLM v0.11 models/llama.py LlamaDecoderLayer.__init__ (Phi-3's): a top-level original_max_position_embeddings copied into rope_scaling; get_rope reads rope_scaling[\"original_max_position_embeddings\"]"},
 		RuleLongRoPETables:          {Choice: "long-past-original", Follows: "vLLM v0.11 rotary_embedding/phi3_long_rope_scaled_rope.py Phi3LongRoPEScaledRotaryEmbedding.forward: long cache when torch.any(positions > original)"},
 		RulePhiMoELongFactors:       {Choice: "used", Follows: "vLLM v0.11 models/phimoe.py PhiMoEAttention: get_rope(rope_scaling) → Phi3LongRoPEScaledRotaryEmbedding"},
 		RuleMiniMaxRotaryDim:        {Choice: "honoured", Follows: "vLLM v0.11 models/minimax_text_01.py MiniMaxText01DecoderLayer: rotary_dim = config.rotary_dim if present"},
@@ -214,9 +215,9 @@ var dialectReadings = map[Dialect]map[Rule]Reading{
 		RuleMRoPEInterleavedDefault: {Choice: "chunked", Follows: "SGLang layers/rotary_embedding/factory.py get_rope: mrope_interleaved=rope_scaling.get(\"mrope_interleaved\", False)"},
 	},
 	DialectLlamaCpp: {
-		RuleRopeParameters: {Choice: "reads", Follows: "llama.cpp convert_hf_to_gguf.py TextModel.__init__ (0024aa74): rope_parameters, else rope_scaling, with the top-level rope_theta mirrored in"},
-		RuleYaRNTruncate:   {Choice: "ignored", Follows: "llama.cpp ggml/src/ggml.c ggml_rope_yarn_corr_dims: floorf / ceilf always"},
-		RuleDynamicLength:  {Choice: "ignored", Follows: "llama.cpp convert_hf_to_gguf.py TextModel.set_gguf_parameters: rope_type dynamic writes no scaling (HunYuan's alpha is its model class's); src/llama-model.cpp llama_model::load_hparams (00342301): rope.scaling.type defaults to linear and a missing rope.scaling.factor to freq_scale 1"},
+		RuleRopeParameters: {Choice: "reads", Follows: "llama.cpp conversion/base.py TextModel.__init__ (82bb48500; convert_hf_to_gguf.py's before the split): rope_parameters, else rope_scaling, with the top-level rope_theta mirrored in"},
+		RuleYaRNTruncate:   {Choice: "ignored", Follows: "llama.cpp ggml/src/ggml.c ggml_rope_yarn_corr_dims (82bb48500): floorf / ceilf always"},
+		RuleDynamicLength:  {Choice: "ignored", Follows: "llama.cpp conversion/base.py TextModel.set_gguf_parameters (82bb48500): rope_type dynamic writes no scaling (HunYuan's alpha is its model class's); src/llama-model.cpp llama_model::load_hparams: rope.scaling.type defaults to linear and a missing rope.scaling.factor to freq_scale 1"},
 	},
 }
 

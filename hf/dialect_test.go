@@ -401,3 +401,30 @@ func TestDialectLongRoPEBoundary(t *testing.T) {
 		}
 	}
 }
+
+// TestDialectVLLM011LongRoPEOriginal: vLLM v0.11 (0e93ac0b) models/llama.py LlamaDecoderLayer,
+// which Phi-3 runs, copies a top-level original_max_position_embeddings into rope_scaling, and
+// get_rope reads the rope object's key otherwise: the config-level key wins, as HF main's
+// standardize_rope_params, where v4.57 reads the top level only.
+func TestDialectVLLM011LongRoPEOriginal(t *testing.T) {
+	rd, ok := DialectVLLM011.Reading(RuleLongRoPEOriginal)
+	if !ok || rd.Choice != "config-or-rope" {
+		t.Fatalf("vllm-0.11 longrope_original: %+v (verified %v), want config-or-rope", rd, ok)
+	}
+	factors := `"short_factor":[1,1,1,1,1,1,1,1],"long_factor":[2,3,4,5,6,7,8,9]`
+	inner := `{"model_type":"llama","hidden_size":128,"num_attention_heads":8,"max_position_embeddings":131072,
+		"rope_theta":10000,"rope_scaling":{"type":"longrope","original_max_position_embeddings":4096,` + factors + `}}`
+	// The spec's original length is one past vLLM's (its long-past-original switch), the attention
+	// factor max / original's.
+	both := strings.Replace(inner, `"rope_theta":10000,`, `"rope_theta":10000,"original_max_position_embeddings":8192,`, 1)
+	for _, c := range []struct {
+		name, cfg string
+		orig      int
+	}{{"rope-level original", inner, 4096}, {"both originals", both, 8192}} {
+		s := parseAs(t, DialectVLLM011, c.cfg).Spec
+		want := math.Sqrt(1 + math.Log(131072/float64(c.orig))/math.Log(float64(c.orig)))
+		if s.OriginalMax() != c.orig+1 || math.Abs(attention(s)-want) > 1e-15 {
+			t.Errorf("vllm-0.11, %s: original %d, attention factor %v; want %d and %v", c.name, s.OriginalMax(), attention(s), c.orig+1, want)
+		}
+	}
+}
