@@ -32,6 +32,8 @@ func init() {
 					t.Errorf("low/high freq factor = %v/%v, want 1/4", sc.LowFreqFactor, sc.HighFreqFactor)
 				}
 			}},
+		"seed-oss-36b-instruct": {modelType: "seed_oss", layers: 64, heads: 80, kv: 8, head: 128, rot: 128, base: 1e7,
+			style: rotary.NeoX, scaling: rotary.ScalingDefault, maxPos: 524288},
 	} {
 		presetWants[name] = w
 	}
