@@ -1129,83 +1129,103 @@ TEXT ·rotateNeoXBF16AVX512BF16(SB), NOSPLIT, $0-56
 	VPBROADCASTD expmask<>+0(SB), Z5
 	CMPQ         R8, $0x00000040
 	JNE          head
-	VMOVUPS      (BX), Z5
-	VMOVUPS      (SI), Z6
-	VMOVUPS      64(BX), Z7
-	VMOVUPS      64(SI), Z8
-	VMOVUPS      128(BX), Z9
-	VMOVUPS      128(SI), Z10
-	VMOVUPS      192(BX), Z11
-	VMOVUPS      192(SI), Z12
-	VPBROADCASTD expmaskw<>+0(SB), Z13
+	VMOVUPS      (BX), Z2
+	VMOVUPS      (SI), Z3
+	VMOVUPS      64(BX), Z4
+	VMOVUPS      64(SI), Z5
+	VMOVUPS      128(BX), Z6
+	VMOVUPS      128(SI), Z7
+	VMOVUPS      192(BX), Z8
+	VMOVUPS      192(SI), Z9
+	VPBROADCASTD himask<>+0(SB), Z10
+	VPBROADCASTD expmaskw<>+0(SB), Z11
+	VMOVDQU16    reoutidx<>+0(SB), Z12
+	VMOVDQU32    evenidx<>+0(SB), Z13
+	VMOVDQU32    oddidx<>+0(SB), Z14
+	VMOVAPS      Z2, Z15
+	VPERMT2PS    Z4, Z13, Z15
+	VMOVAPS      Z2, Z2
+	VPERMT2PS    Z4, Z14, Z2
+	VMOVAPS      Z3, Z4
+	VPERMT2PS    Z5, Z13, Z4
+	VMOVAPS      Z3, Z3
+	VPERMT2PS    Z5, Z14, Z3
+	VMOVAPS      Z6, Z5
+	VPERMT2PS    Z8, Z13, Z5
+	VMOVAPS      Z6, Z6
+	VPERMT2PS    Z8, Z14, Z6
+	VMOVAPS      Z7, Z8
+	VPERMT2PS    Z9, Z13, Z8
+	VMOVAPS      Z7, Z7
+	VPERMT2PS    Z9, Z14, Z7
 
-regsHead:
+splitHead:
 	MOVQ           DI, R9
 	SHLQ           $0x01, R9
 	ADDQ           AX, R9
-	VPMOVZXWD      (AX), Z14
-	VPSLLD         $0x10, Z14, Z14
-	VPMOVZXWD      32(AX), Z15
-	VPSLLD         $0x10, Z15, Z15
-	VPMOVZXWD      (R9), Z16
-	VPSLLD         $0x10, Z16, Z16
-	VPMOVZXWD      32(R9), Z17
-	VPSLLD         $0x10, Z17, Z17
-	VMULPS         Z5, Z14, Z18
-	VMULPS         Z6, Z16, Z19
-	VSUBPS         Z19, Z18, Z20
-	VMULPS         Z7, Z15, Z18
-	VMULPS         Z8, Z17, Z19
-	VSUBPS         Z19, Z18, Z18
+	VMOVDQU32      (AX), Z9
+	VMOVDQU32      (R9), Z13
+	VPSLLD         $0x10, Z9, Z14
+	VPANDD         Z10, Z9, Z9
+	VPSLLD         $0x10, Z13, Z16
+	VPANDD         Z10, Z13, Z13
+	VMULPS         Z15, Z14, Z17
+	VMULPS         Z4, Z16, Z18
+	VSUBPS         Z18, Z17, Z19
+	VMULPS         Z2, Z9, Z17
+	VMULPS         Z3, Z13, Z18
+	VSUBPS         Z18, Z17, Z17
+	VMULPS         Z15, Z16, Z16
+	VMULPS         Z4, Z14, Z18
+	VADDPS         Z18, Z16, Z16
+	VMULPS         Z2, Z13, Z13
+	VMULPS         Z3, Z9, Z18
+	VADDPS         Z18, Z13, Z13
+	BYTE $0x62; BYTE $0x32; BYTE $0x77; BYTE $0x40; BYTE $0x72; BYTE $0xcb // VCVTNE2PS2BF16 Z19, Z17, Z9
+	BYTE $0x62; BYTE $0x32; BYTE $0x17; BYTE $0x48; BYTE $0x72; BYTE $0xf0 // VCVTNE2PS2BF16 Z16, Z13, Z14
+	VPTESTNMW      Z11, Z9, K1
+	VPTESTNMW      Z11, Z14, K2
+	KORTESTD       K1, K2
+	JNZ            bf16sslow1
+	VPERMW         Z9, Z12, Z9
+	VPERMW         Z14, Z12, Z14
+	VMOVDQU16      Z9, (AX)
+	VMOVDQU16      Z14, (R9)
+
+bf16sdone2:
+	VMOVDQU32      64(AX), Z9
+	VMOVDQU32      64(R9), Z13
+	VPSLLD         $0x10, Z9, Z14
+	VPANDD         Z10, Z9, Z9
+	VPSLLD         $0x10, Z13, Z16
+	VPANDD         Z10, Z13, Z13
+	VMULPS         Z5, Z14, Z17
+	VMULPS         Z8, Z16, Z18
+	VSUBPS         Z18, Z17, Z19
+	VMULPS         Z6, Z9, Z17
+	VMULPS         Z7, Z13, Z18
+	VSUBPS         Z18, Z17, Z17
 	VMULPS         Z5, Z16, Z16
-	VMULPS         Z6, Z14, Z19
-	VADDPS         Z19, Z16, Z16
-	VMULPS         Z7, Z17, Z14
-	VMULPS         Z8, Z15, Z19
-	VADDPS         Z19, Z14, Z14
-	BYTE $0x62; BYTE $0x32; BYTE $0x6f; BYTE $0x40; BYTE $0x72; BYTE $0xfc // VCVTNE2PS2BF16 Z20, Z18, Z15
-	BYTE $0x62; BYTE $0xa2; BYTE $0x0f; BYTE $0x48; BYTE $0x72; BYTE $0xc8 // VCVTNE2PS2BF16 Z16, Z14, Z17
-	VPTESTNMW      Z13, Z15, K1
-	VPTESTNMW      Z13, Z17, K2
+	VMULPS         Z8, Z14, Z18
+	VADDPS         Z18, Z16, Z16
+	VMULPS         Z6, Z13, Z13
+	VMULPS         Z7, Z9, Z18
+	VADDPS         Z18, Z13, Z13
+	BYTE $0x62; BYTE $0x32; BYTE $0x77; BYTE $0x40; BYTE $0x72; BYTE $0xcb // VCVTNE2PS2BF16 Z19, Z17, Z9
+	BYTE $0x62; BYTE $0x32; BYTE $0x17; BYTE $0x48; BYTE $0x72; BYTE $0xf0 // VCVTNE2PS2BF16 Z16, Z13, Z14
+	VPTESTNMW      Z11, Z9, K1
+	VPTESTNMW      Z11, Z14, K2
 	KORTESTD       K1, K2
-	JNZ            bf16xslow1
-	VMOVDQU16      Z15, (AX)
-	VMOVDQU16      Z17, (R9)
+	JNZ            bf16sslow3
+	VPERMW         Z9, Z12, Z9
+	VPERMW         Z14, Z12, Z14
+	VMOVDQU16      Z9, 64(AX)
+	VMOVDQU16      Z14, 64(R9)
 
-bf16xdone2:
-	VPMOVZXWD      64(AX), Z14
-	VPSLLD         $0x10, Z14, Z14
-	VPMOVZXWD      96(AX), Z15
-	VPSLLD         $0x10, Z15, Z15
-	VPMOVZXWD      64(R9), Z16
-	VPSLLD         $0x10, Z16, Z16
-	VPMOVZXWD      96(R9), Z17
-	VPSLLD         $0x10, Z17, Z17
-	VMULPS         Z9, Z14, Z18
-	VMULPS         Z10, Z16, Z19
-	VSUBPS         Z19, Z18, Z20
-	VMULPS         Z11, Z15, Z18
-	VMULPS         Z12, Z17, Z19
-	VSUBPS         Z19, Z18, Z18
-	VMULPS         Z9, Z16, Z16
-	VMULPS         Z10, Z14, Z19
-	VADDPS         Z19, Z16, Z16
-	VMULPS         Z11, Z17, Z14
-	VMULPS         Z12, Z15, Z19
-	VADDPS         Z19, Z14, Z14
-	BYTE $0x62; BYTE $0x32; BYTE $0x6f; BYTE $0x40; BYTE $0x72; BYTE $0xfc // VCVTNE2PS2BF16 Z20, Z18, Z15
-	BYTE $0x62; BYTE $0xa2; BYTE $0x0f; BYTE $0x48; BYTE $0x72; BYTE $0xc8 // VCVTNE2PS2BF16 Z16, Z14, Z17
-	VPTESTNMW      Z13, Z15, K1
-	VPTESTNMW      Z13, Z17, K2
-	KORTESTD       K1, K2
-	JNZ            bf16xslow3
-	VMOVDQU16      Z15, 64(AX)
-	VMOVDQU16      Z17, 64(R9)
-
-bf16xdone4:
+bf16sdone4:
 	ADDQ DX, AX
 	DECQ CX
-	JNZ  regsHead
+	JNZ  splitHead
 	JMP  done
 
 head:
@@ -1298,99 +1318,89 @@ done:
 	VZEROUPPER
 	RET
 
-bf16xslow1:
-	VPSRLD    $0x10, Z20, Z15
-	VPSRLD    $0x10, Z20, Z17
-	VPANDD    Z0, Z15, Z15
-	VPADDD    Z20, Z15, Z15
-	VPADDD    Z1, Z15, Z15
-	VPSRLD    $0x10, Z15, Z15
-	VPORD     Z4, Z17, Z17
-	VPANDD    Z2, Z20, Z19
-	VPCMPGTD  Z3, Z19, K1
-	VPBLENDMD Z17, Z15, K1, Z15
-	VPMOVDW   Z15, (AX)
-	VPSRLD    $0x10, Z18, Z15
-	VPSRLD    $0x10, Z18, Z17
-	VPANDD    Z0, Z15, Z15
-	VPADDD    Z18, Z15, Z15
-	VPADDD    Z1, Z15, Z15
-	VPSRLD    $0x10, Z15, Z15
-	VPORD     Z4, Z17, Z17
-	VPANDD    Z2, Z18, Z18
-	VPCMPGTD  Z3, Z18, K1
-	VPBLENDMD Z17, Z15, K1, Z15
-	VPMOVDW   Z15, 32(AX)
-	VPSRLD    $0x10, Z16, Z15
-	VPSRLD    $0x10, Z16, Z17
-	VPANDD    Z0, Z15, Z15
-	VPADDD    Z16, Z15, Z15
-	VPADDD    Z1, Z15, Z15
-	VPSRLD    $0x10, Z15, Z15
-	VPORD     Z4, Z17, Z17
-	VPANDD    Z2, Z16, Z16
-	VPCMPGTD  Z3, Z16, K1
-	VPBLENDMD Z17, Z15, K1, Z15
-	VPMOVDW   Z15, (R9)
-	VPSRLD    $0x10, Z14, Z15
-	VPSRLD    $0x10, Z14, Z16
-	VPANDD    Z0, Z15, Z15
-	VPADDD    Z14, Z15, Z15
-	VPADDD    Z1, Z15, Z15
-	VPSRLD    $0x10, Z15, Z15
-	VPORD     Z4, Z16, Z16
-	VPANDD    Z2, Z14, Z14
-	VPCMPGTD  Z3, Z14, K1
-	VPBLENDMD Z16, Z15, K1, Z15
-	VPMOVDW   Z15, 32(R9)
-	JMP       bf16xdone2
+bf16sslow1:
+	VPBROADCASTD quiet32<>+0(SB), Z9
+	VPSRLD       $0x10, Z19, Z14
+	VPANDD       Z0, Z14, Z14
+	VPADDD       Z19, Z14, Z14
+	VPADDD       Z1, Z14, Z14
+	VPANDD       Z10, Z14, Z14
+	VCMPPS       $0x03, Z19, Z19, K1
+	VPANDD       Z10, Z19, Z18
+	VPORD        Z9, Z18, K1, Z14
+	VPSRLD       $0x10, Z17, Z18
+	VPANDD       Z0, Z18, Z18
+	VPADDD       Z17, Z18, Z18
+	VPADDD       Z1, Z18, Z18
+	VPANDD       Z10, Z18, Z18
+	VCMPPS       $0x03, Z17, Z17, K1
+	VPANDD       Z10, Z17, Z17
+	VPORD        Z9, Z17, K1, Z18
+	VPSRLD       $0x10, Z14, Z14
+	VPORD        Z18, Z14, Z14
+	VMOVDQU32    Z14, (AX)
+	VPSRLD       $0x10, Z16, Z14
+	VPANDD       Z0, Z14, Z14
+	VPADDD       Z16, Z14, Z14
+	VPADDD       Z1, Z14, Z14
+	VPANDD       Z10, Z14, Z14
+	VCMPPS       $0x03, Z16, Z16, K1
+	VPANDD       Z10, Z16, Z16
+	VPORD        Z9, Z16, K1, Z14
+	VPSRLD       $0x10, Z13, Z16
+	VPANDD       Z0, Z16, Z16
+	VPADDD       Z13, Z16, Z16
+	VPADDD       Z1, Z16, Z16
+	VPANDD       Z10, Z16, Z16
+	VCMPPS       $0x03, Z13, Z13, K1
+	VPANDD       Z10, Z13, Z13
+	VPORD        Z9, Z13, K1, Z16
+	VPSRLD       $0x10, Z14, Z14
+	VPORD        Z16, Z14, Z14
+	VMOVDQU32    Z14, (R9)
+	JMP          bf16sdone2
 
-bf16xslow3:
-	VPSRLD    $0x10, Z20, Z15
-	VPSRLD    $0x10, Z20, Z17
-	VPANDD    Z0, Z15, Z15
-	VPADDD    Z20, Z15, Z15
-	VPADDD    Z1, Z15, Z15
-	VPSRLD    $0x10, Z15, Z15
-	VPORD     Z4, Z17, Z17
-	VPANDD    Z2, Z20, Z19
-	VPCMPGTD  Z3, Z19, K1
-	VPBLENDMD Z17, Z15, K1, Z15
-	VPMOVDW   Z15, 64(AX)
-	VPSRLD    $0x10, Z18, Z15
-	VPSRLD    $0x10, Z18, Z17
-	VPANDD    Z0, Z15, Z15
-	VPADDD    Z18, Z15, Z15
-	VPADDD    Z1, Z15, Z15
-	VPSRLD    $0x10, Z15, Z15
-	VPORD     Z4, Z17, Z17
-	VPANDD    Z2, Z18, Z18
-	VPCMPGTD  Z3, Z18, K1
-	VPBLENDMD Z17, Z15, K1, Z15
-	VPMOVDW   Z15, 96(AX)
-	VPSRLD    $0x10, Z16, Z15
-	VPSRLD    $0x10, Z16, Z17
-	VPANDD    Z0, Z15, Z15
-	VPADDD    Z16, Z15, Z15
-	VPADDD    Z1, Z15, Z15
-	VPSRLD    $0x10, Z15, Z15
-	VPORD     Z4, Z17, Z17
-	VPANDD    Z2, Z16, Z16
-	VPCMPGTD  Z3, Z16, K1
-	VPBLENDMD Z17, Z15, K1, Z15
-	VPMOVDW   Z15, 64(R9)
-	VPSRLD    $0x10, Z14, Z15
-	VPSRLD    $0x10, Z14, Z16
-	VPANDD    Z0, Z15, Z15
-	VPADDD    Z14, Z15, Z15
-	VPADDD    Z1, Z15, Z15
-	VPSRLD    $0x10, Z15, Z15
-	VPORD     Z4, Z16, Z16
-	VPANDD    Z2, Z14, Z14
-	VPCMPGTD  Z3, Z14, K1
-	VPBLENDMD Z16, Z15, K1, Z15
-	VPMOVDW   Z15, 96(R9)
-	JMP       bf16xdone4
+bf16sslow3:
+	VPBROADCASTD quiet32<>+0(SB), Z9
+	VPSRLD       $0x10, Z19, Z14
+	VPANDD       Z0, Z14, Z14
+	VPADDD       Z19, Z14, Z14
+	VPADDD       Z1, Z14, Z14
+	VPANDD       Z10, Z14, Z14
+	VCMPPS       $0x03, Z19, Z19, K1
+	VPANDD       Z10, Z19, Z18
+	VPORD        Z9, Z18, K1, Z14
+	VPSRLD       $0x10, Z17, Z18
+	VPANDD       Z0, Z18, Z18
+	VPADDD       Z17, Z18, Z18
+	VPADDD       Z1, Z18, Z18
+	VPANDD       Z10, Z18, Z18
+	VCMPPS       $0x03, Z17, Z17, K1
+	VPANDD       Z10, Z17, Z17
+	VPORD        Z9, Z17, K1, Z18
+	VPSRLD       $0x10, Z14, Z14
+	VPORD        Z18, Z14, Z14
+	VMOVDQU32    Z14, 64(AX)
+	VPSRLD       $0x10, Z16, Z14
+	VPANDD       Z0, Z14, Z14
+	VPADDD       Z16, Z14, Z14
+	VPADDD       Z1, Z14, Z14
+	VPANDD       Z10, Z14, Z14
+	VCMPPS       $0x03, Z16, Z16, K1
+	VPANDD       Z10, Z16, Z16
+	VPORD        Z9, Z16, K1, Z14
+	VPSRLD       $0x10, Z13, Z16
+	VPANDD       Z0, Z16, Z16
+	VPADDD       Z13, Z16, Z16
+	VPADDD       Z1, Z16, Z16
+	VPANDD       Z10, Z16, Z16
+	VCMPPS       $0x03, Z13, Z13, K1
+	VPANDD       Z10, Z13, Z13
+	VPORD        Z9, Z13, K1, Z16
+	VPSRLD       $0x10, Z14, Z14
+	VPORD        Z16, Z14, Z14
+	VMOVDQU32    Z14, 64(R9)
+	JMP          bf16sdone4
 
 bf16slow5:
 	VPSRLD    $0x10, Z10, Z7
@@ -1419,6 +1429,40 @@ bf16slow5:
 
 DATA expmaskw<>+0(SB)/4, $0x7f807f80
 GLOBL expmaskw<>(SB), RODATA|NOPTR, $4
+
+DATA reoutidx<>+0(SB)/2, $0x0000
+DATA reoutidx<>+2(SB)/2, $0x0010
+DATA reoutidx<>+4(SB)/2, $0x0001
+DATA reoutidx<>+6(SB)/2, $0x0011
+DATA reoutidx<>+8(SB)/2, $0x0002
+DATA reoutidx<>+10(SB)/2, $0x0012
+DATA reoutidx<>+12(SB)/2, $0x0003
+DATA reoutidx<>+14(SB)/2, $0x0013
+DATA reoutidx<>+16(SB)/2, $0x0004
+DATA reoutidx<>+18(SB)/2, $0x0014
+DATA reoutidx<>+20(SB)/2, $0x0005
+DATA reoutidx<>+22(SB)/2, $0x0015
+DATA reoutidx<>+24(SB)/2, $0x0006
+DATA reoutidx<>+26(SB)/2, $0x0016
+DATA reoutidx<>+28(SB)/2, $0x0007
+DATA reoutidx<>+30(SB)/2, $0x0017
+DATA reoutidx<>+32(SB)/2, $0x0008
+DATA reoutidx<>+34(SB)/2, $0x0018
+DATA reoutidx<>+36(SB)/2, $0x0009
+DATA reoutidx<>+38(SB)/2, $0x0019
+DATA reoutidx<>+40(SB)/2, $0x000a
+DATA reoutidx<>+42(SB)/2, $0x001a
+DATA reoutidx<>+44(SB)/2, $0x000b
+DATA reoutidx<>+46(SB)/2, $0x001b
+DATA reoutidx<>+48(SB)/2, $0x000c
+DATA reoutidx<>+50(SB)/2, $0x001c
+DATA reoutidx<>+52(SB)/2, $0x000d
+DATA reoutidx<>+54(SB)/2, $0x001d
+DATA reoutidx<>+56(SB)/2, $0x000e
+DATA reoutidx<>+58(SB)/2, $0x001e
+DATA reoutidx<>+60(SB)/2, $0x000f
+DATA reoutidx<>+62(SB)/2, $0x001f
+GLOBL reoutidx<>(SB), RODATA|NOPTR, $64
 
 // func rotateGPTJBF16AVX512BF16(x *byte, heads int, stride int, cos *float32, sin *float32, half int, n int)
 // Requires: AVX, AVX512DQ, AVX512F, AVX512VL

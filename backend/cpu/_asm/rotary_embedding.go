@@ -20,51 +20,127 @@ func (g *generator) expMaskW() Mem {
 	return *expMaskWords
 }
 
-// neoxRotateBF16x2Words rotates 32 consecutive pairs in place (two 16-pair blocks, each with
-// its cos/sin registers: first halves at m, second halves at m2) and tests the rounded words
-// instead of the float32 results: VCVTNE2PS2BF16 flushes a zero-exponent input to ±0 and never
-// rounds a normal one (at least 2^-126, itself a bf16) to a zero exponent, so a word with a zero
-// exponent field marks exactly the lanes whose input had one. One VPTESTNMW covers 32 lanes where
-// the float32 test takes two VPTESTNMDs; such a block (a zero or subnormal result) takes the
-// integer rounding on the cold path, as storeBF16Wide's.
-func (g *generator) neoxRotateBF16x2Words(c consts, wmask, c0, s0, c1, s1 VecVirtual, m1, m2 Mem) {
-	next := func(m Mem) Mem { m.Disp += 32; return m }
-	a0, a1 := load(bf16, 16, m1), load(bf16, 16, next(m1))
-	b0, b1 := load(bf16, 16, m2), load(bf16, 16, next(m2))
+// bf16Split holds the registers of the deinterleaved layout: a block of 32 bf16 loads as 16
+// dwords, VPSLLD $16 gives its even elements as float32 and masking the high halves its odd ones
+// (bf16Lanes), so the widening takes no shuffle; cos and sin are deinterleaved the same way once
+// per call, and VPERMW (by perm) puts the rounded words back in order.
+type bf16Split struct {
+	hiMask, wmask, perm VecVirtual
+}
+
+// neoxDecodeBF16Split is neoxDecodePath's bf16 loop on AVX512BF16: 64 pairs per head (rotary
+// dim 128), the token's cos and sin (cr, sr: four quarters each) held deinterleaved in registers
+// across the heads, each 32-pair block one load, two logic ops and one VCVTNE2PS2BF16, VPERMW and
+// store per half.
+func (g *generator) neoxDecodeBF16Split(c consts, x, x2, heads, stride, hf Register, cr, sr [4]VecVirtual) {
+	var sp bf16Split
+	sp.hiMask, sp.wmask, sp.perm = ZMM(), ZMM(), ZMM()
+	VPBROADCASTD(g.data.hiMask, sp.hiMask)
+	VPBROADCASTD(g.expMaskW(), sp.wmask)
+	VMOVDQU16(g.wordOrderSplit(), sp.perm)
+	// ce[b], co[b]: the even and odd pairs' cos of block b (pairs 32b ... 32b+31); so for sin.
+	var ce, co, se, so [2]VecVirtual
+	evenIdx, oddIdx := ZMM(), ZMM()
+	VMOVDQU32(g.data.evenIdx, evenIdx)
+	VMOVDQU32(g.data.oddIdx, oddIdx)
+	split := func(lo, hi VecVirtual) (e, o VecVirtual) {
+		e, o = ZMM(), ZMM()
+		VMOVAPS(lo, e)
+		VPERMT2PS(hi, evenIdx, e)
+		VMOVAPS(lo, o)
+		VPERMT2PS(hi, oddIdx, o)
+		return e, o
+	}
+	for b := range 2 {
+		ce[b], co[b] = split(cr[2*b], cr[2*b+1])
+		se[b], so[b] = split(sr[2*b], sr[2*b+1])
+	}
+	Label("splitHead")
+	MOVQ(hf, x2)
+	SHLQ(U8(1), x2)
+	ADDQ(x, x2)
+	for b := range 2 {
+		off := 64 * b
+		g.neoxRotateBF16Split(c, sp, ce[b], co[b], se[b], so[b], Mem{Base: x, Disp: off}, Mem{Base: x2, Disp: off})
+	}
+	ADDQ(stride, x)
+	DECQ(heads)
+	JNZ(LabelRef("splitHead"))
+	JMP(LabelRef("done"))
+}
+
+// wordOrderSplit declares, once, VPERMW's indices from VCVTNE2PS2BF16(odd, even) to element order.
+func (g *generator) wordOrderSplit() Mem {
+	if splitOrder == nil {
+		m := wordOrder("reoutidx", loadedLanes())
+		splitOrder = &m
+	}
+	return *splitOrder
+}
+
+var splitOrder *Mem
+
+// neoxRotateBF16Split rotates 32 consecutive pairs in place, first halves at m1 and second
+// halves at m2, by cos/sin in the deinterleaved layout (ce, co, se, so). It tests the rounded
+// words rather than the float32 results: VCVTNE2PS2BF16 flushes a zero-exponent input to ±0
+// and never rounds a normal one (at least 2^-126, itself a bf16) to a zero exponent, so a word
+// with a zero exponent field marks exactly the lanes whose result had one, and one VPTESTNMW
+// covers 32 lanes where the float32 test takes two VPTESTNMDs. Such a block (a zero or
+// subnormal result) takes the integer rounding on the cold path.
+func (g *generator) neoxRotateBF16Split(c consts, sp bf16Split, ce, co, se, so VecVirtual, m1, m2 Mem) {
+	p1, p2 := ZMM(), ZMM()
+	VMOVDQU32(m1, p1)
+	VMOVDQU32(m2, p2)
+	ae, ao, be, bo := ZMM(), ZMM(), ZMM(), ZMM()
+	VPSLLD(U8(16), p1, ae)
+	VPANDD(sp.hiMask, p1, ao)
+	VPSLLD(U8(16), p2, be)
+	VPANDD(sp.hiMask, p2, bo)
 	p, q := ZMM(), ZMM()
 	// First halves: o1 = a·c − b·s; second halves: o2 = b·c + a·s.
-	f0, f1, o0, o1 := ZMM(), ZMM(), ZMM(), ZMM()
-	VMULPS(c0, a0, p)
-	VMULPS(s0, b0, q)
-	VSUBPS(q, p, f0)
-	VMULPS(c1, a1, p)
-	VMULPS(s1, b1, q)
-	VSUBPS(q, p, f1)
-	VMULPS(c0, b0, o0)
-	VMULPS(s0, a0, q)
-	VADDPS(q, o0, o0)
-	VMULPS(c1, b1, o1)
-	VMULPS(s1, a1, q)
-	VADDPS(q, o1, o1)
+	fe, fo, oe, oo := ZMM(), ZMM(), ZMM(), ZMM()
+	VMULPS(ce, ae, p)
+	VMULPS(se, be, q)
+	VSUBPS(q, p, fe)
+	VMULPS(co, ao, p)
+	VMULPS(so, bo, q)
+	VSUBPS(q, p, fo)
+	VMULPS(ce, be, oe)
+	VMULPS(se, ae, q)
+	VADDPS(q, oe, oe)
+	VMULPS(co, bo, oo)
+	VMULPS(so, ao, q)
+	VADDPS(q, oo, oo)
 	w1, w2 := ZMM(), ZMM()
-	cvtNE2PS2BF16(f1, f0, w1)
-	cvtNE2PS2BF16(o1, o0, w2)
+	cvtNE2PS2BF16(fo, fe, w1)
+	cvtNE2PS2BF16(oo, oe, w2)
 	k1, k2 := K(), K()
-	VPTESTNMW(wmask, w1, k1)
-	VPTESTNMW(wmask, w2, k2)
+	VPTESTNMW(sp.wmask, w1, k1)
+	VPTESTNMW(sp.wmask, w2, k2)
 	KORTESTD(k1, k2)
-	slow, done := g.newLabel("bf16xslow"), g.newLabel("bf16xdone")
+	slow, done := g.newLabel("bf16sslow"), g.newLabel("bf16sdone")
 	JNZ(LabelRef(slow))
+	VPERMW(w1, sp.perm, w1)
+	VPERMW(w2, sp.perm, w2)
 	VMOVDQU16(w1, m1)
 	VMOVDQU16(w2, m2)
 	Label(done)
 	g.coldPaths = append(g.coldPaths, func() {
 		Label(slow)
 		c := g.coldConsts(c)
-		storeBF16Int(16, c, f0, m1)
-		storeBF16Int(16, c, f1, next(m1))
-		storeBF16Int(16, c, o0, m2)
-		storeBF16Int(16, c, o1, next(m2))
+		quiet32 := ZMM()
+		VPBROADCASTD(g.data.quiet32, quiet32)
+		// Each dword: the even element's rounding in the low half, the odd one's in the high.
+		for _, h := range []struct {
+			e, o VecVirtual
+			m    Mem
+		}{{fe, fo, m1}, {oe, oo, m2}} {
+			re := roundBF16(c, sp.hiMask, quiet32, h.e)
+			ro := roundBF16(c, sp.hiMask, quiet32, h.o)
+			VPSRLD(U8(16), re, re)
+			VPORD(ro, re, re)
+			VMOVDQU32(re, h.m)
+		}
 		JMP(LabelRef(done))
 	})
 }

@@ -300,28 +300,18 @@ func (g *generator) neoxDecodePath(d dtype, c consts, x, x2, heads, stride, cs, 
 		VMOVUPS(Mem{Base: cs, Disp: 64 * k}, cr[k])
 		VMOVUPS(Mem{Base: sn, Disp: 64 * k}, sr[k])
 	}
-	var wmask VecVirtual
 	if d == bf16 && g.fastBF16 {
-		wmask = ZMM()
-		VPBROADCASTD(g.expMaskW(), wmask)
+		g.neoxDecodeBF16Split(c, x, x2, heads, stride, hf, cr, sr)
+		return
 	}
 	Label("regsHead")
 	MOVQ(hf, x2)
 	SHLQ(U8(log2(d.esize)), x2)
 	ADDQ(x, x2)
-	if d == bf16 && g.fastBF16 {
-		// Two 16-pair blocks at a time: their outputs are adjacent in memory, so one
-		// VCVTNE2PS2BF16 and one 64-byte store serve both.
-		for k := 0; k < len(cr); k += 2 {
-			off := 16 * k * d.esize
-			g.neoxRotateBF16x2Words(c, wmask, cr[k], sr[k], cr[k+1], sr[k+1], Mem{Base: x, Disp: off}, Mem{Base: x2, Disp: off})
-		}
-	} else {
-		for k := range cr {
-			off := 16 * k * d.esize
-			m1, m2 := Mem{Base: x, Disp: off}, Mem{Base: x2, Disp: off}
-			g.neoxRotate(d, 16, c, cr[k], sr[k], cr[k], sr[k], m1, m2, m1, m2)
-		}
+	for k := range cr {
+		off := 16 * k * d.esize
+		m1, m2 := Mem{Base: x, Disp: off}, Mem{Base: x2, Disp: off}
+		g.neoxRotate(d, 16, c, cr[k], sr[k], cr[k], sr[k], m1, m2, m1, m2)
 	}
 	ADDQ(stride, x)
 	DECQ(heads)
