@@ -43,6 +43,8 @@ var presetDivergences = map[string][]hf.Rule{
 	"phi-3-mini-128k": {hf.RuleLongRoPETables, hf.RuleLongRoPETables, hf.RuleLongRoPETables}, // three switching rules
 	"phi-4-mini":      {hf.RuleLongRoPETables, hf.RuleLongRoPETables, hf.RuleLongRoPETables}, // as Phi-3
 	"qwen3.5-35b-a3b": {hf.RuleRopeParameters},                                               // v5 rope_parameters only
+
+	"internlm3-8b-instruct": {hf.RuleDynamicLength}, // dynamic factor 6: vLLM 0.11 and SGLang tabulate max_position · factor once
 }
 
 // TestCheckFrameworksPresets: every preset exits 0 exactly when no rule differs beyond float32
