@@ -18,10 +18,12 @@ const precisionWindow = 1 << 16
 // the exact ones. Its JSON form is a contract for tools.
 type precisionReport struct {
 	Source string `json:"source"`
-	// Model is how a float32 framework forms the angle: inv_freq rounded to float32, the
-	// position rounded to float32, their product rounded to float32 (HF's inv_freq @ position_ids
-	// in float32 autocast, ggml's theta = p · theta_scale^i in float), against p · inv_freq in
-	// float64.
+	// Model is how a float32 framework forms the angle: inv_freq in float32 (as transformers
+	// forms it where hfInvFreq32 models the variant, else rounded once), the position rounded to
+	// float32, their product rounded to float32 (HF's inv_freq @ position_ids with autocast
+	// disabled, a float32 matmul whose inner dimension is 1), against p · inv_freq in float64.
+	// cos, sin and the attention factor's product are taken exactly: their float32 roundings
+	// (an ulp each) are far below the angle's at long positions.
 	Model   string           `json:"model"`
 	Lengths []precisionAtLen `json:"lengths"`
 }
@@ -79,7 +81,13 @@ func precision(spec rotary.Spec, source string) (*precisionReport, error) {
 	if spec.NoRoPE {
 		return nil, usagef("--precision: the model's layer 0 has no RoPE")
 	}
-	r := &precisionReport{Source: source, Model: "θ_f32 = f32(f32(p) · f32(inv_freq)) against θ = p · inv_freq in float64"}
+	model := "θ_f32 = f32(f32(p) · inv32) against θ = p · inv_freq in float64; inv32 = "
+	if _, ok := hfInvFreq32(spec); ok {
+		model += "inv_freq as transformers forms it in float32 (1.0 / base ** (arange(0, d, 2) / d), then the variant's own float32 steps, each op rounded, pow correctly rounded)"
+	} else {
+		model += "f32(inv_freq), inv_freq rounded once (this variant's own float32 steps not modelled: a lower bound on its drift)"
+	}
+	r := &precisionReport{Source: source, Model: model}
 	maxLen := max(spec.MaxPositions, 1)
 	if o := spec.OriginalMax(); o > 0 && o < maxLen {
 		r.Lengths = append(r.Lengths, precisionAt(spec, "original", o))
@@ -91,15 +99,20 @@ func precision(spec rotary.Spec, source string) (*precisionReport, error) {
 func precisionAt(spec rotary.Spec, name string, length int) precisionAtLen {
 	l := precisionAtLen{Name: name, Length: length, From: max(length-precisionWindow, 0)}
 	table := &frequencyTable{spec: spec}
+	hfInv, hfForm := hfInvFreq32(spec)
 	outputs, differ := 0, 0
 	for p := l.From; p < length; p++ {
 		inv, att := table.at(p)
 		p32 := float64(float32(p))
 		for i, f := range inv {
 			exact := float64(p) * f
+			f32 := float32(f)
+			if hfForm {
+				f32 = hfInv[i]
+			}
 			// The product of two float32 values is exact in float64; one rounding to float32
-			// is the framework's.
-			approx := float64(float32(p32 * float64(float32(f))))
+			// is the framework's (the k = 1 float32 matmul inv_freq @ position_ids).
+			approx := float64(float32(p32 * float64(f32)))
 			if e := math.Abs(approx - exact); e > l.MaxAngleError {
 				l.MaxAngleError, l.AnglePosition, l.AnglePair = e, p, i
 			}
@@ -120,6 +133,62 @@ func precisionAt(spec rotary.Spec, name string, length int) precisionAtLen {
 		l.MaxBF16ULPs = l.MaxCosSinError / bf16ULP(att)
 	}
 	return l
+}
+
+// hfInvFreq32 is inv_freq as transformers main forms it in float32, for the variants whose float32
+// steps were read; ok is false for the others. The base frequencies are
+// models/llama/modeling_llama.py LlamaRotaryEmbedding.compute_default_rope_parameters' (and every
+// _compute_*_parameters' in modeling_rope_utils.py): 1.0 / (base ** (arange(0, d, 2).float() / d)),
+// the exponent, the power and the reciprocal each rounded to float32, so inv32 can be an ulp off
+// f32(inv_freq). pow is taken as correctly rounded (torch's powf may be an ulp off that).
+// _compute_linear_scaling_rope_parameters then divides by factor; _compute_llama3_parameters
+// compares wavelen = 2π / inv32 with the two cut-offs and blends in float32. Each float32()
+// conversion is one rounding, and keeps products from being fused with the following sum.
+func hfInvFreq32(s rotary.Spec) ([]float32, bool) {
+	sc := s.Scaling
+	switch sc.Type {
+	case rotary.ScalingDefault, rotary.ScalingLinear, rotary.ScalingLlama3:
+	default:
+		return nil, false
+	}
+	if s.NoRoPE || s.RotaryDim < 2 || s.MRoPE != nil && s.MRoPE.AlternateHW {
+		return nil, false
+	}
+	d := float32(s.RotaryDim)
+	base := float64(float32(s.Base))
+	inv := make([]float32, s.Half())
+	for i := range inv {
+		e := float32(float32(2*i) / d)
+		inv[i] = float32(1) / float32(math.Pow(base, float64(e)))
+	}
+	switch sc.Type {
+	case rotary.ScalingLinear:
+		f := float32(sc.Factor)
+		for i := range inv {
+			inv[i] = float32(inv[i] / f)
+		}
+	case rotary.ScalingLlama3:
+		old := float64(sc.OriginalMaxPositions)
+		lowWavelen := float32(old / sc.LowFreqFactor)
+		highWavelen := float32(old / sc.HighFreqFactor)
+		f := float32(sc.Factor)
+		twoPi, old32 := float32(2*math.Pi), float32(old)
+		low, span := float32(sc.LowFreqFactor), float32(sc.HighFreqFactor-sc.LowFreqFactor)
+		for i, v := range inv {
+			wavelen := float32(twoPi / v)
+			scaled := v
+			if wavelen > lowWavelen {
+				scaled = float32(v / f)
+			}
+			if !(wavelen < highWavelen) && !(wavelen > lowWavelen) {
+				smooth := float32(float32(float32(old32/wavelen)-low) / span)
+				a := float32(float32(float32(1)-smooth) * scaled)
+				scaled = float32(float32(a/f) + float32(smooth*scaled))
+			}
+			inv[i] = scaled
+		}
+	}
+	return inv, true
 }
 
 // bf16ULP is the spacing of bf16 values at |v| (v normal): 2^(exponent − 7).

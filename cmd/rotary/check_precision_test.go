@@ -38,15 +38,16 @@ func TestPrecisionFloat32Angle(t *testing.T) {
 		t.Fatalf("lengths %+v: want the original 8192 and the max 131072", r.Lengths)
 	}
 	inv, att := m.Spec.Frequencies(-1)
+	inv32 := bigInvFreq32(t, m.Spec)
 	for _, l := range r.Lengths {
 		at := l.AnglePosition
-		want := math.Abs(f32Angle(at, inv[l.AnglePair]) - float64(at)*inv[l.AnglePair])
+		want := math.Abs(f32Angle(at, inv32[l.AnglePair]) - float64(at)*inv[l.AnglePair])
 		if l.MaxAngleError != want || want == 0 {
 			t.Errorf("%s: max angle error %v at position %d pair %d, math/big gives %v", l.Name, l.MaxAngleError, at, l.AnglePair, want)
 		}
 		for _, p := range []int{l.Length - 1, l.Length - 2, l.From, (l.From + l.Length) / 2} {
 			for i := range inv {
-				if e := math.Abs(f32Angle(p, inv[i]) - float64(p)*inv[i]); e > l.MaxAngleError {
+				if e := math.Abs(f32Angle(p, inv32[i]) - float64(p)*inv[i]); e > l.MaxAngleError {
 					t.Errorf("%s: position %d pair %d drifts %v, past the reported maximum %v", l.Name, p, i, e, l.MaxAngleError)
 				}
 			}
@@ -108,5 +109,101 @@ func TestCheckPrecisionCLI(t *testing.T) {
 	code, out, _ = runCLI(t, "check", "--model", "llama-3.1-8b", "--precision")
 	if code != 0 || !strings.Contains(out, "original length 8192") || !strings.Contains(out, "max length 131072") {
 		t.Errorf("text: exit %d\n%s", code, out)
+	}
+}
+
+// bigInvFreq32 is transformers' float32 inv_freq worked out with math/big at 24 bits, each op
+// rounded to nearest even: 1.0 / (base ** (arange(0, d, 2) / d)) (the power from float64, then
+// rounded), and for llama3 _compute_llama3_parameters' float32 steps.
+func bigInvFreq32(t *testing.T, s rotary.Spec) []float64 {
+	t.Helper()
+	r := func(x *big.Float) *big.Float { return new(big.Float).SetPrec(24).SetMode(big.ToNearestEven).Set(x) }
+	f := func(x float64) *big.Float { return r(big.NewFloat(x)) }
+	quo := func(x, y *big.Float) *big.Float { return r(new(big.Float).SetPrec(200).Quo(x, y)) }
+	mul := func(x, y *big.Float) *big.Float { return r(new(big.Float).SetPrec(200).Mul(x, y)) }
+	add := func(x, y *big.Float) *big.Float { return r(new(big.Float).SetPrec(200).Add(x, y)) }
+	base, _ := f(s.Base).Float64()
+	out := make([]float64, s.Half())
+	for i := range out {
+		e, _ := quo(f(float64(2*i)), f(float64(s.RotaryDim))).Float64()
+		v := quo(f(1), f(math.Pow(base, e)))
+		if sc := s.Scaling; sc.Type == rotary.ScalingLlama3 {
+			old := float64(sc.OriginalMaxPositions)
+			lowW, highW := f(old/sc.LowFreqFactor), f(old/sc.HighFreqFactor)
+			wl := quo(f(2*math.Pi), v)
+			if wl.Cmp(lowW) > 0 {
+				v = quo(v, f(sc.Factor))
+			} else if wl.Cmp(highW) >= 0 {
+				sm := quo(add(quo(f(old), wl), f(-sc.LowFreqFactor)), f(sc.HighFreqFactor-sc.LowFreqFactor))
+				oneMinus := add(f(1), new(big.Float).Neg(sm))
+				v = add(quo(mul(oneMinus, v), f(sc.Factor)), mul(sm, v))
+			}
+		} else if sc.Type != rotary.ScalingDefault {
+			t.Fatalf("bigInvFreq32: scaling %s not modelled", sc.Type)
+		}
+		out[i], _ = v.Float64()
+	}
+	return out
+}
+
+// TestPrecisionHFInvFreq: the angle model starts from transformers' float32 inv_freq, which is
+// an ulp off f32(inv_freq) for some pairs (the power and the reciprocal rounded apart), and the
+// reported drift is the one an independent float64 program (Python, the same roundings through
+// struct's float32 packing) measured: qwen3-8b 0.0032971186737995595 rad at position 40897,
+// pair 1 (with f32(inv_freq) it would be 0.0030169...); llama-3.1-8b 0.0005836516584167839 at
+// 8183 and 0.009338426534668542 at 130928, pair 2. A variant whose float32 steps are not
+// modelled says so.
+func TestPrecisionHFInvFreq(t *testing.T) {
+	for _, c := range []struct {
+		preset string
+		want   []float64
+		at     []int
+		pair   []int
+	}{
+		{"qwen3-8b", []float64{0.0032971186737995595}, []int{40897}, []int{1}},
+		{"llama-3.1-8b", []float64{0.0005836516584167839, 0.009338426534668542}, []int{8183, 130928}, []int{2, 2}},
+	} {
+		m, err := hf.Preset(c.preset)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, ok := hfInvFreq32(m.Spec)
+		if !ok {
+			t.Fatalf("%s: not modelled", c.preset)
+		}
+		want := bigInvFreq32(t, m.Spec)
+		exact, _ := m.Spec.Frequencies(-1)
+		off := 0
+		for i := range got {
+			if float64(got[i]) != want[i] {
+				t.Errorf("%s pair %d: inv32 %v, math/big %v", c.preset, i, got[i], want[i])
+			}
+			if got[i] != float32(exact[i]) {
+				off++
+			}
+		}
+		if off == 0 {
+			t.Errorf("%s: every inv32 is f32(inv_freq); the case shows nothing", c.preset)
+		}
+		r, err := precision(m.Spec, c.preset)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(r.Lengths) != len(c.want) || !strings.Contains(r.Model, "transformers forms it in float32") {
+			t.Fatalf("%s: %+v", c.preset, r)
+		}
+		for k, l := range r.Lengths {
+			if math.Abs(l.MaxAngleError-c.want[k]) > 1e-15 || l.AnglePosition != c.at[k] || l.AnglePair != c.pair[k] {
+				t.Errorf("%s %s: %v rad at position %d pair %d, want %v at %d pair %d", c.preset, l.Name,
+					l.MaxAngleError, l.AnglePosition, l.AnglePair, c.want[k], c.at[k], c.pair[k])
+			}
+		}
+	}
+	m, err := hf.Preset("gpt-oss-20b")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r, err := precision(m.Spec, "gpt-oss"); err != nil || !strings.Contains(r.Model, "lower bound") {
+		t.Errorf("yarn: %v, model %q: want the f32(inv_freq) lower bound named", err, r.Model)
 	}
 }
