@@ -6,8 +6,9 @@ import (
 	"github.com/rotary-go/rotary"
 )
 
-// The wants of further presets, each from a published copy of its model's config.json (the
-// preset's _comment names the copy), with the layers checked where a family can differ by layer.
+// The wants of further presets, each read from public copies or transcriptions of its model's
+// config.json (the preset's _comment names them), with the layers checked where a family can
+// differ by layer.
 func init() {
 	for name, w := range map[string]want{
 		// EXAONE 4.0 1.2B: every layer full attention and sliding_window null, so no layer is
