@@ -17,6 +17,9 @@ import (
 type frameworksFlag struct {
 	on   bool
 	list []hf.Dialect
+	// err is a bad list, reported by runCheckFrameworks: returned from Set, the flag package
+	// would call it an invalid boolean value.
+	err error
 }
 
 func (f *frameworksFlag) String() string {
@@ -43,30 +46,33 @@ func (f *frameworksFlag) Set(s string) error {
 	}
 	list, err := parseDialectList(s)
 	if err != nil {
-		return err
+		f.on, f.list, f.err = true, nil, usagef("--frameworks=%s: %v", s, err)
+		return nil
 	}
-	f.on, f.list = true, list
+	f.on, f.list, f.err = true, list, nil
 	return nil
 }
 
-// takeList consumes a dialect list given as the argument after a bare --frameworks.
+// takeList consumes a dialect list given as the argument after a bare --frameworks: check takes
+// no other argument, so a lone one there is a list, and a bad one is reported as such.
 func (f *frameworksFlag) takeList(args []string) []string {
-	if !f.on || f.list != nil || len(args) != 1 {
+	if !f.on || f.list != nil || f.err != nil || len(args) != 1 {
 		return args
 	}
-	if list, err := parseDialectList(args[0]); err == nil {
-		f.list = list
-		return nil
+	list, err := parseDialectList(args[0])
+	if err != nil {
+		f.err = usagef("--frameworks %s: %v", args[0], err)
 	}
-	return args
+	f.list = list
+	return nil
 }
 
 func parseDialectList(s string) ([]hf.Dialect, error) {
 	var out []hf.Dialect
 	for name := range strings.SplitSeq(s, ",") {
 		d, err := hf.ParseDialect(strings.TrimSpace(name))
-		if err != nil {
-			return nil, err
+		if err != nil || d == hf.DialectReference && strings.TrimSpace(name) != "reference" {
+			return nil, fmt.Errorf("dialect %q: want %s", name, dialectNames())
 		}
 		if d == hf.DialectReference {
 			return nil, fmt.Errorf("dialect %q: the reference reading is not a framework; want %s", name, dialectNames())
@@ -141,6 +147,9 @@ type comparison struct {
 }
 
 func runCheckFrameworks(data []byte, source string, opts hf.ParseOptions, fw frameworksFlag, asJSON bool, stdout io.Writer) error {
+	if fw.err != nil {
+		return fw.err
+	}
 	dialects := fw.list
 	if dialects == nil {
 		dialects = hf.Dialects()

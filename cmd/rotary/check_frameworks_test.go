@@ -287,6 +287,10 @@ func TestCheckFrameworksUsage(t *testing.T) {
 		if code != 2 || out != "" || strings.Count(stderr, "\n") != 1 {
 			t.Errorf("%v: exit %d, stdout %q, stderr %q: want exit 2 and one line", args, code, out, stderr)
 		}
+		// The flag package calls a rejected value of a bool-like flag an "invalid boolean value".
+		if strings.Contains(stderr, "boolean") || !strings.Contains(stderr, "--frameworks") && !strings.Contains(stderr, "--precision") {
+			t.Errorf("%v: stderr %q: want the error to name --frameworks, not a boolean", args, stderr)
+		}
 	}
 }
 
