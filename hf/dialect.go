@@ -104,8 +104,9 @@ const (
 	RuleLongRoPEOriginal Rule = "longrope_original"
 	// RuleLongRoPETables: when the long factors apply: "per-call" (a call reaching the
 	// original length), "long-past-original" (a call past it, one position later), or
-	// "long-if-extended" (every position, once the served length max_position_embeddings
-	// passes the original).
+	// "long-if-extended" (every position, once the served length passes the original: the
+	// length max_position_embeddings, which vLLM serves when launched with --max-model-len past
+	// the original).
 	RuleLongRoPETables Rule = "longrope_tables"
 	// RuleMiniMaxRotaryDim: MiniMax's rotary_dim "honoured" or "ignored" (the whole head), or
 	// ignored for MiniMax-Text-01 only ("ignored-text-01").
@@ -186,7 +187,7 @@ var dialectReadings = map[Dialect]map[Rule]Reading{
 		RuleDynamicLength:           {Choice: "max-trained", Follows: "vLLM rotary_embedding/__init__.py get_rope and dynamic_ntk_scaling_rope.py after PR #41277: max_trained_positions, default max_position"},
 		RuleLongRoPEAttention:       {Choice: "lengths", Follows: "vLLM rotary_embedding/phi3_long_rope_scaled_rope.py Phi3LongRoPEScaledRotaryEmbedding.__init__: scale = max_position_embeddings / original; get_rope forwards only short_mscale / long_mscale"},
 		RuleLongRoPEOriginal:        {Choice: "config-or-rope", Follows: "vLLM transformers_utils/config.py patch_rope_parameters: the config-level original_max_position_embeddings copied into rope_parameters; get_rope reads it there"},
-		RuleLongRoPETables:          {Choice: "long-if-extended", Follows: "vLLM rotary_embedding/phi3_long_rope_scaled_rope.py Phi3LongRoPEScaledRotaryEmbedding: use_long_rope = max_model_len > original (#27431), max_model_len defaulting to max_position_embeddings"},
+		RuleLongRoPETables:          {Choice: "long-if-extended", Follows: "vLLM rotary_embedding/phi3_long_rope_scaled_rope.py Phi3LongRoPEScaledRotaryEmbedding: use_long_rope = max_model_len > original (#27431); config/model.py _get_and_verify_max_len defaults max_model_len to the top-level original_max_position_embeddings for LongRoPE, so positions past the original are served only with --max-model-len above it, and then with the long factors"},
 		RuleMiniMaxRotaryDim:        {Choice: "honoured", Follows: "vLLM models/minimax_m2.py MiniMaxM2Attention: get_rope with partial_rotary_factor rotary_dim / head_dim"},
 		RulePhiMoELongFactors:       {Choice: "used", Follows: "vLLM models/phimoe.py → get_rope longrope → Phi3LongRoPEScaledRotaryEmbedding"},
 		RuleMRoPEDefault:            {Choice: "none", Follows: "vLLM rotary_embedding/__init__.py get_rope: MRotaryEmbedding only when \"mrope_section\" is in rope_parameters"},
@@ -507,7 +508,7 @@ func adjustScaling(sc *rope.Scaling, choice map[Rule]string, f dialectFacts, max
 		}
 		if choice[RuleLongRoPETables] == "long-if-extended" && maxPositions > orig {
 			sc.ShortFactor = slices.Clone(sc.LongFactor)
-			f.ruleApplied[RuleLongRoPETables] = "long factors at every position: the served length passes the original"
+			f.ruleApplied[RuleLongRoPETables] = "long factors at every position, as when served with --max-model-len past the original (vLLM's default max_model_len is the original length, short factors only, no position past it)"
 		}
 	}
 }

@@ -428,3 +428,23 @@ func TestDialectVLLM011LongRoPEOriginal(t *testing.T) {
 		}
 	}
 }
+
+// TestDialectVLLMLongRoPEServedLength: vLLM's default max_model_len for a LongRoPE model is the
+// top-level original_max_position_embeddings (vllm/config/model.py _get_and_verify_max_len), so
+// its long-if-extended table (Phi3LongRoPEScaledRotaryEmbedding: use_long_rope = max_model_len >
+// original) is what a launch with --max-model-len past the original gets; the note and the
+// citation say so rather than a default of max_position_embeddings.
+func TestDialectVLLMLongRoPEServedLength(t *testing.T) {
+	rd, _ := DialectVLLM.Reading(RuleLongRoPETables)
+	if strings.Contains(rd.Follows, "defaulting to max_position_embeddings") || !strings.Contains(rd.Follows, "_get_and_verify_max_len") {
+		t.Errorf("vllm longrope_tables follows %q", rd.Follows)
+	}
+	m := presetAs(t, DialectVLLM, "phi-3-mini-128k")
+	found := false
+	for _, n := range m.Notes {
+		found = found || strings.Contains(n, "longrope_tables") && strings.Contains(n, "--max-model-len")
+	}
+	if !found {
+		t.Errorf("vllm phi-3-mini-128k notes %q: want the served-length condition named", m.Notes)
+	}
+}
