@@ -151,7 +151,7 @@ func hfInvFreq32(s rotary.Spec) ([]float32, bool) {
 	default:
 		return nil, false
 	}
-	if s.NoRoPE || s.RotaryDim < 2 || s.MRoPE != nil && s.MRoPE.AlternateHW {
+	if s.NoRoPE || s.RotaryDim < 2 {
 		return nil, false
 	}
 	d := float32(s.RotaryDim)
