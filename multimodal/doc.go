@@ -80,7 +80,10 @@
 // height, image), which RoPEIndexN returns: every row counts the row's unmasked tokens except
 // on an image's h/m·(w/m + 1) grid tokens, whose width, height and image rows are the column,
 // the row and the image's index in the row (vLLM's per-request count; HF main counts across
-// the batch).
+// the batch). Its rotation is chunked MRoPE over the sections, both elements of a pair on one
+// axis (Tencent's apply_rotary_pos_emb_xdrope, vLLM rotary_embedding/xdrope.py); HF main's
+// apply_multimodal_rotary_pos_emb doubles each section over cat(freqs, freqs) instead, which
+// differs on image tokens.
 //
 // # Vision-tower 2-D RoPE
 //

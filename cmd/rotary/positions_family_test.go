@@ -314,9 +314,13 @@ func TestPositionsErnie45VL(t *testing.T) {
 // TestPositionsHunYuanVL: `rotary positions --family hunyuan_vl` writes the four XD-RoPE rows
 // [4, 1, S] (multimodal.TestHunYuanVL, row 0), and apply takes them, with a HunYuan-VL config as
 // published (rope_scaling type xdrope, alpha, xdrope_section) and as HF's HunYuanVLTextConfig
-// normalises it (dynamic with alpha, mrope_section): apply_multimodal_rotary_pos_emb
-// (modeling_hunyuan_vl.py) rotates the whole head NeoX style, pair i taking the axis of its
-// chunk of [16, 16, 16, 16], with NTK-alpha's base 10000 · 1000^(128/126).
+// normalises it (dynamic with alpha, mrope_section): the whole head rotates NeoX style, pair
+// (i, i+64) taking the axis of its chunk of [16, 16, 16, 16], with NTK-alpha's base
+// 10000 · 1000^(128/126), as Tencent's apply_rotary_pos_emb_xdrope (xdrope_section * 2, the
+// list repeated over cat(freqs, freqs)) and vLLM's XDRotaryEmbedding (rotary_embedding/
+// xdrope.py, chunks of the half) do. transformers main's apply_multimodal_rotary_pos_emb
+// (modeling_hunyuan_vl.py) doubles each section instead ([2·s for s]), so there elements i and
+// i+64 of a grid token turn by different axes' angles; the image tokens below tell the two apart.
 func TestPositionsHunYuanVL(t *testing.T) {
 	const img, is, ie = 120120, 120118, 120119
 	for _, rope := range []string{
