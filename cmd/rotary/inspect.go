@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
+	"maps"
 	"math"
 	"os"
 	"slices"
@@ -184,12 +185,46 @@ func describeScaling(s rotary.Spec) string {
 		parts = append(parts, fmt.Sprintf("mrope %s %v", kind, s.MRoPE.Sections))
 	}
 	if s.Local != nil {
-		parts = append(parts, fmt.Sprintf("per-layer local base %g", s.Local.Base))
+		parts = append(parts, describeLocal(s.Local))
 	}
 	if s.DualChunk != nil {
 		parts = append(parts, fmt.Sprintf("dual-chunk %d/%d", s.DualChunk.ChunkSize, s.DualChunk.LocalSize))
 	}
 	return strings.Join(parts, ", ")
+}
+
+// describeLocal names a per-layer model's rules: the sliding layers' local base (Gemma 3, OLMo 3),
+// each layer type's own base (Gemma 4, gpt-oss) and the layers without RoPE (Llama 4, SmolLM3,
+// Cohere2, EXAONE 4). A rule the model lacks is not named: a local base of 0 means none.
+func describeLocal(l *rotary.LocalRoPE) string {
+	var rules []string
+	if l.Base != 0 {
+		rules = append(rules, fmt.Sprintf("local base %g", l.Base))
+	}
+	for _, name := range slices.Sorted(maps.Keys(l.Types)) {
+		if t := l.Types[name]; t.NoRoPE {
+			rules = append(rules, name+" without RoPE")
+		} else {
+			rules = append(rules, fmt.Sprintf("%s base %g", name, t.Base))
+		}
+	}
+	if n := countTrue(l.NoRoPE); n > 0 {
+		rules = append(rules, fmt.Sprintf("%d of %d layers without RoPE", n, len(l.NoRoPE)))
+	}
+	if len(rules) == 0 {
+		return "per-layer"
+	}
+	return "per-layer " + strings.Join(rules, ", ")
+}
+
+func countTrue(bs []bool) int {
+	n := 0
+	for _, b := range bs {
+		if b {
+			n++
+		}
+	}
+	return n
 }
 
 func printInspect(w io.Writer, r *inspectReport, spec rotary.Spec) {

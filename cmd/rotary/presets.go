@@ -15,12 +15,19 @@ func runPresets(args []string, stdout, stderr io.Writer) error {
 	if err := noArgs(fs.Args()); err != nil {
 		return err
 	}
-	for _, name := range hf.PresetNames() {
+	names := hf.PresetNames()
+	models := make([]*hf.Model, len(names))
+	nameWidth, typeWidth := 0, 0
+	for i, name := range names {
 		m, err := hf.Preset(name)
 		if err != nil {
 			return err
 		}
-		fmt.Fprintf(stdout, "%-26s %-16s %s\n", name, m.ModelType, describeScaling(m.Spec))
+		models[i] = m
+		nameWidth, typeWidth = max(nameWidth, len(name)), max(typeWidth, len(m.ModelType))
+	}
+	for i, m := range models {
+		fmt.Fprintf(stdout, "%-*s %-*s %s\n", nameWidth, names[i], typeWidth, m.ModelType, describeScaling(m.Spec))
 	}
 	return nil
 }

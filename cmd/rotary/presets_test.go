@@ -183,3 +183,53 @@ func TestGemma4CacheAndInspect(t *testing.T) {
 		}
 	}
 }
+
+// TestPresetsListing: `rotary presets` lines up its columns however long a preset's name is, and
+// names each per-layer model's actual rules, never a local base of 0 for models that have none
+// (Gemma 4's layer types, Llama 4's and SmolLM3's layers without RoPE).
+func TestPresetsListing(t *testing.T) {
+	code, out, errOut := runCLI(t, "presets")
+	if code != 0 {
+		t.Fatalf("presets: exit %d, stderr %q", code, errOut)
+	}
+	lines := strings.Split(strings.TrimSuffix(out, "\n"), "\n")
+	if len(lines) != len(hf.PresetNames()) {
+		t.Fatalf("%d lines, want one per preset (%d)", len(lines), len(hf.PresetNames()))
+	}
+	// The third column (the scaling) starts at one offset on every line.
+	col := -1
+	for _, line := range lines {
+		f := strings.Fields(line)
+		if len(f) < 3 {
+			t.Fatalf("line %q: want name, model_type, scaling", line)
+		}
+		at := strings.Index(line[len(f[0]):], " "+f[2]) + len(f[0]) + 1
+		if col < 0 {
+			col = at
+		} else if at != col {
+			t.Errorf("line %q: scaling starts at column %d, want %d", line, at, col)
+		}
+		if strings.Contains(line, "base 0") {
+			t.Errorf("line %q names a base of 0", line)
+		}
+	}
+	for name, want := range map[string]string{
+		"gemma-3-4b":            "per-layer local base 10000",
+		"gemma-4-e2b":           "per-layer sliding_attention base 10000",
+		"llama-4-scout-17b-16e": "per-layer 12 of 48 layers without RoPE",
+		"smollm3-3b":            "per-layer 9 of 36 layers without RoPE",
+	} {
+		found := false
+		for _, line := range lines {
+			if strings.HasPrefix(line, name+" ") {
+				found = true
+				if !strings.HasSuffix(line, want) {
+					t.Errorf("%s: %q, want it to end in %q", name, line, want)
+				}
+			}
+		}
+		if !found {
+			t.Errorf("%s: not listed", name)
+		}
+	}
+}
