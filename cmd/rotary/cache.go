@@ -7,7 +7,7 @@ import (
 	"github.com/rotary-go/rotary/safetensors"
 )
 
-const cacheUsage = "--config CONFIG.json --out OUT.safetensors [--positions N | --gather range:N|FILE [--layout BSND|BNSD|SBND|TND] [--rotary-mode half|interleave] [--dtype F32|BF16|F16]] [--layer N] [--style neox|gptj] [--rope main|indexer]"
+const cacheUsage = "--config CONFIG.json --out OUT.safetensors [--positions N | --gather range:N|FILE [--layout BSND|BNSD|SBND|THD] [--rotary-mode half|interleave] [--dtype F32|BF16|F16]] [--layer N] [--style neox|gptj] [--rope main|indexer]"
 
 func runCache(args []string, stdout, stderr io.Writer) error {
 	fs := newFlags("cache", cacheUsage, stderr)

@@ -26,7 +26,7 @@ const maxGatherTokens = 1 << 22
 
 func (g *gatherFlags) register(fs *flag.FlagSet) {
 	fs.StringVar(&g.positions, "gather", "", "write cos and sin gathered at `POSITIONS`, full rotary width: range:N (0..N−1) or a safetensors FILE's positions tensor ([T], or [rows,T] for MRoPE)")
-	fs.StringVar(&g.layout, "layout", "BSND", "--gather's layout: BSND [1,T,1,d], BNSD [1,1,T,d], SBND [T,1,1,d] or TND [T,1,d]")
+	fs.StringVar(&g.layout, "layout", "BSND", "--gather's layout: BSND [1,T,1,d], BNSD [1,1,T,d], SBND [T,1,1,d] or THD [T,1,d] (also TND), as apply_rotary_emb's --layout")
 	fs.StringVar(&g.mode, "rotary-mode", "", "--gather's pairing: half (NeoX) or interleave (GPT-J) (default: the model's)")
 	fs.StringVar(&g.dtype, "dtype", "F32", "--gather's dtype: F32, BF16 or F16 (values rounded once, to nearest even)")
 }
@@ -118,5 +118,5 @@ func gatherShape(layout string, T, d int) ([]int, error) {
 	case "TND", string(ops.THD):
 		return []int{T, 1, d}, nil
 	}
-	return nil, usageError{fmt.Errorf("--layout %q: want BSND, BNSD, SBND or TND", layout)}
+	return nil, usageError{fmt.Errorf("--layout %q: want BSND, BNSD, SBND or THD (also TND)", layout)}
 }

@@ -89,7 +89,7 @@ func TestCacheGatherFeedsApplyRotaryEmb(t *testing.T) {
 		for _, l := range []struct {
 			layout string
 			shape  []int
-		}{{"BSND", []int{1, 7, 1, 0}}, {"BNSD", []int{1, 1, 7, 0}}, {"SBND", []int{7, 1, 1, 0}}, {"TND", []int{7, 1, 0}}} {
+		}{{"BSND", []int{1, 7, 1, 0}}, {"BNSD", []int{1, 1, 7, 0}}, {"SBND", []int{7, 1, 1, 0}}, {"THD", []int{7, 1, 0}}, {"TND", []int{7, 1, 0}}} {
 			out := filepath.Join(dir, l.layout+".safetensors")
 			if code, _, stderr := runCLI(t, "cache", "--model", c.model, "--gather", "range:7", "--layout", l.layout, "--dtype", "BF16", "--out", out); code != 0 {
 				t.Fatalf("%s: exit %d: %s", l.layout, code, stderr)
