@@ -1,0 +1,129 @@
+package cpu_test
+
+import (
+	"fmt"
+	"math/rand/v2"
+	"testing"
+
+	"github.com/rotary-go/rotary"
+	"github.com/rotary-go/rotary/backend/cpu"
+	"github.com/rotary-go/rotary/bench"
+	"github.com/rotary-go/rotary/ops"
+	"github.com/rotary-go/rotary/tensor"
+)
+
+// mropeSpecs are the MRoPE layouts the cpu backend serves: chunked (Qwen2-VL), interleaved
+// (Qwen3-VL) and ERNIE-4.5-VL's alternating h/w, with sections that leave the Go tail some pairs.
+var mropeSpecs = []struct {
+	name string
+	spec rotary.Spec
+}{
+	{"qwen2-vl", rotary.Spec{HeadSize: 128, RotaryDim: 128, Base: 1e6, MaxPositions: 512, MRoPE: &rotary.MRoPE{Sections: []int{16, 24, 24}}}},
+	{"qwen3-vl", rotary.Spec{HeadSize: 128, RotaryDim: 128, Base: 5e6, MaxPositions: 512, MRoPE: &rotary.MRoPE{Sections: []int{24, 20, 20}, Interleaved: true}}},
+	{"ernie-4.5-vl", rotary.Spec{HeadSize: 128, RotaryDim: 128, Base: 5e5, MaxPositions: 512, MRoPE: &rotary.MRoPE{Sections: []int{22, 22, 20}, AlternateHW: true}}},
+	{"odd", rotary.Spec{HeadSize: 80, RotaryDim: 76, Base: 1e4, MaxPositions: 512, MRoPE: &rotary.MRoPE{Sections: []int{10, 14, 14}, Interleaved: true}}},
+	{"gptj", rotary.Spec{HeadSize: 64, RotaryDim: 64, Base: 1e4, Style: rotary.GPTJ, MaxPositions: 512, MRoPE: &rotary.MRoPE{Sections: []int{8, 12, 12}}}},
+}
+
+// TestMRoPEAxes: tokens whose axes share one position (text tokens) and tokens whose axes
+// differ (image tokens), mixed in one call, decoded alone and in a threaded prefill, on every
+// implementation, bit for bit as native.
+func TestMRoPEAxes(t *testing.T) {
+	defer cpu.SetImplementation(cpu.Implementations()[0])
+	r := rand.New(rand.NewPCG(7, 8))
+	for _, s := range mropeSpecs {
+		ref, err := rotary.New(s.spec, rotary.WithDispatcher(mustDispatcher(t, "none", ops.Auto)))
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, T := range []int{1, 2, 37, 300} {
+			p := make([]int64, 3*T)
+			for i := range T {
+				p[i] = r.Int64N(500)
+				for a := 1; a < 3; a++ {
+					p[a*T+i] = p[i] // text: one position on every axis
+					if i%3 != 0 {
+						p[a*T+i] = r.Int64N(500) // image: its own
+					}
+				}
+			}
+			pos := tensor.FromI64(p, 3, T)
+			for _, d := range []tensor.DType{tensor.F32, tensor.BF16, tensor.F16} {
+				q := randomTensor(r, d, normalValues, T, 4, s.spec.HeadSize)
+				k := randomTensor(r, d, normalValues, T, 2, s.spec.HeadSize)
+				wq, wk := q.Clone(), k.Clone()
+				if err := ref.Forward(pos, wq, wk); err != nil {
+					t.Fatal(err)
+				}
+				for _, impl := range cpu.Implementations() {
+					if err := cpu.SetImplementation(impl); err != nil {
+						t.Fatal(err)
+					}
+					emb, err := rotary.New(s.spec, rotary.WithDispatcher(mustDispatcher(t, "all", cpu.Name)))
+					if err != nil {
+						t.Fatal(err)
+					}
+					gq, gk := q.Clone(), k.Clone()
+					if err := emb.Forward(pos, gq, gk); err != nil {
+						t.Fatal(err)
+					}
+					for _, c := range []struct {
+						name      string
+						got, want tensor.Tensor
+					}{{"query", gq, wq}, {"key", gk, wk}} {
+						if i := firstDiff(c.got, c.want); i >= 0 {
+							t.Errorf("%s T=%d %v %s: %s element %d = %v, native %v", s.name, T, d, impl, c.name, i, c.got.Float64At(i), c.want.Float64At(i))
+						}
+					}
+				}
+			}
+		}
+	}
+}
+
+// firstDiff is the first element where a and b (same dtype and length) differ in their bits, or -1.
+func firstDiff(a, b tensor.Tensor) int {
+	for i := range a.Len() {
+		if a.DType == tensor.F32 {
+			if a.F32[i] != b.F32[i] && (a.F32[i] == a.F32[i] || b.F32[i] == b.F32[i]) {
+				return i
+			}
+		} else if a.Bits[i] != b.Bits[i] {
+			return i
+		}
+	}
+	return -1
+}
+
+// BenchmarkMRoPE times Embedding.Forward on Qwen3-VL's q/k (32 and 8 heads of 128) at image
+// positions (every axis its own) and text positions (one for all axes).
+func BenchmarkMRoPE(b *testing.B) {
+	spec := rotary.Spec{HeadSize: 128, RotaryDim: 128, Base: 5e6, MaxPositions: 16384, MRoPE: &rotary.MRoPE{Sections: []int{24, 20, 20}, Interleaved: true}}
+	emb, err := rotary.New(spec, rotary.WithDispatcher(func() *ops.Dispatcher { d, _ := ops.NewDispatcher("all", cpu.Name); return d }()))
+	if err != nil {
+		b.Fatal(err)
+	}
+	for _, kind := range []string{"image", "text"} {
+		for _, d := range []tensor.DType{tensor.F32, tensor.BF16} {
+			for _, T := range []int{1, 16} {
+				b.Run(fmt.Sprintf("%s/%v/T=%d", kind, d, T), func(b *testing.B) {
+					q, k := bench.Filled(d, T, 32, 128), bench.Filled(d, T, 8, 128)
+					p := make([]int64, 3*T)
+					for i := range p {
+						p[i] = int64(i % T)
+						if kind == "image" {
+							p[i] = int64(i)
+						}
+					}
+					pos := tensor.FromI64(p, 3, T)
+					b.SetBytes(int64(2 * (q.Len() + k.Len()) * d.Size()))
+					for b.Loop() {
+						if err := emb.Forward(pos, q, k); err != nil {
+							b.Fatal(err)
+						}
+					}
+				})
+			}
+		}
+	}
+}
