@@ -25,6 +25,24 @@ func TestHelp(t *testing.T) {
 			t.Errorf("%v: exit %d, stderr %q, stdout %.60q: want exit 0, nothing on stderr, stdout starting %q", args, code, stderr, stdout, want)
 		}
 	}
+	// The command list lines up its summaries, however long a command's name (positions).
+	_, stdout, _ := runCLI(t, "-h")
+	col := -1
+	for _, name := range commandNames() {
+		prefix := "  " + name + " "
+		i := strings.Index(stdout, "\n"+prefix)
+		if i < 0 {
+			t.Fatalf("rotary -h does not list %s:\n%s", name, stdout)
+		}
+		line := stdout[i+1:]
+		line = line[:strings.IndexByte(line, '\n')]
+		at := len(prefix) + len(line[len(prefix):]) - len(strings.TrimLeft(line[len(prefix):], " "))
+		if col < 0 {
+			col = at
+		} else if at != col {
+			t.Errorf("rotary -h: %q: summary at column %d, want %d", line, at, col)
+		}
+	}
 	// A bare `rotary` is a usage mistake, not a request.
 	if code, stdout, stderr := runCLI(t); code != 2 || stdout != "" || !strings.HasPrefix(stderr, "usage:") {
 		t.Errorf("rotary: exit %d stdout %q stderr %.40q: want exit 2 and the usage on stderr", code, stdout, stderr)

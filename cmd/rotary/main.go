@@ -125,8 +125,12 @@ func commandNames() []string {
 func printUsage(w io.Writer) {
 	fmt.Fprintln(w, "usage: rotary <command> [flags]")
 	fmt.Fprintln(w)
+	width := 0
 	for _, n := range commandNames() {
-		fmt.Fprintf(w, "  %-8s %s\n", n, commands[n].summary)
+		width = max(width, len(n))
+	}
+	for _, n := range commandNames() {
+		fmt.Fprintf(w, "  %-*s %s\n", width, n, commands[n].summary)
 	}
 	fmt.Fprintln(w)
 	fmt.Fprintln(w, "Run 'rotary <command> -h' for a command's flags.")
