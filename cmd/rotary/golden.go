@@ -484,6 +484,9 @@ func parseGoldenPositions(s string) (goldenPositions, error) {
 	if t.Rank() == 3 && t.Shape[1] == 1 { // rotary positions' [rows, 1, T], as apply reads it
 		t.Shape = []int{t.Shape[0], t.Shape[2]}
 	}
+	if t.Rank() == 3 && t.Shape[1] > 1 {
+		return goldenPositions{}, usagef("--positions %s: positions %s hold a batch of %d sequences: a bundle is one sequence, [rows, 1, T] (rotary positions with one row of input ids)", s, tensor.ShapeString(t.Shape), t.Shape[1])
+	}
 	if (t.DType != tensor.I64 && t.DType != tensor.I32) || (t.Rank() != 1 && t.Rank() != 2) || t.Len() == 0 {
 		return goldenPositions{}, usagef("--positions %s: positions %v %s: want I64 or I32, [T], [rows, T] or [rows, 1, T], T ≥ 1", s, t.DType, tensor.ShapeString(t.Shape))
 	}

@@ -394,6 +394,7 @@ func TestGoldenBadInput(t *testing.T) {
 	out := filepath.Join(dir, "g.safetensors")
 	suite := filepath.Join(dir, "suite")
 	noPositions := writeTensors(t, dir, "nopos.safetensors", safetensors.FromInt64s("ids", []int{2}, []int64{1, 2}))
+	batchPositions := writeTensors(t, dir, "batch.safetensors", safetensors.FromInt64s("positions", []int{3, 2, 2}, make([]int64, 12)))
 	for _, c := range []struct {
 		args []string
 		want string
@@ -412,6 +413,7 @@ func TestGoldenBadInput(t *testing.T) {
 		{[]string{"--model", "llama-3.1-8b", "--positions", "range:-4", "--out", out}, "--positions \"range:-4\""},
 		{[]string{"--model", "llama-3.1-8b", "--positions", "random:0", "--out", out}, "--positions \"random:0\""},
 		{[]string{"--model", "llama-3.1-8b", "--positions", noPositions, "--out", out}, "missing tensor \"positions\""},
+		{[]string{"--model", "qwen2-vl-7b", "--positions", batchPositions, "--out", out}, "a batch of 2 sequences"},
 		{[]string{"--model", "llama-3.1-8b", "--format", "csv", "--out", out}, "--format \"csv\""},
 		{[]string{"--model", "deepseek-v3", "--op", "kv_rmsnorm_rope_cache", "--kv-quant", "int4", "--out", out}, "--kv-quant \"int4\""},
 		{[]string{"--model", "deepseek-v3", "--kv-quant", "sym", "--out", out}, "--kv-quant sym: only --op kv_rmsnorm_rope_cache"},
