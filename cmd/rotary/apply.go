@@ -116,6 +116,9 @@ func runApply(args []string, stdout, stderr io.Writer) error {
 	if err := requireFlag("out", *out); err != nil {
 		return err
 	}
+	if err := checkSafetensorsOut(*out, ""); err != nil {
+		return err
+	}
 	disp, err := df.dispatcher()
 	if err != nil {
 		return err

@@ -26,6 +26,9 @@ func runCache(args []string, stdout, stderr io.Writer) error {
 	if err := requireFlag("out", *out); err != nil {
 		return err
 	}
+	if err := checkSafetensorsOut(*out, ""); err != nil {
+		return err
+	}
 	model, spec, err := m.load()
 	if err != nil {
 		return err

@@ -173,6 +173,11 @@ func runGolden(args []string, stdout, stderr io.Writer) error {
 	case *out == "" && *suite == "":
 		return usagef("--out: missing (or --suite DIR)")
 	}
+	if o.format == "safetensors" && *out != "" {
+		if err := checkSafetensorsOut(*out, ", or give --format npy for a directory of .npy files"); err != nil {
+			return err
+		}
+	}
 	if o.disp, err = o.df.dispatcher(); err != nil {
 		return err
 	}
