@@ -355,6 +355,22 @@ func TestOps(t *testing.T) {
 	if code != 0 || !strings.Contains(out, "rotary_embedding") || !strings.Contains(out, "native") {
 		t.Fatalf("exit %d: %s", code, out)
 	}
+	// The table lines up however long an op's name (apply_rotary_emb_thd_backward): the
+	// enabled column starts at one offset on every row.
+	_, out, _ = runCLI(t, "ops")
+	col := -1
+	for _, line := range strings.Split(out, "\n") {
+		if line == "" {
+			break
+		}
+		name := strings.Fields(line)[0]
+		at := len(line) - len(strings.TrimLeft(line[len(name):], " "))
+		if col < 0 {
+			col = at
+		} else if at != col {
+			t.Errorf("ops: %q: second column at %d, want %d", line, at, col)
+		}
+	}
 }
 
 func TestBenchJSON(t *testing.T) {

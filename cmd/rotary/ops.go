@@ -91,13 +91,18 @@ func runOps(args []string, stdout, stderr io.Writer) error {
 		}
 		return nil
 	}
-	fmt.Fprintf(stdout, "%-28s %-8s %-24s %s\n", "op", "enabled", "backends", "serves")
-	for _, r := range rows {
-		b := strings.Join(r.Backends, ",")
+	opWidth, backendsWidth := len("op"), len("backends")
+	backends := make([]string, len(rows))
+	for i, r := range rows {
+		backends[i] = strings.Join(r.Backends, ",")
 		if r.Override != "" {
-			b += " (override: " + r.Override + ")"
+			backends[i] += " (override: " + r.Override + ")"
 		}
-		fmt.Fprintf(stdout, "%-28s %-8t %-24s %s\n", r.Op, r.Enabled, b, r.Serves)
+		opWidth, backendsWidth = max(opWidth, len(r.Op)), max(backendsWidth, len(backends[i]))
+	}
+	fmt.Fprintf(stdout, "%-*s %-8s %-*s %s\n", opWidth, "op", "enabled", backendsWidth, "backends", "serves")
+	for i, r := range rows {
+		fmt.Fprintf(stdout, "%-*s %-8t %-*s %s\n", opWidth, r.Op, r.Enabled, backendsWidth, backends[i], r.Serves)
 	}
 	fmt.Fprintf(stdout, "\nbackend %s, custom ops %q\n", d.Backend(), df.customOps)
 	fmt.Fprintf(stdout, "other stacks' names every --op takes: %s\n", strings.Join(aliasNames(), ", "))
