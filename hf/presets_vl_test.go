@@ -1,0 +1,16 @@
+package hf
+
+import (
+	"github.com/rotary-go/rotary"
+)
+
+// The wants of the presets of the multimodal families (GLM-4.5V, Qwen3-Omni, …): the text
+// tower each one's positions rotate, read from the nested text_config as HF reads it.
+func init() {
+	for name, w := range map[string]want{
+		"qwen3-omni-30b-a3b-instruct": {modelType: "qwen3_omni_moe_text", top: "qwen3_omni_moe_thinker", layers: 48, heads: 32, kv: 4, head: 128, rot: 128, base: 1e6,
+			style: rotary.NeoX, scaling: rotary.ScalingDefault, maxPos: 65536, mropeSections: []int{24, 20, 20}, mropeInterleaved: true},
+	} {
+		presetWants[name] = w
+	}
+}
