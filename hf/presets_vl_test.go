@@ -10,6 +10,8 @@ func init() {
 	for name, w := range map[string]want{
 		"qwen3-omni-30b-a3b-instruct": {modelType: "qwen3_omni_moe_text", top: "qwen3_omni_moe_thinker", layers: 48, heads: 32, kv: 4, head: 128, rot: 128, base: 1e6,
 			style: rotary.NeoX, scaling: rotary.ScalingDefault, maxPos: 65536, mropeSections: []int{24, 20, 20}, mropeInterleaved: true},
+		"glm-4.5v": {modelType: "glm4v_moe_text", top: "glm4v_moe", layers: 46, heads: 96, kv: 8, head: 128, rot: 64, base: 10000,
+			style: rotary.NeoX, scaling: rotary.ScalingDefault, maxPos: 65536, mropeSections: []int{8, 12, 12}},
 	} {
 		presetWants[name] = w
 	}
