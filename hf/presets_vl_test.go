@@ -1,6 +1,8 @@
 package hf
 
 import (
+	"testing"
+
 	"github.com/rotary-go/rotary"
 )
 
@@ -12,6 +14,13 @@ func init() {
 			style: rotary.NeoX, scaling: rotary.ScalingDefault, maxPos: 65536, mropeSections: []int{24, 20, 20}, mropeInterleaved: true},
 		"glm-4.5v": {modelType: "glm4v_moe_text", top: "glm4v_moe", layers: 46, heads: 96, kv: 8, head: 128, rot: 64, base: 10000,
 			style: rotary.NeoX, scaling: rotary.ScalingDefault, maxPos: 65536, mropeSections: []int{8, 12, 12}},
+		"hunyuan-ocr-1.5": {modelType: "hunyuan_vl_text", top: "hunyuan_vl", layers: 24, heads: 16, kv: 8, head: 128, rot: 128, base: 10000,
+			style: rotary.NeoX, scaling: rotary.ScalingNTKAlpha, maxPos: 131072, mropeSections: []int{16, 16, 16, 16},
+			check: func(t *testing.T, m *Model) {
+				if a := m.Spec.Scaling.Alpha; a != 1000 {
+					t.Errorf("alpha %v, want 1000", a)
+				}
+			}},
 	} {
 		presetWants[name] = w
 	}
