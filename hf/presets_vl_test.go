@@ -6,8 +6,9 @@ import (
 	"github.com/rotary-go/rotary"
 )
 
-// The wants of the presets of the multimodal families (GLM-4.5V, Qwen3-Omni, …): the text
-// tower each one's positions rotate, read from the nested text_config as HF reads it.
+// The wants of the presets of the multimodal families (GLM-4.5V, Qwen3-Omni, HunyuanOCR): the
+// text tower each one's positions rotate, read from the nested text_config as HF reads it; and
+// gpt-oss-120b, whose every layer rotates alike whether sliding or full.
 func init() {
 	for name, w := range map[string]want{
 		"qwen3-omni-30b-a3b-instruct": {modelType: "qwen3_omni_moe_text", top: "qwen3_omni_moe_thinker", layers: 48, heads: 32, kv: 4, head: 128, rot: 128, base: 1e6,
@@ -19,6 +20,17 @@ func init() {
 			check: func(t *testing.T, m *Model) {
 				if a := m.Spec.Scaling.Alpha; a != 1000 {
 					t.Errorf("alpha %v, want 1000", a)
+				}
+			}},
+		"gpt-oss-120b": {modelType: "gpt_oss", layers: 36, heads: 64, kv: 8, head: 64, rot: 64, base: 150000,
+			style: rotary.NeoX, scaling: rotary.ScalingYaRN, maxPos: 131072, factor: 32, orig: 4096,
+			check: func(t *testing.T, m *Model) {
+				sc := m.Spec.Scaling
+				if !sc.NoTruncate || sc.BetaFast != 32 || sc.BetaSlow != 1 {
+					t.Errorf("yarn params = %+v, want truncate false, beta 32/1", sc)
+				}
+				if m.Spec.Local != nil {
+					t.Errorf("gpt-oss has the same RoPE in every layer, got Local %+v", m.Spec.Local)
 				}
 			}},
 	} {

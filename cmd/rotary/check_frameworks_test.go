@@ -39,6 +39,7 @@ func divergentRules(r *frameworksReport) []hf.Rule {
 // presetDivergences are the embedded presets the dialects read differently, and the rules why.
 var presetDivergences = map[string][]hf.Rule{
 	"gpt-oss-20b":     {hf.RuleYaRNTruncate},                                                 // truncate: false
+	"gpt-oss-120b":    {hf.RuleYaRNTruncate},                                                 // truncate: false, as 20b
 	"ministral-3-3b":  {hf.RuleRopeParameters, hf.RuleYaRNAttention},                         // v5 rope_parameters, mscale = mscale_all_dim
 	"phi-3-mini-128k": {hf.RuleLongRoPETables, hf.RuleLongRoPETables, hf.RuleLongRoPETables}, // three switching rules
 	"phi-4-mini":      {hf.RuleLongRoPETables, hf.RuleLongRoPETables, hf.RuleLongRoPETables}, // as Phi-3
