@@ -111,3 +111,13 @@ func runCheck(args []string, stdout, stderr io.Writer) error {
 	}
 	return nil
 }
+
+// writeReport writes one of check's whole-config reports (--frameworks, --gguf, --precision)
+// as one indented JSON object, with <, > and & in its strings written as themselves (no
+// \u003c escapes: the report is read by people and tools, not embedded in HTML).
+func writeReport(w io.Writer, report any) error {
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	enc.SetEscapeHTML(false)
+	return enc.Encode(report)
+}

@@ -159,10 +159,7 @@ func runCheckFrameworks(data []byte, source string, opts hf.ParseOptions, fw fra
 		return err
 	}
 	if asJSON {
-		enc := json.NewEncoder(stdout)
-		enc.SetIndent("", "  ")
-		enc.SetEscapeHTML(false)
-		if err := enc.Encode(r); err != nil {
+		if err := writeReport(stdout, r); err != nil {
 			return err
 		}
 	} else {

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"encoding/json"
 	"fmt"
 	"io"
 	"math"
@@ -60,10 +59,7 @@ func checkGGUF(path string, data []byte, source string, opts hf.ParseOptions, l 
 	r := compareGGUF(gm, gr, cfg)
 	r.GGUF, r.Config = path, source
 	if asJSON {
-		enc := json.NewEncoder(stdout)
-		enc.SetIndent("", "  ")
-		enc.SetEscapeHTML(false)
-		if err := enc.Encode(r); err != nil {
+		if err := writeReport(stdout, r); err != nil {
 			return err
 		}
 	} else {

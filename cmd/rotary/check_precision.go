@@ -1,7 +1,6 @@
 package main
 
 import (
-	"encoding/json"
 	"fmt"
 	"io"
 	"math"
@@ -60,10 +59,7 @@ func runCheckPrecision(data []byte, source string, opts hf.ParseOptions, asJSON 
 		return err
 	}
 	if asJSON {
-		enc := json.NewEncoder(stdout)
-		enc.SetIndent("", "  ")
-		enc.SetEscapeHTML(false)
-		return enc.Encode(r)
+		return writeReport(stdout, r)
 	}
 	fmt.Fprintf(stdout, "config: %s\nmodel: %s\n", r.Source, r.Model)
 	for _, l := range r.Lengths {
