@@ -7,7 +7,8 @@
 // to float32, then one add or subtract, never an FMA; the norms' sums of squares are fused
 // multiply-adds because native.SumSquares defines them so), so it matches backend/native bit for bit.
 //
-// The files follow package cpu's: rotation.go has the kernels cpu's rotation.go calls,
+// The files follow package cpu's: rotation.go has the kernels cpu's rotation.go calls
+// (rotary_embedding.go their AVX512BF16 bf16 path at rotary dim 128),
 // convert.go the bulk conversions, apply_rotary_emb.go, kv_rmsnorm_rope_cache.go,
 // interleave_rope.go and qk_rmsnorm_rope.go those of their ops, stream.go the passes of cpu's stream.go (the bench's limit);
 // vector.go, rmsnorm.go and bf16_layout.go hold what several ops share, bf16_encoding.go the
