@@ -108,6 +108,15 @@ type posWriter struct {
 	last int64 // −1 before the first piece, so that the next position is 0
 }
 
+// newPosWriter is an empty row with room for n tokens on every axis.
+func newPosWriter(n int) *posWriter {
+	w := &posWriter{last: -1}
+	for a := range w.out {
+		w.out[a] = make([]int64, 0, n)
+	}
+	return w
+}
+
 // next is the position after the last piece.
 func (w *posWriter) next() int64 { return w.last + 1 }
 
@@ -324,6 +333,51 @@ func (st *omniState) audioTokens(b int) (int64, error) {
 	return st.audioLen[st.audio], nil
 }
 
+// gridTokens is the number of tokens a (t, h, w) patch grid gives after the spatial merge.
+func (st *omniState) gridTokens(g [3]int64) int64 {
+	m := st.cfg.SpatialMergeSize
+	return g[0] * (g[1] / m) * (g[2] / m)
+}
+
+// visionBlock takes the next image (isImage) or video grid, checks that ids[from:] hold its
+// tokens followed by an end token, and returns their positions from base and their count.
+func (st *omniState) visionBlock(b int, ids []int64, from int, isImage bool, base int64) (rowPositions, int64, error) {
+	var g [3]int64
+	var err error
+	second, tok, what := 0.0, st.cfg.VideoTokenID, "a video"
+	if isImage {
+		tok, what = st.cfg.ImageTokenID, "an image"
+		g, err = st.imageGrid(b)
+	} else {
+		g, second, err = st.videoGrid(b)
+	}
+	if err != nil {
+		return rowPositions{}, 0, err
+	}
+	size := st.gridTokens(g)
+	if err := st.media(b, ids, from, size, tok, what, 1); err != nil {
+		return rowPositions{}, 0, err
+	}
+	p, err := st.vision(b, g, second, isImage, base)
+	return p, size, err
+}
+
+// audioVideo takes the next audio's token count l and video grid g for a video with its audio
+// whose interleaved tokens start at from, and checks that the row has their size + l tokens.
+func (st *omniState) audioVideo(b int, ids []int64, from int) (l int64, g [3]int64, second float64, size int64, err error) {
+	if l, err = st.audioTokens(b); err != nil {
+		return 0, g, 0, 0, err
+	}
+	if g, second, err = st.videoGrid(b); err != nil {
+		return 0, g, 0, 0, err
+	}
+	size = st.gridTokens(g)
+	if size+l > int64(len(ids)-from) {
+		return 0, g, 0, 0, inputErr("row %d: video grid %v with %d audio tokens needs %d tokens from token %d, but the row has %d left", b, g, l, size+l, from, len(ids)-from)
+	}
+	return l, g, second, size, nil
+}
+
 // vision returns the positions of a grid's tokens, t-major, offset by base: temporal
 // T(i) = i · position_id_per_seconds for images (second ≤ 0) and i · second ·
 // position_id_per_seconds in float32 for videos, truncated (Qwen2.5-Omni) or refused when
@@ -388,10 +442,7 @@ func (st *omniState) row25(b int, ids []int64) (rowPositions, error) {
 	if st.in.UseAudioInVideo {
 		n = images + audios // each video's audio_start is among the audios
 	}
-	w := &posWriter{last: -1}
-	for a := range w.out {
-		w.out[a] = make([]int64, 0, len(ids))
-	}
+	w := newPosWriter(len(ids))
 	st0 := 0
 	for range n {
 		ed, which := len(ids)+1, int64(-1)
@@ -437,26 +488,13 @@ func (st *omniState) row25(b int, ids []int64) (rowPositions, error) {
 			st.audio++
 			audios--
 		case which == cfg.ImageTokenID || !st.in.UseAudioInVideo:
-			var g [3]int64
-			second, isImage, tok := 0.0, which == cfg.ImageTokenID, which
-			if isImage {
-				g, err = st.imageGrid(b)
-			} else {
-				g, second, err = st.videoGrid(b)
-			}
+			isImage := which == cfg.ImageTokenID
+			start := w.next()
+			p, size, err := st.visionBlock(b, ids, ed, isImage, start+1)
 			if err != nil {
 				return rowPositions{}, err
 			}
-			m := cfg.SpatialMergeSize
-			size := g[0] * (g[1] / m) * (g[2] / m)
-			if err := st.media(b, ids, ed, size, tok, map[bool]string{true: "an image", false: "a video"}[isImage], 1); err != nil {
-				return rowPositions{}, err
-			}
-			w.seq(1, w.next())
-			p, err := st.vision(b, g, second, isImage, w.next())
-			if err != nil {
-				return rowPositions{}, err
-			}
+			w.seq(1, start)
 			w.piece(&p, 0, int(size))
 			w.seq(1, w.next())
 			st0 = ed + int(size) + 1
@@ -483,18 +521,9 @@ func (st *omniState) row25(b int, ids []int64) (rowPositions, error) {
 // and returns the cursor after its two end tokens.
 func (st *omniState) audioInVideo25(b int, ids []int64, ed int, w *posWriter) (int, error) {
 	cfg := st.cfg
-	l, err := st.audioTokens(b)
+	l, g, second, _, err := st.audioVideo(b, ids, ed)
 	if err != nil {
 		return 0, err
-	}
-	g, second, err := st.videoGrid(b)
-	if err != nil {
-		return 0, err
-	}
-	m := cfg.SpatialMergeSize
-	size := g[0] * (g[1] / m) * (g[2] / m)
-	if size+l > int64(len(ids)-ed) {
-		return 0, inputErr("row %d: video grid %v with %d audio tokens needs %d tokens from token %d, but the row has %d left", b, g, l, size+l, ed, len(ids)-ed)
 	}
 	// Both start tokens take one position, and the media start right after it.
 	bos := w.next()
@@ -570,10 +599,7 @@ func (st *omniState) row3(b int, ids []int64) (rowPositions, error) {
 	}
 	hasVision := indexFrom(ids, cfg.ImageTokenID, 0) >= 0 || indexFrom(ids, cfg.VideoTokenID, 0) >= 0
 	hasAudio := indexFrom(ids, cfg.AudioTokenID, 0) >= 0
-	w := &posWriter{last: -1}
-	for a := range w.out {
-		w.out[a] = make([]int64, 0, len(ids))
-	}
+	w := newPosWriter(len(ids))
 	st0 := 0
 	for range n {
 		edVS, edAS := len(ids)+1, len(ids)+1
@@ -616,23 +642,8 @@ func (st *omniState) row3(b int, ids []int64) (rowPositions, error) {
 			audios--
 		case ids[ed+1] == cfg.ImageTokenID || ids[ed+1] == cfg.VideoTokenID:
 			isImage := ids[ed+1] == cfg.ImageTokenID
-			var g [3]int64
-			second := 0.0
-			if isImage {
-				g, err = st.imageGrid(b)
-			} else {
-				g, second, err = st.videoGrid(b)
-			}
-			if err != nil {
-				return rowPositions{}, err
-			}
-			m := cfg.SpatialMergeSize
-			size = g[0] * (g[1] / m) * (g[2] / m)
-			if err := st.media(b, ids, from, size, ids[ed+1], map[bool]string{true: "an image", false: "a video"}[isImage], 1); err != nil {
-				return rowPositions{}, err
-			}
-			p, err := st.vision(b, g, second, isImage, next)
-			if err != nil {
+			var p rowPositions
+			if p, size, err = st.visionBlock(b, ids, from, isImage, next); err != nil {
 				return rowPositions{}, err
 			}
 			w.piece(&p, 0, int(size))
@@ -666,18 +677,9 @@ func (st *omniState) row3(b int, ids []int64) (rowPositions, error) {
 // merged in time, and returns its token count.
 func (st *omniState) audioInVideo3(b int, ids []int64, from int, base int64, w *posWriter) (int64, error) {
 	cfg := st.cfg
-	l, err := st.audioTokens(b)
+	l, g, second, size, err := st.audioVideo(b, ids, from)
 	if err != nil {
 		return 0, err
-	}
-	g, second, err := st.videoGrid(b)
-	if err != nil {
-		return 0, err
-	}
-	m := cfg.SpatialMergeSize
-	size := g[0] * (g[1] / m) * (g[2] / m)
-	if size+l > int64(len(ids)-from) {
-		return 0, inputErr("row %d: video grid %v with %d audio tokens needs %d tokens from token %d, but the row has %d left", b, g, l, size+l, from, len(ids)-from)
 	}
 	video, err := st.vision(b, g, second, false, base)
 	if err != nil {
