@@ -622,3 +622,21 @@ func printRow(w io.Writer, r diffRow, aName, bName string) {
 		fmt.Fprintf(w, "  … and %d more over tolerance (--show N lists more)\n", r.Mismatch-len(r.Worst))
 	}
 }
+
+// readSides reads the two sides diff and verify compare: the first input, and the second input
+// or, without one, an empty set; the --raw tensors join the second side.
+func readSides(files []string, raws rawFlags) (a, b *inputSet, err error) {
+	if a, err = readInputSet(files[0]); err != nil {
+		return nil, nil, err
+	}
+	b = newInputSet()
+	if len(files) == 2 {
+		if b, err = readInputSet(files[1]); err != nil {
+			return nil, nil, err
+		}
+	}
+	if err := b.addRaw(raws); err != nil {
+		return nil, nil, err
+	}
+	return a, b, nil
+}

@@ -31,17 +31,8 @@ func runDiff(args []string, stdout, stderr io.Writer) error {
 	if err := opts.check(fs.FlagSet); err != nil {
 		return err
 	}
-	a, err := readInputSet(files[0])
+	a, b, err := readSides(files, raws)
 	if err != nil {
-		return err
-	}
-	b := newInputSet()
-	if len(files) == 2 {
-		if b, err = readInputSet(files[1]); err != nil {
-			return err
-		}
-	}
-	if err := b.addRaw(raws); err != nil {
 		return err
 	}
 	ax := axisContextOf(a.metadata)

@@ -38,20 +38,13 @@ func runVerify(args []string, stdout, stderr io.Writer) error {
 	if err := opts.check(fs.FlagSet); err != nil {
 		return err
 	}
-	golden, err := readInputSet(files[0])
+	golden, cand, err := readSides(files, raws)
 	if err != nil {
 		return err
 	}
-	cand := newInputSet()
 	candName := "--raw"
 	if len(files) == 2 {
 		candName = files[1]
-		if cand, err = readInputSet(files[1]); err != nil {
-			return err
-		}
-	}
-	if err := cand.addRaw(raws); err != nil {
-		return err
 	}
 	var outputs []string
 	for n := range golden.tensors {
