@@ -306,9 +306,7 @@ func layerKind(r *inspectReport) string {
 	case t == "":
 		return "rotated with the model's RoPE" // the model's only per-layer rule is its layers without RoPE
 	case t == "sliding_attention" && r.Local.Base != 0:
-		return "sliding (local base, no scaling)"
-	case r.GlobalLayer:
-		return "global"
+		return t + " (the local base, no scaling: the values above)"
 	}
 	return t + " (the model's RoPE)"
 }
