@@ -121,6 +121,17 @@ func codes(fs []check.Finding) string {
 	return "[" + strings.Join(s, " ") + "]"
 }
 
+// countCode is how many of fs carry code.
+func countCode(fs []check.Finding, code string) int {
+	n := 0
+	for _, f := range fs {
+		if f.Code == code {
+			n++
+		}
+	}
+	return n
+}
+
 func errorAt(code string) want   { return want{code, check.Error} }
 func warningAt(code string) want { return want{code, check.Warning} }
 
@@ -165,13 +176,7 @@ func TestLongRoPEFactors(t *testing.T) {
 	})
 	// Both lists wrong: one finding each.
 	fs := check.Config(preset(t, "phi-3-mini-128k", short, long), check.Launch{})
-	n := 0
-	for _, f := range fs {
-		if f.Code == "longrope-factors" {
-			n++
-		}
-	}
-	if n != 2 {
+	if n := countCode(fs, "longrope-factors"); n != 2 {
 		t.Errorf("both factor lists wrong: %d longrope-factors findings, want 2 (%s)", n, codes(fs))
 	}
 }
@@ -189,13 +194,7 @@ func TestMRoPESections(t *testing.T) {
 	})
 	// Wrong count and wrong sum: both reported.
 	fs := check.Config(preset(t, "qwen2-vl-7b", setRope("mrope_section", []int{16, 16})), check.Launch{})
-	n := 0
-	for _, f := range fs {
-		if f.Code == "mrope-sections" {
-			n++
-		}
-	}
-	if n != 2 {
+	if n := countCode(fs, "mrope-sections"); n != 2 {
 		t.Errorf("two sections summing to 32: %d mrope-sections findings, want 2 (%s)", n, codes(fs))
 	}
 }
@@ -228,13 +227,7 @@ func TestMRoPEPositionRows(t *testing.T) {
 	})
 	// The raw and the model check must not both report the same mistake.
 	fs := check.Config(preset(t, "qwen2-vl-7b"), check.Launch{PositionRows: 4})
-	n := 0
-	for _, f := range fs {
-		if f.Code == "mrope-position-rows" {
-			n++
-		}
-	}
-	if n != 1 {
+	if n := countCode(fs, "mrope-position-rows"); n != 1 {
 		t.Errorf("4 rows for 3 sections: %d mrope-position-rows findings, want 1 (%s)", n, codes(fs))
 	}
 }

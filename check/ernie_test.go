@@ -18,13 +18,7 @@ func TestERNIEOnNPUMRoPE(t *testing.T) {
 		{name: "no cache mode", config: ernie, absent: []string{"mrope-cache-mode"}},
 	})
 	fs := check.Config(ernie, check.Launch{CacheMode: "interleave", Op: "npu_mrope"})
-	n := 0
-	for _, f := range fs {
-		if f.Code == "mrope-cache-mode" {
-			n++
-		}
-	}
-	if n != 1 {
+	if n := countCode(fs, "mrope-cache-mode"); n != 1 {
 		t.Errorf("%d mrope-cache-mode findings, want 1 (%s)", n, codes(fs))
 	}
 }
