@@ -109,16 +109,7 @@ func (f *File) Tensor(name string) (TensorInfo, bool) {
 // directory is refused without being read). It reads the header and, of the data section,
 // only the RoPE factor tensors. Errors name the path.
 func ReadFile(path string) (*File, error) {
-	fh, size, err := fileio.Open(path, -1)
-	if err != nil {
-		return nil, err
-	}
-	defer fh.Close()
-	f, err := readAt(fh, size)
-	if err != nil {
-		return nil, fmt.Errorf("%s: %w", path, err)
-	}
-	return f, nil
+	return fileio.ReadAt(path, readAt)
 }
 
 // Parse reads a GGUF file held in memory (see ReadFile).

@@ -156,16 +156,7 @@ func (f *File) Names() []string {
 // header plus the tensors, whatever the file's size claims. Errors about the file's
 // contents wrap ErrInvalid, as Parse's do, and name the path.
 func ReadFile(path string) (*File, error) {
-	fh, size, err := fileio.Open(path, -1)
-	if err != nil {
-		return nil, err
-	}
-	defer fh.Close()
-	f, err := readAt(fh, size)
-	if err != nil {
-		return nil, fmt.Errorf("%s: %w", path, err)
-	}
-	return f, nil
+	return fileio.ReadAt(path, readAt)
 }
 
 // readAt reads a safetensors file of size bytes from r (see ReadFile).

@@ -62,6 +62,23 @@ func Open(path string, limit int64) (*os.File, int64, error) {
 	return f, fi.Size(), nil
 }
 
+// ReadAt opens the regular file at path (see Open, without a size limit) and reads it with
+// read, given the file and its size: the loaders of formats that seek to what they need
+// rather than read the whole file. read's errors are returned wrapped, prefixed with the path.
+func ReadAt[T any](path string, read func(r io.ReaderAt, size int64) (T, error)) (T, error) {
+	var zero T
+	f, size, err := Open(path, -1)
+	if err != nil {
+		return zero, err
+	}
+	defer f.Close()
+	v, err := read(f, size)
+	if err != nil {
+		return zero, fmt.Errorf("%s: %w", path, err)
+	}
+	return v, nil
+}
+
 // ReadFile reads the whole regular file at path, of at most limit bytes (see Open). The
 // buffer is sized from the file's size, and reading stops past limit whatever the size
 // said, so a file that grows while it is read, or one that reports no size (as in /proc),
