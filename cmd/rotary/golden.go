@@ -102,7 +102,7 @@ func runGolden(args []string, stdout, stderr io.Writer) error {
 	dtypeName := fs.String("dtype", "F32", "dtype `D` of the float tensors: F32, BF16 or F16")
 	fs.IntVar(&o.tokens, "tokens", goldenDefaultTokens, "number of tokens `N`")
 	seed := fs.Uint64("seed", 0, "seed `S` of the random values (the same seed gives the same bytes)")
-	fs.StringVar(&o.positions, "positions", "range", "positions: range (0..N−1), range:START (START..START+N−1), random (seeded, below the model's cache length), random:LIMIT (below LIMIT), or a safetensors `FILE` holding positions as apply reads them")
+	fs.StringVar(&o.positions, "positions", "range", "positions: range (0..N−1), range:START (START..START+N−1), random (seeded, below the model's cache length), random:LIMIT (below LIMIT), or a `FILE` (safetensors, .npy) holding one sequence's positions: [T], [rows,T] or rotary positions' [rows,1,T]")
 	out := fs.String("out", "", "output bundle `G.safetensors`")
 	suite := fs.String("suite", "", "write a suite of bundles and index.json into `DIR` instead of one --out")
 	fs.StringVar(&o.kvQuant, "kv-quant", "none", "kv_rmsnorm_rope_cache caches: none (the bundle's dtype), sym (int8 with per-channel k_rope_scale, c_kv_scale) or asym (and k_rope_offset, c_kv_offset); `MODE`")
