@@ -30,11 +30,7 @@ func TestVisionRoPE2D(t *testing.T) {
 			t.Fatal(err)
 		}
 		hw, _ := multimodal.Qwen2VisionPositions(grid, 2)
-		var p [2][]int64
-		for _, c := range hw {
-			p[0], p[1] = append(p[0], c[0]), append(p[1], c[1])
-		}
-		towers = append(towers, tower{"qwen2-vl", cs, p, ops.VisionSplit})
+		towers = append(towers, tower{"qwen2-vl", cs, axisRows(hw), ops.VisionSplit})
 	}
 	{
 		cs, err := multimodal.Llama4VisionCosSin(56, 14, 88, 0) // a 4×4 tile and the CLS token
@@ -55,11 +51,7 @@ func TestVisionRoPE2D(t *testing.T) {
 			t.Fatal(err)
 		}
 		rc, _ := multimodal.PixtralVisionPositions(grid, 64)
-		var p [2][]int64
-		for _, c := range rc {
-			p[0], p[1] = append(p[0], c[0]), append(p[1], c[1])
-		}
-		towers = append(towers, tower{"pixtral", cs, p, ops.VisionPixtral})
+		towers = append(towers, tower{"pixtral", cs, axisRows(rc), ops.VisionPixtral})
 	}
 	for _, tw := range towers {
 		T, D := tw.cs.Tokens, tw.cs.Dim
@@ -132,4 +124,14 @@ func TestVisionRoPE2DBadInput(t *testing.T) {
 			}
 		}
 	}
+}
+
+// axisRows is per-token (first, second) coordinates as the op's [2, T] positions: row 0 the
+// first coordinate of every token, row 1 the second.
+func axisRows(coords [][2]int64) [2][]int64 {
+	var p [2][]int64
+	for _, c := range coords {
+		p[0], p[1] = append(p[0], c[0]), append(p[1], c[1])
+	}
+	return p
 }
