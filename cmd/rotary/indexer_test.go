@@ -13,15 +13,18 @@ import (
 	"github.com/rotary-go/rotary/tensor"
 )
 
-// deepseekV32 has the RoPE keys of DeepSeek-V3.2-Exp's published config.json (as transformers
-// mirrors it: src/transformers/models/deepseek_v32/deepseek_files/config.json at
-// a10b6fa874989cba1c451be928aa86ce59475d9c), written out by hand.
-const deepseekV32 = `{"model_type": "deepseek_v32", "hidden_size": 7168, "num_attention_heads": 128,
-	"num_key_value_heads": 128, "num_hidden_layers": 61, "max_position_embeddings": 163840,
-	"qk_nope_head_dim": 128, "qk_rope_head_dim": 64, "v_head_dim": 128, "kv_lora_rank": 512, "q_lora_rank": 1536,
-	"index_head_dim": 128, "index_n_heads": 64, "index_topk": 2048, "rope_theta": 10000,
-	"rope_scaling": {"beta_fast": 32, "beta_slow": 1, "factor": 40, "mscale": 1.0, "mscale_all_dim": 1.0,
-		"original_max_position_embeddings": 4096, "type": "yarn"}}`
+// deepseekV32 is the deepseek-v3.2-exp preset's config.json: DeepSeek-V3.2-Exp's RoPE and
+// attention keys, the same values as the published file transformers mirrors
+// (src/transformers/models/deepseek_v32/deepseek_files/config.json at
+// a10b6fa874989cba1c451be928aa86ce59475d9c).
+func deepseekV32(t *testing.T) []byte {
+	t.Helper()
+	data, err := hf.PresetJSON("deepseek-v3.2-exp")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return data
+}
 
 // TestApplyIndexerRoPE: under --rope indexer, apply rotates dims 0..63 of each 128-wide head in
 // NeoX pairs (i, i+32) with the MLA's cos/sin and leaves dims 64..127 bit for bit, as
@@ -29,8 +32,8 @@ const deepseekV32 = `{"model_type": "deepseek_v32", "hidden_size": 7168, "num_at
 // apply_rotary_pos_emb).
 func TestApplyIndexerRoPE(t *testing.T) {
 	dir := t.TempDir()
-	cfg := writeFile(t, dir, "config.json", []byte(deepseekV32))
-	m, err := hf.Parse([]byte(deepseekV32))
+	cfg := writeFile(t, dir, "config.json", deepseekV32(t))
+	m, err := hf.Parse(deepseekV32(t))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -72,7 +75,7 @@ func TestApplyIndexerRoPE(t *testing.T) {
 
 func TestInspectAndCacheIndexerRoPE(t *testing.T) {
 	dir := t.TempDir()
-	cfg := writeFile(t, dir, "config.json", []byte(deepseekV32))
+	cfg := writeFile(t, dir, "config.json", deepseekV32(t))
 
 	code, stdout, stderr := runCLI(t, "inspect", cfg)
 	if code != 0 || !strings.Contains(stdout, "indexer rope:") || !strings.Contains(stdout, "head 128, dims 0..63 rotated (neox), 64 pass-through") {
