@@ -120,13 +120,17 @@ const (
 	// family's layout ("family": Qwen3-VL's and Qwen3.5's interleaved) or chunked sections
 	// ("chunked": the key's default false).
 	RuleMRoPEInterleavedDefault Rule = "mrope_interleaved_default"
+	// RuleRopeIndex: the Qwen-VL families' get_rope_index version ("v4.57", or "unified":
+	// transformers main after PR #43972, multimodal.IndexUnified). It changes the positions,
+	// not the spec: ParseOptions accepts it and derives the same spec either way.
+	RuleRopeIndex Rule = "rope_index"
 )
 
 // Rules lists every rule in a stable order.
 func Rules() []Rule {
 	return []Rule{RuleRopeParameters, RuleYaRNAttention, RuleYaRNTruncate, RuleDynamicLength,
 		RuleLongRoPEAttention, RuleLongRoPEOriginal, RuleLongRoPETables, RuleMiniMaxRotaryDim,
-		RulePhiMoELongFactors, RuleMRoPEDefault, RuleMRoPEInterleavedDefault}
+		RulePhiMoELongFactors, RuleMRoPEDefault, RuleMRoPEInterleavedDefault, RuleRopeIndex}
 }
 
 // Reading is how one dialect reads one rule, and the upstream code it follows.
@@ -149,6 +153,7 @@ var referenceReadings = map[Rule]Reading{
 	RulePhiMoELongFactors:       {Choice: "used", Follows: "Microsoft's Phi-3.5-MoE code; vLLM phi3_long_rope_scaled_rope.py"},
 	RuleMRoPEDefault:            {Choice: "family-default", Follows: "transformers models/qwen3_vl/modeling_qwen3_vl.py Qwen3VLTextRotaryEmbedding.__init__ (mrope_section default [24, 20, 20])"},
 	RuleMRoPEInterleavedDefault: {Choice: "family", Follows: "transformers models/qwen3_vl/modeling_qwen3_vl.py Qwen3VLTextRotaryEmbedding.forward: apply_interleaved_mrope whatever the config says"},
+	RuleRopeIndex:               {Choice: "v4.57", Follows: "vLLM models/qwen2_vl.py and qwen2_5_vl.py get_mrope_input_positions: st_idx = llm_pos_ids_list[-1].max() + 1, as transformers v4.57's get_rope_index"},
 }
 
 // dialectReadings are the rules each dialect reads differently from the reference, or alike but
@@ -166,6 +171,7 @@ var dialectReadings = map[Dialect]map[Rule]Reading{
 		RulePhiMoELongFactors:       {Choice: "never", Follows: "transformers main models/phimoe/modeling_phimoe.py PhimoeRotaryEmbedding.forward: rope_init_fn(self.config) without seq_len, so short factors at every length"},
 		RuleMRoPEDefault:            {Choice: "family-default", Follows: "transformers main models/qwen3_vl/modeling_qwen3_vl.py Qwen3VLTextRotaryEmbedding.__init__: rope_parameters.get(\"mrope_section\", [24, 20, 20])"},
 		RuleMRoPEInterleavedDefault: {Choice: "family", Follows: "transformers main models/qwen3_vl/modeling_qwen3_vl.py Qwen3VLTextRotaryEmbedding.forward and models/qwen3_5/modeling_qwen3_5.py Qwen3_5TextRotaryEmbedding.forward: apply_interleaved_mrope unconditionally"},
+		RuleRopeIndex:               {Choice: "unified", Follows: "transformers main models/qwen2_vl/modeling_qwen2_vl.py Qwen2VLModel.get_rope_index (and qwen2_5_vl, qwen3_vl, qwen3_5's) after #43972 (c281a2de): current_pos += max(h, w) // spatial_merge_size, position_ids = torch.zeros, rope_delta over len(current_input_ids); Qwen2.5-VL's time_interval = tokens_per_second · int(second_per_grid_t)"},
 	},
 	DialectHF457: {
 		RuleRopeParameters:          {Choice: "ignores", Follows: "transformers v4.57 modeling_rope_utils.py (59eba492): every _compute_*_parameters reads config.rope_theta and config.rope_scaling; rope_parameters arrived with #39847 (2025-10-17)"},
@@ -179,6 +185,7 @@ var dialectReadings = map[Dialect]map[Rule]Reading{
 		RulePhiMoELongFactors:       {Choice: "used", Follows: "transformers v4.57 models/phimoe/modeling_phimoe.py PhimoeRotaryEmbedding.forward: rope_init_fn(config, device, seq_len)"},
 		RuleMRoPEDefault:            {Choice: "family-default", Follows: "transformers v4.57 models/qwen3_vl/modeling_qwen3_vl.py Qwen3VLTextRotaryEmbedding.__init__: rope_scaling.get(\"mrope_section\", [24, 20, 20])"},
 		RuleMRoPEInterleavedDefault: {Choice: "family", Follows: "transformers v4.57 models/qwen3_vl/modeling_qwen3_vl.py Qwen3VLTextRotaryEmbedding.forward: apply_interleaved_mrope unconditionally"},
+		RuleRopeIndex:               {Choice: "v4.57", Follows: "transformers v4.57 models/qwen2_vl/modeling_qwen2_vl.py Qwen2VLModel.get_rope_index (and qwen2_5_vl, qwen3_vl's): st_idx = llm_pos_ids_list[-1].max() + 1, position_ids = torch.ones, rope_delta over len(total_input_ids[i])"},
 	},
 	DialectVLLM: {
 		RuleRopeParameters:          {Choice: "reads", Follows: "vLLM transformers_utils/config.py patch_rope_parameters"},
@@ -192,6 +199,7 @@ var dialectReadings = map[Dialect]map[Rule]Reading{
 		RulePhiMoELongFactors:       {Choice: "used", Follows: "vLLM models/phimoe.py → get_rope longrope → Phi3LongRoPEScaledRotaryEmbedding"},
 		RuleMRoPEDefault:            {Choice: "none", Follows: "vLLM rotary_embedding/__init__.py get_rope: MRotaryEmbedding only when \"mrope_section\" is in rope_parameters"},
 		RuleMRoPEInterleavedDefault: {Choice: "chunked", Follows: "vLLM rotary_embedding/__init__.py get_rope: mrope_interleaved=rope_parameters.get(\"mrope_interleaved\", False)"},
+		RuleRopeIndex:               {Choice: "v4.57", Follows: "vLLM models/qwen2_vl.py Qwen2VLForConditionalGeneration.get_mrope_input_positions and qwen2_5_vl.py's (28be48fa): st_idx = llm_pos_ids_list[-1].max() + 1, one past the block's largest position, per request (no padding)"},
 	},
 	DialectVLLM011: {
 		RuleRopeParameters:          {Choice: "ignores", Follows: "vLLM v0.11 (0e93ac0b) models/llama.py LlamaDecoderLayer: getattr(config, \"rope_theta\", 10000), getattr(config, \"rope_scaling\", None); no rope_parameters anywhere"},
@@ -265,6 +273,7 @@ var ruleChoices = map[Rule][]string{
 	RulePhiMoELongFactors:       {"used", "never"},
 	RuleMRoPEDefault:            {"family-default", "none"},
 	RuleMRoPEInterleavedDefault: {"family", "chunked"},
+	RuleRopeIndex:               {"v4.57", "unified"},
 }
 
 // choices resolves the rule table a parse uses: the options' Readings when given, else the

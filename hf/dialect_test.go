@@ -3,6 +3,7 @@ package hf
 import (
 	"errors"
 	"math"
+	"reflect"
 	"slices"
 	"strings"
 	"testing"
@@ -446,5 +447,40 @@ func TestDialectVLLMLongRoPEServedLength(t *testing.T) {
 	}
 	if !found {
 		t.Errorf("vllm phi-3-mini-128k notes %q: want the served-length condition named", m.Notes)
+	}
+}
+
+// TestDialectRopeIndex: the Qwen-VL get_rope_index version is transformers main's rewrite
+// (#43972, models/qwen2_vl/modeling_qwen2_vl.py Qwen2VLModel.get_rope_index) under hf only;
+// hf-4.57's and vLLM's (qwen2_vl.py get_mrope_input_positions) are v4.57's. The rule moves
+// positions, not the spec: every reading derives the same spec.
+func TestDialectRopeIndex(t *testing.T) {
+	want := map[Dialect]string{DialectReference: "v4.57", DialectHF: "unified", DialectHF457: "v4.57", DialectVLLM: "v4.57"}
+	for d, c := range want {
+		rd, ok := d.Reading(RuleRopeIndex)
+		if !ok || rd.Choice != c {
+			t.Errorf("%s: rope_index %q (verified %v), want %q", d, rd.Choice, ok, c)
+		}
+	}
+	for _, d := range []Dialect{DialectVLLM011, DialectSGLang, DialectLlamaCpp} {
+		if rd, ok := d.Reading(RuleRopeIndex); ok {
+			t.Errorf("%s: rope_index %q: not verified in its source, want no reading", d, rd.Choice)
+		}
+	}
+	for _, name := range []string{"qwen2-vl-7b", "qwen2.5-vl-7b", "qwen3-vl-8b"} {
+		a, err := ParseOptions{Readings: map[Rule]string{RuleRopeIndex: "v4.57"}}.Preset(name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		b, err := ParseOptions{Readings: map[Rule]string{RuleRopeIndex: "unified"}}.Preset(name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !reflect.DeepEqual(a.Spec, b.Spec) {
+			t.Errorf("%s: the rope_index readings derive different specs", name)
+		}
+	}
+	if _, err := (ParseOptions{Readings: map[Rule]string{RuleRopeIndex: "v5"}}).Preset("qwen2-vl-7b"); err == nil {
+		t.Error("rope_index v5: accepted")
 	}
 }

@@ -146,6 +146,9 @@ type Config struct {
 	// TokensPerSecond is vision_config.tokens_per_second (Qwen2.5-VL only): temporal
 	// position steps per second of video.
 	TokensPerSecond float64
+	// RopeIndex is the get_rope_index version the Qwen-VL families' positions follow: the
+	// zero value transformers v4.57's and vLLM's, IndexUnified transformers main's.
+	RopeIndex IndexVersion
 }
 
 // The HF config classes' defaults. Qwen2VLConfig, Qwen2_5_VLConfig and Qwen3VLConfig all
@@ -332,6 +335,9 @@ func (c Config) Validate() error {
 	}
 	if c.Kind == HunYuanVL && (c.Axes < 3 || c.Axes > maxHunyuanAxes) {
 		return configErr("xdrope_section has %d sections: want 3..%d (the last three are width, height, image)", c.Axes, maxHunyuanAxes)
+	}
+	if c.RopeIndex >= indexVersionEnd {
+		return configErr("rope index version %v: want %v or %v", c.RopeIndex, IndexV457, IndexUnified)
 	}
 	if c.Talker && !isOmni(c.Kind) {
 		return configErr("talker: %v has no talker (only the Omni families do)", c.Kind)

@@ -94,6 +94,12 @@ func RoPEIndex(cfg Config, in Input) (positions Positions3, ropeDeltas []int64, 
 		}
 	}
 	ropeDeltas = make([]int64, batch)
+	if unifiedApplies(cfg) {
+		if err := unifiedIndex(cfg, in, seq, positions, ropeDeltas); err != nil {
+			return Positions3{}, nil, err
+		}
+		return positions, ropeDeltas, nil
+	}
 	if isOmni(cfg.Kind) {
 		if err := omniIndex(cfg, in, seq, positions, ropeDeltas); err != nil {
 			return Positions3{}, nil, err

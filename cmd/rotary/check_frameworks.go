@@ -181,6 +181,12 @@ func compareFrameworks(data []byte, source string, opts hf.ParseOptions, dialect
 		r.Dialects = append(r.Dialects, string(d))
 	}
 	for _, rule := range hf.Rules() {
+		if rule == hf.RuleRopeIndex {
+			rows := ropeIndexRows(data, dialects, r)
+			r.Rows = append(r.Rows, rows...)
+			r.Agree = r.Agree && len(rows) == 0
+			continue
+		}
 		var groups []*readingGroup
 		for _, d := range dialects {
 			rd, ok := d.Reading(rule)

@@ -43,7 +43,10 @@ var presetDivergences = map[string][]hf.Rule{
 	"ministral-3-3b":  {hf.RuleRopeParameters, hf.RuleYaRNAttention},                         // v5 rope_parameters, mscale = mscale_all_dim
 	"phi-3-mini-128k": {hf.RuleLongRoPETables, hf.RuleLongRoPETables, hf.RuleLongRoPETables}, // three switching rules
 	"phi-4-mini":      {hf.RuleLongRoPETables, hf.RuleLongRoPETables, hf.RuleLongRoPETables}, // as Phi-3
-	"qwen3.5-35b-a3b": {hf.RuleRopeParameters},                                               // v5 rope_parameters only
+	"qwen3.5-35b-a3b": {hf.RuleRopeParameters, hf.RuleRopeIndex},                             // v5 rope_parameters; get_rope_index's padding
+	"qwen2-vl-7b":     {hf.RuleRopeIndex},                                                    // HF main's get_rope_index (#43972)
+	"qwen2.5-vl-7b":   {hf.RuleRopeIndex},                                                    // as Qwen2-VL
+	"qwen3-vl-8b":     {hf.RuleRopeIndex},                                                    // padding only: frames have t = 1
 
 	"internlm3-8b-instruct": {hf.RuleDynamicLength}, // dynamic factor 6: vLLM 0.11 and SGLang tabulate max_position · factor once
 }
@@ -71,7 +74,7 @@ func TestCheckFrameworksPresets(t *testing.T) {
 
 // TestCheckFrameworksAlike: presets every dialect reads alike exit 0 and say so.
 func TestCheckFrameworksAlike(t *testing.T) {
-	for _, m := range []string{"llama-3.1-8b", "qwen3-8b", "qwen3-vl-8b", "deepseek-v3", "mistral-7b-v0.3", "gemma-3-4b", "qwen2.5-7b-instruct-1m"} {
+	for _, m := range []string{"llama-3.1-8b", "qwen3-8b", "deepseek-v3", "mistral-7b-v0.3", "gemma-3-4b", "qwen2.5-7b-instruct-1m"} {
 		code, r, stderr := checkFrameworks(t, "--model", m)
 		if code != 0 || r == nil || !r.Agree || len(r.Rows) != 0 {
 			t.Errorf("%s: exit %d, stderr %q, report %+v: want exit 0 and no rows", m, code, stderr, r)
@@ -170,12 +173,18 @@ func TestCheckFrameworksDivergent(t *testing.T) {
 				t.Errorf("angle %v (want n/a), first %d, A %v", row.MaxAngleDiff, row.FirstPosition, row.A.Dialects)
 			}
 		}},
-		{"Qwen3-VL default sections", []string{"--config", vl}, []hf.Rule{hf.RuleMRoPEDefault}, func(t *testing.T, row frameworkRow) {
+		{"Qwen3-VL default sections", []string{"--config", vl}, []hf.Rule{hf.RuleMRoPEDefault, hf.RuleRopeIndex}, func(t *testing.T, row frameworkRow) {
+			if row.Rule == hf.RuleRopeIndex {
+				return // TestCheckFrameworksRopeIndex
+			}
 			if row.MaxOutputDiff != 0 || !strings.Contains(row.Structure, "[24 20 20] interleaved vs none") {
 				t.Errorf("output diff %v, structure %q", row.MaxOutputDiff, row.Structure)
 			}
 		}},
-		{"Qwen3-VL without mrope_interleaved", []string{"--config", vlNoKey}, []hf.Rule{hf.RuleMRoPEInterleavedDefault}, func(t *testing.T, row frameworkRow) {
+		{"Qwen3-VL without mrope_interleaved", []string{"--config", vlNoKey}, []hf.Rule{hf.RuleMRoPEInterleavedDefault, hf.RuleRopeIndex}, func(t *testing.T, row frameworkRow) {
+			if row.Rule == hf.RuleRopeIndex {
+				return
+			}
 			if !strings.Contains(row.Structure, "[24 20 20] interleaved vs [24 20 20] chunked") || !slices.Equal(row.B.Dialects, []string{"vllm", "vllm-0.11", "sglang"}) {
 				t.Errorf("structure %q, B %v", row.Structure, row.B.Dialects)
 			}
@@ -377,5 +386,39 @@ func TestREADMEDialectTable(t *testing.T) {
 				t.Errorf("README: %s under %s: %q, want %q", r, d, got, want)
 			}
 		}
+	}
+}
+
+// TestCheckFrameworksRopeIndex: HF main's get_rope_index (transformers PR #43972,
+// models/qwen2_vl/modeling_qwen2_vl.py Qwen2VLModel.get_rope_index: current_pos +=
+// max(h, w) // spatial_merge_size) against v4.57's and vLLM's (st_idx = the video's largest
+// position + 1). Canonical prompt: text, text, vision_start, a [4 4 4] video (merge 2: four steps
+// of 2×2, tokens 3..18), vision_end, text. The video's positions start at 3: v4.57 puts
+// vision_end at 3 + 3 + 1 = 7 (the last step's temporal position plus one), main at 3 + 2 = 5.
+// Qwen2.5-VL (tokens_per_second 2, as ConfigFromJSON reads a preset) steps by 2: 3 + 6 + 1 =
+// 10. Qwen3-VL's frames have t = 1, so only padding differs: slots 0 vs 1, and rope_delta over
+// 31 vs 33 tokens.
+func TestCheckFrameworksRopeIndex(t *testing.T) {
+	for _, c := range []struct{ model, want string }{
+		{"qwen2-vl-7b", "token 19 (a text token after the video) has (t, h, w) (5, 5, 5) vs (7, 7, 7)"},
+		{"qwen2.5-vl-7b", "token 19 (a text token after the video) has (t, h, w) (5, 5, 5) vs (10, 10, 10)"},
+		{"qwen3-vl-8b", "token 0 (a padded slot) has (t, h, w) (0, 0, 0) vs (1, 1, 1) and the unpadded tokens alike, rope_delta -8 vs -10"},
+	} {
+		code, r, stderr := checkFrameworks(t, "--model", c.model)
+		if code != 1 || r == nil {
+			t.Fatalf("%s: exit %d, stderr %q: want 1", c.model, code, stderr)
+		}
+		i := slices.IndexFunc(r.Rows, func(row frameworkRow) bool { return row.Rule == hf.RuleRopeIndex })
+		if i < 0 {
+			t.Fatalf("%s: no rope_index row", c.model)
+		}
+		row := r.Rows[i]
+		if !row.Divergent || !strings.Contains(row.Structure, c.want) || !slices.Equal(row.A.Dialects, []string{"hf"}) || !slices.Equal(row.B.Dialects, []string{"hf-4.57", "vllm"}) {
+			t.Errorf("%s: row %+v: want %q, hf against hf-4.57 and vllm", c.model, row, c.want)
+		}
+	}
+	// Without hf every compared dialect follows v4.57: alike.
+	if code, r, stderr := checkFrameworks(t, "--model", "qwen2-vl-7b", "--frameworks=hf-4.57,vllm"); code != 0 || r == nil || len(r.Rows) != 0 {
+		t.Errorf("hf-4.57,vllm: exit %d, stderr %q, report %+v: want 0 and no rows", code, stderr, r)
 	}
 }

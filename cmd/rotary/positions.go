@@ -13,7 +13,7 @@ import (
 	"github.com/rotary-go/rotary/tensor"
 )
 
-const positionsUsage = "--config CONFIG.json | --model PRESET | --family NAME --in IN.safetensors|IN.json | --input-ids IDS [--image-grid-thw T,H,W;...] --out OUT.safetensors"
+const positionsUsage = "--config CONFIG.json | --model PRESET | --family NAME --in IN.safetensors|IN.json | --input-ids IDS [--image-grid-thw T,H,W;...] [--as DIALECT] --out OUT.safetensors"
 
 func init() {
 	commands["positions"] = command{"compute multimodal MRoPE positions (get_rope_index of the Qwen-VL, Qwen3.5, GLM-4V, Omni, ERNIE-4.5-VL and HunYuan-VL families)", runPositions}
@@ -36,6 +36,7 @@ func runPositions(args []string, stdout, stderr io.Writer) error {
 	audioInVideo := fs.Bool("use-audio-in-video", false, "Omni: every video carries its audio, interleaved with its frames")
 	talker := fs.Bool("talker", false, "Omni: the talker's positions (talker_config's token ids; rope_deltas less the row's padding)")
 	out := fs.String("out", "", "output `OUT.safetensors`: positions, rope_deltas")
+	as := fs.String("as", "", "get_rope_index as `DIALECT` computes it: "+dialectNames()+" (default: the reference, transformers v4.57's and vLLM's; hf is transformers main's rewrite, #43972)")
 	var inFlags positionsInputFlags
 	inFlags.register(fs.FlagSet)
 	if err := parseFlags(fs, args); err != nil {
@@ -56,6 +57,13 @@ func runPositions(args []string, stdout, stderr io.Writer) error {
 	cfg, err := positionsConfig(*config, *preset, *family, *talker)
 	if err != nil {
 		return err
+	}
+	dialect, err := hf.ParseDialect(*as)
+	if err != nil {
+		return usagef("--as: %v", err)
+	}
+	if rd, ok := dialect.Reading(hf.RuleRopeIndex); ok {
+		cfg.RopeIndex = ropeIndexVersion(rd.Choice)
 	}
 
 	var input multimodal.Input
