@@ -92,9 +92,5 @@ func runNPUMRoPE(env *applyEnv) ([]safetensors.Tensor, error) {
 	if err := rotary.NPUMRoPE(env.disp, p); err != nil {
 		return nil, usageError{err}
 	}
-	results := []safetensors.Tensor{toFile("query", query)}
-	if !key.IsZero() {
-		results = append(results, toFile("key", key))
-	}
-	return results, nil
+	return queryKey(query, key), nil
 }

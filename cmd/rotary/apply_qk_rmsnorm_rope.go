@@ -44,9 +44,5 @@ func runQKRMSNormRoPE(env *applyEnv) ([]safetensors.Tensor, error) {
 	if err := emb.ForwardQKNorm(positions, query, key, qWeight, kWeight, qkNormEpsilon); err != nil {
 		return nil, usageError{err}
 	}
-	results := []safetensors.Tensor{toFile("query", query)}
-	if !key.IsZero() {
-		results = append(results, toFile("key", key))
-	}
-	return results, nil
+	return queryKey(query, key), nil
 }

@@ -48,9 +48,5 @@ func runRotaryEmbedding(env *applyEnv) ([]safetensors.Tensor, error) {
 	} else if err := emb.Forward(positions, query, key); err != nil {
 		return nil, usageError{err}
 	}
-	results = append(results, toFile("query", query))
-	if !key.IsZero() {
-		results = append(results, toFile("key", key))
-	}
-	return results, nil
+	return append(results, queryKey(query, key)...), nil
 }

@@ -40,9 +40,5 @@ func runRotaryEmbeddingGathered(env *applyEnv) ([]safetensors.Tensor, error) {
 	if err := cs.Apply(query, key); err != nil {
 		return nil, usageError{err}
 	}
-	results := []safetensors.Tensor{toFile("query", query)}
-	if !key.IsZero() {
-		results = append(results, toFile("key", key))
-	}
-	return results, nil
+	return queryKey(query, key), nil
 }

@@ -48,9 +48,5 @@ func runVisionRoPE2D(env *applyEnv) ([]safetensors.Tensor, error) {
 	if err := rotary.VisionRoPE2D(env.disp, p); err != nil {
 		return nil, usageError{err}
 	}
-	results := []safetensors.Tensor{toFile("query", query)}
-	if !key.IsZero() {
-		results = append(results, toFile("key", key))
-	}
-	return results, nil
+	return queryKey(query, key), nil
 }

@@ -28,6 +28,15 @@ func toFile(name string, t tensor.Tensor) safetensors.Tensor {
 	return st
 }
 
+// queryKey is the outputs of an op that rotates query and, when given, key in place.
+func queryKey(query, key tensor.Tensor) []safetensors.Tensor {
+	out := []safetensors.Tensor{toFile("query", query)}
+	if !key.IsZero() {
+		out = append(out, toFile("key", key))
+	}
+	return out
+}
+
 // inFlags collects the values of a repeatable input flag (apply --in).
 type inFlags []string
 
