@@ -133,7 +133,7 @@ type task struct {
 func (c *Config) tasks() ([]task, error) {
 	for _, m := range c.Models {
 		if !slices.Contains(ModelNames(), m) {
-			return nil, fmt.Errorf("model %q: want one of %v", m, ModelNames())
+			return nil, fmt.Errorf("model %q: want one of the built-in shapes %v, or a Config.Shape for any other model", m, ModelNames())
 		}
 	}
 	opsWanted := c.Ops

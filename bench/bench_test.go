@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 	"unsafe"
@@ -70,6 +71,10 @@ func TestConfigErrors(t *testing.T) {
 		if _, err := c.Count(); err == nil {
 			t.Errorf("%+v: want an error", c)
 		}
+	}
+	// Any other model is timed through Shape; the error says so, not only the shapes' names.
+	if _, err := (&Config{Models: []string{"no-such-model"}}).Count(); err == nil || !strings.Contains(err.Error(), "Shape") {
+		t.Errorf("unknown model: error %v, want one naming Config.Shape", err)
 	}
 }
 

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -58,6 +59,9 @@ func runBench(args []string, stdout, stderr io.Writer) error {
 		}
 	} else {
 		cfg.Models = splitList(*models)
+		if err := knownShapes(cfg.Models); err != nil {
+			return err
+		}
 	}
 	for _, d := range splitList(*dtypes) {
 		dt, err := tensor.ParseDType(d)
@@ -144,6 +148,22 @@ func isPreset(name string) bool {
 	}
 	_, err := hf.PresetJSON(name)
 	return err == nil
+}
+
+// knownShapes refuses a --model list naming something other than built-in shapes with all
+// that --model and --config take: bench.Config knows only its shapes, not presets.
+func knownShapes(names []string) error {
+	shapes := strings.Join(bench.ModelNames(), ", ")
+	for _, m := range names {
+		switch {
+		case slices.Contains(bench.ModelNames(), m):
+		case len(names) > 1 && isPreset(m):
+			return usagef("--model %q: a preset is timed alone (--model %s); a list takes built-in shapes: %s", m, m, shapes)
+		default:
+			return usagef("--model %q: want a model preset (see 'rotary presets'), built-in shapes (%s), or --config C.json instead", m, shapes)
+		}
+	}
+	return nil
 }
 
 // benchShape is the shape of the model of --config or --model PRESET: its query and key/value

@@ -70,3 +70,23 @@ func TestBenchModel(t *testing.T) {
 		t.Errorf("--png %s: exit %d %s, written %v", out, code, stderr, fileExists(out))
 	}
 }
+
+// TestBenchUnknownModel: a --model that is neither a preset nor built-in shapes is refused with
+// all three things --model and --config accept, not just the built-in shapes' names; a preset
+// inside a list of shapes is told that a preset is timed alone.
+func TestBenchUnknownModel(t *testing.T) {
+	one := []string{"bench", "--quiet", "--backend", "native", "--dtype", "F32", "--tokens", "2", "--time", "1ms"}
+	for _, c := range []struct {
+		model string
+		want  []string
+	}{
+		{"nosuch", []string{`--model "nosuch"`, "preset", "'rotary presets'", "--config", "llama-3-8b"}},
+		{"nosuch,llama-3-8b", []string{`--model "nosuch"`, "preset", "'rotary presets'", "--config", "llama-3-8b"}},
+		{"gpt-j-6b,llama-3-8b", []string{`--model "gpt-j-6b"`, "alone", "llama-3-8b"}},
+	} {
+		args := append(append([]string{}, one...), "--model", c.model)
+		for _, w := range c.want {
+			wantUsageLine(t, args, w)
+		}
+	}
+}
