@@ -112,12 +112,23 @@ func runCheck(args []string, stdout, stderr io.Writer) error {
 	return nil
 }
 
-// writeReport writes one of check's whole-config reports (--frameworks, --gguf, --precision)
-// as one indented JSON object, with <, > and & in its strings written as themselves (no
-// \u003c escapes: the report is read by people and tools, not embedded in HTML).
-func writeReport(w io.Writer, report any) error {
-	enc := json.NewEncoder(w)
-	enc.SetIndent("", "  ")
-	enc.SetEscapeHTML(false)
-	return enc.Encode(report)
+// writeReport writes one of check's whole-config reports (--frameworks, --gguf, --precision):
+// with asJSON as one indented JSON object, with <, > and & in its strings written as
+// themselves (no \u003c escapes: the report is read by people and tools, not embedded in
+// HTML), else as text writes it. It is errProblems when the report is not ok.
+func writeReport(w io.Writer, asJSON bool, report any, text func(io.Writer), ok bool) error {
+	if asJSON {
+		enc := json.NewEncoder(w)
+		enc.SetIndent("", "  ")
+		enc.SetEscapeHTML(false)
+		if err := enc.Encode(report); err != nil {
+			return err
+		}
+	} else {
+		text(w)
+	}
+	if !ok {
+		return errProblems
+	}
+	return nil
 }

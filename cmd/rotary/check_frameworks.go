@@ -158,17 +158,7 @@ func runCheckFrameworks(data []byte, source string, opts hf.ParseOptions, fw fra
 	if err != nil {
 		return err
 	}
-	if asJSON {
-		if err := writeReport(stdout, r); err != nil {
-			return err
-		}
-	} else {
-		printFrameworks(stdout, r)
-	}
-	if !r.Agree {
-		return errProblems
-	}
-	return nil
+	return writeReport(stdout, asJSON, r, func(w io.Writer) { printFrameworks(w, r) }, r.Agree)
 }
 
 func compareFrameworks(data []byte, source string, opts hf.ParseOptions, dialects []hf.Dialect) (*frameworksReport, error) {

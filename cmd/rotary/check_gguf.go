@@ -58,17 +58,7 @@ func checkGGUF(path string, data []byte, source string, opts hf.ParseOptions, l 
 	}
 	r := compareGGUF(gm, gr, cfg)
 	r.GGUF, r.Config = path, source
-	if asJSON {
-		if err := writeReport(stdout, r); err != nil {
-			return err
-		}
-	} else {
-		printGGUFCheck(stdout, r)
-	}
-	if !r.Alike {
-		return errProblems
-	}
-	return nil
+	return writeReport(stdout, asJSON, r, func(w io.Writer) { printGGUFCheck(w, r) }, r.Alike)
 }
 
 // checkpointLayout is the GGUF's spec as it rotates the Hugging Face checkpoint's weights:

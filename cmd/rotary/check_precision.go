@@ -58,17 +58,18 @@ func runCheckPrecision(data []byte, source string, opts hf.ParseOptions, asJSON 
 	if err != nil {
 		return err
 	}
-	if asJSON {
-		return writeReport(stdout, r)
-	}
-	fmt.Fprintf(stdout, "config: %s\nmodel: %s\n", r.Source, r.Model)
+	return writeReport(stdout, asJSON, r, func(w io.Writer) { printPrecision(w, r) }, true)
+}
+
+// printPrecision is check --precision's text form.
+func printPrecision(w io.Writer, r *precisionReport) {
+	fmt.Fprintf(w, "config: %s\nmodel: %s\n", r.Source, r.Model)
 	for _, l := range r.Lengths {
-		fmt.Fprintf(stdout, "\nat the %s length %d (positions %d..%d):\n", l.Name, l.Length, l.From, l.Length-1)
-		fmt.Fprintf(stdout, "  angle error        %.3g rad (position %d, pair %d)\n", l.MaxAngleError, l.AnglePosition, l.AnglePair)
-		fmt.Fprintf(stdout, "  cos/sin error      %.3g\n", l.MaxCosSinError)
-		fmt.Fprintf(stdout, "  bf16 output        error up to %.3g ULP of the vector's norm; %.2f%% of outputs round differently\n", l.MaxBF16ULPs, 100*l.BF16Differ)
+		fmt.Fprintf(w, "\nat the %s length %d (positions %d..%d):\n", l.Name, l.Length, l.From, l.Length-1)
+		fmt.Fprintf(w, "  angle error        %.3g rad (position %d, pair %d)\n", l.MaxAngleError, l.AnglePosition, l.AnglePair)
+		fmt.Fprintf(w, "  cos/sin error      %.3g\n", l.MaxCosSinError)
+		fmt.Fprintf(w, "  bf16 output        error up to %.3g ULP of the vector's norm; %.2f%% of outputs round differently\n", l.MaxBF16ULPs, 100*l.BF16Differ)
 	}
-	return nil
 }
 
 // precision measures the float32 angle drift at the spec's original length (for the variants
