@@ -91,14 +91,15 @@ func runBench(args []string, stdout, stderr io.Writer) error {
 		defer pngFile.Abort()
 	}
 	enc := json.NewEncoder(stdout)
+	w := columnWidths(cfg)
 	if !*asJSON {
-		fmt.Fprintf(stdout, "%-16s %-10s %-5s %-11s %6s %3s %12s %8s %11s %9s %6s %8s\n", "op", "backend", "dtype", "model", "tokens", "thr", "ns/call", "GB/s", "limit_ratio", "limitGB/s", "ratio", "copyGB/s")
+		fmt.Fprintf(stdout, "%-*s %-*s %-5s %-*s %6s %3s %12s %8s %11s %9s %6s %8s\n", w.op, "op", w.backend, "backend", "dtype", w.model, "model", "tokens", "thr", "ns/call", "GB/s", "limit_ratio", "limitGB/s", "ratio", "copyGB/s")
 	}
 	progress := func(done, total int, r bench.Result) {
 		if *asJSON {
 			enc.Encode(r)
 		} else {
-			fmt.Fprintf(stdout, "%-16s %-10s %-5s %-11s %6d %3d %12.0f %8.2f %11.3f %9.2f %6.3f %8.2f\n", r.Op, r.Backend, r.DType, r.Model, r.Tokens, r.Threads, r.NsPerCall, r.GBps, r.LimitRatio, r.LimitGBps, r.Ratio, r.CopyGBps)
+			fmt.Fprintf(stdout, "%-*s %-*s %-5s %-*s %6d %3d %12.0f %8.2f %11.3f %9.2f %6.3f %8.2f\n", w.op, r.Op, w.backend, r.Backend, r.DType, w.model, r.Model, r.Tokens, r.Threads, r.NsPerCall, r.GBps, r.LimitRatio, r.LimitGBps, r.Ratio, r.CopyGBps)
 		}
 		if !*quiet {
 			drawProgress(stderr, done, total, r)
@@ -120,6 +121,41 @@ func runBench(args []string, stdout, stderr io.Writer) error {
 		}
 	}
 	return nil
+}
+
+// benchColumns are the widths of the table's name columns.
+type benchColumns struct{ op, backend, model int }
+
+// columnWidths sizes the name columns to the longest op, backend and model the run can
+// print, so that a long name (apply_rotary_emb_thd_backward, cpu/avx512bf16, a preset's name)
+// does not push its row out of line; the widths of the short default run are the least.
+func columnWidths(cfg bench.Config) benchColumns {
+	w := benchColumns{op: 16, backend: 10, model: 11}
+	ops := cfg.Ops
+	if len(ops) == 0 {
+		ops = bench.DefaultOps
+	}
+	if slices.Contains(ops, "all") {
+		ops = bench.Ops()
+	}
+	models := cfg.Models
+	switch {
+	case cfg.Shape != nil:
+		models = []string{cfg.Shape.Name}
+	case len(models) == 0:
+		models = bench.ModelNames()
+	}
+	for _, o := range ops {
+		w.op = max(w.op, len(o))
+	}
+	// No --backend runs native and cpu, which fit the least width.
+	for _, b := range cfg.Backends {
+		w.backend = max(w.backend, len(b))
+	}
+	for _, m := range models {
+		w.model = max(w.model, len(m))
+	}
+	return w
 }
 
 // drawProgress redraws one status line: a bar, the count, and the figure just measured.

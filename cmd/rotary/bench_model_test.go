@@ -3,6 +3,7 @@ package main
 import (
 	"path/filepath"
 	"slices"
+	"strings"
 	"testing"
 )
 
@@ -89,4 +90,57 @@ func TestBenchUnknownModel(t *testing.T) {
 			wantUsageLine(t, args, w)
 		}
 	}
+}
+
+// TestBenchTableColumns: the table's columns are as wide as their longest entry, so ops such
+// as apply_rotary_emb_thd_backward and models such as qwen2-vl-vision or a preset's name do not
+// push the rest of their row out of line: the name columns start, and the figures end, where
+// the header's do.
+func TestBenchTableColumns(t *testing.T) {
+	one := []string{"bench", "--quiet", "--backend", "native", "--dtype", "F32", "--tokens", "2", "--time", "1ms"}
+	for _, args := range [][]string{
+		{"--op", "apply_rotary_emb_backward,rotary_embedding_gathered,vision_rope_2d,apply_rotary_emb_thd_backward"},
+		{"--model", "phi-3-mini-128k", "--op", "apply_rotary_emb_thd_backward,rotary_embedding"},
+	} {
+		code, stdout, stderr := runCLI(t, append(append([]string{}, one...), args...)...)
+		if code != 0 {
+			t.Fatalf("%v: exit %d: %s", args, code, stderr)
+		}
+		lines := strings.Split(strings.TrimRight(stdout, "\n"), "\n")
+		head := fieldSpans(lines[0])
+		if len(lines) < 3 || len(head) != 12 {
+			t.Fatalf("%v: want a 12-column header and rows, got %q", args, stdout)
+		}
+		for _, row := range lines[1:] {
+			got := fieldSpans(row)
+			if len(got) != len(head) {
+				t.Errorf("%v: row %q has %d columns, want %d", args, row, len(got), len(head))
+				continue
+			}
+			for i := range head {
+				// op, backend, dtype and model are left-aligned; the figures right-aligned.
+				if i < 4 && got[i][0] != head[i][0] || i >= 4 && got[i][1] != head[i][1] {
+					t.Errorf("%v: column %d of %q is out of line with the header %q", args, i, row, lines[0])
+				}
+			}
+		}
+	}
+}
+
+// fieldSpans are the [start, end) byte offsets of the space-separated fields of line.
+func fieldSpans(line string) [][2]int {
+	var spans [][2]int
+	for i := 0; i < len(line); {
+		if line[i] == ' ' {
+			i++
+			continue
+		}
+		j := i
+		for j < len(line) && line[j] != ' ' {
+			j++
+		}
+		spans = append(spans, [2]int{i, j})
+		i = j
+	}
+	return spans
 }
