@@ -195,7 +195,7 @@ func parallel(j *job, tokens int) {
 		return
 	}
 	defer pool.mu.Unlock()
-	pool.job = *j
+	pool.job.take(j)
 	chunks := min(pool.threads, tokens)
 	per := (tokens + chunks - 1) / chunks
 	pool.pending.Store(int32(chunks - 1))
@@ -208,7 +208,41 @@ func parallel(j *job, tokens int) {
 			runtime.Gosched() // the workers are running: their chunks take as long as ours
 		}
 	}
-	pool.job = job{} // drop the caller's buffers
+	pool.job.drop() // the caller's buffers
+}
+
+// take copies j into the pool's slot: the fields of its kind only, where the kind has one
+// field, rather than the whole union, which is some kilobytes to copy and clear per call.
+func (p *job) take(j *job) {
+	p.kind = j.kind
+	switch j.kind {
+	case jobRotaryEmbedding:
+		p.re = j.re
+	case jobGathered:
+		p.g = j.g
+	case jobMRoPE:
+		p.mr = j.mr
+	case jobStream:
+		p.st = j.st
+	default:
+		*p = *j
+	}
+}
+
+// drop clears what take filled.
+func (p *job) drop() {
+	switch p.kind {
+	case jobRotaryEmbedding:
+		p.re = ops.RotaryEmbeddingArgs{}
+	case jobGathered:
+		p.g = ops.GatheredArgs{}
+	case jobMRoPE:
+		p.mr = ops.MRoPEArgs{}
+	case jobStream:
+		p.st = streamJob{}
+	default:
+		*p = job{}
+	}
 }
 
 // Copy copies src to dst (same length) on the threads a rotation moving the same bytes would
