@@ -124,13 +124,18 @@ const (
 	// transformers main after PR #43972, multimodal.IndexUnified). It changes the positions,
 	// not the spec: ParseOptions accepts it and derives the same spec either way.
 	RuleRopeIndex Rule = "rope_index"
+	// RuleIndexerPairing: how DeepSeek-V3.2's lightning indexer pairs its rotated dims (Model.
+	// Indexer): "neox" (rotate_half, as DeepSeek's fixed reference code), or "interleaved":
+	// the MLA's GPT-J pairing, the indexer handed the MLA's rotary embedding.
+	RuleIndexerPairing Rule = "indexer_pairing"
 )
 
 // Rules lists every rule in a stable order.
 func Rules() []Rule {
 	return []Rule{RuleRopeParameters, RuleYaRNAttention, RuleYaRNTruncate, RuleDynamicLength,
 		RuleLongRoPEAttention, RuleLongRoPEOriginal, RuleLongRoPETables, RuleMiniMaxRotaryDim,
-		RulePhiMoELongFactors, RuleMRoPEDefault, RuleMRoPEInterleavedDefault, RuleRopeIndex}
+		RulePhiMoELongFactors, RuleMRoPEDefault, RuleMRoPEInterleavedDefault, RuleRopeIndex,
+		RuleIndexerPairing}
 }
 
 // Reading is how one dialect reads one rule, and the upstream code it follows.
@@ -154,6 +159,7 @@ var referenceReadings = map[Rule]Reading{
 	RuleMRoPEDefault:            {Choice: "family-default", Follows: "transformers models/qwen3_vl/modeling_qwen3_vl.py Qwen3VLTextRotaryEmbedding.__init__ (mrope_section default [24, 20, 20])"},
 	RuleMRoPEInterleavedDefault: {Choice: "family", Follows: "transformers models/qwen3_vl/modeling_qwen3_vl.py Qwen3VLTextRotaryEmbedding.forward: apply_interleaved_mrope whatever the config says"},
 	RuleRopeIndex:               {Choice: "v4.57", Follows: "vLLM models/qwen2_vl.py and qwen2_5_vl.py get_mrope_input_positions: st_idx = llm_pos_ids_list[-1].max() + 1, as transformers v4.57's get_rope_index"},
+	RuleIndexerPairing:          {Choice: "neox", Follows: "transformers models/deepseek_v32/modeling_deepseek_v32.py DeepseekV32Indexer.forward: apply_rotary_pos_emb (rotate_half) on the indexer's rope dims, apply_rotary_pos_emb_interleave for the MLA's"},
 }
 
 // dialectReadings are the rules each dialect reads differently from the reference, or alike but
@@ -171,6 +177,7 @@ var dialectReadings = map[Dialect]map[Rule]Reading{
 		RulePhiMoELongFactors:       {Choice: "never", Follows: "transformers main models/phimoe/modeling_phimoe.py PhimoeRotaryEmbedding.forward: rope_init_fn(self.config) without seq_len, so short factors at every length"},
 		RuleMRoPEDefault:            {Choice: "family-default", Follows: "transformers main models/qwen3_vl/modeling_qwen3_vl.py Qwen3VLTextRotaryEmbedding.__init__: rope_parameters.get(\"mrope_section\", [24, 20, 20])"},
 		RuleMRoPEInterleavedDefault: {Choice: "family", Follows: "transformers main models/qwen3_vl/modeling_qwen3_vl.py Qwen3VLTextRotaryEmbedding.forward and models/qwen3_5/modeling_qwen3_5.py Qwen3_5TextRotaryEmbedding.forward: apply_interleaved_mrope unconditionally"},
+		RuleIndexerPairing:          {Choice: "neox", Follows: "transformers main models/deepseek_v32/modeling_deepseek_v32.py DeepseekV32Indexer.forward: apply_rotary_pos_emb (rotate_half), the MLA's DeepseekV32Attention apply_rotary_pos_emb_interleave"},
 		RuleRopeIndex:               {Choice: "unified", Follows: "transformers main models/qwen2_vl/modeling_qwen2_vl.py Qwen2VLModel.get_rope_index (and qwen2_5_vl, qwen3_vl, qwen3_5's) after #43972 (c281a2de): current_pos += max(h, w) // spatial_merge_size, position_ids = torch.zeros, rope_delta over len(current_input_ids); Qwen2.5-VL's time_interval = tokens_per_second · int(second_per_grid_t)"},
 	},
 	DialectHF457: {
@@ -199,6 +206,7 @@ var dialectReadings = map[Dialect]map[Rule]Reading{
 		RulePhiMoELongFactors:       {Choice: "used", Follows: "vLLM models/phimoe.py → get_rope longrope → Phi3LongRoPEScaledRotaryEmbedding"},
 		RuleMRoPEDefault:            {Choice: "none", Follows: "vLLM rotary_embedding/__init__.py get_rope: MRotaryEmbedding only when \"mrope_section\" is in rope_parameters"},
 		RuleMRoPEInterleavedDefault: {Choice: "chunked", Follows: "vLLM rotary_embedding/__init__.py get_rope: mrope_interleaved=rope_parameters.get(\"mrope_interleaved\", False)"},
+		RuleIndexerPairing:          {Choice: "neox", Follows: "vLLM models/deepseek_v2.py DeepseekV2MLAAttention.__init__ (28be48fa): indexer_rope_emb = get_rope(is_neox_style=not config.indexer_rope_interleave), the fix of #28968 (88f5b19f, 2025-11-19); the MLA's rotary_emb is_neox_style=False"},
 		RuleRopeIndex:               {Choice: "v4.57", Follows: "vLLM models/qwen2_vl.py Qwen2VLForConditionalGeneration.get_mrope_input_positions and qwen2_5_vl.py's (28be48fa): st_idx = llm_pos_ids_list[-1].max() + 1, one past the block's largest position, per request (no padding)"},
 	},
 	DialectVLLM011: {
@@ -213,6 +221,7 @@ var dialectReadings = map[Dialect]map[Rule]Reading{
 		RuleMiniMaxRotaryDim:        {Choice: "honoured", Follows: "vLLM v0.11 models/minimax_text_01.py MiniMaxText01DecoderLayer: rotary_dim = config.rotary_dim if present"},
 		RuleMRoPEDefault:            {Choice: "none", Follows: "vLLM v0.11 rotary_embedding/__init__.py get_rope: MRotaryEmbedding only with mrope_section"},
 		RuleMRoPEInterleavedDefault: {Choice: "chunked", Follows: "vLLM v0.11 rotary_embedding/__init__.py get_rope: mrope_interleaved=rope_scaling.get(\"mrope_interleaved\", False)"},
+		RuleIndexerPairing:          {Choice: "interleaved", Follows: "vLLM v0.11 models/deepseek_v2.py Indexer.forward(..., rotary_emb) called by layers/mla.py MultiHeadLatentAttention.forward with the MLA's self.rotary_emb, get_rope(is_neox_style=False): GPT-J pairing until #28968"},
 	},
 	DialectSGLang: {
 		RuleYaRNAttention:           {Choice: "computed", Follows: "SGLang layers/rotary_embedding/factory.py get_rope: yarn kwargs extrapolation_factor, attn_factor, beta_fast, beta_slow, truncate; yarn.py YaRNScalingRotaryEmbedding: mscale = yarn_get_mscale_simple(factor) · attn_factor (deepseek_v2.py switches to deepseek_yarn)"},
@@ -222,6 +231,7 @@ var dialectReadings = map[Dialect]map[Rule]Reading{
 		RuleLongRoPETables:          {Choice: "long-past-original", Follows: "SGLang layers/rotary_embedding/rope_variant.py Phi3LongRoPEScaledRotaryEmbedding.forward: long cache when torch.any(positions > original)"},
 		RuleMRoPEDefault:            {Choice: "none", Follows: "SGLang layers/rotary_embedding/factory.py get_rope: MRotaryEmbedding only when \"mrope_section\" is in rope_scaling"},
 		RuleMRoPEInterleavedDefault: {Choice: "chunked", Follows: "SGLang layers/rotary_embedding/factory.py get_rope: mrope_interleaved=rope_scaling.get(\"mrope_interleaved\", False)"},
+		RuleIndexerPairing:          {Choice: "neox", Follows: "SGLang layers/attention/nsa/nsa_indexer.py Indexer.__init__ (005e8bf8): get_rope_wrapper(is_neox_style=True) whatever the config says"},
 	},
 	DialectLlamaCpp: {
 		RuleRopeParameters: {Choice: "reads", Follows: "llama.cpp conversion/base.py TextModel.__init__ (82bb48500; convert_hf_to_gguf.py's before the split): rope_parameters, else rope_scaling, with the top-level rope_theta mirrored in"},
@@ -274,6 +284,7 @@ var ruleChoices = map[Rule][]string{
 	RuleMRoPEDefault:            {"family-default", "none"},
 	RuleMRoPEInterleavedDefault: {"family", "chunked"},
 	RuleRopeIndex:               {"v4.57", "unified"},
+	RuleIndexerPairing:          {"neox", "interleaved"},
 }
 
 // choices resolves the rule table a parse uses: the options' Readings when given, else the
@@ -448,6 +459,10 @@ func adjustModel(m *Model, choice map[Rule]string, f dialectFacts, label string)
 	}
 	for _, s := range specs {
 		pastOriginal(s, choice, f)
+	}
+	if choice[RuleIndexerPairing] == "interleaved" && m.Indexer != nil && m.Indexer.Style != m.Spec.Style {
+		m.Indexer.Style = m.Spec.Style
+		f.ruleApplied[RuleIndexerPairing] = "the indexer's rope dims paired as the MLA's (" + m.Spec.Style.String() + "), not NeoX"
 	}
 	if choice[RuleMRoPEDefault] == "none" && m.Spec.MRoPE != nil && !f.mropeSection {
 		m.Spec.MRoPE = nil

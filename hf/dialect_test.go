@@ -484,3 +484,39 @@ func TestDialectRopeIndex(t *testing.T) {
 		t.Error("rope_index v5: accepted")
 	}
 }
+
+// TestDialectIndexerPairing: DeepSeek-V3.2's lightning indexer rotates NeoX-wise while its MLA
+// rotates GPT-J-wise (transformers main modeling_deepseek_v32.py DeepseekV32Indexer.forward:
+// apply_rotary_pos_emb; DeepSeek-V3.2-Exp's inference code fixed in 8631a813). vLLM v0.11
+// handed the indexer the MLA's rotary embedding (models/deepseek_v2.py Indexer.forward with
+// mla.py's rotary_emb, is_neox_style=False), so its indexer paired GPT-J-wise until #28968;
+// vLLM main (DeepseekV2MLAAttention.indexer_rope_emb, is_neox_style=True without
+// indexer_rope_interleave) and SGLang main (nsa_indexer.py Indexer.__init__, is_neox_style=True)
+// pair NeoX-wise. SGLang's fix was asked for in sglang#13530; vllm-ascend's PR #5701 removed
+// its fix (#4641) by accident and #7859 restored it, but vllm-ascend is not a dialect here.
+func TestDialectIndexerPairing(t *testing.T) {
+	want := map[Dialect]rope.Style{DialectReference: rope.NeoX, DialectHF: rope.NeoX, DialectVLLM: rope.NeoX, DialectSGLang: rope.NeoX, DialectVLLM011: rope.GPTJ}
+	for d, style := range want {
+		m := presetAs(t, d, "deepseek-v3.2-exp")
+		if m.Indexer == nil || m.Indexer.Style != style || m.Spec.Style != rope.GPTJ {
+			t.Errorf("%s: indexer %+v, MLA style %v: want indexer %v, MLA GPT-J", d, m.Indexer, m.Spec.Style, style)
+			continue
+		}
+		// Only the pairing moves: the frequencies and head are the reference indexer's.
+		ref := presetAs(t, DialectReference, "deepseek-v3.2-exp").Indexer
+		got := *m.Indexer
+		got.Style = ref.Style
+		if !reflect.DeepEqual(got, *ref) {
+			t.Errorf("%s: indexer %+v differs from the reference %+v beyond its pairing", d, *m.Indexer, *ref)
+		}
+	}
+	for _, d := range []Dialect{DialectHF457, DialectLlamaCpp} {
+		if rd, ok := d.Reading(RuleIndexerPairing); ok {
+			t.Errorf("%s: indexer_pairing %q: not verified (v4.57 has no deepseek_v32), want no reading", d, rd.Choice)
+		}
+	}
+	// DeepSeek-V3 has no indexer: the rule leaves it alone.
+	if m := presetAs(t, DialectVLLM011, "deepseek-v3"); m.Indexer != nil {
+		t.Errorf("deepseek-v3 under vllm-0.11: indexer %+v", m.Indexer)
+	}
+}

@@ -279,14 +279,15 @@ func compareGroups(a, b *readingGroup) (comparison, bool, error) {
 }
 
 // parseReading parses the config with rule read as choice, every other rule the reference way;
-// key is the derived spec's JSON, equal for readings that agree on this config.
+// key is the derived specs' JSON (the main one and the DSA indexer's), equal for readings that
+// agree on this config.
 func parseReading(data []byte, opts hf.ParseOptions, rule hf.Rule, choice string) (*hf.Model, string, error) {
 	opts.Dialect, opts.Readings = hf.DialectReference, map[hf.Rule]string{rule: choice}
 	m, err := opts.Parse(data)
 	if err != nil {
 		return nil, "", err
 	}
-	key, err := json.Marshal(m.Spec)
+	key, err := json.Marshal([2]any{m.Spec, m.Indexer})
 	return m, string(key), err
 }
 
@@ -325,6 +326,22 @@ func compareModels(a, b *hf.Model) (comparison, bool, error) {
 		c.Layer = l
 		if !worst.Divergent && c.Divergent || c.MaxOutputDiff > worst.MaxOutputDiff || worst.Positions == 0 {
 			worst = c
+		}
+	}
+	// DeepSeek-V3.2's lightning indexer has a spec of its own; a reading that moves only it is
+	// measured on it.
+	if ia, ib := a.Indexer, b.Indexer; ia != nil && ib != nil {
+		ja, _ := json.Marshal(ia)
+		jb, _ := json.Marshal(ib)
+		if string(ja) != string(jb) {
+			c := compareSpecs(*ia, *ib)
+			if c.MaxOutputDiff != 0 || c.Structure != "" {
+				differ = true
+				c.Structure = strings.TrimSuffix("the DSA indexer's RoPE (Model.Indexer, --rope indexer); "+c.Structure, "; ")
+				if !worst.Divergent && c.Divergent || c.MaxOutputDiff > worst.MaxOutputDiff || worst.Positions == 0 {
+					worst = c
+				}
+			}
 		}
 	}
 	return worst, differ, nil

@@ -38,15 +38,16 @@ func divergentRules(r *frameworksReport) []hf.Rule {
 
 // presetDivergences are the embedded presets the dialects read differently, and the rules why.
 var presetDivergences = map[string][]hf.Rule{
-	"gpt-oss-20b":     {hf.RuleYaRNTruncate},                                                 // truncate: false
-	"gpt-oss-120b":    {hf.RuleYaRNTruncate},                                                 // truncate: false, as 20b
-	"ministral-3-3b":  {hf.RuleRopeParameters, hf.RuleYaRNAttention},                         // v5 rope_parameters, mscale = mscale_all_dim
-	"phi-3-mini-128k": {hf.RuleLongRoPETables, hf.RuleLongRoPETables, hf.RuleLongRoPETables}, // three switching rules
-	"phi-4-mini":      {hf.RuleLongRoPETables, hf.RuleLongRoPETables, hf.RuleLongRoPETables}, // as Phi-3
-	"qwen3.5-35b-a3b": {hf.RuleRopeParameters, hf.RuleRopeIndex},                             // v5 rope_parameters; get_rope_index's padding
-	"qwen2-vl-7b":     {hf.RuleRopeIndex},                                                    // HF main's get_rope_index (#43972)
-	"qwen2.5-vl-7b":   {hf.RuleRopeIndex},                                                    // as Qwen2-VL
-	"qwen3-vl-8b":     {hf.RuleRopeIndex},                                                    // padding only: frames have t = 1
+	"gpt-oss-20b":       {hf.RuleYaRNTruncate},                                                 // truncate: false
+	"gpt-oss-120b":      {hf.RuleYaRNTruncate},                                                 // truncate: false, as 20b
+	"ministral-3-3b":    {hf.RuleRopeParameters, hf.RuleYaRNAttention},                         // v5 rope_parameters, mscale = mscale_all_dim
+	"phi-3-mini-128k":   {hf.RuleLongRoPETables, hf.RuleLongRoPETables, hf.RuleLongRoPETables}, // three switching rules
+	"phi-4-mini":        {hf.RuleLongRoPETables, hf.RuleLongRoPETables, hf.RuleLongRoPETables}, // as Phi-3
+	"qwen3.5-35b-a3b":   {hf.RuleRopeParameters, hf.RuleRopeIndex},                             // v5 rope_parameters; get_rope_index's padding
+	"qwen2-vl-7b":       {hf.RuleRopeIndex},                                                    // HF main's get_rope_index (#43972)
+	"qwen2.5-vl-7b":     {hf.RuleRopeIndex},                                                    // as Qwen2-VL
+	"qwen3-vl-8b":       {hf.RuleRopeIndex},                                                    // padding only: frames have t = 1
+	"deepseek-v3.2-exp": {hf.RuleIndexerPairing},                                               // vLLM v0.11's indexer paired GPT-J-wise
 
 	"internlm3-8b-instruct": {hf.RuleDynamicLength}, // dynamic factor 6: vLLM 0.11 and SGLang tabulate max_position · factor once
 }
@@ -420,5 +421,48 @@ func TestCheckFrameworksRopeIndex(t *testing.T) {
 	// Without hf every compared dialect follows v4.57: alike.
 	if code, r, stderr := checkFrameworks(t, "--model", "qwen2-vl-7b", "--frameworks=hf-4.57,vllm"); code != 0 || r == nil || len(r.Rows) != 0 {
 		t.Errorf("hf-4.57,vllm: exit %d, stderr %q, report %+v: want 0 and no rows", code, stderr, r)
+	}
+}
+
+// TestCheckFrameworksIndexerPairing: DeepSeek-V3.2's indexer rotates its first 64 of 128 dims
+// NeoX-wise (transformers main DeepseekV32Indexer.forward, vLLM main's indexer_rope_emb, SGLang's
+// nsa_indexer.py Indexer); vLLM v0.11 handed it the MLA's GPT-J rotary embedding (deepseek_v2.py
+// Indexer.forward with mla.py's rotary_emb) until #28968. Position 0 is the identity in both;
+// from position 1 the pairs differ, and a unit vector along dim 1 goes to (−sin, cos) of pair 0
+// under GPT-J but to (cos, sin) of pair 1 (dims 1, 33) under NeoX: apart by up to 2.
+func TestCheckFrameworksIndexerPairing(t *testing.T) {
+	code, r, stderr := checkFrameworks(t, "--model", "deepseek-v3.2-exp")
+	if code != 1 || r == nil {
+		t.Fatalf("exit %d, stderr %q: want 1", code, stderr)
+	}
+	if got := divergentRules(r); !slices.Equal(got, []hf.Rule{hf.RuleIndexerPairing}) {
+		t.Fatalf("divergent rules %v, want [indexer_pairing]", got)
+	}
+	row := r.Rows[0]
+	if row.A.Choice != "neox" || !slices.Equal(row.A.Dialects, []string{"hf", "vllm", "sglang"}) ||
+		row.B.Choice != "interleaved" || !slices.Equal(row.B.Dialects, []string{"vllm-0.11"}) {
+		t.Errorf("sides %+v / %+v: want neox (hf, vllm, sglang) against interleaved (vllm-0.11)", row.A, row.B)
+	}
+	if row.FirstPosition != 1 || row.MaxAngleDiff != nil || row.MaxOutputDiff <= 1.9 || row.MaxOutputDiff > 2+1e-12 ||
+		!strings.Contains(row.Structure, "indexer") {
+		t.Errorf("first %d, angle %v, largest diff %v, structure %q: want 1, n/a, ≈2, the indexer named", row.FirstPosition, row.MaxAngleDiff, row.MaxOutputDiff, row.Structure)
+	}
+	// Without vLLM v0.11 every compared dialect pairs NeoX-wise.
+	if code, r, _ := checkFrameworks(t, "--model", "deepseek-v3.2-exp", "--frameworks=hf,vllm,sglang"); code != 0 || r == nil || len(r.Rows) != 0 {
+		t.Errorf("hf,vllm,sglang: exit %d, report %+v: want 0 and no rows", code, r)
+	}
+	// The main (MLA) rope is GPT-J under every dialect; only --rope indexer moves.
+	for _, as := range []string{"hf", "vllm-0.11"} {
+		_, out, _ := runCLI(t, "inspect", "--model", "deepseek-v3.2-exp", "--as", as)
+		if !strings.Contains(out, "style:                 gptj") {
+			t.Errorf("inspect --as %s: the MLA's style is not gptj:\n%s", as, out)
+		}
+	}
+	want := map[string]string{"hf": "neox", "vllm": "neox", "vllm-0.11": "gptj"}
+	for as, style := range want {
+		_, out, _ := runCLI(t, "inspect", "--model", "deepseek-v3.2-exp", "--rope", "indexer", "--as", as)
+		if !strings.Contains(out, "style:                 "+style) {
+			t.Errorf("inspect --rope indexer --as %s: want style %s:\n%s", as, style, out)
+		}
 	}
 }
