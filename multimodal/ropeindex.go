@@ -676,9 +676,9 @@ func indexFrom(ids []int64, tok int64, from int) int {
 // the whole sequence, prompt included) after a multimodal prefill whose rope_delta is
 // ropeDelta: HF's decode branch, position_ids = arange(seq) + cache_position[0] +
 // rope_deltas, the same on all three axes. For the families whose rope_delta counts only
-// unmasked tokens (the Omni thinkers, ERNIE-4.5-VL, HunYuan-VL: cumsum(attention_mask) − 1 +
-// rope_deltas in their decode branch) cachePosition is the token's index among the row's
-// unmasked tokens; without padding the two are the same.
+// unmasked tokens (the Omni thinkers, ERNIE-4.5-VL, HunYuan-VL, and the Qwen-VL families under
+// IndexUnified: cumsum(attention_mask) − 1 + rope_deltas in their decode branch) cachePosition
+// is the token's index among the row's unmasked tokens; without padding the two are the same.
 func DecodePosition(cachePosition, ropeDelta int64) int64 { return cachePosition + ropeDelta }
 
 // DecodePositions is HF's decode branch for a batch: n new tokens per row starting at cache
