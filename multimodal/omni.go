@@ -254,10 +254,12 @@ func audioCount(cfg Config, inputIDs, mask [][]int64, audioLen []int64, n int) e
 	return nil
 }
 
-// blockCounts25 are HF's image_nums, video_nums and audio_nums of a row: vision_start tokens
+// counts are HF's image_nums, video_nums and audio_nums of a row: vision_start tokens
 // followed by an image token, by a video token (by audio_start with use_audio_in_video), and
-// audio_start tokens.
-func (st *omniState) counts(b int, ids []int64) (images, videos, audios int, err error) {
+// audio_start tokens; blocks is how many times the row's loop places one: with
+// use_audio_in_video each video's audio_start is among the audios, so a video is not counted
+// again.
+func (st *omniState) counts(b int, ids []int64) (images, videos, audios, blocks int, err error) {
 	cfg := st.cfg
 	videoNext := cfg.VideoTokenID
 	if st.in.UseAudioInVideo {
@@ -271,7 +273,7 @@ func (st *omniState) counts(b int, ids []int64) (images, videos, audios int, err
 			continue
 		}
 		if s+1 >= len(ids) {
-			return 0, 0, 0, inputErr("row %d: vision_start token %d is the last unmasked token: want an image or video after it", b, id)
+			return 0, 0, 0, 0, inputErr("row %d: vision_start token %d is the last unmasked token: want an image or video after it", b, id)
 		}
 		switch ids[s+1] {
 		case cfg.ImageTokenID:
@@ -280,12 +282,16 @@ func (st *omniState) counts(b int, ids []int64) (images, videos, audios int, err
 			videos++
 		case cfg.VideoTokenID, cfg.AudioStartTokenID:
 			if st.in.UseAudioInVideo {
-				return 0, 0, 0, inputErr("row %d: a video at token %d has no audio (vision_start video): use_audio_in_video wants vision_start audio_start before every video", b, s+1)
+				return 0, 0, 0, 0, inputErr("row %d: a video at token %d has no audio (vision_start video): use_audio_in_video wants vision_start audio_start before every video", b, s+1)
 			}
-			return 0, 0, 0, inputErr("row %d: a video at token %d carries its audio (vision_start audio_start): want use_audio_in_video", b, s+1)
+			return 0, 0, 0, 0, inputErr("row %d: a video at token %d carries its audio (vision_start audio_start): want use_audio_in_video", b, s+1)
 		}
 	}
-	return images, videos, audios, nil
+	blocks = images + videos + audios
+	if st.in.UseAudioInVideo {
+		blocks = images + audios
+	}
+	return images, videos, audios, blocks, nil
 }
 
 // media checks that ids[from:from+n] are all tok and that an end token follows them.
@@ -434,13 +440,9 @@ func seqPositions(n, base int64) rowPositions {
 // or after the cursor opens the next block.
 func (st *omniState) row25(b int, ids []int64) (rowPositions, error) {
 	cfg := st.cfg
-	images, videos, audios, err := st.counts(b, ids)
+	images, videos, audios, n, err := st.counts(b, ids)
 	if err != nil {
 		return rowPositions{}, err
-	}
-	n := images + videos + audios
-	if st.in.UseAudioInVideo {
-		n = images + audios // each video's audio_start is among the audios
 	}
 	w := newPosWriter(len(ids))
 	st0 := 0
@@ -589,13 +591,9 @@ func chunkedIndex(values []int64, perChunk, remove int64) [][2]int {
 // after the cursor opens the next block.
 func (st *omniState) row3(b int, ids []int64) (rowPositions, error) {
 	cfg := st.cfg
-	images, videos, audios, err := st.counts(b, ids)
+	images, videos, audios, n, err := st.counts(b, ids)
 	if err != nil {
 		return rowPositions{}, err
-	}
-	n := images + videos + audios
-	if st.in.UseAudioInVideo {
-		n = images + audios
 	}
 	hasVision := indexFrom(ids, cfg.ImageTokenID, 0) >= 0 || indexFrom(ids, cfg.VideoTokenID, 0) >= 0
 	hasAudio := indexFrom(ids, cfg.AudioTokenID, 0) >= 0
