@@ -29,7 +29,7 @@ type compareOptions struct {
 
 // registerTolerances adds --atol, the ULP flag (diff's --max-ulp, verify's --ulp) and --show.
 func (o *compareOptions) register(fs *flag.FlagSet, ulpFlag string) {
-	fs.Int64Var(&o.maxULP, ulpFlag, 1, "elements within `N` units in the last place (of the compared dtype) pass")
+	fs.Int64Var(&o.maxULP, ulpFlag, 1, "elements within `N` units in the last place (of the compared dtype) pass; integers must be equal (an integer's ULP is the difference)")
 	fs.Var(&o.atolFlag, "atol", "elements within absolute error `X` pass (default: 2^-20 × the largest |reference| of the tensor)")
 	fs.IntVar(&o.show, "show", 5, "locate the `N` worst elements of each tensor over tolerance")
 }
@@ -404,7 +404,8 @@ func compareTensors(name string, a, b tensor.Tensor, opts compareOptions, ax axi
 			}
 		} else {
 			// Integers compare exactly, without a detour through float64 that would merge
-			// values past 2^53.
+			// values past 2^53. An integer's unit in the last place is 1, so its ULP figure is
+			// the difference (at most MaxInt64), which no tolerance lets pass.
 			p, q := a.Int64At(i), b.Int64At(i)
 			x, y = float64(p), float64(q)
 			if p != q {
@@ -412,7 +413,7 @@ func compareTensors(name string, a, b tensor.Tensor, opts compareOptions, ax axi
 				if p < q {
 					d = uint64(q) - uint64(p)
 				}
-				diff, ulp = float64(d), math.MaxInt64
+				diff, ulp = float64(d), int64(min(d, math.MaxInt64))
 				sq.add(diff)
 				over = true
 			}
@@ -439,6 +440,9 @@ func compareTensors(name string, a, b tensor.Tensor, opts compareOptions, ax axi
 	}
 	if r.Mismatch > 0 {
 		r.Problem = fmt.Sprintf("%d elements over tolerance", r.Mismatch)
+		if !isFloat {
+			r.Notes = append(r.Notes, "integers must be equal: no ULP or absolute tolerance applies (an integer's ULP is the difference)")
+		}
 		coords, names := ax.locate(name, coords)
 		for _, c := range worst.sorted() {
 			r.Worst = append(r.Worst, worstElem{Index: unravel(c.i, coords), Axes: names, A: c.a, B: c.b, AbsErr: jsonFloat(c.diff), ULP: c.ulp})
@@ -594,15 +598,18 @@ func printRow(w io.Writer, r diffRow, aName, bName string) {
 	if r.ComparedAs != "" {
 		dt = r.ComparedAs
 	}
+	cd, _ := tensor.ParseDType(dt)
+	// MaxInt64 stands for a float pair no ULP count spans (a NaN or infinity on one side); an
+	// integer pair's is its difference, however large.
+	isFloat := cd.IsFloat() || cd == tensor.F64
 	ulp := strconv.FormatInt(r.MaxULP, 10)
-	if r.MaxULP == math.MaxInt64 {
+	if r.MaxULP == math.MaxInt64 && isFloat {
 		ulp = "inf"
 	}
 	fmt.Fprintf(w, "%-24s %-5s %10d %12.4g %8s %12.4g %s\n", label, dt, r.Elements, r.MaxAbs, ulp, r.NMSE, status)
 	for _, n := range r.Notes {
 		fmt.Fprintf(w, "  note: %s\n", n)
 	}
-	cd, _ := tensor.ParseDType(dt)
 	for _, e := range r.Worst {
 		var at []string
 		for k, c := range e.Index {
@@ -613,7 +620,7 @@ func printRow(w io.Writer, r diffRow, aName, bName string) {
 			where = "scalar"
 		}
 		eulp := strconv.FormatInt(e.ULP, 10)
-		if e.ULP == math.MaxInt64 {
+		if e.ULP == math.MaxInt64 && isFloat {
 			eulp = "inf"
 		}
 		fmt.Fprintf(w, "  at %s: %s %s, %s %s (abs err %.4g, %s ulp)\n", where, aName, e.A.format(cd), bName, e.B.format(cd), float64(e.AbsErr), eulp)

@@ -258,3 +258,38 @@ func TestDiffLargeF64(t *testing.T) {
 		t.Errorf("overflowing differences: exit %d row %v", code, r)
 	}
 }
+
+// TestDiffIntegerULP: an integer's unit in the last place is 1, so an integer pair's ULP figure
+// is its difference (not "inf"), in the table, the located elements and JSON; integers still
+// must be equal whatever --max-ulp and --atol say, and the note says so.
+func TestDiffIntegerULP(t *testing.T) {
+	dir := t.TempDir()
+	for _, c := range []struct {
+		name string
+		a, b safetensors.Tensor
+	}{
+		{"I8", safetensors.FromInt8s("x", []int{3}, []int8{1, 2, -3}), safetensors.FromInt8s("x", []int{3}, []int8{1, 5, -3})},
+		{"U8", safetensors.Tensor{Name: "x", DType: "U8", Shape: []int{3}, Data: []byte{1, 2, 3}}, safetensors.Tensor{Name: "x", DType: "U8", Shape: []int{3}, Data: []byte{1, 5, 3}}},
+		{"I32", safetensors.FromInt32s("x", []int{3}, []int32{1, 2, -3}), safetensors.FromInt32s("x", []int{3}, []int32{1, -1, -3})},
+		{"I64", safetensors.FromInt64s("x", []int{3}, []int64{1, 2, -3}), safetensors.FromInt64s("x", []int{3}, []int64{1, 5, -3})},
+	} {
+		a := writeTensors(t, dir, c.name+"a.safetensors", c.a)
+		b := writeTensors(t, dir, c.name+"b.safetensors", c.b)
+		code, out, _ := runCLI(t, "diff", a, b, "--max-ulp", "5", "--atol", "5")
+		lines := strings.Split(out, "\n")
+		if code != 1 || len(lines) < 2 || len(strings.Fields(lines[1])) < 5 || strings.Fields(lines[1])[4] != "3" ||
+			!strings.Contains(out, "(abs err 3, 3 ulp)") || strings.Contains(out, "inf") || !strings.Contains(out, "note: integers must be equal") {
+			t.Errorf("%s: exit %d\n%s", c.name, code, out)
+		}
+		_, rows := diffJSON(t, a, b)
+		r := rows["x"]
+		if w, _ := r["worst"].([]any); r["max_ulp"] != float64(3) || len(w) != 1 || w[0].(map[string]any)["ulp"] != float64(3) {
+			t.Errorf("%s: JSON row %v", c.name, r)
+		}
+	}
+	// Equal integers have no note.
+	a := writeTensors(t, dir, "eq.safetensors", safetensors.FromInt64s("x", []int{2}, []int64{4, 5}))
+	if code, out, _ := runCLI(t, "diff", a, a); code != 0 || strings.Contains(out, "note:") {
+		t.Errorf("equal integers: exit %d\n%s", code, out)
+	}
+}
