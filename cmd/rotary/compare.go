@@ -282,7 +282,11 @@ func commonDType(a, b tensor.DType, aName, bName string) (tensor.DType, string, 
 	switch {
 	case okA && okB:
 		if a == tensor.F16 && b == tensor.BF16 || a == tensor.BF16 && b == tensor.F16 {
-			return tensor.BF16, "dtype F16 vs BF16: both rounded to BF16 (fewer significant bits) before comparing", true
+			rounded := aName // the F16 side; the BF16 one is compared as it is
+			if b == tensor.F16 {
+				rounded = bName
+			}
+			return tensor.BF16, fmt.Sprintf("dtype %v vs %v: %s rounded to BF16 (fewer significant bits) before comparing", a, b, rounded), true
 		}
 		if ra < rb {
 			return a, fmt.Sprintf("dtype %v vs %v: %s rounded to %v (the narrower) before comparing", a, b, bName, a), true

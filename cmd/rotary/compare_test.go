@@ -72,8 +72,12 @@ func TestDiffDTypes(t *testing.T) {
 	if code != 0 || !strings.Contains(out, "note: dtype F32 vs BF16: A rounded to BF16 (the narrower) before comparing") || !strings.Contains(out, "x                        BF16") {
 		t.Errorf("F32 vs its BF16 rounding: exit %d\n%s%s", code, out, stderr)
 	}
-	if code, out, _ := runCLI(t, "diff", f16, bf); code != 0 || !strings.Contains(out, "both rounded to BF16") {
+	// Only the F16 side is rounded (BF16 has fewer significant bits); the note names it.
+	if code, out, _ := runCLI(t, "diff", f16, bf); code != 0 || !strings.Contains(out, "note: dtype F16 vs BF16: A rounded to BF16 (fewer significant bits) before comparing") {
 		t.Errorf("F16 vs BF16: exit %d\n%s", code, out)
+	}
+	if code, out, _ := runCLI(t, "diff", bf, f16); code != 0 || !strings.Contains(out, "note: dtype BF16 vs F16: B rounded to BF16 (fewer significant bits) before comparing") {
+		t.Errorf("BF16 vs F16: exit %d\n%s", code, out)
 	}
 	w := append([]float32(nil), v...)
 	w[9] = -w[9]
