@@ -464,6 +464,9 @@ func adjustModel(m *Model, choice map[Rule]string, f dialectFacts, label string)
 		m.Indexer.Style = m.Spec.Style
 		f.ruleApplied[RuleIndexerPairing] = "the indexer's rope dims paired as the MLA's (" + m.Spec.Style.String() + "), not NeoX"
 	}
+	if choice[RuleRopeIndex] == "unified" && m.Spec.MRoPE != nil && qwenVLType(f.modelType) {
+		f.ruleApplied[RuleRopeIndex] = "transformers main's get_rope_index (videos overlap the text after them, padding 0, rope_delta over the unpadded length): the spec is the same, the positions are not (rotary positions --as hf)"
+	}
 	if choice[RuleMRoPEDefault] == "none" && m.Spec.MRoPE != nil && !f.mropeSection {
 		m.Spec.MRoPE = nil
 		f.ruleApplied[RuleMRoPEDefault] = "no mrope_section: plain RoPE, no multimodal sections"
@@ -477,6 +480,17 @@ func adjustModel(m *Model, choice map[Rule]string, f dialectFacts, label string)
 			m.Notes = append(m.Notes, fmt.Sprintf("as %s, %s: %s", label, r, why))
 		}
 	}
+}
+
+// qwenVLType: the model types (text configs included) whose get_rope_index transformers main
+// rewrote (models/qwen2_vl, qwen2_5_vl, qwen3_vl, qwen3_5).
+func qwenVLType(t string) bool {
+	for _, p := range []string{"qwen2_vl", "qwen2_5_vl", "qwen3_vl", "qwen3_5"} {
+		if strings.HasPrefix(t, p) {
+			return true
+		}
+	}
+	return false
 }
 
 // pastOriginal is vLLM v0.11's and SGLang's LongRoPE switch, long factors only for a call with a

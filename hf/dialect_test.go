@@ -480,6 +480,13 @@ func TestDialectRopeIndex(t *testing.T) {
 			t.Errorf("%s: the rope_index readings derive different specs", name)
 		}
 	}
+	// The note says so under hf, for the Qwen-VL families only.
+	hasNote := func(m *Model) bool {
+		return slices.ContainsFunc(m.Notes, func(n string) bool { return strings.Contains(n, "rope_index") })
+	}
+	if !hasNote(presetAs(t, DialectHF, "qwen3-vl-8b")) || hasNote(presetAs(t, DialectHF457, "qwen3-vl-8b")) || hasNote(presetAs(t, DialectHF, "llama-3.1-8b")) {
+		t.Error("the rope_index note: want it under hf for qwen3-vl-8b only")
+	}
 	if _, err := (ParseOptions{Readings: map[Rule]string{RuleRopeIndex: "v5"}}).Preset("qwen2-vl-7b"); err == nil {
 		t.Error("rope_index v5: accepted")
 	}
