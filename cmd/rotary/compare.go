@@ -13,6 +13,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/rotary-go/rotary/ops"
 	"github.com/rotary-go/rotary/tensor"
@@ -579,19 +580,35 @@ func formatValue(d tensor.DType, v float64) string {
 	return strconv.FormatFloat(v, 'f', -1, 64)
 }
 
-// compareHeader and printRow are the text table of diff and verify. A refused pair prints its
-// name and why, without figures it does not have.
-func compareHeader(w io.Writer) {
-	fmt.Fprintf(w, "%-24s %-5s %10s %12s %8s %12s %s\n", "tensor", "dtype", "elements", "max_abs", "max_ulp", "nmse", "status")
+// compareHeader and printRow are the text table of diff and verify, its name column width
+// wide (labelWidth of the labels it will print). A refused pair prints its name and why,
+// without figures it does not have.
+func compareHeader(w io.Writer, width int) {
+	fmt.Fprintf(w, "%-*s %-5s %10s %12s %8s %12s %s\n", width, "tensor", "dtype", "elements", "max_abs", "max_ulp", "nmse", "status")
 }
 
-func printRow(w io.Writer, r diffRow, aName, bName string) {
-	label := r.Name
-	if r.Candidate != "" && r.Candidate != r.Name {
-		label += " (" + r.Candidate + ")"
+// rowLabel names a row: the tensor, and verify's candidate name for it when that differs.
+func rowLabel(name, candidate string) string {
+	if candidate != "" && candidate != name {
+		return name + " (" + candidate + ")"
 	}
+	return name
+}
+
+// labelWidth is the name column's width for labels: the longest, and at least 24 so that
+// short names keep the usual table.
+func labelWidth(labels []string) int {
+	w := 24
+	for _, l := range labels {
+		w = max(w, utf8.RuneCountInString(l))
+	}
+	return w
+}
+
+func printRow(w io.Writer, width int, r diffRow, aName, bName string) {
+	label := rowLabel(r.Name, r.Candidate)
 	if !r.Compared {
-		fmt.Fprintf(w, "%-24s not compared: %s\n", label, r.Problem)
+		fmt.Fprintf(w, "%-*s not compared: %s\n", width, label, r.Problem)
 		return
 	}
 	status := "ok"
@@ -610,7 +627,7 @@ func printRow(w io.Writer, r diffRow, aName, bName string) {
 	if r.MaxULP == math.MaxInt64 && isFloat {
 		ulp = "inf"
 	}
-	fmt.Fprintf(w, "%-24s %-5s %10d %12.4g %8s %12.4g %s\n", label, dt, r.Elements, r.MaxAbs, ulp, r.NMSE, status)
+	fmt.Fprintf(w, "%-*s %-5s %10d %12.4g %8s %12.4g %s\n", width, label, dt, r.Elements, r.MaxAbs, ulp, r.NMSE, status)
 	for _, n := range r.Notes {
 		fmt.Fprintf(w, "  note: %s\n", n)
 	}

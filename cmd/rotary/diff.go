@@ -51,8 +51,9 @@ func runDiff(args []string, stdout, stderr io.Writer) error {
 	sort.Strings(names)
 	problems := 0
 	enc := json.NewEncoder(stdout)
+	width := labelWidth(names)
 	if !*asJSON {
-		compareHeader(stdout)
+		compareHeader(stdout, width)
 	}
 	for _, n := range names {
 		ta, okA := a.tensors[n]
@@ -77,7 +78,7 @@ func runDiff(args []string, stdout, stderr io.Writer) error {
 			}
 			continue
 		}
-		printRow(stdout, r, "A", "B")
+		printRow(stdout, width, r, "A", "B")
 	}
 	if problems > 0 {
 		fmt.Fprintf(stderr, "rotary diff: %d of %d tensors differ beyond tolerance or were not compared\n", problems, len(names))

@@ -57,11 +57,19 @@ func runVerify(args []string, stdout, stderr io.Writer) error {
 	}
 	sort.Strings(outputs)
 	ax := axisContextOf(golden.metadata)
+	labels := make([]string, len(outputs))
+	for i, n := range outputs {
+		labels[i] = n
+		if _, name, ok := candidateFor(cand, n, strings.TrimPrefix(n, outPrefix)); ok {
+			labels[i] = rowLabel(n, name)
+		}
+	}
+	width := labelWidth(labels)
 	if !*asJSON {
 		if desc := bundleSummary(golden.metadata); desc != "" {
 			fmt.Fprintf(stdout, "golden: %s\n", desc)
 		}
-		compareHeader(stdout)
+		compareHeader(stdout, width)
 	}
 	enc := json.NewEncoder(stdout)
 	failed := 0
@@ -85,7 +93,7 @@ func runVerify(args []string, stdout, stderr io.Writer) error {
 			}
 			continue
 		}
-		printRow(stdout, r, "golden", "candidate")
+		printRow(stdout, width, r, "golden", "candidate")
 	}
 	if failed > 0 {
 		fmt.Fprintf(stderr, "rotary verify: %d of %d outputs fail\n", failed, len(outputs))

@@ -337,3 +337,56 @@ func TestVerifyCacheAndGradAxes(t *testing.T) {
 		}
 	}
 }
+
+// TestCompareNameColumn: the name column of verify and diff is as wide as the longest label,
+// so "out.ckv_cache (ckv_cache)" or a checkpoint's long tensor name does not push its row's
+// figures out from under the header's, and a refused row's "not compared" lines up too.
+func TestCompareNameColumn(t *testing.T) {
+	dir := t.TempDir()
+	v := bf16Exact(randomHeads(16, 3))
+	g := filepath.Join(dir, "g.safetensors")
+	if err := safetensors.WriteFile(g, []safetensors.Tensor{
+		encodeAs(tensor.BF16, "out.ckv_cache", []int{2, 8}, v),
+		encodeAs(tensor.BF16, "out.k", []int{2, 8}, v),
+		encodeAs(tensor.BF16, "out.missing_from_the_candidate", []int{2, 8}, v),
+	}, map[string]string{"op": "kv_rmsnorm_rope_cache"}); err != nil {
+		t.Fatal(err)
+	}
+	cand := writeTensors(t, dir, "cand.safetensors", encodeAs(tensor.BF16, "ckv_cache", []int{2, 8}, v), encodeAs(tensor.BF16, "k", []int{2, 8}, v))
+	long := "model.layers.0.self_attn.rotary_emb.inv_freq"
+	a := writeTensors(t, dir, "a.safetensors", encodeAs(tensor.F32, long, []int{4}, v[:4]), encodeAs(tensor.F32, "q", []int{4}, v[:4]))
+	b := writeTensors(t, dir, "b.safetensors", encodeAs(tensor.F32, long, []int{4}, v[:4]), encodeAs(tensor.F32, "q", []int{4}, v[:4]), encodeAs(tensor.F32, "only_b", []int{4}, v[:4]))
+	for _, args := range [][]string{{"verify", g, cand}, {"diff", a, b}} {
+		_, out, _ := runCLI(t, args...)
+		var head string
+		rows := 0
+		for _, l := range strings.Split(out, "\n") {
+			switch {
+			case strings.HasPrefix(l, "tensor "):
+				head = l
+			case head == "" || l == "" || strings.HasPrefix(l, " ") || strings.HasPrefix(l, "all "):
+			case strings.Contains(l, "not compared"):
+				rows++
+				if strings.Index(l, "not compared") != strings.Index(head, "dtype") {
+					t.Errorf("%v: %q: 'not compared' is not under the header's dtype in\n%s", args[0], l, out)
+				}
+			default:
+				rows++
+				// The dtype starts where the header's does, after the label and a space, and
+				// the figures (elements to nmse) end where the header's do.
+				i := strings.Index(head, "dtype")
+				hs, ls := fieldSpans(head[i:]), fieldSpans(l[i:])
+				ok := len(l) > i && l[i-1] == ' ' && l[i] != ' ' && len(ls) >= 5 && ls[0][0] == 0
+				for k := 1; ok && k < 5; k++ {
+					ok = ls[k][1] == hs[k][1]
+				}
+				if !ok {
+					t.Errorf("%v: %q is out of line with the header %q", args[0], l, head)
+				}
+			}
+		}
+		if rows != 3 {
+			t.Errorf("%v: %d rows, want 3:\n%s", args[0], rows, out)
+		}
+	}
+}
