@@ -2,6 +2,7 @@ package multimodal
 
 import (
 	"errors"
+	"math/rand/v2"
 	"reflect"
 	"testing"
 )
@@ -150,4 +151,103 @@ func TestUnifiedErrors(t *testing.T) {
 	if err := cfg.Validate(); err == nil {
 		t.Error("RopeIndex 7: Validate accepted it")
 	}
+}
+
+// TestUnifiedAgreesWithoutOverlap: on unpadded prompts whose videos last no longer in time than
+// their merged side (and Qwen3-VL's, whose frames are grids of t = 1), the largest position of a
+// block is its start + max(t, h, w) − 1 = its start + max(h, w) − 1, so v4.57's st_idx
+// (llm_pos_ids_list[-1].max() + 1) and main's current_pos + max(h, w) // merge coincide: the two
+// versions must give the same positions and rope_deltas. Random layouts, fixed seed.
+func TestUnifiedAgreesWithoutOverlap(t *testing.T) {
+	rng := rand.New(rand.NewPCG(1, 2))
+	for _, kind := range []Kind{Qwen2VL, Qwen3VL} {
+		cfg := DefaultConfig(kind)
+		m := cfg.SpatialMergeSize
+		for trial := range 300 {
+			var row []int64
+			var images, videos [][3]int64
+			text := func() {
+				for range rng.IntN(4) {
+					row = append(row, int64(1+rng.IntN(100)))
+				}
+			}
+			for range rng.IntN(4) {
+				text()
+				h, w := int64(1+rng.IntN(3)), int64(1+rng.IntN(3))
+				if rng.IntN(2) == 0 {
+					images = append(images, [3]int64{1, h * m, w * m})
+					row = append(append(row, vs), rep(img, int(h*w))...)
+					row = append(row, ve)
+					continue
+				}
+				steps := int64(1 + rng.IntN(int(max(h, w))))
+				if kind == Qwen3VL {
+					steps = int64(1 + rng.IntN(4))
+				}
+				videos = append(videos, [3]int64{steps, h * m, w * m})
+				frames := int64(1)
+				if kind == Qwen3VL {
+					frames = steps
+				}
+				for range frames {
+					row = append(append(row, vs), rep(vid, int(steps/frames*h*w))...)
+					row = append(row, ve)
+				}
+			}
+			text()
+			if len(row) == 0 {
+				row = []int64{1}
+			}
+			in := Input{InputIDs: [][]int64{row}, ImageGridTHW: images, VideoGridTHW: videos}
+			old, unified, od, ud := bothVersions(t, cfg, in)
+			if !reflect.DeepEqual(old, unified) || !reflect.DeepEqual(od, ud) {
+				t.Fatalf("%v trial %d: ids %v images %v videos %v:\nv4.57 %v %v\nunified %v %v", kind, trial, row, images, videos, old, od, unified, ud)
+			}
+		}
+	}
+}
+
+// FuzzUnifiedIndex: any ids, mask and grids give positions or an ErrInput error, never a panic,
+// under transformers main's rules for every Qwen-VL family.
+func FuzzUnifiedIndex(f *testing.F) {
+	f.Add([]byte{0, 2, 3, 3, 3, 3, 4, 1}, []byte{4, 2, 2}, uint8(0), false)
+	f.Add([]byte{2, 3, 3, 3, 3, 4}, []byte{1, 4, 4}, uint8(2), true)
+	f.Fuzz(func(t *testing.T, tokens, grid []byte, kind uint8, padded bool) {
+		kinds := []Kind{Qwen2VL, Qwen25VL, Qwen3VL, Qwen35}
+		cfg := DefaultConfig(kinds[int(kind)%len(kinds)])
+		cfg.RopeIndex = IndexUnified
+		special := []int64{1, cfg.VisionStartTokenID, cfg.ImageTokenID, cfg.VideoTokenID, ve}
+		if len(tokens) > 512 {
+			tokens = tokens[:512]
+		}
+		row := make([]int64, len(tokens))
+		mask := make([]int64, len(tokens))
+		for i, b := range tokens {
+			row[i] = special[int(b)%len(special)]
+			mask[i] = int64(b>>7) ^ 1
+		}
+		var images, videos [][3]int64
+		for i := 0; i+2 < len(grid) && i < 30; i += 3 {
+			g := [3]int64{int64(grid[i]%5) + 1, int64(grid[i+1]%4+1) * 2, int64(grid[i+2]%4+1) * 2}
+			if grid[i]&0x80 != 0 {
+				images = append(images, g)
+			} else {
+				videos = append(videos, g)
+			}
+		}
+		in := Input{InputIDs: [][]int64{row}, ImageGridTHW: images, VideoGridTHW: videos}
+		if padded {
+			in.AttentionMask = [][]int64{mask}
+		}
+		pos, deltas, err := RoPEIndex(cfg, in)
+		if err != nil {
+			if !errors.Is(err, ErrInput) {
+				t.Fatalf("error %v: want ErrInput", err)
+			}
+			return
+		}
+		if len(deltas) != 1 || len(pos[0][0]) != len(row) {
+			t.Fatalf("shapes: %d deltas, %d positions for %d ids", len(deltas), len(pos[0][0]), len(row))
+		}
+	})
 }
