@@ -8,6 +8,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/rotary-go/rotary/tensor"
 )
@@ -84,9 +85,20 @@ func runShow(args []string, stdout, stderr io.Writer) error {
 			fmt.Fprintf(stdout, "  %s: %s\n", k, s.metadata[k])
 		}
 	}
-	fmt.Fprintf(stdout, "%-24s %-5s %-16s %12s %12s %12s %6s %6s\n", "tensor", "dtype", "shape", "min", "max", "mean", "nan", "inf")
-	for _, r := range rows {
-		fmt.Fprintf(stdout, "%-24s %-5s %-16s %12s %12s %12s %6d %6d\n", r.Name, r.DType, tensor.ShapeString(r.Shape), cell(r.Min), cell(r.Max), cell(r.Mean), r.NaN, r.Inf)
+	// The columns are as wide as what they hold (a long name or shape, an I64 extreme), and
+	// at least the usual widths.
+	cells := make([][6]string, len(rows))
+	w := [6]int{24, 5, 16, 12, 12, 12}
+	for i, r := range rows {
+		cells[i] = [6]string{r.Name, r.DType, tensor.ShapeString(r.Shape), tableCell(r.Min), tableCell(r.Max), tableCell(r.Mean)}
+		for k, c := range cells[i] {
+			w[k] = max(w[k], utf8.RuneCountInString(c))
+		}
+	}
+	fmt.Fprintf(stdout, "%-*s %-*s %-*s %*s %*s %*s %6s %6s\n", w[0], "tensor", w[1], "dtype", w[2], "shape", w[3], "min", w[4], "max", w[5], "mean", "nan", "inf")
+	for i, r := range rows {
+		c := cells[i]
+		fmt.Fprintf(stdout, "%-*s %-*s %-*s %*s %*s %*s %6d %6d\n", w[0], c[0], w[1], c[1], w[2], c[2], w[3], c[3], w[4], c[4], w[5], c[5], r.NaN, r.Inf)
 		if len(r.Values) > 0 {
 			parts := make([]string, len(r.Values))
 			for i, v := range r.Values {
@@ -196,7 +208,17 @@ func (f shownFloat) MarshalJSON() ([]byte, error) {
 	return []byte(f.String()), nil
 }
 
-// cell prints a figure for the text table.
+// tableCell prints a min, max or mean for the table: floats of every dtype to 6 significant
+// digits, as the mean, so that an F64's 17 do not break the columns (--json and --values keep
+// them all); integers exactly.
+func tableCell(v any) string {
+	if f, ok := v.(shownFloat); ok && !math.IsNaN(f.v) && !math.IsInf(f.v, 0) {
+		return strconv.FormatFloat(f.v, 'g', 6, 64)
+	}
+	return cell(v)
+}
+
+// cell prints a value exactly, or a figure of the text table (a mean to 6 digits).
 func cell(v any) string {
 	switch x := v.(type) {
 	case nil:

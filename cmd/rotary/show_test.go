@@ -72,3 +72,56 @@ func TestShow(t *testing.T) {
 		t.Errorf("all NaN: exit %d\n%s", code, out)
 	}
 }
+
+// TestShowColumns: the table prints float figures to 6 significant digits whatever the dtype
+// (an F64 cache's min and max at full precision pushed the row out of line) and sizes its
+// columns to what they hold (a long name, an I64 extreme); --json and --values keep every
+// digit.
+func TestShowColumns(t *testing.T) {
+	dir := t.TempDir()
+	cos := []float64{0.5403023058681398, -0.4161468365471424, 0.9998000066665778}
+	p := writeTensors(t, dir, "c.safetensors",
+		safetensors.FromFloat64s("cos", []int{3}, cos),
+		encodeAs(tensor.F32, "sin", []int{3}, []float32{0.84147096, 0.9092974, 0.019998666}),
+		safetensors.FromInt64s("model.layers.0.self_attn.rotary_emb.positions", []int{2}, []int64{math.MinInt64, math.MaxInt64}))
+	code, out, stderr := runCLI(t, "show", p, "--values", "3")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	for _, want := range []string{" -0.416147 ", " 0.9998 ", " 0.0199987 ", " 0.909297 ", "  values: 0.5403023058681398 -0.4161468365471424 0.9998000066665778\n", "-9223372036854775808"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("table lacks %q:\n%s", want, out)
+		}
+	}
+	var head [][2]int
+	rows := 0
+	for _, l := range strings.Split(out, "\n") {
+		switch {
+		case strings.HasPrefix(l, "tensor "):
+			head = fieldSpans(l)
+		case head == nil || l == "" || strings.HasPrefix(l, " "):
+		default:
+			rows++
+			got := fieldSpans(l)
+			ok := len(got) == len(head)
+			for i := 0; ok && i < len(head); i++ {
+				// name, dtype and shape are left-aligned; the figures right-aligned.
+				ok = i < 3 && got[i][0] == head[i][0] || i >= 3 && got[i][1] == head[i][1]
+			}
+			if !ok {
+				t.Errorf("row %q is out of line with the header:\n%s", l, out)
+			}
+		}
+	}
+	if rows != 3 {
+		t.Errorf("%d rows, want 3:\n%s", rows, out)
+	}
+	code, out, _ = runCLI(t, "show", p, "--tensor", "cos", "--json")
+	var got struct{ Tensors []map[string]any }
+	if err := json.Unmarshal([]byte(out), &got); code != 0 || err != nil || len(got.Tensors) != 1 {
+		t.Fatalf("exit %d %v: %s", code, err, out)
+	}
+	if r := got.Tensors[0]; r["min"] != cos[1] || r["max"] != cos[2] {
+		t.Errorf("JSON min/max %v %v, want %v %v", r["min"], r["max"], cos[1], cos[2])
+	}
+}
