@@ -6,7 +6,7 @@ import (
 	"testing"
 )
 
-// TestSafetensorsOutNamedNPY: apply, cache and golden write safetensors; an --out named .npy
+// TestSafetensorsOutNamedNPY: apply, cache, golden and positions write safetensors; an --out named .npy
 // (any case) used to be written as safetensors that apply --in, verify, diff and show then
 // refused as "not a .npy file". Now it is exit 2 naming --out, and nothing is written. golden
 // --format npy still writes a directory of that name, which the readers take as a directory.
@@ -24,6 +24,7 @@ func TestSafetensorsOutNamedNPY(t *testing.T) {
 		{[]string{"cache", "--model", "llama-3.1-8b"}, "c.NPY"},
 		{[]string{"cache", "--model", "llama-3.1-8b", "--gather", "range:2"}, "cg.npy"},
 		{[]string{"golden", "--model", "llama-3.1-8b", "--tokens", "2"}, "g.npy"},
+		{[]string{"positions", "--model", "qwen2-vl-7b", "--input-ids", "1,2,3"}, "pp.npy"},
 	} {
 		out := filepath.Join(dir, c.out)
 		wantUsageLine(t, append(c.args, "--out", out), "--out "+out)

@@ -54,6 +54,9 @@ func runPositions(args []string, stdout, stderr io.Writer) error {
 	if err := requireFlag("out", *out); err != nil {
 		return err
 	}
+	if err := checkSafetensorsOut(*out, ""); err != nil {
+		return err
+	}
 	cfg, err := positionsConfig(*config, *preset, *family, *talker)
 	if err != nil {
 		return err
