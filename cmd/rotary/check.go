@@ -9,7 +9,7 @@ import (
 	"github.com/rotary-go/rotary/hf"
 )
 
-const checkUsage = "--config CONFIG.json | --model PRESET [--style neox|gptj] [--position-embedding-type rope|mrope] [--use-fused-rotary-pos-emb] [--apply-rope-fusion] [--positions-rows N] [--cache-mode default|interleave] [--rotary-mode half|interleave] [--op NAME] [--json] | --frameworks[=LIST] | --precision | --gguf FILE.gguf"
+const checkUsage = "--config CONFIG.json | --model PRESET [--style neox|gptj] [--position-embedding-type rope|mrope] [--use-fused-rotary-pos-emb] [--apply-rope-fusion] [--positions-rows N] [--mrope-cache-mode default|interleave] [--rotary-mode half|interleave] [--op NAME] [--json] | --frameworks[=LIST] | --precision | --gguf FILE.gguf"
 
 func runCheck(args []string, stdout, stderr io.Writer) error {
 	fs := newFlags("check", checkUsage, stderr)
@@ -22,7 +22,10 @@ func runCheck(args []string, stdout, stderr io.Writer) error {
 	fs.BoolVar(&l.UseFusedRotaryPosEmb, "use-fused-rotary-pos-emb", false, "MindSpeed's fused plain-RoPE flag is set")
 	fs.BoolVar(&l.ApplyRoPEFusion, "apply-rope-fusion", false, "Megatron/Bridge apply_rope_fusion is set")
 	fs.IntVar(&l.PositionRows, "positions-rows", 0, "rows `N` of the positions tensor passed (1, 3 or 4)")
-	fs.StringVar(&l.CacheMode, "cache-mode", "", "npu_mrope cache_mode: `default` or interleave")
+	fs.StringVar(&l.CacheMode, "mrope-cache-mode", "", "npu_mrope cache_mode: `default` or interleave (apply's and golden's name)")
+	// check's old name for it; apply's --cache-mode is kv_rmsnorm_rope_cache's mode, whose
+	// values (Norm, PA, …) never meet npu_mrope's, so default and interleave stay unambiguous.
+	oldCacheMode := fs.String("cache-mode", "", "the old name of --mrope-cache-mode: `default` or interleave only")
 	fs.StringVar(&l.RotaryMode, "rotary-mode", "", "pair layout of the launch: `half` or interleave")
 	fs.StringVar(&l.Op, "op", "", "fused op `NAME` the launch calls: "+opVocabulary())
 	asJSON := fs.Bool("json", false, "print one JSON object per finding")
@@ -34,6 +37,10 @@ func runCheck(args []string, stdout, stderr io.Writer) error {
 		return err
 	}
 	if err := noArgs(fw.takeList(fs.Args())); err != nil {
+		return err
+	}
+	// Before --gguf, which refuses every launch flag, so that the old name is refused too.
+	if err := mropeCacheMode(&l.CacheMode, *oldCacheMode); err != nil {
 		return err
 	}
 	var data []byte
@@ -80,11 +87,6 @@ func runCheck(args []string, stdout, stderr io.Writer) error {
 	default:
 		return usagef("--position-embedding-type %q: want rope or mrope", l.PositionEmbeddingType)
 	}
-	switch l.CacheMode {
-	case "", "default", "interleave":
-	default:
-		return usagef("--cache-mode %q: want default or interleave", l.CacheMode)
-	}
 	if l.Op != "" {
 		if l.Op, err = canonicalOp("--op", l.Op); err != nil {
 			return err
@@ -110,6 +112,25 @@ func runCheck(args []string, stdout, stderr io.Writer) error {
 		return errProblems
 	}
 	return nil
+}
+
+// mropeCacheMode checks --mrope-cache-mode (mode) and its old name --cache-mode (old), and
+// sets mode from old when only that was given.
+func mropeCacheMode(mode *string, old string) error {
+	switch {
+	case old == "":
+	case old != "default" && old != "interleave":
+		return usagef("--cache-mode %q: check takes npu_mrope's cache mode, default or interleave (as --mrope-cache-mode, apply's name); kv_rmsnorm_rope_cache's Norm, PA, … have nothing to check", old)
+	case *mode != "" && *mode != old:
+		return usagef("--cache-mode %s and --mrope-cache-mode %s: give one (--cache-mode is its old name)", old, *mode)
+	default:
+		*mode = old
+	}
+	switch *mode {
+	case "", "default", "interleave":
+		return nil
+	}
+	return usagef("--mrope-cache-mode %q: want default or interleave", *mode)
 }
 
 // writeReport writes one of check's whole-config reports (--frameworks, --gguf, --precision):

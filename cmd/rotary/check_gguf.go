@@ -46,7 +46,7 @@ type ggufRow struct {
 func checkGGUF(path string, data []byte, source string, opts hf.ParseOptions, l check.Launch, asJSON bool, stdout io.Writer) error {
 	l.Style = nil // --style names the config's pairing, which applies here too
 	if !reflect.ValueOf(l).IsZero() {
-		return usagef("--gguf compares the RoPE of two files; the launch flags (--op, --cache-mode, ...) do not apply")
+		return usagef("--gguf compares the RoPE of two files; the launch flags (--op, --mrope-cache-mode, ...) do not apply")
 	}
 	cfg, err := opts.Parse(data)
 	if err != nil {
