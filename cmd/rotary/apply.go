@@ -131,7 +131,7 @@ func runApply(args []string, stdout, stderr io.Writer) error {
 		if op.needsModel {
 			warnAssumedStyle(stderr, "apply", env.model) // the pairing matters only to rotations
 			if !flagGiven(fs.FlagSet, "layer") {
-				noteLayerKinds(stderr, m.layer, env.model, m.rope)
+				noteLayerKinds(stderr, "apply", m.layer, env.model, m.rope)
 			}
 		}
 	} else if m.config != "" || m.preset != "" {

@@ -35,7 +35,7 @@ func runCache(args []string, stdout, stderr io.Writer) error {
 	}
 	warnAssumedStyle(stderr, "cache", model)
 	if !flagGiven(fs.FlagSet, "layer") {
-		noteLayerKinds(stderr, m.layer, model, m.rope)
+		noteLayerKinds(stderr, "cache", m.layer, model, m.rope)
 	}
 	if spec.NoRoPE {
 		// An empty table would read as a layer rotated by nothing in particular; refusing says

@@ -216,7 +216,7 @@ func runGolden(args []string, stdout, stderr io.Writer) error {
 	}
 	warnAssumedStyle(stderr, "golden", model)
 	if !o.layerSet {
-		noteLayerKinds(stderr, o.m.layer, model, o.m.rope)
+		noteLayerKinds(stderr, "golden", o.m.layer, model, o.m.rope)
 	}
 	return writeNotes(stderr, notes.String())
 }

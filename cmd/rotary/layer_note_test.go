@@ -28,6 +28,7 @@ func TestLayerKindsNote(t *testing.T) {
 		{[]string{"cache", "--model", "gemma-3-4b", "--positions", "4", "--out", out}, []string{"layer 0", "sliding_attention (base 10000, no scaling)", "full_attention (--layer 5)"}},
 		{[]string{"apply", "--model", "gemma-3-4b", "--in", in, "--out", out}, []string{"layer 0", "sliding_attention", "full_attention (--layer 5)"}},
 		{[]string{"apply", "--model", "gemma-3-4b", "--in", in, "--out", out, "--op", "rotary_embedding_gathered"}, []string{"full_attention (--layer 5)"}},
+		{[]string{"golden", "--model", "gemma-3-4b", "--tokens", "2", "--out", out}, []string{"layer 0", "sliding_attention", "full_attention (--layer 5)"}},
 		{[]string{"cache", "--model", "gemma-3-4b", "--positions", "4", "--out", out, "--layer", "0"}, nil},
 		{[]string{"cache", "--model", "gemma-3-4b", "--positions", "4", "--out", out, "--layer", "5"}, nil},
 		{[]string{"apply", "--model", "gemma-3-4b", "--in", in, "--out", out, "--layer", "5"}, nil},
@@ -48,8 +49,9 @@ func TestLayerKindsNote(t *testing.T) {
 			}
 			continue
 		}
-		if strings.Count(stderr, "\n") != 1 {
-			t.Errorf("%v: stderr %q: want one line", c.args, stderr)
+		// Named by its command, as every other line of the tool's commands is.
+		if strings.Count(stderr, "\n") != 1 || !strings.HasPrefix(stderr, "rotary "+c.args[0]+": note: ") {
+			t.Errorf("%v: stderr %q: want one line starting %q", c.args, stderr, "rotary "+c.args[0]+": note: ")
 		}
 		for _, w := range c.want {
 			if !strings.Contains(stderr, w) {

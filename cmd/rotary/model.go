@@ -156,8 +156,8 @@ func warnAssumedStyle(w io.Writer, command string, m *hf.Model) {
 // sliding and full layers, OLMo 3's, Cohere2's unrotated ones, ...) and the command was given
 // no --layer: which kind `layer` is, and the first --layer of each other kind. Without it a
 // command on Gemma 3 silently gives the sliding layer's numbers. rope is --rope: main or
-// indexer. The commands that pick a layer (cache, apply, golden) call it.
-func noteLayerKinds(w io.Writer, layer int, model *hf.Model, rope string) {
+// indexer. The commands that pick a layer (cache, apply, golden) call it with their name.
+func noteLayerKinds(w io.Writer, command string, layer int, model *hf.Model, rope string) {
 	if model == nil {
 		return
 	}
@@ -181,7 +181,7 @@ func noteLayerKinds(w io.Writer, layer int, model *hf.Model, rope string) {
 	if this == "" {
 		return // a layer past the rules' count: load refuses it
 	}
-	fmt.Fprintf(w, "rotary: note: no --layer given, so layer %d's RoPE: %s; the model's other layers: %s\n", layer, this, strings.Join(others, ", "))
+	fmt.Fprintf(w, "rotary %s: note: no --layer given, so layer %d's RoPE: %s; the model's other layers: %s\n", command, layer, this, strings.Join(others, ", "))
 }
 
 // layerGroup is a set of layers with one RoPE, named by what sets them apart.
