@@ -15,8 +15,9 @@ import (
 
 const showUsage = "FILE [--tensor NAME] [--values N] [--json]\n" +
 	"  The tensors of FILE (a safetensors file, a directory of .npy files or a single .npy file):\n" +
-	"  name, dtype, shape, min/max/mean of the finite values, NaN and Inf counts, and the metadata;\n" +
-	"  with --values, the first N values in row-major order. " + npyBF16Note + "."
+	"  name, dtype, shape, min/max/mean of the finite values (6 significant digits; --json and --values\n" +
+	"  give every digit), NaN and Inf counts, and the metadata; with --values, the first N values in\n" +
+	"  row-major order. " + npyBF16Note + "."
 
 // showRow is one tensor's summary; its JSON form is a contract for tools.
 type showRow struct {
