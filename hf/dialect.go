@@ -336,25 +336,26 @@ type dialectFacts struct {
 // the rules that are about keys act here, before the config is parsed the reference way.
 func rewriteConfig(top object, choice map[Rule]string) dialectFacts {
 	f := dialectFacts{ruleApplied: map[Rule]string{}}
-	text := top
-	if tc, ok := top["text_config"].(object); ok {
-		text = tc
+	wrapper, tn, nested, err := textConfig(top)
+	if err != nil {
+		return f // the parse refuses the config with this error
 	}
+	text := tn.m
 	f.modelType, _ = text["model_type"].(string)
 	if f.modelType == "" {
-		f.modelType, _ = top["model_type"].(string)
+		f.modelType, _ = wrapper.m["model_type"].(string)
 	}
 	fam, known := families[f.modelType]
 	if !known {
-		if t, _ := top["model_type"].(string); t != "" {
+		if t, _ := wrapper.m["model_type"].(string); t != "" {
 			fam = families[t]
 		}
 	}
 	f.familyDeepSeek = fam.kind == kindDeepSeek
 	f.familyInterleaved = fam.interleavedMRoPE
 	levels := []object{text}
-	if tc, ok := top["text_config"].(object); ok && tc != nil {
-		levels = append(levels, top)
+	if nested {
+		levels = append(levels, wrapper.m)
 	}
 	// A config class that defaults the key (Phi3Config: 4096) has it at the top level too.
 	_, f.topLevelOrig = fam.defaults["original_max_position_embeddings"]

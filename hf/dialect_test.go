@@ -527,3 +527,32 @@ func TestDialectIndexerPairing(t *testing.T) {
 		t.Errorf("deepseek-v3 under vllm-0.11: indexer %+v", m.Indexer)
 	}
 }
+
+// TestDialectNestedTextConfig: the key rules act on the text config hf reads, an Omni model's
+// thinker_config.text_config included (Qwen3OmniMoeConfig), so its mrope_section counts and its
+// rope_parameters are the ones hf-4.57 ignores.
+func TestDialectNestedTextConfig(t *testing.T) {
+	for _, d := range Dialects() {
+		m := presetAs(t, d, "qwen3-omni-30b-a3b-instruct").Spec.MRoPE
+		if m == nil || !slices.Equal(m.Sections, []int{24, 20, 20}) || !m.Interleaved {
+			t.Errorf("%s: qwen3-omni sections %+v, want [24 20 20] interleaved", d, m)
+		}
+	}
+	noKey := `{"model_type":"qwen3_omni_moe","thinker_config":{"model_type":"qwen3_omni_moe_thinker","text_config":{
+		"model_type":"qwen3_omni_moe_text","hidden_size":2048,"num_attention_heads":32,"head_dim":128,"max_position_embeddings":65536,
+		"rope_theta":1000000,"rope_scaling":{"rope_type":"default","mrope_section":[24,20,20]}}}}`
+	for d, inter := range map[Dialect]bool{DialectHF: true, DialectVLLM: false, DialectSGLang: false} {
+		m := parseAs(t, d, noKey)
+		if m.Spec.MRoPE == nil || m.Spec.MRoPE.Interleaved != inter {
+			t.Errorf("%s: thinker mrope %+v, want interleaved %t", d, m.Spec.MRoPE, inter)
+		}
+	}
+	v5 := `{"model_type":"qwen3_omni_moe","thinker_config":{"model_type":"qwen3_omni_moe_thinker","text_config":{
+		"model_type":"qwen3_omni_moe_text","hidden_size":2048,"num_attention_heads":32,"head_dim":128,"max_position_embeddings":65536,
+		"rope_parameters":{"rope_type":"default","rope_theta":1000000,"mrope_section":[24,20,20]}}}}`
+	for d, base := range map[Dialect]float64{DialectHF: 1000000, DialectVLLM: 1000000, DialectHF457: 10000, DialectVLLM011: 10000} {
+		if got := parseAs(t, d, v5).Spec.Base; got != base {
+			t.Errorf("%s: thinker rope_parameters: base %v, want %v", d, got, base)
+		}
+	}
+}

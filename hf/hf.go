@@ -223,29 +223,41 @@ func (p *parser) parse(top object) (*Model, error) {
 	return &out, nil
 }
 
-// resolve finds the text model (nested or not) and its family, and sets up the key source.
-func (p *parser) resolve(top object) error {
-	topNode := node{m: top}
-	// An Omni model's config.json nests its thinker, whose text model is the one the spec
-	// describes, under thinker_config (Qwen2_5OmniConfig, Qwen3OmniMoeConfig).
-	if path, v, ok := topNode.get("thinker_config"); ok {
+// textConfig finds the text model the spec describes in a decoded config.json: an Omni model's
+// thinker_config (Qwen2_5OmniConfig, Qwen3OmniMoeConfig nest the thinker, whose text model it
+// is), then a nested text_config. wrapper is the object holding text_config (the top level or
+// the thinker), read after it; without a nested text_config, text is wrapper and nested false.
+// Both the parse and the dialects' key rewriting look keys up through it, so they see the same
+// objects.
+func textConfig(top object) (wrapper, text node, nested bool, err error) {
+	wrapper = node{m: top}
+	if path, v, ok := wrapper.get("thinker_config"); ok {
 		th, err := asObject(path, v)
 		if err != nil {
-			return err
+			return node{}, node{}, false, err
 		}
-		topNode = node{path: "thinker_config", m: th}
+		wrapper = node{path: path, m: th}
+	}
+	text = wrapper
+	if path, v, ok := wrapper.get("text_config"); ok {
+		tc, err := asObject(path, v)
+		if err != nil {
+			return node{}, node{}, false, err
+		}
+		text, nested = node{path: path, m: tc}, true
+	}
+	return wrapper, text, nested, nil
+}
+
+// resolve finds the text model (nested or not) and its family, and sets up the key source.
+func (p *parser) resolve(top object) error {
+	topNode, text, nested, err := textConfig(top)
+	if err != nil {
+		return err
 	}
 	topType, hasTop, err := optString(topNode, "model_type")
 	if err != nil {
 		return err
-	}
-	text, nested := topNode, false
-	if path, v, ok := topNode.get("text_config"); ok {
-		tc, err := asObject(path, v)
-		if err != nil {
-			return err
-		}
-		text, nested = node{path: path, m: tc}, true
 	}
 	innerType, hasInner, err := optString(text, "model_type")
 	if err != nil {

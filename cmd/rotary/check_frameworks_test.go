@@ -50,6 +50,8 @@ var presetDivergences = map[string][]hf.Rule{
 	"deepseek-v3.2-exp": {hf.RuleIndexerPairing},                                               // vLLM v0.11's indexer paired GPT-J-wise
 
 	"internlm3-8b-instruct": {hf.RuleDynamicLength}, // dynamic factor 6: vLLM 0.11 and SGLang tabulate max_position · factor once
+	// mrope_section under thinker_config.text_config, where hf reads it: no difference.
+	"qwen3-omni-30b-a3b-instruct": {},
 }
 
 // TestCheckFrameworksPresets: every preset exits 0 exactly when no rule differs beyond float32
