@@ -325,7 +325,7 @@ func (o ParseOptions) choices() (map[Rule]string, error) {
 type dialectFacts struct {
 	modelType      string
 	topLevelOrig   bool // original_max_position_embeddings given outside the rope object
-	mropeSection   bool // some rope object gives mrope_section
+	mropeSection   bool // some rope object gives mrope_section (or xdrope_section)
 	ruleApplied    map[Rule]string
 	familyDeepSeek bool
 	// familyInterleaved: the family's MRoPE is interleaved when the config does not say.
@@ -406,7 +406,9 @@ func (f *dialectFacts) rewriteRopeObject(ro object, choice map[Rule]string) {
 	if t == "" {
 		t, _ = ro["type"].(string)
 	}
-	if ro["mrope_section"] != nil {
+	// HunYuan-VL names its sections xdrope_section, which vLLM's get_rope reads for rope_type
+	// xdrope (rotary_embedding/__init__.py: XDRotaryEmbedding, sections chunked) as Parse does.
+	if ro["mrope_section"] != nil || ro["xdrope_section"] != nil {
 		f.mropeSection = true
 		if ro["mrope_interleaved"] == nil && choice[RuleMRoPEInterleavedDefault] == "chunked" && f.familyInterleaved {
 			ro["mrope_interleaved"] = false

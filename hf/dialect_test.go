@@ -530,7 +530,8 @@ func TestDialectIndexerPairing(t *testing.T) {
 
 // TestDialectNestedTextConfig: the key rules act on the text config hf reads, an Omni model's
 // thinker_config.text_config included (Qwen3OmniMoeConfig), so its mrope_section counts and its
-// rope_parameters are the ones hf-4.57 ignores.
+// rope_parameters are the ones hf-4.57 ignores; vLLM's get_rope (rotary_embedding/__init__.py)
+// builds HunYuan-VL's XDRotaryEmbedding from xdrope_section, its sections under their legacy name.
 func TestDialectNestedTextConfig(t *testing.T) {
 	for _, d := range Dialects() {
 		m := presetAs(t, d, "qwen3-omni-30b-a3b-instruct").Spec.MRoPE
@@ -553,6 +554,12 @@ func TestDialectNestedTextConfig(t *testing.T) {
 	for d, base := range map[Dialect]float64{DialectHF: 1000000, DialectVLLM: 1000000, DialectHF457: 10000, DialectVLLM011: 10000} {
 		if got := parseAs(t, d, v5).Spec.Base; got != base {
 			t.Errorf("%s: thinker rope_parameters: base %v, want %v", d, got, base)
+		}
+	}
+	for _, d := range []Dialect{DialectHF, DialectVLLM} {
+		m := presetAs(t, d, "hunyuan-ocr-1.5").Spec.MRoPE
+		if m == nil || !slices.Equal(m.Sections, []int{16, 16, 16, 16}) || m.Interleaved {
+			t.Errorf("%s: hunyuan-ocr sections %+v, want [16 16 16 16] chunked", d, m)
 		}
 	}
 }

@@ -52,6 +52,9 @@ var presetDivergences = map[string][]hf.Rule{
 	"internlm3-8b-instruct": {hf.RuleDynamicLength}, // dynamic factor 6: vLLM 0.11 and SGLang tabulate max_position · factor once
 	// mrope_section under thinker_config.text_config, where hf reads it: no difference.
 	"qwen3-omni-30b-a3b-instruct": {},
+	// v5-only rope_parameters (xdrope: alpha and xdrope_section), which hf-4.57 and vLLM 0.11
+	// ignore; neither has the model (vLLM added it in #29327, 92effb07a, after v0.11).
+	"hunyuan-ocr-1.5": {hf.RuleRopeParameters},
 }
 
 // TestCheckFrameworksPresets: every preset exits 0 exactly when no rule differs beyond float32
