@@ -556,6 +556,13 @@ func TestDialectNestedTextConfig(t *testing.T) {
 			t.Errorf("%s: thinker rope_parameters: base %v, want %v", d, got, base)
 		}
 	}
+	// A thinker_config that is no object is refused under every reading, as by Parse.
+	for _, d := range append(Dialects(), DialectReference) {
+		_, err := ParseOptions{Dialect: d}.Parse([]byte(`{"model_type":"qwen3_omni_moe","thinker_config":[1]}`))
+		if !errors.Is(err, ErrConfig) || !strings.Contains(err.Error(), "thinker_config: want an object") {
+			t.Errorf("%s: thinker_config [1]: %v", d, err)
+		}
+	}
 	for _, d := range []Dialect{DialectHF, DialectVLLM} {
 		m := presetAs(t, d, "hunyuan-ocr-1.5").Spec.MRoPE
 		if m == nil || !slices.Equal(m.Sections, []int{16, 16, 16, 16}) || m.Interleaved {
