@@ -60,7 +60,7 @@ func mrope(a *ops.MRoPEArgs, lo, hi int) {
 func mropeAxes(a *ops.MRoPEArgs, axis []uint8) {
 	s := a.Sections
 	switch {
-	case len(s) < 2 || a.Interleaved && len(s) < 3 || a.AlternateHW && len(s) < 2:
+	case len(s) < 2 || a.Interleaved && len(s) < 3: // layouts the spec rejects: Axis itself
 		for i := range axis {
 			axis[i] = uint8(a.Axis(i))
 		}
