@@ -228,12 +228,13 @@ func (e *Embedding) Forward(positions, query, key tensor.Tensor) error {
 	if err := e.ready(); err != nil {
 		return err
 	}
-	q, k, err := ops.NewQueryKey(query, key, e.spec.HeadSize)
-	if err != nil {
+	// The arguments are checked straight into the op's: a decode call rotates one token, and
+	// copying views from layer to layer would cost more than the rotation.
+	var a ops.RotaryEmbeddingArgs
+	if err := ops.QueryKeyInto(&a.Query, &a.Key, &query, &key, e.spec.HeadSize); err != nil {
 		return err
 	}
-	pos, err := ops.NewPositions(positions, q.Tokens, e.positionRows(), ops.NoLimit)
-	if err != nil {
+	if err := ops.PositionsInto(&a.Positions, &positions, a.Query.Tokens, e.positionRows(), ops.NoLimit); err != nil {
 		return err
 	}
 	if e.spec.NoRoPE {
@@ -242,7 +243,7 @@ func (e *Embedding) Forward(positions, query, key tensor.Tensor) error {
 	if e.spec.DualChunk != nil {
 		return errDualChunk
 	}
-	return e.forward(&pos, q, k)
+	return e.run(&a)
 }
 
 // rope is the spec's rotation of checked q and k, as every op's arguments carry it.
@@ -252,19 +253,26 @@ func (e *Embedding) rope(q, k ops.Heads) ops.RoPE {
 
 // forward rotates checked q and k at checked positions.
 func (e *Embedding) forward(pos *ops.Positions, q, k ops.Heads) error {
-	rope := e.rope(q, k)
+	return e.run(&ops.RotaryEmbeddingArgs{RoPE: e.rope(q, k), Positions: *pos})
+}
+
+// run rotates a's checked q and k at its checked positions, filling in the rest of a.
+func (e *Embedding) run(a *ops.RotaryEmbeddingArgs) error {
+	a.RotaryDim, a.GPTJ = e.spec.RotaryDim, e.spec.Style == GPTJ
+	pos := &a.Positions
 	if c, ok := e.table(pos.Max); ok && pos.Max < int64(c.Rows) {
 		var err error
 		if pos.Rows > 1 {
-			_, err = ops.Run(e.disp, ops.MRoPE, ops.MRoPEArgs{RoPE: rope, Positions: *pos, Cache: c, Sections: e.spec.MRoPE.Sections, Interleaved: e.spec.MRoPE.Interleaved, AlternateHW: e.spec.MRoPE.AlternateHW})
+			_, err = ops.Run(e.disp, ops.MRoPE, ops.MRoPEArgs{RoPE: a.RoPE, Positions: *pos, Cache: c, Sections: e.spec.MRoPE.Sections, Interleaved: e.spec.MRoPE.Interleaved, AlternateHW: e.spec.MRoPE.AlternateHW})
 		} else {
-			_, err = ops.Run(e.disp, ops.RotaryEmbedding, ops.RotaryEmbeddingArgs{RoPE: rope, Positions: *pos, Cache: c})
+			a.Cache = c
+			_, err = ops.Run(e.disp, ops.RotaryEmbedding, *a)
 		}
 		return err
 	}
 	cs := e.scratch.Get().(*CosSin)
 	defer e.scratch.Put(cs)
 	e.gather(pos, cs)
-	_, err := ops.Run(e.disp, ops.RotaryEmbeddingGather, ops.GatheredArgs{RoPE: rope, Cos: cs.cos, Sin: cs.sin, Half: cs.half})
+	_, err := ops.Run(e.disp, ops.RotaryEmbeddingGather, ops.GatheredArgs{RoPE: a.RoPE, Cos: cs.cos, Sin: cs.sin, Half: cs.half})
 	return err
 }

@@ -62,8 +62,8 @@ func (e *Embedding) Gather(positions tensor.Tensor, dst *CosSin) error {
 	if positions.Rank() > 0 {
 		tokens = positions.Shape[positions.Rank()-1]
 	}
-	pos, err := ops.NewPositions(positions, tokens, e.positionRows(), ops.NoLimit)
-	if err != nil {
+	var pos ops.Positions
+	if err := ops.PositionsInto(&pos, &positions, tokens, e.positionRows(), ops.NoLimit); err != nil {
 		return err
 	}
 	if e.spec.NoRoPE {
@@ -119,19 +119,18 @@ func (cs *CosSin) Apply(query, key tensor.Tensor) error {
 	if cs == nil || (cs.half == 0 && !cs.noRoPE) {
 		return errNotGathered
 	}
-	q, k, err := ops.NewQueryKey(query, key, cs.spec.HeadSize)
-	if err != nil {
+	// Checked straight into the op's arguments, as in Forward.
+	a := ops.GatheredArgs{Cos: cs.cos, Sin: cs.sin, Half: cs.half}
+	if err := ops.QueryKeyInto(&a.Query, &a.Key, &query, &key, cs.spec.HeadSize); err != nil {
 		return err
 	}
-	if q.Tokens != cs.tokens {
-		return errTokens(q.Tokens, cs.tokens)
+	if a.Query.Tokens != cs.tokens {
+		return errTokens(a.Query.Tokens, cs.tokens)
 	}
 	if cs.noRoPE {
 		return nil
 	}
-	_, err = ops.Run(cs.disp, ops.RotaryEmbeddingGather, ops.GatheredArgs{
-		RoPE: ops.RoPE{RotaryDim: cs.spec.RotaryDim, GPTJ: cs.spec.Style == GPTJ, Query: q, Key: k},
-		Cos:  cs.cos, Sin: cs.sin, Half: cs.half,
-	})
+	a.RotaryDim, a.GPTJ = cs.spec.RotaryDim, cs.spec.Style == GPTJ
+	_, err := ops.Run(cs.disp, ops.RotaryEmbeddingGather, a)
 	return err
 }

@@ -24,20 +24,31 @@ func (h *Heads) Present() bool { return h.DType != tensor.Invalid }
 // NewHeads checks t as a [T, H, D] or [T, H·D] query or key with head size d and returns its
 // normalized view. Elements within a head must be contiguous; tokens and heads may be strided.
 func NewHeads(name string, t tensor.Tensor, d int) (Heads, error) {
-	if d <= 0 {
-		return Heads{}, fmt.Errorf("%s: head size %d: want > 0", name, d)
-	}
-	if err := t.Check(name); err != nil {
+	var h Heads
+	if err := headsInto(&h, name, &t, d); err != nil {
 		return Heads{}, err
 	}
-	if !t.DType.IsFloat() {
-		return Heads{}, fmt.Errorf("%s: dtype %v: want F32, F16 or BF16", name, t.DType)
+	return h, nil
+}
+
+// headsInto is NewHeads writing into h: every field when it accepts t, some on error. The tensor comes by
+// pointer and the view is written in place: on a decode call (one token) the checks cost more
+// than the rotation, and most of that was copying Tensor and Heads values between the layers.
+func headsInto(h *Heads, name string, t *tensor.Tensor, d int) error {
+	if d <= 0 {
+		return fmt.Errorf("%s: head size %d: want > 0", name, d)
 	}
-	h := Heads{DType: t.DType, F32: t.F32, Bits: t.Bits, Off: t.Offset, HeadSize: d}
-	switch t.Rank() {
+	if err := tensor.CheckPtr(t, name); err != nil {
+		return err
+	}
+	if !t.DType.IsFloat() {
+		return fmt.Errorf("%s: dtype %v: want F32, F16 or BF16", name, t.DType)
+	}
+	h.DType, h.F32, h.Bits, h.Off, h.HeadSize = t.DType, t.F32, t.Bits, t.Offset, d
+	switch len(t.Shape) {
 	case 3:
 		if t.Shape[2] != d {
-			return Heads{}, fmt.Errorf("%s: head size %d (shape %s) differs from the model's head size %d", name, t.Shape[2], tensor.ShapeString(t.Shape), d)
+			return fmt.Errorf("%s: head size %d (shape %s) differs from the model's head size %d", name, t.Shape[2], tensor.ShapeString(t.Shape), d)
 		}
 		h.Tokens, h.NumHeads = t.Shape[0], t.Shape[1]
 		if t.Strides == nil {
@@ -45,44 +56,62 @@ func NewHeads(name string, t tensor.Tensor, d int) (Heads, error) {
 			break
 		}
 		if t.Shape[2] > 1 && t.Strides[2] != 1 {
-			return Heads{}, fmt.Errorf("%s: elements within a head must be contiguous (stride %d)", name, t.Strides[2])
+			return fmt.Errorf("%s: elements within a head must be contiguous (stride %d)", name, t.Strides[2])
 		}
 		h.TokenStride, h.HeadStride = t.Strides[0], t.Strides[1]
 	case 2:
 		if t.Shape[1]%d != 0 {
-			return Heads{}, fmt.Errorf("%s: width %d (shape %s) is not a multiple of the model's head size %d", name, t.Shape[1], tensor.ShapeString(t.Shape), d)
+			return fmt.Errorf("%s: width %d (shape %s) is not a multiple of the model's head size %d", name, t.Shape[1], tensor.ShapeString(t.Shape), d)
 		}
 		if t.Strides != nil && t.Shape[1] > 1 && t.Strides[1] != 1 {
-			return Heads{}, fmt.Errorf("%s: elements within a token must be contiguous (stride %d)", name, t.Strides[1])
+			return fmt.Errorf("%s: elements within a token must be contiguous (stride %d)", name, t.Strides[1])
 		}
 		h.Tokens, h.NumHeads = t.Shape[0], t.Shape[1]/d
-		h.TokenStride, h.HeadStride = t.Stride(0), d
+		h.TokenStride, h.HeadStride = t.Shape[1], d // t.Stride(0), without copying t
+		if t.Strides != nil {
+			h.TokenStride = t.Strides[0]
+		}
 	default:
-		return Heads{}, fmt.Errorf("%s: shape %s: want [tokens, heads, head_size] or [tokens, heads*head_size]", name, tensor.ShapeString(t.Shape))
+		return fmt.Errorf("%s: shape %s: want [tokens, heads, head_size] or [tokens, heads*head_size]", name, tensor.ShapeString(t.Shape))
 	}
-	return h, nil
+	return nil
 }
 
 // NewQueryKey checks a query and an optional key (zero Tensor for none) against head size d:
 // same dtype, same token count. It returns their normalized views.
 func NewQueryKey(query, key tensor.Tensor, d int) (q, k Heads, err error) {
-	if query.IsZero() {
-		return q, k, fmt.Errorf("query: missing")
+	err = QueryKeyInto(&q, &k, &query, &key, d)
+	return q, k, err
+}
+
+// QueryKeyInto is NewQueryKey for the per-call hot path: it reads query and key through pointers
+// and writes their views into q and k (which may be fields of an op's arguments), with the same
+// checks and errors. On error q and k hold what NewQueryKey returns with that error: a view that
+// failed its own checks is the zero Heads.
+func QueryKeyInto(q, k *Heads, query, key *tensor.Tensor, d int) error {
+	// headsInto sets every field of a view it accepts, so only the refused and the absent ones
+	// need clearing.
+	if query.DType == tensor.Invalid { // query.IsZero(), without copying the Tensor
+		*q, *k = Heads{}, Heads{}
+		return fmt.Errorf("query: missing")
 	}
-	if q, err = NewHeads("query", query, d); err != nil {
-		return q, k, err
+	if err := headsInto(q, "query", query, d); err != nil {
+		*q, *k = Heads{}, Heads{}
+		return err
 	}
-	if key.IsZero() {
-		return q, k, nil
+	if key.DType == tensor.Invalid {
+		*k = Heads{}
+		return nil
 	}
-	if k, err = NewHeads("key", key, d); err != nil {
-		return q, k, err
+	if err := headsInto(k, "key", key, d); err != nil {
+		*k = Heads{}
+		return err
 	}
 	if k.DType != q.DType {
-		return q, k, fmt.Errorf("key: dtype %v differs from query dtype %v", k.DType, q.DType)
+		return fmt.Errorf("key: dtype %v differs from query dtype %v", k.DType, q.DType)
 	}
 	if k.Tokens != q.Tokens {
-		return q, k, fmt.Errorf("key: %d tokens, query has %d", k.Tokens, q.Tokens)
+		return fmt.Errorf("key: %d tokens, query has %d", k.Tokens, q.Tokens)
 	}
-	return q, k, nil
+	return nil
 }

@@ -34,21 +34,45 @@ const NoLimit int64 = -1
 // NewPositions checks t as [T] or, when rows > 1 are allowed, [R, T] positions for `tokens`
 // tokens, all ≥ 0 and < limit (NoLimit: no upper bound).
 func NewPositions(t tensor.Tensor, tokens int, allowRows []int, limit int64) (Positions, error) {
-	if err := t.Check("positions"); err != nil {
+	var p Positions
+	if err := PositionsInto(&p, &t, tokens, allowRows, limit); err != nil {
 		return Positions{}, err
 	}
-	if t.DType != tensor.I32 && t.DType != tensor.I64 {
-		return Positions{}, fmt.Errorf("positions: dtype %v: want I32 or I64", t.DType)
+	return p, nil
+}
+
+// PositionsInto is NewPositions for the per-call hot path: it reads t through a pointer and
+// writes the view into p (which may be a field of an op's arguments), with the same checks and
+// errors. On error p is the zero Positions, as NewPositions returns it.
+func PositionsInto(p *Positions, t *tensor.Tensor, tokens int, allowRows []int, limit int64) error {
+	if err := positionsInto(p, t, tokens, allowRows, limit); err != nil {
+		*p = Positions{}
+		return err
 	}
-	p := Positions{Off: t.Offset}
+	return nil
+}
+
+// positionsInto sets every field of p when it accepts t, some on error. It reads t's fields
+// directly, as Tensor's value methods would copy the whole Tensor on every call.
+func positionsInto(p *Positions, t *tensor.Tensor, tokens int, allowRows []int, limit int64) error {
+	if err := tensor.CheckPtr(t, "positions"); err != nil {
+		return err
+	}
+	if t.DType != tensor.I32 && t.DType != tensor.I64 {
+		return fmt.Errorf("positions: dtype %v: want I32 or I64", t.DType)
+	}
+	p.I32, p.I64, p.Off = nil, nil, t.Offset
 	if t.DType == tensor.I32 {
 		p.I32 = t.I32
 	} else {
 		p.I64 = t.I64
 	}
-	switch t.Rank() {
+	switch len(t.Shape) {
 	case 1:
-		p.Rows, p.Tokens, p.Stride = 1, t.Shape[0], t.Stride(0)
+		p.Rows, p.Tokens, p.RowStride, p.Stride = 1, t.Shape[0], 0, 1
+		if t.Strides != nil {
+			p.Stride = t.Strides[0]
+		}
 	case 2:
 		ok := false
 		for _, r := range allowRows {
@@ -56,30 +80,33 @@ func NewPositions(t tensor.Tensor, tokens int, allowRows []int, limit int64) (Po
 		}
 		if !ok {
 			if len(allowRows) == 0 {
-				return Positions{}, fmt.Errorf("positions: shape %s: want [tokens] for this (non-MRoPE) model", tensor.ShapeString(t.Shape))
+				return fmt.Errorf("positions: shape %s: want [tokens] for this (non-MRoPE) model", tensor.ShapeString(t.Shape))
 			}
-			return Positions{}, fmt.Errorf("positions: shape %s: want [tokens] or [R, tokens] with R in %v", tensor.ShapeString(t.Shape), allowRows)
+			return fmt.Errorf("positions: shape %s: want [tokens] or [R, tokens] with R in %v", tensor.ShapeString(t.Shape), allowRows)
 		}
 		p.Rows, p.Tokens = t.Shape[0], t.Shape[1]
-		p.RowStride, p.Stride = t.Stride(0), t.Stride(1)
+		p.RowStride, p.Stride = t.Shape[1], 1
+		if t.Strides != nil {
+			p.RowStride, p.Stride = t.Strides[0], t.Strides[1]
+		}
 	default:
-		return Positions{}, fmt.Errorf("positions: shape %s: want [tokens] or [rows, tokens]", tensor.ShapeString(t.Shape))
+		return fmt.Errorf("positions: shape %s: want [tokens] or [rows, tokens]", tensor.ShapeString(t.Shape))
 	}
 	if p.Tokens != tokens {
-		return Positions{}, fmt.Errorf("positions: %d positions for %d tokens", p.Tokens, tokens)
+		return fmt.Errorf("positions: %d positions for %d tokens", p.Tokens, tokens)
 	}
 	p.Max = -1
 	for r := range p.Rows {
 		for i := range p.Tokens {
 			v := p.At(r, i)
 			if v < 0 {
-				return Positions{}, fmt.Errorf("positions: position %d at [%d,%d] is negative", v, r, i)
+				return fmt.Errorf("positions: position %d at [%d,%d] is negative", v, r, i)
 			}
 			if limit >= 0 && v >= limit {
-				return Positions{}, fmt.Errorf("positions: position %d at [%d,%d] is past the cos/sin cache (%d rows)", v, r, i, limit)
+				return fmt.Errorf("positions: position %d at [%d,%d] is past the cos/sin cache (%d rows)", v, r, i, limit)
 			}
 			p.Max = max(p.Max, v)
 		}
 	}
-	return p, nil
+	return nil
 }

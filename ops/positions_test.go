@@ -1,6 +1,7 @@
 package ops_test
 
 import (
+	"reflect"
 	"testing"
 
 	"github.com/rotary-go/rotary/ops"
@@ -22,5 +23,50 @@ func TestNewPositionsLimit(t *testing.T) {
 	}
 	if _, err := ops.NewPositions(tensor.FromI64([]int64{1 << 62}, 1), 1, nil, ops.NoLimit); err != nil {
 		t.Errorf("NoLimit: %v", err)
+	}
+}
+
+// TestPositionsInto: PositionsInto over a view that already holds something leaves it exactly
+// as NewPositions returns it, accepted or refused, with the same error; an accepted view's
+// strides are the tensor's own (Tensor.Stride), which it reads from the fields directly.
+func TestPositionsInto(t *testing.T) {
+	i64 := []int64{3, 1, 4, 1, 5, 9, 2, 6, 5, 3, 5, 8}
+	cases := []struct {
+		name   string
+		pos    tensor.Tensor
+		tokens int
+	}{
+		{"1-D", tensor.FromI64(i64[:4], 4), 4},
+		{"1-D i32", tensor.FromI32([]int32{1, 2, 3}, 3), 3},
+		{"1-D strided", tensor.Tensor{DType: tensor.I64, Shape: []int{4}, Strides: []int{3}, Offset: 1, I64: i64}, 4},
+		{"3 rows", tensor.FromI64(i64, 3, 4), 4},
+		{"3 rows strided", tensor.Tensor{DType: tensor.I64, Shape: []int{3, 2}, Strides: []int{4, 2}, Offset: 1, I64: i64}, 2},
+		{"token count", tensor.FromI64(i64[:4], 4), 5},
+		{"rows not allowed", tensor.FromI64(i64, 4, 3), 3},
+		{"negative", tensor.FromI64([]int64{0, -1}, 2), 2},
+		{"past the limit", tensor.FromI64([]int64{0, 100}, 2), 2},
+		{"float", tensor.FromF32([]float32{0, 1}, 2), 2},
+		{"outside the buffer", tensor.FromI64(i64[:2], 3), 3},
+	}
+	for _, c := range cases {
+		want, werr := ops.NewPositions(c.pos, c.tokens, []int{3}, 10)
+		p := ops.Positions{I32: []int32{1}, I64: []int64{1}, Off: 5, Rows: 5, Tokens: 5, RowStride: 5, Stride: 5, Max: 5}
+		err := ops.PositionsInto(&p, &c.pos, c.tokens, []int{3}, 10)
+		if (err == nil) != (werr == nil) || err != nil && err.Error() != werr.Error() {
+			t.Errorf("%s: error %v, NewPositions' %v", c.name, err, werr)
+		}
+		if !reflect.DeepEqual(p, want) {
+			t.Errorf("%s: view %+v, want NewPositions' %+v", c.name, p, want)
+		}
+		if err != nil {
+			continue
+		}
+		row, col := 0, c.pos.Stride(0)
+		if c.pos.Rank() == 2 {
+			row, col = c.pos.Stride(0), c.pos.Stride(1)
+		}
+		if p.RowStride != row || p.Stride != col {
+			t.Errorf("%s: row and token strides %d, %d; want %d, %d", c.name, p.RowStride, p.Stride, row, col)
+		}
 	}
 }

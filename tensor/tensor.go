@@ -149,7 +149,10 @@ func (t Tensor) Len() int { return NumElements(t.Shape) }
 // Stride is the step in elements along dimension k: 0 for a k outside the shape or without a
 // stride. A row-major stride past math.MaxInt (a shape no buffer holds) is math.MaxInt, which
 // Check refuses for any dimension of two or more.
-func (t Tensor) Stride(k int) int {
+func (t Tensor) Stride(k int) int { return t.stride(k) }
+
+// stride is Stride through a pointer: inlined, a method on the value copies the whole Tensor.
+func (t *Tensor) stride(k int) int {
 	if k < 0 || k >= len(t.Shape) {
 		return 0
 	}
@@ -181,7 +184,7 @@ func ContiguousStrides(shape []int) []int {
 }
 
 // backingLen is the length of the slice DType selects.
-func (t Tensor) backingLen() int {
+func (t *Tensor) backingLen() int {
 	switch t.DType {
 	case F32:
 		return len(t.F32)
@@ -203,7 +206,12 @@ func (t Tensor) backingLen() int {
 
 // Check verifies that t is well formed: a known dtype, non-negative dimensions, strides of the
 // right rank, and every element inside the backing slice. name is used in the error.
-func (t Tensor) Check(name string) error {
+func (t Tensor) Check(name string) error { return CheckPtr(&t, name) }
+
+// CheckPtr is t.Check(name) without copying *t. The ops check their tensors on every call, and
+// on a call that rotates one token, copying the Tensor (a dozen slices and ints) into each
+// check costs more than the checking does.
+func CheckPtr(t *Tensor, name string) error {
 	if t.DType == Invalid || t.DType.Size() == 0 {
 		return fmt.Errorf("%s: missing or unknown dtype", name)
 	}
@@ -245,7 +253,7 @@ func (t Tensor) Check(name string) error {
 		return fmt.Errorf("%s: offset %d outside its %d-element buffer", name, t.Offset, n)
 	}
 	for k, d := range t.Shape {
-		st := t.Stride(k)
+		st := t.stride(k)
 		if d > 1 && (st < -n || st > n || d > n && st != 0) {
 			return fmt.Errorf("%s: view %v (strides %v) is larger than its %d-element buffer", name, t.Shape, t.stridesOrContiguous(), n)
 		}
@@ -272,7 +280,7 @@ func (t Tensor) Check(name string) error {
 	return nil
 }
 
-func (t Tensor) stridesOrContiguous() []int {
+func (t *Tensor) stridesOrContiguous() []int {
 	if t.Strides != nil {
 		return t.Strides
 	}
