@@ -206,14 +206,23 @@ func (e *Embedding) positionRows() []int { return e.rows }
 // table picks the cos/sin table for a call whose largest position is maxPos; ok is false when
 // the call needs frequencies no table holds (dynamic NTK per call past the trained length).
 func (e *Embedding) table(maxPos int64) (c ops.CosSinCache, ok bool) {
+	if t := e.tableFor(maxPos); t != nil {
+		return *t, true
+	}
+	return ops.CosSinCache{}, false
+}
+
+// tableFor is table as a pointer into e, nil for no table: Forward copies the table into the
+// op's arguments from e, not from a value just returned in registers and spilled.
+func (e *Embedding) tableFor(maxPos int64) *ops.CosSinCache {
 	sc := e.spec.Scaling
 	switch {
 	case sc.Type == ScalingLongRoPE && maxPos >= int64(e.spec.OriginalMax()):
-		return e.long, true
+		return &e.long
 	case sc.Type == ScalingDynamic && sc.Dynamic == DynamicPerCall && maxPos >= int64(e.spec.DynamicMax()):
-		return ops.CosSinCache{}, false
+		return nil
 	}
-	return e.cache, true
+	return &e.cache
 }
 
 // Forward rotates query and key (may be the zero Tensor) in place at the given positions: vLLM's
@@ -260,12 +269,12 @@ func (e *Embedding) forward(pos *ops.Positions, q, k ops.Heads) error {
 func (e *Embedding) run(a *ops.RotaryEmbeddingArgs) error {
 	a.RotaryDim, a.GPTJ = e.spec.RotaryDim, e.spec.Style == GPTJ
 	pos := &a.Positions
-	if c, ok := e.table(pos.Max); ok && pos.Max < int64(c.Rows) {
+	if c := e.tableFor(pos.Max); c != nil && pos.Max < int64(c.Rows) {
 		var err error
 		if pos.Rows > 1 {
-			_, err = ops.Run(e.disp, ops.MRoPE, ops.MRoPEArgs{RoPE: a.RoPE, Positions: *pos, Cache: c, Sections: e.spec.MRoPE.Sections, Interleaved: e.spec.MRoPE.Interleaved, AlternateHW: e.spec.MRoPE.AlternateHW})
+			_, err = ops.Run(e.disp, ops.MRoPE, ops.MRoPEArgs{RoPE: a.RoPE, Positions: *pos, Cache: *c, Sections: e.spec.MRoPE.Sections, Interleaved: e.spec.MRoPE.Interleaved, AlternateHW: e.spec.MRoPE.AlternateHW})
 		} else {
-			a.Cache = c
+			a.Cache = *c
 			_, err = ops.Run(e.disp, ops.RotaryEmbedding, *a)
 		}
 		return err
