@@ -252,6 +252,12 @@ func (e *Embedding) Forward(positions, query, key tensor.Tensor) error {
 	if e.spec.DualChunk != nil {
 		return errDualChunk
 	}
+	if e.fromTable(&a) {
+		// Passed from this variable, the arguments are copied once, into the call; through a
+		// pointer they would be copied twice.
+		_, err := ops.Run(e.disp, ops.RotaryEmbedding, a)
+		return err
+	}
 	return e.run(&a)
 }
 
@@ -262,21 +268,33 @@ func (e *Embedding) rope(q, k ops.Heads) ops.RoPE {
 
 // forward rotates checked q and k at checked positions.
 func (e *Embedding) forward(pos *ops.Positions, q, k ops.Heads) error {
-	return e.run(&ops.RotaryEmbeddingArgs{RoPE: e.rope(q, k), Positions: *pos})
+	a := ops.RotaryEmbeddingArgs{Positions: *pos}
+	a.Query, a.Key = q, k
+	if e.fromTable(&a) {
+		_, err := ops.Run(e.disp, ops.RotaryEmbedding, a)
+		return err
+	}
+	return e.run(&a)
 }
 
-// run rotates a's checked q and k at its checked positions, filling in the rest of a.
-func (e *Embedding) run(a *ops.RotaryEmbeddingArgs) error {
+// fromTable fills in the rest of a for op rotary_embedding and reports whether that op serves
+// it: one row of positions, all of them in the table the largest one picks.
+func (e *Embedding) fromTable(a *ops.RotaryEmbeddingArgs) bool {
 	a.RotaryDim, a.GPTJ = e.spec.RotaryDim, e.spec.Style == GPTJ
+	c := e.tableFor(a.Positions.Max)
+	if c == nil || a.Positions.Rows > 1 || a.Positions.Max >= int64(c.Rows) {
+		return false
+	}
+	a.Cache = *c
+	return true
+}
+
+// run rotates what fromTable leaves: MRoPE positions from the table, and positions the table
+// cannot serve through the gather.
+func (e *Embedding) run(a *ops.RotaryEmbeddingArgs) error {
 	pos := &a.Positions
 	if c := e.tableFor(pos.Max); c != nil && pos.Max < int64(c.Rows) {
-		var err error
-		if pos.Rows > 1 {
-			_, err = ops.Run(e.disp, ops.MRoPE, ops.MRoPEArgs{RoPE: a.RoPE, Positions: *pos, Cache: *c, Sections: e.spec.MRoPE.Sections, Interleaved: e.spec.MRoPE.Interleaved, AlternateHW: e.spec.MRoPE.AlternateHW})
-		} else {
-			a.Cache = *c
-			_, err = ops.Run(e.disp, ops.RotaryEmbedding, *a)
-		}
+		_, err := ops.Run(e.disp, ops.MRoPE, ops.MRoPEArgs{RoPE: a.RoPE, Positions: *pos, Cache: *c, Sections: e.spec.MRoPE.Sections, Interleaved: e.spec.MRoPE.Interleaved, AlternateHW: e.spec.MRoPE.AlternateHW})
 		return err
 	}
 	cs := e.scratch.Get().(*CosSin)
