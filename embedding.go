@@ -215,7 +215,7 @@ func (e *Embedding) table(maxPos int64) (c ops.CosSinCache, ok bool) {
 // tableFor is table as a pointer into e, nil for no table: Forward copies the table into the
 // op's arguments from e, not from a value just returned in registers and spilled.
 func (e *Embedding) tableFor(maxPos int64) *ops.CosSinCache {
-	sc := e.spec.Scaling
+	sc := &e.spec.Scaling // a copy of the whole Scaling would cost more than the choice
 	switch {
 	case sc.Type == ScalingLongRoPE && maxPos >= int64(e.spec.OriginalMax()):
 		return &e.long
