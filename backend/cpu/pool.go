@@ -98,7 +98,8 @@ const spinFor = 50 * time.Microsecond
 const (
 	parked   int32 = iota // blocked on wake
 	spinning              // polling state
-	assigned              // lo, hi hold a chunk
+	assigned              // lo, hi hold a chunk the worker has not started
+	running               // the worker has taken its chunk
 )
 
 type worker struct {
@@ -131,15 +132,17 @@ func (p *workerPool) start() {
 }
 
 // loop runs one worker. A worker is spinning or parked only while it has no chunk: it returns to
-// spinning before it reports its chunk done, so the next call always finds it spinning (the
-// assignment needs no wake-up) or parked (exactly one wake-up, which it consumes).
+// spinning before it reports its chunk done, and a chunk it has not started is taken back as
+// spinning, so the next call always finds it spinning (the assignment needs no wake-up) or
+// parked (exactly one wake-up, which it consumes, though its chunk may have been taken back).
 func (p *workerPool) loop(w *worker) {
 	for {
 		start := time.Now()
 		for i := 0; !w.poll(); i++ {
 			if i%64 == 63 && time.Since(start) > spinFor && w.state.CompareAndSwap(spinning, parked) {
 				<-w.wake // assign stored `assigned` before sending
-				break
+				start = time.Now()
+				continue
 			}
 			runtime.Gosched()
 		}
@@ -153,10 +156,10 @@ func (p *workerPool) loop(w *worker) {
 // costs about as much as a 16-token chunk's hand-off, so a short busy check goes first.
 const pollRounds = 200
 
-// poll reports whether a chunk has been assigned, checking for a short while.
+// poll reports whether the worker has taken a chunk assigned to it, checking for a short while.
 func (w *worker) poll() bool {
 	for range pollRounds {
-		if w.state.Load() == assigned {
+		if w.state.Load() == assigned && w.state.CompareAndSwap(assigned, running) {
 			return true
 		}
 	}
@@ -187,8 +190,11 @@ func worthThreads(tokens int, r *ops.RoPE) bool {
 	return tokens >= 2 && ThreadsFor(tokens*bytesPerToken(r)) > 1
 }
 
-// parallel splits j's tokens across the pool; a concurrent caller finds the pool busy and runs
-// its whole call inline instead of waiting.
+// parallel splits j's tokens across the pool, a chunk per thread. Once the caller has run its
+// own, it takes back every chunk a worker has not started and runs it too: on a shared machine
+// a worker is often not scheduled when a call begins, and a call is over before a descheduled
+// thread gets its processor back. Only chunks a worker has started are waited for. A concurrent
+// caller finds the pool busy and runs its whole call inline instead of waiting.
 func parallel(j *job, tokens int) {
 	if !pool.mu.TryLock() {
 		j.run(0, tokens)
@@ -203,6 +209,12 @@ func parallel(j *job, tokens int) {
 		pool.workers[c-1].assign(c*per, min((c+1)*per, tokens))
 	}
 	pool.job.run(0, per)
+	for _, w := range pool.workers[:chunks-1] {
+		if w.state.CompareAndSwap(assigned, spinning) {
+			pool.job.run(w.lo, w.hi)
+			pool.pending.Add(-1)
+		}
+	}
 	for i := 0; pool.pending.Load() != 0; i++ {
 		if i%pollRounds == pollRounds-1 {
 			runtime.Gosched() // the workers are running: their chunks take as long as ours
