@@ -87,11 +87,14 @@ func NewQueryKey(query, key tensor.Tensor, d int) (q, k Heads, err error) {
 // QueryKeyInto is NewQueryKey for the per-call hot path: it reads query and key through pointers
 // and writes their views into q and k (which may be fields of an op's arguments), with the same
 // checks and errors. On error q and k hold what NewQueryKey returns with that error: a view that
-// failed its own checks is the zero Heads.
+// failed its own checks is the zero Heads. A nil key is no key; nil q, k or query are errors.
 func QueryKeyInto(q, k *Heads, query, key *tensor.Tensor, d int) error {
+	if q == nil || k == nil {
+		return fmt.Errorf("query, key: nil views to write into")
+	}
 	// headsInto sets every field of a view it accepts, so only the refused and the absent ones
 	// need clearing.
-	if query.DType == tensor.Invalid { // query.IsZero(), without copying the Tensor
+	if query == nil || query.DType == tensor.Invalid { // query.IsZero(), without copying the Tensor
 		*q, *k = Heads{}, Heads{}
 		return fmt.Errorf("query: missing")
 	}
@@ -99,7 +102,7 @@ func QueryKeyInto(q, k *Heads, query, key *tensor.Tensor, d int) error {
 		*q, *k = Heads{}, Heads{}
 		return err
 	}
-	if key.DType == tensor.Invalid {
+	if key == nil || key.DType == tensor.Invalid {
 		*k = Heads{}
 		return nil
 	}

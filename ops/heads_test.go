@@ -1,7 +1,9 @@
 package ops_test
 
 import (
+	"fmt"
 	"reflect"
+	"strings"
 	"testing"
 
 	"github.com/rotary-go/rotary/ops"
@@ -64,5 +66,40 @@ func TestQueryKeyInto(t *testing.T) {
 				t.Errorf("%s: token/head stride, offset %d, %d, %d; want %d, %d, %d", c.name, v.h.TokenStride, v.h.HeadStride, v.h.Off, v.t.Stride(0), head, v.t.Offset)
 			}
 		}
+	}
+}
+
+// TestIntoNilPointers: the pointer-taking checks are public, so nil pointers are bad input, not a
+// panic: each returns an error naming what is missing and writes nothing it was not given.
+func TestIntoNilPointers(t *testing.T) {
+	q := tensor.Zeros(tensor.F32, 1, 2, 8)
+	var hq, hk ops.Heads
+	for _, c := range []struct {
+		name       string
+		call       func() error
+		wantSubstr string
+	}{
+		{"nil query", func() error { return ops.QueryKeyInto(&hq, &hk, nil, nil, 8) }, "query: missing"},
+		{"nil q view", func() error { return ops.QueryKeyInto(nil, &hk, &q, nil, 8) }, "views"},
+		{"nil k view", func() error { return ops.QueryKeyInto(&hq, nil, &q, nil, 8) }, "views"},
+		{"nil positions", func() error { var p ops.Positions; return ops.PositionsInto(&p, nil, 1, nil, ops.NoLimit) }, "positions: missing"},
+		{"nil positions view", func() error { p := tensor.Zeros(tensor.I64, 1); return ops.PositionsInto(nil, &p, 1, nil, ops.NoLimit) }, "view"},
+	} {
+		var err error
+		func() {
+			defer func() {
+				if r := recover(); r != nil {
+					err = fmt.Errorf("panic: %v", r)
+				}
+			}()
+			err = c.call()
+		}()
+		if err == nil || !strings.Contains(err.Error(), c.wantSubstr) {
+			t.Errorf("%s: %v, want an error containing %q", c.name, err, c.wantSubstr)
+		}
+	}
+	// A nil key is no key, as the zero Tensor is.
+	if err := ops.QueryKeyInto(&hq, &hk, &q, nil, 8); err != nil || !reflect.DeepEqual(hk, ops.Heads{}) {
+		t.Errorf("nil key: %v, key view %+v: want no error and the zero view", err, hk)
 	}
 }

@@ -45,6 +45,13 @@ func NewPositions(t tensor.Tensor, tokens int, allowRows []int, limit int64) (Po
 // writes the view into p (which may be a field of an op's arguments), with the same checks and
 // errors. On error p is the zero Positions, as NewPositions returns it.
 func PositionsInto(p *Positions, t *tensor.Tensor, tokens int, allowRows []int, limit int64) error {
+	if p == nil {
+		return fmt.Errorf("positions: nil view to write into")
+	}
+	if t == nil {
+		*p = Positions{}
+		return fmt.Errorf("positions: missing (nil)")
+	}
 	if err := positionsInto(p, t, tokens, allowRows, limit); err != nil {
 		*p = Positions{}
 		return err

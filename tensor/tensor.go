@@ -212,6 +212,9 @@ func (t Tensor) Check(name string) error { return CheckPtr(&t, name) }
 // on a call that rotates one token, copying the Tensor (a dozen slices and ints) into each
 // check costs more than the checking does.
 func CheckPtr(t *Tensor, name string) error {
+	if t == nil {
+		return fmt.Errorf("%s: missing (nil)", name)
+	}
 	if t.DType == Invalid || t.DType.Size() == 0 {
 		return fmt.Errorf("%s: missing or unknown dtype", name)
 	}

@@ -1,6 +1,7 @@
 package tensor
 
 import (
+	"fmt"
 	"math"
 	"math/rand/v2"
 	"reflect"
@@ -569,5 +570,21 @@ func TestSetFloat32Rounds(t *testing.T) {
 				t.Fatalf("%v SetFloat32(%#08x) = %#04x, want %#04x", d, math.Float32bits(v), x.Bits[0], want)
 			}
 		}
+	}
+}
+
+// TestCheckPtrNil: CheckPtr(nil) is bad input naming the tensor, not a panic.
+func TestCheckPtrNil(t *testing.T) {
+	var err error
+	func() {
+		defer func() {
+			if r := recover(); r != nil {
+				err = fmt.Errorf("panic: %v", r)
+			}
+		}()
+		err = CheckPtr(nil, "query")
+	}()
+	if err == nil || !strings.Contains(err.Error(), "query: missing") {
+		t.Errorf("CheckPtr(nil): %v, want an error naming query as missing", err)
 	}
 }
