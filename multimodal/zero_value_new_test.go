@@ -1,0 +1,73 @@
+package multimodal
+
+import (
+	"fmt"
+	"testing"
+
+	"github.com/rotary-go/rotary/rope"
+)
+
+// TestZeroValueNew: RoPEIndexN, FlattenN, the Pixtral tables, the talker and JSON configs, and
+// IndexVersion.String, called with zero configs of every kind, nil and ragged inputs and zero
+// grids, return an error or a zero result and never panic.
+func TestZeroValueNew(t *testing.T) {
+	inputs := map[string]Input{
+		"zero Input":        {},
+		"nil row":           {InputIDs: [][]int64{nil}},
+		"nil mask row":      {InputIDs: [][]int64{{1, 2}}, AttentionMask: [][]int64{nil}},
+		"zero image grid":   {InputIDs: [][]int64{{1, 2}}, ImageGridTHW: [][3]int64{{}}},
+		"zero video grid":   {InputIDs: [][]int64{{1, 2}}, VideoGridTHW: [][3]int64{{}}, SecondPerGridT: []float64{}},
+		"audio, no ids":     {AudioSeqLens: []int64{0}, UseAudioInVideo: true},
+		"audio in no video": {InputIDs: [][]int64{{1}}, AudioSeqLens: []int64{-1}, UseAudioInVideo: true},
+	}
+	checks := map[string]func() error{
+		"FlattenN(nil)":           func() error { _ = FlattenN(nil); return nil },
+		"FlattenN(nil rows)":      func() error { _ = FlattenN(PositionsN{nil, {nil}}); return nil },
+		"PixtralVisionPositions":  func() error { _, err := PixtralVisionPositions(nil, 0); return wantErr(err) },
+		"PixtralVisionPositions0": func() error { _, err := PixtralVisionPositions([][2]int64{{}}, 0); return wantErr(err) },
+		"PixtralVisionCosSin":     func() error { _, err := PixtralVisionCosSin(nil, 0, 0, 0, 0); return wantErr(err) },
+		"PixtralVisionCosSin0": func() error {
+			_, err := PixtralVisionCosSin([][2]int64{{}}, 0, 0, 0, rope.Style(255))
+			return wantErr(err)
+		},
+		"ConfigFromJSON(nil)":     func() error { _, err := ConfigFromJSON(nil); return wantErr(err) },
+		"ConfigFromJSONAs(nil)":   func() error { _, err := ConfigFromJSONAs(nil, 0); return wantErr(err) },
+		"ConfigFromJSONWith(nil)": func() error { _, err := ConfigFromJSONWith(nil, ReadOptions{}); return wantErr(err) },
+		"ConfigFromJSON({})":      func() error { _, err := ConfigFromJSON([]byte("{}")); return wantErr(err) },
+		"IndexVersion.String":     func() error { _, _ = IndexVersion(0).String(), IndexVersion(255).String(); return nil },
+	}
+	for k := Kind(0); k <= HunYuanVL+1; k++ {
+		k := k
+		checks[fmt.Sprintf("DefaultTalkerConfig(%d)", k)] = func() error { _ = DefaultTalkerConfig(k); return nil }
+		for _, cfg := range []Config{{Kind: k}, DefaultConfig(k), DefaultTalkerConfig(k)} {
+			for name, in := range inputs {
+				cfg, in := cfg, in
+				checks[fmt.Sprintf("RoPEIndexN(kind %d %+v, %s)", k, cfg.Kind, name)] = func() error {
+					_, _, _ = RoPEIndexN(cfg, in)
+					_, _, _ = RoPEIndex(cfg, in)
+					return nil
+				}
+			}
+		}
+	}
+	for name, f := range checks {
+		err := func() (err error) {
+			defer func() {
+				if r := recover(); r != nil {
+					err = fmt.Errorf("panic: %v", r)
+				}
+			}()
+			return f()
+		}()
+		if err != nil {
+			t.Errorf("%s: %v", name, err)
+		}
+	}
+}
+
+func wantErr(err error) error {
+	if err == nil {
+		return fmt.Errorf("no error")
+	}
+	return nil
+}
