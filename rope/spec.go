@@ -167,19 +167,25 @@ type MRoPE struct {
 // sections (a fourth section extends them); interleaved, as Hugging Face defines it, takes axis
 // 1 for i%3 == 1 while i < 3·s1, axis 2 for i%3 == 2 while i < 3·s2, and axis 0 otherwise;
 // AlternateHW takes axis 1 for even and axis 2 for odd i below s0+s1, axis 0 from there.
+//
+// A nil MRoPE, or one with fewer sections than its layout reads (Validate refuses both), takes
+// axis 0 for every pair: the text row, as a pair past the sections does.
 func (m *MRoPE) Axis(i int) int {
+	if m == nil || len(m.Sections) == 0 {
+		return 0
+	}
 	s := m.Sections
 	switch {
 	case m.AlternateHW:
-		if i < s[0]+s[1] {
+		if len(s) > 1 && i < s[0]+s[1] {
 			return 1 + i%2
 		}
 		return 0
 	case m.Interleaved:
 		switch {
-		case i%3 == 1 && i < 3*s[1]:
+		case i%3 == 1 && len(s) > 1 && i < 3*s[1]:
 			return 1
-		case i%3 == 2 && i < 3*s[2]:
+		case i%3 == 2 && len(s) > 2 && i < 3*s[2]:
 			return 2
 		}
 		return 0
