@@ -1,0 +1,52 @@
+package ops
+
+import (
+	"fmt"
+	"testing"
+
+	"github.com/rotary-go/rotary/tensor"
+)
+
+// TestZeroValueNew: QueryKeyInto, PositionsInto, NewVisionRoPE2D, ParseVisionLayout and
+// VisionLayout.String, called with nil pointers, zero tensors and zero parameters, return an
+// error (or a name) and never panic. The Args row methods (MRoPEArgs.Axis,
+// VisionRoPE2DArgs.Freq) index checked arguments by contract and are not called here.
+func TestZeroValueNew(t *testing.T) {
+	var z tensor.Tensor
+	for name, f := range map[string]func() error{
+		"QueryKeyInto(nil...)":   func() error { return wantErr(QueryKeyInto(nil, nil, nil, nil, 0)) },
+		"QueryKeyInto(zero...)":  func() error { return wantErr(QueryKeyInto(new(Heads), new(Heads), &z, &z, 0)) },
+		"PositionsInto(nil...)":  func() error { return wantErr(PositionsInto(nil, nil, 0, nil, 0)) },
+		"PositionsInto(zero...)": func() error { _ = PositionsInto(new(Positions), &z, 0, nil, 0); return nil },
+		"NewVisionRoPE2D(zero)":  func() error { _, err := NewVisionRoPE2D(VisionRoPE2DParams{}); return wantErr(err) },
+		"NewVisionRoPE2D(typed, no buffers)": func() error {
+			_, err := NewVisionRoPE2D(VisionRoPE2DParams{
+				Positions: tensor.Tensor{DType: tensor.I64, Shape: []int{2, 1}},
+				Query:     tensor.Tensor{DType: tensor.F32, Shape: []int{1, 1, 4}},
+				HeadSize:  4,
+			})
+			return wantErr(err)
+		},
+		"ParseVisionLayout(\"\")": func() error { _, err := ParseVisionLayout(""); return wantErr(err) },
+		"VisionLayout.String":     func() error { _, _ = VisionLayout(0).String(), VisionLayout(255).String(); return nil },
+	} {
+		err := func() (err error) {
+			defer func() {
+				if r := recover(); r != nil {
+					err = fmt.Errorf("panic: %v", r)
+				}
+			}()
+			return f()
+		}()
+		if err != nil {
+			t.Errorf("%s: %v", name, err)
+		}
+	}
+}
+
+func wantErr(err error) error {
+	if err == nil {
+		return fmt.Errorf("no error")
+	}
+	return nil
+}
