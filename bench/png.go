@@ -28,7 +28,8 @@ func EncodePNG(w io.Writer, results []Result) error { return png.Encode(w, Plot(
 
 type panelKey struct{ op, model string }
 
-// Plot renders the results as an image (see WritePNG).
+// Plot renders the results as an image (see WritePNG). Results no run produces (fewer than one
+// token, a negative or non-finite limit ratio) are left out.
 func Plot(results []Result) *image.RGBA { return plot(results, nil) }
 
 // plot is Plot; text, when set, is given every string drawn (for tests).
@@ -36,6 +37,10 @@ func plot(results []Result, text func(string)) *image.RGBA {
 	panels := map[panelKey][]Result{}
 	var keys []panelKey
 	for _, r := range results {
+		// A run never measures these; drawn, they would stretch the axes without end.
+		if r.Tokens < 1 || math.IsNaN(r.LimitRatio) || math.IsInf(r.LimitRatio, 0) || r.LimitRatio < 0 {
+			continue
+		}
 		k := panelKey{r.Op, r.Model}
 		if _, ok := panels[k]; !ok {
 			keys = append(keys, k)

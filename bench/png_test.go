@@ -1,10 +1,12 @@
 package bench
 
 import (
+	"math"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 )
 
 // TestWritePNGRefusesSpecialFiles: --png goes through the same atomic replace as every other
@@ -77,5 +79,30 @@ func TestPlotSaysWhatItShows(t *testing.T) {
 	}
 	if img.Bounds().Dx() != 2*640 {
 		t.Errorf("two panels side by side: width %d", img.Bounds().Dx())
+	}
+}
+
+// TestPlotDegenerateResults: results no run produces (zero or negative tokens, infinite or NaN
+// ratios) still give a picture and return; the tick loops used to spin forever on them.
+func TestPlotDegenerateResults(t *testing.T) {
+	for _, rs := range [][]Result{
+		{{}},
+		{{Op: "x", Tokens: -4, LimitRatio: 1}},
+		{{Op: "x", Tokens: 16, LimitRatio: math.Inf(1)}},
+		{{Op: "x", Tokens: 16, LimitRatio: math.NaN()}, {Op: "x", Tokens: 0, LimitRatio: -1}},
+		{{Op: "x", Tokens: math.MaxInt, LimitRatio: 1}, {Op: "x", Tokens: 1, LimitRatio: 1}},
+	} {
+		done := make(chan struct{})
+		go func() {
+			defer close(done)
+			if img := Plot(rs); img == nil || img.Bounds().Empty() {
+				t.Errorf("Plot(%+v): no image", rs)
+			}
+		}()
+		select {
+		case <-done:
+		case <-time.After(20 * time.Second):
+			t.Fatalf("Plot(%+v) did not return in 20 s", rs)
+		}
 	}
 }
