@@ -106,28 +106,10 @@ func (g *generator) backwardSumsKernel(s isa, d dtype, gptj bool) {
 			VADDPD(p, sum, sum)
 		}
 	}
-	// The next group's rows are prefetched as in backwardSumsBF16Kernel.
-	py, px, r, qy, qx := GP64(), GP64(), GP64(), GP64(), GP64()
-	prefetch := func() {
-		PREFETCHT0(Mem{Base: qy})
-		PREFETCHT0(Mem{Base: qx})
-		if !gptj {
-			PREFETCHT0(Mem{Base: qy, Index: hb, Scale: 1})
-			PREFETCHT0(Mem{Base: qx, Index: hb, Scale: 1})
-		}
-		ADDQ(ys, qy)
-		ADDQ(xs, qx)
-	}
+	w := newSumsRows(dy, x, rows, ys, xs, hb, gptj)
+	py, px, r, prefetch := w.py, w.px, w.r, w.prefetch
 	Label("block")
-	MOVQ(dy, py)
-	MOVQ(x, px)
-	MOVQ(rows, r)
-	MOVQ(rows, qy)
-	IMULQ(ys, qy)
-	ADDQ(py, qy)
-	MOVQ(rows, qx)
-	IMULQ(xs, qx)
-	ADDQ(px, qx)
+	w.begin()
 	if !gptj {
 		c1, c2 := acc(Mem{Base: dcos}), acc(Mem{Base: dcos, Index: h8, Scale: 1})
 		s1, s2 := acc(Mem{Base: dsin}), acc(Mem{Base: dsin, Index: h8, Scale: 1})
@@ -262,31 +244,10 @@ func (g *generator) backwardSumsBF16Kernel(gptj bool) {
 		VCVTPS2PD(fo, o)
 		return e, o
 	}
-	// Each row's loads prefetch the same bytes `rows` rows on, in dy (qy) and in x (qx): where
-	// the heads of consecutive tokens follow each other (BSND, THD) that is the next call's
-	// group, whose first block would otherwise wait on memory for each of its rows in turn
-	// (about twice the time per token at 4096 tokens as at 512). A prefetch cannot fault.
-	py, px, r, qy, qx := GP64(), GP64(), GP64(), GP64(), GP64()
-	prefetch := func() {
-		PREFETCHT0(Mem{Base: qy})
-		PREFETCHT0(Mem{Base: qx})
-		if !gptj {
-			PREFETCHT0(Mem{Base: qy, Index: hb, Scale: 1})
-			PREFETCHT0(Mem{Base: qx, Index: hb, Scale: 1})
-		}
-		ADDQ(ys, qy)
-		ADDQ(xs, qx)
-	}
+	w := newSumsRows(dy, x, rows, ys, xs, hb, gptj)
+	py, px, r, prefetch := w.py, w.px, w.r, w.prefetch
 	Label("block")
-	MOVQ(dy, py)
-	MOVQ(x, px)
-	MOVQ(rows, r)
-	MOVQ(rows, qy)
-	IMULQ(ys, qy)
-	ADDQ(py, qy)
-	MOVQ(rows, qx)
-	IMULQ(xs, qx)
-	ADDQ(px, qx)
+	w.begin()
 	if !gptj {
 		c1e, c1o := split(Mem{Base: dcos})
 		c2e, c2o := split(Mem{Base: dcos, Index: h8, Scale: 1})
@@ -414,4 +375,45 @@ func (g *generator) evenSign64() Mem {
 		g.data.evenSign64 = &m
 	}
 	return *g.data.evenSign64
+}
+
+// sumsRows walks a group of `rows` rows of dy and x for the backward sums kernels: py and px
+// at the row, r the rows left, and qy, qx the same bytes `rows` rows on, which each row's loads
+// prefetch. Where the heads of consecutive tokens follow each other (BSND, THD) that is the next
+// call's group, whose first block would otherwise wait on memory for each of its rows in turn
+// (about twice the time per token at 4096 tokens as at 512). A prefetch cannot fault.
+type sumsRows struct {
+	dy, x, rows, ys, xs, hb Register
+	gptj                    bool
+	py, px, r, qy, qx       GPVirtual
+}
+
+func newSumsRows(dy, x, rows, ys, xs, hb Register, gptj bool) *sumsRows {
+	return &sumsRows{dy: dy, x: x, rows: rows, ys: ys, xs: xs, hb: hb, gptj: gptj,
+		py: GP64(), px: GP64(), r: GP64(), qy: GP64(), qx: GP64()}
+}
+
+// begin points py and px at the group's first row, r at its row count, qy and qx `rows` rows on.
+func (w *sumsRows) begin() {
+	MOVQ(w.dy, w.py)
+	MOVQ(w.x, w.px)
+	MOVQ(w.rows, w.r)
+	MOVQ(w.rows, w.qy)
+	IMULQ(w.ys, w.qy)
+	ADDQ(w.py, w.qy)
+	MOVQ(w.rows, w.qx)
+	IMULQ(w.xs, w.qx)
+	ADDQ(w.px, w.qx)
+}
+
+// prefetch fetches the row `rows` rows on (both NeoX halves) and steps qy and qx to the next.
+func (w *sumsRows) prefetch() {
+	PREFETCHT0(Mem{Base: w.qy})
+	PREFETCHT0(Mem{Base: w.qx})
+	if !w.gptj {
+		PREFETCHT0(Mem{Base: w.qy, Index: w.hb, Scale: 1})
+		PREFETCHT0(Mem{Base: w.qx, Index: w.hb, Scale: 1})
+	}
+	ADDQ(w.ys, w.qy)
+	ADDQ(w.xs, w.qx)
 }
