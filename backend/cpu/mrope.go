@@ -23,12 +23,14 @@ func mrope(a *ops.MRoPEArgs, lo, hi int) {
 	half := a.Cache.Half
 	var stack [2 * 256]float32
 	var axisStack [256]uint8
+	var maskStack [2 * 256 / 16]uint64
 	buf, axis := stack[:], axisStack[:]
 	if half > len(axis) {
 		buf, axis = make([]float32, 2*half), make([]uint8, half)
 	}
-	cos, sin, axis := buf[:half:half], buf[half:2*half:2*half], axis[:half:half]
-	mropeAxes(a, axis)
+	buf, axis = buf[:2*half:2*half], axis[:half:half]
+	cos, sin := buf[:half:half], buf[half:]
+	var masks []uint64 // with axis, filled at the first token whose axes differ: text needs neither
 	rows := min(a.Positions.Rows, mropeMaxRows)
 	var row [mropeMaxRows][]float32 // the cache row of each axis's position
 	for t := lo; t < hi; t++ {
@@ -43,16 +45,50 @@ func mrope(a *ops.MRoPEArgs, lo, hi int) {
 			rotateQK(k, &a.RoPE, t, c, s)
 			continue
 		}
-		for r := range rows {
-			p := int(a.Positions.At(r, t))
+		for r := range row {
+			p := int(a.Positions.At(min(r, rows-1), t)) // rows past the layout's are never selected
 			row[r] = a.Cache.Data[p*2*half : (p+1)*2*half : (p+1)*2*half]
 		}
-		for i, ax := range axis {
-			rw := row[ax&(mropeMaxRows-1)]
-			cos[i], sin[i] = rw[i], rw[half+i]
+		if masks == nil {
+			mropeAxes(a, axis)
+			masks = mropeMasks(axis, maskStack[:min(len(maskStack), len(buf)/16)])
 		}
+		mropeGather(k.isa, buf, &row, axis, masks)
 		rotateQK(k, &a.RoPE, t, cos, sin)
 	}
+}
+
+// mropeGather assembles a token's [cos | sin] row in buf (2·len(axis) floats) from the cache
+// rows of its axes' positions, laid out the same way: float j takes the row of its pair's axis,
+// axis[j mod half]. masks are mropeMasks(axis, ...).
+func mropeGather(i isa, buf []float32, row *[mropeMaxRows][]float32, axis []uint8, masks []uint64) {
+	half := len(axis)
+	for j := mropeGatherAsm(i, buf, row, masks); j < len(buf); j++ {
+		p := j
+		if p >= half {
+			p -= half
+		}
+		buf[j] = row[axis[p]&(mropeMaxRows-1)][j]
+	}
+}
+
+// mropeMasks fills masks (one per 16 floats of a token's [cos | sin] row, as many as fit) for
+// mropeGatherAsm: in masks[c], bit 16(a−1)+l is set where float 16c+l takes axis a ≥ 1's row.
+func mropeMasks(axis []uint8, masks []uint64) []uint64 {
+	i := 0 // the pair of float 16c+l
+	for c := range masks {
+		var m uint64
+		for l := range 16 {
+			if a := axis[i] & (mropeMaxRows - 1); a > 0 {
+				m |= 1 << (16*uint(a-1) + uint(l))
+			}
+			if i++; i == len(axis) {
+				i = 0
+			}
+		}
+		masks[c] = m
+	}
+	return masks
 }
 
 // mropeAxes fills axis[i] with the position row pair i takes its cos/sin from, as

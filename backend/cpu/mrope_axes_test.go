@@ -32,3 +32,38 @@ func TestMRoPEAxesTable(t *testing.T) {
 		}
 	}
 }
+
+// TestMRoPEGather pins the assembled cos/sin row (mropeGather: the assembly's whole chunks and
+// Go's tail) to its definition, float j from the row of axis[j mod half], on every
+// implementation, for every layout and halves that do and do not fill whole chunks, with rows
+// whose values name their row and index so that any float taken from the wrong row or place
+// shows.
+func TestMRoPEGather(t *testing.T) {
+	for _, half := range []int{1, 5, 8, 12, 20, 24, 33, 64, 72, 128, 256} {
+		var row [mropeMaxRows][]float32
+		for r := range row {
+			row[r] = make([]float32, 2*half)
+			for j := range row[r] {
+				row[r][j] = float32(r*100000 + j)
+			}
+		}
+		for _, s := range [][]int{{24, 20, 20}, {16, 24, 24}, {8, 12, 12}, {2, 1, 1}, {1, 1, 1, 1}, {0, 3, 0}, {5, 0, 7, 2}} {
+			for _, mode := range []struct{ interleaved, alternate bool }{{false, false}, {true, false}, {false, true}} {
+				a := ops.MRoPEArgs{Sections: s, Interleaved: mode.interleaved, AlternateHW: mode.alternate}
+				axis := make([]uint8, half)
+				mropeAxes(&a, axis)
+				var stack [2 * 256 / 16]uint64
+				masks := mropeMasks(axis, stack[:min(len(stack), 2*half/16)])
+				for _, k := range impls {
+					buf := make([]float32, 2*half)
+					mropeGather(k.isa, buf, &row, axis, masks)
+					for j, v := range buf {
+						if want := row[axis[j%half]&(mropeMaxRows-1)][j]; v != want {
+							t.Fatalf("%s half %d sections %v interleaved %v alternate %v: float %d = %v, want %v", k.name, half, s, mode.interleaved, mode.alternate, j, v, want)
+						}
+					}
+				}
+			}
+		}
+	}
+}

@@ -7349,3 +7349,37 @@ row:
 done:
 	VZEROUPPER
 	RET
+
+// func mropeGatherAVX512(dst *float32, r0 *float32, r1 *float32, r2 *float32, r3 *float32, masks *uint64, chunks int)
+// Requires: AVX512F
+TEXT ·mropeGatherAVX512(SB), NOSPLIT, $0-56
+	MOVQ  dst+0(FP), AX
+	MOVQ  r0+8(FP), CX
+	MOVQ  r1+16(FP), DX
+	MOVQ  r2+24(FP), BX
+	MOVQ  r3+32(FP), SI
+	MOVQ  masks+40(FP), DI
+	MOVQ  chunks+48(FP), R8
+	TESTQ R8, R8
+	JZ    done
+	XORQ  R9, R9
+
+chunk:
+	VMOVUPS (CX)(R9*1), Z0
+	MOVQ    (DI), R10
+	KMOVW   R10, K1
+	VMOVUPS (DX)(R9*1), K1, Z0
+	SHRQ    $0x10, R10
+	KMOVW   R10, K1
+	VMOVUPS (BX)(R9*1), K1, Z0
+	SHRQ    $0x10, R10
+	KMOVW   R10, K1
+	VMOVUPS (SI)(R9*1), K1, Z0
+	VMOVUPS Z0, (AX)(R9*1)
+	ADDQ    $0x40, R9
+	ADDQ    $0x08, DI
+	DECQ    R8
+	JNZ     chunk
+
+done:
+	RET

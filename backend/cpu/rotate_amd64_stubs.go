@@ -356,3 +356,8 @@ func backwardSumsNeoXF16AVX2(dcos *float64, dsin *float64, dy *byte, x *byte, ro
 //
 //go:noescape
 func backwardSumsGPTJF16AVX2(dcos *float64, dsin *float64, dy *byte, x *byte, rows int, ystride int, xstride int, half int, n int)
+
+// mropeGatherAVX512 assembles chunks×16 floats of dst from r0 ... r3 by masks: each chunk's uint64 holds three 16-lane masks, for r1, r2 and r3, over r0.
+//
+//go:noescape
+func mropeGatherAVX512(dst *float32, r0 *float32, r1 *float32, r2 *float32, r3 *float32, masks *uint64, chunks int)

@@ -10,7 +10,7 @@
 // The files follow package cpu's: rotation.go has the kernels cpu's rotation.go calls
 // (rotary_embedding.go their AVX512BF16 bf16 path at rotary dim 128),
 // convert.go the bulk conversions, apply_rotary_emb.go, kv_rmsnorm_rope_cache.go,
-// interleave_rope.go and qk_rmsnorm_rope.go those of their ops, stream.go the passes of cpu's stream.go (the bench's limit);
+// interleave_rope.go, mrope.go and qk_rmsnorm_rope.go those of their ops, stream.go the passes of cpu's stream.go (the bench's limit);
 // vector.go, rmsnorm.go and bf16_layout.go hold what several ops share, bf16_encoding.go the
 // instructions the Go assembler lacks, and dispatch.go writes the Go side of the table.
 package main
@@ -67,6 +67,7 @@ func main() {
 	g.qkNormRoPEBF16Kernel()
 	g.streamKernels()
 	g.backwardSumsKernels()
+	g.mropeGatherKernel()
 	Generate()
 	if out := flag.Lookup("out").Value.String(); out != "" && out != "-" {
 		if err := encodeBF16(out); err != nil {
