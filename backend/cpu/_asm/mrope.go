@@ -7,10 +7,9 @@ import (
 )
 
 // mropeGatherKernel emits mropeGatherAVX512, which serves package cpu's mrope.go: a token's
-// cos/sin row assembled from the cache rows of its axes' positions. Go's loop of one float at a
-// time cost about as much as rotating the token's eight heads of keys, and its 4-byte stores
-// stalled the rotation kernel's 64-byte loads of the row it had just written (a load that spans
-// several smaller stores cannot take their data before they reach the cache).
+// cos/sin row assembled from the cache rows of its axes' positions, sixteen floats per load and
+// masked load where a loop in Go takes one at a time, and stored in the 64-byte pieces the
+// rotation kernel then loads.
 //
 // mropeGatherAVX512(dst, r0, r1, r2, r3 *float32, masks *uint64, chunks int): for each chunk c of
 // 16 floats, dst[16c+l] = r_a[16c+l] where a is 0 unless bit l of masks[c]'s 16-bit field a−1
