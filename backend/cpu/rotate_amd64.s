@@ -1108,7 +1108,7 @@ done:
 	RET
 
 // func rotateNeoXBF16AVX512BF16(x *byte, heads int, stride int, cos *float32, sin *float32, half int, n int)
-// Requires: AVX, AVX2, AVX512BW, AVX512F, AVX512VL
+// Requires: AVX, AVX2, AVX512BW, AVX512DQ, AVX512F, AVX512VL
 TEXT ·rotateNeoXBF16AVX512BF16(SB), NOSPLIT, $0-56
 	MOVQ         x+0(FP), AX
 	MOVQ         heads+8(FP), CX
@@ -1187,12 +1187,14 @@ splitHead:
 	VPTESTNMW      Z11, Z14, K2
 	KORTESTD       K1, K2
 	JNZ            bf16sslow1
-	VPERMW         Z9, Z12, Z9
-	VPERMW         Z14, Z12, Z14
-	VMOVDQU16      Z9, (AX)
-	VMOVDQU16      Z14, (R9)
 
-bf16sdone2:
+bf16sfast2:
+	VPERMW    Z9, Z12, Z9
+	VPERMW    Z14, Z12, Z14
+	VMOVDQU16 Z9, (AX)
+	VMOVDQU16 Z14, (R9)
+
+bf16sdone3:
 	VMOVDQU32      64(AX), Z9
 	VMOVDQU32      64(R9), Z13
 	VPSLLD         $0x10, Z9, Z14
@@ -1216,13 +1218,15 @@ bf16sdone2:
 	VPTESTNMW      Z11, Z9, K1
 	VPTESTNMW      Z11, Z14, K2
 	KORTESTD       K1, K2
-	JNZ            bf16sslow3
-	VPERMW         Z9, Z12, Z9
-	VPERMW         Z14, Z12, Z14
-	VMOVDQU16      Z9, 64(AX)
-	VMOVDQU16      Z14, 64(R9)
+	JNZ            bf16sslow4
 
-bf16sdone4:
+bf16sfast5:
+	VPERMW    Z9, Z12, Z9
+	VPERMW    Z14, Z12, Z14
+	VMOVDQU16 Z9, 64(AX)
+	VMOVDQU16 Z14, 64(R9)
+
+bf16sdone6:
 	ADDQ DX, AX
 	DECQ CX
 	JNZ  splitHead
@@ -1239,72 +1243,72 @@ wide:
 	ADDQ          $0x00000010, R11
 	CMPQ          R11, R8
 	JA            narrow
-	VMOVUPS       (BX)(R10*4), Z6
-	VMOVUPS       (SI)(R10*4), Z7
-	VPMOVZXWD     (AX)(R10*2), Z8
+	VMOVUPS       (BX)(R10*4), Z5
+	VMOVUPS       (SI)(R10*4), Z6
+	VPMOVZXWD     (AX)(R10*2), Z7
+	VPSLLD        $0x10, Z7, Z7
+	VPMOVZXWD     (R9)(R10*2), Z8
 	VPSLLD        $0x10, Z8, Z8
-	VPMOVZXWD     (R9)(R10*2), Z9
-	VPSLLD        $0x10, Z9, Z9
+	VMULPS        Z5, Z7, Z9
 	VMULPS        Z6, Z8, Z10
-	VMULPS        Z7, Z9, Z11
-	VMULPS        Z6, Z9, Z6
-	VMULPS        Z7, Z8, Z7
-	VSUBPS        Z11, Z10, Z10
-	VADDPS        Z7, Z6, Z6
-	VPTESTNMD     Z5, Z10, K1
-	VPTESTNMD     Z5, Z6, K2
+	VMULPS        Z5, Z8, Z5
+	VMULPS        Z6, Z7, Z6
+	VSUBPS        Z10, Z9, Z9
+	VADDPS        Z6, Z5, Z5
+	VFPCLASSPSZ   $0x20, Z9, K1
+	VFPCLASSPSZ   $0x20, Z5, K2
 	KORTESTW      K1, K2
-	JNZ           bf16slow5
-	BYTE $0x62; BYTE $0xd2; BYTE $0x7e; BYTE $0x48; BYTE $0x72; BYTE $0xfa // VCVTNEPS2BF16 Z10, Y7
-	VMOVDQU32     Y7, (AX)(R10*2)
-	BYTE $0x62; BYTE $0xf2; BYTE $0x7e; BYTE $0x48; BYTE $0x72; BYTE $0xf6 // VCVTNEPS2BF16 Z6, Y6
-	VMOVDQU32     Y6, (R9)(R10*2)
+	JNZ           bf16slow7
+	BYTE $0x62; BYTE $0xd2; BYTE $0x7e; BYTE $0x48; BYTE $0x72; BYTE $0xf1 // VCVTNEPS2BF16 Z9, Y6
+	VMOVDQU32     Y6, (AX)(R10*2)
+	BYTE $0x62; BYTE $0xf2; BYTE $0x7e; BYTE $0x48; BYTE $0x72; BYTE $0xed // VCVTNEPS2BF16 Z5, Y5
+	VMOVDQU32     Y5, (R9)(R10*2)
 
-bf16done6:
+bf16done8:
 	ADDQ $0x00000010, R10
 	JMP  wide
 
 narrow:
 	CMPQ      R10, R8
 	JAE       next
-	VMOVUPS   (BX)(R10*4), Y6
-	VMOVUPS   (SI)(R10*4), Y7
-	VPMOVZXWD (AX)(R10*2), Y8
+	VMOVUPS   (BX)(R10*4), Y5
+	VMOVUPS   (SI)(R10*4), Y6
+	VPMOVZXWD (AX)(R10*2), Y7
+	VPSLLD    $0x10, Y7, Y7
+	VPMOVZXWD (R9)(R10*2), Y8
 	VPSLLD    $0x10, Y8, Y8
-	VPMOVZXWD (R9)(R10*2), Y9
-	VPSLLD    $0x10, Y9, Y9
+	VMULPS    Y5, Y7, Y9
 	VMULPS    Y6, Y8, Y10
-	VMULPS    Y7, Y9, Y11
-	VMULPS    Y6, Y9, Y6
-	VMULPS    Y7, Y8, Y7
-	VSUBPS    Y11, Y10, Y10
-	VADDPS    Y7, Y6, Y6
-	VPSRLD    $0x10, Y10, Y7
-	VPSRLD    $0x10, Y10, Y8
-	VPAND     Y0, Y7, Y7
-	VPADDD    Y10, Y7, Y7
-	VPADDD    Y1, Y7, Y7
-	VPSRLD    $0x10, Y7, Y7
-	VPOR      Y4, Y8, Y8
-	VPAND     Y2, Y10, Y9
-	VPCMPGTD  Y3, Y9, Y9
-	VPBLENDVB Y9, Y8, Y7, Y7
-	VPACKUSDW Y7, Y7, Y7
-	VPERMQ    $0x08, Y7, Y7
-	VMOVDQU   X7, (AX)(R10*2)
-	VPSRLD    $0x10, Y6, Y7
-	VPSRLD    $0x10, Y6, Y8
-	VPAND     Y0, Y7, Y7
-	VPADDD    Y6, Y7, Y7
-	VPADDD    Y1, Y7, Y7
-	VPSRLD    $0x10, Y7, Y7
-	VPOR      Y4, Y8, Y8
-	VPAND     Y2, Y6, Y6
-	VPCMPGTD  Y3, Y6, Y6
-	VPBLENDVB Y6, Y8, Y7, Y7
-	VPACKUSDW Y7, Y7, Y7
-	VPERMQ    $0x08, Y7, Y7
-	VMOVDQU   X7, (R9)(R10*2)
+	VMULPS    Y5, Y8, Y5
+	VMULPS    Y6, Y7, Y6
+	VSUBPS    Y10, Y9, Y9
+	VADDPS    Y6, Y5, Y5
+	VPSRLD    $0x10, Y9, Y6
+	VPSRLD    $0x10, Y9, Y7
+	VPAND     Y0, Y6, Y6
+	VPADDD    Y9, Y6, Y6
+	VPADDD    Y1, Y6, Y6
+	VPSRLD    $0x10, Y6, Y6
+	VPOR      Y4, Y7, Y7
+	VPAND     Y2, Y9, Y8
+	VPCMPGTD  Y3, Y8, Y8
+	VPBLENDVB Y8, Y7, Y6, Y6
+	VPACKUSDW Y6, Y6, Y6
+	VPERMQ    $0x08, Y6, Y6
+	VMOVDQU   X6, (AX)(R10*2)
+	VPSRLD    $0x10, Y5, Y6
+	VPSRLD    $0x10, Y5, Y7
+	VPAND     Y0, Y6, Y6
+	VPADDD    Y5, Y6, Y6
+	VPADDD    Y1, Y6, Y6
+	VPSRLD    $0x10, Y6, Y6
+	VPOR      Y4, Y7, Y7
+	VPAND     Y2, Y5, Y5
+	VPCMPGTD  Y3, Y5, Y5
+	VPBLENDVB Y5, Y7, Y6, Y6
+	VPACKUSDW Y6, Y6, Y6
+	VPERMQ    $0x08, Y6, Y6
+	VMOVDQU   X6, (R9)(R10*2)
 	ADDQ      $0x00000008, R10
 	CMPQ      R10, R8
 	JB        narrow
@@ -1319,6 +1323,21 @@ done:
 	RET
 
 bf16sslow1:
+	VPBROADCASTD expmask<>+0(SB), Z18
+	VPBROADCASTD absmask<>+0(SB), Z20
+	VPTESTNMD    Z18, Z19, K1
+	VPTESTMD     Z20, Z19, K1, K1
+	VPTESTNMD    Z18, Z17, K2
+	VPTESTMD     Z20, Z17, K2, K2
+	KORW         K2, K1, K2
+	VPTESTNMD    Z18, Z16, K1
+	VPTESTMD     Z20, Z16, K1, K1
+	KORW         K1, K2, K1
+	VPTESTNMD    Z18, Z13, K2
+	VPTESTMD     Z20, Z13, K2, K2
+	KORW         K2, K1, K2
+	KORTESTW     K2, K2
+	JZ           bf16sfast2
 	VPBROADCASTD quiet32<>+0(SB), Z9
 	VPSRLD       $0x10, Z19, Z14
 	VPANDD       Z0, Z14, Z14
@@ -1358,9 +1377,24 @@ bf16sslow1:
 	VPSRLD       $0x10, Z14, Z14
 	VPORD        Z16, Z14, Z14
 	VMOVDQU32    Z14, (R9)
-	JMP          bf16sdone2
+	JMP          bf16sdone3
 
-bf16sslow3:
+bf16sslow4:
+	VPBROADCASTD expmask<>+0(SB), Z18
+	VPBROADCASTD absmask<>+0(SB), Z20
+	VPTESTNMD    Z18, Z19, K1
+	VPTESTMD     Z20, Z19, K1, K1
+	VPTESTNMD    Z18, Z17, K2
+	VPTESTMD     Z20, Z17, K2, K2
+	KORW         K2, K1, K2
+	VPTESTNMD    Z18, Z16, K1
+	VPTESTMD     Z20, Z16, K1, K1
+	KORW         K1, K2, K1
+	VPTESTNMD    Z18, Z13, K2
+	VPTESTMD     Z20, Z13, K2, K2
+	KORW         K2, K1, K2
+	KORTESTW     K2, K2
+	JZ           bf16sfast5
 	VPBROADCASTD quiet32<>+0(SB), Z9
 	VPSRLD       $0x10, Z19, Z14
 	VPANDD       Z0, Z14, Z14
@@ -1400,32 +1434,32 @@ bf16sslow3:
 	VPSRLD       $0x10, Z14, Z14
 	VPORD        Z16, Z14, Z14
 	VMOVDQU32    Z14, 64(R9)
-	JMP          bf16sdone4
+	JMP          bf16sdone6
 
-bf16slow5:
-	VPSRLD    $0x10, Z10, Z7
-	VPSRLD    $0x10, Z10, Z8
-	VPANDD    Z0, Z7, Z7
-	VPADDD    Z10, Z7, Z7
-	VPADDD    Z1, Z7, Z7
-	VPSRLD    $0x10, Z7, Z7
-	VPORD     Z4, Z8, Z8
-	VPANDD    Z2, Z10, Z9
-	VPCMPGTD  Z3, Z9, K1
-	VPBLENDMD Z8, Z7, K1, Z7
-	VPMOVDW   Z7, (AX)(R10*2)
-	VPSRLD    $0x10, Z6, Z7
-	VPSRLD    $0x10, Z6, Z8
-	VPANDD    Z0, Z7, Z7
-	VPADDD    Z6, Z7, Z7
-	VPADDD    Z1, Z7, Z7
-	VPSRLD    $0x10, Z7, Z7
-	VPORD     Z4, Z8, Z8
-	VPANDD    Z2, Z6, Z6
-	VPCMPGTD  Z3, Z6, K1
-	VPBLENDMD Z8, Z7, K1, Z7
-	VPMOVDW   Z7, (R9)(R10*2)
-	JMP       bf16done6
+bf16slow7:
+	VPSRLD    $0x10, Z9, Z6
+	VPSRLD    $0x10, Z9, Z7
+	VPANDD    Z0, Z6, Z6
+	VPADDD    Z9, Z6, Z6
+	VPADDD    Z1, Z6, Z6
+	VPSRLD    $0x10, Z6, Z6
+	VPORD     Z4, Z7, Z7
+	VPANDD    Z2, Z9, Z8
+	VPCMPGTD  Z3, Z8, K1
+	VPBLENDMD Z7, Z6, K1, Z6
+	VPMOVDW   Z6, (AX)(R10*2)
+	VPSRLD    $0x10, Z5, Z6
+	VPSRLD    $0x10, Z5, Z7
+	VPANDD    Z0, Z6, Z6
+	VPADDD    Z5, Z6, Z6
+	VPADDD    Z1, Z6, Z6
+	VPSRLD    $0x10, Z6, Z6
+	VPORD     Z4, Z7, Z7
+	VPANDD    Z2, Z5, Z5
+	VPCMPGTD  Z3, Z5, K1
+	VPBLENDMD Z7, Z6, K1, Z6
+	VPMOVDW   Z6, (R9)(R10*2)
+	JMP       bf16done8
 
 DATA expmaskw<>+0(SB)/4, $0x7f807f80
 GLOBL expmaskw<>(SB), RODATA|NOPTR, $4
@@ -1484,8 +1518,8 @@ TEXT ·rotateGPTJBF16AVX512BF16(SB), NOSPLIT, $0-56
 	VPBROADCASTD inf<>+0(SB), Z3
 	VPBROADCASTD quiet<>+0(SB), Z4
 	VPBROADCASTD expmask<>+0(SB), Z5
-	VMOVDQU32    evensign<>+0(SB), Z6
-	VMOVDQU32    dupidx<>+0(SB), Z7
+	VMOVDQU32    evensign<>+0(SB), Z5
+	VMOVDQU32    dupidx<>+0(SB), Z8
 
 head:
 	XORQ R8, R8
@@ -1493,38 +1527,38 @@ head:
 pairs:
 	MOVQ          R8, R9
 	SHLQ          $0x01, R9
-	VMOVUPS       (BX)(R8*4), Y8
-	VMOVUPS       (SI)(R8*4), Y9
-	VPERMPS       Z8, Z7, Z8
-	VPERMPS       Z9, Z7, Z9
-	VXORPS        Z6, Z9, Z9
-	VPMOVZXWD     (AX)(R9*2), Z10
-	VPSLLD        $0x10, Z10, Z10
-	VPERMILPS     $0xb1, Z10, Z11
-	VMULPS        Z8, Z10, Z10
-	VMULPS        Z9, Z11, Z11
-	VADDPS        Z11, Z10, Z10
-	BYTE $0x62; BYTE $0x52; BYTE $0x7e; BYTE $0x48; BYTE $0x72; BYTE $0xc2 // VCVTNEPS2BF16 Z10, Y8
-	VPTESTNMD     Z5, Z10, K1
+	VMOVUPS       (BX)(R8*4), Y6
+	VMOVUPS       (SI)(R8*4), Y7
+	VPERMPS       Z6, Z8, Z6
+	VPERMPS       Z7, Z8, Z7
+	VXORPS        Z5, Z7, Z7
+	VPMOVZXWD     (AX)(R9*2), Z9
+	VPSLLD        $0x10, Z9, Z9
+	VPERMILPS     $0xb1, Z9, Z10
+	VMULPS        Z6, Z9, Z9
+	VMULPS        Z7, Z10, Z10
+	VADDPS        Z10, Z9, Z9
+	BYTE $0x62; BYTE $0xd2; BYTE $0x7e; BYTE $0x48; BYTE $0x72; BYTE $0xf1 // VCVTNEPS2BF16 Z9, Y6
+	VFPCLASSPSZ   $0x20, Z9, K1
 	KORTESTW      K1, K1
-	JNZ           bf16slow7
-	VMOVDQU32     Y8, (AX)(R9*2)
-	JMP           bf16done8
+	JNZ           bf16slow9
+	VMOVDQU32     Y6, (AX)(R9*2)
+	JMP           bf16done10
 
-bf16slow7:
-	VPSRLD    $0x10, Z10, Z11
-	VPSRLD    $0x10, Z10, Z12
-	VPANDD    Z0, Z11, Z11
-	VPADDD    Z10, Z11, Z11
-	VPADDD    Z1, Z11, Z11
-	VPSRLD    $0x10, Z11, Z11
-	VPORD     Z4, Z12, Z12
-	VPANDD    Z2, Z10, Z10
-	VPCMPGTD  Z3, Z10, K1
-	VPBLENDMD Z12, Z11, K1, Z11
-	VPMOVDW   Z11, (AX)(R9*2)
+bf16slow9:
+	VPSRLD    $0x10, Z9, Z10
+	VPSRLD    $0x10, Z9, Z11
+	VPANDD    Z0, Z10, Z10
+	VPADDD    Z9, Z10, Z10
+	VPADDD    Z1, Z10, Z10
+	VPSRLD    $0x10, Z10, Z10
+	VPORD     Z4, Z11, Z11
+	VPANDD    Z2, Z9, Z9
+	VPCMPGTD  Z3, Z9, K1
+	VPBLENDMD Z11, Z10, K1, Z10
+	VPMOVDW   Z10, (AX)(R9*2)
 
-bf16done8:
+bf16done10:
 	ADDQ $0x00000008, R8
 	CMPQ R8, DI
 	JB   pairs
@@ -2622,7 +2656,7 @@ done:
 	RET
 
 // func rotateFullNeoXBF16AVX512BF16(x *byte, heads int, stride int, cos *float32, sin *float32, half int, n int, src *byte, srcstride int)
-// Requires: AVX, AVX2, AVX512BW, AVX512F, AVX512VL
+// Requires: AVX, AVX2, AVX512BW, AVX512DQ, AVX512F, AVX512VL
 TEXT ·rotateFullNeoXBF16AVX512BF16(SB), NOSPLIT, $8-72
 	MOVQ         x+0(FP), AX
 	MOVQ         heads+8(FP), CX
@@ -2652,95 +2686,95 @@ TEXT ·rotateFullNeoXBF16AVX512BF16(SB), NOSPLIT, $8-72
 	VMOVUPS      (R11), Z2
 	VMOVUPS      (R12), Z3
 	VMOVUPS      64(BX), Z4
-	VMOVUPS      64(SI), Z6
-	VMOVUPS      64(R11), Z7
-	VMOVUPS      64(R12), Z8
-	VMOVUPS      128(BX), Z9
-	VMOVUPS      128(SI), Z10
-	VMOVUPS      128(R11), Z11
-	VMOVUPS      128(R12), Z12
-	VMOVUPS      192(BX), Z13
-	VMOVUPS      192(SI), Z14
-	VMOVUPS      192(R11), Z15
-	VMOVUPS      192(R12), Z16
+	VMOVUPS      64(SI), Z5
+	VMOVUPS      64(R11), Z6
+	VMOVUPS      64(R12), Z7
+	VMOVUPS      128(BX), Z8
+	VMOVUPS      128(SI), Z9
+	VMOVUPS      128(R11), Z10
+	VMOVUPS      128(R12), Z11
+	VMOVUPS      192(BX), Z12
+	VMOVUPS      192(SI), Z13
+	VMOVUPS      192(R11), Z14
+	VMOVUPS      192(R12), Z15
 
 fullHead:
 	MOVQ           DI, R13
 	SHLQ           $0x01, R13
 	LEAQ           (R9)(R13*1), R14
 	ADDQ           AX, R13
-	VPMOVZXWD      (R9), Z17
+	VPMOVZXWD      (R9), Z16
+	VPSLLD         $0x10, Z16, Z16
+	VPMOVZXWD      32(R9), Z17
 	VPSLLD         $0x10, Z17, Z17
-	VPMOVZXWD      32(R9), Z18
+	VPMOVZXWD      (R14), Z18
 	VPSLLD         $0x10, Z18, Z18
-	VPMOVZXWD      (R14), Z19
+	VPMOVZXWD      32(R14), Z19
 	VPSLLD         $0x10, Z19, Z19
-	VPMOVZXWD      32(R14), Z20
-	VPSLLD         $0x10, Z20, Z20
-	VMULPS         Z0, Z17, Z21
-	VMULPS         Z1, Z19, Z22
-	VSUBPS         Z22, Z21, Z23
-	VMULPS         Z4, Z18, Z21
-	VMULPS         Z6, Z20, Z22
-	VSUBPS         Z22, Z21, Z21
-	VMULPS         Z2, Z19, Z19
-	VMULPS         Z3, Z17, Z22
-	VADDPS         Z22, Z19, Z19
-	VMULPS         Z7, Z20, Z17
-	VMULPS         Z8, Z18, Z22
-	VADDPS         Z22, Z17, Z17
-	VPTESTNMD      Z5, Z23, K1
-	VPTESTNMD      Z5, Z21, K2
-	KORTESTW       K1, K2
-	JNZ            bf16wslow9
-	BYTE $0x62; BYTE $0xa2; BYTE $0x57; BYTE $0x40; BYTE $0x72; BYTE $0xd7 // VCVTNE2PS2BF16 Z23, Z21, Z18
-	VMOVDQU16      Z18, (AX)
-
-bf16wdone10:
-	VPTESTNMD      Z5, Z19, K1
-	VPTESTNMD      Z5, Z17, K2
+	VMULPS         Z0, Z16, Z20
+	VMULPS         Z1, Z18, Z21
+	VSUBPS         Z21, Z20, Z22
+	VMULPS         Z4, Z17, Z20
+	VMULPS         Z5, Z19, Z21
+	VSUBPS         Z21, Z20, Z20
+	VMULPS         Z2, Z18, Z18
+	VMULPS         Z3, Z16, Z21
+	VADDPS         Z21, Z18, Z18
+	VMULPS         Z6, Z19, Z16
+	VMULPS         Z7, Z17, Z21
+	VADDPS         Z21, Z16, Z16
+	VFPCLASSPSZ    $0x20, Z22, K1
+	VFPCLASSPSZ    $0x20, Z20, K2
 	KORTESTW       K1, K2
 	JNZ            bf16wslow11
-	BYTE $0x62; BYTE $0xa2; BYTE $0x77; BYTE $0x40; BYTE $0x72; BYTE $0xcb // VCVTNE2PS2BF16 Z19, Z17, Z17
-	VMOVDQU16      Z17, (R13)
+	BYTE $0x62; BYTE $0xa2; BYTE $0x5f; BYTE $0x40; BYTE $0x72; BYTE $0xce // VCVTNE2PS2BF16 Z22, Z20, Z17
+	VMOVDQU16      Z17, (AX)
 
 bf16wdone12:
-	VPMOVZXWD      64(R9), Z17
-	VPSLLD         $0x10, Z17, Z17
-	VPMOVZXWD      96(R9), Z18
-	VPSLLD         $0x10, Z18, Z18
-	VPMOVZXWD      64(R14), Z19
-	VPSLLD         $0x10, Z19, Z19
-	VPMOVZXWD      96(R14), Z20
-	VPSLLD         $0x10, Z20, Z20
-	VMULPS         Z9, Z17, Z21
-	VMULPS         Z10, Z19, Z22
-	VSUBPS         Z22, Z21, Z23
-	VMULPS         Z13, Z18, Z21
-	VMULPS         Z14, Z20, Z22
-	VSUBPS         Z22, Z21, Z21
-	VMULPS         Z11, Z19, Z19
-	VMULPS         Z12, Z17, Z22
-	VADDPS         Z22, Z19, Z19
-	VMULPS         Z15, Z20, Z17
-	VMULPS         Z16, Z18, Z22
-	VADDPS         Z22, Z17, Z17
-	VPTESTNMD      Z5, Z23, K1
-	VPTESTNMD      Z5, Z21, K2
+	VFPCLASSPSZ    $0x20, Z18, K1
+	VFPCLASSPSZ    $0x20, Z16, K2
 	KORTESTW       K1, K2
 	JNZ            bf16wslow13
-	BYTE $0x62; BYTE $0xa2; BYTE $0x57; BYTE $0x40; BYTE $0x72; BYTE $0xd7 // VCVTNE2PS2BF16 Z23, Z21, Z18
-	VMOVDQU16      Z18, 64(AX)
+	BYTE $0x62; BYTE $0xa2; BYTE $0x7f; BYTE $0x40; BYTE $0x72; BYTE $0xc2 // VCVTNE2PS2BF16 Z18, Z16, Z16
+	VMOVDQU16      Z16, (R13)
 
 bf16wdone14:
-	VPTESTNMD      Z5, Z19, K1
-	VPTESTNMD      Z5, Z17, K2
+	VPMOVZXWD      64(R9), Z16
+	VPSLLD         $0x10, Z16, Z16
+	VPMOVZXWD      96(R9), Z17
+	VPSLLD         $0x10, Z17, Z17
+	VPMOVZXWD      64(R14), Z18
+	VPSLLD         $0x10, Z18, Z18
+	VPMOVZXWD      96(R14), Z19
+	VPSLLD         $0x10, Z19, Z19
+	VMULPS         Z8, Z16, Z20
+	VMULPS         Z9, Z18, Z21
+	VSUBPS         Z21, Z20, Z22
+	VMULPS         Z12, Z17, Z20
+	VMULPS         Z13, Z19, Z21
+	VSUBPS         Z21, Z20, Z20
+	VMULPS         Z10, Z18, Z18
+	VMULPS         Z11, Z16, Z21
+	VADDPS         Z21, Z18, Z18
+	VMULPS         Z14, Z19, Z16
+	VMULPS         Z15, Z17, Z21
+	VADDPS         Z21, Z16, Z16
+	VFPCLASSPSZ    $0x20, Z22, K1
+	VFPCLASSPSZ    $0x20, Z20, K2
 	KORTESTW       K1, K2
 	JNZ            bf16wslow15
-	BYTE $0x62; BYTE $0xa2; BYTE $0x77; BYTE $0x40; BYTE $0x72; BYTE $0xcb // VCVTNE2PS2BF16 Z19, Z17, Z17
-	VMOVDQU16      Z17, 64(R13)
+	BYTE $0x62; BYTE $0xa2; BYTE $0x5f; BYTE $0x40; BYTE $0x72; BYTE $0xce // VCVTNE2PS2BF16 Z22, Z20, Z17
+	VMOVDQU16      Z17, 64(AX)
 
 bf16wdone16:
+	VFPCLASSPSZ    $0x20, Z18, K1
+	VFPCLASSPSZ    $0x20, Z16, K2
+	KORTESTW       K1, K2
+	JNZ            bf16wslow17
+	BYTE $0x62; BYTE $0xa2; BYTE $0x7f; BYTE $0x40; BYTE $0x72; BYTE $0xc2 // VCVTNE2PS2BF16 Z18, Z16, Z16
+	VMOVDQU16      Z16, 64(R13)
+
+bf16wdone18:
 	ADDQ DX, AX
 	ADDQ R10, R9
 	DECQ CX
@@ -2759,76 +2793,76 @@ wide:
 	ADDQ          $0x00000010, BP
 	CMPQ          BP, R8
 	JA            narrow
-	VMOVUPS       (BX)(R15*4), Z6
-	VMOVUPS       (SI)(R15*4), Z7
-	VMOVUPS       (R11)(R15*4), Z8
-	VMOVUPS       (R12)(R15*4), Z9
-	VPMOVZXWD     (R9)(R15*2), Z10
+	VMOVUPS       (BX)(R15*4), Z5
+	VMOVUPS       (SI)(R15*4), Z6
+	VMOVUPS       (R11)(R15*4), Z7
+	VMOVUPS       (R12)(R15*4), Z8
+	VPMOVZXWD     (R9)(R15*2), Z9
+	VPSLLD        $0x10, Z9, Z9
+	VPMOVZXWD     (R14)(R15*2), Z10
 	VPSLLD        $0x10, Z10, Z10
-	VPMOVZXWD     (R14)(R15*2), Z11
-	VPSLLD        $0x10, Z11, Z11
+	VMULPS        Z5, Z9, Z5
 	VMULPS        Z6, Z10, Z6
-	VMULPS        Z7, Z11, Z7
-	VMULPS        Z8, Z11, Z8
-	VMULPS        Z9, Z10, Z9
-	VSUBPS        Z7, Z6, Z6
-	VADDPS        Z9, Z8, Z8
-	VPTESTNMD     Z5, Z6, K1
-	VPTESTNMD     Z5, Z8, K2
+	VMULPS        Z7, Z10, Z7
+	VMULPS        Z8, Z9, Z8
+	VSUBPS        Z6, Z5, Z5
+	VADDPS        Z8, Z7, Z7
+	VFPCLASSPSZ   $0x20, Z5, K1
+	VFPCLASSPSZ   $0x20, Z7, K2
 	KORTESTW      K1, K2
-	JNZ           bf16slow17
-	BYTE $0x62; BYTE $0xf2; BYTE $0x7e; BYTE $0x48; BYTE $0x72; BYTE $0xf6 // VCVTNEPS2BF16 Z6, Y6
-	VMOVDQU32     Y6, (AX)(R15*2)
-	BYTE $0x62; BYTE $0xd2; BYTE $0x7e; BYTE $0x48; BYTE $0x72; BYTE $0xf0 // VCVTNEPS2BF16 Z8, Y6
-	VMOVDQU32     Y6, (R13)(R15*2)
+	JNZ           bf16slow19
+	BYTE $0x62; BYTE $0xf2; BYTE $0x7e; BYTE $0x48; BYTE $0x72; BYTE $0xed // VCVTNEPS2BF16 Z5, Y5
+	VMOVDQU32     Y5, (AX)(R15*2)
+	BYTE $0x62; BYTE $0xf2; BYTE $0x7e; BYTE $0x48; BYTE $0x72; BYTE $0xef // VCVTNEPS2BF16 Z7, Y5
+	VMOVDQU32     Y5, (R13)(R15*2)
 
-bf16done18:
+bf16done20:
 	ADDQ $0x00000010, R15
 	JMP  wide
 
 narrow:
 	CMPQ      R15, R8
 	JAE       next
-	VMOVUPS   (BX)(R15*4), Y6
-	VMOVUPS   (SI)(R15*4), Y7
-	VMOVUPS   (R11)(R15*4), Y8
-	VMOVUPS   (R12)(R15*4), Y9
-	VPMOVZXWD (R9)(R15*2), Y10
+	VMOVUPS   (BX)(R15*4), Y5
+	VMOVUPS   (SI)(R15*4), Y6
+	VMOVUPS   (R11)(R15*4), Y7
+	VMOVUPS   (R12)(R15*4), Y8
+	VPMOVZXWD (R9)(R15*2), Y9
+	VPSLLD    $0x10, Y9, Y9
+	VPMOVZXWD (R14)(R15*2), Y10
 	VPSLLD    $0x10, Y10, Y10
-	VPMOVZXWD (R14)(R15*2), Y11
-	VPSLLD    $0x10, Y11, Y11
+	VMULPS    Y5, Y9, Y5
 	VMULPS    Y6, Y10, Y6
-	VMULPS    Y7, Y11, Y7
-	VMULPS    Y8, Y11, Y8
-	VMULPS    Y9, Y10, Y9
-	VSUBPS    Y7, Y6, Y6
-	VADDPS    Y9, Y8, Y8
-	VPSRLD    $0x10, Y6, Y7
-	VPSRLD    $0x10, Y6, Y9
-	VPAND     Y0, Y7, Y7
-	VPADDD    Y6, Y7, Y7
-	VPADDD    Y1, Y7, Y7
-	VPSRLD    $0x10, Y7, Y7
-	VPOR      Y4, Y9, Y9
-	VPAND     Y2, Y6, Y6
-	VPCMPGTD  Y3, Y6, Y6
-	VPBLENDVB Y6, Y9, Y7, Y7
-	VPACKUSDW Y7, Y7, Y7
-	VPERMQ    $0x08, Y7, Y7
-	VMOVDQU   X7, (AX)(R15*2)
-	VPSRLD    $0x10, Y8, Y6
-	VPSRLD    $0x10, Y8, Y7
+	VMULPS    Y7, Y10, Y7
+	VMULPS    Y8, Y9, Y8
+	VSUBPS    Y6, Y5, Y5
+	VADDPS    Y8, Y7, Y7
+	VPSRLD    $0x10, Y5, Y6
+	VPSRLD    $0x10, Y5, Y8
 	VPAND     Y0, Y6, Y6
-	VPADDD    Y8, Y6, Y6
+	VPADDD    Y5, Y6, Y6
 	VPADDD    Y1, Y6, Y6
 	VPSRLD    $0x10, Y6, Y6
-	VPOR      Y4, Y7, Y7
-	VPAND     Y2, Y8, Y8
-	VPCMPGTD  Y3, Y8, Y8
-	VPBLENDVB Y8, Y7, Y6, Y6
+	VPOR      Y4, Y8, Y8
+	VPAND     Y2, Y5, Y5
+	VPCMPGTD  Y3, Y5, Y5
+	VPBLENDVB Y5, Y8, Y6, Y6
 	VPACKUSDW Y6, Y6, Y6
 	VPERMQ    $0x08, Y6, Y6
-	VMOVDQU   X6, (R13)(R15*2)
+	VMOVDQU   X6, (AX)(R15*2)
+	VPSRLD    $0x10, Y7, Y5
+	VPSRLD    $0x10, Y7, Y6
+	VPAND     Y0, Y5, Y5
+	VPADDD    Y7, Y5, Y5
+	VPADDD    Y1, Y5, Y5
+	VPSRLD    $0x10, Y5, Y5
+	VPOR      Y4, Y6, Y6
+	VPAND     Y2, Y7, Y7
+	VPCMPGTD  Y3, Y7, Y7
+	VPBLENDVB Y7, Y6, Y5, Y5
+	VPACKUSDW Y5, Y5, Y5
+	VPERMQ    $0x08, Y5, Y5
+	VMOVDQU   X5, (R13)(R15*2)
 	ADDQ      $0x00000008, R15
 	CMPQ      R15, R8
 	JB        narrow
@@ -2843,154 +2877,154 @@ done:
 	VZEROUPPER
 	RET
 
-bf16wslow9:
-	VPBROADCASTD one<>+0(SB), Z18
-	VPBROADCASTD bias<>+0(SB), Z20
-	VPBROADCASTD absmask<>+0(SB), Z22
-	VPBROADCASTD inf<>+0(SB), Z24
-	VPBROADCASTD quiet<>+0(SB), Z25
-	VPBROADCASTD expmask<>+0(SB), Z26
-	VPSRLD       $0x10, Z23, Z26
-	VPSRLD       $0x10, Z23, Z27
-	VPANDD       Z18, Z26, Z26
-	VPADDD       Z23, Z26, Z26
-	VPADDD       Z20, Z26, Z26
-	VPSRLD       $0x10, Z26, Z26
-	VPORD        Z25, Z27, Z27
-	VPANDD       Z22, Z23, Z23
-	VPCMPGTD     Z24, Z23, K1
-	VPBLENDMD    Z27, Z26, K1, Z26
-	VPMOVDW      Z26, (AX)
-	VPSRLD       $0x10, Z21, Z23
-	VPSRLD       $0x10, Z21, Z26
-	VPANDD       Z18, Z23, Z23
-	VPADDD       Z21, Z23, Z23
-	VPADDD       Z20, Z23, Z23
-	VPSRLD       $0x10, Z23, Z23
-	VPORD        Z25, Z26, Z26
-	VPANDD       Z22, Z21, Z18
-	VPCMPGTD     Z24, Z18, K1
-	VPBLENDMD    Z26, Z23, K1, Z23
-	VPMOVDW      Z23, 32(AX)
-	JMP          bf16wdone10
-
 bf16wslow11:
-	VPBROADCASTD one<>+0(SB), Z18
-	VPBROADCASTD bias<>+0(SB), Z20
+	VPBROADCASTD one<>+0(SB), Z17
+	VPBROADCASTD bias<>+0(SB), Z19
 	VPBROADCASTD absmask<>+0(SB), Z21
-	VPBROADCASTD inf<>+0(SB), Z22
-	VPBROADCASTD quiet<>+0(SB), Z23
-	VPBROADCASTD expmask<>+0(SB), Z24
-	VPSRLD       $0x10, Z19, Z24
-	VPSRLD       $0x10, Z19, Z25
-	VPANDD       Z18, Z24, Z24
-	VPADDD       Z19, Z24, Z24
-	VPADDD       Z20, Z24, Z24
-	VPSRLD       $0x10, Z24, Z24
-	VPORD        Z23, Z25, Z25
-	VPANDD       Z21, Z19, Z19
-	VPCMPGTD     Z22, Z19, K1
-	VPBLENDMD    Z25, Z24, K1, Z24
-	VPMOVDW      Z24, (R13)
-	VPSRLD       $0x10, Z17, Z19
-	VPSRLD       $0x10, Z17, Z24
-	VPANDD       Z18, Z19, Z19
-	VPADDD       Z17, Z19, Z19
-	VPADDD       Z20, Z19, Z19
-	VPSRLD       $0x10, Z19, Z19
-	VPORD        Z23, Z24, Z24
-	VPANDD       Z21, Z17, Z17
-	VPCMPGTD     Z22, Z17, K1
-	VPBLENDMD    Z24, Z19, K1, Z19
-	VPMOVDW      Z19, 32(R13)
+	VPBROADCASTD inf<>+0(SB), Z23
+	VPBROADCASTD quiet<>+0(SB), Z24
+	VPBROADCASTD expmask<>+0(SB), Z25
+	VPSRLD       $0x10, Z22, Z25
+	VPSRLD       $0x10, Z22, Z26
+	VPANDD       Z17, Z25, Z25
+	VPADDD       Z22, Z25, Z25
+	VPADDD       Z19, Z25, Z25
+	VPSRLD       $0x10, Z25, Z25
+	VPORD        Z24, Z26, Z26
+	VPANDD       Z21, Z22, Z22
+	VPCMPGTD     Z23, Z22, K1
+	VPBLENDMD    Z26, Z25, K1, Z25
+	VPMOVDW      Z25, (AX)
+	VPSRLD       $0x10, Z20, Z22
+	VPSRLD       $0x10, Z20, Z25
+	VPANDD       Z17, Z22, Z22
+	VPADDD       Z20, Z22, Z22
+	VPADDD       Z19, Z22, Z22
+	VPSRLD       $0x10, Z22, Z22
+	VPORD        Z24, Z25, Z25
+	VPANDD       Z21, Z20, Z17
+	VPCMPGTD     Z23, Z17, K1
+	VPBLENDMD    Z25, Z22, K1, Z22
+	VPMOVDW      Z22, 32(AX)
 	JMP          bf16wdone12
 
 bf16wslow13:
-	VPBROADCASTD one<>+0(SB), Z18
-	VPBROADCASTD bias<>+0(SB), Z20
-	VPBROADCASTD absmask<>+0(SB), Z22
-	VPBROADCASTD inf<>+0(SB), Z24
-	VPBROADCASTD quiet<>+0(SB), Z25
-	VPBROADCASTD expmask<>+0(SB), Z26
-	VPSRLD       $0x10, Z23, Z26
-	VPSRLD       $0x10, Z23, Z27
-	VPANDD       Z18, Z26, Z26
-	VPADDD       Z23, Z26, Z26
-	VPADDD       Z20, Z26, Z26
-	VPSRLD       $0x10, Z26, Z26
-	VPORD        Z25, Z27, Z27
-	VPANDD       Z22, Z23, Z23
-	VPCMPGTD     Z24, Z23, K1
-	VPBLENDMD    Z27, Z26, K1, Z26
-	VPMOVDW      Z26, 64(AX)
-	VPSRLD       $0x10, Z21, Z23
-	VPSRLD       $0x10, Z21, Z26
-	VPANDD       Z18, Z23, Z23
-	VPADDD       Z21, Z23, Z23
-	VPADDD       Z20, Z23, Z23
+	VPBROADCASTD one<>+0(SB), Z17
+	VPBROADCASTD bias<>+0(SB), Z19
+	VPBROADCASTD absmask<>+0(SB), Z20
+	VPBROADCASTD inf<>+0(SB), Z21
+	VPBROADCASTD quiet<>+0(SB), Z22
+	VPBROADCASTD expmask<>+0(SB), Z23
+	VPSRLD       $0x10, Z18, Z23
+	VPSRLD       $0x10, Z18, Z24
+	VPANDD       Z17, Z23, Z23
+	VPADDD       Z18, Z23, Z23
+	VPADDD       Z19, Z23, Z23
 	VPSRLD       $0x10, Z23, Z23
-	VPORD        Z25, Z26, Z26
-	VPANDD       Z22, Z21, Z18
-	VPCMPGTD     Z24, Z18, K1
-	VPBLENDMD    Z26, Z23, K1, Z23
-	VPMOVDW      Z23, 96(AX)
+	VPORD        Z22, Z24, Z24
+	VPANDD       Z20, Z18, Z18
+	VPCMPGTD     Z21, Z18, K1
+	VPBLENDMD    Z24, Z23, K1, Z23
+	VPMOVDW      Z23, (R13)
+	VPSRLD       $0x10, Z16, Z18
+	VPSRLD       $0x10, Z16, Z23
+	VPANDD       Z17, Z18, Z18
+	VPADDD       Z16, Z18, Z18
+	VPADDD       Z19, Z18, Z18
+	VPSRLD       $0x10, Z18, Z18
+	VPORD        Z22, Z23, Z23
+	VPANDD       Z20, Z16, Z16
+	VPCMPGTD     Z21, Z16, K1
+	VPBLENDMD    Z23, Z18, K1, Z18
+	VPMOVDW      Z18, 32(R13)
 	JMP          bf16wdone14
 
 bf16wslow15:
-	VPBROADCASTD one<>+0(SB), Z18
-	VPBROADCASTD bias<>+0(SB), Z20
+	VPBROADCASTD one<>+0(SB), Z17
+	VPBROADCASTD bias<>+0(SB), Z19
 	VPBROADCASTD absmask<>+0(SB), Z21
-	VPBROADCASTD inf<>+0(SB), Z22
-	VPBROADCASTD quiet<>+0(SB), Z23
-	VPBROADCASTD expmask<>+0(SB), Z24
-	VPSRLD       $0x10, Z19, Z24
-	VPSRLD       $0x10, Z19, Z25
-	VPANDD       Z18, Z24, Z24
-	VPADDD       Z19, Z24, Z24
-	VPADDD       Z20, Z24, Z24
-	VPSRLD       $0x10, Z24, Z24
-	VPORD        Z23, Z25, Z25
-	VPANDD       Z21, Z19, Z19
-	VPCMPGTD     Z22, Z19, K1
-	VPBLENDMD    Z25, Z24, K1, Z24
-	VPMOVDW      Z24, 64(R13)
-	VPSRLD       $0x10, Z17, Z19
-	VPSRLD       $0x10, Z17, Z24
-	VPANDD       Z18, Z19, Z19
-	VPADDD       Z17, Z19, Z19
-	VPADDD       Z20, Z19, Z19
-	VPSRLD       $0x10, Z19, Z19
-	VPORD        Z23, Z24, Z24
-	VPANDD       Z21, Z17, Z17
-	VPCMPGTD     Z22, Z17, K1
-	VPBLENDMD    Z24, Z19, K1, Z19
-	VPMOVDW      Z19, 96(R13)
+	VPBROADCASTD inf<>+0(SB), Z23
+	VPBROADCASTD quiet<>+0(SB), Z24
+	VPBROADCASTD expmask<>+0(SB), Z25
+	VPSRLD       $0x10, Z22, Z25
+	VPSRLD       $0x10, Z22, Z26
+	VPANDD       Z17, Z25, Z25
+	VPADDD       Z22, Z25, Z25
+	VPADDD       Z19, Z25, Z25
+	VPSRLD       $0x10, Z25, Z25
+	VPORD        Z24, Z26, Z26
+	VPANDD       Z21, Z22, Z22
+	VPCMPGTD     Z23, Z22, K1
+	VPBLENDMD    Z26, Z25, K1, Z25
+	VPMOVDW      Z25, 64(AX)
+	VPSRLD       $0x10, Z20, Z22
+	VPSRLD       $0x10, Z20, Z25
+	VPANDD       Z17, Z22, Z22
+	VPADDD       Z20, Z22, Z22
+	VPADDD       Z19, Z22, Z22
+	VPSRLD       $0x10, Z22, Z22
+	VPORD        Z24, Z25, Z25
+	VPANDD       Z21, Z20, Z17
+	VPCMPGTD     Z23, Z17, K1
+	VPBLENDMD    Z25, Z22, K1, Z22
+	VPMOVDW      Z22, 96(AX)
 	JMP          bf16wdone16
 
-bf16slow17:
-	VPSRLD    $0x10, Z6, Z7
-	VPSRLD    $0x10, Z6, Z9
-	VPANDD    Z0, Z7, Z7
-	VPADDD    Z6, Z7, Z7
-	VPADDD    Z1, Z7, Z7
-	VPSRLD    $0x10, Z7, Z7
-	VPORD     Z4, Z9, Z9
-	VPANDD    Z2, Z6, Z6
-	VPCMPGTD  Z3, Z6, K1
-	VPBLENDMD Z9, Z7, K1, Z7
-	VPMOVDW   Z7, (AX)(R15*2)
-	VPSRLD    $0x10, Z8, Z6
-	VPSRLD    $0x10, Z8, Z7
+bf16wslow17:
+	VPBROADCASTD one<>+0(SB), Z17
+	VPBROADCASTD bias<>+0(SB), Z19
+	VPBROADCASTD absmask<>+0(SB), Z20
+	VPBROADCASTD inf<>+0(SB), Z21
+	VPBROADCASTD quiet<>+0(SB), Z22
+	VPBROADCASTD expmask<>+0(SB), Z23
+	VPSRLD       $0x10, Z18, Z23
+	VPSRLD       $0x10, Z18, Z24
+	VPANDD       Z17, Z23, Z23
+	VPADDD       Z18, Z23, Z23
+	VPADDD       Z19, Z23, Z23
+	VPSRLD       $0x10, Z23, Z23
+	VPORD        Z22, Z24, Z24
+	VPANDD       Z20, Z18, Z18
+	VPCMPGTD     Z21, Z18, K1
+	VPBLENDMD    Z24, Z23, K1, Z23
+	VPMOVDW      Z23, 64(R13)
+	VPSRLD       $0x10, Z16, Z18
+	VPSRLD       $0x10, Z16, Z23
+	VPANDD       Z17, Z18, Z18
+	VPADDD       Z16, Z18, Z18
+	VPADDD       Z19, Z18, Z18
+	VPSRLD       $0x10, Z18, Z18
+	VPORD        Z22, Z23, Z23
+	VPANDD       Z20, Z16, Z16
+	VPCMPGTD     Z21, Z16, K1
+	VPBLENDMD    Z23, Z18, K1, Z18
+	VPMOVDW      Z18, 96(R13)
+	JMP          bf16wdone18
+
+bf16slow19:
+	VPSRLD    $0x10, Z5, Z6
+	VPSRLD    $0x10, Z5, Z8
 	VPANDD    Z0, Z6, Z6
-	VPADDD    Z8, Z6, Z6
+	VPADDD    Z5, Z6, Z6
 	VPADDD    Z1, Z6, Z6
 	VPSRLD    $0x10, Z6, Z6
-	VPORD     Z4, Z7, Z7
-	VPANDD    Z2, Z8, Z8
-	VPCMPGTD  Z3, Z8, K1
-	VPBLENDMD Z7, Z6, K1, Z6
-	VPMOVDW   Z6, (R13)(R15*2)
-	JMP       bf16done18
+	VPORD     Z4, Z8, Z8
+	VPANDD    Z2, Z5, Z5
+	VPCMPGTD  Z3, Z5, K1
+	VPBLENDMD Z8, Z6, K1, Z6
+	VPMOVDW   Z6, (AX)(R15*2)
+	VPSRLD    $0x10, Z7, Z5
+	VPSRLD    $0x10, Z7, Z6
+	VPANDD    Z0, Z5, Z5
+	VPADDD    Z7, Z5, Z5
+	VPADDD    Z1, Z5, Z5
+	VPSRLD    $0x10, Z5, Z5
+	VPORD     Z4, Z6, Z6
+	VPANDD    Z2, Z7, Z7
+	VPCMPGTD  Z3, Z7, K1
+	VPBLENDMD Z6, Z5, K1, Z5
+	VPMOVDW   Z5, (R13)(R15*2)
+	JMP       bf16done20
 
 // func rotateFullGPTJBF16AVX512BF16(x *byte, heads int, stride int, cos *float32, sin *float32, half int, n int, src *byte, srcstride int)
 // Requires: AVX, AVX512DQ, AVX512F, AVX512VL
@@ -3014,8 +3048,8 @@ TEXT ·rotateFullGPTJBF16AVX512BF16(SB), NOSPLIT, $0-72
 	VPBROADCASTD inf<>+0(SB), Z3
 	VPBROADCASTD quiet<>+0(SB), Z4
 	VPBROADCASTD expmask<>+0(SB), Z5
-	VMOVDQU32    evensign<>+0(SB), Z6
-	VMOVDQU32    dupidx<>+0(SB), Z7
+	VMOVDQU32    evensign<>+0(SB), Z5
+	VMOVDQU32    dupidx<>+0(SB), Z6
 
 head:
 	XORQ R10, R10
@@ -3023,36 +3057,36 @@ head:
 pairs:
 	MOVQ          R10, R11
 	SHLQ          $0x01, R11
-	VMOVUPS       (BX)(R11*4), Z7
-	VMOVUPS       (SI)(R11*4), Z8
-	VXORPS        Z6, Z8, Z8
-	VPMOVZXWD     (R8)(R11*2), Z9
-	VPSLLD        $0x10, Z9, Z9
-	VPERMILPS     $0xb1, Z9, Z10
+	VMOVUPS       (BX)(R11*4), Z6
+	VMOVUPS       (SI)(R11*4), Z7
+	VXORPS        Z5, Z7, Z7
+	VPMOVZXWD     (R8)(R11*2), Z8
+	VPSLLD        $0x10, Z8, Z8
+	VPERMILPS     $0xb1, Z8, Z9
+	VMULPS        Z6, Z8, Z6
 	VMULPS        Z7, Z9, Z7
-	VMULPS        Z8, Z10, Z8
-	VADDPS        Z8, Z7, Z7
-	BYTE $0x62; BYTE $0x72; BYTE $0x7e; BYTE $0x48; BYTE $0x72; BYTE $0xc7 // VCVTNEPS2BF16 Z7, Y8
-	VPTESTNMD     Z5, Z7, K1
+	VADDPS        Z7, Z6, Z6
+	BYTE $0x62; BYTE $0xf2; BYTE $0x7e; BYTE $0x48; BYTE $0x72; BYTE $0xfe // VCVTNEPS2BF16 Z6, Y7
+	VFPCLASSPSZ   $0x20, Z6, K1
 	KORTESTW      K1, K1
-	JNZ           bf16slow19
-	VMOVDQU32     Y8, (AX)(R11*2)
-	JMP           bf16done20
+	JNZ           bf16slow21
+	VMOVDQU32     Y7, (AX)(R11*2)
+	JMP           bf16done22
 
-bf16slow19:
-	VPSRLD    $0x10, Z7, Z8
-	VPSRLD    $0x10, Z7, Z9
-	VPANDD    Z0, Z8, Z8
-	VPADDD    Z7, Z8, Z8
-	VPADDD    Z1, Z8, Z8
-	VPSRLD    $0x10, Z8, Z8
-	VPORD     Z4, Z9, Z9
-	VPANDD    Z2, Z7, Z7
-	VPCMPGTD  Z3, Z7, K1
-	VPBLENDMD Z9, Z8, K1, Z8
-	VPMOVDW   Z8, (AX)(R11*2)
+bf16slow21:
+	VPSRLD    $0x10, Z6, Z7
+	VPSRLD    $0x10, Z6, Z8
+	VPANDD    Z0, Z7, Z7
+	VPADDD    Z6, Z7, Z7
+	VPADDD    Z1, Z7, Z7
+	VPSRLD    $0x10, Z7, Z7
+	VPORD     Z4, Z8, Z8
+	VPANDD    Z2, Z6, Z6
+	VPCMPGTD  Z3, Z6, K1
+	VPBLENDMD Z8, Z7, K1, Z7
+	VPMOVDW   Z7, (AX)(R11*2)
 
-bf16done20:
+bf16done22:
 	ADDQ $0x00000008, R10
 	CMPQ R10, DI
 	JB   pairs
@@ -3289,7 +3323,7 @@ done:
 	RET
 
 // func narrowBF16AVX512BF16(dst *uint16, src *float32, n int)
-// Requires: AVX, AVX512F, AVX512VL
+// Requires: AVX, AVX512DQ, AVX512F, AVX512VL
 TEXT ·narrowBF16AVX512BF16(SB), NOSPLIT, $0-24
 	MOVQ         dst+0(FP), AX
 	MOVQ         src+8(FP), CX
@@ -3305,28 +3339,28 @@ TEXT ·narrowBF16AVX512BF16(SB), NOSPLIT, $0-24
 	VPBROADCASTD expmask<>+0(SB), Z5
 
 loop:
-	VMOVUPS       (CX)(BX*4), Z6
-	BYTE $0x62; BYTE $0xf2; BYTE $0x7e; BYTE $0x48; BYTE $0x72; BYTE $0xfe // VCVTNEPS2BF16 Z6, Y7
-	VPTESTNMD     Z5, Z6, K1
+	VMOVUPS       (CX)(BX*4), Z5
+	BYTE $0x62; BYTE $0xf2; BYTE $0x7e; BYTE $0x48; BYTE $0x72; BYTE $0xf5 // VCVTNEPS2BF16 Z5, Y6
+	VFPCLASSPSZ   $0x20, Z5, K1
 	KORTESTW      K1, K1
-	JNZ           bf16slow21
-	VMOVDQU32     Y7, (AX)(BX*2)
-	JMP           bf16done22
+	JNZ           bf16slow23
+	VMOVDQU32     Y6, (AX)(BX*2)
+	JMP           bf16done24
 
-bf16slow21:
-	VPSRLD    $0x10, Z6, Z7
-	VPSRLD    $0x10, Z6, Z8
-	VPANDD    Z0, Z7, Z7
-	VPADDD    Z6, Z7, Z7
-	VPADDD    Z1, Z7, Z7
-	VPSRLD    $0x10, Z7, Z7
-	VPORD     Z4, Z8, Z8
-	VPANDD    Z2, Z6, Z6
-	VPCMPGTD  Z3, Z6, K1
-	VPBLENDMD Z8, Z7, K1, Z7
-	VPMOVDW   Z7, (AX)(BX*2)
+bf16slow23:
+	VPSRLD    $0x10, Z5, Z6
+	VPSRLD    $0x10, Z5, Z7
+	VPANDD    Z0, Z6, Z6
+	VPADDD    Z5, Z6, Z6
+	VPADDD    Z1, Z6, Z6
+	VPSRLD    $0x10, Z6, Z6
+	VPORD     Z4, Z7, Z7
+	VPANDD    Z2, Z5, Z5
+	VPCMPGTD  Z3, Z5, K1
+	VPBLENDMD Z7, Z6, K1, Z6
+	VPMOVDW   Z6, (AX)(BX*2)
 
-bf16done22:
+bf16done24:
 	ADDQ $0x00000010, BX
 	CMPQ BX, DX
 	JB   loop
@@ -3353,24 +3387,24 @@ TEXT ·kvcNormAVX512(SB), NOSPLIT, $0-36
 	VXORPS     Z4, Z4, Z4
 	XORQ       SI, SI
 	TESTQ      DI, DI
-	JZ         sumtail24
+	JZ         sumtail26
 
-sum23:
+sum25:
 	VMOVUPS     (CX)(SI*4), Z5
 	VFMADD231PS Z5, Z5, Z3
 	VMOVUPS     64(CX)(SI*4), Z5
 	VFMADD231PS Z5, Z5, Z4
 	ADDQ        $0x00000020, SI
 	CMPQ        SI, DI
-	JB          sum23
+	JB          sum25
 
-sumtail24:
+sumtail26:
 	CMPQ        SI, BX
-	JAE         sumdone25
+	JAE         sumdone27
 	VMOVUPS     (CX)(SI*4), Z5
 	VFMADD231PS Z5, Z5, Z3
 
-sumdone25:
+sumdone27:
 	VSHUFPS       $0x88, Z4, Z3, Z5
 	VSHUFPS       $0xdd, Z4, Z3, Z3
 	VADDPS        Z3, Z5, Z5
@@ -3424,24 +3458,24 @@ TEXT ·kvcTokenF32AVX512(SB), NOSPLIT, $0-68
 	VXORPS     Z4, Z4, Z4
 	XORQ       R10, R10
 	TESTQ      R11, R11
-	JZ         sumtail27
+	JZ         sumtail29
 
-sum26:
+sum28:
 	VMOVUPS     (DX)(R10*4), Z5
 	VFMADD231PS Z5, Z5, Z3
 	VMOVUPS     64(DX)(R10*4), Z5
 	VFMADD231PS Z5, Z5, Z4
 	ADDQ        $0x00000020, R10
 	CMPQ        R10, R11
-	JB          sum26
+	JB          sum28
 
-sumtail27:
+sumtail29:
 	CMPQ        R10, R8
-	JAE         sumdone28
+	JAE         sumdone30
 	VMOVUPS     (DX)(R10*4), Z5
 	VFMADD231PS Z5, Z5, Z3
 
-sumdone28:
+sumdone30:
 	VSHUFPS       $0x88, Z4, Z3, Z5
 	VSHUFPS       $0xdd, Z4, Z3, Z3
 	VADDPS        Z3, Z5, Z5
@@ -3459,7 +3493,7 @@ sumdone28:
 	VMOVDQU32     oddidx<>+0(SB), Z4
 	XORQ          R11, R11
 
-rope29:
+rope31:
 	LEAQ         (R11)(R11*1), R12
 	VMOVUPS      (R10)(R12*4), Z7
 	VMOVUPS      64(R10)(R12*4), Z8
@@ -3501,7 +3535,7 @@ rope29:
 	VMOVUPS      Z7, 64(CX)(R12*4)
 	ADDQ         $0x00000020, R11
 	CMPQ         R11, R9
-	JB           rope29
+	JB           rope31
 	VDIVSS       X1, X5, X1
 	VADDSS       X0, X1, X1
 	VCVTSS2SD    X1, X1, X0
@@ -3546,24 +3580,24 @@ TEXT ·kvcTokenF16AVX512(SB), NOSPLIT, $0-68
 	VXORPS     Z4, Z4, Z4
 	XORQ       R10, R10
 	TESTQ      R11, R11
-	JZ         sumtail31
+	JZ         sumtail33
 
-sum30:
+sum32:
 	VCVTPH2PS   (DX)(R10*2), Z5
 	VFMADD231PS Z5, Z5, Z3
 	VCVTPH2PS   32(DX)(R10*2), Z5
 	VFMADD231PS Z5, Z5, Z4
 	ADDQ        $0x00000020, R10
 	CMPQ        R10, R11
-	JB          sum30
+	JB          sum32
 
-sumtail31:
+sumtail33:
 	CMPQ        R10, R8
-	JAE         sumdone32
+	JAE         sumdone34
 	VCVTPH2PS   (DX)(R10*2), Z5
 	VFMADD231PS Z5, Z5, Z3
 
-sumdone32:
+sumdone34:
 	VSHUFPS       $0x88, Z4, Z3, Z5
 	VSHUFPS       $0xdd, Z4, Z3, Z3
 	VADDPS        Z3, Z5, Z5
@@ -3581,7 +3615,7 @@ sumdone32:
 	VMOVDQU32     oddidx<>+0(SB), Z4
 	XORQ          R11, R11
 
-rope33:
+rope35:
 	LEAQ         (R11)(R11*1), R12
 	VCVTPH2PS    (R10)(R12*2), Z7
 	VCVTPH2PS    32(R10)(R12*2), Z8
@@ -3623,7 +3657,7 @@ rope33:
 	VCVTPS2PH    $0x00, Z7, 32(CX)(R12*2)
 	ADDQ         $0x00000020, R11
 	CMPQ         R11, R9
-	JB           rope33
+	JB           rope35
 	VDIVSS       X1, X5, X1
 	VADDSS       X0, X1, X1
 	VCVTSS2SD    X1, X1, X0
@@ -3662,7 +3696,7 @@ TEXT ·kvcTokenBF16AVX512BF16(SB), NOSPLIT, $0-68
 	MOVSS        eps+64(FP), X0
 	VPBROADCASTD expmask<>+0(SB), Z1
 	VCVTSI2SSQ   R8, X2, X2
-	VMOVSD       onef64<>+0(SB), X3
+	VMOVSD       onef64<>+0(SB), X1
 	MOVQ         R8, R11
 	ANDQ         $-32, R11
 	VXORPS       Z4, Z4, Z4
@@ -3670,224 +3704,224 @@ TEXT ·kvcTokenBF16AVX512BF16(SB), NOSPLIT, $0-68
 	VPBROADCASTD himask<>+0(SB), Z6
 	XORQ         R10, R10
 	TESTQ        R11, R11
-	JZ           sumtail35
+	JZ           sumtail37
 
-sum34:
+sum36:
 	VPSLLD      $0x10, (DX)(R10*2), Z7
 	VPANDD      (DX)(R10*2), Z6, Z8
 	VFMADD231PS Z7, Z7, Z4
 	VFMADD231PS Z8, Z8, Z5
 	ADDQ        $0x00000020, R10
 	CMPQ        R10, R11
-	JB          sum34
+	JB          sum36
 
-sumtail35:
+sumtail37:
 	CMPQ        R10, R8
-	JAE         sumdone36
-	VMOVDQU16   (DX)(R10*2), Y9
-	VPSLLD      $0x10, Z9, Z7
-	VPANDD      Z6, Z9, Z9
+	JAE         sumdone38
+	VMOVDQU16   (DX)(R10*2), Y3
+	VPSLLD      $0x10, Z3, Z7
+	VPANDD      Z6, Z3, Z3
 	VFMADD231PS Z7, Z7, Z4
-	VFMADD231PS Z9, Z9, Z5
+	VFMADD231PS Z3, Z3, Z5
 
-sumdone36:
+sumdone38:
 	VADDPS        Z5, Z4, Z4
-	VPERMILPS     $0xb1, Z4, Z5
-	VADDPS        Z5, Z4, Z4
-	VPERMILPS     $0x4e, Z4, Z5
-	VADDPS        Z5, Z4, Z4
-	VSHUFF32X4    $0xb1, Z4, Z4, Z5
-	VADDPS        Z5, Z4, Z4
-	VEXTRACTF32X8 $0x01, Z4, Y5
-	VADDSS        X5, X4, X4
+	VPERMILPS     $0xb1, Z4, Z3
+	VADDPS        Z3, Z4, Z4
+	VPERMILPS     $0x4e, Z4, Z3
+	VADDPS        Z3, Z4, Z4
+	VSHUFF32X4    $0xb1, Z4, Z4, Z3
+	VADDPS        Z3, Z4, Z4
+	VEXTRACTF32X8 $0x01, Z4, Y3
+	VADDSS        X3, X4, X4
 	LEAQ          (DX)(R8*2), R10
 	SHRQ          $0x01, R9
-	VPBROADCASTD  himask<>+0(SB), Z5
+	VPBROADCASTD  himask<>+0(SB), Z3
 	XORQ          R11, R11
 
-rope37:
+rope39:
 	LEAQ           (R11)(R11*1), R12
+	VMOVDQU32      (R10)(R12*2), Z6
+	VPSLLD         $0x10, Z6, Z5
+	VPANDD         Z3, Z6, Z6
+	VPMOVZXWD      (BX)(R11*2), Z7
+	VPSLLD         $0x10, Z7, Z7
+	VPMOVZXWD      (SI)(R11*2), Z8
+	VPSLLD         $0x10, Z8, Z8
+	VMULPS         Z7, Z5, Z7
+	VMULPS         Z8, Z6, Z8
+	VSUBPS         Z8, Z7, Z9
+	LEAQ           (R11)(R9*1), R12
+	VPMOVZXWD      (BX)(R12*2), Z7
+	VPSLLD         $0x10, Z7, Z7
+	VPMOVZXWD      (SI)(R12*2), Z8
+	VPSLLD         $0x10, Z8, Z8
+	VMULPS         Z7, Z6, Z7
+	VMULPS         Z8, Z5, Z8
+	VADDPS         Z8, Z7, Z5
+	LEAQ           32(R11)(R11*1), R12
 	VMOVDQU32      (R10)(R12*2), Z7
 	VPSLLD         $0x10, Z7, Z6
-	VPANDD         Z5, Z7, Z7
-	VPMOVZXWD      (BX)(R11*2), Z8
+	VPANDD         Z3, Z7, Z7
+	VPMOVZXWD      32(BX)(R11*2), Z8
 	VPSLLD         $0x10, Z8, Z8
-	VPMOVZXWD      (SI)(R11*2), Z9
-	VPSLLD         $0x10, Z9, Z9
+	VPMOVZXWD      32(SI)(R11*2), Z10
+	VPSLLD         $0x10, Z10, Z10
 	VMULPS         Z8, Z6, Z8
-	VMULPS         Z9, Z7, Z9
-	VSUBPS         Z9, Z8, Z10
+	VMULPS         Z10, Z7, Z10
+	VSUBPS         Z10, Z8, Z11
 	LEAQ           (R11)(R9*1), R12
-	VPMOVZXWD      (BX)(R12*2), Z8
+	VPMOVZXWD      32(BX)(R12*2), Z8
 	VPSLLD         $0x10, Z8, Z8
-	VPMOVZXWD      (SI)(R12*2), Z9
-	VPSLLD         $0x10, Z9, Z9
+	VPMOVZXWD      32(SI)(R12*2), Z10
+	VPSLLD         $0x10, Z10, Z10
 	VMULPS         Z8, Z7, Z8
-	VMULPS         Z9, Z6, Z9
-	VADDPS         Z9, Z8, Z6
-	LEAQ           32(R11)(R11*1), R12
-	VMOVDQU32      (R10)(R12*2), Z8
-	VPSLLD         $0x10, Z8, Z7
-	VPANDD         Z5, Z8, Z8
-	VPMOVZXWD      32(BX)(R11*2), Z9
-	VPSLLD         $0x10, Z9, Z9
-	VPMOVZXWD      32(SI)(R11*2), Z11
-	VPSLLD         $0x10, Z11, Z11
-	VMULPS         Z9, Z7, Z9
-	VMULPS         Z11, Z8, Z11
-	VSUBPS         Z11, Z9, Z12
-	LEAQ           (R11)(R9*1), R12
-	VPMOVZXWD      32(BX)(R12*2), Z9
-	VPSLLD         $0x10, Z9, Z9
-	VPMOVZXWD      32(SI)(R12*2), Z11
-	VPSLLD         $0x10, Z11, Z11
-	VMULPS         Z9, Z8, Z9
-	VMULPS         Z11, Z7, Z11
-	VADDPS         Z11, Z9, Z7
-	VPTESTNMD      Z1, Z10, K1
-	VPTESTNMD      Z1, Z12, K2
-	KORTESTW       K1, K2
-	JNZ            bf16wslow38
-	BYTE $0x62; BYTE $0x52; BYTE $0x1f; BYTE $0x48; BYTE $0x72; BYTE $0xc2 // VCVTNE2PS2BF16 Z10, Z12, Z8
-	VMOVDQU16      Z8, (CX)(R11*2)
-
-bf16wdone39:
-	LEAQ           (R11)(R9*1), R12
-	VPTESTNMD      Z1, Z6, K1
-	VPTESTNMD      Z1, Z7, K2
+	VMULPS         Z10, Z6, Z10
+	VADDPS         Z10, Z8, Z6
+	VFPCLASSPSZ    $0x20, Z9, K1
+	VFPCLASSPSZ    $0x20, Z11, K2
 	KORTESTW       K1, K2
 	JNZ            bf16wslow40
-	BYTE $0x62; BYTE $0xf2; BYTE $0x47; BYTE $0x48; BYTE $0x72; BYTE $0xf6 // VCVTNE2PS2BF16 Z6, Z7, Z6
-	VMOVDQU16      Z6, (CX)(R12*2)
+	BYTE $0x62; BYTE $0xd2; BYTE $0x27; BYTE $0x48; BYTE $0x72; BYTE $0xf9 // VCVTNE2PS2BF16 Z9, Z11, Z7
+	VMOVDQU16      Z7, (CX)(R11*2)
 
 bf16wdone41:
+	LEAQ           (R11)(R9*1), R12
+	VFPCLASSPSZ    $0x20, Z5, K1
+	VFPCLASSPSZ    $0x20, Z6, K2
+	KORTESTW       K1, K2
+	JNZ            bf16wslow42
+	BYTE $0x62; BYTE $0xf2; BYTE $0x4f; BYTE $0x48; BYTE $0x72; BYTE $0xed // VCVTNE2PS2BF16 Z5, Z6, Z5
+	VMOVDQU16      Z5, (CX)(R12*2)
+
+bf16wdone43:
 	ADDQ         $0x00000020, R11
 	CMPQ         R11, R9
-	JB           rope37
+	JB           rope39
 	VDIVSS       X2, X4, X2
 	VADDSS       X0, X2, X2
 	VCVTSS2SD    X2, X2, X0
 	VSQRTSD      X0, X0, X0
-	VDIVSD       X0, X3, X0
+	VDIVSD       X0, X1, X0
 	VCVTSD2SS    X0, X2, X2
 	VBROADCASTSS X2, Z0
 	XORQ         CX, CX
 
 norm:
-	VPMOVZXWD      (DX)(CX*2), Z2
+	VPMOVZXWD      (DX)(CX*2), Z1
+	VPSLLD         $0x10, Z1, Z1
+	VMULPS         Z0, Z1, Z1
+	VMULPS         (DI)(CX*4), Z1, Z1
+	VPMOVZXWD      32(DX)(CX*2), Z2
 	VPSLLD         $0x10, Z2, Z2
 	VMULPS         Z0, Z2, Z2
-	VMULPS         (DI)(CX*4), Z2, Z2
-	VPMOVZXWD      32(DX)(CX*2), Z3
-	VPSLLD         $0x10, Z3, Z3
-	VMULPS         Z0, Z3, Z3
-	VMULPS         64(DI)(CX*4), Z3, Z3
-	VPTESTNMD      Z1, Z2, K1
-	VPTESTNMD      Z1, Z3, K2
+	VMULPS         64(DI)(CX*4), Z2, Z2
+	VFPCLASSPSZ    $0x20, Z1, K1
+	VFPCLASSPSZ    $0x20, Z2, K2
 	KORTESTW       K1, K2
-	JNZ            bf16wslow42
-	BYTE $0x62; BYTE $0xf2; BYTE $0x67; BYTE $0x48; BYTE $0x72; BYTE $0xd2 // VCVTNE2PS2BF16 Z2, Z3, Z2
-	VMOVDQU16      Z2, (AX)(CX*2)
+	JNZ            bf16wslow44
+	BYTE $0x62; BYTE $0xf2; BYTE $0x6f; BYTE $0x48; BYTE $0x72; BYTE $0xc9 // VCVTNE2PS2BF16 Z1, Z2, Z1
+	VMOVDQU16      Z1, (AX)(CX*2)
 
-bf16wdone43:
+bf16wdone45:
 	ADDQ $0x00000020, CX
 	CMPQ CX, R8
 	JB   norm
 	VZEROUPPER
 	RET
 
-bf16wslow38:
-	VPBROADCASTD one<>+0(SB), Z8
-	VPBROADCASTD bias<>+0(SB), Z9
-	VPBROADCASTD absmask<>+0(SB), Z11
-	VPBROADCASTD inf<>+0(SB), Z13
-	VPBROADCASTD quiet<>+0(SB), Z14
-	VPBROADCASTD expmask<>+0(SB), Z15
-	VPSRLD       $0x10, Z10, Z15
-	VPSRLD       $0x10, Z10, Z16
-	VPANDD       Z8, Z15, Z15
-	VPADDD       Z10, Z15, Z15
-	VPADDD       Z9, Z15, Z15
-	VPSRLD       $0x10, Z15, Z15
-	VPORD        Z14, Z16, Z16
-	VPANDD       Z11, Z10, Z10
-	VPCMPGTD     Z13, Z10, K1
-	VPBLENDMD    Z16, Z15, K1, Z15
-	VPMOVDW      Z15, (CX)(R11*2)
-	VPSRLD       $0x10, Z12, Z10
-	VPSRLD       $0x10, Z12, Z15
-	VPANDD       Z8, Z10, Z10
-	VPADDD       Z12, Z10, Z10
-	VPADDD       Z9, Z10, Z10
-	VPSRLD       $0x10, Z10, Z10
-	VPORD        Z14, Z15, Z15
-	VPANDD       Z11, Z12, Z8
-	VPCMPGTD     Z13, Z8, K1
-	VPBLENDMD    Z15, Z10, K1, Z10
-	VPMOVDW      Z10, 32(CX)(R11*2)
-	JMP          bf16wdone39
-
 bf16wslow40:
-	VPBROADCASTD one<>+0(SB), Z8
-	VPBROADCASTD bias<>+0(SB), Z9
+	VPBROADCASTD one<>+0(SB), Z7
+	VPBROADCASTD bias<>+0(SB), Z8
 	VPBROADCASTD absmask<>+0(SB), Z10
-	VPBROADCASTD inf<>+0(SB), Z11
-	VPBROADCASTD quiet<>+0(SB), Z12
-	VPBROADCASTD expmask<>+0(SB), Z13
-	VPSRLD       $0x10, Z6, Z13
-	VPSRLD       $0x10, Z6, Z14
-	VPANDD       Z8, Z13, Z13
-	VPADDD       Z6, Z13, Z13
-	VPADDD       Z9, Z13, Z13
-	VPSRLD       $0x10, Z13, Z13
-	VPORD        Z12, Z14, Z14
-	VPANDD       Z10, Z6, Z6
-	VPCMPGTD     Z11, Z6, K1
-	VPBLENDMD    Z14, Z13, K1, Z13
-	VPMOVDW      Z13, (CX)(R12*2)
-	VPSRLD       $0x10, Z7, Z6
-	VPSRLD       $0x10, Z7, Z13
-	VPANDD       Z8, Z6, Z6
-	VPADDD       Z7, Z6, Z6
-	VPADDD       Z9, Z6, Z6
-	VPSRLD       $0x10, Z6, Z6
-	VPORD        Z12, Z13, Z13
-	VPANDD       Z10, Z7, Z7
-	VPCMPGTD     Z11, Z7, K1
-	VPBLENDMD    Z13, Z6, K1, Z6
-	VPMOVDW      Z6, 32(CX)(R12*2)
+	VPBROADCASTD inf<>+0(SB), Z12
+	VPBROADCASTD quiet<>+0(SB), Z13
+	VPBROADCASTD expmask<>+0(SB), Z14
+	VPSRLD       $0x10, Z9, Z14
+	VPSRLD       $0x10, Z9, Z15
+	VPANDD       Z7, Z14, Z14
+	VPADDD       Z9, Z14, Z14
+	VPADDD       Z8, Z14, Z14
+	VPSRLD       $0x10, Z14, Z14
+	VPORD        Z13, Z15, Z15
+	VPANDD       Z10, Z9, Z9
+	VPCMPGTD     Z12, Z9, K1
+	VPBLENDMD    Z15, Z14, K1, Z14
+	VPMOVDW      Z14, (CX)(R11*2)
+	VPSRLD       $0x10, Z11, Z9
+	VPSRLD       $0x10, Z11, Z14
+	VPANDD       Z7, Z9, Z9
+	VPADDD       Z11, Z9, Z9
+	VPADDD       Z8, Z9, Z9
+	VPSRLD       $0x10, Z9, Z9
+	VPORD        Z13, Z14, Z14
+	VPANDD       Z10, Z11, Z7
+	VPCMPGTD     Z12, Z7, K1
+	VPBLENDMD    Z14, Z9, K1, Z9
+	VPMOVDW      Z9, 32(CX)(R11*2)
 	JMP          bf16wdone41
 
 bf16wslow42:
-	VPBROADCASTD one<>+0(SB), Z4
-	VPBROADCASTD bias<>+0(SB), Z5
-	VPBROADCASTD absmask<>+0(SB), Z6
-	VPBROADCASTD inf<>+0(SB), Z7
-	VPBROADCASTD quiet<>+0(SB), Z8
-	VPBROADCASTD expmask<>+0(SB), Z9
-	VPSRLD       $0x10, Z2, Z9
-	VPSRLD       $0x10, Z2, Z10
-	VPANDD       Z4, Z9, Z9
-	VPADDD       Z2, Z9, Z9
-	VPADDD       Z5, Z9, Z9
-	VPSRLD       $0x10, Z9, Z9
-	VPORD        Z8, Z10, Z10
-	VPANDD       Z6, Z2, Z2
-	VPCMPGTD     Z7, Z2, K1
-	VPBLENDMD    Z10, Z9, K1, Z9
-	VPMOVDW      Z9, (AX)(CX*2)
-	VPSRLD       $0x10, Z3, Z2
-	VPSRLD       $0x10, Z3, Z9
-	VPANDD       Z4, Z2, Z2
-	VPADDD       Z3, Z2, Z2
-	VPADDD       Z5, Z2, Z2
-	VPSRLD       $0x10, Z2, Z2
-	VPORD        Z8, Z9, Z9
-	VPANDD       Z6, Z3, Z3
-	VPCMPGTD     Z7, Z3, K1
-	VPBLENDMD    Z9, Z2, K1, Z2
-	VPMOVDW      Z2, 32(AX)(CX*2)
+	VPBROADCASTD one<>+0(SB), Z7
+	VPBROADCASTD bias<>+0(SB), Z8
+	VPBROADCASTD absmask<>+0(SB), Z9
+	VPBROADCASTD inf<>+0(SB), Z10
+	VPBROADCASTD quiet<>+0(SB), Z11
+	VPBROADCASTD expmask<>+0(SB), Z12
+	VPSRLD       $0x10, Z5, Z12
+	VPSRLD       $0x10, Z5, Z13
+	VPANDD       Z7, Z12, Z12
+	VPADDD       Z5, Z12, Z12
+	VPADDD       Z8, Z12, Z12
+	VPSRLD       $0x10, Z12, Z12
+	VPORD        Z11, Z13, Z13
+	VPANDD       Z9, Z5, Z5
+	VPCMPGTD     Z10, Z5, K1
+	VPBLENDMD    Z13, Z12, K1, Z12
+	VPMOVDW      Z12, (CX)(R12*2)
+	VPSRLD       $0x10, Z6, Z5
+	VPSRLD       $0x10, Z6, Z12
+	VPANDD       Z7, Z5, Z5
+	VPADDD       Z6, Z5, Z5
+	VPADDD       Z8, Z5, Z5
+	VPSRLD       $0x10, Z5, Z5
+	VPORD        Z11, Z12, Z12
+	VPANDD       Z9, Z6, Z6
+	VPCMPGTD     Z10, Z6, K1
+	VPBLENDMD    Z12, Z5, K1, Z5
+	VPMOVDW      Z5, 32(CX)(R12*2)
 	JMP          bf16wdone43
+
+bf16wslow44:
+	VPBROADCASTD one<>+0(SB), Z3
+	VPBROADCASTD bias<>+0(SB), Z4
+	VPBROADCASTD absmask<>+0(SB), Z5
+	VPBROADCASTD inf<>+0(SB), Z6
+	VPBROADCASTD quiet<>+0(SB), Z7
+	VPBROADCASTD expmask<>+0(SB), Z8
+	VPSRLD       $0x10, Z1, Z8
+	VPSRLD       $0x10, Z1, Z9
+	VPANDD       Z3, Z8, Z8
+	VPADDD       Z1, Z8, Z8
+	VPADDD       Z4, Z8, Z8
+	VPSRLD       $0x10, Z8, Z8
+	VPORD        Z7, Z9, Z9
+	VPANDD       Z5, Z1, Z1
+	VPCMPGTD     Z6, Z1, K1
+	VPBLENDMD    Z9, Z8, K1, Z8
+	VPMOVDW      Z8, (AX)(CX*2)
+	VPSRLD       $0x10, Z2, Z1
+	VPSRLD       $0x10, Z2, Z8
+	VPANDD       Z3, Z1, Z1
+	VPADDD       Z2, Z1, Z1
+	VPADDD       Z4, Z1, Z1
+	VPSRLD       $0x10, Z1, Z1
+	VPORD        Z7, Z8, Z8
+	VPANDD       Z5, Z2, Z2
+	VPCMPGTD     Z6, Z2, K1
+	VPBLENDMD    Z8, Z1, K1, Z1
+	VPMOVDW      Z1, 32(AX)(CX*2)
+	JMP          bf16wdone45
 
 // func interleaveRoPEF32AVX512(x *byte, out *byte, rows int, xstride int, ostride int, cos *byte, sin *byte, n int)
 // Requires: AVX, AVX512F
@@ -3910,7 +3944,7 @@ row:
 	VMOVDQU32 oddidx<>+0(SB), Z1
 	XORQ      R11, R11
 
-rope44:
+rope46:
 	LEAQ      (R11)(R11*1), R12
 	VMOVUPS   (AX)(R12*4), Z3
 	VMOVUPS   64(AX)(R12*4), Z4
@@ -3952,7 +3986,7 @@ rope44:
 	VMOVUPS   Z3, 64(CX)(R12*4)
 	ADDQ      $0x00000020, R11
 	CMPQ      R11, R10
-	JB        rope44
+	JB        rope46
 	ADDQ      BX, AX
 	ADDQ      SI, CX
 	DECQ      DX
@@ -3983,7 +4017,7 @@ row:
 	VMOVDQU32 oddidx<>+0(SB), Z1
 	XORQ      R11, R11
 
-rope45:
+rope47:
 	LEAQ      (R11)(R11*1), R12
 	VCVTPH2PS (AX)(R12*2), Z3
 	VCVTPH2PS 32(AX)(R12*2), Z4
@@ -4025,7 +4059,7 @@ rope45:
 	VCVTPS2PH $0x00, Z3, 32(CX)(R12*2)
 	ADDQ      $0x00000020, R11
 	CMPQ      R11, R10
-	JB        rope45
+	JB        rope47
 	ADDQ      BX, AX
 	ADDQ      SI, CX
 	DECQ      DX
@@ -4036,7 +4070,7 @@ done:
 	RET
 
 // func interleaveRoPEBF16AVX512BF16(x *byte, out *byte, rows int, xstride int, ostride int, cos *byte, sin *byte, n int)
-// Requires: AVX, AVX512BW, AVX512F
+// Requires: AVX, AVX512BW, AVX512DQ, AVX512F
 TEXT ·interleaveRoPEBF16AVX512BF16(SB), NOSPLIT, $0-64
 	MOVQ         x+0(FP), AX
 	MOVQ         out+8(FP), CX
@@ -4053,68 +4087,68 @@ TEXT ·interleaveRoPEBF16AVX512BF16(SB), NOSPLIT, $0-64
 row:
 	MOVQ         R9, R10
 	SHRQ         $0x01, R10
-	VPBROADCASTD himask<>+0(SB), Z1
+	VPBROADCASTD himask<>+0(SB), Z0
 	XORQ         R11, R11
 
-rope46:
+rope48:
 	LEAQ           (R11)(R11*1), R12
+	VMOVDQU32      (AX)(R12*2), Z2
+	VPSLLD         $0x10, Z2, Z1
+	VPANDD         Z0, Z2, Z2
+	VPMOVZXWD      (DI)(R11*2), Z3
+	VPSLLD         $0x10, Z3, Z3
+	VPMOVZXWD      (R8)(R11*2), Z4
+	VPSLLD         $0x10, Z4, Z4
+	VMULPS         Z3, Z1, Z3
+	VMULPS         Z4, Z2, Z4
+	VSUBPS         Z4, Z3, Z5
+	LEAQ           (R11)(R10*1), R12
+	VPMOVZXWD      (DI)(R12*2), Z3
+	VPSLLD         $0x10, Z3, Z3
+	VPMOVZXWD      (R8)(R12*2), Z4
+	VPSLLD         $0x10, Z4, Z4
+	VMULPS         Z3, Z2, Z3
+	VMULPS         Z4, Z1, Z4
+	VADDPS         Z4, Z3, Z1
+	LEAQ           32(R11)(R11*1), R12
 	VMOVDQU32      (AX)(R12*2), Z3
 	VPSLLD         $0x10, Z3, Z2
-	VPANDD         Z1, Z3, Z3
-	VPMOVZXWD      (DI)(R11*2), Z4
+	VPANDD         Z0, Z3, Z3
+	VPMOVZXWD      32(DI)(R11*2), Z4
 	VPSLLD         $0x10, Z4, Z4
-	VPMOVZXWD      (R8)(R11*2), Z5
-	VPSLLD         $0x10, Z5, Z5
+	VPMOVZXWD      32(R8)(R11*2), Z6
+	VPSLLD         $0x10, Z6, Z6
 	VMULPS         Z4, Z2, Z4
-	VMULPS         Z5, Z3, Z5
-	VSUBPS         Z5, Z4, Z6
+	VMULPS         Z6, Z3, Z6
+	VSUBPS         Z6, Z4, Z7
 	LEAQ           (R11)(R10*1), R12
-	VPMOVZXWD      (DI)(R12*2), Z4
+	VPMOVZXWD      32(DI)(R12*2), Z4
 	VPSLLD         $0x10, Z4, Z4
-	VPMOVZXWD      (R8)(R12*2), Z5
-	VPSLLD         $0x10, Z5, Z5
+	VPMOVZXWD      32(R8)(R12*2), Z6
+	VPSLLD         $0x10, Z6, Z6
 	VMULPS         Z4, Z3, Z4
-	VMULPS         Z5, Z2, Z5
-	VADDPS         Z5, Z4, Z2
-	LEAQ           32(R11)(R11*1), R12
-	VMOVDQU32      (AX)(R12*2), Z4
-	VPSLLD         $0x10, Z4, Z3
-	VPANDD         Z1, Z4, Z4
-	VPMOVZXWD      32(DI)(R11*2), Z5
-	VPSLLD         $0x10, Z5, Z5
-	VPMOVZXWD      32(R8)(R11*2), Z7
-	VPSLLD         $0x10, Z7, Z7
-	VMULPS         Z5, Z3, Z5
-	VMULPS         Z7, Z4, Z7
-	VSUBPS         Z7, Z5, Z8
-	LEAQ           (R11)(R10*1), R12
-	VPMOVZXWD      32(DI)(R12*2), Z5
-	VPSLLD         $0x10, Z5, Z5
-	VPMOVZXWD      32(R8)(R12*2), Z7
-	VPSLLD         $0x10, Z7, Z7
-	VMULPS         Z5, Z4, Z5
-	VMULPS         Z7, Z3, Z7
-	VADDPS         Z7, Z5, Z3
-	VPTESTNMD      Z0, Z6, K1
-	VPTESTNMD      Z0, Z8, K2
-	KORTESTW       K1, K2
-	JNZ            bf16wslow47
-	BYTE $0x62; BYTE $0xf2; BYTE $0x3f; BYTE $0x48; BYTE $0x72; BYTE $0xe6 // VCVTNE2PS2BF16 Z6, Z8, Z4
-	VMOVDQU16      Z4, (CX)(R11*2)
-
-bf16wdone48:
-	LEAQ           (R11)(R10*1), R12
-	VPTESTNMD      Z0, Z2, K1
-	VPTESTNMD      Z0, Z3, K2
+	VMULPS         Z6, Z2, Z6
+	VADDPS         Z6, Z4, Z2
+	VFPCLASSPSZ    $0x20, Z5, K1
+	VFPCLASSPSZ    $0x20, Z7, K2
 	KORTESTW       K1, K2
 	JNZ            bf16wslow49
-	BYTE $0x62; BYTE $0xf2; BYTE $0x67; BYTE $0x48; BYTE $0x72; BYTE $0xd2 // VCVTNE2PS2BF16 Z2, Z3, Z2
-	VMOVDQU16      Z2, (CX)(R12*2)
+	BYTE $0x62; BYTE $0xf2; BYTE $0x47; BYTE $0x48; BYTE $0x72; BYTE $0xdd // VCVTNE2PS2BF16 Z5, Z7, Z3
+	VMOVDQU16      Z3, (CX)(R11*2)
 
 bf16wdone50:
+	LEAQ           (R11)(R10*1), R12
+	VFPCLASSPSZ    $0x20, Z1, K1
+	VFPCLASSPSZ    $0x20, Z2, K2
+	KORTESTW       K1, K2
+	JNZ            bf16wslow51
+	BYTE $0x62; BYTE $0xf2; BYTE $0x6f; BYTE $0x48; BYTE $0x72; BYTE $0xc9 // VCVTNE2PS2BF16 Z1, Z2, Z1
+	VMOVDQU16      Z1, (CX)(R12*2)
+
+bf16wdone52:
 	ADDQ $0x00000020, R11
 	CMPQ R11, R10
-	JB   rope46
+	JB   rope48
 	ADDQ BX, AX
 	ADDQ SI, CX
 	DECQ DX
@@ -4124,67 +4158,67 @@ done:
 	VZEROUPPER
 	RET
 
-bf16wslow47:
-	VPBROADCASTD one<>+0(SB), Z4
-	VPBROADCASTD bias<>+0(SB), Z5
-	VPBROADCASTD absmask<>+0(SB), Z7
-	VPBROADCASTD inf<>+0(SB), Z9
-	VPBROADCASTD quiet<>+0(SB), Z10
-	VPBROADCASTD expmask<>+0(SB), Z11
-	VPSRLD       $0x10, Z6, Z11
-	VPSRLD       $0x10, Z6, Z12
-	VPANDD       Z4, Z11, Z11
-	VPADDD       Z6, Z11, Z11
-	VPADDD       Z5, Z11, Z11
-	VPSRLD       $0x10, Z11, Z11
-	VPORD        Z10, Z12, Z12
-	VPANDD       Z7, Z6, Z6
-	VPCMPGTD     Z9, Z6, K1
-	VPBLENDMD    Z12, Z11, K1, Z11
-	VPMOVDW      Z11, (CX)(R11*2)
-	VPSRLD       $0x10, Z8, Z6
-	VPSRLD       $0x10, Z8, Z11
-	VPANDD       Z4, Z6, Z6
-	VPADDD       Z8, Z6, Z6
-	VPADDD       Z5, Z6, Z6
-	VPSRLD       $0x10, Z6, Z6
-	VPORD        Z10, Z11, Z11
-	VPANDD       Z7, Z8, Z4
-	VPCMPGTD     Z9, Z4, K1
-	VPBLENDMD    Z11, Z6, K1, Z6
-	VPMOVDW      Z6, 32(CX)(R11*2)
-	JMP          bf16wdone48
-
 bf16wslow49:
-	VPBROADCASTD one<>+0(SB), Z4
-	VPBROADCASTD bias<>+0(SB), Z5
+	VPBROADCASTD one<>+0(SB), Z3
+	VPBROADCASTD bias<>+0(SB), Z4
 	VPBROADCASTD absmask<>+0(SB), Z6
-	VPBROADCASTD inf<>+0(SB), Z7
-	VPBROADCASTD quiet<>+0(SB), Z8
-	VPBROADCASTD expmask<>+0(SB), Z9
-	VPSRLD       $0x10, Z2, Z9
-	VPSRLD       $0x10, Z2, Z10
-	VPANDD       Z4, Z9, Z9
-	VPADDD       Z2, Z9, Z9
-	VPADDD       Z5, Z9, Z9
-	VPSRLD       $0x10, Z9, Z9
-	VPORD        Z8, Z10, Z10
-	VPANDD       Z6, Z2, Z2
-	VPCMPGTD     Z7, Z2, K1
-	VPBLENDMD    Z10, Z9, K1, Z9
-	VPMOVDW      Z9, (CX)(R12*2)
-	VPSRLD       $0x10, Z3, Z2
-	VPSRLD       $0x10, Z3, Z9
-	VPANDD       Z4, Z2, Z2
-	VPADDD       Z3, Z2, Z2
-	VPADDD       Z5, Z2, Z2
-	VPSRLD       $0x10, Z2, Z2
-	VPORD        Z8, Z9, Z9
-	VPANDD       Z6, Z3, Z3
-	VPCMPGTD     Z7, Z3, K1
-	VPBLENDMD    Z9, Z2, K1, Z2
-	VPMOVDW      Z2, 32(CX)(R12*2)
+	VPBROADCASTD inf<>+0(SB), Z8
+	VPBROADCASTD quiet<>+0(SB), Z9
+	VPBROADCASTD expmask<>+0(SB), Z10
+	VPSRLD       $0x10, Z5, Z10
+	VPSRLD       $0x10, Z5, Z11
+	VPANDD       Z3, Z10, Z10
+	VPADDD       Z5, Z10, Z10
+	VPADDD       Z4, Z10, Z10
+	VPSRLD       $0x10, Z10, Z10
+	VPORD        Z9, Z11, Z11
+	VPANDD       Z6, Z5, Z5
+	VPCMPGTD     Z8, Z5, K1
+	VPBLENDMD    Z11, Z10, K1, Z10
+	VPMOVDW      Z10, (CX)(R11*2)
+	VPSRLD       $0x10, Z7, Z5
+	VPSRLD       $0x10, Z7, Z10
+	VPANDD       Z3, Z5, Z5
+	VPADDD       Z7, Z5, Z5
+	VPADDD       Z4, Z5, Z5
+	VPSRLD       $0x10, Z5, Z5
+	VPORD        Z9, Z10, Z10
+	VPANDD       Z6, Z7, Z3
+	VPCMPGTD     Z8, Z3, K1
+	VPBLENDMD    Z10, Z5, K1, Z5
+	VPMOVDW      Z5, 32(CX)(R11*2)
 	JMP          bf16wdone50
+
+bf16wslow51:
+	VPBROADCASTD one<>+0(SB), Z3
+	VPBROADCASTD bias<>+0(SB), Z4
+	VPBROADCASTD absmask<>+0(SB), Z5
+	VPBROADCASTD inf<>+0(SB), Z6
+	VPBROADCASTD quiet<>+0(SB), Z7
+	VPBROADCASTD expmask<>+0(SB), Z8
+	VPSRLD       $0x10, Z1, Z8
+	VPSRLD       $0x10, Z1, Z9
+	VPANDD       Z3, Z8, Z8
+	VPADDD       Z1, Z8, Z8
+	VPADDD       Z4, Z8, Z8
+	VPSRLD       $0x10, Z8, Z8
+	VPORD        Z7, Z9, Z9
+	VPANDD       Z5, Z1, Z1
+	VPCMPGTD     Z6, Z1, K1
+	VPBLENDMD    Z9, Z8, K1, Z8
+	VPMOVDW      Z8, (CX)(R12*2)
+	VPSRLD       $0x10, Z2, Z1
+	VPSRLD       $0x10, Z2, Z8
+	VPANDD       Z3, Z1, Z1
+	VPADDD       Z2, Z1, Z1
+	VPADDD       Z4, Z1, Z1
+	VPSRLD       $0x10, Z1, Z1
+	VPORD        Z7, Z8, Z8
+	VPANDD       Z5, Z2, Z2
+	VPCMPGTD     Z6, Z2, K1
+	VPBLENDMD    Z8, Z1, K1, Z1
+	VPMOVDW      Z1, 32(CX)(R12*2)
+	JMP          bf16wdone52
 
 // func kvcGroupBF16AVX512BF16(grp *byte, n int, gamma *float32, scratch *float32, dv int, dk int, eps float32)
 // Requires: AVX, AVX512BW, AVX512DQ, AVX512F, AVX512VL, SSE
@@ -4198,112 +4232,112 @@ TEXT ·kvcGroupBF16AVX512BF16(SB), NOSPLIT, $0-52
 	MOVSS        eps+48(FP), X0
 	VPBROADCASTD expmask<>+0(SB), Z1
 	VCVTSI2SSQ   SI, X2, X2
-	VMOVSD       onef64<>+0(SB), X3
+	VMOVSD       onef64<>+0(SB), X1
 	XORQ         R8, R8
 	MOVQ         CX, R9
 	ANDQ         $-4, R9
 	JZ           sums1
 
 sums4:
-	VPBROADCASTD himask<>+0(SB), Z4
+	VPBROADCASTD himask<>+0(SB), Z5
 	MOVQ         (AX)(R8*8), R10
-	VXORPS       Z5, Z5, Z5
 	VXORPS       Z6, Z6, Z6
-	MOVQ         8(AX)(R8*8), R11
 	VXORPS       Z7, Z7, Z7
+	MOVQ         8(AX)(R8*8), R11
 	VXORPS       Z8, Z8, Z8
-	MOVQ         16(AX)(R8*8), R12
 	VXORPS       Z9, Z9, Z9
+	MOVQ         16(AX)(R8*8), R12
 	VXORPS       Z10, Z10, Z10
-	MOVQ         24(AX)(R8*8), R13
 	VXORPS       Z11, Z11, Z11
+	MOVQ         24(AX)(R8*8), R13
 	VXORPS       Z12, Z12, Z12
+	VXORPS       Z13, Z13, Z13
 	XORQ         R14, R14
 
 sum4:
-	VPSLLD        $0x10, (R10)(R14*2), Z13
-	VPANDD        (R10)(R14*2), Z4, Z14
-	VFMADD231PS   Z13, Z13, Z5
+	VPSLLD        $0x10, (R10)(R14*2), Z14
+	VPANDD        (R10)(R14*2), Z5, Z15
 	VFMADD231PS   Z14, Z14, Z6
-	VPSLLD        $0x10, (R11)(R14*2), Z13
-	VPANDD        (R11)(R14*2), Z4, Z14
-	VFMADD231PS   Z13, Z13, Z7
+	VFMADD231PS   Z15, Z15, Z7
+	VPSLLD        $0x10, (R11)(R14*2), Z14
+	VPANDD        (R11)(R14*2), Z5, Z15
 	VFMADD231PS   Z14, Z14, Z8
-	VPSLLD        $0x10, (R12)(R14*2), Z13
-	VPANDD        (R12)(R14*2), Z4, Z14
-	VFMADD231PS   Z13, Z13, Z9
+	VFMADD231PS   Z15, Z15, Z9
+	VPSLLD        $0x10, (R12)(R14*2), Z14
+	VPANDD        (R12)(R14*2), Z5, Z15
 	VFMADD231PS   Z14, Z14, Z10
-	VPSLLD        $0x10, (R13)(R14*2), Z13
-	VPANDD        (R13)(R14*2), Z4, Z14
-	VFMADD231PS   Z13, Z13, Z11
+	VFMADD231PS   Z15, Z15, Z11
+	VPSLLD        $0x10, (R13)(R14*2), Z14
+	VPANDD        (R13)(R14*2), Z5, Z15
 	VFMADD231PS   Z14, Z14, Z12
+	VFMADD231PS   Z15, Z15, Z13
 	ADDQ          $0x00000020, R14
 	CMPQ          R14, SI
 	JB            sum4
-	VADDPS        Z6, Z5, Z5
-	VPERMILPS     $0xb1, Z5, Z4
-	VADDPS        Z4, Z5, Z5
-	VPERMILPS     $0x4e, Z5, Z4
-	VADDPS        Z4, Z5, Z5
-	VSHUFF32X4    $0xb1, Z5, Z5, Z4
-	VADDPS        Z4, Z5, Z5
-	VEXTRACTF32X8 $0x01, Z5, Y4
-	VADDSS        X4, X5, X5
-	VDIVSS        X2, X5, X4
-	VADDSS        X0, X4, X4
-	VCVTSS2SD     X4, X4, X5
+	VADDPS        Z7, Z6, Z6
+	VPERMILPS     $0xb1, Z6, Z5
+	VADDPS        Z5, Z6, Z6
+	VPERMILPS     $0x4e, Z6, Z5
+	VADDPS        Z5, Z6, Z6
+	VSHUFF32X4    $0xb1, Z6, Z6, Z5
+	VADDPS        Z5, Z6, Z6
+	VEXTRACTF32X8 $0x01, Z6, Y3
+	VADDSS        X3, X6, X6
+	VDIVSS        X2, X6, X3
+	VADDSS        X0, X3, X3
+	VCVTSS2SD     X3, X3, X5
 	VSQRTSD       X5, X5, X5
-	VDIVSD        X5, X3, X5
-	VCVTSD2SS     X5, X4, X4
-	VMOVSS        X4, (BX)(R8*4)
-	VADDPS        Z8, Z7, Z7
-	VPERMILPS     $0xb1, Z7, Z4
-	VADDPS        Z4, Z7, Z7
-	VPERMILPS     $0x4e, Z7, Z4
-	VADDPS        Z4, Z7, Z7
-	VSHUFF32X4    $0xb1, Z7, Z7, Z4
-	VADDPS        Z4, Z7, Z7
-	VEXTRACTF32X8 $0x01, Z7, Y4
-	VADDSS        X4, X7, X7
-	VDIVSS        X2, X7, X4
-	VADDSS        X0, X4, X4
-	VCVTSS2SD     X4, X4, X5
+	VDIVSD        X5, X1, X5
+	VCVTSD2SS     X5, X3, X3
+	VMOVSS        X3, (BX)(R8*4)
+	VADDPS        Z9, Z8, Z8
+	VPERMILPS     $0xb1, Z8, Z5
+	VADDPS        Z5, Z8, Z8
+	VPERMILPS     $0x4e, Z8, Z5
+	VADDPS        Z5, Z8, Z8
+	VSHUFF32X4    $0xb1, Z8, Z8, Z5
+	VADDPS        Z5, Z8, Z8
+	VEXTRACTF32X8 $0x01, Z8, Y3
+	VADDSS        X3, X8, X8
+	VDIVSS        X2, X8, X3
+	VADDSS        X0, X3, X3
+	VCVTSS2SD     X3, X3, X5
 	VSQRTSD       X5, X5, X5
-	VDIVSD        X5, X3, X5
-	VCVTSD2SS     X5, X4, X4
-	VMOVSS        X4, 4(BX)(R8*4)
-	VADDPS        Z10, Z9, Z9
-	VPERMILPS     $0xb1, Z9, Z4
-	VADDPS        Z4, Z9, Z9
-	VPERMILPS     $0x4e, Z9, Z4
-	VADDPS        Z4, Z9, Z9
-	VSHUFF32X4    $0xb1, Z9, Z9, Z4
-	VADDPS        Z4, Z9, Z9
-	VEXTRACTF32X8 $0x01, Z9, Y4
-	VADDSS        X4, X9, X9
-	VDIVSS        X2, X9, X4
-	VADDSS        X0, X4, X4
-	VCVTSS2SD     X4, X4, X5
+	VDIVSD        X5, X1, X5
+	VCVTSD2SS     X5, X3, X3
+	VMOVSS        X3, 4(BX)(R8*4)
+	VADDPS        Z11, Z10, Z10
+	VPERMILPS     $0xb1, Z10, Z5
+	VADDPS        Z5, Z10, Z10
+	VPERMILPS     $0x4e, Z10, Z5
+	VADDPS        Z5, Z10, Z10
+	VSHUFF32X4    $0xb1, Z10, Z10, Z5
+	VADDPS        Z5, Z10, Z10
+	VEXTRACTF32X8 $0x01, Z10, Y3
+	VADDSS        X3, X10, X10
+	VDIVSS        X2, X10, X3
+	VADDSS        X0, X3, X3
+	VCVTSS2SD     X3, X3, X5
 	VSQRTSD       X5, X5, X5
-	VDIVSD        X5, X3, X5
-	VCVTSD2SS     X5, X4, X4
-	VMOVSS        X4, 8(BX)(R8*4)
-	VADDPS        Z12, Z11, Z11
-	VPERMILPS     $0xb1, Z11, Z4
-	VADDPS        Z4, Z11, Z11
-	VPERMILPS     $0x4e, Z11, Z4
-	VADDPS        Z4, Z11, Z11
-	VSHUFF32X4    $0xb1, Z11, Z11, Z4
-	VADDPS        Z4, Z11, Z11
-	VEXTRACTF32X8 $0x01, Z11, Y4
-	VADDSS        X4, X11, X11
-	VDIVSS        X2, X11, X4
-	VADDSS        X0, X4, X4
-	VCVTSS2SD     X4, X4, X5
+	VDIVSD        X5, X1, X5
+	VCVTSD2SS     X5, X3, X3
+	VMOVSS        X3, 8(BX)(R8*4)
+	VADDPS        Z13, Z12, Z12
+	VPERMILPS     $0xb1, Z12, Z5
+	VADDPS        Z5, Z12, Z12
+	VPERMILPS     $0x4e, Z12, Z5
+	VADDPS        Z5, Z12, Z12
+	VSHUFF32X4    $0xb1, Z12, Z12, Z5
+	VADDPS        Z5, Z12, Z12
+	VEXTRACTF32X8 $0x01, Z12, Y3
+	VADDSS        X3, X12, X12
+	VDIVSS        X2, X12, X3
+	VADDSS        X0, X3, X3
+	VCVTSS2SD     X3, X3, X5
 	VSQRTSD       X5, X5, X5
-	VDIVSD        X5, X3, X5
-	VCVTSD2SS     X5, X4, X4
-	VMOVSS        X4, 12(BX)(R8*4)
+	VDIVSD        X5, X1, X5
+	VCVTSD2SS     X5, X3, X3
+	VMOVSS        X3, 12(BX)(R8*4)
 	ADDQ          $0x04, R8
 	CMPQ          R8, R9
 	JB            sums4
@@ -4314,48 +4348,48 @@ sums1:
 	MOVQ         (AX)(R8*8), R9
 	MOVQ         SI, R11
 	ANDQ         $-32, R11
-	VXORPS       Z4, Z4, Z4
 	VXORPS       Z5, Z5, Z5
-	VPBROADCASTD himask<>+0(SB), Z6
+	VXORPS       Z6, Z6, Z6
+	VPBROADCASTD himask<>+0(SB), Z7
 	XORQ         R10, R10
 	TESTQ        R11, R11
-	JZ           sumtail52
+	JZ           sumtail54
 
-sum51:
-	VPSLLD      $0x10, (R9)(R10*2), Z7
-	VPANDD      (R9)(R10*2), Z6, Z8
-	VFMADD231PS Z7, Z7, Z4
+sum53:
+	VPSLLD      $0x10, (R9)(R10*2), Z8
+	VPANDD      (R9)(R10*2), Z7, Z9
 	VFMADD231PS Z8, Z8, Z5
+	VFMADD231PS Z9, Z9, Z6
 	ADDQ        $0x00000020, R10
 	CMPQ        R10, R11
-	JB          sum51
+	JB          sum53
 
-sumtail52:
+sumtail54:
 	CMPQ        R10, SI
-	JAE         sumdone53
-	VMOVDQU16   (R9)(R10*2), Y15
-	VPSLLD      $0x10, Z15, Z7
-	VPANDD      Z6, Z15, Z15
-	VFMADD231PS Z7, Z7, Z4
-	VFMADD231PS Z15, Z15, Z5
+	JAE         sumdone55
+	VMOVDQU16   (R9)(R10*2), Y3
+	VPSLLD      $0x10, Z3, Z8
+	VPANDD      Z7, Z3, Z3
+	VFMADD231PS Z8, Z8, Z5
+	VFMADD231PS Z3, Z3, Z6
 
-sumdone53:
-	VADDPS        Z5, Z4, Z4
-	VPERMILPS     $0xb1, Z4, Z5
-	VADDPS        Z5, Z4, Z4
-	VPERMILPS     $0x4e, Z4, Z5
-	VADDPS        Z5, Z4, Z4
-	VSHUFF32X4    $0xb1, Z4, Z4, Z5
-	VADDPS        Z5, Z4, Z4
-	VEXTRACTF32X8 $0x01, Z4, Y5
-	VADDSS        X5, X4, X4
-	VDIVSS        X2, X4, X4
-	VADDSS        X0, X4, X4
-	VCVTSS2SD     X4, X4, X5
+sumdone55:
+	VADDPS        Z6, Z5, Z5
+	VPERMILPS     $0xb1, Z5, Z6
+	VADDPS        Z6, Z5, Z5
+	VPERMILPS     $0x4e, Z5, Z6
+	VADDPS        Z6, Z5, Z5
+	VSHUFF32X4    $0xb1, Z5, Z5, Z6
+	VADDPS        Z6, Z5, Z5
+	VEXTRACTF32X8 $0x01, Z5, Y3
+	VADDSS        X3, X5, X5
+	VDIVSS        X2, X5, X3
+	VADDSS        X0, X3, X3
+	VCVTSS2SD     X3, X3, X5
 	VSQRTSD       X5, X5, X5
-	VDIVSD        X5, X3, X5
-	VCVTSD2SS     X5, X4, X4
-	VMOVSS        X4, (BX)(R8*4)
+	VDIVSD        X5, X1, X5
+	VCVTSD2SS     X5, X3, X3
+	VMOVSS        X3, (BX)(R8*4)
 	INCQ          R8
 	JMP           sums1
 
@@ -4373,65 +4407,65 @@ rope1:
 	VPBROADCASTD himask<>+0(SB), Z0
 	XORQ         R14, R14
 
-rope54:
+rope56:
 	LEAQ           (R14)(R14*1), R15
+	VMOVDQU32      (R9)(R15*2), Z2
+	VPSLLD         $0x10, Z2, Z1
+	VPANDD         Z0, Z2, Z2
+	VPMOVZXWD      (R10)(R14*2), Z3
+	VPSLLD         $0x10, Z3, Z3
+	VPMOVZXWD      (R11)(R14*2), Z5
+	VPSLLD         $0x10, Z5, Z5
+	VMULPS         Z3, Z1, Z3
+	VMULPS         Z5, Z2, Z5
+	VSUBPS         Z5, Z3, Z6
+	LEAQ           (R14)(R13*1), R15
+	VPMOVZXWD      (R10)(R15*2), Z3
+	VPSLLD         $0x10, Z3, Z3
+	VPMOVZXWD      (R11)(R15*2), Z5
+	VPSLLD         $0x10, Z5, Z5
+	VMULPS         Z3, Z2, Z3
+	VMULPS         Z5, Z1, Z5
+	VADDPS         Z5, Z3, Z1
+	LEAQ           32(R14)(R14*1), R15
 	VMOVDQU32      (R9)(R15*2), Z3
 	VPSLLD         $0x10, Z3, Z2
 	VPANDD         Z0, Z3, Z3
-	VPMOVZXWD      (R10)(R14*2), Z4
-	VPSLLD         $0x10, Z4, Z4
-	VPMOVZXWD      (R11)(R14*2), Z5
-	VPSLLD         $0x10, Z5, Z5
-	VMULPS         Z4, Z2, Z4
-	VMULPS         Z5, Z3, Z5
-	VSUBPS         Z5, Z4, Z6
-	LEAQ           (R14)(R13*1), R15
-	VPMOVZXWD      (R10)(R15*2), Z4
-	VPSLLD         $0x10, Z4, Z4
-	VPMOVZXWD      (R11)(R15*2), Z5
-	VPSLLD         $0x10, Z5, Z5
-	VMULPS         Z4, Z3, Z4
-	VMULPS         Z5, Z2, Z5
-	VADDPS         Z5, Z4, Z2
-	LEAQ           32(R14)(R14*1), R15
-	VMOVDQU32      (R9)(R15*2), Z4
-	VPSLLD         $0x10, Z4, Z3
-	VPANDD         Z0, Z4, Z4
 	VPMOVZXWD      32(R10)(R14*2), Z5
 	VPSLLD         $0x10, Z5, Z5
 	VPMOVZXWD      32(R11)(R14*2), Z7
 	VPSLLD         $0x10, Z7, Z7
-	VMULPS         Z5, Z3, Z5
-	VMULPS         Z7, Z4, Z7
+	VMULPS         Z5, Z2, Z5
+	VMULPS         Z7, Z3, Z7
 	VSUBPS         Z7, Z5, Z8
 	LEAQ           (R14)(R13*1), R15
 	VPMOVZXWD      32(R10)(R15*2), Z5
 	VPSLLD         $0x10, Z5, Z5
 	VPMOVZXWD      32(R11)(R15*2), Z7
 	VPSLLD         $0x10, Z7, Z7
-	VMULPS         Z5, Z4, Z5
-	VMULPS         Z7, Z3, Z7
-	VADDPS         Z7, Z5, Z3
-	VPTESTNMD      Z1, Z6, K1
-	VPTESTNMD      Z1, Z8, K2
-	KORTESTW       K1, K2
-	JNZ            bf16wslow55
-	BYTE $0x62; BYTE $0xf2; BYTE $0x3f; BYTE $0x48; BYTE $0x72; BYTE $0xe6 // VCVTNE2PS2BF16 Z6, Z8, Z4
-	VMOVDQU16      Z4, (R12)(R14*2)
-
-bf16wdone56:
-	LEAQ           (R14)(R13*1), R15
-	VPTESTNMD      Z1, Z2, K1
-	VPTESTNMD      Z1, Z3, K2
+	VMULPS         Z5, Z3, Z5
+	VMULPS         Z7, Z2, Z7
+	VADDPS         Z7, Z5, Z2
+	VFPCLASSPSZ    $0x20, Z6, K1
+	VFPCLASSPSZ    $0x20, Z8, K2
 	KORTESTW       K1, K2
 	JNZ            bf16wslow57
-	BYTE $0x62; BYTE $0xf2; BYTE $0x67; BYTE $0x48; BYTE $0x72; BYTE $0xd2 // VCVTNE2PS2BF16 Z2, Z3, Z2
-	VMOVDQU16      Z2, (R12)(R15*2)
+	BYTE $0x62; BYTE $0xf2; BYTE $0x3f; BYTE $0x48; BYTE $0x72; BYTE $0xde // VCVTNE2PS2BF16 Z6, Z8, Z3
+	VMOVDQU16      Z3, (R12)(R14*2)
 
 bf16wdone58:
+	LEAQ           (R14)(R13*1), R15
+	VFPCLASSPSZ    $0x20, Z1, K1
+	VFPCLASSPSZ    $0x20, Z2, K2
+	KORTESTW       K1, K2
+	JNZ            bf16wslow59
+	BYTE $0x62; BYTE $0xf2; BYTE $0x6f; BYTE $0x48; BYTE $0x72; BYTE $0xc9 // VCVTNE2PS2BF16 Z1, Z2, Z1
+	VMOVDQU16      Z1, (R12)(R15*2)
+
+bf16wdone60:
 	ADDQ         $0x00000020, R14
 	CMPQ         R14, R13
-	JB           rope54
+	JB           rope56
 	INCQ         R8
 	CMPQ         R8, CX
 	JB           rope1
@@ -4444,25 +4478,25 @@ norms:
 	MOVQ         (AX)(R8*8), DI
 	MOVQ         384(AX)(R8*8), R9
 	VBROADCASTSS (BX)(R8*4), Z3
-	VPTERNLOGD   $0xff, Z16, Z16, Z16
+	VPTERNLOGD   $0xff, Z4, Z4, Z4
 	XORQ         R10, R10
 
 norm:
-	VPSLLD         $0x10, (DI)(R10*2), Z4
-	VPANDD         (DI)(R10*2), Z0, Z5
-	VMULPS         Z3, Z4, Z4
+	VPSLLD         $0x10, (DI)(R10*2), Z5
+	VPANDD         (DI)(R10*2), Z0, Z6
 	VMULPS         Z3, Z5, Z5
-	VMULPS         (DX)(R10*4), Z4, Z4
-	VMULPS         64(DX)(R10*4), Z5, Z5
-	BYTE $0x62; BYTE $0xf2; BYTE $0x57; BYTE $0x48; BYTE $0x72; BYTE $0xe4 // VCVTNE2PS2BF16 Z4, Z5, Z4
-	VPADDW         Z4, Z4, Z5
-	VPMINUW        Z5, Z16, Z16
-	VPERMW         Z4, Z1, Z4
-	VMOVDQU16      Z4, (R9)(R10*2)
+	VMULPS         Z3, Z6, Z6
+	VMULPS         (DX)(R10*4), Z5, Z5
+	VMULPS         64(DX)(R10*4), Z6, Z6
+	BYTE $0x62; BYTE $0xf2; BYTE $0x4f; BYTE $0x48; BYTE $0x72; BYTE $0xed // VCVTNE2PS2BF16 Z5, Z6, Z5
+	VPADDW         Z5, Z5, Z6
+	VPMINUW        Z6, Z4, Z4
+	VPERMW         Z5, Z1, Z5
+	VMOVDQU16      Z5, (R9)(R10*2)
 	ADDQ           $0x00000020, R10
 	CMPQ           R10, SI
 	JB             norm
-	VPCMPUW        $0x01, Z2, Z16, K1
+	VPCMPUW        $0x01, Z2, Z4, K1
 	KORTESTD       K1, K1
 	JNZ            normslow
 
@@ -4473,8 +4507,8 @@ normnext:
 	VZEROUPPER
 	RET
 
-bf16wslow55:
-	VPBROADCASTD one<>+0(SB), Z4
+bf16wslow57:
+	VPBROADCASTD one<>+0(SB), Z3
 	VPBROADCASTD bias<>+0(SB), Z5
 	VPBROADCASTD absmask<>+0(SB), Z7
 	VPBROADCASTD inf<>+0(SB), Z9
@@ -4482,7 +4516,7 @@ bf16wslow55:
 	VPBROADCASTD expmask<>+0(SB), Z11
 	VPSRLD       $0x10, Z6, Z11
 	VPSRLD       $0x10, Z6, Z12
-	VPANDD       Z4, Z11, Z11
+	VPANDD       Z3, Z11, Z11
 	VPADDD       Z6, Z11, Z11
 	VPADDD       Z5, Z11, Z11
 	VPSRLD       $0x10, Z11, Z11
@@ -4493,92 +4527,92 @@ bf16wslow55:
 	VPMOVDW      Z11, (R12)(R14*2)
 	VPSRLD       $0x10, Z8, Z6
 	VPSRLD       $0x10, Z8, Z11
-	VPANDD       Z4, Z6, Z6
+	VPANDD       Z3, Z6, Z6
 	VPADDD       Z8, Z6, Z6
 	VPADDD       Z5, Z6, Z6
 	VPSRLD       $0x10, Z6, Z6
 	VPORD        Z10, Z11, Z11
-	VPANDD       Z7, Z8, Z4
-	VPCMPGTD     Z9, Z4, K1
+	VPANDD       Z7, Z8, Z3
+	VPCMPGTD     Z9, Z3, K1
 	VPBLENDMD    Z11, Z6, K1, Z6
 	VPMOVDW      Z6, 32(R12)(R14*2)
-	JMP          bf16wdone56
+	JMP          bf16wdone58
 
-bf16wslow57:
-	VPBROADCASTD one<>+0(SB), Z4
+bf16wslow59:
+	VPBROADCASTD one<>+0(SB), Z3
 	VPBROADCASTD bias<>+0(SB), Z5
 	VPBROADCASTD absmask<>+0(SB), Z6
 	VPBROADCASTD inf<>+0(SB), Z7
 	VPBROADCASTD quiet<>+0(SB), Z8
 	VPBROADCASTD expmask<>+0(SB), Z9
-	VPSRLD       $0x10, Z2, Z9
-	VPSRLD       $0x10, Z2, Z10
-	VPANDD       Z4, Z9, Z9
-	VPADDD       Z2, Z9, Z9
+	VPSRLD       $0x10, Z1, Z9
+	VPSRLD       $0x10, Z1, Z10
+	VPANDD       Z3, Z9, Z9
+	VPADDD       Z1, Z9, Z9
 	VPADDD       Z5, Z9, Z9
 	VPSRLD       $0x10, Z9, Z9
 	VPORD        Z8, Z10, Z10
-	VPANDD       Z6, Z2, Z2
-	VPCMPGTD     Z7, Z2, K1
+	VPANDD       Z6, Z1, Z1
+	VPCMPGTD     Z7, Z1, K1
 	VPBLENDMD    Z10, Z9, K1, Z9
 	VPMOVDW      Z9, (R12)(R15*2)
-	VPSRLD       $0x10, Z3, Z2
-	VPSRLD       $0x10, Z3, Z9
-	VPANDD       Z4, Z2, Z2
-	VPADDD       Z3, Z2, Z2
-	VPADDD       Z5, Z2, Z2
-	VPSRLD       $0x10, Z2, Z2
+	VPSRLD       $0x10, Z2, Z1
+	VPSRLD       $0x10, Z2, Z9
+	VPANDD       Z3, Z1, Z1
+	VPADDD       Z2, Z1, Z1
+	VPADDD       Z5, Z1, Z1
+	VPSRLD       $0x10, Z1, Z1
 	VPORD        Z8, Z9, Z9
-	VPANDD       Z6, Z3, Z3
-	VPCMPGTD     Z7, Z3, K1
-	VPBLENDMD    Z9, Z2, K1, Z2
-	VPMOVDW      Z2, 32(R12)(R15*2)
-	JMP          bf16wdone58
+	VPANDD       Z6, Z2, Z2
+	VPCMPGTD     Z7, Z2, K1
+	VPBLENDMD    Z9, Z1, K1, Z1
+	VPMOVDW      Z1, 32(R12)(R15*2)
+	JMP          bf16wdone60
 
 normslow:
-	VPBROADCASTD one<>+0(SB), Z4
-	VPBROADCASTD bias<>+0(SB), Z5
-	VPBROADCASTD absmask<>+0(SB), Z6
-	VPBROADCASTD inf<>+0(SB), Z7
-	VPBROADCASTD quiet<>+0(SB), Z8
-	VPBROADCASTD expmask<>+0(SB), Z9
+	VPBROADCASTD one<>+0(SB), Z5
+	VPBROADCASTD bias<>+0(SB), Z6
+	VPBROADCASTD absmask<>+0(SB), Z7
+	VPBROADCASTD inf<>+0(SB), Z8
+	VPBROADCASTD quiet<>+0(SB), Z9
+	VPBROADCASTD expmask<>+0(SB), Z10
 	XORQ         R10, R10
 
 normslow1:
-	VPSLLD    $0x10, (DI)(R10*2), Z9
-	VPANDD    (DI)(R10*2), Z0, Z10
-	VMULPS    Z3, Z9, Z9
+	VPSLLD    $0x10, (DI)(R10*2), Z10
+	VPANDD    (DI)(R10*2), Z0, Z11
 	VMULPS    Z3, Z10, Z10
-	VMULPS    (DX)(R10*4), Z9, Z9
-	VMULPS    64(DX)(R10*4), Z10, Z10
-	VMOVDQU32 kvcloidx<>+0(SB), Z11
-	VMOVAPS   Z9, Z12
-	VPERMT2PS Z10, Z11, Z12
-	VPSRLD    $0x10, Z12, Z11
-	VPSRLD    $0x10, Z12, Z13
-	VPANDD    Z4, Z11, Z11
-	VPADDD    Z12, Z11, Z11
-	VPADDD    Z5, Z11, Z11
+	VMULPS    Z3, Z11, Z11
+	VMULPS    (DX)(R10*4), Z10, Z10
+	VMULPS    64(DX)(R10*4), Z11, Z11
+	VMOVDQU32 kvcloidx<>+0(SB), Z12
+	VMOVAPS   Z10, Z13
+	VPERMT2PS Z11, Z12, Z13
+	VPSRLD    $0x10, Z13, Z12
+	VPSRLD    $0x10, Z13, Z14
+	VPANDD    Z5, Z12, Z12
+	VPADDD    Z13, Z12, Z12
+	VPADDD    Z6, Z12, Z12
+	VPSRLD    $0x10, Z12, Z12
+	VPORD     Z9, Z14, Z14
+	VPANDD    Z7, Z13, Z13
+	VPCMPGTD  Z8, Z13, K1
+	VPBLENDMD Z14, Z12, K1, Z12
+	VPMOVDW   Z12, (R9)(R10*2)
+	VMOVDQU32 kvchiidx<>+0(SB), Z12
+	VMOVAPS   Z10, Z10
+	VPERMT2PS Z11, Z12, Z10
+	VPSRLD    $0x10, Z10, Z11
+	VPSRLD    $0x10, Z10, Z12
+	VPANDD    Z5, Z11, Z11
+	VPADDD    Z10, Z11, Z11
+	VPADDD    Z6, Z11, Z11
 	VPSRLD    $0x10, Z11, Z11
-	VPORD     Z8, Z13, Z13
-	VPANDD    Z6, Z12, Z12
-	VPCMPGTD  Z7, Z12, K1
-	VPBLENDMD Z13, Z11, K1, Z11
-	VPMOVDW   Z11, (R9)(R10*2)
-	VMOVDQU32 kvchiidx<>+0(SB), Z11
-	VMOVAPS   Z9, Z9
-	VPERMT2PS Z10, Z11, Z9
-	VPSRLD    $0x10, Z9, Z10
-	VPSRLD    $0x10, Z9, Z11
-	VPANDD    Z4, Z10, Z10
-	VPADDD    Z9, Z10, Z10
-	VPADDD    Z5, Z10, Z10
-	VPSRLD    $0x10, Z10, Z10
-	VPORD     Z8, Z11, Z11
-	VPANDD    Z6, Z9, Z9
-	VPCMPGTD  Z7, Z9, K1
-	VPBLENDMD Z11, Z10, K1, Z10
-	VPMOVDW   Z10, 32(R9)(R10*2)
+	VPORD     Z9, Z12, Z12
+	VPANDD    Z7, Z10, Z10
+	VPCMPGTD  Z8, Z10, K1
+	VPBLENDMD Z12, Z11, K1, Z11
+	VPMOVDW   Z11, 32(R9)(R10*2)
 	ADDQ      $0x00000020, R10
 	CMPQ      R10, SI
 	JB        normslow1
@@ -4701,24 +4735,24 @@ head:
 	VXORPS Z4, Z4, Z4
 	XORQ   DI, DI
 	TESTQ  R8, R8
-	JZ     sumtail60
+	JZ     sumtail62
 
-sum59:
+sum61:
 	VMOVUPS     (AX)(DI*4), Z5
 	VFMADD231PS Z5, Z5, Z3
 	VMOVUPS     64(AX)(DI*4), Z5
 	VFMADD231PS Z5, Z5, Z4
 	ADDQ        $0x00000020, DI
 	CMPQ        DI, R8
-	JB          sum59
+	JB          sum61
 
-sumtail60:
+sumtail62:
 	CMPQ        DI, SI
-	JAE         sumdone61
+	JAE         sumdone63
 	VMOVUPS     (AX)(DI*4), Z5
 	VFMADD231PS Z5, Z5, Z3
 
-sumdone61:
+sumdone63:
 	VSHUFPS       $0x88, Z4, Z3, Z5
 	VSHUFPS       $0xdd, Z4, Z3, Z3
 	VADDPS        Z3, Z5, Z5
@@ -4786,27 +4820,27 @@ head:
 	VPBROADCASTD himask<>+0(SB), Z12
 	XORQ         DI, DI
 	TESTQ        R8, R8
-	JZ           sumtail63
+	JZ           sumtail65
 
-sum62:
+sum64:
 	VPSLLD      $0x10, (AX)(DI*2), Z13
 	VPANDD      (AX)(DI*2), Z12, Z14
 	VFMADD231PS Z13, Z13, Z10
 	VFMADD231PS Z14, Z14, Z11
 	ADDQ        $0x00000020, DI
 	CMPQ        DI, R8
-	JB          sum62
+	JB          sum64
 
-sumtail63:
+sumtail65:
 	CMPQ        DI, SI
-	JAE         sumdone64
+	JAE         sumdone66
 	VMOVDQU16   (AX)(DI*2), Y15
 	VPSLLD      $0x10, Z15, Z13
 	VPANDD      Z12, Z15, Z15
 	VFMADD231PS Z13, Z13, Z10
 	VFMADD231PS Z15, Z15, Z11
 
-sumdone64:
+sumdone66:
 	VADDPS        Z11, Z10, Z10
 	VPERMILPS     $0xb1, Z10, Z11
 	VADDPS        Z11, Z10, Z10
@@ -4883,24 +4917,24 @@ head:
 	VXORPS Z4, Z4, Z4
 	XORQ   DI, DI
 	TESTQ  R8, R8
-	JZ     sumtail66
+	JZ     sumtail68
 
-sum65:
+sum67:
 	VCVTPH2PS   (AX)(DI*2), Z5
 	VFMADD231PS Z5, Z5, Z3
 	VCVTPH2PS   32(AX)(DI*2), Z5
 	VFMADD231PS Z5, Z5, Z4
 	ADDQ        $0x00000020, DI
 	CMPQ        DI, R8
-	JB          sum65
+	JB          sum67
 
-sumtail66:
+sumtail68:
 	CMPQ        DI, SI
-	JAE         sumdone67
+	JAE         sumdone69
 	VCVTPH2PS   (AX)(DI*2), Z5
 	VFMADD231PS Z5, Z5, Z3
 
-sumdone67:
+sumdone69:
 	VSHUFPS       $0x88, Z4, Z3, Z5
 	VSHUFPS       $0xdd, Z4, Z3, Z3
 	VADDPS        Z3, Z5, Z5
@@ -4958,9 +4992,9 @@ TEXT ·qkNormBF16AVX512BF16(SB), NOSPLIT, $0-44
 	VPBROADCASTD inf<>+0(SB), Z4
 	VPBROADCASTD quiet<>+0(SB), Z5
 	VPBROADCASTD expmask<>+0(SB), Z6
-	VPBROADCASTD himask<>+0(SB), Z7
-	VPBROADCASTD quiet32<>+0(SB), Z8
-	VCVTSI2SSQ   SI, X9, X9
+	VPBROADCASTD himask<>+0(SB), Z6
+	VPBROADCASTD quiet32<>+0(SB), Z9
+	VCVTSI2SSQ   SI, X7, X7
 	VMOVSD       onef64<>+0(SB), X10
 
 head:
@@ -4971,27 +5005,27 @@ head:
 	VPBROADCASTD himask<>+0(SB), Z13
 	XORQ         DI, DI
 	TESTQ        R8, R8
-	JZ           sumtail69
+	JZ           sumtail71
 
-sum68:
+sum70:
 	VPSLLD      $0x10, (AX)(DI*2), Z14
 	VPANDD      (AX)(DI*2), Z13, Z15
 	VFMADD231PS Z14, Z14, Z11
 	VFMADD231PS Z15, Z15, Z12
 	ADDQ        $0x00000020, DI
 	CMPQ        DI, R8
-	JB          sum68
+	JB          sum70
 
-sumtail69:
+sumtail71:
 	CMPQ        DI, SI
-	JAE         sumdone70
-	VMOVDQU16   (AX)(DI*2), Y16
-	VPSLLD      $0x10, Z16, Z14
-	VPANDD      Z13, Z16, Z16
+	JAE         sumdone72
+	VMOVDQU16   (AX)(DI*2), Y8
+	VPSLLD      $0x10, Z8, Z14
+	VPANDD      Z13, Z8, Z8
 	VFMADD231PS Z14, Z14, Z11
-	VFMADD231PS Z16, Z16, Z12
+	VFMADD231PS Z8, Z8, Z12
 
-sumdone70:
+sumdone72:
 	VADDPS        Z12, Z11, Z11
 	VPERMILPS     $0xb1, Z11, Z12
 	VADDPS        Z12, Z11, Z11
@@ -4999,15 +5033,15 @@ sumdone70:
 	VADDPS        Z12, Z11, Z11
 	VSHUFF32X4    $0xb1, Z11, Z11, Z12
 	VADDPS        Z12, Z11, Z11
-	VEXTRACTF32X8 $0x01, Z11, Y12
-	VADDSS        X12, X11, X11
-	VDIVSS        X9, X11, X11
-	VADDSS        X0, X11, X11
-	VCVTSS2SD     X11, X11, X12
-	VSQRTSD       X12, X12, X12
-	VDIVSD        X12, X10, X12
-	VCVTSD2SS     X12, X11, X11
-	VBROADCASTSS  X11, Z11
+	VEXTRACTF32X8 $0x01, Z11, Y8
+	VADDSS        X8, X11, X11
+	VDIVSS        X7, X11, X8
+	VADDSS        X0, X8, X8
+	VCVTSS2SD     X8, X8, X11
+	VSQRTSD       X11, X11, X11
+	VDIVSD        X11, X10, X11
+	VCVTSD2SS     X11, X8, X8
+	VBROADCASTSS  X8, Z11
 	XORQ          DI, DI
 
 scale:
@@ -5018,19 +5052,19 @@ scale:
 	VPANDD        Z1, Z13, Z13
 	VPADDD        Z12, Z13, Z13
 	VPADDD        Z2, Z13, Z13
-	VPANDD        Z7, Z13, Z13
+	VPANDD        Z6, Z13, Z13
 	VCMPPS        $0x03, Z12, Z12, K1
-	VPANDD        Z7, Z12, Z12
-	VPORD         Z8, Z12, K1, Z13
+	VPANDD        Z6, Z12, Z12
+	VPORD         Z9, Z12, K1, Z13
 	VMULPS        (BX)(DI*4), Z13, Z13
-	BYTE $0x62; BYTE $0x52; BYTE $0x7e; BYTE $0x48; BYTE $0x72; BYTE $0xe5 // VCVTNEPS2BF16 Z13, Y12
-	VPTESTNMD     Z6, Z13, K1
+	BYTE $0x62; BYTE $0x52; BYTE $0x7e; BYTE $0x48; BYTE $0x72; BYTE $0xc5 // VCVTNEPS2BF16 Z13, Y8
+	VFPCLASSPSZ   $0x20, Z13, K1
 	KORTESTW      K1, K1
-	JNZ           bf16slow71
-	VMOVDQU32     Y12, (AX)(DI*2)
-	JMP           bf16done72
+	JNZ           bf16slow73
+	VMOVDQU32     Y8, (AX)(DI*2)
+	JMP           bf16done74
 
-bf16slow71:
+bf16slow73:
 	VPSRLD    $0x10, Z13, Z12
 	VPSRLD    $0x10, Z13, Z14
 	VPANDD    Z1, Z12, Z12
@@ -5043,7 +5077,7 @@ bf16slow71:
 	VPBLENDMD Z14, Z12, K1, Z12
 	VPMOVDW   Z12, (AX)(DI*2)
 
-bf16done72:
+bf16done74:
 	ADDQ $0x00000010, DI
 	CMPQ DI, SI
 	JB   scale

@@ -86,7 +86,8 @@ var splitOrder *Mem
 // and never rounds a normal one (at least 2^-126, itself a bf16) to a zero exponent, so a word
 // with a zero exponent field marks exactly the lanes whose result had one, and one VPTESTNMW
 // covers 32 lanes where the float32 test takes two VPTESTNMDs. Such a block (a zero or
-// subnormal result) takes the integer rounding on the cold path.
+// subnormal result) goes to the cold path, which takes the integer rounding only if one of its
+// float32 results is subnormal.
 func (g *generator) neoxRotateBF16Split(c consts, sp bf16Split, ce, co, se, so VecVirtual, m1, m2 Mem) {
 	p1, p2 := ZMM(), ZMM()
 	VMOVDQU32(m1, p1)
@@ -118,8 +119,9 @@ func (g *generator) neoxRotateBF16Split(c consts, sp bf16Split, ce, co, se, so V
 	VPTESTNMW(sp.wmask, w1, k1)
 	VPTESTNMW(sp.wmask, w2, k2)
 	KORTESTD(k1, k2)
-	slow, done := g.newLabel("bf16sslow"), g.newLabel("bf16sdone")
+	slow, fast, done := g.newLabel("bf16sslow"), g.newLabel("bf16sfast"), g.newLabel("bf16sdone")
 	JNZ(LabelRef(slow))
+	Label(fast)
 	VPERMW(w1, sp.perm, w1)
 	VPERMW(w2, sp.perm, w2)
 	VMOVDQU16(w1, m1)
@@ -127,6 +129,7 @@ func (g *generator) neoxRotateBF16Split(c consts, sp bf16Split, ce, co, se, so V
 	Label(done)
 	g.coldPaths = append(g.coldPaths, func() {
 		Label(slow)
+		g.backUnlessSubnormal(fast, fe, fo, oe, oo)
 		c := g.coldConsts(c)
 		quiet32 := ZMM()
 		VPBROADCASTD(g.data.quiet32, quiet32)

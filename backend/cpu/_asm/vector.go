@@ -95,7 +95,7 @@ func (g *generator) store(d dtype, lanes int, c consts, v VecVirtual, m Mem) {
 			r := YMM()
 			cvtNEPS2BF16(v, r)
 			k := K()
-			VPTESTNMD(fit(c.expMask, lanes), v, k)
+			subnormals(v, k)
 			KORTESTW(k, k)
 			slow, done := g.newLabel("bf16slow"), g.newLabel("bf16done")
 			JNZ(LabelRef(slow))
@@ -151,8 +151,8 @@ func storeBF16Int(lanes int, c consts, v Register, m Mem) {
 // subnormals), then the integer path.
 func (g *generator) storeBF16Wide(c consts, lo, hi VecVirtual, m Mem) {
 	k1, k2 := K(), K()
-	VPTESTNMD(c.expMask, lo, k1)
-	VPTESTNMD(c.expMask, hi, k2)
+	subnormals(lo, k1)
+	subnormals(hi, k2)
 	KORTESTW(k1, k2)
 	slow, done := g.newLabel("bf16wslow"), g.newLabel("bf16wdone")
 	JNZ(LabelRef(slow))
@@ -186,8 +186,8 @@ func (g *generator) coldConsts(c consts) consts {
 // has a zero exponent (zero or subnormal, which the instruction flushes), then the integer path.
 func (g *generator) storeBF16Pair(c consts, a, b VecVirtual, m1, m2 Mem) {
 	k1, k2 := K(), K()
-	VPTESTNMD(c.expMask, a, k1)
-	VPTESTNMD(c.expMask, b, k2)
+	subnormals(a, k1)
+	subnormals(b, k2)
 	KORTESTW(k1, k2)
 	slow, done := g.newLabel("bf16slow"), g.newLabel("bf16done")
 	JNZ(LabelRef(slow))
@@ -206,6 +206,36 @@ func (g *generator) storeBF16Pair(c consts, a, b VecVirtual, m1, m2 Mem) {
 		storeBF16Int(16, c, b, m2)
 		JMP(LabelRef(done))
 	})
+}
+
+// subnormals sets k's lanes where v (16 float32 lanes) is subnormal: the only values on which
+// VCVTNE(2)PS2BF16 differs from the reference rounding (it flushes them to ±0; it rounds ±0,
+// normals, infinities and NaNs exactly as the reference does).
+func subnormals(v VecVirtual, k Op) {
+	VFPCLASSPSZ(U8(0x20), v, k) // class 0x20: denormal
+}
+
+// backUnlessSubnormal emits a slow path's second look: the hot path's one-instruction test
+// sends every zero-exponent lane here, zeros with the subnormals, but VCVTNE(2)PS2BF16 rounds
+// ±0 exactly and flushes only the subnormals, so a block whose float32 values vs (16 lanes
+// each) hold no subnormal goes back to the conversion at label fast. Exact zeros are common
+// (padding rows, a·c equal to b·s); the integer rounding costs several times the instruction.
+func (g *generator) backUnlessSubnormal(fast string, vs ...VecVirtual) {
+	exp, abs := ZMM(), ZMM()
+	VPBROADCASTD(g.data.expMask, exp)
+	VPBROADCASTD(g.data.absMask, abs)
+	var acc Op
+	for _, v := range vs {
+		k := K()
+		VPTESTNMD(exp, v, k)    // zero exponent ...
+		VPTESTMD(abs, v, k, k) // ... and not ±0
+		if acc != nil {
+			KORW(k, acc, k)
+		}
+		acc = k
+	}
+	KORTESTW(acc, acc)
+	JZ(LabelRef(fast))
 }
 
 // dwordTable declares 16 dwords of read-only data.
