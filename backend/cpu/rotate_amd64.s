@@ -4224,398 +4224,846 @@ bf16wslow51:
 // Requires: AVX, AVX512BW, AVX512DQ, AVX512F, AVX512VL, SSE
 TEXT ·kvcGroupBF16AVX512BF16(SB), NOSPLIT, $0-52
 	MOVQ         grp+0(FP), AX
-	MOVQ         n+8(FP), CX
-	MOVQ         gamma+16(FP), DX
-	MOVQ         scratch+24(FP), BX
-	MOVQ         dv+32(FP), SI
-	MOVQ         dk+40(FP), DI
 	MOVSS        eps+48(FP), X0
 	VPBROADCASTD expmask<>+0(SB), Z1
-	VCVTSI2SSQ   SI, X2, X2
+	MOVQ         dv+32(FP), CX
+	VCVTSI2SSQ   CX, X2, X2
 	VMOVSD       onef64<>+0(SB), X1
-	XORQ         R8, R8
-	MOVQ         CX, R9
-	ANDQ         $-4, R9
-	JZ           sums1
+	XORQ         CX, CX
+	MOVQ         n+8(FP), DX
+	ANDQ         $-8, DX
+	JZ           sums4
 
-sums4:
-	VPBROADCASTD himask<>+0(SB), Z5
-	MOVQ         (AX)(R8*8), R10
-	VXORPS       Z6, Z6, Z6
-	VXORPS       Z7, Z7, Z7
-	MOVQ         8(AX)(R8*8), R11
-	VXORPS       Z8, Z8, Z8
-	VXORPS       Z9, Z9, Z9
-	MOVQ         16(AX)(R8*8), R12
+sums8:
+	MOVQ         dv+32(FP), BX
+	VPBROADCASTD himask<>+0(SB), Z9
+	MOVQ         (AX)(CX*8), SI
+	LEAQ         (SI)(BX*2), SI
 	VXORPS       Z10, Z10, Z10
 	VXORPS       Z11, Z11, Z11
-	MOVQ         24(AX)(R8*8), R13
+	MOVQ         8(AX)(CX*8), DI
+	LEAQ         (DI)(BX*2), DI
 	VXORPS       Z12, Z12, Z12
 	VXORPS       Z13, Z13, Z13
-	XORQ         R14, R14
+	MOVQ         16(AX)(CX*8), R8
+	LEAQ         (R8)(BX*2), R8
+	VXORPS       Z14, Z14, Z14
+	VXORPS       Z15, Z15, Z15
+	MOVQ         24(AX)(CX*8), R9
+	LEAQ         (R9)(BX*2), R9
+	VXORPS       Z16, Z16, Z16
+	VXORPS       Z17, Z17, Z17
+	MOVQ         32(AX)(CX*8), R10
+	LEAQ         (R10)(BX*2), R10
+	VXORPS       Z18, Z18, Z18
+	VXORPS       Z19, Z19, Z19
+	MOVQ         40(AX)(CX*8), R11
+	LEAQ         (R11)(BX*2), R11
+	VXORPS       Z20, Z20, Z20
+	VXORPS       Z21, Z21, Z21
+	MOVQ         48(AX)(CX*8), R12
+	LEAQ         (R12)(BX*2), R12
+	VXORPS       Z22, Z22, Z22
+	VXORPS       Z23, Z23, Z23
+	MOVQ         56(AX)(CX*8), R13
+	LEAQ         (R13)(BX*2), R13
+	VXORPS       Z24, Z24, Z24
+	VXORPS       Z25, Z25, Z25
+	NEGQ         BX
 
-sum4:
-	VPSLLD        $0x10, (R10)(R14*2), Z14
-	VPANDD        (R10)(R14*2), Z5, Z15
-	VFMADD231PS   Z14, Z14, Z6
-	VFMADD231PS   Z15, Z15, Z7
-	VPSLLD        $0x10, (R11)(R14*2), Z14
-	VPANDD        (R11)(R14*2), Z5, Z15
-	VFMADD231PS   Z14, Z14, Z8
-	VFMADD231PS   Z15, Z15, Z9
-	VPSLLD        $0x10, (R12)(R14*2), Z14
-	VPANDD        (R12)(R14*2), Z5, Z15
-	VFMADD231PS   Z14, Z14, Z10
-	VFMADD231PS   Z15, Z15, Z11
-	VPSLLD        $0x10, (R13)(R14*2), Z14
-	VPANDD        (R13)(R14*2), Z5, Z15
-	VFMADD231PS   Z14, Z14, Z12
-	VFMADD231PS   Z15, Z15, Z13
-	ADDQ          $0x00000020, R14
-	CMPQ          R14, SI
-	JB            sum4
-	VADDPS        Z7, Z6, Z6
-	VPERMILPS     $0xb1, Z6, Z5
-	VADDPS        Z5, Z6, Z6
-	VPERMILPS     $0x4e, Z6, Z5
-	VADDPS        Z5, Z6, Z6
-	VSHUFF32X4    $0xb1, Z6, Z6, Z5
-	VADDPS        Z5, Z6, Z6
-	VEXTRACTF32X8 $0x01, Z6, Y3
-	VADDSS        X3, X6, X6
-	VDIVSS        X2, X6, X3
-	VADDSS        X0, X3, X3
-	VCVTSS2SD     X3, X3, X5
-	VSQRTSD       X5, X5, X5
-	VDIVSD        X5, X1, X5
-	VCVTSD2SS     X5, X3, X3
-	VMOVSS        X3, (BX)(R8*4)
-	VADDPS        Z9, Z8, Z8
-	VPERMILPS     $0xb1, Z8, Z5
-	VADDPS        Z5, Z8, Z8
-	VPERMILPS     $0x4e, Z8, Z5
-	VADDPS        Z5, Z8, Z8
-	VSHUFF32X4    $0xb1, Z8, Z8, Z5
-	VADDPS        Z5, Z8, Z8
-	VEXTRACTF32X8 $0x01, Z8, Y3
-	VADDSS        X3, X8, X8
-	VDIVSS        X2, X8, X3
-	VADDSS        X0, X3, X3
-	VCVTSS2SD     X3, X3, X5
-	VSQRTSD       X5, X5, X5
-	VDIVSD        X5, X1, X5
-	VCVTSD2SS     X5, X3, X3
-	VMOVSS        X3, 4(BX)(R8*4)
+sum8:
+	VMOVDQU32     (SI)(BX*2), Z27
+	VPSLLD        $0x10, Z27, Z26
+	VPANDD        Z27, Z9, Z27
+	VFMADD231PS   Z26, Z26, Z10
+	VFMADD231PS   Z27, Z27, Z11
+	VMOVDQU32     (DI)(BX*2), Z27
+	VPSLLD        $0x10, Z27, Z26
+	VPANDD        Z27, Z9, Z27
+	VFMADD231PS   Z26, Z26, Z12
+	VFMADD231PS   Z27, Z27, Z13
+	VMOVDQU32     (R8)(BX*2), Z27
+	VPSLLD        $0x10, Z27, Z26
+	VPANDD        Z27, Z9, Z27
+	VFMADD231PS   Z26, Z26, Z14
+	VFMADD231PS   Z27, Z27, Z15
+	VMOVDQU32     (R9)(BX*2), Z27
+	VPSLLD        $0x10, Z27, Z26
+	VPANDD        Z27, Z9, Z27
+	VFMADD231PS   Z26, Z26, Z16
+	VFMADD231PS   Z27, Z27, Z17
+	VMOVDQU32     (R10)(BX*2), Z27
+	VPSLLD        $0x10, Z27, Z26
+	VPANDD        Z27, Z9, Z27
+	VFMADD231PS   Z26, Z26, Z18
+	VFMADD231PS   Z27, Z27, Z19
+	VMOVDQU32     (R11)(BX*2), Z27
+	VPSLLD        $0x10, Z27, Z26
+	VPANDD        Z27, Z9, Z27
+	VFMADD231PS   Z26, Z26, Z20
+	VFMADD231PS   Z27, Z27, Z21
+	VMOVDQU32     (R12)(BX*2), Z27
+	VPSLLD        $0x10, Z27, Z26
+	VPANDD        Z27, Z9, Z27
+	VFMADD231PS   Z26, Z26, Z22
+	VFMADD231PS   Z27, Z27, Z23
+	VMOVDQU32     (R13)(BX*2), Z27
+	VPSLLD        $0x10, Z27, Z26
+	VPANDD        Z27, Z9, Z27
+	VFMADD231PS   Z26, Z26, Z24
+	VFMADD231PS   Z27, Z27, Z25
+	ADDQ          $0x00000020, BX
+	JNZ           sum8
+	MOVQ          scratch+24(FP), BX
 	VADDPS        Z11, Z10, Z10
-	VPERMILPS     $0xb1, Z10, Z5
-	VADDPS        Z5, Z10, Z10
-	VPERMILPS     $0x4e, Z10, Z5
-	VADDPS        Z5, Z10, Z10
-	VSHUFF32X4    $0xb1, Z10, Z10, Z5
-	VADDPS        Z5, Z10, Z10
+	VPERMILPS     $0xb1, Z10, Z9
+	VADDPS        Z9, Z10, Z10
+	VPERMILPS     $0x4e, Z10, Z9
+	VADDPS        Z9, Z10, Z10
+	VSHUFF32X4    $0xb1, Z10, Z10, Z9
+	VADDPS        Z9, Z10, Z10
 	VEXTRACTF32X8 $0x01, Z10, Y3
 	VADDSS        X3, X10, X10
-	VDIVSS        X2, X10, X3
-	VADDSS        X0, X3, X3
-	VCVTSS2SD     X3, X3, X5
-	VSQRTSD       X5, X5, X5
-	VDIVSD        X5, X1, X5
-	VCVTSD2SS     X5, X3, X3
-	VMOVSS        X3, 8(BX)(R8*4)
+	VMOVSS        X10, (BX)(CX*4)
 	VADDPS        Z13, Z12, Z12
-	VPERMILPS     $0xb1, Z12, Z5
-	VADDPS        Z5, Z12, Z12
-	VPERMILPS     $0x4e, Z12, Z5
-	VADDPS        Z5, Z12, Z12
-	VSHUFF32X4    $0xb1, Z12, Z12, Z5
-	VADDPS        Z5, Z12, Z12
+	VPERMILPS     $0xb1, Z12, Z9
+	VADDPS        Z9, Z12, Z12
+	VPERMILPS     $0x4e, Z12, Z9
+	VADDPS        Z9, Z12, Z12
+	VSHUFF32X4    $0xb1, Z12, Z12, Z9
+	VADDPS        Z9, Z12, Z12
 	VEXTRACTF32X8 $0x01, Z12, Y3
 	VADDSS        X3, X12, X12
-	VDIVSS        X2, X12, X3
-	VADDSS        X0, X3, X3
-	VCVTSS2SD     X3, X3, X5
-	VSQRTSD       X5, X5, X5
-	VDIVSD        X5, X1, X5
-	VCVTSD2SS     X5, X3, X3
-	VMOVSS        X3, 12(BX)(R8*4)
-	ADDQ          $0x04, R8
-	CMPQ          R8, R9
-	JB            sums4
+	VMOVSS        X12, 4(BX)(CX*4)
+	VADDPS        Z15, Z14, Z14
+	VPERMILPS     $0xb1, Z14, Z9
+	VADDPS        Z9, Z14, Z14
+	VPERMILPS     $0x4e, Z14, Z9
+	VADDPS        Z9, Z14, Z14
+	VSHUFF32X4    $0xb1, Z14, Z14, Z9
+	VADDPS        Z9, Z14, Z14
+	VEXTRACTF32X8 $0x01, Z14, Y3
+	VADDSS        X3, X14, X14
+	VMOVSS        X14, 8(BX)(CX*4)
+	VADDPS        Z17, Z16, Z16
+	VPERMILPS     $0xb1, Z16, Z9
+	VADDPS        Z9, Z16, Z16
+	VPERMILPS     $0x4e, Z16, Z9
+	VADDPS        Z9, Z16, Z16
+	VSHUFF32X4    $0xb1, Z16, Z16, Z9
+	VADDPS        Z9, Z16, Z16
+	VEXTRACTF32X8 $0x01, Z16, Y3
+	VADDSS        X3, X16, X16
+	VMOVSS        X16, 12(BX)(CX*4)
+	VADDPS        Z19, Z18, Z18
+	VPERMILPS     $0xb1, Z18, Z9
+	VADDPS        Z9, Z18, Z18
+	VPERMILPS     $0x4e, Z18, Z9
+	VADDPS        Z9, Z18, Z18
+	VSHUFF32X4    $0xb1, Z18, Z18, Z9
+	VADDPS        Z9, Z18, Z18
+	VEXTRACTF32X8 $0x01, Z18, Y3
+	VADDSS        X3, X18, X18
+	VMOVSS        X18, 16(BX)(CX*4)
+	VADDPS        Z21, Z20, Z20
+	VPERMILPS     $0xb1, Z20, Z9
+	VADDPS        Z9, Z20, Z20
+	VPERMILPS     $0x4e, Z20, Z9
+	VADDPS        Z9, Z20, Z20
+	VSHUFF32X4    $0xb1, Z20, Z20, Z9
+	VADDPS        Z9, Z20, Z20
+	VEXTRACTF32X8 $0x01, Z20, Y3
+	VADDSS        X3, X20, X20
+	VMOVSS        X20, 20(BX)(CX*4)
+	VADDPS        Z23, Z22, Z22
+	VPERMILPS     $0xb1, Z22, Z9
+	VADDPS        Z9, Z22, Z22
+	VPERMILPS     $0x4e, Z22, Z9
+	VADDPS        Z9, Z22, Z22
+	VSHUFF32X4    $0xb1, Z22, Z22, Z9
+	VADDPS        Z9, Z22, Z22
+	VEXTRACTF32X8 $0x01, Z22, Y3
+	VADDSS        X3, X22, X22
+	VMOVSS        X22, 24(BX)(CX*4)
+	VADDPS        Z25, Z24, Z24
+	VPERMILPS     $0xb1, Z24, Z9
+	VADDPS        Z9, Z24, Z24
+	VPERMILPS     $0x4e, Z24, Z9
+	VADDPS        Z9, Z24, Z24
+	VSHUFF32X4    $0xb1, Z24, Z24, Z9
+	VADDPS        Z9, Z24, Z24
+	VEXTRACTF32X8 $0x01, Z24, Y3
+	VADDSS        X3, X24, X24
+	VMOVSS        X24, 28(BX)(CX*4)
+	ADDQ          $0x08, CX
+	CMPQ          CX, DX
+	JB            sums8
+
+sums4:
+	MOVQ         n+8(FP), DX
+	ANDQ         $-4, DX
+	CMPQ         CX, DX
+	JAE          sums1
+	MOVQ         dv+32(FP), BX
+	VPBROADCASTD himask<>+0(SB), Z9
+	MOVQ         (AX)(CX*8), SI
+	LEAQ         (SI)(BX*2), SI
+	VXORPS       Z10, Z10, Z10
+	VXORPS       Z11, Z11, Z11
+	MOVQ         8(AX)(CX*8), DI
+	LEAQ         (DI)(BX*2), DI
+	VXORPS       Z12, Z12, Z12
+	VXORPS       Z13, Z13, Z13
+	MOVQ         16(AX)(CX*8), R8
+	LEAQ         (R8)(BX*2), R8
+	VXORPS       Z14, Z14, Z14
+	VXORPS       Z15, Z15, Z15
+	MOVQ         24(AX)(CX*8), R9
+	LEAQ         (R9)(BX*2), R9
+	VXORPS       Z16, Z16, Z16
+	VXORPS       Z17, Z17, Z17
+	NEGQ         BX
+
+sum4:
+	VMOVDQU32     (SI)(BX*2), Z19
+	VPSLLD        $0x10, Z19, Z18
+	VPANDD        Z19, Z9, Z19
+	VFMADD231PS   Z18, Z18, Z10
+	VFMADD231PS   Z19, Z19, Z11
+	VMOVDQU32     (DI)(BX*2), Z19
+	VPSLLD        $0x10, Z19, Z18
+	VPANDD        Z19, Z9, Z19
+	VFMADD231PS   Z18, Z18, Z12
+	VFMADD231PS   Z19, Z19, Z13
+	VMOVDQU32     (R8)(BX*2), Z19
+	VPSLLD        $0x10, Z19, Z18
+	VPANDD        Z19, Z9, Z19
+	VFMADD231PS   Z18, Z18, Z14
+	VFMADD231PS   Z19, Z19, Z15
+	VMOVDQU32     (R9)(BX*2), Z19
+	VPSLLD        $0x10, Z19, Z18
+	VPANDD        Z19, Z9, Z19
+	VFMADD231PS   Z18, Z18, Z16
+	VFMADD231PS   Z19, Z19, Z17
+	ADDQ          $0x00000020, BX
+	JNZ           sum4
+	MOVQ          scratch+24(FP), BX
+	VADDPS        Z11, Z10, Z10
+	VPERMILPS     $0xb1, Z10, Z9
+	VADDPS        Z9, Z10, Z10
+	VPERMILPS     $0x4e, Z10, Z9
+	VADDPS        Z9, Z10, Z10
+	VSHUFF32X4    $0xb1, Z10, Z10, Z9
+	VADDPS        Z9, Z10, Z10
+	VEXTRACTF32X8 $0x01, Z10, Y3
+	VADDSS        X3, X10, X10
+	VMOVSS        X10, (BX)(CX*4)
+	VADDPS        Z13, Z12, Z12
+	VPERMILPS     $0xb1, Z12, Z9
+	VADDPS        Z9, Z12, Z12
+	VPERMILPS     $0x4e, Z12, Z9
+	VADDPS        Z9, Z12, Z12
+	VSHUFF32X4    $0xb1, Z12, Z12, Z9
+	VADDPS        Z9, Z12, Z12
+	VEXTRACTF32X8 $0x01, Z12, Y3
+	VADDSS        X3, X12, X12
+	VMOVSS        X12, 4(BX)(CX*4)
+	VADDPS        Z15, Z14, Z14
+	VPERMILPS     $0xb1, Z14, Z9
+	VADDPS        Z9, Z14, Z14
+	VPERMILPS     $0x4e, Z14, Z9
+	VADDPS        Z9, Z14, Z14
+	VSHUFF32X4    $0xb1, Z14, Z14, Z9
+	VADDPS        Z9, Z14, Z14
+	VEXTRACTF32X8 $0x01, Z14, Y3
+	VADDSS        X3, X14, X14
+	VMOVSS        X14, 8(BX)(CX*4)
+	VADDPS        Z17, Z16, Z16
+	VPERMILPS     $0xb1, Z16, Z9
+	VADDPS        Z9, Z16, Z16
+	VPERMILPS     $0x4e, Z16, Z9
+	VADDPS        Z9, Z16, Z16
+	VSHUFF32X4    $0xb1, Z16, Z16, Z9
+	VADDPS        Z9, Z16, Z16
+	VEXTRACTF32X8 $0x01, Z16, Y3
+	VADDSS        X3, X16, X16
+	VMOVSS        X16, 12(BX)(CX*4)
+	ADDQ          $0x04, CX
 
 sums1:
-	CMPQ         R8, CX
+	MOVQ         n+8(FP), BX
+	CMPQ         CX, BX
 	JAE          ropes
-	MOVQ         (AX)(R8*8), R9
-	MOVQ         SI, R11
-	ANDQ         $-32, R11
-	VXORPS       Z5, Z5, Z5
-	VXORPS       Z6, Z6, Z6
-	VPBROADCASTD himask<>+0(SB), Z7
-	XORQ         R10, R10
-	TESTQ        R11, R11
+	MOVQ         (AX)(CX*8), BX
+	MOVQ         dv+32(FP), SI
+	MOVQ         SI, R8
+	ANDQ         $-32, R8
+	VXORPS       Z9, Z9, Z9
+	VXORPS       Z10, Z10, Z10
+	VPBROADCASTD himask<>+0(SB), Z11
+	XORQ         DI, DI
+	TESTQ        R8, R8
 	JZ           sumtail54
 
 sum53:
-	VPSLLD      $0x10, (R9)(R10*2), Z8
-	VPANDD      (R9)(R10*2), Z7, Z9
-	VFMADD231PS Z8, Z8, Z5
-	VFMADD231PS Z9, Z9, Z6
-	ADDQ        $0x00000020, R10
-	CMPQ        R10, R11
+	VPSLLD      $0x10, (BX)(DI*2), Z12
+	VPANDD      (BX)(DI*2), Z11, Z13
+	VFMADD231PS Z12, Z12, Z9
+	VFMADD231PS Z13, Z13, Z10
+	ADDQ        $0x00000020, DI
+	CMPQ        DI, R8
 	JB          sum53
 
 sumtail54:
-	CMPQ        R10, SI
+	CMPQ        DI, SI
 	JAE         sumdone55
-	VMOVDQU16   (R9)(R10*2), Y3
-	VPSLLD      $0x10, Z3, Z8
-	VPANDD      Z7, Z3, Z3
-	VFMADD231PS Z8, Z8, Z5
-	VFMADD231PS Z3, Z3, Z6
+	VMOVDQU16   (BX)(DI*2), Y3
+	VPSLLD      $0x10, Z3, Z12
+	VPANDD      Z11, Z3, Z3
+	VFMADD231PS Z12, Z12, Z9
+	VFMADD231PS Z3, Z3, Z10
 
 sumdone55:
-	VADDPS        Z6, Z5, Z5
-	VPERMILPS     $0xb1, Z5, Z6
-	VADDPS        Z6, Z5, Z5
-	VPERMILPS     $0x4e, Z5, Z6
-	VADDPS        Z6, Z5, Z5
-	VSHUFF32X4    $0xb1, Z5, Z5, Z6
-	VADDPS        Z6, Z5, Z5
-	VEXTRACTF32X8 $0x01, Z5, Y3
-	VADDSS        X3, X5, X5
-	VDIVSS        X2, X5, X3
-	VADDSS        X0, X3, X3
-	VCVTSS2SD     X3, X3, X5
-	VSQRTSD       X5, X5, X5
-	VDIVSD        X5, X1, X5
-	VCVTSD2SS     X5, X3, X3
-	VMOVSS        X3, (BX)(R8*4)
-	INCQ          R8
+	VADDPS        Z10, Z9, Z9
+	VPERMILPS     $0xb1, Z9, Z10
+	VADDPS        Z10, Z9, Z9
+	VPERMILPS     $0x4e, Z9, Z10
+	VADDPS        Z10, Z9, Z9
+	VSHUFF32X4    $0xb1, Z9, Z9, Z10
+	VADDPS        Z10, Z9, Z9
+	VEXTRACTF32X8 $0x01, Z9, Y3
+	VADDSS        X3, X9, X9
+	MOVQ          scratch+24(FP), BX
+	VMOVSS        X9, (BX)(CX*4)
+	INCQ          CX
 	JMP           sums1
 
 ropes:
-	XORQ R8, R8
+	MOVQ          scratch+24(FP), CX
+	VBROADCASTSS  X2, Z2
+	VBROADCASTSS  X0, Z0
+	VBROADCASTSD  X1, Z1
+	VMOVUPS       (CX), Z3
+	VDIVPS        Z2, Z3, Z3
+	VADDPS        Z0, Z3, Z3
+	VCVTPS2PD     Y3, Z0
+	VEXTRACTF32X8 $0x01, Z3, Y2
+	VCVTPS2PD     Y2, Z2
+	VSQRTPD       Z0, Z0
+	VSQRTPD       Z2, Z2
+	VDIVPD        Z0, Z1, Z0
+	VDIVPD        Z2, Z1, Z2
+	VCVTPD2PS     Z0, Y3
+	VCVTPD2PS     Z2, Y2
+	VINSERTF32X8  $0x01, Y2, Z3, Z3
+	VMOVUPS       Z3, (CX)
+	XORQ          CX, CX
 
 rope1:
-	MOVQ         (AX)(R8*8), R9
-	LEAQ         (R9)(SI*2), R9
-	MOVQ         128(AX)(R8*8), R10
-	MOVQ         256(AX)(R8*8), R11
-	MOVQ         512(AX)(R8*8), R12
-	MOVQ         DI, R13
-	SHRQ         $0x01, R13
+	MOVQ         (AX)(CX*8), BX
+	MOVQ         dv+32(FP), SI
+	LEAQ         (BX)(SI*2), BX
+	MOVQ         128(AX)(CX*8), SI
+	MOVQ         256(AX)(CX*8), DI
+	MOVQ         512(AX)(CX*8), R8
+	MOVQ         dk+40(FP), R9
+	SHRQ         $0x01, R9
 	VPBROADCASTD himask<>+0(SB), Z0
-	XORQ         R14, R14
+	XORQ         R10, R10
 
 rope56:
-	LEAQ           (R14)(R14*1), R15
-	VMOVDQU32      (R9)(R15*2), Z2
+	LEAQ           (R10)(R10*1), R11
+	VMOVDQU32      (BX)(R11*2), Z2
 	VPSLLD         $0x10, Z2, Z1
 	VPANDD         Z0, Z2, Z2
-	VPMOVZXWD      (R10)(R14*2), Z3
+	VPMOVZXWD      (SI)(R10*2), Z3
 	VPSLLD         $0x10, Z3, Z3
-	VPMOVZXWD      (R11)(R14*2), Z5
-	VPSLLD         $0x10, Z5, Z5
+	VPMOVZXWD      (DI)(R10*2), Z9
+	VPSLLD         $0x10, Z9, Z9
 	VMULPS         Z3, Z1, Z3
-	VMULPS         Z5, Z2, Z5
-	VSUBPS         Z5, Z3, Z6
-	LEAQ           (R14)(R13*1), R15
-	VPMOVZXWD      (R10)(R15*2), Z3
+	VMULPS         Z9, Z2, Z9
+	VSUBPS         Z9, Z3, Z10
+	LEAQ           (R10)(R9*1), R11
+	VPMOVZXWD      (SI)(R11*2), Z3
 	VPSLLD         $0x10, Z3, Z3
-	VPMOVZXWD      (R11)(R15*2), Z5
-	VPSLLD         $0x10, Z5, Z5
+	VPMOVZXWD      (DI)(R11*2), Z9
+	VPSLLD         $0x10, Z9, Z9
 	VMULPS         Z3, Z2, Z3
-	VMULPS         Z5, Z1, Z5
-	VADDPS         Z5, Z3, Z1
-	LEAQ           32(R14)(R14*1), R15
-	VMOVDQU32      (R9)(R15*2), Z3
+	VMULPS         Z9, Z1, Z9
+	VADDPS         Z9, Z3, Z1
+	LEAQ           32(R10)(R10*1), R11
+	VMOVDQU32      (BX)(R11*2), Z3
 	VPSLLD         $0x10, Z3, Z2
 	VPANDD         Z0, Z3, Z3
-	VPMOVZXWD      32(R10)(R14*2), Z5
-	VPSLLD         $0x10, Z5, Z5
-	VPMOVZXWD      32(R11)(R14*2), Z7
-	VPSLLD         $0x10, Z7, Z7
-	VMULPS         Z5, Z2, Z5
-	VMULPS         Z7, Z3, Z7
-	VSUBPS         Z7, Z5, Z8
-	LEAQ           (R14)(R13*1), R15
-	VPMOVZXWD      32(R10)(R15*2), Z5
-	VPSLLD         $0x10, Z5, Z5
-	VPMOVZXWD      32(R11)(R15*2), Z7
-	VPSLLD         $0x10, Z7, Z7
-	VMULPS         Z5, Z3, Z5
-	VMULPS         Z7, Z2, Z7
-	VADDPS         Z7, Z5, Z2
-	VFPCLASSPSZ    $0x20, Z6, K1
-	VFPCLASSPSZ    $0x20, Z8, K2
+	VPMOVZXWD      32(SI)(R10*2), Z9
+	VPSLLD         $0x10, Z9, Z9
+	VPMOVZXWD      32(DI)(R10*2), Z11
+	VPSLLD         $0x10, Z11, Z11
+	VMULPS         Z9, Z2, Z9
+	VMULPS         Z11, Z3, Z11
+	VSUBPS         Z11, Z9, Z12
+	LEAQ           (R10)(R9*1), R11
+	VPMOVZXWD      32(SI)(R11*2), Z9
+	VPSLLD         $0x10, Z9, Z9
+	VPMOVZXWD      32(DI)(R11*2), Z11
+	VPSLLD         $0x10, Z11, Z11
+	VMULPS         Z9, Z3, Z9
+	VMULPS         Z11, Z2, Z11
+	VADDPS         Z11, Z9, Z2
+	VFPCLASSPSZ    $0x20, Z10, K1
+	VFPCLASSPSZ    $0x20, Z12, K2
 	KORTESTW       K1, K2
 	JNZ            bf16wslow57
-	BYTE $0x62; BYTE $0xf2; BYTE $0x3f; BYTE $0x48; BYTE $0x72; BYTE $0xde // VCVTNE2PS2BF16 Z6, Z8, Z3
-	VMOVDQU16      Z3, (R12)(R14*2)
+	BYTE $0x62; BYTE $0xd2; BYTE $0x1f; BYTE $0x48; BYTE $0x72; BYTE $0xda // VCVTNE2PS2BF16 Z10, Z12, Z3
+	VMOVDQU16      Z3, (R8)(R10*2)
 
 bf16wdone58:
-	LEAQ           (R14)(R13*1), R15
+	LEAQ           (R10)(R9*1), R11
 	VFPCLASSPSZ    $0x20, Z1, K1
 	VFPCLASSPSZ    $0x20, Z2, K2
 	KORTESTW       K1, K2
 	JNZ            bf16wslow59
 	BYTE $0x62; BYTE $0xf2; BYTE $0x6f; BYTE $0x48; BYTE $0x72; BYTE $0xc9 // VCVTNE2PS2BF16 Z1, Z2, Z1
-	VMOVDQU16      Z1, (R12)(R15*2)
+	VMOVDQU16      Z1, (R8)(R11*2)
 
 bf16wdone60:
-	ADDQ         $0x00000020, R14
-	CMPQ         R14, R13
+	ADDQ         $0x00000020, R10
+	CMPQ         R10, R9
 	JB           rope56
-	INCQ         R8
-	CMPQ         R8, CX
+	INCQ         CX
+	MOVQ         n+8(FP), BX
+	CMPQ         CX, BX
 	JB           rope1
 	VPBROADCASTD himask<>+0(SB), Z0
 	VMOVDQU16    kvcoutidx<>+0(SB), Z1
 	VPBROADCASTD minnormalw<>+0(SB), Z2
-	XORQ         R8, R8
+	MOVQ         gamma+16(FP), CX
+	MOVQ         dv+32(FP), BX
+	LEAQ         (CX)(BX*4), BX
+	XORQ         CX, CX
+	TESTQ        DX, DX
+	JZ           norms1
 
-norms:
-	MOVQ         (AX)(R8*8), DI
-	MOVQ         384(AX)(R8*8), R9
-	VBROADCASTSS (BX)(R8*4), Z3
+norms4:
+	MOVQ         scratch+24(FP), SI
+	MOVQ         dv+32(FP), DI
+	MOVQ         (AX)(CX*8), R8
+	LEAQ         (R8)(DI*2), R8
+	MOVQ         384(AX)(CX*8), R9
+	LEAQ         (R9)(DI*2), R9
+	VBROADCASTSS (SI)(CX*4), Z3
 	VPTERNLOGD   $0xff, Z4, Z4, Z4
-	XORQ         R10, R10
+	MOVQ         8(AX)(CX*8), R10
+	LEAQ         (R10)(DI*2), R10
+	MOVQ         392(AX)(CX*8), R11
+	LEAQ         (R11)(DI*2), R11
+	VBROADCASTSS 4(SI)(CX*4), Z9
+	VPTERNLOGD   $0xff, Z5, Z5, Z5
+	MOVQ         16(AX)(CX*8), R12
+	LEAQ         (R12)(DI*2), R12
+	MOVQ         400(AX)(CX*8), R13
+	LEAQ         (R13)(DI*2), R13
+	VBROADCASTSS 8(SI)(CX*4), Z10
+	VPTERNLOGD   $0xff, Z6, Z6, Z6
+	MOVQ         24(AX)(CX*8), R14
+	LEAQ         (R14)(DI*2), R14
+	MOVQ         408(AX)(CX*8), R15
+	LEAQ         (R15)(DI*2), R15
+	VBROADCASTSS 12(SI)(CX*4), Z11
+	VPTERNLOGD   $0xff, Z7, Z7, Z7
+	MOVQ         DI, SI
+	NEGQ         SI
+
+norm4:
+	VMOVUPS        (BX)(SI*4), Z12
+	VMOVUPS        64(BX)(SI*4), Z13
+	VMOVDQU32      (R8)(SI*2), Z15
+	VPSLLD         $0x10, Z15, Z14
+	VPANDD         Z15, Z0, Z15
+	VMULPS         Z3, Z14, Z14
+	VMULPS         Z3, Z15, Z15
+	VMULPS         Z12, Z14, Z14
+	VMULPS         Z13, Z15, Z15
+	BYTE $0x62; BYTE $0x52; BYTE $0x07; BYTE $0x48; BYTE $0x72; BYTE $0xf6 // VCVTNE2PS2BF16 Z14, Z15, Z14
+	VPADDW         Z14, Z14, Z15
+	VPMINUW        Z15, Z4, Z4
+	VPERMW         Z14, Z1, Z14
+	VMOVDQU16      Z14, (R9)(SI*2)
+	VMOVDQU32      (R10)(SI*2), Z15
+	VPSLLD         $0x10, Z15, Z14
+	VPANDD         Z15, Z0, Z15
+	VMULPS         Z9, Z14, Z14
+	VMULPS         Z9, Z15, Z15
+	VMULPS         Z12, Z14, Z14
+	VMULPS         Z13, Z15, Z15
+	BYTE $0x62; BYTE $0x52; BYTE $0x07; BYTE $0x48; BYTE $0x72; BYTE $0xf6 // VCVTNE2PS2BF16 Z14, Z15, Z14
+	VPADDW         Z14, Z14, Z15
+	VPMINUW        Z15, Z5, Z5
+	VPERMW         Z14, Z1, Z14
+	VMOVDQU16      Z14, (R11)(SI*2)
+	VMOVDQU32      (R12)(SI*2), Z15
+	VPSLLD         $0x10, Z15, Z14
+	VPANDD         Z15, Z0, Z15
+	VMULPS         Z10, Z14, Z14
+	VMULPS         Z10, Z15, Z15
+	VMULPS         Z12, Z14, Z14
+	VMULPS         Z13, Z15, Z15
+	BYTE $0x62; BYTE $0x52; BYTE $0x07; BYTE $0x48; BYTE $0x72; BYTE $0xf6 // VCVTNE2PS2BF16 Z14, Z15, Z14
+	VPADDW         Z14, Z14, Z15
+	VPMINUW        Z15, Z6, Z6
+	VPERMW         Z14, Z1, Z14
+	VMOVDQU16      Z14, (R13)(SI*2)
+	VMOVDQU32      (R14)(SI*2), Z15
+	VPSLLD         $0x10, Z15, Z14
+	VPANDD         Z15, Z0, Z15
+	VMULPS         Z11, Z14, Z14
+	VMULPS         Z11, Z15, Z15
+	VMULPS         Z12, Z14, Z14
+	VMULPS         Z13, Z15, Z15
+	BYTE $0x62; BYTE $0x52; BYTE $0x07; BYTE $0x48; BYTE $0x72; BYTE $0xe6 // VCVTNE2PS2BF16 Z14, Z15, Z12
+	VPADDW         Z12, Z12, Z13
+	VPMINUW        Z13, Z7, Z7
+	VPERMW         Z12, Z1, Z12
+	VMOVDQU16      Z12, (R15)(SI*2)
+	ADDQ           $0x00000020, SI
+	JNZ            norm4
+	VPMINUW        Z5, Z4, Z4
+	VPMINUW        Z7, Z6, Z6
+	VPMINUW        Z6, Z4, Z4
+	VPCMPUW        $0x01, Z2, Z4, K1
+	KORTESTD       K1, K1
+	JNZ            norm4slow
+
+norm4next:
+	ADDQ $0x04, CX
+	CMPQ CX, DX
+	JB   norms4
+
+norms1:
+	MOVQ         n+8(FP), DX
+	CMPQ         CX, DX
+	JAE          normsdone
+	MOVQ         scratch+24(FP), DX
+	MOVQ         dv+32(FP), SI
+	MOVQ         (AX)(CX*8), DI
+	MOVQ         384(AX)(CX*8), R8
+	LEAQ         (DI)(SI*2), DI
+	LEAQ         (R8)(SI*2), R8
+	VBROADCASTSS (DX)(CX*4), Z3
+	VPTERNLOGD   $0xff, Z8, Z8, Z8
+	MOVQ         SI, DX
+	NEGQ         DX
 
 norm:
-	VPSLLD         $0x10, (DI)(R10*2), Z5
-	VPANDD         (DI)(R10*2), Z0, Z6
+	VMOVDQU32      (DI)(DX*2), Z5
+	VPSLLD         $0x10, Z5, Z4
+	VPANDD         Z5, Z0, Z5
+	VMULPS         Z3, Z4, Z4
 	VMULPS         Z3, Z5, Z5
-	VMULPS         Z3, Z6, Z6
-	VMULPS         (DX)(R10*4), Z5, Z5
-	VMULPS         64(DX)(R10*4), Z6, Z6
-	BYTE $0x62; BYTE $0xf2; BYTE $0x4f; BYTE $0x48; BYTE $0x72; BYTE $0xed // VCVTNE2PS2BF16 Z5, Z6, Z5
-	VPADDW         Z5, Z5, Z6
-	VPMINUW        Z6, Z4, Z4
-	VPERMW         Z5, Z1, Z5
-	VMOVDQU16      Z5, (R9)(R10*2)
-	ADDQ           $0x00000020, R10
-	CMPQ           R10, SI
-	JB             norm
-	VPCMPUW        $0x01, Z2, Z4, K1
+	VMULPS         (BX)(DX*4), Z4, Z4
+	VMULPS         64(BX)(DX*4), Z5, Z5
+	BYTE $0x62; BYTE $0xf2; BYTE $0x57; BYTE $0x48; BYTE $0x72; BYTE $0xe4 // VCVTNE2PS2BF16 Z4, Z5, Z4
+	VPADDW         Z4, Z4, Z5
+	VPMINUW        Z5, Z8, Z8
+	VPERMW         Z4, Z1, Z4
+	VMOVDQU16      Z4, (R8)(DX*2)
+	ADDQ           $0x00000020, DX
+	JNZ            norm
+	VPCMPUW        $0x01, Z2, Z8, K1
 	KORTESTD       K1, K1
 	JNZ            normslow
 
 normnext:
-	INCQ R8
-	CMPQ R8, CX
-	JB   norms
+	INCQ CX
+	JMP  norms1
+
+normsdone:
 	VZEROUPPER
 	RET
 
 bf16wslow57:
 	VPBROADCASTD one<>+0(SB), Z3
-	VPBROADCASTD bias<>+0(SB), Z5
-	VPBROADCASTD absmask<>+0(SB), Z7
-	VPBROADCASTD inf<>+0(SB), Z9
-	VPBROADCASTD quiet<>+0(SB), Z10
-	VPBROADCASTD expmask<>+0(SB), Z11
-	VPSRLD       $0x10, Z6, Z11
-	VPSRLD       $0x10, Z6, Z12
-	VPANDD       Z3, Z11, Z11
-	VPADDD       Z6, Z11, Z11
-	VPADDD       Z5, Z11, Z11
-	VPSRLD       $0x10, Z11, Z11
-	VPORD        Z10, Z12, Z12
-	VPANDD       Z7, Z6, Z6
-	VPCMPGTD     Z9, Z6, K1
-	VPBLENDMD    Z12, Z11, K1, Z11
-	VPMOVDW      Z11, (R12)(R14*2)
-	VPSRLD       $0x10, Z8, Z6
-	VPSRLD       $0x10, Z8, Z11
-	VPANDD       Z3, Z6, Z6
-	VPADDD       Z8, Z6, Z6
-	VPADDD       Z5, Z6, Z6
-	VPSRLD       $0x10, Z6, Z6
-	VPORD        Z10, Z11, Z11
-	VPANDD       Z7, Z8, Z3
-	VPCMPGTD     Z9, Z3, K1
-	VPBLENDMD    Z11, Z6, K1, Z6
-	VPMOVDW      Z6, 32(R12)(R14*2)
+	VPBROADCASTD bias<>+0(SB), Z9
+	VPBROADCASTD absmask<>+0(SB), Z11
+	VPBROADCASTD inf<>+0(SB), Z13
+	VPBROADCASTD quiet<>+0(SB), Z14
+	VPBROADCASTD expmask<>+0(SB), Z15
+	VPSRLD       $0x10, Z10, Z15
+	VPSRLD       $0x10, Z10, Z16
+	VPANDD       Z3, Z15, Z15
+	VPADDD       Z10, Z15, Z15
+	VPADDD       Z9, Z15, Z15
+	VPSRLD       $0x10, Z15, Z15
+	VPORD        Z14, Z16, Z16
+	VPANDD       Z11, Z10, Z10
+	VPCMPGTD     Z13, Z10, K1
+	VPBLENDMD    Z16, Z15, K1, Z15
+	VPMOVDW      Z15, (R8)(R10*2)
+	VPSRLD       $0x10, Z12, Z10
+	VPSRLD       $0x10, Z12, Z15
+	VPANDD       Z3, Z10, Z10
+	VPADDD       Z12, Z10, Z10
+	VPADDD       Z9, Z10, Z10
+	VPSRLD       $0x10, Z10, Z10
+	VPORD        Z14, Z15, Z15
+	VPANDD       Z11, Z12, Z3
+	VPCMPGTD     Z13, Z3, K1
+	VPBLENDMD    Z15, Z10, K1, Z10
+	VPMOVDW      Z10, 32(R8)(R10*2)
 	JMP          bf16wdone58
 
 bf16wslow59:
 	VPBROADCASTD one<>+0(SB), Z3
+	VPBROADCASTD bias<>+0(SB), Z9
+	VPBROADCASTD absmask<>+0(SB), Z10
+	VPBROADCASTD inf<>+0(SB), Z11
+	VPBROADCASTD quiet<>+0(SB), Z12
+	VPBROADCASTD expmask<>+0(SB), Z13
+	VPSRLD       $0x10, Z1, Z13
+	VPSRLD       $0x10, Z1, Z14
+	VPANDD       Z3, Z13, Z13
+	VPADDD       Z1, Z13, Z13
+	VPADDD       Z9, Z13, Z13
+	VPSRLD       $0x10, Z13, Z13
+	VPORD        Z12, Z14, Z14
+	VPANDD       Z10, Z1, Z1
+	VPCMPGTD     Z11, Z1, K1
+	VPBLENDMD    Z14, Z13, K1, Z13
+	VPMOVDW      Z13, (R8)(R11*2)
+	VPSRLD       $0x10, Z2, Z1
+	VPSRLD       $0x10, Z2, Z13
+	VPANDD       Z3, Z1, Z1
+	VPADDD       Z2, Z1, Z1
+	VPADDD       Z9, Z1, Z1
+	VPSRLD       $0x10, Z1, Z1
+	VPORD        Z12, Z13, Z13
+	VPANDD       Z10, Z2, Z2
+	VPCMPGTD     Z11, Z2, K1
+	VPBLENDMD    Z13, Z1, K1, Z1
+	VPMOVDW      Z1, 32(R8)(R11*2)
+	JMP          bf16wdone60
+
+norm4slow:
+	VPBROADCASTD one<>+0(SB), Z12
+	VPBROADCASTD bias<>+0(SB), Z13
+	VPBROADCASTD absmask<>+0(SB), Z14
+	VPBROADCASTD inf<>+0(SB), Z15
+	VPBROADCASTD quiet<>+0(SB), Z16
+	VPBROADCASTD expmask<>+0(SB), Z17
+	MOVQ         dv+32(FP), SI
+	NEGQ         SI
+
+norm4slow0:
+	VMOVDQU32 (R8)(SI*2), Z18
+	VPSLLD    $0x10, Z18, Z17
+	VPANDD    Z18, Z0, Z18
+	VMULPS    Z3, Z17, Z17
+	VMULPS    Z3, Z18, Z18
+	VMULPS    (BX)(SI*4), Z17, Z17
+	VMULPS    64(BX)(SI*4), Z18, Z18
+	VMOVDQU32 kvcloidx<>+0(SB), Z19
+	VMOVAPS   Z17, Z20
+	VPERMT2PS Z18, Z19, Z20
+	VPSRLD    $0x10, Z20, Z19
+	VPSRLD    $0x10, Z20, Z21
+	VPANDD    Z12, Z19, Z19
+	VPADDD    Z20, Z19, Z19
+	VPADDD    Z13, Z19, Z19
+	VPSRLD    $0x10, Z19, Z19
+	VPORD     Z16, Z21, Z21
+	VPANDD    Z14, Z20, Z20
+	VPCMPGTD  Z15, Z20, K1
+	VPBLENDMD Z21, Z19, K1, Z19
+	VPMOVDW   Z19, (R9)(SI*2)
+	VMOVDQU32 kvchiidx<>+0(SB), Z19
+	VMOVAPS   Z17, Z17
+	VPERMT2PS Z18, Z19, Z17
+	VPSRLD    $0x10, Z17, Z18
+	VPSRLD    $0x10, Z17, Z19
+	VPANDD    Z12, Z18, Z18
+	VPADDD    Z17, Z18, Z18
+	VPADDD    Z13, Z18, Z18
+	VPSRLD    $0x10, Z18, Z18
+	VPORD     Z16, Z19, Z19
+	VPANDD    Z14, Z17, Z17
+	VPCMPGTD  Z15, Z17, K1
+	VPBLENDMD Z19, Z18, K1, Z18
+	VPMOVDW   Z18, 32(R9)(SI*2)
+	ADDQ      $0x00000020, SI
+	JNZ       norm4slow0
+	MOVQ      dv+32(FP), SI
+	NEGQ      SI
+
+norm4slow1:
+	VMOVDQU32 (R10)(SI*2), Z17
+	VPSLLD    $0x10, Z17, Z3
+	VPANDD    Z17, Z0, Z17
+	VMULPS    Z9, Z3, Z3
+	VMULPS    Z9, Z17, Z17
+	VMULPS    (BX)(SI*4), Z3, Z3
+	VMULPS    64(BX)(SI*4), Z17, Z17
+	VMOVDQU32 kvcloidx<>+0(SB), Z18
+	VMOVAPS   Z3, Z19
+	VPERMT2PS Z17, Z18, Z19
+	VPSRLD    $0x10, Z19, Z18
+	VPSRLD    $0x10, Z19, Z20
+	VPANDD    Z12, Z18, Z18
+	VPADDD    Z19, Z18, Z18
+	VPADDD    Z13, Z18, Z18
+	VPSRLD    $0x10, Z18, Z18
+	VPORD     Z16, Z20, Z20
+	VPANDD    Z14, Z19, Z19
+	VPCMPGTD  Z15, Z19, K1
+	VPBLENDMD Z20, Z18, K1, Z18
+	VPMOVDW   Z18, (R11)(SI*2)
+	VMOVDQU32 kvchiidx<>+0(SB), Z18
+	VMOVAPS   Z3, Z3
+	VPERMT2PS Z17, Z18, Z3
+	VPSRLD    $0x10, Z3, Z17
+	VPSRLD    $0x10, Z3, Z18
+	VPANDD    Z12, Z17, Z17
+	VPADDD    Z3, Z17, Z17
+	VPADDD    Z13, Z17, Z17
+	VPSRLD    $0x10, Z17, Z17
+	VPORD     Z16, Z18, Z18
+	VPANDD    Z14, Z3, Z3
+	VPCMPGTD  Z15, Z3, K1
+	VPBLENDMD Z18, Z17, K1, Z17
+	VPMOVDW   Z17, 32(R11)(SI*2)
+	ADDQ      $0x00000020, SI
+	JNZ       norm4slow1
+	MOVQ      dv+32(FP), SI
+	NEGQ      SI
+
+norm4slow2:
+	VMOVDQU32 (R12)(SI*2), Z9
+	VPSLLD    $0x10, Z9, Z3
+	VPANDD    Z9, Z0, Z9
+	VMULPS    Z10, Z3, Z3
+	VMULPS    Z10, Z9, Z9
+	VMULPS    (BX)(SI*4), Z3, Z3
+	VMULPS    64(BX)(SI*4), Z9, Z9
+	VMOVDQU32 kvcloidx<>+0(SB), Z17
+	VMOVAPS   Z3, Z18
+	VPERMT2PS Z9, Z17, Z18
+	VPSRLD    $0x10, Z18, Z17
+	VPSRLD    $0x10, Z18, Z19
+	VPANDD    Z12, Z17, Z17
+	VPADDD    Z18, Z17, Z17
+	VPADDD    Z13, Z17, Z17
+	VPSRLD    $0x10, Z17, Z17
+	VPORD     Z16, Z19, Z19
+	VPANDD    Z14, Z18, Z18
+	VPCMPGTD  Z15, Z18, K1
+	VPBLENDMD Z19, Z17, K1, Z17
+	VPMOVDW   Z17, (R13)(SI*2)
+	VMOVDQU32 kvchiidx<>+0(SB), Z17
+	VMOVAPS   Z3, Z3
+	VPERMT2PS Z9, Z17, Z3
+	VPSRLD    $0x10, Z3, Z9
+	VPSRLD    $0x10, Z3, Z17
+	VPANDD    Z12, Z9, Z9
+	VPADDD    Z3, Z9, Z9
+	VPADDD    Z13, Z9, Z9
+	VPSRLD    $0x10, Z9, Z9
+	VPORD     Z16, Z17, Z17
+	VPANDD    Z14, Z3, Z3
+	VPCMPGTD  Z15, Z3, K1
+	VPBLENDMD Z17, Z9, K1, Z9
+	VPMOVDW   Z9, 32(R13)(SI*2)
+	ADDQ      $0x00000020, SI
+	JNZ       norm4slow2
+	MOVQ      dv+32(FP), SI
+	NEGQ      SI
+
+norm4slow3:
+	VMOVDQU32 (R14)(SI*2), Z9
+	VPSLLD    $0x10, Z9, Z3
+	VPANDD    Z9, Z0, Z9
+	VMULPS    Z11, Z3, Z3
+	VMULPS    Z11, Z9, Z9
+	VMULPS    (BX)(SI*4), Z3, Z3
+	VMULPS    64(BX)(SI*4), Z9, Z9
+	VMOVDQU32 kvcloidx<>+0(SB), Z10
+	VMOVAPS   Z3, Z17
+	VPERMT2PS Z9, Z10, Z17
+	VPSRLD    $0x10, Z17, Z10
+	VPSRLD    $0x10, Z17, Z18
+	VPANDD    Z12, Z10, Z10
+	VPADDD    Z17, Z10, Z10
+	VPADDD    Z13, Z10, Z10
+	VPSRLD    $0x10, Z10, Z10
+	VPORD     Z16, Z18, Z18
+	VPANDD    Z14, Z17, Z17
+	VPCMPGTD  Z15, Z17, K1
+	VPBLENDMD Z18, Z10, K1, Z10
+	VPMOVDW   Z10, (R15)(SI*2)
+	VMOVDQU32 kvchiidx<>+0(SB), Z10
+	VMOVAPS   Z3, Z3
+	VPERMT2PS Z9, Z10, Z3
+	VPSRLD    $0x10, Z3, Z9
+	VPSRLD    $0x10, Z3, Z10
+	VPANDD    Z12, Z9, Z9
+	VPADDD    Z3, Z9, Z9
+	VPADDD    Z13, Z9, Z9
+	VPSRLD    $0x10, Z9, Z9
+	VPORD     Z16, Z10, Z10
+	VPANDD    Z14, Z3, Z3
+	VPCMPGTD  Z15, Z3, K1
+	VPBLENDMD Z10, Z9, K1, Z9
+	VPMOVDW   Z9, 32(R15)(SI*2)
+	ADDQ      $0x00000020, SI
+	JNZ       norm4slow3
+	JMP       norm4next
+
+normslow:
+	VPBROADCASTD one<>+0(SB), Z4
 	VPBROADCASTD bias<>+0(SB), Z5
 	VPBROADCASTD absmask<>+0(SB), Z6
 	VPBROADCASTD inf<>+0(SB), Z7
-	VPBROADCASTD quiet<>+0(SB), Z8
-	VPBROADCASTD expmask<>+0(SB), Z9
-	VPSRLD       $0x10, Z1, Z9
-	VPSRLD       $0x10, Z1, Z10
-	VPANDD       Z3, Z9, Z9
-	VPADDD       Z1, Z9, Z9
-	VPADDD       Z5, Z9, Z9
-	VPSRLD       $0x10, Z9, Z9
-	VPORD        Z8, Z10, Z10
-	VPANDD       Z6, Z1, Z1
-	VPCMPGTD     Z7, Z1, K1
-	VPBLENDMD    Z10, Z9, K1, Z9
-	VPMOVDW      Z9, (R12)(R15*2)
-	VPSRLD       $0x10, Z2, Z1
-	VPSRLD       $0x10, Z2, Z9
-	VPANDD       Z3, Z1, Z1
-	VPADDD       Z2, Z1, Z1
-	VPADDD       Z5, Z1, Z1
-	VPSRLD       $0x10, Z1, Z1
-	VPORD        Z8, Z9, Z9
-	VPANDD       Z6, Z2, Z2
-	VPCMPGTD     Z7, Z2, K1
-	VPBLENDMD    Z9, Z1, K1, Z1
-	VPMOVDW      Z1, 32(R12)(R15*2)
-	JMP          bf16wdone60
-
-normslow:
-	VPBROADCASTD one<>+0(SB), Z5
-	VPBROADCASTD bias<>+0(SB), Z6
-	VPBROADCASTD absmask<>+0(SB), Z7
-	VPBROADCASTD inf<>+0(SB), Z8
 	VPBROADCASTD quiet<>+0(SB), Z9
 	VPBROADCASTD expmask<>+0(SB), Z10
-	XORQ         R10, R10
+	MOVQ         dv+32(FP), DX
+	NEGQ         DX
 
 normslow1:
-	VPSLLD    $0x10, (DI)(R10*2), Z10
-	VPANDD    (DI)(R10*2), Z0, Z11
+	VMOVDQU32 (DI)(DX*2), Z11
+	VPSLLD    $0x10, Z11, Z10
+	VPANDD    Z11, Z0, Z11
 	VMULPS    Z3, Z10, Z10
 	VMULPS    Z3, Z11, Z11
-	VMULPS    (DX)(R10*4), Z10, Z10
-	VMULPS    64(DX)(R10*4), Z11, Z11
+	VMULPS    (BX)(DX*4), Z10, Z10
+	VMULPS    64(BX)(DX*4), Z11, Z11
 	VMOVDQU32 kvcloidx<>+0(SB), Z12
 	VMOVAPS   Z10, Z13
 	VPERMT2PS Z11, Z12, Z13
 	VPSRLD    $0x10, Z13, Z12
 	VPSRLD    $0x10, Z13, Z14
-	VPANDD    Z5, Z12, Z12
+	VPANDD    Z4, Z12, Z12
 	VPADDD    Z13, Z12, Z12
-	VPADDD    Z6, Z12, Z12
+	VPADDD    Z5, Z12, Z12
 	VPSRLD    $0x10, Z12, Z12
 	VPORD     Z9, Z14, Z14
-	VPANDD    Z7, Z13, Z13
-	VPCMPGTD  Z8, Z13, K1
+	VPANDD    Z6, Z13, Z13
+	VPCMPGTD  Z7, Z13, K1
 	VPBLENDMD Z14, Z12, K1, Z12
-	VPMOVDW   Z12, (R9)(R10*2)
+	VPMOVDW   Z12, (R8)(DX*2)
 	VMOVDQU32 kvchiidx<>+0(SB), Z12
 	VMOVAPS   Z10, Z10
 	VPERMT2PS Z11, Z12, Z10
 	VPSRLD    $0x10, Z10, Z11
 	VPSRLD    $0x10, Z10, Z12
-	VPANDD    Z5, Z11, Z11
+	VPANDD    Z4, Z11, Z11
 	VPADDD    Z10, Z11, Z11
-	VPADDD    Z6, Z11, Z11
+	VPADDD    Z5, Z11, Z11
 	VPSRLD    $0x10, Z11, Z11
 	VPORD     Z9, Z12, Z12
-	VPANDD    Z7, Z10, Z10
-	VPCMPGTD  Z8, Z10, K1
+	VPANDD    Z6, Z10, Z10
+	VPCMPGTD  Z7, Z10, K1
 	VPBLENDMD Z12, Z11, K1, Z11
-	VPMOVDW   Z11, 32(R9)(R10*2)
-	ADDQ      $0x00000020, R10
-	CMPQ      R10, SI
-	JB        normslow1
+	VPMOVDW   Z11, 32(R8)(DX*2)
+	ADDQ      $0x00000020, DX
+	JNZ       normslow1
 	JMP       normnext
 
 DATA kvcoutidx<>+0(SB)/2, $0x0000

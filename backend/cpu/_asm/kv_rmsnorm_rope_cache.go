@@ -184,11 +184,15 @@ func (g *generator) kvcStore32(d dtype, c consts, v [2]VecVirtual, m Mem) {
 //
 // Two passes, as qkNormRoPEBF16Kernel's. The first computes each token's scale r (the long
 // chains: the sum of squares, its lanes' sum, a square root and a division, independent from
-// token to token) and rotates the token's rope part, which does not depend on r. The second
-// normalizes and stores each token's dv values: a dword of bf16 splits into its even element
-// and its odd one, each multiplied by r and by gamma in that layout, and one VCVTNE2PS2BF16
-// plus one VPERMW puts 32 rounded values back in order. The instruction flushes subnormals, so
-// 32 values with a zero or subnormal among them take the integer rounding instead.
+// token to token): the sums eight tokens at a time, then the scales of all 16 lanes in one
+// vector, on the divider once instead of once per token. The rotation of each token's rope
+// part, which does not depend on r, runs while they complete. The second pass normalizes and
+// stores four tokens' dv values at a time, each block of gamma loaded once for the four
+// (the loads, two of gamma and one of kv per row and block, were what bound it): a dword of
+// bf16 splits into its even element and its odd one, each multiplied by r and by gamma in that
+// layout, and one VCVTNE2PS2BF16 plus one VPERMW puts 32 rounded values back in order. The
+// instruction flushes subnormals, so rows with a zero or subnormal result among them take the
+// integer rounding instead.
 func (g *generator) kvcGroupBF16Kernel() {
 	const name = "kvcGroupBF16AVX512BF16"
 	g.fastBF16 = true
@@ -204,102 +208,112 @@ func (g *generator) kvcGroupBF16Kernel() {
 	}
 	loIdx, hiIdx := dwordTable("kvcloidx", lo), dwordTable("kvchiidx", hi)
 
+	// Only grp stays in a register throughout: the other arguments are loaded where they are
+	// used, which leaves the eight-token loop the registers it needs.
 	grp := Load(Param("grp"), GP64())
-	n := Load(Param("n"), GP64())
-	gamma := Load(Param("gamma"), GP64())
-	scratch := Load(Param("scratch"), GP64())
-	dv := Load(Param("dv"), GP64())
-	dk := Load(Param("dk"), GP64())
+	param := func(name string) GPVirtual { return Load(Param(name), GP64()).(GPVirtual) }
 	eps := Load(Param("eps"), XMM())
 	var c consts
 	c.expMask = ZMM()
 	VPBROADCASTD(g.data.expMask, c.expMask)
-	nF, oneD := g.rmsConsts(dv)
+	nF, oneD := g.rmsConsts(param("dv"))
 	row := func(array int, t Register) Mem { return Mem{Base: grp, Index: t, Scale: 8, Disp: 128 * array} }
 
-	// First pass: r into scratch, four tokens at a time (eight independent FMA chains, where one
-	// token's two would wait on the FMA latency), then the rest one by one.
+	// First pass: each token's sum of squares into scratch, eight tokens at a time (sixteen
+	// independent FMA chains: one token's two would wait on the FMA latency, and four tokens'
+	// eight just keep up with it), then four, then the rest one by one; then the scales r of all
+	// 16 lanes at once (kvcScales16).
 	t, n4 := GP64(), GP64()
 	XORQ(t, t)
-	MOVQ(n, n4)
-	ANDQ(I8(-4), n4)
-	JZ(LabelRef("sums1"))
+	{
+		n8 := param("n")
+		ANDQ(I8(-8), n8)
+		JZ(LabelRef("sums4"))
+		Label("sums8")
+		g.kvcSums(row, t, 8, "sum8")
+		ADDQ(U8(8), t)
+		CMPQ(t, n8)
+		JB(LabelRef("sums8"))
+	}
 	Label("sums4")
-	g.kvcSums4(row, t, dv, scratch, nF, oneD, eps)
-	ADDQ(U8(4), t)
+	MOVQ(param("n"), n4)
+	ANDQ(I8(-4), n4)
 	CMPQ(t, n4)
-	JB(LabelRef("sums4"))
+	JAE(LabelRef("sums1"))
+	g.kvcSums(row, t, 4, "sum4")
+	ADDQ(U8(4), t)
 	Label("sums1")
-	CMPQ(t, n)
+	CMPQ(t, param("n"))
 	JAE(LabelRef("ropes"))
 	{
 		kv := GP64()
 		MOVQ(row(0, t), kv)
-		sum := g.sumSquaresLoop(bf16, kv, dv)
-		VMOVSS(rmsScalar(sum, nF, oneD, eps), Mem{Base: scratch, Index: t, Scale: 4})
+		sum := g.sumSquaresLoop(bf16, kv, param("dv"))
+		VMOVSS(sum.AsX(), Mem{Base: param("scratch"), Index: t, Scale: 4})
 	}
 	INCQ(t)
 	JMP(LabelRef("sums1"))
 
-	// The rotation.
+	// The scales, then the rotation, which does not wait for them: their division, square root
+	// and division run while the rotations issue.
 	Label("ropes")
+	kvcScales16(Mem{Base: param("scratch")}, nF, oneD, eps)
 	XORQ(t, t)
 	Label("rope1")
 	{
 		r, cs, sn, krope := GP64(), GP64(), GP64(), GP64()
 		MOVQ(row(0, t), r)
-		LEAQ(Mem{Base: r, Index: dv, Scale: 2}, r)
+		LEAQ(Mem{Base: r, Index: param("dv"), Scale: 2}, r)
 		MOVQ(row(1, t), cs)
 		MOVQ(row(2, t), sn)
 		MOVQ(row(4, t), krope)
-		g.kvcRopeLoop(bf16, c, r, cs, sn, krope, dk)
+		g.kvcRopeLoop(bf16, c, r, cs, sn, krope, param("dk"))
 	}
 	INCQ(t)
-	CMPQ(t, n)
+	CMPQ(t, param("n"))
 	JB(LabelRef("rope1"))
 
-	// Second pass: the norm's scaling and stores. A result that converts to a zero or subnormal
-	// word may be one VCVTNE2PS2BF16 flushed: the row's smallest doubled word (sign shifted out)
-	// says whether any did, and such a row is redone with the integer rounding.
+	// Second pass: the norm's scaling and stores, four tokens at a time (each block of gamma
+	// loaded once for the four), then the rest one by one. A result that converts to a zero or
+	// subnormal word may be one VCVTNE2PS2BF16 flushed: the rows' smallest doubled word (sign
+	// shifted out) says whether any did, and such rows are redone with the integer rounding.
+	// Rows are addressed from their ends, j counting up from −dv to 0, which frees a register.
 	hiMask, perm, minNormal := ZMM(), ZMM(), ZMM()
 	VPBROADCASTD(g.data.hiMask, hiMask)
 	VMOVDQU16(outIdx, perm)
 	VPBROADCASTD(g.data.minNormalW, minNormal)
+	gEnd := GP64()
+	LEAQ(Mem{Base: param("gamma"), Index: param("dv"), Scale: 4}, gEnd)
 	XORQ(t, t)
-	Label("norms")
+	TESTQ(n4, n4)
+	JZ(LabelRef("norms1"))
+	Label("norms4")
+	g.kvcNorms4(row, t, gEnd, hiMask, perm, minNormal, c, loIdx, hiIdx)
+	ADDQ(U8(4), t)
+	CMPQ(t, n4)
+	JB(LabelRef("norms4"))
+	Label("norms1")
+	CMPQ(t, param("n"))
+	JAE(LabelRef("normsdone"))
 	{
+		scratch, dv := param("scratch"), param("dv")
 		kv, ckv, j := GP64(), GP64(), GP64()
 		MOVQ(row(0, t), kv)
 		MOVQ(row(3, t), ckv)
+		LEAQ(Mem{Base: kv, Index: dv, Scale: 2}, kv)
+		LEAQ(Mem{Base: ckv, Index: dv, Scale: 2}, ckv)
 		rz, least := ZMM(), ZMM()
 		VBROADCASTSS(Mem{Base: scratch, Index: t, Scale: 4}, rz)
 		VPTERNLOGD(U8(0xff), least, least, least)
-		XORQ(j, j)
-		scaled := func() (e, o VecVirtual) {
-			e, o = ZMM(), ZMM()
-			m := Mem{Base: kv, Index: j, Scale: 2}
-			VPSLLD(U8(16), m, e)
-			VPANDD(m, hiMask, o)
-			VMULPS(rz, e, e) // x·r, x first (its NaN wins, as in the reference)
-			VMULPS(rz, o, o)
-			VMULPS(Mem{Base: gamma, Index: j, Scale: 4}, e, e)
-			VMULPS(Mem{Base: gamma, Index: j, Scale: 4, Disp: 64}, o, o)
-			return e, o
-		}
-		out := Mem{Base: ckv, Index: j, Scale: 2}
+		MOVQ(dv, j)
+		NEGQ(j)
 		Label("norm")
 		{
-			e, o := scaled()
-			w, d := ZMM(), ZMM()
-			cvtNE2PS2BF16(o, e, w)
-			VPADDW(w, w, d)
-			VPMINUW(d, least, least)
-			VPERMW(w, perm, w)
-			VMOVDQU16(w, out)
+			e, o := kvcScaled(kv, j, rz, gEnd, hiMask, nil)
+			g.kvcStoreNorm(e, o, perm, least, Mem{Base: ckv, Index: j, Scale: 2})
 		}
 		ADDQ(U32(32), j)
-		CMPQ(j, dv)
-		JB(LabelRef("norm"))
+		JNZ(LabelRef("norm"))
 		k := K()
 		VPCMPUW(U8(1), minNormal, least, k) // less than
 		KORTESTD(k, k)
@@ -307,39 +321,165 @@ func (g *generator) kvcGroupBF16Kernel() {
 		Label("normnext")
 
 		g.coldPaths = append(g.coldPaths, func() {
-			// A zero or subnormal in the row: all of it again, back in element order, with the
-			// integer rounding.
 			Label("normslow")
-			cc := g.coldConsts(c)
-			XORQ(j, j)
-			Label("normslow1")
-			e, o := scaled()
-			for h, idx := range []Mem{loIdx, hiIdx} {
-				ix, v := ZMM(), ZMM()
-				VMOVDQU32(idx, ix)
-				VMOVAPS(e, v)
-				VPERMT2PS(o, ix, v)
-				m := out
-				m.Disp += 32 * h
-				storeBF16Int(16, cc, v, m)
-			}
-			ADDQ(U32(32), j)
-			CMPQ(j, dv)
-			JB(LabelRef("normslow1"))
+			kvcNormSlow(g.coldConsts(c), kv, ckv, j, rz, gEnd, hiMask, loIdx, hiIdx, "normslow1")
 			JMP(LabelRef("normnext"))
 		})
 	}
 	INCQ(t)
-	CMPQ(t, n)
-	JB(LabelRef("norms"))
+	JMP(LabelRef("norms1"))
+	Label("normsdone")
 	g.retWithColdPaths()
 }
 
-// kvcSums4 emits the first pass of kvcGroupBF16Kernel for tokens t..t+3: each one's scale r
-// into scratch.
-func (g *generator) kvcSums4(row func(int, Register) Mem, t, dv, scratch, nF, oneD, eps Register) {
-	var kv [4]GPVirtual
-	var acc [4][2]VecVirtual
+// kvcScaled emits one block of 32 of a row's norm: the dword-split bf16 elements j..j+31 from kv,
+// times rz, times gamma (deinterleaved) as e (the even elements) and o (the odd ones); gv, when
+// not nil, holds gamma's block, loaded once for several rows.
+func kvcScaled(kv, j Register, rz VecVirtual, gamma Register, hiMask VecVirtual, gv *[2]VecVirtual) (e, o VecVirtual) {
+	e, o = ZMM(), ZMM()
+	p := ZMM()
+	VMOVDQU32(Mem{Base: kv, Index: j, Scale: 2}, p)
+	VPSLLD(U8(16), p, e)
+	VPANDD(p, hiMask, o)
+	VMULPS(rz, e, e) // x·r, x first (its NaN wins, as in the reference)
+	VMULPS(rz, o, o)
+	if gv != nil {
+		VMULPS(gv[0], e, e)
+		VMULPS(gv[1], o, o)
+	} else {
+		VMULPS(Mem{Base: gamma, Index: j, Scale: 4}, e, e)
+		VMULPS(Mem{Base: gamma, Index: j, Scale: 4, Disp: 64}, o, o)
+	}
+	return e, o
+}
+
+// kvcStoreNorm rounds e and o (kvcScaled's) with one VCVTNE2PS2BF16, puts the 32 words back in
+// element order and stores them at out, folding each word doubled (its sign shifted out) into
+// least's minimum.
+func (g *generator) kvcStoreNorm(e, o, perm, least VecVirtual, out Mem) {
+	w, d := ZMM(), ZMM()
+	cvtNE2PS2BF16(o, e, w)
+	VPADDW(w, w, d)
+	VPMINUW(d, least, least)
+	VPERMW(w, perm, w)
+	VMOVDQU16(w, out)
+}
+
+// kvcNormSlow emits the cold path of a row the fast norm may have flushed: all of it again, back
+// in element order, with the integer rounding. kv, ckv and gamma point at the rows' ends (as the
+// fast loops address them); label names the loop.
+func kvcNormSlow(cc consts, kv, ckv, j Register, rz VecVirtual, gamma Register, hiMask VecVirtual, loIdx, hiIdx Mem, label string) {
+	dv := Load(Param("dv"), GP64())
+	MOVQ(dv, j)
+	NEGQ(j)
+	Label(label)
+	e, o := kvcScaled(kv, j, rz, gamma, hiMask, nil)
+	for h, idx := range []Mem{loIdx, hiIdx} {
+		ix, v := ZMM(), ZMM()
+		VMOVDQU32(idx, ix)
+		VMOVAPS(e, v)
+		VPERMT2PS(o, ix, v)
+		storeBF16Int(16, cc, v, Mem{Base: ckv, Index: j, Scale: 2, Disp: 32 * h})
+	}
+	ADDQ(U32(32), j)
+	JNZ(LabelRef(label))
+}
+
+// kvcNorms4 emits the second pass of kvcGroupBF16Kernel for tokens t..t+3: each block of 32 of
+// gamma loaded once and applied to the four rows, each row's scale r from scratch. gEnd points at
+// gamma's end.
+func (g *generator) kvcNorms4(row func(int, Register) Mem, t, gEnd Register, hiMask, perm, minNormal VecVirtual, c consts, loIdx, hiIdx Mem) {
+	var kv, ckv [4]GPVirtual
+	var rz, least [4]VecVirtual
+	{
+		scratch, dv := Load(Param("scratch"), GP64()), Load(Param("dv"), GP64())
+		for i := range kv {
+			kv[i], ckv[i] = GP64(), GP64()
+			m := row(0, t)
+			m.Disp += 8 * i
+			MOVQ(m, kv[i])
+			LEAQ(Mem{Base: kv[i], Index: dv, Scale: 2}, kv[i])
+			m = row(3, t)
+			m.Disp += 8 * i
+			MOVQ(m, ckv[i])
+			LEAQ(Mem{Base: ckv[i], Index: dv, Scale: 2}, ckv[i])
+			rz[i], least[i] = ZMM(), ZMM()
+			VBROADCASTSS(Mem{Base: scratch, Index: t, Scale: 4, Disp: 4 * i}, rz[i])
+			VPTERNLOGD(U8(0xff), least[i], least[i], least[i])
+		}
+		j := GP64()
+		MOVQ(dv, j)
+		NEGQ(j)
+		g.kvcNorms4Loop(kv, ckv, rz, least, j, gEnd, hiMask, perm)
+	}
+	VPMINUW(least[1], least[0], least[0])
+	VPMINUW(least[3], least[2], least[2])
+	VPMINUW(least[2], least[0], least[0])
+	k := K()
+	VPCMPUW(U8(1), minNormal, least[0], k) // less than
+	KORTESTD(k, k)
+	JNZ(LabelRef("norm4slow"))
+	Label("norm4next")
+	g.coldPaths = append(g.coldPaths, func() {
+		// One of the four rows (at least) has a zero or subnormal: all four again.
+		Label("norm4slow")
+		cc := g.coldConsts(c)
+		j := GP64()
+		for i := range kv {
+			kvcNormSlow(cc, kv[i], ckv[i], j, rz[i], gEnd, hiMask, loIdx, hiIdx, fmt.Sprintf("norm4slow%d", i))
+		}
+		JMP(LabelRef("norm4next"))
+	})
+}
+
+// kvcNorms4Loop is kvcNorms4's loop over the rows' blocks of 32, j from −dv up to 0.
+func (g *generator) kvcNorms4Loop(kv, ckv [4]GPVirtual, rz, least [4]VecVirtual, j, gEnd Register, hiMask, perm VecVirtual) {
+	Label("norm4")
+	var gv [2]VecVirtual
+	gv[0], gv[1] = ZMM(), ZMM()
+	VMOVUPS(Mem{Base: gEnd, Index: j, Scale: 4}, gv[0])
+	VMOVUPS(Mem{Base: gEnd, Index: j, Scale: 4, Disp: 64}, gv[1])
+	for i := range kv {
+		e, o := kvcScaled(kv[i], j, rz[i], gEnd, hiMask, &gv)
+		g.kvcStoreNorm(e, o, perm, least[i], Mem{Base: ckv[i], Index: j, Scale: 2})
+	}
+	ADDQ(U32(32), j)
+	JNZ(LabelRef("norm4"))
+}
+
+// kvcScales16 replaces the 16 sums of squares at m with native.RMSNormScale of each, rmsScalar's
+// arithmetic lane by lane (nF = float32(n), oneD = 1.0 in the low lanes): one division, square
+// root and division for all 16 tokens instead of one each, whose latencies would add up on the
+// divider. Lanes past the group's tokens compute garbage that nothing reads.
+func kvcScales16(m Mem, nF, oneD, eps Register) {
+	nz, ez, oz, v := ZMM(), ZMM(), ZMM(), ZMM()
+	VBROADCASTSS(nF, nz)
+	VBROADCASTSS(eps, ez)
+	VBROADCASTSD(oneD, oz)
+	VMOVUPS(m, v)
+	VDIVPS(nz, v, v) // sum/n
+	VADDPS(ez, v, v) // + ε, the mean first
+	lo, hi := ZMM(), ZMM()
+	VCVTPS2PD(v.AsY(), lo)
+	VEXTRACTF32X8(U8(1), v, hi.AsY())
+	VCVTPS2PD(hi.AsY(), hi)
+	VSQRTPD(lo, lo)
+	VSQRTPD(hi, hi)
+	VDIVPD(lo, oz, lo) // 1/√
+	VDIVPD(hi, oz, hi)
+	VCVTPD2PS(lo, v.AsY())
+	VCVTPD2PS(hi, hi.AsY())
+	VINSERTF32X8(U8(1), hi.AsY(), v, v)
+	VMOVUPS(v, m)
+}
+
+// kvcSums emits the first pass of kvcGroupBF16Kernel for the k tokens from t: each one's sum of
+// squares (native.SumSquares) into scratch. Rows are addressed from their ends, j counting up
+// from −dv to 0, which frees a register. label names the loop.
+func (g *generator) kvcSums(row func(int, Register) Mem, t Register, k int, label string) {
+	dv := Load(Param("dv"), GP64())
+	kv := make([]GPVirtual, k)
+	acc := make([][2]VecVirtual, k)
 	hiMask := ZMM()
 	VPBROADCASTD(g.data.hiMask, hiMask)
 	for i := range kv {
@@ -347,30 +487,32 @@ func (g *generator) kvcSums4(row func(int, Register) Mem, t, dv, scratch, nF, on
 		m := row(0, t)
 		m.Disp += 8 * i
 		MOVQ(m, kv[i])
+		LEAQ(Mem{Base: kv[i], Index: dv, Scale: 2}, kv[i])
 		for h := range acc[i] {
 			acc[i][h] = ZMM()
 			VXORPS(acc[i][h], acc[i][h], acc[i][h])
 		}
 	}
 	j := GP64()
-	XORQ(j, j)
-	Label("sum4")
+	MOVQ(dv, j)
+	NEGQ(j)
+	Label(label)
 	for i := range kv {
 		ev, od := ZMM(), ZMM()
-		m := Mem{Base: kv[i], Index: j, Scale: 2}
-		VPSLLD(U8(16), m, ev)
-		VPANDD(m, hiMask, od)
+		VMOVDQU32(Mem{Base: kv[i], Index: j, Scale: 2}, od) // one load for both halves
+		VPSLLD(U8(16), od, ev)
+		VPANDD(od, hiMask, od)
 		accSquares(ev, acc[i][0])
 		accSquares(od, acc[i][1])
 	}
 	ADDQ(U32(32), j)
-	CMPQ(j, dv)
-	JB(LabelRef("sum4"))
+	JNZ(LabelRef(label))
+	scratch := Load(Param("scratch"), GP64())
 	for i := range kv {
 		// Lane 2l in acc[0], 2l+1 in acc[1]: the first step adds the neighbours.
 		VADDPS(acc[i][1], acc[i][0], acc[i][0])
 		sum := sumTree(acc[i][0], true)
-		VMOVSS(rmsScalar(sum, nF, oneD, eps), Mem{Base: scratch, Index: t, Scale: 4, Disp: 4 * i})
+		VMOVSS(sum.AsX(), Mem{Base: scratch, Index: t, Scale: 4, Disp: 4 * i})
 	}
 }
 
