@@ -15,8 +15,8 @@ import (
 // is rms_norm_eps (finite, ≥ 0).
 //
 // The norm is Hugging Face's Qwen3RMSNorm step by step: in float32, variance = mean(x²) (the
-// squares summed exactly in float64 and the mean rounded once to float32, so the result does not
-// depend on a reduction order), x·rsqrt(variance + eps) rounded to the activations' dtype
+// squares summed in float32 in one fixed order, backend/native.SumSquares, so that every backend
+// agrees to the bit), x·rsqrt(variance + eps) rounded to the activations' dtype
 // (hidden_states.to(input_dtype)), then multiplied by the weight and rounded to that dtype again
 // (self.weight * …; HF checkpoints hold the weight in the activations' dtype, and a weight of
 // another dtype is widened to float32 for the product). The rotation of the first RotaryDim
@@ -31,31 +31,33 @@ func (e *Embedding) ForwardQKNorm(positions, query, key, qWeight, kWeight tensor
 		// The op is one fused pass of norm and rotation; it has no norm-only form to run.
 		return fmt.Errorf("ForwardQKNorm: %w; normalise q and k without rotating them", errNoRoPE)
 	}
-	q, k, err := ops.NewQueryKey(query, key, e.spec.HeadSize)
-	if err != nil {
+	// Checked straight into the op's arguments, as Forward's are: a decode call normalises and
+	// rotates one token.
+	var a ops.QKRMSNormRoPEArgs
+	if err := ops.QueryKeyInto(&a.Query, &a.Key, &query, &key, e.spec.HeadSize); err != nil {
 		return err
 	}
-	a := ops.QKRMSNormRoPEArgs{RoPE: e.rope(q, k)}
-	if err := ops.NewQKRMSNormWeights(&a, q, k, qWeight, kWeight, eps); err != nil {
+	a.RotaryDim, a.GPTJ = e.spec.RotaryDim, e.spec.Style == GPTJ
+	if err := ops.NewQKRMSNormWeights(&a, a.Query, a.Key, qWeight, kWeight, eps); err != nil {
 		return err
 	}
-	pos, err := ops.NewPositions(positions, q.Tokens, e.positionRows(), ops.NoLimit)
-	if err != nil {
+	if err := ops.PositionsInto(&a.Positions, &positions, a.Query.Tokens, e.positionRows(), ops.NoLimit); err != nil {
 		return err
 	}
 	if e.spec.DualChunk != nil {
 		return errDualChunk
 	}
-	if c, ok := e.table(pos.Max); ok && pos.Rows == 1 && pos.Max < int64(c.Rows) {
-		a.Positions, a.Cache = pos, c
-		_, err = ops.Run(e.disp, ops.QKRMSNormRoPE, a)
+	if c := e.tableFor(a.Positions.Max); c != nil && a.Positions.Rows == 1 && a.Positions.Max < int64(c.Rows) {
+		a.Cache = *c
+		_, err := ops.Run(e.disp, ops.QKRMSNormRoPE, a)
 		return err
 	}
 	// MRoPE positions, and positions the cache cannot serve, go through the gather.
 	cs := e.scratch.Get().(*CosSin)
 	defer e.scratch.Put(cs)
-	e.gather(&pos, cs)
+	e.gather(&a.Positions, cs)
+	a.Positions = ops.Positions{} // the kernel reads cos and sin, not the table
 	a.Cos, a.Sin, a.Half = cs.cos, cs.sin, cs.half
-	_, err = ops.Run(e.disp, ops.QKRMSNormRoPE, a)
+	_, err := ops.Run(e.disp, ops.QKRMSNormRoPE, a)
 	return err
 }
