@@ -12,8 +12,9 @@ import (
 // full-width cos/sin row they broadcast against, converted to float32 once per distinct row and
 // run through the assembly kernels' full-row variants, which read x and write out in one pass
 // (out may be x); the elements past the rotary dim are copied.
-// The arithmetic, and the backward pass's summation order, are native's, so results match it bit
-// for bit.
+// The backward pass with dcos or dsin reads dy and x once where it can (runFused), summing and
+// rotating in one kernel. The arithmetic, and the backward pass's summation order, are
+// native's, so results match it bit for bit.
 
 // applyRows runs the forward pass on rows [lo, hi) of x.
 func applyRows(a *ops.ApplyRotaryEmbArgs, lo, hi int) { applyRowsFlipped(a, lo, hi, false) }
@@ -114,7 +115,9 @@ type backwardJob struct {
 // (native's accumulators, from +0) and writes its dx; then the row's dcos and dsin. Both sums
 // are taken when either is asked for: one pass of the kernels fills both. A cos row's dcos and
 // dsin are written after its last read of cos and sin, so that they may be cos or sin
-// themselves, as in native, which writes them last.
+// themselves, as in native, which writes them last. Where a cos row's rows are one group and
+// the kernel set has a fused kernel for the call (fusable), runFused does it all in one pass;
+// otherwise the sums kernel, then the rotation kernel, go over each group.
 func (b *backwardJob) run(lo, hi int) {
 	a := &b.a
 	k := active
@@ -153,6 +156,10 @@ func (b *backwardJob) run(lo, hi int) {
 	}
 	bw0 := rowWalk{lead: bshape[:last]}
 	one := tensor.NumElements(bw0.lead) == 1 // a cos row's rows are one group (batch 1)
+	if one && b.fusable(k) {
+		b.runFused(k, lo, hi, &cw, &sw, [5]int{yi, xi, oi, ci, si}, [2]int{dci, dsi}, group, [3]int{ys, xs, os})
+		return
+	}
 	at0 := func(t tensor.Tensor) tensor.Tensor { t.Offset = 0; return t }
 	bw0.operand(at0(a.DY))
 	bw0.operand(at0(a.X))
@@ -190,6 +197,96 @@ func (b *backwardJob) run(lo, hi int) {
 		cw.next()
 		sw.next()
 	}
+}
+
+// fusable reports whether the kernel set has a fused backward kernel for the call, whose
+// operands then share one dtype, with dcos and dsin contiguous along the rotary dim. The
+// caller has checked that each cos row's rows of x are one group.
+func (b *backwardJob) fusable(k *kernels) bool {
+	a := &b.a
+	d := a.X.DType
+	if a.GPTJ || (a.RotaryDim/2)%16 != 0 || a.Cos.DType != d || !hasBackwardFused(k.isa, d, a.GPTJ) {
+		return false
+	}
+	for _, t := range []tensor.Tensor{a.DCos, a.DSin} {
+		if !t.IsZero() && (t.DType != d || t.Stride(t.Rank()-1) != 1) {
+			return false
+		}
+	}
+	return true
+}
+
+// runFused is run's fused path: the kernel walks cos rows [lo, hi) itself, as many at a call
+// as follow each other along the innermost of cos's leading dimensions with more than one
+// row, with their groups of rows (opers: cw's operands dy, x, dx, cos, sin; sums: sw's dcos and
+// dsin, or -1; strides: between a group's rows of dy, x and dx, in elements). cw and sw are
+// at lo.
+func (b *backwardJob) runFused(k *kernels, lo, hi int, cw, sw *rowWalk, opers [5]int, sums [2]int, group int, strides [3]int) {
+	a := &b.a
+	d := a.RotaryDim
+	last := a.X.Rank() - 1
+	width := a.X.Shape[last]
+	es := a.X.DType.Size()
+	m := -1
+	for dim := last - 1; dim >= 0; dim-- {
+		if a.Cos.Shape[dim] > 1 {
+			m = dim
+			break
+		}
+	}
+	yi, xi, oi, ci, si := opers[0], opers[1], opers[2], opers[3], opers[4]
+	p := backwardFused{rows: group, ys: strides[0] * es, xs: strides[1] * es, os: strides[2] * es, half: d / 2, n: d / 2}
+	ystep, ostep := 0, 0 // in elements, for the pass-through copies
+	if m >= 0 {
+		ystep, ostep = cw.strides[yi][m], cw.strides[oi][m]
+		p.ystep, p.xstep, p.ostep = ystep*es, cw.strides[xi][m]*es, ostep*es
+		p.cstep, p.sstep = cw.strides[ci][m]*es, cw.strides[si][m]*es
+		if sums[0] >= 0 {
+			p.dcstep = sw.strides[sums[0]][m] * es
+		}
+		if sums[1] >= 0 {
+			p.dsstep = sw.strides[sums[1]][m] * es
+		}
+	}
+	for c := lo; c < hi; {
+		n := 1
+		if m >= 0 {
+			n = min(hi-c, cw.lead[m]-cw.coords[m])
+		}
+		p.dy, p.x, p.dx = elemPtr(a.DY, cw.offs[yi]), elemPtr(a.X, cw.offs[xi]), elemPtr(a.DX, cw.offs[oi])
+		p.cos, p.sin = elemPtr(a.Cos, cw.offs[ci]), elemPtr(a.Sin, cw.offs[si])
+		p.dcos, p.dsin = nil, nil
+		if sums[0] >= 0 {
+			p.dcos = elemPtr(a.DCos, sw.offs[sums[0]])
+		}
+		if sums[1] >= 0 {
+			p.dsin = elemPtr(a.DSin, sw.offs[sums[1]])
+		}
+		p.count = n
+		backwardFusedAsm(k.isa, a.X.DType, &p)
+		if width > d {
+			for r := range n {
+				y, o := cw.offs[yi]+r*ystep, cw.offs[oi]+r*ostep
+				for j := range group {
+					copyRow(a.DX, o+j*strides[2]+d, a.DY, y+j*strides[0]+d, width-d)
+				}
+			}
+		}
+		advance(cw, m, n)
+		advance(sw, m, n)
+		c += n
+	}
+}
+
+// advance moves w on by n rows, the first n−1 of them along dimension m without wrapping.
+func advance(w *rowWalk, m, n int) {
+	if n > 1 {
+		w.coords[m] += n - 1
+		for k := range w.n {
+			w.offs[k] += (n - 1) * w.strides[k][m]
+		}
+	}
+	w.next()
 }
 
 // accumulateRows adds, for each of `rows` rows of dy and x (at y and xi, ys and xs elements

@@ -2,7 +2,11 @@
 
 package cpu
 
-import "github.com/rotary-go/rotary/tensor"
+import (
+	"unsafe"
+
+	"github.com/rotary-go/rotary/tensor"
+)
 
 // backwardSumsAsm runs the backward sums' kernel of the ISA for the leading pairs of `rows` rows
 // of dy and x (dtype d, half pairs a row, strides in bytes) and returns how many pairs it did:
@@ -45,4 +49,34 @@ func backwardSumsAsm(i isa, d tensor.DType, gptj bool, dcos, dsin *float64, dy, 
 		return 0
 	}
 	return n
+}
+
+// backwardFused is the fused backward kernels' argument block: its words in the order of the
+// generator's fused* constants. Pointers are to element 0 of a cos row's first row, strides and
+// steps in bytes; the kernel steps the pointers (to the last cos row's) and counts count down.
+type backwardFused struct {
+	dy, x, dx, cos, sin, dcos, dsin                          *byte // dcos, dsin nil: not written
+	rows, ys, xs, os                                         int   // rows of dy, x, dx per cos row
+	count, ystep, xstep, ostep, cstep, sstep, dcstep, dsstep int   // cos rows, and their steps
+	half, n                                                  int   // pairs per row; pairs to do, a multiple of 16
+}
+
+// hasBackwardFused reports whether the ISA has a fused backward kernel for dtype d and the style.
+func hasBackwardFused(i isa, d tensor.DType, gptj bool) bool {
+	return !gptj && (i == isaAVX512 || i == isaAVX512BF16)
+}
+
+// backwardFusedAsm runs the fused backward kernel of the ISA and dtype (hasBackwardFused) on p.
+func backwardFusedAsm(i isa, d tensor.DType, p *backwardFused) {
+	b := (*byte)(unsafe.Pointer(p))
+	switch {
+	case d == tensor.BF16 && i == isaAVX512BF16:
+		backwardFusedNeoXBF16AVX512BF16(b)
+	case d == tensor.BF16:
+		backwardFusedNeoXBF16AVX512(b)
+	case d == tensor.F16:
+		backwardFusedNeoXF16AVX512(b)
+	default:
+		backwardFusedNeoXF32AVX512(b)
+	}
 }

@@ -3,6 +3,7 @@ package cpu_test
 import (
 	"fmt"
 	"os"
+	"slices"
 	"strconv"
 	"testing"
 
@@ -49,25 +50,36 @@ func BenchmarkApplyRotaryEmb(b *testing.B) {
 // TestApplyRotaryEmbThreads runs forward and backward passes large enough to split across the
 // pool (the conformance sweep's are not): cos rows shared by heads (the kernels' groups), by an
 // outer batch dimension, by both, and one cos row for all, with special values among the
-// inputs, in place and not, with either sum, none, or both into cos and sin themselves: out,
-// dx, dcos and dsin bit for bit against
-// native, whose sums add each element's terms in row order (the cancelling inputs make the bits
-// depend on that order).
+// inputs, in place and not, with either sum, none, both into cos and sin themselves, or both
+// in another dtype than x's: out, dx, dcos and dsin bit for bit against native, whose sums add
+// each element's terms in row order (the cancelling inputs make the bits depend on that
+// order). The NeoX cases with a multiple of 32 as rotary dim take the fused kernels, which
+// walk runs of cos rows themselves: with every operand a view with gaps (gapped), a run that
+// stepped past the end of a dimension reads or writes a gap.
 func TestApplyRotaryEmbThreads(t *testing.T) {
 	defer cpu.SetImplementation(cpu.Implementations()[0])
 	cases := []struct {
 		layout ops.Layout
 		x, cos []int
+		gap    bool // every operand a view with a gap after each outermost index (gapped)
 	}{
-		{ops.BSND, []int{1, 200, 8, 128}, []int{1, 200, 1, 128}},
-		{ops.BSND, []int{3, 70, 4, 96}, []int{1, 70, 1, 96}},
-		{ops.BNSD, []int{2, 6, 90, 64}, []int{2, 1, 90, 64}},
-		{ops.SBND, []int{60, 3, 5, 80}, []int{60, 1, 1, 80}},
-		{ops.THD, []int{700, 4, 128}, []int{700, 1, 64}},
-		{ops.BSND, []int{2, 100, 8, 64}, []int{1, 1, 1, 64}},
-		{ops.BSND, []int{1, 150, 6, 128}, []int{1, 150, 6, 128}},
-		{ops.THD, []int{900, 4, 48}, []int{900, 1, 36}},   // 16 pairs to the kernels, 2 to Go
-		{ops.THD, []int{1000, 5, 16}, []int{1000, 1, 12}}, // all in Go
+		{ops.BSND, []int{1, 200, 8, 128}, []int{1, 200, 1, 128}, false},
+		{ops.BSND, []int{3, 70, 4, 96}, []int{1, 70, 1, 96}, false},
+		{ops.BNSD, []int{2, 6, 90, 64}, []int{2, 1, 90, 64}, false},
+		{ops.SBND, []int{60, 3, 5, 80}, []int{60, 1, 1, 80}, false},
+		{ops.THD, []int{700, 4, 128}, []int{700, 1, 64}, false},
+		{ops.BSND, []int{2, 100, 8, 64}, []int{1, 1, 1, 64}, false},
+		{ops.BSND, []int{1, 150, 6, 128}, []int{1, 150, 6, 128}, false},
+		{ops.THD, []int{900, 4, 48}, []int{900, 1, 36}, false},   // 16 pairs to the kernels, 2 to Go
+		{ops.THD, []int{1000, 5, 16}, []int{1000, 1, 12}, false}, // all in Go
+		// The fused kernels (NeoX, 16 pairs a block, cos rows walked in runs by the kernel): a
+		// run ending where batch does and a thread's share starting inside one; 3 blocks with
+		// pass-through; 2 blocks; both operands cancelling in the odd cases.
+		{ops.BSND, []int{3, 50, 4, 128}, []int{3, 50, 1, 128}, false},
+		{ops.THD, []int{600, 8, 128}, []int{600, 1, 96}, false},
+		{ops.BSND, []int{1, 300, 4, 64}, []int{1, 300, 1, 64}, false},
+		{ops.BSND, []int{3, 50, 4, 128}, []int{3, 50, 1, 128}, true},
+		{ops.BSND, []int{4, 40, 4, 96}, []int{4, 40, 1, 96}, true},
 	}
 	r := rand.New(rand.NewPCG(5, 6))
 	for ci, c := range cases {
@@ -78,47 +90,64 @@ func TestApplyRotaryEmbThreads(t *testing.T) {
 					x = randomTensor(r, d, specialValues, c.x...)
 				}
 				cos, sin := randomTensor(r, d, normalValues, c.cos...), randomTensor(r, d, specialValues, c.cos...)
+				// view lays a fresh tensor out as the case's operands are.
+				view, clone := func(t tensor.Tensor) tensor.Tensor { return t }, tensor.Tensor.Clone
+				if c.gap {
+					view = gapped
+					clone = cloneView
+					x, dy, cos, sin = view(x), view(dy), view(cos), view(sin)
+				}
 				for _, inPlace := range []bool{false, true} {
 					name := fmt.Sprintf("%s%v/%v/%v/forward/inplace=%v", c.layout, c.x, d, st, inPlace)
 					sameAsNative(t, name, func(disp *ops.Dispatcher) tensor.Tensor {
-						in := x.Clone()
-						out := tensor.Zeros(d, c.x...)
+						in := clone(x)
+						out := view(tensor.Zeros(d, c.x...))
 						if inPlace {
 							out = in
 						}
 						if err := rotary.ApplyRotaryEmb(disp, rotary.ApplyRotaryEmbParams{Layout: c.layout, X: in, Cos: cos, Sin: sin, Out: out, Style: st}); err != nil {
 							t.Fatal(err)
 						}
-						return out
+						return backing(out)
 					})
 				}
-				// 0: both sums, 1: dcos only, 2: dsin only, 3: dx only, 4: the sums into cos and sin themselves
-				for mode := range 5 {
+				// 0: both sums, 1: dcos only, 2: dsin only, 3: dx only, 4: the sums into cos and sin
+				// themselves, 5: both sums in F32 (x's dtype otherwise; the fused kernels want one)
+				for mode := range 6 {
+					if mode == 5 && d == tensor.F32 {
+						continue
+					}
 					inPlace := (ci+mode)%2 == 0
 					name := fmt.Sprintf("%s%v/%v/%v/mode%d/inplace=%v", c.layout, c.x, d, st, mode, inPlace)
 					sameAsNative(t, name, func(disp *ops.Dispatcher) tensor.Tensor {
-						g := dy.Clone()
-						dx := tensor.Zeros(d, c.x...)
+						g := clone(dy)
+						dx := view(tensor.Zeros(d, c.x...))
 						if inPlace {
 							dx = g
 						}
 						cos, sin := cos, sin
 						var dcos, dsin tensor.Tensor
 						if mode == 0 || mode == 1 {
-							dcos = tensor.Zeros(d, c.cos...)
+							dcos = view(tensor.Zeros(d, c.cos...))
 						}
 						if mode == 0 || mode == 2 {
-							dsin = tensor.Zeros(d, c.cos...)
+							dsin = view(tensor.Zeros(d, c.cos...))
 						}
 						if mode == 4 {
-							cos, sin = cos.Clone(), sin.Clone()
+							cos, sin = clone(cos), clone(sin)
 							dcos, dsin = cos, sin
+						}
+						if mode == 5 {
+							dcos, dsin = view(tensor.Zeros(tensor.F32, c.cos...)), view(tensor.Zeros(tensor.F32, c.cos...))
 						}
 						err := rotary.ApplyRotaryEmbBackward(disp, rotary.ApplyRotaryEmbBackwardParams{Layout: c.layout, DY: g, X: x, Cos: cos, Sin: sin, DX: dx, DCos: dcos, DSin: dsin, Style: st})
 						if err != nil {
 							t.Fatal(err)
 						}
-						return concat(dx, dcos, dsin)
+						if mode == 5 {
+							return concat(widened(backing(dx)), backing(dcos), backing(dsin))
+						}
+						return concat(backing(dx), backing(dcos), backing(dsin))
 					})
 				}
 			}
@@ -149,6 +178,60 @@ func cancelling(r *rand.Rand, d tensor.DType, shape ...int) tensor.Tensor {
 		}
 	}
 	return t
+}
+
+// gapped is a copy of t (contiguous, rank ≥ 2) as a view whose outermost dimension steps one
+// row further than the rest of t: after each outermost index a row of values that are not t's,
+// which a walk stepping past the end of an inner dimension would read or write. The gaps'
+// values depend only on t's shape and dtype, so two views of equal tensors are equal.
+func gapped(t tensor.Tensor) tensor.Tensor {
+	r := rand.New(rand.NewPCG(7, 8))
+	row := t.Shape[t.Rank()-1]
+	inner := t.Len() / t.Shape[0]
+	big := randomTensor(r, t.DType, normalValues, t.Shape[0]*(inner+row))
+	strides := make([]int, t.Rank())
+	for k := range strides {
+		strides[k] = t.Stride(k)
+	}
+	strides[0] = inner + row
+	for i := range t.Len() {
+		j := i/inner*strides[0] + i%inner
+		if t.DType == tensor.F32 {
+			big.F32[j] = t.F32[i]
+		} else {
+			big.Bits[j] = t.Bits[i]
+		}
+	}
+	return tensor.Tensor{DType: t.DType, Shape: t.Shape, Strides: strides, F32: big.F32, Bits: big.Bits}
+}
+
+// cloneView copies t's backing memory and keeps its layout.
+func cloneView(t tensor.Tensor) tensor.Tensor {
+	c := t
+	c.F32, c.Bits = slices.Clone(t.F32), slices.Clone(t.Bits)
+	return c
+}
+
+// backing is all of t's backing memory as one flat tensor (t itself when contiguous): the
+// gaps of a view compare too. The zero Tensor stays zero.
+func backing(t tensor.Tensor) tensor.Tensor {
+	if t.IsZero() {
+		return t
+	}
+	n := len(t.Bits)
+	if t.DType == tensor.F32 {
+		n = len(t.F32)
+	}
+	return tensor.Tensor{DType: t.DType, Shape: []int{n}, F32: t.F32, Bits: t.Bits}
+}
+
+// widened is t (contiguous) as F32, exactly.
+func widened(t tensor.Tensor) tensor.Tensor {
+	out := tensor.Zeros(tensor.F32, t.Shape...)
+	for i := range t.Len() {
+		out.F32[i] = t.Float32At(i)
+	}
+	return out
 }
 
 // concat joins the elements of tensors of one dtype into one flat tensor, skipping zero ones.

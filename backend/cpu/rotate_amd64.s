@@ -7832,6 +7832,817 @@ done:
 	VZEROUPPER
 	RET
 
+// func backwardFusedNeoXF32AVX512(p *byte)
+// Requires: AVX, AVX512DQ, AVX512F, MMX+
+TEXT ·backwardFusedNeoXF32AVX512(SB), NOSPLIT, $0-8
+	MOVQ p+0(FP), AX
+	MOVQ 152(AX), CX
+	SHLQ $0x02, CX
+	MOVQ 160(AX), DX
+	SHLQ $0x02, DX
+	JZ   done
+	CMPQ 88(AX), $0x00
+	JE   done
+	CMPQ 56(AX), $0x00
+	JE   done
+
+cosrow:
+	XORQ BX, BX
+
+block:
+	MOVQ         24(AX), SI
+	ADDQ         BX, SI
+	VMOVUPS      (SI), Z0
+	VMOVUPS      (SI)(CX*1), Z1
+	MOVQ         32(AX), SI
+	ADDQ         BX, SI
+	VMOVUPS      (SI), Z2
+	VMOVUPS      (SI)(CX*1), Z3
+	VPBROADCASTD negsign32<>+0(SB), Z4
+	VXORPS       Z4, Z3, Z3
+	VXORPS       Z4, Z2, Z2
+	VXORPD       Z4, Z4, Z4
+	VXORPD       Z9, Z9, Z9
+	VXORPD       Z10, Z10, Z10
+	VXORPD       Z11, Z11, Z11
+	VXORPD       Z12, Z12, Z12
+	VXORPD       Z13, Z13, Z13
+	VXORPD       Z14, Z14, Z14
+	VXORPD       Z15, Z15, Z15
+	MOVQ         (AX), DI
+	ADDQ         BX, DI
+	MOVQ         8(AX), R8
+	ADDQ         BX, R8
+	MOVQ         16(AX), R9
+	ADDQ         BX, R9
+	MOVQ         56(AX), R10
+	MOVQ         96(AX), R11
+	MOVQ         104(AX), R12
+
+row:
+	PREFETCHT0   (DI)(R11*1)
+	PREFETCHT0   (R8)(R12*1)
+	LEAQ         (DI)(R11*1), SI
+	PREFETCHT0   (SI)(CX*1)
+	LEAQ         (R8)(R12*1), SI
+	PREFETCHT0   (SI)(CX*1)
+	VMOVUPS      (DI), Z16
+	VMOVUPS      (DI)(CX*1), Z17
+	VCVTPS2PD    (DI), Z18
+	VCVTPS2PD    32(DI), Z19
+	VCVTPS2PD    (DI)(CX*1), Z20
+	VCVTPS2PD    32(DI)(CX*1), Z21
+	VCVTPS2PD    (R8), Z22
+	VCVTPS2PD    32(R8), Z23
+	VCVTPS2PD    (R8)(CX*1), Z24
+	VCVTPS2PD    32(R8)(CX*1), Z25
+	VFMADD231PD  Z22, Z18, Z4
+	VFMADD231PD  Z24, Z20, Z10
+	VFNMADD231PD Z24, Z18, Z12
+	VFMADD231PD  Z22, Z20, Z14
+	VFMADD231PD  Z23, Z19, Z9
+	VFMADD231PD  Z25, Z21, Z11
+	VFNMADD231PD Z25, Z19, Z13
+	VFMADD231PD  Z23, Z21, Z15
+	VMULPS       Z0, Z16, Z18
+	VMULPS       Z3, Z17, Z19
+	VMULPS       Z1, Z17, Z17
+	VMULPS       Z2, Z16, Z16
+	VSUBPS       Z19, Z18, Z18
+	VADDPS       Z16, Z17, Z17
+	VMOVUPS      Z18, (R9)
+	VMOVUPS      Z17, (R9)(CX*1)
+	ADDQ         64(AX), DI
+	ADDQ         72(AX), R8
+	ADDQ         80(AX), R9
+	DECQ         R10
+	JNZ          row
+	MOVQ         40(AX), SI
+	TESTQ        SI, SI
+	JZ           nodcos
+	ADDQ         BX, SI
+	VCVTPD2PS    Z4, Y5
+	VCVTPD2PS    Z9, Y0
+	VINSERTF32X8 $0x01, Y0, Z5, Z5
+	VCVTPD2PS    Z10, Y6
+	VCVTPD2PS    Z11, Y0
+	VINSERTF32X8 $0x01, Y0, Z6, Z6
+	VMOVUPS      Z5, (SI)
+	VMOVUPS      Z6, (SI)(CX*1)
+
+nodcos:
+	MOVQ         48(AX), SI
+	TESTQ        SI, SI
+	JZ           nodsin
+	ADDQ         BX, SI
+	VCVTPD2PS    Z12, Y7
+	VCVTPD2PS    Z13, Y0
+	VINSERTF32X8 $0x01, Y0, Z7, Z7
+	VCVTPD2PS    Z14, Y8
+	VCVTPD2PS    Z15, Y0
+	VINSERTF32X8 $0x01, Y0, Z8, Z8
+	VMOVUPS      Z7, (SI)
+	VMOVUPS      Z8, (SI)(CX*1)
+
+nodsin:
+	ADDQ $0x00000040, BX
+	CMPQ BX, DX
+	JB   block
+	DECQ 88(AX)
+	JZ   done
+	MOVQ 96(AX), SI
+	ADDQ SI, (AX)
+	MOVQ 104(AX), SI
+	ADDQ SI, 8(AX)
+	MOVQ 112(AX), SI
+	ADDQ SI, 16(AX)
+	MOVQ 120(AX), SI
+	ADDQ SI, 24(AX)
+	MOVQ 128(AX), SI
+	ADDQ SI, 32(AX)
+	MOVQ 136(AX), SI
+	ADDQ SI, 40(AX)
+	MOVQ 144(AX), SI
+	ADDQ SI, 48(AX)
+	JMP  cosrow
+
+done:
+	VZEROUPPER
+	RET
+
+DATA negsign32<>+0(SB)/4, $0x80000000
+GLOBL negsign32<>(SB), RODATA|NOPTR, $4
+
+// func backwardFusedNeoXBF16AVX512(p *byte)
+// Requires: AVX, AVX2, AVX512DQ, AVX512F, MMX+
+TEXT ·backwardFusedNeoXBF16AVX512(SB), NOSPLIT, $0-8
+	MOVQ         p+0(FP), AX
+	MOVQ         152(AX), CX
+	SHLQ         $0x01, CX
+	MOVQ         160(AX), DX
+	SHLQ         $0x01, DX
+	JZ           done
+	CMPQ         88(AX), $0x00
+	JE           done
+	CMPQ         56(AX), $0x00
+	JE           done
+	VPBROADCASTD one<>+0(SB), Z0
+	VPBROADCASTD bias<>+0(SB), Z1
+	VPBROADCASTD absmask<>+0(SB), Z2
+	VPBROADCASTD inf<>+0(SB), Z3
+	VPBROADCASTD quiet<>+0(SB), Z4
+	VPBROADCASTD himask<>+0(SB), Y5
+
+cosrow:
+	XORQ BX, BX
+
+block:
+	MOVQ         24(AX), SI
+	ADDQ         BX, SI
+	VPMOVZXWD    (SI), Z6
+	VPSLLD       $0x10, Z6, Z6
+	VPMOVZXWD    (SI)(CX*1), Z7
+	VPSLLD       $0x10, Z7, Z7
+	MOVQ         32(AX), SI
+	ADDQ         BX, SI
+	VPMOVZXWD    (SI), Z8
+	VPSLLD       $0x10, Z8, Z8
+	VPMOVZXWD    (SI)(CX*1), Z9
+	VPSLLD       $0x10, Z9, Z9
+	VPBROADCASTD negsign32<>+0(SB), Z10
+	VXORPS       Z10, Z9, Z9
+	VXORPS       Z10, Z8, Z8
+	VXORPD       Z10, Z10, Z10
+	VXORPD       Z15, Z15, Z15
+	VXORPD       Z16, Z16, Z16
+	VXORPD       Z17, Z17, Z17
+	VXORPD       Z18, Z18, Z18
+	VXORPD       Z19, Z19, Z19
+	VXORPD       Z20, Z20, Z20
+	VXORPD       Z21, Z21, Z21
+	MOVQ         (AX), DI
+	ADDQ         BX, DI
+	MOVQ         8(AX), R8
+	ADDQ         BX, R8
+	MOVQ         16(AX), R9
+	ADDQ         BX, R9
+	MOVQ         56(AX), R10
+	MOVQ         96(AX), R11
+	MOVQ         104(AX), R12
+
+row:
+	PREFETCHT0   (DI)(R11*1)
+	PREFETCHT0   (R8)(R12*1)
+	LEAQ         (DI)(R11*1), SI
+	PREFETCHT0   (SI)(CX*1)
+	LEAQ         (R8)(R12*1), SI
+	PREFETCHT0   (SI)(CX*1)
+	VPMOVZXWD    (DI), Z22
+	VPSLLD       $0x10, Z22, Z22
+	VPMOVZXWD    (DI)(CX*1), Z23
+	VPSLLD       $0x10, Z23, Z23
+	VMOVDQU      (DI), Y11
+	VPSLLD       $0x10, Y11, Y12
+	VPAND        Y5, Y11, Y11
+	VCVTPS2PD    Y12, Z24
+	VCVTPS2PD    Y11, Z25
+	VMOVDQU      (DI)(CX*1), Y11
+	VPSLLD       $0x10, Y11, Y12
+	VPAND        Y5, Y11, Y11
+	VCVTPS2PD    Y12, Z26
+	VCVTPS2PD    Y11, Z27
+	VMOVDQU      (R8), Y11
+	VPSLLD       $0x10, Y11, Y12
+	VPAND        Y5, Y11, Y11
+	VCVTPS2PD    Y12, Z28
+	VCVTPS2PD    Y11, Z29
+	VMOVDQU      (R8)(CX*1), Y11
+	VPSLLD       $0x10, Y11, Y12
+	VPAND        Y5, Y11, Y11
+	VCVTPS2PD    Y12, Z30
+	VCVTPS2PD    Y11, Z31
+	VFMADD231PD  Z28, Z24, Z10
+	VFMADD231PD  Z30, Z26, Z16
+	VFNMADD231PD Z30, Z24, Z18
+	VFMADD231PD  Z28, Z26, Z20
+	VFMADD231PD  Z29, Z25, Z15
+	VFMADD231PD  Z31, Z27, Z17
+	VFNMADD231PD Z31, Z25, Z19
+	VFMADD231PD  Z29, Z27, Z21
+	VMULPS       Z6, Z22, Z24
+	VMULPS       Z9, Z23, Z25
+	VMULPS       Z7, Z23, Z23
+	VMULPS       Z8, Z22, Z22
+	VSUBPS       Z25, Z24, Z24
+	VADDPS       Z22, Z23, Z23
+	VPSRLD       $0x10, Z24, Z22
+	VPSRLD       $0x10, Z24, Z25
+	VPANDD       Z0, Z22, Z22
+	VPADDD       Z24, Z22, Z22
+	VPADDD       Z1, Z22, Z22
+	VPSRLD       $0x10, Z22, Z22
+	VPORD        Z4, Z25, Z25
+	VPANDD       Z2, Z24, Z24
+	VPCMPGTD     Z3, Z24, K1
+	VPBLENDMD    Z25, Z22, K1, Z22
+	VPMOVDW      Z22, (R9)
+	VPSRLD       $0x10, Z23, Z22
+	VPSRLD       $0x10, Z23, Z24
+	VPANDD       Z0, Z22, Z22
+	VPADDD       Z23, Z22, Z22
+	VPADDD       Z1, Z22, Z22
+	VPSRLD       $0x10, Z22, Z22
+	VPORD        Z4, Z24, Z24
+	VPANDD       Z2, Z23, Z23
+	VPCMPGTD     Z3, Z23, K1
+	VPBLENDMD    Z24, Z22, K1, Z22
+	VPMOVDW      Z22, (R9)(CX*1)
+	ADDQ         64(AX), DI
+	ADDQ         72(AX), R8
+	ADDQ         80(AX), R9
+	DECQ         R10
+	JNZ          row
+	MOVQ         40(AX), SI
+	TESTQ        SI, SI
+	JZ           nodcos
+	ADDQ         BX, SI
+	VMOVDQU64    sumslo<>+0(SB), Z6
+	VPERMI2PD    Z15, Z10, Z6
+	VMOVDQU64    sumshi<>+0(SB), Z7
+	VPERMI2PD    Z15, Z10, Z7
+	VCVTPD2PS    Z6, Y11
+	VCVTPD2PS    Z7, Y6
+	VINSERTF32X8 $0x01, Y6, Z11, Z11
+	VMOVDQU64    sumslo<>+0(SB), Z6
+	VPERMI2PD    Z17, Z16, Z6
+	VMOVDQU64    sumshi<>+0(SB), Z7
+	VPERMI2PD    Z17, Z16, Z7
+	VCVTPD2PS    Z6, Y12
+	VCVTPD2PS    Z7, Y6
+	VINSERTF32X8 $0x01, Y6, Z12, Z12
+	VPSRLD       $0x10, Z11, Z6
+	VPSRLD       $0x10, Z11, Z7
+	VPANDD       Z0, Z6, Z6
+	VPADDD       Z11, Z6, Z6
+	VPADDD       Z1, Z6, Z6
+	VPSRLD       $0x10, Z6, Z6
+	VPORD        Z4, Z7, Z7
+	VPANDD       Z2, Z11, Z8
+	VPCMPGTD     Z3, Z8, K1
+	VPBLENDMD    Z7, Z6, K1, Z6
+	VPMOVDW      Z6, (SI)
+	VPSRLD       $0x10, Z12, Z6
+	VPSRLD       $0x10, Z12, Z7
+	VPANDD       Z0, Z6, Z6
+	VPADDD       Z12, Z6, Z6
+	VPADDD       Z1, Z6, Z6
+	VPSRLD       $0x10, Z6, Z6
+	VPORD        Z4, Z7, Z7
+	VPANDD       Z2, Z12, Z8
+	VPCMPGTD     Z3, Z8, K1
+	VPBLENDMD    Z7, Z6, K1, Z6
+	VPMOVDW      Z6, (SI)(CX*1)
+
+nodcos:
+	MOVQ         48(AX), SI
+	TESTQ        SI, SI
+	JZ           nodsin
+	ADDQ         BX, SI
+	VMOVDQU64    sumslo<>+0(SB), Z6
+	VPERMI2PD    Z19, Z18, Z6
+	VMOVDQU64    sumshi<>+0(SB), Z7
+	VPERMI2PD    Z19, Z18, Z7
+	VCVTPD2PS    Z6, Y13
+	VCVTPD2PS    Z7, Y6
+	VINSERTF32X8 $0x01, Y6, Z13, Z13
+	VMOVDQU64    sumslo<>+0(SB), Z6
+	VPERMI2PD    Z21, Z20, Z6
+	VMOVDQU64    sumshi<>+0(SB), Z7
+	VPERMI2PD    Z21, Z20, Z7
+	VCVTPD2PS    Z6, Y14
+	VCVTPD2PS    Z7, Y6
+	VINSERTF32X8 $0x01, Y6, Z14, Z14
+	VPSRLD       $0x10, Z13, Z6
+	VPSRLD       $0x10, Z13, Z7
+	VPANDD       Z0, Z6, Z6
+	VPADDD       Z13, Z6, Z6
+	VPADDD       Z1, Z6, Z6
+	VPSRLD       $0x10, Z6, Z6
+	VPORD        Z4, Z7, Z7
+	VPANDD       Z2, Z13, Z8
+	VPCMPGTD     Z3, Z8, K1
+	VPBLENDMD    Z7, Z6, K1, Z6
+	VPMOVDW      Z6, (SI)
+	VPSRLD       $0x10, Z14, Z6
+	VPSRLD       $0x10, Z14, Z7
+	VPANDD       Z0, Z6, Z6
+	VPADDD       Z14, Z6, Z6
+	VPADDD       Z1, Z6, Z6
+	VPSRLD       $0x10, Z6, Z6
+	VPORD        Z4, Z7, Z7
+	VPANDD       Z2, Z14, Z8
+	VPCMPGTD     Z3, Z8, K1
+	VPBLENDMD    Z7, Z6, K1, Z6
+	VPMOVDW      Z6, (SI)(CX*1)
+
+nodsin:
+	ADDQ $0x00000020, BX
+	CMPQ BX, DX
+	JB   block
+	DECQ 88(AX)
+	JZ   done
+	MOVQ 96(AX), SI
+	ADDQ SI, (AX)
+	MOVQ 104(AX), SI
+	ADDQ SI, 8(AX)
+	MOVQ 112(AX), SI
+	ADDQ SI, 16(AX)
+	MOVQ 120(AX), SI
+	ADDQ SI, 24(AX)
+	MOVQ 128(AX), SI
+	ADDQ SI, 32(AX)
+	MOVQ 136(AX), SI
+	ADDQ SI, 40(AX)
+	MOVQ 144(AX), SI
+	ADDQ SI, 48(AX)
+	JMP  cosrow
+
+done:
+	VZEROUPPER
+	RET
+
+// func backwardFusedNeoXF16AVX512(p *byte)
+// Requires: AVX, AVX512DQ, AVX512F, MMX+
+TEXT ·backwardFusedNeoXF16AVX512(SB), NOSPLIT, $0-8
+	MOVQ p+0(FP), AX
+	MOVQ 152(AX), CX
+	SHLQ $0x01, CX
+	MOVQ 160(AX), DX
+	SHLQ $0x01, DX
+	JZ   done
+	CMPQ 88(AX), $0x00
+	JE   done
+	CMPQ 56(AX), $0x00
+	JE   done
+
+cosrow:
+	XORQ BX, BX
+
+block:
+	MOVQ         24(AX), SI
+	ADDQ         BX, SI
+	VCVTPH2PS    (SI), Z0
+	VCVTPH2PS    (SI)(CX*1), Z1
+	MOVQ         32(AX), SI
+	ADDQ         BX, SI
+	VCVTPH2PS    (SI), Z2
+	VCVTPH2PS    (SI)(CX*1), Z3
+	VPBROADCASTD negsign32<>+0(SB), Z4
+	VXORPS       Z4, Z3, Z3
+	VXORPS       Z4, Z2, Z2
+	VXORPD       Z4, Z4, Z4
+	VXORPD       Z9, Z9, Z9
+	VXORPD       Z10, Z10, Z10
+	VXORPD       Z11, Z11, Z11
+	VXORPD       Z12, Z12, Z12
+	VXORPD       Z13, Z13, Z13
+	VXORPD       Z14, Z14, Z14
+	VXORPD       Z15, Z15, Z15
+	MOVQ         (AX), DI
+	ADDQ         BX, DI
+	MOVQ         8(AX), R8
+	ADDQ         BX, R8
+	MOVQ         16(AX), R9
+	ADDQ         BX, R9
+	MOVQ         56(AX), R10
+	MOVQ         96(AX), R11
+	MOVQ         104(AX), R12
+
+row:
+	PREFETCHT0    (DI)(R11*1)
+	PREFETCHT0    (R8)(R12*1)
+	LEAQ          (DI)(R11*1), SI
+	PREFETCHT0    (SI)(CX*1)
+	LEAQ          (R8)(R12*1), SI
+	PREFETCHT0    (SI)(CX*1)
+	VCVTPH2PS     (DI), Z16
+	VCVTPH2PS     (DI)(CX*1), Z17
+	VCVTPS2PD     Y16, Z18
+	VEXTRACTF32X8 $0x01, Z16, Y5
+	VCVTPS2PD     Y5, Z19
+	VCVTPS2PD     Y17, Z20
+	VEXTRACTF32X8 $0x01, Z17, Y5
+	VCVTPS2PD     Y5, Z21
+	VCVTPH2PS     (R8), Z22
+	VCVTPS2PD     Y22, Z23
+	VEXTRACTF32X8 $0x01, Z22, Y5
+	VCVTPS2PD     Y5, Z22
+	VCVTPH2PS     (R8)(CX*1), Z24
+	VCVTPS2PD     Y24, Z25
+	VEXTRACTF32X8 $0x01, Z24, Y5
+	VCVTPS2PD     Y5, Z24
+	VFMADD231PD   Z23, Z18, Z4
+	VFMADD231PD   Z25, Z20, Z10
+	VFNMADD231PD  Z25, Z18, Z12
+	VFMADD231PD   Z23, Z20, Z14
+	VFMADD231PD   Z22, Z19, Z9
+	VFMADD231PD   Z24, Z21, Z11
+	VFNMADD231PD  Z24, Z19, Z13
+	VFMADD231PD   Z22, Z21, Z15
+	VMULPS        Z0, Z16, Z18
+	VMULPS        Z3, Z17, Z19
+	VMULPS        Z1, Z17, Z17
+	VMULPS        Z2, Z16, Z16
+	VSUBPS        Z19, Z18, Z18
+	VADDPS        Z16, Z17, Z17
+	VCVTPS2PH     $0x00, Z18, (R9)
+	VCVTPS2PH     $0x00, Z17, (R9)(CX*1)
+	ADDQ          64(AX), DI
+	ADDQ          72(AX), R8
+	ADDQ          80(AX), R9
+	DECQ          R10
+	JNZ           row
+	MOVQ          40(AX), SI
+	TESTQ         SI, SI
+	JZ            nodcos
+	ADDQ          BX, SI
+	VCVTPD2PS     Z4, Y5
+	VCVTPD2PS     Z9, Y0
+	VINSERTF32X8  $0x01, Y0, Z5, Z5
+	VCVTPD2PS     Z10, Y6
+	VCVTPD2PS     Z11, Y0
+	VINSERTF32X8  $0x01, Y0, Z6, Z6
+	VCVTPS2PH     $0x00, Z5, (SI)
+	VCVTPS2PH     $0x00, Z6, (SI)(CX*1)
+
+nodcos:
+	MOVQ         48(AX), SI
+	TESTQ        SI, SI
+	JZ           nodsin
+	ADDQ         BX, SI
+	VCVTPD2PS    Z12, Y7
+	VCVTPD2PS    Z13, Y0
+	VINSERTF32X8 $0x01, Y0, Z7, Z7
+	VCVTPD2PS    Z14, Y8
+	VCVTPD2PS    Z15, Y0
+	VINSERTF32X8 $0x01, Y0, Z8, Z8
+	VCVTPS2PH    $0x00, Z7, (SI)
+	VCVTPS2PH    $0x00, Z8, (SI)(CX*1)
+
+nodsin:
+	ADDQ $0x00000020, BX
+	CMPQ BX, DX
+	JB   block
+	DECQ 88(AX)
+	JZ   done
+	MOVQ 96(AX), SI
+	ADDQ SI, (AX)
+	MOVQ 104(AX), SI
+	ADDQ SI, 8(AX)
+	MOVQ 112(AX), SI
+	ADDQ SI, 16(AX)
+	MOVQ 120(AX), SI
+	ADDQ SI, 24(AX)
+	MOVQ 128(AX), SI
+	ADDQ SI, 32(AX)
+	MOVQ 136(AX), SI
+	ADDQ SI, 40(AX)
+	MOVQ 144(AX), SI
+	ADDQ SI, 48(AX)
+	JMP  cosrow
+
+done:
+	VZEROUPPER
+	RET
+
+// func backwardFusedNeoXBF16AVX512BF16(p *byte)
+// Requires: AVX, AVX2, AVX512DQ, AVX512F, AVX512VL, MMX+
+TEXT ·backwardFusedNeoXBF16AVX512BF16(SB), NOSPLIT, $0-8
+	MOVQ         p+0(FP), AX
+	MOVQ         152(AX), CX
+	SHLQ         $0x01, CX
+	MOVQ         160(AX), DX
+	SHLQ         $0x01, DX
+	JZ           done
+	CMPQ         88(AX), $0x00
+	JE           done
+	CMPQ         56(AX), $0x00
+	JE           done
+	VPBROADCASTD himask<>+0(SB), Y0
+
+cosrow:
+	XORQ BX, BX
+
+block:
+	MOVQ         24(AX), SI
+	ADDQ         BX, SI
+	VPMOVZXWD    (SI), Z1
+	VPSLLD       $0x10, Z1, Z1
+	VPMOVZXWD    (SI)(CX*1), Z2
+	VPSLLD       $0x10, Z2, Z2
+	MOVQ         32(AX), SI
+	ADDQ         BX, SI
+	VPMOVZXWD    (SI), Z3
+	VPSLLD       $0x10, Z3, Z3
+	VPMOVZXWD    (SI)(CX*1), Z4
+	VPSLLD       $0x10, Z4, Z4
+	VPBROADCASTD negsign32<>+0(SB), Z5
+	VXORPS       Z5, Z4, Z4
+	VXORPS       Z5, Z3, Z3
+	VXORPD       Z5, Z5, Z5
+	VXORPD       Z10, Z10, Z10
+	VXORPD       Z11, Z11, Z11
+	VXORPD       Z12, Z12, Z12
+	VXORPD       Z13, Z13, Z13
+	VXORPD       Z14, Z14, Z14
+	VXORPD       Z15, Z15, Z15
+	VXORPD       Z16, Z16, Z16
+	MOVQ         (AX), DI
+	ADDQ         BX, DI
+	MOVQ         8(AX), R8
+	ADDQ         BX, R8
+	MOVQ         16(AX), R9
+	ADDQ         BX, R9
+	MOVQ         56(AX), R10
+	MOVQ         96(AX), R11
+	MOVQ         104(AX), R12
+
+row:
+	PREFETCHT0    (DI)(R11*1)
+	PREFETCHT0    (R8)(R12*1)
+	LEAQ          (DI)(R11*1), SI
+	PREFETCHT0    (SI)(CX*1)
+	LEAQ          (R8)(R12*1), SI
+	PREFETCHT0    (SI)(CX*1)
+	VPMOVZXWD     (DI), Z17
+	VPSLLD        $0x10, Z17, Z17
+	VPMOVZXWD     (DI)(CX*1), Z18
+	VPSLLD        $0x10, Z18, Z18
+	VMOVDQU       (DI), Y6
+	VPSLLD        $0x10, Y6, Y7
+	VPAND         Y0, Y6, Y6
+	VCVTPS2PD     Y7, Z19
+	VCVTPS2PD     Y6, Z20
+	VMOVDQU       (DI)(CX*1), Y6
+	VPSLLD        $0x10, Y6, Y7
+	VPAND         Y0, Y6, Y6
+	VCVTPS2PD     Y7, Z21
+	VCVTPS2PD     Y6, Z22
+	VMOVDQU       (R8), Y6
+	VPSLLD        $0x10, Y6, Y7
+	VPAND         Y0, Y6, Y6
+	VCVTPS2PD     Y7, Z23
+	VCVTPS2PD     Y6, Z24
+	VMOVDQU       (R8)(CX*1), Y6
+	VPSLLD        $0x10, Y6, Y7
+	VPAND         Y0, Y6, Y6
+	VCVTPS2PD     Y7, Z25
+	VCVTPS2PD     Y6, Z26
+	VFMADD231PD   Z23, Z19, Z5
+	VFMADD231PD   Z25, Z21, Z11
+	VFNMADD231PD  Z25, Z19, Z13
+	VFMADD231PD   Z23, Z21, Z15
+	VFMADD231PD   Z24, Z20, Z10
+	VFMADD231PD   Z26, Z22, Z12
+	VFNMADD231PD  Z26, Z20, Z14
+	VFMADD231PD   Z24, Z22, Z16
+	VMULPS        Z1, Z17, Z19
+	VMULPS        Z4, Z18, Z20
+	VMULPS        Z2, Z18, Z18
+	VMULPS        Z3, Z17, Z17
+	VSUBPS        Z20, Z19, Z19
+	VADDPS        Z17, Z18, Z18
+	VFPCLASSPSZ   $0x20, Z19, K1
+	VFPCLASSPSZ   $0x20, Z18, K2
+	KORTESTW      K1, K2
+	JNZ           fusedslow75
+	BYTE $0x62; BYTE $0xb2; BYTE $0x7e; BYTE $0x48; BYTE $0x72; BYTE $0xf3 // VCVTNEPS2BF16 Z19, Y6
+	VMOVDQU32     Y6, (R9)
+	BYTE $0x62; BYTE $0xb2; BYTE $0x7e; BYTE $0x48; BYTE $0x72; BYTE $0xf2 // VCVTNEPS2BF16 Z18, Y6
+	VMOVDQU32     Y6, (R9)(CX*1)
+
+fuseddone76:
+	ADDQ          64(AX), DI
+	ADDQ          72(AX), R8
+	ADDQ          80(AX), R9
+	DECQ          R10
+	JNZ           row
+	MOVQ          40(AX), SI
+	TESTQ         SI, SI
+	JZ            nodcos
+	ADDQ          BX, SI
+	VMOVDQU64     sumslo<>+0(SB), Z1
+	VPERMI2PD     Z10, Z5, Z1
+	VMOVDQU64     sumshi<>+0(SB), Z2
+	VPERMI2PD     Z10, Z5, Z2
+	VCVTPD2PS     Z1, Y6
+	VCVTPD2PS     Z2, Y1
+	VINSERTF32X8  $0x01, Y1, Z6, Z6
+	VMOVDQU64     sumslo<>+0(SB), Z1
+	VPERMI2PD     Z12, Z11, Z1
+	VMOVDQU64     sumshi<>+0(SB), Z2
+	VPERMI2PD     Z12, Z11, Z2
+	VCVTPD2PS     Z1, Y7
+	VCVTPD2PS     Z2, Y1
+	VINSERTF32X8  $0x01, Y1, Z7, Z7
+	VFPCLASSPSZ   $0x20, Z6, K1
+	VFPCLASSPSZ   $0x20, Z7, K2
+	KORTESTW      K1, K2
+	JNZ           fusedslow77
+	BYTE $0x62; BYTE $0xf2; BYTE $0x7e; BYTE $0x48; BYTE $0x72; BYTE $0xce // VCVTNEPS2BF16 Z6, Y1
+	VMOVDQU32     Y1, (SI)
+	BYTE $0x62; BYTE $0xf2; BYTE $0x7e; BYTE $0x48; BYTE $0x72; BYTE $0xcf // VCVTNEPS2BF16 Z7, Y1
+	VMOVDQU32     Y1, (SI)(CX*1)
+
+fuseddone78:
+nodcos:
+	MOVQ          48(AX), SI
+	TESTQ         SI, SI
+	JZ            nodsin
+	ADDQ          BX, SI
+	VMOVDQU64     sumslo<>+0(SB), Z1
+	VPERMI2PD     Z14, Z13, Z1
+	VMOVDQU64     sumshi<>+0(SB), Z2
+	VPERMI2PD     Z14, Z13, Z2
+	VCVTPD2PS     Z1, Y8
+	VCVTPD2PS     Z2, Y1
+	VINSERTF32X8  $0x01, Y1, Z8, Z8
+	VMOVDQU64     sumslo<>+0(SB), Z1
+	VPERMI2PD     Z16, Z15, Z1
+	VMOVDQU64     sumshi<>+0(SB), Z2
+	VPERMI2PD     Z16, Z15, Z2
+	VCVTPD2PS     Z1, Y9
+	VCVTPD2PS     Z2, Y1
+	VINSERTF32X8  $0x01, Y1, Z9, Z9
+	VFPCLASSPSZ   $0x20, Z8, K1
+	VFPCLASSPSZ   $0x20, Z9, K2
+	KORTESTW      K1, K2
+	JNZ           fusedslow79
+	BYTE $0x62; BYTE $0xd2; BYTE $0x7e; BYTE $0x48; BYTE $0x72; BYTE $0xc8 // VCVTNEPS2BF16 Z8, Y1
+	VMOVDQU32     Y1, (SI)
+	BYTE $0x62; BYTE $0xd2; BYTE $0x7e; BYTE $0x48; BYTE $0x72; BYTE $0xc9 // VCVTNEPS2BF16 Z9, Y1
+	VMOVDQU32     Y1, (SI)(CX*1)
+
+fuseddone80:
+nodsin:
+	ADDQ $0x00000020, BX
+	CMPQ BX, DX
+	JB   block
+	DECQ 88(AX)
+	JZ   done
+	MOVQ 96(AX), SI
+	ADDQ SI, (AX)
+	MOVQ 104(AX), SI
+	ADDQ SI, 8(AX)
+	MOVQ 112(AX), SI
+	ADDQ SI, 16(AX)
+	MOVQ 120(AX), SI
+	ADDQ SI, 24(AX)
+	MOVQ 128(AX), SI
+	ADDQ SI, 32(AX)
+	MOVQ 136(AX), SI
+	ADDQ SI, 40(AX)
+	MOVQ 144(AX), SI
+	ADDQ SI, 48(AX)
+	JMP  cosrow
+
+done:
+	VZEROUPPER
+	RET
+
+fusedslow75:
+	VPBROADCASTD one<>+0(SB), Z17
+	VPBROADCASTD bias<>+0(SB), Z20
+	VPBROADCASTD absmask<>+0(SB), Z21
+	VPBROADCASTD inf<>+0(SB), Z22
+	VPBROADCASTD quiet<>+0(SB), Z23
+	VPBROADCASTD expmask<>+0(SB), Z24
+	VPSRLD       $0x10, Z19, Z24
+	VPSRLD       $0x10, Z19, Z25
+	VPANDD       Z17, Z24, Z24
+	VPADDD       Z19, Z24, Z24
+	VPADDD       Z20, Z24, Z24
+	VPSRLD       $0x10, Z24, Z24
+	VPORD        Z23, Z25, Z25
+	VPANDD       Z21, Z19, Z19
+	VPCMPGTD     Z22, Z19, K1
+	VPBLENDMD    Z25, Z24, K1, Z24
+	VPMOVDW      Z24, (R9)
+	VPSRLD       $0x10, Z18, Z19
+	VPSRLD       $0x10, Z18, Z24
+	VPANDD       Z17, Z19, Z19
+	VPADDD       Z18, Z19, Z19
+	VPADDD       Z20, Z19, Z19
+	VPSRLD       $0x10, Z19, Z19
+	VPORD        Z23, Z24, Z24
+	VPANDD       Z21, Z18, Z17
+	VPCMPGTD     Z22, Z17, K1
+	VPBLENDMD    Z24, Z19, K1, Z19
+	VPMOVDW      Z19, (R9)(CX*1)
+	JMP          fuseddone76
+
+fusedslow77:
+	VPBROADCASTD one<>+0(SB), Z1
+	VPBROADCASTD bias<>+0(SB), Z2
+	VPBROADCASTD absmask<>+0(SB), Z3
+	VPBROADCASTD inf<>+0(SB), Z4
+	VPBROADCASTD quiet<>+0(SB), Z5
+	VPBROADCASTD expmask<>+0(SB), Z10
+	VPSRLD       $0x10, Z6, Z10
+	VPSRLD       $0x10, Z6, Z11
+	VPANDD       Z1, Z10, Z10
+	VPADDD       Z6, Z10, Z10
+	VPADDD       Z2, Z10, Z10
+	VPSRLD       $0x10, Z10, Z10
+	VPORD        Z5, Z11, Z11
+	VPANDD       Z3, Z6, Z12
+	VPCMPGTD     Z4, Z12, K1
+	VPBLENDMD    Z11, Z10, K1, Z10
+	VPMOVDW      Z10, (SI)
+	VPSRLD       $0x10, Z7, Z10
+	VPSRLD       $0x10, Z7, Z11
+	VPANDD       Z1, Z10, Z10
+	VPADDD       Z7, Z10, Z10
+	VPADDD       Z2, Z10, Z10
+	VPSRLD       $0x10, Z10, Z10
+	VPORD        Z5, Z11, Z11
+	VPANDD       Z3, Z7, Z1
+	VPCMPGTD     Z4, Z1, K1
+	VPBLENDMD    Z11, Z10, K1, Z10
+	VPMOVDW      Z10, (SI)(CX*1)
+	JMP          fuseddone78
+
+fusedslow79:
+	VPBROADCASTD one<>+0(SB), Z1
+	VPBROADCASTD bias<>+0(SB), Z2
+	VPBROADCASTD absmask<>+0(SB), Z3
+	VPBROADCASTD inf<>+0(SB), Z4
+	VPBROADCASTD quiet<>+0(SB), Z5
+	VPBROADCASTD expmask<>+0(SB), Z10
+	VPSRLD       $0x10, Z8, Z10
+	VPSRLD       $0x10, Z8, Z11
+	VPANDD       Z1, Z10, Z10
+	VPADDD       Z8, Z10, Z10
+	VPADDD       Z2, Z10, Z10
+	VPSRLD       $0x10, Z10, Z10
+	VPORD        Z5, Z11, Z11
+	VPANDD       Z3, Z8, Z12
+	VPCMPGTD     Z4, Z12, K1
+	VPBLENDMD    Z11, Z10, K1, Z10
+	VPMOVDW      Z10, (SI)
+	VPSRLD       $0x10, Z9, Z10
+	VPSRLD       $0x10, Z9, Z11
+	VPANDD       Z1, Z10, Z10
+	VPADDD       Z9, Z10, Z10
+	VPADDD       Z2, Z10, Z10
+	VPSRLD       $0x10, Z10, Z10
+	VPORD        Z5, Z11, Z11
+	VPANDD       Z3, Z9, Z1
+	VPCMPGTD     Z4, Z1, K1
+	VPBLENDMD    Z11, Z10, K1, Z10
+	VPMOVDW      Z10, (SI)(CX*1)
+	JMP          fuseddone80
+
 // func mropeGatherAVX512(dst *float32, r0 *float32, r1 *float32, r2 *float32, r3 *float32, masks *uint64, chunks int)
 // Requires: AVX512F
 TEXT ·mropeGatherAVX512(SB), NOSPLIT, $0-56

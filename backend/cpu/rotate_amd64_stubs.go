@@ -357,6 +357,26 @@ func backwardSumsNeoXF16AVX2(dcos *float64, dsin *float64, dy *byte, x *byte, ro
 //go:noescape
 func backwardSumsGPTJF16AVX2(dcos *float64, dsin *float64, dy *byte, x *byte, rows int, ystride int, xstride int, half int, n int)
 
+// backwardFusedNeoXF32AVX512 runs the NeoX backward pass of the first n pairs (a multiple of 16) of `count` cos rows' F32 rows, sums and dx in one pass; p is a backwardFused.
+//
+//go:noescape
+func backwardFusedNeoXF32AVX512(p *byte)
+
+// backwardFusedNeoXBF16AVX512 runs the NeoX backward pass of the first n pairs (a multiple of 16) of `count` cos rows' BF16 rows, sums and dx in one pass; p is a backwardFused.
+//
+//go:noescape
+func backwardFusedNeoXBF16AVX512(p *byte)
+
+// backwardFusedNeoXF16AVX512 runs the NeoX backward pass of the first n pairs (a multiple of 16) of `count` cos rows' F16 rows, sums and dx in one pass; p is a backwardFused.
+//
+//go:noescape
+func backwardFusedNeoXF16AVX512(p *byte)
+
+// backwardFusedNeoXBF16AVX512BF16 runs the NeoX backward pass of the first n pairs (a multiple of 16) of `count` cos rows' BF16 rows, sums and dx in one pass; p is a backwardFused.
+//
+//go:noescape
+func backwardFusedNeoXBF16AVX512BF16(p *byte)
+
 // mropeGatherAVX512 assembles chunks×16 floats of dst from r0 ... r3 by masks: each chunk's uint64 holds three 16-lane masks, for r1, r2 and r3, over r0.
 //
 //go:noescape

@@ -9,9 +9,10 @@ import (
 )
 
 // The kernels of package cpu's apply_rotary_emb.go beyond the shared rotation: the backward
-// pass's sums.
+// pass's sums, and the backward pass fused (sums and dx in one pass over dy and x).
 
-// backwardSumsKernels emits backwardSums<Style><D><ISA> for every ISA, dtype and style.
+// backwardSumsKernels emits backwardSums<Style><D><ISA> for every ISA, dtype and style, and
+// backwardFusedNeoX<D><ISA> for AVX-512 (bf16 also on AVX512BF16).
 func (g *generator) backwardSumsKernels() {
 	for _, s := range []isa{avx512, avx2} {
 		for _, d := range []dtype{f32, bf16, f16} {
@@ -20,6 +21,10 @@ func (g *generator) backwardSumsKernels() {
 			}
 		}
 	}
+	for _, d := range []dtype{f32, bf16, f16} {
+		g.backwardFusedKernel(avx512, d)
+	}
+	g.backwardFusedKernel(avx512BF16, bf16)
 }
 
 // backwardSumsKernel emits backwardSums<Style><D><ISA>(dcos, dsin *float64, dy, x *byte, rows,
@@ -416,4 +421,273 @@ func (w *sumsRows) prefetch() {
 	}
 	ADDQ(w.ys, w.qy)
 	ADDQ(w.xs, w.qx)
+}
+
+// The words of package cpu's backwardFused, the fused kernels' argument block, in order. The
+// kernels step its pointer words from one cos row to the next (to the last one's) and count
+// count down to 0.
+const (
+	fusedDY = iota
+	fusedX
+	fusedDX
+	fusedCos
+	fusedSin
+	fusedDCos // nil: dcos is not written
+	fusedDSin // nil: dsin is not written
+	fusedRows // rows of dy, x and dx per cos row
+	fusedYS   // bytes between those rows, per operand
+	fusedXS
+	fusedOS
+	fusedCount // cos rows
+	fusedYStep // bytes between consecutive cos rows' first rows, per operand
+	fusedXStep
+	fusedOStep
+	fusedCStep
+	fusedSStep
+	fusedDCStep
+	fusedDSStep
+	fusedHalf // pairs per row
+	fusedN    // pairs the kernel does: a multiple of 16
+)
+
+// backwardFusedKernel emits backwardFusedNeoX<D><ISA>(p *byte): apply_rotary_emb's NeoX
+// backward pass over the first n pairs of `count` cos rows, each with `rows` rows of dy and x
+// (all of one dtype), as backwardSumsKernel and the full-row rotation do it in two passes, in
+// one: each block of 16 pairs of a row of dy and x is loaded once, adds its terms to the cos
+// row's float64 sums (the rows in order, from +0, as native's accumulators) and gives its dx,
+// dx = dy·cos + dy_partner·(−sin_partner) (the rotation by the sin row whose values are each
+// minus their partner's, with the rotation kernel's operations in its order). After a block's
+// rows the sums are rounded to float32, then to d, into dcos and dsin: a block reads its cos
+// and sin values before any of its rows and writes its dcos and dsin after all of them, so
+// dcos and dsin may be cos and sin themselves, and dx may be dy (each row's block is read
+// before it is written).
+func (g *generator) backwardFusedKernel(s isa, d dtype) {
+	name := fmt.Sprintf("backwardFusedNeoX%s%s", d.name, s.name)
+	g.fastBF16 = s == avx512BF16
+	TEXT(name, NOSPLIT, "func(p *byte)")
+	Pragma("noescape")
+	Doc(fmt.Sprintf("%s runs the NeoX backward pass of the first n pairs (a multiple of 16) of `count` cos rows' %s rows, sums and dx in one pass; p is a backwardFused.", name, d.name))
+	p := Load(Param("p"), GP64())
+	f := func(i int) Mem { return Mem{Base: p, Disp: 8 * i} }
+	es := d.esize
+	hb, nb := GP64(), GP64() // half and n in bytes
+	MOVQ(f(fusedHalf), hb)
+	SHLQ(U8(log2(es)), hb)
+	MOVQ(f(fusedN), nb)
+	SHLQ(U8(log2(es)), nb)
+	JZ(LabelRef("done"))
+	CMPQ(f(fusedCount), U8(0))
+	JE(LabelRef("done"))
+	CMPQ(f(fusedRows), U8(0))
+	JE(LabelRef("done"))
+	var c consts
+	if d == bf16 && !g.fastBF16 {
+		// On AVX512BF16 the integer rounding's constants are loaded on the cold path
+		// (fusedStorePair).
+		c = g.loadConsts(bf16, false, 16)
+	}
+	var hiMask VecVirtual
+	var tables sumsTables
+	if d == bf16 {
+		hiMask = YMM()
+		VPBROADCASTD(g.data.hiMask, hiMask)
+		tables = g.sumsTables()
+	}
+	off := GP64() // the block's byte offset in every row
+	t := GP64()
+	Label("cosrow")
+	XORQ(off, off)
+	Label("block")
+	// The block's factors: c1, c2 the cos halves; sv = −s2 and sv2 = −s1, the rotation's
+	// sin factors (negation flips the sign bit, as Go's).
+	MOVQ(f(fusedCos), t)
+	ADDQ(off, t)
+	c1, c2 := load(d, 16, Mem{Base: t}), load(d, 16, Mem{Base: t, Index: hb, Scale: 1})
+	MOVQ(f(fusedSin), t)
+	ADDQ(off, t)
+	sv2, sv := load(d, 16, Mem{Base: t}), load(d, 16, Mem{Base: t, Index: hb, Scale: 1})
+	neg := ZMM()
+	VPBROADCASTD(g.negSign32(), neg)
+	VXORPS(neg, sv, sv)
+	VXORPS(neg, sv2, sv2)
+	// The sums of the block's 32 elements: c for dcos, s for dsin, 1 and 2 the halves, each in
+	// two vectors as wide splits them.
+	var c1s, c2s, s1s, s2s [2]VecVirtual
+	for _, a := range []*[2]VecVirtual{&c1s, &c2s, &s1s, &s2s} {
+		for k := range a {
+			a[k] = ZMM()
+			VXORPD(a[k], a[k], a[k])
+		}
+	}
+	py, px, po, r := GP64(), GP64(), GP64(), GP64()
+	MOVQ(f(fusedDY), py)
+	ADDQ(off, py)
+	MOVQ(f(fusedX), px)
+	ADDQ(off, px)
+	MOVQ(f(fusedDX), po)
+	ADDQ(off, po)
+	MOVQ(f(fusedRows), r)
+	// Each row's loads prefetch the same bytes of the next cos row's: at 4096 tokens and more
+	// the operands stream from memory, and the rows of a block are too far apart (a row each)
+	// for the hardware prefetcher to see. A prefetch cannot fault, so the last cos row's reach
+	// past the end is harmless.
+	qy, qx := GP64(), GP64()
+	MOVQ(f(fusedYStep), qy)
+	MOVQ(f(fusedXStep), qx)
+	Label("row")
+	PREFETCHT0(Mem{Base: py, Index: qy, Scale: 1})
+	PREFETCHT0(Mem{Base: px, Index: qx, Scale: 1})
+	{
+		// The second halves (py + hb + ystep): not an addressing mode, so by way of t.
+		LEAQ(Mem{Base: py, Index: qy, Scale: 1}, t)
+		PREFETCHT0(Mem{Base: t, Index: hb, Scale: 1})
+		LEAQ(Mem{Base: px, Index: qx, Scale: 1}, t)
+		PREFETCHT0(Mem{Base: t, Index: hb, Scale: 1})
+	}
+	y1m, y2m := Mem{Base: py}, Mem{Base: py, Index: hb, Scale: 1}
+	x1m, x2m := Mem{Base: px}, Mem{Base: px, Index: hb, Scale: 1}
+	y1, y2 := load(d, 16, y1m), load(d, 16, y2m)
+	// wide is the block's 16 values at m (loaded as v) as float64, exactly: the first 8 and
+	// the last 8, or for bf16 the even and the odd ones (sumsSplit), which take no shuffle.
+	wide := func(v VecVirtual, m Mem) [2]VecVirtual {
+		lo, hi := ZMM(), ZMM()
+		switch d {
+		case f32:
+			VCVTPS2PD(m, lo)
+			m.Disp += 32
+			VCVTPS2PD(m, hi)
+		case bf16:
+			w, fe, fo := YMM(), YMM(), YMM()
+			VMOVDQU(m, w)
+			VPSLLD(U8(16), w, fe)
+			VPAND(hiMask, w, fo)
+			VCVTPS2PD(fe, lo)
+			VCVTPS2PD(fo, hi)
+		default:
+			h := YMM()
+			VCVTPS2PD(v.AsY(), lo)
+			VEXTRACTF32X8(U8(1), v, h)
+			VCVTPS2PD(h, hi)
+		}
+		return [2]VecVirtual{lo, hi}
+	}
+	y1w, y2w := wide(y1, y1m), wide(y2, y2m)
+	var x1w, x2w [2]VecVirtual
+	if d == f16 {
+		x1w, x2w = wide(load(d, 16, x1m), x1m), wide(load(d, 16, x2m), x2m)
+	} else {
+		x1w, x2w = wide(nil, x1m), wide(nil, x2m)
+	}
+	for k := range 2 {
+		// As backwardSumsKernel: rotate(x) = (−x2, x1).
+		VFMADD231PD(x1w[k], y1w[k], c1s[k])
+		VFMADD231PD(x2w[k], y2w[k], c2s[k])
+		VFNMADD231PD(x2w[k], y1w[k], s1s[k])
+		VFMADD231PD(x1w[k], y2w[k], s2s[k])
+	}
+	// dx as neoxRotate computes o1 = a·c − b·s, o2 = b·c + a·s with a = y1, b = y2.
+	ac, bs, bc, as := ZMM(), ZMM(), ZMM(), ZMM()
+	VMULPS(c1, y1, ac)
+	VMULPS(sv, y2, bs)
+	VMULPS(c2, y2, bc)
+	VMULPS(sv2, y1, as)
+	VSUBPS(bs, ac, ac)
+	VADDPS(as, bc, bc)
+	g.fusedStorePair(d, c, ac, bc, Mem{Base: po}, Mem{Base: po, Index: hb, Scale: 1})
+	ADDQ(f(fusedYS), py)
+	ADDQ(f(fusedXS), px)
+	ADDQ(f(fusedOS), po)
+	DECQ(r)
+	JNZ(LabelRef("row"))
+	// The block's dcos and dsin: float64 → float32 (nearest even, as Go's conversion) → d.
+	narrow := func(w [2]VecVirtual) VecVirtual {
+		if d == bf16 {
+			// Even and odd elements back in order.
+			lo, hi := ZMM(), ZMM()
+			VMOVDQU64(tables.lo, lo)
+			VPERMI2PD(w[1], w[0], lo)
+			VMOVDQU64(tables.hi, hi)
+			VPERMI2PD(w[1], w[0], hi)
+			w = [2]VecVirtual{lo, hi}
+		}
+		v, h := ZMM(), YMM()
+		VCVTPD2PS(w[0], v.AsY())
+		VCVTPD2PS(w[1], h)
+		VINSERTF32X8(U8(1), h, v, v)
+		return v
+	}
+	for _, o := range []struct {
+		field  int
+		s1, s2 [2]VecVirtual
+		skip   string
+	}{{fusedDCos, c1s, c2s, "nodcos"}, {fusedDSin, s1s, s2s, "nodsin"}} {
+		MOVQ(f(o.field), t)
+		TESTQ(t, t)
+		JZ(LabelRef(o.skip))
+		ADDQ(off, t)
+		g.fusedStorePair(d, c, narrow(o.s1), narrow(o.s2), Mem{Base: t}, Mem{Base: t, Index: hb, Scale: 1})
+		Label(o.skip)
+	}
+	ADDQ(U32(16*es), off)
+	CMPQ(off, nb)
+	JB(LabelRef("block"))
+	// The next cos row. The pointer words step only while rows remain, so that they never point
+	// past their operands (the garbage collector may see them).
+	DECQ(f(fusedCount))
+	JZ(LabelRef("done"))
+	for _, w := range [][2]int{{fusedDY, fusedYStep}, {fusedX, fusedXStep}, {fusedDX, fusedOStep},
+		{fusedCos, fusedCStep}, {fusedSin, fusedSStep}, {fusedDCos, fusedDCStep}, {fusedDSin, fusedDSStep}} {
+		MOVQ(f(w[1]), t)
+		ADDQ(t, f(w[0]))
+	}
+	JMP(LabelRef("cosrow"))
+	Label("done")
+	g.retWithColdPaths()
+}
+
+// fusedStorePair rounds a and b (16 float32 each) to d and stores them at m1 and m2. bf16 on
+// AVX512BF16 converts with VCVTNEPS2BF16 unless a lane of either is subnormal (which the
+// instruction flushes), then takes the integer path on a cold path that loads its own
+// constants (c holds none there).
+func (g *generator) fusedStorePair(d dtype, c consts, a, b VecVirtual, m1, m2 Mem) {
+	if d != bf16 || !g.fastBF16 {
+		g.store(d, 16, c, a, m1)
+		g.store(d, 16, c, b, m2)
+		return
+	}
+	k1, k2 := K(), K()
+	subnormals(a, k1)
+	subnormals(b, k2)
+	KORTESTW(k1, k2)
+	slow, done := g.newLabel("fusedslow"), g.newLabel("fuseddone")
+	JNZ(LabelRef(slow))
+	for _, v := range []struct {
+		v VecVirtual
+		m Mem
+	}{{a, m1}, {b, m2}} {
+		r := YMM()
+		cvtNEPS2BF16(v.v, r)
+		VMOVDQU32(r, v.m)
+	}
+	Label(done)
+	g.coldPaths = append(g.coldPaths, func() {
+		Label(slow)
+		c := g.coldConsts(c)
+		storeBF16Int(16, c, a, m1)
+		storeBF16Int(16, c, b, m2)
+		JMP(LabelRef(done))
+	})
+}
+
+// negSign32Data is the float32 sign bit, declared by negSign32 on first use.
+var negSign32Data *Mem
+
+// negSign32 is the float32 sign bit, to broadcast: XOR with it negates.
+func (g *generator) negSign32() Mem {
+	if negSign32Data == nil {
+		m := GLOBL("negsign32", RODATA|NOPTR)
+		DATA(0, U32(0x80000000))
+		negSign32Data = &m
+	}
+	return *negSign32Data
 }
