@@ -30,6 +30,7 @@ const (
 	jobQueryScale
 	jobApplyBackward     // ap holds dy and dx in X's and Out's places
 	jobApplyBackwardSums // split by cos rows
+	jobVisionRoPE2D
 )
 
 type job struct {
@@ -44,6 +45,8 @@ type job struct {
 	thd  ops.ApplyRotaryEmbTHDArgs
 	il   ops.InterleaveRoPEArgs
 	qs   ops.QueryScaleArgs
+	vr   ops.VisionRoPE2DArgs
+	vinv []float64 // vision_rope_2d's pair frequencies, the caller's
 	// copy: bytes [lo·copyBlock, hi·copyBlock) of src to dst
 	dst, src []byte
 	st       streamJob // Stream's slices, one share per unit
@@ -76,6 +79,8 @@ func (j *job) run(lo, hi int) {
 		interleaveRows(&j.il, lo, hi)
 	case jobQueryScale:
 		queryScale(&j.qs, lo, hi)
+	case jobVisionRoPE2D:
+		visionRoPE2DChunk(&j.vr, j.vinv, lo, hi)
 	case jobStream:
 		j.st.run(lo, hi)
 	case jobCopy:

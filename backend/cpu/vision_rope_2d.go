@@ -1,38 +1,101 @@
 package cpu
 
 import (
+	"sync"
+
 	"github.com/rotary-go/rotary/backend/native"
 	"github.com/rotary-go/rotary/ops"
 )
 
 func init() {
-	ops.VisionRoPE2D.Register(&ops.Impl[ops.VisionRoPE2DArgs]{Backend: Name, Priority: 10, Fn: func(a ops.VisionRoPE2DArgs) { visionRoPE2D(&a) }})
+	ops.VisionRoPE2D.Register(&ops.Impl[ops.VisionRoPE2DArgs]{Backend: Name, Priority: 10, Fn: func(a ops.VisionRoPE2DArgs) {
+		s := visionScratchPool.Get().(*visionScratch)
+		defer visionScratchPool.Put(s)
+		half := a.RotaryDim / 2
+		inv := s.inv[:]
+		if half > len(inv) {
+			inv = make([]float64, half)
+		}
+		inv = inv[:half]
+		native.VisionFreqs(&a, inv)
+		if !worthThreads(a.Query.Tokens, &a.RoPE) {
+			visionRoPE2D(&a, inv, s, 0, a.Query.Tokens)
+			return
+		}
+		parallel(&job{kind: jobVisionRoPE2D, vr: a, vinv: inv}, a.Query.Tokens)
+	}})
 }
 
-// visionRoPE2D takes each token's cos/sin from native's float64 evaluation (bit for bit the
-// reference's) and rotates with the active kernel set. Patches come row by row, so a half
-// whose coordinate equals the previous token's keeps its cos/sin: row-major images recompute
-// only the column half. A vision tower's call is a few thousand patches of one image; it runs
-// on the calling goroutine.
-func visionRoPE2D(a *ops.VisionRoPE2DArgs) {
+// A vision tower's patches repeat their coordinates: a row-major image's column coordinates
+// come round again every row. Each half's cos/sin is kept by coordinate in a small
+// direct-mapped table, so an image narrower than visionSlots patches evaluates each column's
+// sines once per call instead of once per patch (the float64 sines cost several times the
+// rotation of a patch's heads).
+const (
+	visionSlots    = 64 // a power of two
+	visionMaxPairs = 32 // the pairs a half may have to be kept: rotary dims up to 128
+)
+
+// visionScratch is one goroutine's working memory for visionRoPE2D: the pair frequencies of the
+// call (filled by the caller, shared by its chunks) and each half's table.
+type visionScratch struct {
+	inv [256]float64
+	tag [2][visionSlots]int64 // the coordinate a slot holds, −1 for none
+	ent [2][visionSlots][2 * visionMaxPairs]float32
+}
+
+var visionScratchPool = sync.Pool{New: func() any { return new(visionScratch) }}
+
+// visionRoPE2DChunk is the pool's share of a call: its own table, the call's frequencies.
+func visionRoPE2DChunk(a *ops.VisionRoPE2DArgs, inv []float64, lo, hi int) {
+	s := visionScratchPool.Get().(*visionScratch)
+	visionRoPE2D(a, inv, s, lo, hi)
+	visionScratchPool.Put(s)
+}
+
+// visionRoPE2D rotates tokens [lo, hi), each with its cos/sin from native's float64 evaluation
+// at the pair frequencies inv (bit for bit the reference's), by the active kernel set. A half
+// whose coordinate equals the previous token's keeps its cos/sin; others come from s's table
+// or are evaluated into it.
+func visionRoPE2D(a *ops.VisionRoPE2DArgs, inv []float64, s *visionScratch, lo, hi int) {
 	k := active
-	half := a.RotaryDim / 2
-	var invStack [256]float64
+	half := len(inv)
 	var csStack [512]float32
-	inv, buf := invStack[:], csStack[:]
-	if half > len(inv) {
-		inv, buf = make([]float64, half), make([]float32, 2*half)
+	buf := csStack[:]
+	if half > len(buf)/2 {
+		buf = make([]float32, 2*half)
 	}
-	inv, cos, sin := inv[:half], buf[:half], buf[half:2*half]
-	native.VisionFreqs(a, inv)
+	cos, sin := buf[:half:half], buf[half:2*half:2*half]
 	q := half / 2
-	var last [2]int64
-	for t := range a.Query.Tokens {
-		for c, r := range [2][2]int{{0, q}, {q, half}} {
-			if p := a.Positions.At(c, t); t == 0 || p != last[c] {
-				native.VisionHalfCosSin(p, inv[r[0]:r[1]], cos[r[0]:r[1]], sin[r[0]:r[1]])
-				last[c] = p
+	table := half-q <= visionMaxPairs
+	if table {
+		for c := range s.tag {
+			for i := range s.tag[c] {
+				s.tag[c][i] = -1
 			}
+		}
+	}
+	var last [2]int64
+	for t := lo; t < hi; t++ {
+		for c, r := range [2][2]int{{0, q}, {q, half}} {
+			p := a.Positions.At(c, t)
+			if t != lo && p == last[c] {
+				continue
+			}
+			last[c] = p
+			cs, sn := cos[r[0]:r[1]], sin[r[0]:r[1]]
+			if !table || p < 0 {
+				native.VisionHalfCosSin(p, inv[r[0]:r[1]], cs, sn)
+				continue
+			}
+			n, slot := r[1]-r[0], p&(visionSlots-1)
+			e := s.ent[c][slot][: 2*n : 2*n]
+			if s.tag[c][slot] != p {
+				native.VisionHalfCosSin(p, inv[r[0]:r[1]], e[:n], e[n:])
+				s.tag[c][slot] = p
+			}
+			copy(cs, e[:n])
+			copy(sn, e[n:])
 		}
 		rotateQK(k, &a.RoPE, t, cos, sin)
 	}
