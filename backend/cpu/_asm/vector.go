@@ -227,7 +227,7 @@ func (g *generator) backUnlessSubnormal(fast string, vs ...VecVirtual) {
 	var acc Op
 	for _, v := range vs {
 		k := K()
-		VPTESTNMD(exp, v, k)    // zero exponent ...
+		VPTESTNMD(exp, v, k)   // zero exponent ...
 		VPTESTMD(abs, v, k, k) // ... and not ±0
 		if acc != nil {
 			KORW(k, acc, k)
