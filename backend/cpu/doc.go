@@ -42,9 +42,14 @@
 // a kernel of its own, a token's heads per call; where the kernel does not apply it
 // de-interleaves rows in Go and rotates them as apply_rotary_emb does.
 //
+// mrope assembles an image token's cos/sin row from its axes' cache rows with a masked-load
+// kernel (text tokens take their cache row as it is) and rotates as rotary_embedding does.
+// vision_rope_2d evaluates cos/sin in float64 as native does, keeping each half's by coordinate
+// in a small table per call, since an image's coordinates repeat.
+//
 // Each op has its files named after it: <op>.go holds its Go code and registers it. The ops with
-// assembly kernels of their own (interleave_rope, qk_rmsnorm_rope, kv_rmsnorm_rope_cache, and
-// apply_rotary_emb for its backward pass's sums) add
+// assembly kernels of their own (interleave_rope, qk_rmsnorm_rope, kv_rmsnorm_rope_cache, mrope
+// for its gather, and apply_rotary_emb for its backward pass's sums) add
 // <op>_amd64.go, the kernels' wrappers and the checks of when they apply, and <op>_generic.go,
 // the same names for builds without assembly (other architectures, -tags purego), where no
 // kernel applies. apply_rotary_emb.go and apply_rotary_emb_thd.go hold their ops' backward
