@@ -4221,7 +4221,7 @@ bf16wslow51:
 	JMP          bf16wdone52
 
 // func kvcGroupBF16AVX512BF16(grp *byte, n int, gamma *float32, scratch *float32, dv int, dk int, eps float32)
-// Requires: AVX, AVX512BW, AVX512DQ, AVX512F, AVX512VL, SSE
+// Requires: AVX, AVX2, AVX512BW, AVX512DQ, AVX512F, AVX512VL, SSE
 TEXT ·kvcGroupBF16AVX512BF16(SB), NOSPLIT, $0-52
 	MOVQ         grp+0(FP), AX
 	MOVSS        eps+48(FP), X0
@@ -4314,7 +4314,6 @@ sum8:
 	VFMADD231PS   Z27, Z27, Z25
 	ADDQ          $0x00000020, BX
 	JNZ           sum8
-	MOVQ          scratch+24(FP), BX
 	VADDPS        Z11, Z10, Z10
 	VPERMILPS     $0xb1, Z10, Z9
 	VADDPS        Z9, Z10, Z10
@@ -4322,9 +4321,8 @@ sum8:
 	VADDPS        Z9, Z10, Z10
 	VSHUFF32X4    $0xb1, Z10, Z10, Z9
 	VADDPS        Z9, Z10, Z10
-	VEXTRACTF32X8 $0x01, Z10, Y3
-	VADDSS        X3, X10, X10
-	VMOVSS        X10, (BX)(CX*4)
+	VEXTRACTF32X8 $0x01, Z10, Y9
+	VADDSS        X9, X10, X10
 	VADDPS        Z13, Z12, Z12
 	VPERMILPS     $0xb1, Z12, Z9
 	VADDPS        Z9, Z12, Z12
@@ -4332,9 +4330,8 @@ sum8:
 	VADDPS        Z9, Z12, Z12
 	VSHUFF32X4    $0xb1, Z12, Z12, Z9
 	VADDPS        Z9, Z12, Z12
-	VEXTRACTF32X8 $0x01, Z12, Y3
-	VADDSS        X3, X12, X12
-	VMOVSS        X12, 4(BX)(CX*4)
+	VEXTRACTF32X8 $0x01, Z12, Y9
+	VADDSS        X9, X12, X12
 	VADDPS        Z15, Z14, Z14
 	VPERMILPS     $0xb1, Z14, Z9
 	VADDPS        Z9, Z14, Z14
@@ -4342,9 +4339,8 @@ sum8:
 	VADDPS        Z9, Z14, Z14
 	VSHUFF32X4    $0xb1, Z14, Z14, Z9
 	VADDPS        Z9, Z14, Z14
-	VEXTRACTF32X8 $0x01, Z14, Y3
-	VADDSS        X3, X14, X14
-	VMOVSS        X14, 8(BX)(CX*4)
+	VEXTRACTF32X8 $0x01, Z14, Y9
+	VADDSS        X9, X14, X14
 	VADDPS        Z17, Z16, Z16
 	VPERMILPS     $0xb1, Z16, Z9
 	VADDPS        Z9, Z16, Z16
@@ -4352,9 +4348,8 @@ sum8:
 	VADDPS        Z9, Z16, Z16
 	VSHUFF32X4    $0xb1, Z16, Z16, Z9
 	VADDPS        Z9, Z16, Z16
-	VEXTRACTF32X8 $0x01, Z16, Y3
-	VADDSS        X3, X16, X16
-	VMOVSS        X16, 12(BX)(CX*4)
+	VEXTRACTF32X8 $0x01, Z16, Y9
+	VADDSS        X9, X16, X16
 	VADDPS        Z19, Z18, Z18
 	VPERMILPS     $0xb1, Z18, Z9
 	VADDPS        Z9, Z18, Z18
@@ -4362,9 +4357,8 @@ sum8:
 	VADDPS        Z9, Z18, Z18
 	VSHUFF32X4    $0xb1, Z18, Z18, Z9
 	VADDPS        Z9, Z18, Z18
-	VEXTRACTF32X8 $0x01, Z18, Y3
-	VADDSS        X3, X18, X18
-	VMOVSS        X18, 16(BX)(CX*4)
+	VEXTRACTF32X8 $0x01, Z18, Y9
+	VADDSS        X9, X18, X18
 	VADDPS        Z21, Z20, Z20
 	VPERMILPS     $0xb1, Z20, Z9
 	VADDPS        Z9, Z20, Z20
@@ -4372,9 +4366,8 @@ sum8:
 	VADDPS        Z9, Z20, Z20
 	VSHUFF32X4    $0xb1, Z20, Z20, Z9
 	VADDPS        Z9, Z20, Z20
-	VEXTRACTF32X8 $0x01, Z20, Y3
-	VADDSS        X3, X20, X20
-	VMOVSS        X20, 20(BX)(CX*4)
+	VEXTRACTF32X8 $0x01, Z20, Y9
+	VADDSS        X9, X20, X20
 	VADDPS        Z23, Z22, Z22
 	VPERMILPS     $0xb1, Z22, Z9
 	VADDPS        Z9, Z22, Z22
@@ -4382,9 +4375,8 @@ sum8:
 	VADDPS        Z9, Z22, Z22
 	VSHUFF32X4    $0xb1, Z22, Z22, Z9
 	VADDPS        Z9, Z22, Z22
-	VEXTRACTF32X8 $0x01, Z22, Y3
-	VADDSS        X3, X22, X22
-	VMOVSS        X22, 24(BX)(CX*4)
+	VEXTRACTF32X8 $0x01, Z22, Y9
+	VADDSS        X9, X22, X22
 	VADDPS        Z25, Z24, Z24
 	VPERMILPS     $0xb1, Z24, Z9
 	VADDPS        Z9, Z24, Z24
@@ -4392,9 +4384,26 @@ sum8:
 	VADDPS        Z9, Z24, Z24
 	VSHUFF32X4    $0xb1, Z24, Z24, Z9
 	VADDPS        Z9, Z24, Z24
-	VEXTRACTF32X8 $0x01, Z24, Y3
-	VADDSS        X3, X24, X24
-	VMOVSS        X24, 28(BX)(CX*4)
+	VEXTRACTF32X8 $0x01, Z24, Y9
+	VADDSS        X9, X24, X24
+	MOVQ          scratch+24(FP), BX
+	VUNPCKLPS     X12, X10, X3
+	VUNPCKLPS     X16, X14, X9
+	VMOVLHPS      X9, X3, X3
+	VUNPCKLPS     X20, X18, X9
+	VUNPCKLPS     X24, X22, X10
+	VMOVLHPS      X10, X9, X9
+	VINSERTF128   $0x01, X9, Y3, Y9
+	VBROADCASTSS  X2, Y10
+	VBROADCASTSS  X0, Y11
+	VBROADCASTSD  X1, Z12
+	VDIVPS        Y10, Y9, Y9
+	VADDPS        Y11, Y9, Y9
+	VCVTPS2PD     Y9, Z9
+	VSQRTPD       Z9, Z9
+	VDIVPD        Z9, Z12, Z9
+	VCVTPD2PS     Z9, Y9
+	VMOVUPS       Y9, (BX)(CX*4)
 	ADDQ          $0x08, CX
 	CMPQ          CX, DX
 	JB            sums8
@@ -4447,7 +4456,6 @@ sum4:
 	VFMADD231PS   Z19, Z19, Z17
 	ADDQ          $0x00000020, BX
 	JNZ           sum4
-	MOVQ          scratch+24(FP), BX
 	VADDPS        Z11, Z10, Z10
 	VPERMILPS     $0xb1, Z10, Z9
 	VADDPS        Z9, Z10, Z10
@@ -4457,7 +4465,6 @@ sum4:
 	VADDPS        Z9, Z10, Z10
 	VEXTRACTF32X8 $0x01, Z10, Y3
 	VADDSS        X3, X10, X10
-	VMOVSS        X10, (BX)(CX*4)
 	VADDPS        Z13, Z12, Z12
 	VPERMILPS     $0xb1, Z12, Z9
 	VADDPS        Z9, Z12, Z12
@@ -4467,7 +4474,6 @@ sum4:
 	VADDPS        Z9, Z12, Z12
 	VEXTRACTF32X8 $0x01, Z12, Y3
 	VADDSS        X3, X12, X12
-	VMOVSS        X12, 4(BX)(CX*4)
 	VADDPS        Z15, Z14, Z14
 	VPERMILPS     $0xb1, Z14, Z9
 	VADDPS        Z9, Z14, Z14
@@ -4477,7 +4483,6 @@ sum4:
 	VADDPS        Z9, Z14, Z14
 	VEXTRACTF32X8 $0x01, Z14, Y3
 	VADDSS        X3, X14, X14
-	VMOVSS        X14, 8(BX)(CX*4)
 	VADDPS        Z17, Z16, Z16
 	VPERMILPS     $0xb1, Z16, Z9
 	VADDPS        Z9, Z16, Z16
@@ -4487,7 +4492,20 @@ sum4:
 	VADDPS        Z9, Z16, Z16
 	VEXTRACTF32X8 $0x01, Z16, Y3
 	VADDSS        X3, X16, X16
-	VMOVSS        X16, 12(BX)(CX*4)
+	MOVQ          scratch+24(FP), BX
+	VUNPCKLPS     X12, X10, X3
+	VUNPCKLPS     X16, X14, X9
+	VMOVLHPS      X9, X3, X3
+	VBROADCASTSS  X2, X9
+	VBROADCASTSS  X0, X10
+	VBROADCASTSD  X1, Y11
+	VDIVPS        X9, X3, X3
+	VADDPS        X10, X3, X3
+	VCVTPS2PD     X3, Y3
+	VSQRTPD       Y3, Y3
+	VDIVPD        Y3, Y11, Y3
+	VCVTPD2PSY    Y3, X3
+	VMOVUPS       X3, (BX)(CX*4)
 	ADDQ          $0x04, CX
 
 sums1:
@@ -4533,98 +4551,85 @@ sumdone55:
 	VADDPS        Z10, Z9, Z9
 	VEXTRACTF32X8 $0x01, Z9, Y3
 	VADDSS        X3, X9, X9
+	VDIVSS        X2, X9, X3
+	VADDSS        X0, X3, X3
+	VCVTSS2SD     X3, X3, X9
+	VSQRTSD       X9, X9, X9
+	VDIVSD        X9, X1, X9
+	VCVTSD2SS     X9, X3, X3
 	MOVQ          scratch+24(FP), BX
-	VMOVSS        X9, (BX)(CX*4)
+	VMOVSS        X3, (BX)(CX*4)
 	INCQ          CX
 	JMP           sums1
 
 ropes:
-	MOVQ          scratch+24(FP), CX
-	VBROADCASTSS  X2, Z2
-	VBROADCASTSS  X0, Z0
-	VBROADCASTSD  X1, Z1
-	VMOVUPS       (CX), Z3
-	VDIVPS        Z2, Z3, Z3
-	VADDPS        Z0, Z3, Z3
-	VCVTPS2PD     Y3, Z0
-	VEXTRACTF32X8 $0x01, Z3, Y2
-	VCVTPS2PD     Y2, Z2
-	VSQRTPD       Z0, Z0
-	VSQRTPD       Z2, Z2
-	VDIVPD        Z0, Z1, Z0
-	VDIVPD        Z2, Z1, Z2
-	VCVTPD2PS     Z0, Y3
-	VCVTPD2PS     Z2, Y2
-	VINSERTF32X8  $0x01, Y2, Z3, Z3
-	VMOVUPS       Z3, (CX)
-	XORQ          CX, CX
+	XORQ         CX, CX
+	VPBROADCASTD himask<>+0(SB), Z0
+	VMOVDQU16    kvcwidenlo<>+0(SB), Z1
+	VMOVDQU16    kvcwidenhi<>+0(SB), Z2
+	MOVL         $0xaaaaaaaa, BX
+	KMOVD        BX, K1
 
 rope1:
-	MOVQ         (AX)(CX*8), BX
-	MOVQ         dv+32(FP), SI
-	LEAQ         (BX)(SI*2), BX
-	MOVQ         128(AX)(CX*8), SI
-	MOVQ         256(AX)(CX*8), DI
-	MOVQ         512(AX)(CX*8), R8
-	MOVQ         dk+40(FP), R9
-	SHRQ         $0x01, R9
-	VPBROADCASTD himask<>+0(SB), Z0
-	XORQ         R10, R10
+	MOVQ (AX)(CX*8), BX
+	MOVQ dv+32(FP), SI
+	LEAQ (BX)(SI*2), BX
+	MOVQ 128(AX)(CX*8), SI
+	MOVQ 256(AX)(CX*8), DI
+	MOVQ 512(AX)(CX*8), R8
+	MOVQ dk+40(FP), R9
+	SHRQ $0x01, R9
+	XORQ R10, R10
 
 rope56:
+	LEAQ           (R10)(R9*1), R11
+	VMOVDQU16      (SI)(R10*2), Z3
+	VPERMW.Z       Z3, Z1, K1, Z9
+	VPERMW.Z       Z3, Z2, K1, Z3
+	VMOVDQU16      (DI)(R10*2), Z10
+	VPERMW.Z       Z10, Z1, K1, Z11
+	VPERMW.Z       Z10, Z2, K1, Z10
+	VMOVDQU16      (SI)(R11*2), Z12
+	VPERMW.Z       Z12, Z1, K1, Z13
+	VPERMW.Z       Z12, Z2, K1, Z12
+	VMOVDQU16      (DI)(R11*2), Z14
+	VPERMW.Z       Z14, Z1, K1, Z15
+	VPERMW.Z       Z14, Z2, K1, Z14
 	LEAQ           (R10)(R10*1), R11
-	VMOVDQU32      (BX)(R11*2), Z2
-	VPSLLD         $0x10, Z2, Z1
-	VPANDD         Z0, Z2, Z2
-	VPMOVZXWD      (SI)(R10*2), Z3
-	VPSLLD         $0x10, Z3, Z3
-	VPMOVZXWD      (DI)(R10*2), Z9
-	VPSLLD         $0x10, Z9, Z9
-	VMULPS         Z3, Z1, Z3
-	VMULPS         Z9, Z2, Z9
-	VSUBPS         Z9, Z3, Z10
-	LEAQ           (R10)(R9*1), R11
-	VPMOVZXWD      (SI)(R11*2), Z3
-	VPSLLD         $0x10, Z3, Z3
-	VPMOVZXWD      (DI)(R11*2), Z9
-	VPSLLD         $0x10, Z9, Z9
-	VMULPS         Z3, Z2, Z3
-	VMULPS         Z9, Z1, Z9
-	VADDPS         Z9, Z3, Z1
+	VMOVDQU32      (BX)(R11*2), Z16
+	VPSLLD         $0x10, Z16, Z17
+	VPANDD         Z0, Z16, Z16
+	VMULPS         Z9, Z17, Z9
+	VMULPS         Z11, Z16, Z11
+	VSUBPS         Z11, Z9, Z18
+	VMULPS         Z13, Z16, Z9
+	VMULPS         Z15, Z17, Z11
+	VADDPS         Z11, Z9, Z9
 	LEAQ           32(R10)(R10*1), R11
-	VMOVDQU32      (BX)(R11*2), Z3
-	VPSLLD         $0x10, Z3, Z2
-	VPANDD         Z0, Z3, Z3
-	VPMOVZXWD      32(SI)(R10*2), Z9
-	VPSLLD         $0x10, Z9, Z9
-	VPMOVZXWD      32(DI)(R10*2), Z11
-	VPSLLD         $0x10, Z11, Z11
-	VMULPS         Z9, Z2, Z9
-	VMULPS         Z11, Z3, Z11
-	VSUBPS         Z11, Z9, Z12
-	LEAQ           (R10)(R9*1), R11
-	VPMOVZXWD      32(SI)(R11*2), Z9
-	VPSLLD         $0x10, Z9, Z9
-	VPMOVZXWD      32(DI)(R11*2), Z11
-	VPSLLD         $0x10, Z11, Z11
-	VMULPS         Z9, Z3, Z9
-	VMULPS         Z11, Z2, Z11
-	VADDPS         Z11, Z9, Z2
-	VFPCLASSPSZ    $0x20, Z10, K1
-	VFPCLASSPSZ    $0x20, Z12, K2
-	KORTESTW       K1, K2
+	VMOVDQU32      (BX)(R11*2), Z11
+	VPSLLD         $0x10, Z11, Z13
+	VPANDD         Z0, Z11, Z11
+	VMULPS         Z3, Z13, Z3
+	VMULPS         Z10, Z11, Z10
+	VSUBPS         Z10, Z3, Z15
+	VMULPS         Z12, Z11, Z3
+	VMULPS         Z14, Z13, Z10
+	VADDPS         Z10, Z3, Z3
+	VFPCLASSPSZ    $0x20, Z18, K2
+	VFPCLASSPSZ    $0x20, Z15, K3
+	KORTESTW       K2, K3
 	JNZ            bf16wslow57
-	BYTE $0x62; BYTE $0xd2; BYTE $0x1f; BYTE $0x48; BYTE $0x72; BYTE $0xda // VCVTNE2PS2BF16 Z10, Z12, Z3
-	VMOVDQU16      Z3, (R8)(R10*2)
+	BYTE $0x62; BYTE $0x32; BYTE $0x07; BYTE $0x48; BYTE $0x72; BYTE $0xd2 // VCVTNE2PS2BF16 Z18, Z15, Z10
+	VMOVDQU16      Z10, (R8)(R10*2)
 
 bf16wdone58:
 	LEAQ           (R10)(R9*1), R11
-	VFPCLASSPSZ    $0x20, Z1, K1
-	VFPCLASSPSZ    $0x20, Z2, K2
-	KORTESTW       K1, K2
+	VFPCLASSPSZ    $0x20, Z9, K2
+	VFPCLASSPSZ    $0x20, Z3, K3
+	KORTESTW       K2, K3
 	JNZ            bf16wslow59
-	BYTE $0x62; BYTE $0xf2; BYTE $0x6f; BYTE $0x48; BYTE $0x72; BYTE $0xc9 // VCVTNE2PS2BF16 Z1, Z2, Z1
-	VMOVDQU16      Z1, (R8)(R11*2)
+	BYTE $0x62; BYTE $0xd2; BYTE $0x67; BYTE $0x48; BYTE $0x72; BYTE $0xd9 // VCVTNE2PS2BF16 Z9, Z3, Z3
+	VMOVDQU16      Z3, (R8)(R11*2)
 
 bf16wdone60:
 	ADDQ         $0x00000020, R10
@@ -4782,65 +4787,65 @@ normsdone:
 	RET
 
 bf16wslow57:
-	VPBROADCASTD one<>+0(SB), Z3
-	VPBROADCASTD bias<>+0(SB), Z9
-	VPBROADCASTD absmask<>+0(SB), Z11
+	VPBROADCASTD one<>+0(SB), Z10
+	VPBROADCASTD bias<>+0(SB), Z11
+	VPBROADCASTD absmask<>+0(SB), Z12
 	VPBROADCASTD inf<>+0(SB), Z13
 	VPBROADCASTD quiet<>+0(SB), Z14
-	VPBROADCASTD expmask<>+0(SB), Z15
-	VPSRLD       $0x10, Z10, Z15
-	VPSRLD       $0x10, Z10, Z16
-	VPANDD       Z3, Z15, Z15
-	VPADDD       Z10, Z15, Z15
-	VPADDD       Z9, Z15, Z15
-	VPSRLD       $0x10, Z15, Z15
-	VPORD        Z14, Z16, Z16
-	VPANDD       Z11, Z10, Z10
-	VPCMPGTD     Z13, Z10, K1
-	VPBLENDMD    Z16, Z15, K1, Z15
-	VPMOVDW      Z15, (R8)(R10*2)
-	VPSRLD       $0x10, Z12, Z10
-	VPSRLD       $0x10, Z12, Z15
-	VPANDD       Z3, Z10, Z10
-	VPADDD       Z12, Z10, Z10
-	VPADDD       Z9, Z10, Z10
-	VPSRLD       $0x10, Z10, Z10
-	VPORD        Z14, Z15, Z15
-	VPANDD       Z11, Z12, Z3
-	VPCMPGTD     Z13, Z3, K1
-	VPBLENDMD    Z15, Z10, K1, Z10
-	VPMOVDW      Z10, 32(R8)(R10*2)
+	VPBROADCASTD expmask<>+0(SB), Z16
+	VPSRLD       $0x10, Z18, Z16
+	VPSRLD       $0x10, Z18, Z17
+	VPANDD       Z10, Z16, Z16
+	VPADDD       Z18, Z16, Z16
+	VPADDD       Z11, Z16, Z16
+	VPSRLD       $0x10, Z16, Z16
+	VPORD        Z14, Z17, Z17
+	VPANDD       Z12, Z18, Z18
+	VPCMPGTD     Z13, Z18, K2
+	VPBLENDMD    Z17, Z16, K2, Z16
+	VPMOVDW      Z16, (R8)(R10*2)
+	VPSRLD       $0x10, Z15, Z16
+	VPSRLD       $0x10, Z15, Z17
+	VPANDD       Z10, Z16, Z16
+	VPADDD       Z15, Z16, Z16
+	VPADDD       Z11, Z16, Z16
+	VPSRLD       $0x10, Z16, Z16
+	VPORD        Z14, Z17, Z17
+	VPANDD       Z12, Z15, Z10
+	VPCMPGTD     Z13, Z10, K2
+	VPBLENDMD    Z17, Z16, K2, Z16
+	VPMOVDW      Z16, 32(R8)(R10*2)
 	JMP          bf16wdone58
 
 bf16wslow59:
-	VPBROADCASTD one<>+0(SB), Z3
-	VPBROADCASTD bias<>+0(SB), Z9
-	VPBROADCASTD absmask<>+0(SB), Z10
-	VPBROADCASTD inf<>+0(SB), Z11
-	VPBROADCASTD quiet<>+0(SB), Z12
-	VPBROADCASTD expmask<>+0(SB), Z13
-	VPSRLD       $0x10, Z1, Z13
-	VPSRLD       $0x10, Z1, Z14
-	VPANDD       Z3, Z13, Z13
-	VPADDD       Z1, Z13, Z13
-	VPADDD       Z9, Z13, Z13
-	VPSRLD       $0x10, Z13, Z13
-	VPORD        Z12, Z14, Z14
-	VPANDD       Z10, Z1, Z1
-	VPCMPGTD     Z11, Z1, K1
-	VPBLENDMD    Z14, Z13, K1, Z13
-	VPMOVDW      Z13, (R8)(R11*2)
-	VPSRLD       $0x10, Z2, Z1
-	VPSRLD       $0x10, Z2, Z13
-	VPANDD       Z3, Z1, Z1
-	VPADDD       Z2, Z1, Z1
-	VPADDD       Z9, Z1, Z1
-	VPSRLD       $0x10, Z1, Z1
-	VPORD        Z12, Z13, Z13
-	VPANDD       Z10, Z2, Z2
-	VPCMPGTD     Z11, Z2, K1
-	VPBLENDMD    Z13, Z1, K1, Z1
-	VPMOVDW      Z1, 32(R8)(R11*2)
+	VPBROADCASTD one<>+0(SB), Z10
+	VPBROADCASTD bias<>+0(SB), Z11
+	VPBROADCASTD absmask<>+0(SB), Z12
+	VPBROADCASTD inf<>+0(SB), Z13
+	VPBROADCASTD quiet<>+0(SB), Z14
+	VPBROADCASTD expmask<>+0(SB), Z15
+	VPSRLD       $0x10, Z9, Z15
+	VPSRLD       $0x10, Z9, Z16
+	VPANDD       Z10, Z15, Z15
+	VPADDD       Z9, Z15, Z15
+	VPADDD       Z11, Z15, Z15
+	VPSRLD       $0x10, Z15, Z15
+	VPORD        Z14, Z16, Z16
+	VPANDD       Z12, Z9, Z9
+	VPCMPGTD     Z13, Z9, K2
+	VPBLENDMD    Z16, Z15, K2, Z15
+	VPMOVDW      Z15, (R8)(R11*2)
+	VPSRLD       $0x10, Z3, Z9
+	VPSRLD       $0x10, Z3, Z15
+	VPANDD       Z10, Z9, Z9
+	VPADDD       Z3, Z9, Z9
+	VPADDD       Z11, Z9, Z9
+	VPSRLD       $0x10, Z9, Z9
+	VPORD        Z14, Z15, Z15
+	VPANDD       Z12, Z3, Z3
+	VPCMPGTD     Z13, Z3, K2
+	VPBLENDMD    Z15, Z9, K2, Z9
+	VPMOVDW      Z9, 32(R8)(R11*2)
 	JMP          bf16wdone60
 
 norm4slow:
@@ -5135,6 +5140,74 @@ DATA kvchiidx<>+52(SB)/4, $0x0000001e
 DATA kvchiidx<>+56(SB)/4, $0x0000000f
 DATA kvchiidx<>+60(SB)/4, $0x0000001f
 GLOBL kvchiidx<>(SB), RODATA|NOPTR, $64
+
+DATA kvcwidenlo<>+0(SB)/2, $0x0000
+DATA kvcwidenlo<>+2(SB)/2, $0x0000
+DATA kvcwidenlo<>+4(SB)/2, $0x0000
+DATA kvcwidenlo<>+6(SB)/2, $0x0001
+DATA kvcwidenlo<>+8(SB)/2, $0x0000
+DATA kvcwidenlo<>+10(SB)/2, $0x0002
+DATA kvcwidenlo<>+12(SB)/2, $0x0000
+DATA kvcwidenlo<>+14(SB)/2, $0x0003
+DATA kvcwidenlo<>+16(SB)/2, $0x0000
+DATA kvcwidenlo<>+18(SB)/2, $0x0004
+DATA kvcwidenlo<>+20(SB)/2, $0x0000
+DATA kvcwidenlo<>+22(SB)/2, $0x0005
+DATA kvcwidenlo<>+24(SB)/2, $0x0000
+DATA kvcwidenlo<>+26(SB)/2, $0x0006
+DATA kvcwidenlo<>+28(SB)/2, $0x0000
+DATA kvcwidenlo<>+30(SB)/2, $0x0007
+DATA kvcwidenlo<>+32(SB)/2, $0x0000
+DATA kvcwidenlo<>+34(SB)/2, $0x0008
+DATA kvcwidenlo<>+36(SB)/2, $0x0000
+DATA kvcwidenlo<>+38(SB)/2, $0x0009
+DATA kvcwidenlo<>+40(SB)/2, $0x0000
+DATA kvcwidenlo<>+42(SB)/2, $0x000a
+DATA kvcwidenlo<>+44(SB)/2, $0x0000
+DATA kvcwidenlo<>+46(SB)/2, $0x000b
+DATA kvcwidenlo<>+48(SB)/2, $0x0000
+DATA kvcwidenlo<>+50(SB)/2, $0x000c
+DATA kvcwidenlo<>+52(SB)/2, $0x0000
+DATA kvcwidenlo<>+54(SB)/2, $0x000d
+DATA kvcwidenlo<>+56(SB)/2, $0x0000
+DATA kvcwidenlo<>+58(SB)/2, $0x000e
+DATA kvcwidenlo<>+60(SB)/2, $0x0000
+DATA kvcwidenlo<>+62(SB)/2, $0x000f
+GLOBL kvcwidenlo<>(SB), RODATA|NOPTR, $64
+
+DATA kvcwidenhi<>+0(SB)/2, $0x0000
+DATA kvcwidenhi<>+2(SB)/2, $0x0010
+DATA kvcwidenhi<>+4(SB)/2, $0x0000
+DATA kvcwidenhi<>+6(SB)/2, $0x0011
+DATA kvcwidenhi<>+8(SB)/2, $0x0000
+DATA kvcwidenhi<>+10(SB)/2, $0x0012
+DATA kvcwidenhi<>+12(SB)/2, $0x0000
+DATA kvcwidenhi<>+14(SB)/2, $0x0013
+DATA kvcwidenhi<>+16(SB)/2, $0x0000
+DATA kvcwidenhi<>+18(SB)/2, $0x0014
+DATA kvcwidenhi<>+20(SB)/2, $0x0000
+DATA kvcwidenhi<>+22(SB)/2, $0x0015
+DATA kvcwidenhi<>+24(SB)/2, $0x0000
+DATA kvcwidenhi<>+26(SB)/2, $0x0016
+DATA kvcwidenhi<>+28(SB)/2, $0x0000
+DATA kvcwidenhi<>+30(SB)/2, $0x0017
+DATA kvcwidenhi<>+32(SB)/2, $0x0000
+DATA kvcwidenhi<>+34(SB)/2, $0x0018
+DATA kvcwidenhi<>+36(SB)/2, $0x0000
+DATA kvcwidenhi<>+38(SB)/2, $0x0019
+DATA kvcwidenhi<>+40(SB)/2, $0x0000
+DATA kvcwidenhi<>+42(SB)/2, $0x001a
+DATA kvcwidenhi<>+44(SB)/2, $0x0000
+DATA kvcwidenhi<>+46(SB)/2, $0x001b
+DATA kvcwidenhi<>+48(SB)/2, $0x0000
+DATA kvcwidenhi<>+50(SB)/2, $0x001c
+DATA kvcwidenhi<>+52(SB)/2, $0x0000
+DATA kvcwidenhi<>+54(SB)/2, $0x001d
+DATA kvcwidenhi<>+56(SB)/2, $0x0000
+DATA kvcwidenhi<>+58(SB)/2, $0x001e
+DATA kvcwidenhi<>+60(SB)/2, $0x0000
+DATA kvcwidenhi<>+62(SB)/2, $0x001f
+GLOBL kvcwidenhi<>(SB), RODATA|NOPTR, $64
 
 // func kvcGammaSplitBF16(dst *float32, src *uint16, n int)
 // Requires: AVX, AVX512F

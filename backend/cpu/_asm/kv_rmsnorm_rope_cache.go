@@ -164,6 +164,97 @@ func (g *generator) kvcRopeLoop(d dtype, c consts, r, cs, sn, krope, dk Register
 	JB(LabelRef(rope))
 }
 
+// kvcRopeConsts are kvcRopeBF16's constants: the dword mask of a pair's second element, the
+// VPERMW indices that widen 16 of 32 loaded bf16 words (the first 16, or the last) to float32,
+// and the mask that zeroes the low word of each dword.
+type kvcRopeConsts struct {
+	hiMask, lo, hi VecVirtual
+	odd            Op
+}
+
+var kvcWidenIdx struct {
+	declared bool
+	lo, hi   Mem
+}
+
+// kvcRopeConstsBF16 loads kvcRopeBF16's constants.
+func (g *generator) kvcRopeConstsBF16() kvcRopeConsts {
+	if !kvcWidenIdx.declared {
+		for h, m := range []*Mem{&kvcWidenIdx.lo, &kvcWidenIdx.hi} {
+			*m = GLOBL([]string{"kvcwidenlo", "kvcwidenhi"}[h], RODATA|NOPTR)
+			for i := range 16 {
+				DATA(4*i, U16(0))
+				DATA(4*i+2, U16(uint16(16*h+i)))
+			}
+		}
+		kvcWidenIdx.declared = true
+	}
+	var rc kvcRopeConsts
+	rc.hiMask, rc.lo, rc.hi = ZMM(), ZMM(), ZMM()
+	VPBROADCASTD(g.data.hiMask, rc.hiMask)
+	VMOVDQU16(kvcWidenIdx.lo, rc.lo)
+	VMOVDQU16(kvcWidenIdx.hi, rc.hi)
+	m := GP32()
+	MOVL(U32(0xaaaaaaaa), m)
+	k := K()
+	KMOVD(m, k)
+	rc.odd = k
+	return rc
+}
+
+// kvcRopeBF16 is kvcRopeLoop for bf16 in the multi-token kernel: cos and sin load 32 values at a
+// time and widen with one zero-masked VPERMW per 16 (each value to the high word of its dword)
+// instead of a VPMOVZXWD and a shift.
+func (g *generator) kvcRopeBF16(c consts, rc kvcRopeConsts, r, cs, sn, krope, dk Register) {
+	rope := g.newLabel("rope")
+	h := GP64()
+	MOVQ(dk, h)
+	SHRQ(U8(1), h)
+	i, e := GP64(), GP64()
+	XORQ(i, i)
+	Label(rope)
+	// The 32 cos and sin values of this round's pairs i..i+31, c1 and s1 from i, c2 and s2 from
+	// h+i, each widened to two vectors of 16.
+	LEAQ(Mem{Base: i, Index: h, Scale: 1}, e)
+	var c1, s1, c2, s2 [2]VecVirtual
+	for _, w := range []struct {
+		dst  *[2]VecVirtual
+		base Register
+		off  Register
+	}{{&c1, cs, i}, {&s1, sn, i}, {&c2, cs, e}, {&s2, sn, e}} {
+		v := ZMM()
+		VMOVDQU16(Mem{Base: w.base, Index: w.off, Scale: 2}, v)
+		for blk, idx := range []VecVirtual{rc.lo, rc.hi} {
+			w.dst[blk] = ZMM()
+			VPERMW_Z(v, idx, rc.odd, w.dst[blk])
+		}
+	}
+	var y1, y2 [2]VecVirtual
+	for blk := range 2 {
+		// x1 = the pairs' first elements, x2 the second, of pairs i+16·blk ...: elements
+		// 2i+32·blk ... of r. A bf16 pair is one dword: its first element the low half.
+		LEAQ(Mem{Base: i, Index: i, Scale: 1, Disp: 32 * blk}, e)
+		p, x1, x2 := ZMM(), ZMM(), ZMM()
+		VMOVDQU32(Mem{Base: r, Index: e, Scale: 2}, p)
+		VPSLLD(U8(16), p, x1)
+		VPANDD(rc.hiMask, p, x2)
+		a, b := ZMM(), ZMM()
+		y1[blk], y2[blk] = ZMM(), ZMM()
+		VMULPS(c1[blk], x1, a)
+		VMULPS(s1[blk], x2, b)
+		VSUBPS(b, a, y1[blk]) // x1·c − x2·s
+		VMULPS(c2[blk], x2, a)
+		VMULPS(s2[blk], x1, b)
+		VADDPS(b, a, y2[blk]) // x2·c + x1·s
+	}
+	g.kvcStore32(bf16, c, y1, Mem{Base: krope, Index: i, Scale: 2})
+	LEAQ(Mem{Base: i, Index: h, Scale: 1}, e)
+	g.kvcStore32(bf16, c, y2, Mem{Base: krope, Index: e, Scale: 2})
+	ADDQ(U32(32), i)
+	CMPQ(i, h)
+	JB(LabelRef(rope))
+}
+
 // kvcStore32 rounds v[0] and v[1] (32 consecutive values) to d and stores them at m.
 func (g *generator) kvcStore32(d dtype, c consts, v [2]VecVirtual, m Mem) {
 	if d == bf16 {
@@ -219,10 +310,9 @@ func (g *generator) kvcGroupBF16Kernel() {
 	nF, oneD := g.rmsConsts(param("dv"))
 	row := func(array int, t Register) Mem { return Mem{Base: grp, Index: t, Scale: 8, Disp: 128 * array} }
 
-	// First pass: each token's sum of squares into scratch, eight tokens at a time (sixteen
-	// independent FMA chains: one token's two would wait on the FMA latency, and four tokens'
-	// eight just keep up with it), then four, then the rest one by one; then the scales r of all
-	// 16 lanes at once (kvcScales16).
+	// First pass: each token's scale r into scratch, eight tokens at a time (sixteen independent
+	// FMA chains: one token's two would wait on the FMA latency, and four tokens' eight just
+	// keep up with it), then four, then the rest one by one.
 	t, n4 := GP64(), GP64()
 	XORQ(t, t)
 	{
@@ -230,7 +320,7 @@ func (g *generator) kvcGroupBF16Kernel() {
 		ANDQ(I8(-8), n8)
 		JZ(LabelRef("sums4"))
 		Label("sums8")
-		g.kvcSums(row, t, 8, "sum8")
+		g.kvcSums(row, t, 8, "sum8", nF, oneD, eps)
 		ADDQ(U8(8), t)
 		CMPQ(t, n8)
 		JB(LabelRef("sums8"))
@@ -240,7 +330,7 @@ func (g *generator) kvcGroupBF16Kernel() {
 	ANDQ(I8(-4), n4)
 	CMPQ(t, n4)
 	JAE(LabelRef("sums1"))
-	g.kvcSums(row, t, 4, "sum4")
+	g.kvcSums(row, t, 4, "sum4", nF, oneD, eps)
 	ADDQ(U8(4), t)
 	Label("sums1")
 	CMPQ(t, param("n"))
@@ -249,16 +339,16 @@ func (g *generator) kvcGroupBF16Kernel() {
 		kv := GP64()
 		MOVQ(row(0, t), kv)
 		sum := g.sumSquaresLoop(bf16, kv, param("dv"))
-		VMOVSS(sum.AsX(), Mem{Base: param("scratch"), Index: t, Scale: 4})
+		VMOVSS(rmsScalar(sum, nF, oneD, eps), Mem{Base: param("scratch"), Index: t, Scale: 4})
 	}
 	INCQ(t)
 	JMP(LabelRef("sums1"))
 
-	// The scales, then the rotation, which does not wait for them: their division, square root
-	// and division run while the rotations issue.
+	// The rotation, which does not wait for the scales: their divisions and square roots
+	// complete while it issues.
 	Label("ropes")
-	kvcScales16(Mem{Base: param("scratch")}, nF, oneD, eps)
 	XORQ(t, t)
+	rc := g.kvcRopeConstsBF16()
 	Label("rope1")
 	{
 		r, cs, sn, krope := GP64(), GP64(), GP64(), GP64()
@@ -267,7 +357,7 @@ func (g *generator) kvcGroupBF16Kernel() {
 		MOVQ(row(1, t), cs)
 		MOVQ(row(2, t), sn)
 		MOVQ(row(4, t), krope)
-		g.kvcRopeLoop(bf16, c, r, cs, sn, krope, param("dk"))
+		g.kvcRopeBF16(c, rc, r, cs, sn, krope, param("dk"))
 	}
 	INCQ(t)
 	CMPQ(t, param("n"))
@@ -447,36 +537,10 @@ func (g *generator) kvcNorms4Loop(kv, ckv [4]GPVirtual, rz, least [4]VecVirtual,
 	JNZ(LabelRef("norm4"))
 }
 
-// kvcScales16 replaces the 16 sums of squares at m with native.RMSNormScale of each, rmsScalar's
-// arithmetic lane by lane (nF = float32(n), oneD = 1.0 in the low lanes): one division, square
-// root and division for all 16 tokens instead of one each, whose latencies would add up on the
-// divider. Lanes past the group's tokens compute garbage that nothing reads.
-func kvcScales16(m Mem, nF, oneD, eps Register) {
-	nz, ez, oz, v := ZMM(), ZMM(), ZMM(), ZMM()
-	VBROADCASTSS(nF, nz)
-	VBROADCASTSS(eps, ez)
-	VBROADCASTSD(oneD, oz)
-	VMOVUPS(m, v)
-	VDIVPS(nz, v, v) // sum/n
-	VADDPS(ez, v, v) // + ε, the mean first
-	lo, hi := ZMM(), ZMM()
-	VCVTPS2PD(v.AsY(), lo)
-	VEXTRACTF32X8(U8(1), v, hi.AsY())
-	VCVTPS2PD(hi.AsY(), hi)
-	VSQRTPD(lo, lo)
-	VSQRTPD(hi, hi)
-	VDIVPD(lo, oz, lo) // 1/√
-	VDIVPD(hi, oz, hi)
-	VCVTPD2PS(lo, v.AsY())
-	VCVTPD2PS(hi, hi.AsY())
-	VINSERTF32X8(U8(1), hi.AsY(), v, v)
-	VMOVUPS(v, m)
-}
-
 // kvcSums emits the first pass of kvcGroupBF16Kernel for the k tokens from t: each one's sum of
 // squares (native.SumSquares) into scratch. Rows are addressed from their ends, j counting up
 // from −dv to 0, which frees a register. label names the loop.
-func (g *generator) kvcSums(row func(int, Register) Mem, t Register, k int, label string) {
+func (g *generator) kvcSums(row func(int, Register) Mem, t Register, k int, label string, nF, oneD, eps Register) {
 	dv := Load(Param("dv"), GP64())
 	kv := make([]GPVirtual, k)
 	acc := make([][2]VecVirtual, k)
@@ -507,13 +571,56 @@ func (g *generator) kvcSums(row func(int, Register) Mem, t Register, k int, labe
 	}
 	ADDQ(U32(32), j)
 	JNZ(LabelRef(label))
-	scratch := Load(Param("scratch"), GP64())
+	sums := make([]VecVirtual, k)
 	for i := range kv {
 		// Lane 2l in acc[0], 2l+1 in acc[1]: the first step adds the neighbours.
 		VADDPS(acc[i][1], acc[i][0], acc[i][0])
-		sum := sumTree(acc[i][0], true)
-		VMOVSS(sum.AsX(), Mem{Base: scratch, Index: t, Scale: 4, Disp: 4 * i})
+		sums[i] = sumTree(acc[i][0], true)
 	}
+	kvcScales(sums, nF, oneD, eps, Mem{Base: Load(Param("scratch"), GP64()), Index: t, Scale: 4})
+}
+
+// kvcScales stores native.RMSNormScale of the k (4 or 8) sums of squares (each in the low lane of
+// an xmm) to m, rmsScalar's arithmetic lane by lane (nF = float32(n), oneD = 1.0 in the low
+// lanes): one division, square root and division for the k tokens instead of one each, whose
+// latencies would add up on the divider. The sums gather in a register rather than through
+// memory, where one wide load of narrow stores waits for them to reach the cache.
+func kvcScales(sums []VecVirtual, nF, oneD, eps Register, m Mem) {
+	var q [2]VecVirtual
+	for h := range len(sums) / 4 {
+		s := sums[4*h : 4*h+4]
+		a, b := XMM(), XMM()
+		VUNPCKLPS(s[1].AsX(), s[0].AsX(), a) // s0, s1
+		VUNPCKLPS(s[3].AsX(), s[2].AsX(), b) // s2, s3
+		q[h] = XMM()
+		VMOVLHPS(b, a, q[h])
+	}
+	if len(sums) == 8 {
+		v, nz, ez, oz, d := YMM(), YMM(), YMM(), ZMM(), ZMM()
+		VINSERTF128(U8(1), q[1], q[0].AsY(), v)
+		VBROADCASTSS(nF, nz)
+		VBROADCASTSS(eps, ez)
+		VBROADCASTSD(oneD, oz)
+		VDIVPS(nz, v, v) // sum/n
+		VADDPS(ez, v, v) // + ε, the mean first
+		VCVTPS2PD(v, d)
+		VSQRTPD(d, d)
+		VDIVPD(d, oz, d) // 1/√
+		VCVTPD2PS(d, v)
+		VMOVUPS(v, m)
+		return
+	}
+	v, nz, ez, oz, d := q[0], XMM(), XMM(), YMM(), YMM()
+	VBROADCASTSS(nF, nz)
+	VBROADCASTSS(eps, ez)
+	VBROADCASTSD(oneD, oz)
+	VDIVPS(nz, v, v)
+	VADDPS(ez, v, v)
+	VCVTPS2PD(v, d)
+	VSQRTPD(d, d)
+	VDIVPD(d, oz, d)
+	VCVTPD2PSY(d, v)
+	VMOVUPS(v, m)
 }
 
 // kvcGammaSplitKernel emits kvcGammaSplitBF16(dst *float32, src *uint16, n int): n bf16 values
