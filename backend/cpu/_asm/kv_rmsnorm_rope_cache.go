@@ -275,12 +275,11 @@ func (g *generator) kvcStore32(d dtype, c consts, v [2]VecVirtual, m Mem) {
 //
 // Two passes, as qkNormRoPEBF16Kernel's. The first computes each token's scale r (the long
 // chains: the sum of squares, its lanes' sum, a square root and a division, independent from
-// token to token): the sums eight tokens at a time, then the scales of all 16 lanes in one
-// vector, on the divider once instead of once per token. The rotation of each token's rope
-// part, which does not depend on r, runs while they complete. The second pass normalizes and
-// stores four tokens' dv values at a time, each block of gamma loaded once for the four
-// (the loads, two of gamma and one of kv per row and block, were what bound it): a dword of
-// bf16 splits into its even element and its odd one, each multiplied by r and by gamma in that
+// token to token): the sums eight tokens at a time, then the scales of the eight in one vector,
+// on the divider once instead of once per token. The rotation of each token's rope part, which
+// does not depend on r, runs while they complete. The second pass normalizes and stores four
+// tokens' dv values at a time, each block of gamma loaded once for the four and each block of
+// kv once (loads bound the pass at one token a time): a dword of bf16 splits into its even element and its odd one, each multiplied by r and by gamma in that
 // layout, and one VCVTNE2PS2BF16 plus one VPERMW puts 32 rounded values back in order. The
 // instruction flushes subnormals, so rows with a zero or subnormal result among them take the
 // integer rounding instead.
