@@ -113,6 +113,44 @@ func TestKVRMSNormRoPECacheRandom(t *testing.T) {
 	}
 }
 
+// TestKVRMSNormRoPECacheZeroGamma: zeros in gamma put an exact zero in every normalized row,
+// which the bf16 kernels' fast test cannot tell from a flushed subnormal; each such row takes
+// the cold path, whose blocks without a subnormal keep the fast results and whose others take
+// the integer rounding. Every implementation against native, rows with and without
+// subnormal results.
+func TestKVRMSNormRoPECacheZeroGamma(t *testing.T) {
+	defer cpu.SetImplementation(cpu.Implementations()[0])
+	ref := mustDispatcher(t, "none", ops.Auto)
+	got := mustDispatcher(t, "all", cpu.Name)
+	r := rand.New(rand.NewPCG(9, 10))
+	for _, d := range []tensor.DType{tensor.BF16, tensor.F16, tensor.F32} {
+		for _, special := range []valueMix{normalValues, tinyValues} {
+			p := kvcParams(r, d, 37, 512, 64, special)
+			p.CKV, p.KRoPE = tensor.Tensor{}, tensor.Tensor{}
+			p.Gamma = randomTensor(r, d, normalValues, 512)
+			for j := 0; j < 512; j += 7 {
+				p.Gamma.SetFloat32(j, 0)
+			}
+			want := kvcClone(p)
+			if err := rotary.KVRMSNormRoPECache(ref, want); err != nil {
+				t.Fatal(err)
+			}
+			for _, impl := range cpu.Implementations() {
+				if err := cpu.SetImplementation(impl); err != nil {
+					t.Fatal(err)
+				}
+				out := kvcClone(p)
+				if err := rotary.KVRMSNormRoPECache(got, out); err != nil {
+					t.Fatal(err)
+				}
+				name := fmt.Sprintf("%v/%v/%s", d, special, impl)
+				sameBits(t, name+" k cache", want.KCache, out.KCache)
+				sameBits(t, name+" ckv cache", want.CKVCache, out.CKVCache)
+			}
+		}
+	}
+}
+
 func BenchmarkKVRMSNormRoPECache(b *testing.B) {
 	for _, impl := range cpu.Implementations() {
 		b.Run(impl, func(b *testing.B) {
