@@ -115,9 +115,10 @@ type backwardJob struct {
 // (native's accumulators, from +0) and writes its dx; then the row's dcos and dsin. Both sums
 // are taken when either is asked for: one pass of the kernels fills both. A cos row's dcos and
 // dsin are written after its last read of cos and sin, so that they may be cos or sin
-// themselves, as in native, which writes them last. Where a cos row's rows are one group and
-// the kernel set has a fused kernel for the call (fusable), runFused does it all in one pass;
-// otherwise the sums kernel, then the rotation kernel, go over each group.
+// themselves, as in native, which writes them last. Where a cos row's groups of rows lie along
+// at most one dimension and the kernel set has a fused kernel for the call (fusable),
+// runFused does it all in one pass; otherwise the sums kernel, then the rotation kernel, go
+// over each group.
 func (b *backwardJob) run(lo, hi int) {
 	a := &b.a
 	k := active
@@ -156,8 +157,18 @@ func (b *backwardJob) run(lo, hi int) {
 	}
 	bw0 := rowWalk{lead: bshape[:last]}
 	one := tensor.NumElements(bw0.lead) == 1 // a cos row's rows are one group (batch 1)
-	if one && b.fusable(k) {
-		b.runFused(k, lo, hi, &cw, &sw, [5]int{yi, xi, oi, ci, si}, [2]int{dci, dsi}, group, [3]int{ys, xs, os})
+	// The fused kernels take a cos row's groups along at most one dimension (batch, in BSND).
+	fl := fusedLayout{group: group, groups: 1, strides: [3]int{ys, xs, os}}
+	outer := 0
+	for dim := range last {
+		if bshape[dim] > 1 {
+			outer++
+			fl.groups = bshape[dim]
+			fl.gstrides = [3]int{a.DY.Stride(dim), a.X.Stride(dim), a.DX.Stride(dim)}
+		}
+	}
+	if outer <= 1 && b.fusable(k) {
+		b.runFused(k, lo, hi, &cw, &sw, [5]int{yi, xi, oi, ci, si}, [2]int{dci, dsi}, &fl)
 		return
 	}
 	at0 := func(t tensor.Tensor) tensor.Tensor { t.Offset = 0; return t }
@@ -200,8 +211,7 @@ func (b *backwardJob) run(lo, hi int) {
 }
 
 // fusable reports whether the kernel set has a fused backward kernel for the call, whose
-// operands then share one dtype, with dcos and dsin contiguous along the rotary dim. The
-// caller has checked that each cos row's rows of x are one group.
+// operands then share one dtype, with dcos and dsin contiguous along the rotary dim.
 func (b *backwardJob) fusable(k *kernels) bool {
 	a := &b.a
 	d := a.X.DType
@@ -216,12 +226,18 @@ func (b *backwardJob) fusable(k *kernels) bool {
 	return true
 }
 
+// fusedLayout is how a cos row's rows of dy, x and dx lie, from its first: `groups` groups
+// gstrides apart, each of `group` rows strides apart (elements; dy, x, dx).
+type fusedLayout struct {
+	group, groups     int
+	strides, gstrides [3]int
+}
+
 // runFused is run's fused path: the kernel walks cos rows [lo, hi) itself, as many at a call
 // as follow each other along the innermost of cos's leading dimensions with more than one
-// row, with their groups of rows (opers: cw's operands dy, x, dx, cos, sin; sums: sw's dcos and
-// dsin, or -1; strides: between a group's rows of dy, x and dx, in elements). cw and sw are
-// at lo.
-func (b *backwardJob) runFused(k *kernels, lo, hi int, cw, sw *rowWalk, opers [5]int, sums [2]int, group int, strides [3]int) {
+// row, with their rows as l lays them out (opers: cw's operands dy, x, dx, cos, sin; sums:
+// sw's dcos and dsin, or -1). cw and sw are at lo.
+func (b *backwardJob) runFused(k *kernels, lo, hi int, cw, sw *rowWalk, opers [5]int, sums [2]int, l *fusedLayout) {
 	a := &b.a
 	d := a.RotaryDim
 	last := a.X.Rank() - 1
@@ -235,7 +251,14 @@ func (b *backwardJob) runFused(k *kernels, lo, hi int, cw, sw *rowWalk, opers [5
 		}
 	}
 	yi, xi, oi, ci, si := opers[0], opers[1], opers[2], opers[3], opers[4]
+	group, strides := l.group, l.strides
 	p := backwardFused{rows: group, ys: strides[0] * es, xs: strides[1] * es, os: strides[2] * es, half: d / 2, n: d / 2}
+	// From a group's last row on to the next group's first: the kernel is then a row on from
+	// the last.
+	p.groups = l.groups
+	p.yg = (l.gstrides[0] - group*strides[0]) * es
+	p.xg = (l.gstrides[1] - group*strides[1]) * es
+	p.og = (l.gstrides[2] - group*strides[2]) * es
 	ystep, ostep := 0, 0 // in elements, for the pass-through copies
 	if m >= 0 {
 		ystep, ostep = cw.strides[yi][m], cw.strides[oi][m]
@@ -266,9 +289,11 @@ func (b *backwardJob) runFused(k *kernels, lo, hi int, cw, sw *rowWalk, opers [5
 		backwardFusedAsm(k.isa, a.X.DType, &p)
 		if width > d {
 			for r := range n {
-				y, o := cw.offs[yi]+r*ystep, cw.offs[oi]+r*ostep
-				for j := range group {
-					copyRow(a.DX, o+j*strides[2]+d, a.DY, y+j*strides[0]+d, width-d)
+				for g := range l.groups {
+					y, o := cw.offs[yi]+r*ystep+g*l.gstrides[0], cw.offs[oi]+r*ostep+g*l.gstrides[2]
+					for j := range group {
+						copyRow(a.DX, o+j*strides[2]+d, a.DY, y+j*strides[0]+d, width-d)
+					}
 				}
 			}
 		}

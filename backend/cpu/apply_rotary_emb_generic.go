@@ -15,6 +15,7 @@ type backwardFused struct {
 	rows, ys, xs, os                                         int
 	count, ystep, xstep, ostep, cstep, sstep, dcstep, dsstep int
 	half, n                                                  int
+	groups, yg, xg, og                                       int
 }
 
 // hasBackwardFused: no fused kernels without assembly.

@@ -7918,6 +7918,8 @@ TEXT ·backwardFusedNeoXF32AVX512(SB), NOSPLIT, $0-8
 	JE   done
 	CMPQ 56(AX), $0x00
 	JE   done
+	CMPQ 168(AX), $0x00
+	JE   done
 
 cosrow:
 	XORQ BX, BX
@@ -7949,15 +7951,16 @@ block:
 	MOVQ         16(AX), R9
 	ADDQ         BX, R9
 	MOVQ         56(AX), R10
-	MOVQ         96(AX), R11
-	MOVQ         104(AX), R12
+	MOVQ         168(AX), R11
+	MOVQ         96(AX), R12
+	MOVQ         104(AX), R13
 
 row:
-	PREFETCHT0   (DI)(R11*1)
-	PREFETCHT0   (R8)(R12*1)
-	LEAQ         (DI)(R11*1), SI
+	PREFETCHT0   (DI)(R12*1)
+	PREFETCHT0   (R8)(R13*1)
+	LEAQ         (DI)(R12*1), SI
 	PREFETCHT0   (SI)(CX*1)
-	LEAQ         (R8)(R12*1), SI
+	LEAQ         (R8)(R13*1), SI
 	PREFETCHT0   (SI)(CX*1)
 	VMOVUPS      (DI), Z16
 	VMOVUPS      (DI)(CX*1), Z17
@@ -7990,6 +7993,15 @@ row:
 	ADDQ         80(AX), R9
 	DECQ         R10
 	JNZ          row
+	DECQ         R11
+	JZ           summed
+	ADDQ         176(AX), DI
+	ADDQ         184(AX), R8
+	ADDQ         192(AX), R9
+	MOVQ         56(AX), R10
+	JMP          row
+
+summed:
 	MOVQ         40(AX), SI
 	TESTQ        SI, SI
 	JZ           nodcos
@@ -8059,6 +8071,8 @@ TEXT ·backwardFusedNeoXBF16AVX512(SB), NOSPLIT, $0-8
 	JE           done
 	CMPQ         56(AX), $0x00
 	JE           done
+	CMPQ         168(AX), $0x00
+	JE           done
 	VPBROADCASTD one<>+0(SB), Z0
 	VPBROADCASTD bias<>+0(SB), Z1
 	VPBROADCASTD absmask<>+0(SB), Z2
@@ -8100,15 +8114,16 @@ block:
 	MOVQ         16(AX), R9
 	ADDQ         BX, R9
 	MOVQ         56(AX), R10
-	MOVQ         96(AX), R11
-	MOVQ         104(AX), R12
+	MOVQ         168(AX), R11
+	MOVQ         96(AX), R12
+	MOVQ         104(AX), R13
 
 row:
-	PREFETCHT0   (DI)(R11*1)
-	PREFETCHT0   (R8)(R12*1)
-	LEAQ         (DI)(R11*1), SI
+	PREFETCHT0   (DI)(R12*1)
+	PREFETCHT0   (R8)(R13*1)
+	LEAQ         (DI)(R12*1), SI
 	PREFETCHT0   (SI)(CX*1)
-	LEAQ         (R8)(R12*1), SI
+	LEAQ         (R8)(R13*1), SI
 	PREFETCHT0   (SI)(CX*1)
 	VPMOVZXWD    (DI), Z22
 	VPSLLD       $0x10, Z22, Z22
@@ -8175,6 +8190,15 @@ row:
 	ADDQ         80(AX), R9
 	DECQ         R10
 	JNZ          row
+	DECQ         R11
+	JZ           summed
+	ADDQ         176(AX), DI
+	ADDQ         184(AX), R8
+	ADDQ         192(AX), R9
+	MOVQ         56(AX), R10
+	JMP          row
+
+summed:
 	MOVQ         40(AX), SI
 	TESTQ        SI, SI
 	JZ           nodcos
@@ -8297,6 +8321,8 @@ TEXT ·backwardFusedNeoXF16AVX512(SB), NOSPLIT, $0-8
 	JE   done
 	CMPQ 56(AX), $0x00
 	JE   done
+	CMPQ 168(AX), $0x00
+	JE   done
 
 cosrow:
 	XORQ BX, BX
@@ -8328,15 +8354,16 @@ block:
 	MOVQ         16(AX), R9
 	ADDQ         BX, R9
 	MOVQ         56(AX), R10
-	MOVQ         96(AX), R11
-	MOVQ         104(AX), R12
+	MOVQ         168(AX), R11
+	MOVQ         96(AX), R12
+	MOVQ         104(AX), R13
 
 row:
-	PREFETCHT0    (DI)(R11*1)
-	PREFETCHT0    (R8)(R12*1)
-	LEAQ          (DI)(R11*1), SI
+	PREFETCHT0    (DI)(R12*1)
+	PREFETCHT0    (R8)(R13*1)
+	LEAQ          (DI)(R12*1), SI
 	PREFETCHT0    (SI)(CX*1)
-	LEAQ          (R8)(R12*1), SI
+	LEAQ          (R8)(R13*1), SI
 	PREFETCHT0    (SI)(CX*1)
 	VCVTPH2PS     (DI), Z16
 	VCVTPH2PS     (DI)(CX*1), Z17
@@ -8375,18 +8402,27 @@ row:
 	ADDQ          80(AX), R9
 	DECQ          R10
 	JNZ           row
-	MOVQ          40(AX), SI
-	TESTQ         SI, SI
-	JZ            nodcos
-	ADDQ          BX, SI
-	VCVTPD2PS     Z4, Y5
-	VCVTPD2PS     Z9, Y0
-	VINSERTF32X8  $0x01, Y0, Z5, Z5
-	VCVTPD2PS     Z10, Y6
-	VCVTPD2PS     Z11, Y0
-	VINSERTF32X8  $0x01, Y0, Z6, Z6
-	VCVTPS2PH     $0x00, Z5, (SI)
-	VCVTPS2PH     $0x00, Z6, (SI)(CX*1)
+	DECQ          R11
+	JZ            summed
+	ADDQ          176(AX), DI
+	ADDQ          184(AX), R8
+	ADDQ          192(AX), R9
+	MOVQ          56(AX), R10
+	JMP           row
+
+summed:
+	MOVQ         40(AX), SI
+	TESTQ        SI, SI
+	JZ           nodcos
+	ADDQ         BX, SI
+	VCVTPD2PS    Z4, Y5
+	VCVTPD2PS    Z9, Y0
+	VINSERTF32X8 $0x01, Y0, Z5, Z5
+	VCVTPD2PS    Z10, Y6
+	VCVTPD2PS    Z11, Y0
+	VINSERTF32X8 $0x01, Y0, Z6, Z6
+	VCVTPS2PH    $0x00, Z5, (SI)
+	VCVTPS2PH    $0x00, Z6, (SI)(CX*1)
 
 nodcos:
 	MOVQ         48(AX), SI
@@ -8441,6 +8477,8 @@ TEXT ·backwardFusedNeoXBF16AVX512BF16(SB), NOSPLIT, $0-8
 	JE           done
 	CMPQ         56(AX), $0x00
 	JE           done
+	CMPQ         168(AX), $0x00
+	JE           done
 	VPBROADCASTD himask<>+0(SB), Y0
 
 cosrow:
@@ -8477,15 +8515,16 @@ block:
 	MOVQ         16(AX), R9
 	ADDQ         BX, R9
 	MOVQ         56(AX), R10
-	MOVQ         96(AX), R11
-	MOVQ         104(AX), R12
+	MOVQ         168(AX), R11
+	MOVQ         96(AX), R12
+	MOVQ         104(AX), R13
 
 row:
-	PREFETCHT0    (DI)(R11*1)
-	PREFETCHT0    (R8)(R12*1)
-	LEAQ          (DI)(R11*1), SI
+	PREFETCHT0    (DI)(R12*1)
+	PREFETCHT0    (R8)(R13*1)
+	LEAQ          (DI)(R12*1), SI
 	PREFETCHT0    (SI)(CX*1)
-	LEAQ          (R8)(R12*1), SI
+	LEAQ          (R8)(R13*1), SI
 	PREFETCHT0    (SI)(CX*1)
 	VPMOVZXWD     (DI), Z17
 	VPSLLD        $0x10, Z17, Z17
@@ -8535,11 +8574,20 @@ row:
 	VMOVDQU32     Y6, (R9)(CX*1)
 
 fuseddone76:
-	ADDQ          64(AX), DI
-	ADDQ          72(AX), R8
-	ADDQ          80(AX), R9
-	DECQ          R10
-	JNZ           row
+	ADDQ 64(AX), DI
+	ADDQ 72(AX), R8
+	ADDQ 80(AX), R9
+	DECQ R10
+	JNZ  row
+	DECQ R11
+	JZ   summed
+	ADDQ 176(AX), DI
+	ADDQ 184(AX), R8
+	ADDQ 192(AX), R9
+	MOVQ 56(AX), R10
+	JMP  row
+
+summed:
 	MOVQ          40(AX), SI
 	TESTQ         SI, SI
 	JZ            nodcos

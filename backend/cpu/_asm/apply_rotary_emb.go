@@ -446,13 +446,17 @@ const (
 	fusedSStep
 	fusedDCStep
 	fusedDSStep
-	fusedHalf // pairs per row
-	fusedN    // pairs the kernel does: a multiple of 16
+	fusedHalf   // pairs per row
+	fusedN      // pairs the kernel does: a multiple of 16
+	fusedGroups // groups of `rows` rows per cos row
+	fusedYG     // bytes from a group's last row on to the next group's first, per operand
+	fusedXG
+	fusedOG
 )
 
 // backwardFusedKernel emits backwardFusedNeoX<D><ISA>(p *byte): apply_rotary_emb's NeoX
-// backward pass over the first n pairs of `count` cos rows, each with `rows` rows of dy and x
-// (all of one dtype), as backwardSumsKernel and the full-row rotation do it in two passes, in
+// backward pass over the first n pairs of `count` cos rows, each with `groups` groups of `rows`
+// rows of dy and x (all of one dtype; the rows in native's order: group by group), as backwardSumsKernel and the full-row rotation do it in two passes, in
 // one: each block of 16 pairs of a row of dy and x is loaded once, adds its terms to the cos
 // row's float64 sums (the rows in order, from +0, as native's accumulators) and gives its dx,
 // dx = dy·cos + dy_partner·(−sin_partner) (the rotation by the sin row whose values are each
@@ -479,6 +483,8 @@ func (g *generator) backwardFusedKernel(s isa, d dtype) {
 	CMPQ(f(fusedCount), U8(0))
 	JE(LabelRef("done"))
 	CMPQ(f(fusedRows), U8(0))
+	JE(LabelRef("done"))
+	CMPQ(f(fusedGroups), U8(0))
 	JE(LabelRef("done"))
 	var c consts
 	if d == bf16 && !g.fastBF16 {
@@ -527,6 +533,8 @@ func (g *generator) backwardFusedKernel(s isa, d dtype) {
 	MOVQ(f(fusedDX), po)
 	ADDQ(off, po)
 	MOVQ(f(fusedRows), r)
+	gs := GP64() // groups left
+	MOVQ(f(fusedGroups), gs)
 	// Each row's loads prefetch the same bytes of the next cos row's: at 4096 tokens and more
 	// the operands stream from memory, and the rows of a block are too far apart (a row each)
 	// for the hardware prefetcher to see. A prefetch cannot fault, so the last cos row's reach
@@ -599,6 +607,14 @@ func (g *generator) backwardFusedKernel(s isa, d dtype) {
 	ADDQ(f(fusedOS), po)
 	DECQ(r)
 	JNZ(LabelRef("row"))
+	DECQ(gs)
+	JZ(LabelRef("summed"))
+	ADDQ(f(fusedYG), py)
+	ADDQ(f(fusedXG), px)
+	ADDQ(f(fusedOG), po)
+	MOVQ(f(fusedRows), r)
+	JMP(LabelRef("row"))
+	Label("summed")
 	// The block's dcos and dsin: float64 → float32 (nearest even, as Go's conversion) → d.
 	narrow := func(w [2]VecVirtual) VecVirtual {
 		if d == bf16 {
