@@ -454,15 +454,23 @@ func (g *generator) kvcStoreNorm(e, o, perm, least VecVirtual, out Mem) {
 	VMOVDQU16(w, out)
 }
 
-// kvcNormSlow emits the cold path of a row the fast norm may have flushed: all of it again, back
-// in element order, with the integer rounding. kv, ckv and gamma point at the rows' ends (as the
-// fast loops address them); label names the loop.
+// kvcNormSlow emits the cold path of a row the fast norm may have flushed: each block of 32
+// again, and where one of its float32 results is subnormal (the only values VCVTNE2PS2BF16
+// rounds otherwise than the reference, flushing them), the block again with the integer
+// rounding, back in element order. The fast path's test cannot tell an exact zero from a
+// flushed subnormal, and exact zeros are common (a zero in gamma puts one in every row). kv,
+// ckv and gamma point at the rows' ends (as the fast loops address them); label names the loop.
 func kvcNormSlow(cc consts, kv, ckv, j Register, rz VecVirtual, gamma Register, hiMask VecVirtual, loIdx, hiIdx Mem, label string) {
 	dv := Load(Param("dv"), GP64())
 	MOVQ(dv, j)
 	NEGQ(j)
 	Label(label)
 	e, o := kvcScaled(kv, j, rz, gamma, hiMask, nil)
+	k1, k2 := K(), K()
+	subnormals(e, k1)
+	subnormals(o, k2)
+	KORTESTW(k1, k2)
+	JZ(LabelRef(label + "next"))
 	for h, idx := range []Mem{loIdx, hiIdx} {
 		ix, v := ZMM(), ZMM()
 		VMOVDQU32(idx, ix)
@@ -470,6 +478,7 @@ func kvcNormSlow(cc consts, kv, ckv, j Register, rz VecVirtual, gamma Register, 
 		VPERMT2PS(o, ix, v)
 		storeBF16Int(16, cc, v, Mem{Base: ckv, Index: j, Scale: 2, Disp: 32 * h})
 	}
+	Label(label + "next")
 	ADDQ(U32(32), j)
 	JNZ(LabelRef(label))
 }
