@@ -215,7 +215,7 @@ func (b *backwardJob) run(lo, hi int) {
 func (b *backwardJob) fusable(k *kernels) bool {
 	a := &b.a
 	d := a.X.DType
-	if a.GPTJ || (a.RotaryDim/2)%16 != 0 || a.Cos.DType != d || !hasBackwardFused(k.isa, d, a.GPTJ) {
+	if (a.RotaryDim/2)%16 != 0 || a.Cos.DType != d || !hasBackwardFused(k.isa, d, a.GPTJ) {
 		return false
 	}
 	for _, t := range []tensor.Tensor{a.DCos, a.DSin} {
@@ -286,7 +286,7 @@ func (b *backwardJob) runFused(k *kernels, lo, hi int, cw, sw *rowWalk, opers [5
 			p.dsin = elemPtr(a.DSin, sw.offs[sums[1]])
 		}
 		p.count = n
-		backwardFusedAsm(k.isa, a.X.DType, &p)
+		backwardFusedAsm(k.isa, a.X.DType, a.GPTJ, &p)
 		if width > d {
 			for r := range n {
 				for g := range l.groups {

@@ -65,19 +65,28 @@ type backwardFused struct {
 
 // hasBackwardFused reports whether the ISA has a fused backward kernel for dtype d and the style.
 func hasBackwardFused(i isa, d tensor.DType, gptj bool) bool {
-	return !gptj && (i == isaAVX512 || i == isaAVX512BF16)
+	return i == isaAVX512 || i == isaAVX512BF16
 }
 
-// backwardFusedAsm runs the fused backward kernel of the ISA and dtype (hasBackwardFused) on p.
-func backwardFusedAsm(i isa, d tensor.DType, p *backwardFused) {
+// backwardFusedAsm runs the fused backward kernel of the ISA, dtype and style
+// (hasBackwardFused) on p.
+func backwardFusedAsm(i isa, d tensor.DType, gptj bool, p *backwardFused) {
 	b := (*byte)(unsafe.Pointer(p))
 	switch {
+	case d == tensor.BF16 && i == isaAVX512BF16 && gptj:
+		backwardFusedGPTJBF16AVX512BF16(b)
 	case d == tensor.BF16 && i == isaAVX512BF16:
 		backwardFusedNeoXBF16AVX512BF16(b)
+	case d == tensor.BF16 && gptj:
+		backwardFusedGPTJBF16AVX512(b)
 	case d == tensor.BF16:
 		backwardFusedNeoXBF16AVX512(b)
+	case d == tensor.F16 && gptj:
+		backwardFusedGPTJF16AVX512(b)
 	case d == tensor.F16:
 		backwardFusedNeoXF16AVX512(b)
+	case gptj:
+		backwardFusedGPTJF32AVX512(b)
 	default:
 		backwardFusedNeoXF32AVX512(b)
 	}

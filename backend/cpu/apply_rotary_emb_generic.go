@@ -22,4 +22,4 @@ type backwardFused struct {
 func hasBackwardFused(isa, tensor.DType, bool) bool { return false }
 
 // backwardFusedAsm is never called without assembly (hasBackwardFused).
-func backwardFusedAsm(isa, tensor.DType, *backwardFused) {}
+func backwardFusedAsm(isa, tensor.DType, bool, *backwardFused) {}

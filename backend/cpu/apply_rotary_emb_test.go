@@ -53,11 +53,11 @@ func BenchmarkApplyRotaryEmb(b *testing.B) {
 // inputs, in place and not, with either sum, none, both into cos and sin themselves, or both
 // in another dtype than x's: out, dx, dcos and dsin bit for bit against native, whose sums add
 // each element's terms in row order (the cancelling inputs make the bits depend on that
-// order). The NeoX cases with a multiple of 32 as rotary dim take the fused kernels where a cos
-// row's groups of rows lie along one dimension (heads and batch in BSND, heads in BNSD); the
-// kernels walk runs of cos rows and the groups themselves: with every operand a view with gaps
-// (gapped), a run that stepped past the end of a dimension, or a group step that missed the
-// batch stride, reads or writes a gap.
+// order). The cases with a multiple of 32 as rotary dim (either style) take the fused kernels
+// where a cos row's groups of rows lie along one dimension (heads and batch in BSND, heads in
+// BNSD); the kernels walk runs of cos rows and the groups themselves: with every operand a view
+// with gaps (gapped), a run that stepped past the end of a dimension, or a group step that
+// missed the batch stride, reads or writes a gap.
 func TestApplyRotaryEmbThreads(t *testing.T) {
 	defer cpu.SetImplementation(cpu.Implementations()[0])
 	cases := []struct {

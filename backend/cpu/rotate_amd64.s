@@ -7961,12 +7961,12 @@ block:
 	VMOVUPS      (SI)(CX*1), Z1
 	MOVQ         32(AX), SI
 	ADDQ         BX, SI
-	VMOVUPS      (SI), Z2
-	VMOVUPS      (SI)(CX*1), Z3
-	VPBROADCASTD negsign32<>+0(SB), Z4
-	VXORPS       Z4, Z3, Z3
-	VXORPS       Z4, Z2, Z2
-	VXORPD       Z4, Z4, Z4
+	VPBROADCASTD negsign32<>+0(SB), Z2
+	VMOVUPS      (SI), Z3
+	VMOVUPS      (SI)(CX*1), Z4
+	VXORPS       Z2, Z4, Z4
+	VXORPS       Z2, Z3, Z3
+	VXORPD       Z2, Z2, Z2
 	VXORPD       Z9, Z9, Z9
 	VXORPD       Z10, Z10, Z10
 	VXORPD       Z11, Z11, Z11
@@ -8002,7 +8002,7 @@ row:
 	VCVTPS2PD    32(R8), Z23
 	VCVTPS2PD    (R8)(CX*1), Z24
 	VCVTPS2PD    32(R8)(CX*1), Z25
-	VFMADD231PD  Z22, Z18, Z4
+	VFMADD231PD  Z22, Z18, Z2
 	VFMADD231PD  Z24, Z20, Z10
 	VFNMADD231PD Z24, Z18, Z12
 	VFMADD231PD  Z22, Z20, Z14
@@ -8011,9 +8011,9 @@ row:
 	VFNMADD231PD Z25, Z19, Z13
 	VFMADD231PD  Z23, Z21, Z15
 	VMULPS       Z0, Z16, Z18
-	VMULPS       Z3, Z17, Z19
+	VMULPS       Z4, Z17, Z19
 	VMULPS       Z1, Z17, Z17
-	VMULPS       Z2, Z16, Z16
+	VMULPS       Z3, Z16, Z16
 	VSUBPS       Z19, Z18, Z18
 	VADDPS       Z16, Z17, Z17
 	VMOVUPS      Z18, (R9)
@@ -8036,7 +8036,7 @@ summed:
 	TESTQ        SI, SI
 	JZ           nodcos
 	ADDQ         BX, SI
-	VCVTPD2PS    Z4, Y5
+	VCVTPD2PS    Z2, Y5
 	VCVTPD2PS    Z9, Y0
 	VINSERTF32X8 $0x01, Y0, Z5, Z5
 	VCVTPD2PS    Z10, Y6
@@ -8122,14 +8122,14 @@ block:
 	VPSLLD       $0x10, Z7, Z7
 	MOVQ         32(AX), SI
 	ADDQ         BX, SI
-	VPMOVZXWD    (SI), Z8
-	VPSLLD       $0x10, Z8, Z8
-	VPMOVZXWD    (SI)(CX*1), Z9
+	VPBROADCASTD negsign32<>+0(SB), Z8
+	VPMOVZXWD    (SI), Z9
 	VPSLLD       $0x10, Z9, Z9
-	VPBROADCASTD negsign32<>+0(SB), Z10
-	VXORPS       Z10, Z9, Z9
-	VXORPS       Z10, Z8, Z8
-	VXORPD       Z10, Z10, Z10
+	VPMOVZXWD    (SI)(CX*1), Z10
+	VPSLLD       $0x10, Z10, Z10
+	VXORPS       Z8, Z10, Z10
+	VXORPS       Z8, Z9, Z9
+	VXORPD       Z8, Z8, Z8
 	VXORPD       Z15, Z15, Z15
 	VXORPD       Z16, Z16, Z16
 	VXORPD       Z17, Z17, Z17
@@ -8179,7 +8179,7 @@ row:
 	VPAND        Y5, Y11, Y11
 	VCVTPS2PD    Y12, Z30
 	VCVTPS2PD    Y11, Z31
-	VFMADD231PD  Z28, Z24, Z10
+	VFMADD231PD  Z28, Z24, Z8
 	VFMADD231PD  Z30, Z26, Z16
 	VFNMADD231PD Z30, Z24, Z18
 	VFMADD231PD  Z28, Z26, Z20
@@ -8188,9 +8188,9 @@ row:
 	VFNMADD231PD Z31, Z25, Z19
 	VFMADD231PD  Z29, Z27, Z21
 	VMULPS       Z6, Z22, Z24
-	VMULPS       Z9, Z23, Z25
+	VMULPS       Z10, Z23, Z25
 	VMULPS       Z7, Z23, Z23
-	VMULPS       Z8, Z22, Z22
+	VMULPS       Z9, Z22, Z22
 	VSUBPS       Z25, Z24, Z24
 	VADDPS       Z22, Z23, Z23
 	VPSRLD       $0x10, Z24, Z22
@@ -8234,9 +8234,9 @@ summed:
 	JZ           nodcos
 	ADDQ         BX, SI
 	VMOVDQU64    sumslo<>+0(SB), Z6
-	VPERMI2PD    Z15, Z10, Z6
+	VPERMI2PD    Z15, Z8, Z6
 	VMOVDQU64    sumshi<>+0(SB), Z7
-	VPERMI2PD    Z15, Z10, Z7
+	VPERMI2PD    Z15, Z8, Z7
 	VCVTPD2PS    Z6, Y11
 	VCVTPD2PS    Z7, Y6
 	VINSERTF32X8 $0x01, Y6, Z11, Z11
@@ -8364,12 +8364,12 @@ block:
 	VCVTPH2PS    (SI)(CX*1), Z1
 	MOVQ         32(AX), SI
 	ADDQ         BX, SI
-	VCVTPH2PS    (SI), Z2
-	VCVTPH2PS    (SI)(CX*1), Z3
-	VPBROADCASTD negsign32<>+0(SB), Z4
-	VXORPS       Z4, Z3, Z3
-	VXORPS       Z4, Z2, Z2
-	VXORPD       Z4, Z4, Z4
+	VPBROADCASTD negsign32<>+0(SB), Z2
+	VCVTPH2PS    (SI), Z3
+	VCVTPH2PS    (SI)(CX*1), Z4
+	VXORPS       Z2, Z4, Z4
+	VXORPS       Z2, Z3, Z3
+	VXORPD       Z2, Z2, Z2
 	VXORPD       Z9, Z9, Z9
 	VXORPD       Z10, Z10, Z10
 	VXORPD       Z11, Z11, Z11
@@ -8411,7 +8411,7 @@ row:
 	VCVTPS2PD     Y24, Z25
 	VEXTRACTF32X8 $0x01, Z24, Y5
 	VCVTPS2PD     Y5, Z24
-	VFMADD231PD   Z23, Z18, Z4
+	VFMADD231PD   Z23, Z18, Z2
 	VFMADD231PD   Z25, Z20, Z10
 	VFNMADD231PD  Z25, Z18, Z12
 	VFMADD231PD   Z23, Z20, Z14
@@ -8420,9 +8420,9 @@ row:
 	VFNMADD231PD  Z24, Z19, Z13
 	VFMADD231PD   Z22, Z21, Z15
 	VMULPS        Z0, Z16, Z18
-	VMULPS        Z3, Z17, Z19
+	VMULPS        Z4, Z17, Z19
 	VMULPS        Z1, Z17, Z17
-	VMULPS        Z2, Z16, Z16
+	VMULPS        Z3, Z16, Z16
 	VSUBPS        Z19, Z18, Z18
 	VADDPS        Z16, Z17, Z17
 	VCVTPS2PH     $0x00, Z18, (R9)
@@ -8445,7 +8445,7 @@ summed:
 	TESTQ        SI, SI
 	JZ           nodcos
 	ADDQ         BX, SI
-	VCVTPD2PS    Z4, Y5
+	VCVTPD2PS    Z2, Y5
 	VCVTPD2PS    Z9, Y0
 	VINSERTF32X8 $0x01, Y0, Z5, Z5
 	VCVTPD2PS    Z10, Y6
@@ -8523,14 +8523,14 @@ block:
 	VPSLLD       $0x10, Z2, Z2
 	MOVQ         32(AX), SI
 	ADDQ         BX, SI
-	VPMOVZXWD    (SI), Z3
-	VPSLLD       $0x10, Z3, Z3
-	VPMOVZXWD    (SI)(CX*1), Z4
+	VPBROADCASTD negsign32<>+0(SB), Z3
+	VPMOVZXWD    (SI), Z4
 	VPSLLD       $0x10, Z4, Z4
-	VPBROADCASTD negsign32<>+0(SB), Z5
-	VXORPS       Z5, Z4, Z4
-	VXORPS       Z5, Z3, Z3
-	VXORPD       Z5, Z5, Z5
+	VPMOVZXWD    (SI)(CX*1), Z5
+	VPSLLD       $0x10, Z5, Z5
+	VXORPS       Z3, Z5, Z5
+	VXORPS       Z3, Z4, Z4
+	VXORPD       Z3, Z3, Z3
 	VXORPD       Z10, Z10, Z10
 	VXORPD       Z11, Z11, Z11
 	VXORPD       Z12, Z12, Z12
@@ -8580,7 +8580,7 @@ row:
 	VPAND         Y0, Y6, Y6
 	VCVTPS2PD     Y7, Z25
 	VCVTPS2PD     Y6, Z26
-	VFMADD231PD   Z23, Z19, Z5
+	VFMADD231PD   Z23, Z19, Z3
 	VFMADD231PD   Z25, Z21, Z11
 	VFNMADD231PD  Z25, Z19, Z13
 	VFMADD231PD   Z23, Z21, Z15
@@ -8589,9 +8589,9 @@ row:
 	VFNMADD231PD  Z26, Z20, Z14
 	VFMADD231PD   Z24, Z22, Z16
 	VMULPS        Z1, Z17, Z19
-	VMULPS        Z4, Z18, Z20
+	VMULPS        Z5, Z18, Z20
 	VMULPS        Z2, Z18, Z18
-	VMULPS        Z3, Z17, Z17
+	VMULPS        Z4, Z17, Z17
 	VSUBPS        Z20, Z19, Z19
 	VADDPS        Z17, Z18, Z18
 	VFPCLASSPSZ   $0x20, Z19, K1
@@ -8623,9 +8623,9 @@ summed:
 	JZ            nodcos
 	ADDQ          BX, SI
 	VMOVDQU64     sumslo<>+0(SB), Z1
-	VPERMI2PD     Z10, Z5, Z1
+	VPERMI2PD     Z10, Z3, Z1
 	VMOVDQU64     sumshi<>+0(SB), Z2
-	VPERMI2PD     Z10, Z5, Z2
+	VPERMI2PD     Z10, Z3, Z2
 	VCVTPD2PS     Z1, Y6
 	VCVTPD2PS     Z2, Y1
 	VINSERTF32X8  $0x01, Y1, Z6, Z6
@@ -8793,6 +8793,908 @@ fusedslow79:
 	VPBLENDMD    Z11, Z10, K1, Z10
 	VPMOVDW      Z10, (SI)(CX*1)
 	JMP          fuseddone80
+
+// func backwardFusedGPTJF32AVX512(p *byte)
+// Requires: AVX, AVX512DQ, AVX512F, MMX+
+TEXT ·backwardFusedGPTJF32AVX512(SB), NOSPLIT, $0-8
+	MOVQ      p+0(FP), AX
+	MOVQ      152(AX), CX
+	SHLQ      $0x02, CX
+	MOVQ      160(AX), CX
+	SHLQ      $0x03, CX
+	JZ        done
+	CMPQ      88(AX), $0x00
+	JE        done
+	CMPQ      56(AX), $0x00
+	JE        done
+	CMPQ      168(AX), $0x00
+	JE        done
+	VMOVDQU64 evensign64<>+0(SB), Z0
+
+cosrow:
+	XORQ DX, DX
+
+block:
+	MOVQ         24(AX), BX
+	ADDQ         DX, BX
+	VMOVUPS      (BX), Z1
+	VMOVUPS      64(BX), Z2
+	MOVQ         32(AX), BX
+	ADDQ         DX, BX
+	VPBROADCASTD negsign32<>+0(SB), Z3
+	VMOVUPS      (BX), Z4
+	VMOVUPS      64(BX), Z5
+	VMOVDQU32    evensign<>+0(SB), Z6
+	VPERMILPS    $0xb1, Z4, Z4
+	VXORPS       Z3, Z4, Z4
+	VXORPS       Z6, Z4, Z4
+	VPERMILPS    $0xb1, Z5, Z5
+	VXORPS       Z3, Z5, Z5
+	VXORPS       Z6, Z5, Z5
+	VXORPD       Z3, Z3, Z3
+	VXORPD       Z6, Z6, Z6
+	VXORPD       Z11, Z11, Z11
+	VXORPD       Z12, Z12, Z12
+	VXORPD       Z13, Z13, Z13
+	VXORPD       Z14, Z14, Z14
+	VXORPD       Z15, Z15, Z15
+	VXORPD       Z16, Z16, Z16
+	MOVQ         (AX), SI
+	ADDQ         DX, SI
+	MOVQ         8(AX), DI
+	ADDQ         DX, DI
+	MOVQ         16(AX), R8
+	ADDQ         DX, R8
+	MOVQ         56(AX), R9
+	MOVQ         168(AX), R10
+	MOVQ         96(AX), R11
+	MOVQ         104(AX), R12
+
+row:
+	PREFETCHT0  (SI)(R11*1)
+	PREFETCHT0  (DI)(R12*1)
+	LEAQ        (SI)(R11*1), BX
+	PREFETCHT0  64(BX)
+	LEAQ        (DI)(R12*1), BX
+	PREFETCHT0  64(BX)
+	VMOVUPS     (SI), Z17
+	VMOVUPS     64(SI), Z18
+	VCVTPS2PD   (SI), Z19
+	VCVTPS2PD   32(SI), Z20
+	VCVTPS2PD   64(SI), Z21
+	VCVTPS2PD   96(SI), Z22
+	VCVTPS2PD   (DI), Z23
+	VCVTPS2PD   32(DI), Z24
+	VCVTPS2PD   64(DI), Z25
+	VCVTPS2PD   96(DI), Z26
+	VPERMILPD   $0x55, Z23, Z27
+	VXORPD      Z0, Z27, Z27
+	VFMADD231PD Z23, Z19, Z3
+	VFMADD231PD Z27, Z19, Z13
+	VPERMILPD   $0x55, Z24, Z19
+	VXORPD      Z0, Z19, Z19
+	VFMADD231PD Z24, Z20, Z6
+	VFMADD231PD Z19, Z20, Z14
+	VPERMILPD   $0x55, Z25, Z19
+	VXORPD      Z0, Z19, Z19
+	VFMADD231PD Z25, Z21, Z11
+	VFMADD231PD Z19, Z21, Z15
+	VPERMILPD   $0x55, Z26, Z19
+	VXORPD      Z0, Z19, Z19
+	VFMADD231PD Z26, Z22, Z12
+	VFMADD231PD Z19, Z22, Z16
+	VPERMILPS   $0xb1, Z17, Z19
+	VMULPS      Z1, Z17, Z17
+	VMULPS      Z4, Z19, Z19
+	VADDPS      Z19, Z17, Z17
+	VPERMILPS   $0xb1, Z18, Z19
+	VMULPS      Z2, Z18, Z18
+	VMULPS      Z5, Z19, Z19
+	VADDPS      Z19, Z18, Z18
+	VMOVUPS     Z17, (R8)
+	VMOVUPS     Z18, 64(R8)
+	ADDQ        64(AX), SI
+	ADDQ        72(AX), DI
+	ADDQ        80(AX), R8
+	DECQ        R9
+	JNZ         row
+	DECQ        R10
+	JZ          summed
+	ADDQ        176(AX), SI
+	ADDQ        184(AX), DI
+	ADDQ        192(AX), R8
+	MOVQ        56(AX), R9
+	JMP         row
+
+summed:
+	MOVQ         40(AX), BX
+	TESTQ        BX, BX
+	JZ           nodcos
+	ADDQ         DX, BX
+	VCVTPD2PS    Z3, Y7
+	VCVTPD2PS    Z6, Y1
+	VINSERTF32X8 $0x01, Y1, Z7, Z7
+	VCVTPD2PS    Z11, Y8
+	VCVTPD2PS    Z12, Y1
+	VINSERTF32X8 $0x01, Y1, Z8, Z8
+	VMOVUPS      Z7, (BX)
+	VMOVUPS      Z8, 64(BX)
+
+nodcos:
+	MOVQ         48(AX), BX
+	TESTQ        BX, BX
+	JZ           nodsin
+	ADDQ         DX, BX
+	VCVTPD2PS    Z13, Y9
+	VCVTPD2PS    Z14, Y1
+	VINSERTF32X8 $0x01, Y1, Z9, Z9
+	VCVTPD2PS    Z15, Y10
+	VCVTPD2PS    Z16, Y1
+	VINSERTF32X8 $0x01, Y1, Z10, Z10
+	VMOVUPS      Z9, (BX)
+	VMOVUPS      Z10, 64(BX)
+
+nodsin:
+	ADDQ $0x00000080, DX
+	CMPQ DX, CX
+	JB   block
+	DECQ 88(AX)
+	JZ   done
+	MOVQ 96(AX), BX
+	ADDQ BX, (AX)
+	MOVQ 104(AX), BX
+	ADDQ BX, 8(AX)
+	MOVQ 112(AX), BX
+	ADDQ BX, 16(AX)
+	MOVQ 120(AX), BX
+	ADDQ BX, 24(AX)
+	MOVQ 128(AX), BX
+	ADDQ BX, 32(AX)
+	MOVQ 136(AX), BX
+	ADDQ BX, 40(AX)
+	MOVQ 144(AX), BX
+	ADDQ BX, 48(AX)
+	JMP  cosrow
+
+done:
+	VZEROUPPER
+	RET
+
+// func backwardFusedGPTJBF16AVX512(p *byte)
+// Requires: AVX, AVX2, AVX512DQ, AVX512F, MMX+
+TEXT ·backwardFusedGPTJBF16AVX512(SB), NOSPLIT, $0-8
+	MOVQ         p+0(FP), AX
+	MOVQ         152(AX), CX
+	SHLQ         $0x01, CX
+	MOVQ         160(AX), CX
+	SHLQ         $0x02, CX
+	JZ           done
+	CMPQ         88(AX), $0x00
+	JE           done
+	CMPQ         56(AX), $0x00
+	JE           done
+	CMPQ         168(AX), $0x00
+	JE           done
+	VPBROADCASTD one<>+0(SB), Z0
+	VPBROADCASTD bias<>+0(SB), Z1
+	VPBROADCASTD absmask<>+0(SB), Z2
+	VPBROADCASTD inf<>+0(SB), Z3
+	VPBROADCASTD quiet<>+0(SB), Z4
+	VPBROADCASTD himask<>+0(SB), Y5
+
+cosrow:
+	XORQ DX, DX
+
+block:
+	MOVQ         24(AX), BX
+	ADDQ         DX, BX
+	VPMOVZXWD    (BX), Z6
+	VPSLLD       $0x10, Z6, Z6
+	VPMOVZXWD    32(BX), Z7
+	VPSLLD       $0x10, Z7, Z7
+	MOVQ         32(AX), BX
+	ADDQ         DX, BX
+	VPBROADCASTD negsign32<>+0(SB), Z8
+	VPMOVZXWD    (BX), Z9
+	VPSLLD       $0x10, Z9, Z9
+	VPMOVZXWD    32(BX), Z10
+	VPSLLD       $0x10, Z10, Z10
+	VMOVDQU32    evensign<>+0(SB), Z11
+	VPERMILPS    $0xb1, Z9, Z9
+	VXORPS       Z8, Z9, Z9
+	VXORPS       Z11, Z9, Z9
+	VPERMILPS    $0xb1, Z10, Z10
+	VXORPS       Z8, Z10, Z10
+	VXORPS       Z11, Z10, Z10
+	VXORPD       Z8, Z8, Z8
+	VXORPD       Z11, Z11, Z11
+	VXORPD       Z16, Z16, Z16
+	VXORPD       Z17, Z17, Z17
+	VXORPD       Z18, Z18, Z18
+	VXORPD       Z19, Z19, Z19
+	VXORPD       Z20, Z20, Z20
+	VXORPD       Z21, Z21, Z21
+	MOVQ         (AX), SI
+	ADDQ         DX, SI
+	MOVQ         8(AX), DI
+	ADDQ         DX, DI
+	MOVQ         16(AX), R8
+	ADDQ         DX, R8
+	MOVQ         56(AX), R9
+	MOVQ         168(AX), R10
+	MOVQ         96(AX), R11
+	MOVQ         104(AX), R12
+
+row:
+	PREFETCHT0   (SI)(R11*1)
+	PREFETCHT0   (DI)(R12*1)
+	LEAQ         (SI)(R11*1), BX
+	PREFETCHT0   32(BX)
+	LEAQ         (DI)(R12*1), BX
+	PREFETCHT0   32(BX)
+	VPMOVZXWD    (SI), Z22
+	VPSLLD       $0x10, Z22, Z22
+	VPMOVZXWD    32(SI), Z23
+	VPSLLD       $0x10, Z23, Z23
+	VMOVDQU      (SI), Y12
+	VPSLLD       $0x10, Y12, Y13
+	VPAND        Y5, Y12, Y12
+	VCVTPS2PD    Y13, Z24
+	VCVTPS2PD    Y12, Z25
+	VMOVDQU      32(SI), Y12
+	VPSLLD       $0x10, Y12, Y13
+	VPAND        Y5, Y12, Y12
+	VCVTPS2PD    Y13, Z26
+	VCVTPS2PD    Y12, Z27
+	VMOVDQU      (DI), Y12
+	VPSLLD       $0x10, Y12, Y13
+	VPAND        Y5, Y12, Y12
+	VCVTPS2PD    Y13, Z28
+	VCVTPS2PD    Y12, Z29
+	VMOVDQU      32(DI), Y12
+	VPSLLD       $0x10, Y12, Y13
+	VPAND        Y5, Y12, Y12
+	VCVTPS2PD    Y13, Z30
+	VCVTPS2PD    Y12, Z31
+	VFMADD231PD  Z28, Z24, Z8
+	VFMADD231PD  Z29, Z25, Z11
+	VFNMADD231PD Z29, Z24, Z18
+	VFMADD231PD  Z28, Z25, Z19
+	VFMADD231PD  Z30, Z26, Z16
+	VFMADD231PD  Z31, Z27, Z17
+	VFNMADD231PD Z31, Z26, Z20
+	VFMADD231PD  Z30, Z27, Z21
+	VPERMILPS    $0xb1, Z22, Z24
+	VMULPS       Z6, Z22, Z22
+	VMULPS       Z9, Z24, Z24
+	VADDPS       Z24, Z22, Z22
+	VPERMILPS    $0xb1, Z23, Z24
+	VMULPS       Z7, Z23, Z23
+	VMULPS       Z10, Z24, Z24
+	VADDPS       Z24, Z23, Z23
+	VPSRLD       $0x10, Z22, Z24
+	VPSRLD       $0x10, Z22, Z25
+	VPANDD       Z0, Z24, Z24
+	VPADDD       Z22, Z24, Z24
+	VPADDD       Z1, Z24, Z24
+	VPSRLD       $0x10, Z24, Z24
+	VPORD        Z4, Z25, Z25
+	VPANDD       Z2, Z22, Z22
+	VPCMPGTD     Z3, Z22, K1
+	VPBLENDMD    Z25, Z24, K1, Z24
+	VPMOVDW      Z24, (R8)
+	VPSRLD       $0x10, Z23, Z22
+	VPSRLD       $0x10, Z23, Z24
+	VPANDD       Z0, Z22, Z22
+	VPADDD       Z23, Z22, Z22
+	VPADDD       Z1, Z22, Z22
+	VPSRLD       $0x10, Z22, Z22
+	VPORD        Z4, Z24, Z24
+	VPANDD       Z2, Z23, Z23
+	VPCMPGTD     Z3, Z23, K1
+	VPBLENDMD    Z24, Z22, K1, Z22
+	VPMOVDW      Z22, 32(R8)
+	ADDQ         64(AX), SI
+	ADDQ         72(AX), DI
+	ADDQ         80(AX), R8
+	DECQ         R9
+	JNZ          row
+	DECQ         R10
+	JZ           summed
+	ADDQ         176(AX), SI
+	ADDQ         184(AX), DI
+	ADDQ         192(AX), R8
+	MOVQ         56(AX), R9
+	JMP          row
+
+summed:
+	MOVQ         40(AX), BX
+	TESTQ        BX, BX
+	JZ           nodcos
+	ADDQ         DX, BX
+	VMOVDQU64    sumslo<>+0(SB), Z6
+	VPERMI2PD    Z11, Z8, Z6
+	VMOVDQU64    sumshi<>+0(SB), Z7
+	VPERMI2PD    Z11, Z8, Z7
+	VCVTPD2PS    Z6, Y12
+	VCVTPD2PS    Z7, Y6
+	VINSERTF32X8 $0x01, Y6, Z12, Z12
+	VMOVDQU64    sumslo<>+0(SB), Z6
+	VPERMI2PD    Z17, Z16, Z6
+	VMOVDQU64    sumshi<>+0(SB), Z7
+	VPERMI2PD    Z17, Z16, Z7
+	VCVTPD2PS    Z6, Y13
+	VCVTPD2PS    Z7, Y6
+	VINSERTF32X8 $0x01, Y6, Z13, Z13
+	VPSRLD       $0x10, Z12, Z6
+	VPSRLD       $0x10, Z12, Z7
+	VPANDD       Z0, Z6, Z6
+	VPADDD       Z12, Z6, Z6
+	VPADDD       Z1, Z6, Z6
+	VPSRLD       $0x10, Z6, Z6
+	VPORD        Z4, Z7, Z7
+	VPANDD       Z2, Z12, Z8
+	VPCMPGTD     Z3, Z8, K1
+	VPBLENDMD    Z7, Z6, K1, Z6
+	VPMOVDW      Z6, (BX)
+	VPSRLD       $0x10, Z13, Z6
+	VPSRLD       $0x10, Z13, Z7
+	VPANDD       Z0, Z6, Z6
+	VPADDD       Z13, Z6, Z6
+	VPADDD       Z1, Z6, Z6
+	VPSRLD       $0x10, Z6, Z6
+	VPORD        Z4, Z7, Z7
+	VPANDD       Z2, Z13, Z8
+	VPCMPGTD     Z3, Z8, K1
+	VPBLENDMD    Z7, Z6, K1, Z6
+	VPMOVDW      Z6, 32(BX)
+
+nodcos:
+	MOVQ         48(AX), BX
+	TESTQ        BX, BX
+	JZ           nodsin
+	ADDQ         DX, BX
+	VMOVDQU64    sumslo<>+0(SB), Z6
+	VPERMI2PD    Z19, Z18, Z6
+	VMOVDQU64    sumshi<>+0(SB), Z7
+	VPERMI2PD    Z19, Z18, Z7
+	VCVTPD2PS    Z6, Y14
+	VCVTPD2PS    Z7, Y6
+	VINSERTF32X8 $0x01, Y6, Z14, Z14
+	VMOVDQU64    sumslo<>+0(SB), Z6
+	VPERMI2PD    Z21, Z20, Z6
+	VMOVDQU64    sumshi<>+0(SB), Z7
+	VPERMI2PD    Z21, Z20, Z7
+	VCVTPD2PS    Z6, Y15
+	VCVTPD2PS    Z7, Y6
+	VINSERTF32X8 $0x01, Y6, Z15, Z15
+	VPSRLD       $0x10, Z14, Z6
+	VPSRLD       $0x10, Z14, Z7
+	VPANDD       Z0, Z6, Z6
+	VPADDD       Z14, Z6, Z6
+	VPADDD       Z1, Z6, Z6
+	VPSRLD       $0x10, Z6, Z6
+	VPORD        Z4, Z7, Z7
+	VPANDD       Z2, Z14, Z8
+	VPCMPGTD     Z3, Z8, K1
+	VPBLENDMD    Z7, Z6, K1, Z6
+	VPMOVDW      Z6, (BX)
+	VPSRLD       $0x10, Z15, Z6
+	VPSRLD       $0x10, Z15, Z7
+	VPANDD       Z0, Z6, Z6
+	VPADDD       Z15, Z6, Z6
+	VPADDD       Z1, Z6, Z6
+	VPSRLD       $0x10, Z6, Z6
+	VPORD        Z4, Z7, Z7
+	VPANDD       Z2, Z15, Z8
+	VPCMPGTD     Z3, Z8, K1
+	VPBLENDMD    Z7, Z6, K1, Z6
+	VPMOVDW      Z6, 32(BX)
+
+nodsin:
+	ADDQ $0x00000040, DX
+	CMPQ DX, CX
+	JB   block
+	DECQ 88(AX)
+	JZ   done
+	MOVQ 96(AX), BX
+	ADDQ BX, (AX)
+	MOVQ 104(AX), BX
+	ADDQ BX, 8(AX)
+	MOVQ 112(AX), BX
+	ADDQ BX, 16(AX)
+	MOVQ 120(AX), BX
+	ADDQ BX, 24(AX)
+	MOVQ 128(AX), BX
+	ADDQ BX, 32(AX)
+	MOVQ 136(AX), BX
+	ADDQ BX, 40(AX)
+	MOVQ 144(AX), BX
+	ADDQ BX, 48(AX)
+	JMP  cosrow
+
+done:
+	VZEROUPPER
+	RET
+
+// func backwardFusedGPTJF16AVX512(p *byte)
+// Requires: AVX, AVX512DQ, AVX512F, MMX+
+TEXT ·backwardFusedGPTJF16AVX512(SB), NOSPLIT, $0-8
+	MOVQ      p+0(FP), AX
+	MOVQ      152(AX), CX
+	SHLQ      $0x01, CX
+	MOVQ      160(AX), CX
+	SHLQ      $0x02, CX
+	JZ        done
+	CMPQ      88(AX), $0x00
+	JE        done
+	CMPQ      56(AX), $0x00
+	JE        done
+	CMPQ      168(AX), $0x00
+	JE        done
+	VMOVDQU64 evensign64<>+0(SB), Z0
+
+cosrow:
+	XORQ DX, DX
+
+block:
+	MOVQ         24(AX), BX
+	ADDQ         DX, BX
+	VCVTPH2PS    (BX), Z1
+	VCVTPH2PS    32(BX), Z2
+	MOVQ         32(AX), BX
+	ADDQ         DX, BX
+	VPBROADCASTD negsign32<>+0(SB), Z3
+	VCVTPH2PS    (BX), Z4
+	VCVTPH2PS    32(BX), Z5
+	VMOVDQU32    evensign<>+0(SB), Z6
+	VPERMILPS    $0xb1, Z4, Z4
+	VXORPS       Z3, Z4, Z4
+	VXORPS       Z6, Z4, Z4
+	VPERMILPS    $0xb1, Z5, Z5
+	VXORPS       Z3, Z5, Z5
+	VXORPS       Z6, Z5, Z5
+	VXORPD       Z3, Z3, Z3
+	VXORPD       Z6, Z6, Z6
+	VXORPD       Z11, Z11, Z11
+	VXORPD       Z12, Z12, Z12
+	VXORPD       Z13, Z13, Z13
+	VXORPD       Z14, Z14, Z14
+	VXORPD       Z15, Z15, Z15
+	VXORPD       Z16, Z16, Z16
+	MOVQ         (AX), SI
+	ADDQ         DX, SI
+	MOVQ         8(AX), DI
+	ADDQ         DX, DI
+	MOVQ         16(AX), R8
+	ADDQ         DX, R8
+	MOVQ         56(AX), R9
+	MOVQ         168(AX), R10
+	MOVQ         96(AX), R11
+	MOVQ         104(AX), R12
+
+row:
+	PREFETCHT0    (SI)(R11*1)
+	PREFETCHT0    (DI)(R12*1)
+	LEAQ          (SI)(R11*1), BX
+	PREFETCHT0    32(BX)
+	LEAQ          (DI)(R12*1), BX
+	PREFETCHT0    32(BX)
+	VCVTPH2PS     (SI), Z17
+	VCVTPH2PS     32(SI), Z18
+	VCVTPS2PD     Y17, Z19
+	VEXTRACTF32X8 $0x01, Z17, Y7
+	VCVTPS2PD     Y7, Z20
+	VCVTPS2PD     Y18, Z21
+	VEXTRACTF32X8 $0x01, Z18, Y7
+	VCVTPS2PD     Y7, Z22
+	VCVTPH2PS     (DI), Z23
+	VCVTPS2PD     Y23, Z24
+	VEXTRACTF32X8 $0x01, Z23, Y7
+	VCVTPS2PD     Y7, Z23
+	VCVTPH2PS     32(DI), Z25
+	VCVTPS2PD     Y25, Z26
+	VEXTRACTF32X8 $0x01, Z25, Y7
+	VCVTPS2PD     Y7, Z25
+	VPERMILPD     $0x55, Z24, Z27
+	VXORPD        Z0, Z27, Z27
+	VFMADD231PD   Z24, Z19, Z3
+	VFMADD231PD   Z27, Z19, Z13
+	VPERMILPD     $0x55, Z23, Z19
+	VXORPD        Z0, Z19, Z19
+	VFMADD231PD   Z23, Z20, Z6
+	VFMADD231PD   Z19, Z20, Z14
+	VPERMILPD     $0x55, Z26, Z19
+	VXORPD        Z0, Z19, Z19
+	VFMADD231PD   Z26, Z21, Z11
+	VFMADD231PD   Z19, Z21, Z15
+	VPERMILPD     $0x55, Z25, Z19
+	VXORPD        Z0, Z19, Z19
+	VFMADD231PD   Z25, Z22, Z12
+	VFMADD231PD   Z19, Z22, Z16
+	VPERMILPS     $0xb1, Z17, Z19
+	VMULPS        Z1, Z17, Z17
+	VMULPS        Z4, Z19, Z19
+	VADDPS        Z19, Z17, Z17
+	VPERMILPS     $0xb1, Z18, Z19
+	VMULPS        Z2, Z18, Z18
+	VMULPS        Z5, Z19, Z19
+	VADDPS        Z19, Z18, Z18
+	VCVTPS2PH     $0x00, Z17, (R8)
+	VCVTPS2PH     $0x00, Z18, 32(R8)
+	ADDQ          64(AX), SI
+	ADDQ          72(AX), DI
+	ADDQ          80(AX), R8
+	DECQ          R9
+	JNZ           row
+	DECQ          R10
+	JZ            summed
+	ADDQ          176(AX), SI
+	ADDQ          184(AX), DI
+	ADDQ          192(AX), R8
+	MOVQ          56(AX), R9
+	JMP           row
+
+summed:
+	MOVQ         40(AX), BX
+	TESTQ        BX, BX
+	JZ           nodcos
+	ADDQ         DX, BX
+	VCVTPD2PS    Z3, Y7
+	VCVTPD2PS    Z6, Y1
+	VINSERTF32X8 $0x01, Y1, Z7, Z7
+	VCVTPD2PS    Z11, Y8
+	VCVTPD2PS    Z12, Y1
+	VINSERTF32X8 $0x01, Y1, Z8, Z8
+	VCVTPS2PH    $0x00, Z7, (BX)
+	VCVTPS2PH    $0x00, Z8, 32(BX)
+
+nodcos:
+	MOVQ         48(AX), BX
+	TESTQ        BX, BX
+	JZ           nodsin
+	ADDQ         DX, BX
+	VCVTPD2PS    Z13, Y9
+	VCVTPD2PS    Z14, Y1
+	VINSERTF32X8 $0x01, Y1, Z9, Z9
+	VCVTPD2PS    Z15, Y10
+	VCVTPD2PS    Z16, Y1
+	VINSERTF32X8 $0x01, Y1, Z10, Z10
+	VCVTPS2PH    $0x00, Z9, (BX)
+	VCVTPS2PH    $0x00, Z10, 32(BX)
+
+nodsin:
+	ADDQ $0x00000040, DX
+	CMPQ DX, CX
+	JB   block
+	DECQ 88(AX)
+	JZ   done
+	MOVQ 96(AX), BX
+	ADDQ BX, (AX)
+	MOVQ 104(AX), BX
+	ADDQ BX, 8(AX)
+	MOVQ 112(AX), BX
+	ADDQ BX, 16(AX)
+	MOVQ 120(AX), BX
+	ADDQ BX, 24(AX)
+	MOVQ 128(AX), BX
+	ADDQ BX, 32(AX)
+	MOVQ 136(AX), BX
+	ADDQ BX, 40(AX)
+	MOVQ 144(AX), BX
+	ADDQ BX, 48(AX)
+	JMP  cosrow
+
+done:
+	VZEROUPPER
+	RET
+
+// func backwardFusedGPTJBF16AVX512BF16(p *byte)
+// Requires: AVX, AVX2, AVX512DQ, AVX512F, AVX512VL, MMX+
+TEXT ·backwardFusedGPTJBF16AVX512BF16(SB), NOSPLIT, $0-8
+	MOVQ         p+0(FP), AX
+	MOVQ         152(AX), CX
+	SHLQ         $0x01, CX
+	MOVQ         160(AX), CX
+	SHLQ         $0x02, CX
+	JZ           done
+	CMPQ         88(AX), $0x00
+	JE           done
+	CMPQ         56(AX), $0x00
+	JE           done
+	CMPQ         168(AX), $0x00
+	JE           done
+	VPBROADCASTD himask<>+0(SB), Y0
+
+cosrow:
+	XORQ DX, DX
+
+block:
+	MOVQ         24(AX), BX
+	ADDQ         DX, BX
+	VPMOVZXWD    (BX), Z1
+	VPSLLD       $0x10, Z1, Z1
+	VPMOVZXWD    32(BX), Z2
+	VPSLLD       $0x10, Z2, Z2
+	MOVQ         32(AX), BX
+	ADDQ         DX, BX
+	VPBROADCASTD negsign32<>+0(SB), Z3
+	VPMOVZXWD    (BX), Z4
+	VPSLLD       $0x10, Z4, Z4
+	VPMOVZXWD    32(BX), Z5
+	VPSLLD       $0x10, Z5, Z5
+	VMOVDQU32    evensign<>+0(SB), Z6
+	VPERMILPS    $0xb1, Z4, Z4
+	VXORPS       Z3, Z4, Z4
+	VXORPS       Z6, Z4, Z4
+	VPERMILPS    $0xb1, Z5, Z5
+	VXORPS       Z3, Z5, Z5
+	VXORPS       Z6, Z5, Z5
+	VXORPD       Z3, Z3, Z3
+	VXORPD       Z6, Z6, Z6
+	VXORPD       Z11, Z11, Z11
+	VXORPD       Z12, Z12, Z12
+	VXORPD       Z13, Z13, Z13
+	VXORPD       Z14, Z14, Z14
+	VXORPD       Z15, Z15, Z15
+	VXORPD       Z16, Z16, Z16
+	MOVQ         (AX), SI
+	ADDQ         DX, SI
+	MOVQ         8(AX), DI
+	ADDQ         DX, DI
+	MOVQ         16(AX), R8
+	ADDQ         DX, R8
+	MOVQ         56(AX), R9
+	MOVQ         168(AX), R10
+	MOVQ         96(AX), R11
+	MOVQ         104(AX), R12
+
+row:
+	PREFETCHT0    (SI)(R11*1)
+	PREFETCHT0    (DI)(R12*1)
+	LEAQ          (SI)(R11*1), BX
+	PREFETCHT0    32(BX)
+	LEAQ          (DI)(R12*1), BX
+	PREFETCHT0    32(BX)
+	VPMOVZXWD     (SI), Z17
+	VPSLLD        $0x10, Z17, Z17
+	VPMOVZXWD     32(SI), Z18
+	VPSLLD        $0x10, Z18, Z18
+	VMOVDQU       (SI), Y7
+	VPSLLD        $0x10, Y7, Y8
+	VPAND         Y0, Y7, Y7
+	VCVTPS2PD     Y8, Z19
+	VCVTPS2PD     Y7, Z20
+	VMOVDQU       32(SI), Y7
+	VPSLLD        $0x10, Y7, Y8
+	VPAND         Y0, Y7, Y7
+	VCVTPS2PD     Y8, Z21
+	VCVTPS2PD     Y7, Z22
+	VMOVDQU       (DI), Y7
+	VPSLLD        $0x10, Y7, Y8
+	VPAND         Y0, Y7, Y7
+	VCVTPS2PD     Y8, Z23
+	VCVTPS2PD     Y7, Z24
+	VMOVDQU       32(DI), Y7
+	VPSLLD        $0x10, Y7, Y8
+	VPAND         Y0, Y7, Y7
+	VCVTPS2PD     Y8, Z25
+	VCVTPS2PD     Y7, Z26
+	VFMADD231PD   Z23, Z19, Z3
+	VFMADD231PD   Z24, Z20, Z6
+	VFNMADD231PD  Z24, Z19, Z13
+	VFMADD231PD   Z23, Z20, Z14
+	VFMADD231PD   Z25, Z21, Z11
+	VFMADD231PD   Z26, Z22, Z12
+	VFNMADD231PD  Z26, Z21, Z15
+	VFMADD231PD   Z25, Z22, Z16
+	VPERMILPS     $0xb1, Z17, Z19
+	VMULPS        Z1, Z17, Z17
+	VMULPS        Z4, Z19, Z19
+	VADDPS        Z19, Z17, Z17
+	VPERMILPS     $0xb1, Z18, Z19
+	VMULPS        Z2, Z18, Z18
+	VMULPS        Z5, Z19, Z19
+	VADDPS        Z19, Z18, Z18
+	VFPCLASSPSZ   $0x20, Z17, K1
+	VFPCLASSPSZ   $0x20, Z18, K2
+	KORTESTW      K1, K2
+	JNZ           fusedslow81
+	BYTE $0x62; BYTE $0xb2; BYTE $0x7e; BYTE $0x48; BYTE $0x72; BYTE $0xf9 // VCVTNEPS2BF16 Z17, Y7
+	VMOVDQU32     Y7, (R8)
+	BYTE $0x62; BYTE $0xb2; BYTE $0x7e; BYTE $0x48; BYTE $0x72; BYTE $0xfa // VCVTNEPS2BF16 Z18, Y7
+	VMOVDQU32     Y7, 32(R8)
+
+fuseddone82:
+	ADDQ 64(AX), SI
+	ADDQ 72(AX), DI
+	ADDQ 80(AX), R8
+	DECQ R9
+	JNZ  row
+	DECQ R10
+	JZ   summed
+	ADDQ 176(AX), SI
+	ADDQ 184(AX), DI
+	ADDQ 192(AX), R8
+	MOVQ 56(AX), R9
+	JMP  row
+
+summed:
+	MOVQ          40(AX), BX
+	TESTQ         BX, BX
+	JZ            nodcos
+	ADDQ          DX, BX
+	VMOVDQU64     sumslo<>+0(SB), Z1
+	VPERMI2PD     Z6, Z3, Z1
+	VMOVDQU64     sumshi<>+0(SB), Z2
+	VPERMI2PD     Z6, Z3, Z2
+	VCVTPD2PS     Z1, Y7
+	VCVTPD2PS     Z2, Y1
+	VINSERTF32X8  $0x01, Y1, Z7, Z7
+	VMOVDQU64     sumslo<>+0(SB), Z1
+	VPERMI2PD     Z12, Z11, Z1
+	VMOVDQU64     sumshi<>+0(SB), Z2
+	VPERMI2PD     Z12, Z11, Z2
+	VCVTPD2PS     Z1, Y8
+	VCVTPD2PS     Z2, Y1
+	VINSERTF32X8  $0x01, Y1, Z8, Z8
+	VFPCLASSPSZ   $0x20, Z7, K1
+	VFPCLASSPSZ   $0x20, Z8, K2
+	KORTESTW      K1, K2
+	JNZ           fusedslow83
+	BYTE $0x62; BYTE $0xf2; BYTE $0x7e; BYTE $0x48; BYTE $0x72; BYTE $0xcf // VCVTNEPS2BF16 Z7, Y1
+	VMOVDQU32     Y1, (BX)
+	BYTE $0x62; BYTE $0xd2; BYTE $0x7e; BYTE $0x48; BYTE $0x72; BYTE $0xc8 // VCVTNEPS2BF16 Z8, Y1
+	VMOVDQU32     Y1, 32(BX)
+
+fuseddone84:
+nodcos:
+	MOVQ          48(AX), BX
+	TESTQ         BX, BX
+	JZ            nodsin
+	ADDQ          DX, BX
+	VMOVDQU64     sumslo<>+0(SB), Z1
+	VPERMI2PD     Z14, Z13, Z1
+	VMOVDQU64     sumshi<>+0(SB), Z2
+	VPERMI2PD     Z14, Z13, Z2
+	VCVTPD2PS     Z1, Y9
+	VCVTPD2PS     Z2, Y1
+	VINSERTF32X8  $0x01, Y1, Z9, Z9
+	VMOVDQU64     sumslo<>+0(SB), Z1
+	VPERMI2PD     Z16, Z15, Z1
+	VMOVDQU64     sumshi<>+0(SB), Z2
+	VPERMI2PD     Z16, Z15, Z2
+	VCVTPD2PS     Z1, Y10
+	VCVTPD2PS     Z2, Y1
+	VINSERTF32X8  $0x01, Y1, Z10, Z10
+	VFPCLASSPSZ   $0x20, Z9, K1
+	VFPCLASSPSZ   $0x20, Z10, K2
+	KORTESTW      K1, K2
+	JNZ           fusedslow85
+	BYTE $0x62; BYTE $0xd2; BYTE $0x7e; BYTE $0x48; BYTE $0x72; BYTE $0xc9 // VCVTNEPS2BF16 Z9, Y1
+	VMOVDQU32     Y1, (BX)
+	BYTE $0x62; BYTE $0xd2; BYTE $0x7e; BYTE $0x48; BYTE $0x72; BYTE $0xca // VCVTNEPS2BF16 Z10, Y1
+	VMOVDQU32     Y1, 32(BX)
+
+fuseddone86:
+nodsin:
+	ADDQ $0x00000040, DX
+	CMPQ DX, CX
+	JB   block
+	DECQ 88(AX)
+	JZ   done
+	MOVQ 96(AX), BX
+	ADDQ BX, (AX)
+	MOVQ 104(AX), BX
+	ADDQ BX, 8(AX)
+	MOVQ 112(AX), BX
+	ADDQ BX, 16(AX)
+	MOVQ 120(AX), BX
+	ADDQ BX, 24(AX)
+	MOVQ 128(AX), BX
+	ADDQ BX, 32(AX)
+	MOVQ 136(AX), BX
+	ADDQ BX, 40(AX)
+	MOVQ 144(AX), BX
+	ADDQ BX, 48(AX)
+	JMP  cosrow
+
+done:
+	VZEROUPPER
+	RET
+
+fusedslow81:
+	VPBROADCASTD one<>+0(SB), Z19
+	VPBROADCASTD bias<>+0(SB), Z20
+	VPBROADCASTD absmask<>+0(SB), Z21
+	VPBROADCASTD inf<>+0(SB), Z22
+	VPBROADCASTD quiet<>+0(SB), Z23
+	VPBROADCASTD expmask<>+0(SB), Z24
+	VPSRLD       $0x10, Z17, Z24
+	VPSRLD       $0x10, Z17, Z25
+	VPANDD       Z19, Z24, Z24
+	VPADDD       Z17, Z24, Z24
+	VPADDD       Z20, Z24, Z24
+	VPSRLD       $0x10, Z24, Z24
+	VPORD        Z23, Z25, Z25
+	VPANDD       Z21, Z17, Z17
+	VPCMPGTD     Z22, Z17, K1
+	VPBLENDMD    Z25, Z24, K1, Z24
+	VPMOVDW      Z24, (R8)
+	VPSRLD       $0x10, Z18, Z17
+	VPSRLD       $0x10, Z18, Z24
+	VPANDD       Z19, Z17, Z17
+	VPADDD       Z18, Z17, Z17
+	VPADDD       Z20, Z17, Z17
+	VPSRLD       $0x10, Z17, Z17
+	VPORD        Z23, Z24, Z24
+	VPANDD       Z21, Z18, Z18
+	VPCMPGTD     Z22, Z18, K1
+	VPBLENDMD    Z24, Z17, K1, Z17
+	VPMOVDW      Z17, 32(R8)
+	JMP          fuseddone82
+
+fusedslow83:
+	VPBROADCASTD one<>+0(SB), Z1
+	VPBROADCASTD bias<>+0(SB), Z2
+	VPBROADCASTD absmask<>+0(SB), Z3
+	VPBROADCASTD inf<>+0(SB), Z4
+	VPBROADCASTD quiet<>+0(SB), Z5
+	VPBROADCASTD expmask<>+0(SB), Z6
+	VPSRLD       $0x10, Z7, Z6
+	VPSRLD       $0x10, Z7, Z11
+	VPANDD       Z1, Z6, Z6
+	VPADDD       Z7, Z6, Z6
+	VPADDD       Z2, Z6, Z6
+	VPSRLD       $0x10, Z6, Z6
+	VPORD        Z5, Z11, Z11
+	VPANDD       Z3, Z7, Z12
+	VPCMPGTD     Z4, Z12, K1
+	VPBLENDMD    Z11, Z6, K1, Z6
+	VPMOVDW      Z6, (BX)
+	VPSRLD       $0x10, Z8, Z6
+	VPSRLD       $0x10, Z8, Z11
+	VPANDD       Z1, Z6, Z6
+	VPADDD       Z8, Z6, Z6
+	VPADDD       Z2, Z6, Z6
+	VPSRLD       $0x10, Z6, Z6
+	VPORD        Z5, Z11, Z11
+	VPANDD       Z3, Z8, Z1
+	VPCMPGTD     Z4, Z1, K1
+	VPBLENDMD    Z11, Z6, K1, Z6
+	VPMOVDW      Z6, 32(BX)
+	JMP          fuseddone84
+
+fusedslow85:
+	VPBROADCASTD one<>+0(SB), Z1
+	VPBROADCASTD bias<>+0(SB), Z2
+	VPBROADCASTD absmask<>+0(SB), Z3
+	VPBROADCASTD inf<>+0(SB), Z4
+	VPBROADCASTD quiet<>+0(SB), Z5
+	VPBROADCASTD expmask<>+0(SB), Z6
+	VPSRLD       $0x10, Z9, Z6
+	VPSRLD       $0x10, Z9, Z11
+	VPANDD       Z1, Z6, Z6
+	VPADDD       Z9, Z6, Z6
+	VPADDD       Z2, Z6, Z6
+	VPSRLD       $0x10, Z6, Z6
+	VPORD        Z5, Z11, Z11
+	VPANDD       Z3, Z9, Z12
+	VPCMPGTD     Z4, Z12, K1
+	VPBLENDMD    Z11, Z6, K1, Z6
+	VPMOVDW      Z6, (BX)
+	VPSRLD       $0x10, Z10, Z6
+	VPSRLD       $0x10, Z10, Z11
+	VPANDD       Z1, Z6, Z6
+	VPADDD       Z10, Z6, Z6
+	VPADDD       Z2, Z6, Z6
+	VPSRLD       $0x10, Z6, Z6
+	VPORD        Z5, Z11, Z11
+	VPANDD       Z3, Z10, Z1
+	VPCMPGTD     Z4, Z1, K1
+	VPBLENDMD    Z11, Z6, K1, Z6
+	VPMOVDW      Z6, 32(BX)
+	JMP          fuseddone86
 
 // func mropeGatherAVX512(dst *float32, r0 *float32, r1 *float32, r2 *float32, r3 *float32, masks *uint64, chunks int)
 // Requires: AVX512F

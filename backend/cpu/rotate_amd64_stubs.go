@@ -377,6 +377,26 @@ func backwardFusedNeoXF16AVX512(p *byte)
 //go:noescape
 func backwardFusedNeoXBF16AVX512BF16(p *byte)
 
+// backwardFusedGPTJF32AVX512 runs the GPTJ backward pass of the first n pairs (a multiple of 16) of `count` cos rows' F32 rows, sums and dx in one pass; p is a backwardFused.
+//
+//go:noescape
+func backwardFusedGPTJF32AVX512(p *byte)
+
+// backwardFusedGPTJBF16AVX512 runs the GPTJ backward pass of the first n pairs (a multiple of 16) of `count` cos rows' BF16 rows, sums and dx in one pass; p is a backwardFused.
+//
+//go:noescape
+func backwardFusedGPTJBF16AVX512(p *byte)
+
+// backwardFusedGPTJF16AVX512 runs the GPTJ backward pass of the first n pairs (a multiple of 16) of `count` cos rows' F16 rows, sums and dx in one pass; p is a backwardFused.
+//
+//go:noescape
+func backwardFusedGPTJF16AVX512(p *byte)
+
+// backwardFusedGPTJBF16AVX512BF16 runs the GPTJ backward pass of the first n pairs (a multiple of 16) of `count` cos rows' BF16 rows, sums and dx in one pass; p is a backwardFused.
+//
+//go:noescape
+func backwardFusedGPTJBF16AVX512BF16(p *byte)
+
 // mropeGatherAVX512 assembles chunks×16 floats of dst from r0 ... r3 by masks: each chunk's uint64 holds three 16-lane masks, for r1, r2 and r3, over r0.
 //
 //go:noescape

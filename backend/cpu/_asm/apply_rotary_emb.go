@@ -12,7 +12,7 @@ import (
 // pass's sums, and the backward pass fused (sums and dx in one pass over dy and x).
 
 // backwardSumsKernels emits backwardSums<Style><D><ISA> for every ISA, dtype and style, and
-// backwardFusedNeoX<D><ISA> for AVX-512 (bf16 also on AVX512BF16).
+// backwardFused<Style><D><ISA> for AVX-512 (bf16 also on AVX512BF16).
 func (g *generator) backwardSumsKernels() {
 	for _, s := range []isa{avx512, avx2} {
 		for _, d := range []dtype{f32, bf16, f16} {
@@ -21,10 +21,12 @@ func (g *generator) backwardSumsKernels() {
 			}
 		}
 	}
-	for _, d := range []dtype{f32, bf16, f16} {
-		g.backwardFusedKernel(avx512, d)
+	for _, gptj := range []bool{false, true} {
+		for _, d := range []dtype{f32, bf16, f16} {
+			g.backwardFusedKernel(avx512, d, gptj)
+		}
+		g.backwardFusedKernel(avx512BF16, bf16, gptj)
 	}
-	g.backwardFusedKernel(avx512BF16, bf16)
 }
 
 // backwardSumsKernel emits backwardSums<Style><D><ISA>(dcos, dsin *float64, dy, x *byte, rows,
@@ -454,31 +456,52 @@ const (
 	fusedOG
 )
 
-// backwardFusedKernel emits backwardFusedNeoX<D><ISA>(p *byte): apply_rotary_emb's NeoX
-// backward pass over the first n pairs of `count` cos rows, each with `groups` groups of `rows`
-// rows of dy and x (all of one dtype; the rows in native's order: group by group), as backwardSumsKernel and the full-row rotation do it in two passes, in
-// one: each block of 16 pairs of a row of dy and x is loaded once, adds its terms to the cos
-// row's float64 sums (the rows in order, from +0, as native's accumulators) and gives its dx,
-// dx = dy·cos + dy_partner·(−sin_partner) (the rotation by the sin row whose values are each
-// minus their partner's, with the rotation kernel's operations in its order). After a block's
-// rows the sums are rounded to float32, then to d, into dcos and dsin: a block reads its cos
-// and sin values before any of its rows and writes its dcos and dsin after all of them, so
-// dcos and dsin may be cos and sin themselves, and dx may be dy (each row's block is read
-// before it is written).
-func (g *generator) backwardFusedKernel(s isa, d dtype) {
-	name := fmt.Sprintf("backwardFusedNeoX%s%s", d.name, s.name)
+// backwardFusedKernel emits backwardFused<Style><D><ISA>(p *byte): apply_rotary_emb's
+// backward pass over the first n pairs of `count` cos rows, each with `groups` groups of
+// `rows` rows of dy and x (all of one dtype; the rows in native's order: group by group), as
+// backwardSumsKernel and the full-row rotation do it in two passes, in one: each block of 16
+// pairs of a row of dy and x is loaded once, adds its terms to the cos row's float64 sums (the
+// rows in order, from +0, as native's accumulators) and gives its dx, dx = dy·cos +
+// dy_partner·(−sin_partner) (the rotation by the sin row whose values are each minus their
+// partner's, with the rotation kernel's operations in its order). After a block's rows the
+// sums are rounded to float32, then to d, into dcos and dsin: a block reads its cos and sin
+// values before any of its rows and writes its dcos and dsin after all of them, so dcos and
+// dsin may be cos and sin themselves, and dx may be dy (each row's block is read before it is
+// written). A block is two vectors of 16 elements: in NeoX the pairs' first and second
+// halves, in GPT-J 32 consecutive elements, each vector holding its pairs.
+func (g *generator) backwardFusedKernel(s isa, d dtype, gptj bool) {
+	style := "NeoX"
+	if gptj {
+		style = "GPTJ"
+	}
+	name := fmt.Sprintf("backwardFused%s%s%s", style, d.name, s.name)
 	g.fastBF16 = s == avx512BF16
 	TEXT(name, NOSPLIT, "func(p *byte)")
 	Pragma("noescape")
-	Doc(fmt.Sprintf("%s runs the NeoX backward pass of the first n pairs (a multiple of 16) of `count` cos rows' %s rows, sums and dx in one pass; p is a backwardFused.", name, d.name))
+	Doc(fmt.Sprintf("%s runs the %s backward pass of the first n pairs (a multiple of 16) of `count` cos rows' %s rows, sums and dx in one pass; p is a backwardFused.", name, style, d.name))
 	p := Load(Param("p"), GP64())
 	f := func(i int) Mem { return Mem{Base: p, Disp: 8 * i} }
 	es := d.esize
-	hb, nb := GP64(), GP64() // half and n in bytes
+	hb, nb := GP64(), GP64() // half in bytes; the bytes of a row the kernel does
 	MOVQ(f(fusedHalf), hb)
 	SHLQ(U8(log2(es)), hb)
 	MOVQ(f(fusedN), nb)
-	SHLQ(U8(log2(es)), nb)
+	step := 16 * es // a block's bytes in each vector's row span
+	if gptj {
+		SHLQ(U8(log2(es)+1), nb)
+		step = 32 * es
+	} else {
+		SHLQ(U8(log2(es)), nb)
+	}
+	// sec is where a block's second vector lies, given its first's.
+	sec := func(m Mem) Mem {
+		if gptj {
+			m.Disp += 16 * es
+			return m
+		}
+		m.Index, m.Scale = hb, 1
+		return m
+	}
 	JZ(LabelRef("done"))
 	CMPQ(f(fusedCount), U8(0))
 	JE(LabelRef("done"))
@@ -499,25 +522,44 @@ func (g *generator) backwardFusedKernel(s isa, d dtype) {
 		VPBROADCASTD(g.data.hiMask, hiMask)
 		tables = g.sumsTables()
 	}
+	var sign64 VecVirtual // GPT-J's rotate(x) in float64, from x swapped in pairs
+	if gptj && d != bf16 {
+		sign64 = ZMM()
+		VMOVDQU64(g.evenSign64(), sign64)
+	}
 	off := GP64() // the block's byte offset in every row
 	t := GP64()
 	Label("cosrow")
 	XORQ(off, off)
 	Label("block")
-	// The block's factors: c1, c2 the cos halves; sv = −s2 and sv2 = −s1, the rotation's
-	// sin factors (negation flips the sign bit, as Go's).
+	// The block's factors: c1, c2 the cos vectors; sv, sv2 the rotation's sin factors. NeoX:
+	// sv = −s2 and sv2 = −s1 (negation flips the sign bit, as Go's). GPT-J: the sin row with
+	// each value minus its partner's, [−s1 −s0 −s3 −s2 ...], then as gptjBlock turns it,
+	// [s1 −s0 s3 −s2 ...], per vector.
 	MOVQ(f(fusedCos), t)
 	ADDQ(off, t)
-	c1, c2 := load(d, 16, Mem{Base: t}), load(d, 16, Mem{Base: t, Index: hb, Scale: 1})
+	c1, c2 := load(d, 16, Mem{Base: t}), load(d, 16, sec(Mem{Base: t}))
 	MOVQ(f(fusedSin), t)
 	ADDQ(off, t)
-	sv2, sv := load(d, 16, Mem{Base: t}), load(d, 16, Mem{Base: t, Index: hb, Scale: 1})
 	neg := ZMM()
 	VPBROADCASTD(g.negSign32(), neg)
-	VXORPS(neg, sv, sv)
-	VXORPS(neg, sv2, sv2)
-	// The sums of the block's 32 elements: c for dcos, s for dsin, 1 and 2 the halves, each in
-	// two vectors as wide splits them.
+	var sv, sv2 VecVirtual
+	if gptj {
+		sv, sv2 = load(d, 16, Mem{Base: t}), load(d, 16, sec(Mem{Base: t}))
+		even := ZMM()
+		VMOVDQU32(g.data.sign, even)
+		for _, v := range []VecVirtual{sv, sv2} {
+			VPERMILPS(U8(0xB1), v, v)
+			VXORPS(neg, v, v)
+			VXORPS(even, v, v)
+		}
+	} else {
+		sv2, sv = load(d, 16, Mem{Base: t}), load(d, 16, sec(Mem{Base: t}))
+		VXORPS(neg, sv, sv)
+		VXORPS(neg, sv2, sv2)
+	}
+	// The sums of the block's 32 elements: c for dcos, s for dsin, 1 and 2 the vectors, each
+	// in two as wide splits them.
 	var c1s, c2s, s1s, s2s [2]VecVirtual
 	for _, a := range []*[2]VecVirtual{&c1s, &c2s, &s1s, &s2s} {
 		for k := range a {
@@ -546,14 +588,14 @@ func (g *generator) backwardFusedKernel(s isa, d dtype) {
 	PREFETCHT0(Mem{Base: py, Index: qy, Scale: 1})
 	PREFETCHT0(Mem{Base: px, Index: qx, Scale: 1})
 	{
-		// The second halves (py + hb + ystep): not an addressing mode, so by way of t.
+		// The second vectors (py + ystep + hb in NeoX): by way of t.
 		LEAQ(Mem{Base: py, Index: qy, Scale: 1}, t)
-		PREFETCHT0(Mem{Base: t, Index: hb, Scale: 1})
+		PREFETCHT0(sec(Mem{Base: t}))
 		LEAQ(Mem{Base: px, Index: qx, Scale: 1}, t)
-		PREFETCHT0(Mem{Base: t, Index: hb, Scale: 1})
+		PREFETCHT0(sec(Mem{Base: t}))
 	}
-	y1m, y2m := Mem{Base: py}, Mem{Base: py, Index: hb, Scale: 1}
-	x1m, x2m := Mem{Base: px}, Mem{Base: px, Index: hb, Scale: 1}
+	y1m, y2m := Mem{Base: py}, sec(Mem{Base: py})
+	x1m, x2m := Mem{Base: px}, sec(Mem{Base: px})
 	y1, y2 := load(d, 16, y1m), load(d, 16, y2m)
 	// wide is the block's 16 values at m (loaded as v) as float64, exactly: the first 8 and
 	// the last 8, or for bf16 the even and the odd ones (sumsSplit), which take no shuffle.
@@ -586,22 +628,57 @@ func (g *generator) backwardFusedKernel(s isa, d dtype) {
 	} else {
 		x1w, x2w = wide(nil, x1m), wide(nil, x2m)
 	}
-	for k := range 2 {
-		// As backwardSumsKernel: rotate(x) = (−x2, x1).
-		VFMADD231PD(x1w[k], y1w[k], c1s[k])
-		VFMADD231PD(x2w[k], y2w[k], c2s[k])
-		VFNMADD231PD(x2w[k], y1w[k], s1s[k])
-		VFMADD231PD(x1w[k], y2w[k], s2s[k])
+	var o1, o2 VecVirtual
+	if !gptj {
+		for k := range 2 {
+			// As backwardSumsKernel: rotate(x) = (−x2, x1).
+			VFMADD231PD(x1w[k], y1w[k], c1s[k])
+			VFMADD231PD(x2w[k], y2w[k], c2s[k])
+			VFNMADD231PD(x2w[k], y1w[k], s1s[k])
+			VFMADD231PD(x1w[k], y2w[k], s2s[k])
+		}
+		// dx as neoxRotate computes o1 = a·c − b·s, o2 = b·c + a·s with a = y1, b = y2.
+		ac, bs, bc, as := ZMM(), ZMM(), ZMM(), ZMM()
+		VMULPS(c1, y1, ac)
+		VMULPS(sv, y2, bs)
+		VMULPS(c2, y2, bc)
+		VMULPS(sv2, y1, as)
+		VSUBPS(bs, ac, ac)
+		VADDPS(as, bc, bc)
+		o1, o2 = ac, bc
+	} else {
+		for _, v := range []struct{ yw, xw, cs, ss [2]VecVirtual }{{y1w, x1w, c1s, s1s}, {y2w, x2w, c2s, s2s}} {
+			if d == bf16 {
+				// Even and odd elements: the pairs' first and second. As backwardSumsBF16Kernel:
+				// rotate(x) = [−x1 x0 −x3 x2 ...].
+				VFMADD231PD(v.xw[0], v.yw[0], v.cs[0])
+				VFMADD231PD(v.xw[1], v.yw[1], v.cs[1])
+				VFNMADD231PD(v.xw[1], v.yw[0], v.ss[0])
+				VFMADD231PD(v.xw[0], v.yw[1], v.ss[1])
+				continue
+			}
+			for k := range 2 {
+				// As backwardSumsKernel: rotate(x) swaps the pairs and negates the even ones.
+				rot := ZMM()
+				VPERMILPD(U8(0x55), v.xw[k], rot)
+				VXORPD(sign64, rot, rot)
+				VFMADD231PD(v.xw[k], v.yw[k], v.cs[k])
+				VFMADD231PD(rot, v.yw[k], v.ss[k])
+			}
+		}
+		// dx as gptjBlock computes it: even x0·c − x1·s, odd x1·c + x0·s.
+		o := [2]VecVirtual{}
+		for i, v := range []struct{ y, c, s VecVirtual }{{y1, c1, sv}, {y2, c2, sv2}} {
+			sw, ac, ss := ZMM(), ZMM(), ZMM()
+			VPERMILPS(U8(0xB1), v.y, sw)
+			VMULPS(v.c, v.y, ac)
+			VMULPS(v.s, sw, ss)
+			VADDPS(ss, ac, ac)
+			o[i] = ac
+		}
+		o1, o2 = o[0], o[1]
 	}
-	// dx as neoxRotate computes o1 = a·c − b·s, o2 = b·c + a·s with a = y1, b = y2.
-	ac, bs, bc, as := ZMM(), ZMM(), ZMM(), ZMM()
-	VMULPS(c1, y1, ac)
-	VMULPS(sv, y2, bs)
-	VMULPS(c2, y2, bc)
-	VMULPS(sv2, y1, as)
-	VSUBPS(bs, ac, ac)
-	VADDPS(as, bc, bc)
-	g.fusedStorePair(d, c, ac, bc, Mem{Base: po}, Mem{Base: po, Index: hb, Scale: 1})
+	g.fusedStorePair(d, c, o1, o2, Mem{Base: po}, sec(Mem{Base: po}))
 	ADDQ(f(fusedYS), py)
 	ADDQ(f(fusedXS), px)
 	ADDQ(f(fusedOS), po)
@@ -641,10 +718,10 @@ func (g *generator) backwardFusedKernel(s isa, d dtype) {
 		TESTQ(t, t)
 		JZ(LabelRef(o.skip))
 		ADDQ(off, t)
-		g.fusedStorePair(d, c, narrow(o.s1), narrow(o.s2), Mem{Base: t}, Mem{Base: t, Index: hb, Scale: 1})
+		g.fusedStorePair(d, c, narrow(o.s1), narrow(o.s2), Mem{Base: t}, sec(Mem{Base: t}))
 		Label(o.skip)
 	}
-	ADDQ(U32(16*es), off)
+	ADDQ(U32(step), off)
 	CMPQ(off, nb)
 	JB(LabelRef("block"))
 	// The next cos row. The pointer words step only while rows remain, so that they never point
