@@ -51,7 +51,8 @@ type ApplyRotaryEmbBackwardParams struct {
 	// Cos and Sin as in the forward pass.
 	Cos, Sin tensor.Tensor
 	// DX receives the input gradient (x-shaped; it may be DY itself); DCos and DSin, when not
-	// the zero Tensor, the gradients of cos and sin (cos-shaped).
+	// the zero Tensor, the gradients of cos and sin (cos-shaped). Every tensor's last dimension
+	// is contiguous.
 	DX, DCos, DSin tensor.Tensor
 	Style          rope.Style
 }
@@ -203,6 +204,9 @@ func NewApplyRotaryEmbBackward(p ApplyRotaryEmbBackwardParams) (ApplyRotaryEmbBa
 		}
 		if !slices.Equal(a.t.Shape, cos.Shape) {
 			return ApplyRotaryEmbBackwardArgs{}, fmt.Errorf("%s: shape %s differs from cos's %s", a.n, tensor.ShapeString(a.t.Shape), tensor.ShapeString(cos.Shape))
+		}
+		if a.t.Stride(a.t.Rank()-1) != 1 {
+			return ApplyRotaryEmbBackwardArgs{}, fmt.Errorf("%s: the last dimension must be contiguous", a.n)
 		}
 	}
 	return ApplyRotaryEmbBackwardArgs{DY: dy, X: x, Cos: cos, Sin: sin, DX: dx, DCos: dcos, DSin: dsin, GPTJ: p.Style == rope.GPTJ, RotaryDim: d}, nil
