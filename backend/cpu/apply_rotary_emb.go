@@ -82,7 +82,12 @@ func applyRotaryEmbBackward(a *ops.ApplyRotaryEmbBackwardArgs) {
 	}
 	last := a.X.Rank() - 1
 	rows := tensor.NumElements(a.X.Shape[:last])
-	if rows == 0 || a.X.Shape[last] == 0 {
+	if rows == 0 {
+		// No rows of x, but cos may have rows (it broadcasts along x's empty dimension): their
+		// dcos and dsin are sums of no terms, +0, which native writes.
+		if !a.DCos.IsZero() || !a.DSin.IsZero() {
+			native.ApplyRotaryEmbBackward(a)
+		}
 		return
 	}
 	bytes := 3 * a.X.Len() * a.X.DType.Size()

@@ -262,3 +262,29 @@ func concat(ts ...tensor.Tensor) tensor.Tensor {
 	}
 	return out
 }
+
+// TestApplyRotaryEmbBackwardNoRows: x with no rows (a zero batch or zero heads) that cos still
+// has rows for: dcos and dsin are sums over no terms, +0 in every element, as native writes them
+// (PyTorch's gradient of a broadcast input over an empty dimension is zeros too), whatever they
+// held before the call.
+func TestApplyRotaryEmbBackwardNoRows(t *testing.T) {
+	defer cpu.SetImplementation(cpu.Implementations()[0])
+	r := rand.New(rand.NewPCG(11, 12))
+	for _, x := range [][]int{{0, 4, 2, 64}, {1, 4, 0, 64}} {
+		cs := []int{1, 4, 1, 64}
+		for _, d := range []tensor.DType{tensor.F32, tensor.BF16, tensor.F16} {
+			for _, st := range []rotary.Style{rotary.NeoX, rotary.GPTJ} {
+				cos, sin := randomTensor(r, d, normalValues, cs...), randomTensor(r, d, normalValues, cs...)
+				held := randomTensor(r, d, normalValues, cs...)
+				sameAsNative(t, fmt.Sprintf("x%v/%v/%v", x, d, st), func(disp *ops.Dispatcher) tensor.Tensor {
+					dcos, dsin := held.Clone(), held.Clone()
+					err := rotary.ApplyRotaryEmbBackward(disp, rotary.ApplyRotaryEmbBackwardParams{Layout: ops.BSND, DY: tensor.Zeros(d, x...), X: tensor.Zeros(d, x...), Cos: cos, Sin: sin, DX: tensor.Zeros(d, x...), DCos: dcos, DSin: dsin, Style: st})
+					if err != nil {
+						t.Fatal(err)
+					}
+					return concat(dcos, dsin)
+				})
+			}
+		}
+	}
+}
