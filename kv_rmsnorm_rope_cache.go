@@ -25,10 +25,13 @@ type KVRMSNormRoPECacheParams = ops.KVRMSNormRoPECacheParams
 // or shape, an index out of range or repeated where the mode forbids it) the caches and outputs
 // are unchanged.
 func KVRMSNormRoPECache(d *ops.Dispatcher, p KVRMSNormRoPECacheParams) error {
-	a, err := ops.NewKVRMSNormRoPECache(p)
-	if err != nil {
+	// Checked straight into the op's arguments and passed from this variable, so the kilobytes
+	// of tensors are copied once into the arguments and once into the call: a decode call
+	// updates one row per batch.
+	var a ops.KVRMSNormRoPECacheArgs
+	if err := ops.NewKVRMSNormRoPECacheInto(&a, &p); err != nil {
 		return err
 	}
-	_, err = ops.Run(dispatcher(d), ops.KVRMSNormRoPECache, a)
+	_, err := ops.Run(dispatcher(d), ops.KVRMSNormRoPECache, a)
 	return err
 }

@@ -1,6 +1,7 @@
 package ops
 
 import (
+	"errors"
 	"fmt"
 	"math"
 	"slices"
@@ -72,17 +73,45 @@ var KVRMSNormRoPECache = NewOp[KVRMSNormRoPECacheArgs]("kv_rmsnorm_rope_cache")
 // mode forbids them, duplicates). On success a kernel cannot fail or write outside the views; on
 // error nothing has been written.
 func NewKVRMSNormRoPECache(p KVRMSNormRoPECacheParams) (KVRMSNormRoPECacheArgs, error) {
-	a := KVRMSNormRoPECacheArgs{KVRMSNormRoPECacheParams: p}
-	if err := a.check(); err != nil {
+	var a KVRMSNormRoPECacheArgs
+	if err := NewKVRMSNormRoPECacheInto(&a, &p); err != nil {
 		return KVRMSNormRoPECacheArgs{}, err
 	}
-	a.kvRows, a.cosRows, a.sinRows = kvcRowsOf(a.KV), kvcRowsOf(a.Cos), kvcRowsOf(a.Sin)
-	a.kRopeRows, a.ckvRows = kvcRowsOf(a.KRoPE), kvcRowsOf(a.CKV)
 	return a, nil
+}
+
+// NewKVRMSNormRoPECacheInto is NewKVRMSNormRoPECache for the per-call hot path: it reads p
+// through a pointer and checks straight into *a, which it overwrites whatever it held, with the
+// same checks and errors. On success *a is what NewKVRMSNormRoPECache(*p) returns; on error it is
+// the zero KVRMSNormRoPECacheArgs, as NewKVRMSNormRoPECache returns it, and no tensor has been
+// written. The arguments are some kilobytes of tensors, and a decode call updates one token per
+// batch: copied from layer to layer and into every check, they cost more than the kernel does.
+// Nil a or p is an error.
+func NewKVRMSNormRoPECacheInto(a *KVRMSNormRoPECacheArgs, p *KVRMSNormRoPECacheParams) error {
+	if a == nil {
+		return errors.New("kv_rmsnorm_rope_cache: nil arguments to write into")
+	}
+	if p == nil {
+		*a = KVRMSNormRoPECacheArgs{}
+		return errors.New("kv_rmsnorm_rope_cache: parameters missing (nil)")
+	}
+	if p != &a.KVRMSNormRoPECacheParams {
+		a.KVRMSNormRoPECacheParams = *p
+	}
+	// check sets every derived field but the row addressing, which follows.
+	if err := a.check(); err != nil {
+		*a = KVRMSNormRoPECacheArgs{}
+		return err
+	}
+	a.kvRows, a.cosRows, a.sinRows = kvcRowsOf(&a.KV), kvcRowsOf(&a.Cos), kvcRowsOf(&a.Sin)
+	a.kRopeRows, a.ckvRows = kvcRowsOf(&a.KRoPE), kvcRowsOf(&a.CKV)
+	return nil
 }
 
 // check starts from kv, since every other shape is stated in its B, S and width; each step sets
 // what the later ones compare against (Batch, Seq, Dv, Dk, the layouts), so the order is fixed.
+// The tensors are read in place, through pointers: Tensor's value methods would copy the whole
+// Tensor at every call.
 func (a *KVRMSNormRoPECacheArgs) check() error {
 	if err := a.checkKV(); err != nil {
 		return err
@@ -104,10 +133,10 @@ func (a *KVRMSNormRoPECacheArgs) check() error {
 	if err := a.checkCaches(); err != nil {
 		return err
 	}
-	if a.KQuant, err = kvcQuantParams("k_rope_scale", a.KRoPEScale, "k_rope_offset", a.KRoPEOffset, "k_cache", a.KCache.DType, a.Dk); err != nil {
+	if err := kvcQuantParams(&a.KQuant, "k_rope_scale", &a.KRoPEScale, "k_rope_offset", &a.KRoPEOffset, "k_cache", a.KCache.DType, a.Dk); err != nil {
 		return err
 	}
-	if a.CKVQuant, err = kvcQuantParams("c_kv_scale", a.CKVScale, "c_kv_offset", a.CKVOffset, "ckv_cache", a.CKVCache.DType, a.Dv); err != nil {
+	if err := kvcQuantParams(&a.CKVQuant, "c_kv_scale", &a.CKVScale, "c_kv_offset", &a.CKVOffset, "ckv_cache", a.CKVCache.DType, a.Dv); err != nil {
 		return err
 	}
 	if err := a.checkOutputs(); err != nil {
@@ -118,11 +147,11 @@ func (a *KVRMSNormRoPECacheArgs) check() error {
 
 // checkKV checks kv and sets Batch and Seq.
 func (a *KVRMSNormRoPECacheArgs) checkKV() error {
-	kv := a.KV
+	kv := &a.KV
 	if err := kvcFloat("kv", kv); err != nil {
 		return err
 	}
-	if kv.Rank() != 4 {
+	if len(kv.Shape) != 4 {
 		return fmt.Errorf("kv: shape %s: want 4 dimensions [B, 1, S, Dv+Dk]", tensor.ShapeString(kv.Shape))
 	}
 	if kv.Shape[1] != 1 {
@@ -140,41 +169,30 @@ func (a *KVRMSNormRoPECacheArgs) checkKV() error {
 
 // checkGamma checks gamma against kv and sets Dv.
 func (a *KVRMSNormRoPECacheArgs) checkGamma() error {
-	if err := kvcFloat("gamma", a.Gamma); err != nil {
+	g := &a.Gamma
+	if err := kvcFloat("gamma", g); err != nil {
 		return err
 	}
-	if err := kvcSameDType("gamma", a.Gamma, a.KV); err != nil {
+	if err := kvcSameDType("gamma", g.DType, a.KV.DType); err != nil {
 		return err
 	}
-	if a.Gamma.Rank() != 1 || a.Gamma.Shape[0] < 1 {
-		return fmt.Errorf("gamma: shape %s: want [Dv] with Dv ≥ 1", tensor.ShapeString(a.Gamma.Shape))
+	if len(g.Shape) != 1 || g.Shape[0] < 1 {
+		return fmt.Errorf("gamma: shape %s: want [Dv] with Dv ≥ 1", tensor.ShapeString(g.Shape))
 	}
-	a.Dv = a.Gamma.Shape[0]
+	a.Dv = g.Shape[0]
 	return nil
 }
 
 // checkCosSin checks cos and sin against kv, sets Dk, and checks that Dv and Dk make up kv's
 // last dimension.
 func (a *KVRMSNormRoPECacheArgs) checkCosSin() error {
-	kv := a.KV
-	B, S, D := a.Batch, a.Seq, kv.Shape[3]
-	for _, c := range []struct {
-		n string
-		t tensor.Tensor
-	}{{"cos", a.Cos}, {"sin", a.Sin}} {
-		if err := kvcFloat(c.n, c.t); err != nil {
-			return err
-		}
-		if err := kvcSameDType(c.n, c.t, kv); err != nil {
-			return err
-		}
-		sh := c.t.Shape
-		if len(sh) != 4 || sh[0] != B && sh[0] != 1 || sh[1] != 1 || sh[2] != S && sh[2] != 1 {
-			return fmt.Errorf("%s: shape %s: want [B,1,S,Dk] or [B,1,1,Dk] with B = %d, S = %d", c.n, tensor.ShapeString(sh), B, S)
-		}
-		if err := kvcContiguousRows(c.n, c.t); err != nil {
-			return err
-		}
+	// One call per tensor rather than a loop over name and pointer pairs: escape analysis
+	// follows a pair as a whole, so the name going into an error would take a with it to the heap.
+	if err := a.checkRotation("cos", &a.Cos); err != nil {
+		return err
+	}
+	if err := a.checkRotation("sin", &a.Sin); err != nil {
+		return err
 	}
 	if !slices.Equal(a.Sin.Shape, a.Cos.Shape) {
 		return fmt.Errorf("sin: shape %s differs from cos's %s", tensor.ShapeString(a.Sin.Shape), tensor.ShapeString(a.Cos.Shape))
@@ -185,7 +203,7 @@ func (a *KVRMSNormRoPECacheArgs) checkCosSin() error {
 	}
 	// Subtracted, not added: gamma broadcast over a stride of 0 can claim any Dv, and Dv + Dk
 	// would wrap negative.
-	if D-a.Dk != a.Dv {
+	if D := a.KV.Shape[3]; D-a.Dk != a.Dv {
 		if a.Dv > math.MaxInt-a.Dk {
 			return fmt.Errorf("kv: last dimension %d: want gamma's Dv %d + cos's Dk %d, which overflows int", D, a.Dv, a.Dk)
 		}
@@ -194,18 +212,32 @@ func (a *KVRMSNormRoPECacheArgs) checkCosSin() error {
 	return nil
 }
 
+// checkRotation checks cos or sin (named n) against kv.
+func (a *KVRMSNormRoPECacheArgs) checkRotation(n string, t *tensor.Tensor) error {
+	if err := kvcFloat(n, t); err != nil {
+		return err
+	}
+	if err := kvcSameDType(n, t.DType, a.KV.DType); err != nil {
+		return err
+	}
+	B, S, sh := a.Batch, a.Seq, t.Shape
+	if len(sh) != 4 || sh[0] != B && sh[0] != 1 || sh[1] != 1 || sh[2] != S && sh[2] != 1 {
+		return fmt.Errorf("%s: shape %s: want [B,1,S,Dk] or [B,1,1,Dk] with B = %d, S = %d", n, tensor.ShapeString(sh), B, S)
+	}
+	return kvcContiguousRows(n, t)
+}
+
 // checkCaches checks both caches against the mode, sets their layouts, and checks that the
 // index addresses the same blocks in both.
 func (a *KVRMSNormRoPECacheArgs) checkCaches() error {
 	mode, dtype := a.CacheMode, a.KV.DType
-	var err error
-	if a.KLayout, err = kvcCacheLayout("k_cache", a.KCache, mode, dtype, a.Batch, a.Dk); err != nil {
+	if err := kvcCacheLayout(&a.KLayout, "k_cache", &a.KCache, mode, dtype, a.Batch, a.Dk); err != nil {
 		return err
 	}
-	if a.CKVLayout, err = kvcCacheLayout("ckv_cache", a.CKVCache, mode, dtype, a.Batch, a.Dv); err != nil {
+	if err := kvcCacheLayout(&a.CKVLayout, "ckv_cache", &a.CKVCache, mode, dtype, a.Batch, a.Dv); err != nil {
 		return err
 	}
-	if kl, cl := a.KLayout, a.CKVLayout; kl.Blocks != cl.Blocks || kl.BlockSize != cl.BlockSize {
+	if kl, cl := &a.KLayout, &a.CKVLayout; kl.Blocks != cl.Blocks || kl.BlockSize != cl.BlockSize {
 		what := "blocks of"
 		if mode == CacheNorm {
 			what = "batches of length"
@@ -218,35 +250,34 @@ func (a *KVRMSNormRoPECacheArgs) checkCaches() error {
 
 // checkOutputs checks the optional unquantised outputs k_rope and c_kv.
 func (a *KVRMSNormRoPECacheArgs) checkOutputs() error {
-	for _, o := range []struct {
-		n string
-		t tensor.Tensor
-		d int
-	}{{"k_rope", a.KRoPE, a.Dk}, {"c_kv", a.CKV, a.Dv}} {
-		if o.t.IsZero() {
-			continue
-		}
-		if err := kvcFloat(o.n, o.t); err != nil {
-			return err
-		}
-		if err := kvcSameDType(o.n, o.t, a.KV); err != nil {
-			return err
-		}
-		if want := []int{a.Batch, 1, a.Seq, o.d}; !slices.Equal(o.t.Shape, want) {
-			return fmt.Errorf("%s: shape %s: want %s", o.n, tensor.ShapeString(o.t.Shape), tensor.ShapeString(want))
-		}
-		if err := kvcContiguousRows(o.n, o.t); err != nil {
-			return err
-		}
+	if err := a.checkOutput("k_rope", &a.KRoPE, a.Dk); err != nil {
+		return err
 	}
-	return nil
+	return a.checkOutput("c_kv", &a.CKV, a.Dv)
 }
 
-func kvcFloat(name string, t tensor.Tensor) error {
-	if t.IsZero() {
+// checkOutput checks k_rope or c_kv (named n, of width d) when it is present.
+func (a *KVRMSNormRoPECacheArgs) checkOutput(n string, t *tensor.Tensor, d int) error {
+	if t.DType == tensor.Invalid { // absent
+		return nil
+	}
+	if err := kvcFloat(n, t); err != nil {
+		return err
+	}
+	if err := kvcSameDType(n, t.DType, a.KV.DType); err != nil {
+		return err
+	}
+	if want := [...]int{a.Batch, 1, a.Seq, d}; !slices.Equal(t.Shape, want[:]) {
+		return fmt.Errorf("%s: shape %s: want %s", n, tensor.ShapeString(t.Shape), tensor.ShapeString(want[:]))
+	}
+	return kvcContiguousRows(n, t)
+}
+
+func kvcFloat(name string, t *tensor.Tensor) error {
+	if t.DType == tensor.Invalid {
 		return fmt.Errorf("%s: missing", name)
 	}
-	if err := t.Check(name); err != nil {
+	if err := tensor.CheckPtr(t, name); err != nil {
 		return err
 	}
 	if !t.DType.IsFloat() {
@@ -255,16 +286,35 @@ func kvcFloat(name string, t tensor.Tensor) error {
 	return nil
 }
 
-func kvcSameDType(name string, t tensor.Tensor, kv tensor.Tensor) error {
-	if t.DType != kv.DType {
-		return fmt.Errorf("%s: dtype %v differs from kv's %v", name, t.DType, kv.DType)
+func kvcSameDType(name string, d, kv tensor.DType) error {
+	if d != kv {
+		return fmt.Errorf("%s: dtype %v differs from kv's %v", name, d, kv)
 	}
 	return nil
 }
 
-func kvcContiguousRows(name string, t tensor.Tensor) error {
-	if t.Rank() > 0 && t.Shape[t.Rank()-1] > 1 && t.Stride(t.Rank()-1) != 1 {
-		return fmt.Errorf("%s: the last dimension must be contiguous (stride 1, not %d)", name, t.Stride(t.Rank()-1))
+func kvcContiguousRows(name string, t *tensor.Tensor) error {
+	if r := len(t.Shape); r > 0 && t.Shape[r-1] > 1 {
+		if st := kvcStride(t, r-1); st != 1 {
+			return fmt.Errorf("%s: the last dimension must be contiguous (stride 1, not %d)", name, st)
+		}
 	}
 	return nil
+}
+
+// kvcStride is t.Stride(k), read in place.
+func kvcStride(t *tensor.Tensor, k int) int {
+	if k < 0 || k >= len(t.Shape) {
+		return 0
+	}
+	if t.Strides != nil {
+		if k >= len(t.Strides) {
+			return 0
+		}
+		return t.Strides[k]
+	}
+	if n := tensor.NumElements(t.Shape[k+1:]); n >= 0 {
+		return n
+	}
+	return math.MaxInt // as Stride: a row-major stride past int
 }

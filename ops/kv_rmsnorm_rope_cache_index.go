@@ -16,10 +16,10 @@ type kvcIndex struct {
 	off, s0, s1, n1 int // n1: the length of the second dimension (1 for rank 1)
 }
 
-func kvcIndexOf(t tensor.Tensor) kvcIndex {
-	x := kvcIndex{i64: t.I64, i32: t.I32, off: t.Offset, s0: t.Stride(0), n1: 1}
-	if t.Rank() == 2 {
-		x.s1, x.n1 = t.Stride(1), t.Shape[1]
+func kvcIndexOf(t *tensor.Tensor) kvcIndex {
+	x := kvcIndex{i64: t.I64, i32: t.I32, off: t.Offset, s0: kvcStride(t, 0), n1: 1}
+	if len(t.Shape) == 2 {
+		x.s1, x.n1 = kvcStride(t, 1), t.Shape[1]
 	}
 	return x
 }
@@ -63,11 +63,11 @@ func (a *KVRMSNormRoPECacheArgs) checkIndex() error {
 // checkIndexShape checks the index's dtype and its shape for the mode, and sets the index
 // addressing and whether CacheRows can skip the division.
 func (a *KVRMSNormRoPECacheArgs) checkIndexShape() error {
-	idx, mode := a.Index, a.CacheMode
-	if idx.IsZero() {
+	idx, mode := &a.Index, a.CacheMode
+	if idx.DType == tensor.Invalid {
 		return fmt.Errorf("index: missing")
 	}
-	if err := idx.Check("index"); err != nil {
+	if err := tensor.CheckPtr(idx, "index"); err != nil {
 		return err
 	}
 	if idx.DType != tensor.I64 && idx.DType != tensor.I32 {
@@ -113,7 +113,7 @@ func (a *KVRMSNormRoPECacheArgs) indexLimit() int64 {
 // nothing is sorted or allocated.
 func (a *KVRMSNormRoPECacheArgs) checkIndexRange() (increasing bool, err error) {
 	mode, limit := a.CacheMode, a.indexLimit()
-	n := a.Index.Len()
+	n := tensor.NumElements(a.Index.Shape)
 	if a.idx.i64 != nil && a.idx.n1 == 1 && mode != CacheNorm && !mode.PerBlock() && kvcIncreasingSlots(a.idx.i64, a.idx.off, a.idx.s0, n, limit) {
 		return true, nil
 	}
@@ -148,7 +148,7 @@ func (a *KVRMSNormRoPECacheArgs) checkIndexDuplicates() error {
 	if a.CacheMode.PerBlock() {
 		space = int64(a.KLayout.Blocks)
 	}
-	n := a.Index.Len()
+	n := tensor.NumElements(a.Index.Shape)
 	var stack [256]int64
 	keys := stack[:0]
 	if int64(n) <= space && n > len(stack) {
@@ -173,7 +173,7 @@ func (a *KVRMSNormRoPECacheArgs) checkIndexDuplicates() error {
 func (a *KVRMSNormRoPECacheArgs) duplicateError(dup int64) error {
 	mode, bs := a.CacheMode, a.KLayout.BlockSize
 	first := -1
-	for i := range a.Index.Len() {
+	for i := range tensor.NumElements(a.Index.Shape) {
 		v := a.indexAt(i)
 		if v < 0 || a.indexKey(i, v) != dup {
 			continue
@@ -204,7 +204,7 @@ func (a *KVRMSNormRoPECacheArgs) indexAt(i int) int64 {
 
 // indexName formats the coordinates of the i-th index value.
 func (a *KVRMSNormRoPECacheArgs) indexName(i int) string {
-	if a.Index.Rank() == 2 {
+	if len(a.Index.Shape) == 2 {
 		return fmt.Sprintf("[%d,%d]", i/a.Index.Shape[1], i%a.Index.Shape[1])
 	}
 	return fmt.Sprintf("[%d]", i)

@@ -36,10 +36,10 @@ func (l *KVCacheLayout) RowAt(block, slot int) int {
 // a view with more slots than its buffer has elements repeats memory (a stride of 0), so its
 // slots are not the distinct rows the index check assumes, and that check's memory, bounded by
 // the slot count, would not be bounded by the caller's data.
-func kvcCacheLayout(name string, c tensor.Tensor, mode CacheMode, kvType tensor.DType, B, width int) (KVCacheLayout, error) {
+func kvcCacheLayout(dst *KVCacheLayout, name string, c *tensor.Tensor, mode CacheMode, kvType tensor.DType, B, width int) error {
 	l, err := kvcCacheLayoutOf(name, c, mode, kvType, B, width)
 	if err != nil {
-		return KVCacheLayout{}, err
+		return err
 	}
 	n := 0
 	switch c.DType {
@@ -51,16 +51,17 @@ func kvcCacheLayout(name string, c tensor.Tensor, mode CacheMode, kvType tensor.
 		n = len(c.I8)
 	}
 	if l.BlockSize > 0 && l.Blocks > n/l.BlockSize {
-		return KVCacheLayout{}, fmt.Errorf("%s: shape %s: %d blocks of %d slots over a %d-element buffer: want memory of its own for every slot (no stride 0)", name, tensor.ShapeString(c.Shape), l.Blocks, l.BlockSize, n)
+		return fmt.Errorf("%s: shape %s: %d blocks of %d slots over a %d-element buffer: want memory of its own for every slot (no stride 0)", name, tensor.ShapeString(c.Shape), l.Blocks, l.BlockSize, n)
 	}
-	return l, nil
+	*dst = l
+	return nil
 }
 
-func kvcCacheLayoutOf(name string, c tensor.Tensor, mode CacheMode, kvType tensor.DType, B, width int) (KVCacheLayout, error) {
-	if c.IsZero() {
+func kvcCacheLayoutOf(name string, c *tensor.Tensor, mode CacheMode, kvType tensor.DType, B, width int) (KVCacheLayout, error) {
+	if c.DType == tensor.Invalid {
 		return KVCacheLayout{}, fmt.Errorf("%s: missing", name)
 	}
-	if err := c.Check(name); err != nil {
+	if err := tensor.CheckPtr(c, name); err != nil {
 		return KVCacheLayout{}, err
 	}
 	if c.DType != kvType && c.DType != tensor.I8 {
@@ -74,7 +75,7 @@ func kvcCacheLayoutOf(name string, c tensor.Tensor, mode CacheMode, kvType tenso
 		if err := kvcContiguousRows(name, c); err != nil {
 			return KVCacheLayout{}, err
 		}
-		return KVCacheLayout{Blocks: sh[0], BlockSize: sh[2], Off: c.Offset, BlockStride: c.Stride(0), SlotStride: c.Stride(2), Group: width}, nil
+		return KVCacheLayout{Blocks: sh[0], BlockSize: sh[2], Off: c.Offset, BlockStride: kvcStride(c, 0), SlotStride: kvcStride(c, 2), Group: width}, nil
 	}
 	if !mode.NZ() {
 		if len(sh) != 4 || sh[2] != 1 || sh[3] != width || sh[1] < 1 {
@@ -83,7 +84,7 @@ func kvcCacheLayoutOf(name string, c tensor.Tensor, mode CacheMode, kvType tenso
 		if err := kvcContiguousRows(name, c); err != nil {
 			return KVCacheLayout{}, err
 		}
-		return KVCacheLayout{Blocks: sh[0], BlockSize: sh[1], Off: c.Offset, BlockStride: c.Stride(0), SlotStride: c.Stride(1), Group: width}, nil
+		return KVCacheLayout{Blocks: sh[0], BlockSize: sh[1], Off: c.Offset, BlockStride: kvcStride(c, 0), SlotStride: kvcStride(c, 1), Group: width}, nil
 	}
 	c0 := 32 / c.DType.Size()
 	if width%c0 != 0 {
@@ -111,7 +112,7 @@ func kvcCacheLayoutOf(name string, c tensor.Tensor, mode CacheMode, kvType tenso
 		if err := kvcContiguousRows(name, c); err != nil {
 			return KVCacheLayout{}, err
 		}
-		return KVCacheLayout{Blocks: sh[0], BlockSize: sh[2], Off: c.Offset, BlockStride: c.Stride(0), SlotStride: c.Stride(2), GroupStride: c.Stride(1), Group: c0}, nil
+		return KVCacheLayout{Blocks: sh[0], BlockSize: sh[2], Off: c.Offset, BlockStride: kvcStride(c, 0), SlotStride: kvcStride(c, 2), GroupStride: kvcStride(c, 1), Group: c0}, nil
 	}
 	return KVCacheLayout{}, fmt.Errorf("%s: shape %s: %s mode wants [BlockNum, BlockSize ≥ 1, 1, %d] or its NZ form [BlockNum, %d, BlockSize, 1, %d]", name, tensor.ShapeString(sh), mode, width, width/c0, c0)
 }
@@ -177,16 +178,16 @@ func (a *KVRMSNormRoPECacheArgs) CKVRow(b, s int) int { return a.ckvRows.at(b, s
 // broadcast (stride 0).
 type kvcRows struct{ off, bStride, sStride int }
 
-func kvcRowsOf(t tensor.Tensor) kvcRows {
-	if t.IsZero() {
+func kvcRowsOf(t *tensor.Tensor) kvcRows {
+	if t.DType == tensor.Invalid {
 		return kvcRows{}
 	}
 	r := kvcRows{off: t.Offset}
 	if t.Shape[0] != 1 {
-		r.bStride = t.Stride(0)
+		r.bStride = kvcStride(t, 0)
 	}
 	if t.Shape[2] != 1 {
-		r.sStride = t.Stride(2)
+		r.sStride = kvcStride(t, 2)
 	}
 	return r
 }

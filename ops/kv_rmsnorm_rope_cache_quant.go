@@ -22,38 +22,40 @@ func (q *KVQuant) At(c int) (scale, offset float32) {
 	return q.Scale[q.ScaleAt+c*q.ScaleStep], offset
 }
 
-// kvcQuantParams checks a cache's scale and offset (named sn and on) against its dtype.
-func kvcQuantParams(sn string, scale tensor.Tensor, on string, offset tensor.Tensor, cacheName string, cacheType tensor.DType, width int) (KVQuant, error) {
+// kvcQuantParams checks a cache's scale and offset (named sn and on) against its dtype and sets
+// q (every field, whatever it held).
+func kvcQuantParams(q *KVQuant, sn string, scale *tensor.Tensor, on string, offset *tensor.Tensor, cacheName string, cacheType tensor.DType, width int) error {
+	*q = KVQuant{}
 	if cacheType != tensor.I8 {
-		for _, p := range []struct {
-			n string
-			t tensor.Tensor
-		}{{sn, scale}, {on, offset}} {
-			if !p.t.IsZero() {
-				return KVQuant{}, fmt.Errorf("%s: given, but %s is %v, not I8: only int8 caches are quantised", p.n, cacheName, cacheType)
-			}
+		n := ""
+		switch {
+		case scale.DType != tensor.Invalid:
+			n = sn
+		case offset.DType != tensor.Invalid:
+			n = on
+		default:
+			return nil
 		}
-		return KVQuant{}, nil
+		return fmt.Errorf("%s: given, but %s is %v, not I8: only int8 caches are quantised", n, cacheName, cacheType)
 	}
-	if scale.IsZero() {
-		return KVQuant{}, fmt.Errorf("%s: missing: %s is I8 and needs it (q = round(y·scale + offset))", sn, cacheName)
+	if scale.DType == tensor.Invalid {
+		return fmt.Errorf("%s: missing: %s is I8 and needs it (q = round(y·scale + offset))", sn, cacheName)
 	}
-	var q KVQuant
 	var err error
 	if q.Scale, q.ScaleAt, q.ScaleStep, err = kvcQuantVector(sn, scale, width); err != nil {
-		return KVQuant{}, err
+		return err
 	}
-	if !offset.IsZero() {
+	if offset.DType != tensor.Invalid {
 		if q.Offset, q.OffsetAt, q.OffsetStep, err = kvcQuantVector(on, offset, width); err != nil {
-			return KVQuant{}, err
+			return err
 		}
 	}
-	return q, nil
+	return nil
 }
 
 // kvcQuantVector checks a per-channel ([width] or [1, width]) or per-tensor ([1]) F32 vector.
-func kvcQuantVector(name string, t tensor.Tensor, width int) ([]float32, int, int, error) {
-	if err := t.Check(name); err != nil {
+func kvcQuantVector(name string, t *tensor.Tensor, width int) ([]float32, int, int, error) {
+	if err := tensor.CheckPtr(t, name); err != nil {
 		return nil, 0, 0, err
 	}
 	if t.DType != tensor.F32 {
@@ -61,10 +63,10 @@ func kvcQuantVector(name string, t tensor.Tensor, width int) ([]float32, int, in
 	}
 	sh := t.Shape
 	switch {
-	case len(sh) <= 2 && t.Len() == 1:
+	case len(sh) <= 2 && tensor.NumElements(sh) == 1:
 		return t.F32, t.Offset, 0, nil
 	case len(sh) == 1 && sh[0] == width, len(sh) == 2 && sh[0] == 1 && sh[1] == width:
-		return t.F32, t.Offset, t.Stride(len(sh) - 1), nil
+		return t.F32, t.Offset, kvcStride(t, len(sh)-1), nil
 	}
 	return nil, 0, 0, fmt.Errorf("%s: shape %s: want [%d] or [1,%d] (per channel) or [1] (per tensor)", name, tensor.ShapeString(sh), width, width)
 }
