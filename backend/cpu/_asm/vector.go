@@ -90,8 +90,8 @@ func (g *generator) store(d dtype, lanes int, c consts, v VecVirtual, m Mem) {
 	case bf16:
 		if g.fastBF16 && lanes == 16 {
 			// VCVTNEPS2BF16 rounds to nearest even and quiets NaNs exactly as the reference,
-			// but flushes subnormal inputs to zero: a vector with any zero-exponent lane takes
-			// the integer path below instead.
+			// but flushes subnormal inputs to zero: a vector with any subnormal lane takes the
+			// integer path below instead.
 			r := YMM()
 			cvtNEPS2BF16(v, r)
 			k := K()
@@ -147,7 +147,7 @@ func storeBF16Int(lanes int, c consts, v Register, m Mem) {
 }
 
 // storeBF16Wide stores lo (16 values) then hi (the next 16) as 32 bf16 at m: one
-// VCVTNE2PS2BF16 and one store, unless a lane has a zero exponent (the instruction flushes
+// VCVTNE2PS2BF16 and one store, unless a lane is subnormal (the instruction flushes
 // subnormals), then the integer path.
 func (g *generator) storeBF16Wide(c consts, lo, hi VecVirtual, m Mem) {
 	k1, k2 := K(), K()
@@ -183,7 +183,7 @@ func (g *generator) coldConsts(c consts) consts {
 }
 
 // storeBF16Pair stores a at m1 and b at m2 as bf16: VCVTNEPS2BF16 unless a lane of either
-// has a zero exponent (zero or subnormal, which the instruction flushes), then the integer path.
+// is subnormal (which the instruction flushes), then the integer path.
 func (g *generator) storeBF16Pair(c consts, a, b VecVirtual, m1, m2 Mem) {
 	k1, k2 := K(), K()
 	subnormals(a, k1)
