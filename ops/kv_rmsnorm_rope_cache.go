@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"math/bits"
 	"slices"
 
 	"github.com/rotary-go/rotary/tensor"
@@ -313,8 +314,35 @@ func kvcStride(t *tensor.Tensor, k int) int {
 		}
 		return t.Strides[k]
 	}
-	if n := tensor.NumElements(t.Shape[k+1:]); n >= 0 {
+	if n, ok := kvcProduct(t.Shape[k+1:]); ok {
 		return n
 	}
 	return math.MaxInt // as Stride: a row-major stride past int
+}
+
+// kvcNumElements is tensor.NumElements(shape), by kvcProduct.
+func kvcNumElements(shape []int) int {
+	if n, ok := kvcProduct(shape); ok {
+		return n
+	}
+	return -1
+}
+
+// kvcProduct is tensor.NumElements' count (ok false where it returns −1: a negative dimension
+// before any 0, or a product past int) without its division per dimension: the checks take a
+// dozen strides and counts per call.
+func kvcProduct(shape []int) (int, bool) {
+	n, over := 1, false
+	for _, d := range shape {
+		switch {
+		case d < 0:
+			return 0, false
+		case d == 0:
+			return 0, true
+		}
+		hi, lo := bits.Mul64(uint64(n), uint64(d))
+		over = over || hi != 0 || lo > math.MaxInt
+		n = int(lo)
+	}
+	return n, !over
 }

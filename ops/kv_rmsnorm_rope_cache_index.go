@@ -113,7 +113,7 @@ func (a *KVRMSNormRoPECacheArgs) indexLimit() int64 {
 // nothing is sorted or allocated.
 func (a *KVRMSNormRoPECacheArgs) checkIndexRange() (increasing bool, err error) {
 	mode, limit := a.CacheMode, a.indexLimit()
-	n := tensor.NumElements(a.Index.Shape)
+	n := kvcNumElements(a.Index.Shape)
 	if a.idx.i64 != nil && a.idx.n1 == 1 && mode != CacheNorm && !mode.PerBlock() && kvcIncreasingSlots(a.idx.i64, a.idx.off, a.idx.s0, n, limit) {
 		return true, nil
 	}
@@ -148,7 +148,7 @@ func (a *KVRMSNormRoPECacheArgs) checkIndexDuplicates() error {
 	if a.CacheMode.PerBlock() {
 		space = int64(a.KLayout.Blocks)
 	}
-	n := tensor.NumElements(a.Index.Shape)
+	n := kvcNumElements(a.Index.Shape)
 	var stack [256]int64
 	keys := stack[:0]
 	if int64(n) <= space && n > len(stack) {
@@ -173,7 +173,7 @@ func (a *KVRMSNormRoPECacheArgs) checkIndexDuplicates() error {
 func (a *KVRMSNormRoPECacheArgs) duplicateError(dup int64) error {
 	mode, bs := a.CacheMode, a.KLayout.BlockSize
 	first := -1
-	for i := range tensor.NumElements(a.Index.Shape) {
+	for i := range kvcNumElements(a.Index.Shape) {
 		v := a.indexAt(i)
 		if v < 0 || a.indexKey(i, v) != dup {
 			continue

@@ -36,9 +36,8 @@ func (l *KVCacheLayout) RowAt(block, slot int) int {
 // a view with more slots than its buffer has elements repeats memory (a stride of 0), so its
 // slots are not the distinct rows the index check assumes, and that check's memory, bounded by
 // the slot count, would not be bounded by the caller's data.
-func kvcCacheLayout(dst *KVCacheLayout, name string, c *tensor.Tensor, mode CacheMode, kvType tensor.DType, B, width int) error {
-	l, err := kvcCacheLayoutOf(name, c, mode, kvType, B, width)
-	if err != nil {
+func kvcCacheLayout(l *KVCacheLayout, name string, c *tensor.Tensor, mode CacheMode, kvType tensor.DType, B, width int) error {
+	if err := kvcCacheLayoutOf(l, name, c, mode, kvType, B, width); err != nil {
 		return err
 	}
 	n := 0
@@ -53,42 +52,45 @@ func kvcCacheLayout(dst *KVCacheLayout, name string, c *tensor.Tensor, mode Cach
 	if l.BlockSize > 0 && l.Blocks > n/l.BlockSize {
 		return fmt.Errorf("%s: shape %s: %d blocks of %d slots over a %d-element buffer: want memory of its own for every slot (no stride 0)", name, tensor.ShapeString(c.Shape), l.Blocks, l.BlockSize, n)
 	}
-	*dst = l
 	return nil
 }
 
-func kvcCacheLayoutOf(name string, c *tensor.Tensor, mode CacheMode, kvType tensor.DType, B, width int) (KVCacheLayout, error) {
+// kvcCacheLayoutOf sets every field of l when c fits the mode (written in place: returned, the
+// layout went through memory twice).
+func kvcCacheLayoutOf(l *KVCacheLayout, name string, c *tensor.Tensor, mode CacheMode, kvType tensor.DType, B, width int) error {
 	if c.DType == tensor.Invalid {
-		return KVCacheLayout{}, fmt.Errorf("%s: missing", name)
+		return fmt.Errorf("%s: missing", name)
 	}
 	if err := tensor.CheckPtr(c, name); err != nil {
-		return KVCacheLayout{}, err
+		return err
 	}
 	if c.DType != kvType && c.DType != tensor.I8 {
-		return KVCacheLayout{}, fmt.Errorf("%s: dtype %v: want kv's %v or I8", name, c.DType, kvType)
+		return fmt.Errorf("%s: dtype %v: want kv's %v or I8", name, c.DType, kvType)
 	}
 	sh := c.Shape
 	if mode == CacheNorm {
 		if len(sh) != 4 || sh[0] < B || sh[1] != 1 || sh[3] != width {
-			return KVCacheLayout{}, fmt.Errorf("%s: shape %s: Norm mode wants [Bcache, 1, Scache, %d] with Bcache ≥ B = %d", name, tensor.ShapeString(sh), width, B)
+			return fmt.Errorf("%s: shape %s: Norm mode wants [Bcache, 1, Scache, %d] with Bcache ≥ B = %d", name, tensor.ShapeString(sh), width, B)
 		}
 		if err := kvcContiguousRows(name, c); err != nil {
-			return KVCacheLayout{}, err
+			return err
 		}
-		return KVCacheLayout{Blocks: sh[0], BlockSize: sh[2], Off: c.Offset, BlockStride: kvcStride(c, 0), SlotStride: kvcStride(c, 2), Group: width}, nil
+		*l = KVCacheLayout{Blocks: sh[0], BlockSize: sh[2], Off: c.Offset, BlockStride: kvcStride(c, 0), SlotStride: kvcStride(c, 2), Group: width}
+		return nil
 	}
 	if !mode.NZ() {
 		if len(sh) != 4 || sh[2] != 1 || sh[3] != width || sh[1] < 1 {
-			return KVCacheLayout{}, fmt.Errorf("%s: shape %s: %s mode wants [BlockNum, BlockSize ≥ 1, 1, %d]", name, tensor.ShapeString(sh), mode, width)
+			return fmt.Errorf("%s: shape %s: %s mode wants [BlockNum, BlockSize ≥ 1, 1, %d]", name, tensor.ShapeString(sh), mode, width)
 		}
 		if err := kvcContiguousRows(name, c); err != nil {
-			return KVCacheLayout{}, err
+			return err
 		}
-		return KVCacheLayout{Blocks: sh[0], BlockSize: sh[1], Off: c.Offset, BlockStride: kvcStride(c, 0), SlotStride: kvcStride(c, 1), Group: width}, nil
+		*l = KVCacheLayout{Blocks: sh[0], BlockSize: sh[1], Off: c.Offset, BlockStride: kvcStride(c, 0), SlotStride: kvcStride(c, 1), Group: width}
+		return nil
 	}
 	c0 := 32 / c.DType.Size()
 	if width%c0 != 0 {
-		return KVCacheLayout{}, fmt.Errorf("%s: %s stores rows in 32-byte groups of %d %v: row length %d is not a multiple", name, mode, c0, c.DType, width)
+		return fmt.Errorf("%s: %s stores rows in 32-byte groups of %d %v: row length %d is not a multiple", name, mode, c0, c.DType, width)
 	}
 	switch len(sh) {
 	case 4: // the logical shape torch_npu reports; the memory is NZ, so the view must be whole
@@ -96,25 +98,27 @@ func kvcCacheLayoutOf(name string, c *tensor.Tensor, mode CacheMode, kvType tens
 			break
 		}
 		if !c.Contiguous() {
-			return KVCacheLayout{}, fmt.Errorf("%s: a [BlockNum, BlockSize, 1, %d] view of an NZ cache must be contiguous (or give the NZ shape [BlockNum, %d, BlockSize, 1, %d] with strides)", name, width, width/c0, c0)
+			return fmt.Errorf("%s: a [BlockNum, BlockSize, 1, %d] view of an NZ cache must be contiguous (or give the NZ shape [BlockNum, %d, BlockSize, 1, %d] with strides)", name, width, width/c0, c0)
 		}
 		bs := sh[1]
 		// Check bounds bs·width by the buffer only when the cache has a block.
 		blockStride, ok := mulInt(bs, width)
 		if !ok {
-			return KVCacheLayout{}, fmt.Errorf("%s: shape %s: a block of %d slots of %d overflows int", name, tensor.ShapeString(sh), bs, width)
+			return fmt.Errorf("%s: shape %s: a block of %d slots of %d overflows int", name, tensor.ShapeString(sh), bs, width)
 		}
-		return KVCacheLayout{Blocks: sh[0], BlockSize: bs, Off: c.Offset, BlockStride: blockStride, SlotStride: c0, GroupStride: bs * c0, Group: c0}, nil
+		*l = KVCacheLayout{Blocks: sh[0], BlockSize: bs, Off: c.Offset, BlockStride: blockStride, SlotStride: c0, GroupStride: bs * c0, Group: c0}
+		return nil
 	case 5: // the NZ memory shape
 		if sh[1] != width/c0 || sh[2] < 1 || sh[3] != 1 || sh[4] != c0 {
 			break
 		}
 		if err := kvcContiguousRows(name, c); err != nil {
-			return KVCacheLayout{}, err
+			return err
 		}
-		return KVCacheLayout{Blocks: sh[0], BlockSize: sh[2], Off: c.Offset, BlockStride: kvcStride(c, 0), SlotStride: kvcStride(c, 2), GroupStride: kvcStride(c, 1), Group: c0}, nil
+		*l = KVCacheLayout{Blocks: sh[0], BlockSize: sh[2], Off: c.Offset, BlockStride: kvcStride(c, 0), SlotStride: kvcStride(c, 2), GroupStride: kvcStride(c, 1), Group: c0}
+		return nil
 	}
-	return KVCacheLayout{}, fmt.Errorf("%s: shape %s: %s mode wants [BlockNum, BlockSize ≥ 1, 1, %d] or its NZ form [BlockNum, %d, BlockSize, 1, %d]", name, tensor.ShapeString(sh), mode, width, width/c0, c0)
+	return fmt.Errorf("%s: shape %s: %s mode wants [BlockNum, BlockSize ≥ 1, 1, %d] or its NZ form [BlockNum, %d, BlockSize, 1, %d]", name, tensor.ShapeString(sh), mode, width, width/c0, c0)
 }
 
 // Slot is where token s of batch b goes in both caches; ok is false when its index is −1.
@@ -220,23 +224,20 @@ func (a *KVRMSNormRoPECacheArgs) Linear() (KVLinear, bool) {
 	if !a.linear || a.idx.i64 == nil {
 		return KVLinear{}, false
 	}
-	l := KVLinear{
+	B, S := a.Batch, a.Seq
+	kv, okKV := a.kvRows.tokenStep(B, S)
+	cos, okCos := a.cosRows.tokenStep(B, S)
+	sin, okSin := a.sinRows.tokenStep(B, S)
+	if !okKV || !okCos || !okSin {
+		return KVLinear{}, false
+	}
+	return KVLinear{
+		KV: KVAffine{a.kvRows.off, kv}, Cos: KVAffine{a.cosRows.off, cos}, Sin: KVAffine{a.sinRows.off, sin},
 		IndexAt: KVAffine{a.idx.off, a.idx.s0}, Index: a.idx.i64,
 		K:     KVAffine{a.KLayout.Off, a.KLayout.SlotStride},
 		CKV:   KVAffine{a.CKVLayout.Off, a.CKVLayout.SlotStride},
 		Slots: a.KLayout.Blocks * a.KLayout.BlockSize,
-	}
-	for _, r := range []struct {
-		dst  *KVAffine
-		rows kvcRows
-	}{{&l.KV, a.kvRows}, {&l.Cos, a.cosRows}, {&l.Sin, a.sinRows}} {
-		step, ok := r.rows.tokenStep(a.Batch, a.Seq)
-		if !ok {
-			return KVLinear{}, false
-		}
-		*r.dst = KVAffine{r.rows.off, step}
-	}
-	return l, true
+	}, true
 }
 
 // tokenStep is the rows' stride in t = b·S + s, when they have one.

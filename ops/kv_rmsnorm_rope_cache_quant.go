@@ -63,7 +63,7 @@ func kvcQuantVector(name string, t *tensor.Tensor, width int) ([]float32, int, i
 	}
 	sh := t.Shape
 	switch {
-	case len(sh) <= 2 && tensor.NumElements(sh) == 1:
+	case len(sh) <= 2 && kvcNumElements(sh) == 1:
 		return t.F32, t.Offset, 0, nil
 	case len(sh) == 1 && sh[0] == width, len(sh) == 2 && sh[0] == 1 && sh[1] == width:
 		return t.F32, t.Offset, kvcStride(t, len(sh)-1), nil
