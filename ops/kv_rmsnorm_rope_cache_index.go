@@ -16,12 +16,12 @@ type kvcIndex struct {
 	off, s0, s1, n1 int // n1: the length of the second dimension (1 for rank 1)
 }
 
-func kvcIndexOf(t *tensor.Tensor) kvcIndex {
-	x := kvcIndex{i64: t.I64, i32: t.I32, off: t.Offset, s0: kvcStride(t, 0), n1: 1}
+// set addresses t's values, writing every field of x in place (see KVCacheLayout.set).
+func (x *kvcIndex) set(t *tensor.Tensor) {
+	x.i64, x.i32, x.off, x.s0, x.s1, x.n1 = t.I64, t.I32, t.Offset, kvcStride(t, 0), 0, 1
 	if len(t.Shape) == 2 {
 		x.s1, x.n1 = kvcStride(t, 1), t.Shape[1]
 	}
-	return x
 }
 
 // at is the value at backing index p.
@@ -87,7 +87,7 @@ func (a *KVRMSNormRoPECacheArgs) checkIndexShape() error {
 	if !slices.Equal(idx.Shape, want) {
 		return fmt.Errorf("index: shape %s: %s mode wants %s = %s", tensor.ShapeString(idx.Shape), mode, form, tensor.ShapeString(want))
 	}
-	a.idx = kvcIndexOf(idx)
+	a.idx.set(idx)
 	bs := a.KLayout.BlockSize
 	a.linear = mode != CacheNorm && !mode.PerBlock() &&
 		a.KLayout.BlockStride == bs*a.KLayout.SlotStride && a.CKVLayout.BlockStride == bs*a.CKVLayout.SlotStride

@@ -75,7 +75,7 @@ func kvcCacheLayoutOf(l *KVCacheLayout, name string, c *tensor.Tensor, mode Cach
 		if err := kvcContiguousRows(name, c); err != nil {
 			return err
 		}
-		*l = KVCacheLayout{Blocks: sh[0], BlockSize: sh[2], Off: c.Offset, BlockStride: kvcStride(c, 0), SlotStride: kvcStride(c, 2), Group: width}
+		l.set(sh[0], sh[2], c.Offset, kvcStride(c, 0), kvcStride(c, 2), 0, width)
 		return nil
 	}
 	if !mode.NZ() {
@@ -85,7 +85,7 @@ func kvcCacheLayoutOf(l *KVCacheLayout, name string, c *tensor.Tensor, mode Cach
 		if err := kvcContiguousRows(name, c); err != nil {
 			return err
 		}
-		*l = KVCacheLayout{Blocks: sh[0], BlockSize: sh[1], Off: c.Offset, BlockStride: kvcStride(c, 0), SlotStride: kvcStride(c, 1), Group: width}
+		l.set(sh[0], sh[1], c.Offset, kvcStride(c, 0), kvcStride(c, 1), 0, width)
 		return nil
 	}
 	c0 := 32 / c.DType.Size()
@@ -106,7 +106,7 @@ func kvcCacheLayoutOf(l *KVCacheLayout, name string, c *tensor.Tensor, mode Cach
 		if !ok {
 			return fmt.Errorf("%s: shape %s: a block of %d slots of %d overflows int", name, tensor.ShapeString(sh), bs, width)
 		}
-		*l = KVCacheLayout{Blocks: sh[0], BlockSize: bs, Off: c.Offset, BlockStride: blockStride, SlotStride: c0, GroupStride: bs * c0, Group: c0}
+		l.set(sh[0], bs, c.Offset, blockStride, c0, bs*c0, c0)
 		return nil
 	case 5: // the NZ memory shape
 		if sh[1] != width/c0 || sh[2] < 1 || sh[3] != 1 || sh[4] != c0 {
@@ -115,10 +115,18 @@ func kvcCacheLayoutOf(l *KVCacheLayout, name string, c *tensor.Tensor, mode Cach
 		if err := kvcContiguousRows(name, c); err != nil {
 			return err
 		}
-		*l = KVCacheLayout{Blocks: sh[0], BlockSize: sh[2], Off: c.Offset, BlockStride: kvcStride(c, 0), SlotStride: kvcStride(c, 2), GroupStride: kvcStride(c, 1), Group: c0}
+		l.set(sh[0], sh[2], c.Offset, kvcStride(c, 0), kvcStride(c, 2), kvcStride(c, 1), c0)
 		return nil
 	}
 	return fmt.Errorf("%s: shape %s: %s mode wants [BlockNum, BlockSize ≥ 1, 1, %d] or its NZ form [BlockNum, %d, BlockSize, 1, %d]", name, tensor.ShapeString(sh), mode, width, width/c0, c0)
+}
+
+// set writes every field of l, in the order they are declared. A composite literal stored
+// through the pointer is built in a temporary first, and copying that cost a store-forwarding
+// stall per cache on every call.
+func (l *KVCacheLayout) set(blocks, blockSize, off, blockStride, slotStride, groupStride, group int) {
+	l.Blocks, l.BlockSize, l.Off = blocks, blockSize, off
+	l.BlockStride, l.SlotStride, l.GroupStride, l.Group = blockStride, slotStride, groupStride, group
 }
 
 // Slot is where token s of batch b goes in both caches; ok is false when its index is −1.
