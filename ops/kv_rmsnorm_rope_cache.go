@@ -87,7 +87,7 @@ func NewKVRMSNormRoPECache(p KVRMSNormRoPECacheParams) (KVRMSNormRoPECacheArgs, 
 // the zero KVRMSNormRoPECacheArgs, as NewKVRMSNormRoPECache returns it, and no tensor has been
 // written. The arguments are some kilobytes of tensors, and a decode call updates one token per
 // batch: copied from layer to layer and into every check, they cost more than the kernel does.
-// Nil a or p is an error.
+// p may be a's own parameters; nil a or p is an error.
 func NewKVRMSNormRoPECacheInto(a *KVRMSNormRoPECacheArgs, p *KVRMSNormRoPECacheParams) error {
 	if a == nil {
 		return errors.New("kv_rmsnorm_rope_cache: nil arguments to write into")
