@@ -1126,7 +1126,6 @@ TEXT ·rotateNeoXBF16AVX512BF16(SB), NOSPLIT, $0-56
 	VPBROADCASTD absmask<>+0(SB), Z2
 	VPBROADCASTD inf<>+0(SB), Z3
 	VPBROADCASTD quiet<>+0(SB), Z4
-	VPBROADCASTD expmask<>+0(SB), Z5
 	CMPQ         R8, $0x00000040
 	JNE          head
 	VMOVUPS      (BX), Z2
@@ -1517,9 +1516,8 @@ TEXT ·rotateGPTJBF16AVX512BF16(SB), NOSPLIT, $0-56
 	VPBROADCASTD absmask<>+0(SB), Z2
 	VPBROADCASTD inf<>+0(SB), Z3
 	VPBROADCASTD quiet<>+0(SB), Z4
-	VPBROADCASTD expmask<>+0(SB), Z5
 	VMOVDQU32    evensign<>+0(SB), Z5
-	VMOVDQU32    dupidx<>+0(SB), Z8
+	VMOVDQU32    dupidx<>+0(SB), Z6
 
 head:
 	XORQ R8, R8
@@ -1527,22 +1525,22 @@ head:
 pairs:
 	MOVQ          R8, R9
 	SHLQ          $0x01, R9
-	VMOVUPS       (BX)(R8*4), Y6
-	VMOVUPS       (SI)(R8*4), Y7
-	VPERMPS       Z6, Z8, Z6
-	VPERMPS       Z7, Z8, Z7
-	VXORPS        Z5, Z7, Z7
+	VMOVUPS       (BX)(R8*4), Y7
+	VMOVUPS       (SI)(R8*4), Y8
+	VPERMPS       Z7, Z6, Z7
+	VPERMPS       Z8, Z6, Z8
+	VXORPS        Z5, Z8, Z8
 	VPMOVZXWD     (AX)(R9*2), Z9
 	VPSLLD        $0x10, Z9, Z9
 	VPERMILPS     $0xb1, Z9, Z10
-	VMULPS        Z6, Z9, Z9
-	VMULPS        Z7, Z10, Z10
+	VMULPS        Z7, Z9, Z9
+	VMULPS        Z8, Z10, Z10
 	VADDPS        Z10, Z9, Z9
-	BYTE $0x62; BYTE $0xd2; BYTE $0x7e; BYTE $0x48; BYTE $0x72; BYTE $0xf1 // VCVTNEPS2BF16 Z9, Y6
+	BYTE $0x62; BYTE $0xd2; BYTE $0x7e; BYTE $0x48; BYTE $0x72; BYTE $0xf9 // VCVTNEPS2BF16 Z9, Y7
 	VFPCLASSPSZ   $0x20, Z9, K1
 	KORTESTW      K1, K1
 	JNZ           bf16slow9
-	VMOVDQU32     Y6, (AX)(R9*2)
+	VMOVDQU32     Y7, (AX)(R9*2)
 	JMP           bf16done10
 
 bf16slow9:
@@ -2676,7 +2674,6 @@ TEXT ·rotateFullNeoXBF16AVX512BF16(SB), NOSPLIT, $8-72
 	VPBROADCASTD absmask<>+0(SB), Z2
 	VPBROADCASTD inf<>+0(SB), Z3
 	VPBROADCASTD quiet<>+0(SB), Z4
-	VPBROADCASTD expmask<>+0(SB), Z5
 	LEAQ         (BX)(DI*4), R11
 	LEAQ         (SI)(DI*4), R12
 	CMPQ         R8, $0x00000040
@@ -2883,7 +2880,6 @@ bf16wslow11:
 	VPBROADCASTD absmask<>+0(SB), Z21
 	VPBROADCASTD inf<>+0(SB), Z23
 	VPBROADCASTD quiet<>+0(SB), Z24
-	VPBROADCASTD expmask<>+0(SB), Z25
 	VPSRLD       $0x10, Z22, Z25
 	VPSRLD       $0x10, Z22, Z26
 	VPANDD       Z17, Z25, Z25
@@ -2914,7 +2910,6 @@ bf16wslow13:
 	VPBROADCASTD absmask<>+0(SB), Z20
 	VPBROADCASTD inf<>+0(SB), Z21
 	VPBROADCASTD quiet<>+0(SB), Z22
-	VPBROADCASTD expmask<>+0(SB), Z23
 	VPSRLD       $0x10, Z18, Z23
 	VPSRLD       $0x10, Z18, Z24
 	VPANDD       Z17, Z23, Z23
@@ -2945,7 +2940,6 @@ bf16wslow15:
 	VPBROADCASTD absmask<>+0(SB), Z21
 	VPBROADCASTD inf<>+0(SB), Z23
 	VPBROADCASTD quiet<>+0(SB), Z24
-	VPBROADCASTD expmask<>+0(SB), Z25
 	VPSRLD       $0x10, Z22, Z25
 	VPSRLD       $0x10, Z22, Z26
 	VPANDD       Z17, Z25, Z25
@@ -2976,7 +2970,6 @@ bf16wslow17:
 	VPBROADCASTD absmask<>+0(SB), Z20
 	VPBROADCASTD inf<>+0(SB), Z21
 	VPBROADCASTD quiet<>+0(SB), Z22
-	VPBROADCASTD expmask<>+0(SB), Z23
 	VPSRLD       $0x10, Z18, Z23
 	VPSRLD       $0x10, Z18, Z24
 	VPANDD       Z17, Z23, Z23
@@ -3047,7 +3040,6 @@ TEXT ·rotateFullGPTJBF16AVX512BF16(SB), NOSPLIT, $0-72
 	VPBROADCASTD absmask<>+0(SB), Z2
 	VPBROADCASTD inf<>+0(SB), Z3
 	VPBROADCASTD quiet<>+0(SB), Z4
-	VPBROADCASTD expmask<>+0(SB), Z5
 	VMOVDQU32    evensign<>+0(SB), Z5
 	VMOVDQU32    dupidx<>+0(SB), Z6
 
@@ -3336,7 +3328,6 @@ TEXT ·narrowBF16AVX512BF16(SB), NOSPLIT, $0-24
 	VPBROADCASTD absmask<>+0(SB), Z2
 	VPBROADCASTD inf<>+0(SB), Z3
 	VPBROADCASTD quiet<>+0(SB), Z4
-	VPBROADCASTD expmask<>+0(SB), Z5
 
 loop:
 	VMOVUPS       (CX)(BX*4), Z5
@@ -3694,23 +3685,22 @@ TEXT ·kvcTokenBF16AVX512BF16(SB), NOSPLIT, $0-68
 	MOVQ         dv+48(FP), R8
 	MOVQ         dk+56(FP), R9
 	MOVSS        eps+64(FP), X0
-	VPBROADCASTD expmask<>+0(SB), Z1
-	VCVTSI2SSQ   R8, X2, X2
-	VMOVSD       onef64<>+0(SB), X1
+	VCVTSI2SSQ   R8, X1, X1
+	VMOVSD       onef64<>+0(SB), X2
 	MOVQ         R8, R11
 	ANDQ         $-32, R11
+	VXORPS       Z3, Z3, Z3
 	VXORPS       Z4, Z4, Z4
-	VXORPS       Z5, Z5, Z5
-	VPBROADCASTD himask<>+0(SB), Z6
+	VPBROADCASTD himask<>+0(SB), Z5
 	XORQ         R10, R10
 	TESTQ        R11, R11
 	JZ           sumtail37
 
 sum36:
-	VPSLLD      $0x10, (DX)(R10*2), Z7
-	VPANDD      (DX)(R10*2), Z6, Z8
+	VPSLLD      $0x10, (DX)(R10*2), Z6
+	VPANDD      (DX)(R10*2), Z5, Z7
+	VFMADD231PS Z6, Z6, Z3
 	VFMADD231PS Z7, Z7, Z4
-	VFMADD231PS Z8, Z8, Z5
 	ADDQ        $0x00000020, R10
 	CMPQ        R10, R11
 	JB          sum36
@@ -3718,32 +3708,32 @@ sum36:
 sumtail37:
 	CMPQ        R10, R8
 	JAE         sumdone38
-	VMOVDQU16   (DX)(R10*2), Y3
-	VPSLLD      $0x10, Z3, Z7
-	VPANDD      Z6, Z3, Z3
-	VFMADD231PS Z7, Z7, Z4
-	VFMADD231PS Z3, Z3, Z5
+	VMOVDQU16   (DX)(R10*2), Y8
+	VPSLLD      $0x10, Z8, Z6
+	VPANDD      Z5, Z8, Z8
+	VFMADD231PS Z6, Z6, Z3
+	VFMADD231PS Z8, Z8, Z4
 
 sumdone38:
-	VADDPS        Z5, Z4, Z4
-	VPERMILPS     $0xb1, Z4, Z3
-	VADDPS        Z3, Z4, Z4
-	VPERMILPS     $0x4e, Z4, Z3
-	VADDPS        Z3, Z4, Z4
-	VSHUFF32X4    $0xb1, Z4, Z4, Z3
-	VADDPS        Z3, Z4, Z4
-	VEXTRACTF32X8 $0x01, Z4, Y3
-	VADDSS        X3, X4, X4
+	VADDPS        Z4, Z3, Z3
+	VPERMILPS     $0xb1, Z3, Z4
+	VADDPS        Z4, Z3, Z3
+	VPERMILPS     $0x4e, Z3, Z4
+	VADDPS        Z4, Z3, Z3
+	VSHUFF32X4    $0xb1, Z3, Z3, Z4
+	VADDPS        Z4, Z3, Z3
+	VEXTRACTF32X8 $0x01, Z3, Y4
+	VADDSS        X4, X3, X3
 	LEAQ          (DX)(R8*2), R10
 	SHRQ          $0x01, R9
-	VPBROADCASTD  himask<>+0(SB), Z3
+	VPBROADCASTD  himask<>+0(SB), Z4
 	XORQ          R11, R11
 
 rope39:
 	LEAQ           (R11)(R11*1), R12
 	VMOVDQU32      (R10)(R12*2), Z6
 	VPSLLD         $0x10, Z6, Z5
-	VPANDD         Z3, Z6, Z6
+	VPANDD         Z4, Z6, Z6
 	VPMOVZXWD      (BX)(R11*2), Z7
 	VPSLLD         $0x10, Z7, Z7
 	VPMOVZXWD      (SI)(R11*2), Z8
@@ -3762,7 +3752,7 @@ rope39:
 	LEAQ           32(R11)(R11*1), R12
 	VMOVDQU32      (R10)(R12*2), Z7
 	VPSLLD         $0x10, Z7, Z6
-	VPANDD         Z3, Z7, Z7
+	VPANDD         Z4, Z7, Z7
 	VPMOVZXWD      32(BX)(R11*2), Z8
 	VPSLLD         $0x10, Z8, Z8
 	VPMOVZXWD      32(SI)(R11*2), Z10
@@ -3798,13 +3788,13 @@ bf16wdone43:
 	ADDQ         $0x00000020, R11
 	CMPQ         R11, R9
 	JB           rope39
-	VDIVSS       X2, X4, X2
-	VADDSS       X0, X2, X2
-	VCVTSS2SD    X2, X2, X0
+	VDIVSS       X1, X3, X1
+	VADDSS       X0, X1, X1
+	VCVTSS2SD    X1, X1, X0
 	VSQRTSD      X0, X0, X0
-	VDIVSD       X0, X1, X0
-	VCVTSD2SS    X0, X2, X2
-	VBROADCASTSS X2, Z0
+	VDIVSD       X0, X2, X0
+	VCVTSD2SS    X0, X1, X1
+	VBROADCASTSS X1, Z0
 	XORQ         CX, CX
 
 norm:
@@ -3836,7 +3826,6 @@ bf16wslow40:
 	VPBROADCASTD absmask<>+0(SB), Z10
 	VPBROADCASTD inf<>+0(SB), Z12
 	VPBROADCASTD quiet<>+0(SB), Z13
-	VPBROADCASTD expmask<>+0(SB), Z14
 	VPSRLD       $0x10, Z9, Z14
 	VPSRLD       $0x10, Z9, Z15
 	VPANDD       Z7, Z14, Z14
@@ -3867,7 +3856,6 @@ bf16wslow42:
 	VPBROADCASTD absmask<>+0(SB), Z9
 	VPBROADCASTD inf<>+0(SB), Z10
 	VPBROADCASTD quiet<>+0(SB), Z11
-	VPBROADCASTD expmask<>+0(SB), Z12
 	VPSRLD       $0x10, Z5, Z12
 	VPSRLD       $0x10, Z5, Z13
 	VPANDD       Z7, Z12, Z12
@@ -3898,7 +3886,6 @@ bf16wslow44:
 	VPBROADCASTD absmask<>+0(SB), Z5
 	VPBROADCASTD inf<>+0(SB), Z6
 	VPBROADCASTD quiet<>+0(SB), Z7
-	VPBROADCASTD expmask<>+0(SB), Z8
 	VPSRLD       $0x10, Z1, Z8
 	VPSRLD       $0x10, Z1, Z9
 	VPANDD       Z3, Z8, Z8
@@ -4072,17 +4059,16 @@ done:
 // func interleaveRoPEBF16AVX512BF16(x *byte, out *byte, rows int, xstride int, ostride int, cos *byte, sin *byte, n int)
 // Requires: AVX, AVX512BW, AVX512DQ, AVX512F
 TEXT ·interleaveRoPEBF16AVX512BF16(SB), NOSPLIT, $0-64
-	MOVQ         x+0(FP), AX
-	MOVQ         out+8(FP), CX
-	MOVQ         rows+16(FP), DX
-	MOVQ         xstride+24(FP), BX
-	MOVQ         ostride+32(FP), SI
-	MOVQ         cos+40(FP), DI
-	MOVQ         sin+48(FP), R8
-	MOVQ         n+56(FP), R9
-	VPBROADCASTD expmask<>+0(SB), Z0
-	TESTQ        DX, DX
-	JZ           done
+	MOVQ  x+0(FP), AX
+	MOVQ  out+8(FP), CX
+	MOVQ  rows+16(FP), DX
+	MOVQ  xstride+24(FP), BX
+	MOVQ  ostride+32(FP), SI
+	MOVQ  cos+40(FP), DI
+	MOVQ  sin+48(FP), R8
+	MOVQ  n+56(FP), R9
+	TESTQ DX, DX
+	JZ    done
 
 row:
 	MOVQ         R9, R10
@@ -4164,7 +4150,6 @@ bf16wslow49:
 	VPBROADCASTD absmask<>+0(SB), Z6
 	VPBROADCASTD inf<>+0(SB), Z8
 	VPBROADCASTD quiet<>+0(SB), Z9
-	VPBROADCASTD expmask<>+0(SB), Z10
 	VPSRLD       $0x10, Z5, Z10
 	VPSRLD       $0x10, Z5, Z11
 	VPANDD       Z3, Z10, Z10
@@ -4195,7 +4180,6 @@ bf16wslow51:
 	VPBROADCASTD absmask<>+0(SB), Z5
 	VPBROADCASTD inf<>+0(SB), Z6
 	VPBROADCASTD quiet<>+0(SB), Z7
-	VPBROADCASTD expmask<>+0(SB), Z8
 	VPSRLD       $0x10, Z1, Z8
 	VPSRLD       $0x10, Z1, Z9
 	VPANDD       Z3, Z8, Z8
@@ -4223,187 +4207,186 @@ bf16wslow51:
 // func kvcGroupBF16AVX512BF16(grp *byte, n int, gamma *float32, scratch *float32, dv int, dk int, eps float32)
 // Requires: AVX, AVX2, AVX512BW, AVX512DQ, AVX512F, AVX512VL, SSE
 TEXT ·kvcGroupBF16AVX512BF16(SB), NOSPLIT, $0-52
-	MOVQ         grp+0(FP), AX
-	MOVSS        eps+48(FP), X0
-	VPBROADCASTD expmask<>+0(SB), Z1
-	MOVQ         dv+32(FP), CX
-	VCVTSI2SSQ   CX, X2, X2
-	VMOVSD       onef64<>+0(SB), X1
-	XORQ         CX, CX
-	MOVQ         n+8(FP), DX
-	ANDQ         $-8, DX
-	JZ           sums4
+	MOVQ       grp+0(FP), AX
+	MOVSS      eps+48(FP), X0
+	MOVQ       dv+32(FP), CX
+	VCVTSI2SSQ CX, X1, X1
+	VMOVSD     onef64<>+0(SB), X2
+	XORQ       CX, CX
+	MOVQ       n+8(FP), DX
+	ANDQ       $-8, DX
+	JZ         sums4
 
 sums8:
 	MOVQ         dv+32(FP), BX
-	VPBROADCASTD himask<>+0(SB), Z9
+	VPBROADCASTD himask<>+0(SB), Z3
 	MOVQ         (AX)(CX*8), SI
 	LEAQ         (SI)(BX*2), SI
-	VXORPS       Z10, Z10, Z10
-	VXORPS       Z11, Z11, Z11
+	VXORPS       Z4, Z4, Z4
+	VXORPS       Z5, Z5, Z5
 	MOVQ         8(AX)(CX*8), DI
 	LEAQ         (DI)(BX*2), DI
-	VXORPS       Z12, Z12, Z12
-	VXORPS       Z13, Z13, Z13
+	VXORPS       Z6, Z6, Z6
+	VXORPS       Z7, Z7, Z7
 	MOVQ         16(AX)(CX*8), R8
 	LEAQ         (R8)(BX*2), R8
-	VXORPS       Z14, Z14, Z14
-	VXORPS       Z15, Z15, Z15
+	VXORPS       Z8, Z8, Z8
+	VXORPS       Z9, Z9, Z9
 	MOVQ         24(AX)(CX*8), R9
 	LEAQ         (R9)(BX*2), R9
-	VXORPS       Z16, Z16, Z16
-	VXORPS       Z17, Z17, Z17
+	VXORPS       Z10, Z10, Z10
+	VXORPS       Z11, Z11, Z11
 	MOVQ         32(AX)(CX*8), R10
 	LEAQ         (R10)(BX*2), R10
-	VXORPS       Z18, Z18, Z18
-	VXORPS       Z19, Z19, Z19
+	VXORPS       Z12, Z12, Z12
+	VXORPS       Z13, Z13, Z13
 	MOVQ         40(AX)(CX*8), R11
 	LEAQ         (R11)(BX*2), R11
-	VXORPS       Z20, Z20, Z20
-	VXORPS       Z21, Z21, Z21
+	VXORPS       Z14, Z14, Z14
+	VXORPS       Z15, Z15, Z15
 	MOVQ         48(AX)(CX*8), R12
 	LEAQ         (R12)(BX*2), R12
-	VXORPS       Z22, Z22, Z22
-	VXORPS       Z23, Z23, Z23
+	VXORPS       Z16, Z16, Z16
+	VXORPS       Z17, Z17, Z17
 	MOVQ         56(AX)(CX*8), R13
 	LEAQ         (R13)(BX*2), R13
-	VXORPS       Z24, Z24, Z24
-	VXORPS       Z25, Z25, Z25
+	VXORPS       Z18, Z18, Z18
+	VXORPS       Z19, Z19, Z19
 	NEGQ         BX
 
 sum8:
-	VMOVDQU32     (SI)(BX*2), Z27
-	VPSLLD        $0x10, Z27, Z26
-	VPANDD        Z27, Z9, Z27
-	VFMADD231PS   Z26, Z26, Z10
-	VFMADD231PS   Z27, Z27, Z11
-	VMOVDQU32     (DI)(BX*2), Z27
-	VPSLLD        $0x10, Z27, Z26
-	VPANDD        Z27, Z9, Z27
-	VFMADD231PS   Z26, Z26, Z12
-	VFMADD231PS   Z27, Z27, Z13
-	VMOVDQU32     (R8)(BX*2), Z27
-	VPSLLD        $0x10, Z27, Z26
-	VPANDD        Z27, Z9, Z27
-	VFMADD231PS   Z26, Z26, Z14
-	VFMADD231PS   Z27, Z27, Z15
-	VMOVDQU32     (R9)(BX*2), Z27
-	VPSLLD        $0x10, Z27, Z26
-	VPANDD        Z27, Z9, Z27
-	VFMADD231PS   Z26, Z26, Z16
-	VFMADD231PS   Z27, Z27, Z17
-	VMOVDQU32     (R10)(BX*2), Z27
-	VPSLLD        $0x10, Z27, Z26
-	VPANDD        Z27, Z9, Z27
-	VFMADD231PS   Z26, Z26, Z18
-	VFMADD231PS   Z27, Z27, Z19
-	VMOVDQU32     (R11)(BX*2), Z27
-	VPSLLD        $0x10, Z27, Z26
-	VPANDD        Z27, Z9, Z27
-	VFMADD231PS   Z26, Z26, Z20
-	VFMADD231PS   Z27, Z27, Z21
-	VMOVDQU32     (R12)(BX*2), Z27
-	VPSLLD        $0x10, Z27, Z26
-	VPANDD        Z27, Z9, Z27
-	VFMADD231PS   Z26, Z26, Z22
-	VFMADD231PS   Z27, Z27, Z23
-	VMOVDQU32     (R13)(BX*2), Z27
-	VPSLLD        $0x10, Z27, Z26
-	VPANDD        Z27, Z9, Z27
-	VFMADD231PS   Z26, Z26, Z24
-	VFMADD231PS   Z27, Z27, Z25
+	VMOVDQU32     (SI)(BX*2), Z21
+	VPSLLD        $0x10, Z21, Z20
+	VPANDD        Z21, Z3, Z21
+	VFMADD231PS   Z20, Z20, Z4
+	VFMADD231PS   Z21, Z21, Z5
+	VMOVDQU32     (DI)(BX*2), Z21
+	VPSLLD        $0x10, Z21, Z20
+	VPANDD        Z21, Z3, Z21
+	VFMADD231PS   Z20, Z20, Z6
+	VFMADD231PS   Z21, Z21, Z7
+	VMOVDQU32     (R8)(BX*2), Z21
+	VPSLLD        $0x10, Z21, Z20
+	VPANDD        Z21, Z3, Z21
+	VFMADD231PS   Z20, Z20, Z8
+	VFMADD231PS   Z21, Z21, Z9
+	VMOVDQU32     (R9)(BX*2), Z21
+	VPSLLD        $0x10, Z21, Z20
+	VPANDD        Z21, Z3, Z21
+	VFMADD231PS   Z20, Z20, Z10
+	VFMADD231PS   Z21, Z21, Z11
+	VMOVDQU32     (R10)(BX*2), Z21
+	VPSLLD        $0x10, Z21, Z20
+	VPANDD        Z21, Z3, Z21
+	VFMADD231PS   Z20, Z20, Z12
+	VFMADD231PS   Z21, Z21, Z13
+	VMOVDQU32     (R11)(BX*2), Z21
+	VPSLLD        $0x10, Z21, Z20
+	VPANDD        Z21, Z3, Z21
+	VFMADD231PS   Z20, Z20, Z14
+	VFMADD231PS   Z21, Z21, Z15
+	VMOVDQU32     (R12)(BX*2), Z21
+	VPSLLD        $0x10, Z21, Z20
+	VPANDD        Z21, Z3, Z21
+	VFMADD231PS   Z20, Z20, Z16
+	VFMADD231PS   Z21, Z21, Z17
+	VMOVDQU32     (R13)(BX*2), Z21
+	VPSLLD        $0x10, Z21, Z20
+	VPANDD        Z21, Z3, Z21
+	VFMADD231PS   Z20, Z20, Z18
+	VFMADD231PS   Z21, Z21, Z19
 	ADDQ          $0x00000020, BX
 	JNZ           sum8
+	VADDPS        Z5, Z4, Z4
+	VPERMILPS     $0xb1, Z4, Z3
+	VADDPS        Z3, Z4, Z4
+	VPERMILPS     $0x4e, Z4, Z3
+	VADDPS        Z3, Z4, Z4
+	VSHUFF32X4    $0xb1, Z4, Z4, Z3
+	VADDPS        Z3, Z4, Z4
+	VEXTRACTF32X8 $0x01, Z4, Y3
+	VADDSS        X3, X4, X4
+	VADDPS        Z7, Z6, Z6
+	VPERMILPS     $0xb1, Z6, Z3
+	VADDPS        Z3, Z6, Z6
+	VPERMILPS     $0x4e, Z6, Z3
+	VADDPS        Z3, Z6, Z6
+	VSHUFF32X4    $0xb1, Z6, Z6, Z3
+	VADDPS        Z3, Z6, Z6
+	VEXTRACTF32X8 $0x01, Z6, Y3
+	VADDSS        X3, X6, X6
+	VADDPS        Z9, Z8, Z8
+	VPERMILPS     $0xb1, Z8, Z3
+	VADDPS        Z3, Z8, Z8
+	VPERMILPS     $0x4e, Z8, Z3
+	VADDPS        Z3, Z8, Z8
+	VSHUFF32X4    $0xb1, Z8, Z8, Z3
+	VADDPS        Z3, Z8, Z8
+	VEXTRACTF32X8 $0x01, Z8, Y3
+	VADDSS        X3, X8, X8
 	VADDPS        Z11, Z10, Z10
-	VPERMILPS     $0xb1, Z10, Z9
-	VADDPS        Z9, Z10, Z10
-	VPERMILPS     $0x4e, Z10, Z9
-	VADDPS        Z9, Z10, Z10
-	VSHUFF32X4    $0xb1, Z10, Z10, Z9
-	VADDPS        Z9, Z10, Z10
-	VEXTRACTF32X8 $0x01, Z10, Y9
-	VADDSS        X9, X10, X10
+	VPERMILPS     $0xb1, Z10, Z3
+	VADDPS        Z3, Z10, Z10
+	VPERMILPS     $0x4e, Z10, Z3
+	VADDPS        Z3, Z10, Z10
+	VSHUFF32X4    $0xb1, Z10, Z10, Z3
+	VADDPS        Z3, Z10, Z10
+	VEXTRACTF32X8 $0x01, Z10, Y3
+	VADDSS        X3, X10, X10
 	VADDPS        Z13, Z12, Z12
-	VPERMILPS     $0xb1, Z12, Z9
-	VADDPS        Z9, Z12, Z12
-	VPERMILPS     $0x4e, Z12, Z9
-	VADDPS        Z9, Z12, Z12
-	VSHUFF32X4    $0xb1, Z12, Z12, Z9
-	VADDPS        Z9, Z12, Z12
-	VEXTRACTF32X8 $0x01, Z12, Y9
-	VADDSS        X9, X12, X12
+	VPERMILPS     $0xb1, Z12, Z3
+	VADDPS        Z3, Z12, Z12
+	VPERMILPS     $0x4e, Z12, Z3
+	VADDPS        Z3, Z12, Z12
+	VSHUFF32X4    $0xb1, Z12, Z12, Z3
+	VADDPS        Z3, Z12, Z12
+	VEXTRACTF32X8 $0x01, Z12, Y3
+	VADDSS        X3, X12, X12
 	VADDPS        Z15, Z14, Z14
-	VPERMILPS     $0xb1, Z14, Z9
-	VADDPS        Z9, Z14, Z14
-	VPERMILPS     $0x4e, Z14, Z9
-	VADDPS        Z9, Z14, Z14
-	VSHUFF32X4    $0xb1, Z14, Z14, Z9
-	VADDPS        Z9, Z14, Z14
-	VEXTRACTF32X8 $0x01, Z14, Y9
-	VADDSS        X9, X14, X14
+	VPERMILPS     $0xb1, Z14, Z3
+	VADDPS        Z3, Z14, Z14
+	VPERMILPS     $0x4e, Z14, Z3
+	VADDPS        Z3, Z14, Z14
+	VSHUFF32X4    $0xb1, Z14, Z14, Z3
+	VADDPS        Z3, Z14, Z14
+	VEXTRACTF32X8 $0x01, Z14, Y3
+	VADDSS        X3, X14, X14
 	VADDPS        Z17, Z16, Z16
-	VPERMILPS     $0xb1, Z16, Z9
-	VADDPS        Z9, Z16, Z16
-	VPERMILPS     $0x4e, Z16, Z9
-	VADDPS        Z9, Z16, Z16
-	VSHUFF32X4    $0xb1, Z16, Z16, Z9
-	VADDPS        Z9, Z16, Z16
-	VEXTRACTF32X8 $0x01, Z16, Y9
-	VADDSS        X9, X16, X16
+	VPERMILPS     $0xb1, Z16, Z3
+	VADDPS        Z3, Z16, Z16
+	VPERMILPS     $0x4e, Z16, Z3
+	VADDPS        Z3, Z16, Z16
+	VSHUFF32X4    $0xb1, Z16, Z16, Z3
+	VADDPS        Z3, Z16, Z16
+	VEXTRACTF32X8 $0x01, Z16, Y3
+	VADDSS        X3, X16, X16
 	VADDPS        Z19, Z18, Z18
-	VPERMILPS     $0xb1, Z18, Z9
-	VADDPS        Z9, Z18, Z18
-	VPERMILPS     $0x4e, Z18, Z9
-	VADDPS        Z9, Z18, Z18
-	VSHUFF32X4    $0xb1, Z18, Z18, Z9
-	VADDPS        Z9, Z18, Z18
-	VEXTRACTF32X8 $0x01, Z18, Y9
-	VADDSS        X9, X18, X18
-	VADDPS        Z21, Z20, Z20
-	VPERMILPS     $0xb1, Z20, Z9
-	VADDPS        Z9, Z20, Z20
-	VPERMILPS     $0x4e, Z20, Z9
-	VADDPS        Z9, Z20, Z20
-	VSHUFF32X4    $0xb1, Z20, Z20, Z9
-	VADDPS        Z9, Z20, Z20
-	VEXTRACTF32X8 $0x01, Z20, Y9
-	VADDSS        X9, X20, X20
-	VADDPS        Z23, Z22, Z22
-	VPERMILPS     $0xb1, Z22, Z9
-	VADDPS        Z9, Z22, Z22
-	VPERMILPS     $0x4e, Z22, Z9
-	VADDPS        Z9, Z22, Z22
-	VSHUFF32X4    $0xb1, Z22, Z22, Z9
-	VADDPS        Z9, Z22, Z22
-	VEXTRACTF32X8 $0x01, Z22, Y9
-	VADDSS        X9, X22, X22
-	VADDPS        Z25, Z24, Z24
-	VPERMILPS     $0xb1, Z24, Z9
-	VADDPS        Z9, Z24, Z24
-	VPERMILPS     $0x4e, Z24, Z9
-	VADDPS        Z9, Z24, Z24
-	VSHUFF32X4    $0xb1, Z24, Z24, Z9
-	VADDPS        Z9, Z24, Z24
-	VEXTRACTF32X8 $0x01, Z24, Y9
-	VADDSS        X9, X24, X24
+	VPERMILPS     $0xb1, Z18, Z3
+	VADDPS        Z3, Z18, Z18
+	VPERMILPS     $0x4e, Z18, Z3
+	VADDPS        Z3, Z18, Z18
+	VSHUFF32X4    $0xb1, Z18, Z18, Z3
+	VADDPS        Z3, Z18, Z18
+	VEXTRACTF32X8 $0x01, Z18, Y3
+	VADDSS        X3, X18, X18
 	MOVQ          scratch+24(FP), BX
-	VUNPCKLPS     X12, X10, X3
-	VUNPCKLPS     X16, X14, X9
-	VMOVLHPS      X9, X3, X3
-	VUNPCKLPS     X20, X18, X9
-	VUNPCKLPS     X24, X22, X10
-	VMOVLHPS      X10, X9, X9
-	VINSERTF128   $0x01, X9, Y3, Y9
-	VBROADCASTSS  X2, Y10
-	VBROADCASTSS  X0, Y11
-	VBROADCASTSD  X1, Z12
-	VDIVPS        Y10, Y9, Y9
-	VADDPS        Y11, Y9, Y9
-	VCVTPS2PD     Y9, Z9
-	VSQRTPD       Z9, Z9
-	VDIVPD        Z9, Z12, Z9
-	VCVTPD2PS     Z9, Y9
-	VMOVUPS       Y9, (BX)(CX*4)
+	VUNPCKLPS     X6, X4, X3
+	VUNPCKLPS     X10, X8, X4
+	VMOVLHPS      X4, X3, X22
+	VUNPCKLPS     X14, X12, X3
+	VUNPCKLPS     X18, X16, X4
+	VMOVLHPS      X4, X3, X3
+	VINSERTF32X4  $0x01, X3, Y22, Y3
+	VBROADCASTSS  X1, Y4
+	VBROADCASTSS  X0, Y5
+	VBROADCASTSD  X2, Z6
+	VDIVPS        Y4, Y3, Y3
+	VADDPS        Y5, Y3, Y3
+	VCVTPS2PD     Y3, Z3
+	VSQRTPD       Z3, Z3
+	VDIVPD        Z3, Z6, Z3
+	VCVTPD2PS     Z3, Y3
+	VMOVUPS       Y3, (BX)(CX*4)
 	ADDQ          $0x08, CX
 	CMPQ          CX, DX
 	JB            sums8
@@ -4414,96 +4397,96 @@ sums4:
 	CMPQ         CX, DX
 	JAE          sums1
 	MOVQ         dv+32(FP), BX
-	VPBROADCASTD himask<>+0(SB), Z9
+	VPBROADCASTD himask<>+0(SB), Z3
 	MOVQ         (AX)(CX*8), SI
 	LEAQ         (SI)(BX*2), SI
-	VXORPS       Z10, Z10, Z10
-	VXORPS       Z11, Z11, Z11
+	VXORPS       Z4, Z4, Z4
+	VXORPS       Z5, Z5, Z5
 	MOVQ         8(AX)(CX*8), DI
 	LEAQ         (DI)(BX*2), DI
-	VXORPS       Z12, Z12, Z12
-	VXORPS       Z13, Z13, Z13
+	VXORPS       Z6, Z6, Z6
+	VXORPS       Z7, Z7, Z7
 	MOVQ         16(AX)(CX*8), R8
 	LEAQ         (R8)(BX*2), R8
-	VXORPS       Z14, Z14, Z14
-	VXORPS       Z15, Z15, Z15
+	VXORPS       Z8, Z8, Z8
+	VXORPS       Z9, Z9, Z9
 	MOVQ         24(AX)(CX*8), R9
 	LEAQ         (R9)(BX*2), R9
-	VXORPS       Z16, Z16, Z16
-	VXORPS       Z17, Z17, Z17
+	VXORPS       Z10, Z10, Z10
+	VXORPS       Z11, Z11, Z11
 	NEGQ         BX
 
 sum4:
-	VMOVDQU32     (SI)(BX*2), Z19
-	VPSLLD        $0x10, Z19, Z18
-	VPANDD        Z19, Z9, Z19
-	VFMADD231PS   Z18, Z18, Z10
-	VFMADD231PS   Z19, Z19, Z11
-	VMOVDQU32     (DI)(BX*2), Z19
-	VPSLLD        $0x10, Z19, Z18
-	VPANDD        Z19, Z9, Z19
-	VFMADD231PS   Z18, Z18, Z12
-	VFMADD231PS   Z19, Z19, Z13
-	VMOVDQU32     (R8)(BX*2), Z19
-	VPSLLD        $0x10, Z19, Z18
-	VPANDD        Z19, Z9, Z19
-	VFMADD231PS   Z18, Z18, Z14
-	VFMADD231PS   Z19, Z19, Z15
-	VMOVDQU32     (R9)(BX*2), Z19
-	VPSLLD        $0x10, Z19, Z18
-	VPANDD        Z19, Z9, Z19
-	VFMADD231PS   Z18, Z18, Z16
-	VFMADD231PS   Z19, Z19, Z17
+	VMOVDQU32     (SI)(BX*2), Z13
+	VPSLLD        $0x10, Z13, Z12
+	VPANDD        Z13, Z3, Z13
+	VFMADD231PS   Z12, Z12, Z4
+	VFMADD231PS   Z13, Z13, Z5
+	VMOVDQU32     (DI)(BX*2), Z13
+	VPSLLD        $0x10, Z13, Z12
+	VPANDD        Z13, Z3, Z13
+	VFMADD231PS   Z12, Z12, Z6
+	VFMADD231PS   Z13, Z13, Z7
+	VMOVDQU32     (R8)(BX*2), Z13
+	VPSLLD        $0x10, Z13, Z12
+	VPANDD        Z13, Z3, Z13
+	VFMADD231PS   Z12, Z12, Z8
+	VFMADD231PS   Z13, Z13, Z9
+	VMOVDQU32     (R9)(BX*2), Z13
+	VPSLLD        $0x10, Z13, Z12
+	VPANDD        Z13, Z3, Z13
+	VFMADD231PS   Z12, Z12, Z10
+	VFMADD231PS   Z13, Z13, Z11
 	ADDQ          $0x00000020, BX
 	JNZ           sum4
+	VADDPS        Z5, Z4, Z4
+	VPERMILPS     $0xb1, Z4, Z3
+	VADDPS        Z3, Z4, Z4
+	VPERMILPS     $0x4e, Z4, Z3
+	VADDPS        Z3, Z4, Z4
+	VSHUFF32X4    $0xb1, Z4, Z4, Z3
+	VADDPS        Z3, Z4, Z4
+	VEXTRACTF32X8 $0x01, Z4, Y3
+	VADDSS        X3, X4, X4
+	VADDPS        Z7, Z6, Z6
+	VPERMILPS     $0xb1, Z6, Z3
+	VADDPS        Z3, Z6, Z6
+	VPERMILPS     $0x4e, Z6, Z3
+	VADDPS        Z3, Z6, Z6
+	VSHUFF32X4    $0xb1, Z6, Z6, Z3
+	VADDPS        Z3, Z6, Z6
+	VEXTRACTF32X8 $0x01, Z6, Y3
+	VADDSS        X3, X6, X6
+	VADDPS        Z9, Z8, Z8
+	VPERMILPS     $0xb1, Z8, Z3
+	VADDPS        Z3, Z8, Z8
+	VPERMILPS     $0x4e, Z8, Z3
+	VADDPS        Z3, Z8, Z8
+	VSHUFF32X4    $0xb1, Z8, Z8, Z3
+	VADDPS        Z3, Z8, Z8
+	VEXTRACTF32X8 $0x01, Z8, Y3
+	VADDSS        X3, X8, X8
 	VADDPS        Z11, Z10, Z10
-	VPERMILPS     $0xb1, Z10, Z9
-	VADDPS        Z9, Z10, Z10
-	VPERMILPS     $0x4e, Z10, Z9
-	VADDPS        Z9, Z10, Z10
-	VSHUFF32X4    $0xb1, Z10, Z10, Z9
-	VADDPS        Z9, Z10, Z10
+	VPERMILPS     $0xb1, Z10, Z3
+	VADDPS        Z3, Z10, Z10
+	VPERMILPS     $0x4e, Z10, Z3
+	VADDPS        Z3, Z10, Z10
+	VSHUFF32X4    $0xb1, Z10, Z10, Z3
+	VADDPS        Z3, Z10, Z10
 	VEXTRACTF32X8 $0x01, Z10, Y3
 	VADDSS        X3, X10, X10
-	VADDPS        Z13, Z12, Z12
-	VPERMILPS     $0xb1, Z12, Z9
-	VADDPS        Z9, Z12, Z12
-	VPERMILPS     $0x4e, Z12, Z9
-	VADDPS        Z9, Z12, Z12
-	VSHUFF32X4    $0xb1, Z12, Z12, Z9
-	VADDPS        Z9, Z12, Z12
-	VEXTRACTF32X8 $0x01, Z12, Y3
-	VADDSS        X3, X12, X12
-	VADDPS        Z15, Z14, Z14
-	VPERMILPS     $0xb1, Z14, Z9
-	VADDPS        Z9, Z14, Z14
-	VPERMILPS     $0x4e, Z14, Z9
-	VADDPS        Z9, Z14, Z14
-	VSHUFF32X4    $0xb1, Z14, Z14, Z9
-	VADDPS        Z9, Z14, Z14
-	VEXTRACTF32X8 $0x01, Z14, Y3
-	VADDSS        X3, X14, X14
-	VADDPS        Z17, Z16, Z16
-	VPERMILPS     $0xb1, Z16, Z9
-	VADDPS        Z9, Z16, Z16
-	VPERMILPS     $0x4e, Z16, Z9
-	VADDPS        Z9, Z16, Z16
-	VSHUFF32X4    $0xb1, Z16, Z16, Z9
-	VADDPS        Z9, Z16, Z16
-	VEXTRACTF32X8 $0x01, Z16, Y3
-	VADDSS        X3, X16, X16
 	MOVQ          scratch+24(FP), BX
-	VUNPCKLPS     X12, X10, X3
-	VUNPCKLPS     X16, X14, X9
-	VMOVLHPS      X9, X3, X3
-	VBROADCASTSS  X2, X9
-	VBROADCASTSS  X0, X10
-	VBROADCASTSD  X1, Y11
-	VDIVPS        X9, X3, X3
-	VADDPS        X10, X3, X3
+	VUNPCKLPS     X6, X4, X3
+	VUNPCKLPS     X10, X8, X4
+	VMOVLHPS      X4, X3, X3
+	VBROADCASTSS  X1, X4
+	VBROADCASTSS  X0, X5
+	VBROADCASTSD  X2, Y6
+	VDIVPS        X4, X3, X3
+	VADDPS        X5, X3, X3
 	VCVTPS2PD     X3, Y3
 	VSQRTPD       Y3, Y3
-	VDIVPD        Y3, Y11, Y3
+	VDIVPD        Y3, Y6, Y3
 	VCVTPD2PSY    Y3, X3
 	VMOVUPS       X3, (BX)(CX*4)
 	ADDQ          $0x04, CX
@@ -4516,18 +4499,18 @@ sums1:
 	MOVQ         dv+32(FP), SI
 	MOVQ         SI, R8
 	ANDQ         $-32, R8
-	VXORPS       Z9, Z9, Z9
-	VXORPS       Z10, Z10, Z10
-	VPBROADCASTD himask<>+0(SB), Z11
+	VXORPS       Z3, Z3, Z3
+	VXORPS       Z4, Z4, Z4
+	VPBROADCASTD himask<>+0(SB), Z5
 	XORQ         DI, DI
 	TESTQ        R8, R8
 	JZ           sumtail54
 
 sum53:
-	VPSLLD      $0x10, (BX)(DI*2), Z12
-	VPANDD      (BX)(DI*2), Z11, Z13
-	VFMADD231PS Z12, Z12, Z9
-	VFMADD231PS Z13, Z13, Z10
+	VPSLLD      $0x10, (BX)(DI*2), Z6
+	VPANDD      (BX)(DI*2), Z5, Z7
+	VFMADD231PS Z6, Z6, Z3
+	VFMADD231PS Z7, Z7, Z4
 	ADDQ        $0x00000020, DI
 	CMPQ        DI, R8
 	JB          sum53
@@ -4535,28 +4518,28 @@ sum53:
 sumtail54:
 	CMPQ        DI, SI
 	JAE         sumdone55
-	VMOVDQU16   (BX)(DI*2), Y3
-	VPSLLD      $0x10, Z3, Z12
-	VPANDD      Z11, Z3, Z3
-	VFMADD231PS Z12, Z12, Z9
-	VFMADD231PS Z3, Z3, Z10
+	VMOVDQU16   (BX)(DI*2), Y22
+	VPSLLD      $0x10, Z22, Z6
+	VPANDD      Z5, Z22, Z22
+	VFMADD231PS Z6, Z6, Z3
+	VFMADD231PS Z22, Z22, Z4
 
 sumdone55:
-	VADDPS        Z10, Z9, Z9
-	VPERMILPS     $0xb1, Z9, Z10
-	VADDPS        Z10, Z9, Z9
-	VPERMILPS     $0x4e, Z9, Z10
-	VADDPS        Z10, Z9, Z9
-	VSHUFF32X4    $0xb1, Z9, Z9, Z10
-	VADDPS        Z10, Z9, Z9
-	VEXTRACTF32X8 $0x01, Z9, Y3
-	VADDSS        X3, X9, X9
-	VDIVSS        X2, X9, X3
+	VADDPS        Z4, Z3, Z3
+	VPERMILPS     $0xb1, Z3, Z4
+	VADDPS        Z4, Z3, Z3
+	VPERMILPS     $0x4e, Z3, Z4
+	VADDPS        Z4, Z3, Z3
+	VSHUFF32X4    $0xb1, Z3, Z3, Z4
+	VADDPS        Z4, Z3, Z3
+	VEXTRACTF32X8 $0x01, Z3, Y4
+	VADDSS        X4, X3, X3
+	VDIVSS        X1, X3, X3
 	VADDSS        X0, X3, X3
-	VCVTSS2SD     X3, X3, X9
-	VSQRTSD       X9, X9, X9
-	VDIVSD        X9, X1, X9
-	VCVTSD2SS     X9, X3, X3
+	VCVTSS2SD     X3, X3, X4
+	VSQRTSD       X4, X4, X4
+	VDIVSD        X4, X2, X4
+	VCVTSD2SS     X4, X3, X3
 	MOVQ          scratch+24(FP), BX
 	VMOVSS        X3, (BX)(CX*4)
 	INCQ          CX
@@ -4584,51 +4567,51 @@ rope1:
 rope56:
 	LEAQ           (R10)(R9*1), R11
 	VMOVDQU16      (SI)(R10*2), Z3
-	VPERMW.Z       Z3, Z1, K1, Z9
+	VPERMW.Z       Z3, Z1, K1, Z4
 	VPERMW.Z       Z3, Z2, K1, Z3
-	VMOVDQU16      (DI)(R10*2), Z10
-	VPERMW.Z       Z10, Z1, K1, Z11
-	VPERMW.Z       Z10, Z2, K1, Z10
-	VMOVDQU16      (SI)(R11*2), Z12
-	VPERMW.Z       Z12, Z1, K1, Z13
-	VPERMW.Z       Z12, Z2, K1, Z12
-	VMOVDQU16      (DI)(R11*2), Z14
-	VPERMW.Z       Z14, Z1, K1, Z15
-	VPERMW.Z       Z14, Z2, K1, Z14
+	VMOVDQU16      (DI)(R10*2), Z5
+	VPERMW.Z       Z5, Z1, K1, Z6
+	VPERMW.Z       Z5, Z2, K1, Z5
+	VMOVDQU16      (SI)(R11*2), Z7
+	VPERMW.Z       Z7, Z1, K1, Z8
+	VPERMW.Z       Z7, Z2, K1, Z7
+	VMOVDQU16      (DI)(R11*2), Z9
+	VPERMW.Z       Z9, Z1, K1, Z10
+	VPERMW.Z       Z9, Z2, K1, Z9
 	LEAQ           (R10)(R10*1), R11
-	VMOVDQU32      (BX)(R11*2), Z16
-	VPSLLD         $0x10, Z16, Z17
-	VPANDD         Z0, Z16, Z16
-	VMULPS         Z9, Z17, Z9
-	VMULPS         Z11, Z16, Z11
-	VSUBPS         Z11, Z9, Z18
-	VMULPS         Z13, Z16, Z9
-	VMULPS         Z15, Z17, Z11
-	VADDPS         Z11, Z9, Z9
-	LEAQ           32(R10)(R10*1), R11
 	VMOVDQU32      (BX)(R11*2), Z11
-	VPSLLD         $0x10, Z11, Z13
+	VPSLLD         $0x10, Z11, Z12
 	VPANDD         Z0, Z11, Z11
-	VMULPS         Z3, Z13, Z3
-	VMULPS         Z10, Z11, Z10
-	VSUBPS         Z10, Z3, Z15
-	VMULPS         Z12, Z11, Z3
-	VMULPS         Z14, Z13, Z10
-	VADDPS         Z10, Z3, Z3
-	VFPCLASSPSZ    $0x20, Z18, K2
-	VFPCLASSPSZ    $0x20, Z15, K3
+	VMULPS         Z4, Z12, Z4
+	VMULPS         Z6, Z11, Z6
+	VSUBPS         Z6, Z4, Z13
+	VMULPS         Z8, Z11, Z4
+	VMULPS         Z10, Z12, Z6
+	VADDPS         Z6, Z4, Z4
+	LEAQ           32(R10)(R10*1), R11
+	VMOVDQU32      (BX)(R11*2), Z6
+	VPSLLD         $0x10, Z6, Z8
+	VPANDD         Z0, Z6, Z6
+	VMULPS         Z3, Z8, Z3
+	VMULPS         Z5, Z6, Z5
+	VSUBPS         Z5, Z3, Z10
+	VMULPS         Z7, Z6, Z3
+	VMULPS         Z9, Z8, Z5
+	VADDPS         Z5, Z3, Z3
+	VFPCLASSPSZ    $0x20, Z13, K2
+	VFPCLASSPSZ    $0x20, Z10, K3
 	KORTESTW       K2, K3
 	JNZ            bf16wslow57
-	BYTE $0x62; BYTE $0x32; BYTE $0x07; BYTE $0x48; BYTE $0x72; BYTE $0xd2 // VCVTNE2PS2BF16 Z18, Z15, Z10
-	VMOVDQU16      Z10, (R8)(R10*2)
+	BYTE $0x62; BYTE $0xd2; BYTE $0x2f; BYTE $0x48; BYTE $0x72; BYTE $0xed // VCVTNE2PS2BF16 Z13, Z10, Z5
+	VMOVDQU16      Z5, (R8)(R10*2)
 
 bf16wdone58:
 	LEAQ           (R10)(R9*1), R11
-	VFPCLASSPSZ    $0x20, Z9, K2
+	VFPCLASSPSZ    $0x20, Z4, K2
 	VFPCLASSPSZ    $0x20, Z3, K3
 	KORTESTW       K2, K3
 	JNZ            bf16wslow59
-	BYTE $0x62; BYTE $0xd2; BYTE $0x67; BYTE $0x48; BYTE $0x72; BYTE $0xd9 // VCVTNE2PS2BF16 Z9, Z3, Z3
+	BYTE $0x62; BYTE $0xf2; BYTE $0x67; BYTE $0x48; BYTE $0x72; BYTE $0xdc // VCVTNE2PS2BF16 Z4, Z3, Z3
 	VMOVDQU16      Z3, (R8)(R11*2)
 
 bf16wdone60:
@@ -4657,85 +4640,85 @@ norms4:
 	MOVQ         384(AX)(CX*8), R9
 	LEAQ         (R9)(DI*2), R9
 	VBROADCASTSS (SI)(CX*4), Z3
-	VPTERNLOGD   $0xff, Z4, Z4, Z4
+	VPTERNLOGD   $0xff, Z23, Z23, Z23
 	MOVQ         8(AX)(CX*8), R10
 	LEAQ         (R10)(DI*2), R10
 	MOVQ         392(AX)(CX*8), R11
 	LEAQ         (R11)(DI*2), R11
-	VBROADCASTSS 4(SI)(CX*4), Z9
-	VPTERNLOGD   $0xff, Z5, Z5, Z5
+	VBROADCASTSS 4(SI)(CX*4), Z4
+	VPTERNLOGD   $0xff, Z24, Z24, Z24
 	MOVQ         16(AX)(CX*8), R12
 	LEAQ         (R12)(DI*2), R12
 	MOVQ         400(AX)(CX*8), R13
 	LEAQ         (R13)(DI*2), R13
-	VBROADCASTSS 8(SI)(CX*4), Z10
-	VPTERNLOGD   $0xff, Z6, Z6, Z6
+	VBROADCASTSS 8(SI)(CX*4), Z5
+	VPTERNLOGD   $0xff, Z25, Z25, Z25
 	MOVQ         24(AX)(CX*8), R14
 	LEAQ         (R14)(DI*2), R14
 	MOVQ         408(AX)(CX*8), R15
 	LEAQ         (R15)(DI*2), R15
-	VBROADCASTSS 12(SI)(CX*4), Z11
-	VPTERNLOGD   $0xff, Z7, Z7, Z7
+	VBROADCASTSS 12(SI)(CX*4), Z6
+	VPTERNLOGD   $0xff, Z26, Z26, Z26
 	MOVQ         DI, SI
 	NEGQ         SI
 
 norm4:
-	VMOVUPS        (BX)(SI*4), Z12
-	VMOVUPS        64(BX)(SI*4), Z13
-	VMOVDQU32      (R8)(SI*2), Z15
-	VPSLLD         $0x10, Z15, Z14
-	VPANDD         Z15, Z0, Z15
-	VMULPS         Z3, Z14, Z14
-	VMULPS         Z3, Z15, Z15
-	VMULPS         Z12, Z14, Z14
-	VMULPS         Z13, Z15, Z15
-	BYTE $0x62; BYTE $0x52; BYTE $0x07; BYTE $0x48; BYTE $0x72; BYTE $0xf6 // VCVTNE2PS2BF16 Z14, Z15, Z14
-	VPADDW         Z14, Z14, Z15
-	VPMINUW        Z15, Z4, Z4
-	VPERMW         Z14, Z1, Z14
-	VMOVDQU16      Z14, (R9)(SI*2)
-	VMOVDQU32      (R10)(SI*2), Z15
-	VPSLLD         $0x10, Z15, Z14
-	VPANDD         Z15, Z0, Z15
-	VMULPS         Z9, Z14, Z14
-	VMULPS         Z9, Z15, Z15
-	VMULPS         Z12, Z14, Z14
-	VMULPS         Z13, Z15, Z15
-	BYTE $0x62; BYTE $0x52; BYTE $0x07; BYTE $0x48; BYTE $0x72; BYTE $0xf6 // VCVTNE2PS2BF16 Z14, Z15, Z14
-	VPADDW         Z14, Z14, Z15
-	VPMINUW        Z15, Z5, Z5
-	VPERMW         Z14, Z1, Z14
-	VMOVDQU16      Z14, (R11)(SI*2)
-	VMOVDQU32      (R12)(SI*2), Z15
-	VPSLLD         $0x10, Z15, Z14
-	VPANDD         Z15, Z0, Z15
-	VMULPS         Z10, Z14, Z14
-	VMULPS         Z10, Z15, Z15
-	VMULPS         Z12, Z14, Z14
-	VMULPS         Z13, Z15, Z15
-	BYTE $0x62; BYTE $0x52; BYTE $0x07; BYTE $0x48; BYTE $0x72; BYTE $0xf6 // VCVTNE2PS2BF16 Z14, Z15, Z14
-	VPADDW         Z14, Z14, Z15
-	VPMINUW        Z15, Z6, Z6
-	VPERMW         Z14, Z1, Z14
-	VMOVDQU16      Z14, (R13)(SI*2)
-	VMOVDQU32      (R14)(SI*2), Z15
-	VPSLLD         $0x10, Z15, Z14
-	VPANDD         Z15, Z0, Z15
-	VMULPS         Z11, Z14, Z14
-	VMULPS         Z11, Z15, Z15
-	VMULPS         Z12, Z14, Z14
-	VMULPS         Z13, Z15, Z15
-	BYTE $0x62; BYTE $0x52; BYTE $0x07; BYTE $0x48; BYTE $0x72; BYTE $0xe6 // VCVTNE2PS2BF16 Z14, Z15, Z12
-	VPADDW         Z12, Z12, Z13
-	VPMINUW        Z13, Z7, Z7
-	VPERMW         Z12, Z1, Z12
-	VMOVDQU16      Z12, (R15)(SI*2)
+	VMOVUPS        (BX)(SI*4), Z7
+	VMOVUPS        64(BX)(SI*4), Z8
+	VMOVDQU32      (R8)(SI*2), Z10
+	VPSLLD         $0x10, Z10, Z9
+	VPANDD         Z10, Z0, Z10
+	VMULPS         Z3, Z9, Z9
+	VMULPS         Z3, Z10, Z10
+	VMULPS         Z7, Z9, Z9
+	VMULPS         Z8, Z10, Z10
+	BYTE $0x62; BYTE $0x52; BYTE $0x2f; BYTE $0x48; BYTE $0x72; BYTE $0xc9 // VCVTNE2PS2BF16 Z9, Z10, Z9
+	VPADDW         Z9, Z9, Z10
+	VPMINUW        Z10, Z23, Z23
+	VPERMW         Z9, Z1, Z9
+	VMOVDQU16      Z9, (R9)(SI*2)
+	VMOVDQU32      (R10)(SI*2), Z10
+	VPSLLD         $0x10, Z10, Z9
+	VPANDD         Z10, Z0, Z10
+	VMULPS         Z4, Z9, Z9
+	VMULPS         Z4, Z10, Z10
+	VMULPS         Z7, Z9, Z9
+	VMULPS         Z8, Z10, Z10
+	BYTE $0x62; BYTE $0x52; BYTE $0x2f; BYTE $0x48; BYTE $0x72; BYTE $0xc9 // VCVTNE2PS2BF16 Z9, Z10, Z9
+	VPADDW         Z9, Z9, Z10
+	VPMINUW        Z10, Z24, Z24
+	VPERMW         Z9, Z1, Z9
+	VMOVDQU16      Z9, (R11)(SI*2)
+	VMOVDQU32      (R12)(SI*2), Z10
+	VPSLLD         $0x10, Z10, Z9
+	VPANDD         Z10, Z0, Z10
+	VMULPS         Z5, Z9, Z9
+	VMULPS         Z5, Z10, Z10
+	VMULPS         Z7, Z9, Z9
+	VMULPS         Z8, Z10, Z10
+	BYTE $0x62; BYTE $0x52; BYTE $0x2f; BYTE $0x48; BYTE $0x72; BYTE $0xc9 // VCVTNE2PS2BF16 Z9, Z10, Z9
+	VPADDW         Z9, Z9, Z10
+	VPMINUW        Z10, Z25, Z25
+	VPERMW         Z9, Z1, Z9
+	VMOVDQU16      Z9, (R13)(SI*2)
+	VMOVDQU32      (R14)(SI*2), Z10
+	VPSLLD         $0x10, Z10, Z9
+	VPANDD         Z10, Z0, Z10
+	VMULPS         Z6, Z9, Z9
+	VMULPS         Z6, Z10, Z10
+	VMULPS         Z7, Z9, Z9
+	VMULPS         Z8, Z10, Z10
+	BYTE $0x62; BYTE $0xd2; BYTE $0x2f; BYTE $0x48; BYTE $0x72; BYTE $0xf9 // VCVTNE2PS2BF16 Z9, Z10, Z7
+	VPADDW         Z7, Z7, Z8
+	VPMINUW        Z8, Z26, Z26
+	VPERMW         Z7, Z1, Z7
+	VMOVDQU16      Z7, (R15)(SI*2)
 	ADDQ           $0x00000020, SI
 	JNZ            norm4
-	VPMINUW        Z5, Z4, Z4
-	VPMINUW        Z7, Z6, Z6
-	VPMINUW        Z6, Z4, Z4
-	VPCMPUW        $0x01, Z2, Z4, K1
+	VPMINUW        Z24, Z23, Z23
+	VPMINUW        Z26, Z25, Z25
+	VPMINUW        Z25, Z23, Z23
+	VPCMPUW        $0x01, Z2, Z23, K1
 	KORTESTD       K1, K1
 	JNZ            norm4slow
 
@@ -4755,7 +4738,7 @@ norms1:
 	LEAQ         (DI)(SI*2), DI
 	LEAQ         (R8)(SI*2), R8
 	VBROADCASTSS (DX)(CX*4), Z3
-	VPTERNLOGD   $0xff, Z8, Z8, Z8
+	VPTERNLOGD   $0xff, Z27, Z27, Z27
 	MOVQ         SI, DX
 	NEGQ         DX
 
@@ -4769,12 +4752,12 @@ norm:
 	VMULPS         64(BX)(DX*4), Z5, Z5
 	BYTE $0x62; BYTE $0xf2; BYTE $0x57; BYTE $0x48; BYTE $0x72; BYTE $0xe4 // VCVTNE2PS2BF16 Z4, Z5, Z4
 	VPADDW         Z4, Z4, Z5
-	VPMINUW        Z5, Z8, Z8
+	VPMINUW        Z5, Z27, Z27
 	VPERMW         Z4, Z1, Z4
 	VMOVDQU16      Z4, (R8)(DX*2)
 	ADDQ           $0x00000020, DX
 	JNZ            norm
-	VPCMPUW        $0x01, Z2, Z8, K1
+	VPCMPUW        $0x01, Z2, Z27, K1
 	KORTESTD       K1, K1
 	JNZ            normslow
 
@@ -4787,117 +4770,114 @@ normsdone:
 	RET
 
 bf16wslow57:
-	VPBROADCASTD one<>+0(SB), Z10
-	VPBROADCASTD bias<>+0(SB), Z11
-	VPBROADCASTD absmask<>+0(SB), Z12
-	VPBROADCASTD inf<>+0(SB), Z13
-	VPBROADCASTD quiet<>+0(SB), Z14
-	VPBROADCASTD expmask<>+0(SB), Z16
-	VPSRLD       $0x10, Z18, Z16
-	VPSRLD       $0x10, Z18, Z17
-	VPANDD       Z10, Z16, Z16
-	VPADDD       Z18, Z16, Z16
-	VPADDD       Z11, Z16, Z16
-	VPSRLD       $0x10, Z16, Z16
-	VPORD        Z14, Z17, Z17
-	VPANDD       Z12, Z18, Z18
-	VPCMPGTD     Z13, Z18, K2
-	VPBLENDMD    Z17, Z16, K2, Z16
-	VPMOVDW      Z16, (R8)(R10*2)
-	VPSRLD       $0x10, Z15, Z16
-	VPSRLD       $0x10, Z15, Z17
-	VPANDD       Z10, Z16, Z16
-	VPADDD       Z15, Z16, Z16
-	VPADDD       Z11, Z16, Z16
-	VPSRLD       $0x10, Z16, Z16
-	VPORD        Z14, Z17, Z17
-	VPANDD       Z12, Z15, Z10
-	VPCMPGTD     Z13, Z10, K2
-	VPBLENDMD    Z17, Z16, K2, Z16
-	VPMOVDW      Z16, 32(R8)(R10*2)
+	VPBROADCASTD one<>+0(SB), Z5
+	VPBROADCASTD bias<>+0(SB), Z6
+	VPBROADCASTD absmask<>+0(SB), Z7
+	VPBROADCASTD inf<>+0(SB), Z8
+	VPBROADCASTD quiet<>+0(SB), Z9
+	VPSRLD       $0x10, Z13, Z11
+	VPSRLD       $0x10, Z13, Z12
+	VPANDD       Z5, Z11, Z11
+	VPADDD       Z13, Z11, Z11
+	VPADDD       Z6, Z11, Z11
+	VPSRLD       $0x10, Z11, Z11
+	VPORD        Z9, Z12, Z12
+	VPANDD       Z7, Z13, Z13
+	VPCMPGTD     Z8, Z13, K2
+	VPBLENDMD    Z12, Z11, K2, Z11
+	VPMOVDW      Z11, (R8)(R10*2)
+	VPSRLD       $0x10, Z10, Z11
+	VPSRLD       $0x10, Z10, Z12
+	VPANDD       Z5, Z11, Z11
+	VPADDD       Z10, Z11, Z11
+	VPADDD       Z6, Z11, Z11
+	VPSRLD       $0x10, Z11, Z11
+	VPORD        Z9, Z12, Z12
+	VPANDD       Z7, Z10, Z5
+	VPCMPGTD     Z8, Z5, K2
+	VPBLENDMD    Z12, Z11, K2, Z11
+	VPMOVDW      Z11, 32(R8)(R10*2)
 	JMP          bf16wdone58
 
 bf16wslow59:
-	VPBROADCASTD one<>+0(SB), Z10
-	VPBROADCASTD bias<>+0(SB), Z11
-	VPBROADCASTD absmask<>+0(SB), Z12
-	VPBROADCASTD inf<>+0(SB), Z13
-	VPBROADCASTD quiet<>+0(SB), Z14
-	VPBROADCASTD expmask<>+0(SB), Z15
-	VPSRLD       $0x10, Z9, Z15
-	VPSRLD       $0x10, Z9, Z16
-	VPANDD       Z10, Z15, Z15
-	VPADDD       Z9, Z15, Z15
-	VPADDD       Z11, Z15, Z15
-	VPSRLD       $0x10, Z15, Z15
-	VPORD        Z14, Z16, Z16
-	VPANDD       Z12, Z9, Z9
-	VPCMPGTD     Z13, Z9, K2
-	VPBLENDMD    Z16, Z15, K2, Z15
-	VPMOVDW      Z15, (R8)(R11*2)
-	VPSRLD       $0x10, Z3, Z9
-	VPSRLD       $0x10, Z3, Z15
-	VPANDD       Z10, Z9, Z9
-	VPADDD       Z3, Z9, Z9
-	VPADDD       Z11, Z9, Z9
-	VPSRLD       $0x10, Z9, Z9
-	VPORD        Z14, Z15, Z15
-	VPANDD       Z12, Z3, Z3
-	VPCMPGTD     Z13, Z3, K2
-	VPBLENDMD    Z15, Z9, K2, Z9
-	VPMOVDW      Z9, 32(R8)(R11*2)
+	VPBROADCASTD one<>+0(SB), Z5
+	VPBROADCASTD bias<>+0(SB), Z6
+	VPBROADCASTD absmask<>+0(SB), Z7
+	VPBROADCASTD inf<>+0(SB), Z8
+	VPBROADCASTD quiet<>+0(SB), Z9
+	VPSRLD       $0x10, Z4, Z10
+	VPSRLD       $0x10, Z4, Z11
+	VPANDD       Z5, Z10, Z10
+	VPADDD       Z4, Z10, Z10
+	VPADDD       Z6, Z10, Z10
+	VPSRLD       $0x10, Z10, Z10
+	VPORD        Z9, Z11, Z11
+	VPANDD       Z7, Z4, Z4
+	VPCMPGTD     Z8, Z4, K2
+	VPBLENDMD    Z11, Z10, K2, Z10
+	VPMOVDW      Z10, (R8)(R11*2)
+	VPSRLD       $0x10, Z3, Z4
+	VPSRLD       $0x10, Z3, Z10
+	VPANDD       Z5, Z4, Z4
+	VPADDD       Z3, Z4, Z4
+	VPADDD       Z6, Z4, Z4
+	VPSRLD       $0x10, Z4, Z4
+	VPORD        Z9, Z10, Z10
+	VPANDD       Z7, Z3, Z3
+	VPCMPGTD     Z8, Z3, K2
+	VPBLENDMD    Z10, Z4, K2, Z4
+	VPMOVDW      Z4, 32(R8)(R11*2)
 	JMP          bf16wdone60
 
 norm4slow:
-	VPBROADCASTD one<>+0(SB), Z12
-	VPBROADCASTD bias<>+0(SB), Z13
-	VPBROADCASTD absmask<>+0(SB), Z14
-	VPBROADCASTD inf<>+0(SB), Z15
-	VPBROADCASTD quiet<>+0(SB), Z16
-	VPBROADCASTD expmask<>+0(SB), Z17
+	VPBROADCASTD one<>+0(SB), Z7
+	VPBROADCASTD bias<>+0(SB), Z8
+	VPBROADCASTD absmask<>+0(SB), Z9
+	VPBROADCASTD inf<>+0(SB), Z10
+	VPBROADCASTD quiet<>+0(SB), Z11
 	MOVQ         dv+32(FP), SI
 	NEGQ         SI
 
 norm4slow0:
-	VMOVDQU32   (R8)(SI*2), Z18
-	VPSLLD      $0x10, Z18, Z17
-	VPANDD      Z18, Z0, Z18
-	VMULPS      Z3, Z17, Z17
-	VMULPS      Z3, Z18, Z18
-	VMULPS      (BX)(SI*4), Z17, Z17
-	VMULPS      64(BX)(SI*4), Z18, Z18
-	VFPCLASSPSZ $0x20, Z17, K1
-	VFPCLASSPSZ $0x20, Z18, K2
+	VMOVDQU32   (R8)(SI*2), Z13
+	VPSLLD      $0x10, Z13, Z12
+	VPANDD      Z13, Z0, Z13
+	VMULPS      Z3, Z12, Z12
+	VMULPS      Z3, Z13, Z13
+	VMULPS      (BX)(SI*4), Z12, Z12
+	VMULPS      64(BX)(SI*4), Z13, Z13
+	VFPCLASSPSZ $0x20, Z12, K1
+	VFPCLASSPSZ $0x20, Z13, K2
 	KORTESTW    K1, K2
 	JZ          norm4slow0next
-	VMOVDQU32   kvcloidx<>+0(SB), Z19
-	VMOVAPS     Z17, Z20
-	VPERMT2PS   Z18, Z19, Z20
-	VPSRLD      $0x10, Z20, Z19
-	VPSRLD      $0x10, Z20, Z21
-	VPANDD      Z12, Z19, Z19
-	VPADDD      Z20, Z19, Z19
-	VPADDD      Z13, Z19, Z19
-	VPSRLD      $0x10, Z19, Z19
-	VPORD       Z16, Z21, Z21
-	VPANDD      Z14, Z20, Z20
-	VPCMPGTD    Z15, Z20, K1
-	VPBLENDMD   Z21, Z19, K1, Z19
-	VPMOVDW     Z19, (R9)(SI*2)
-	VMOVDQU32   kvchiidx<>+0(SB), Z19
-	VMOVAPS     Z17, Z17
-	VPERMT2PS   Z18, Z19, Z17
-	VPSRLD      $0x10, Z17, Z18
-	VPSRLD      $0x10, Z17, Z19
-	VPANDD      Z12, Z18, Z18
-	VPADDD      Z17, Z18, Z18
-	VPADDD      Z13, Z18, Z18
-	VPSRLD      $0x10, Z18, Z18
-	VPORD       Z16, Z19, Z19
-	VPANDD      Z14, Z17, Z17
-	VPCMPGTD    Z15, Z17, K1
-	VPBLENDMD   Z19, Z18, K1, Z18
-	VPMOVDW     Z18, 32(R9)(SI*2)
+	VMOVDQU32   kvcloidx<>+0(SB), Z14
+	VMOVAPS     Z12, Z15
+	VPERMT2PS   Z13, Z14, Z15
+	VPSRLD      $0x10, Z15, Z14
+	VPSRLD      $0x10, Z15, Z16
+	VPANDD      Z7, Z14, Z14
+	VPADDD      Z15, Z14, Z14
+	VPADDD      Z8, Z14, Z14
+	VPSRLD      $0x10, Z14, Z14
+	VPORD       Z11, Z16, Z16
+	VPANDD      Z9, Z15, Z15
+	VPCMPGTD    Z10, Z15, K1
+	VPBLENDMD   Z16, Z14, K1, Z14
+	VPMOVDW     Z14, (R9)(SI*2)
+	VMOVDQU32   kvchiidx<>+0(SB), Z14
+	VMOVAPS     Z12, Z12
+	VPERMT2PS   Z13, Z14, Z12
+	VPSRLD      $0x10, Z12, Z13
+	VPSRLD      $0x10, Z12, Z14
+	VPANDD      Z7, Z13, Z13
+	VPADDD      Z12, Z13, Z13
+	VPADDD      Z8, Z13, Z13
+	VPSRLD      $0x10, Z13, Z13
+	VPORD       Z11, Z14, Z14
+	VPANDD      Z9, Z12, Z12
+	VPCMPGTD    Z10, Z12, K1
+	VPBLENDMD   Z14, Z13, K1, Z13
+	VPMOVDW     Z13, 32(R9)(SI*2)
 
 norm4slow0next:
 	ADDQ $0x00000020, SI
@@ -4906,45 +4886,45 @@ norm4slow0next:
 	NEGQ SI
 
 norm4slow1:
-	VMOVDQU32   (R10)(SI*2), Z17
-	VPSLLD      $0x10, Z17, Z3
-	VPANDD      Z17, Z0, Z17
-	VMULPS      Z9, Z3, Z3
-	VMULPS      Z9, Z17, Z17
+	VMOVDQU32   (R10)(SI*2), Z12
+	VPSLLD      $0x10, Z12, Z3
+	VPANDD      Z12, Z0, Z12
+	VMULPS      Z4, Z3, Z3
+	VMULPS      Z4, Z12, Z12
 	VMULPS      (BX)(SI*4), Z3, Z3
-	VMULPS      64(BX)(SI*4), Z17, Z17
+	VMULPS      64(BX)(SI*4), Z12, Z12
 	VFPCLASSPSZ $0x20, Z3, K1
-	VFPCLASSPSZ $0x20, Z17, K2
+	VFPCLASSPSZ $0x20, Z12, K2
 	KORTESTW    K1, K2
 	JZ          norm4slow1next
-	VMOVDQU32   kvcloidx<>+0(SB), Z18
-	VMOVAPS     Z3, Z19
-	VPERMT2PS   Z17, Z18, Z19
-	VPSRLD      $0x10, Z19, Z18
-	VPSRLD      $0x10, Z19, Z20
-	VPANDD      Z12, Z18, Z18
-	VPADDD      Z19, Z18, Z18
-	VPADDD      Z13, Z18, Z18
-	VPSRLD      $0x10, Z18, Z18
-	VPORD       Z16, Z20, Z20
-	VPANDD      Z14, Z19, Z19
-	VPCMPGTD    Z15, Z19, K1
-	VPBLENDMD   Z20, Z18, K1, Z18
-	VPMOVDW     Z18, (R11)(SI*2)
-	VMOVDQU32   kvchiidx<>+0(SB), Z18
+	VMOVDQU32   kvcloidx<>+0(SB), Z13
+	VMOVAPS     Z3, Z14
+	VPERMT2PS   Z12, Z13, Z14
+	VPSRLD      $0x10, Z14, Z13
+	VPSRLD      $0x10, Z14, Z15
+	VPANDD      Z7, Z13, Z13
+	VPADDD      Z14, Z13, Z13
+	VPADDD      Z8, Z13, Z13
+	VPSRLD      $0x10, Z13, Z13
+	VPORD       Z11, Z15, Z15
+	VPANDD      Z9, Z14, Z14
+	VPCMPGTD    Z10, Z14, K1
+	VPBLENDMD   Z15, Z13, K1, Z13
+	VPMOVDW     Z13, (R11)(SI*2)
+	VMOVDQU32   kvchiidx<>+0(SB), Z13
 	VMOVAPS     Z3, Z3
-	VPERMT2PS   Z17, Z18, Z3
-	VPSRLD      $0x10, Z3, Z17
-	VPSRLD      $0x10, Z3, Z18
-	VPANDD      Z12, Z17, Z17
-	VPADDD      Z3, Z17, Z17
-	VPADDD      Z13, Z17, Z17
-	VPSRLD      $0x10, Z17, Z17
-	VPORD       Z16, Z18, Z18
-	VPANDD      Z14, Z3, Z3
-	VPCMPGTD    Z15, Z3, K1
-	VPBLENDMD   Z18, Z17, K1, Z17
-	VPMOVDW     Z17, 32(R11)(SI*2)
+	VPERMT2PS   Z12, Z13, Z3
+	VPSRLD      $0x10, Z3, Z12
+	VPSRLD      $0x10, Z3, Z13
+	VPANDD      Z7, Z12, Z12
+	VPADDD      Z3, Z12, Z12
+	VPADDD      Z8, Z12, Z12
+	VPSRLD      $0x10, Z12, Z12
+	VPORD       Z11, Z13, Z13
+	VPANDD      Z9, Z3, Z3
+	VPCMPGTD    Z10, Z3, K1
+	VPBLENDMD   Z13, Z12, K1, Z12
+	VPMOVDW     Z12, 32(R11)(SI*2)
 
 norm4slow1next:
 	ADDQ $0x00000020, SI
@@ -4953,45 +4933,45 @@ norm4slow1next:
 	NEGQ SI
 
 norm4slow2:
-	VMOVDQU32   (R12)(SI*2), Z9
-	VPSLLD      $0x10, Z9, Z3
-	VPANDD      Z9, Z0, Z9
-	VMULPS      Z10, Z3, Z3
-	VMULPS      Z10, Z9, Z9
+	VMOVDQU32   (R12)(SI*2), Z4
+	VPSLLD      $0x10, Z4, Z3
+	VPANDD      Z4, Z0, Z4
+	VMULPS      Z5, Z3, Z3
+	VMULPS      Z5, Z4, Z4
 	VMULPS      (BX)(SI*4), Z3, Z3
-	VMULPS      64(BX)(SI*4), Z9, Z9
+	VMULPS      64(BX)(SI*4), Z4, Z4
 	VFPCLASSPSZ $0x20, Z3, K1
-	VFPCLASSPSZ $0x20, Z9, K2
+	VFPCLASSPSZ $0x20, Z4, K2
 	KORTESTW    K1, K2
 	JZ          norm4slow2next
-	VMOVDQU32   kvcloidx<>+0(SB), Z17
-	VMOVAPS     Z3, Z18
-	VPERMT2PS   Z9, Z17, Z18
-	VPSRLD      $0x10, Z18, Z17
-	VPSRLD      $0x10, Z18, Z19
-	VPANDD      Z12, Z17, Z17
-	VPADDD      Z18, Z17, Z17
-	VPADDD      Z13, Z17, Z17
-	VPSRLD      $0x10, Z17, Z17
-	VPORD       Z16, Z19, Z19
-	VPANDD      Z14, Z18, Z18
-	VPCMPGTD    Z15, Z18, K1
-	VPBLENDMD   Z19, Z17, K1, Z17
-	VPMOVDW     Z17, (R13)(SI*2)
-	VMOVDQU32   kvchiidx<>+0(SB), Z17
+	VMOVDQU32   kvcloidx<>+0(SB), Z12
+	VMOVAPS     Z3, Z13
+	VPERMT2PS   Z4, Z12, Z13
+	VPSRLD      $0x10, Z13, Z12
+	VPSRLD      $0x10, Z13, Z14
+	VPANDD      Z7, Z12, Z12
+	VPADDD      Z13, Z12, Z12
+	VPADDD      Z8, Z12, Z12
+	VPSRLD      $0x10, Z12, Z12
+	VPORD       Z11, Z14, Z14
+	VPANDD      Z9, Z13, Z13
+	VPCMPGTD    Z10, Z13, K1
+	VPBLENDMD   Z14, Z12, K1, Z12
+	VPMOVDW     Z12, (R13)(SI*2)
+	VMOVDQU32   kvchiidx<>+0(SB), Z12
 	VMOVAPS     Z3, Z3
-	VPERMT2PS   Z9, Z17, Z3
-	VPSRLD      $0x10, Z3, Z9
-	VPSRLD      $0x10, Z3, Z17
-	VPANDD      Z12, Z9, Z9
-	VPADDD      Z3, Z9, Z9
-	VPADDD      Z13, Z9, Z9
-	VPSRLD      $0x10, Z9, Z9
-	VPORD       Z16, Z17, Z17
-	VPANDD      Z14, Z3, Z3
-	VPCMPGTD    Z15, Z3, K1
-	VPBLENDMD   Z17, Z9, K1, Z9
-	VPMOVDW     Z9, 32(R13)(SI*2)
+	VPERMT2PS   Z4, Z12, Z3
+	VPSRLD      $0x10, Z3, Z4
+	VPSRLD      $0x10, Z3, Z12
+	VPANDD      Z7, Z4, Z4
+	VPADDD      Z3, Z4, Z4
+	VPADDD      Z8, Z4, Z4
+	VPSRLD      $0x10, Z4, Z4
+	VPORD       Z11, Z12, Z12
+	VPANDD      Z9, Z3, Z3
+	VPCMPGTD    Z10, Z3, K1
+	VPBLENDMD   Z12, Z4, K1, Z4
+	VPMOVDW     Z4, 32(R13)(SI*2)
 
 norm4slow2next:
 	ADDQ $0x00000020, SI
@@ -5000,45 +4980,45 @@ norm4slow2next:
 	NEGQ SI
 
 norm4slow3:
-	VMOVDQU32   (R14)(SI*2), Z9
-	VPSLLD      $0x10, Z9, Z3
-	VPANDD      Z9, Z0, Z9
-	VMULPS      Z11, Z3, Z3
-	VMULPS      Z11, Z9, Z9
+	VMOVDQU32   (R14)(SI*2), Z4
+	VPSLLD      $0x10, Z4, Z3
+	VPANDD      Z4, Z0, Z4
+	VMULPS      Z6, Z3, Z3
+	VMULPS      Z6, Z4, Z4
 	VMULPS      (BX)(SI*4), Z3, Z3
-	VMULPS      64(BX)(SI*4), Z9, Z9
+	VMULPS      64(BX)(SI*4), Z4, Z4
 	VFPCLASSPSZ $0x20, Z3, K1
-	VFPCLASSPSZ $0x20, Z9, K2
+	VFPCLASSPSZ $0x20, Z4, K2
 	KORTESTW    K1, K2
 	JZ          norm4slow3next
-	VMOVDQU32   kvcloidx<>+0(SB), Z10
-	VMOVAPS     Z3, Z17
-	VPERMT2PS   Z9, Z10, Z17
-	VPSRLD      $0x10, Z17, Z10
-	VPSRLD      $0x10, Z17, Z18
-	VPANDD      Z12, Z10, Z10
-	VPADDD      Z17, Z10, Z10
-	VPADDD      Z13, Z10, Z10
-	VPSRLD      $0x10, Z10, Z10
-	VPORD       Z16, Z18, Z18
-	VPANDD      Z14, Z17, Z17
-	VPCMPGTD    Z15, Z17, K1
-	VPBLENDMD   Z18, Z10, K1, Z10
-	VPMOVDW     Z10, (R15)(SI*2)
-	VMOVDQU32   kvchiidx<>+0(SB), Z10
+	VMOVDQU32   kvcloidx<>+0(SB), Z5
+	VMOVAPS     Z3, Z12
+	VPERMT2PS   Z4, Z5, Z12
+	VPSRLD      $0x10, Z12, Z5
+	VPSRLD      $0x10, Z12, Z13
+	VPANDD      Z7, Z5, Z5
+	VPADDD      Z12, Z5, Z5
+	VPADDD      Z8, Z5, Z5
+	VPSRLD      $0x10, Z5, Z5
+	VPORD       Z11, Z13, Z13
+	VPANDD      Z9, Z12, Z12
+	VPCMPGTD    Z10, Z12, K1
+	VPBLENDMD   Z13, Z5, K1, Z5
+	VPMOVDW     Z5, (R15)(SI*2)
+	VMOVDQU32   kvchiidx<>+0(SB), Z5
 	VMOVAPS     Z3, Z3
-	VPERMT2PS   Z9, Z10, Z3
-	VPSRLD      $0x10, Z3, Z9
-	VPSRLD      $0x10, Z3, Z10
-	VPANDD      Z12, Z9, Z9
-	VPADDD      Z3, Z9, Z9
-	VPADDD      Z13, Z9, Z9
-	VPSRLD      $0x10, Z9, Z9
-	VPORD       Z16, Z10, Z10
-	VPANDD      Z14, Z3, Z3
-	VPCMPGTD    Z15, Z3, K1
-	VPBLENDMD   Z10, Z9, K1, Z9
-	VPMOVDW     Z9, 32(R15)(SI*2)
+	VPERMT2PS   Z4, Z5, Z3
+	VPSRLD      $0x10, Z3, Z4
+	VPSRLD      $0x10, Z3, Z5
+	VPANDD      Z7, Z4, Z4
+	VPADDD      Z3, Z4, Z4
+	VPADDD      Z8, Z4, Z4
+	VPSRLD      $0x10, Z4, Z4
+	VPORD       Z11, Z5, Z5
+	VPANDD      Z9, Z3, Z3
+	VPCMPGTD    Z10, Z3, K1
+	VPBLENDMD   Z5, Z4, K1, Z4
+	VPMOVDW     Z4, 32(R15)(SI*2)
 
 norm4slow3next:
 	ADDQ $0x00000020, SI
@@ -5050,51 +5030,50 @@ normslow:
 	VPBROADCASTD bias<>+0(SB), Z5
 	VPBROADCASTD absmask<>+0(SB), Z6
 	VPBROADCASTD inf<>+0(SB), Z7
-	VPBROADCASTD quiet<>+0(SB), Z9
-	VPBROADCASTD expmask<>+0(SB), Z10
+	VPBROADCASTD quiet<>+0(SB), Z8
 	MOVQ         dv+32(FP), DX
 	NEGQ         DX
 
 normslow1:
-	VMOVDQU32   (DI)(DX*2), Z11
-	VPSLLD      $0x10, Z11, Z10
-	VPANDD      Z11, Z0, Z11
+	VMOVDQU32   (DI)(DX*2), Z10
+	VPSLLD      $0x10, Z10, Z9
+	VPANDD      Z10, Z0, Z10
+	VMULPS      Z3, Z9, Z9
 	VMULPS      Z3, Z10, Z10
-	VMULPS      Z3, Z11, Z11
-	VMULPS      (BX)(DX*4), Z10, Z10
-	VMULPS      64(BX)(DX*4), Z11, Z11
-	VFPCLASSPSZ $0x20, Z10, K1
-	VFPCLASSPSZ $0x20, Z11, K2
+	VMULPS      (BX)(DX*4), Z9, Z9
+	VMULPS      64(BX)(DX*4), Z10, Z10
+	VFPCLASSPSZ $0x20, Z9, K1
+	VFPCLASSPSZ $0x20, Z10, K2
 	KORTESTW    K1, K2
 	JZ          normslow1next
-	VMOVDQU32   kvcloidx<>+0(SB), Z12
-	VMOVAPS     Z10, Z13
-	VPERMT2PS   Z11, Z12, Z13
-	VPSRLD      $0x10, Z13, Z12
-	VPSRLD      $0x10, Z13, Z14
-	VPANDD      Z4, Z12, Z12
-	VPADDD      Z13, Z12, Z12
-	VPADDD      Z5, Z12, Z12
-	VPSRLD      $0x10, Z12, Z12
-	VPORD       Z9, Z14, Z14
-	VPANDD      Z6, Z13, Z13
-	VPCMPGTD    Z7, Z13, K1
-	VPBLENDMD   Z14, Z12, K1, Z12
-	VPMOVDW     Z12, (R8)(DX*2)
-	VMOVDQU32   kvchiidx<>+0(SB), Z12
-	VMOVAPS     Z10, Z10
-	VPERMT2PS   Z11, Z12, Z10
-	VPSRLD      $0x10, Z10, Z11
-	VPSRLD      $0x10, Z10, Z12
+	VMOVDQU32   kvcloidx<>+0(SB), Z11
+	VMOVAPS     Z9, Z12
+	VPERMT2PS   Z10, Z11, Z12
+	VPSRLD      $0x10, Z12, Z11
+	VPSRLD      $0x10, Z12, Z13
 	VPANDD      Z4, Z11, Z11
-	VPADDD      Z10, Z11, Z11
+	VPADDD      Z12, Z11, Z11
 	VPADDD      Z5, Z11, Z11
 	VPSRLD      $0x10, Z11, Z11
-	VPORD       Z9, Z12, Z12
-	VPANDD      Z6, Z10, Z10
-	VPCMPGTD    Z7, Z10, K1
-	VPBLENDMD   Z12, Z11, K1, Z11
-	VPMOVDW     Z11, 32(R8)(DX*2)
+	VPORD       Z8, Z13, Z13
+	VPANDD      Z6, Z12, Z12
+	VPCMPGTD    Z7, Z12, K1
+	VPBLENDMD   Z13, Z11, K1, Z11
+	VPMOVDW     Z11, (R8)(DX*2)
+	VMOVDQU32   kvchiidx<>+0(SB), Z11
+	VMOVAPS     Z9, Z9
+	VPERMT2PS   Z10, Z11, Z9
+	VPSRLD      $0x10, Z9, Z10
+	VPSRLD      $0x10, Z9, Z11
+	VPANDD      Z4, Z10, Z10
+	VPADDD      Z9, Z10, Z10
+	VPADDD      Z5, Z10, Z10
+	VPSRLD      $0x10, Z10, Z10
+	VPORD       Z8, Z11, Z11
+	VPANDD      Z6, Z9, Z9
+	VPCMPGTD    Z7, Z9, K1
+	VPBLENDMD   Z11, Z10, K1, Z10
+	VPMOVDW     Z10, 32(R8)(DX*2)
 
 normslow1next:
 	ADDQ $0x00000020, DX
@@ -5542,27 +5521,26 @@ TEXT ·qkNormBF16AVX512BF16(SB), NOSPLIT, $0-44
 	VPBROADCASTD absmask<>+0(SB), Z3
 	VPBROADCASTD inf<>+0(SB), Z4
 	VPBROADCASTD quiet<>+0(SB), Z5
-	VPBROADCASTD expmask<>+0(SB), Z6
 	VPBROADCASTD himask<>+0(SB), Z6
-	VPBROADCASTD quiet32<>+0(SB), Z9
-	VCVTSI2SSQ   SI, X7, X7
-	VMOVSD       onef64<>+0(SB), X10
+	VPBROADCASTD quiet32<>+0(SB), Z7
+	VCVTSI2SSQ   SI, X8, X8
+	VMOVSD       onef64<>+0(SB), X9
 
 head:
 	MOVQ         SI, R8
 	ANDQ         $-32, R8
+	VXORPS       Z10, Z10, Z10
 	VXORPS       Z11, Z11, Z11
-	VXORPS       Z12, Z12, Z12
-	VPBROADCASTD himask<>+0(SB), Z13
+	VPBROADCASTD himask<>+0(SB), Z12
 	XORQ         DI, DI
 	TESTQ        R8, R8
 	JZ           sumtail71
 
 sum70:
-	VPSLLD      $0x10, (AX)(DI*2), Z14
-	VPANDD      (AX)(DI*2), Z13, Z15
+	VPSLLD      $0x10, (AX)(DI*2), Z13
+	VPANDD      (AX)(DI*2), Z12, Z14
+	VFMADD231PS Z13, Z13, Z10
 	VFMADD231PS Z14, Z14, Z11
-	VFMADD231PS Z15, Z15, Z12
 	ADDQ        $0x00000020, DI
 	CMPQ        DI, R8
 	JB          sum70
@@ -5570,63 +5548,63 @@ sum70:
 sumtail71:
 	CMPQ        DI, SI
 	JAE         sumdone72
-	VMOVDQU16   (AX)(DI*2), Y8
-	VPSLLD      $0x10, Z8, Z14
-	VPANDD      Z13, Z8, Z8
-	VFMADD231PS Z14, Z14, Z11
-	VFMADD231PS Z8, Z8, Z12
+	VMOVDQU16   (AX)(DI*2), Y15
+	VPSLLD      $0x10, Z15, Z13
+	VPANDD      Z12, Z15, Z15
+	VFMADD231PS Z13, Z13, Z10
+	VFMADD231PS Z15, Z15, Z11
 
 sumdone72:
-	VADDPS        Z12, Z11, Z11
-	VPERMILPS     $0xb1, Z11, Z12
-	VADDPS        Z12, Z11, Z11
-	VPERMILPS     $0x4e, Z11, Z12
-	VADDPS        Z12, Z11, Z11
-	VSHUFF32X4    $0xb1, Z11, Z11, Z12
-	VADDPS        Z12, Z11, Z11
-	VEXTRACTF32X8 $0x01, Z11, Y8
-	VADDSS        X8, X11, X11
-	VDIVSS        X7, X11, X8
-	VADDSS        X0, X8, X8
-	VCVTSS2SD     X8, X8, X11
+	VADDPS        Z11, Z10, Z10
+	VPERMILPS     $0xb1, Z10, Z11
+	VADDPS        Z11, Z10, Z10
+	VPERMILPS     $0x4e, Z10, Z11
+	VADDPS        Z11, Z10, Z10
+	VSHUFF32X4    $0xb1, Z10, Z10, Z11
+	VADDPS        Z11, Z10, Z10
+	VEXTRACTF32X8 $0x01, Z10, Y11
+	VADDSS        X11, X10, X10
+	VDIVSS        X8, X10, X10
+	VADDSS        X0, X10, X10
+	VCVTSS2SD     X10, X10, X11
 	VSQRTSD       X11, X11, X11
-	VDIVSD        X11, X10, X11
-	VCVTSD2SS     X11, X8, X8
-	VBROADCASTSS  X8, Z11
+	VDIVSD        X11, X9, X11
+	VCVTSD2SS     X11, X10, X10
+	VBROADCASTSS  X10, Z10
 	XORQ          DI, DI
 
 scale:
-	VPMOVZXWD     (AX)(DI*2), Z12
-	VPSLLD        $0x10, Z12, Z12
-	VMULPS        Z11, Z12, Z12
-	VPSRLD        $0x10, Z12, Z13
-	VPANDD        Z1, Z13, Z13
-	VPADDD        Z12, Z13, Z13
-	VPADDD        Z2, Z13, Z13
-	VPANDD        Z6, Z13, Z13
-	VCMPPS        $0x03, Z12, Z12, K1
+	VPMOVZXWD     (AX)(DI*2), Z11
+	VPSLLD        $0x10, Z11, Z11
+	VMULPS        Z10, Z11, Z11
+	VPSRLD        $0x10, Z11, Z12
+	VPANDD        Z1, Z12, Z12
+	VPADDD        Z11, Z12, Z12
+	VPADDD        Z2, Z12, Z12
 	VPANDD        Z6, Z12, Z12
-	VPORD         Z9, Z12, K1, Z13
-	VMULPS        (BX)(DI*4), Z13, Z13
-	BYTE $0x62; BYTE $0x52; BYTE $0x7e; BYTE $0x48; BYTE $0x72; BYTE $0xc5 // VCVTNEPS2BF16 Z13, Y8
-	VFPCLASSPSZ   $0x20, Z13, K1
+	VCMPPS        $0x03, Z11, Z11, K1
+	VPANDD        Z6, Z11, Z11
+	VPORD         Z7, Z11, K1, Z12
+	VMULPS        (BX)(DI*4), Z12, Z12
+	BYTE $0x62; BYTE $0x52; BYTE $0x7e; BYTE $0x48; BYTE $0x72; BYTE $0xdc // VCVTNEPS2BF16 Z12, Y11
+	VFPCLASSPSZ   $0x20, Z12, K1
 	KORTESTW      K1, K1
 	JNZ           bf16slow73
-	VMOVDQU32     Y8, (AX)(DI*2)
+	VMOVDQU32     Y11, (AX)(DI*2)
 	JMP           bf16done74
 
 bf16slow73:
-	VPSRLD    $0x10, Z13, Z12
-	VPSRLD    $0x10, Z13, Z14
-	VPANDD    Z1, Z12, Z12
-	VPADDD    Z13, Z12, Z12
-	VPADDD    Z2, Z12, Z12
-	VPSRLD    $0x10, Z12, Z12
-	VPORD     Z5, Z14, Z14
-	VPANDD    Z3, Z13, Z13
-	VPCMPGTD  Z4, Z13, K1
-	VPBLENDMD Z14, Z12, K1, Z12
-	VPMOVDW   Z12, (AX)(DI*2)
+	VPSRLD    $0x10, Z12, Z11
+	VPSRLD    $0x10, Z12, Z13
+	VPANDD    Z1, Z11, Z11
+	VPADDD    Z12, Z11, Z11
+	VPADDD    Z2, Z11, Z11
+	VPSRLD    $0x10, Z11, Z11
+	VPORD     Z5, Z13, Z13
+	VPANDD    Z3, Z12, Z12
+	VPCMPGTD  Z4, Z12, K1
+	VPBLENDMD Z13, Z11, K1, Z11
+	VPMOVDW   Z11, (AX)(DI*2)
 
 bf16done74:
 	ADDQ $0x00000010, DI
@@ -8707,7 +8685,6 @@ fusedslow75:
 	VPBROADCASTD absmask<>+0(SB), Z21
 	VPBROADCASTD inf<>+0(SB), Z22
 	VPBROADCASTD quiet<>+0(SB), Z23
-	VPBROADCASTD expmask<>+0(SB), Z24
 	VPSRLD       $0x10, Z19, Z24
 	VPSRLD       $0x10, Z19, Z25
 	VPANDD       Z17, Z24, Z24
@@ -8738,7 +8715,6 @@ fusedslow77:
 	VPBROADCASTD absmask<>+0(SB), Z3
 	VPBROADCASTD inf<>+0(SB), Z4
 	VPBROADCASTD quiet<>+0(SB), Z5
-	VPBROADCASTD expmask<>+0(SB), Z10
 	VPSRLD       $0x10, Z6, Z10
 	VPSRLD       $0x10, Z6, Z11
 	VPANDD       Z1, Z10, Z10
@@ -8769,7 +8745,6 @@ fusedslow79:
 	VPBROADCASTD absmask<>+0(SB), Z3
 	VPBROADCASTD inf<>+0(SB), Z4
 	VPBROADCASTD quiet<>+0(SB), Z5
-	VPBROADCASTD expmask<>+0(SB), Z10
 	VPSRLD       $0x10, Z8, Z10
 	VPSRLD       $0x10, Z8, Z11
 	VPANDD       Z1, Z10, Z10
@@ -9609,7 +9584,6 @@ fusedslow81:
 	VPBROADCASTD absmask<>+0(SB), Z21
 	VPBROADCASTD inf<>+0(SB), Z22
 	VPBROADCASTD quiet<>+0(SB), Z23
-	VPBROADCASTD expmask<>+0(SB), Z24
 	VPSRLD       $0x10, Z17, Z24
 	VPSRLD       $0x10, Z17, Z25
 	VPANDD       Z19, Z24, Z24
@@ -9640,7 +9614,6 @@ fusedslow83:
 	VPBROADCASTD absmask<>+0(SB), Z3
 	VPBROADCASTD inf<>+0(SB), Z4
 	VPBROADCASTD quiet<>+0(SB), Z5
-	VPBROADCASTD expmask<>+0(SB), Z6
 	VPSRLD       $0x10, Z7, Z6
 	VPSRLD       $0x10, Z7, Z11
 	VPANDD       Z1, Z6, Z6
@@ -9671,7 +9644,6 @@ fusedslow85:
 	VPBROADCASTD absmask<>+0(SB), Z3
 	VPBROADCASTD inf<>+0(SB), Z4
 	VPBROADCASTD quiet<>+0(SB), Z5
-	VPBROADCASTD expmask<>+0(SB), Z6
 	VPSRLD       $0x10, Z9, Z6
 	VPSRLD       $0x10, Z9, Z11
 	VPANDD       Z1, Z6, Z6

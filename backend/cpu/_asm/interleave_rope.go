@@ -28,10 +28,6 @@ func (g *generator) interleaveRoPEKernel(s isa, d dtype) {
 	sn := Load(Param("sin"), GP64())
 	n := Load(Param("n"), GP64())
 	var c consts
-	if d == bf16 {
-		c.expMask = ZMM()
-		VPBROADCASTD(g.data.expMask, c.expMask)
-	}
 	TESTQ(rows, rows)
 	JZ(LabelRef("done"))
 	Label("row")

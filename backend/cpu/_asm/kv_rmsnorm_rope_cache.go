@@ -64,10 +64,6 @@ func (g *generator) kvcTokenKernel(s isa, d dtype) {
 	dk := Load(Param("dk"), GP64())
 	eps := Load(Param("eps"), XMM())
 	var c consts
-	if d == bf16 {
-		c.expMask = ZMM()
-		VPBROADCASTD(g.data.expMask, c.expMask)
-	}
 	es := uint8(d.esize)
 
 	// The sum of squares first, then the rotation, which does not depend on it and so runs while
@@ -304,8 +300,6 @@ func (g *generator) kvcGroupBF16Kernel() {
 	param := func(name string) GPVirtual { return Load(Param(name), GP64()).(GPVirtual) }
 	eps := Load(Param("eps"), XMM())
 	var c consts
-	c.expMask = ZMM()
-	VPBROADCASTD(g.data.expMask, c.expMask)
 	nF, oneD := g.rmsConsts(param("dv"))
 	row := func(array int, t Register) Mem { return Mem{Base: grp, Index: t, Scale: 8, Disp: 128 * array} }
 
@@ -605,7 +599,7 @@ func kvcScales(sums []VecVirtual, nF, oneD, eps Register, m Mem) {
 	}
 	if len(sums) == 8 {
 		v, nz, ez, oz, d := YMM(), YMM(), YMM(), ZMM(), ZMM()
-		VINSERTF128(U8(1), q[1], q[0].AsY(), v)
+		VINSERTF32X4(U8(1), q[1], q[0].AsY(), v) // the EVEX form: any of the 32 registers
 		VBROADCASTSS(nF, nz)
 		VBROADCASTSS(eps, ez)
 		VBROADCASTSD(oneD, oz)

@@ -260,9 +260,9 @@ func (g *generator) neoxFullRegsPath(d dtype, c consts, x, x2, src, src2, heads,
 		VMOVUPS(Mem{Base: sn2, Disp: 64 * k}, s2[k])
 	}
 	if d == bf16 && g.fastBF16 {
-		// Only the check's mask stays in a register: the integer rounding's constants are
-		// loaded on the cold path (coldConsts).
-		c = consts{expMask: c.expMask}
+		// No constant stays in a register: the integer rounding's are loaded on the cold path
+		// (coldConsts).
+		c = consts{}
 	}
 	Label("fullHead")
 	MOVQ(hf, x2)

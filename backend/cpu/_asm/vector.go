@@ -9,7 +9,6 @@ import (
 // consts are broadcast constants, loaded once per kernel.
 type consts struct {
 	one, bias, absMask, inf, quiet VecVirtual // bf16 rounding
-	expMask                        VecVirtual // exponent bits: zero exponent means zero or subnormal
 	sign                           VecVirtual // sign bit on even lanes (GPT-J)
 	dupIdx                         VecVirtual // [0,0,1,1,...] (GPT-J)
 }
@@ -38,9 +37,6 @@ func (g *generator) loadConsts(d dtype, gptj bool, lanes int) consts {
 	}
 	if d == bf16 {
 		c.one, c.bias, c.absMask, c.inf, c.quiet = bcast(g.data.one), bcast(g.data.bias), bcast(g.data.absMask), bcast(g.data.inf), bcast(g.data.quiet)
-		if g.fastBF16 {
-			c.expMask = bcast(g.data.expMask)
-		}
 	}
 	if gptj {
 		c.sign = vec(lanes)
@@ -175,9 +171,7 @@ func (g *generator) storeBF16Wide(c consts, lo, hi VecVirtual, m Mem) {
 // hold them (kernels that keep their registers for data load them only on the cold path).
 func (g *generator) coldConsts(c consts) consts {
 	if c.one == nil {
-		e := c.expMask
 		c = g.loadConsts(bf16, false, 16)
-		c.expMask = e
 	}
 	return c
 }
