@@ -738,38 +738,16 @@ func (g *generator) backwardFusedKernel(s isa, d dtype, gptj bool) {
 	g.retWithColdPaths()
 }
 
-// fusedStorePair rounds a and b (16 float32 each) to d and stores them at m1 and m2. bf16 on
-// AVX512BF16 converts with VCVTNEPS2BF16 unless a lane of either is subnormal (which the
-// instruction flushes), then takes the integer path on a cold path that loads its own
-// constants (c holds none there).
+// fusedStorePair rounds a and b (16 float32 each) to d and stores them at m1 and m2: bf16 on
+// AVX512BF16 through storeBF16Pair, whose cold path loads the integer rounding's constants
+// itself (c holds none here).
 func (g *generator) fusedStorePair(d dtype, c consts, a, b VecVirtual, m1, m2 Mem) {
 	if d != bf16 || !g.fastBF16 {
 		g.store(d, 16, c, a, m1)
 		g.store(d, 16, c, b, m2)
 		return
 	}
-	k1, k2 := K(), K()
-	subnormals(a, k1)
-	subnormals(b, k2)
-	KORTESTW(k1, k2)
-	slow, done := g.newLabel("fusedslow"), g.newLabel("fuseddone")
-	JNZ(LabelRef(slow))
-	for _, v := range []struct {
-		v VecVirtual
-		m Mem
-	}{{a, m1}, {b, m2}} {
-		r := YMM()
-		cvtNEPS2BF16(v.v, r)
-		VMOVDQU32(r, v.m)
-	}
-	Label(done)
-	g.coldPaths = append(g.coldPaths, func() {
-		Label(slow)
-		c := g.coldConsts(c)
-		storeBF16Int(16, c, a, m1)
-		storeBF16Int(16, c, b, m2)
-		JMP(LabelRef(done))
-	})
+	g.storeBF16Pair(c, a, b, m1, m2)
 }
 
 // negSign32Data is the float32 sign bit, declared by negSign32 on first use.

@@ -177,7 +177,8 @@ func (g *generator) coldConsts(c consts) consts {
 }
 
 // storeBF16Pair stores a at m1 and b at m2 as bf16: VCVTNEPS2BF16 unless a lane of either
-// is subnormal (which the instruction flushes), then the integer path.
+// is subnormal (which the instruction flushes), then the integer path on a cold path, which
+// loads the rounding's constants when c does not hold them.
 func (g *generator) storeBF16Pair(c consts, a, b VecVirtual, m1, m2 Mem) {
 	k1, k2 := K(), K()
 	subnormals(a, k1)
@@ -196,6 +197,7 @@ func (g *generator) storeBF16Pair(c consts, a, b VecVirtual, m1, m2 Mem) {
 	Label(done)
 	g.coldPaths = append(g.coldPaths, func() {
 		Label(slow)
+		c := g.coldConsts(c)
 		storeBF16Int(16, c, a, m1)
 		storeBF16Int(16, c, b, m2)
 		JMP(LabelRef(done))
