@@ -13,14 +13,25 @@ import (
 // every slice, as an op split by tokens gives each thread its tokens' share of every tensor;
 // otherwise it runs on the caller's goroutine.
 func Stream(rw, ro [][]byte, threaded bool) {
-	stream(rw, ro, 0, threaded)
+	streamInto(&streamSink, rw, ro, 0, threaded)
 }
+
+// streamSink takes the folds of Stream's reads, which nothing reads: a counter of the call's
+// own would escape through the pool's job and cost an allocation per pass, which the ops it is
+// the yardstick for do not pay.
+var streamSink atomic.Uint64
 
 // stream is Stream with the key every word of rw is xored with (zero there; a test's nonzero
 // key shows which bytes were stored), and returns the xor of ro's words.
 func stream(rw, ro [][]byte, key uint64, threaded bool) uint64 {
 	var fold atomic.Uint64
-	s := streamJob{rw: rw, ro: ro, key: key, isa: impls[0].isa, fold: &fold, parts: 1}
+	streamInto(&fold, rw, ro, key, threaded)
+	return fold.Load()
+}
+
+// streamInto is stream xoring the folds of ro's words into fold.
+func streamInto(fold *atomic.Uint64, rw, ro [][]byte, key uint64, threaded bool) {
+	s := streamJob{rw: rw, ro: ro, key: key, isa: impls[0].isa, fold: fold, parts: 1}
 	if threaded {
 		pool.start()
 		s.parts = pool.threads
@@ -30,7 +41,6 @@ func stream(rw, ro [][]byte, key uint64, threaded bool) uint64 {
 	} else {
 		parallel(&job{kind: jobStream, st: s}, s.parts)
 	}
-	return fold.Load()
 }
 
 // streamJob is a Stream call as the pool carries it: part i of parts is the i-th share of every

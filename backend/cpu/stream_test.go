@@ -148,3 +148,16 @@ func BenchmarkStream(b *testing.B) {
 		}
 	}
 }
+
+// TestStreamNoAllocs: the limit pass allocates nothing, on one thread or on the pool, as the ops
+// it is the yardstick for do not: an allocation would slow the limit at decode sizes and flatter
+// the op.
+func TestStreamNoAllocs(t *testing.T) {
+	r := rand.New(rand.NewPCG(3, 4))
+	rw, ro := [][]byte{randomBytes(r, 4096)}, [][]byte{randomBytes(r, 1000), randomBytes(r, 64)}
+	for _, threaded := range []bool{false, true} {
+		if n := testing.AllocsPerRun(100, func() { Stream(rw, ro, threaded) }); n != 0 {
+			t.Errorf("threaded %v: %v allocations per call, want 0", threaded, n)
+		}
+	}
+}
