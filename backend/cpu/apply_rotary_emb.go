@@ -42,7 +42,7 @@ func applyRowsFlipped(a *ops.ApplyRotaryEmbArgs, lo, hi int, flip bool) {
 	for r := lo; r < hi; {
 		if w.offs[ci] != lastC || w.offs[si] != lastS {
 			lastC, lastS = w.offs[ci], w.offs[si]
-			cos, sin = widenRow(k, a.Cos, lastC, d, buf.cos[:]), widenRow(k, a.Sin, lastS, d, buf.sin[:])
+			cos, sin = widenRow(k, &a.Cos, lastC, d, buf.cos[:]), widenRow(k, &a.Sin, lastS, d, buf.sin[:])
 			if flip {
 				negatedPartners(flipped[:d], sin, a.GPTJ)
 				sin = flipped[:d]
@@ -61,7 +61,7 @@ func applyRowsFlipped(a *ops.ApplyRotaryEmbArgs, lo, hi int, flip bool) {
 				copyRow(a.Out, w.offs[oi]+j*os+d, a.X, w.offs[xi]+j*xs+d, width-d)
 			}
 		}
-		rotateRows(k, a.Out, w.offs[oi], n, os, a.X, w.offs[xi], xs, cos, sin, a.GPTJ)
+		rotateRows(k, &a.Out, w.offs[oi], n, os, &a.X, w.offs[xi], xs, cos, sin, a.GPTJ)
 		w.skip(inner, n)
 		r += n
 	}
@@ -185,7 +185,7 @@ func (b *backwardJob) run(lo, hi int) {
 	var sums [2][512]float64
 	dcos, dsin := sums[0][:d:d], sums[1][:d:d]
 	for c := lo; c < hi; c++ {
-		cos, sin := widenRow(k, a.Cos, cw.offs[ci], d, buf.cos[:]), widenRow(k, a.Sin, cw.offs[si], d, buf.sin[:])
+		cos, sin := widenRow(k, &a.Cos, cw.offs[ci], d, buf.cos[:]), widenRow(k, &a.Sin, cw.offs[si], d, buf.sin[:])
 		negatedPartners(flipped[:d], sin, a.GPTJ)
 		clear(dcos)
 		clear(dsin)
@@ -199,7 +199,7 @@ func (b *backwardJob) run(lo, hi int) {
 					copyRow(a.DX, o+j*os+d, a.DY, y+j*ys+d, width-d)
 				}
 			}
-			rotateRows(k, a.DX, o, group, os, a.DY, y, ys, cos, flipped[:d], a.GPTJ)
+			rotateRows(k, &a.DX, o, group, os, &a.DY, y, ys, cos, flipped[:d], a.GPTJ)
 			if one || !bw.next() {
 				break
 			}
@@ -281,14 +281,14 @@ func (b *backwardJob) runFused(k *kernels, lo, hi int, cw, sw *rowWalk, opers [5
 		if m >= 0 {
 			n = min(hi-c, cw.lead[m]-cw.coords[m])
 		}
-		p.dy, p.x, p.dx = elemPtr(a.DY, cw.offs[yi]), elemPtr(a.X, cw.offs[xi]), elemPtr(a.DX, cw.offs[oi])
-		p.cos, p.sin = elemPtr(a.Cos, cw.offs[ci]), elemPtr(a.Sin, cw.offs[si])
+		p.dy, p.x, p.dx = elemPtr(&a.DY, cw.offs[yi]), elemPtr(&a.X, cw.offs[xi]), elemPtr(&a.DX, cw.offs[oi])
+		p.cos, p.sin = elemPtr(&a.Cos, cw.offs[ci]), elemPtr(&a.Sin, cw.offs[si])
 		p.dcos, p.dsin = nil, nil
 		if sums[0] >= 0 {
-			p.dcos = elemPtr(a.DCos, sw.offs[sums[0]])
+			p.dcos = elemPtr(&a.DCos, sw.offs[sums[0]])
 		}
 		if sums[1] >= 0 {
-			p.dsin = elemPtr(a.DSin, sw.offs[sums[1]])
+			p.dsin = elemPtr(&a.DSin, sw.offs[sums[1]])
 		}
 		p.count = n
 		backwardFusedAsm(k.isa, a.X.DType, a.GPTJ, &p)
@@ -326,7 +326,7 @@ func accumulateRows(k *kernels, dcos, dsin []float64, dy tensor.Tensor, y, ys in
 	d := len(dcos)
 	half := d / 2
 	es := dy.DType.Size()
-	from := backwardSumsAsm(k.isa, dy.DType, gptj, &dcos[0], &dsin[0], elemPtr(dy, y), elemPtr(x, xi), rows, ys*es, xs*es, half)
+	from := backwardSumsAsm(k.isa, dy.DType, gptj, &dcos[0], &dsin[0], elemPtr(&dy, y), elemPtr(&x, xi), rows, ys*es, xs*es, half)
 	if from == half {
 		return
 	}
@@ -352,7 +352,7 @@ func accumulateRows(k *kernels, dcos, dsin []float64, dy tensor.Tensor, y, ys in
 // widenRow returns row [off, off+n) of t as float32: the slice itself for F32, else widened into
 // buf by the bulk conversion (which may quiet an f16 signalling NaN: a cos or sin value only
 // enters products, whose NaN results carry no promised payload).
-func widenRow(k *kernels, t tensor.Tensor, off, n int, buf []float32) []float32 {
+func widenRow(k *kernels, t *tensor.Tensor, off, n int, buf []float32) []float32 {
 	if t.DType == tensor.F32 {
 		return t.F32[off : off+n : off+n]
 	}
@@ -361,7 +361,7 @@ func widenRow(k *kernels, t tensor.Tensor, off, n int, buf []float32) []float32 
 }
 
 // elemPtr is the address of backing element i of t (F32, BF16 or F16).
-func elemPtr(t tensor.Tensor, i int) *byte {
+func elemPtr(t *tensor.Tensor, i int) *byte {
 	if t.DType == tensor.F32 {
 		return (*byte)(unsafe.Pointer(&t.F32[i]))
 	}

@@ -69,8 +69,8 @@ func thdRows(a *ops.ApplyRotaryEmbTHDArgs, backward bool, lo, hi int) {
 			pos := start + int64(ops.CPIndex(t-sLo, sHi-sLo, a.CPSize, a.CPRank))
 			if pos != loaded {
 				loaded = pos
-				cos = widenRow(k, a.Cos, a.Cos.Index(int(pos), 0), d, buf.cos[:])
-				sin = widenRow(k, a.Sin, a.Sin.Index(int(pos), 0), d, buf.sin[:])
+				cos = widenRow(k, &a.Cos, a.Cos.Index(int(pos), 0), d, buf.cos[:])
+				sin = widenRow(k, &a.Sin, a.Sin.Index(int(pos), 0), d, buf.sin[:])
 				if backward {
 					negatedPartners(flipped[:d], sin, a.GPTJ)
 					sin = flipped[:d]
@@ -83,7 +83,7 @@ func thdRows(a *ops.ApplyRotaryEmbTHDArgs, backward bool, lo, hi int) {
 				}
 			}
 			if d > 0 {
-				rotateRows(k, a.Out, oo, heads, oh, a.X, xo, xh, cos, sin, a.GPTJ)
+				rotateRows(k, &a.Out, oo, heads, oh, &a.X, xo, xh, cos, sin, a.GPTJ)
 			}
 		}
 	}

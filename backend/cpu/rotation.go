@@ -101,7 +101,7 @@ func rotateQK(k *kernels, r *ops.RoPE, t int, cos, sin []float32) {
 // apply_rotary_emb and the ops built on its rows take them: the first 2·half elements of `rows`
 // rows of src, sstride elements apart from so, rotated by the same cos/sin rows into t's rows,
 // stride elements apart from off; src may be t itself (in place).
-func rotateRows(k *kernels, t tensor.Tensor, off, rows, stride int, src tensor.Tensor, so, sstride int, cos, sin []float32, gptj bool) {
+func rotateRows(k *kernels, t *tensor.Tensor, off, rows, stride int, src *tensor.Tensor, so, sstride int, cos, sin []float32, gptj bool) {
 	half := len(cos) / 2
 	n := 0
 	if k.isa != isaGeneric && half >= 8 {
@@ -118,7 +118,7 @@ func rotateRows(k *kernels, t tensor.Tensor, off, rows, stride int, src tensor.T
 
 // rotateRowGo rotates pairs [from, half) of a row of src at so by full-width cos/sin rows into
 // t's row at off.
-func rotateRowGo(t tensor.Tensor, off int, src tensor.Tensor, so int, cos, sin []float32, gptj bool, from int) {
+func rotateRowGo(t *tensor.Tensor, off int, src *tensor.Tensor, so int, cos, sin []float32, gptj bool, from int) {
 	half := len(cos) / 2
 	for i := from; i < half; i++ {
 		a, b := i, i+half
