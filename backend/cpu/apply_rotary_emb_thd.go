@@ -55,6 +55,8 @@ func thdRows(a *ops.ApplyRotaryEmbTHDArgs, backward bool, lo, hi int) {
 	heads, width, d := a.X.Shape[1], a.X.Shape[2], a.RotaryDim
 	xt, xh := a.X.Stride(0), a.X.Stride(1)
 	ot, oh := a.Out.Stride(0), a.Out.Stride(1)
+	// cos and sin rows by position: Tensor.Index, without copying the tensor per token.
+	ct, st := a.Cos.Stride(0), a.Sin.Stride(0)
 	var buf rowBuffers
 	var flipped [len(buf.sin)]float32
 	var cos, sin []float32
@@ -69,8 +71,8 @@ func thdRows(a *ops.ApplyRotaryEmbTHDArgs, backward bool, lo, hi int) {
 			pos := start + int64(ops.CPIndex(t-sLo, sHi-sLo, a.CPSize, a.CPRank))
 			if pos != loaded {
 				loaded = pos
-				cos = widenRow(k, &a.Cos, a.Cos.Index(int(pos), 0), d, buf.cos[:])
-				sin = widenRow(k, &a.Sin, a.Sin.Index(int(pos), 0), d, buf.sin[:])
+				cos = widenRow(k, &a.Cos, a.Cos.Offset+int(pos)*ct, d, buf.cos[:])
+				sin = widenRow(k, &a.Sin, a.Sin.Offset+int(pos)*st, d, buf.sin[:])
 				if backward {
 					negatedPartners(flipped[:d], sin, a.GPTJ)
 					sin = flipped[:d]
