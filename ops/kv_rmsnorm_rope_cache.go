@@ -4,7 +4,6 @@ import (
 	"errors"
 	"fmt"
 	"math"
-	"math/bits"
 	"slices"
 
 	"github.com/rotary-go/rotary/tensor"
@@ -296,53 +295,9 @@ func kvcSameDType(name string, d, kv tensor.DType) error {
 
 func kvcContiguousRows(name string, t *tensor.Tensor) error {
 	if r := len(t.Shape); r > 0 && t.Shape[r-1] > 1 {
-		if st := kvcStride(t, r-1); st != 1 {
+		if st := tensor.StrideOf(t, r-1); st != 1 {
 			return fmt.Errorf("%s: the last dimension must be contiguous (stride 1, not %d)", name, st)
 		}
 	}
 	return nil
-}
-
-// kvcStride is t.Stride(k), read in place.
-func kvcStride(t *tensor.Tensor, k int) int {
-	if k < 0 || k >= len(t.Shape) {
-		return 0
-	}
-	if t.Strides != nil {
-		if k >= len(t.Strides) {
-			return 0
-		}
-		return t.Strides[k]
-	}
-	if n, ok := kvcProduct(t.Shape[k+1:]); ok {
-		return n
-	}
-	return math.MaxInt // as Stride: a row-major stride past int
-}
-
-// kvcNumElements is tensor.NumElements(shape), by kvcProduct.
-func kvcNumElements(shape []int) int {
-	if n, ok := kvcProduct(shape); ok {
-		return n
-	}
-	return -1
-}
-
-// kvcProduct is tensor.NumElements' count (ok false where it returns −1: a negative dimension
-// before any 0, or a product past int) without its division per dimension: the checks take a
-// dozen strides and counts per call.
-func kvcProduct(shape []int) (int, bool) {
-	n, over := 1, false
-	for _, d := range shape {
-		switch {
-		case d < 0:
-			return 0, false
-		case d == 0:
-			return 0, true
-		}
-		hi, lo := bits.Mul64(uint64(n), uint64(d))
-		over = over || hi != 0 || lo > math.MaxInt
-		n = int(lo)
-	}
-	return n, !over
 }

@@ -18,9 +18,9 @@ type kvcIndex struct {
 
 // set addresses t's values, writing every field of x in place (see KVCacheLayout.set).
 func (x *kvcIndex) set(t *tensor.Tensor) {
-	x.i64, x.i32, x.off, x.s0, x.s1, x.n1 = t.I64, t.I32, t.Offset, kvcStride(t, 0), 0, 1
+	x.i64, x.i32, x.off, x.s0, x.s1, x.n1 = t.I64, t.I32, t.Offset, tensor.StrideOf(t, 0), 0, 1
 	if len(t.Shape) == 2 {
-		x.s1, x.n1 = kvcStride(t, 1), t.Shape[1]
+		x.s1, x.n1 = tensor.StrideOf(t, 1), t.Shape[1]
 	}
 }
 
@@ -113,7 +113,7 @@ func (a *KVRMSNormRoPECacheArgs) indexLimit() int64 {
 // nothing is sorted or allocated.
 func (a *KVRMSNormRoPECacheArgs) checkIndexRange() (increasing bool, err error) {
 	mode, limit := a.CacheMode, a.indexLimit()
-	n := kvcNumElements(a.Index.Shape)
+	n := tensor.NumElements(a.Index.Shape)
 	if a.idx.i64 != nil && a.idx.n1 == 1 && mode != CacheNorm && !mode.PerBlock() && kvcIncreasingSlots(a.idx.i64, a.idx.off, a.idx.s0, n, limit) {
 		return true, nil
 	}
@@ -148,7 +148,7 @@ func (a *KVRMSNormRoPECacheArgs) checkIndexDuplicates() error {
 	if a.CacheMode.PerBlock() {
 		space = int64(a.KLayout.Blocks)
 	}
-	n := kvcNumElements(a.Index.Shape)
+	n := tensor.NumElements(a.Index.Shape)
 	var stack [256]int64
 	keys := stack[:0]
 	if int64(n) <= space && n > len(stack) {
@@ -173,7 +173,7 @@ func (a *KVRMSNormRoPECacheArgs) checkIndexDuplicates() error {
 func (a *KVRMSNormRoPECacheArgs) duplicateError(dup int64) error {
 	mode, bs := a.CacheMode, a.KLayout.BlockSize
 	first := -1
-	for i := range kvcNumElements(a.Index.Shape) {
+	for i := range tensor.NumElements(a.Index.Shape) {
 		v := a.indexAt(i)
 		if v < 0 || a.indexKey(i, v) != dup {
 			continue

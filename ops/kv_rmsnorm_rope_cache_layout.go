@@ -75,7 +75,7 @@ func kvcCacheLayoutOf(l *KVCacheLayout, name string, c *tensor.Tensor, mode Cach
 		if err := kvcContiguousRows(name, c); err != nil {
 			return err
 		}
-		l.set(sh[0], sh[2], c.Offset, kvcStride(c, 0), kvcStride(c, 2), 0, width)
+		l.set(sh[0], sh[2], c.Offset, tensor.StrideOf(c, 0), tensor.StrideOf(c, 2), 0, width)
 		return nil
 	}
 	if !mode.NZ() {
@@ -85,7 +85,7 @@ func kvcCacheLayoutOf(l *KVCacheLayout, name string, c *tensor.Tensor, mode Cach
 		if err := kvcContiguousRows(name, c); err != nil {
 			return err
 		}
-		l.set(sh[0], sh[1], c.Offset, kvcStride(c, 0), kvcStride(c, 1), 0, width)
+		l.set(sh[0], sh[1], c.Offset, tensor.StrideOf(c, 0), tensor.StrideOf(c, 1), 0, width)
 		return nil
 	}
 	c0 := 32 / c.DType.Size()
@@ -115,7 +115,7 @@ func kvcCacheLayoutOf(l *KVCacheLayout, name string, c *tensor.Tensor, mode Cach
 		if err := kvcContiguousRows(name, c); err != nil {
 			return err
 		}
-		l.set(sh[0], sh[2], c.Offset, kvcStride(c, 0), kvcStride(c, 2), kvcStride(c, 1), c0)
+		l.set(sh[0], sh[2], c.Offset, tensor.StrideOf(c, 0), tensor.StrideOf(c, 2), tensor.StrideOf(c, 1), c0)
 		return nil
 	}
 	return fmt.Errorf("%s: shape %s: %s mode wants [BlockNum, BlockSize ≥ 1, 1, %d] or its NZ form [BlockNum, %d, BlockSize, 1, %d]", name, tensor.ShapeString(sh), mode, width, width/c0, c0)
@@ -196,10 +196,10 @@ func kvcRowsOf(t *tensor.Tensor) kvcRows {
 	}
 	r := kvcRows{off: t.Offset}
 	if t.Shape[0] != 1 {
-		r.bStride = kvcStride(t, 0)
+		r.bStride = tensor.StrideOf(t, 0)
 	}
 	if t.Shape[2] != 1 {
-		r.sStride = kvcStride(t, 2)
+		r.sStride = tensor.StrideOf(t, 2)
 	}
 	return r
 }

@@ -63,10 +63,10 @@ func kvcQuantVector(name string, t *tensor.Tensor, width int) ([]float32, int, i
 	}
 	sh := t.Shape
 	switch {
-	case len(sh) <= 2 && kvcNumElements(sh) == 1:
+	case len(sh) <= 2 && tensor.NumElements(sh) == 1:
 		return t.F32, t.Offset, 0, nil
 	case len(sh) == 1 && sh[0] == width, len(sh) == 2 && sh[0] == 1 && sh[1] == width:
-		return t.F32, t.Offset, kvcStride(t, len(sh)-1), nil
+		return t.F32, t.Offset, tensor.StrideOf(t, len(sh)-1), nil
 	}
 	return nil, 0, 0, fmt.Errorf("%s: shape %s: want [%d] or [1,%d] (per channel) or [1] (per tensor)", name, tensor.ShapeString(sh), width, width)
 }

@@ -3,6 +3,7 @@ package tensor
 import (
 	"fmt"
 	"math"
+	"math/bits"
 	"strings"
 )
 
@@ -117,24 +118,23 @@ func mulInt(a, b int) (int, bool) {
 	return a * b, true
 }
 
-// product is the element count of shape; ok is false for a negative dimension or an overflow.
+// product is the element count of shape; ok is false for a negative dimension before any 0, or
+// an overflow. It multiplies with an overflow flag rather than dividing per dimension: the
+// operators' checks take a dozen counts and strides per call.
 func product(shape []int) (int, bool) {
+	n, over := 1, false
 	for _, d := range shape {
-		if d < 0 {
+		switch {
+		case d < 0:
 			return 0, false
-		}
-		if d == 0 {
+		case d == 0:
 			return 0, true
 		}
+		hi, lo := bits.Mul64(uint64(n), uint64(d))
+		over = over || hi != 0 || lo > math.MaxInt
+		n = int(lo)
 	}
-	n := 1
-	for _, d := range shape {
-		var ok bool
-		if n, ok = mulInt(n, d); !ok {
-			return 0, false
-		}
-	}
-	return n, true
+	return n, !over
 }
 
 // IsZero reports whether t is the absent tensor.
@@ -150,6 +150,10 @@ func (t Tensor) Len() int { return NumElements(t.Shape) }
 // stride. A row-major stride past math.MaxInt (a shape no buffer holds) is math.MaxInt, which
 // Check refuses for any dimension of two or more.
 func (t Tensor) Stride(k int) int { return t.stride(k) }
+
+// StrideOf is t.Stride(k) read through a pointer: a method on the value copies the whole
+// Tensor wherever the compiler does not inline it, which hot paths and per-call checks avoid.
+func StrideOf(t *Tensor, k int) int { return t.stride(k) }
 
 // stride is Stride through a pointer: inlined, a method on the value copies the whole Tensor.
 func (t *Tensor) stride(k int) int {
