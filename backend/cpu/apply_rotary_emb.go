@@ -220,7 +220,7 @@ func (b *backwardJob) run(lo, hi int) {
 func (b *backwardJob) fusable(k *kernels) bool {
 	a := &b.a
 	d := a.X.DType
-	if (a.RotaryDim/2)%16 != 0 || a.Cos.DType != d || !hasBackwardFused(k.isa, d, a.GPTJ) {
+	if (a.RotaryDim/2)%16 != 0 || a.Cos.DType != d || !hasBackwardFused(k.isa) {
 		return false
 	}
 	for _, t := range []tensor.Tensor{a.DCos, a.DSin} {
@@ -366,6 +366,18 @@ func elemPtr(t *tensor.Tensor, i int) *byte {
 		return (*byte)(unsafe.Pointer(&t.F32[i]))
 	}
 	return (*byte)(unsafe.Pointer(&t.Bits[i]))
+}
+
+// backwardFused is the fused backward kernels' argument block: its words in the order of the
+// generator's fused* constants. Pointers are to element 0 of a cos row's first row, strides and
+// steps in bytes; the kernel steps the pointers (to the last cos row's) and counts count down.
+// A cos row's rows of dy, x and dx are `groups` groups of `rows` rows, in that order.
+type backwardFused struct {
+	dy, x, dx, cos, sin, dcos, dsin                          *byte // dcos, dsin nil: not written
+	rows, ys, xs, os                                         int   // rows of dy, x, dx per cos row
+	count, ystep, xstep, ostep, cstep, sstep, dcstep, dsstep int   // cos rows, and their steps
+	half, n                                                  int   // pairs per row; pairs to do, a multiple of 16
+	groups, yg, xg, og                                       int   // groups of rows per cos row; from a group's last row on to the next's first
 }
 
 // storeSums stores float64 sums into t's row at off as native does, through float32; buf

@@ -51,20 +51,8 @@ func backwardSumsAsm(i isa, d tensor.DType, gptj bool, dcos, dsin *float64, dy, 
 	return n
 }
 
-// backwardFused is the fused backward kernels' argument block: its words in the order of the
-// generator's fused* constants. Pointers are to element 0 of a cos row's first row, strides and
-// steps in bytes; the kernel steps the pointers (to the last cos row's) and counts count down.
-// A cos row's rows of dy, x and dx are `groups` groups of `rows` rows, in that order.
-type backwardFused struct {
-	dy, x, dx, cos, sin, dcos, dsin                          *byte // dcos, dsin nil: not written
-	rows, ys, xs, os                                         int   // rows of dy, x, dx per cos row
-	count, ystep, xstep, ostep, cstep, sstep, dcstep, dsstep int   // cos rows, and their steps
-	half, n                                                  int   // pairs per row; pairs to do, a multiple of 16
-	groups, yg, xg, og                                       int   // groups of rows per cos row; from a group's last row on to the next's first
-}
-
-// hasBackwardFused reports whether the ISA has a fused backward kernel for dtype d and the style.
-func hasBackwardFused(i isa, d tensor.DType, gptj bool) bool {
+// hasBackwardFused reports whether the ISA has fused backward kernels (every dtype, both styles).
+func hasBackwardFused(i isa) bool {
 	return i == isaAVX512 || i == isaAVX512BF16
 }
 
