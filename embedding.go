@@ -58,10 +58,17 @@ func checkCacheRows(what string, rows, rotaryDim int) error {
 	return nil
 }
 
-// New checks spec and builds its cos/sin cache.
+// New checks spec and builds its cos/sin cache: one RoPE, for one layer or for every layer of a
+// model whose layers all rotate alike. A spec with per-layer rules (Spec.Local: Gemma 3's
+// sliding layers, Llama 4's layers without RoPE, any layer_types model) is refused with an
+// error wrapping ErrSpec, since one table would give every layer the same RoPE: build a layer's
+// with New(spec.ForLayer(l)), or the whole model with NewLayers.
 func New(spec Spec, opts ...Option) (*Embedding, error) {
 	if err := spec.Validate(); err != nil {
 		return nil, err
+	}
+	if spec.Local != nil {
+		return nil, errPerLayer
 	}
 	o := options{disp: ops.Default}
 	for _, opt := range opts {

@@ -52,6 +52,13 @@ func FuzzNew(f *testing.F) {
 		_ = s.DefaultCacheLen()
 		// A small cache keeps the fuzzer's memory bounded; rows past it take the per-call path.
 		e, err := New(s, WithCacheLen(int(extra%8)))
+		if s.Local != nil {
+			if err == nil {
+				t.Fatalf("New accepted %+v, whose layers differ (local %+v)", s, s.Local)
+			}
+			fuzzLayers(t, s)
+			return
+		}
 		if err != nil {
 			return
 		}
@@ -60,16 +67,6 @@ func FuzzNew(f *testing.F) {
 				if math.IsNaN(x) || math.IsInf(x, 0) {
 					t.Fatalf("accepted %+v, but %s[%d] = %v", s, what, i, x)
 				}
-			}
-		}
-		for l := range 4 {
-			// Every layer of an accepted model is an accepted spec.
-			ls, err := s.ForLayer(l)
-			if err != nil {
-				continue
-			}
-			if _, err := New(ls, WithCacheLen(2)); err != nil {
-				t.Fatalf("accepted %+v (local %+v), but layer %d's spec %+v is refused: %v", s, s.Local, l, ls, err)
 			}
 		}
 		finite("inv_freq", e.InvFreq()...)
@@ -104,4 +101,41 @@ func FuzzNew(f *testing.F) {
 			}
 		}
 	})
+}
+
+// fuzzLayers: a per-layer spec that NewLayers accepts gives every layer an accepted spec, and
+// its gather and apply run on every layer.
+func fuzzLayers(t *testing.T, s Spec) {
+	n := s.NumLayers()
+	if n == 0 {
+		n = 4
+	}
+	ls, err := NewLayers(s, n, WithCacheLen(2))
+	if err != nil {
+		return
+	}
+	for l := range n {
+		// Every layer of an accepted model is an accepted spec.
+		e, err := ls.Layer(l)
+		if err != nil {
+			t.Fatalf("accepted %+v (local %+v), but Layer(%d): %v", s, s.Local, l, err)
+		}
+		if _, err := New(e.Spec(), WithCacheLen(2)); err != nil {
+			t.Fatalf("accepted %+v (local %+v), but layer %d's spec %+v is refused: %v", s, s.Local, l, e.Spec(), err)
+		}
+	}
+	if s.MRoPE != nil || s.DualChunk != nil || s.HeadSize > 1<<10 {
+		return
+	}
+	var cs LayersCosSin
+	if err := ls.Gather(tensor.FromI64([]int64{0, 1 << 40}, 2), &cs); err != nil {
+		t.Fatalf("Gather: %v", err)
+	}
+	for l := range n {
+		e, _ := ls.Layer(l)
+		q := make([]float32, 2*e.Spec().HeadSize)
+		if err := cs.Apply(l, tensor.FromF32(q, 2, 1, e.Spec().HeadSize), tensor.Tensor{}); err != nil {
+			t.Fatalf("Apply layer %d: %v", l, err)
+		}
+	}
 }

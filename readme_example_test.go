@@ -1,12 +1,14 @@
 package rotary_test
 
 import (
+	"fmt"
 	"log"
 	"os"
 	"strings"
 	"testing"
 
 	"github.com/rotary-go/rotary"
+	"github.com/rotary-go/rotary/hf"
 	"github.com/rotary-go/rotary/tensor"
 )
 
@@ -15,7 +17,7 @@ import (
 func Example_readme() {
 	// README snippet begins
 	spec := rotary.Spec{HeadSize: 128, RotaryDim: 128, Base: 500000, Style: rotary.NeoX, MaxPositions: 8192}
-	// or: m, err := hf.LoadFile("config.json"); spec := m.Spec
+	// A model's config (hf.LoadFile) may give its layers different RoPEs: see NewLayers below.
 	emb, err := rotary.New(spec) // validates, builds the float64-exact cache
 	if err != nil {
 		log.Fatal(err)
@@ -51,31 +53,79 @@ func Example_readme() {
 	// Output:
 }
 
-// TestReadmeSnippet: the README's Go snippet is Example_readme's body, line for line.
+// Example_readmeLayers is the README's per-layer snippet (TestReadmeSnippet): a model whose
+// layers differ, through NewLayers.
+func Example_readmeLayers() {
+	// README layers snippet begins
+	m, err := hf.Preset("llama-4-scout-17b-16e") // or hf.LoadFile("config.json")
+	if err != nil {
+		log.Fatal(err)
+	}
+	// One cos/sin table per distinct layer RoPE: Llama 4 rotates three layers in four.
+	model, err := rotary.NewLayers(m.Spec, m.NumLayers, rotary.WithCacheLen(8192))
+	if err != nil {
+		log.Fatal(err)
+	}
+	fmt.Println(model.NumLayers(), "layers,", model.Distinct(), "distinct RoPEs")
+
+	positions := tensor.FromI64([]int64{0, 1, 2}, 3)
+	var cs rotary.LayersCosSin
+	if err := model.Gather(positions, &cs); err != nil { // once per forward pass
+		log.Fatal(err)
+	}
+	q := tensor.FromF32(make([]float32, 3*m.NumHeads*m.HeadSize), 3, m.NumHeads, m.HeadSize)
+	k := tensor.FromF32(make([]float32, 3*m.NumKVHeads*m.HeadSize), 3, m.NumKVHeads, m.HeadSize)
+	for l := range model.NumLayers() {
+		if err := cs.Apply(l, q, k); err != nil { // layer l's RoPE; NoPE layers: untouched
+			log.Fatal(err)
+		}
+		// The position-dependent query scale is its own op; the layers tell where it applies.
+		if r := model.QueryScale(l); r.Kind != rotary.QueryScaleNone {
+			p := rotary.QueryScaleParams{Positions: positions, Query: q, Rule: r}
+			if err := rotary.QueryScale(nil, p); err != nil {
+				log.Fatal(err)
+			}
+		}
+	}
+	// README layers snippet ends
+
+	// Output: 48 layers, 2 distinct RoPEs
+}
+
+// TestReadmeSnippet: each of the README's Go snippets is its Example's body, line for line.
 func TestReadmeSnippet(t *testing.T) {
 	readme, err := os.ReadFile("README.md")
 	if err != nil {
 		t.Fatal(err)
 	}
-	_, rest, ok := strings.Cut(string(readme), "## The Go API\n\n```go\n")
-	if !ok {
-		t.Fatal("README: no ```go block under ## The Go API")
-	}
-	snippet, _, ok := strings.Cut(rest, "```\n")
-	if !ok {
-		t.Fatal("README: the Go block does not end")
-	}
 	src, err := os.ReadFile("readme_example_test.go")
 	if err != nil {
 		t.Fatal(err)
 	}
-	_, body, _ := strings.Cut(string(src), "\t// README snippet begins\n")
-	body, _, _ = strings.Cut(body, "\t// README snippet ends\n")
-	var lines []string
-	for _, l := range strings.SplitAfter(body, "\n") {
-		lines = append(lines, strings.TrimPrefix(l, "\t"))
-	}
-	if want := strings.Join(lines, ""); snippet != want {
-		t.Errorf("README's Go snippet differs from Example_readme:\n--- README\n%s--- Example_readme\n%s", snippet, want)
+	for _, c := range []struct{ heading, marker string }{
+		{"## The Go API\n\n", "README snippet"},
+		{"### A model whose layers differ\n\n", "README layers snippet"},
+	} {
+		_, rest, ok := strings.Cut(string(readme), c.heading)
+		if !ok {
+			t.Fatalf("README: no heading %q", c.heading)
+		}
+		_, rest, ok = strings.Cut(rest, "```go\n")
+		if !ok {
+			t.Fatalf("README: no ```go block under %q", c.heading)
+		}
+		snippet, _, ok := strings.Cut(rest, "```\n")
+		if !ok {
+			t.Fatalf("README: the Go block under %q does not end", c.heading)
+		}
+		_, body, _ := strings.Cut(string(src), "\t// "+c.marker+" begins\n")
+		body, _, _ = strings.Cut(body, "\t// "+c.marker+" ends\n")
+		var lines []string
+		for _, l := range strings.SplitAfter(body, "\n") {
+			lines = append(lines, strings.TrimPrefix(l, "\t"))
+		}
+		if want := strings.Join(lines, ""); snippet != want {
+			t.Errorf("README's Go snippet under %q differs from its Example:\n--- README\n%s--- Example\n%s", c.heading, snippet, want)
+		}
 	}
 }

@@ -165,7 +165,7 @@ func (c *checker) indexer(m *hf.Model) {
 // queryScale: the position-dependent query scale that ships beside RoPE is no part of a rope
 // kernel, and vLLM decides Llama 4's temperature tuning from the launch, not the config.
 func (c *checker) queryScale(m *hf.Model) {
-	r := m.QueryScale
+	r := m.Spec.QueryScale
 	switch r.Kind {
 	case rope.QueryScaleLlama4:
 		// vLLM llama4.py Llama4ForCausalLM: attn_temperature_tuning comes from the generation

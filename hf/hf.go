@@ -27,9 +27,6 @@ type Model struct {
 	// StyleAssumed is true when the model_type is not a family hf knows and no
 	// ParseOptions.Style named the pairing: Spec.Style is NeoX by assumption, not by record.
 	StyleAssumed bool
-	// QueryScale is the position-dependent query scale the model applies beside RoPE (Llama 4's
-	// attn_temperature_tuning, llama_4_scaling_beta); QueryScaleAt gives a layer's.
-	QueryScale rope.QueryScaleRule
 	// Indexer is the RoPE of DeepSeek-V3.2's lightning indexer (deepseek_v32 configs with
 	// index_head_dim), which rotates the same positions as Spec with the same cos/sin but pairs
 	// NeoX-wise over the first qk_rope_head_dim dims of a wider head; nil for other models.

@@ -34,7 +34,7 @@ func TestMistral4(t *testing.T) {
 		if sc.Type != rotary.ScalingYaRN || sc.Factor != 128 || sc.OriginalMaxPositions != 8192 || sc.Mscale != 1 || sc.MscaleAllDim != 1 {
 			t.Errorf("%s: scaling %+v, want yarn 128 over 8192, mscale 1/1", c.name, sc)
 		}
-		if q := m.QueryScale; q.Kind != rotary.QueryScaleBeta || q.Beta != 0.1 || q.OriginalMax != 8192 {
+		if q := m.Spec.QueryScale; q.Kind != rotary.QueryScaleBeta || q.Beta != 0.1 || q.OriginalMax != 8192 {
 			t.Errorf("%s: query scale %+v, want beta 0.1 over 8192", c.name, q)
 		}
 		if _, att := s.Frequencies(-1); att != 1 {

@@ -31,7 +31,7 @@ func init() {
 				if sc.Mscale != 1 || sc.MscaleAllDim != 1 || sc.BetaFast != 32 || sc.BetaSlow != 1 {
 					t.Errorf("yarn %+v, want mscale 1/1, betas 32/1", sc)
 				}
-				if q := m.QueryScale; q.Kind != rotary.QueryScaleBeta || q.Beta != 0.1 || q.OriginalMax != 16384 {
+				if q := m.Spec.QueryScale; q.Kind != rotary.QueryScaleBeta || q.Beta != 0.1 || q.OriginalMax != 16384 {
 					t.Errorf("query scale %+v, want beta 0.1 over 16384", q)
 				}
 			}},
@@ -49,7 +49,7 @@ func init() {
 			check: func(t *testing.T, m *Model) {
 				r := rotates(500000, rotary.ScalingLlama3, 128)
 				checkLayers(t, m, rotary.GPTJ, repeat(12, r, r, r, nope))
-				if q := m.QueryScale; q.Kind != rotary.QueryScaleLlama4 || q.FloorScale != 8192 || q.AttnScale != 0.1 {
+				if q := m.Spec.QueryScale; q.Kind != rotary.QueryScaleLlama4 || q.FloorScale != 8192 || q.AttnScale != 0.1 {
 					t.Errorf("query scale %+v, want llama4 8192/0.1", q)
 				}
 			}},

@@ -18,27 +18,21 @@ import (
 //     1 + llama_4_scaling_beta · log(1 + ⌊position / original_max_position_embeddings⌋), both
 //     read from rope_parameters.
 
-// QueryScaleAt is the query scale of layer l: Model.QueryScale on the layers the model scales
-// (Llama 4's temperature tuning: the layers without RoPE; the beta rule: every layer), else
-// the rule of kind none, which leaves queries alone.
+// QueryScaleAt is the query scale of layer l: the Spec's ForLayer(l).QueryScale (Llama 4's
+// temperature tuning on the layers without RoPE, the beta rule on every layer), checked against
+// the model's layer count.
 func (m *Model) QueryScaleAt(l int) (rope.QueryScaleRule, error) {
 	if m.NumLayers > 0 && (l < 0 || l >= m.NumLayers) {
 		return rope.QueryScaleRule{}, fmt.Errorf("layer %d: the model has %d layers (0..%d)", l, m.NumLayers, m.NumLayers-1)
-	}
-	if m.QueryScale.Kind != rope.QueryScaleLlama4 {
-		return m.QueryScale, nil
 	}
 	s, err := m.Spec.ForLayer(l)
 	if err != nil {
 		return rope.QueryScaleRule{}, err
 	}
-	if !s.NoRoPE {
-		return rope.QueryScaleRule{}, nil
-	}
-	return m.QueryScale, nil
+	return s.QueryScale, nil
 }
 
-// queryScale fills Model.QueryScale: the beta rule wherever the rope object names
+// queryScale fills Spec.QueryScale: the beta rule wherever the rope object names
 // llama_4_scaling_beta, Llama 4's temperature tuning for the llama4 families.
 func (p *parser) queryScale(ri ropeInfo) error {
 	if ri.main != nil {
@@ -70,7 +64,7 @@ func (p *parser) betaScale(n node) error {
 	if err := r.Validate(); err != nil {
 		return configErr("%s: %v", n.path, err)
 	}
-	p.m.QueryScale = r
+	p.m.Spec.QueryScale = r
 	p.note("%s: queries are also scaled after RoPE, on every layer, by 1 + llama_4_scaling_beta·ln(1 + ⌊position / original_max_position_embeddings⌋) = 1 + %v·ln(1 + ⌊p / %d⌋), the scale rounded to the query's dtype first as Hugging Face does (op query_scale)",
 		n.path, beta, orig)
 	switch p.m.ModelType {
@@ -123,7 +117,7 @@ func (p *parser) llama4Scale() error {
 	if err := r.Validate(); err != nil {
 		return configErr("%v", err)
 	}
-	p.m.QueryScale = r
+	p.m.Spec.QueryScale = r
 	p.note("attn_temperature_tuning: the layers without RoPE scale their queries by log1p(⌊(position + 1) / %v⌋)·%v + 1 (op query_scale; Model.QueryScaleAt says which layers)", r.FloorScale, r.AttnScale)
 	return nil
 }

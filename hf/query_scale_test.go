@@ -33,8 +33,8 @@ func TestQueryScaleBeta(t *testing.T) {
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			m := mustParse(t, c.cfg)
-			if m.QueryScale != c.want {
-				t.Fatalf("QueryScale %+v, want %+v", m.QueryScale, c.want)
+			if m.Spec.QueryScale != c.want {
+				t.Fatalf("QueryScale %+v, want %+v", m.Spec.QueryScale, c.want)
 			}
 			for _, l := range []int{0, 1, 33} {
 				if r, err := m.QueryScaleAt(l); err != nil || r != c.want {
@@ -56,8 +56,8 @@ func TestQueryScaleBeta(t *testing.T) {
 		"qk_rope_head_dim": 64, "max_position_embeddings": 294912,
 		"rope_parameters": {"rope_type": "yarn", "rope_theta": 10000.0, "factor": 36.0, "original_max_position_embeddings": 8192,
 		  "beta_fast": 32.0, "beta_slow": 1.0, "mscale": 1.0, "mscale_all_dim": 1.0, "llama_4_scaling_beta": 0.1}}`)
-	if want := (rope.QueryScaleRule{Kind: rope.QueryScaleBeta, Beta: 0.1, OriginalMax: 8192}); m.QueryScale != want {
-		t.Errorf("deepseek_v3: QueryScale %+v, want %+v", m.QueryScale, want)
+	if want := (rope.QueryScaleRule{Kind: rope.QueryScaleBeta, Beta: 0.1, OriginalMax: 8192}); m.Spec.QueryScale != want {
+		t.Errorf("deepseek_v3: QueryScale %+v, want %+v", m.Spec.QueryScale, want)
 	}
 	if !notesHave(m, "may not") {
 		t.Errorf("deepseek_v3: notes %q: want the note that HF's modeling code may not apply it", m.Notes)
@@ -96,8 +96,8 @@ func TestQueryScaleLlama4(t *testing.T) {
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			m := mustParse(t, llama4(c.extra))
-			if m.QueryScale != c.want {
-				t.Fatalf("QueryScale %+v, want %+v", m.QueryScale, c.want)
+			if m.Spec.QueryScale != c.want {
+				t.Fatalf("QueryScale %+v, want %+v", m.Spec.QueryScale, c.want)
 			}
 			if c.note != "" && !notesHave(m, c.note) {
 				t.Errorf("notes %q: want %q", m.Notes, c.note)
@@ -128,8 +128,8 @@ func TestQueryScaleLlama4(t *testing.T) {
 	}
 	// Other families have no temperature tuning, whatever keys they carry.
 	m := mustParse(t, `{"model_type": "llama", "hidden_size": 4096, "num_attention_heads": 32, "rope_theta": 500000.0, "attn_temperature_tuning": true}`)
-	if m.QueryScale != (rope.QueryScaleRule{}) {
-		t.Errorf("llama: QueryScale %+v, want none", m.QueryScale)
+	if m.Spec.QueryScale != (rope.QueryScaleRule{}) {
+		t.Errorf("llama: QueryScale %+v, want none", m.Spec.QueryScale)
 	}
 }
 

@@ -134,7 +134,7 @@ func (s Spec) withType(r LayerRoPE) Spec {
 
 // withoutRoPE is the spec of an unrotated layer: what shapes query, key and positions stays.
 func (s Spec) withoutRoPE() Spec {
-	return Spec{HeadSize: s.HeadSize, Style: s.Style, MaxPositions: s.MaxPositions, MRoPE: s.MRoPE, NoRoPE: true}
+	return Spec{HeadSize: s.HeadSize, Style: s.Style, MaxPositions: s.MaxPositions, MRoPE: s.MRoPE, NoRoPE: true, QueryScale: s.QueryScale}
 }
 
 // validateNoRoPE checks a spec without RoPE. The per-layer and dual-chunk rules place
@@ -172,8 +172,18 @@ func (s Spec) IsGlobalLayer(l int) bool {
 
 // ForLayer returns the spec of layer l, with no Local part: the layer type's RoPE when Types
 // gives one; for a sliding layer with a local Base, that base and no scaling (Gemma 3); for a
-// layer without RoPE, a spec with NoRoPE set; otherwise s itself.
+// layer without RoPE, a spec with NoRoPE set; otherwise s itself. Its QueryScale is the layer's
+// own (QueryScaleRule.OnLayer).
 func (s Spec) ForLayer(l int) (Spec, error) {
+	out, err := s.forLayer(l)
+	if err != nil {
+		return Spec{}, err
+	}
+	out.QueryScale = s.QueryScale.OnLayer(out.NoRoPE)
+	return out, nil
+}
+
+func (s Spec) forLayer(l int) (Spec, error) {
 	if l < 0 {
 		return Spec{}, fmt.Errorf("layer %d: want ≥ 0", l)
 	}
@@ -198,4 +208,13 @@ func (s Spec) ForLayer(l int) (Spec, error) {
 		out.Scaling = Scaling{Type: ScalingDefault}
 	}
 	return out, nil
+}
+
+// NumLayers is the layer count the per-layer rules fix (the length of layer_types or of the
+// NoPE list), 0 when they fix none (no rules, or a sliding pattern that repeats).
+func (s Spec) NumLayers() int {
+	if s.Local == nil {
+		return 0
+	}
+	return s.Local.numLayers()
 }

@@ -154,6 +154,16 @@ func (r QueryScaleRule) Validate() error {
 	return fmt.Errorf("kind %v: want llama4, beta or none", r.Kind)
 }
 
+// OnLayer is the rule on a layer that is rotated or not (noRoPE): Llama 4's temperature tuning
+// scales only the layers without RoPE (Hugging Face Llama4TextAttention.forward: `not
+// self.use_rope`), the beta rule every layer; elsewhere the rule of kind none.
+func (r QueryScaleRule) OnLayer(noRoPE bool) QueryScaleRule {
+	if r.Kind == QueryScaleLlama4 && !noRoPE {
+		return QueryScaleRule{}
+	}
+	return r
+}
+
 // ScaleFirst reports whether the scale is rounded to the query's dtype before the product
 // (QueryScaleCastScale, explicit or as the kind's default).
 func (r QueryScaleRule) ScaleFirst() bool {

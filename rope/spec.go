@@ -224,6 +224,10 @@ type Spec struct {
 	// model leaves unrotated; Validate then checks only HeadSize, MaxPositions and the MRoPE
 	// section count (which still shape the arguments).
 	NoRoPE bool
+	// QueryScale is the position-dependent query scale the model applies beside RoPE (op
+	// query_scale). On a model's spec it is the model's rule; ForLayer gives each layer its own
+	// (QueryScaleRule.OnLayer).
+	QueryScale QueryScaleRule `json:",omitzero"`
 }
 
 // ErrSpec is wrapped by every error Validate returns.
@@ -250,6 +254,9 @@ func finitePos(v float64) bool { return v > 0 && !math.IsInf(v, 0) && !math.IsNa
 func (s Spec) Validate() error {
 	if s.HeadSize <= 0 || s.HeadSize > 1<<16 {
 		return specErr("head size %d: want 1..65536", s.HeadSize)
+	}
+	if err := s.QueryScale.Validate(); err != nil {
+		return specErr("query scale: %v", err)
 	}
 	if s.NoRoPE {
 		return s.validateNoRoPE()

@@ -133,7 +133,7 @@ func queryScaleModelRule(env *applyEnv) (rope.QueryScaleRule, error) {
 		}
 	}
 	m := env.model
-	if m.QueryScale.Kind == rope.QueryScaleNone {
+	if m.Spec.QueryScale.Kind == rope.QueryScaleNone {
 		return rope.QueryScaleRule{}, usagef("model_type %q: the config has no query scale (attn_temperature_tuning for llama4, llama_4_scaling_beta in rope_parameters); give --query-scale and its parameters instead", m.ModelType)
 	}
 	r, err := m.QueryScaleAt(env.layer)
@@ -141,7 +141,7 @@ func queryScaleModelRule(env *applyEnv) (rope.QueryScaleRule, error) {
 		return r, usagef("--layer: %v", err)
 	}
 	if r.Kind == rope.QueryScaleNone {
-		fmt.Fprintf(env.stderr, "rotary apply: layer %d is not scaled (%v applies to the layers without RoPE): query written unchanged\n", env.layer, m.QueryScale.Kind)
+		fmt.Fprintf(env.stderr, "rotary apply: layer %d is not scaled (%v applies to the layers without RoPE): query written unchanged\n", env.layer, m.Spec.QueryScale.Kind)
 		return r, nil
 	}
 	if r.Cast, err = rope.ParseQueryScaleCast(queryScaleCast); err != nil {

@@ -233,7 +233,7 @@ func benchShape(config, preset string) (*bench.Shape, error) {
 		return nil, usageError{err}
 	}
 	return &bench.Shape{Name: name, Spec: spec, Heads: model.NumHeads, KVHeads: model.NumKVHeads,
-		QueryScale: model.QueryScale, KVLoRARank: kvLoRARank(data)}, nil
+		QueryScale: model.Spec.QueryScale, KVLoRARank: kvLoRARank(data)}, nil
 }
 
 // kvLoRARank is an MLA config's kv_lora_rank (DeepSeek-V2/V3's latent width), from the text
