@@ -92,6 +92,15 @@ func Config(data []byte, l Launch) []Finding {
 			"config.json does not record the pair layout; it follows the checkpoint's weights, and a checkpoint that pairs (2i, 2i+1) rotated as (i, i+d/2) gives wrong attention without any error",
 			"read the model's modeling code (rotate_half: neox; rotate_every_two or interleaved cos/sin: gptj) and pass --style neox or --style gptj, or set a known model_type: "+strings.Join(hf.KnownModelTypes(), ", "))
 	}
+	for _, u := range m.Unread {
+		fix := "remove the key, or give the rope type that reads it (rotary inspect shows what is read)"
+		if u.Suggest != "" {
+			fix = "rename it " + u.Suggest
+		}
+		c.add(Warning, "unread-key", u.String(),
+			"a key nobody reads leaves its default in place: a misspelt original_max_position_embeddings falls back to max_position_embeddings, and the cos/sin change with no error (transformers' rope_config_validation warns about such keys too)",
+			fix)
+	}
 	c.model(m)
 	return c.findings
 }

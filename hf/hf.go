@@ -24,6 +24,10 @@ type Model struct {
 	// Notes are non-fatal observations: keys that were defaulted or read from the top
 	// level of a nested config, parts of the model the Spec does not describe.
 	Notes []string
+	// Unread are the keys that may change the RoPE but were not read: rope-object keys the
+	// variant does not use, near misses of RoPE keys (UnreadKey). Each is a warning:
+	// rotary inspect and check print them, and --strict refuses the config.
+	Unread []UnreadKey
 	// StyleAssumed is true when the model_type is not a family hf knows and no
 	// ParseOptions.Style named the pairing: Spec.Style is NeoX by assumption, not by record.
 	StyleAssumed bool
@@ -216,6 +220,7 @@ func (p *parser) parse(top object) (*Model, error) {
 	}
 	p.m.HeadSize = p.m.Spec.HeadSize
 	p.m.Notes = p.notes
+	p.m.Unread = p.unread(ri)
 	out := p.m
 	return &out, nil
 }
@@ -290,8 +295,10 @@ func (p *parser) resolve(top object) error {
 
 	p.fam = fam
 	p.m.ModelType, p.m.TopModelType = modelType, topType
+	text.read = map[string]bool{}
 	p.src = source{text: text, defaults: fam.defaults, famName: famName, notes: &p.notes}
 	if nested {
+		topNode.read = map[string]bool{}
 		p.src.top = &topNode
 	}
 	if !ok {
@@ -527,11 +534,17 @@ func (p *parser) headSize(ri ropeInfo) error {
 	if err != nil {
 		return err
 	}
-	if !ok && ri.main != nil {
-		if factor, ok, err = ri.main.number("partial_rotary_factor"); err != nil {
+	if ri.main != nil {
+		inner, iok, err := ri.main.number("partial_rotary_factor")
+		if err != nil {
 			return err
 		}
-		path = ri.main.key("partial_rotary_factor")
+		switch {
+		case !ok:
+			factor, ok, path = inner, iok, ri.main.key("partial_rotary_factor")
+		case iok && inner != factor:
+			p.note("%s %v differs from %s %v: %s taken", ri.main.key("partial_rotary_factor"), inner, path, factor, path)
+		}
 	}
 	if !ok {
 		factor, path = p.fam.partial, "partial_rotary_factor"

@@ -34,7 +34,7 @@ func (p *parser) ropeObject() (ropeInfo, error) {
 	if err != nil {
 		return ropeInfo{}, fmt.Errorf("%w (or null)", err)
 	}
-	n := node{path: path, m: obj}
+	n := node{path: path, m: obj, read: map[string]bool{}}
 	parameters := path == "rope_parameters" || strings.HasSuffix(path, ".rope_parameters")
 	perType, err := p.perLayerType(n)
 	if err != nil || !perType {
@@ -51,9 +51,9 @@ func (p *parser) ropeObject() (ropeInfo, error) {
 			return ropeInfo{}, err
 		}
 		if lt == rope.FullAttention {
-			info.main = &node{path: sub, m: m}
+			info.main = &node{path: sub, m: m, read: map[string]bool{}}
 		} else {
-			info.types[lt] = node{path: sub, m: m}
+			info.types[lt] = node{path: sub, m: m, read: map[string]bool{}}
 		}
 	}
 	if info.main == nil {
@@ -88,8 +88,11 @@ func (p *parser) perLayerType(n node) (bool, error) {
 	return true, nil
 }
 
-// ropeType is rope_type, else the legacy type; "" when neither is given.
+// ropeType is rope_type, else the legacy type; "" when neither is given. Both keys count as
+// read: configs that carry both (Qwen2-VL's "type": "mrope" beside "rope_type": "default")
+// name one variant.
 func ropeType(n node) (string, error) {
+	n.touch("type")
 	for _, k := range []string{"rope_type", "type"} {
 		if path, v, ok := n.get(k); ok {
 			return asString(path, v)
@@ -107,8 +110,10 @@ func (p *parser) scaling(n node) (rope.Scaling, error) {
 	var sc rope.Scaling
 	switch t {
 	case "", "default", "mrope":
-		if _, _, ok := n.get("factor"); ok && t == "" {
-			return sc, configErr("%s: has factor but no rope_type (or type)", n.path)
+		if t == "" {
+			if _, _, ok := n.get("factor"); ok {
+				return sc, configErr("%s: has factor but no rope_type (or type)", n.path)
+			}
 		}
 		sc.Type = rope.ScalingDefault
 		return sc, nil
@@ -164,8 +169,13 @@ func (p *parser) dynamicScaling(n node, t string) (rope.Scaling, error) {
 	if alpha, ok, err := n.number("alpha"); err != nil {
 		return sc, err
 	} else if ok {
-		// Hunyuan's NTK-alpha: rope_scaling {"type": "dynamic", "alpha": ...}.
+		// Hunyuan's NTK-alpha: rope_scaling {"type": "dynamic", "alpha": ...}. Its published
+		// configs also carry "factor": 1.0, which NTK-alpha does not read: only another value
+		// is worth a warning.
 		sc.Type, sc.Alpha = rope.ScalingNTKAlpha, alpha
+		if f, ok, _ := n.number("factor"); ok && f != 1 {
+			delete(n.read, "factor")
+		}
 		return sc, nil
 	}
 	sc.Type = rope.ScalingDynamic
@@ -190,6 +200,7 @@ func (p *parser) dynamicScaling(n node, t string) (rope.Scaling, error) {
 func (p *parser) yarnScaling(n node, t string) (rope.Scaling, error) {
 	sc := rope.Scaling{Type: rope.ScalingYaRN}
 	var err error
+	n.touch("factor")
 	if v, present := n.m["factor"]; present && v == nil {
 		// HF main's _compute_yarn_parameters: a null factor is max_position_embeddings /
 		// original_max_position_embeddings.
@@ -355,6 +366,11 @@ func (p *parser) mrope(n *node) error {
 	inter, given, err := n.boolean("mrope_interleaved")
 	if err != nil {
 		return err
+	}
+	// Qwen3-Omni's configs repeat mrope_interleaved as interleaved, which no reader takes; the
+	// copy counts as read only when it agrees.
+	if alias, ok := n.m["interleaved"].(bool); ok && given && alias == inter {
+		n.touch("interleaved")
 	}
 	if !given {
 		inter = p.fam.interleavedMRoPE

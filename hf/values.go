@@ -184,6 +184,8 @@ func asStrings(path string, v any) ([]string, error) {
 type node struct {
 	path string // "" for the top level
 	m    object
+	// read, when not nil, records every key looked up (unread.go reports the others).
+	read map[string]bool
 }
 
 func (n node) key(k string) string {
@@ -195,11 +197,19 @@ func (n node) key(k string) string {
 
 // get returns the value of k; JSON null counts as absent.
 func (n node) get(k string) (string, any, bool) {
+	n.touch(k)
 	v, ok := n.m[k]
 	if !ok || v == nil {
 		return "", nil, false
 	}
 	return n.key(k), v, true
+}
+
+// touch records that k was looked up, for a node that keeps count.
+func (n node) touch(k string) {
+	if n.read != nil {
+		n.read[k] = true
+	}
 }
 
 func (n node) number(k string) (float64, bool, error) {

@@ -90,7 +90,6 @@ func runApply(args []string, stdout, stderr io.Writer) error {
 	var in inFlags
 	fs.Var(&in, "in", "input `IN` (tensors as the op names them): a safetensors file, a directory of .npy files or one .npy file; repeatable, the inputs merged ("+npyBF16Note+")")
 	out := fs.String("out", "", "output `OUT.safetensors`")
-	strict := fs.Bool("strict", false, "refuse positions past the model's cos/sin cache as vLLM sizes it: max_position_embeddings, × factor for yarn and dynamic NTK (default: a warning)")
 	opName := fs.String("op", "rotary_embedding", "operator `NAME`: "+opVocabulary())
 	var df dispatchFlags
 	df.register(fs.FlagSet)
@@ -123,13 +122,13 @@ func runApply(args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
-	env := &applyEnv{inPath: strings.Join(in, " + "), disp: disp, strict: *strict, stderr: stderr, layer: m.layer}
+	env := &applyEnv{inPath: strings.Join(in, " + "), disp: disp, strict: m.strict, stderr: stderr, layer: m.layer}
 	if op.needsModel || (op.modelOptional && (m.config != "" || m.preset != "")) {
 		if env.model, env.spec, err = m.load(); err != nil {
 			return err
 		}
 		if op.needsModel {
-			warnAssumedStyle(stderr, "apply", env.model) // the pairing matters only to rotations
+			warnModel(stderr, "apply", env.model)
 			if !flagGiven(fs.FlagSet, "layer") {
 				noteLayerKinds(stderr, "apply", m.layer, env.model, m.rope)
 			}

@@ -33,7 +33,7 @@ func runCache(args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
-	warnAssumedStyle(stderr, "cache", model)
+	warnModel(stderr, "cache", model)
 	if !flagGiven(fs.FlagSet, "layer") {
 		noteLayerKinds(stderr, "cache", m.layer, model, m.rope)
 	}

@@ -9,7 +9,7 @@ import (
 	"github.com/rotary-go/rotary/hf"
 )
 
-const checkUsage = "--config CONFIG.json | --model PRESET [--style neox|gptj] [--position-embedding-type rope|mrope] [--use-fused-rotary-pos-emb] [--apply-rope-fusion] [--positions-rows N] [--mrope-cache-mode default|interleave] [--rotary-mode half|interleave] [--op NAME] [--json] | --frameworks[=LIST] | --precision | --gguf FILE.gguf"
+const checkUsage = "--config CONFIG.json | --model PRESET [--style neox|gptj] [--strict] [--position-embedding-type rope|mrope] [--use-fused-rotary-pos-emb] [--apply-rope-fusion] [--positions-rows N] [--mrope-cache-mode default|interleave] [--rotary-mode half|interleave] [--op NAME] [--json] | --frameworks[=LIST] | --precision | --gguf FILE.gguf"
 
 func runCheck(args []string, stdout, stderr io.Writer) error {
 	fs := newFlags("check", checkUsage, stderr)
@@ -18,6 +18,8 @@ func runCheck(args []string, stdout, stderr io.Writer) error {
 	var l check.Launch
 	var style string
 	registerStyle(fs.FlagSet, &style)
+	var strict bool
+	registerStrict(fs.FlagSet, &strict)
 	fs.StringVar(&l.PositionEmbeddingType, "position-embedding-type", "", "Megatron position_embedding_type: `rope` or mrope")
 	fs.BoolVar(&l.UseFusedRotaryPosEmb, "use-fused-rotary-pos-emb", false, "MindSpeed's fused plain-RoPE flag is set")
 	fs.BoolVar(&l.ApplyRoPEFusion, "apply-rope-fusion", false, "Megatron/Bridge apply_rope_fusion is set")
@@ -93,6 +95,13 @@ func runCheck(args []string, stdout, stderr io.Writer) error {
 		}
 	}
 	findings := check.Config(data, l)
+	if strict {
+		for _, f := range findings {
+			if f.Code == "unread-key" || f.Code == "model-type" {
+				return usagef("--strict: %s", f.What)
+			}
+		}
+	}
 	if *asJSON {
 		enc := json.NewEncoder(stdout)
 		for _, f := range findings {

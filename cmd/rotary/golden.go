@@ -199,7 +199,7 @@ func runGolden(args []string, stdout, stderr io.Writer) error {
 		if err := o.writeSuite(*suite, dtype, model); err != nil {
 			return err
 		}
-		warnAssumedStyle(stderr, "golden", model)
+		warnModel(stderr, "golden", model)
 		return writeNotes(stderr, notes.String())
 	}
 	b, err := o.bundle(goldenCase{dtype: dtype, tokens: o.tokens, positions: o.positions, layer: o.m.layer})
@@ -214,7 +214,7 @@ func runGolden(args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
-	warnAssumedStyle(stderr, "golden", model)
+	warnModel(stderr, "golden", model)
 	if !o.layerSet {
 		noteLayerKinds(stderr, "golden", o.m.layer, model, o.m.rope)
 	}

@@ -48,6 +48,9 @@ type inspectReport struct {
 	// (yarn_get_mscale(factor, mscale_all_dim)²): not RoPE, so in no cos/sin (see softmaxMscale).
 	SoftmaxMscale float64  `json:"softmax_mscale,omitempty"`
 	Notes         []string `json:"notes,omitempty"`
+	// Warnings are the reasons the RoPE may not be the checkpoint's (modelWarnings): unread or
+	// misspelt keys, an assumed pairing.
+	Warnings []string `json:"warnings,omitempty"`
 	// Rope names the spec the fields above describe: "main", or "indexer" under --rope indexer.
 	Rope string `json:"rope"`
 	// Indexer is the model's second RoPE (DeepSeek-V3.2's lightning indexer), whichever --rope
@@ -144,7 +147,7 @@ func inspect(model *hf.Model, spec rotary.Spec, m modelFlags) (*inspectReport, e
 		AttentionFactor: emb.AttentionFactor(), InvFreq: emb.InvFreq(), LongInvFreq: emb.LongInvFreq(),
 		MRoPE: spec.MRoPE, Local: model.Spec.Local, GlobalLayer: model.Spec.IsGlobalLayer(m.layer),
 		LayerType: model.Spec.LayerType(m.layer), NoRoPE: spec.NoRoPE, DualChunk: spec.DualChunk, Notes: notes,
-		SoftmaxMscale: mscale, PositionsFamily: positionsFamily(model.ModelType),
+		SoftmaxMscale: mscale, PositionsFamily: positionsFamily(model.ModelType), Warnings: modelWarnings(model),
 	}, nil
 }
 
@@ -238,6 +241,9 @@ func printInspect(w io.Writer, r *inspectReport, spec rotary.Spec) {
 	}
 	p("heads", "%d query, %d key/value", r.NumHeads, r.NumKVHeads)
 	p("head size", "%d", r.HeadSize)
+	for _, w := range r.Warnings {
+		p("warning", "%s", w)
+	}
 	if r.NoRoPE {
 		// Nothing below applies to a layer that rotates nothing.
 		p("layer", "%d: no RoPE on this layer (query and key pass through unrotated)", r.Layer)

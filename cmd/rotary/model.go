@@ -23,6 +23,7 @@ type modelFlags struct {
 	style    string
 	rope     string
 	as       string
+	strict   bool
 }
 
 func (m *modelFlags) register(fs *flag.FlagSet) {
@@ -33,6 +34,7 @@ func (m *modelFlags) register(fs *flag.FlagSet) {
 	registerStyle(fs, &m.style)
 	fs.StringVar(&m.rope, "rope", "main", "which of the model's RoPEs: main (the attention's) or indexer (DeepSeek-V3.2's lightning indexer: NeoX over the first qk_rope_head_dim dims of its index_head_dim head)")
 	fs.StringVar(&m.dynamic, "dynamic", "", "dynamic NTK length rule: static (vLLM ≤ 0.21: factor × original), per-call (Hugging Face: the call's length over max_position_embeddings) or max-trained (vLLM ≥ 0.22: max_position / max_trained_positions); default static, or --as's rule")
+	registerStrict(fs, &m.strict)
 	fs.StringVar(&m.as, "as", "", "read the config as `DIALECT` does: "+dialectNames()+" (default: the reference reading; the math stays exact float64, only the rules change)")
 }
 
@@ -58,6 +60,9 @@ func (m *modelFlags) load() (*hf.Model, rotary.Spec, error) {
 	}
 	if err != nil {
 		return nil, rotary.Spec{}, usageError{err}
+	}
+	if err := strictModel(m.strict, model); err != nil {
+		return nil, rotary.Spec{}, err
 	}
 	// ForLayer only knows the layer count of models with per-layer types; the config's
 	// num_hidden_layers bounds every model's --layer, so that no command reports a layer that
@@ -144,11 +149,40 @@ func noArgs(args []string) error {
 	return nil
 }
 
-// warnAssumedStyle says, in one line, that the pair style is a guess: a wrong guess gives
-// plausible numbers that no later check can catch.
-func warnAssumedStyle(w io.Writer, command string, m *hf.Model) {
-	if m != nil && m.StyleAssumed {
-		fmt.Fprintf(w, "rotary %s: warning: model_type %q is not a known family: NeoX pairing assumed (--style gptj for (2i, 2i+1) pairs)\n", command, m.ModelType)
+// registerStrict adds --strict, shared by every command that reads a model's config.
+func registerStrict(fs *flag.FlagSet, strict *bool) {
+	fs.BoolVar(strict, "strict", false, "refuse (exit 2) a config whose RoPE rests on a guess: a rope key its variant does not read or a near miss of a RoPE key (a misspelling leaves the default in place), or a pairing assumed for an unknown model_type; apply also refuses positions past the cos/sin cache as vLLM sizes it (max_position_embeddings, × factor for yarn and dynamic NTK), a warning otherwise")
+}
+
+// modelWarnings are the reasons a model's RoPE may not be the checkpoint's, one line each:
+// keys hf did not read (hf.UnreadKey) and a pairing assumed for an unknown model_type.
+func modelWarnings(m *hf.Model) []string {
+	if m == nil {
+		return nil
+	}
+	var out []string
+	if m.StyleAssumed {
+		out = append(out, fmt.Sprintf("model_type %q is not a known family: NeoX pairing assumed (--style gptj for (2i, 2i+1) pairs, --style neox to confirm)", m.ModelType))
+	}
+	for _, u := range m.Unread {
+		out = append(out, u.String())
+	}
+	return out
+}
+
+// strictModel refuses, under --strict, a model with any modelWarnings.
+func strictModel(strict bool, m *hf.Model) error {
+	if w := modelWarnings(m); strict && len(w) > 0 {
+		return usagef("--strict: %s", strings.Join(w, "; "))
+	}
+	return nil
+}
+
+// warnModel prints modelWarnings on w, one line each: a wrong guess gives plausible numbers
+// that no later check can catch.
+func warnModel(w io.Writer, command string, m *hf.Model) {
+	for _, msg := range modelWarnings(m) {
+		fmt.Fprintf(w, "rotary %s: warning: %s\n", command, msg)
 	}
 }
 

@@ -1,0 +1,59 @@
+package main
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+const typoConfig = `{"model_type": "llama", "hidden_size": 1024, "num_attention_heads": 8, "num_hidden_layers": 2,
+	"rope_theta": 500000, "max_position_embeddings": 131072,
+	"rope_scaling": {"rope_type": "yarn", "factor": 4, "orginal_max_position_embeddings": 32768}}`
+
+// TestStrictUnreadKeys: inspect and check warn about a rope key nobody reads, naming the closest
+// known key; --strict refuses the config (exit 2, nothing written) on every command that reads
+// one.
+func TestStrictUnreadKeys(t *testing.T) {
+	dir := t.TempDir()
+	cfg := writeFile(t, dir, "config.json", []byte(typoConfig))
+	const want = "did you mean original_max_position_embeddings?"
+	if code, out, errOut := runCLI(t, "inspect", cfg); code != 0 || !strings.Contains(out, "warning:") || !strings.Contains(out, want) {
+		t.Errorf("inspect: exit %d\n%s%s", code, out, errOut)
+	}
+	if code, out, _ := runCLI(t, "check", "--config", cfg); code != 0 || !strings.Contains(out, "warning [unread-key]") || !strings.Contains(out, want) {
+		t.Errorf("check: exit %d\n%s", code, out)
+	}
+	out := filepath.Join(dir, "out.safetensors")
+	for _, args := range [][]string{
+		{"inspect", "--strict", cfg},
+		{"inspect", "--strict", "--json", cfg},
+		{"check", "--strict", "--config", cfg},
+		{"cache", "--strict", "--config", cfg, "--positions", "4", "--out", out},
+		{"golden", "--strict", "--config", cfg, "--tokens", "2", "--out", out},
+		{"apply", "--strict", "--config", cfg, "--in", cfg, "--out", out},
+	} {
+		code, stdout, errOut := runCLI(t, args...)
+		if code != 2 || stdout != "" || !strings.Contains(errOut, "--strict") || !strings.Contains(errOut, want) {
+			t.Errorf("%v: exit %d, stdout %q, stderr %q: want exit 2 naming the key", args, code, stdout, errOut)
+		}
+		if _, err := os.Stat(out); err == nil {
+			t.Fatalf("%v: wrote %s", args, out)
+		}
+	}
+	// A config whose keys are all read passes --strict.
+	if code, _, errOut := runCLI(t, "inspect", "--strict", "--model", "llama-3.1-8b"); code != 0 {
+		t.Errorf("inspect --strict on a preset: exit %d, %s", code, errOut)
+	}
+	if code, _, errOut := runCLI(t, "check", "--strict", "--model", "qwen3-vl-8b"); code != 0 {
+		t.Errorf("check --strict on a preset: exit %d, %s", code, errOut)
+	}
+	// An assumed pairing is a guess too.
+	unknown := writeFile(t, dir, "unknown.json", []byte(unknownConfig))
+	if code, _, errOut := runCLI(t, "inspect", "--strict", unknown); code != 2 || !strings.Contains(errOut, "pairing assumed") {
+		t.Errorf("inspect --strict unknown model_type: exit %d, %q", code, errOut)
+	}
+	if code, _, errOut := runCLI(t, "inspect", "--strict", "--style", "neox", unknown); code != 0 {
+		t.Errorf("inspect --strict --style neox: exit %d, %q", code, errOut)
+	}
+}
