@@ -87,10 +87,10 @@ func Config(data []byte, l Launch) []Finding {
 		c.parseError(err)
 		return c.findings
 	}
-	if m.StyleAssumed {
-		c.add(Warning, "model-type", fmt.Sprintf("model_type %q is not a family rotary knows: read as a generic RoPE decoder with NeoX pairing assumed", m.ModelType),
-			"config.json does not record the pair layout; it follows the checkpoint's weights, and a checkpoint that pairs (2i, 2i+1) rotated as (i, i+d/2) gives wrong attention without any error",
-			"read the model's modeling code (rotate_half: neox; rotate_every_two or interleaved cos/sin: gptj) and pass --style neox or --style gptj, or set a known model_type: "+strings.Join(hf.KnownModelTypes(), ", "))
+	if a := m.Assumption(); a != "" {
+		c.add(Warning, "model-type", a,
+			"config.json does not record the pair layout; it follows the checkpoint's weights, and a checkpoint that pairs (2i, 2i+1) rotated as (i, i+d/2), or the reverse, gives wrong attention without any error",
+			"read the model's modeling code (rotate_half: neox; rotate_every_two or interleaved cos/sin: gptj) and pass the --style it names, or set a known model_type: "+strings.Join(hf.KnownModelTypes(), ", "))
 	}
 	for _, u := range m.Unread {
 		fix := "remove the key, or give the rope type that reads it (rotary inspect shows what is read)"

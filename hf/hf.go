@@ -31,6 +31,7 @@ type Model struct {
 	// StyleAssumed is true when the model_type is not a family hf knows and no
 	// ParseOptions.Style named the pairing: Spec.Style is NeoX by assumption, not by record.
 	StyleAssumed bool
+	styleWhy     string // the reason for the assumed pairing, for Assumption
 	// Indexer is the RoPE of DeepSeek-V3.2's lightning indexer (deepseek_v32 configs with
 	// index_head_dim), which rotates the same positions as Spec with the same cos/sin but pairs
 	// NeoX-wise over the first qk_rope_head_dim dims of a wider head; nil for other models.
@@ -307,16 +308,27 @@ func (p *parser) resolve(top object) error {
 	return nil
 }
 
-// unknownFamily reads a model_type outside the family table as a generic decoder when its config
-// has the keys every RoPE decoder's does (hidden_size, num_attention_heads and rope_theta or a
-// rope object): those are read as for any family, and the pairing, which config.json does not
-// record, is NeoX, the layout of most Hugging Face checkpoints (rotate_half), unless
-// ParseOptions.Style names it. Anything else is refused: without those keys the config may not
-// describe RoPE at all.
+// unknownFamily reads a model_type outside the family table for what its config says. Keys
+// that switch RoPE off (qk_rope_head_dim 0, use_rope false, a position_embedding_type other
+// than rope) mean no RoPE (ErrNoRoPE). Otherwise it is read as a generic decoder when its
+// config has the keys every RoPE decoder's does (hidden_size, num_attention_heads and
+// rope_theta or a rope object), and anything else is refused: without those keys the config
+// may not describe RoPE at all. MLA keys (qk_rope_head_dim, kv_lora_rank) mean only the
+// qk_rope_head_dim part rotates, as in every MLA family, paired (2i, 2i+1) as all of them do
+// (DeepseekV3, Mistral4, GlmMoeDsa, LongcatFlash); other models pair NeoX-wise, the layout of
+// most Hugging Face checkpoints (rotate_half). config.json does not record the pairing, so
+// unless ParseOptions.Style names it, or rope_interleave does for MLA, it is assumed and
+// Model.Assumption says so.
 func (p *parser) unknownFamily(wrapped bool) error {
 	name := fmt.Sprintf("%q", p.m.ModelType)
 	if wrapped {
 		name = fmt.Sprintf("%q (top level %q)", p.m.ModelType, p.m.TopModelType)
+	}
+	if why, err := p.switchedOff(); err != nil || why != "" {
+		if err != nil {
+			return err
+		}
+		return fmt.Errorf("%w: %w: model_type %s: %s", ErrConfig, ErrNoRoPE, name, why)
 	}
 	var missing []string
 	for _, keys := range [][]string{{"hidden_size"}, {"num_attention_heads"}, {"rope_theta", "rope_parameters", "rope_scaling"}} {
@@ -329,13 +341,65 @@ func (p *parser) unknownFamily(wrapped bool) error {
 			name, strings.Join(missing, ", "), knownList())
 	}
 	p.fam, p.unknown = family{style: rope.NeoX}, true
+	generic := "a generic RoPE decoder"
+	p.m.styleWhy = "the layout of most Hugging Face checkpoints (rotate_half)"
+	_, _, rank := p.src.given("kv_lora_rank")
+	_, _, ropePart := p.src.given("qk_rope_head_dim")
+	if rank || ropePart {
+		p.fam = family{style: rope.GPTJ, kind: kindDeepSeek}
+		generic = "an MLA decoder (kv_lora_rank / qk_rope_head_dim: only the qk_rope_head_dim part rotates)"
+		p.m.styleWhy = "MLA: every MLA family rotary knows pairs its rope part (2i, 2i+1)"
+		if _, _, ok := p.src.given("rope_interleave"); ok && p.opts.Style == nil {
+			p.note("model_type %s is not a known family: read as %s, pairing as rope_interleave says", name, generic)
+			return nil
+		}
+	}
 	if p.opts.Style != nil {
-		p.note("model_type %s is not a known family: read as a generic RoPE decoder, pairing %s as the caller gave it", name, *p.opts.Style)
+		p.note("model_type %s is not a known family: read as %s, pairing %s as the caller gave it", name, generic, *p.opts.Style)
 		return nil
 	}
 	p.m.StyleAssumed = true
-	p.note("model_type %s is not a known family: read as a generic RoPE decoder with NeoX pairing (i, i+d/2) assumed, the layout of most Hugging Face checkpoints; a checkpoint that pairs (2i, 2i+1) needs the GPT-J style (ParseOptions.Style, rotary --style gptj)", name)
+	pairing := "NeoX (i, i+d/2)"
+	if p.fam.style == rope.GPTJ {
+		pairing = "GPT-J (2i, 2i+1)"
+	}
+	p.note("model_type %s is not a known family: read as %s with %s pairing assumed (%s); a checkpoint paired otherwise needs ParseOptions.Style (rotary --style)", name, generic, pairing, p.m.styleWhy)
 	return nil
+}
+
+// switchedOff is why an unknown family's config says it has no RoPE, "" when it does not.
+func (p *parser) switchedOff() (string, error) {
+	if d, path, ok, err := p.src.integer("qk_rope_head_dim"); err != nil {
+		return "", err
+	} else if ok && d == 0 {
+		return path + " is 0: no part of the head is rotated", nil
+	}
+	if on, ok, err := p.src.boolean("use_rope"); err != nil {
+		return "", err
+	} else if ok && !on {
+		return "use_rope is false", nil
+	}
+	if t, ok, err := optString(p.src.text, "position_embedding_type"); err != nil {
+		return "", err
+	} else if ok && t != "rope" && t != "rotary" {
+		return fmt.Sprintf("position_embedding_type is %q, not rope", t), nil
+	}
+	return "", nil
+}
+
+// Assumption says which pairing was assumed for a model_type hf does not know, why, and the
+// --style that names the other (ParseOptions.Style in Go); "" when the pairing is the family's,
+// the config's or the caller's.
+func (m *Model) Assumption() string {
+	if m == nil || !m.StyleAssumed {
+		return ""
+	}
+	other, pairs := rope.GPTJ, "(2i, 2i+1)"
+	if m.Spec.Style == rope.GPTJ {
+		other, pairs = rope.NeoX, "(i, i+d/2)"
+	}
+	return fmt.Sprintf("model_type %q is not a known family: %s pairing assumed (%s); --style %s if the checkpoint pairs %s, --style %s to confirm",
+		m.ModelType, m.Spec.Style, m.styleWhy, other, pairs, m.Spec.Style)
 }
 
 // unsupported rejects family variants whose positions are not RoPE as the Spec describes it.

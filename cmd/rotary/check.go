@@ -97,7 +97,7 @@ func runCheck(args []string, stdout, stderr io.Writer) error {
 	findings := check.Config(data, l)
 	if strict {
 		for _, f := range findings {
-			if f.Code == "unread-key" || f.Code == "model-type" {
+			if f.Severity == check.Warning && (f.Code == "unread-key" || f.Code == "model-type") {
 				return usagef("--strict: %s", f.What)
 			}
 		}

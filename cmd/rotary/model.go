@@ -161,8 +161,8 @@ func modelWarnings(m *hf.Model) []string {
 		return nil
 	}
 	var out []string
-	if m.StyleAssumed {
-		out = append(out, fmt.Sprintf("model_type %q is not a known family: NeoX pairing assumed (--style gptj for (2i, 2i+1) pairs, --style neox to confirm)", m.ModelType))
+	if a := m.Assumption(); a != "" {
+		out = append(out, a)
 	}
 	for _, u := range m.Unread {
 		out = append(out, u.String())

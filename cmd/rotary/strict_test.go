@@ -57,3 +57,21 @@ func TestStrictUnreadKeys(t *testing.T) {
 		t.Errorf("inspect --strict --style neox: exit %d, %q", code, errOut)
 	}
 }
+
+// TestAssumedPairingNamesTheStyle: for an unknown MLA model_type, inspect, check and the other
+// commands say GPT-J was assumed on the rope part and name --style neox as the override.
+func TestAssumedPairingNamesTheStyle(t *testing.T) {
+	dir := t.TempDir()
+	cfg := writeFile(t, dir, "config.json", []byte(`{"model_type": "acme_mla", "hidden_size": 7168, "num_attention_heads": 128,
+		"num_hidden_layers": 4, "rope_theta": 10000, "kv_lora_rank": 512, "qk_rope_head_dim": 64}`))
+	const want = "gptj pairing assumed"
+	if code, out, _ := runCLI(t, "check", "--config", cfg); code != 0 || !strings.Contains(out, "warning [model-type]") || !strings.Contains(out, want) || !strings.Contains(out, "--style neox") {
+		t.Errorf("check: exit %d\n%s", code, out)
+	}
+	if code, out, _ := runCLI(t, "inspect", cfg); code != 0 || !strings.Contains(out, want) || !strings.Contains(out, "rotary dim:            64") {
+		t.Errorf("inspect: exit %d\n%s", code, out)
+	}
+	if code, _, errOut := runCLI(t, "cache", "--config", cfg, "--positions", "2", "--out", filepath.Join(dir, "c.safetensors")); code != 0 || !strings.Contains(errOut, want) {
+		t.Errorf("cache: exit %d, stderr %q", code, errOut)
+	}
+}
