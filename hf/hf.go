@@ -324,6 +324,11 @@ func (p *parser) unknownFamily(wrapped bool) error {
 	if wrapped {
 		name = fmt.Sprintf("%q (top level %q)", p.m.ModelType, p.m.TopModelType)
 	}
+	for _, t := range []string{p.m.ModelType, p.m.TopModelType} {
+		if why, ok := unrepresentable[t]; ok {
+			return configErr("model_type %q is not supported: %s", t, why)
+		}
+	}
 	if why, err := p.switchedOff(); err != nil || why != "" {
 		if err != nil {
 			return err

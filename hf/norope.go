@@ -44,6 +44,36 @@ var noRoPE = map[string]string{
 	"falcon_mamba": "no attention: a selective state-space model (FalconMambaMixer) carries order in its state",
 	"rwkv":         "no attention: RWKV's time mixing carries order in its state",
 	"jamba":        "no position embedding: its attention layers (JambaAttention) apply none, the Mamba layers carry order",
+	// MLA with NoPE beside linear layers, configs that may still carry a rope_theta nobody reads:
+	// KimiLinearModel deletes its rotary_emb and KimiLinearAttention never rotates k_rot
+	// (modular_kimi_linear.py @b4f5cc99); Glm5NextTextConfig refuses qk_rope_head_dim > 0
+	// ("Expecting NoPE for the DSA attention layers", configuration_glm5_next.py @a4c52c8e).
+	"kimi_linear":    "no position embedding: MLA full-attention layers with NoPE (KimiLinearAttention; KimiLinearModel deletes rotary_emb), KDA linear layers carry order in their state",
+	"glm5_next":      "no position embedding in the language model: DSA attention layers with qk_rope_head_dim 0 (Glm5NextTextConfig requires NoPE), KDA linear layers carry order in their state",
+	"glm5_next_text": "no position embedding: DSA attention layers with qk_rope_head_dim 0 (Glm5NextTextConfig requires NoPE), KDA linear layers carry order in their state",
+}
+
+// unrepresentable maps model_type values whose Hugging Face RoPE rope.Spec cannot describe to
+// why. They are refused, each with its reason: read as a generic decoder they would rotate
+// plausibly and wrongly.
+var unrepresentable = map[string]string{
+	// modeling_nanochat.py @01866b8d: rotate_half returns cat(x2, -x1), so q·cos + rotate_half(q)·sin
+	// rotates by -θ.
+	"nanochat": "its rotate_half flips the signs (cat(x2, -x1), modeling_nanochat.py), a rotation by -θ that rope.Spec has no field for",
+	// modeling_deepseek_v41.py @0a2080b4: each layer's RoPE ("main" or "compress") follows
+	// compress_ratios[i] > 0, not layer_types as DeepSeek-V4's does.
+	"deepseek_v41":      "each layer's RoPE (main or compress) follows compress_ratios, and its layer_types name only the KV-source layers (modeling_deepseek_v41.py): a per-layer rule rotary does not implement",
+	"deepseek_v41_text": "each layer's RoPE (main or compress) follows compress_ratios, and its layer_types name only the KV-source layers (modeling_deepseek_v41.py): a per-layer rule rotary does not implement",
+	// modeling_k2_horizon.py @cde3b202: with rope_head_dim R < head_dim D, pairs (j, j+D/2) for
+	// j < R/2 with frequencies over R.
+	"k2_horizon": "with rope_head_dim below head_dim it pairs (j, j+head_dim/2) for j < rope_head_dim/2 with frequencies over rope_head_dim (modeling_k2_horizon.py), a layout rope.Spec has no form for",
+	// modeling_bailing_hybrid.py @51057eee: MLA layers interleave on qk_rope_head_dim, linear
+	// layers rotate_half on partial_rotary_factor of their own head.
+	"bailing_hybrid": "its MLA layers pair (2i, 2i+1) on qk_rope_head_dim and its linear-attention layers (i, i+d/2) on half their own head (modeling_bailing_hybrid.py): layer types that differ in pairing, which rope.LayerRoPE cannot express",
+	// configuration_cohere2_moe.py @008e574: layer types from prefix_dense_sliding_window_pattern
+	// over the first_k_dense_replace layers, then sliding_window_pattern; modeling_cohere2_moe.py
+	// rotates the sliding layers and the dense prefix.
+	"cohere2_moe": "it rotates the sliding layers and the dense prefix layers (prefix_dense_sliding_window_pattern over first_k_dense_replace, configuration_cohere2_moe.py), a per-layer rule rotary does not implement yet",
 }
 
 // noRoPEError is the error for a model_type in noRoPE.

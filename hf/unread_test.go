@@ -66,10 +66,10 @@ func TestPresetsReadEveryKey(t *testing.T) {
 
 func TestClosest(t *testing.T) {
 	for _, c := range []struct{ key, want string }{
-		{"rope_theat", "rope_theta"},      // swapped neighbours: one edit
-		{"head_dims", "head_dim"},         // one insertion
-		{"hidden_dim", ""},                // three edits from head_dim
-		{"rope", ""},                      // too short to guess
+		{"rope_theat", "rope_theta"}, // swapped neighbours: one edit
+		{"head_dims", "head_dim"},    // one insertion
+		{"hidden_dim", ""},           // three edits from head_dim
+		{"rope", ""},                 // too short to guess
 		{"max_position_embedding", "max_position_embeddings"},
 	} {
 		if got := closest(c.key, textRopeKeys); got != c.want {
