@@ -550,8 +550,9 @@ func TestDialectNestedTextConfig(t *testing.T) {
 	}
 	v5 := `{"model_type":"qwen3_omni_moe","thinker_config":{"model_type":"qwen3_omni_moe_thinker","text_config":{
 		"model_type":"qwen3_omni_moe_text","hidden_size":2048,"num_attention_heads":32,"head_dim":128,"max_position_embeddings":65536,
-		"rope_parameters":{"rope_type":"default","rope_theta":1000000,"mrope_section":[24,20,20]}}}}`
-	for d, base := range map[Dialect]float64{DialectHF: 1000000, DialectVLLM: 1000000, DialectHF457: 10000, DialectVLLM011: 10000} {
+		"rope_parameters":{"rope_type":"default","rope_theta":5000000,"mrope_section":[24,20,20]}}}}`
+	// Without rope_parameters, Qwen3OmniMoeTextConfig's default rope_theta 1e6 (v4.57's too).
+	for d, base := range map[Dialect]float64{DialectHF: 5000000, DialectVLLM: 5000000, DialectHF457: 1000000, DialectVLLM011: 1000000} {
 		if got := parseAs(t, d, v5).Spec.Base; got != base {
 			t.Errorf("%s: thinker rope_parameters: base %v, want %v", d, got, base)
 		}

@@ -44,7 +44,7 @@ func TestFamilies(t *testing.T) {
 		{"qwen3_next class defaults", `{"model_type": "qwen3_next", "hidden_size": 2048, "num_attention_heads": 16,
 			"num_key_value_heads": 2, "max_position_embeddings": 262144, "rope_theta": 10000000}`,
 			want{modelType: "qwen3_next", heads: 16, kv: 2, head: 256, rot: 64, base: 1e7,
-				style: rotary.NeoX, scaling: rotary.ScalingDefault, maxPos: 262144, notesContain: "head_dim absent: using the qwen3_next default 256"}},
+				style: rotary.NeoX, scaling: rotary.ScalingDefault, maxPos: 262144, notesContain: "head_dim absent: using the Qwen3NextConfig default 256"}},
 		{"qwen3_5", `{"model_type": "qwen3_5", "architectures": ["Qwen3_5ForConditionalGeneration"],
 			"text_config": {"model_type": "qwen3_5_text", "hidden_size": 5120, "head_dim": 256, "num_attention_heads": 24,
 			  "num_key_value_heads": 4, "num_hidden_layers": 4, "max_position_embeddings": 262144,

@@ -302,6 +302,7 @@ func (p *parser) resolve(top object) error {
 		topNode.read = map[string]bool{}
 		p.src.top = &topNode
 	}
+	p.src.addClassDefaults(nested, p.opts.ignoresRopeParameters())
 	if !ok {
 		return p.unknownFamily(hasTop && modelType != topType)
 	}

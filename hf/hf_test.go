@@ -386,7 +386,7 @@ func TestKeyForms(t *testing.T) {
 		if !specEqual(m.Spec, p.Spec) || m.NumHeads != 8 || m.NumKVHeads != 4 {
 			t.Errorf("hub form %+v, preset %+v", m.Spec, p.Spec)
 		}
-		if !slices.ContainsFunc(m.Notes, func(n string) bool { return strings.Contains(n, "rope_theta absent: using the gemma3_text default") }) {
+		if !hasNote(m, "rope_theta absent: using the Gemma3TextConfig default") {
 			t.Errorf("notes %q lack the defaulted rope_theta", m.Notes)
 		}
 	})
@@ -534,13 +534,13 @@ func TestErrors(t *testing.T) {
 		{"huge int", `{` + llama + `, "max_position_embeddings": 1e300}`, []string{"max_position_embeddings", "integer"}},
 		{"zero heads", `{"model_type": "llama", "hidden_size": 1024, "num_attention_heads": 0}`, []string{"num_attention_heads", "positive"}},
 		{"negative heads", `{"model_type": "gptj", "n_embd": 1024, "n_head": -8}`, []string{"n_head", "positive"}},
-		{"missing heads", `{"model_type": "llama", "hidden_size": 1024}`, []string{"num_attention_heads", "missing"}},
+		{"missing heads", `{"model_type": "internlm2", "hidden_size": 1024}`, []string{"num_attention_heads", "missing"}},
 		{"zero kv heads", `{` + llama + `, "num_key_value_heads": 0}`, []string{"num_key_value_heads", "positive"}},
 		{"negative kv heads", `{` + llama + `, "num_key_value_heads": -1}`, []string{"num_key_value_heads"}},
 		{"kv not a divisor", `{` + llama + `, "num_key_value_heads": 3}`, []string{"num_key_value_heads", "divisor"}},
 		{"kv above heads", `{` + llama + `, "num_key_value_heads": 16}`, []string{"num_key_value_heads"}},
 		{"zero layers", `{` + llama + `, "num_hidden_layers": 0}`, []string{"num_hidden_layers"}},
-		{"missing hidden", `{"model_type": "llama", "num_attention_heads": 8}`, []string{"hidden_size", "missing"}},
+		{"missing hidden", `{"model_type": "internlm2", "num_attention_heads": 8}`, []string{"hidden_size", "missing"}},
 		{"hidden not divisible", `{"model_type": "llama", "hidden_size": 1000, "num_attention_heads": 3}`, []string{"hidden_size", "divisible"}},
 		{"zero head_dim", `{` + llama + `, "head_dim": 0}`, []string{"head_dim"}},
 		{"odd rotary_dim", `{"model_type": "gptj", "n_embd": 4096, "n_head": 16, "rotary_dim": 63}`, []string{"rotary_dim", "even"}},
@@ -574,7 +574,7 @@ func TestErrors(t *testing.T) {
 		{"mrope section entry", `{"model_type": "qwen2_vl", "hidden_size": 3584, "num_attention_heads": 28, "rope_scaling": {"type": "mrope", "mrope_section": [16, 24, 24.5]}}`, []string{"rope_scaling.mrope_section[2]"}},
 		{"dual chunk without chunk_size", `{` + llama + `, "dual_chunk_attention_config": {"local_size": 8192}}`, []string{"dual_chunk_attention_config", "chunk_size"}},
 		{"dual chunk local too big", `{` + llama + `, "dual_chunk_attention_config": {"chunk_size": 8, "local_size": 8}}`, []string{"chunk_size", "local_size"}},
-		{"deepseek without qk_rope_head_dim", `{"model_type": "deepseek_v3", "hidden_size": 7168, "num_attention_heads": 128}`, []string{"qk_rope_head_dim"}},
+		{"deepseek zero qk_rope_head_dim", `{"model_type": "deepseek_v3", "hidden_size": 7168, "num_attention_heads": 128, "qk_rope_head_dim": 0}`, []string{"qk_rope_head_dim", "positive"}},
 		{"falcon alibi", `{"model_type": "falcon", "hidden_size": 4544, "num_attention_heads": 71, "alibi": true}`, []string{"alibi", "ALiBi"}},
 		{"chatglm 2d", `{"model_type": "chatglm", "hidden_size": 4096, "num_attention_heads": 32, "position_encoding_2d": true}`, []string{"position_encoding_2d"}},
 		{"chatglm original_rope not bool", `{"model_type": "chatglm", "hidden_size": 4096, "num_attention_heads": 32, "original_rope": "yes"}`, []string{"original_rope"}},

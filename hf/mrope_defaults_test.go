@@ -56,7 +56,7 @@ func TestOmniFamilies(t *testing.T) {
 
 // TestOmniWholeConfig: a whole Omni config.json (Qwen2_5OmniConfig: the thinker under
 // thinker_config, its text model under thinker_config.text_config) reads as its thinker's text
-// model, and a key it lacks is named by its full path.
+// model, and a bad key is named by its full path.
 func TestOmniWholeConfig(t *testing.T) {
 	m, err := Parse([]byte(`{"model_type": "qwen2_5_omni", "talker_config": {"hidden_size": 896},
 	  "thinker_config": {"model_type": "qwen2_5_omni_thinker", "text_config": {"model_type": "qwen2_5_omni_text",
@@ -69,9 +69,9 @@ func TestOmniWholeConfig(t *testing.T) {
 		t.Errorf("model type %q, head size %d, mrope %+v", m.ModelType, m.Spec.HeadSize, m.Spec.MRoPE)
 	}
 	_, err = Parse([]byte(`{"model_type": "qwen2_5_omni", "thinker_config": {"text_config": {"model_type": "qwen2_5_omni_text",
-	  "hidden_size": 3584, "rope_theta": 1000000}}}`))
-	if err == nil || !strings.Contains(err.Error(), "num_attention_heads") {
-		t.Errorf("missing heads: %v", err)
+	  "hidden_size": 3584, "num_attention_heads": 0, "rope_theta": 1000000}}}`))
+	if err == nil || !strings.Contains(err.Error(), "thinker_config.text_config.num_attention_heads") {
+		t.Errorf("zero heads: %v", err)
 	}
 	if _, err := Parse([]byte(`{"model_type": "qwen2_5_omni", "thinker_config": 3}`)); err == nil || !strings.Contains(err.Error(), "thinker_config") {
 		t.Errorf("thinker_config not an object: %v", err)

@@ -1,0 +1,419 @@
+package hf
+
+import "maps"
+
+// The Hugging Face config classes' defaults for the keys hf reads, so that a config.json that
+// leaves a key out reads as transformers reads it, not as hf's generic fallbacks (head_dim from
+// hidden_size / heads, KV heads = heads, rope_theta 10000, 2048 positions).
+//
+// Values were read at zucchini-nlp/transformers decba1d2ea4e (2026-08-19), a mirror that tracks
+// huggingface/transformers main, in src/transformers/models/<type>/configuration_<type>.py;
+// each entry names its class. The shared rules (modeling_rope_utils.py,
+// RotaryEmbeddingConfigMixin): a class without default_theta has rope_theta 10000, hf's own
+// fallback, so only other thetas are listed; head_dim and num_key_value_heads are listed only
+// where the class fixes a number, since a None default is resolved to hidden_size // heads and
+// to heads, which is what hf does without the key.
+//
+// partial_rotary_factor is not listed: the classes that default it (kwargs.setdefault in
+// PhiConfig, StableLmConfig, PersimmonConfig, GPTNeoXConfig's rotary_pct, Glm4MoeConfig,
+// BambaConfig, NemotronConfig, GlmConfig, Glm4Config, Qwen3NextConfig, Qwen3_5*Config,
+// Glm4vMoeTextConfig) let a rope_parameters partial_rotary_factor win over it (setdefault),
+// while a default here would win over the rope object's; family.partial carries those
+// fractions with that precedence.
+//
+// Families with no config class in transformers have no entry, and keep hf's fallbacks:
+// internlm2 and internlm3 (remote code only; models/__init__.py imports neither), chatglm
+// (THUDM's remote ChatGLMConfig), RefinedWeb and RefinedWebModel (Falcon's remote code, whose
+// keys falcon/convert_custom_code_checkpoint.py rewrites before FalconConfig reads them),
+// minimax_text_01 (MiniMax-Text-01's remote code; HF's class is minimax) and ernie4_5_moe_vl
+// (Baidu's remote code; HF's class is ernie4_5_vl_moe).
+
+// configClass is a model_type's Hugging Face config class.
+type configClass struct {
+	// name is the class, which the notes name when a default is taken.
+	name     string
+	defaults map[string]any
+	// shadows maps a key the class reads in place of one of hf's keys to that key: when the
+	// config gives it, the default is left out, so that hf reports the key missing rather than
+	// take the class default over the config's own value, which hf does not read.
+	shadows map[string]string
+	// nested, when set, is the model_type whose class builds a text_config that names no
+	// model_type; the entry itself is what the wrapper builds when there is no text_config.
+	nested string
+	// v4RopeScaling: transformers v4.57 (59eba492) defaulted the class's rope_parameters object
+	// as rope_scaling, with rope_theta a key of its own, so a reading without rope_parameters
+	// (RuleRopeParameters "ignores") keeps it; other classes' default object is v5's alone.
+	v4RopeScaling bool
+}
+
+// nullMeansNone are the keys whose explicit JSON null means the class's None rule (head_dim
+// hidden_size // heads, KV heads = heads, GPT-J's rotary_dim the whole head), which is what
+// hf does without the key, not the class's default number.
+var nullMeansNone = []string{"head_dim", "num_key_value_heads", "rotary_dim"}
+
+func v4Rope(c configClass) configClass {
+	c.v4RopeScaling = true
+	return c
+}
+
+func classOf(name string, kv ...any) configClass {
+	c := configClass{name: name, defaults: map[string]any{}}
+	for i := 0; i+1 < len(kv); i += 2 {
+		c.defaults[kv[i].(string)] = kv[i+1]
+	}
+	return c
+}
+
+// Keys, to keep the table readable.
+const (
+	kHidden = "hidden_size"
+	kHeads  = "num_attention_heads"
+	kKV     = "num_key_value_heads"
+	kHead   = "head_dim"
+	kTheta  = "rope_theta"
+	kMax    = "max_position_embeddings"
+	kRope   = "qk_rope_head_dim"
+)
+
+var (
+	// LlamaConfig (configuration_llama.py); OlmoConfig, Olmo2Config, GraniteConfig,
+	// GraniteMoeConfig, GraniteMoeSharedConfig, GraniteMoeHybridConfig (configuration_<type>.py)
+	// have the same numbers.
+	llamaLike = func(name string) configClass {
+		return classOf(name, kHidden, num("4096"), kHeads, num("32"), kMax, num("2048"))
+	}
+	// MistralConfig (configuration_mistral.py).
+	mistralClass = classOf("MistralConfig", kHidden, num("4096"), kHeads, num("32"), kKV, num("8"), kMax, num("131072"))
+	// Qwen2VLTextConfig (qwen2_vl/configuration_qwen2_vl.py), default_theta 1e6.
+	qwen2VLText = classOf("Qwen2VLTextConfig", kHidden, num("8192"), kHeads, num("64"), kKV, num("8"),
+		kMax, num("32768"), kTheta, num("1000000"))
+	// Qwen2_5_VLTextConfig (qwen2_5_vl/configuration_qwen2_5_vl.py), default_theta 1e6.
+	qwen25VLText = classOf("Qwen2_5_VLTextConfig", kHidden, num("8192"), kHeads, num("64"), kKV, num("8"),
+		kMax, num("32768"), kTheta, num("1000000"))
+	// Qwen3VLTextConfig (qwen3_vl/configuration_qwen3_vl.py), default_theta 500000 (5e6 in
+	// transformers v4; published Qwen3-VL configs give rope_theta).
+	qwen3VLText = classOf("Qwen3VLTextConfig", kHidden, num("4096"), kHeads, num("32"), kKV, num("32"),
+		kHead, num("128"), kMax, num("128000"), kTheta, num("500000"))
+	// Qwen3VLMoeTextConfig (qwen3_vl_moe/configuration_qwen3_vl_moe.py): head_dim None.
+	qwen3VLMoeText = classOf("Qwen3VLMoeTextConfig", kHidden, num("2048"), kHeads, num("16"), kKV, num("16"),
+		kMax, num("128000"), kTheta, num("500000"))
+	// Gemma3TextConfig (gemma3/configuration_gemma3.py): families.go's gemma3 defaults.
+	gemma3Text = classOf("Gemma3TextConfig")
+	// Gemma3nTextConfig (gemma3n/configuration_gemma3n.py): families.go's gemma3n defaults.
+	gemma3nText = classOf("Gemma3nTextConfig")
+	// Llama4TextConfig (llama4/configuration_llama4.py), beside families.go's llama4 defaults.
+	llama4Text = classOf("Llama4TextConfig", kHidden, num("5120"), kHeads, num("40"), kKV, num("8"))
+	// Qwen3_5TextConfig and Qwen3_5MoeTextConfig (configuration_qwen3_5.py,
+	// configuration_qwen3_5_moe.py), beside families.go's head_dim 256.
+	qwen35Text    = classOf("Qwen3_5TextConfig", kHidden, num("4096"), kHeads, num("16"), kKV, num("4"), kMax, num("32768"))
+	qwen35MoeText = classOf("Qwen3_5MoeTextConfig", kHidden, num("2048"), kHeads, num("16"), kKV, num("2"), kMax, num("32768"))
+	// Glm4vTextConfig (glm4v/configuration_glm4v.py): no head_dim field (hidden_size // heads).
+	// It has no partial_rotary_factor default either, so Glm4vTextRotaryEmbedding would rotate
+	// the whole head and could not split it by the default mrope_section [8, 12, 12]; the
+	// family keeps the 0.5 of every published GLM-4.1V config and of Glm4Config.
+	glm4vText = classOf("Glm4vTextConfig", kHidden, num("4096"), kHeads, num("32"), kKV, num("2"), kMax, num("32768"))
+	// Glm4vMoeTextConfig (glm4v_moe/configuration_glm4v_moe.py): no head_dim field, and its
+	// 4096 / 96 heads do not divide; published GLM-4.5V configs give head_dim.
+	glm4vMoeText = classOf("Glm4vMoeTextConfig", kHidden, num("4096"), kHeads, num("96"), kKV, num("8"), kMax, num("65536"))
+	// Gemma4TextConfig and Gemma4UnifiedTextConfig (configuration_gemma4.py,
+	// configuration_gemma4_unified.py): families.go's gemma4 defaults.
+	gemma4Text        = classOf("Gemma4TextConfig")
+	gemma4UnifiedText = classOf("Gemma4UnifiedTextConfig")
+	// Qwen3OmniMoeTextConfig (qwen3_omni_moe/configuration_qwen3_omni_moe.py), the thinker's
+	// text model, default_theta 1e6; no head_dim field, and 2048 / 28 heads do not divide:
+	// published Qwen3-Omni configs give head_dim.
+	qwen3OmniText = classOf("Qwen3OmniMoeTextConfig", kHidden, num("2048"), kHeads, num("28"), kKV, num("4"),
+		kMax, num("32768"), kTheta, num("1000000"))
+	// Qwen3OmniMoeTalkerTextConfig (same file), the talker's text model (its wrapper,
+	// Qwen3OmniMoeTalkerConfig, builds it from text_config): no default_theta, no head_dim field.
+	qwen3OmniTalkerText = classOf("Qwen3OmniMoeTalkerTextConfig", kHidden, num("1024"), kHeads, num("16"), kKV, num("2"),
+		kMax, num("32768"))
+	// Qwen2_5OmniTextConfig (qwen2_5_omni/configuration_qwen2_5_omni.py), which
+	// Qwen2_5OmniThinkerConfig builds, default_theta 1e6.
+	qwen25OmniText = classOf("Qwen2_5OmniTextConfig", kHidden, num("3584"), kHeads, num("28"), kKV, num("4"),
+		kMax, num("32768"), kTheta, num("1000000"))
+	// DeepseekV3Config (deepseek_v3/configuration_deepseek_v3.py); Kimi_K25Config
+	// (kimi_k25/configuration_kimi_k25.py) builds a kimi_k2 text_config with it.
+	deepseekV3Class = classOf("DeepseekV3Config", kHidden, num("7168"), kHeads, num("128"), kKV, num("128"),
+		kMax, num("4096"), kRope, num("64"))
+	// GPTJConfig (gptj/configuration_gptj.py) and CodeGenConfig (codegen/configuration_codegen.py),
+	// in their own key names (attribute_map: hidden_size is n_embd, and so on): rotary_dim 64,
+	// and the base is fixed at 10000 (create_sinusoidal_positions).
+	gptjLike = func(name string) configClass {
+		return classOf(name, "n_embd", num("4096"), "n_head", num("16"), "n_positions", num("2048"), "rotary_dim", num("64"))
+	}
+	// Ernie4_5_VLMoeTextConfig (ernie4_5_vl_moe/configuration_ernie4_5_vl_moe.py), default_theta
+	// 500000; no head_dim field (2560 / 20 = 128).
+	ernie45VLText = classOf("Ernie4_5_VLMoeTextConfig", kHidden, num("2560"), kHeads, num("20"), kKV, num("4"),
+		kMax, num("131072"), kTheta, num("500000"))
+	// HunYuanVLTextConfig (hunyuan_vl/configuration_hunyuan_vl.py): head_dim None.
+	hunyuanVLText = classOf("HunYuanVLTextConfig", kHidden, num("4096"), kHeads, num("32"), kMax, num("2048"))
+)
+
+// configClasses maps a model_type, as hf resolves the family (a nested text model's own
+// model_type, else the top level's), to its config class. A wrapper's model_type maps to the
+// text class it builds, for flat files that keep the text keys at the top.
+var configClasses = map[string]configClass{
+	"llama":   llamaLike("LlamaConfig"),
+	"mistral": mistralClass,
+	// MixtralConfig (configuration_mixtral.py), default_theta 1e6.
+	"mixtral": classOf("MixtralConfig", kHidden, num("4096"), kHeads, num("32"), kKV, num("8"), kMax, num("131072"), kTheta, num("1000000")),
+	// Qwen2Config (configuration_qwen2.py): no head_dim field.
+	"qwen2": classOf("Qwen2Config", kHidden, num("4096"), kHeads, num("32"), kKV, num("32"), kMax, num("32768")),
+	// Qwen2MoeConfig (configuration_qwen2_moe.py).
+	"qwen2_moe": classOf("Qwen2MoeConfig", kHidden, num("2048"), kHeads, num("16"), kKV, num("16"), kMax, num("32768")),
+	// Qwen3Config (configuration_qwen3.py): head_dim a fixed 128, not hidden_size / heads.
+	"qwen3": classOf("Qwen3Config", kHidden, num("4096"), kHeads, num("32"), kKV, num("32"), kHead, num("128"), kMax, num("32768")),
+	// Qwen3MoeConfig (configuration_qwen3_moe.py): no head_dim field.
+	"qwen3_moe":         classOf("Qwen3MoeConfig", kHidden, num("2048"), kHeads, num("32"), kKV, num("4"), kMax, num("32768")),
+	"qwen2_vl":          qwen2VLText,
+	"qwen2_vl_text":     qwen2VLText,
+	"qwen2_5_vl":        qwen25VLText,
+	"qwen2_5_vl_text":   qwen25VLText,
+	"qwen3_vl":          qwen3VLText,
+	"qwen3_vl_text":     qwen3VLText,
+	"qwen3_vl_moe":      qwen3VLMoeText,
+	"qwen3_vl_moe_text": qwen3VLMoeText,
+	// GemmaConfig and Gemma2Config (configuration_gemma.py, configuration_gemma2.py): head_dim a
+	// fixed 256.
+	"gemma":        classOf("GemmaConfig", kHidden, num("3072"), kHeads, num("16"), kKV, num("16"), kHead, num("256"), kMax, num("8192")),
+	"gemma2":       classOf("Gemma2Config", kHidden, num("2304"), kHeads, num("8"), kKV, num("4"), kHead, num("256"), kMax, num("8192")),
+	"gemma3":       gemma3Text,
+	"gemma3_text":  gemma3Text,
+	"gemma3n":      gemma3nText,
+	"gemma3n_text": gemma3nText,
+	// Olmo3Config (configuration_olmo3.py), beside families.go's olmo3 defaults.
+	"olmo3": classOf("Olmo3Config", kHidden, num("4096"), kHeads, num("32")),
+	// Exaone4Config (configuration_exaone4.py): num_key_value_heads a fixed 32.
+	"exaone4": classOf("Exaone4Config", kHidden, num("4096"), kHeads, num("32"), kKV, num("32")),
+	// SmolLM3Config (configuration_smollm3.py), beside families.go's smollm3 defaults.
+	"smollm3": classOf("SmolLM3Config", kHidden, num("2048"), kHeads, num("16"), kKV, num("4")),
+	// PhiConfig (configuration_phi.py).
+	"phi": classOf("PhiConfig", kHidden, num("2048"), kHeads, num("32"), kMax, num("2048")),
+	// Phi3Config (configuration_phi3.py), beside families.go's original_max_position_embeddings.
+	"phi3": classOf("Phi3Config", kHidden, num("3072"), kHeads, num("32"), kMax, num("4096")),
+	// GPTNeoXConfig (configuration_gpt_neox.py): rotary_emb_base defaults to default_theta 10000.
+	"gpt_neox": classOf("GPTNeoXConfig", kHidden, num("6144"), kHeads, num("64"), kMax, num("2048")),
+	// GptOssConfig (configuration_gpt_oss.py), default_theta 150000: head_dim a fixed 64 (2880 /
+	// 64 heads is 45), and YaRN when the config has no rope_parameters; that object has no
+	// rope_theta, so the config's wins.
+	"gpt_oss": v4Rope(classOf("GptOssConfig", kHidden, num("2880"), kHeads, num("64"), kKV, num("8"), kHead, num("64"),
+		kMax, num("131072"), kTheta, num("150000"), "rope_parameters", object{
+			"rope_type": "yarn", "factor": num("32.0"), "beta_fast": num("32.0"), "beta_slow": num("1.0"),
+			"truncate": false, "original_max_position_embeddings": num("4096"),
+		})),
+	"olmo":  llamaLike("OlmoConfig"),
+	"olmo2": llamaLike("Olmo2Config"),
+	// StableLmConfig (configuration_stablelm.py).
+	"stablelm": classOf("StableLmConfig", kHidden, num("2560"), kHeads, num("32"), kKV, num("32"), kMax, num("4096")),
+	// PersimmonConfig (configuration_persimmon.py): no default_theta in transformers v5
+	// (v4's was 25000).
+	"persimmon": classOf("PersimmonConfig", kHidden, num("4096"), kHeads, num("64"), kMax, num("16384")),
+	// Starcoder2Config (configuration_starcoder2.py).
+	"starcoder2": classOf("Starcoder2Config", kHidden, num("3072"), kHeads, num("24"), kKV, num("2"), kMax, num("4096")),
+	// FalconConfig (configuration_falcon.py), beside families.go's max positions: head_dim is
+	// always hidden_size // heads, and KV heads follow multi_query (kvHeads). Its __post_init__
+	// takes the legacy n_embed over hidden_size, which hf does not read.
+	"falcon": {name: "FalconConfig", defaults: map[string]any{kHidden: num("4544"), kHeads: num("71")},
+		shadows: map[string]string{"n_embed": kHidden}},
+	// Glm4MoeConfig (configuration_glm4_moe.py): no head_dim field, and 4096 / 96 heads do not
+	// divide; published GLM-4.5 configs give head_dim.
+	"glm4_moe":         classOf("Glm4MoeConfig", kHidden, num("4096"), kHeads, num("96"), kKV, num("8"), kMax, num("131072")),
+	"granite":          llamaLike("GraniteConfig"),
+	"granitemoe":       llamaLike("GraniteMoeConfig"),
+	"granitemoeshared": llamaLike("GraniteMoeSharedConfig"),
+	"granitemoehybrid": llamaLike("GraniteMoeHybridConfig"),
+	// BambaConfig (configuration_bamba.py).
+	"bamba": classOf("BambaConfig", kHidden, num("4096"), kHeads, num("32"), kKV, num("8"), kMax, num("262144")),
+	// MinistralConfig (configuration_ministral.py): head_dim None.
+	"ministral": classOf("MinistralConfig", kHidden, num("4096"), kHeads, num("32"), kKV, num("8"), kMax, num("131072")),
+	// Ministral3Config (configuration_ministral3.py): head_dim a fixed 128, and YaRN with
+	// llama_4_scaling_beta when the config has no rope_parameters, its rope_theta 1e6 winning
+	// over the config's (as Mistral4Config's, families.go). The object's max_position_embeddings
+	// (the config's) is left out: the class does not validate it and hf does not read it.
+	"ministral3": classOf("Ministral3Config", kHidden, num("4096"), kHeads, num("32"), kKV, num("8"), kHead, num("128"),
+		kMax, num("262144"), "rope_parameters", object{
+			"type": "yarn", "rope_theta": num("1000000.0"), "factor": num("16.0"), "original_max_position_embeddings": num("16384"),
+			"beta_fast": num("32.0"), "beta_slow": num("1.0"), "mscale_all_dim": num("1.0"), "mscale": num("1.0"),
+			"llama_4_scaling_beta": num("0.1"),
+		}),
+	// Mistral3Config (configuration_mistral3.py) builds a text_config without model_type as
+	// MistralConfig, and without text_config this fixed MistralConfig, whatever the top level says.
+	"mistral3": {name: "Mistral3Config", nested: "mistral", defaults: map[string]any{
+		kHidden: num("5120"), kHeads: num("32"), kKV: num("8"), kHead: num("128"), kMax: num("131072"), kTheta: num("1000000000.0"),
+	}},
+	// PhimoeConfig (configuration_phimoe.py), default_theta 1e6.
+	"phimoe": classOf("PhimoeConfig", kHidden, num("4096"), kHeads, num("32"), kKV, num("8"), kMax, num("131072"), kTheta, num("1000000")),
+	// HunYuanDenseV1Config and HunYuanMoEV1Config (configuration_hunyuan_v1_dense.py,
+	// configuration_hunyuan_v1_moe.py): head_dim None (their docstrings say 128).
+	"hunyuan_v1_dense": llamaLike("HunYuanDenseV1Config"),
+	"hunyuan_v1_moe":   llamaLike("HunYuanMoEV1Config"),
+	"hunyuan_vl":       hunyuanVLText,
+	"hunyuan_vl_text":  hunyuanVLText,
+	// SeedOssConfig (configuration_seed_oss.py): head_dim 128 (4096 / 80 heads do not divide).
+	"seed_oss": classOf("SeedOssConfig", kHidden, num("4096"), kHeads, num("80"), kKV, num("8"), kHead, num("128"), kMax, num("524288")),
+	// ApertusConfig (configuration_apertus.py), default_theta 1.2e7: llama3 scaling when the
+	// config has no rope_parameters, with its own rope_theta winning over the config's.
+	"apertus": v4Rope(classOf("ApertusConfig", kHidden, num("4096"), kHeads, num("32"), kMax, num("65536"), kTheta, num("12000000"),
+		"rope_parameters", object{
+			"rope_type": "llama3", "rope_theta": num("12000000.0"), "factor": num("8.0"), "original_max_position_embeddings": num("8192"),
+			"low_freq_factor": num("1.0"), "high_freq_factor": num("4.0"),
+		})),
+	// NemotronConfig (configuration_nemotron.py).
+	"nemotron": classOf("NemotronConfig", kHidden, num("6144"), kHeads, num("48"), kMax, num("4096")),
+	// Qwen3NextConfig (configuration_qwen3_next.py), beside families.go's head_dim 256.
+	"qwen3_next":       classOf("Qwen3NextConfig", kHidden, num("2048"), kHeads, num("16"), kKV, num("2"), kMax, num("32768")),
+	"qwen3_5":          qwen35Text,
+	"qwen3_5_text":     qwen35Text,
+	"qwen3_5_moe":      qwen35MoeText,
+	"qwen3_5_moe_text": qwen35MoeText,
+	// MiniMaxConfig (minimax/configuration_minimax.py), default_theta 1e6: head_dim None. No
+	// rotary_dim: the family's reading of the published one stays.
+	"minimax": classOf("MiniMaxConfig", kHidden, num("4096"), kHeads, num("32"), kKV, num("8"), kMax, num("131072"), kTheta, num("1000000")),
+	// MiniMaxM2Config (minimax_m2/configuration_minimax_m2.py), default_theta 5e6: head_dim 128.
+	"minimax_m2": classOf("MiniMaxM2Config", kHidden, num("3072"), kHeads, num("48"), kKV, num("8"), kHead, num("128"),
+		kMax, num("196608"), kTheta, num("5000000")),
+	"glm4v_moe":           glm4vMoeText,
+	"glm4v_moe_text":      glm4vMoeText,
+	"gemma4":              gemma4Text,
+	"gemma4_text":         gemma4Text,
+	"gemma4_unified":      gemma4UnifiedText,
+	"gemma4_unified_text": gemma4UnifiedText,
+
+	"qwen3_omni_moe":             qwen3OmniText,
+	"qwen3_omni_moe_thinker":     qwen3OmniText,
+	"qwen3_omni_moe_text":        qwen3OmniText,
+	"qwen3_omni_moe_talker":      qwen3OmniTalkerText,
+	"qwen3_omni_moe_talker_text": qwen3OmniTalkerText,
+	"qwen2_5_omni":               qwen25OmniText,
+	"qwen2_5_omni_thinker":       qwen25OmniText,
+	"qwen2_5_omni_text":          qwen25OmniText,
+	// Qwen2_5OmniTalkerConfig (same file), default_theta 1e6: head_dim 128.
+	"qwen2_5_omni_talker": classOf("Qwen2_5OmniTalkerConfig", kHidden, num("3584"), kHeads, num("28"), kKV, num("4"),
+		kHead, num("128"), kMax, num("32768"), kTheta, num("1000000")),
+
+	"gptj":    gptjLike("GPTJConfig"),
+	"codegen": gptjLike("CodeGenConfig"),
+	// CohereConfig (configuration_cohere.py), default_theta 500000.
+	"cohere": classOf("CohereConfig", kHidden, num("8192"), kHeads, num("64"), kMax, num("8192"), kTheta, num("500000")),
+	// Cohere2Config (configuration_cohere2.py), beside families.go's cohere2 defaults.
+	"cohere2": classOf("Cohere2Config", kHidden, num("8192"), kHeads, num("64")),
+	// GlmConfig and Glm4Config (configuration_glm.py, configuration_glm4.py): head_dim 128.
+	"glm":  classOf("GlmConfig", kHidden, num("4096"), kHeads, num("32"), kKV, num("2"), kHead, num("128"), kMax, num("131072")),
+	"glm4": classOf("Glm4Config", kHidden, num("4096"), kHeads, num("32"), kKV, num("2"), kHead, num("128"), kMax, num("131072")),
+	// DeepseekV2Config (configuration_deepseek_v2.py).
+	"deepseek_v2": classOf("DeepseekV2Config", kHidden, num("4096"), kHeads, num("32"), kMax, num("2048"), kRope, num("64")),
+	"deepseek_v3": deepseekV3Class,
+	"kimi_k2":     deepseekV3Class,
+	// DeepseekV32Config (configuration_deepseek_v32.py): every model has the lightning indexer,
+	// its head index_head_dim 128.
+	"deepseek_v32": classOf("DeepseekV32Config", kHidden, num("7168"), kHeads, num("128"), kKV, num("128"),
+		kMax, num("163840"), kRope, num("64"), "index_head_dim", num("128")),
+	// Mistral4Config and DeepseekV4Config (configuration_mistral4.py,
+	// configuration_deepseek_v4.py): families.go's defaults.
+	"mistral4":    classOf("Mistral4Config"),
+	"deepseek_v4": classOf("DeepseekV4Config"),
+	"llama4":      llama4Text,
+	"llama4_text": llama4Text,
+	"glm4v":       glm4vText,
+	"glm4v_text":  glm4vText,
+	// Ernie4_5Config (configuration_ernie4_5.py), default_theta 500000: head_dim 128.
+	"ernie4_5": classOf("Ernie4_5Config", kHidden, num("1024"), kHeads, num("16"), kKV, num("2"), kHead, num("128"),
+		kMax, num("131072"), kTheta, num("500000")),
+	// Ernie4_5_MoeConfig (configuration_ernie4_5_moe.py), default_theta 500000.
+	"ernie4_5_moe": classOf("Ernie4_5_MoeConfig", kHidden, num("2560"), kHeads, num("20"), kKV, num("4"),
+		kMax, num("131072"), kTheta, num("500000")),
+	"ernie4_5_vl_moe":      ernie45VLText,
+	"ernie4_5_vl_moe_text": ernie45VLText,
+}
+
+// addClassDefaults puts the config class's defaults of the family s was resolved by under the
+// family's own (families.go), which win where both give a key, and names the class in the
+// notes. nested says the config has a text_config; noRopeParameters that the reading ignores
+// transformers v5's rope_parameters.
+func (s *source) addClassDefaults(nested, noRopeParameters bool) {
+	c, ok := configClasses[s.famName]
+	if !ok {
+		return
+	}
+	if nested && c.nested != "" {
+		c = configClasses[c.nested]
+	}
+	merged := maps.Clone(c.defaults)
+	if ro, ok := merged["rope_parameters"].(object); ok && noRopeParameters {
+		if c.v4RopeScaling {
+			ro = maps.Clone(ro)
+			delete(ro, kTheta)
+			merged["rope_parameters"] = ro
+		} else {
+			delete(merged, "rope_parameters")
+			s.note("%s's default rope_parameters not used: transformers v5's, which this reading predates", c.name)
+		}
+	}
+	maps.Copy(merged, s.defaults)
+	for _, k := range nullMeansNone {
+		if s.null(k) {
+			delete(merged, k)
+		}
+	}
+	for alias, k := range c.shadows {
+		if _, ok := s.raw(alias); ok {
+			delete(merged, k)
+		}
+	}
+	// transformers takes a fixed KV default whatever the head count, and cannot build the
+	// attention (num_key_value_groups = heads // kv) when it does not divide the config's heads:
+	// that default is no reading of the model, so hf's own (the head count) stands.
+	if heads, kv, ok := s.defaultKV(merged); ok && heads%kv != 0 {
+		delete(merged, kKV)
+		s.note("num_key_value_heads absent: %s's default %d does not divide the %d attention heads, so it is not taken", c.name, kv, heads)
+	}
+	s.defaults, s.famName = merged, c.name
+
+	// A class that fills rope_parameters when the config has none takes rope_theta from that
+	// object (convert_rope_params_to_dict only setdefaults the config's), so a bare rope_theta
+	// is not read: say so, since nothing else would.
+	_, bareTheta := s.raw(kTheta)
+	_, rope := s.raw("rope_parameters", "rope_scaling")
+	if ro, ok := merged["rope_parameters"].(object); ok && ro[kTheta] != nil && bareTheta && !rope {
+		s.note("rope_theta not read: %s fills rope_parameters when the config has none, and its rope_theta %v wins", c.name, ro[kTheta])
+	}
+}
+
+// defaultKV is the config's head count and the default KV head count when the config gives
+// the one and not the other.
+func (s *source) defaultKV(defaults map[string]any) (heads, kv int, ok bool) {
+	if _, given := s.raw(kKV); given || defaults[kKV] == nil {
+		return 0, 0, false
+	}
+	v, given := s.raw(kHeads, "n_head", "num_heads")
+	if !given {
+		return 0, 0, false
+	}
+	heads, herr := asInt("", v)
+	kv, kerr := asInt("", defaults[kKV])
+	return heads, kv, herr == nil && kerr == nil && heads > 0 && kv > 0
+}
+
+// raw is the first of keys the config gives (not null), in the text model, then, for a
+// nested config, at the top level, as source.given looks, without counting it as read.
+func (s *source) raw(keys ...string) (any, bool) {
+	for _, n := range []*node{&s.text, s.top} {
+		if n == nil {
+			continue
+		}
+		for _, k := range keys {
+			if v := n.m[k]; v != nil {
+				return v, true
+			}
+		}
+	}
+	return nil, false
+}
+
+// ignoresRopeParameters reports whether o reads config.json without transformers v5's
+// rope_parameters (RuleRopeParameters "ignores").
+func (o ParseOptions) ignoresRopeParameters() bool {
+	c, err := o.choices()
+	return err == nil && c[RuleRopeParameters] == "ignores"
+}
