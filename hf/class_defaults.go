@@ -325,7 +325,42 @@ var configClasses = map[string]configClass{
 		kMax, num("131072"), kTheta, num("500000")),
 	"ernie4_5_vl_moe":      ernie45VLText,
 	"ernie4_5_vl_moe_text": ernie45VLText,
+
+	// Families families.go dates after decba1d2, each read at the commit its family entry names.
+	"glm_moe_dsa": classOf("GlmMoeDsaConfig", kHidden, num("6144"), kHeads, num("64"), kKV, num("64"), kMax, num("202752"),
+		kRope, num("64"), "index_head_dim", num("128")),
+	"glm4_moe_lite": classOf("Glm4MoeLiteConfig", kHidden, num("2048"), kHeads, num("20"), kKV, num("20"), kMax, num("202752"),
+		kRope, num("64")),
+	"longcat_flash": classOf("LongcatFlashConfig", kHidden, num("6144"), kHeads, num("64"), kMax, num("131072"),
+		kRope, num("64"), kTheta, num("10000000.0")),
+	"hy_v4": classOf("HYV4Config", kHidden, num("2816"), kHeads, num("32"), kKV, num("32"), kMax, num("262144"),
+		kRope, num("64")),
+	"helium": classOf("HeliumConfig", kHidden, num("2560"), kHeads, num("20"), kKV, num("20"), kHead, num("128"),
+		kMax, num("4096"), kTheta, num("100000.0")),
+	"kolibri1": classOf("Kolibri1Config", kHidden, num("2560"), kHeads, num("48"), kKV, num("4"), kHead, num("128"),
+		kMax, num("262144"), "num_hidden_layers", num("50")),
+	"glm_ocr":      glmOCRText,
+	"glm_ocr_text": glmOCRText,
+	"jetmoe": classOf("JetMoeConfig", kHidden, num("2048"), kKV, num("16"), "kv_channels", num("128"),
+		"num_experts_per_tok", num("2"), kMax, num("4096")),
+	"zamba2": classOf("Zamba2Config", kHidden, num("2560"), kHeads, num("32"), kMax, num("4096")),
+	"zgcm": classOf("ZgcmConfig", kHidden, num("4096"), kHeads, num("32"), kKV, num("8"), kHead, num("128"),
+		kMax, num("262144"), kTheta, num("10000000.0")),
+	"qwen4_exp":      qwen4ExpText,
+	"qwen4_exp_text": qwen4ExpText,
+	// DiffusionGemmaTextConfig (configuration_diffusion_gemma.py @008e574) has Gemma 4's
+	// defaults, which the gemma4 family carries.
+	"diffusion_gemma":      classOf("DiffusionGemmaTextConfig"),
+	"diffusion_gemma_text": classOf("DiffusionGemmaTextConfig"),
 }
+
+var (
+	// GlmOcrTextConfig (configuration_glm_ocr.py): no head_dim field (1024 / 16).
+	glmOCRText = classOf("GlmOcrTextConfig", kHidden, num("1024"), kHeads, num("16"), kKV, num("8"), kMax, num("131072"))
+	// Qwen4ExpTextConfig (configuration_qwen4_exp.py @626859fc).
+	qwen4ExpText = classOf("Qwen4ExpTextConfig", kHidden, num("2048"), kHeads, num("16"), kKV, num("2"), kHead, num("256"),
+		kMax, num("32768"))
+)
 
 // addClassDefaults puts the config class's defaults of the family s was resolved by under the
 // family's own (families.go), which win where both give a key, and names the class in the

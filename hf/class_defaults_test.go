@@ -143,6 +143,29 @@ var classWants = map[string]classWant{
 		class: "Ernie4_5_VLMoeTextConfig"},
 	"ernie4_5_vl_moe_text": {heads: 20, kv: 4, head: 128, rot: 128, base: 500000, maxPos: 131072, style: rope.GPTJ,
 		class: "Ernie4_5_VLMoeTextConfig"},
+
+	"glm_moe_dsa":   {heads: 64, kv: 64, head: 64, rot: 64, base: 10000, maxPos: 202752, style: rope.GPTJ, class: "GlmMoeDsaConfig"},
+	"glm4_moe_lite": {heads: 20, kv: 20, head: 64, rot: 64, base: 10000, maxPos: 202752, style: rope.GPTJ, class: "Glm4MoeLiteConfig"},
+	"longcat_flash": {heads: 64, kv: 64, head: 64, rot: 64, base: 1e7, maxPos: 131072, style: rope.GPTJ, class: "LongcatFlashConfig"},
+	// HY-V4 pairs its MLA rope part rotate_half-wise.
+	"hy_v4":    {heads: 32, kv: 32, head: 64, rot: 64, base: 10000, maxPos: 262144, class: "HYV4Config"},
+	"helium":   {heads: 20, kv: 20, head: 128, rot: 128, base: 1e5, maxPos: 4096, style: rope.GPTJ, class: "HeliumConfig"},
+	"kolibri1": {heads: 48, kv: 4, head: 128, rot: 128, base: 10000, maxPos: 262144, class: "Kolibri1Config"},
+	// GlmOcrTextConfig: 1024 / 16, the whole head.
+	"glm_ocr":      {heads: 16, kv: 8, head: 64, rot: 64, base: 10000, maxPos: 131072, style: rope.GPTJ, class: "GlmOcrTextConfig"},
+	"glm_ocr_text": {heads: 16, kv: 8, head: 64, rot: 64, base: 10000, maxPos: 131072, style: rope.GPTJ, class: "GlmOcrTextConfig"},
+	// JetMoeConfig: 16 KV heads × 2 experts per token, head kv_channels.
+	"jetmoe": {heads: 32, kv: 16, head: 128, rot: 128, base: 10000, maxPos: 4096, class: "JetMoeConfig"},
+	// Zamba2Config: 2 × 2560 / 32; RoPE only with use_mem_rope.
+	"zamba2": {extra: `"use_mem_rope": true`, heads: 32, kv: 32, head: 160, rot: 160, base: 10000, maxPos: 4096, class: "Zamba2Config"},
+	// ZgcmConfig: int(128 × 0.334) = 42.
+	"zgcm":           {heads: 32, kv: 8, head: 128, rot: 42, base: 1e7, maxPos: 262144, class: "ZgcmConfig"},
+	"qwen4_exp":      {heads: 16, kv: 2, head: 256, rot: 64, base: 10000, maxPos: 32768, class: "Qwen4ExpTextConfig"},
+	"qwen4_exp_text": {heads: 16, kv: 2, head: 256, rot: 64, base: 10000, maxPos: 32768, class: "Qwen4ExpTextConfig"},
+	"diffusion_gemma": {heads: 8, kv: 4, head: 512, rot: 512, base: 1e6, maxPos: 131072, scaling: rope.ScalingProportional,
+		class: "DiffusionGemmaTextConfig"},
+	"diffusion_gemma_text": {heads: 8, kv: 4, head: 512, rot: 512, base: 1e6, maxPos: 131072, scaling: rope.ScalingProportional,
+		class: "DiffusionGemmaTextConfig"},
 }
 
 // noClass are the families whose model_type has no config class in transformers main, with

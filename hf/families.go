@@ -23,6 +23,12 @@ const (
 	// kindDeepSeekV4: the trailing rope slice of each head, two RoPEs by rope-type label
 	// (deepseek_v4.go).
 	kindDeepSeekV4
+	// kindJetMoe: head size kv_channels, heads num_key_value_heads × num_experts_per_tok.
+	kindJetMoe
+	// kindZamba2: RoPE only with use_mem_rope; head size attention_head_dim.
+	kindZamba2
+	// kindZgcm: the rotary dim rounded down to even, and no rope object read.
+	kindZgcm
 )
 
 // family is what a model_type implies about its RoPE.
@@ -49,6 +55,8 @@ type family struct {
 	// layers is the family's per-layer RoPE (layers.go); nil when only rope_parameters can
 	// make layers differ.
 	layers *layerRule
+	// indexer is how an MLA family's DSA indexer (index_head_dim) rotates (indexer.go).
+	indexer indexerRule
 }
 
 func num(s string) json.Number { return json.Number(s) }
@@ -148,6 +156,57 @@ var (
 const (
 	deltaNetNote = "linear_attention layers (Gated DeltaNet) use no position embedding; the spec covers the full_attention layers"
 	mambaNote    = "mamba layers use no position embedding; the spec covers the attention layers"
+)
+
+// Families transformers main added or changed after the table above was first checked, each
+// from its configuration_<type>.py and modeling_<type>.py (commits per entry).
+var (
+	// GlmMoeDsaAttention (modeling_glm_moe_dsa.py @01f8fa55) rotates the qk_rope_head_dim part
+	// with apply_rotary_pos_emb_interleave whatever rope_interleave says, and GlmMoeDsaIndexer
+	// the first qk_rope_head_dim dims of its index_head_dim head the same way
+	// (transformers#46842).
+	glmMoeDsa = family{style: rope.GPTJ, kind: kindDeepSeek, indexer: indexerFirstGPTJ}
+	// Glm4MoeLiteConfig (configuration_glm4_moe_lite.py): MLA, head_dim is qk_rope_head_dim
+	// (attribute_map), rope_interleave true.
+	glm4MoeLite = family{style: rope.GPTJ, kind: kindDeepSeek}
+	// LongcatFlashConfig (configuration_longcat_flash.py): MLA with default_theta 1e7; its
+	// attention rotates with apply_rotary_pos_emb_interleave.
+	longcatFlash = family{style: rope.GPTJ, kind: kindDeepSeek}
+	// HYV4Config (configuration_hy_v4.py @cdda7eb0): MLA whose q_rot/k_rot rotate with
+	// rotate_half ("Non-interleave RoPE", modular_hy_v4.py @0840ffec); its indexer rotates the
+	// trailing qk_rope_head_dim dims of its head (HYV4Indexer), which no rope.Spec describes.
+	hyV4 = family{style: rope.NeoX, kind: kindDeepSeek, indexer: indexerTrailing}
+	// HeliumConfig (configuration_helium.py): default_theta 1e5; modular_helium.py's
+	// apply_rotary_pos_emb repeat_interleaves cos/sin and rotates pairs (2i, 2i+1).
+	helium = family{style: rope.GPTJ}
+	// Kolibri1Config (configuration_kolibri1.py @bdd66176): full_attention every 5th layer,
+	// sliding_window 513; Kolibri1Attention (modeling_kolibri1.py) rotates only "if
+	// self.sliding_window is None or self.is_sliding", EXAONE 4's rule without its pattern key.
+	kolibri1 = family{style: rope.NeoX, layers: &layerRule{pattern: 5, nope: nopeUnlessSlidingWindowed}}
+	// GlmOcrTextConfig (configuration_glm_ocr.py): no partial_rotary_factor, so the whole head
+	// rotates; GlmOcrTextRotaryEmbedding's chunked mrope_section defaults to [8, 12, 12], with
+	// GLM's interleaved pairs.
+	glmOCR = family{style: rope.GPTJ, mropeSection: []int{8, 12, 12}, mropeFrom: "GlmOcrTextRotaryEmbedding"}
+	// JetMoeConfig (configuration_jetmoe.py): attribute_map head_dim → kv_channels, and
+	// __post_init__ sets num_attention_heads = num_key_value_heads × num_experts_per_tok;
+	// JetMoeRotaryEmbedding is Mixtral's (rotate_half over the whole head).
+	jetmoe = family{style: rope.NeoX, kind: kindJetMoe}
+	// Zamba2Config (configuration_zamba2.py): attention_head_dim = 2·hidden_size / heads
+	// (attribute_map head_dim); Zamba2Attention rotates only if config.use_mem_rope (default
+	// false), with Llama's rotate_half.
+	zamba2 = family{style: rope.NeoX, kind: kindZamba2, note: mambaNote}
+	// ZgcmConfig (configuration_zgcm.py @75ec25a0): partial_rotary_factor 0.334 with the rotary
+	// dim rounded down to even, rope_theta 1e7, and no rope object: ZgcmRotaryEmbedding
+	// (modeling_zgcm.py @a67f860e) reads head_dim, partial_rotary_factor and rope_theta only.
+	zgcm = family{style: rope.NeoX, kind: kindZgcm, partial: 0.334}
+	// Qwen4ExpTextConfig (modular_qwen4_exp.py @01377e76): Qwen3.5's text model, head_dim 256 and
+	// partial_rotary_factor 0.25; Qwen4ExpTextRotaryEmbedding is Qwen3_5TextRotaryEmbedding
+	// (interleaved MRoPE, mrope_section [11, 11, 10]). The generated configuration_qwen4_exp.py
+	// at 626859fc and 075d0aed declares no partial_rotary_factor, which would rotate the whole
+	// head with sections that cover a quarter of it: rotary takes the modular's 0.25, with which
+	// the default sections fit, and published configs give the factor.
+	qwen4Exp = family{style: rope.NeoX, partial: 0.25, interleavedMRoPE: true, mropeSection: []int{11, 11, 10},
+		mropeFrom: "Qwen4ExpTextRotaryEmbedding", note: deltaNetNote}
 )
 
 // Gemma4TextConfig's defaults (configuration_gemma4.py) and Gemma4UnifiedTextConfig's
@@ -315,6 +374,24 @@ var families = map[string]family{
 	"ernie4_5_vl_moe":      ernie45VL,
 	"ernie4_5_vl_moe_text": ernie45VL,
 	"ernie4_5_moe_vl":      ernie45VL,
+
+	"glm_moe_dsa":    glmMoeDsa,
+	"glm4_moe_lite":  glm4MoeLite,
+	"longcat_flash":  longcatFlash,
+	"hy_v4":          hyV4,
+	"helium":         helium,
+	"kolibri1":       kolibri1,
+	"glm_ocr":        glmOCR,
+	"glm_ocr_text":   glmOCR,
+	"jetmoe":         jetmoe,
+	"zamba2":         zamba2,
+	"zgcm":           zgcm,
+	"qwen4_exp":      qwen4Exp,
+	"qwen4_exp_text": qwen4Exp,
+	// DiffusionGemmaTextConfig (configuration_diffusion_gemma.py) is Gemma4TextConfig's, and its
+	// attention Gemma 4's: sliding and full layers with their own heads and RoPE.
+	"diffusion_gemma":      gemma4,
+	"diffusion_gemma_text": gemma4,
 }
 
 // KnownModelTypes returns the model_type values Parse understands, sorted.

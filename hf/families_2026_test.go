@@ -2,8 +2,11 @@ package hf
 
 import (
 	"errors"
+	"slices"
 	"strings"
 	"testing"
+
+	"github.com/rotary-go/rotary/rope"
 )
 
 // TestNoRoPEFamilies2026: families without RoPE whose configs keep a rope_theta (or MLA keys)
@@ -43,5 +46,74 @@ func TestUnrepresentableFamilies(t *testing.T) {
 		"num_attention_heads": 64, "rope_theta": 10000}}`))
 	if err == nil || !strings.Contains(err.Error(), "compress_ratios") {
 		t.Errorf("nested deepseek_v41: %v", err)
+	}
+}
+
+// TestFamilies2026: the families transformers main added that the generic reading misread,
+// each as its configuration and modeling files define it.
+func TestFamilies2026(t *testing.T) {
+	// GLM-5: MLA interleaved on the rope part, and its DSA indexer interleaved too.
+	m := mustParse(t, `{"model_type": "glm_moe_dsa", "head_dim": 64, "rope_parameters": {"rope_type": "default", "rope_theta": 8000000}}`)
+	if s := m.Spec; s.HeadSize != 64 || s.Style != rope.GPTJ || s.Base != 8e6 || m.Indexer == nil ||
+		m.Indexer.HeadSize != 128 || m.Indexer.RotaryDim != 64 || m.Indexer.Style != rope.GPTJ {
+		t.Errorf("glm_moe_dsa: spec %+v indexer %+v", s, m.Indexer)
+	}
+	// DeepSeek-V3.2's indexer stays NeoX.
+	if m := mustParse(t, `{"model_type": "deepseek_v32"}`); m.Indexer == nil || m.Indexer.Style != rope.NeoX {
+		t.Errorf("deepseek_v32 indexer %+v, want neox", m.Indexer)
+	}
+	// HY-V4: MLA paired rotate_half-wise; its indexer's trailing rope slice has no spec.
+	m = mustParse(t, `{"model_type": "hy_v4", "index_head_dim": 128}`)
+	if m.Spec.Style != rope.NeoX || m.Spec.HeadSize != 64 || m.Indexer != nil ||
+		!slices.ContainsFunc(m.Notes, func(n string) bool { return strings.Contains(n, "last 64 of its 128") }) {
+		t.Errorf("hy_v4: spec %+v indexer %+v notes %q", m.Spec, m.Indexer, m.Notes)
+	}
+	// Kolibri1: every 5th layer is full attention without RoPE; with sliding_window null every
+	// layer rotates.
+	m = mustParse(t, `{"model_type": "kolibri1", "num_hidden_layers": 10}`)
+	for l := range 10 {
+		s, err := m.Spec.ForLayer(l)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if want := (l+1)%5 == 0; s.NoRoPE != want {
+			t.Errorf("kolibri1 layer %d: NoRoPE %v, want %v", l, s.NoRoPE, want)
+		}
+	}
+	m = mustParse(t, `{"model_type": "kolibri1", "num_hidden_layers": 10, "sliding_window": null}`)
+	if s, _ := m.Spec.ForLayer(4); s.NoRoPE {
+		t.Errorf("kolibri1 sliding_window null: layer 4 unrotated")
+	}
+	// GLM-OCR: chunked MRoPE with GLM's interleaved pairs over the whole head.
+	m = mustParse(t, `{"model_type": "glm_ocr", "text_config": {"model_type": "glm_ocr_text", "head_dim": 128, "hidden_size": 1536,
+		"rope_parameters": {"rope_type": "default", "mrope_section": [16, 24, 24], "partial_rotary_factor": 1.0, "rope_theta": 10000}}}`)
+	if s := m.Spec; s.MRoPE == nil || s.MRoPE.Interleaved || s.Style != rope.GPTJ || s.RotaryDim != 128 {
+		t.Errorf("glm_ocr: %+v mrope %+v", s, s.MRoPE)
+	}
+	// JetMoE: heads from KV heads × experts per token, head size kv_channels.
+	m = mustParse(t, `{"model_type": "jetmoe", "hidden_size": 2048, "num_attention_heads": 32, "num_key_value_heads": 16,
+		"num_experts_per_tok": 2, "kv_channels": 128}`)
+	if m.NumHeads != 32 || m.Spec.HeadSize != 128 {
+		t.Errorf("jetmoe: %d heads of %d", m.NumHeads, m.Spec.HeadSize)
+	}
+	// Zamba2: no RoPE unless use_mem_rope; then a head of 2·hidden / heads.
+	for _, cfg := range []string{`{"model_type": "zamba2"}`, `{"model_type": "zamba2", "use_mem_rope": false}`} {
+		if _, err := Parse([]byte(cfg)); !errors.Is(err, ErrNoRoPE) {
+			t.Errorf("%s: %v, want ErrNoRoPE", cfg, err)
+		}
+	}
+	// Zgcm: the rotary dim rounded down to even; rope_scaling ignored, as ZgcmRotaryEmbedding does.
+	m = mustParse(t, `{"model_type": "zgcm", "head_dim": 64, "rope_scaling": {"rope_type": "linear", "factor": 4}}`)
+	if s := m.Spec; s.RotaryDim != 20 || s.Scaling.Type != rope.ScalingDefault || s.Base != 1e7 || len(m.Unread) > 0 {
+		t.Errorf("zgcm: rotary %d scaling %v base %v unread %v", s.RotaryDim, s.Scaling.Type, s.Base, m.Unread)
+	}
+	// Qwen4-Exp: Qwen3.5's partial interleaved MRoPE.
+	m = mustParse(t, `{"model_type": "qwen4_exp_text"}`)
+	if s := m.Spec; s.MRoPE == nil || !s.MRoPE.Interleaved || !slices.Equal(s.MRoPE.Sections, []int{11, 11, 10}) || s.RotaryDim != 64 {
+		t.Errorf("qwen4_exp_text: %+v mrope %+v", s, s.MRoPE)
+	}
+	// Helium: GPT-J pairs, theta 1e5 by default.
+	if m := mustParse(t, `{"model_type": "helium"}`); m.Spec.Style != rope.GPTJ || m.Spec.Base != 1e5 {
+		t.Errorf("helium: %+v", m.Spec)
 	}
 }

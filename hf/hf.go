@@ -431,6 +431,20 @@ func (p *parser) unsupported() error {
 				ErrConfig, ErrNoRoPE, p.m.ModelType, pet)
 		}
 		return nil
+	case kindZamba2:
+		on, ok, err := p.src.boolean("use_mem_rope")
+		if err != nil {
+			return err
+		}
+		if !on {
+			given := "absent (Zamba2Config's default false)"
+			if ok {
+				given = "false"
+			}
+			return fmt.Errorf("%w: %w: model_type %q: use_mem_rope %s: Zamba2Attention rotates only with use_mem_rope, so its attention uses no position embedding",
+				ErrConfig, ErrNoRoPE, p.m.ModelType, given)
+		}
+		return nil
 	case kindFalcon:
 		key, why = "alibi", "the model uses ALiBi, not RoPE"
 	case kindChatGLM:
@@ -445,6 +459,29 @@ func (p *parser) unsupported() error {
 	if ok && on {
 		return configErr("%s: true: %s", key, why)
 	}
+	return nil
+}
+
+// zamba2Head sets the head size and rotary dim of Zamba2's shared attention blocks:
+// attention_head_dim when the config gives it, else 2·hidden_size / heads.
+func (p *parser) zamba2Head() error {
+	spec := &p.m.Spec
+	head, _, ok, err := p.src.positive("attention_head_dim")
+	if err != nil {
+		return err
+	}
+	if !ok {
+		hidden, hpath, hok, err := p.src.positive("hidden_size")
+		if err != nil {
+			return err
+		}
+		if !hok || 2*hidden%p.m.NumHeads != 0 {
+			return configErr("%s: 2 × %d is not divisible by the %d attention heads (and attention_head_dim is absent)", hpath, hidden, p.m.NumHeads)
+		}
+		head = 2 * hidden / p.m.NumHeads
+		p.note("attention_head_dim absent: 2 × hidden_size / num_attention_heads = %d (Zamba2Config)", head)
+	}
+	spec.HeadSize, spec.RotaryDim = head, head
 	return nil
 }
 
@@ -466,6 +503,21 @@ func (p *parser) heads() error {
 	heads, _, ok, err := s.positive("num_attention_heads", "n_head", "num_heads")
 	if err != nil {
 		return err
+	}
+	if p.fam.kind == kindJetMoe {
+		// JetMoeConfig.__post_init__ overwrites num_attention_heads, whatever the file says.
+		kv, _, kok, err := s.positive("num_key_value_heads")
+		if err != nil {
+			return err
+		}
+		top, _, tok, err := s.positive("num_experts_per_tok")
+		if err != nil {
+			return err
+		}
+		if kok && tok {
+			heads, ok = kv*top, true
+			p.note("num_attention_heads = num_key_value_heads %d × num_experts_per_tok %d (JetMoeConfig)", kv, top)
+		}
 	}
 	if !ok {
 		return configErr("num_attention_heads: missing (also looked for n_head, num_heads)")
@@ -556,8 +608,15 @@ func (p *parser) headSize(ri ropeInfo) error {
 
 	keys := []string{"head_dim"}
 	switch p.fam.kind {
-	case kindChatGLM:
+	case kindChatGLM, kindJetMoe:
 		keys = append(keys, "kv_channels")
+	case kindZamba2:
+		// Zamba2Config: attention_head_dim = 2·hidden_size // heads (attribute_map head_dim), the
+		// shared attention blocks working on the concatenation of two hidden states.
+		if err := p.zamba2Head(); err != nil {
+			return err
+		}
+		return nil
 	case kindCohere2:
 		keys = nil // Cohere2Config.__post_init__ overwrites head_dim with hidden_size / heads
 	}
@@ -629,6 +688,11 @@ func (p *parser) headSize(ri ropeInfo) error {
 	rd, ok := truncInt(float64(head) * factor) // HF truncates the same way
 	if !ok {
 		return configErr("%s: %v of head size %d gives a rotary dim past int", path, factor, head)
+	}
+	if p.fam.kind == kindZgcm && rd%2 != 0 {
+		// ZgcmRotaryEmbedding: self.dim = dim - dim % 2.
+		p.note("%s %v of head size %d gives %d: rounded down to %d, as ZgcmRotaryEmbedding does", path, factor, head, rd, rd-1)
+		rd--
 	}
 	if rd <= 0 || rd%2 != 0 {
 		return configErr("%s: %v of head size %d gives rotary dim %d: want a positive even number", path, factor, head, rd)

@@ -26,6 +26,12 @@ func (p *parser) ropeObject() (ropeInfo, error) {
 	if p.fam.kind == kindDeepSeekV4 {
 		return p.deepseekV4Rope()
 	}
+	if p.fam.kind == kindZgcm {
+		if path, _, ok := p.src.given("rope_parameters", "rope_scaling"); ok {
+			p.note("%s ignored: ZgcmRotaryEmbedding reads only head_dim, partial_rotary_factor and rope_theta", path)
+		}
+		return ropeInfo{}, nil
+	}
 	path, v, ok := p.src.first("rope_parameters", "rope_scaling")
 	if !ok {
 		return ropeInfo{}, nil
