@@ -236,7 +236,9 @@ func (e *Embedding) tableFor(maxPos int64) *ops.CosSinCache {
 // RotaryEmbedding.forward (op rotary_embedding), or MRoPE's when the spec has sections.
 //
 // positions is [T] (int32 or int64), or [len(sections), T] for an MRoPE model; 1-D positions
-// for an MRoPE model are text-only input (every axis equals the position). query and key are
+// for an MRoPE model are text-only input (every axis equals the position; under llama.cpp's
+// IMROPE layout the fourth row too, which is HF's text rotation and not llama.cpp's: see
+// MRoPE.GGMLFourth). query and key are
 // [T, H, D] or [T, H·D] in F32, F16 or BF16 with D the spec's head size; heads and tokens may be
 // strided. On error nothing is written. An embedding of a layer without RoPE (Spec.NoRoPE)
 // checks the arguments the same way and leaves query and key untouched.
@@ -301,7 +303,8 @@ func (e *Embedding) fromTable(a *ops.RotaryEmbeddingArgs) bool {
 func (e *Embedding) run(a *ops.RotaryEmbeddingArgs) error {
 	pos := &a.Positions
 	if c := e.tableFor(pos.Max); c != nil && pos.Max < int64(c.Rows) {
-		_, err := ops.Run(e.disp, ops.MRoPE, ops.MRoPEArgs{RoPE: a.RoPE, Positions: *pos, Cache: *c, Sections: e.spec.MRoPE.Sections, Interleaved: e.spec.MRoPE.Interleaved, AlternateHW: e.spec.MRoPE.AlternateHW})
+		m := e.spec.MRoPE
+		_, err := ops.Run(e.disp, ops.MRoPE, ops.MRoPEArgs{RoPE: a.RoPE, Positions: *pos, Cache: *c, Sections: m.Sections, Interleaved: m.Interleaved, AlternateHW: m.AlternateHW, GGMLFourth: m.GGMLFourth})
 		return err
 	}
 	cs := e.scratch.Get().(*CosSin)

@@ -339,7 +339,11 @@ func (c *checker) model(m *hf.Model) {
 			c.add(Error, "mrope-position-rows", fmt.Sprintf("positions have %d rows but mrope_section has %d sections", r, len(s.MRoPE.Sections)),
 				"each position row drives one section", fmt.Sprintf("pass positions of shape [%d, T]", len(s.MRoPE.Sections)))
 		}
-		if s.MRoPE.AlternateHW && l.CacheMode != "" {
+		if s.MRoPE.GGMLFourth && l.CacheMode != "" {
+			c.add(Error, "mrope-cache-mode", fmt.Sprintf("%s uses llama.cpp's IMROPE layout (mrope_section %s: the pairs no section claims take a fourth position row) but is launched on npu_mrope with cache_mode %s", m.ModelType, sections, l.CacheMode),
+				"npu_mrope's interleave mode is Hugging Face's: a pair no section claims takes the temporal position; ggml_mrope_cache_init gives it the fourth row, which llama.cpp fills with 0 for text and image tokens, and default mode chunks the sections instead",
+				"to match llama.cpp rotate with the GGUF's spec (rotary.Embedding, [4, T] positions with the fourth row 0 for text); to match Hugging Face, with the checkpoint's config and cache_mode interleave")
+		} else if s.MRoPE.AlternateHW && l.CacheMode != "" {
 			c.add(Error, "mrope-cache-mode", fmt.Sprintf("%s uses ERNIE-4.5-VL's MRoPE (h and w alternating over the first %d pairs, t last) but is launched on npu_mrope with cache_mode %s", m.ModelType, s.MRoPE.Sections[0]+s.MRoPE.Sections[1], l.CacheMode),
 				"npu_mrope's cache modes are Qwen2-VL's chunks (default) and Qwen3-VL's round-robin over three axes (interleave); neither gives even pairs height and odd pairs width (transformers Ernie4_5_VLMoeTextRotaryEmbedding, vLLM Ernie4_5_VLRotaryEmbedding)",
 				"rotate with the model's own 3-D RoPE (vLLM's Ernie4_5_VLRotaryEmbedding, rotary apply) instead of npu_mrope")

@@ -4,6 +4,8 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"strconv"
+	"strings"
 
 	"github.com/rotary-go/rotary/rope"
 )
@@ -321,7 +323,7 @@ func (f *File) RoPE() (*RoPE, error) {
 		return nil, err
 	}
 	if rt == RopeMRoPE || rt == RopeIMRoPE {
-		if err := f.mrope(&s, arch, rt); err != nil {
+		if err := f.mrope(r, &s, arch, rt); err != nil {
 			return nil, err
 		}
 	}
@@ -528,11 +530,11 @@ func (f *File) freqFactors(r *RoPE, s *rope.Spec) ([2][]float64, error) {
 	return [2][]float64{short, long}, nil
 }
 
-// mrope reads the sections and checks that ggml_rope_multi assigns every pair to the axis
-// the spec's MRoPE does: the section sum must be n_rot/2 (ggml's sector index wraps around
-// it), and under IMRoPE a pair that none of the first three sections claims goes to ggml's
-// fourth position but the spec's temporal one.
-func (f *File) mrope(s *rope.Spec, arch string, rt RopeType) error {
+// mrope reads the sections as ggml_rope_multi assigns pairs to position rows: the section sum
+// must be n_rot/2, since ggml's sector index wraps around it and a spec cannot say that. Under
+// IMRoPE a pair that none of the first three sections claims goes to ggml's fourth position,
+// which is rope.MRoPE.GGMLFourth; without such a pair IMRoPE is Hugging Face's interleave.
+func (f *File) mrope(r *RoPE, s *rope.Spec, arch string, rt RopeType) error {
 	sec, err := f.sections(arch)
 	if err != nil {
 		return err
@@ -553,10 +555,21 @@ func (f *File) mrope(s *rope.Spec, arch string, rt RopeType) error {
 		m.Sections = four[:]
 	}
 	if rt == RopeIMRoPE {
+		var fourth []string
 		for i := range half {
 			if imropeAxis(i, four) == 3 {
-				return unsupportedf("%s %v: under IMRoPE ggml rotates pair %d by the fourth position, where a rope.Spec's interleaved MRoPE uses the temporal one", key, sec, i)
+				fourth = append(fourth, strconv.Itoa(i))
 			}
+		}
+		if fourth != nil {
+			// The fourth row is read whatever the fourth section says, so the spec keeps all
+			// four and takes [4, T] positions.
+			m.Sections, m.GGMLFourth = four[:], true
+			pairs := "pairs "
+			if len(fourth) == 1 {
+				pairs = "pair "
+			}
+			r.Notes = append(r.Notes, fmt.Sprintf("%s %v under IMRoPE: no section claims %s%s, which ggml_mrope_cache_init turns by the fourth position; llama.cpp fills that row with 0 for text tokens (llm_graph_input_pos::set_input) and image tokens (mtmd-helper's set_position_mrope_2d), so it leaves them unrotated where Hugging Face's interleave turns them by the temporal position", key, sec, pairs, strings.Join(fourth, ", ")))
 		}
 	}
 	s.MRoPE = m

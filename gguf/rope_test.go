@@ -4,6 +4,7 @@ import (
 	"errors"
 	"math"
 	"reflect"
+	"slices"
 	"strings"
 	"testing"
 
@@ -87,6 +88,39 @@ func TestRopeTypes(t *testing.T) {
 			Scaling: rope.Scaling{Type: rope.ScalingDefault}, MRoPE: &rope.MRoPE{Sections: []int{11, 11, 10}, Interleaved: true}}
 		if r.Type != RopeIMRoPE || !reflect.DeepEqual(r.Spec, want) {
 			t.Errorf("got %s %+v, want imrope %+v", r.Type, r.Spec, want)
+		}
+	})
+	t.Run("imrope fourth position", func(t *testing.T) {
+		// Qwen3-VL-8B as convert_hf_to_gguf.py writes it: mrope_section [24, 20, 20] padded
+		// with a 0. ggml gives pairs 61 and 62 (h and w turns past 3·20) the fourth position,
+		// so the spec says llama.cpp's layout rather than refusing.
+		r := mustModel(t, "qwen3vl", 262144, 4096, 32, []KV{
+			{"qwen3vl.rope.freq_base", F32(5000000)},
+			{"qwen3vl.rope.dimension_sections", I32s(24, 20, 20, 0)},
+		})
+		want := rope.Spec{HeadSize: 128, RotaryDim: 128, Base: 5e6, Style: rope.NeoX, MaxPositions: 262144,
+			Scaling: rope.Scaling{Type: rope.ScalingDefault}, MRoPE: &rope.MRoPE{Sections: []int{24, 20, 20, 0}, Interleaved: true, GGMLFourth: true}}
+		if r.Type != RopeIMRoPE || !reflect.DeepEqual(r.Spec, want) {
+			t.Fatalf("got %s %+v, want imrope %+v", r.Type, r.Spec, want)
+		}
+		var fourth []int
+		for i := range 64 {
+			if r.Spec.MRoPE.Axis(i) == 3 {
+				fourth = append(fourth, i)
+			}
+		}
+		if !reflect.DeepEqual(fourth, []int{61, 62}) {
+			t.Errorf("pairs on the fourth row %v, want [61 62]", fourth)
+		}
+		if !slices.ContainsFunc(r.Notes, func(n string) bool {
+			return strings.Contains(n, "claims pairs 61, 62") && strings.Contains(n, "llm_graph_input_pos::set_input")
+		}) {
+			t.Errorf("notes %q: want one naming pairs 61, 62 and what llama.cpp feeds them", r.Notes)
+		}
+		// A fourth section of its own: t stops at 3·8, so t's later turns go there too.
+		r = mustModel(t, "qwen3vl", 4096, 4096, 32, []KV{{"qwen3vl.rope.dimension_sections", I32s(8, 24, 24, 8)}})
+		if m := r.Spec.MRoPE; m == nil || !m.GGMLFourth || !reflect.DeepEqual(m.Sections, []int{8, 24, 24, 8}) || m.Axis(24) != 3 || m.Axis(21) != 0 {
+			t.Errorf("[8, 24, 24, 8]: %+v", r.Spec.MRoPE)
 		}
 	})
 	t.Run("vision", func(t *testing.T) {
@@ -275,7 +309,7 @@ func TestRoPEErrors(t *testing.T) {
 		{"n_rot for llama", "llama", []KV{{"llama.rope.dimension_count", U32(64)}}, ErrInvalid, "n_rot"},
 		{"sections missing", "qwen2vl", nil, ErrInvalid, "dimension_sections: missing"},
 		{"sections sum", "qwen2vl", []KV{{"qwen2vl.rope.dimension_sections", I32s(16, 24, 16, 0)}}, ErrUnsupported, "wraps"},
-		{"imrope fourth axis", "qwen3vl", []KV{{"qwen3vl.rope.dimension_sections", I32s(8, 24, 24, 8)}}, ErrUnsupported, "fourth position"},
+		{"imrope sections sum", "qwen3vl", []KV{{"qwen3vl.rope.dimension_sections", I32s(24, 20, 20, 4)}}, ErrUnsupported, "wraps"},
 		{"per-layer rules", "cohere2", nil, ErrUnsupported, "cohere2"},
 		{"swa base", "qwen2", []KV{{"qwen2.rope.freq_base_swa", F32(10000)}}, ErrUnsupported, "freq_base_swa"},
 		{"linear attn", "qwen2", []KV{{"qwen2.rope.scaling.factor", F32(2)}, {"qwen2.rope.scaling.attn_factor", F32(2)}}, ErrUnsupported, "attn_factor"},
@@ -362,5 +396,32 @@ func TestLinearScaling(t *testing.T) {
 	r = mustModel(t, "llama", 16384, 4096, 32, []KV{{"llama.rope.scaling.type", Str("none")}, {"llama.rope.scaling.factor", F32(4)}})
 	if r.Spec.Scaling.Type != rope.ScalingDefault {
 		t.Errorf("none: %+v", r.Spec.Scaling)
+	}
+}
+
+// TestIMRoPEAxisIsSpecs: for every section list that sums to the pairs, the spec mrope writes
+// under IMRoPE turns each pair by the row ggml_mrope_cache_init does (imropeAxis).
+func TestIMRoPEAxisIsSpecs(t *testing.T) {
+	for a := range 9 {
+		for b := range 9 {
+			for c := range 9 {
+				for d := range 3 {
+					four := [4]int{a, b, c, d}
+					half := a + b + c + d
+					if half == 0 {
+						continue
+					}
+					m := rope.MRoPE{Sections: four[:], Interleaved: true, GGMLFourth: true}
+					if s := (rope.Spec{HeadSize: 2 * half, RotaryDim: 2 * half, Base: 10000, MRoPE: &m}); s.Validate() != nil {
+						t.Fatalf("%v: %v", four, s.Validate())
+					}
+					for i := range half {
+						if got, want := m.Axis(i), imropeAxis(i, four); got != want {
+							t.Fatalf("%v pair %d: spec axis %d, ggml's %d", four, i, got, want)
+						}
+					}
+				}
+			}
+		}
 	}
 }

@@ -8,7 +8,7 @@ import (
 
 // MRoPEArgs are the arguments of op mrope: pair i of token t takes its cos/sin from row
 // Positions.At(axis(i), t) of Cache, where the axis follows Sections (chunked) or the
-// Qwen3-VL interleaving.
+// Qwen3-VL interleaving (Hugging Face's, or llama.cpp's IMROPE with its fourth row).
 type MRoPEArgs struct {
 	RoPE
 	Positions   Positions
@@ -18,11 +18,15 @@ type MRoPEArgs struct {
 	// AlternateHW is ERNIE-4.5-VL's layout (rope.MRoPE.AlternateHW); the caller has checked
 	// that Sections suit it.
 	AlternateHW bool
+	// GGMLFourth is llama.cpp's IMROPE layout (rope.MRoPE.GGMLFourth): the pairs no section
+	// claims take position row 3. The caller has checked that Sections has four entries and
+	// Positions four rows.
+	GGMLFourth bool
 }
 
 // Axis is the position row pair i takes its cos/sin from (rope.MRoPE.Axis).
 func (a *MRoPEArgs) Axis(i int) int {
-	m := rope.MRoPE{Sections: a.Sections, Interleaved: a.Interleaved, AlternateHW: a.AlternateHW}
+	m := rope.MRoPE{Sections: a.Sections, Interleaved: a.Interleaved, AlternateHW: a.AlternateHW, GGMLFourth: a.GGMLFourth}
 	return m.Axis(i)
 }
 

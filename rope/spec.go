@@ -161,12 +161,29 @@ type MRoPE struct {
 	// (transformers modeling_ernie4_5_vl_moe.py Ernie4_5_VLMoeTextRotaryEmbedding's pre-rotated
 	// inv_freq and recomposition_to_3d; vLLM ernie45_vl_rope.py). Position rows stay (t, h, w).
 	AlternateHW bool
+	// GGMLFourth selects llama.cpp's IMROPE layout (GGML_ROPE_TYPE_IMROPE: ggml_mrope_cache_init
+	// in ggml/src/ggml-cpu/ops.cpp, llama.cpp 82bb48500): interleaved as Hugging Face's, except
+	// that a pair none of the first three sections claims takes the fourth position row where
+	// HF's takes the temporal one. Qwen3-VL's GGUF sections [24, 20, 20, 0] leave pairs 61 and
+	// 62 of 64 to it, so llama.cpp does not rotate such a file as HF rotates its checkpoint.
+	// Valid only with Interleaved and four Sections; the fourth may be 0, since ggml reads the
+	// row whatever its count, so positions are [4, T].
+	//
+	// 1-D positions put every row at the position, the fourth included, which turns those
+	// pairs as HF does. llama.cpp does not: it feeds a text token 0 in the fourth row
+	// (src/llama-graph.cpp llm_graph_input_pos::set_input, llama.cpp 434f71a5b), and an image
+	// token too (tools/mtmd/mtmd-helper.cpp decode_embd_batch::set_position_mrope_2d, llama.cpp
+	// 2de063ae8), which leaves those pairs unrotated. Pass [4, T] positions with the fourth row
+	// 0 to rotate as llama.cpp does.
+	GGMLFourth bool
 }
 
 // Axis is the position axis (row) of frequency pair i: chunked takes consecutive runs of
 // sections (a fourth section extends them); interleaved, as Hugging Face defines it, takes axis
 // 1 for i%3 == 1 while i < 3·s1, axis 2 for i%3 == 2 while i < 3·s2, and axis 0 otherwise;
-// AlternateHW takes axis 1 for even and axis 2 for odd i below s0+s1, axis 0 from there.
+// AlternateHW takes axis 1 for even and axis 2 for odd i below s0+s1, axis 0 from there;
+// GGMLFourth (with Interleaved) takes axis 0 only for i%3 == 0 while i < 3·s0, and axis 3
+// where no section claims i.
 //
 // A nil MRoPE, or one with fewer sections than its layout reads (Validate refuses both), takes
 // axis 0 for every pair: the text row, as a pair past the sections does.
@@ -187,6 +204,8 @@ func (m *MRoPE) Axis(i int) int {
 			return 1
 		case i%3 == 2 && len(s) > 2 && i < 3*s[2]:
 			return 2
+		case m.GGMLFourth && len(s) > 3 && !(i%3 == 0 && i < 3*s[0]):
+			return 3
 		}
 		return 0
 	}
@@ -288,6 +307,9 @@ func (s Spec) Validate() error {
 		}
 		if m.AlternateHW && (m.Interleaved || len(m.Sections) != 3 || m.Sections[0] != m.Sections[1]) {
 			return specErr("mrope_section %v with ERNIE's alternating h/w layout: want three sections [h, w, t] with h = w, and not interleaved", m.Sections)
+		}
+		if m.GGMLFourth && (!m.Interleaved || m.AlternateHW || len(m.Sections) != 4) {
+			return specErr("mrope_section %v with llama.cpp's IMROPE fourth position: want four sections, interleaved", m.Sections)
 		}
 	}
 	if l := s.Local; l != nil {

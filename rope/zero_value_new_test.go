@@ -18,6 +18,8 @@ func TestZeroValueNew(t *testing.T) {
 		{"interleaved, no sections", &MRoPE{Interleaved: true}},
 		{"interleaved, one section", &MRoPE{Interleaved: true, Sections: []int{4}}},
 		{"alternate hw, one section", &MRoPE{AlternateHW: true, Sections: []int{4}}},
+		{"ggml fourth, one section", &MRoPE{Interleaved: true, GGMLFourth: true, Sections: []int{4}}},
+		{"ggml fourth alone, one section", &MRoPE{GGMLFourth: true, Sections: []int{4}}},
 	} {
 		for _, i := range []int{0, 1, 2, 5} {
 			var got int

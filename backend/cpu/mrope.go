@@ -96,7 +96,8 @@ func mropeMasks(axis []uint8, masks []uint64) []uint64 {
 func mropeAxes(a *ops.MRoPEArgs, axis []uint8) {
 	s := a.Sections
 	switch {
-	case len(s) < 2 || a.Interleaved && len(s) < 3: // layouts the spec rejects: Axis itself
+	case len(s) < 2 || a.Interleaved && len(s) < 3, // layouts the spec rejects: Axis itself
+		a.Interleaved && a.GGMLFourth && !a.AlternateHW: // once per token range: Axis's divisions cost nothing a loop of its own would save
 		for i := range axis {
 			axis[i] = uint8(a.Axis(i))
 		}

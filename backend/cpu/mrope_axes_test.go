@@ -6,6 +6,10 @@ import (
 	"github.com/rotary-go/rotary/ops"
 )
 
+// mropeModes are the layouts ops.MRoPEArgs carries: chunked, interleaved, ERNIE's alternating
+// h/w and llama.cpp's IMROPE with its fourth row.
+var mropeModes = []struct{ interleaved, alternate, ggml bool }{{false, false, false}, {true, false, false}, {false, true, false}, {true, false, true}}
+
 // TestMRoPEAxesTable pins mropeAxes to ops.MRoPEArgs.Axis (rope.MRoPE.Axis) for every layout, over
 // section lists that do and do not fill the half (the last axis takes the rest).
 func TestMRoPEAxesTable(t *testing.T) {
@@ -19,13 +23,13 @@ func TestMRoPEAxesTable(t *testing.T) {
 	}
 	for _, s := range lists {
 		for _, half := range []int{0, 1, 5, 12, 20, 33} {
-			for _, mode := range []struct{ interleaved, alternate bool }{{false, false}, {true, false}, {false, true}} {
-				a := ops.MRoPEArgs{Sections: s, Interleaved: mode.interleaved, AlternateHW: mode.alternate}
+			for _, mode := range mropeModes {
+				a := ops.MRoPEArgs{Sections: s, Interleaved: mode.interleaved, AlternateHW: mode.alternate, GGMLFourth: mode.ggml}
 				got := make([]uint8, half)
 				mropeAxes(&a, got)
 				for i := range half {
 					if int(got[i]) != a.Axis(i) {
-						t.Fatalf("sections %v interleaved %v alternate %v half %d: pair %d axis %d, Axis says %d", s, mode.interleaved, mode.alternate, half, i, got[i], a.Axis(i))
+						t.Fatalf("sections %v %+v half %d: pair %d axis %d, Axis says %d", s, mode, half, i, got[i], a.Axis(i))
 					}
 				}
 			}
@@ -47,9 +51,9 @@ func TestMRoPEGather(t *testing.T) {
 				row[r][j] = float32(r*100000 + j)
 			}
 		}
-		for _, s := range [][]int{{24, 20, 20}, {16, 24, 24}, {8, 12, 12}, {2, 1, 1}, {1, 1, 1, 1}, {0, 3, 0}, {5, 0, 7, 2}} {
-			for _, mode := range []struct{ interleaved, alternate bool }{{false, false}, {true, false}, {false, true}} {
-				a := ops.MRoPEArgs{Sections: s, Interleaved: mode.interleaved, AlternateHW: mode.alternate}
+		for _, s := range [][]int{{24, 20, 20}, {16, 24, 24}, {8, 12, 12}, {2, 1, 1}, {1, 1, 1, 1}, {0, 3, 0}, {5, 0, 7, 2}, {24, 20, 20, 0}} {
+			for _, mode := range mropeModes {
+				a := ops.MRoPEArgs{Sections: s, Interleaved: mode.interleaved, AlternateHW: mode.alternate, GGMLFourth: mode.ggml}
 				axis := make([]uint8, half)
 				mropeAxes(&a, axis)
 				var stack [2 * 256 / 16]uint64
@@ -59,7 +63,7 @@ func TestMRoPEGather(t *testing.T) {
 					mropeGather(k.isa, buf, &row, axis, masks)
 					for j, v := range buf {
 						if want := row[axis[j%half]&(mropeMaxRows-1)][j]; v != want {
-							t.Fatalf("%s half %d sections %v interleaved %v alternate %v: float %d = %v, want %v", k.name, half, s, mode.interleaved, mode.alternate, j, v, want)
+							t.Fatalf("%s half %d sections %v %+v: float %d = %v, want %v", k.name, half, s, mode, j, v, want)
 						}
 					}
 				}

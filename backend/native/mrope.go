@@ -12,7 +12,8 @@ func init() {
 // MRoPEAxis is the position axis of pair i: chunked (Qwen2-VL) takes consecutive runs of
 // sections; interleaved (Qwen3-VL, as Hugging Face defines it) takes axis 1 for i%3 == 1 while
 // i < 3·s1, axis 2 for i%3 == 2 while i < 3·s2, and axis 0 otherwise. A fourth section, when
-// present, extends the chunked form. ERNIE's layout is rope.MRoPE.Axis's.
+// present, extends the chunked form. ERNIE's layout and llama.cpp's IMROPE fourth row are
+// rope.MRoPE.Axis's (the kernel reads them through ops.MRoPEArgs.Axis).
 func MRoPEAxis(i int, sections []int, interleaved bool) int {
 	m := rope.MRoPE{Sections: sections, Interleaved: interleaved}
 	return m.Axis(i)

@@ -366,10 +366,12 @@ func tableKey(s rotary.Spec, p int) int {
 // when tableKey changes.
 type frequencyTable struct {
 	spec rotary.Spec
-	inv  []float64
-	att  float64
-	key  int
-	init bool
+	// still are pairs whose text angle is 0 whatever the position (textUnrotated).
+	still []int
+	inv   []float64
+	att   float64
+	key   int
+	init  bool
 }
 
 func (t *frequencyTable) at(p int) ([]float64, float64) {
@@ -381,6 +383,9 @@ func (t *frequencyTable) at(p int) ([]float64, float64) {
 			t.inv = make([]float64, t.spec.Half())
 		}
 		t.att = t.spec.FrequenciesInto(t.inv, p)
+		for _, i := range t.still {
+			t.inv[i] = 0
+		}
 		t.key, t.init = k, true
 	}
 	return t.inv, t.att
@@ -461,7 +466,19 @@ func comparePositions(n int) ([]int, bool) {
 	return ps, true
 }
 
-// compareSpecs measures two readings' rotations against each other over positions 0..max-1.
+// textUnrotated lists the pairs a text token of s leaves unrotated: under llama.cpp's IMROPE
+// layout those on the fourth position row, which llama.cpp fills with 0 for text tokens
+// (src/llama-graph.cpp llm_graph_input_pos::set_input, llama.cpp 434f71a5b). A spec's 1-D
+// positions would put the position there; llama.cpp's reading of a text token does not.
+func textUnrotated(s rotary.Spec) []int {
+	if s.NoRoPE {
+		return nil
+	}
+	return fourthRowPairs(s.MRoPE, s.Half())
+}
+
+// compareSpecs measures two readings' rotations against each other over text positions
+// 0..max-1, as each reading feeds a text token (textUnrotated).
 func compareSpecs(a, b rotary.Spec) comparison {
 	c := comparison{FirstPosition: -1}
 	n := max(a.MaxPositions, b.MaxPositions, 1)
@@ -471,12 +488,17 @@ func compareSpecs(a, b rotary.Spec) comparison {
 		c.Divergent = true
 		return c
 	}
+	stillA, stillB := textUnrotated(a), textUnrotated(b)
 	if !sameSections(a.MRoPE, b.MRoPE) {
-		c.Structure = fmt.Sprintf("multimodal sections %s vs %s: text positions rotate alike, image and video positions do not", sectionsString(a.MRoPE), sectionsString(b.MRoPE))
+		text := "text positions rotate alike"
+		if !slices.Equal(stillA, stillB) {
+			text = "text positions differ where llama.cpp's IMROPE leaves pairs unrotated (its fourth position row, 0 for text)"
+		}
+		c.Structure = fmt.Sprintf("multimodal sections %s vs %s: %s, image and video positions do not", sectionsString(a.MRoPE), sectionsString(b.MRoPE), text)
 		c.Divergent = true
 	}
 	samePairs := !a.NoRoPE && !b.NoRoPE && a.RotaryDim == b.RotaryDim && a.Style == b.Style
-	ta, tb := &frequencyTable{spec: a}, &frequencyTable{spec: b}
+	ta, tb := &frequencyTable{spec: a, still: stillA}, &frequencyTable{spec: b, still: stillB}
 	_, c.AttentionA = ta.at(0)
 	_, c.AttentionB = tb.at(0)
 	colsA := make([]column, a.HeadSize)
@@ -528,12 +550,15 @@ func sameSections(a, b *rotary.MRoPE) bool {
 	if a == nil || b == nil {
 		return a == b
 	}
-	return a.Interleaved == b.Interleaved && a.AlternateHW == b.AlternateHW && slices.Equal(a.Sections, b.Sections)
+	return a.Interleaved == b.Interleaved && a.AlternateHW == b.AlternateHW && a.GGMLFourth == b.GGMLFourth && slices.Equal(a.Sections, b.Sections)
 }
 
 func sectionsString(m *rotary.MRoPE) string {
 	if m == nil {
 		return "none"
+	}
+	if m.GGMLFourth {
+		return fmt.Sprint(m.Sections, " interleaved, llama.cpp's fourth position row")
 	}
 	if m.Interleaved {
 		return fmt.Sprint(m.Sections, " interleaved")

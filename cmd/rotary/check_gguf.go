@@ -6,6 +6,7 @@ import (
 	"math"
 	"reflect"
 	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/rotary-go/rotary"
@@ -261,11 +262,13 @@ func scalingDetail(s rotary.Spec, gr *gguf.RoPE) string {
 
 // sectionsRow compares the MRoPE sections: text tokens, whose axes share one position, rotate
 // alike; a token whose axes differ (image and video patches) rotates pair i by the position of
-// the axis each side assigns it.
+// the axis each side assigns it. Under llama.cpp's IMROPE layout text tokens differ too: the
+// pairs on its fourth position row take 0 there (textUnrotated).
 func sectionsRow(a, b rotary.Spec, gr *gguf.RoPE) ggufRow {
-	row := ggufRow{Rule: "multimodal sections", GGUF: sectionsDesc(a.MRoPE) + " (llama.cpp rope type " + gr.Type.String() + ")", Config: sectionsDesc(b.MRoPE)}
-	// No position of a text token shows the difference, so the comparison holds no positions;
-	// its angle and q/k figures are for the largest gap between a token's axis positions.
+	row := ggufRow{Rule: "multimodal sections", GGUF: sectionsDesc(a.MRoPE, a.Half()) + " (llama.cpp rope type " + gr.Type.String() + ")", Config: sectionsDesc(b.MRoPE, b.Half())}
+	// No position of a text token shows an axis difference, so the comparison holds no
+	// positions; its angle and q/k figures are for the largest gap between a token's axis
+	// positions.
 	row.comparison = comparison{FirstPosition: -1, Divergent: true}
 	_, row.AttentionA = a.Frequencies(-1)
 	inv, attB := b.Frequencies(-1)
@@ -274,9 +277,10 @@ func sectionsRow(a, b rotary.Spec, gr *gguf.RoPE) ggufRow {
 		row.Structure = "one side has no multimodal sections: it rotates every pair by one position"
 		return row
 	}
+	fourth := fourthRowPairs(a.MRoPE, a.Half())
 	differ, worst := 0, 0.0
 	for i := range b.Half() {
-		if a.MRoPE.Axis(i) != b.MRoPE.Axis(i) {
+		if a.MRoPE.Axis(i) != b.MRoPE.Axis(i) && !slices.Contains(fourth, i) {
 			differ++
 			worst = max(worst, inv[i])
 		}
@@ -284,13 +288,62 @@ func sectionsRow(a, b rotary.Spec, gr *gguf.RoPE) ggufRow {
 	// Axis positions run over 0..max-1, so two axes of one token differ by up to max-1.
 	d := max(a.MaxPositions, b.MaxPositions, 1) - 1
 	angle := math.Min(worst*float64(d), math.Pi)
-	row.MaxAngleDiff = &angle
-	row.MaxOutputDiff = 2 * math.Sin(angle/2) // a unit vector, the attention factor aside
-	row.Structure = fmt.Sprintf("%d of %d pairs take a different axis: text positions rotate alike, but for an image or video token pair i turns by inv_freq[i] times the difference of its axes' positions: %.6g rad per position of difference for the fastest such pair, up to %.6g rad (q/k diff %.6g for a unit vector) when they differ by %d", differ, b.Half(), worst, angle, row.MaxOutputDiff, d)
+	image := fmt.Sprintf("%d of %d pairs take a different axis: text positions rotate alike, but for an image or video token pair i turns by inv_freq[i] times the difference of its axes' positions: %.6g rad per position of difference for the fastest such pair, up to %.6g rad (q/k diff %.6g for a unit vector) when they differ by %d", differ, b.Half(), worst, angle, 2*math.Sin(angle/2), d)
+	if len(fourth) == 0 {
+		row.MaxAngleDiff = &angle
+		row.MaxOutputDiff = 2 * math.Sin(angle/2) // a unit vector, the attention factor aside
+		row.Structure = image
+		return row
+	}
+	// Text tokens show the fourth row, so the row is measured at text positions as the other
+	// rules are: the config's spec with the GGUF's sections.
+	m := b
+	m.MRoPE = a.MRoPE
+	row.comparison = compareSpecs(m, b)
+	row.Structure = fourthRowFinding(fourth, b.MRoPE)
+	if differ > 0 {
+		row.Structure += "; besides, " + image
+	}
 	return row
 }
 
-func sectionsDesc(m *rotary.MRoPE) string {
+// fourthRowFinding says what llama.cpp's IMROPE does with the pairs on its fourth position row
+// and what HF does with them. What llama.cpp puts in that row is its own choice, not ggml's:
+// text tokens come in as 1-D positions, which llm_graph_input_pos::set_input (src/llama-graph.cpp,
+// llama.cpp 434f71a5b) spreads over the first three rows with 0 in the fourth, and an image's
+// rows come from decode_embd_batch::set_position_mrope_2d (tools/mtmd/mtmd-helper.cpp, llama.cpp
+// 2de063ae8), which writes 0 there too ("last pos dim is unused").
+func fourthRowFinding(fourth []int, hf *rotary.MRoPE) string {
+	byAxis := map[int][]int{}
+	var axes []int
+	for _, i := range fourth {
+		a := hf.Axis(i)
+		if _, ok := byAxis[a]; !ok {
+			axes = append(axes, a)
+		}
+		byAxis[a] = append(byAxis[a], i)
+	}
+	parts := make([]string, len(axes))
+	for k, a := range axes {
+		parts[k] = fmt.Sprintf("%s take llama.cpp's fourth position where HF takes %s", pairList(byAxis[a]), axisName(a))
+	}
+	return strings.Join(parts, ", ") + ": llama.cpp fills that row with 0 for text tokens (src/llama-graph.cpp llm_graph_input_pos::set_input: the first three rows at the position, the fourth 0) and for image tokens (tools/mtmd/mtmd-helper.cpp set_position_mrope_2d), so it leaves these pairs unrotated where HF turns them by the token's position; the figures above are text positions"
+}
+
+// axisName names a position row as HF's Qwen-VL get_rope_index fills it.
+func axisName(a int) string {
+	switch a {
+	case 0:
+		return "t (the temporal position)"
+	case 1:
+		return "h (the height position)"
+	case 2:
+		return "w (the width position)"
+	}
+	return fmt.Sprintf("position row %d", a)
+}
+
+func sectionsDesc(m *rotary.MRoPE, half int) string {
 	if m == nil {
 		return "none"
 	}
@@ -301,7 +354,37 @@ func sectionsDesc(m *rotary.MRoPE) string {
 	if m.AlternateHW {
 		kind = "h/w alternating"
 	}
-	return fmt.Sprintf("%s %v", kind, m.Sections)
+	s := fmt.Sprintf("%s %v", kind, m.Sections)
+	if p := fourthRowPairs(m, half); len(p) > 0 {
+		s += fmt.Sprintf(", %s on llama.cpp's fourth position row", pairList(p))
+	}
+	return s
+}
+
+// fourthRowPairs lists the pairs llama.cpp's IMROPE layout turns by its fourth position row.
+func fourthRowPairs(m *rotary.MRoPE, half int) []int {
+	if m == nil || !m.GGMLFourth {
+		return nil
+	}
+	var ps []int
+	for i := range half {
+		if m.Axis(i) == 3 {
+			ps = append(ps, i)
+		}
+	}
+	return ps
+}
+
+// pairList names pairs as "pair 5" or "pairs 61, 62".
+func pairList(ps []int) string {
+	s := make([]string, len(ps))
+	for i, p := range ps {
+		s[i] = strconv.Itoa(p)
+	}
+	if len(ps) == 1 {
+		return "pair " + s[0]
+	}
+	return "pairs " + strings.Join(s, ", ")
 }
 
 func layerList(ls []int) string {

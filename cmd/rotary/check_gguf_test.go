@@ -108,6 +108,56 @@ func TestCheckGGUFQwen35MRoPE(t *testing.T) {
 	}
 }
 
+// TestCheckGGUFIMRoPEFourth: Qwen3-VL's GGUF against its config, which check refused: llama.cpp's
+// IMROPE turns pairs 61 and 62 by its fourth position row, which it fills with 0 for text
+// tokens, where HF turns them by the temporal position. The finding names the pairs, what text
+// tokens get there, and the consequence at text positions: angle p·inv_freq[61] at the largest
+// position, first beyond float32 noise where 2·sin(p·inv_freq[61]/2) passes 2^-22.
+func TestCheckGGUFIMRoPEFourth(t *testing.T) {
+	g := qwen3VLGGUF(t, t.TempDir())
+	code, out, errOut := runCLI(t, "check", "--gguf", g, "--model", "qwen3-vl-8b")
+	for _, want := range []string{
+		"multimodal sections: differ",
+		"interleaved [24 20 20 0], pairs 61, 62 on llama.cpp's fourth position row (llama.cpp rope type imrope)",
+		"interleaved [24 20 20]",
+		"pairs 61, 62 take llama.cpp's fourth position where HF takes t (the temporal position)",
+		"text tokens",
+		"llm_graph_input_pos::set_input",
+		"first differs at",
+	} {
+		if code != 1 || !strings.Contains(out, want) {
+			t.Fatalf("exit %d, want %q in\n%s%s", code, want, out, errOut)
+		}
+	}
+	code, out, _ = runCLI(t, "check", "--gguf", g, "--model", "qwen3-vl-8b", "--json")
+	var r ggufCheckReport
+	if err := json.Unmarshal([]byte(out), &r); err != nil || code != 1 || r.Alike || r.RopeType != "imrope" {
+		t.Fatalf("--json: exit %d, %v\n%s", code, err, out)
+	}
+	if len(r.Rows) != 1 || r.Rows[0].Rule != "multimodal sections" {
+		t.Fatalf("rows %+v, want the sections row alone", r.Rows)
+	}
+	row := r.Rows[0]
+	// Pair 61 is the faster of the two: inv_freq = 5e6^(-122/128).
+	inv61 := math.Pow(5e6, -122.0/128)
+	wantAngle := inv61 * 262143
+	first := 0
+	for 2*math.Sin(float64(first)*inv61/2) <= 0x1p-22 {
+		first++
+	}
+	if !row.Divergent || row.MaxAngleDiff == nil || math.Abs(*row.MaxAngleDiff-wantAngle) > 1e-9*wantAngle ||
+		row.MaxAngleAt != 262143 || row.Positions != 262144 || row.FirstPosition != first {
+		t.Errorf("row %+v (max angle %v): want angle %.9g at 262143, first differing position %d", row, deref(row.MaxAngleDiff), wantAngle, first)
+	}
+}
+
+func deref(p *float64) any {
+	if p == nil {
+		return nil
+	}
+	return *p
+}
+
 // TestCheckGGUFDiffers: a base written wrong and a YaRN the converter left out are each a row
 // with its consequence: the first position where the outputs differ and the largest angle.
 func TestCheckGGUFDiffers(t *testing.T) {

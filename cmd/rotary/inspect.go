@@ -185,7 +185,11 @@ func describeScaling(s rotary.Spec) string {
 		if s.MRoPE.AlternateHW {
 			kind = "h/w alternating, t last (ERNIE)"
 		}
-		parts = append(parts, fmt.Sprintf("mrope %s %v", kind, s.MRoPE.Sections))
+		mr := fmt.Sprintf("mrope %s %v", kind, s.MRoPE.Sections)
+		if p := fourthRowPairs(s.MRoPE, s.Half()); s.MRoPE.GGMLFourth && len(p) > 0 {
+			mr += fmt.Sprintf(", %s on llama.cpp's fourth position row", pairList(p))
+		}
+		parts = append(parts, mr)
 	}
 	if s.Local != nil {
 		parts = append(parts, describeLocal(s.Local))

@@ -69,6 +69,49 @@ func qwen35GGUF(t *testing.T, dir, arch string) string {
 	})
 }
 
+// qwen3VLGGUF is Qwen3-VL-8B's RoPE keys as the converter writes them: mrope_section
+// [24, 20, 20] padded with a 0, which llama.cpp's IMROPE reads with pairs 61 and 62 on its
+// fourth position row.
+func qwen3VLGGUF(t *testing.T, dir string) string {
+	return writeGGUF(t, dir, "qwen3vl.gguf", "qwen3vl", 262144, 4096, 36, 32, 8, []gguf.KV{
+		{Key: "qwen3vl.attention.key_length", Value: gguf.U32(128)},
+		{Key: "qwen3vl.rope.dimension_count", Value: gguf.U32(128)},
+		{Key: "qwen3vl.rope.freq_base", Value: gguf.F32(5e6)},
+		{Key: "qwen3vl.rope.dimension_sections", Value: gguf.I32s(24, 20, 20, 0)},
+	})
+}
+
+// TestInspectGGUFIMRoPEFourth: a Qwen3-VL GGUF, which inspect refused ("ggml rotates pair 61 by
+// the fourth position"), is shown as llama.cpp's layout: the four sections, the pairs on the
+// fourth row, and what llama.cpp feeds that row.
+func TestInspectGGUFIMRoPEFourth(t *testing.T) {
+	g := qwen3VLGGUF(t, t.TempDir())
+	code, out, errOut := runCLI(t, "inspect", g)
+	for _, want := range []string{
+		"llama.cpp rope type imrope",
+		"mrope interleaved [24 20 20 0], pairs 61, 62 on llama.cpp's fourth position row",
+		"llm_graph_input_pos::set_input",
+	} {
+		if code != 0 || !strings.Contains(out, want) {
+			t.Fatalf("exit %d, want %q in\n%s%s", code, want, out, errOut)
+		}
+	}
+	code, out, _ = runCLI(t, "inspect", g, "--json")
+	var r struct {
+		MRoPE struct {
+			Sections    []int `json:"sections"`
+			Interleaved bool  `json:"interleaved"`
+			GGMLFourth  bool  `json:"ggml_fourth"`
+		} `json:"mrope"`
+	}
+	if err := json.Unmarshal([]byte(out), &r); err != nil || code != 0 {
+		t.Fatalf("--json: exit %d, %v\n%s", code, err, out)
+	}
+	if !r.MRoPE.Interleaved || !r.MRoPE.GGMLFourth || len(r.MRoPE.Sections) != 4 {
+		t.Errorf("--json mrope %+v\n%s", r.MRoPE, out)
+	}
+}
+
 // TestInspectGGUF: inspect reads a GGUF file (by extension or by its magic) as llama.cpp does
 // and prints the spec as it does a config's, with how the file said it.
 func TestInspectGGUF(t *testing.T) {
