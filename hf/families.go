@@ -27,7 +27,7 @@ const (
 	kindJetMoe
 	// kindZamba2: RoPE only with use_mem_rope; head size attention_head_dim.
 	kindZamba2
-	// kindZgcm: the rotary dim rounded down to even, and no rope object read.
+	// kindZgcm: the rotary dim rounded down to even.
 	kindZgcm
 )
 
@@ -57,6 +57,13 @@ type family struct {
 	layers *layerRule
 	// indexer is how an MLA family's DSA indexer (index_head_dim) rotates (indexer.go).
 	indexer indexerRule
+	// ignores are config keys the family's config class does not read, whatever they say
+	// (a note says so when the config gives one); hf does not read them either.
+	ignores []string
+	// ropeTypes rewrites rope types as the config class does before anything reads them.
+	ropeTypes map[string]string
+	// class names the config class in the notes about ignores and ropeTypes.
+	class string
 }
 
 func num(s string) json.Number { return json.Number(s) }
@@ -65,9 +72,13 @@ var (
 	neox = family{style: rope.NeoX}
 	gptj = family{style: rope.GPTJ}
 	// PhiConfig and PersimmonConfig set partial_rotary_factor 0.5 by default, StableLmConfig
-	// 0.25, GPTNeoXConfig rotary_pct 0.25 (configuration_<type>.py).
+	// 0.25 (configuration_<type>.py).
 	neoxHalf    = family{style: rope.NeoX, partial: 0.5}
 	neoxQuarter = family{style: rope.NeoX, partial: 0.25}
+	// GPTNeoXConfig.convert_rope_params_to_dict (configuration_gpt_neox.py) takes rope_theta from
+	// rotary_emb_base (default 10000) and partial_rotary_factor from rotary_pct (default 0.25):
+	// the config's own rope_theta and partial_rotary_factor are never read.
+	gptNeoX = family{style: rope.NeoX, partial: 0.25, class: "GPTNeoXConfig", ignores: []string{"rope_theta", "partial_rotary_factor"}}
 	// Qwen3VLTextRotaryEmbedding (modeling_qwen3_vl.py) defaults mrope_section to [24, 20, 20].
 	qwen3 = family{style: rope.NeoX, interleavedMRoPE: true, mropeSection: []int{24, 20, 20}, mropeFrom: "Qwen3VLTextRotaryEmbedding"}
 	// Gemma3TextConfig's defaults: google/gemma-3-4b-it's config.json gives only a few text
@@ -85,7 +96,9 @@ var (
 	}}
 	// Phi3Config always carries original_max_position_embeddings (default 4096), and HF's
 	// LongRoPE reads it from the config, not from rope_scaling.
-	phi3     = family{style: rope.NeoX, defaults: map[string]any{"original_max_position_embeddings": num("4096")}}
+	// Phi3Config (configuration_phi3.py) rewrites rope type su and yarn to longrope.
+	phi3 = family{style: rope.NeoX, class: "Phi3Config", ropeTypes: map[string]string{"su": "longrope", "yarn": "longrope"},
+		defaults: map[string]any{"original_max_position_embeddings": num("4096")}}
 	falcon   = family{style: rope.NeoX, kind: kindFalcon, defaults: map[string]any{"max_position_embeddings": num("2048")}}
 	deepseek = family{style: rope.GPTJ, kind: kindDeepSeek}
 	glmHalf  = family{style: rope.GPTJ, partial: 0.5}
@@ -145,9 +158,10 @@ var (
 	// ERNIE-4.5-VL's and Qwen3-Omni's language models: see their model_type entries.
 	ernie45VL = family{style: rope.GPTJ, alternateHW: true, mropeSection: []int{22, 22, 20}, mropeFrom: "Ernie4_5_VLMoeTextRotaryEmbedding"}
 	qwen3Omni = family{style: rope.NeoX, interleavedMRoPE: true, mropeSection: []int{24, 20, 20}, mropeFrom: "Qwen3OmniMoeThinkerTextRotaryEmbedding"}
-	// BambaConfig (configuration_bamba.py) hardcodes partial_rotary_factor 0.5; its attention
-	// layers rotate with rotate_half (vLLM bamba.py: is_neox_style=True).
-	bamba = family{style: rope.NeoX, partial: 0.5, note: mambaNote}
+	// BambaConfig (configuration_bamba.py) hardcodes partial_rotary_factor 0.5 (kwargs, not a
+	// setdefault: a top-level value is replaced; one inside rope_parameters still wins); its
+	// attention layers rotate with rotate_half (vLLM bamba.py: is_neox_style=True).
+	bamba = family{style: rope.NeoX, partial: 0.5, note: mambaNote, class: "BambaConfig", ignores: []string{"partial_rotary_factor"}}
 	// GraniteMoeHybridModel (modular_granitemoehybrid.py) builds a rotary embedding only when
 	// position_embedding_type is "rope"; otherwise its attention layers are NoPE.
 	graniteHybrid = family{style: rope.NeoX, kind: kindGranite, note: mambaNote}
@@ -198,7 +212,7 @@ var (
 	// ZgcmConfig (configuration_zgcm.py @75ec25a0): partial_rotary_factor 0.334 with the rotary
 	// dim rounded down to even, rope_theta 1e7, and no rope object: ZgcmRotaryEmbedding
 	// (modeling_zgcm.py @a67f860e) reads head_dim, partial_rotary_factor and rope_theta only.
-	zgcm = family{style: rope.NeoX, kind: kindZgcm, partial: 0.334}
+	zgcm = family{style: rope.NeoX, kind: kindZgcm, partial: 0.334, class: "ZgcmConfig", ignores: []string{"rope_parameters", "rope_scaling"}}
 	// Qwen4ExpTextConfig (modular_qwen4_exp.py @01377e76): Qwen3.5's text model, head_dim 256 and
 	// partial_rotary_factor 0.25; Qwen4ExpTextRotaryEmbedding is Qwen3_5TextRotaryEmbedding
 	// (interleaved MRoPE, mrope_section [11, 11, 10]). The generated configuration_qwen4_exp.py
@@ -280,7 +294,7 @@ var families = map[string]family{
 	"smollm3":           smollm3,
 	"phi":               neoxHalf,
 	"phi3":              phi3,
-	"gpt_neox":          neoxQuarter,
+	"gpt_neox":          gptNeoX,
 	"gpt_oss":           neox,
 	"olmo":              neox,
 	"olmo2":             neox,

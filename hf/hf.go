@@ -3,6 +3,7 @@ package hf
 import (
 	"fmt"
 	"math"
+	"slices"
 	"strings"
 
 	"github.com/rotary-go/rotary/rope"
@@ -60,7 +61,10 @@ type source struct {
 	top      *node // nil unless text is a nested text_config
 	defaults map[string]any
 	famName  string
-	notes    *[]string
+	// ignored are keys the family's config class does not read (family.ignores): given skips
+	// them in the config.
+	ignored []string
+	notes   *[]string
 }
 
 // first returns the first of keys present, searching every key at one level before the next.
@@ -80,12 +84,18 @@ func (s *source) first(keys ...string) (string, any, bool) {
 // given is first without the family defaults.
 func (s *source) given(keys ...string) (string, any, bool) {
 	for _, k := range keys {
+		if slices.Contains(s.ignored, k) {
+			continue
+		}
 		if path, v, ok := s.text.get(k); ok {
 			return path, v, true
 		}
 	}
 	if s.top != nil {
 		for _, k := range keys {
+			if slices.Contains(s.ignored, k) {
+				continue
+			}
 			if path, v, ok := s.top.get(k); ok {
 				s.note("%s read from the top level (text_config lacks it)", k)
 				return path, v, true
@@ -297,7 +307,12 @@ func (p *parser) resolve(top object) error {
 	p.fam = fam
 	p.m.ModelType, p.m.TopModelType = modelType, topType
 	text.read = map[string]bool{}
-	p.src = source{text: text, defaults: fam.defaults, famName: famName, notes: &p.notes}
+	p.src = source{text: text, defaults: fam.defaults, famName: famName, notes: &p.notes, ignored: fam.ignores}
+	for _, k := range fam.ignores {
+		if path, _, ok := text.get(k); ok {
+			p.note("%s ignored: %s does not read it", path, fam.class)
+		}
+	}
 	if nested {
 		topNode.read = map[string]bool{}
 		p.src.top = &topNode

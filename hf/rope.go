@@ -26,12 +26,6 @@ func (p *parser) ropeObject() (ropeInfo, error) {
 	if p.fam.kind == kindDeepSeekV4 {
 		return p.deepseekV4Rope()
 	}
-	if p.fam.kind == kindZgcm {
-		if path, _, ok := p.src.given("rope_parameters", "rope_scaling"); ok {
-			p.note("%s ignored: ZgcmRotaryEmbedding reads only head_dim, partial_rotary_factor and rope_theta", path)
-		}
-		return ropeInfo{}, nil
-	}
 	path, v, ok := p.src.first("rope_parameters", "rope_scaling")
 	if !ok {
 		return ropeInfo{}, nil
@@ -112,6 +106,10 @@ func (p *parser) scaling(n node) (rope.Scaling, error) {
 	t, err := ropeType(n)
 	if err != nil {
 		return rope.Scaling{}, err
+	}
+	if to, ok := p.fam.ropeTypes[t]; ok {
+		p.note("%s: rope type %s read as %s, as %s rewrites it", n.path, t, to, p.fam.class)
+		t = to
 	}
 	var sc rope.Scaling
 	switch t {
