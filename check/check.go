@@ -78,11 +78,11 @@ func Config(data []byte, l Launch) []Finding {
 		l.Op = op
 	}
 	c.launch = l
-	c.raw(data)
+	m, err := hf.ParseOptions{Style: l.Style}.Parse(data)
+	c.raw(data, m)
 	if c.parseFailed {
 		return c.findings
 	}
-	m, err := hf.ParseOptions{Style: l.Style}.Parse(data)
 	if err != nil {
 		c.parseError(err)
 		return c.findings
@@ -130,8 +130,11 @@ func HasErrors(fs []Finding) bool {
 	return false
 }
 
-// raw checks what hf.Parse would reject with less explanation: it reads the few keys itself.
-func (c *checker) raw(data []byte) {
+// raw checks the rope object: what hf.Parse would reject with less explanation, and what it
+// accepts but a launch would trip on. It reads the few keys itself; the head size and rotary
+// dim are m's when hf parsed the config (its family rules and config-class defaults), a plain
+// guess from the keys only to explain a config hf refuses.
+func (c *checker) raw(data []byte, m *hf.Model) {
 	var top map[string]any
 	if err := json.Unmarshal(data, &top); err != nil {
 		c.parseFailed = true
@@ -153,6 +156,9 @@ func (c *checker) raw(data []byte) {
 	rope := ropeObject(text)
 	head := headSize(text)
 	rd := rotaryDim(text, head)
+	if m != nil {
+		head, rd = m.Spec.HeadSize, m.Spec.RotaryDim
+	}
 	if head > 0 && rd > head {
 		c.add(Error, "rotary-dim", fmt.Sprintf("rotary dim %d is larger than head dim %d", rd, head),
 			"a kernel that trusts the rotary dim reads and writes past each head into the next one: FlashInfer issue #4349 corrupts the neighbouring head silently, with no error",
