@@ -346,6 +346,11 @@ var configClasses = map[string]configClass{
 	"zamba2": classOf("Zamba2Config", kHidden, num("2560"), kHeads, num("32"), kMax, num("4096")),
 	"zgcm": classOf("ZgcmConfig", kHidden, num("4096"), kHeads, num("32"), kKV, num("8"), kHead, num("128"),
 		kMax, num("262144"), kTheta, num("10000000.0")),
+	"zaya": classOf("ZayaConfig", kHidden, num("2048"), kHeads, num("8"), kKV, num("2"), kHead, num("128"),
+		kMax, num("131072"), "rope_parameters", object{
+			"hybrid":         object{"rope_type": "default", "rope_theta": num("5000000.0"), "partial_rotary_factor": num("0.5")},
+			"hybrid_sliding": object{"rope_type": "default", "rope_theta": num("10000.0"), "partial_rotary_factor": num("0.5")},
+		}),
 	"qwen4_exp":      qwen4ExpText,
 	"qwen4_exp_text": qwen4ExpText,
 	// DiffusionGemmaTextConfig (configuration_diffusion_gemma.py @008e574) has Gemma 4's

@@ -159,7 +159,9 @@ var classWants = map[string]classWant{
 	// Zamba2Config: 2 × 2560 / 32; RoPE only with use_mem_rope.
 	"zamba2": {extra: `"use_mem_rope": true`, heads: 32, kv: 32, head: 160, rot: 160, base: 10000, maxPos: 4096, class: "Zamba2Config"},
 	// ZgcmConfig: int(128 × 0.334) = 42.
-	"zgcm":           {heads: 32, kv: 8, head: 128, rot: 42, base: 1e7, maxPos: 262144, class: "ZgcmConfig"},
+	"zgcm": {heads: 32, kv: 8, head: 128, rot: 42, base: 1e7, maxPos: 262144, class: "ZgcmConfig"},
+	// ZayaConfig: every layer "hybrid", 5e6 over half the 128-wide head.
+	"zaya":           {heads: 8, kv: 2, head: 128, rot: 64, base: 5e6, maxPos: 131072, class: "ZayaConfig"},
 	"qwen4_exp":      {heads: 16, kv: 2, head: 256, rot: 64, base: 10000, maxPos: 32768, class: "Qwen4ExpTextConfig"},
 	"qwen4_exp_text": {heads: 16, kv: 2, head: 256, rot: 64, base: 10000, maxPos: 32768, class: "Qwen4ExpTextConfig"},
 	"diffusion_gemma": {heads: 8, kv: 4, head: 512, rot: 512, base: 1e6, maxPos: 131072, scaling: rope.ScalingProportional,

@@ -64,6 +64,10 @@ type family struct {
 	ropeTypes map[string]string
 	// class names the config class in the notes about ignores and ropeTypes.
 	class string
+	// typeNames maps the family's layer type names to the ones the per-layer rules know
+	// (full_attention for the spec's own RoPE, sliding_attention), in layer_types and in the
+	// rope object's per-type keys.
+	typeNames map[string]string
 }
 
 func num(s string) json.Number { return json.Number(s) }
@@ -213,6 +217,12 @@ var (
 	// dim rounded down to even, rope_theta 1e7, and no rope object: ZgcmRotaryEmbedding
 	// (modeling_zgcm.py @a67f860e) reads head_dim, partial_rotary_factor and rope_theta only.
 	zgcm = family{style: rope.NeoX, kind: kindZgcm, partial: 0.334, class: "ZgcmConfig", ignores: []string{"rope_parameters", "rope_scaling"}}
+	// ZayaConfig (configuration_zaya.py @075f05cf): layer types "hybrid" (global attention) and
+	// "hybrid_sliding", each with its own rope_parameters entry and partial_rotary_factor;
+	// convert_rope_params_to_dict drops a stray top-level rope_type beside the entries (the
+	// published ZAYA1-8B config has one). ZayaRotaryEmbedding (modular_zaya.py @060988b6) builds
+	// one inv_freq per layer type, applied with rotate_half on the leading dims.
+	zaya = family{style: rope.NeoX, class: "ZayaConfig", typeNames: map[string]string{"hybrid": rope.FullAttention, "hybrid_sliding": rope.SlidingAttention}}
 	// Qwen4ExpTextConfig (modular_qwen4_exp.py @01377e76): Qwen3.5's text model, head_dim 256 and
 	// partial_rotary_factor 0.25; Qwen4ExpTextRotaryEmbedding is Qwen3_5TextRotaryEmbedding
 	// (interleaved MRoPE, mrope_section [11, 11, 10]). The generated configuration_qwen4_exp.py
@@ -400,6 +410,7 @@ var families = map[string]family{
 	"jetmoe":         jetmoe,
 	"zamba2":         zamba2,
 	"zgcm":           zgcm,
+	"zaya":           zaya,
 	"qwen4_exp":      qwen4Exp,
 	"qwen4_exp_text": qwen4Exp,
 	// DiffusionGemmaTextConfig (configuration_diffusion_gemma.py) is Gemma4TextConfig's, and its

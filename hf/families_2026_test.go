@@ -117,3 +117,30 @@ func TestFamilies2026(t *testing.T) {
 		t.Errorf("helium: %+v", m.Spec)
 	}
 }
+
+// TestZaya: ZAYA1's layer types are "hybrid" (global attention) and "hybrid_sliding", each
+// with its own rope_parameters entry and partial_rotary_factor; the published configs also
+// carry a stray rope_type beside the entries, which ZayaConfig drops.
+func TestZaya(t *testing.T) {
+	m := mustParse(t, `{"model_type": "zaya", "num_hidden_layers": 2, "sliding_window": 4096, "layer_types": ["hybrid", "hybrid_sliding"],
+		"rope_parameters": {"rope_type": "default",
+			"hybrid": {"rope_type": "default", "rope_theta": 5000000.0, "partial_rotary_factor": 0.5},
+			"hybrid_sliding": {"rope_type": "default", "rope_theta": 10000.0, "partial_rotary_factor": 0.5}}}`)
+	for l, want := range []float64{5e6, 1e4} {
+		s, err := m.Spec.ForLayer(l)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if s.Base != want || s.HeadSize != 128 || s.RotaryDim != 64 || s.Style != rope.NeoX {
+			t.Errorf("zaya layer %d: base %v head %d rotary %d style %v, want base %v, 64 of 128, neox", l, s.Base, s.HeadSize, s.RotaryDim, s.Style, want)
+		}
+	}
+	if len(m.Unread) > 0 {
+		t.Errorf("zaya: unread %v", m.Unread)
+	}
+	// The class's defaults: every layer "hybrid", its entry at 5e6 over half the head.
+	m = mustParse(t, `{"model_type": "zaya"}`)
+	if s := m.Spec; s.Base != 5e6 || s.RotaryDim != 64 || s.MaxPositions != 131072 {
+		t.Errorf("zaya defaults: %+v", s)
+	}
+}

@@ -567,7 +567,16 @@ func (p *parser) layerTypes() ([]string, error) {
 	if !ok {
 		return nil, nil
 	}
-	return asStrings(path, v)
+	types, err := asStrings(path, v)
+	if err != nil || p.fam.typeNames == nil {
+		return types, err
+	}
+	for i, t := range types {
+		if to, ok := p.fam.typeNames[t]; ok {
+			types[i] = to
+		}
+	}
+	return types, nil
 }
 
 // null reports whether the config gives key as JSON null (which the readers otherwise take

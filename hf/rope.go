@@ -34,6 +34,9 @@ func (p *parser) ropeObject() (ropeInfo, error) {
 	if err != nil {
 		return ropeInfo{}, fmt.Errorf("%w (or null)", err)
 	}
+	if p.fam.typeNames != nil {
+		obj = p.renameTypes(path, obj)
+	}
 	n := node{path: path, m: obj, read: map[string]bool{}}
 	parameters := path == "rope_parameters" || strings.HasSuffix(path, ".rope_parameters")
 	perType, err := p.perLayerType(n)
@@ -60,6 +63,30 @@ func (p *parser) ropeObject() (ropeInfo, error) {
 		return ropeInfo{}, configErr("%s: the per-layer-type form needs a full_attention entry", path)
 	}
 	return info, nil
+}
+
+// renameTypes is rope object obj with the family's layer type names (family.typeNames) as the
+// per-layer rules know them; when it is keyed by layer type, a rope_type or type beside the
+// entries is dropped, as the family's config class does.
+func (p *parser) renameTypes(path string, obj object) object {
+	out := make(object, len(obj))
+	keyed := false
+	for k, v := range obj {
+		if to, ok := p.fam.typeNames[k]; ok {
+			p.note("%s.%s read as %s's entry", path, k, to)
+			k, keyed = to, true
+		}
+		out[k] = v
+	}
+	if keyed {
+		for _, k := range []string{"rope_type", "type"} {
+			if _, ok := out[k]; ok {
+				p.note("%s.%s beside the layer-type entries dropped, as %s does", path, k, p.fam.class)
+				delete(out, k)
+			}
+		}
+	}
+	return out
 }
 
 // perLayerType reports whether rope object n is keyed by layer type: it has no rope_type (or
