@@ -351,6 +351,9 @@ var configClasses = map[string]configClass{
 			"hybrid":         object{"rope_type": "default", "rope_theta": num("5000000.0"), "partial_rotary_factor": num("0.5")},
 			"hybrid_sliding": object{"rope_type": "default", "rope_theta": num("10000.0"), "partial_rotary_factor": num("0.5")},
 		}),
+	// DbrxConfig's attn_config defaults kv_n_heads to 1 and (v4) rope_theta to 10000.
+	"dbrx":           classOf("DbrxConfig", kHidden, num("2048"), kHeads, num("16"), kKV, num("1"), kMax, num("2048")),
+	"moonshine":      classOf("MoonshineConfig", kHidden, num("288"), kHeads, num("8"), kMax, num("512")),
 	"qwen4_exp":      qwen4ExpText,
 	"qwen4_exp_text": qwen4ExpText,
 	// DiffusionGemmaTextConfig (configuration_diffusion_gemma.py @008e574) has Gemma 4's

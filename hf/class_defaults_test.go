@@ -161,7 +161,11 @@ var classWants = map[string]classWant{
 	// ZgcmConfig: int(128 × 0.334) = 42.
 	"zgcm": {heads: 32, kv: 8, head: 128, rot: 42, base: 1e7, maxPos: 262144, class: "ZgcmConfig"},
 	// ZayaConfig: every layer "hybrid", 5e6 over half the 128-wide head.
-	"zaya":           {heads: 8, kv: 2, head: 128, rot: 64, base: 5e6, maxPos: 131072, class: "ZayaConfig"},
+	"zaya": {heads: 8, kv: 2, head: 128, rot: 64, base: 5e6, maxPos: 131072, class: "ZayaConfig"},
+	// DbrxConfig: 2048 / 16, one KV head (attn_config.kv_n_heads).
+	"dbrx": {heads: 16, kv: 1, head: 128, rot: 128, base: 10000, maxPos: 2048, class: "DbrxConfig"},
+	// MoonshineConfig: 288 / 8 = 36, int(36 × 0.9) = 32, GLM's pairs.
+	"moonshine":      {heads: 8, kv: 8, head: 36, rot: 32, base: 10000, maxPos: 512, style: rope.GPTJ, class: "MoonshineConfig"},
 	"qwen4_exp":      {heads: 16, kv: 2, head: 256, rot: 64, base: 10000, maxPos: 32768, class: "Qwen4ExpTextConfig"},
 	"qwen4_exp_text": {heads: 16, kv: 2, head: 256, rot: 64, base: 10000, maxPos: 32768, class: "Qwen4ExpTextConfig"},
 	"diffusion_gemma": {heads: 8, kv: 4, head: 512, rot: 512, base: 1e6, maxPos: 131072, scaling: rope.ScalingProportional,

@@ -23,7 +23,7 @@ const (
 	// kindDeepSeekV4: the trailing rope slice of each head, two RoPEs by rope-type label
 	// (deepseek_v4.go).
 	kindDeepSeekV4
-	// kindJetMoe: head size kv_channels, heads num_key_value_heads × num_experts_per_tok.
+	// kindJetMoe: heads num_key_value_heads × num_experts_per_tok.
 	kindJetMoe
 	// kindZamba2: RoPE only with use_mem_rope; head size attention_head_dim.
 	kindZamba2
@@ -64,6 +64,9 @@ type family struct {
 	ropeTypes map[string]string
 	// class names the config class in the notes about ignores and ropeTypes.
 	class string
+	// attributeMap gives the family's config-class names for the keys hf reads (HF's
+	// attribute_map), a dotted path for a key in a sub-object; the config's own key wins.
+	attributeMap map[string]string
 	// typeNames maps the family's layer type names to the ones the per-layer rules know
 	// (full_attention for the spec's own RoPE, sliding_attention), in layer_types and in the
 	// rope object's per-type keys.
@@ -208,7 +211,7 @@ var (
 	// JetMoeConfig (configuration_jetmoe.py): attribute_map head_dim → kv_channels, and
 	// __post_init__ sets num_attention_heads = num_key_value_heads × num_experts_per_tok;
 	// JetMoeRotaryEmbedding is Mixtral's (rotate_half over the whole head).
-	jetmoe = family{style: rope.NeoX, kind: kindJetMoe}
+	jetmoe = family{style: rope.NeoX, kind: kindJetMoe, attributeMap: map[string]string{"head_dim": "kv_channels"}}
 	// Zamba2Config (configuration_zamba2.py): attention_head_dim = 2·hidden_size / heads
 	// (attribute_map head_dim); Zamba2Attention rotates only if config.use_mem_rope (default
 	// false), with Llama's rotate_half.
@@ -217,6 +220,25 @@ var (
 	// dim rounded down to even, rope_theta 1e7, and no rope object: ZgcmRotaryEmbedding
 	// (modeling_zgcm.py @a67f860e) reads head_dim, partial_rotary_factor and rope_theta only.
 	zgcm = family{style: rope.NeoX, kind: kindZgcm, partial: 0.334, class: "ZgcmConfig", ignores: []string{"rope_parameters", "rope_scaling"}}
+	// DbrxConfig (configuration_dbrx.py): attribute_map num_attention_heads → n_heads,
+	// hidden_size → d_model, num_hidden_layers → n_layers, max_position_embeddings →
+	// max_seq_len; num_key_value_heads is attn_config.kv_n_heads, and DbrxAttention takes its
+	// base from attn_config.rope_theta (modeling_dbrx.py at transformers 7c65d177, v4.4x; the
+	// v5 DbrxAttentionConfig no longer lists it, but the published configs and every other
+	// runtime keep it there). DbrxRotaryEmbedding is Llama's: rotate_half over the whole head.
+	dbrx = family{style: rope.NeoX, attributeMap: map[string]string{
+		"num_attention_heads": "n_heads", "hidden_size": "d_model", "num_hidden_layers": "n_layers",
+		"max_position_embeddings": "max_seq_len", "num_key_value_heads": "attn_config.kv_n_heads",
+		"rope_theta": "attn_config.rope_theta",
+	}}
+	// MoonshineConfig (configuration_moonshine.py): attribute_map points the head keys at the
+	// decoder's, and kwargs.setdefault("partial_rotary_factor", 0.9); MoonshineRotaryEmbedding
+	// and apply_rotary_pos_emb are GLM's, pairs (2i, 2i+1) (modular_moonshine.py). The encoder's
+	// self-attention rotates with the same embedding.
+	moonshine = family{style: rope.GPTJ, partial: 0.9, attributeMap: map[string]string{
+		"num_attention_heads": "decoder_num_attention_heads", "num_key_value_heads": "decoder_num_key_value_heads",
+		"num_hidden_layers": "decoder_num_hidden_layers",
+	}}
 	// ZayaConfig (configuration_zaya.py @075f05cf): layer types "hybrid" (global attention) and
 	// "hybrid_sliding", each with its own rope_parameters entry and partial_rotary_factor;
 	// convert_rope_params_to_dict drops a stray top-level rope_type beside the entries (the
@@ -411,6 +433,8 @@ var families = map[string]family{
 	"zamba2":         zamba2,
 	"zgcm":           zgcm,
 	"zaya":           zaya,
+	"dbrx":           dbrx,
+	"moonshine":      moonshine,
 	"qwen4_exp":      qwen4Exp,
 	"qwen4_exp_text": qwen4Exp,
 	// DiffusionGemmaTextConfig (configuration_diffusion_gemma.py) is Gemma4TextConfig's, and its

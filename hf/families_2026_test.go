@@ -144,3 +144,22 @@ func TestZaya(t *testing.T) {
 		t.Errorf("zaya defaults: %+v", s)
 	}
 }
+
+// TestAttributeMaps: families whose config classes name the keys otherwise (attribute_map),
+// or keep them in a sub-object, read as their classes read them.
+func TestAttributeMaps(t *testing.T) {
+	// DbrxConfig: d_model, n_heads, max_seq_len, attn_config.kv_n_heads and
+	// attn_config.rope_theta (the published DBRX config).
+	m := mustParse(t, `{"model_type": "dbrx", "d_model": 6144, "n_heads": 48, "n_layers": 40, "max_seq_len": 32768,
+		"attn_config": {"kv_n_heads": 8, "rope_theta": 500000, "clip_qkv": 8}}`)
+	if s := m.Spec; s.HeadSize != 128 || s.RotaryDim != 128 || s.Base != 5e5 || s.MaxPositions != 32768 || s.Style != rope.NeoX ||
+		m.NumHeads != 48 || m.NumKVHeads != 8 || m.NumLayers != 40 || m.StyleAssumed {
+		t.Errorf("dbrx: %+v heads %d/%d layers %d", s, m.NumHeads, m.NumKVHeads, m.NumLayers)
+	}
+	// MoonshineConfig: the decoder's head keys, GLM's interleaved pairs over 0.9 of the head.
+	m = mustParse(t, `{"model_type": "moonshine", "hidden_size": 288, "encoder_num_attention_heads": 8, "decoder_num_attention_heads": 8,
+		"decoder_num_key_value_heads": 8, "decoder_num_hidden_layers": 6, "max_position_embeddings": 194}`)
+	if s := m.Spec; s.HeadSize != 36 || s.RotaryDim != 32 || s.Style != rope.GPTJ || m.NumHeads != 8 || m.NumLayers != 6 {
+		t.Errorf("moonshine: %+v heads %d layers %d", s, m.NumHeads, m.NumLayers)
+	}
+}

@@ -64,6 +64,8 @@ type source struct {
 	// ignored are keys the family's config class does not read (family.ignores): given skips
 	// them in the config.
 	ignored []string
+	// aliases are the family's names for hf's keys (family.attributeMap).
+	aliases map[string]string
 	notes   *[]string
 }
 
@@ -73,9 +75,11 @@ func (s *source) first(keys ...string) (string, any, bool) {
 		return path, v, true
 	}
 	for _, k := range keys {
-		if v, ok := s.defaults[k]; ok {
-			s.note("%s absent: using the %s default %v", k, s.famName, v)
-			return k, v, true
+		for _, name := range []string{k, s.aliases[k]} {
+			if v, ok := s.defaults[name]; ok && name != "" {
+				s.note("%s absent: using the %s default %v", name, s.famName, v)
+				return name, v, true
+			}
 		}
 	}
 	return "", nil, false
@@ -89,6 +93,11 @@ func (s *source) given(keys ...string) (string, any, bool) {
 		}
 		if path, v, ok := s.text.get(k); ok {
 			return path, v, true
+		}
+		if alias, ok := s.aliases[k]; ok {
+			if path, v, ok := s.text.dotted(alias); ok {
+				return path, v, true
+			}
 		}
 	}
 	if s.top != nil {
@@ -307,7 +316,7 @@ func (p *parser) resolve(top object) error {
 	p.fam = fam
 	p.m.ModelType, p.m.TopModelType = modelType, topType
 	text.read = map[string]bool{}
-	p.src = source{text: text, defaults: fam.defaults, famName: famName, notes: &p.notes, ignored: fam.ignores}
+	p.src = source{text: text, defaults: fam.defaults, famName: famName, notes: &p.notes, ignored: fam.ignores, aliases: fam.attributeMap}
 	for _, k := range fam.ignores {
 		if path, _, ok := text.get(k); ok {
 			p.note("%s ignored: %s does not read it", path, fam.class)
@@ -623,7 +632,7 @@ func (p *parser) headSize(ri ropeInfo) error {
 
 	keys := []string{"head_dim"}
 	switch p.fam.kind {
-	case kindChatGLM, kindJetMoe:
+	case kindChatGLM:
 		keys = append(keys, "kv_channels")
 	case kindZamba2:
 		// Zamba2Config: attention_head_dim = 2·hidden_size // heads (attribute_map head_dim), the

@@ -8,6 +8,7 @@ import (
 	"io"
 	"math"
 	"strconv"
+	"strings"
 
 	"github.com/rotary-go/rotary/internal/errs"
 )
@@ -203,6 +204,24 @@ func (n node) get(k string) (string, any, bool) {
 		return "", nil, false
 	}
 	return n.key(k), v, true
+}
+
+// dotted is get for a path of keys through nested objects ("attn_config.rope_theta"): the
+// first key counts as read in n, the value is the last one's.
+func (n node) dotted(path string) (string, any, bool) {
+	cur := n
+	for {
+		k, rest, nested := strings.Cut(path, ".")
+		p, v, ok := cur.get(k)
+		if !ok || !nested {
+			return p, v, ok
+		}
+		m, isObject := v.(object)
+		if !isObject {
+			return "", nil, false
+		}
+		cur, path = node{path: p, m: m}, rest
+	}
 }
 
 // touch records that k was looked up, for a node that keeps count.
