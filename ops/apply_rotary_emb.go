@@ -118,6 +118,11 @@ func checkRotaryOperands(layout Layout, x, cos, sin tensor.Tensor) (int, error) 
 			return 0, err
 		}
 	}
+	if layout != "" {
+		if _, err := ParseLayout(string(layout)); err != nil {
+			return 0, err
+		}
+	}
 	if layout != "" && x.Rank() != layout.rank() {
 		return 0, fmt.Errorf("x: shape %s: layout %s wants %d dimensions", tensor.ShapeString(x.Shape), layout, layout.rank())
 	}

@@ -28,3 +28,25 @@ func TestApplyRotaryEmbBackwardSumsContiguous(t *testing.T) {
 		}
 	}
 }
+
+// TestApplyRotaryEmbLayoutNames: a layout other than BSND, BNSD, SBND and THD (or "", any rank)
+// is refused by name, forward and backward, even at the right rank: "BSDN" or "bsnd" is a typo
+// for a layout whose dimensions the caller meant otherwise.
+func TestApplyRotaryEmbLayoutNames(t *testing.T) {
+	x, dy, dx := tensor.Zeros(tensor.F32, 1, 4, 2, 64), tensor.Zeros(tensor.F32, 1, 4, 2, 64), tensor.Zeros(tensor.F32, 1, 4, 2, 64)
+	cos, sin := tensor.Zeros(tensor.F32, 1, 4, 1, 64), tensor.Zeros(tensor.F32, 1, 4, 1, 64)
+	for _, l := range []ops.Layout{"BSDN", "bsnd", "NBSD", "TDH", "BSND "} {
+		if _, err := ops.NewApplyRotaryEmb(ops.ApplyRotaryEmbParams{Layout: l, X: x, Out: x, Cos: cos, Sin: sin}); err == nil || !strings.Contains(err.Error(), "layout") {
+			t.Errorf("forward, layout %q: err %v, want a refusal naming the layout", l, err)
+		}
+		p := ops.ApplyRotaryEmbBackwardParams{Layout: l, DY: dy, X: x, Cos: cos, Sin: sin, DX: dx}
+		if _, err := ops.NewApplyRotaryEmbBackward(p); err == nil || !strings.Contains(err.Error(), "layout") {
+			t.Errorf("backward, layout %q: err %v, want a refusal naming the layout", l, err)
+		}
+	}
+	for _, l := range []ops.Layout{"", ops.BSND, ops.BNSD, ops.SBND} {
+		if _, err := ops.NewApplyRotaryEmb(ops.ApplyRotaryEmbParams{Layout: l, X: x, Out: x, Cos: cos, Sin: sin}); err != nil {
+			t.Errorf("layout %q: %v", l, err)
+		}
+	}
+}
