@@ -63,6 +63,10 @@ type VisionRoPE2DParams struct {
 	Layout VisionLayout
 }
 
+// coordinateRows is vision_rope_2d's one accepted position row count, (h, w): a package value,
+// since a slice literal in the call escapes and costs an allocation per call.
+var coordinateRows = []int{2}
+
 // VisionRoPE2DArgs are the arguments of op vision_rope_2d: pair i of token t turns by
 // Positions.At(i / (D/4), t) · Freq(i) (the coordinate of its half, the layout's frequency),
 // cos and sin computed in float64 and rounded once to float32, the rotation in float32.
@@ -121,7 +125,7 @@ func NewVisionRoPE2D(p VisionRoPE2DParams) (VisionRoPE2DArgs, error) {
 	if p.Positions.Rank() != 2 {
 		return VisionRoPE2DArgs{}, fmt.Errorf("positions: shape %s: want [2, tokens] (each token's two coordinates)", tensor.ShapeString(p.Positions.Shape))
 	}
-	pos, err := NewPositions(p.Positions, q.Tokens, []int{2}, NoLimit)
+	pos, err := NewPositions(p.Positions, q.Tokens, coordinateRows, NoLimit)
 	if err != nil {
 		return VisionRoPE2DArgs{}, err
 	}
