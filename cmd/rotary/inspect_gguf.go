@@ -63,6 +63,10 @@ func loadGGUF(path string) (*hf.Model, *gguf.RoPE, *gguf.File, error) {
 // and the GGUF facts it came from.
 func inspectGGUF(m modelFlags, asJSON bool, stdout io.Writer) error {
 	switch {
+	case m.preset != "":
+		return usagef("--model %s and %s: a GGUF file is the model; give one", m.preset, m.config)
+	case m.as != "":
+		return usagef("--as %s: a framework's reading of a config.json; a GGUF file's rules are llama.cpp's", m.as)
 	case m.rope != "main":
 		return usagef("--rope %s: a GGUF file has one RoPE", m.rope)
 	case m.dynamic != "" && m.dynamic != "static", m.longrope != "" && m.longrope != "config", m.style != "":

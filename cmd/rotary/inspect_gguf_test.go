@@ -188,3 +188,23 @@ func mustRead(t *testing.T, path string) []byte {
 	}
 	return b
 }
+
+// TestInspectGGUFRefusesAPreset: a GGUF file is the model, so --model beside it (or --as, a
+// framework's reading of a config) is refused rather than ignored, with nothing printed.
+func TestInspectGGUFRefusesAPreset(t *testing.T) {
+	dir := t.TempDir()
+	path := writeGGUF(t, dir, "m.gguf", "llama", 4096, 4096, 2, 32, 8, []gguf.KV{{Key: "llama.rope.freq_base", Value: gguf.F32(10000)}})
+	for _, args := range [][]string{
+		{"inspect", path, "--model", "qwen3-8b"},
+		{"inspect", "--model", "qwen3-8b", path},
+		{"inspect", path, "--as", "vllm"},
+	} {
+		code, out, errOut := runCLI(t, args...)
+		if code != 2 || out != "" || errOut == "" {
+			t.Errorf("%v: exit %d, stdout %q, stderr %q: want exit 2", args, code, out, errOut)
+		}
+	}
+	if code, out, errOut := runCLI(t, "inspect", path); code != 0 || !strings.Contains(out, "source:") {
+		t.Errorf("inspect FILE.gguf: exit %d\n%s%s", code, out, errOut)
+	}
+}
