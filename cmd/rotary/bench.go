@@ -41,6 +41,12 @@ func runBench(args []string, stdout, stderr io.Writer) error {
 	if *minTime <= 0 {
 		return usagef("--time %v: want a duration > 0", *minTime)
 	}
+	lists := map[string]*string{"op": opsList, "backend": backends, "model": models, "dtype": dtypes, "tokens": tokens}
+	for _, name := range []string{"op", "backend", "model", "dtype", "tokens"} {
+		if err := checkList(name, *lists[name]); err != nil {
+			return err
+		}
+	}
 	var opNames []string
 	for _, o := range splitList(*opsList) {
 		if o != "all" {
@@ -164,6 +170,20 @@ func drawProgress(w io.Writer, done, total int, r bench.Result) {
 	filled := done * width / total
 	fmt.Fprintf(w, "\r[%s%s] %d/%d %s %s %s %d", strings.Repeat("#", filled), strings.Repeat(".", width-filled), done, total, r.Backend, r.DType, r.Model, r.Tokens)
 	fmt.Fprint(w, "\x1b[K")
+}
+
+// checkList refuses a comma-separated flag value with an empty entry ("1,,2", ","): a typo
+// that splitList would otherwise drop, or turn into the flag's default.
+func checkList(flag, s string) error {
+	if s == "" {
+		return nil
+	}
+	for _, p := range strings.Split(s, ",") {
+		if strings.TrimSpace(p) == "" {
+			return usagef("--%s %q: an empty entry in the list", flag, s)
+		}
+	}
+	return nil
 }
 
 func splitList(s string) []string {

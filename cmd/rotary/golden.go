@@ -141,6 +141,9 @@ func runGolden(args []string, stdout, stderr io.Writer) error {
 	if err := noArgs(fs.Args()); err != nil {
 		return err
 	}
+	if o.userSet["op"] && *opName == "" {
+		return usagef("--op \"\": want an op name (without --op, rotary_embedding, or mrope for MRoPE models)")
+	}
 	if *opName != "" {
 		canon, err := canonicalOp("--op", *opName)
 		if err != nil {
