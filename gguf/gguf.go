@@ -216,6 +216,10 @@ const (
 	minTensorSize = 8 + 4 + 4 + 8
 )
 
+// reserveEntries is the most key/values or tensor infos made room for before they are read:
+// more than a real model's metadata, little memory.
+const reserveEntries = 1024
+
 func (r *reader) header() (*File, error) {
 	magic, err := r.bytes(4, "magic")
 	if err != nil {
@@ -252,8 +256,10 @@ func (r *reader) header() (*File, error) {
 	if nt > left/minTensorSize {
 		return nil, invalidf("tensor count %d: the %d bytes left hold at most %d tensor infos", int64(nt), left, left/minTensorSize)
 	}
-	f.Metadata = make([]KV, 0, nkv)
-	f.keys = make(map[string]int, nkv)
+	// The counts only bound what may follow: room is made as entries are read, so that a
+	// header's claim costs nothing before its entries are there.
+	f.Metadata = make([]KV, 0, min(nkv, reserveEntries))
+	f.keys = make(map[string]int, min(nkv, reserveEntries))
 	for i := range nkv {
 		kv, err := r.kv(i)
 		if err != nil {
@@ -279,8 +285,8 @@ func (r *reader) header() (*File, error) {
 	if left = r.limit - r.pos; nt > left/minTensorSize {
 		return nil, invalidf("tensor count %d: the %d bytes left hold at most %d tensor infos", int64(nt), left, left/minTensorSize)
 	}
-	f.Tensors = make([]TensorInfo, 0, nt)
-	f.tensors = make(map[string]int, nt)
+	f.Tensors = make([]TensorInfo, 0, min(nt, reserveEntries))
+	f.tensors = make(map[string]int, min(nt, reserveEntries))
 	for i := range nt {
 		t, err := r.tensorInfo(i)
 		if err != nil {
