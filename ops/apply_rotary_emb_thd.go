@@ -189,17 +189,26 @@ func thdCheckIndex(name string, t tensor.Tensor) error {
 	return nil
 }
 
+// CheckContextParallel checks a context-parallel size and rank (TransformerEngine's cp_size
+// and cp_rank) as apply_rotary_emb_thd does, for callers that size inputs by them first.
+func CheckContextParallel(size, rank int) error {
+	if size < 1 || size > MaxCPSize {
+		return fmt.Errorf("cp_size %d: want 1..%d", size, MaxCPSize)
+	}
+	if rank < 0 || rank >= size {
+		return fmt.Errorf("cp_rank %d: want 0..%d (cp_size %d)", rank, size-1, size)
+	}
+	return nil
+}
+
 // check validates p for a THD tensor of `tokens` local tokens and a table of `rows` positions,
 // and normalizes CPSize.
 func (p *PackedSeqs) check(tokens, rows int) error {
 	if p.CPSize == 0 {
 		p.CPSize = 1
 	}
-	if p.CPSize < 1 || p.CPSize > MaxCPSize {
-		return fmt.Errorf("cp_size %d: want 1..%d", p.CPSize, MaxCPSize)
-	}
-	if p.CPRank < 0 || p.CPRank >= p.CPSize {
-		return fmt.Errorf("cp_rank %d: want 0..%d (cp_size %d)", p.CPRank, p.CPSize-1, p.CPSize)
+	if err := CheckContextParallel(p.CPSize, p.CPRank); err != nil {
+		return err
 	}
 	if p.CuSeqlens.IsZero() {
 		return fmt.Errorf("cu_seqlens: missing")

@@ -2,6 +2,7 @@ package main
 
 import (
 	"path/filepath"
+	"runtime"
 	"strings"
 	"testing"
 )
@@ -24,6 +25,28 @@ func TestEmptyListEntries(t *testing.T) {
 		code, stdout, errOut := runCLI(t, c.args...)
 		if code != 2 || stdout != "" || !strings.Contains(errOut, c.flag) {
 			t.Errorf("%v: exit %d, stdout %q, stderr %q: want exit 2 naming %s", c.args, code, stdout, errOut, c.flag)
+		}
+	}
+}
+
+// TestGoldenChecksBeforeBuilding: golden refuses a context-parallel size or rank the op would
+// refuse before it builds inputs sized by them: --cp-size 65537 cost 2 GB of inputs first.
+func TestGoldenChecksBeforeBuilding(t *testing.T) {
+	out := filepath.Join(t.TempDir(), "g.safetensors")
+	for _, args := range [][]string{
+		{"golden", "--op", "apply_rotary_emb_thd", "--cp-size", "65537", "--model", "llama-3.1-8b", "--out", out},
+		{"golden", "--op", "apply_rotary_emb_thd", "--cp-size", "4", "--cp-rank", "4", "--model", "llama-3.1-8b", "--out", out},
+	} {
+		var before, after runtime.MemStats
+		runtime.GC()
+		runtime.ReadMemStats(&before)
+		code, _, errOut := runCLI(t, args...)
+		runtime.ReadMemStats(&after)
+		if code != 2 || !strings.Contains(errOut, "cp_") {
+			t.Errorf("%v: exit %d, stderr %q: want exit 2 naming cp_size or cp_rank", args, code, errOut)
+		}
+		if got := after.TotalAlloc - before.TotalAlloc; got > 64<<20 {
+			t.Errorf("%v: allocated %d bytes before refusing", args, got)
 		}
 	}
 }

@@ -169,6 +169,10 @@ func goldenTHD(g *goldenGen, backward bool) ([]goldenInput, error) {
 		return nil, usagef("--rotary-mode: %v", err)
 	}
 	cp := max(thdCPSize, 1)
+	// Before anything is sized by cp: a size the op refuses would otherwise cost its inputs first.
+	if err := ops.CheckContextParallel(cp, thdCPRank); err != nil {
+		return nil, usageError{err}
+	}
 	full := int64(T) * int64(cp)
 	if full > math.MaxInt32 {
 		return nil, usagef("--cp-size %d: the sequence of %d tokens × %d ranks overflows cu_seqlens (I32)", cp, T, cp)
