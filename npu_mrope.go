@@ -18,8 +18,8 @@ type NPUMRoPEParams struct {
 	Query, Key tensor.Tensor
 	// CosSinCache is [maxPos, rotaryDim], float: each row holds cos then sin (rows.chunk(2,
 	// -1)), rotaryDim even and at most HeadSize; elements rotaryDim..HeadSize of every head pass
-	// through. An F32 contiguous cache is used in place; any other is widened to float32 first
-	// (its rows up to the largest position), which allocates.
+	// through. An F32 contiguous cache is used in place; from any other the rows the positions
+	// use are gathered to float32 per token (T × rotaryDim values), which allocates.
 	CosSinCache tensor.Tensor
 	HeadSize    int
 	// Sections are nil or all zeros for plain RoPE; otherwise 3 or 4 pair counts
@@ -41,6 +41,11 @@ type NPUMRoPEParams struct {
 func NPUMRoPE(d *ops.Dispatcher, p NPUMRoPEParams) error {
 	rp, pos, cache, err := npuMRoPEArgs(p)
 	if err != nil {
+		return err
+	}
+	if cache.Data == nil {
+		cos, sin := npuGather(p.CosSinCache, &pos, p.Sections, p.Interleaved, cache.Half)
+		_, err = ops.Run(dispatcher(d), ops.RotaryEmbeddingGather, ops.GatheredArgs{RoPE: rp, Cos: cos, Sin: sin, Half: cache.Half})
 		return err
 	}
 	if pos.Rows > 1 {
@@ -141,18 +146,31 @@ func npuPositions(positions tensor.Tensor, tokens int, sections []int, mrope boo
 }
 
 // npuCosSinCache is the first rows of the checked cache c as the ops take it: c itself when it
-// is F32 and contiguous, else a float32 copy.
+// is F32 and contiguous; otherwise no Data, and NPUMRoPE gathers the rows the positions use
+// (npuGather), since widening the table whole would cost its largest position, not the work.
 func npuCosSinCache(c tensor.Tensor, rows, rd int) ops.CosSinCache {
 	cache := ops.CosSinCache{Rows: rows, Half: rd / 2}
 	if c.DType == tensor.F32 && c.Contiguous() {
 		cache.Data = c.F32[c.Offset : c.Offset+cache.Rows*rd]
-		return cache
-	}
-	cache.Data = make([]float32, cache.Rows*rd)
-	for r := range cache.Rows {
-		for j := range rd {
-			cache.Data[r*rd+j] = float32(c.Float64At(c.Index(r, j)))
-		}
 	}
 	return cache
+}
+
+// npuGather widens to float32 each token's cos and sin from the checked cache c: pair i of token
+// t from the row of its position on the axis the sections give it (rope.MRoPE.Axis), as op
+// mrope and op rotary_embedding read a float32 table, so the rotation is the same bit for bit.
+func npuGather(c tensor.Tensor, pos *ops.Positions, sections []int, interleaved bool, half int) (cos, sin []float32) {
+	var m *rope.MRoPE
+	if pos.Rows > 1 {
+		m = &rope.MRoPE{Sections: sections, Interleaved: interleaved}
+	}
+	cos, sin = make([]float32, pos.Tokens*half), make([]float32, pos.Tokens*half)
+	for t := range pos.Tokens {
+		for i := range half {
+			r := int(pos.At(m.Axis(i), t))
+			cos[t*half+i] = float32(c.Float64At(c.Index(r, i)))
+			sin[t*half+i] = float32(c.Float64At(c.Index(r, half+i)))
+		}
+	}
+	return cos, sin
 }

@@ -2,6 +2,7 @@ package rotary_test
 
 import (
 	"fmt"
+	"runtime"
 	"testing"
 
 	"github.com/rotary-go/rotary"
@@ -266,4 +267,63 @@ func npuMRoPE(d *ops.Dispatcher, positions, query, key, cosSinCache tensor.Tenso
 	}
 	return rotary.NPUMRoPE(d, rotary.NPUMRoPEParams{Positions: positions, Query: query, Key: key, CosSinCache: cosSinCache,
 		HeadSize: headSize, Sections: sections, Style: style, Interleaved: interleaved})
+}
+
+// TestNPUMRoPECacheRowsUsed: a cache that is not F32 and contiguous is read at the rows the
+// positions use, never converted whole: a broadcast view of 2^40 rows at position 2^39 works,
+// and a BF16 cache of 65536 rows costs one token's cos/sin, not the table, for plain RoPE and
+// MRoPE alike, each bit for bit the float32 widening's result.
+func TestNPUMRoPECacheRowsUsed(t *testing.T) {
+	const rd = 64
+	row := tensor.Zeros(tensor.F32, 1, rd)
+	for j := range rd {
+		row.F32[j] = float32(j%7)/7 - 0.4
+	}
+	broadcast := tensor.Tensor{DType: tensor.F32, Shape: []int{1 << 40, rd}, Strides: []int{0, 1}, F32: row.F32}
+	far := tensor.FromI64([]int64{1 << 39, 1 << 39}, 2)
+	q, want := qknFill(tensor.F32, 3, 2, 2, 64), qknFill(tensor.F32, 3, 2, 2, 64)
+	if err := npuMRoPE(nil, far, q, tensor.Tensor{}, broadcast, 64, nil, "half", "default"); err != nil {
+		t.Fatalf("broadcast cache at 2^39: %v", err)
+	}
+	if err := npuMRoPE(nil, tensor.FromI64([]int64{0, 0}, 2), want, tensor.Tensor{}, row, 64, nil, "half", "default"); err != nil {
+		t.Fatal(err)
+	}
+	if !sameBits(q, want) {
+		t.Error("the broadcast row at 2^39 differs from the same row at position 0")
+	}
+
+	const P = 1 << 16
+	bf, widened := tensor.Zeros(tensor.BF16, P, rd), tensor.Zeros(tensor.F32, P, rd)
+	for i := range bf.Bits {
+		bf.Bits[i] = tensor.FromFloat32(tensor.BF16, float32(i%251)/251-0.5)
+		widened.F32[i] = tensor.ToFloat32(tensor.BF16, bf.Bits[i])
+	}
+	for _, c := range []struct {
+		name     string
+		pos      tensor.Tensor
+		sections []int
+		mode     string
+	}{
+		{"plain", tensor.FromI64([]int64{P - 1}, 1), nil, "default"},
+		{"mrope chunked", tensor.FromI64([]int64{P - 1, 7, P - 2}, 3, 1), []int{8, 12, 12}, "default"},
+		{"mrope interleaved", tensor.FromI64([]int64{P - 1, 7, P - 2}, 3, 1), []int{8, 12, 12}, "interleave"},
+	} {
+		got, want := qknFill(tensor.BF16, 4, 1, 2, 64), qknFill(tensor.BF16, 4, 1, 2, 64)
+		var before, after runtime.MemStats
+		runtime.GC()
+		runtime.ReadMemStats(&before)
+		if err := npuMRoPE(nil, c.pos, got, tensor.Tensor{}, bf, 64, c.sections, "half", c.mode); err != nil {
+			t.Fatalf("%s: %v", c.name, err)
+		}
+		runtime.ReadMemStats(&after)
+		if n := after.TotalAlloc - before.TotalAlloc; n > 64<<10 {
+			t.Errorf("%s: a BF16 cache of %d rows cost %d bytes for one token", c.name, P, n)
+		}
+		if err := npuMRoPE(nil, c.pos, want, tensor.Tensor{}, widened, 64, c.sections, "half", c.mode); err != nil {
+			t.Fatal(err)
+		}
+		if !sameBits(got, want) {
+			t.Errorf("%s: the BF16 cache differs from its float32 widening", c.name)
+		}
+	}
 }
