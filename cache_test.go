@@ -2,6 +2,7 @@ package rotary
 
 import (
 	"math"
+	"slices"
 	"testing"
 )
 
@@ -59,6 +60,37 @@ func TestFillCacheExactRisingFrequencies(t *testing.T) {
 			if math.Float32bits(got[r*8+j]) != math.Float32bits(want[j]) {
 				t.Fatalf("position %d element %d: %v, want %v", r, j, got[r*8+j], want[j])
 			}
+		}
+	}
+}
+
+// TestCosSinCacheAt: any range of rows, inside the built table, across its end and past it,
+// equals the same rows of CosSinCache; bad arguments are refused without panicking.
+func TestCosSinCacheAt(t *testing.T) {
+	spec := Spec{HeadSize: 64, RotaryDim: 64, Base: 10000, MaxPositions: 100}
+	e := mustNew(t, spec, WithCacheLen(40))
+	all, err := e.CosSinCache(100, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, r := range [][2]int{{0, 40}, {10, 20}, {35, 10}, {40, 60}, {70, 30}, {99, 1}, {50, 0}} {
+		dst := make([]float32, r[1]*64)
+		if err := e.CosSinCacheAt(r[0], dst, false); err != nil {
+			t.Fatalf("rows %v: %v", r, err)
+		}
+		if !slices.Equal(dst, all[r[0]*64:(r[0]+r[1])*64]) {
+			t.Errorf("rows %d..%d differ from CosSinCache's", r[0], r[0]+r[1])
+		}
+	}
+	for name, err := range map[string]error{
+		"negative first": e.CosSinCacheAt(-1, make([]float32, 64), false),
+		"ragged dst":     e.CosSinCacheAt(0, make([]float32, 65), false),
+		"overflow":       e.CosSinCacheAt(math.MaxInt, make([]float32, 128), false),
+		"long":           e.CosSinCacheAt(0, make([]float32, 64), true),
+		"nil embedding":  (*Embedding)(nil).CosSinCacheAt(0, make([]float32, 64), false),
+	} {
+		if err == nil {
+			t.Errorf("%s: no error", name)
 		}
 	}
 }

@@ -48,10 +48,19 @@ func WithCacheLen(n int) Option { return func(o *options) { o.cacheLen, o.cacheL
 // platforms): a config asking for more is a typo.
 const maxCacheElems = min(1<<31, math.MaxInt)
 
+// MaxCacheLen is the most rows a cos/sin table of the rotary dim may have (New's cache,
+// CosSinCache): 2^31 float32 values in all, or what int counts on a 32-bit platform.
+func MaxCacheLen(rotaryDim int) int {
+	if rotaryDim <= 0 {
+		return 0
+	}
+	return maxCacheElems / rotaryDim
+}
+
 // checkCacheRows refuses a table of rows × 2·half float32 over maxCacheElems. It divides rather
 // than multiplies: rows comes from user input (a config, a flag) and the product could wrap.
 func checkCacheRows(what string, rows, rotaryDim int) error {
-	limit := maxCacheElems / rotaryDim
+	limit := MaxCacheLen(rotaryDim)
 	if rows < 0 || rows > limit {
 		return fmt.Errorf("%s %d: want 0..%d (a cos/sin cache of at most %d float32 values)", what, rows, limit, maxCacheElems)
 	}
@@ -193,18 +202,42 @@ func (e *Embedding) CosSinCache(n int, long bool) ([]float32, error) {
 	if err := checkCacheRows("positions", n, e.spec.RotaryDim); err != nil {
 		return nil, err
 	}
+	out := make([]float32, n*e.spec.RotaryDim)
+	return out, e.CosSinCacheAt(0, out, long)
+}
+
+// CosSinCacheAt fills dst with the rows first, first+1, ... of the table CosSinCache gives
+// (len(dst)/RotaryDim of them), the same values whichever rows a call starts at, so that a
+// table too large to hold can be written in pieces. len(dst) must be a multiple of RotaryDim.
+func (e *Embedding) CosSinCacheAt(first int, dst []float32, long bool) error {
+	if err := e.ready(); err != nil {
+		return err
+	}
+	if e.spec.NoRoPE {
+		return errNoRoPE
+	}
+	d := e.spec.RotaryDim
+	if len(dst)%d != 0 {
+		return fmt.Errorf("dst: %d values: want a multiple of the rotary dim %d", len(dst), d)
+	}
+	n := len(dst) / d
+	if first < 0 || first > math.MaxInt-n {
+		return fmt.Errorf("first row %d: want ≥ 0, with %d rows after it within int", first, n)
+	}
 	if long && e.longInv == nil {
-		return nil, fmt.Errorf("the long cos/sin table exists only for longrope scaling, not %q", e.spec.Scaling.Type)
+		return fmt.Errorf("the long cos/sin table exists only for longrope scaling, not %q", e.spec.Scaling.Type)
 	}
 	c, inv, attn := e.cache, e.invFreq, e.attn
 	if long {
 		c, inv, attn = e.long, e.longInv, e.longAttn
 	}
-	out := make([]float32, n*e.spec.RotaryDim)
-	have := min(n, c.Rows)
-	copy(out, c.Data[:have*e.spec.RotaryDim])
-	fillCache(out[have*e.spec.RotaryDim:], have, n-have, inv, attn)
-	return out, nil
+	have := 0 // rows the built table holds
+	if first < c.Rows {
+		have = min(n, c.Rows-first)
+		copy(dst, c.Data[first*d:(first+have)*d])
+	}
+	fillCache(dst[have*d:], first+have, n-have, inv, attn)
+	return nil
 }
 
 // positionRows is the set of position-tensor row counts the spec accepts in 2-D form.

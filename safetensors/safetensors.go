@@ -67,6 +67,11 @@ type Tensor struct {
 	DType string // "F32", "BF16", ...
 	Shape []int
 	Data  []byte
+	// Stream, when not nil, writes the tensor's data in place of Data, which must then be
+	// empty: exactly NumElements()*ElemSize(DType) bytes, in as many writes as it likes, so that
+	// a tensor larger than memory need not be held whole. Write and WriteFile fail when it
+	// writes another count. Readers leave it nil.
+	Stream func(w io.Writer) error
 }
 
 // NumElements returns the product of the dimensions (1 for a scalar), or -1 when

@@ -50,11 +50,39 @@ func writeEncoded(w io.Writer, header []byte, tensors []Tensor) error {
 		return err
 	}
 	for _, t := range tensors {
-		if err := writeAll(w, t.Data); err != nil {
+		if t.Stream == nil {
+			if err := writeAll(w, t.Data); err != nil {
+				return err
+			}
+			continue
+		}
+		want, _ := byteSize(t.Shape, mustElemSize(t.DType)) // checked by encodeHeader
+		c := &countingWriter{w: w}
+		if err := t.Stream(c); err != nil {
 			return err
+		}
+		if c.n != want {
+			return invalidf("tensor %q: Stream wrote %d bytes, but dtype %s and shape %v need %d", t.Name, c.n, t.DType, t.Shape, want)
 		}
 	}
 	return nil
+}
+
+// countingWriter counts the bytes a Stream writes, for the check after it returns.
+type countingWriter struct {
+	w io.Writer
+	n int
+}
+
+func (c *countingWriter) Write(b []byte) (int, error) {
+	n, err := c.w.Write(b)
+	c.n += n
+	return n, err
+}
+
+func mustElemSize(dtype string) int {
+	n, _ := ElemSize(dtype)
+	return n
 }
 
 func writeAll(w io.Writer, b []byte) error {
@@ -92,11 +120,12 @@ func encodeHeader(tensors []Tensor, metadata map[string]string) ([]byte, error) 
 	return b, nil
 }
 
-// dataBegins validates the tensors and returns where each one's data begins, the data laid
+// dataBegins validates the tensors and returns where each one's data begins, and after the
+// last, where the data ends (so tensor i spans begins[i] to begins[i+1]), the data laid
 // out contiguously in the order given.
 func dataBegins(tensors []Tensor) ([]int, error) {
 	seen := make(map[string]bool, len(tensors))
-	begins := make([]int, len(tensors))
+	begins := make([]int, len(tensors)+1)
 	off := 0
 	for i, t := range tensors {
 		switch {
@@ -123,7 +152,10 @@ func dataBegins(tensors []Tensor) ([]int, error) {
 		if !ok {
 			return nil, invalidf("tensor %q: shape %v: element count overflows", t.Name, t.Shape)
 		}
-		if len(t.Data) != nbytes {
+		switch {
+		case t.Stream != nil && len(t.Data) != 0:
+			return nil, invalidf("tensor %q: both Data and Stream: want one", t.Name)
+		case t.Stream == nil && len(t.Data) != nbytes:
 			return nil, invalidf("tensor %q: len(Data) = %d, but dtype %s and shape %v need %d bytes",
 				t.Name, len(t.Data), t.DType, t.Shape, nbytes)
 		}
@@ -133,6 +165,7 @@ func dataBegins(tensors []Tensor) ([]int, error) {
 		begins[i] = off
 		off += nbytes
 	}
+	begins[len(tensors)] = off
 	return begins, nil
 }
 
@@ -199,7 +232,7 @@ func appendHeaderJSON(b []byte, tensors []Tensor, begins []int, metadata map[str
 		b = append(b, `],"data_offsets":[`...)
 		b = strconv.AppendInt(b, int64(begins[i]), 10)
 		b = append(b, ',')
-		b = strconv.AppendInt(b, int64(begins[i]+len(t.Data)), 10)
+		b = strconv.AppendInt(b, int64(begins[i+1]), 10)
 		b = append(b, "]}"...)
 	}
 	return append(b, '}')

@@ -1,7 +1,9 @@
 package main
 
 import (
+	"encoding/binary"
 	"io"
+	"math"
 
 	"github.com/rotary-go/rotary"
 	"github.com/rotary-go/rotary/safetensors"
@@ -70,25 +72,47 @@ func runCache(args []string, stdout, stderr io.Writer) error {
 		return usageError{err}
 	}
 	d := spec.RotaryDim
-	cache, err := emb.CosSinCache(*n, false)
-	if err != nil {
-		return usagef("--positions: %v", err)
+	if rows := rotary.MaxCacheLen(d); *n > rows {
+		return usagef("--positions %d: want 0..%d (a cos/sin table of at most %d float32 values)", *n, rows, rows*d)
 	}
 	tensors := []safetensors.Tensor{
-		safetensors.FromFloat32s("cos_sin_cache", []int{*n, d}, cache),
+		streamedCache("cos_sin_cache", emb, *n, false),
 		safetensors.FromFloat64s("inv_freq", []int{d / 2}, emb.InvFreq()),
 	}
 	if spec.Scaling.Type == rotary.ScalingLongRoPE {
-		long, err := emb.CosSinCache(*n, true)
-		if err != nil {
-			return usageError{err}
-		}
 		tensors = append(tensors,
-			safetensors.FromFloat32s("cos_sin_cache_long", []int{*n, d}, long),
+			streamedCache("cos_sin_cache_long", emb, *n, true),
 			safetensors.FromFloat64s("inv_freq_long", []int{d / 2}, emb.LongInvFreq()))
 	}
 	if err := safetensors.WriteFile(*out, tensors, nil); err != nil {
 		return usagef("--out: %v", err)
 	}
 	return nil
+}
+
+// cacheChunkRows is how many rows of a table cache computes and writes at a time: its memory
+// is a chunk's, whatever --positions asks for.
+const cacheChunkRows = 16384
+
+// streamedCache is the F32 tensor name holding rows 0..n−1 of emb's table (long: LongRoPE's
+// long one), computed and written cacheChunkRows at a time.
+func streamedCache(name string, emb *rotary.Embedding, n int, long bool) safetensors.Tensor {
+	d := emb.Spec().RotaryDim
+	return safetensors.Tensor{Name: name, DType: "F32", Shape: []int{n, d}, Stream: func(w io.Writer) error {
+		rows := make([]float32, min(n, cacheChunkRows)*d)
+		buf := make([]byte, 4*len(rows))
+		for first := 0; first < n; first += cacheChunkRows {
+			k := min(cacheChunkRows, n-first)
+			if err := emb.CosSinCacheAt(first, rows[:k*d], long); err != nil {
+				return err
+			}
+			for i, v := range rows[:k*d] {
+				binary.LittleEndian.PutUint32(buf[4*i:], math.Float32bits(v))
+			}
+			if _, err := w.Write(buf[:4*k*d]); err != nil {
+				return err
+			}
+		}
+		return nil
+	}}
 }
