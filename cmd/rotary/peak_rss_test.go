@@ -1,0 +1,78 @@
+//go:build linux
+
+package main
+
+import (
+	"encoding/binary"
+	"encoding/json"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"syscall"
+	"testing"
+)
+
+// TestPeakRSS runs commands whose output or input claim is large in a child process and holds
+// each to a peak RSS (the kernel's ru_maxrss, the process's own measure) that does not grow
+// with what they write or what a header claims: the README's "memory bounded by the input's
+// real size and the work asked for".
+func TestPeakRSS(t *testing.T) {
+	if args := os.Getenv("ROTARY_TEST_RSS_ARGS"); args != "" {
+		var a []string
+		if err := json.Unmarshal([]byte(args), &a); err != nil {
+			os.Exit(99)
+		}
+		os.Exit(run(a, io.Discard, io.Discard))
+	}
+	if testing.Short() || raceEnabled {
+		t.Skip("writes some hundreds of MiB; the race detector's memory is its own")
+	}
+	dir := t.TempDir()
+	// A GGUF header claiming 20 million key/values, in a sparse file big enough to hold them.
+	hostile := filepath.Join(dir, "hostile.gguf")
+	head := []byte("GGUF")
+	head = binary.LittleEndian.AppendUint32(head, 3)
+	head = binary.LittleEndian.AppendUint64(head, 0)
+	head = binary.LittleEndian.AppendUint64(head, 20_000_000)
+	if err := os.WriteFile(hostile, head, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Truncate(hostile, 256<<20); err != nil {
+		t.Fatal(err)
+	}
+	out := filepath.Join(dir, "out.safetensors")
+	for _, c := range []struct {
+		name  string
+		args  []string
+		code  int
+		maxMB int64
+	}{
+		// Baseline: the test binary itself, for scale.
+		{"presets", []string{"presets"}, 0, 64},
+		// A 384 MiB table (2^22 rows of 24) and 2 × 192 MiB of gathered BF16 rows.
+		{"cache --positions", []string{"cache", "--model", "gpt-neox-20b", "--positions", "4194304", "--out", out}, 0, 96},
+		{"cache --gather", []string{"cache", "--model", "gpt-neox-20b", "--gather", "range:4194304", "--dtype", "BF16", "--out", out}, 0, 96},
+		{"inspect hostile gguf", []string{"inspect", hostile}, 2, 64},
+		{"golden cp_size 65537", []string{"golden", "--op", "apply_rotary_emb_thd", "--cp-size", "65537", "--model", "llama-3.1-8b", "--out", out}, 2, 64},
+	} {
+		args, _ := json.Marshal(c.args)
+		cmd := exec.Command(os.Args[0], "-test.run=^TestPeakRSS$")
+		cmd.Env = append(os.Environ(), "ROTARY_TEST_RSS_ARGS="+string(args))
+		err := cmd.Run()
+		code := 0
+		if exit, ok := err.(*exec.ExitError); ok {
+			code = exit.ExitCode()
+		} else if err != nil {
+			t.Fatal(err)
+		}
+		if code != c.code {
+			t.Errorf("%s: exit %d, want %d", c.name, code, c.code)
+		}
+		rss := cmd.ProcessState.SysUsage().(*syscall.Rusage).Maxrss >> 10 // KiB on Linux
+		t.Logf("%s: peak RSS %d MiB", c.name, rss)
+		if rss > c.maxMB {
+			t.Errorf("%s: peak RSS %d MiB, want at most %d", c.name, rss, c.maxMB)
+		}
+	}
+}
