@@ -1,9 +1,11 @@
 package hf
 
 import (
+	"encoding/json"
 	"fmt"
 	"math"
 	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/rotary-go/rotary/rope"
@@ -86,11 +88,18 @@ const (
 	// RuleYaRNAttention: YaRN's attention factor from the config's attention_factor, else
 	// mscale/mscale_all_dim ("config"), or always 0.1·ln(factor) + 1 on the plain yarn path
 	// ("computed"; DeepSeek's MLA models take their deepseek_yarn path, which reads mscale and
-	// mscale_all_dim but not attention_factor).
+	// mscale_all_dim but not attention_factor: RuleDeepSeekYaRN says how).
 	RuleYaRNAttention Rule = "yarn_attention_factor"
 	// RuleYaRNTruncate: YaRN's truncate key honoured ("honoured") or the correction range
 	// always floored and ceiled ("ignored").
 	RuleYaRNTruncate Rule = "yarn_truncate"
+	// RuleDeepSeekYaRN: YaRN's attention factor on DeepSeek's MLA path (the DeepSeek-V2/V3/V3.2,
+	// Kimi-K2 and GLM-5 model types, or any rope_type deepseek_yarn): "config" (as
+	// RuleYaRNAttention's: attention_factor, else the mscale / mscale_all_dim ratio when both are
+	// given, else 0.1·ln(factor) + 1) or "mscale-defaults" (mscale(factor, mscale) /
+	// mscale(factor, mscale_all_dim) · attn_factor with absent keys 1, 0 and 1, attention_factor
+	// not read).
+	RuleDeepSeekYaRN Rule = "deepseek_yarn_attention"
 	// RuleDynamicLength: the length dynamic NTK stretches by: "static", "per-call" or
 	// "max-trained" (rope.DynamicLength), or "ignored": the factor is not applied (plain RoPE).
 	RuleDynamicLength Rule = "dynamic_ntk_length"
@@ -108,8 +117,15 @@ const (
 	// length max_position_embeddings, which vLLM serves when launched with --max-model-len past
 	// the original).
 	RuleLongRoPETables Rule = "longrope_tables"
-	// RuleMiniMaxRotaryDim: MiniMax's rotary_dim "honoured" or "ignored" (the whole head), or
-	// ignored for MiniMax-Text-01 only ("ignored-text-01").
+	// RulePartialRotary: a config's partial_rotary_factor (or rotary_pct) for the model types
+	// whose HF config class and rotary embedding never read it (Llama's): "honoured" (that
+	// fraction of the head rotated) or "ignored": the whole head for rope_type default, and the
+	// factor kept for a scaled type, whose tables HF main sizes by it and then cannot apply (a
+	// note says so). MiniMax-Text-01's is RuleMiniMaxRotaryDim's.
+	RulePartialRotary Rule = "partial_rotary_factor"
+	// RuleMiniMaxRotaryDim: MiniMax's rotary_dim "honoured" or "ignored" (the whole head: for
+	// MiniMax-Text-01 partial_rotary_factor is not read either, as RulePartialRotary's
+	// "ignored"), or ignored for MiniMax-Text-01 only ("ignored-text-01").
 	RuleMiniMaxRotaryDim Rule = "minimax_rotary_dim"
 	// RulePhiMoELongFactors: PhiMoE's long factors "used" as for Phi-3, or "never".
 	RulePhiMoELongFactors Rule = "phimoe_long_factors"
@@ -132,10 +148,10 @@ const (
 
 // Rules lists every rule in a stable order.
 func Rules() []Rule {
-	return []Rule{RuleRopeParameters, RuleYaRNAttention, RuleYaRNTruncate, RuleDynamicLength,
-		RuleLongRoPEAttention, RuleLongRoPEOriginal, RuleLongRoPETables, RuleMiniMaxRotaryDim,
-		RulePhiMoELongFactors, RuleMRoPEDefault, RuleMRoPEInterleavedDefault, RuleRopeIndex,
-		RuleIndexerPairing}
+	return []Rule{RuleRopeParameters, RuleYaRNAttention, RuleYaRNTruncate, RuleDeepSeekYaRN,
+		RuleDynamicLength, RuleLongRoPEAttention, RuleLongRoPEOriginal, RuleLongRoPETables,
+		RulePartialRotary, RuleMiniMaxRotaryDim, RulePhiMoELongFactors, RuleMRoPEDefault,
+		RuleMRoPEInterleavedDefault, RuleRopeIndex, RuleIndexerPairing}
 }
 
 // Reading is how one dialect reads one rule, and the upstream code it follows.
@@ -150,6 +166,8 @@ var referenceReadings = map[Rule]Reading{
 	RuleRopeParameters:          {Choice: "reads", Follows: "transformers modeling_rope_utils.py RotaryEmbeddingConfigMixin.standardize_rope_params"},
 	RuleYaRNAttention:           {Choice: "config", Follows: "transformers modeling_rope_utils.py _compute_yarn_parameters"},
 	RuleYaRNTruncate:            {Choice: "honoured", Follows: "transformers modeling_rope_utils.py _compute_yarn_parameters (find_correction_range)"},
+	RuleDeepSeekYaRN:            {Choice: "config", Follows: "transformers modeling_rope_utils.py _compute_yarn_parameters, which DeepSeek's MLA models run as every YaRN model"},
+	RulePartialRotary:           {Choice: "honoured", Follows: "vLLM rotary_embedding/__init__.py get_rope: rotary_dim = int(head_size · partial_rotary_factor), as the code of every model that reads the key; transformers main's Llama has no partial rotary at all (LlamaRotaryEmbedding, apply_rotary_pos_emb), so a fraction in a llama config is the checkpoint's, which HF main does not follow"},
 	RuleDynamicLength:           {Choice: "static", Follows: "vLLM ≤ 0.21 dynamic_ntk_scaling_rope.py DynamicNTKScalingRotaryEmbedding._compute_cos_sin_cache: one cache for every call"},
 	RuleLongRoPEAttention:       {Choice: "config-factor", Follows: "transformers modeling_rope_utils.py _compute_longrope_parameters"},
 	RuleLongRoPEOriginal:        {Choice: "config-or-rope", Follows: "transformers modeling_rope_utils.py standardize_rope_params"},
@@ -169,6 +187,8 @@ var dialectReadings = map[Dialect]map[Rule]Reading{
 		RuleRopeParameters:          {Choice: "reads", Follows: "transformers main modeling_rope_utils.py RotaryEmbeddingConfigMixin.standardize_rope_params"},
 		RuleYaRNAttention:           {Choice: "config", Follows: "transformers main modeling_rope_utils.py _compute_yarn_parameters: attention_factor, else get_mscale(factor, mscale) / get_mscale(factor, mscale_all_dim)"},
 		RuleYaRNTruncate:            {Choice: "honoured", Follows: "transformers main modeling_rope_utils.py _compute_yarn_parameters: truncate = rope_parameters.get(\"truncate\", True)"},
+		RuleDeepSeekYaRN:            {Choice: "config", Follows: "transformers main models/deepseek_v3/modeling_deepseek_v3.py DeepseekV3RotaryEmbedding.__init__ (and deepseek_v2's): ROPE_INIT_FUNCTIONS[rope_type], so modeling_rope_utils.py _compute_yarn_parameters: attention_factor, else get_mscale(factor, mscale) / get_mscale(factor, mscale_all_dim) when both are given, else get_mscale(factor)"},
+		RulePartialRotary:           {Choice: "ignored", Follows: "transformers main (decba1d2) models/llama/configuration_llama.py LlamaConfig: no partial_rotary_factor field (convert_rope_params_to_dict only setdefaults it into rope_parameters); models/llama/modeling_llama.py LlamaRotaryEmbedding.compute_default_rope_parameters: dim = head_dim, the key never read; apply_rotary_pos_emb multiplies cos/sin into the whole head, so a scaled type's tables, sized by the factor, cannot be applied"},
 		RuleDynamicLength:           {Choice: "per-call", Follows: "transformers main modeling_rope_utils.py _compute_dynamic_ntk_parameters with dynamic_rope_update: seq_len = max(position)+1 over max_position_embeddings"},
 		RuleLongRoPEAttention:       {Choice: "config-factor", Follows: "transformers main modeling_rope_utils.py _compute_longrope_parameters: factor from rope_parameters, max / original only when absent"},
 		RuleLongRoPEOriginal:        {Choice: "config-or-rope", Follows: "transformers main modeling_rope_utils.py standardize_rope_params (config-level original_max_position_embeddings wins)"},
@@ -184,6 +204,7 @@ var dialectReadings = map[Dialect]map[Rule]Reading{
 		RuleRopeParameters:          {Choice: "ignores", Follows: "transformers v4.57 modeling_rope_utils.py (59eba492): every _compute_*_parameters reads config.rope_theta and config.rope_scaling; rope_parameters arrived with #39847 (2025-10-17)"},
 		RuleYaRNAttention:           {Choice: "config", Follows: "transformers v4.57 modeling_rope_utils.py _compute_yarn_parameters: attention_factor, else mscale / mscale_all_dim"},
 		RuleYaRNTruncate:            {Choice: "honoured", Follows: "transformers v4.57 modeling_rope_utils.py _compute_yarn_parameters: truncate = rope_scaling.get(\"truncate\", True)"},
+		RuleDeepSeekYaRN:            {Choice: "config", Follows: "transformers v4.57 models/deepseek_v3/modeling_deepseek_v3.py DeepseekV3RotaryEmbedding.__init__: ROPE_INIT_FUNCTIONS[rope_type]; modeling_rope_utils.py _compute_yarn_parameters: the ratio only if mscale and mscale_all_dim"},
 		RuleDynamicLength:           {Choice: "per-call", Follows: "transformers v4.57 modeling_rope_utils.py _compute_dynamic_ntk_parameters: seq_len = max(seq_len, max_position_embeddings)"},
 		RuleLongRoPEAttention:       {Choice: "lengths-if-top-level", Follows: "transformers v4.57 modeling_rope_utils.py _compute_longrope_parameters: factor = max_position_embeddings / original when config.original_max_position_embeddings is set"},
 		RuleLongRoPEOriginal:        {Choice: "top-level", Follows: "transformers v4.57 modeling_rope_utils.py _compute_longrope_parameters: getattr(config, \"original_max_position_embeddings\"), else max_position_embeddings"},
@@ -198,6 +219,8 @@ var dialectReadings = map[Dialect]map[Rule]Reading{
 		RuleRopeParameters:          {Choice: "reads", Follows: "vLLM transformers_utils/config.py patch_rope_parameters"},
 		RuleYaRNAttention:           {Choice: "config", Follows: "vLLM rotary_embedding/yarn_scaling_rope.py YaRNScalingRotaryEmbedding.__init__ (0cd57848): attention_factor, else mscale / mscale_all_dim; v0.25.0 and earlier ignored both (vllm#48621)"},
 		RuleYaRNTruncate:            {Choice: "honoured", Follows: "vLLM rotary_embedding/common.py yarn_find_correction_range(truncate) (#28244); models/gpt_oss.py passes rope_parameters.get(\"truncate\", True)"},
+		RuleDeepSeekYaRN:            {Choice: "mscale-defaults", Follows: "vLLM models/deepseek_v2.py DeepseekV2MLAAttention.__init__ (002d6073): rope_type = deepseek_yarn unless default (apply_yarn_scaling unset); rotary_embedding/__init__.py get_rope (07b12f1b): deepseek_yarn kwargs extrapolation_factor, attn_factor, beta_fast, beta_slow, mscale, mscale_all_dim; deepseek_scaling_rope.py DeepseekScalingRotaryEmbedding.__init__ (00d678e1): mscale = yarn_get_mscale(factor, mscale) / yarn_get_mscale(factor, mscale_all_dim) · attn_factor, defaults mscale 1, mscale_all_dim 0"},
+		RulePartialRotary:           {Choice: "honoured", Follows: "vLLM models/llama.py LlamaAttention._init_rotary_emb (e06c9ba2): get_rope(head_dim, rope_parameters=config.rope_parameters), which transformers' convert_rope_params_to_dict gave the config's partial_rotary_factor; rotary_embedding/__init__.py get_rope (07b12f1b): rotary_dim = int(head_size · partial_rotary_factor)"},
 		RuleDynamicLength:           {Choice: "max-trained", Follows: "vLLM rotary_embedding/__init__.py get_rope and dynamic_ntk_scaling_rope.py after PR #41277: max_trained_positions, default max_position"},
 		RuleLongRoPEAttention:       {Choice: "lengths", Follows: "vLLM rotary_embedding/phi3_long_rope_scaled_rope.py Phi3LongRoPEScaledRotaryEmbedding.__init__: scale = max_position_embeddings / original; get_rope forwards only short_mscale / long_mscale"},
 		RuleLongRoPEOriginal:        {Choice: "config-or-rope", Follows: "vLLM transformers_utils/config.py patch_rope_parameters: the config-level original_max_position_embeddings copied into rope_parameters; get_rope reads it there"},
@@ -275,6 +298,8 @@ var ruleChoices = map[Rule][]string{
 	RuleRopeParameters:          {"reads", "ignores"},
 	RuleYaRNAttention:           {"config", "computed"},
 	RuleYaRNTruncate:            {"honoured", "ignored"},
+	RuleDeepSeekYaRN:            {"config", "mscale-defaults"},
+	RulePartialRotary:           {"honoured", "ignored"},
 	RuleDynamicLength:           {"static", "per-call", "max-trained", "ignored"},
 	RuleLongRoPEAttention:       {"config-factor", "lengths", "lengths-if-top-level"},
 	RuleLongRoPEOriginal:        {"config-or-rope", "top-level"},
@@ -328,8 +353,36 @@ type dialectFacts struct {
 	mropeSection   bool // some rope object gives mrope_section (or xdrope_section)
 	ruleApplied    map[Rule]string
 	familyDeepSeek bool
+	// deepseekYaRN: vLLM runs the model type's YaRN through deepseek_yarn (deepseekYaRNTypes);
+	// deepseekV4: DeepSeek-V4, whose vLLM path is its own.
+	deepseekYaRN, deepseekV4 bool
 	// familyInterleaved: the family's MRoPE is interleaved when the config does not say.
 	familyInterleaved bool
+}
+
+// note records why rule r changed the reading, after any reason it already has.
+func (f *dialectFacts) note(r Rule, why string) {
+	if prev, ok := f.ruleApplied[r]; ok && prev != why {
+		why = prev + "; " + why
+	}
+	f.ruleApplied[r] = why
+}
+
+// partialIgnoredTypes are the model types whose transformers main config class has no
+// partial_rotary_factor and whose rotary embedding's compute_default_rope_parameters sizes
+// inv_freq by head_dim alone (decba1d2), with the class named in the notes. MiniMax-Text-01's
+// (MiniMaxRotaryEmbedding, the same code) is read under RuleMiniMaxRotaryDim.
+var partialIgnoredTypes = map[string]string{
+	"llama": "LlamaRotaryEmbedding",
+}
+
+// deepseekYaRNTypes are the model types vLLM builds with models/deepseek_v2.py, whose
+// DeepseekV2MLAAttention.__init__ (and DeepseekV2Attention's) turns every rope_type but default
+// into deepseek_yarn: DeepseekV2ForCausalLM, DeepseekV3ForCausalLM (Kimi-K2 ships that
+// architecture under model_type kimi_k2), DeepseekV32ForCausalLM (registry.py) and
+// GlmMoeDsaForCausalLM(DeepseekV2ForCausalLM).
+var deepseekYaRNTypes = map[string]bool{
+	"deepseek_v2": true, "deepseek_v3": true, "deepseek_v32": true, "kimi_k2": true, "glm_moe_dsa": true,
 }
 
 // rewriteConfig removes what the chosen readings never read from the decoded config, in place:
@@ -352,6 +405,8 @@ func rewriteConfig(top object, choice map[Rule]string) dialectFacts {
 		}
 	}
 	f.familyDeepSeek = fam.kind == kindDeepSeek
+	f.deepseekYaRN = deepseekYaRNTypes[f.modelType]
+	f.deepseekV4 = fam.kind == kindDeepSeekV4
 	f.familyInterleaved = fam.interleavedMRoPE
 	levels := []object{text}
 	if nested {
@@ -382,6 +437,15 @@ func rewriteConfig(top object, choice map[Rule]string) dialectFacts {
 			}
 			delete(lv, "rotary_dim")
 		}
+		// HF main's MiniMaxConfig has no partial_rotary_factor either, and MiniMaxRotaryEmbedding
+		// is Llama's (models/minimax/modeling_minimax.py, decba1d2); MiniMax-M2's reads it from
+		// rope_parameters and slices the rotated part (modeling_minimax_m2.py).
+		if choice[RuleMiniMaxRotaryDim] == "ignored" && (f.modelType == "minimax" || f.modelType == "minimax_text_01") {
+			f.ignorePartial(levels, RuleMiniMaxRotaryDim, "MiniMaxRotaryEmbedding")
+		}
+	}
+	if class, ok := partialIgnoredTypes[f.modelType]; ok && choice[RulePartialRotary] == "ignored" {
+		f.ignorePartial(levels, RulePartialRotary, class)
 	}
 	for _, lv := range levels {
 		for _, key := range []string{"rope_parameters", "rope_scaling"} {
@@ -435,6 +499,10 @@ func (f *dialectFacts) rewriteRopeObject(ro object, choice map[Rule]string) {
 		if choice[RuleYaRNTruncate] == "ignored" {
 			drop(RuleYaRNTruncate, "truncate not read: the correction range is floored and ceiled", "truncate")
 		}
+		// After RuleYaRNAttention's drop, which a reading may combine with this one.
+		if choice[RuleDeepSeekYaRN] == "mscale-defaults" && !f.deepseekV4 && (f.deepseekYaRN || t == "deepseek_yarn") {
+			f.deepseekMscaleDefaults(ro)
+		}
 	case "longrope", "su":
 		if choice[RuleLongRoPEAttention] == "lengths" {
 			drop(RuleLongRoPEAttention, "attention_factor not read: √(1 + ln(max/original) / ln original) unless short_mscale / long_mscale", "attention_factor")
@@ -443,6 +511,125 @@ func (f *dialectFacts) rewriteRopeObject(ro object, choice map[Rule]string) {
 			drop(RuleLongRoPEOriginal, "the rope object's original_max_position_embeddings not read: original = max_position_embeddings", "original_max_position_embeddings")
 		}
 	}
+}
+
+// ignorePartial reads the rotary fraction as a transformers main class that has none
+// (partialIgnoredTypes). rotary_pct is no key of it whatever the rope type. partial_rotary_factor
+// reaches rope_parameters (configuration_utils.py PreTrainedConfig.__post_init__ →
+// modeling_rope_utils.py convert_rope_params_to_dict: setdefault from the config's kwargs), but
+// the class's compute_default_rope_parameters, which rope_type default runs, sizes inv_freq by
+// head_dim alone: the whole head rotates. A scaled type's ROPE_INIT_FUNCTIONS entry does read
+// it and sizes cos/sin by int(head_dim · factor), which apply_rotary_pos_emb multiplies into
+// the whole head and cannot broadcast: HF main fails on such a config, which no spec
+// describes, so the factor is kept and a note says so.
+func (f *dialectFacts) ignorePartial(levels []object, r Rule, class string) {
+	scaled := ""
+	for _, lv := range levels {
+		for _, key := range []string{"rope_parameters", "rope_scaling"} {
+			if ro, ok := lv[key].(object); ok {
+				if t := ropeTypeOf(ro); t != "" && t != "default" {
+					scaled = t
+				}
+			}
+		}
+	}
+	fraction := func(v any) bool { x, ok := numberOf(v); return v != nil && !(ok && x == 1) }
+	dropped, kept := false, false
+	for _, lv := range levels {
+		dropped = dropped || fraction(lv["rotary_pct"])
+		delete(lv, "rotary_pct")
+		holders := []object{lv}
+		for _, key := range []string{"rope_parameters", "rope_scaling"} {
+			if ro, ok := lv[key].(object); ok {
+				holders = append(holders, ro)
+			}
+		}
+		for _, o := range holders {
+			if scaled != "" {
+				kept = kept || fraction(o["partial_rotary_factor"])
+				continue
+			}
+			dropped = dropped || fraction(o["partial_rotary_factor"])
+			delete(o, "partial_rotary_factor")
+		}
+	}
+	if dropped {
+		f.note(r, "partial_rotary_factor not read: the whole head rotated ("+class+".compute_default_rope_parameters sizes inv_freq by head_dim alone)")
+	}
+	if kept {
+		f.note(r, "partial_rotary_factor kept: HF main sizes the "+scaled+" tables by it and its apply_rotary_pos_emb cannot apply them to the whole head, so it fails on this config")
+	}
+}
+
+func ropeTypeOf(ro object) string {
+	t, _ := ro["rope_type"].(string)
+	if t == "" {
+		t, _ = ro["type"].(string)
+	}
+	return t
+}
+
+// numberOf reads a decoded JSON number.
+func numberOf(v any) (float64, bool) {
+	switch x := v.(type) {
+	case json.Number:
+		f, err := x.Float64()
+		return f, err == nil
+	case float64:
+		return x, true
+	}
+	return 0, false
+}
+
+// yarnGetMscale is YaRN's 0.1·m·ln(s) + 1 (1 for s ≤ 1), written as HF's get_mscale and vLLM's
+// yarn_get_mscale are.
+func yarnGetMscale(s, m float64) float64 {
+	if s <= 1 {
+		return 1
+	}
+	return 0.1*m*math.Log(s) + 1
+}
+
+// deepseekMscaleDefaults reads a YaRN object as vLLM's deepseek_yarn does
+// (rotary_embedding/deepseek_scaling_rope.py DeepseekScalingRotaryEmbedding.__init__:
+// mscale = yarn_get_mscale(factor, mscale) / yarn_get_mscale(factor, mscale_all_dim) ·
+// attn_factor, keyword defaults mscale 1, mscale_all_dim 0, attn_factor 1; get_rope forwards
+// no attention_factor). When that differs from the reference's factor, the object is given it as
+// attention_factor; a key vLLM could not read (a null factor or mscale) leaves the object alone.
+func (f *dialectFacts) deepseekMscaleDefaults(ro object) {
+	factor, ok := numberOf(ro["factor"])
+	if !ok {
+		return
+	}
+	keys := []string{"mscale", "mscale_all_dim", "attn_factor"}
+	vals := []float64{1, 0, 1}
+	given := []bool{false, false, false}
+	for i, k := range keys {
+		if v, present := ro[k]; present {
+			if vals[i], ok = numberOf(v); !ok {
+				return
+			}
+			given[i] = true
+		}
+	}
+	got := yarnGetMscale(factor, vals[0]) / yarnGetMscale(factor, vals[1]) * vals[2]
+	// The reference (HF's _compute_yarn_parameters): attention_factor, else the ratio when both
+	// mscale and mscale_all_dim are given and nonzero, else 0.1·ln(factor) + 1.
+	ref, ok := numberOf(ro["attention_factor"])
+	if !ok || ref == 0 {
+		ref = yarnGetMscale(factor, 1)
+		if given[0] && given[1] && vals[0] != 0 && vals[1] != 0 {
+			ref = yarnGetMscale(factor, vals[0]) / yarnGetMscale(factor, vals[1])
+		}
+	}
+	if got == ref || !(got > 0) || math.IsInf(got, 0) {
+		return
+	}
+	ro["attention_factor"] = json.Number(strconv.FormatFloat(got, 'g', -1, 64))
+	delete(ro, "mscale")
+	delete(ro, "mscale_all_dim")
+	f.note(RuleDeepSeekYaRN, fmt.Sprintf("attention factor %v, not %v: mscale(factor, %v) / mscale(factor, %v) · attn_factor %v "+
+		"(deepseek_yarn's defaults: mscale 1, mscale_all_dim 0, attn_factor 1; attention_factor not read)", got, ref, vals[0], vals[1], vals[2]))
 }
 
 // adjustModel applies the rules that act on the derived spec rather than on keys.

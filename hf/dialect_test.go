@@ -359,6 +359,8 @@ func FuzzParseDialects(f *testing.F) {
 		`{"model_type":"deepseek_v3","qk_rope_head_dim":64,"num_attention_heads":1,"rope_scaling":{"type":"deepseek_yarn","factor":40,"mscale":1,"attention_factor":2}}`,
 		`{"model_type":"llama","hidden_size":64,"num_attention_heads":1,"max_position_embeddings":10,"rope_scaling":{"rope_type":"dynamic","factor":2,"max_trained_positions":1000}}`,
 		`{"model_type":"qwen3_vl","text_config":"x"}`,
+		`{"model_type":"kimi_k2","qk_rope_head_dim":64,"num_attention_heads":1,"rope_scaling":{"type":"yarn","factor":40,"mscale":0.707,"attn_factor":null}}`,
+		`{"model_type":"llama","hidden_size":64,"num_attention_heads":1,"rotary_pct":0.5,"partial_rotary_factor":0.25,"rope_parameters":{"rope_type":"default","partial_rotary_factor":0.5}}`,
 	} {
 		f.Add([]byte(s))
 	}
@@ -568,6 +570,152 @@ func TestDialectNestedTextConfig(t *testing.T) {
 		m := presetAs(t, d, "hunyuan-ocr-1.5").Spec.MRoPE
 		if m == nil || !slices.Equal(m.Sections, []int{16, 16, 16, 16}) || m.Interleaved {
 			t.Errorf("%s: hunyuan-ocr sections %+v, want [16 16 16 16] chunked", d, m)
+		}
+	}
+}
+
+// TestDialectPartialRotaryFactor: transformers main's LlamaConfig has no partial_rotary_factor,
+// and LlamaRotaryEmbedding.compute_default_rope_parameters (models/llama/modeling_llama.py,
+// decba1d2) sizes inv_freq over the whole head_dim without reading it, so a rope_type default
+// Llama config rotates the whole head under HF main whatever partial_rotary_factor says, top
+// level or in rope_parameters. The reference and vLLM (models/llama.py get_rope with
+// rope_parameters; rotary_embedding/__init__.py get_rope: int(head_size · partial_rotary_factor))
+// rotate the fraction. HF main's MiniMax (Text-01) rotary embedding is Llama's, so
+// minimax_rotary_dim "ignored" drops the key too; MiniMax-M2's reads it.
+func TestDialectPartialRotaryFactor(t *testing.T) {
+	top := `{"model_type":"llama","hidden_size":4096,"num_attention_heads":32,"max_position_embeddings":8192,"rope_theta":10000,"partial_rotary_factor":0.5}`
+	inner := `{"model_type":"llama","hidden_size":4096,"num_attention_heads":32,"max_position_embeddings":8192,
+		"rope_parameters":{"rope_type":"default","rope_theta":10000,"partial_rotary_factor":0.5}}`
+	for _, cfg := range []string{top, inner} {
+		want := map[Dialect]int{DialectReference: 64, DialectHF: 128, DialectVLLM: 64, DialectHF457: 64}
+		if cfg == inner {
+			want[DialectHF457] = 128 // v4.57 reads no rope_parameters (rope_parameters "ignores")
+		}
+		for d, rd := range want {
+			m := parseAs(t, d, cfg)
+			if m.Spec.RotaryDim != rd {
+				t.Errorf("%s: llama rotary dim %d, want %d", d, m.Spec.RotaryDim, rd)
+			}
+			noted := slices.ContainsFunc(m.Notes, func(n string) bool { return strings.Contains(n, string(RulePartialRotary)) })
+			if noted != (d == DialectHF) {
+				t.Errorf("%s: partial_rotary_factor note %t in %q", d, noted, m.Notes)
+			}
+		}
+		// The whole head's frequencies: base^(-2i/128), not base^(-2i/64).
+		inv, _ := parseAs(t, DialectHF, cfg).Spec.Frequencies(-1)
+		if want := 1 / math.Pow(10000, 2.0/128); len(inv) != 64 || inv[1] != want {
+			t.Errorf("hf: %d pairs, inv_freq[1] %v; want 64 pairs, %v", len(inv), inv[1], want)
+		}
+	}
+	// rotary_pct is no key of LlamaConfig's either, whatever the rope type.
+	pct := strings.Replace(top, `"partial_rotary_factor":0.5`, `"rotary_pct":0.5,"rope_scaling":{"rope_type":"linear","factor":2}`, 1)
+	if rd := parseAs(t, DialectHF, pct).Spec.RotaryDim; rd != 128 {
+		t.Errorf("hf: llama rotary_pct: rotary dim %d, want 128", rd)
+	}
+	// A scaled rope type's tables are sized by the factor (ROPE_INIT_FUNCTIONS read
+	// rope_parameters["partial_rotary_factor"], which convert_rope_params_to_dict set), and
+	// apply_rotary_pos_emb cannot apply them to the whole head: the factor is kept and a note says
+	// HF main cannot run the config.
+	yarn := strings.Replace(top, `"partial_rotary_factor":0.5`, `"partial_rotary_factor":0.5,
+		"rope_scaling":{"rope_type":"yarn","factor":2,"original_max_position_embeddings":4096}`, 1)
+	m := parseAs(t, DialectHF, yarn)
+	if m.Spec.RotaryDim != 64 || !slices.ContainsFunc(m.Notes, func(n string) bool {
+		return strings.Contains(n, string(RulePartialRotary)) && strings.Contains(n, "apply_rotary_pos_emb")
+	}) {
+		t.Errorf("hf: llama yarn with partial_rotary_factor: rotary dim %d, notes %q", m.Spec.RotaryDim, m.Notes)
+	}
+	// Model types whose HF main classes read the key keep it.
+	phi3 := strings.Replace(top, `"llama"`, `"phi3"`, 1)
+	if rd := parseAs(t, DialectHF, phi3).Spec.RotaryDim; rd != 64 {
+		t.Errorf("hf: phi3 rotary dim %d, want 64", rd)
+	}
+	// MiniMax-Text-01 under HF main's MiniMaxConfig: neither rotary_dim nor partial_rotary_factor.
+	text01 := `{"model_type":"minimax","hidden_size":6144,"num_attention_heads":64,"head_dim":128,"max_position_embeddings":8192,
+		"rope_theta":10000000,"partial_rotary_factor":0.5}`
+	for d, rd := range map[Dialect]int{DialectReference: 64, DialectHF: 128, DialectVLLM: 64} {
+		if got := parseAs(t, d, text01).Spec.RotaryDim; got != rd {
+			t.Errorf("%s: minimax partial_rotary_factor: rotary dim %d, want %d", d, got, rd)
+		}
+	}
+	both := strings.Replace(text01, `"partial_rotary_factor":0.5`, `"partial_rotary_factor":0.5,"rotary_dim":64`, 1)
+	if got := parseAs(t, DialectHF, both).Spec.RotaryDim; got != 128 {
+		t.Errorf("hf: minimax rotary_dim and partial_rotary_factor: rotary dim %d, want 128", got)
+	}
+	m2 := strings.Replace(text01, `"minimax"`, `"minimax_m2"`, 1)
+	if got := parseAs(t, DialectHF, m2).Spec.RotaryDim; got != 64 {
+		t.Errorf("hf: minimax_m2 partial_rotary_factor: rotary dim %d, want 64 (MiniMaxM2RotaryEmbedding reads it)", got)
+	}
+	if rd, ok := DialectHF457.Reading(RulePartialRotary); ok {
+		t.Errorf("hf-4.57: partial_rotary_factor %q: v4.57 sizes inv_freq by the factor but its apply_rotary_pos_emb cannot apply it, want no reading", rd.Choice)
+	}
+	if _, err := (ParseOptions{Readings: map[Rule]string{RulePartialRotary: "ignored"}}).Parse([]byte(top)); err != nil {
+		t.Errorf("Readings partial_rotary_factor ignored: %v", err)
+	}
+}
+
+// TestDialectDeepSeekYaRN: vLLM's DeepSeek MLA models (models/deepseek_v2.py
+// DeepseekV2MLAAttention.__init__ switches rope_type to deepseek_yarn) build
+// DeepseekScalingRotaryEmbedding, whose mscale and mscale_all_dim default to 1 and 0 and which
+// never reads attention_factor: the attention factor is yarn_get_mscale(factor, mscale) /
+// yarn_get_mscale(factor, mscale_all_dim) · attn_factor. HF's _compute_yarn_parameters takes
+// attention_factor, else the ratio only when both are given, else 0.1·ln(factor) + 1.
+func TestDialectDeepSeekYaRN(t *testing.T) {
+	ds := func(scaling string) string {
+		return `{"model_type":"deepseek_v3","hidden_size":7168,"num_attention_heads":128,"qk_nope_head_dim":128,"qk_rope_head_dim":64,
+			"kv_lora_rank":512,"max_position_embeddings":163840,"rope_theta":10000,
+			"rope_scaling":{"type":"yarn","factor":40,"original_max_position_embeddings":4096,"beta_fast":32,"beta_slow":1` + scaling + `}}`
+	}
+	get := func(f, m float64) float64 { return 0.1*m*math.Log(f) + 1 }
+	for _, c := range []struct {
+		name, scaling string
+		hf, vllm      float64
+	}{
+		{"mscale only", `,"mscale":0.707`, get(40, 1), get(40, 0.707)},
+		{"mscale_all_dim only", `,"mscale_all_dim":0.707`, get(40, 1), get(40, 1) / get(40, 0.707)},
+		{"attention_factor", `,"attention_factor":2,"mscale":1,"mscale_all_dim":1`, 2, 1},
+		{"attn_factor", `,"attn_factor":0.5`, get(40, 1), get(40, 1) * 0.5},
+	} {
+		cfg := ds(c.scaling)
+		for d, w := range map[Dialect]float64{DialectReference: c.hf, DialectHF: c.hf, DialectHF457: c.hf, DialectVLLM: c.vllm} {
+			m := parseAs(t, d, cfg)
+			if got := attention(m.Spec); math.Abs(got-w) > 1e-15 {
+				t.Errorf("%s, %s: attention factor %.16f, want %.16f", c.name, d, got, w)
+			}
+			noted := slices.ContainsFunc(m.Notes, func(n string) bool { return strings.Contains(n, string(RuleDeepSeekYaRN)) })
+			if noted != (d == DialectVLLM) {
+				t.Errorf("%s, %s: deepseek_yarn note %t in %q", c.name, d, noted, m.Notes)
+			}
+		}
+	}
+	// The brief's numbers: factor 40, mscale 0.707 alone.
+	if v, h := get(40, 0.707), get(40, 1); math.Abs(v-1.2608) > 5e-5 || math.Abs(h-1.3689) > 5e-5 {
+		t.Errorf("yarn_get_mscale(40, 0.707) = %v, 0.1·ln 40 + 1 = %v; want 1.2608 and 1.3689", v, h)
+	}
+	// Readings that agree leave the spec as the reference derives it: DeepSeek's own configs give
+	// mscale = mscale_all_dim, and a config with neither gets 0.1·ln(factor) + 1 either way.
+	for _, name := range []string{"deepseek-v3", "deepseek-v2-lite", "deepseek-v3.2-exp"} {
+		if a, b := presetAs(t, DialectReference, name), presetAs(t, DialectVLLM, name); !reflect.DeepEqual(a.Spec, b.Spec) || !reflect.DeepEqual(a.Indexer, b.Indexer) {
+			t.Errorf("%s: vllm's deepseek_yarn reading changes the spec", name)
+		}
+	}
+	if a, b := parseAs(t, DialectReference, ds("")), parseAs(t, DialectVLLM, ds("")); !reflect.DeepEqual(a.Spec, b.Spec) {
+		t.Errorf("no mscale keys: vllm %+v, reference %+v", b.Spec.Scaling, a.Spec.Scaling)
+	}
+	// The plain yarn path (a Llama config) is YaRNScalingRotaryEmbedding's, read as HF does.
+	llama := `{"model_type":"llama","hidden_size":4096,"num_attention_heads":32,"max_position_embeddings":163840,"rope_theta":10000,
+		"rope_scaling":{"rope_type":"yarn","factor":40,"original_max_position_embeddings":4096,"mscale":0.707}}`
+	if got := attention(parseAs(t, DialectVLLM, llama).Spec); got != get(40, 1) {
+		t.Errorf("vllm: llama yarn with mscale only: attention factor %v, want %v", got, get(40, 1))
+	}
+	// A config that names deepseek_yarn gets DeepseekScalingRotaryEmbedding from get_rope whatever
+	// its model type.
+	named := strings.Replace(llama, `"rope_type":"yarn"`, `"rope_type":"deepseek_yarn"`, 1)
+	if got := attention(parseAs(t, DialectVLLM, named).Spec); math.Abs(got-get(40, 0.707)) > 1e-15 {
+		t.Errorf("vllm: rope_type deepseek_yarn: attention factor %v, want %v", got, get(40, 0.707))
+	}
+	for _, d := range []Dialect{DialectVLLM011, DialectSGLang, DialectLlamaCpp} {
+		if rd, ok := d.Reading(RuleDeepSeekYaRN); ok {
+			t.Errorf("%s: deepseek_yarn_attention %q: not verified in its source, want no reading", d, rd.Choice)
 		}
 	}
 }

@@ -471,3 +471,118 @@ func TestCheckFrameworksIndexerPairing(t *testing.T) {
 		}
 	}
 }
+
+// TestCheckFrameworksPartialRotary: a Llama config with partial_rotary_factor 0.5. transformers
+// main rotates the whole head (LlamaRotaryEmbedding.compute_default_rope_parameters never reads
+// the key), vLLM the first half (get_rope: int(head_size · partial_rotary_factor)); v4.57 has no
+// reading (its inv_freq follows the factor, its apply_rotary_pos_emb cannot apply it). The two
+// rotate different pairs, so the row gives no angle, and the output gap is measured against
+// the two rotations written out here: NeoX over 16 dims at base^(-2i/16), and NeoX over the
+// first 8 at base^(-2i/8) with the rest passed through.
+func TestCheckFrameworksPartialRotary(t *testing.T) {
+	dir := t.TempDir()
+	llama := writeFile(t, dir, "llama.json", []byte(`{"model_type":"llama","hidden_size":16,"num_attention_heads":1,
+		"max_position_embeddings":64,"rope_theta":10000,"partial_rotary_factor":0.5}`))
+	code, r, stderr := checkFrameworks(t, "--config", llama)
+	if code != 1 || r == nil {
+		t.Fatalf("exit %d, stderr %q: want 1", code, stderr)
+	}
+	if got := divergentRules(r); !slices.Equal(got, []hf.Rule{hf.RulePartialRotary}) {
+		t.Fatalf("divergent rules %v, want [partial_rotary_factor]", got)
+	}
+	row := r.Rows[slices.IndexFunc(r.Rows, func(row frameworkRow) bool { return row.Rule == hf.RulePartialRotary })]
+	if row.A.Choice != "ignored" || !slices.Equal(row.A.Dialects, []string{"hf"}) ||
+		row.B.Choice != "honoured" || !slices.Equal(row.B.Dialects, []string{"vllm"}) {
+		t.Errorf("sides %+v / %+v: want ignored (hf) against honoured (vllm)", row.A, row.B)
+	}
+	if !slices.Contains(r.Unverified["hf-4.57"], string(hf.RulePartialRotary)) {
+		t.Errorf("hf-4.57 unverified %v: want partial_rotary_factor", r.Unverified["hf-4.57"])
+	}
+	// rot is the NeoX rotation of a 16-dim head at position p over its first rd dims.
+	rot := func(rd int, p float64) [16][16]float64 {
+		var m [16][16]float64
+		for j := range 16 {
+			m[j][j] = 1
+		}
+		h := rd / 2
+		for i := range h {
+			a := p / math.Pow(10000, float64(2*i)/float64(rd))
+			c, s := math.Cos(a), math.Sin(a)
+			m[i][i], m[i][i+h], m[i+h][i], m[i+h][i+h] = c, -s, s, c
+		}
+		return m
+	}
+	want, at := 0.0, 0
+	for p := range 64 {
+		whole, half := rot(16, float64(p)), rot(8, float64(p))
+		for j := range 16 {
+			sum := 0.0
+			for i := range 16 {
+				d := whole[i][j] - half[i][j]
+				sum += d * d
+			}
+			if v := math.Sqrt(sum); v > want {
+				want, at = v, p
+			}
+		}
+	}
+	if row.MaxAngleDiff != nil || row.FirstPosition != 1 || math.Abs(row.MaxOutputDiff-want) > 1e-12 || row.MaxOutputAt != at ||
+		row.AttentionA != 1 || row.AttentionB != 1 {
+		t.Errorf("angle %v, first %d, largest diff %v at %d, attention %v / %v: want n/a, 1, %v at %d, 1 / 1",
+			row.MaxAngleDiff, row.FirstPosition, row.MaxOutputDiff, row.MaxOutputAt, row.AttentionA, row.AttentionB, want, at)
+	}
+
+	// MiniMax-Text-01 under HF main's MiniMaxConfig reads neither rotary_dim nor
+	// partial_rotary_factor: the minimax_rotary_dim row, hf against the rest.
+	minimax := writeFile(t, dir, "minimax.json", []byte(`{"model_type":"minimax","hidden_size":6144,"num_attention_heads":64,
+		"head_dim":128,"max_position_embeddings":64,"rope_theta":10000000,"partial_rotary_factor":0.5}`))
+	code, r, stderr = checkFrameworks(t, "--config", minimax)
+	if code != 1 || r == nil {
+		t.Fatalf("minimax: exit %d, stderr %q: want 1", code, stderr)
+	}
+	if got := divergentRules(r); !slices.Equal(got, []hf.Rule{hf.RuleMiniMaxRotaryDim}) {
+		t.Fatalf("minimax: divergent rules %v, want [minimax_rotary_dim]", got)
+	}
+	if row := r.Rows[0]; !slices.Equal(row.A.Dialects, []string{"hf"}) || !slices.Contains(row.B.Dialects, "vllm") || row.MaxAngleDiff != nil {
+		t.Errorf("minimax: sides %+v / %+v, angle %v", row.A, row.B, row.MaxAngleDiff)
+	}
+	_, out, _ := runCLI(t, "check", "--config", llama, "--frameworks")
+	if !strings.Contains(out, "partial_rotary_factor: differ") || !strings.Contains(out, "LlamaRotaryEmbedding.compute_default_rope_parameters") {
+		t.Errorf("text form:\n%s", out)
+	}
+}
+
+// TestCheckFrameworksDeepSeekYaRN: a DeepSeek-V3 config whose YaRN gives mscale 0.707 alone
+// (factor 40). HF's _compute_yarn_parameters takes the mscale ratio only when both keys are
+// given, so 0.1·ln 40 + 1 = 1.3689; vLLM's DeepseekScalingRotaryEmbedding defaults
+// mscale_all_dim to 0, so yarn_get_mscale(40, 0.707) / 1 = 1.2608. The frequencies are the same:
+// no angle differs, and a unit vector's outputs differ by the attention factors' gap from
+// position 0.
+func TestCheckFrameworksDeepSeekYaRN(t *testing.T) {
+	cfg := writeFile(t, t.TempDir(), "ds.json", []byte(`{"model_type":"deepseek_v3","hidden_size":7168,"num_attention_heads":128,
+		"qk_nope_head_dim":128,"qk_rope_head_dim":64,"kv_lora_rank":512,"max_position_embeddings":8192,"rope_theta":10000,
+		"rope_scaling":{"type":"yarn","factor":40,"original_max_position_embeddings":4096,"beta_fast":32,"beta_slow":1,"mscale":0.707}}`))
+	code, r, stderr := checkFrameworks(t, "--config", cfg)
+	if code != 1 || r == nil {
+		t.Fatalf("exit %d, stderr %q: want 1", code, stderr)
+	}
+	if got := divergentRules(r); !slices.Equal(got, []hf.Rule{hf.RuleDeepSeekYaRN}) {
+		t.Fatalf("divergent rules %v, want [deepseek_yarn_attention]", got)
+	}
+	row := r.Rows[0]
+	if row.A.Choice != "config" || !slices.Equal(row.A.Dialects, []string{"hf", "hf-4.57"}) ||
+		row.B.Choice != "mscale-defaults" || !slices.Equal(row.B.Dialects, []string{"vllm"}) {
+		t.Errorf("sides %+v / %+v: want config (hf, hf-4.57) against mscale-defaults (vllm)", row.A, row.B)
+	}
+	hfAtt, vllmAtt := 0.1*math.Log(40)+1, 0.1*0.707*math.Log(40)+1
+	if math.Abs(row.AttentionA-hfAtt) > 1e-15 || math.Abs(row.AttentionB-vllmAtt) > 1e-15 {
+		t.Errorf("attention %v vs %v, want %v vs %v", row.AttentionA, row.AttentionB, hfAtt, vllmAtt)
+	}
+	if row.MaxAngleDiff == nil || *row.MaxAngleDiff != 0 || math.Abs(row.MaxOutputDiff-(hfAtt-vllmAtt)) > 1e-12 || row.FirstPosition != 0 {
+		t.Errorf("angle %v, output %v, first %d: want 0, %v, 0", row.MaxAngleDiff, row.MaxOutputDiff, row.FirstPosition, hfAtt-vllmAtt)
+	}
+	_, out, _ := runCLI(t, "check", "--config", cfg, "--frameworks")
+	if !strings.Contains(out, "deepseek_yarn_attention: differ") || !strings.Contains(out, "DeepseekScalingRotaryEmbedding") || !strings.Contains(out, "1.26080378 vs") && !strings.Contains(out, "vs 1.26080378") {
+		t.Errorf("text form:\n%s", out)
+	}
+}
