@@ -240,19 +240,10 @@ func writeNotes(w io.Writer, notes string) error {
 	return nil
 }
 
-// writeGoldenNPY writes a bundle as a directory of .npy files (writeNPYDirMetadata: atomic,
-// nothing left behind on error), the metadata in its __metadata__.json.
+// writeGoldenNPY writes a bundle as a directory of .npy files (writeNPYFiles: atomic, nothing
+// left behind on error), the metadata in its __metadata__.json, from the bundle's own bytes.
 func writeGoldenNPY(flagName, dir string, b goldenBundle) error {
-	tensors := make(map[string]tensor.Tensor, len(b.tensors))
-	order := make([]string, len(b.tensors))
-	for i, st := range b.tensors {
-		t, err := fromFile(st)
-		if err != nil {
-			return usagef("%s: %v", flagName, err)
-		}
-		tensors[st.Name], order[i] = t, st.Name
-	}
-	if err := writeNPYDirMetadata(dir, tensors, order, b.meta); err != nil {
+	if err := writeNPYFiles(dir, b.tensors, b.meta); err != nil {
 		return usagef("%s: %v", flagName, err)
 	}
 	return nil

@@ -92,11 +92,7 @@ func writeNPYDirMetadata(dir string, tensors map[string]tensor.Tensor, order []s
 		}
 		sort.Strings(order)
 	}
-	type file struct {
-		name string
-		data func(w io.Writer) error
-	}
-	var files []file
+	encoded := make([]safetensors.Tensor, 0, len(order))
 	seen := map[string]bool{}
 	for _, name := range order {
 		t, ok := tensors[name]
@@ -107,9 +103,6 @@ func writeNPYDirMetadata(dir string, tensors map[string]tensor.Tensor, order []s
 			return fmt.Errorf("%s: tensor %q is twice in the order", dir, name)
 		}
 		seen[name] = true
-		if err := npyName(name); err != nil {
-			return fmt.Errorf("%s: %v", dir, err)
-		}
 		if _, ok := npyCodes[t.DType]; !ok {
 			return fmt.Errorf("%s: tensor %q: dtype %v has no .npy type", dir, name, t.DType)
 		}
@@ -117,14 +110,7 @@ func writeNPYDirMetadata(dir string, tensors map[string]tensor.Tensor, order []s
 		if err != nil {
 			return fmt.Errorf("%s: %v", dir, err)
 		}
-		hdr := encodeNPYHeader(t.DType, st.Shape)
-		files = append(files, file{name + ".npy", func(w io.Writer) error {
-			if _, err := w.Write(hdr); err != nil {
-				return err
-			}
-			_, err := w.Write(st.Data)
-			return err
-		}})
+		encoded = append(encoded, st)
 	}
 	if len(seen) != len(tensors) {
 		for n := range tensors {
@@ -132,6 +118,44 @@ func writeNPYDirMetadata(dir string, tensors map[string]tensor.Tensor, order []s
 				return fmt.Errorf("%s: tensor %q is missing from the order", dir, n)
 			}
 		}
+	}
+	return writeNPYFiles(dir, encoded, metadata)
+}
+
+// writeNPYFiles is writeNPYDirMetadata for tensors already in their file encoding, in the
+// order given: each file is the .npy header, then the tensor's bytes as they are (both formats
+// hold little-endian elements in row-major order), so a bundle is not copied to be written.
+func writeNPYFiles(dir string, tensors []safetensors.Tensor, metadata map[string]string) error {
+	type file struct {
+		name string
+		data func(w io.Writer) error
+	}
+	var files []file
+	seen := map[string]bool{}
+	for _, st := range tensors {
+		name := st.Name
+		if seen[name] {
+			return fmt.Errorf("%s: tensor %q appears twice", dir, name)
+		}
+		seen[name] = true
+		if err := npyName(name); err != nil {
+			return fmt.Errorf("%s: %v", dir, err)
+		}
+		d, err := tensor.ParseDType(st.DType)
+		if _, ok := npyCodes[d]; err != nil || !ok {
+			return fmt.Errorf("%s: tensor %q: dtype %s has no .npy type", dir, name, st.DType)
+		}
+		if want, ok := safetensors.ElemSize(st.DType); !ok || len(st.Data) != st.NumElements()*want {
+			return fmt.Errorf("%s: tensor %q: %d bytes for shape %v of %s", dir, name, len(st.Data), st.Shape, st.DType)
+		}
+		hdr := encodeNPYHeader(d, st.Shape)
+		files = append(files, file{name + ".npy", func(w io.Writer) error {
+			if _, err := w.Write(hdr); err != nil {
+				return err
+			}
+			_, err := w.Write(st.Data)
+			return err
+		}})
 	}
 	if len(metadata) > 0 {
 		js, err := json.MarshalIndent(metadata, "", "  ")
