@@ -1,6 +1,8 @@
 package hf
 
 import (
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -30,5 +32,32 @@ func TestLoadFileTooLarge(t *testing.T) {
 	atLimit := fileiotest.Sparse(t, dir, "limit.json", []byte("{}"), 64<<20)
 	if _, err := LoadFile(atLimit); err == nil || strings.Contains(err.Error(), "too large") {
 		t.Errorf("LoadFile(64 MiB) = %v, want a JSON error", err)
+	}
+}
+
+// TestLoadModelDirectory: a model directory (as Hugging Face checkpoints are downloaded) reads
+// as its config.json, by LoadFile and ReadConfig; a directory without one is refused naming it.
+func TestLoadModelDirectory(t *testing.T) {
+	dir := t.TempDir()
+	data, err := PresetJSON("qwen3-8b")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "config.json"), data, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	m, err := LoadFile(dir)
+	if err != nil {
+		t.Fatalf("LoadFile(DIR): %v", err)
+	}
+	if m.ModelType != "qwen3" {
+		t.Errorf("model type %q", m.ModelType)
+	}
+	if got, err := ReadConfig(dir); err != nil || string(got) != string(data) {
+		t.Errorf("ReadConfig(DIR): %v", err)
+	}
+	empty := t.TempDir()
+	if _, err := LoadFile(empty); err == nil || !strings.Contains(err.Error(), "config.json") {
+		t.Errorf("a directory without config.json: %v", err)
 	}
 }

@@ -3,9 +3,12 @@ package hf
 import (
 	"fmt"
 	"math"
+	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 
+	"github.com/rotary-go/rotary/internal/fileio"
 	"github.com/rotary-go/rotary/rope"
 )
 
@@ -43,10 +46,28 @@ type Model struct {
 // kilobytes; anything near this is not a config, and reading it would cost its size.
 const MaxConfigSize = 64 << 20
 
-// LoadFile reads and parses a config.json. The path must name a regular file of at most
-// MaxConfigSize bytes; anything else (a pipe, a device, a directory, a larger file) is
-// refused with an error naming the path, before it is read.
+// LoadFile reads and parses a config.json: path names the file, or a model directory (a
+// checkpoint as Hugging Face downloads it) holding one. The file must be regular and of at most
+// MaxConfigSize bytes; anything else (a pipe, a device, a directory without config.json, a
+// larger file) is refused with an error naming the path, before it is read.
 func LoadFile(path string) (*Model, error) { return ParseOptions{}.LoadFile(path) }
+
+// ReadConfig reads a config.json's bytes under LoadFile's rules (path a file, or a model
+// directory holding config.json), for readers that want the JSON rather than a Model.
+func ReadConfig(path string) ([]byte, error) {
+	if fi, err := os.Stat(path); err == nil && fi.IsDir() {
+		inner := filepath.Join(path, "config.json")
+		if _, err := os.Stat(inner); err != nil {
+			return nil, fmt.Errorf("hf: %s: not a regular file, and no config.json in it (want a config.json or a model directory holding one)", path)
+		}
+		path = inner
+	}
+	data, err := fileio.ReadFile(path, MaxConfigSize)
+	if err != nil {
+		return nil, fmt.Errorf("hf: %w", err)
+	}
+	return data, nil
+}
 
 // Parse derives a Model from the bytes of a HuggingFace config.json. Every error wraps
 // ErrConfig and names the key and what was expected; an error from Spec.Validate also

@@ -3,7 +3,6 @@ package hf
 import (
 	"fmt"
 
-	"github.com/rotary-go/rotary/internal/fileio"
 	"github.com/rotary-go/rotary/rope"
 )
 
@@ -58,9 +57,9 @@ func (o ParseOptions) Parse(data []byte) (*Model, error) {
 
 // LoadFile reads and parses a config.json under o, under LoadFile's rules.
 func (o ParseOptions) LoadFile(path string) (*Model, error) {
-	data, err := fileio.ReadFile(path, MaxConfigSize)
+	data, err := ReadConfig(path)
 	if err != nil {
-		return nil, fmt.Errorf("hf: %w", err)
+		return nil, err
 	}
 	m, err := o.Parse(data)
 	if err != nil {

@@ -10,7 +10,6 @@ import (
 
 	"github.com/rotary-go/rotary"
 	"github.com/rotary-go/rotary/hf"
-	"github.com/rotary-go/rotary/internal/fileio"
 )
 
 // modelFlags are the flags that pick a model and its per-call options.
@@ -130,10 +129,8 @@ func parseOptions(style string) (hf.ParseOptions, error) {
 }
 
 // readConfig reads a config.json for the commands that want its JSON rather than an
-// hf.Model, under the same rules as hf.LoadFile: a regular file of at most hf.MaxConfigSize.
-func readConfig(path string) ([]byte, error) {
-	return fileio.ReadFile(path, hf.MaxConfigSize)
-}
+// hf.Model, under hf.LoadFile's rules (hf.ReadConfig: a file or a model directory).
+func readConfig(path string) ([]byte, error) { return hf.ReadConfig(path) }
 
 func requireFlag(name, value string) error {
 	if value == "" {

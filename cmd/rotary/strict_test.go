@@ -75,3 +75,24 @@ func TestAssumedPairingNamesTheStyle(t *testing.T) {
 		t.Errorf("cache: exit %d, stderr %q", code, errOut)
 	}
 }
+
+// TestConfigDirectory: every command that takes --config takes a model directory too.
+func TestConfigDirectory(t *testing.T) {
+	dir := t.TempDir()
+	writeFile(t, dir, "config.json", []byte(typoConfig))
+	out := filepath.Join(t.TempDir(), "o.safetensors")
+	for _, args := range [][]string{
+		{"inspect", dir},
+		{"inspect", "--config", dir},
+		{"check", "--config", dir},
+		{"cache", "--config", dir, "--positions", "4", "--out", out},
+		{"golden", "--config", dir, "--tokens", "2", "--out", out},
+	} {
+		if code, _, errOut := runCLI(t, args...); code != 0 {
+			t.Errorf("%v: exit %d, %s", args, code, errOut)
+		}
+	}
+	if code, _, errOut := runCLI(t, "inspect", t.TempDir()); code != 2 || !strings.Contains(errOut, "config.json") {
+		t.Errorf("a directory without config.json: exit %d, %q", code, errOut)
+	}
+}
