@@ -6,7 +6,8 @@
 // YaRN, Llama 3, LongRoPE), MRoPE sections, per-layer rules and dual-chunk attention. Package hf
 // derives one from a Hugging Face config.json. New validates a Spec and builds its cos/sin cache
 // once, in float64 rounded once to float32; the returned Embedding is immutable and safe for
-// concurrent use.
+// concurrent use. A model whose layers differ (sliding and full layers, layers without RoPE)
+// is built with NewLayers, one Embedding per distinct layer RoPE; New refuses its spec.
 //
 // Per forward pass:
 //
@@ -14,7 +15,8 @@
 //     RotaryEmbedding.forward; MRoPE for multimodal models);
 //   - Embedding.Gather gathers cos/sin for the batch's positions once, and CosSin.Apply rotates
 //     every layer's query and key with them, without allocating;
-//   - Embedding.ForwardQKNorm fuses Qwen3's per-head RMSNorm with the rotation.
+//   - Embedding.ForwardQKNorm fuses Qwen3's per-head RMSNorm with the rotation;
+//   - for a Layers, Layers.Gather once and LayersCosSin.Apply(l, q, k) on layer l.
 //
 // The free functions are torch_npu's and TransformerEngine's fused operators on explicit
 // tensors: ApplyRotaryEmb and its backward pass (npu_rotary_mul), ApplyRotaryEmbTHD (packed
