@@ -10,7 +10,6 @@ import (
 	"io"
 	"math"
 	"math/rand/v2"
-	"runtime/debug"
 	"slices"
 	"sort"
 	"strconv"
@@ -352,7 +351,7 @@ func (o *goldenOptions) bundle(c goldenCase) (goldenBundle, error) {
 	}
 	layerType := layerKindOf(model, o.m.rope, c.layer)
 	meta := map[string]string{
-		"rotary_version": goldenVersion(),
+		"rotary_version": buildVersion(),
 		"op":             o.op,
 		"model":          o.modelName,
 		"config_sha256":  o.configSum,
@@ -420,28 +419,6 @@ func (o *goldenOptions) applyArgs(g *goldenGen, usesModel bool) string {
 	}
 	js, _ := json.Marshal(args) // strings only: cannot fail
 	return string(js)
-}
-
-// goldenVersion is the module version of this binary, with the VCS revision when the build
-// recorded one.
-func goldenVersion() string {
-	info, ok := debug.ReadBuildInfo()
-	if !ok {
-		return "unknown"
-	}
-	v := info.Main.Version
-	if v == "" {
-		v = "(devel)"
-	}
-	for _, s := range info.Settings {
-		if s.Key == "vcs.revision" {
-			v += " " + s.Value
-		}
-		if s.Key == "vcs.modified" && s.Value == "true" {
-			v += "+dirty"
-		}
-	}
-	return v
 }
 
 // goldenPositions is a parsed --positions.

@@ -50,6 +50,7 @@ var commands = map[string]command{
 	"check":   {"check a model config and launch options for contract mistakes", runCheck},
 	"bench":   {"benchmark the ops against the memory traffic they must do, and a copy", runBench},
 	"golden":  {"write a golden bundle: an op's seeded inputs and its expected outputs", runGolden},
+	"version": {"print the module version and VCS revision of this binary", runVersion},
 }
 
 func main() {
@@ -92,6 +93,9 @@ func run(args []string, stdout, stderr io.Writer) (code int) {
 	}
 	if args[0] == "help" { // rotary help CMD is rotary CMD -h
 		args = []string{args[1], "-h"}
+	}
+	if args[0] == "--version" || args[0] == "-version" {
+		args[0] = "version"
 	}
 	cmd, ok := commands[args[0]]
 	if !ok {

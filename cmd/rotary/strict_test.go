@@ -96,3 +96,16 @@ func TestConfigDirectory(t *testing.T) {
 		t.Errorf("a directory without config.json: exit %d, %q", code, errOut)
 	}
 }
+
+// TestVersion: rotary version and --version print the module version and the Go version.
+func TestVersion(t *testing.T) {
+	for _, args := range [][]string{{"version"}, {"--version"}} {
+		code, out, errOut := runCLI(t, args...)
+		if code != 0 || !strings.HasPrefix(out, "rotary ") || !strings.Contains(out, "go1.") {
+			t.Errorf("%v: exit %d, stdout %q, stderr %q", args, code, out, errOut)
+		}
+	}
+	if code, _, _ := runCLI(t, "version", "extra"); code != 2 {
+		t.Errorf("version extra: exit %d, want 2", code)
+	}
+}
