@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"maps"
 	"slices"
+
+	"github.com/rotary-go/rotary/internal/textdist"
 )
 
 // UnreadKey is a key of config.json that hf did not read and that may change the RoPE: a key
@@ -80,7 +82,7 @@ func (p *parser) unread(ri ropeInfo) []UnreadKey {
 			}
 			u := UnreadKey{Path: n.key(k), Variant: variant}
 			if !slices.Contains(ropeObjectKeys, k) {
-				u.Suggest = closest(k, ropeObjectKeys)
+				u.Suggest = textdist.Closest(k, ropeObjectKeys)
 			}
 			out = append(out, u)
 		}
@@ -93,48 +95,10 @@ func (p *parser) unread(ri ropeInfo) []UnreadKey {
 			if n.read[k] || slices.Contains(textRopeKeys, k) || slices.Contains(textOtherKeys, k) {
 				continue
 			}
-			if s := closest(k, textRopeKeys); s != "" {
+			if s := textdist.Closest(k, textRopeKeys); s != "" {
 				out = append(out, UnreadKey{Path: n.key(k), Suggest: s})
 			}
 		}
 	}
 	return out
-}
-
-// closest is the candidate nearest to key by edit distance (insertions, deletions,
-// substitutions and swaps of neighbours), when it is at most 2 edits and at most a quarter of
-// key's length away; "" otherwise.
-func closest(key string, candidates []string) string {
-	best, bestD := "", 3
-	for _, c := range candidates {
-		if d := editDistance(key, c); d < bestD && 4*d <= len(key) {
-			best, bestD = c, d
-		}
-	}
-	return best
-}
-
-// editDistance is the optimal-string-alignment distance between a and b, bytewise.
-func editDistance(a, b string) int {
-	prev2 := make([]int, len(b)+1)
-	prev := make([]int, len(b)+1)
-	cur := make([]int, len(b)+1)
-	for j := range prev {
-		prev[j] = j
-	}
-	for i := 1; i <= len(a); i++ {
-		cur[0] = i
-		for j := 1; j <= len(b); j++ {
-			cost := 1
-			if a[i-1] == b[j-1] {
-				cost = 0
-			}
-			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
-			if i > 1 && j > 1 && a[i-1] == b[j-2] && a[i-2] == b[j-1] {
-				cur[j] = min(cur[j], prev2[j-2]+1)
-			}
-		}
-		prev2, prev, cur = prev, cur, prev2
-	}
-	return prev[len(b)]
 }

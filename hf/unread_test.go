@@ -3,6 +3,8 @@ package hf
 import (
 	"slices"
 	"testing"
+
+	"github.com/rotary-go/rotary/internal/textdist"
 )
 
 // TestUnreadKeys: a rope-object key the variant does not read, and a near miss of a RoPE key,
@@ -72,7 +74,7 @@ func TestClosest(t *testing.T) {
 		{"rope", ""},                 // too short to guess
 		{"max_position_embedding", "max_position_embeddings"},
 	} {
-		if got := closest(c.key, textRopeKeys); got != c.want {
+		if got := textdist.Closest(c.key, textRopeKeys); got != c.want {
 			t.Errorf("closest(%q) = %q, want %q", c.key, got, c.want)
 		}
 	}

@@ -11,8 +11,10 @@ import (
 	"os/signal"
 	"sort"
 	"strings"
+	"time"
 
 	"github.com/rotary-go/rotary/internal/fileio"
+	"github.com/rotary-go/rotary/internal/textdist"
 )
 
 // Exit codes: the command-line contract every command keeps.
@@ -203,7 +205,33 @@ func parseFlags(fs *flagSet, args []string) error {
 			fs.help()
 			return err
 		}
-		return usagef("%v", err)
+		return usagef("%v%s", err, flagHint(fs, err))
 	}
 	return nil
+}
+
+// flagHint says what a flag error's author probably meant: the closest defined flag for an
+// unknown one, a duration's form for a bad --time.
+func flagHint(fs *flagSet, err error) string {
+	msg := err.Error()
+	if name, ok := strings.CutPrefix(msg, "flag provided but not defined: -"); ok {
+		var names []string
+		fs.VisitAll(func(f *flag.Flag) { names = append(names, f.Name) })
+		if c := textdist.Closest(strings.TrimPrefix(name, "-"), names); c != "" {
+			return fmt.Sprintf(" (did you mean --%s?)", c)
+		}
+		return ""
+	}
+	// flag's message for a bad value: invalid value "5" for flag -time: parse error.
+	if _, rest, ok := strings.Cut(msg, " for flag -"); ok {
+		name, _, _ := strings.Cut(rest, ":")
+		if f := fs.Lookup(name); f != nil {
+			if g, ok := f.Value.(flag.Getter); ok {
+				if _, isDuration := g.Get().(time.Duration); isDuration {
+					return " (want a duration with its unit, such as 300ms or 2s)"
+				}
+			}
+		}
+	}
+	return ""
 }

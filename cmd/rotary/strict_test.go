@@ -109,3 +109,23 @@ func TestVersion(t *testing.T) {
 		t.Errorf("version extra: exit %d, want 2", code)
 	}
 }
+
+// TestFlagHints: a mistyped flag names the closest defined one, and a duration without its unit
+// says what form is wanted.
+func TestFlagHints(t *testing.T) {
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"inspect", "--modle", "llama-3.1-8b"}, "did you mean --model?"},
+		{[]string{"cache", "--positons", "5"}, "did you mean --positions?"},
+		{[]string{"bench", "--time", "5"}, "such as 300ms"},
+	} {
+		if code, _, errOut := runCLI(t, c.args...); code != 2 || !strings.Contains(errOut, c.want) {
+			t.Errorf("%v: exit %d, stderr %q, want %q", c.args, code, errOut, c.want)
+		}
+	}
+	if _, _, errOut := runCLI(t, "inspect", "--zzzzzz"); strings.Contains(errOut, "did you mean") {
+		t.Errorf("a flag near nothing got a suggestion: %q", errOut)
+	}
+}
