@@ -107,13 +107,22 @@ func positionsInto(p *Positions, t *tensor.Tensor, tokens int, allowRows []int, 
 		for i := range p.Tokens {
 			v := p.At(r, i)
 			if v < 0 {
-				return fmt.Errorf("positions: position %d at [%d,%d] is negative", v, r, i)
+				return fmt.Errorf("positions: position %d at %s is negative", v, positionIndex(t.Rank(), r, i))
 			}
 			if limit >= 0 && v >= limit {
-				return fmt.Errorf("positions: position %d at [%d,%d] is past the cos/sin cache (%d rows)", v, r, i, limit)
+				return fmt.Errorf("positions: position %d at %s is past the cos/sin cache (%d rows)", v, positionIndex(t.Rank(), r, i), limit)
 			}
 			p.Max = max(p.Max, v)
 		}
 	}
 	return nil
+}
+
+// positionIndex is where position (row r, token i) stands in a positions tensor of the rank,
+// as the caller indexes it: [i] in a 1-D tensor, [r,i] in a 2-D one.
+func positionIndex(rank, r, i int) string {
+	if rank == 1 {
+		return fmt.Sprintf("[%d]", i)
+	}
+	return fmt.Sprintf("[%d,%d]", r, i)
 }

@@ -2,6 +2,7 @@ package ops_test
 
 import (
 	"reflect"
+	"strings"
 	"testing"
 
 	"github.com/rotary-go/rotary/ops"
@@ -68,5 +69,16 @@ func TestPositionsInto(t *testing.T) {
 		if p.RowStride != row || p.Stride != col {
 			t.Errorf("%s: row and token strides %d, %d; want %d, %d", c.name, p.RowStride, p.Stride, row, col)
 		}
+	}
+}
+
+// TestPositionsErrorIndex: a bad position is named by its index in the tensor as given: [i] in
+// a 1-D tensor, [r,i] in a 2-D one.
+func TestPositionsErrorIndex(t *testing.T) {
+	if _, err := ops.NewPositions(tensor.FromI64([]int64{0, 1, -3}, 3), 3, nil, ops.NoLimit); err == nil || !strings.Contains(err.Error(), "at [2] ") {
+		t.Errorf("1-D: %v, want the position at [2]", err)
+	}
+	if _, err := ops.NewPositions(tensor.FromI64([]int64{0, 1, 2, 0, -1, 2}, 2, 3), 3, []int{2}, ops.NoLimit); err == nil || !strings.Contains(err.Error(), "at [1,1] ") {
+		t.Errorf("2-D: %v, want the position at [1,1]", err)
 	}
 }
