@@ -17,6 +17,7 @@ import (
 
 	"github.com/rotary-go/rotary"
 	"github.com/rotary-go/rotary/hf"
+	"github.com/rotary-go/rotary/npy"
 	"github.com/rotary-go/rotary/ops"
 	"github.com/rotary-go/rotary/safetensors"
 	"github.com/rotary-go/rotary/tensor"
@@ -239,10 +240,10 @@ func writeNotes(w io.Writer, notes string) error {
 	return nil
 }
 
-// writeGoldenNPY writes a bundle as a directory of .npy files (writeNPYFiles: atomic, nothing
+// writeGoldenNPY writes a bundle as a directory of .npy files (npy.WriteFiles: atomic, nothing
 // left behind on error), the metadata in its __metadata__.json, from the bundle's own bytes.
 func writeGoldenNPY(flagName, dir string, b goldenBundle) error {
-	if err := writeNPYFiles(dir, b.tensors, b.meta); err != nil {
+	if err := npy.WriteFiles(dir, b.tensors, b.meta); err != nil {
 		return usagef("%s: %v", flagName, err)
 	}
 	return nil

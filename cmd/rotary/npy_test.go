@@ -11,9 +11,15 @@ import (
 	"testing"
 
 	"github.com/rotary-go/rotary/internal/fileio/fileiotest"
+	"github.com/rotary-go/rotary/npy"
 	"github.com/rotary-go/rotary/safetensors"
 	"github.com/rotary-go/rotary/tensor"
 )
+
+// The .npy format's own tests (header bytes, the writer's refusals, FuzzReadNPY) are in package
+// npy; these hold the commands to reading and writing it through that package.
+
+const npyMagic = "\x93NUMPY"
 
 // npyFile assembles a version 1.0 .npy file from a raw header dict and data.
 func npyFile(dict string, data []byte) []byte {
@@ -47,13 +53,13 @@ func npySet() map[string]tensor.Tensor {
 	}
 }
 
-// TestNPYRoundTrip: writeNPYDir then reading the directory gives every tensor back bit for
-// bit, with the metadata; BF16 is stored as '<u2' and read back as BF16.
+// TestNPYRoundTrip: npy.WriteDir then reading the directory as an input gives every tensor
+// back bit for bit, with the metadata; BF16 is stored as '<u2' and read back as BF16.
 func TestNPYRoundTrip(t *testing.T) {
 	dir := filepath.Join(t.TempDir(), "bundle")
 	want := npySet()
 	md := map[string]string{"op": "rotary_embedding", "seed": "1"}
-	if err := writeNPYDirMetadata(dir, want, nil, md); err != nil {
+	if err := npy.WriteDir(dir, want, nil, md); err != nil {
 		t.Fatal(err)
 	}
 	s, err := readInputSet(dir)
@@ -71,25 +77,7 @@ func TestNPYRoundTrip(t *testing.T) {
 			t.Errorf("%s: got %v %v %x, want %v %v %x", name, gs.DType, gs.Shape, gs.Data, ws.DType, ws.Shape, ws.Data)
 		}
 	}
-	b, err := os.ReadFile(filepath.Join(dir, "out.query.npy"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	// The header numpy writes for np.save of a (2, 3) uint16 array.
-	hdr := "{'descr': '<u2', 'fortran_order': False, 'shape': (2, 3), }"
-	if len(b) != 128+12 || string(b[:10]) != npyMagic+"\x01\x00\x76\x00" || string(b[10:10+len(hdr)]) != hdr || b[127] != '\n' {
-		t.Errorf("header %q", b[:min(len(b), 128)])
-	}
-	if hs := encodeNPYHeader(tensor.F32, []int{5}); !strings.Contains(string(hs), "'shape': (5,), }") || len(hs)%64 != 0 {
-		t.Errorf("1-D header %q", hs)
-	}
-	if hs := encodeNPYHeader(tensor.F32, nil); !strings.Contains(string(hs), "'shape': (), }") {
-		t.Errorf("scalar header %q", hs)
-	}
-	// Writing the same set again replaces the files; the commands read the directory.
-	if err := writeNPYDirMetadata(dir, want, nil, md); err != nil {
-		t.Errorf("rewrite: %v", err)
-	}
+	// The commands read the directory.
 	if code, out, stderr := runCLI(t, "diff", dir, dir); code != 0 {
 		t.Errorf("diff DIR DIR: exit %d\n%s%s", code, out, stderr)
 	}
@@ -183,7 +171,7 @@ func TestNPYBadFiles(t *testing.T) {
 }
 
 // TestNPYDirRefusals: a directory without .npy files, and a .npy that is no regular file,
-// are refused; writeNPYDir refuses what it cannot write faithfully and leaves nothing.
+// are refused (npy.WriteDir's refusals are tested in package npy).
 func TestNPYDirRefusals(t *testing.T) {
 	dir := t.TempDir()
 	empty := filepath.Join(dir, "empty")
@@ -202,44 +190,6 @@ func TestNPYDirRefusals(t *testing.T) {
 		code, _, stderr := runCLI(t, "show", pipes)
 		wantOneLine(t, code, stderr, filepath.Join(dir, "none"), "q.npy", "not a regular file")
 	})
-
-	set := map[string]tensor.Tensor{"a": tensor.FromF32([]float32{1}, 1), "b": tensor.FromF32([]float32{2}, 1)}
-	stale := filepath.Join(dir, "stale")
-	os.Mkdir(stale, 0o755)
-	writeFile(t, stale, "old.npy", []byte("x"))
-	for _, c := range []struct {
-		name  string
-		dir   string
-		set   map[string]tensor.Tensor
-		order []string
-		want  string
-	}{
-		{"stale file", stale, set, nil, "old.npy"},
-		{"slash", filepath.Join(dir, "n1"), map[string]tensor.Tensor{"a/b": set["a"]}, nil, "slash"},
-		{"dot", filepath.Join(dir, "n2"), map[string]tensor.Tensor{"..": set["a"]}, nil, "'.'"},
-		{"metadata name", filepath.Join(dir, "n3"), map[string]tensor.Tensor{"__metadata__": set["a"]}, nil, "kept for the metadata"},
-		{"order misses one", filepath.Join(dir, "n4"), set, []string{"a"}, `"b" is missing from the order`},
-		{"order unknown", filepath.Join(dir, "n5"), set, []string{"a", "b", "c"}, `"c"`},
-		{"order twice", filepath.Join(dir, "n6"), set, []string{"a", "a", "b"}, "twice"},
-		{"absent tensor", filepath.Join(dir, "n7"), map[string]tensor.Tensor{"a": {}}, nil, "no .npy type"},
-		{"no parent", filepath.Join(dir, "none", "sub"), set, nil, "no such file"},
-	} {
-		before := fileiotest.DirNames(t, dir)
-		err := writeNPYDir(c.dir, c.set, c.order)
-		if err == nil || !strings.Contains(err.Error(), c.want) {
-			t.Errorf("%s: %v, want an error mentioning %q", c.name, err, c.want)
-		}
-		if after := fileiotest.DirNames(t, dir); !reflect.DeepEqual(after, before) {
-			t.Errorf("%s: %v became %v", c.name, before, after)
-		}
-	}
-	if names := fileiotest.DirNames(t, stale); !reflect.DeepEqual(names, []string{"old.npy"}) {
-		t.Errorf("stale directory now holds %v", names)
-	}
-	notDir := writeFile(t, dir, "file", []byte("x"))
-	if err := writeNPYDir(notDir, set, nil); err == nil || !strings.Contains(err.Error(), "want a directory") || strings.Contains(err.Error(), "not a regular file") {
-		t.Errorf("a file as dir: %v (want it called a file, not a directory)", err)
-	}
 }
 
 // TestApplyNPYInput: apply reads its inputs from a .npy directory as from safetensors.
@@ -250,7 +200,7 @@ func TestApplyNPYInput(t *testing.T) {
 	k, _ := fromFile(encodeAs(tensor.BF16, "key", []int{3, 128}, randomHeads(3*128, 22)))
 	in := writeTensors(t, dir, "in.safetensors", toFile("positions", pos), toFile("query", q), toFile("key", k))
 	npyDir := filepath.Join(dir, "in")
-	if err := writeNPYDir(npyDir, map[string]tensor.Tensor{"positions": pos, "query": q, "key": k}, []string{"positions", "query", "key"}); err != nil {
+	if err := npy.WriteDir(npyDir, map[string]tensor.Tensor{"positions": pos, "query": q, "key": k}, []string{"positions", "query", "key"}, nil); err != nil {
 		t.Fatal(err)
 	}
 	outs := []string{filepath.Join(dir, "a.safetensors"), filepath.Join(dir, "b.safetensors")}
@@ -264,34 +214,6 @@ func TestApplyNPYInput(t *testing.T) {
 	if !bytes.Equal(a, b) {
 		t.Error("the outputs from safetensors and from .npy differ")
 	}
-}
-
-// FuzzReadNPY: no input makes the reader panic or allocate past the file's own size, and
-// what it accepts holds exactly the bytes the file has after its header.
-func FuzzReadNPY(f *testing.F) {
-	f.Add(npyFile("{'descr': '<f4', 'fortran_order': False, 'shape': (2,), }\n", f32Bytes(1, 2)))
-	f.Add(npyFile("{'descr': '<f4', 'fortran_order': True, 'shape': (2, 1, 2), }\n", f32Bytes(1, 2, 3, 4)))
-	f.Add(npyFile("{'descr': '>u2', 'fortran_order': False, 'shape': (), }", []byte{1, 2}))
-	f.Add(npyFile("{'descr': '|u1', 'fortran_order': False, 'shape': (0, 3), }", nil))
-	f.Add(npyFile("{'descr': '<i8', 'fortran_order': False, 'shape': (4611686018427387904, 2), }", nil))
-	f.Add([]byte(npyMagic + "\x02\x00\x10\x27\x00\x00{}"))
-	f.Add([]byte(npyMagic + "\x03\x00\x05\x00\x00\x00{'a':"))
-	f.Fuzz(func(t *testing.T, b []byte) {
-		got, err := readNPYFrom(bytes.NewReader(b), int64(len(b)))
-		if err != nil {
-			return
-		}
-		h, herr := readNPYHeader(bytes.NewReader(b), int64(len(b)))
-		if herr != nil {
-			t.Fatalf("accepted a file whose header fails: %v", herr)
-		}
-		if n := int64(got.Len()) * int64(got.DType.Size()); n != int64(len(b))-h.dataStart {
-			t.Fatalf("%d bytes of elements from %d bytes of data", n, int64(len(b))-h.dataStart)
-		}
-		if err := got.Check("fuzz"); err != nil || !got.Contiguous() {
-			t.Fatalf("malformed result: %v", err)
-		}
-	})
 }
 
 // TestNPYBoundedMemory: a header that claims more data than the file has, or a file past
@@ -331,7 +253,7 @@ func TestNPYDirHiddenFiles(t *testing.T) {
 	code, _, stderr = runCLI(t, "show", filepath.Join(dir, ".npy"))
 	wantOneLine(t, code, stderr, filepath.Join(dir, "none"), ".npy", "no stem")
 	// Nor do they make the directory stale for the writer.
-	if err := writeNPYDir(dir, map[string]tensor.Tensor{"query": tensor.FromF32([]float32{3}, 1)}, nil); err != nil {
+	if err := npy.WriteDir(dir, map[string]tensor.Tensor{"query": tensor.FromF32([]float32{3}, 1)}, nil, nil); err != nil {
 		t.Errorf("writing beside hidden files: %v", err)
 	}
 }

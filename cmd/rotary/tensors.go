@@ -9,6 +9,7 @@ import (
 	"os"
 	"strings"
 
+	"github.com/rotary-go/rotary/npy"
 	"github.com/rotary-go/rotary/safetensors"
 	"github.com/rotary-go/rotary/tensor"
 )
@@ -116,7 +117,7 @@ func (s *inputSet) read(path string) error {
 		if npyStem(path) == "" {
 			return usagef("%s: no stem to name its tensor (want NAME.npy)", path)
 		}
-		t, err := readNPY(path)
+		t, err := npy.ReadFile(path)
 		if err != nil {
 			return usageError{err}
 		}

@@ -4,6 +4,7 @@ import (
 	"path/filepath"
 	"testing"
 
+	"github.com/rotary-go/rotary/npy"
 	"github.com/rotary-go/rotary/tensor"
 )
 
@@ -16,7 +17,7 @@ func TestApplyInputsMerged(t *testing.T) {
 	whole := writeTensors(t, dir, "whole.safetensors", toFile("positions", pos), toFile("query", q))
 	posOnly := writeTensors(t, dir, "pos.safetensors", toFile("positions", pos))
 	qDir := filepath.Join(dir, "q")
-	if err := writeNPYDir(qDir, map[string]tensor.Tensor{"query": q}, nil); err != nil {
+	if err := npy.WriteDir(qDir, map[string]tensor.Tensor{"query": q}, nil, nil); err != nil {
 		t.Fatal(err)
 	}
 	a, b := filepath.Join(dir, "a.safetensors"), filepath.Join(dir, "b.safetensors")

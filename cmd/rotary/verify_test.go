@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/rotary-go/rotary/npy"
 	"github.com/rotary-go/rotary/safetensors"
 	"github.com/rotary-go/rotary/tensor"
 )
@@ -75,7 +76,7 @@ func TestVerifyLocatesWrongElement(t *testing.T) {
 	npyDir := filepath.Join(dir, "npy")
 	qt, _ := fromFile(encodeAs(tensor.BF16, "query", []int{bT, bH, bD}, q))
 	kt, _ := fromFile(encodeAs(tensor.BF16, "key", []int{bT, bK, bD}, g.key))
-	if err := writeNPYDir(npyDir, map[string]tensor.Tensor{"query": qt, "key": kt}, nil); err != nil {
+	if err := npy.WriteDir(npyDir, map[string]tensor.Tensor{"query": qt, "key": kt}, nil, nil); err != nil {
 		t.Fatal(err)
 	}
 	cands["npy"] = npyDir

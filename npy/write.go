@@ -1,12 +1,4 @@
-package main
-
-// The .npy writer, called by `rotary golden --format npy`:
-//
-//	func writeNPYDir(dir string, tensors map[string]tensor.Tensor, order []string) error
-//	func writeNPYDirMetadata(dir string, tensors map[string]tensor.Tensor, order []string, metadata map[string]string) error
-//
-// Its files are what numpy's np.save writes for the same array (version 1.0 header, data at a
-// multiple of 64 bytes), BF16 as '<u2'; see npy.go for the format and the reader.
+package npy
 
 import (
 	"encoding/binary"
@@ -26,13 +18,38 @@ import (
 	"github.com/rotary-go/rotary/tensor"
 )
 
-// encodeNPYHeader is the version 1.0 preamble and header of a tensor, padded with spaces
-// and a newline so that the data starts at a multiple of 64 bytes as numpy's writer does
-// (lib/format.py ARRAY_ALIGN), or version 2.0 when the header would not fit in 1.0's 16-bit
-// length.
-func encodeNPYHeader(d tensor.DType, shape []int) []byte {
+// codes is the descr each dtype is written with; BF16 as its uint16 bits (see the package doc).
+var codes = map[tensor.DType]string{
+	tensor.F32: "<f4", tensor.F64: "<f8", tensor.F16: "<f2", tensor.BF16: "<u2",
+	tensor.I32: "<i4", tensor.I64: "<i8", tensor.I8: "|i1", tensor.U8: "|u1",
+}
+
+// Write writes t to w as one .npy file, the bytes np.save writes for the same array (BF16 as
+// '<u2'). Any view is accepted: strided, offset or reversed views are written in row-major
+// order of their shape.
+func Write(w io.Writer, t tensor.Tensor) error {
+	if _, ok := codes[t.DType]; !ok {
+		return fmt.Errorf("dtype %v has no .npy type", t.DType)
+	}
+	st, err := safetensors.FromTensor("", t)
+	if err != nil {
+		return err
+	}
+	if _, err := w.Write(encodeHeader(t.DType, st.Shape)); err != nil {
+		return err
+	}
+	_, err = w.Write(st.Data)
+	return err
+}
+
+// encodeHeader is the version 1.0 preamble and header of a tensor in np.save's spelling,
+// padded with spaces and a newline so that the data starts at a multiple of 64 bytes as
+// numpy's writer does (lib/format.py ARRAY_ALIGN, so that the data can be memory-mapped
+// aligned), or version 2.0 when the header would not fit in 1.0's 16-bit length, which is
+// numpy's own fallback (_wrap_header_guess_version).
+func encodeHeader(d tensor.DType, shape []int) []byte {
 	var sb strings.Builder
-	fmt.Fprintf(&sb, "{'descr': '%s', 'fortran_order': False, 'shape': (", npyCodes[d])
+	fmt.Fprintf(&sb, "{'descr': '%s', 'fortran_order': False, 'shape': (", codes[d])
 	for i, s := range shape {
 		if i > 0 {
 			sb.WriteString(", ")
@@ -40,7 +57,7 @@ func encodeNPYHeader(d tensor.DType, shape []int) []byte {
 		sb.WriteString(strconv.Itoa(s))
 	}
 	if len(shape) == 1 {
-		sb.WriteByte(',')
+		sb.WriteByte(',') // Python's one-element tuple, as repr writes it
 	}
 	sb.WriteString("), }")
 	dict := sb.String()
@@ -50,7 +67,7 @@ func encodeNPYHeader(d tensor.DType, shape []int) []byte {
 	}
 	total := (pre + len(dict) + 1 + 63) / 64 * 64
 	hdr := make([]byte, total)
-	copy(hdr, npyMagic)
+	copy(hdr, magic)
 	hlen := total - pre
 	if pre == 10 {
 		hdr[6] = 1
@@ -67,25 +84,19 @@ func encodeNPYHeader(d tensor.DType, shape []int) []byte {
 	return hdr
 }
 
-// writeNPYDir writes each tensor of order to dir/NAME.npy (order nil: every tensor, sorted by
-// name). See writeNPYDirMetadata.
-func writeNPYDir(dir string, tensors map[string]tensor.Tensor, order []string) error {
-	return writeNPYDirMetadata(dir, tensors, order, nil)
-}
-
-// writeNPYDirMetadata writes each tensor of order (nil: every tensor, sorted by name) to
-// dir/NAME.npy, and metadata, when not empty, to dir/__metadata__.json (a JSON object of
-// strings, read back as the set's metadata, as a safetensors file's __metadata__ is). dir is
-// made if missing (its parent must exist).
+// WriteDir writes each tensor of order (nil: every tensor, sorted by name) to dir/NAME.npy
+// as Write does, and metadata, when not empty, to dir/MetadataFile (a JSON object of strings,
+// which ReadDir gives back as the set's metadata). dir is made if missing (its parent must
+// exist).
 //
 // Everything is checked before anything is written: order names each tensor exactly once;
 // names are usable as file names (not empty, no '/', '\\' or NUL, not starting with '.', not
 // "__metadata__"); every tensor converts (safetensors.FromTensor); dir holds no other .npy
-// file (hidden ones aside, which the reader skips) and no stale __metadata__.json, which the
-// reader would merge into the set. Then every file is written unnamed (internal/fileio), and
-// only when all are complete are they put in place, each atomically: on an error before that,
-// nothing is left behind.
-func writeNPYDirMetadata(dir string, tensors map[string]tensor.Tensor, order []string, metadata map[string]string) error {
+// file (hidden ones aside, which ReadDir skips) and no stale MetadataFile, which ReadDir would
+// take into the set. Then every file is written unnamed (internal/fileio), and only when all
+// are complete are they put in place, each atomically: on an error before that, nothing is
+// left behind, not even a directory WriteDir made.
+func WriteDir(dir string, tensors map[string]tensor.Tensor, order []string, metadata map[string]string) error {
 	if order == nil {
 		for n := range tensors {
 			order = append(order, n)
@@ -103,7 +114,7 @@ func writeNPYDirMetadata(dir string, tensors map[string]tensor.Tensor, order []s
 			return fmt.Errorf("%s: tensor %q is twice in the order", dir, name)
 		}
 		seen[name] = true
-		if _, ok := npyCodes[t.DType]; !ok {
+		if _, ok := codes[t.DType]; !ok {
 			return fmt.Errorf("%s: tensor %q: dtype %v has no .npy type", dir, name, t.DType)
 		}
 		st, err := safetensors.FromTensor(name, t)
@@ -119,13 +130,14 @@ func writeNPYDirMetadata(dir string, tensors map[string]tensor.Tensor, order []s
 			}
 		}
 	}
-	return writeNPYFiles(dir, encoded, metadata)
+	return WriteFiles(dir, encoded, metadata)
 }
 
-// writeNPYFiles is writeNPYDirMetadata for tensors already in their file encoding, in the
-// order given: each file is the .npy header, then the tensor's bytes as they are (both formats
-// hold little-endian elements in row-major order), so a bundle is not copied to be written.
-func writeNPYFiles(dir string, tensors []safetensors.Tensor, metadata map[string]string) error {
+// WriteFiles is WriteDir for tensors already in their safetensors encoding, written in the
+// order given: each file is the .npy header, then the tensor's bytes as they are (both
+// formats hold little-endian elements in row-major order), so a bundle read from or made for
+// a safetensors file is not copied to be written.
+func WriteFiles(dir string, tensors []safetensors.Tensor, metadata map[string]string) error {
 	type file struct {
 		name string
 		data func(w io.Writer) error
@@ -138,17 +150,17 @@ func writeNPYFiles(dir string, tensors []safetensors.Tensor, metadata map[string
 			return fmt.Errorf("%s: tensor %q appears twice", dir, name)
 		}
 		seen[name] = true
-		if err := npyName(name); err != nil {
+		if err := checkName(name); err != nil {
 			return fmt.Errorf("%s: %v", dir, err)
 		}
 		d, err := tensor.ParseDType(st.DType)
-		if _, ok := npyCodes[d]; err != nil || !ok {
+		if _, ok := codes[d]; err != nil || !ok {
 			return fmt.Errorf("%s: tensor %q: dtype %s has no .npy type", dir, name, st.DType)
 		}
 		if want, ok := safetensors.ElemSize(st.DType); !ok || len(st.Data) != st.NumElements()*want {
 			return fmt.Errorf("%s: tensor %q: %d bytes for shape %v of %s", dir, name, len(st.Data), st.Shape, st.DType)
 		}
-		hdr := encodeNPYHeader(d, st.Shape)
+		hdr := encodeHeader(d, st.Shape)
 		files = append(files, file{name + ".npy", func(w io.Writer) error {
 			if _, err := w.Write(hdr); err != nil {
 				return err
@@ -163,7 +175,7 @@ func writeNPYFiles(dir string, tensors []safetensors.Tensor, metadata map[string
 			return fmt.Errorf("%s: metadata: %v", dir, err)
 		}
 		js = append(js, '\n')
-		files = append(files, file{npyMetadataFile, func(w io.Writer) error { _, err := w.Write(js); return err }})
+		files = append(files, file{MetadataFile, func(w io.Writer) error { _, err := w.Write(js); return err }})
 	}
 	made := false
 	if err := os.Mkdir(dir, 0o755); err == nil {
@@ -190,7 +202,7 @@ func writeNPYFiles(dir string, tensors []safetensors.Tensor, metadata map[string
 		writing[f.name] = true
 	}
 	for _, e := range entries {
-		if n := e.Name(); (strings.HasSuffix(n, ".npy") && !strings.HasPrefix(n, ".") || n == npyMetadataFile) && !writing[n] {
+		if n := e.Name(); (strings.HasSuffix(n, ".npy") && !strings.HasPrefix(n, ".") || n == MetadataFile) && !writing[n] {
 			return fail(fmt.Errorf("%s holds %s, which this set does not (reading the directory would take it in): use a new or empty directory", dir, n))
 		}
 	}
@@ -218,8 +230,9 @@ func writeNPYFiles(dir string, tensors []safetensors.Tensor, metadata map[string
 	return nil
 }
 
-// npyName checks that a tensor name can be a file's stem.
-func npyName(name string) error {
+// checkName checks that a tensor name can be a file's stem in a directory ReadDir reads
+// back to the same set.
+func checkName(name string) error {
 	switch {
 	case name == "":
 		return errors.New("a tensor without a name cannot be a .npy file")
