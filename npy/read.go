@@ -143,7 +143,7 @@ func Read(r io.ReaderAt, size int64) (tensor.Tensor, error) {
 	if err != nil {
 		return tensor.Tensor{}, err
 	}
-	if err := readElements(r, h.dataStart, t, h.bigEndian); err != nil {
+	if err := tensor.ReadElements(r, h.dataStart, t, h.bigEndian); err != nil {
 		return tensor.Tensor{}, err
 	}
 	if !h.fortran {
@@ -233,50 +233,6 @@ func readAtFull(r io.ReaderAt, b []byte, off int64) error {
 		return fmt.Errorf("the file ended at byte %d: did it change while being read?", off+int64(n))
 	}
 	return err
-}
-
-// readElements fills the contiguous tensor t (just allocated, of a dtype tensor.New makes)
-// with its elements, read from r at off in the file's byte order (little-endian unless
-// bigEndian), a chunk at a time so that no second copy of the data is held.
-func readElements(r io.ReaderAt, off int64, t tensor.Tensor, bigEndian bool) error {
-	size := t.DType.Size()
-	n := t.Len()
-	var order binary.ByteOrder = binary.LittleEndian
-	if bigEndian {
-		order = binary.BigEndian
-	}
-	buf := make([]byte, min(n*size, 1<<20))
-	for done := 0; done < n; {
-		k := min(n-done, len(buf)/size)
-		b := buf[:k*size]
-		if m, err := r.ReadAt(b, off+int64(done*size)); m != len(b) {
-			if err == nil || errors.Is(err, io.EOF) {
-				return fmt.Errorf("the file ended at byte %d, before its %d elements: did it change while being read?", off+int64(done*size+m), n)
-			}
-			return err
-		}
-		for i := range k {
-			e := b[i*size:]
-			switch t.DType {
-			case tensor.F32:
-				t.F32[done+i] = math.Float32frombits(order.Uint32(e))
-			case tensor.F16, tensor.BF16:
-				t.Bits[done+i] = order.Uint16(e)
-			case tensor.F64:
-				t.F64[done+i] = math.Float64frombits(order.Uint64(e))
-			case tensor.I32:
-				t.I32[done+i] = int32(order.Uint32(e))
-			case tensor.I64:
-				t.I64[done+i] = int64(order.Uint64(e))
-			case tensor.I8:
-				t.I8[done+i] = int8(e[0])
-			case tensor.U8:
-				t.U8[done+i] = e[0]
-			}
-		}
-		done += k
-	}
-	return nil
 }
 
 // parseHeader parses the Python dict literal of a header: exactly 'descr' (a string),

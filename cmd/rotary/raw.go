@@ -94,7 +94,7 @@ func readRaw(spec rawSpec) (tensor.Tensor, error) {
 	if err != nil {
 		return tensor.Tensor{}, usagef("--raw %s: %v", spec.name, err)
 	}
-	if err := readElements(f, 0, t, false); err != nil {
+	if err := tensor.ReadElements(f, 0, t, false); err != nil {
 		return tensor.Tensor{}, usagef("--raw %s: %s: %v", spec.name, spec.path, err)
 	}
 	return t, nil

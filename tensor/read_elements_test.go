@@ -1,0 +1,35 @@
+package tensor
+
+import (
+	"bytes"
+	"strings"
+	"testing"
+)
+
+// TestReadElements: elements read in either byte order, past the buffer's size too; a file
+// shorter than the tensor is an error saying where it ended.
+func TestReadElements(t *testing.T) {
+	le := []byte{0, 0, 0x80, 0x3f, 0, 0, 0, 0x40} // 1.0, 2.0 as little-endian float32
+	be := []byte{0x3f, 0x80, 0, 0, 0x40, 0, 0, 0}
+	for name, c := range map[string]struct {
+		data []byte
+		big  bool
+	}{"little": {le, false}, "big": {be, true}} {
+		x := Zeros(F32, 2)
+		if err := ReadElements(bytes.NewReader(append([]byte{9}, c.data...)), 1, x, c.big); err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+		if x.F32[0] != 1 || x.F32[1] != 2 {
+			t.Errorf("%s: %v", name, x.F32)
+		}
+	}
+	big := Zeros(I8, 3<<20)
+	src := make([]byte, 3<<20)
+	src[len(src)-1] = 7
+	if err := ReadElements(bytes.NewReader(src), 0, big, false); err != nil || big.I8[len(big.I8)-1] != 7 {
+		t.Errorf("3 MiB of I8: %v, last %d", err, big.I8[len(big.I8)-1])
+	}
+	if err := ReadElements(bytes.NewReader(le[:6]), 0, Zeros(F32, 2), false); err == nil || !strings.Contains(err.Error(), "ended at byte 6") {
+		t.Errorf("a short file: %v", err)
+	}
+}
