@@ -1,8 +1,6 @@
 package cpu
 
 import (
-	"unsafe"
-
 	"github.com/rotary-go/rotary/backend/native"
 	"github.com/rotary-go/rotary/ops"
 	"github.com/rotary-go/rotary/tensor"
@@ -15,57 +13,6 @@ import (
 // The backward pass with dcos or dsin reads dy and x once where it can (runFused), summing and
 // rotating in one kernel. The arithmetic, and the backward pass's summation order, are
 // native's, so results match it bit for bit.
-
-// applyRows runs the forward pass on rows [lo, hi) of x.
-func applyRows(a *ops.ApplyRotaryEmbArgs, lo, hi int) { applyRowsFlipped(a, lo, hi, false) }
-
-// applyRowsFlipped runs the forward pass on rows [lo, hi) of x; with flip set, by the sin row
-// whose values are each replaced by minus their pair partner's (the backward pass's dx).
-func applyRowsFlipped(a *ops.ApplyRotaryEmbArgs, lo, hi int, flip bool) {
-	d := a.RotaryDim
-	k := active
-	last := a.X.Rank() - 1
-	width := a.X.Shape[last]
-	w := rowWalk{lead: a.X.Shape[:last]}
-	xi, oi, ci, si := w.operand(a.X), w.operand(a.Out), w.operand(a.Cos), w.operand(a.Sin)
-	w.seek(lo)
-	// When cos and sin broadcast over the innermost leading dimension (heads, in BSND and THD),
-	// its rows share one cos/sin row and go to the kernel together.
-	group, inner := 1, last-1
-	if inner >= 0 && a.Cos.Shape[inner] == 1 && a.Sin.Shape[inner] == 1 {
-		group = a.X.Shape[inner]
-	}
-	var buf rowBuffers
-	var flipped [len(buf.sin)]float32
-	lastC, lastS := -1, -1
-	var cos, sin []float32
-	for r := lo; r < hi; {
-		if w.offs[ci] != lastC || w.offs[si] != lastS {
-			lastC, lastS = w.offs[ci], w.offs[si]
-			cos, sin = widenRow(k, &a.Cos, lastC, d, buf.cos[:]), widenRow(k, &a.Sin, lastS, d, buf.sin[:])
-			if flip {
-				negatedPartners(flipped[:d], sin, a.GPTJ)
-				sin = flipped[:d]
-			}
-		}
-		n := 1
-		if group > 1 && w.coords[inner] == 0 && r+group <= hi {
-			n = group
-		}
-		xs, os := 0, 0
-		if n > 1 {
-			xs, os = a.X.Stride(inner), a.Out.Stride(inner)
-		}
-		if width > d {
-			for j := range n {
-				copyRow(a.Out, w.offs[oi]+j*os+d, a.X, w.offs[xi]+j*xs+d, width-d)
-			}
-		}
-		rotateRows(k, &a.Out, w.offs[oi], n, os, &a.X, w.offs[xi], xs, cos, sin, a.GPTJ)
-		w.skip(inner, n)
-		r += n
-	}
-}
 
 // applyRotaryEmbBackward: dx = dy·cos + rotateᵀ(dy·sin) is the forward rotation of dy with the
 // sin row replaced by −(its pair partner): rotateᵀ(v) is (v2, −v1) for half, (v[2i+1], −v[2i])
@@ -93,27 +40,26 @@ func applyRotaryEmbBackward(a *ops.ApplyRotaryEmbBackwardArgs) {
 	bytes := 3 * a.X.Len() * a.X.DType.Size()
 	if a.DCos.IsZero() && a.DSin.IsZero() {
 		// Only dx: the forward pass's rows, split as it splits them.
-		f := ops.ApplyRotaryEmbArgs{X: a.DY, Out: a.DX, Cos: a.Cos, Sin: a.Sin, GPTJ: a.GPTJ, RotaryDim: d}
-		if rows < 2 || ThreadsFor(bytes) < 2 {
-			applyRowsFlipped(&f, 0, rows, true)
-			return
+		j := applyRotaryEmbJob{a: ops.ApplyRotaryEmbArgs{X: a.DY, Out: a.DX, Cos: a.Cos, Sin: a.Sin, GPTJ: a.GPTJ, RotaryDim: d}, flip: true}
+		if rows < 2 || ThreadsFor(bytes) < 2 || !parallel(&j, rows) {
+			j.run(0, rows)
 		}
-		parallel(&job{kind: jobApplyBackward, ap: f}, rows)
 		return
 	}
-	b := backwardJob{a: *a}
+	j := (*backwardJob)(a)
 	cosRows := a.Cos.Len() / d
-	if cosRows < 2 || ThreadsFor(bytes) < 2 {
-		b.run(0, cosRows)
-		return
+	if cosRows < 2 || ThreadsFor(bytes) < 2 || !parallel(j, cosRows) {
+		j.run(0, cosRows)
 	}
-	parallel(&job{kind: jobApplyBackwardSums, ab: b}, cosRows)
 }
 
-// backwardJob is apply_rotary_emb's backward pass with dcos or dsin (or both).
-type backwardJob struct {
-	a ops.ApplyRotaryEmbBackwardArgs
-}
+// backwardJob is apply_rotary_emb's backward pass with dcos or dsin (or both) as the pool runs
+// it, by cos row.
+type backwardJob ops.ApplyRotaryEmbBackwardArgs
+
+var backwardSlot backwardJob
+
+func (*backwardJob) slot() *backwardJob { return &backwardSlot }
 
 // run does cos rows [lo, hi) (row-major over cos's leading dimensions): for each, every row of
 // dy and x it broadcasts against, in row-major order, adds its terms to the row's float64 sums
@@ -125,7 +71,7 @@ type backwardJob struct {
 // runFused does it all in one pass; otherwise the sums kernel, then the rotation kernel, go
 // over each group.
 func (b *backwardJob) run(lo, hi int) {
-	a := &b.a
+	a := (*ops.ApplyRotaryEmbBackwardArgs)(b)
 	k := active
 	d := a.RotaryDim
 	last := a.X.Rank() - 1
@@ -218,7 +164,7 @@ func (b *backwardJob) run(lo, hi int) {
 // fusable reports whether the kernel set has a fused backward kernel for the call, whose
 // operands then share one dtype, with dcos and dsin contiguous along the rotary dim.
 func (b *backwardJob) fusable(k *kernels) bool {
-	a := &b.a
+	a := (*ops.ApplyRotaryEmbBackwardArgs)(b)
 	d := a.X.DType
 	if (a.RotaryDim/2)%16 != 0 || a.Cos.DType != d || !hasBackwardFused(k.isa) {
 		return false
@@ -243,7 +189,7 @@ type fusedLayout struct {
 // row, with their rows as l lays them out (opers: cw's operands dy, x, dx, cos, sin; sums:
 // sw's dcos and dsin, or -1). cw and sw are at lo.
 func (b *backwardJob) runFused(k *kernels, lo, hi int, cw, sw *rowWalk, opers [5]int, sums [2]int, l *fusedLayout) {
-	a := &b.a
+	a := (*ops.ApplyRotaryEmbBackwardArgs)(b)
 	d := a.RotaryDim
 	last := a.X.Rank() - 1
 	width := a.X.Shape[last]
@@ -349,25 +295,6 @@ func accumulateRows(k *kernels, dcos, dsin []float64, dy tensor.Tensor, y, ys in
 	}
 }
 
-// widenRow returns row [off, off+n) of t as float32: the slice itself for F32, else widened into
-// buf by the bulk conversion (which may quiet an f16 signalling NaN: a cos or sin value only
-// enters products, whose NaN results carry no promised payload).
-func widenRow(k *kernels, t *tensor.Tensor, off, n int, buf []float32) []float32 {
-	if t.DType == tensor.F32 {
-		return t.F32[off : off+n : off+n]
-	}
-	widenBits(k, t.DType, buf[:n], t.Bits[off:off+n])
-	return buf[:n]
-}
-
-// elemPtr is the address of backing element i of t (F32, BF16 or F16).
-func elemPtr(t *tensor.Tensor, i int) *byte {
-	if t.DType == tensor.F32 {
-		return (*byte)(unsafe.Pointer(&t.F32[i]))
-	}
-	return (*byte)(unsafe.Pointer(&t.Bits[i]))
-}
-
 // backwardFused is the fused backward kernels' argument block: its words in the order of the
 // generator's fused* constants. Pointers are to element 0 of a cos row's first row, strides and
 // steps in bytes; the kernel steps the pointers (to the last cos row's) and counts count down.
@@ -408,12 +335,27 @@ func applyRotaryEmb(a *ops.ApplyRotaryEmbArgs) {
 		return
 	}
 	bytes := 2 * a.X.Len() * a.X.DType.Size()
-	if rows < 2 || ThreadsFor(bytes) < 2 {
-		applyRows(a, 0, rows)
-		return
+	if rows >= 2 && ThreadsFor(bytes) >= 2 {
+		j := applyRotaryEmbJob{a: *a}
+		if parallel(&j, rows) {
+			return
+		}
 	}
-	parallel(&job{kind: jobApply, ap: *a}, rows)
+	rotateBroadcastRows(a, 0, rows, false)
 }
+
+// applyRotaryEmbJob is an apply_rotary_emb call as the pool runs it, by row of x; with flip
+// set, the backward pass's dx alone (dy in x's place, dx in out's).
+type applyRotaryEmbJob struct {
+	a    ops.ApplyRotaryEmbArgs
+	flip bool
+}
+
+var applyRotaryEmbSlot applyRotaryEmbJob
+
+func (*applyRotaryEmbJob) slot() *applyRotaryEmbJob { return &applyRotaryEmbSlot }
+
+func (j *applyRotaryEmbJob) run(lo, hi int) { rotateBroadcastRows(&j.a, lo, hi, j.flip) }
 
 func init() {
 	ops.ApplyRotaryEmb.Register(&ops.Impl[ops.ApplyRotaryEmbArgs]{Backend: Name, Priority: 10, Fn: func(a ops.ApplyRotaryEmbArgs) { applyRotaryEmb(&a) }})

@@ -37,16 +37,27 @@ func applyRotaryEmbTHD(a *ops.ApplyRotaryEmbTHDArgs, backward bool) {
 	if T == 0 || a.X.Shape[1] == 0 || a.X.Shape[2] == 0 {
 		return
 	}
-	if T < 2 || ThreadsFor(2*a.X.Len()*a.X.DType.Size()) < 2 {
-		thdRows(a, backward, 0, T)
-		return
+	if T >= 2 && ThreadsFor(2*a.X.Len()*a.X.DType.Size()) >= 2 {
+		j := thdJob{a: *a, backward: backward}
+		if parallel(&j, T) {
+			return
+		}
 	}
-	kind := jobTHD
-	if backward {
-		kind = jobTHDBackward
-	}
-	parallel(&job{kind: kind, thd: *a}, T)
+	thdRows(a, backward, 0, T)
 }
+
+// thdJob is an apply_rotary_emb_thd call as the pool runs it, by packed token; with backward
+// set, the backward pass (dy in x's place, dx in out's).
+type thdJob struct {
+	a        ops.ApplyRotaryEmbTHDArgs
+	backward bool
+}
+
+var thdSlot thdJob
+
+func (*thdJob) slot() *thdJob { return &thdSlot }
+
+func (j *thdJob) run(lo, hi int) { thdRows(&j.a, j.backward, lo, hi) }
 
 // thdRows runs tokens [lo, hi) of the packed batch: out = rotation of x, or with backward set
 // the transposed rotation.

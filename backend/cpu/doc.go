@@ -57,11 +57,13 @@
 // _generic) selects the kernel set; rotation.go holds the two shared rotations, per pair by a
 // token's cos/sin (rotateHeads: rotary_embedding, its gathered form, mrope, qk_rmsnorm_rope) and
 // per element by full-width rows (rotateRows: apply_rotary_emb, apply_rotary_emb_thd,
-// interleave_rope's Go path), their kernels reached through the generated dispatch_amd64.go
-// (rotation_generic.go without assembly); convert.go (with _amd64 and _generic) holds the bulk
-// bf16/f16 conversions, rows.go the row walker and row buffers, pool.go the thread pool that
-// splits large calls. rotate_amd64.s, rotate_amd64_stubs.go and dispatch_amd64.go are generated
-// from _asm by the go:generate line in kernels_amd64.go.
+// interleave_rope's Go path, which walk a tensor's rows with rotateBroadcastRows), their
+// kernels reached through the generated dispatch_amd64.go (rotation_generic.go without
+// assembly); convert.go (with _amd64 and _generic) holds the bulk bf16/f16 conversions, rows.go
+// the row walker, row buffers and row addresses, pool.go the thread pool that splits large
+// calls, each op's call handed to it as a job type of the op's own (poolJob). rotate_amd64.s,
+// rotate_amd64_stubs.go and dispatch_amd64.go are generated from _asm by the go:generate line
+// in kernels_amd64.go.
 //
 // Importing the package registers its kernels with package ops as backend "cpu".
 package cpu

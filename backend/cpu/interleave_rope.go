@@ -13,10 +13,10 @@ import (
 // through the same rotation in assembly: interleaved pairs in, de-interleaved results out, a
 // token's heads in one call when cos and sin broadcast over them (DeepSeek's form, and the
 // NPU's only one). Otherwise each row is de-interleaved into out, q = (x0, x2, …, x1, x3, …), and
-// rotated there in place as apply_rotary_emb rotates NeoX rows (applyRows): out[i] = q[i]·cos[i]
-// − q[D/2+i]·sin[i], out[D/2+i] = q[D/2+i]·cos[D/2+i] + q[i]·sin[D/2+i]. Either way native's
-// arithmetic, so the result matches it bit for bit. Rows are walked in (B, S, N) order, heads
-// innermost, and split across the pool.
+// rotated there in place as apply_rotary_emb rotates NeoX rows (rotateBroadcastRows):
+// out[i] = q[i]·cos[i] − q[D/2+i]·sin[i], out[D/2+i] = q[D/2+i]·cos[D/2+i] + q[i]·sin[D/2+i].
+// Either way native's arithmetic, so the result matches it bit for bit. Rows are walked in
+// (B, S, N) order, heads innermost, and split across the pool.
 
 func init() {
 	ops.InterleaveRoPE.Register(&ops.Impl[ops.InterleaveRoPEArgs]{Backend: Name, Priority: 10, Fn: func(a ops.InterleaveRoPEArgs) { interleaveRoPE(&a) }})
@@ -32,12 +32,18 @@ func interleaveRoPE(a *ops.InterleaveRoPEArgs) {
 	if rows == 0 || D == 0 {
 		return
 	}
-	if rows < 2 || ThreadsFor(2*a.X.Len()*a.X.DType.Size()) < 2 {
-		interleaveRows(a, 0, rows)
-		return
+	j := (*interleaveRoPEJob)(a)
+	if rows < 2 || ThreadsFor(2*a.X.Len()*a.X.DType.Size()) < 2 || !parallel(j, rows) {
+		j.run(0, rows)
 	}
-	parallel(&job{kind: jobInterleaveRoPE, il: *a}, rows)
 }
+
+// interleaveRoPEJob is an interleave_rope call as the pool runs it, by row in (B, S, N) order.
+type interleaveRoPEJob ops.InterleaveRoPEArgs
+
+var interleaveRoPESlot interleaveRoPEJob
+
+func (*interleaveRoPEJob) slot() *interleaveRoPEJob { return &interleaveRoPESlot }
 
 // bsnd is t [B, N, S, D] viewed as [B, S, N, D], its shape and strides kept in the arrays given.
 func bsnd(t tensor.Tensor, shape, strides *[4]int) tensor.Tensor {
@@ -47,8 +53,9 @@ func bsnd(t tensor.Tensor, shape, strides *[4]int) tensor.Tensor {
 	return t
 }
 
-// interleaveRows runs rows [lo, hi) of x in (B, S, N) order.
-func interleaveRows(a *ops.InterleaveRoPEArgs, lo, hi int) {
+// run runs rows [lo, hi) of x in (B, S, N) order.
+func (j *interleaveRoPEJob) run(lo, hi int) {
+	a := (*ops.InterleaveRoPEArgs)(j)
 	var shapes, strides [4][4]int
 	x, out := bsnd(a.X, &shapes[0], &strides[0]), bsnd(a.Out, &shapes[1], &strides[1])
 	cos, sin := bsnd(a.Cos, &shapes[2], &strides[2]), bsnd(a.Sin, &shapes[3], &strides[3])
@@ -78,8 +85,8 @@ func interleaveRowsAsm(x, out, cos, sin tensor.Tensor, lo, hi int) {
 		if group > 1 && w.coords[inner] == 0 && r+group <= hi {
 			n = group
 		}
-		interleaveRoPEAsm(x.DType, kvcPtr(x, w.offs[xi], D), kvcPtr(out, w.offs[oi], D), n, xs, os,
-			kvcPtr(cos, w.offs[ci], D), kvcPtr(sin, w.offs[si], D), D)
+		interleaveRoPEAsm(x.DType, rowPtr(x, w.offs[xi], D), rowPtr(out, w.offs[oi], D), n, xs, os,
+			rowPtr(cos, w.offs[ci], D), rowPtr(sin, w.offs[si], D), D)
 		w.skip(inner, n)
 		r += n
 	}
@@ -118,7 +125,7 @@ func interleaveRowsGo(x, out, cos, sin tensor.Tensor, lo, hi int) {
 			}
 			w.next()
 		}
-		applyRows(&rot, start, end)
+		rotateBroadcastRows(&rot, start, end, false)
 	}
 }
 

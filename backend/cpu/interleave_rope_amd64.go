@@ -5,9 +5,11 @@ package cpu
 import "github.com/rotary-go/rotary/tensor"
 
 // interleaveRoPEOK reports whether the ISA has interleaveRoPEAsm's kernel for rows of n elements
-// of dtype d: kv_rmsnorm_rope_cache's rotation, so the one-token kernels' ISAs and dtypes and a
-// multiple of 64.
-func interleaveRoPEOK(i isa, d tensor.DType, n int) bool { return kvcTokenOK(i, d, 32, n) }
+// of dtype d: kv_rmsnorm_rope_cache's rotation, so that op's one-token kernels' ISAs and dtypes
+// and a multiple of 64.
+func interleaveRoPEOK(i isa, d tensor.DType, n int) bool {
+	return n != 0 && n%64 == 0 && avx512For(i, d)
+}
 
 // interleaveRoPEAsm runs interleave_rope's kernel (interleaveRoPEOK says when there is one) on
 // `rows` rows of n elements, strides in bytes, all by the cos/sin row at cos and sin (dtype d).

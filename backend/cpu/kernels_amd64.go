@@ -2,7 +2,11 @@
 
 package cpu
 
-import "golang.org/x/sys/cpu"
+import (
+	"golang.org/x/sys/cpu"
+
+	"github.com/rotary-go/rotary/tensor"
+)
 
 //go:generate sh -c "cd _asm && go run . -pkg cpu -out ../rotate_amd64.s -stubs ../rotate_amd64_stubs.go -dispatch ../dispatch_amd64.go"
 
@@ -26,4 +30,16 @@ func available() []*kernels {
 		impls = append(impls, avx2)
 	}
 	return append(impls, generic)
+}
+
+// avx512For reports whether kernel set i runs the AVX-512 kernels that store dtype d with
+// rounding instructions: f32 and f16 on any AVX-512 set, bf16 only where VCVTNEPS2BF16 is.
+func avx512For(i isa, d tensor.DType) bool {
+	switch d {
+	case tensor.F32, tensor.F16:
+		return i == isaAVX512 || i == isaAVX512BF16
+	case tensor.BF16:
+		return i == isaAVX512BF16
+	}
+	return false
 }

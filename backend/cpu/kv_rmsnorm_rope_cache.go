@@ -24,18 +24,25 @@ func init() {
 		tokens := a.Batch * a.Seq
 		// Per token: the kv row and cos/sin read, the two cache rows written.
 		perToken := (2*(a.Dv+a.Dk) + 2*a.Dk) * a.KV.DType.Size()
-		if tokens < 2 || ThreadsFor(tokens*perToken) < 2 {
-			kvRmsNormRopeCache(&a, 0, tokens)
-			return
+		j := (*kvRMSNormRoPECacheJob)(&a)
+		if tokens < 2 || ThreadsFor(tokens*perToken) < 2 || !parallel(j, tokens) {
+			j.run(0, tokens)
 		}
-		parallel(&job{kind: jobKVRMSNormRoPECache, kv: a}, tokens)
 	}})
 }
 
-// kvRmsNormRopeCache runs tokens [lo, hi) (token t is batch t/S, position t%S): a range, so a
-// worker pool can split a call. The active implementation's assembly does the bulk of each
-// row (widening, the norm, the rounding stores); Go does the rest.
-func kvRmsNormRopeCache(a *ops.KVRMSNormRoPECacheArgs, lo, hi int) {
+// kvRMSNormRoPECacheJob is a kv_rmsnorm_rope_cache call as the pool runs it, by token (token t
+// is batch t/S, position t%S).
+type kvRMSNormRoPECacheJob ops.KVRMSNormRoPECacheArgs
+
+var kvRMSNormRoPECacheSlot kvRMSNormRoPECacheJob
+
+func (*kvRMSNormRoPECacheJob) slot() *kvRMSNormRoPECacheJob { return &kvRMSNormRoPECacheSlot }
+
+// run runs tokens [lo, hi). The active implementation's assembly does the bulk of each row
+// (widening, the norm, the rounding stores); Go does the rest.
+func (j *kvRMSNormRoPECacheJob) run(lo, hi int) {
+	a := (*ops.KVRMSNormRoPECacheArgs)(j)
 	k := active
 	fused := kvcTokenOK(k.isa, a.KV.DType, a.Dv, a.Dk) && kvcContiguous(a)
 	if fused && kvcGroupOK(k.isa, a.KV.DType) {
@@ -321,16 +328,16 @@ func kvcFusedToken(k *kernels, a *ops.KVRMSNormRoPECacheArgs, b, s int, g []floa
 	ki, ci, ok := a.CacheRows(b, s) // the cache rows' backing indices
 	switch {
 	case ok:
-		ckv, krope = kvcPtr(a.CKVCache, ci, dv), kvcPtr(a.KCache, ki, dk)
+		ckv, krope = rowPtr(a.CKVCache, ci, dv), rowPtr(a.KCache, ki, dk)
 	case !a.CKV.IsZero() && !a.KRoPE.IsZero():
-		ckv, krope = kvcPtr(a.CKV, a.CKVRow(b, s), dv), kvcPtr(a.KRoPE, a.KRoPERow(b, s), dk)
+		ckv, krope = rowPtr(a.CKV, a.CKVRow(b, s), dv), rowPtr(a.KRoPE, a.KRoPERow(b, s), dk)
 	case !a.CKV.IsZero() || !a.KRoPE.IsZero():
 		return false
 	default:
 		return true // skipped, and no outputs
 	}
-	kvcTokenAsm(k.isa, a.KV.DType, ckv, krope, kvcPtr(a.KV, a.KVRow(b, s), dv+dk),
-		kvcPtr(a.Cos, a.CosRow(b, s), dk), kvcPtr(a.Sin, a.SinRow(b, s), dk), g, dk, eps)
+	kvcTokenAsm(k.isa, a.KV.DType, ckv, krope, rowPtr(a.KV, a.KVRow(b, s), dv+dk),
+		rowPtr(a.Cos, a.CosRow(b, s), dk), rowPtr(a.Sin, a.SinRow(b, s), dk), g, dk, eps)
 	if !ok {
 		return true
 	}
@@ -341,14 +348,6 @@ func kvcFusedToken(k *kernels, a *ops.KVRMSNormRoPECacheArgs, b, s int, g []floa
 		kvcCopyRow(a.KRoPE, a.KRoPERow(b, s), a.KCache, ki, dk)
 	}
 	return true
-}
-
-// kvcPtr is the address of element i of t, with elements i..i+n-1 bounds-checked.
-func kvcPtr(t tensor.Tensor, i, n int) *byte {
-	if t.DType == tensor.F32 {
-		return (*byte)(unsafe.Pointer(&t.F32[i : i+n][0]))
-	}
-	return (*byte)(unsafe.Pointer(&t.Bits[i : i+n][0]))
 }
 
 // kvcCopyRow copies n elements of src from si into dst from di (one float dtype).

@@ -59,14 +59,5 @@ func kvcGammaSplitAsm(i isa, dst []float32, src []uint16) bool {
 // kvcTokenOK reports whether the ISA has a one-token kernel for dtype d with dv normalized and dk
 // rotated elements: dv a multiple of 32, dk of 64; f32 and f16 on AVX-512, bf16 on AVX512BF16.
 func kvcTokenOK(i isa, d tensor.DType, dv, dk int) bool {
-	if dv == 0 || dv%32 != 0 || dk == 0 || dk%64 != 0 {
-		return false
-	}
-	switch d {
-	case tensor.F32, tensor.F16:
-		return i == isaAVX512 || i == isaAVX512BF16
-	case tensor.BF16:
-		return i == isaAVX512BF16
-	}
-	return false
+	return dv != 0 && dv%32 == 0 && dk != 0 && dk%64 == 0 && avx512For(i, d)
 }

@@ -6,19 +6,26 @@ import (
 
 func init() {
 	ops.MRoPE.Register(&ops.Impl[ops.MRoPEArgs]{Backend: Name, Priority: 10, Fn: func(a ops.MRoPEArgs) {
-		if !worthThreads(a.Query.Tokens, &a.RoPE) {
-			mrope(&a, 0, a.Query.Tokens)
-			return
+		j := (*mropeJob)(&a)
+		if !worthThreads(a.Query.Tokens, &a.RoPE) || !parallel(j, a.Query.Tokens) {
+			j.run(0, a.Query.Tokens)
 		}
-		parallel(&job{kind: jobMRoPE, mr: a}, a.Query.Tokens)
 	}})
 }
+
+// mropeJob is an mrope call as the pool runs it, by token.
+type mropeJob ops.MRoPEArgs
+
+var mropeSlot mropeJob
+
+func (*mropeJob) slot() *mropeJob { return &mropeSlot }
 
 // mropeMaxRows bounds the position rows a layout draws from (rope.MRoPE's sections); the
 // dispatcher's checks keep Positions.Rows within it.
 const mropeMaxRows = 4
 
-func mrope(a *ops.MRoPEArgs, lo, hi int) {
+func (j *mropeJob) run(lo, hi int) {
+	a := (*ops.MRoPEArgs)(j)
 	k := active
 	half := a.Cache.Half
 	var stack [2 * 256]float32

@@ -9,85 +9,24 @@ import (
 	"github.com/rotary-go/rotary/ops"
 )
 
-// Large calls split their tokens across a fixed pool of workers; small ones (decode) run inline
-// on the caller's goroutine. Nothing allocates per call: the job travels by value into the
-// pool's one slot, and chunk bounds over a channel.
+// Large calls split their work across a fixed pool of workers; small ones (decode) run inline
+// on the caller's goroutine. Nothing allocates per call: the job is copied into its type's slot
+// (poolJob), and chunk bounds reach the workers through their own fields.
 
-type jobKind uint8
-
-const (
-	jobRotaryEmbedding jobKind = iota
-	jobGathered
-	jobMRoPE
-	jobCopy
-	jobApply
-	jobKVRMSNormRoPECache
-	jobQKNorm
-	jobTHD
-	jobTHDBackward // thd holds dy and dx in X's and Out's places
-	jobInterleaveRoPE
-	jobStream
-	jobQueryScale
-	jobApplyBackward     // ap holds dy and dx in X's and Out's places
-	jobApplyBackwardSums // split by cos rows
-	jobVisionRoPE2D
-)
-
-type job struct {
-	kind jobKind
-	re   ops.RotaryEmbeddingArgs
-	g    ops.GatheredArgs
-	mr   ops.MRoPEArgs
-	ap   ops.ApplyRotaryEmbArgs
-	ab   backwardJob
-	kv   ops.KVRMSNormRoPECacheArgs
-	qk   ops.QKRMSNormRoPEArgs
-	thd  ops.ApplyRotaryEmbTHDArgs
-	il   ops.InterleaveRoPEArgs
-	qs   ops.QueryScaleArgs
-	vr   ops.VisionRoPE2DArgs
-	vinv []float64 // vision_rope_2d's pair frequencies, the caller's
-	// copy: bytes [lo·copyBlock, hi·copyBlock) of src to dst
-	dst, src []byte
-	st       streamJob // Stream's slices, one share per unit
+// A poolJob is an op's call as the pool runs it: run does units [lo, hi) of the call (tokens,
+// rows, blocks: the op's choice), on any goroutine, while other goroutines run other units.
+// slot is the job type's place in the pool, a package variable of the op's: a worker cannot
+// point into the caller's stack (a goroutine's stack moves when it grows), and a job moved to
+// the heap would be an allocation per call. The pool runs one call at a time, so one slot per
+// job type suffices. An op adds its job type; the pool stays as it is.
+type poolJob[J any] interface {
+	*J
+	rangeJob
+	slot() *J
 }
 
-// copyBlock is the unit Copy splits its bytes into.
-const copyBlock = 4096
-
-func (j *job) run(lo, hi int) {
-	switch j.kind {
-	case jobRotaryEmbedding:
-		rotaryEmbedding(&j.re, lo, hi)
-	case jobGathered:
-		gathered(&j.g, lo, hi)
-	case jobMRoPE:
-		mrope(&j.mr, lo, hi)
-	case jobApply:
-		applyRows(&j.ap, lo, hi)
-	case jobApplyBackward:
-		applyRowsFlipped(&j.ap, lo, hi, true)
-	case jobApplyBackwardSums:
-		j.ab.run(lo, hi)
-	case jobKVRMSNormRoPECache:
-		kvRmsNormRopeCache(&j.kv, lo, hi)
-	case jobQKNorm:
-		qkRMSNormRoPE(&j.qk, lo, hi)
-	case jobTHD, jobTHDBackward:
-		thdRows(&j.thd, j.kind == jobTHDBackward, lo, hi)
-	case jobInterleaveRoPE:
-		interleaveRows(&j.il, lo, hi)
-	case jobQueryScale:
-		queryScale(&j.qs, lo, hi)
-	case jobVisionRoPE2D:
-		visionRoPE2DChunk(&j.vr, j.vinv, lo, hi)
-	case jobStream:
-		j.st.run(lo, hi)
-	case jobCopy:
-		end := min(hi*copyBlock, len(j.src))
-		copy(j.dst[lo*copyBlock:end], j.src[lo*copyBlock:end])
-	}
-}
+// rangeJob is a poolJob as the workers see it, whatever its type.
+type rangeJob interface{ run(lo, hi int) }
 
 // parallelMinBytes is the call size below which threads cost more than they give: about what a
 // core moves in the time it takes to hand a chunk to another.
@@ -117,7 +56,7 @@ type workerPool struct {
 	once    sync.Once
 	mu      sync.Mutex // one parallel call at a time; a concurrent caller runs inline
 	threads int
-	job     job
+	job     rangeJob // the running call's slot; nil between calls
 	workers []*worker
 	pending atomic.Int32
 }
@@ -195,83 +134,49 @@ func worthThreads(tokens int, r *ops.RoPE) bool {
 	return tokens >= 2 && ThreadsFor(tokens*bytesPerToken(r)) > 1
 }
 
-// parallel splits j's tokens across the pool, a chunk per thread. Once the caller has run its
-// own, it takes back every chunk a worker has not started and runs it too: on a shared machine
-// a worker is often not scheduled when a call begins, and a call is over before a descheduled
-// thread gets its processor back. Only chunks a worker has started are waited for. A concurrent
-// caller finds the pool busy and runs its whole call inline instead of waiting.
-func parallel(j *job, tokens int) {
+// parallel splits units [0, n) of j across the pool, a chunk per thread, and reports true. A
+// concurrent caller finds the pool busy: parallel reports false, having run nothing, and the
+// caller runs j itself on its own goroutine. (Running it here, through the type parameter, would
+// take j to the heap.) j is copied into its slot for the call and the slot cleared after, so
+// that the pool holds none of the caller's buffers between calls.
+func parallel[J any, P poolJob[J]](j P, n int) bool {
 	if !pool.mu.TryLock() {
-		j.run(0, tokens)
-		return
+		return false
 	}
 	defer pool.mu.Unlock()
-	pool.job.take(j)
-	chunks := min(pool.threads, tokens)
-	per := (tokens + chunks - 1) / chunks
-	pool.pending.Store(int32(chunks - 1))
+	s := P(nil).slot()
+	*s = *j
+	pool.split(P(s), n)
+	var zero J
+	*s = zero
+	return true
+}
+
+// split runs j's units [0, n), a chunk per thread. Once the caller has run its own, it takes
+// back every chunk a worker has not started and runs it too: on a shared machine a worker is
+// often not scheduled when a call begins, and a call is over before a descheduled thread gets
+// its processor back. Only chunks a worker has started are waited for.
+func (p *workerPool) split(j rangeJob, n int) {
+	p.job = j
+	chunks := min(p.threads, n)
+	per := (n + chunks - 1) / chunks
+	p.pending.Store(int32(chunks - 1))
 	for c := 1; c < chunks; c++ {
-		pool.workers[c-1].assign(c*per, min((c+1)*per, tokens))
+		p.workers[c-1].assign(c*per, min((c+1)*per, n))
 	}
-	pool.job.run(0, per)
-	for _, w := range pool.workers[:chunks-1] {
+	j.run(0, per)
+	for _, w := range p.workers[:chunks-1] {
 		if w.state.CompareAndSwap(assigned, spinning) {
-			pool.job.run(w.lo, w.hi)
-			pool.pending.Add(-1)
+			j.run(w.lo, w.hi)
+			p.pending.Add(-1)
 		}
 	}
-	for i := 0; pool.pending.Load() != 0; i++ {
+	for i := 0; p.pending.Load() != 0; i++ {
 		if i%pollRounds == pollRounds-1 {
 			runtime.Gosched() // the workers are running: their chunks take as long as ours
 		}
 	}
-	pool.job.drop() // the caller's buffers
-}
-
-// take copies j into the pool's slot: the fields of its kind only, where the kind has one
-// field, rather than the whole union, which is some kilobytes to copy and clear per call.
-func (p *job) take(j *job) {
-	p.kind = j.kind
-	switch j.kind {
-	case jobRotaryEmbedding:
-		p.re = j.re
-	case jobGathered:
-		p.g = j.g
-	case jobMRoPE:
-		p.mr = j.mr
-	case jobStream:
-		p.st = j.st
-	default:
-		*p = *j
-	}
-}
-
-// drop clears what take filled.
-func (p *job) drop() {
-	switch p.kind {
-	case jobRotaryEmbedding:
-		p.re = ops.RotaryEmbeddingArgs{}
-	case jobGathered:
-		p.g = ops.GatheredArgs{}
-	case jobMRoPE:
-		p.mr = ops.MRoPEArgs{}
-	case jobStream:
-		p.st = streamJob{}
-	default:
-		*p = job{}
-	}
-}
-
-// Copy copies src to dst (same length) on the threads a rotation moving the same bytes would
-// use, through the same pool: the baseline `rotary bench` divides by.
-func Copy(dst, src []byte) {
-	n := min(len(dst), len(src))
-	blocks := (n + copyBlock - 1) / copyBlock
-	if ThreadsFor(2*n) < 2 || blocks < 2 {
-		copy(dst[:n], src[:n])
-		return
-	}
-	parallel(&job{kind: jobCopy, dst: dst[:n], src: src[:n]}, blocks)
+	p.job = nil
 }
 
 // bytesPerToken is what one token of a rotation reads and writes.

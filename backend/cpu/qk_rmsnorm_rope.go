@@ -13,13 +13,19 @@ import (
 
 func init() {
 	ops.QKRMSNormRoPE.Register(&ops.Impl[ops.QKRMSNormRoPEArgs]{Backend: Name, Priority: 10, Fn: func(a ops.QKRMSNormRoPEArgs) {
-		if !worthThreads(a.Query.Tokens, &a.RoPE) {
-			qkRMSNormRoPE(&a, 0, a.Query.Tokens)
-			return
+		j := (*qkRMSNormRoPEJob)(&a)
+		if !worthThreads(a.Query.Tokens, &a.RoPE) || !parallel(j, a.Query.Tokens) {
+			j.run(0, a.Query.Tokens)
 		}
-		parallel(&job{kind: jobQKNorm, qk: a}, a.Query.Tokens)
 	}})
 }
+
+// qkRMSNormRoPEJob is a qk_rmsnorm_rope call as the pool runs it, by token.
+type qkRMSNormRoPEJob ops.QKRMSNormRoPEArgs
+
+var qkRMSNormRoPESlot qkRMSNormRoPEJob
+
+func (*qkRMSNormRoPEJob) slot() *qkRMSNormRoPEJob { return &qkRMSNormRoPESlot }
 
 // qkStack is the head size up to which the widened weights and heads live on the stack.
 const qkStack = 512
@@ -31,7 +37,8 @@ type qkScratch [16 + 128]float32
 // qkFusedWeights are the query's and key's weights in the fused bf16 kernel's layout.
 type qkFusedWeights [2][128]float32
 
-func qkRMSNormRoPE(a *ops.QKRMSNormRoPEArgs, lo, hi int) {
+func (j *qkRMSNormRoPEJob) run(lo, hi int) {
+	a := (*ops.QKRMSNormRoPEArgs)(j)
 	k := active
 	n := a.Query.HeadSize
 	var qStack, kStack, hStack [qkStack]float32

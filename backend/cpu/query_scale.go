@@ -20,19 +20,26 @@ func init() {
 		if a.Rule.Kind == rope.QueryScaleNone || q.Tokens == 0 || q.NumHeads == 0 {
 			return
 		}
-		if q.Tokens < 2 || ThreadsFor(2*q.Tokens*q.NumHeads*q.HeadSize*q.DType.Size()) < 2 {
-			queryScale(&a, 0, q.Tokens)
-			return
+		j := (*queryScaleJob)(&a)
+		if q.Tokens < 2 || ThreadsFor(2*q.Tokens*q.NumHeads*q.HeadSize*q.DType.Size()) < 2 || !parallel(j, q.Tokens) {
+			j.run(0, q.Tokens)
 		}
-		parallel(&job{kind: jobQueryScale, qs: a}, q.Tokens)
 	}})
 }
+
+// queryScaleJob is a query_scale call as the pool runs it, by token.
+type queryScaleJob ops.QueryScaleArgs
+
+var queryScaleSlot queryScaleJob
+
+func (*queryScaleJob) slot() *queryScaleJob { return &queryScaleSlot }
 
 // queryScaleChunk is how many widened elements are in flight: a few KB, on the stack.
 const queryScaleChunk = 512
 
-// queryScale scales tokens [lo, hi).
-func queryScale(a *ops.QueryScaleArgs, lo, hi int) {
+// run scales tokens [lo, hi).
+func (j *queryScaleJob) run(lo, hi int) {
+	a := (*ops.QueryScaleArgs)(j)
 	k := active
 	q := &a.Query
 	run, runs := q.HeadSize, q.NumHeads

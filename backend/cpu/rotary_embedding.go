@@ -4,18 +4,25 @@ import "github.com/rotary-go/rotary/ops"
 
 func init() {
 	ops.RotaryEmbedding.Register(&ops.Impl[ops.RotaryEmbeddingArgs]{Backend: Name, Priority: 10, Fn: func(a ops.RotaryEmbeddingArgs) {
-		if !worthThreads(a.Query.Tokens, &a.RoPE) {
-			rotaryEmbedding(&a, 0, a.Query.Tokens)
-			return
+		j := (*rotaryEmbeddingJob)(&a)
+		if !worthThreads(a.Query.Tokens, &a.RoPE) || !parallel(j, a.Query.Tokens) {
+			j.run(0, a.Query.Tokens)
 		}
-		parallel(&job{kind: jobRotaryEmbedding, re: a}, a.Query.Tokens)
 	}})
 }
 
-func rotaryEmbedding(a *ops.RotaryEmbeddingArgs, lo, hi int) {
+// rotaryEmbeddingJob is a rotary_embedding call as the pool runs it, by token: the arguments
+// themselves, so that a call run inline runs them where they are.
+type rotaryEmbeddingJob ops.RotaryEmbeddingArgs
+
+var rotaryEmbeddingSlot rotaryEmbeddingJob
+
+func (*rotaryEmbeddingJob) slot() *rotaryEmbeddingJob { return &rotaryEmbeddingSlot }
+
+func (j *rotaryEmbeddingJob) run(lo, hi int) {
 	k := active
 	for t := lo; t < hi; t++ {
-		cos, sin := a.Cache.Row(a.Positions.At(0, t))
-		rotateQK(k, &a.RoPE, t, cos, sin)
+		cos, sin := j.Cache.Row(j.Positions.At(0, t))
+		rotateQK(k, &j.RoPE, t, cos, sin)
 	}
 }

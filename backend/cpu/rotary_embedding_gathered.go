@@ -4,18 +4,24 @@ import "github.com/rotary-go/rotary/ops"
 
 func init() {
 	ops.RotaryEmbeddingGather.Register(&ops.Impl[ops.GatheredArgs]{Backend: Name, Priority: 10, Fn: func(a ops.GatheredArgs) {
-		if !worthThreads(a.Query.Tokens, &a.RoPE) {
-			gathered(&a, 0, a.Query.Tokens)
-			return
+		j := (*gatheredJob)(&a)
+		if !worthThreads(a.Query.Tokens, &a.RoPE) || !parallel(j, a.Query.Tokens) {
+			j.run(0, a.Query.Tokens)
 		}
-		parallel(&job{kind: jobGathered, g: a}, a.Query.Tokens)
 	}})
 }
 
-func gathered(a *ops.GatheredArgs, lo, hi int) {
+// gatheredJob is a call of rotary_embedding's gathered form as the pool runs it, by token.
+type gatheredJob ops.GatheredArgs
+
+var gatheredSlot gatheredJob
+
+func (*gatheredJob) slot() *gatheredJob { return &gatheredSlot }
+
+func (j *gatheredJob) run(lo, hi int) {
 	k := active
-	h := a.Half
+	h := j.Half
 	for t := lo; t < hi; t++ {
-		rotateQK(k, &a.RoPE, t, a.Cos[t*h:(t+1)*h], a.Sin[t*h:(t+1)*h])
+		rotateQK(k, &j.RoPE, t, j.Cos[t*h:(t+1)*h], j.Sin[t*h:(t+1)*h])
 	}
 }

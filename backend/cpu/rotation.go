@@ -116,6 +116,57 @@ func rotateRows(k *kernels, t *tensor.Tensor, off, rows, stride int, src *tensor
 	}
 }
 
+// rotateBroadcastRows rotates rows [lo, hi) of a.X (all dimensions but the last, row-major)
+// into a.Out by the full-width cos/sin rows they broadcast against, widened once per distinct
+// row, and copies the elements past the rotary dim: apply_rotary_emb's forward pass, and the
+// row walk of the ops built on it. With flip set, each sin value is replaced by minus its pair
+// partner's (the backward pass's dx).
+func rotateBroadcastRows(a *ops.ApplyRotaryEmbArgs, lo, hi int, flip bool) {
+	d := a.RotaryDim
+	k := active
+	last := a.X.Rank() - 1
+	width := a.X.Shape[last]
+	w := rowWalk{lead: a.X.Shape[:last]}
+	xi, oi, ci, si := w.operand(a.X), w.operand(a.Out), w.operand(a.Cos), w.operand(a.Sin)
+	w.seek(lo)
+	// When cos and sin broadcast over the innermost leading dimension (heads, in BSND and THD),
+	// its rows share one cos/sin row and go to the kernel together.
+	group, inner := 1, last-1
+	if inner >= 0 && a.Cos.Shape[inner] == 1 && a.Sin.Shape[inner] == 1 {
+		group = a.X.Shape[inner]
+	}
+	var buf rowBuffers
+	var flipped [len(buf.sin)]float32
+	lastC, lastS := -1, -1
+	var cos, sin []float32
+	for r := lo; r < hi; {
+		if w.offs[ci] != lastC || w.offs[si] != lastS {
+			lastC, lastS = w.offs[ci], w.offs[si]
+			cos, sin = widenRow(k, &a.Cos, lastC, d, buf.cos[:]), widenRow(k, &a.Sin, lastS, d, buf.sin[:])
+			if flip {
+				negatedPartners(flipped[:d], sin, a.GPTJ)
+				sin = flipped[:d]
+			}
+		}
+		n := 1
+		if group > 1 && w.coords[inner] == 0 && r+group <= hi {
+			n = group
+		}
+		xs, os := 0, 0
+		if n > 1 {
+			xs, os = a.X.Stride(inner), a.Out.Stride(inner)
+		}
+		if width > d {
+			for j := range n {
+				copyRow(a.Out, w.offs[oi]+j*os+d, a.X, w.offs[xi]+j*xs+d, width-d)
+			}
+		}
+		rotateRows(k, &a.Out, w.offs[oi], n, os, &a.X, w.offs[xi], xs, cos, sin, a.GPTJ)
+		w.skip(inner, n)
+		r += n
+	}
+}
+
 // rotateRowGo rotates pairs [from, half) of a row of src at so by full-width cos/sin rows into
 // t's row at off.
 func rotateRowGo(t *tensor.Tensor, off int, src *tensor.Tensor, so int, cos, sin []float32, gptj bool, from int) {

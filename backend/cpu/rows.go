@@ -1,6 +1,10 @@
 package cpu
 
-import "github.com/rotary-go/rotary/tensor"
+import (
+	"unsafe"
+
+	"github.com/rotary-go/rotary/tensor"
+)
 
 // maxRank bounds the ranks the fast path walks without allocating; higher ranks go to native.
 const maxRank = 8
@@ -80,6 +84,34 @@ func rowF32(t tensor.Tensor, off, n int, buf []float32) []float32 {
 		buf[j] = tensor.ToFloat32(t.DType, b[j])
 	}
 	return buf[:n]
+}
+
+// widenRow returns row [off, off+n) of t as float32: the slice itself for F32, else widened into
+// buf by the bulk conversion (which may quiet an f16 signalling NaN: a cos or sin value only
+// enters products, whose NaN results carry no promised payload).
+func widenRow(k *kernels, t *tensor.Tensor, off, n int, buf []float32) []float32 {
+	if t.DType == tensor.F32 {
+		return t.F32[off : off+n : off+n]
+	}
+	widenBits(k, t.DType, buf[:n], t.Bits[off:off+n])
+	return buf[:n]
+}
+
+// elemPtr is the address of backing element i of t (F32, BF16 or F16).
+func elemPtr(t *tensor.Tensor, i int) *byte {
+	if t.DType == tensor.F32 {
+		return (*byte)(unsafe.Pointer(&t.F32[i]))
+	}
+	return (*byte)(unsafe.Pointer(&t.Bits[i]))
+}
+
+// rowPtr is the address of backing element i of t (F32, BF16 or F16), with elements i..i+n-1
+// bounds-checked: for kernels that take a row by its address.
+func rowPtr(t tensor.Tensor, i, n int) *byte {
+	if t.DType == tensor.F32 {
+		return (*byte)(unsafe.Pointer(&t.F32[i : i+n][0]))
+	}
+	return (*byte)(unsafe.Pointer(&t.Bits[i : i+n][0]))
 }
 
 // copyRow copies n elements of src at so to dst at do (same dtype); a no-op in place.

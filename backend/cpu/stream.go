@@ -36,10 +36,8 @@ func streamInto(fold *atomic.Uint64, rw, ro [][]byte, key uint64, threaded bool)
 		pool.start()
 		s.parts = pool.threads
 	}
-	if s.parts < 2 {
-		s.run(0, 1)
-	} else {
-		parallel(&job{kind: jobStream, st: s}, s.parts)
+	if s.parts < 2 || !parallel(&s, s.parts) {
+		s.run(0, s.parts)
 	}
 }
 
@@ -52,6 +50,10 @@ type streamJob struct {
 	fold   *atomic.Uint64
 	parts  int
 }
+
+var streamSlot streamJob
+
+func (*streamJob) slot() *streamJob { return &streamSlot }
 
 // bound is where share i of parts of n bytes starts: a multiple of 256, so that the words keep
 // their offsets and the assembly its whole rounds whichever thread takes them.
@@ -122,4 +124,31 @@ func foldWords(i isa, b []byte) uint64 {
 type folded struct {
 	done int
 	fold uint64
+}
+
+// Copy copies src to dst (same length) on the threads a rotation moving the same bytes would
+// use, through the same pool: the baseline `rotary bench` divides by.
+func Copy(dst, src []byte) {
+	n := min(len(dst), len(src))
+	j := copyJob{dst: dst[:n], src: src[:n]}
+	blocks := (n + copyBlock - 1) / copyBlock
+	if ThreadsFor(2*n) < 2 || blocks < 2 || !parallel(&j, blocks) {
+		copy(j.dst, j.src)
+	}
+}
+
+// copyBlock is the unit Copy splits its bytes into.
+const copyBlock = 4096
+
+// copyJob is a Copy call as the pool runs it: blocks [lo, hi) are bytes
+// [lo·copyBlock, hi·copyBlock) of src, copied to dst.
+type copyJob struct{ dst, src []byte }
+
+var copySlot copyJob
+
+func (*copyJob) slot() *copyJob { return &copySlot }
+
+func (j *copyJob) run(lo, hi int) {
+	end := min(hi*copyBlock, len(j.src))
+	copy(j.dst[lo*copyBlock:end], j.src[lo*copyBlock:end])
 }

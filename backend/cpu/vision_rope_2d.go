@@ -18,11 +18,13 @@ func init() {
 		}
 		inv = inv[:half]
 		native.VisionFreqs(&a, inv)
-		if !worthThreads(a.Query.Tokens, &a.RoPE) {
-			visionRoPE2D(&a, inv, s, 0, a.Query.Tokens)
-			return
+		if worthThreads(a.Query.Tokens, &a.RoPE) {
+			j := visionRoPE2DJob{a: a, inv: inv}
+			if parallel(&j, a.Query.Tokens) {
+				return
+			}
 		}
-		parallel(&job{kind: jobVisionRoPE2D, vr: a, vinv: inv}, a.Query.Tokens)
+		visionRoPE2D(&a, inv, s, 0, a.Query.Tokens)
 	}})
 }
 
@@ -46,10 +48,20 @@ type visionScratch struct {
 
 var visionScratchPool = sync.Pool{New: func() any { return new(visionScratch) }}
 
-// visionRoPE2DChunk is the pool's share of a call: its own table, the call's frequencies.
-func visionRoPE2DChunk(a *ops.VisionRoPE2DArgs, inv []float64, lo, hi int) {
+// visionRoPE2DJob is a vision_rope_2d call as the pool runs it, by token: each chunk with a
+// table of its own, all with the call's pair frequencies.
+type visionRoPE2DJob struct {
+	a   ops.VisionRoPE2DArgs
+	inv []float64
+}
+
+var visionRoPE2DSlot visionRoPE2DJob
+
+func (*visionRoPE2DJob) slot() *visionRoPE2DJob { return &visionRoPE2DSlot }
+
+func (j *visionRoPE2DJob) run(lo, hi int) {
 	s := visionScratchPool.Get().(*visionScratch)
-	visionRoPE2D(a, inv, s, lo, hi)
+	visionRoPE2D(&j.a, j.inv, s, lo, hi)
 	visionScratchPool.Put(s)
 }
 
