@@ -10,7 +10,7 @@ import (
 	"github.com/rotary-go/rotary/tensor"
 )
 
-const verifyUsage = "GOLDEN CANDIDATE [--atol A] [--ulp U] [--show N] [--raw NAME=DTYPE:SHAPE:FILE]... [--json]\n" +
+const verifyUsage = "GOLDEN CANDIDATE [--atol A] [--ulp U] [--show N] [--any-dtype] [--raw NAME=DTYPE:SHAPE:FILE]... [--json]\n" +
 	"  Compares each expected output out.X of the golden bundle with out.X of the candidate, or X\n" +
 	"  when it has no out.X (a candidate holding both is a bundle, whose X is the input), and locates\n" +
 	"  the worst elements by coordinate (token/head/dim where the bundle's op defines them).\n" +
@@ -28,6 +28,7 @@ func runVerify(args []string, stdout, stderr io.Writer) error {
 	var raws rawFlags
 	fs.Var(&raws, "raw", rawUsage)
 	asJSON := fs.Bool("json", false, "print one JSON object per expected output")
+	anyDType := fs.Bool("any-dtype", false, "compare a candidate output in another dtype than the golden's after rounding it (default: a failure, since a kernel should write the golden's dtype)")
 	files, err := parseWithFiles(fs, args)
 	if err != nil {
 		return err
@@ -80,6 +81,10 @@ func runVerify(args []string, stdout, stderr io.Writer) error {
 		case !ok:
 			r = refused(n, fmt.Sprintf("missing from the candidate (want %s or %s in %s)", x, n, candName))
 			r.DType, r.Shape = golden.tensors[n].DType.String(), golden.tensors[n].Shape
+		case tc.DType != golden.tensors[n].DType && !*anyDType:
+			want := golden.tensors[n].DType
+			r = refused(n, fmt.Sprintf("dtype %v, but the golden's output is %v: a kernel writing the wrong dtype (--any-dtype compares after rounding)", tc.DType, want))
+			r.DType, r.DTypeB, r.Shape, r.Candidate = want.String(), tc.DType.String(), golden.tensors[n].Shape, name
 		default:
 			r = compareTensors(n, golden.tensors[n], tc, opts, ax)
 			r.Candidate = name

@@ -283,6 +283,9 @@ func TestVerifyMRoPEHeads(t *testing.T) {
 
 // TestVerifyDTypeNote: a candidate of a wider dtype is rounded to the bundle's, and the note
 // names the sides as the table does (golden, candidate), not as diff's A and B.
+// TestVerifyDTypeNote: a candidate in another dtype than the golden's outputs is a kernel
+// writing the wrong dtype: verify fails on it, naming --any-dtype, which compares after
+// rounding with a note, as diff always does.
 func TestVerifyDTypeNote(t *testing.T) {
 	dir := t.TempDir()
 	g := writeBundle(t, dir)
@@ -290,8 +293,15 @@ func TestVerifyDTypeNote(t *testing.T) {
 		encodeAs(tensor.F32, "query", []int{bT, bH, bD}, g.query),
 		encodeAs(tensor.F32, "key", []int{bT, bK, bD}, g.key))
 	code, out, stderr := runCLI(t, "verify", g.path, cand)
+	if code != 1 || !strings.Contains(out, "dtype F32, but the golden's output is BF16") || !strings.Contains(out, "--any-dtype") {
+		t.Errorf("a candidate in F32 for a BF16 golden: exit %d\n%s%s", code, out, stderr)
+	}
+	code, out, stderr = runCLI(t, "verify", "--any-dtype", g.path, cand)
 	if code != 0 || !strings.Contains(out, "note: dtype BF16 vs F32: candidate rounded to BF16 (the narrower) before comparing") {
-		t.Errorf("exit %d\n%s%s", code, out, stderr)
+		t.Errorf("--any-dtype: exit %d\n%s%s", code, out, stderr)
+	}
+	if code, out, _ := runCLI(t, "diff", g.path, cand); strings.Contains(out, "--any-dtype") {
+		t.Errorf("diff refuses by dtype: exit %d\n%s", code, out)
 	}
 }
 
