@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"sort"
+	"strings"
 )
 
 const diffUsage = "A B [--max-ulp N] [--atol X] [--show N] [--raw NAME=DTYPE:SHAPE:FILE]... [--json]\n" +
@@ -34,6 +35,15 @@ func runDiff(args []string, stdout, stderr io.Writer) error {
 	a, b, err := readSides(files, raws)
 	if err != nil {
 		return err
+	}
+	// A golden bundle beside a candidate would pair the bundle's inputs with the candidate's
+	// outputs of the same names: thousands of "failures" that say nothing.
+	if bundleA, bundleB := hasOutputs(a), hasOutputs(b); bundleA != bundleB {
+		golden, other := "A", "B"
+		if bundleB {
+			golden, other = "B", "A"
+		}
+		return usagef("%s is a golden bundle (expected outputs out.X) and %s is not: diff would compare the bundle's inputs with the other's outputs; check a candidate with rotary verify GOLDEN CANDIDATE", golden, other)
 	}
 	ax := axisContextOf(a.metadata)
 	if ax.op == "" {
@@ -102,4 +112,14 @@ func parseWithFiles(fs *flagSet, args []string) ([]string, error) {
 		}
 	}
 	return files, nil
+}
+
+// hasOutputs reports whether s holds a golden bundle's expected outputs (tensors out.X).
+func hasOutputs(s *inputSet) bool {
+	for n := range s.tensors {
+		if strings.HasPrefix(n, outPrefix) && len(n) > len(outPrefix) {
+			return true
+		}
+	}
+	return false
 }

@@ -401,3 +401,22 @@ func TestCompareNameColumn(t *testing.T) {
 		}
 	}
 }
+
+// TestDiffRefusesGoldenAgainstCandidate: diff of a golden bundle and a candidate would compare
+// the bundle's inputs with the candidate's outputs of the same names; it is refused, pointing
+// at verify. Two bundles still compare.
+func TestDiffRefusesGoldenAgainstCandidate(t *testing.T) {
+	dir := t.TempDir()
+	g := writeBundle(t, dir)
+	cand := writeTensors(t, dir, "cand.safetensors",
+		encodeAs(tensor.BF16, "query", []int{bT, bH, bD}, g.query),
+		encodeAs(tensor.BF16, "key", []int{bT, bK, bD}, g.key))
+	for _, args := range [][]string{{"diff", g.path, cand}, {"diff", cand, g.path}} {
+		if code, out, errOut := runCLI(t, args...); code != 2 || out != "" || !strings.Contains(errOut, "rotary verify") {
+			t.Errorf("%v: exit %d, stdout %q, stderr %q: want exit 2 pointing at verify", args, code, out, errOut)
+		}
+	}
+	if code, _, errOut := runCLI(t, "diff", g.path, g.path); code != 0 {
+		t.Errorf("a bundle against itself: exit %d, %s", code, errOut)
+	}
+}
