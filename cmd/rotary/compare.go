@@ -31,6 +31,9 @@ type compareOptions struct {
 // registerTolerances adds --atol, the ULP flag (diff's --max-ulp, verify's --ulp) and --show.
 func (o *compareOptions) register(fs *flag.FlagSet, ulpFlag string) {
 	fs.Int64Var(&o.maxULP, ulpFlag, 1, "elements within `N` units in the last place (of the compared dtype) pass; integers must be equal (an integer's ULP is the difference)")
+	// diff names it --max-ulp and verify --ulp; each takes the other's spelling too.
+	alias := map[string]string{"ulp": "max-ulp", "max-ulp": "ulp"}[ulpFlag]
+	fs.Int64Var(&o.maxULP, alias, 1, "the same as --"+ulpFlag)
 	fs.Var(&o.atolFlag, "atol", "elements within absolute error `X` pass (default: 2^-20 × the largest |reference| of the tensor)")
 	fs.IntVar(&o.show, "show", 5, "locate the `N` worst elements of each tensor over tolerance")
 }

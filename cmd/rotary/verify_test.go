@@ -420,3 +420,23 @@ func TestDiffRefusesGoldenAgainstCandidate(t *testing.T) {
 		t.Errorf("a bundle against itself: exit %d, %s", code, errOut)
 	}
 }
+
+// TestULPSpellings: diff and verify each take --ulp and --max-ulp.
+func TestULPSpellings(t *testing.T) {
+	dir := t.TempDir()
+	g := writeBundle(t, dir)
+	cand := writeTensors(t, dir, "cand.safetensors",
+		encodeAs(tensor.BF16, "query", []int{bT, bH, bD}, g.query),
+		encodeAs(tensor.BF16, "key", []int{bT, bK, bD}, g.key))
+	for _, args := range [][]string{
+		{"verify", "--max-ulp", "2", g.path, cand}, {"verify", "--ulp", "2", g.path, cand},
+		{"diff", "--ulp", "2", cand, cand}, {"diff", "--max-ulp", "2", cand, cand},
+	} {
+		if code, out, errOut := runCLI(t, append(args, "--json")...); code != 0 || !strings.Contains(out, `"ulp_tolerance":2`) {
+			t.Errorf("%v: exit %d\n%s%s", args, code, out, errOut)
+		}
+	}
+	if code, _, errOut := runCLI(t, "verify", "--max-ulp", "-1", g.path, cand); code != 2 || !strings.Contains(errOut, "--max-ulp") {
+		t.Errorf("verify --max-ulp -1: exit %d, %q", code, errOut)
+	}
+}
