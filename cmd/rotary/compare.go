@@ -92,6 +92,9 @@ type worstElem struct {
 	B      elemValue `json:"b"`
 	AbsErr jsonFloat `json:"abs_err"`
 	ULP    int64     `json:"ulp"`
+	// ByULP: the element with the most ULPs, listed after the worst by absolute error, which
+	// did not include it.
+	ByULP bool `json:"by_ulp,omitempty"`
 }
 
 // elemValue is a located element's value: an integer tensor's exactly (float64 would merge
@@ -389,6 +392,10 @@ func compareTensors(name string, a, b tensor.Tensor, opts compareOptions, ax axi
 	}
 	r.Tolerance = atol
 	worst := &worstHeap{}
+	// The elements worst by absolute error sit where the values are large; one many ULPs off
+	// next to tiny values (a cancellation, a wrong sign near zero) would never be shown.
+	var worstULP worstCand
+	haveULP := false
 	var sq, ref sumSquares
 	unbounded := false // a NaN or an infinity on one side only: no tolerance covers it
 	for i := range n {
@@ -436,6 +443,9 @@ func compareTensors(name string, a, b tensor.Tensor, opts compareOptions, ax axi
 				c.a, c.b = elemValue{i: a.Int64At(i), isInt: true}, elemValue{i: b.Int64At(i), isInt: true}
 			}
 			worst.offer(opts.show, c)
+			if !haveULP || c.ulp > worstULP.ulp || c.ulp == worstULP.ulp && c.worse(worstULP) {
+				worstULP, haveULP = c, true
+			}
 		}
 	}
 	switch {
@@ -452,8 +462,14 @@ func compareTensors(name string, a, b tensor.Tensor, opts compareOptions, ax axi
 			r.Notes = append(r.Notes, "integers must be equal: no ULP or absolute tolerance applies (an integer's ULP is the difference)")
 		}
 		coords, names := ax.locate(name, coords)
+		shown := false
 		for _, c := range worst.sorted() {
 			r.Worst = append(r.Worst, worstElem{Index: unravel(c.i, coords), Axes: names, A: c.a, B: c.b, AbsErr: jsonFloat(c.diff), ULP: c.ulp})
+			shown = shown || c.i == worstULP.i
+		}
+		if isFloat && opts.show > 0 && haveULP && !shown {
+			c := worstULP
+			r.Worst = append(r.Worst, worstElem{Index: unravel(c.i, coords), Axes: names, A: c.a, B: c.b, AbsErr: jsonFloat(c.diff), ULP: c.ulp, ByULP: true})
 		}
 	}
 	return r
@@ -647,7 +663,11 @@ func printRow(w io.Writer, width int, r diffRow, aName, bName string) {
 		if e.ULP == math.MaxInt64 && isFloat {
 			eulp = "inf"
 		}
-		fmt.Fprintf(w, "  at %s: %s %s, %s %s (abs err %.4g, %s ulp)\n", where, aName, e.A.format(cd), bName, e.B.format(cd), float64(e.AbsErr), eulp)
+		lead := "at"
+		if e.ByULP {
+			lead = "most ulp at"
+		}
+		fmt.Fprintf(w, "  %s %s: %s %s, %s %s (abs err %.4g, %s ulp)\n", lead, where, aName, e.A.format(cd), bName, e.B.format(cd), float64(e.AbsErr), eulp)
 	}
 	if r.Mismatch > len(r.Worst) && len(r.Worst) > 0 {
 		fmt.Fprintf(w, "  … and %d more over tolerance (--show N lists more)\n", r.Mismatch-len(r.Worst))

@@ -440,3 +440,21 @@ func TestULPSpellings(t *testing.T) {
 		t.Errorf("verify --max-ulp -1: exit %d, %q", code, errOut)
 	}
 }
+
+// TestWorstByULP: the listing shows the element with the most ULPs when the worst by absolute
+// error leave it out: many ULPs next to tiny values can hide behind a large value's error.
+func TestWorstByULP(t *testing.T) {
+	dir := t.TempDir()
+	a := writeTensors(t, dir, "a.safetensors", safetensors.FromFloat32s("x", []int{4}, []float32{1000, 1, 2, 1e-30}))
+	b := writeTensors(t, dir, "b.safetensors", safetensors.FromFloat32s("x", []int{4}, []float32{1000.5, 1, 2, 3e-30}))
+	code, out, errOut := runCLI(t, "diff", "--atol", "0", "--show", "1", a, b)
+	if code != 1 || !strings.Contains(out, "  at dim0 0:") || !strings.Contains(out, "  most ulp at dim0 3:") {
+		t.Errorf("exit %d\n%s%s", code, out, errOut)
+	}
+	// When the worst by absolute error is also the one with the most ULPs, it is listed once.
+	c := writeTensors(t, dir, "c.safetensors", safetensors.FromFloat32s("x", []int{4}, []float32{1000, 1, 2, 1e-30}))
+	d := writeTensors(t, dir, "d.safetensors", safetensors.FromFloat32s("x", []int{4}, []float32{-1000, 1, 2, 1e-30}))
+	if _, out, _ := runCLI(t, "diff", "--show", "1", c, d); strings.Contains(out, "most ulp") {
+		t.Errorf("listed twice:\n%s", out)
+	}
+}
