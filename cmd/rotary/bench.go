@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"os"
 	"slices"
 	"strconv"
 	"strings"
@@ -29,7 +30,7 @@ func runBench(args []string, stdout, stderr io.Writer) error {
 	tokens := fs.String("tokens", "", "comma-separated token `counts` (default 1,16,512,4096,16384)")
 	minTime := fs.Duration("time", 100*time.Millisecond, "measured `time` per figure, op, copy and limit each")
 	customOps := fs.String("custom-ops", "all", "op enable `SPEC` for the dispatchers")
-	quiet := fs.Bool("quiet", false, "no progress bar on stderr")
+	quiet := fs.Bool("quiet", false, "no progress bar on stderr (it is drawn only when stderr is a terminal)")
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
@@ -101,19 +102,25 @@ func runBench(args []string, stdout, stderr io.Writer) error {
 	if !*asJSON {
 		fmt.Fprintf(stdout, "%-*s %-*s %-5s %-*s %6s %3s %12s %8s %11s %9s %6s %8s\n", w.op, "op", w.backend, "backend", "dtype", w.model, "model", "tokens", "thr", "ns/call", "GB/s", "limit_ratio", "limitGB/s", "ratio", "copyGB/s")
 	}
+	// The bar is a terminal's: in a file, its carriage returns and escapes are noise. It is
+	// cleared before each row, which may go to the same terminal.
+	bar := !*quiet && isTerminal(stderr)
 	progress := func(done, total int, r bench.Result) {
+		if bar {
+			fmt.Fprint(stderr, "\r\x1b[K")
+		}
 		if *asJSON {
 			enc.Encode(r)
 		} else {
 			fmt.Fprintf(stdout, "%-*s %-*s %-5s %-*s %6d %3d %12.0f %8.2f %11.3f %9.2f %6.3f %8.2f\n", w.op, r.Op, w.backend, r.Backend, r.DType, w.model, r.Model, r.Tokens, r.Threads, r.NsPerCall, r.GBps, r.LimitRatio, r.LimitGBps, r.Ratio, r.CopyGBps)
 		}
-		if !*quiet {
+		if bar {
 			drawProgress(stderr, done, total, r)
 		}
 	}
 	results, err := bench.Run(cfg, progress)
-	if !*quiet && total > 0 {
-		fmt.Fprintln(stderr)
+	if bar && total > 0 {
+		fmt.Fprint(stderr, "\r\x1b[K")
 	}
 	if err != nil {
 		return usageError{err}
@@ -162,6 +169,20 @@ func columnWidths(cfg bench.Config) benchColumns {
 		w.model = max(w.model, len(m))
 	}
 	return w
+}
+
+// isTerminal reports whether w is a terminal (a character device), looking through the
+// command's stderr wrapper.
+func isTerminal(w io.Writer) bool {
+	if c, ok := w.(commandStderr); ok {
+		w = c.Writer
+	}
+	f, ok := w.(*os.File)
+	if !ok {
+		return false
+	}
+	fi, err := f.Stat()
+	return err == nil && fi.Mode()&os.ModeCharDevice != 0
 }
 
 // drawProgress redraws one status line: a bar, the count, and the figure just measured.

@@ -50,3 +50,15 @@ func TestGoldenChecksBeforeBuilding(t *testing.T) {
 		}
 	}
 }
+
+// TestBenchNoBarOffTerminal: with stderr not a terminal (a file, a pipe, the tests' buffer),
+// bench writes no progress bar: no carriage returns or escapes in what is kept.
+func TestBenchNoBarOffTerminal(t *testing.T) {
+	code, out, errOut := runCLI(t, "bench", "--op", "rotary_embedding", "--backend", "cpu", "--dtype", "F32", "--tokens", "1", "--model", "llama-3-8b", "--time", "1ms")
+	if code != 0 || !strings.Contains(out, "rotary_embedding") {
+		t.Fatalf("exit %d\n%s%s", code, out, errOut)
+	}
+	if strings.ContainsAny(errOut, "\r\x1b") {
+		t.Errorf("stderr holds the bar's control characters: %q", errOut)
+	}
+}
