@@ -182,10 +182,22 @@ func (e *applyEnv) checkPositions(positions tensor.Tensor) error {
 	if largest < limit {
 		return nil
 	}
-	msg := fmt.Sprintf("positions: %d is at or past the model's %d positions (max_position_embeddings, × factor for yarn and dynamic NTK: vLLM's cos/sin cache has no row for it)", largest, limit)
+	msg := fmt.Sprintf("positions: %d is at or past the model's %d positions (%s: vLLM's cos/sin cache has no row for it)", largest, limit, cacheLenSource(e.spec))
 	if e.strict {
 		return usagef("%s", msg)
 	}
 	fmt.Fprintf(e.stderr, "rotary apply: warning: %s; --strict makes this an error\n", msg)
 	return nil
+}
+
+// cacheLenSource says where Spec.DefaultCacheLen's count comes from, in the config's terms.
+func cacheLenSource(s rotary.Spec) string {
+	n := s.DefaultCacheLen()
+	switch {
+	case s.DualChunk != nil && n == s.DualChunk.ChunkSize && n != s.MaxPositions:
+		return "dual_chunk_attention_config's chunk_size"
+	case n == s.MaxPositions:
+		return "max_position_embeddings"
+	}
+	return fmt.Sprintf("original_max_position_embeddings %d × %s factor %g", s.OriginalMax(), s.Scaling.Type, s.Scaling.Factor)
 }
