@@ -119,39 +119,20 @@ func TestNPYReadForms(t *testing.T) {
 	}
 }
 
-// TestNPYBadFiles: every malformed .npy is exit 2 with one line naming the file and what is
-// wrong, whichever command reads it.
+// TestNPYBadFiles: a malformed .npy is exit 2 with one line naming the file and what is wrong,
+// whichever command reads it. Every malformation is package npy's (TestBadFiles); here one of
+// each kind, preamble, header and data, goes through every command.
 func TestNPYBadFiles(t *testing.T) {
 	good := "{'descr': '<f4', 'fortran_order': False, 'shape': (2,), }\n"
 	data := f32Bytes(1, 2)
-	huge := []byte(npyMagic + "\x02\x00\xff\xff\xff\xff{}")
 	cases := []struct {
 		name string
 		file []byte
 		want string
 	}{
 		{"magic", append([]byte("\x93NUMPZ\x01\x00"), 0, 0), "not a .npy file"},
-		{"short", []byte(npyMagic), "shorter than its 10-byte preamble"},
-		{"version", append([]byte(npyMagic+"\x04\x00"), 0, 0), "version 4.0"},
-		{"header limit", huge, "more than numpy's limit of 10000"},
-		{"header past end", npyFile(good, data)[:40], "only"},
-		{"no dict", npyFile("'descr'", data), "want a dict"},
-		{"missing key", npyFile("{'descr': '<f4', 'shape': (2,), }", data), "missing key 'fortran_order'"},
-		{"extra key", npyFile("{'descr': '<f4', 'fortran_order': False, 'shape': (2,), 'x': 1}", data), "unexpected key"},
-		{"duplicate key", npyFile("{'descr': '<f4', 'descr': '<f4', 'fortran_order': False, 'shape': (2,)}", data), "twice"},
 		{"negative dim", npyFile("{'descr': '<f4', 'fortran_order': False, 'shape': (-2,), }", data), "non-negative integer"},
-		{"not a tuple", npyFile("{'descr': '<f4', 'fortran_order': False, 'shape': (2), }", data), "(n) is no tuple"},
-		{"huge dim", npyFile("{'descr': '<f4', 'fortran_order': False, 'shape': (99999999999999999999,), }", data), "too large"},
-		{"overflow", npyFile("{'descr': '<f4', 'fortran_order': False, 'shape': (4611686018427387904, 4611686018427387904), }", data), "overflows"},
-		{"complex", npyFile("{'descr': '<c8', 'fortran_order': False, 'shape': (1,), }", data), "descr \"<c8\""},
-		{"native order", npyFile("{'descr': '=f4', 'fortran_order': False, 'shape': (2,), }", data), "byte order"},
-		{"structured", npyFile("{'descr': [('a', '<f4')], 'fortran_order': False, 'shape': (2,), }", data), "structured"},
-		{"fortran value", npyFile("{'descr': '<f4', 'fortran_order': 0, 'shape': (2,), }", data), "True or False"},
 		{"short data", npyFile(good, data[:7]), "needs 8 bytes of data, but the file has 7"},
-		{"long data", npyFile(good, append(data, 0)), "needs 8 bytes of data, but the file has 9"},
-		{"trailing junk", npyFile("{'descr': '<f4', 'fortran_order': False, 'shape': (2,), } x", data), "after the dict"},
-		{"unterminated", npyFile("{'descr': '<f4", data), "unterminated"},
-		{"non-ASCII", npyFile("{'descr': '<f\xc3\xa9', 'fortran_order': False, 'shape': (2,), }", data), "byte 0xc3"},
 	}
 	dir := t.TempDir()
 	other := writeTensors(t, dir, "other.safetensors", encodeAs(tensor.F32, "x", []int{2}, []float32{1, 2}))
