@@ -2,7 +2,7 @@ package rotary
 
 import (
 	"fmt"
-	"reflect"
+	"slices"
 
 	"github.com/rotary-go/rotary/tensor"
 )
@@ -35,25 +35,15 @@ func NewLayers(spec Spec, numLayers int, opts ...Option) (*Layers, error) {
 	if n := spec.NumLayers(); n > 0 && numLayers != n {
 		return nil, fmt.Errorf("numLayers %d: the spec's per-layer rules describe %d layers", numLayers, n)
 	}
-	ls := &Layers{spec: spec, layerOf: make([]int, numLayers)}
-	var specs []Spec
-	for l := range numLayers {
-		s, err := spec.ForLayer(l)
-		if err != nil {
-			return nil, err
+	specs, layerOf, err := spec.DistinctLayers(numLayers)
+	if err != nil {
+		return nil, err
+	}
+	ls := &Layers{spec: spec, layerOf: layerOf, embs: make([]*Embedding, len(specs))}
+	for i, s := range specs {
+		if ls.embs[i], err = New(s, opts...); err != nil {
+			return nil, fmt.Errorf("layer %d: %w", slices.Index(layerOf, i), err)
 		}
-		i := 0
-		for i < len(specs) && !reflect.DeepEqual(specs[i], s) {
-			i++
-		}
-		if i == len(specs) {
-			e, err := New(s, opts...)
-			if err != nil {
-				return nil, fmt.Errorf("layer %d: %w", l, err)
-			}
-			specs, ls.embs = append(specs, s), append(ls.embs, e)
-		}
-		ls.layerOf[l] = i
 	}
 	return ls, nil
 }

@@ -3,6 +3,7 @@ package rope
 import (
 	"fmt"
 	"maps"
+	"reflect"
 	"slices"
 )
 
@@ -208,6 +209,26 @@ func (s Spec) forLayer(l int) (Spec, error) {
 		out.Scaling = Scaling{Type: ScalingDefault}
 	}
 	return out, nil
+}
+
+// DistinctLayers groups layers 0..n−1 by the RoPE ForLayer gives them: specs holds each
+// distinct layer spec in order of its first layer, and layerOf[l] the index of layer l's.
+// Gemma 3 has two, whatever its depth. The error is ForLayer's for a layer past the rules'
+// count.
+func (s Spec) DistinctLayers(n int) (specs []Spec, layerOf []int, err error) {
+	layerOf = make([]int, n)
+	for l := range n {
+		ls, err := s.ForLayer(l)
+		if err != nil {
+			return nil, nil, err
+		}
+		i := slices.IndexFunc(specs, func(have Spec) bool { return reflect.DeepEqual(have, ls) })
+		if i < 0 {
+			i, specs = len(specs), append(specs, ls)
+		}
+		layerOf[l] = i
+	}
+	return specs, layerOf, nil
 }
 
 // NumLayers is the layer count the per-layer rules fix (the length of layer_types or of the

@@ -3,6 +3,7 @@ package rope
 import (
 	"errors"
 	"reflect"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -120,5 +121,22 @@ func TestLocalValidate(t *testing.T) {
 	// A NoRoPE spec needs no rotary fields at all.
 	if err := (Spec{HeadSize: 64, NoRoPE: true}).Validate(); err != nil {
 		t.Errorf("bare NoRoPE spec: %v", err)
+	}
+}
+
+// TestDistinctLayers: layers group by the RoPE ForLayer gives them, in order of first layer;
+// a layer past the rules' count is ForLayer's error.
+func TestDistinctLayers(t *testing.T) {
+	s := Spec{HeadSize: 64, RotaryDim: 64, Base: 1e6, MaxPositions: 64, Local: &LocalRoPE{Base: 10000, Pattern: 3}}
+	specs, layerOf, err := s.DistinctLayers(7)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(specs) != 2 || specs[0].Base != 10000 || specs[1].Base != 1e6 || !slices.Equal(layerOf, []int{0, 0, 1, 0, 0, 1, 0}) {
+		t.Errorf("specs %v, layerOf %v", specs, layerOf)
+	}
+	n := Spec{HeadSize: 64, RotaryDim: 64, Base: 1e4, Local: &LocalRoPE{NoRoPE: []bool{false, true}}}
+	if _, _, err := n.DistinctLayers(3); err == nil {
+		t.Error("a layer past the NoPE list: no error")
 	}
 }

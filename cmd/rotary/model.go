@@ -4,7 +4,6 @@ import (
 	"flag"
 	"fmt"
 	"io"
-	"reflect"
 	"slices"
 	"strings"
 
@@ -232,28 +231,27 @@ func layerGroups(spec rotary.Spec, n int) []layerGroup {
 	if n <= 0 {
 		n = max(len(l.LayerTypes), len(l.NoRoPE), l.Pattern)
 	}
-	var kinds []layerGroup
-	var specs []rotary.Spec
-	for i := range n {
-		s, err := spec.ForLayer(i)
-		if err != nil {
-			break
-		}
-		j := slices.IndexFunc(specs, func(have rotary.Spec) bool { return reflect.DeepEqual(have, s) })
-		if j < 0 {
+	if known := spec.NumLayers(); known > 0 {
+		n = min(n, known)
+	}
+	specs, layerOf, err := spec.DistinctLayers(n)
+	if err != nil {
+		return nil
+	}
+	kinds := make([]layerGroup, len(specs))
+	for i, j := range layerOf {
+		if kinds[j].layers == nil {
 			name := spec.LayerType(i)
 			_, own := l.Types[name]
 			switch {
-			case s.NoRoPE:
+			case specs[j].NoRoPE:
 				name = "no RoPE"
 			case name == "":
 				name = "rotated"
 			case name == "sliding_attention" && !own && l.Base != 0:
 				name += fmt.Sprintf(" (base %g, no scaling)", l.Base)
 			}
-			specs = append(specs, s)
-			kinds = append(kinds, layerGroup{name: name})
-			j = len(kinds) - 1
+			kinds[j].name = name
 		}
 		kinds[j].layers = append(kinds[j].layers, i)
 	}
