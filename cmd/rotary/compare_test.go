@@ -3,7 +3,6 @@ package main
 import (
 	"encoding/json"
 	"math"
-	"slices"
 	"strings"
 	"testing"
 
@@ -151,56 +150,6 @@ func TestDiffNaNJSON(t *testing.T) {
 	}
 }
 
-// TestRoundTo: rounding to a 16-bit type from float64 is correct where rounding through
-// float32 to nearest twice is not.
-func TestRoundTo(t *testing.T) {
-	// Just above the midpoint of BF16 1 and 1+2^-7: float32 rounds it onto the midpoint,
-	// and the midpoint rounds to even (1).
-	x := 1 + 0x1p-8 + 0x1p-40
-	if got := roundTo(tensor.BF16, x); got != 1+0x1p-7 {
-		t.Errorf("BF16 %v: got %v, want %v", x, got, 1+0x1p-7)
-	}
-	if got := roundTo(tensor.F16, 1+0x1p-11+0x1p-40); got != 1+0x1p-10 {
-		t.Errorf("F16: got %v", got)
-	}
-	for _, c := range []struct {
-		d    tensor.DType
-		x, w float64
-	}{
-		{tensor.BF16, 1 + 0x1p-8, 1},                     // a tie rounds to even
-		{tensor.BF16, 1e300, math.Inf(1)},                // past float32
-		{tensor.F16, -70000, math.Inf(-1)},               // past F16
-		{tensor.F16, 0x1p-25 + 0x1p-60, 0x1p-24},         // above half the least subnormal
-		{tensor.F32, 1 + 0x1p-24 + 0x1p-50, 1 + 0x1p-23}, // float64 to float32 directly
-	} {
-		if got := roundTo(c.d, c.x); got != c.w {
-			t.Errorf("%v %v: got %v, want %v", c.d, c.x, got, c.w)
-		}
-	}
-	if !math.IsNaN(roundTo(tensor.BF16, math.NaN())) {
-		t.Error("NaN")
-	}
-}
-
-// TestMergesDims: only reshapes that merge adjacent dimensions keep the row-major order.
-func TestMergesDims(t *testing.T) {
-	for _, c := range []struct {
-		a, b []int
-		want bool
-	}{
-		{[]int{4, 24}, []int{4, 3, 8}, true},
-		{[]int{96}, []int{4, 3, 8}, true},
-		{[]int{12, 8}, []int{4, 3, 8}, true},
-		{[]int{4, 1, 24}, []int{4, 24}, true},
-		{[]int{3, 4, 8}, []int{4, 3, 8}, false},
-		{[]int{4, 4}, []int{2, 8}, false},
-	} {
-		if got := mergesDims(c.a, c.b) || mergesDims(c.b, c.a); got != c.want {
-			t.Errorf("%v %v: %t", c.a, c.b, got)
-		}
-	}
-}
-
 // TestDiffNonFiniteFails: a NaN or infinity on one side only is over any tolerance, --max-ulp
 // at its largest included, and makes the NMSE infinite as it makes the max abs error; NaN on
 // both sides, and equal infinities, are equal.
@@ -220,24 +169,6 @@ func TestDiffNonFiniteFails(t *testing.T) {
 	code, out, _ := runCLI(t, "diff", a, b)
 	if code != 1 || !strings.Contains(out, "+Inf      inf         +Inf 2 elements over tolerance") {
 		t.Errorf("text: exit %d\n%s", code, out)
-	}
-}
-
-// TestAxisContext: the layout comes from the metadata's "layout", else from apply_args; the
-// head size from apply_args either way, so a [T,H·D] query is split into heads.
-func TestAxisContext(t *testing.T) {
-	for _, md := range []map[string]string{
-		{"op": "mrope", "apply_args": `["--op","mrope","--head-size","8"]`},
-		{"op": "mrope", "layout": "TND", "apply_args": `["--op","mrope","--head-size","8"]`},
-	} {
-		c := axisContextOf(md)
-		shape, axes := c.locate("out.query", []int{4, 24})
-		if !slices.Equal(shape, []int{4, 3, 8}) || !slices.Equal(axes, []string{"token", "head", "dim"}) {
-			t.Errorf("%v: %v %v, want [4 3 8] token/head/dim", md, shape, axes)
-		}
-	}
-	if c := axisContextOf(map[string]string{"op": "apply_rotary_emb", "layout": "bnsd", "apply_args": `["--layout","BSND"]`}); c.layout != "BNSD" {
-		t.Errorf("layout %q, want the metadata's BNSD", c.layout)
 	}
 }
 

@@ -3,6 +3,7 @@ package main
 import (
 	"encoding/json"
 	"fmt"
+	"github.com/rotary-go/rotary/compare"
 	"io"
 	"sort"
 	"strings"
@@ -17,7 +18,7 @@ const diffUsage = "A B [--max-ulp N] [--atol X] [--show N] [--raw NAME=DTYPE:SHA
 
 func runDiff(args []string, stdout, stderr io.Writer) error {
 	fs := newFlags("diff", diffUsage, stderr)
-	var opts compareOptions
+	var opts compareFlags
 	opts.register(fs.FlagSet, "max-ulp")
 	var raws rawFlags
 	fs.Var(&raws, "raw", rawUsage)
@@ -45,9 +46,9 @@ func runDiff(args []string, stdout, stderr io.Writer) error {
 		}
 		return usagef("%s is a golden bundle (expected outputs out.X) and %s is not: diff would compare the bundle's inputs with the other's outputs; check a candidate with rotary verify GOLDEN CANDIDATE", golden, other)
 	}
-	ax := axisContextOf(a.metadata)
-	if ax.op == "" {
-		ax = axisContextOf(b.metadata)
+	ax := compare.AxesOf(a.metadata)
+	if ax.Op == "" {
+		ax = compare.AxesOf(b.metadata)
 	}
 	names := make([]string, 0, len(a.tensors)+len(b.tensors))
 	for n := range a.tensors {
@@ -68,16 +69,16 @@ func runDiff(args []string, stdout, stderr io.Writer) error {
 	for _, n := range names {
 		ta, okA := a.tensors[n]
 		tb, okB := b.tensors[n]
-		var r diffRow
+		var r compare.Result
 		switch {
 		case !okA:
-			r = refused(n, "only in B")
+			r = compare.Refused(n, "only in B")
 			r.DTypeB, r.ShapeB = tb.DType.String(), tb.Shape
 		case !okB:
-			r = refused(n, "only in A")
+			r = compare.Refused(n, "only in A")
 			r.DType, r.Shape = ta.DType.String(), ta.Shape
 		default:
-			r = compareTensors(n, ta, tb, opts, ax)
+			r = compare.Tensors(n, ta, tb, opts.opts, ax)
 		}
 		if r.Problem != "" {
 			problems++

@@ -10,6 +10,7 @@ import (
 	"strings"
 	"unicode/utf8"
 
+	"github.com/rotary-go/rotary/compare"
 	"github.com/rotary-go/rotary/tensor"
 )
 
@@ -170,7 +171,7 @@ func summarize(name string, t tensor.Tensor, values int) showRow {
 				}
 			}
 		}
-		r.Mean = jsonFloat(mean)
+		r.Mean = compare.Float(mean)
 	}
 	for i := range min(values, r.Elements) {
 		if isFloat {
@@ -199,12 +200,12 @@ func (f shownFloat) String() string {
 	case math.IsInf(f.v, -1):
 		return "-Inf"
 	}
-	return formatValue(f.d, f.v)
+	return compare.FormatValue(f.d, f.v)
 }
 
 func (f shownFloat) MarshalJSON() ([]byte, error) {
 	if math.IsNaN(f.v) || math.IsInf(f.v, 0) {
-		return jsonFloat(f.v).MarshalJSON()
+		return compare.Float(f.v).MarshalJSON()
 	}
 	return []byte(f.String()), nil
 }
@@ -226,7 +227,7 @@ func cell(v any) string {
 		return "-"
 	case shownFloat:
 		return x.String()
-	case jsonFloat:
+	case compare.Float:
 		return strconv.FormatFloat(float64(x), 'g', 6, 64)
 	case int64:
 		return strconv.FormatInt(x, 10)

@@ -7,6 +7,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/rotary-go/rotary/compare"
 	"github.com/rotary-go/rotary/tensor"
 )
 
@@ -23,7 +24,7 @@ const outPrefix = "out."
 
 func runVerify(args []string, stdout, stderr io.Writer) error {
 	fs := newFlags("verify", verifyUsage, stderr)
-	opts := compareOptions{sides: [2]string{"golden", "candidate"}}
+	opts := compareFlags{opts: compare.Options{Sides: [2]string{"golden", "candidate"}}}
 	opts.register(fs.FlagSet, "ulp")
 	var raws rawFlags
 	fs.Var(&raws, "raw", rawUsage)
@@ -57,7 +58,7 @@ func runVerify(args []string, stdout, stderr io.Writer) error {
 		return usagef("%s: no expected outputs (tensors named out.X): is it a golden bundle?", files[0])
 	}
 	sort.Strings(outputs)
-	ax := axisContextOf(golden.metadata)
+	ax := compare.AxesOf(golden.metadata)
 	labels := make([]string, len(outputs))
 	for i, n := range outputs {
 		labels[i] = n
@@ -76,17 +77,17 @@ func runVerify(args []string, stdout, stderr io.Writer) error {
 	failed := 0
 	for _, n := range outputs {
 		x := strings.TrimPrefix(n, outPrefix)
-		var r diffRow
+		var r compare.Result
 		switch tc, name, ok := candidateFor(cand, n, x); {
 		case !ok:
-			r = refused(n, fmt.Sprintf("missing from the candidate (want %s or %s in %s)", x, n, candName))
+			r = compare.Refused(n, fmt.Sprintf("missing from the candidate (want %s or %s in %s)", x, n, candName))
 			r.DType, r.Shape = golden.tensors[n].DType.String(), golden.tensors[n].Shape
 		case tc.DType != golden.tensors[n].DType && !*anyDType:
 			want := golden.tensors[n].DType
-			r = refused(n, fmt.Sprintf("dtype %v, but the golden's output is %v: a kernel writing the wrong dtype (--any-dtype compares after rounding)", tc.DType, want))
+			r = compare.Refused(n, fmt.Sprintf("dtype %v, but the golden's output is %v: a kernel writing the wrong dtype (--any-dtype compares after rounding)", tc.DType, want))
 			r.DType, r.DTypeB, r.Shape, r.Candidate = want.String(), tc.DType.String(), golden.tensors[n].Shape, name
 		default:
-			r = compareTensors(n, golden.tensors[n], tc, opts, ax)
+			r = compare.Tensors(n, golden.tensors[n], tc, opts.opts, ax)
 			r.Candidate = name
 		}
 		if r.Problem != "" {

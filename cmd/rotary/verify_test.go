@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/rotary-go/rotary/compare"
 	"github.com/rotary-go/rotary/npy"
 	"github.com/rotary-go/rotary/safetensors"
 	"github.com/rotary-go/rotary/tensor"
@@ -86,7 +87,7 @@ func TestVerifyLocatesWrongElement(t *testing.T) {
 			if code != 1 {
 				t.Fatalf("exit %d, want 1\n%s%s", code, out, stderr)
 			}
-			wantLine := "at token 2, head 1, dim 5: golden " + formatValue(tensor.BF16, float64(want)) + ", candidate " + formatValue(tensor.BF16, float64(got))
+			wantLine := "at token 2, head 1, dim 5: golden " + compare.FormatValue(tensor.BF16, float64(want)) + ", candidate " + compare.FormatValue(tensor.BF16, float64(got))
 			if !strings.Contains(out, wantLine) || !strings.Contains(out, "1 elements over tolerance") {
 				t.Errorf("stdout lacks %q:\n%s", wantLine, out)
 			}
