@@ -72,18 +72,7 @@ func Tensors(name string, a, b tensor.Tensor, opts Options, ax Axes) Result {
 	r.ULPTol = opts.MaxULP
 	isFloat := cd.IsFloat() || cd == tensor.F64
 	n := r.Elements
-	atol := opts.ATol
-	if atol < 0 {
-		scale := 0.0
-		if isFloat {
-			for i := range n {
-				if v := math.Abs(RoundTo(cd, a.Float64At(i))); !math.IsInf(v, 0) && !math.IsNaN(v) {
-					scale = max(scale, v)
-				}
-			}
-		}
-		atol = scale * 0x1p-20
-	}
+	atol := tolerance(a, cd, opts)
 	r.Tolerance = atol
 	worst := &worstHeap{}
 	// The elements worst by absolute error sit where the values are large; one many ULPs off
@@ -98,18 +87,13 @@ func Tensors(name string, a, b tensor.Tensor, opts Options, ax Axes) Result {
 		over := false
 		if isFloat {
 			x, y = RoundTo(cd, a.Float64At(i)), RoundTo(cd, b.Float64At(i))
-			switch {
-			case math.IsNaN(x) || math.IsNaN(y) || math.IsInf(x, 0) || math.IsInf(y, 0):
-				if !(math.IsNaN(x) && math.IsNaN(y)) && x != y {
-					ulp, diff = math.MaxInt64, math.Inf(1)
-					over, unbounded = true, true
-				}
-			default:
-				diff = math.Abs(x - y)
+			var finite bool
+			diff, ulp, over, finite = floatElement(cd, x, y, opts.MaxULP, atol)
+			if finite {
 				sq.add(diff)
 				ref.add(x)
-				ulp = tensor.ULPDiff(cd, x, y)
-				over = ulp > opts.MaxULP && diff > atol
+			} else if over {
+				unbounded = true
 			}
 		} else {
 			// Integers compare exactly, without a detour through float64 that would merge
@@ -167,6 +151,39 @@ func Tensors(name string, a, b tensor.Tensor, opts Options, ax Axes) Result {
 		}
 	}
 	return r
+}
+
+// tolerance is the absolute tolerance opts give against reference a compared in dtype cd:
+// opts.ATol, or when negative 2^-20 × the largest finite |a| (0 for integers).
+func tolerance(a tensor.Tensor, cd tensor.DType, opts Options) float64 {
+	if opts.ATol >= 0 {
+		return opts.ATol
+	}
+	scale := 0.0
+	if cd.IsFloat() || cd == tensor.F64 {
+		for i := range a.Len() {
+			if v := math.Abs(RoundTo(cd, a.Float64At(i))); !math.IsInf(v, 0) && !math.IsNaN(v) {
+				scale = max(scale, v)
+			}
+		}
+	}
+	return scale * 0x1p-20
+}
+
+// floatElement compares x and y, already rounded to cd: their difference and ULPs, whether
+// they are over tolerance, and whether both are finite. A NaN or an infinity on one side
+// only is over any tolerance (an infinite difference); two NaNs, or equal infinities, are
+// equal.
+func floatElement(cd tensor.DType, x, y float64, maxULP int64, atol float64) (diff float64, ulp int64, over, finite bool) {
+	if math.IsNaN(x) || math.IsNaN(y) || math.IsInf(x, 0) || math.IsInf(y, 0) {
+		if !(math.IsNaN(x) && math.IsNaN(y)) && x != y {
+			return math.Inf(1), math.MaxInt64, true, false
+		}
+		return 0, 0, false, false
+	}
+	diff = math.Abs(x - y)
+	ulp = tensor.ULPDiff(cd, x, y)
+	return diff, ulp, ulp > maxULP && diff > atol, true
 }
 
 // sumSquares is a sum of squares held as scale²·ssq, so that F64 values whose squares

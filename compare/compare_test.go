@@ -75,3 +75,29 @@ func TestAxesOf(t *testing.T) {
 		t.Errorf("layout %q, want the metadata's BNSD", c.Layout)
 	}
 }
+
+// TestOverAgreesWithTensors: Over marks exactly the elements Tensors counts over tolerance,
+// with the same default tolerance, across dtypes and non-finite values.
+func TestOverAgreesWithTensors(t *testing.T) {
+	a := tensor.FromF32([]float32{1, 2, 3, 1e-9, float32(math.NaN()), float32(math.Inf(1)), 5, 6}, 2, 4)
+	b := tensor.FromF32([]float32{1, 2.0000005, 3.1, 2e-9, float32(math.NaN()), 7, 5, 6.5}, 8)
+	for _, opts := range []Options{{MaxULP: 1, ATol: -1}, {MaxULP: 0, ATol: 0}, {MaxULP: 4, ATol: 0.2}} {
+		over, atol, err := Over(a, b, opts)
+		if err != nil {
+			t.Fatal(err)
+		}
+		r := Tensors("x", a, b, opts, Axes{})
+		n := 0
+		for _, o := range over {
+			if o {
+				n++
+			}
+		}
+		if n != r.Mismatch || atol != r.Tolerance {
+			t.Errorf("%+v: Over marks %d (atol %g), Tensors counts %d (atol %g)", opts, n, atol, r.Mismatch, r.Tolerance)
+		}
+	}
+	if _, _, err := Over(a, tensor.FromF32([]float32{1}, 1), Options{}); err == nil {
+		t.Error("different element counts: no error")
+	}
+}

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -8,13 +9,15 @@ import (
 	"strings"
 
 	"github.com/rotary-go/rotary/compare"
+	"github.com/rotary-go/rotary/explain"
 	"github.com/rotary-go/rotary/tensor"
 )
 
-const verifyUsage = "GOLDEN CANDIDATE [--atol A] [--ulp U] [--show N] [--any-dtype] [--raw NAME=DTYPE:SHAPE:FILE]... [--json]\n" +
+const verifyUsage = "GOLDEN CANDIDATE [--atol A] [--ulp U] [--show N] [--any-dtype] [--explain=false] [--raw NAME=DTYPE:SHAPE:FILE]... [--json]\n" +
 	"  Compares each expected output out.X of the golden bundle with out.X of the candidate, or X\n" +
 	"  when it has no out.X (a candidate holding both is a bundle, whose X is the input), and locates\n" +
-	"  the worst elements by coordinate (token/head/dim where the bundle's op defines them).\n" +
+	"  the worst elements by coordinate (token/head/dim where the bundle's op defines them). When\n" +
+	"  elements fail, it names the porting mistakes that reproduce the candidate (--explain).\n" +
 	"  Either may be a safetensors file, a directory of .npy files (one tensor per file, named by its\n" +
 	"  stem) or a single .npy file; --raw tensors join the candidate (which may then be left out).\n" +
 	"  " + npyBF16Note + ". Exit 0 when every output is within tolerance, 1 otherwise, 2 on bad input."
@@ -29,6 +32,7 @@ func runVerify(args []string, stdout, stderr io.Writer) error {
 	var raws rawFlags
 	fs.Var(&raws, "raw", rawUsage)
 	asJSON := fs.Bool("json", false, "print one JSON object per expected output")
+	explainFlag := fs.Bool("explain", true, "when elements fail, recompute the golden's op under each known porting mistake and name those that reproduce the candidate (rotary_embedding goldens; --json adds them to the failing rows as explained_by)")
 	anyDType := fs.Bool("any-dtype", false, "compare a candidate output in another dtype than the golden's after rounding it (default: a failure, since a kernel should write the golden's dtype)")
 	files, err := parseWithFiles(fs, args)
 	if err != nil {
@@ -73,8 +77,8 @@ func runVerify(args []string, stdout, stderr io.Writer) error {
 		}
 		compareHeader(stdout, width)
 	}
-	enc := json.NewEncoder(stdout)
 	failed := 0
+	rows := make([]compare.Result, 0, len(outputs))
 	for _, n := range outputs {
 		x := strings.TrimPrefix(n, outPrefix)
 		var r compare.Result
@@ -93,13 +97,37 @@ func runVerify(args []string, stdout, stderr io.Writer) error {
 		if r.Problem != "" {
 			failed++
 		}
-		if *asJSON {
-			if err := enc.Encode(r); err != nil {
-				return err
-			}
+		rows = append(rows, r)
+	}
+	// Only elements over tolerance have a mistake to name: a candidate refused whole (missing,
+	// of another dtype) is not explained.
+	var rep explain.Report
+	why := ""
+	overTolerance := false
+	for _, r := range rows {
+		overTolerance = overTolerance || r.Compared && r.Mismatch > 0
+	}
+	if overTolerance && *explainFlag {
+		rep, why = explainVerify(golden, cand, opts.opts)
+	}
+	for _, r := range rows {
+		if !*asJSON {
+			printRow(stdout, width, r, "golden", "candidate")
 			continue
 		}
-		printRow(stdout, width, r, "golden", "candidate")
+		row, err := json.Marshal(r)
+		if err == nil && r.Compared && r.Mismatch > 0 {
+			row, err = withExplained(row, rep)
+		}
+		if err != nil {
+			return err
+		}
+		if _, err := stdout.Write(append(bytes.TrimRight(row, "\n"), '\n')); err != nil {
+			return err
+		}
+	}
+	if overTolerance && *explainFlag && !*asJSON {
+		printExplained(stdout, rep, why, opts.opts)
 	}
 	if failed > 0 {
 		fmt.Fprintf(stderr, "rotary verify: %d of %d outputs fail\n", failed, len(outputs))

@@ -1,0 +1,142 @@
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"flag"
+	"fmt"
+	"io"
+	"strings"
+
+	"github.com/rotary-go/rotary/compare"
+	"github.com/rotary-go/rotary/explain"
+	"github.com/rotary-go/rotary/tensor"
+)
+
+// explainedOps are the golden ops verify explains: those that rotate query and key by the
+// model's RoPE at positions.
+var explainedOps = map[string]bool{"rotary_embedding": true, "rotary_embedding_gathered": true}
+
+// explainVerify runs package explain on a failed golden and candidate. It returns the report,
+// or why there is none (a golden of another op, a model it cannot rebuild).
+func explainVerify(golden, cand *inputSet, opts compare.Options) (explain.Report, string) {
+	op := golden.metadata["op"]
+	if !explainedOps[op] {
+		return explain.Report{}, fmt.Sprintf("explain: op %q is not covered (rotary_embedding and rotary_embedding_gathered are)", op)
+	}
+	m, err := goldenModelFlags(golden.metadata["apply_args"])
+	if err != nil {
+		return explain.Report{}, "explain: " + err.Error()
+	}
+	_, spec, err := m.load()
+	if err != nil {
+		return explain.Report{}, "explain: cannot rebuild the golden's RoPE: " + err.Error()
+	}
+	c := explain.Case{Spec: spec, Query: golden.tensors["query"], Key: golden.tensors["key"],
+		Want: map[string]tensor.Tensor{}, Got: map[string]tensor.Tensor{}}
+	if c.Positions, err = batchPositions(golden.tensors["positions"]); err != nil {
+		return explain.Report{}, "explain: " + err.Error()
+	}
+	for _, x := range []string{"query", "key"} {
+		want, ok := golden.tensors[outPrefix+x]
+		if !ok {
+			continue
+		}
+		got, _, ok := candidateFor(cand, outPrefix+x, x)
+		if !ok {
+			return explain.Report{}, "explain: the candidate lacks " + x
+		}
+		c.Want[x], c.Got[x] = want, got
+	}
+	rep, err := explain.Explain(c, opts)
+	if err != nil {
+		return explain.Report{}, err.Error()
+	}
+	return rep, ""
+}
+
+// goldenModelFlags reads the model flags of a golden's apply_args (the op's own flags, which
+// the explained ops do not have, are skipped).
+func goldenModelFlags(applyArgs string) (*modelFlags, error) {
+	if applyArgs == "" {
+		return nil, fmt.Errorf("the golden has no apply_args (rotary golden writes them) to rebuild its RoPE from")
+	}
+	var args []string
+	if err := json.Unmarshal([]byte(applyArgs), &args); err != nil {
+		return nil, fmt.Errorf("the golden's apply_args are not a JSON list of strings: %v", err)
+	}
+	fs := flag.NewFlagSet("apply_args", flag.ContinueOnError)
+	fs.SetOutput(io.Discard)
+	m := new(modelFlags)
+	m.register(fs)
+	var keep []string
+	for i := 0; i < len(args); i++ {
+		name, _, hasValue := strings.Cut(strings.TrimLeft(args[i], "-"), "=")
+		takesNext := !hasValue && i+1 < len(args)
+		if fs.Lookup(name) != nil {
+			keep = append(keep, args[i])
+			if takesNext {
+				keep = append(keep, args[i+1])
+			}
+		}
+		if takesNext {
+			i++
+		}
+	}
+	if err := fs.Parse(keep); err != nil {
+		return nil, fmt.Errorf("the golden's apply_args: %v", err)
+	}
+	return m, nil
+}
+
+// printExplained prints the report under verify's table.
+func printExplained(w io.Writer, rep explain.Report, why string, opts compare.Options) {
+	if why != "" {
+		fmt.Fprintln(w, why)
+		return
+	}
+	if len(rep.Findings) == 0 {
+		fmt.Fprintf(w, "explain: no known porting mistake reproduces the candidate (%d readings tried)\n", rep.Tried)
+		return
+	}
+	within := "within tolerance"
+	if opts.ATol < 0 {
+		within = fmt.Sprintf("within %d ULP", opts.MaxULP)
+	}
+	for _, f := range rep.Findings {
+		lead := "explained by"
+		if !f.Reproduces() {
+			lead = "partly explained by"
+		}
+		fmt.Fprintf(w, "%s: %s (%d of %d failing elements %s of that reading", lead, f.Reading, f.Explained, f.Failing, within)
+		if f.Residual > 0 {
+			fmt.Fprintf(w, "; %d elements it does not account for", f.Residual)
+		}
+		fmt.Fprintln(w, ")")
+		if p := f.Precision; p != nil {
+			fmt.Fprintf(w, "  a precision finding, not a bug: it moves %d of %d elements (%.1f%%)", p.Moved, p.Elements, 100*float64(p.Moved)/float64(max(p.Elements, 1)))
+			if p.FromPosition >= 0 {
+				fmt.Fprintf(w, " and puts elements over tolerance from position %d on", p.FromPosition)
+			}
+			fmt.Fprintf(w, "; a kernel computing this way passes verify with --ulp %d, or with --atol %.4g\n", p.ULP, p.MaxAbs)
+		}
+		fmt.Fprintf(w, "  fix: %s\n", f.Fix)
+	}
+}
+
+// withExplained adds the report's findings to a JSON row as "explained_by".
+func withExplained(row []byte, rep explain.Report) ([]byte, error) {
+	if len(rep.Findings) == 0 {
+		return row, nil
+	}
+	fs, err := json.Marshal(rep.Findings)
+	if err != nil {
+		return nil, err
+	}
+	row = bytes.TrimRight(row, "\n")
+	if len(row) < 2 || row[len(row)-1] != '}' {
+		return nil, fmt.Errorf("verify: a row that is not a JSON object")
+	}
+	out := append(row[:len(row)-1:len(row)-1], `,"explained_by":`...)
+	return append(append(out, fs...), '}', '\n'), nil
+}

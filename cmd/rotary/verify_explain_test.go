@@ -1,0 +1,101 @@
+package main
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/rotary-go/rotary/hf"
+	"github.com/rotary-go/rotary/tensor"
+)
+
+// TestVerifyExplains: a candidate computed with a porting mistake (here: rotary golden itself,
+// run with the mistake's reading of the model) is named by verify, with the fix, in text and in
+// --json; --explain=false leaves it out.
+func TestVerifyExplains(t *testing.T) {
+	dir := t.TempDir()
+	golden := filepath.Join(dir, "golden.safetensors")
+	common := []string{"--tokens", "6", "--dtype", "BF16"}
+	goldenRun(t, append(common, "--model", "llama-3.1-8b", "--positions", "range:100", "--out", golden)...)
+
+	// The same config without its llama3 rope_scaling.
+	js, err := hf.PresetJSON("llama-3.1-8b")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var cfg map[string]any
+	if err := json.Unmarshal(js, &cfg); err != nil {
+		t.Fatal(err)
+	}
+	delete(cfg, "rope_scaling")
+	noScaling := filepath.Join(dir, "config.json")
+	b, _ := json.Marshal(cfg)
+	if err := os.WriteFile(noScaling, b, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		mistake, line string
+		args          []string
+	}{
+		{"pairing", "explained by: the other pairing: GPT-J's (2i, 2i+1) where the model pairs NeoX's (i, i+d/2)", []string{"--model", "llama-3.1-8b", "--style", "gptj", "--positions", "range:100"}},
+		{"positions_from_zero", "explained by: positions from 0: the cache offset 100 left out", []string{"--model", "llama-3.1-8b", "--positions", "range:0"}},
+		{"positions_plus_one", "explained by: positions one too far (p+1)", []string{"--model", "llama-3.1-8b", "--positions", "range:101"}},
+		{"scaling_missing", "explained by: the llama3 scaling not applied (plain RoPE at base 500000)", []string{"--config", noScaling, "--positions", "range:9000"}},
+	} {
+		t.Run(c.mistake, func(t *testing.T) {
+			g := golden
+			if c.mistake == "scaling_missing" { // the scaling matters only past its low-frequency wavelength
+				g = filepath.Join(dir, "golden9000.safetensors")
+				goldenRun(t, append(common, "--model", "llama-3.1-8b", "--positions", "range:9000", "--out", g)...)
+			}
+			cand := filepath.Join(dir, c.mistake+".safetensors")
+			goldenRun(t, append(append(common, c.args...), "--out", cand)...)
+			code, out, stderr := runCLI(t, "verify", g, cand)
+			if code != 1 || !strings.Contains(out, c.line+" (") || !strings.Contains(out, "  fix: ") {
+				t.Fatalf("exit %d, want 1 and %q:\n%s%s", code, c.line, out, stderr)
+			}
+			code, out, _ = runCLI(t, "verify", "--json", g, cand)
+			for _, l := range strings.Split(strings.TrimSpace(out), "\n") {
+				var row struct {
+					Explained []struct {
+						Mistake            string
+						Failing, Explained int
+						Residual           int
+					} `json:"explained_by"`
+				}
+				if err := json.Unmarshal([]byte(l), &row); err != nil {
+					t.Fatal(err)
+				}
+				if code != 1 || len(row.Explained) == 0 || row.Explained[0].Mistake != c.mistake || row.Explained[0].Residual != 0 {
+					t.Errorf("--json: exit %d row %s", code, l)
+				}
+			}
+			if _, out, _ := runCLI(t, "verify", "--explain=false", g, cand); strings.Contains(out, "explained by") {
+				t.Errorf("--explain=false:\n%s", out)
+			}
+		})
+	}
+}
+
+// TestVerifyExplainSaysWhyNot: a golden explain cannot rebuild, or of an op it does not cover,
+// gets one line saying so, and verify's verdict stands.
+func TestVerifyExplainSaysWhyNot(t *testing.T) {
+	dir := t.TempDir()
+	b := writeBundle(t, dir) // written by hand: no apply_args
+	w, _, _ := wrongAt(b.query, bH, bD, 2, 1, 5)
+	cand := writeTensors(t, dir, "cand.safetensors", encodeAs(tensor.BF16, "query", []int{bT, bH, bD}, w), encodeAs(tensor.BF16, "key", []int{bT, bK, bD}, b.key))
+	code, out, _ := runCLI(t, "verify", b.path, cand)
+	if code != 1 || !strings.Contains(out, "explain: the golden has no apply_args (rotary golden writes them) to rebuild its RoPE from") {
+		t.Errorf("exit %d:\n%s", code, out)
+	}
+	golden := filepath.Join(dir, "thd.safetensors")
+	goldenRun(t, "--model", "llama-3.1-8b", "--op", "apply_rotary_emb_thd", "--tokens", "4", "--out", golden)
+	bad := filepath.Join(dir, "bad.safetensors")
+	goldenRun(t, "--model", "llama-3.1-8b", "--op", "apply_rotary_emb_thd", "--tokens", "4", "--seed", "9", "--out", bad)
+	code, out, _ = runCLI(t, "verify", golden, bad)
+	if code != 1 || !strings.Contains(out, `explain: op "apply_rotary_emb_thd" is not covered`) {
+		t.Errorf("exit %d:\n%s", code, out)
+	}
+}

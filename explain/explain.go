@@ -1,0 +1,287 @@
+// Package explain names the porting mistake behind a wrong RoPE. Given an op's inputs, the
+// exact outputs and a candidate's, it recomputes the op under each mistake that breaks RoPE
+// ports (the other pairing, the default base, scaling or attention factor left out, positions
+// off by one or without the cache offset, the rotation the wrong way, the rotary slice at the
+// wrong end of the head, query and key swapped or one left unrotated, a transposed output) and
+// under the arithmetic other implementations use (Hugging Face's float32 angles and 16-bit
+// cos/sin and products; ggml's float32 angles), and reports the readings that reproduce the
+// candidate: the elements it gets wrong are the elements the reading gets wrong, within the
+// same tolerance. rotary verify prints its Findings.
+//
+// A reading of arithmetic is a precision finding, not a bug: it says how many elements that
+// arithmetic moves off the exact result, by how many ULPs, and so which tolerance a kernel that
+// computes that way needs.
+package explain
+
+import (
+	"errors"
+	"fmt"
+	"math"
+	"slices"
+
+	"github.com/rotary-go/rotary/compare"
+	"github.com/rotary-go/rotary/rope"
+	"github.com/rotary-go/rotary/tensor"
+)
+
+// Case is one failed rotation of query and key by a model's RoPE, as rotary_embedding computes
+// it: out = R(positions) · in, pair by pair.
+type Case struct {
+	// Spec is the layer's RoPE: a spec without per-layer rules (rope.Spec.ForLayer's).
+	Spec rope.Spec
+	// Positions are the op's positions: [T], or one row per MRoPE section [rows, T].
+	Positions tensor.Tensor
+	// Query and Key are the op's inputs, before rotation: [T, H, D] or [T, H·D]. Key may be
+	// absent (the zero Tensor).
+	Query, Key tensor.Tensor
+	// Want holds the exact outputs and Got the candidate's, by name: "query", and "key" when
+	// Key is given. Got's tensors hold as many elements as Want's, in any dtype.
+	Want, Got map[string]tensor.Tensor
+}
+
+// Finding is a reading that reproduces (Residual 0) or partly reproduces the candidate.
+type Finding struct {
+	// Mistake names the reading: pairing, output_interleaved, base_default, ... (stable, for
+	// tools).
+	Mistake string `json:"mistake"`
+	// Reading says what the candidate computed; Fix what the right computation is.
+	Reading string `json:"reading"`
+	Fix     string `json:"fix"`
+	// Failing is the count of the candidate's elements over tolerance against the exact
+	// outputs, Explained of those within tolerance of the reading, and Residual the count of
+	// the candidate's elements over tolerance against the reading (0: it reproduces the
+	// candidate).
+	Failing   int `json:"failing"`
+	Explained int `json:"explained"`
+	Residual  int `json:"residual"`
+	// Precision is set for a reading of arithmetic: a precision finding, not a bug.
+	Precision *Precision `json:"precision,omitempty"`
+}
+
+// Reproduces reports whether the reading accounts for every element of the candidate.
+func (f Finding) Reproduces() bool { return f.Residual == 0 }
+
+// Precision is what a reading of arithmetic costs against the exact outputs.
+type Precision struct {
+	// Moved of Elements differ from the exact outputs.
+	Moved    int `json:"moved"`
+	Elements int `json:"elements"`
+	// ULP is the tolerance a kernel computing this way needs (verify --ulp), beside the default
+	// absolute tolerance; MaxAbs the largest absolute error, the --atol that alone would do.
+	ULP    int64   `json:"ulp"`
+	MaxAbs float64 `json:"max_abs_err"`
+	// FromPosition is the least position at which the reading puts an element over tolerance
+	// (where it starts to matter); -1 when it puts none over.
+	FromPosition int64 `json:"from_position"`
+}
+
+// ErrCase is wrapped by the errors Explain returns for a Case it cannot read.
+var ErrCase = errors.New("explain: case")
+
+// Report is what Explain found.
+type Report struct {
+	// Failing is the count of the candidate's elements over tolerance; Tried the count of
+	// readings that apply to the Case's spec and were tried.
+	Failing, Tried int
+	// Findings are the readings that reproduce the candidate, best first; when none does, the
+	// readings that account for at least half of the failing elements.
+	Findings []Finding
+}
+
+// Explain recomputes c under every reading that applies to its spec and reports those that
+// explain the candidate. Tolerances are opts's, as the candidate was judged (a negative ATol:
+// 2^-20 × the largest |exact output| of each tensor). A candidate that passes has nothing to
+// explain: the Report is empty.
+func Explain(c Case, opts compare.Options) (Report, error) {
+	s, err := newState(c, opts)
+	if err != nil || s.failing == 0 {
+		return Report{}, err
+	}
+	rep := Report{Failing: s.failing}
+	var full, partial []Finding
+	for _, r := range readings {
+		if r.applies != nil && !r.applies(s) {
+			continue
+		}
+		rep.Tried++
+		pred, err := r.run(s)
+		if err != nil || pred == nil {
+			continue // a reading the spec cannot express (the mutated spec is invalid)
+		}
+		f, ok := s.judge(r, pred)
+		switch {
+		case !ok:
+		case f.Reproduces():
+			full = append(full, f)
+		case 2*f.Explained >= f.Failing:
+			partial = append(partial, f)
+		}
+	}
+	rep.Findings = full
+	if len(full) == 0 {
+		rep.Findings = partial
+	}
+	slices.SortStableFunc(rep.Findings, func(a, b Finding) int {
+		if a.Explained != b.Explained {
+			return b.Explained - a.Explained
+		}
+		return a.Residual - b.Residual
+	})
+	return rep, nil
+}
+
+// state is a Case made contiguous, with its failing elements marked.
+type state struct {
+	c        Case
+	opts     compare.Options
+	names    []string // "query", then "key" when given
+	inputs   map[string]tensor.Tensor
+	want     map[string]tensor.Tensor // contiguous copies of the Case's
+	got      map[string]tensor.Tensor
+	atol     map[string]float64 // the absolute tolerance of each output against Want
+	over     map[string][]bool  // Got over tolerance against Want
+	failing  int
+	maxPos   int64
+	pos      tensor.Tensor // contiguous positions
+	posRows  int
+	tokens   int
+	elements int
+}
+
+func newState(c Case, opts compare.Options) (*state, error) {
+	if c.Spec.DualChunk != nil {
+		return nil, fmt.Errorf("%w: dual-chunk models rotate each query variant at its own positions; not covered", ErrCase)
+	}
+	if c.Spec.Local != nil {
+		return nil, fmt.Errorf("%w: Spec has per-layer rules; pass the layer's (Spec.ForLayer)", ErrCase)
+	}
+	if err := c.Spec.Validate(); err != nil {
+		return nil, fmt.Errorf("%w: Spec: %v", ErrCase, err)
+	}
+	s := &state{c: c, opts: opts, inputs: map[string]tensor.Tensor{}, want: map[string]tensor.Tensor{}, got: map[string]tensor.Tensor{}, atol: map[string]float64{}, over: map[string][]bool{}}
+	for _, in := range []struct {
+		name string
+		t    tensor.Tensor
+	}{{"query", c.Query}, {"key", c.Key}} {
+		if in.t.IsZero() {
+			if in.name == "query" {
+				return nil, fmt.Errorf("%w: Query: missing", ErrCase)
+			}
+			continue
+		}
+		want, got := c.Want[in.name], c.Got[in.name]
+		if want.IsZero() || got.IsZero() {
+			return nil, fmt.Errorf("%w: Want and Got: want a %q tensor in each", ErrCase, in.name)
+		}
+		if want.Len() != in.t.Len() || got.Len() != in.t.Len() {
+			return nil, fmt.Errorf("%w: %s: input, Want and Got hold %d, %d and %d elements; want the same", ErrCase, in.name, in.t.Len(), want.Len(), got.Len())
+		}
+		s.names = append(s.names, in.name)
+		s.inputs[in.name] = in.t.Clone()
+		wc, gc := want.Clone(), got.Clone()
+		if wc.IsZero() || gc.IsZero() || s.inputs[in.name].IsZero() {
+			return nil, fmt.Errorf("%w: %s: a tensor whose view reaches outside its data", ErrCase, in.name)
+		}
+		s.want[in.name], s.got[in.name] = wc, gc
+		over, atol, err := compare.Over(wc, gc, opts)
+		if err != nil {
+			return nil, fmt.Errorf("%w: %s: %v", ErrCase, in.name, err)
+		}
+		s.over[in.name], s.atol[in.name] = over, atol
+		for _, o := range over {
+			if o {
+				s.failing++
+			}
+		}
+		s.elements += wc.Len()
+	}
+	s.pos = c.Positions.Clone()
+	if s.pos.IsZero() || s.pos.DType.IsFloat() || s.pos.DType == tensor.F64 || s.pos.Rank() < 1 || s.pos.Rank() > 2 {
+		return nil, fmt.Errorf("%w: Positions: want an integer tensor [T] or [rows, T]", ErrCase)
+	}
+	s.tokens = s.pos.Shape[s.pos.Rank()-1]
+	s.posRows = s.pos.Len() / max(s.tokens, 1)
+	if D := c.Spec.HeadSize; D <= 0 || s.tokens == 0 || s.inputs["query"].Len()%(s.tokens*D) != 0 {
+		return nil, fmt.Errorf("%w: Query: %d elements do not split into %d tokens of heads of %d", ErrCase, s.inputs["query"].Len(), s.tokens, D)
+	}
+	for i := range s.pos.Len() {
+		if p := s.pos.Int64At(i); p < 0 {
+			return nil, fmt.Errorf("%w: Positions: %d is negative", ErrCase, p)
+		} else {
+			s.maxPos = max(s.maxPos, p)
+		}
+	}
+	return s, nil
+}
+
+// judge measures the candidate against a reading's outputs.
+func (s *state) judge(r reading, pred map[string]tensor.Tensor) (Finding, bool) {
+	f := Finding{Mistake: r.id, Reading: r.reading(s), Fix: r.fix(s), Failing: s.failing}
+	opts := s.opts
+	for _, n := range s.names {
+		p, ok := pred[n]
+		if !ok || p.Len() != s.want[n].Len() {
+			return f, false
+		}
+		// The candidate is judged against the reading with the tolerance it was judged by.
+		opts.ATol = s.atol[n]
+		over, _, err := compare.Over(p, s.got[n], opts)
+		if err != nil {
+			return f, false
+		}
+		for i, o := range over {
+			switch {
+			case o:
+				f.Residual++
+			case s.over[n][i]:
+				f.Explained++
+			}
+		}
+	}
+	if r.precision {
+		f.Precision = s.cost(pred)
+	}
+	return f, f.Explained > 0
+}
+
+// cost is what a reading of arithmetic moves off the exact outputs.
+func (s *state) cost(pred map[string]tensor.Tensor) *Precision {
+	p := &Precision{Elements: s.elements, FromPosition: -1}
+	opts := s.opts
+	for _, n := range s.names {
+		want, got := s.want[n], pred[n]
+		cd, _, _ := compare.CommonDType(want.DType, got.DType, "", "")
+		for i := range want.Len() {
+			x, y := compare.RoundTo(cd, want.Float64At(i)), compare.RoundTo(cd, got.Float64At(i))
+			if x == y {
+				continue
+			}
+			p.Moved++
+			diff := math.Abs(x - y)
+			p.MaxAbs = max(p.MaxAbs, diff)
+			if diff > s.atol[n] {
+				p.ULP = max(p.ULP, tensor.ULPDiff(cd, x, y))
+			}
+		}
+		opts.ATol = s.atol[n]
+		over, _, err := compare.Over(want, got, opts)
+		if err != nil {
+			continue
+		}
+		perToken := len(over) / s.tokens
+		for i, o := range over {
+			if !o {
+				continue
+			}
+			t := i / perToken
+			least := s.pos.Int64At(t) // the text row; MRoPE rows start from it too
+			for r := 1; r < s.posRows; r++ {
+				least = min(least, s.pos.Int64At(r*s.tokens+t))
+			}
+			if p.FromPosition < 0 || least < p.FromPosition {
+				p.FromPosition = least
+			}
+		}
+	}
+	return p
+}

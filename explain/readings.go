@@ -1,0 +1,347 @@
+package explain
+
+import (
+	"fmt"
+	"slices"
+
+	"github.com/rotary-go/rotary/rope"
+	"github.com/rotary-go/rotary/tensor"
+)
+
+// reading is one known way of computing the op wrongly (or with other arithmetic).
+type reading struct {
+	id        string
+	precision bool
+	applies   func(s *state) bool // nil: always
+	run       func(s *state) (map[string]tensor.Tensor, error)
+	reading   func(s *state) string
+	fix       func(s *state) string
+}
+
+func say(format string) func(*state) string { return func(*state) string { return format } }
+
+// rotated: the spec rotates something (a NoPE layer's outputs are its inputs).
+func rotated(s *state) bool { return !s.c.Spec.NoRoPE && s.c.Spec.RotaryDim > 0 }
+
+func styleName(st rope.Style) string {
+	if st == rope.GPTJ {
+		return "GPT-J's (2i, 2i+1)"
+	}
+	return "NeoX's (i, i+d/2)"
+}
+
+// readings are tried in this order; Explain ranks what they explain.
+var readings = []reading{
+	{
+		id: "pairing", applies: rotated,
+		run: func(s *state) (map[string]tensor.Tensor, error) {
+			return s.withSpec(func(sp *rope.Spec) bool {
+				sp.Style = rope.GPTJ + rope.NeoX - sp.Style
+				return true
+			})
+		},
+		reading: func(s *state) string {
+			return fmt.Sprintf("the other pairing: %s where the model pairs %s", styleName(rope.GPTJ+rope.NeoX-s.c.Spec.Style), styleName(s.c.Spec.Style))
+		},
+		fix: func(s *state) string {
+			if s.c.Spec.Style == rope.GPTJ {
+				return "pair element 2i with 2i+1 (rotate_every_two; vLLM is_neox_style=False, torch_npu rotary_mode \"interleave\")"
+			}
+			return "pair element i with i+d/2 (rotate_half; vLLM is_neox_style=True, torch_npu rotary_mode \"half\")"
+		},
+	},
+	{
+		id: "output_order", applies: rotated,
+		run: func(s *state) (map[string]tensor.Tensor, error) {
+			order := interleaved(s.c.Spec.RotaryDim)
+			if s.c.Spec.Style == rope.GPTJ {
+				order = halves(s.c.Spec.RotaryDim)
+			}
+			return eachDims(s.want, s.c.Spec.HeadSize, order), nil
+		},
+		reading: func(s *state) string {
+			if s.c.Spec.Style == rope.GPTJ {
+				return "the right rotation, left de-interleaved: each pair's members written at i and i+d/2 instead of 2i and 2i+1"
+			}
+			return "the right rotation, written interleaved: each pair's members written at 2i and 2i+1 instead of i and i+d/2"
+		},
+		fix: say("undo the kernel's reordering of the head on its output as on its input (a kernel that de-interleaves to rotate halves must re-interleave what it writes)"),
+	},
+	{
+		id: "base_default", applies: func(s *state) bool { return rotated(s) && s.c.Spec.Base != 10000 },
+		run: func(s *state) (map[string]tensor.Tensor, error) {
+			return s.withSpec(func(sp *rope.Spec) bool { sp.Base = 10000; return true })
+		},
+		reading: func(s *state) string {
+			return fmt.Sprintf("base 10000 (the common default) instead of the model's %g", s.c.Spec.Base)
+		},
+		fix: say("read the base from the config (rope_theta, or rope_parameters.rope_theta)"),
+	},
+	{
+		id: "scaling_missing", applies: func(s *state) bool { return rotated(s) && scaled(s.c.Spec) },
+		run: func(s *state) (map[string]tensor.Tensor, error) {
+			return s.withSpec(func(sp *rope.Spec) bool {
+				sp.Scaling = rope.Scaling{RotatedPairs: sp.Scaling.RotatedPairs}
+				if sp.Scaling.RotatedPairs > 0 {
+					sp.Scaling.Type = rope.ScalingProportional
+				}
+				return true
+			})
+		},
+		reading: func(s *state) string {
+			return fmt.Sprintf("the %s scaling not applied (plain RoPE at base %g)", s.c.Spec.Scaling.Type, s.c.Spec.Base)
+		},
+		fix: func(s *state) string {
+			return fmt.Sprintf("apply the config's rope_scaling (rope_type %q, factor %g) to the frequencies", s.c.Spec.Scaling.Type, s.c.Spec.Scaling.Factor)
+		},
+	},
+	{
+		id: "attention_factor_missing", applies: attentionScaled,
+		run: func(s *state) (map[string]tensor.Tensor, error) {
+			return s.withSpec(func(sp *rope.Spec) bool { sp.Scaling.AttentionFactor = 1; return true })
+		},
+		reading: func(s *state) string {
+			return fmt.Sprintf("the %s attention factor %.6g left out of cos and sin", s.c.Spec.Scaling.Type, attention(s))
+		},
+		fix: say("multiply cos and sin by the attention factor (HF's attention_scaling, vLLM's mscale)"),
+	},
+	{
+		id: "attention_factor_twice", applies: attentionScaled,
+		run: func(s *state) (map[string]tensor.Tensor, error) {
+			a := attention(s)
+			return s.withSpec(func(sp *rope.Spec) bool { sp.Scaling.AttentionFactor = a * a; return true })
+		},
+		reading: func(s *state) string {
+			return fmt.Sprintf("the %s attention factor %.6g applied twice (cos and sin × %.6g)", s.c.Spec.Scaling.Type, attention(s), attention(s)*attention(s))
+		},
+		fix: say("apply the attention factor once, to cos and sin (or, as some engines do, to the softmax scale), not both"),
+	},
+	{
+		id: "longrope_tables_swapped",
+		applies: func(s *state) bool {
+			sc := s.c.Spec.Scaling
+			return rotated(s) && sc.Type == rope.ScalingLongRoPE && !slices.Equal(sc.ShortFactor, sc.LongFactor)
+		},
+		run: func(s *state) (map[string]tensor.Tensor, error) {
+			return s.withSpec(func(sp *rope.Spec) bool {
+				sp.Scaling.ShortFactor, sp.Scaling.LongFactor = sp.Scaling.LongFactor, sp.Scaling.ShortFactor
+				return true
+			})
+		},
+		reading: say("LongRoPE's short and long factor tables swapped"),
+		fix: func(s *state) string {
+			return fmt.Sprintf("use short_factor while the sequence fits in original_max_position_embeddings (%d), long_factor past it", s.c.Spec.OriginalMax())
+		},
+	},
+	{
+		id: "partial_rotary_ignored", applies: func(s *state) bool { return rotated(s) && s.c.Spec.RotaryDim < s.c.Spec.HeadSize },
+		run: func(s *state) (map[string]tensor.Tensor, error) {
+			return s.withSpec(func(sp *rope.Spec) bool {
+				if sp.MRoPE != nil || sp.Scaling.RotatedPairs > 0 || len(sp.Scaling.ShortFactor) > 0 {
+					return false // tables sized by the rotary dim: no whole-head reading
+				}
+				sp.RotaryDim = sp.HeadSize
+				return true
+			})
+		},
+		reading: func(s *state) string {
+			return fmt.Sprintf("the whole head (%d dims) rotated instead of the rotary dim %d (partial_rotary_factor ignored)", s.c.Spec.HeadSize, s.c.Spec.RotaryDim)
+		},
+		fix: say("rotate only the first rotary_dim = head_dim × partial_rotary_factor dims of each head and pass the rest through"),
+	},
+	{
+		id: "rotary_slice_at_end", applies: func(s *state) bool { return rotated(s) && s.c.Spec.RotaryDim < s.c.Spec.HeadSize },
+		run: func(s *state) (map[string]tensor.Tensor, error) {
+			D, rd := s.c.Spec.HeadSize, s.c.Spec.RotaryDim
+			out, err := s.rotate(s.c.Spec, s.pos, eachDims(s.inputs, D, tail(D, rd, false)))
+			if err != nil {
+				return nil, err
+			}
+			return eachDims(out, D, tail(D, rd, true)), nil
+		},
+		reading: func(s *state) string {
+			D, rd := s.c.Spec.HeadSize, s.c.Spec.RotaryDim
+			return fmt.Sprintf("the rotary dims taken from the end of the head (%d..%d) instead of its start (0..%d)", D-rd, D-1, rd-1)
+		},
+		fix: say("rotate dims 0..rotary_dim−1 of the head this op is given (MLA puts q_pe after q_nope: split before rotating; DeepSeek-V3.2's indexer puts its rope part first)"),
+	},
+	{
+		id: "positions_plus_one", applies: rotated,
+		run: func(s *state) (map[string]tensor.Tensor, error) {
+			return s.withPositions(func(p int64) int64 { return p + 1 })
+		},
+		reading: say("positions one too far (p+1)"),
+		fix:     say("give token i the position the positions tensor holds: a prompt starts at 0, a decode step at the cache length"),
+	},
+	{
+		id: "positions_minus_one", applies: rotated,
+		run: func(s *state) (map[string]tensor.Tensor, error) {
+			return s.withPositions(func(p int64) int64 { return p - 1 })
+		},
+		reading: say("positions one short (p−1)"),
+		fix:     say("give token i the position the positions tensor holds: a decode step's position is the cache length, not the cache length − 1"),
+	},
+	{
+		id: "positions_from_zero", applies: func(s *state) bool { return rotated(s) && s.leastPosition() > 0 },
+		run: func(s *state) (map[string]tensor.Tensor, error) {
+			least := s.leastPosition()
+			return s.withPositions(func(p int64) int64 { return p - least })
+		},
+		reading: func(s *state) string {
+			return fmt.Sprintf("positions from 0: the cache offset %d left out", s.leastPosition())
+		},
+		fix: say("add the number of tokens already in the KV cache to the new tokens' positions"),
+	},
+	{
+		id: "token_index_as_position", applies: func(s *state) bool { return rotated(s) && !s.tokenOrder(s.leastPosition()) },
+		run: func(s *state) (map[string]tensor.Tensor, error) {
+			v := make([]int64, s.pos.Len())
+			for i := range v {
+				v[i] = int64(i % s.tokens)
+			}
+			return s.rotate(s.c.Spec, tensor.FromI64(v, s.pos.Shape...), s.inputs)
+		},
+		reading: say("each token's index (0, 1, 2, …) taken for its position"),
+		fix:     say("take the positions from the positions tensor (position_ids), not from the token's place in the batch"),
+	},
+	{
+		id: "rotation_reversed", applies: rotated,
+		run: func(s *state) (map[string]tensor.Tensor, error) {
+			// R(−θ)·(a, b) = swap(R(θ)·swap(a, b)), exactly: the swaps move values, and the
+			// products are the same products.
+			swap := pairMembers(s.c.Spec)
+			out, err := s.rotate(s.c.Spec, s.pos, eachDims(s.inputs, s.c.Spec.HeadSize, swap))
+			if err != nil {
+				return nil, err
+			}
+			return eachDims(out, s.c.Spec.HeadSize, swap), nil
+		},
+		reading: say("the rotation the wrong way (sin negated)"),
+		fix:     say("first of each pair x·cos − y·sin, second y·cos + x·sin (rotate_half(q) is (−q2, q1))"),
+	},
+	{
+		id: "query_key_swapped",
+		applies: func(s *state) bool {
+			return len(s.names) == 2 && s.want["query"].Len() == s.want["key"].Len()
+		},
+		run: func(s *state) (map[string]tensor.Tensor, error) {
+			return map[string]tensor.Tensor{"query": s.want["key"], "key": s.want["query"]}, nil
+		},
+		reading: say("query and key swapped on output"),
+		fix:     say("write the rotated query to query and the rotated key to key"),
+	},
+	{
+		id: "key_not_rotated", applies: func(s *state) bool { return rotated(s) && len(s.names) == 2 },
+		run: func(s *state) (map[string]tensor.Tensor, error) {
+			return map[string]tensor.Tensor{"query": s.want["query"], "key": s.inputs["key"]}, nil
+		},
+		reading: say("only the query rotated: the key left as it came in"),
+		fix:     say("rotate the key too, before it enters the KV cache"),
+	},
+	{
+		id: "query_not_rotated", applies: rotated,
+		run: func(s *state) (map[string]tensor.Tensor, error) {
+			out := map[string]tensor.Tensor{"query": s.inputs["query"]}
+			if len(s.names) == 2 {
+				out["key"] = s.want["key"]
+			}
+			return out, nil
+		},
+		reading: func(s *state) string {
+			if len(s.names) == 2 {
+				return "only the key rotated: the query left as it came in"
+			}
+			return "the query left as it came in (not rotated)"
+		},
+		fix: say("rotate the query too"),
+	},
+	{
+		id: "output_transposed", applies: func(s *state) bool { return s.heads() > 1 && s.tokens > 1 },
+		run: func(s *state) (map[string]tensor.Tensor, error) {
+			return transposed(s.want, s.tokens, s.c.Spec.HeadSize), nil
+		},
+		reading: say("the right values written head-major ([heads, tokens, dim], BNSD) into the token-major [tokens, heads, dim] (BSND) output"),
+		fix:     say("write the output in the layout the op's tensors have, or transpose it back"),
+	},
+	{
+		id: "cos_sin_in_dtype", precision: true, applies: func(s *state) bool { return rotated(s) && s.sixteenBit() },
+		run: func(s *state) (map[string]tensor.Tensor, error) {
+			return s.compute(arithmetic{angles: anglesExact, cosSinInDType: true})
+		},
+		reading: func(s *state) string {
+			return fmt.Sprintf("cos and sin rounded to %v before the multiply", s.inputs["query"].DType)
+		},
+		fix: say("keep cos and sin in float32 and round once, after the rotation (as vLLM's and FlashInfer's kernels do)"),
+	},
+	{
+		id: "hf_arithmetic", precision: true, applies: func(s *state) bool { return rotated(s) && s.sixteenBit() },
+		run: func(s *state) (map[string]tensor.Tensor, error) {
+			return s.compute(arithmetic{angles: anglesHF, cosSinInDType: true, productsInDType: true})
+		},
+		reading: func(s *state) string {
+			return fmt.Sprintf("Hugging Face's arithmetic (LlamaRotaryEmbedding and apply_rotary_pos_emb): angles in float32, cos and sin rounded to %[1]v, each product and the sum rounded to %[1]v", s.inputs["query"].DType)
+		},
+		fix: say("exact to the last bit takes float32 cos and sin and one rounding at the end; to accept Hugging Face's arithmetic, verify with the --ulp it needs"),
+	},
+	{
+		id: "angles_float32", precision: true, applies: rotated,
+		run: func(s *state) (map[string]tensor.Tensor, error) {
+			return s.compute(arithmetic{angles: anglesHF})
+		},
+		reading: say("angles in float32 (inv_freq @ position_ids, as Hugging Face's rotary embedding computes them)"),
+		fix:     say("compute the angle position × inv_freq in float64 (or look cos and sin up in a table built that way) and round cos and sin once"),
+	},
+	{
+		id: "angles_ggml", precision: true, applies: func(s *state) bool { return rotated(s) && !scaled(s.c.Spec) && s.c.Spec.MRoPE == nil },
+		run: func(s *state) (map[string]tensor.Tensor, error) {
+			return s.compute(arithmetic{angles: anglesGGML})
+		},
+		reading: say("angles in float32 as ggml computes them (p · theta_scale^i, the angle multiplied pair by pair)"),
+		fix:     say("compute the angle position × inv_freq in float64 (or look cos and sin up in a table built that way) and round cos and sin once"),
+	},
+}
+
+// scaled: the spec's frequencies are not the plain ones.
+func scaled(spec rope.Spec) bool {
+	t := spec.Scaling.Type
+	return t != "" && t != rope.ScalingDefault && t != rope.ScalingProportional
+}
+
+// attention is the factor that multiplies cos and sin.
+func attention(s *state) float64 {
+	_, a := s.c.Spec.Frequencies(int(min(s.maxPos, 1<<31-1)))
+	return a
+}
+
+func attentionScaled(s *state) bool {
+	t := s.c.Spec.Scaling.Type
+	return rotated(s) && (t == rope.ScalingYaRN || t == rope.ScalingLongRoPE) && attention(s) != 1
+}
+
+func (s *state) leastPosition() int64 {
+	least := s.pos.Int64At(0)
+	for i := range s.pos.Len() {
+		least = min(least, s.pos.Int64At(i))
+	}
+	return least
+}
+
+// tokenOrder: every row of positions is from, from+1, from+2, …: the token index is then
+// positions_from_zero's reading.
+func (s *state) tokenOrder(from int64) bool {
+	for i := range s.pos.Len() {
+		if s.pos.Int64At(i) != from+int64(i%s.tokens) {
+			return false
+		}
+	}
+	return true
+}
+
+func (s *state) heads() int {
+	return s.inputs["query"].Len() / max(s.tokens*s.c.Spec.HeadSize, 1)
+}
+
+func (s *state) sixteenBit() bool {
+	d := s.inputs["query"].DType
+	return d == tensor.BF16 || d == tensor.F16
+}

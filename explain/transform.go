@@ -1,0 +1,154 @@
+package explain
+
+import (
+	"github.com/rotary-go/rotary"
+	"github.com/rotary-go/rotary/rope"
+	"github.com/rotary-go/rotary/tensor"
+)
+
+// rotate is rotary_embedding of the inputs (copies) by spec at positions pos: the exact
+// arithmetic, through the library.
+func (s *state) rotate(spec rope.Spec, pos tensor.Tensor, in map[string]tensor.Tensor) (map[string]tensor.Tensor, error) {
+	if err := spec.Validate(); err != nil {
+		return nil, err
+	}
+	emb, err := rotary.New(spec, rotary.WithCacheLen(0))
+	if err != nil {
+		return nil, err
+	}
+	q, k := in["query"].Clone(), tensor.Tensor{}
+	if t, ok := in["key"]; ok {
+		k = t.Clone()
+	}
+	if err := emb.Forward(pos, q, k); err != nil {
+		return nil, err
+	}
+	out := map[string]tensor.Tensor{"query": q}
+	if !k.IsZero() {
+		out["key"] = k
+	}
+	return out, nil
+}
+
+// withSpec is the exact rotation by the spec as mutate changes it; nil when mutate says the
+// reading does not apply.
+func (s *state) withSpec(mutate func(*rope.Spec) bool) (map[string]tensor.Tensor, error) {
+	spec := s.c.Spec
+	// The scaling tables are shared with the caller's spec: a mutation must not write them.
+	spec.Scaling.ShortFactor = append([]float64(nil), spec.Scaling.ShortFactor...)
+	spec.Scaling.LongFactor = append([]float64(nil), spec.Scaling.LongFactor...)
+	if !mutate(&spec) {
+		return nil, nil
+	}
+	return s.rotate(spec, s.pos, s.inputs)
+}
+
+// withPositions is the exact rotation at positions p(position) instead.
+func (s *state) withPositions(p func(int64) int64) (map[string]tensor.Tensor, error) {
+	v := make([]int64, s.pos.Len())
+	for i := range v {
+		if v[i] = p(s.pos.Int64At(i)); v[i] < 0 {
+			return nil, nil
+		}
+	}
+	return s.rotate(s.c.Spec, tensor.FromI64(v, s.pos.Shape...), s.inputs)
+}
+
+// eachDims permutes every head's D elements of every tensor in ts: out[j] = in[src(j)].
+func eachDims(ts map[string]tensor.Tensor, D int, src func(j int) int) map[string]tensor.Tensor {
+	out := map[string]tensor.Tensor{}
+	for n, t := range ts {
+		p := tensor.Zeros(t.DType, t.Shape...)
+		for row := 0; row+D <= t.Len(); row += D {
+			for j := range D {
+				copyElem(p, row+j, t, row+src(j))
+			}
+		}
+		out[n] = p
+	}
+	return out
+}
+
+// copyElem copies element si of contiguous src to element di of dst, of the same dtype.
+func copyElem(dst tensor.Tensor, di int, src tensor.Tensor, si int) {
+	switch src.DType {
+	case tensor.F32:
+		dst.F32[di] = src.F32[si]
+	case tensor.F16, tensor.BF16:
+		dst.Bits[di] = src.Bits[si]
+	case tensor.F64:
+		dst.F64[di] = src.F64[si]
+	}
+}
+
+// pairMembers swaps the two members of every rotation pair of the rotary dims in the spec's
+// pairing: NeoX's i and i+d/2, GPT-J's 2i and 2i+1. Applied twice it is the identity.
+func pairMembers(spec rope.Spec) func(j int) int {
+	h := spec.RotaryDim / 2
+	return func(j int) int {
+		switch {
+		case j >= spec.RotaryDim:
+			return j
+		case spec.Style == rope.GPTJ:
+			return j ^ 1
+		case j < h:
+			return j + h
+		}
+		return j - h
+	}
+}
+
+// interleaved reads element j of a head written in GPT-J order (2i, 2i+1) from one in NeoX
+// order (i, i+d/2); halves is its inverse.
+func interleaved(rd int) func(j int) int {
+	return func(j int) int {
+		if j >= rd {
+			return j
+		}
+		if j%2 == 0 {
+			return j / 2
+		}
+		return rd/2 + j/2
+	}
+}
+
+func halves(rd int) func(j int) int {
+	return func(j int) int {
+		switch {
+		case j >= rd:
+			return j
+		case j < rd/2:
+			return 2 * j
+		}
+		return 2*(j-rd/2) + 1
+	}
+}
+
+// tail moves the last rd dims of a head of D to its front (from its front back, inverse).
+func tail(D, rd int, inverse bool) func(j int) int {
+	return func(j int) int {
+		if inverse {
+			return (j + rd) % D
+		}
+		return (j + D - rd) % D
+	}
+}
+
+// transposed lays each [T, H, D] tensor out as [H, T, D] in the same shape: an output written
+// head-major into a token-major tensor.
+func transposed(ts map[string]tensor.Tensor, T, D int) map[string]tensor.Tensor {
+	out := map[string]tensor.Tensor{}
+	for n, t := range ts {
+		H := t.Len() / (T * D)
+		p := tensor.Zeros(t.DType, t.Shape...)
+		for tok := range T {
+			for h := range H {
+				for d := range D {
+					copyElem(p, (h*T+tok)*D+d, t, (tok*H+h)*D+d)
+				}
+			}
+		}
+		out[n] = p
+	}
+	return out
+}
