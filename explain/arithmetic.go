@@ -40,7 +40,7 @@ type arithmetic struct {
 
 // compute rotates the inputs by a.
 func (s *state) compute(a arithmetic) (map[string]tensor.Tensor, error) {
-	spec := s.c.Spec
+	spec := s.spec
 	half := spec.Half()
 	T := s.tokens
 	inv64, att := spec.Frequencies(int(min(s.maxPos, math.MaxInt32)))

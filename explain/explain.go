@@ -94,8 +94,16 @@ type Report struct {
 // explain: the Report is empty.
 func Explain(c Case, opts compare.Options) (Report, error) {
 	s, err := newState(c, opts)
-	if err != nil || s.failing == 0 {
+	if err != nil {
 		return Report{}, err
+	}
+	return s.report(), nil
+}
+
+// report tries every reading that applies.
+func (s *state) report() Report {
+	if s.failing == 0 {
+		return Report{}
 	}
 	rep := Report{Failing: s.failing}
 	var full, partial []Finding
@@ -127,25 +135,73 @@ func Explain(c Case, opts compare.Options) (Report, error) {
 		}
 		return a.Residual - b.Residual
 	})
-	return rep, nil
+	return rep
 }
 
-// state is a Case made contiguous, with its failing elements marked.
+// state is a case made contiguous, with its failing elements marked. Each output is named
+// after the input it rotates ("query", "key"; "out", from x).
 type state struct {
-	c        Case
 	opts     compare.Options
-	names    []string // "query", then "key" when given
-	inputs   map[string]tensor.Tensor
-	want     map[string]tensor.Tensor // contiguous copies of the Case's
+	names    []string                 // the outputs, in order
+	inputs   map[string]tensor.Tensor // each output's input, before rotation
+	want     map[string]tensor.Tensor
 	got      map[string]tensor.Tensor
-	atol     map[string]float64 // the absolute tolerance of each output against Want
-	over     map[string][]bool  // Got over tolerance against Want
+	atol     map[string]float64 // the absolute tolerance of each output against want
+	over     map[string][]bool  // got over tolerance against want
 	failing  int
-	maxPos   int64
-	pos      tensor.Tensor // contiguous positions
-	posRows  int
-	tokens   int
 	elements int
+
+	// What every reading of the head reads: its size, the rotated dims at its start, the pairing.
+	headSize, rotaryDim int
+	style               rope.Style
+	// swap is the transposed reading's view of each output: outer × a × b × inner elements,
+	// a and b the two axes a head-major write swaps (b 0: each output's own); zero when no
+	// such reading applies.
+	swap [4]int
+
+	// A rotation by the model's RoPE (Case): the spec, at positions.
+	bySpec  bool
+	spec    rope.Spec
+	pos     tensor.Tensor // contiguous
+	posRows int
+	tokens  int
+	maxPos  int64
+
+	// A rotation by given cos and sin (CosSinCase).
+	cs *CosSinCase
+}
+
+// mark takes the outputs' tensors, contiguous, and marks the candidate's failing elements.
+func (s *state) mark(name string, in, want, got tensor.Tensor) error {
+	if want.IsZero() || got.IsZero() {
+		return fmt.Errorf("%w: Want and Got: want a %q tensor in each", ErrCase, name)
+	}
+	if want.Len() != in.Len() || got.Len() != in.Len() {
+		return fmt.Errorf("%w: %s: input, Want and Got hold %d, %d and %d elements; want the same", ErrCase, name, in.Len(), want.Len(), got.Len())
+	}
+	ic, wc, gc := in.Clone(), want.Clone(), got.Clone()
+	if ic.IsZero() || wc.IsZero() || gc.IsZero() {
+		return fmt.Errorf("%w: %s: a tensor whose view reaches outside its data", ErrCase, name)
+	}
+	over, atol, err := compare.Over(wc, gc, s.opts)
+	if err != nil {
+		return fmt.Errorf("%w: %s: %v", ErrCase, name, err)
+	}
+	s.names = append(s.names, name)
+	s.inputs[name], s.want[name], s.got[name] = ic, wc, gc
+	s.over[name], s.atol[name] = over, atol
+	for _, o := range over {
+		if o {
+			s.failing++
+		}
+	}
+	s.elements += wc.Len()
+	return nil
+}
+
+func blankState(opts compare.Options) *state {
+	return &state{opts: opts, inputs: map[string]tensor.Tensor{}, want: map[string]tensor.Tensor{}, got: map[string]tensor.Tensor{},
+		atol: map[string]float64{}, over: map[string][]bool{}}
 }
 
 func newState(c Case, opts compare.Options) (*state, error) {
@@ -158,42 +214,25 @@ func newState(c Case, opts compare.Options) (*state, error) {
 	if err := c.Spec.Validate(); err != nil {
 		return nil, fmt.Errorf("%w: Spec: %v", ErrCase, err)
 	}
-	s := &state{c: c, opts: opts, inputs: map[string]tensor.Tensor{}, want: map[string]tensor.Tensor{}, got: map[string]tensor.Tensor{}, atol: map[string]float64{}, over: map[string][]bool{}}
+	s := blankState(opts)
+	s.bySpec, s.spec = true, c.Spec
+	s.headSize, s.rotaryDim, s.style = c.Spec.HeadSize, c.Spec.RotaryDim, c.Spec.Style
+	if c.Spec.NoRoPE {
+		s.rotaryDim = 0
+	}
+	if c.Query.IsZero() {
+		return nil, fmt.Errorf("%w: Query: missing", ErrCase)
+	}
 	for _, in := range []struct {
 		name string
 		t    tensor.Tensor
 	}{{"query", c.Query}, {"key", c.Key}} {
 		if in.t.IsZero() {
-			if in.name == "query" {
-				return nil, fmt.Errorf("%w: Query: missing", ErrCase)
-			}
 			continue
 		}
-		want, got := c.Want[in.name], c.Got[in.name]
-		if want.IsZero() || got.IsZero() {
-			return nil, fmt.Errorf("%w: Want and Got: want a %q tensor in each", ErrCase, in.name)
+		if err := s.mark(in.name, in.t, c.Want[in.name], c.Got[in.name]); err != nil {
+			return nil, err
 		}
-		if want.Len() != in.t.Len() || got.Len() != in.t.Len() {
-			return nil, fmt.Errorf("%w: %s: input, Want and Got hold %d, %d and %d elements; want the same", ErrCase, in.name, in.t.Len(), want.Len(), got.Len())
-		}
-		s.names = append(s.names, in.name)
-		s.inputs[in.name] = in.t.Clone()
-		wc, gc := want.Clone(), got.Clone()
-		if wc.IsZero() || gc.IsZero() || s.inputs[in.name].IsZero() {
-			return nil, fmt.Errorf("%w: %s: a tensor whose view reaches outside its data", ErrCase, in.name)
-		}
-		s.want[in.name], s.got[in.name] = wc, gc
-		over, atol, err := compare.Over(wc, gc, opts)
-		if err != nil {
-			return nil, fmt.Errorf("%w: %s: %v", ErrCase, in.name, err)
-		}
-		s.over[in.name], s.atol[in.name] = over, atol
-		for _, o := range over {
-			if o {
-				s.failing++
-			}
-		}
-		s.elements += wc.Len()
 	}
 	s.pos = c.Positions.Clone()
 	if s.pos.IsZero() || s.pos.DType.IsFloat() || s.pos.DType == tensor.F64 || s.pos.Rank() < 1 || s.pos.Rank() > 2 {
@@ -201,15 +240,19 @@ func newState(c Case, opts compare.Options) (*state, error) {
 	}
 	s.tokens = s.pos.Shape[s.pos.Rank()-1]
 	s.posRows = s.pos.Len() / max(s.tokens, 1)
-	if D := c.Spec.HeadSize; D <= 0 || s.tokens == 0 || s.inputs["query"].Len()%(s.tokens*D) != 0 {
+	D := c.Spec.HeadSize
+	if s.tokens == 0 || s.inputs["query"].Len()%(s.tokens*D) != 0 {
 		return nil, fmt.Errorf("%w: Query: %d elements do not split into %d tokens of heads of %d", ErrCase, s.inputs["query"].Len(), s.tokens, D)
 	}
 	for i := range s.pos.Len() {
-		if p := s.pos.Int64At(i); p < 0 {
+		p := s.pos.Int64At(i)
+		if p < 0 {
 			return nil, fmt.Errorf("%w: Positions: %d is negative", ErrCase, p)
-		} else {
-			s.maxPos = max(s.maxPos, p)
 		}
+		s.maxPos = max(s.maxPos, p)
+	}
+	if h := s.inputs["query"].Len() / (s.tokens * D); h > 1 && s.tokens > 1 {
+		s.swap = [4]int{1, s.tokens, 0, D}
 	}
 	return s, nil
 }
@@ -262,6 +305,9 @@ func (s *state) cost(pred map[string]tensor.Tensor) *Precision {
 			if diff > s.atol[n] {
 				p.ULP = max(p.ULP, tensor.ULPDiff(cd, x, y))
 			}
+		}
+		if !s.bySpec {
+			continue
 		}
 		opts.ATol = s.atol[n]
 		over, _, err := compare.Over(want, got, opts)

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"slices"
 
+	"github.com/rotary-go/rotary/ops"
 	"github.com/rotary-go/rotary/rope"
 	"github.com/rotary-go/rotary/tensor"
 )
@@ -20,8 +21,14 @@ type reading struct {
 
 func say(format string) func(*state) string { return func(*state) string { return format } }
 
-// rotated: the spec rotates something (a NoPE layer's outputs are its inputs).
-func rotated(s *state) bool { return !s.c.Spec.NoRoPE && s.c.Spec.RotaryDim > 0 }
+// rotates: the op rotates some dims (a NoPE layer's outputs are its inputs).
+func rotates(s *state) bool { return s.rotaryDim > 0 }
+
+// rotated: the op rotates by the model's RoPE at positions.
+func rotated(s *state) bool { return s.bySpec && rotates(s) }
+
+// byCosSin: the op rotates by given cos and sin.
+func byCosSin(s *state) bool { return s.cs != nil && rotates(s) }
 
 func styleName(st rope.Style) string {
 	if st == rope.GPTJ {
@@ -33,34 +40,59 @@ func styleName(st rope.Style) string {
 // readings are tried in this order; Explain ranks what they explain.
 var readings = []reading{
 	{
-		id: "pairing", applies: rotated,
+		id: "pairing", applies: rotates,
 		run: func(s *state) (map[string]tensor.Tensor, error) {
+			if s.cs != nil {
+				return s.applyCS(rope.GPTJ+rope.NeoX-s.style, s.cs.Cos, s.cs.Sin)
+			}
 			return s.withSpec(func(sp *rope.Spec) bool {
 				sp.Style = rope.GPTJ + rope.NeoX - sp.Style
 				return true
 			})
 		},
 		reading: func(s *state) string {
-			return fmt.Sprintf("the other pairing: %s where the model pairs %s", styleName(rope.GPTJ+rope.NeoX-s.c.Spec.Style), styleName(s.c.Spec.Style))
+			return fmt.Sprintf("the other pairing: %s where the op pairs %s", styleName(rope.GPTJ+rope.NeoX-s.style), styleName(s.style))
 		},
 		fix: func(s *state) string {
-			if s.c.Spec.Style == rope.GPTJ {
+			if s.style == rope.GPTJ {
 				return "pair element 2i with 2i+1 (rotate_every_two; vLLM is_neox_style=False, torch_npu rotary_mode \"interleave\")"
 			}
 			return "pair element i with i+d/2 (rotate_half; vLLM is_neox_style=True, torch_npu rotary_mode \"half\")"
 		},
 	},
 	{
-		id: "output_order", applies: rotated,
+		id: "pairing_and_cos_sin_layout", applies: byCosSin,
 		run: func(s *state) (map[string]tensor.Tensor, error) {
-			order := interleaved(s.c.Spec.RotaryDim)
-			if s.c.Spec.Style == rope.GPTJ {
-				order = halves(s.c.Spec.RotaryDim)
+			other := rope.GPTJ + rope.NeoX - s.style
+			order := func(j int) int { return j / 2 } // NeoX's cat(f, f) read as repeat_interleave(f)
+			if other == rope.NeoX {
+				order = func(j int) int { return 2 * (j % (s.rotaryDim / 2)) }
 			}
-			return eachDims(s.want, s.c.Spec.HeadSize, order), nil
+			t := eachDims(map[string]tensor.Tensor{"cos": s.cs.Cos, "sin": s.cs.Sin}, s.rotaryDim, order)
+			return s.applyCS(other, t["cos"], t["sin"])
 		},
 		reading: func(s *state) string {
-			if s.c.Spec.Style == rope.GPTJ {
+			other := rope.GPTJ + rope.NeoX - s.style
+			return fmt.Sprintf("the other pairing throughout: %s, with cos and sin laid out for it, where the op pairs %s", styleName(other), styleName(s.style))
+		},
+		fix: func(s *state) string {
+			if s.style == rope.GPTJ {
+				return "pair element 2i with 2i+1 and lay cos and sin out as repeat_interleave(freqs, 2) (torch_npu rotary_mode \"interleave\")"
+			}
+			return "pair element i with i+d/2 and lay cos and sin out as cat(freqs, freqs) (torch_npu rotary_mode \"half\")"
+		},
+	},
+	{
+		id: "output_order", applies: rotates,
+		run: func(s *state) (map[string]tensor.Tensor, error) {
+			order := interleaved(s.rotaryDim)
+			if s.style == rope.GPTJ {
+				order = halves(s.rotaryDim)
+			}
+			return eachDims(s.want, s.headSize, order), nil
+		},
+		reading: func(s *state) string {
+			if s.style == rope.GPTJ {
 				return "the right rotation, left de-interleaved: each pair's members written at i and i+d/2 instead of 2i and 2i+1"
 			}
 			return "the right rotation, written interleaved: each pair's members written at 2i and 2i+1 instead of i and i+d/2"
@@ -68,17 +100,17 @@ var readings = []reading{
 		fix: say("undo the kernel's reordering of the head on its output as on its input (a kernel that de-interleaves to rotate halves must re-interleave what it writes)"),
 	},
 	{
-		id: "base_default", applies: func(s *state) bool { return rotated(s) && s.c.Spec.Base != 10000 },
+		id: "base_default", applies: func(s *state) bool { return rotated(s) && s.spec.Base != 10000 },
 		run: func(s *state) (map[string]tensor.Tensor, error) {
 			return s.withSpec(func(sp *rope.Spec) bool { sp.Base = 10000; return true })
 		},
 		reading: func(s *state) string {
-			return fmt.Sprintf("base 10000 (the common default) instead of the model's %g", s.c.Spec.Base)
+			return fmt.Sprintf("base 10000 (the common default) instead of the model's %g", s.spec.Base)
 		},
 		fix: say("read the base from the config (rope_theta, or rope_parameters.rope_theta)"),
 	},
 	{
-		id: "scaling_missing", applies: func(s *state) bool { return rotated(s) && scaled(s.c.Spec) },
+		id: "scaling_missing", applies: func(s *state) bool { return rotated(s) && scaled(s.spec) },
 		run: func(s *state) (map[string]tensor.Tensor, error) {
 			return s.withSpec(func(sp *rope.Spec) bool {
 				sp.Scaling = rope.Scaling{RotatedPairs: sp.Scaling.RotatedPairs}
@@ -89,10 +121,10 @@ var readings = []reading{
 			})
 		},
 		reading: func(s *state) string {
-			return fmt.Sprintf("the %s scaling not applied (plain RoPE at base %g)", s.c.Spec.Scaling.Type, s.c.Spec.Base)
+			return fmt.Sprintf("the %s scaling not applied (plain RoPE at base %g)", s.spec.Scaling.Type, s.spec.Base)
 		},
 		fix: func(s *state) string {
-			return fmt.Sprintf("apply the config's rope_scaling (rope_type %q, factor %g) to the frequencies", s.c.Spec.Scaling.Type, s.c.Spec.Scaling.Factor)
+			return fmt.Sprintf("apply the config's rope_scaling (rope_type %q, factor %g) to the frequencies", s.spec.Scaling.Type, s.spec.Scaling.Factor)
 		},
 	},
 	{
@@ -101,7 +133,7 @@ var readings = []reading{
 			return s.withSpec(func(sp *rope.Spec) bool { sp.Scaling.AttentionFactor = 1; return true })
 		},
 		reading: func(s *state) string {
-			return fmt.Sprintf("the %s attention factor %.6g left out of cos and sin", s.c.Spec.Scaling.Type, attention(s))
+			return fmt.Sprintf("the %s attention factor %.6g left out of cos and sin", s.spec.Scaling.Type, attention(s))
 		},
 		fix: say("multiply cos and sin by the attention factor (HF's attention_scaling, vLLM's mscale)"),
 	},
@@ -112,14 +144,14 @@ var readings = []reading{
 			return s.withSpec(func(sp *rope.Spec) bool { sp.Scaling.AttentionFactor = a * a; return true })
 		},
 		reading: func(s *state) string {
-			return fmt.Sprintf("the %s attention factor %.6g applied twice (cos and sin × %.6g)", s.c.Spec.Scaling.Type, attention(s), attention(s)*attention(s))
+			return fmt.Sprintf("the %s attention factor %.6g applied twice (cos and sin × %.6g)", s.spec.Scaling.Type, attention(s), attention(s)*attention(s))
 		},
 		fix: say("apply the attention factor once, to cos and sin (or, as some engines do, to the softmax scale), not both"),
 	},
 	{
 		id: "longrope_tables_swapped",
 		applies: func(s *state) bool {
-			sc := s.c.Spec.Scaling
+			sc := s.spec.Scaling
 			return rotated(s) && sc.Type == rope.ScalingLongRoPE && !slices.Equal(sc.ShortFactor, sc.LongFactor)
 		},
 		run: func(s *state) (map[string]tensor.Tensor, error) {
@@ -130,11 +162,11 @@ var readings = []reading{
 		},
 		reading: say("LongRoPE's short and long factor tables swapped"),
 		fix: func(s *state) string {
-			return fmt.Sprintf("use short_factor while the sequence fits in original_max_position_embeddings (%d), long_factor past it", s.c.Spec.OriginalMax())
+			return fmt.Sprintf("use short_factor while the sequence fits in original_max_position_embeddings (%d), long_factor past it", s.spec.OriginalMax())
 		},
 	},
 	{
-		id: "partial_rotary_ignored", applies: func(s *state) bool { return rotated(s) && s.c.Spec.RotaryDim < s.c.Spec.HeadSize },
+		id: "partial_rotary_ignored", applies: func(s *state) bool { return rotated(s) && s.spec.RotaryDim < s.spec.HeadSize },
 		run: func(s *state) (map[string]tensor.Tensor, error) {
 			return s.withSpec(func(sp *rope.Spec) bool {
 				if sp.MRoPE != nil || sp.Scaling.RotatedPairs > 0 || len(sp.Scaling.ShortFactor) > 0 {
@@ -145,22 +177,22 @@ var readings = []reading{
 			})
 		},
 		reading: func(s *state) string {
-			return fmt.Sprintf("the whole head (%d dims) rotated instead of the rotary dim %d (partial_rotary_factor ignored)", s.c.Spec.HeadSize, s.c.Spec.RotaryDim)
+			return fmt.Sprintf("the whole head (%d dims) rotated instead of the rotary dim %d (partial_rotary_factor ignored)", s.spec.HeadSize, s.spec.RotaryDim)
 		},
 		fix: say("rotate only the first rotary_dim = head_dim × partial_rotary_factor dims of each head and pass the rest through"),
 	},
 	{
-		id: "rotary_slice_at_end", applies: func(s *state) bool { return rotated(s) && s.c.Spec.RotaryDim < s.c.Spec.HeadSize },
+		id: "rotary_slice_at_end", applies: func(s *state) bool { return rotated(s) && s.spec.RotaryDim < s.spec.HeadSize },
 		run: func(s *state) (map[string]tensor.Tensor, error) {
-			D, rd := s.c.Spec.HeadSize, s.c.Spec.RotaryDim
-			out, err := s.rotate(s.c.Spec, s.pos, eachDims(s.inputs, D, tail(D, rd, false)))
+			D, rd := s.spec.HeadSize, s.spec.RotaryDim
+			out, err := s.rotate(s.spec, s.pos, eachDims(s.inputs, D, tail(D, rd, false)))
 			if err != nil {
 				return nil, err
 			}
 			return eachDims(out, D, tail(D, rd, true)), nil
 		},
 		reading: func(s *state) string {
-			D, rd := s.c.Spec.HeadSize, s.c.Spec.RotaryDim
+			D, rd := s.spec.HeadSize, s.spec.RotaryDim
 			return fmt.Sprintf("the rotary dims taken from the end of the head (%d..%d) instead of its start (0..%d)", D-rd, D-1, rd-1)
 		},
 		fix: say("rotate dims 0..rotary_dim−1 of the head this op is given (MLA puts q_pe after q_nope: split before rotating; DeepSeek-V3.2's indexer puts its rope part first)"),
@@ -199,22 +231,25 @@ var readings = []reading{
 			for i := range v {
 				v[i] = int64(i % s.tokens)
 			}
-			return s.rotate(s.c.Spec, tensor.FromI64(v, s.pos.Shape...), s.inputs)
+			return s.rotate(s.spec, tensor.FromI64(v, s.pos.Shape...), s.inputs)
 		},
 		reading: say("each token's index (0, 1, 2, …) taken for its position"),
 		fix:     say("take the positions from the positions tensor (position_ids), not from the token's place in the batch"),
 	},
 	{
-		id: "rotation_reversed", applies: rotated,
+		id: "rotation_reversed", applies: rotates,
 		run: func(s *state) (map[string]tensor.Tensor, error) {
+			if s.cs != nil {
+				return s.applyCS(s.style, s.cs.Cos, negated(s.cs.Sin))
+			}
 			// R(−θ)·(a, b) = swap(R(θ)·swap(a, b)), exactly: the swaps move values, and the
 			// products are the same products.
-			swap := pairMembers(s.c.Spec)
-			out, err := s.rotate(s.c.Spec, s.pos, eachDims(s.inputs, s.c.Spec.HeadSize, swap))
+			swap := pairMembers(s.spec)
+			out, err := s.rotate(s.spec, s.pos, eachDims(s.inputs, s.headSize, swap))
 			if err != nil {
 				return nil, err
 			}
-			return eachDims(out, s.c.Spec.HeadSize, swap), nil
+			return eachDims(out, s.headSize, swap), nil
 		},
 		reading: say("the rotation the wrong way (sin negated)"),
 		fix:     say("first of each pair x·cos − y·sin, second y·cos + x·sin (rotate_half(q) is (−q2, q1))"),
@@ -256,12 +291,48 @@ var readings = []reading{
 		fix: say("rotate the query too"),
 	},
 	{
-		id: "output_transposed", applies: func(s *state) bool { return s.heads() > 1 && s.tokens > 1 },
+		id: "output_transposed", applies: func(s *state) bool { return s.swap != [4]int{} },
 		run: func(s *state) (map[string]tensor.Tensor, error) {
-			return transposed(s.want, s.tokens, s.c.Spec.HeadSize), nil
+			return transposed(s.want, s.swap), nil
 		},
-		reading: say("the right values written head-major ([heads, tokens, dim], BNSD) into the token-major [tokens, heads, dim] (BSND) output"),
-		fix:     say("write the output in the layout the op's tensors have, or transpose it back"),
+		reading: func(s *state) string {
+			if s.cs == nil {
+				return "the right values written head-major ([heads, tokens, dim], BNSD) into the token-major [tokens, heads, dim] (BSND) output"
+			}
+			to, ok := map[ops.Layout]string{ops.BSND: "BNSD", ops.BNSD: "BSND", ops.SBND: "BSND", ops.THD: "[heads, tokens, dim]"}[s.cs.Layout]
+			if !ok {
+				return "the right values written with two axes swapped (a transposed layout)"
+			}
+			from := string(s.cs.Layout)
+			return fmt.Sprintf("the right values written in %s order into the %s output", to, from)
+		},
+		fix: say("write the output in the layout the op's tensors have, or transpose it back"),
+	},
+	{
+		id: "cos_sin_swapped", applies: byCosSin,
+		run: func(s *state) (map[string]tensor.Tensor, error) {
+			return s.applyCS(s.style, s.cs.Sin, s.cs.Cos)
+		},
+		reading: say("cos and sin swapped (sin taken for cos)"),
+		fix:     say("pass cos as cos and sin as sin: out = x·cos + rotate(x)·sin"),
+	},
+	{
+		id: "x_not_rotated", applies: byCosSin,
+		run: func(s *state) (map[string]tensor.Tensor, error) {
+			return map[string]tensor.Tensor{"out": s.inputs["out"]}, nil
+		},
+		reading: say("x copied to the output, not rotated"),
+		fix:     say("write x·cos + rotate(x)·sin"),
+	},
+	{
+		id: "products_in_dtype", precision: true, applies: func(s *state) bool { return byCosSin(s) && s.sixteenBit() },
+		run: func(s *state) (map[string]tensor.Tensor, error) {
+			return s.productsInDType(), nil
+		},
+		reading: func(s *state) string {
+			return fmt.Sprintf("each product and the sum rounded to %v (torch's x * cos + rotate_half(x) * sin on %[1]v tensors)", s.cs.X.DType)
+		},
+		fix: say("exact to the last bit takes the products and the sum in float32 and one rounding at the end; to accept torch's arithmetic, verify with the --ulp it needs"),
 	},
 	{
 		id: "cos_sin_in_dtype", precision: true, applies: func(s *state) bool { return rotated(s) && s.sixteenBit() },
@@ -292,7 +363,7 @@ var readings = []reading{
 		fix:     say("compute the angle position × inv_freq in float64 (or look cos and sin up in a table built that way) and round cos and sin once"),
 	},
 	{
-		id: "angles_ggml", precision: true, applies: func(s *state) bool { return rotated(s) && !scaled(s.c.Spec) && s.c.Spec.MRoPE == nil },
+		id: "angles_ggml", precision: true, applies: func(s *state) bool { return rotated(s) && !scaled(s.spec) && s.spec.MRoPE == nil },
 		run: func(s *state) (map[string]tensor.Tensor, error) {
 			return s.compute(arithmetic{angles: anglesGGML})
 		},
@@ -309,12 +380,12 @@ func scaled(spec rope.Spec) bool {
 
 // attention is the factor that multiplies cos and sin.
 func attention(s *state) float64 {
-	_, a := s.c.Spec.Frequencies(int(min(s.maxPos, 1<<31-1)))
+	_, a := s.spec.Frequencies(int(min(s.maxPos, 1<<31-1)))
 	return a
 }
 
 func attentionScaled(s *state) bool {
-	t := s.c.Spec.Scaling.Type
+	t := s.spec.Scaling.Type
 	return rotated(s) && (t == rope.ScalingYaRN || t == rope.ScalingLongRoPE) && attention(s) != 1
 }
 
@@ -337,11 +408,7 @@ func (s *state) tokenOrder(from int64) bool {
 	return true
 }
 
-func (s *state) heads() int {
-	return s.inputs["query"].Len() / max(s.tokens*s.c.Spec.HeadSize, 1)
-}
-
 func (s *state) sixteenBit() bool {
-	d := s.inputs["query"].DType
+	d := s.inputs[s.names[0]].DType
 	return d == tensor.BF16 || d == tensor.F16
 }

@@ -33,7 +33,7 @@ func (s *state) rotate(spec rope.Spec, pos tensor.Tensor, in map[string]tensor.T
 // withSpec is the exact rotation by the spec as mutate changes it; nil when mutate says the
 // reading does not apply.
 func (s *state) withSpec(mutate func(*rope.Spec) bool) (map[string]tensor.Tensor, error) {
-	spec := s.c.Spec
+	spec := s.spec
 	// The scaling tables are shared with the caller's spec: a mutation must not write them.
 	spec.Scaling.ShortFactor = append([]float64(nil), spec.Scaling.ShortFactor...)
 	spec.Scaling.LongFactor = append([]float64(nil), spec.Scaling.LongFactor...)
@@ -51,7 +51,7 @@ func (s *state) withPositions(p func(int64) int64) (map[string]tensor.Tensor, er
 			return nil, nil
 		}
 	}
-	return s.rotate(s.c.Spec, tensor.FromI64(v, s.pos.Shape...), s.inputs)
+	return s.rotate(s.spec, tensor.FromI64(v, s.pos.Shape...), s.inputs)
 }
 
 // eachDims permutes every head's D elements of every tensor in ts: out[j] = in[src(j)].
@@ -134,17 +134,24 @@ func tail(D, rd int, inverse bool) func(j int) int {
 	}
 }
 
-// transposed lays each [T, H, D] tensor out as [H, T, D] in the same shape: an output written
-// head-major into a token-major tensor.
-func transposed(ts map[string]tensor.Tensor, T, D int) map[string]tensor.Tensor {
+// transposed writes each tensor, viewed as outer × a × b × inner (swap), in outer × b × a ×
+// inner order, in its own shape: an output written with two axes swapped. A b of 0 is each
+// tensor's own (query and key differ in heads).
+func transposed(ts map[string]tensor.Tensor, swap [4]int) map[string]tensor.Tensor {
+	outer, A, inner := swap[0], swap[1], swap[3]
 	out := map[string]tensor.Tensor{}
 	for n, t := range ts {
-		H := t.Len() / (T * D)
+		B := swap[2]
+		if B == 0 {
+			B = t.Len() / (outer * A * inner)
+		}
 		p := tensor.Zeros(t.DType, t.Shape...)
-		for tok := range T {
-			for h := range H {
-				for d := range D {
-					copyElem(p, (h*T+tok)*D+d, t, (tok*H+h)*D+d)
+		for o := range outer {
+			for a := range A {
+				for b := range B {
+					for k := range inner {
+						copyElem(p, ((o*B+b)*A+a)*inner+k, t, ((o*A+a)*B+b)*inner+k)
+					}
 				}
 			}
 		}

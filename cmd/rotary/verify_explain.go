@@ -10,19 +10,24 @@ import (
 
 	"github.com/rotary-go/rotary/compare"
 	"github.com/rotary-go/rotary/explain"
+	"github.com/rotary-go/rotary/ops"
+	"github.com/rotary-go/rotary/rope"
 	"github.com/rotary-go/rotary/tensor"
 )
 
 // explainedOps are the golden ops verify explains: those that rotate query and key by the
-// model's RoPE at positions.
-var explainedOps = map[string]bool{"rotary_embedding": true, "rotary_embedding_gathered": true}
+// model's RoPE at positions, and apply_rotary_emb, which rotates x by given cos and sin.
+var explainedOps = map[string]bool{"rotary_embedding": true, "rotary_embedding_gathered": true, "apply_rotary_emb": true}
 
 // explainVerify runs package explain on a failed golden and candidate. It returns the report,
 // or why there is none (a golden of another op, a model it cannot rebuild).
 func explainVerify(golden, cand *inputSet, opts compare.Options) (explain.Report, string) {
 	op := golden.metadata["op"]
 	if !explainedOps[op] {
-		return explain.Report{}, fmt.Sprintf("explain: op %q is not covered (rotary_embedding and rotary_embedding_gathered are)", op)
+		return explain.Report{}, fmt.Sprintf("explain: op %q is not covered (apply_rotary_emb, rotary_embedding and rotary_embedding_gathered are)", op)
+	}
+	if op == "apply_rotary_emb" {
+		return explainCosSin(golden, cand, opts)
 	}
 	m, err := goldenModelFlags(golden.metadata["apply_args"])
 	if err != nil {
@@ -53,6 +58,49 @@ func explainVerify(golden, cand *inputSet, opts compare.Options) (explain.Report
 		return explain.Report{}, err.Error()
 	}
 	return rep, ""
+}
+
+// explainCosSin explains an apply_rotary_emb golden: its layout and pairing are the
+// recorded --layout and --rotary-mode.
+func explainCosSin(golden, cand *inputSet, opts compare.Options) (explain.Report, string) {
+	mode := applyArg(golden.metadata["apply_args"], "rotary-mode")
+	if mode == "" {
+		mode = "half"
+	}
+	style, err := rope.ParseRotaryMode(mode)
+	if err != nil {
+		return explain.Report{}, "explain: the golden's --rotary-mode: " + err.Error()
+	}
+	got, _, ok := candidateFor(cand, outPrefix+"out", "out")
+	if !ok {
+		return explain.Report{}, "explain: the candidate lacks out"
+	}
+	rep, err := explain.ExplainCosSin(explain.CosSinCase{
+		Layout: ops.Layout(compare.AxesOf(golden.metadata).Layout), Style: style,
+		X: golden.tensors["x"], Cos: golden.tensors["cos"], Sin: golden.tensors["sin"],
+		Want: golden.tensors[outPrefix+"out"], Got: got,
+	}, opts)
+	if err != nil {
+		return explain.Report{}, err.Error()
+	}
+	return rep, ""
+}
+
+// applyArg is the value of flag --name in a golden's apply_args, "" when absent.
+func applyArg(applyArgs, name string) string {
+	var args []string
+	if json.Unmarshal([]byte(applyArgs), &args) != nil {
+		return ""
+	}
+	for i, a := range args {
+		if a == "--"+name && i+1 < len(args) {
+			return args[i+1]
+		}
+		if v, ok := strings.CutPrefix(a, "--"+name+"="); ok {
+			return v
+		}
+	}
+	return ""
 }
 
 // goldenModelFlags reads the model flags of a golden's apply_args (the op's own flags, which

@@ -1,0 +1,107 @@
+package explain
+
+import (
+	"math"
+	"math/rand/v2"
+	"testing"
+
+	"github.com/rotary-go/rotary"
+	"github.com/rotary-go/rotary/compare"
+	"github.com/rotary-go/rotary/ops"
+	"github.com/rotary-go/rotary/rope"
+	"github.com/rotary-go/rotary/tensor"
+)
+
+// TestExplainCosSinNamesTheMistake: apply_rotary_emb candidates written naively (float64 per
+// element, or torch's BF16 arithmetic), each with one mistake, are named first.
+func TestExplainCosSinNamesTheMistake(t *testing.T) {
+	const B, S, N, D, rd = 2, 5, 3, 16, 12 // a partial rotary width: the last 4 dims pass through
+	rng := rand.New(rand.NewPCG(5, 6))
+	x := tensor.Zeros(tensor.BF16, B, S, N, D)
+	for i := range x.Len() {
+		x.SetFloat32(i, float32(rng.NormFloat64()))
+	}
+	// cos/sin [1, S, 1, rd] at full width in NeoX's pairing: cat(freqs, freqs).
+	cos, sin := tensor.Zeros(tensor.BF16, 1, S, 1, rd), tensor.Zeros(tensor.BF16, 1, S, 1, rd)
+	for s := range S {
+		for j := range rd {
+			a := float64(s+7) / math.Pow(10000, float64(2*(j%(rd/2)))/rd)
+			cos.SetFloat32(s*rd+j, float32(math.Cos(a)))
+			sin.SetFloat32(s*rd+j, float32(math.Sin(a)))
+		}
+	}
+	want := tensor.Zeros(tensor.BF16, B, S, N, D)
+	if err := rotary.ApplyRotaryEmb(nil, ops.ApplyRotaryEmbParams{Layout: ops.BSND, X: x, Out: want, Cos: cos, Sin: sin}); err != nil {
+		t.Fatal(err)
+	}
+	// naive rotates x in float64 with the given pairing, cos, sin; torch rounds as torch's BF16.
+	naive := func(style rope.Style, cos, sin tensor.Tensor, torch bool) tensor.Tensor {
+		out := x.Clone()
+		r := func(v float32) float32 { return tensor.Float32FromBF16(tensor.BF16FromFloat32(v)) }
+		for row := 0; row < x.Len(); row += D {
+			s := row / (N * D) % S
+			for j := range rd {
+				p, sign := (j+rd/2)%rd, -1.0
+				if j >= rd/2 {
+					sign = 1
+				}
+				if style == rope.GPTJ {
+					p, sign = j^1, float64(2*(j%2)-1)
+				}
+				c, sn := float64(cos.Float32At(s*rd+j)), float64(sin.Float32At(s*rd+j))
+				v, w := float64(x.Float32At(row+j)), sign*float64(x.Float32At(row+p))
+				if torch {
+					out.SetFloat32(row+j, r(r(float32(v*c))+r(float32(w*sn))))
+					continue
+				}
+				out.SetFloat32(row+j, float32(v*c+w*sn))
+			}
+		}
+		return out
+	}
+	neg := negated(sin)
+	transposedOut := transposed(map[string]tensor.Tensor{"o": naive(rope.NeoX, cos, sin, false)}, [4]int{B, S, N, D})["o"]
+	for _, c := range []struct {
+		want string
+		got  tensor.Tensor
+	}{
+		{"pairing", naive(rope.GPTJ, cos, sin, false)},
+		{"pairing_and_cos_sin_layout", naive(rope.GPTJ, interleavedTable(cos, rd), interleavedTable(sin, rd), false)},
+		{"rotation_reversed", naive(rope.NeoX, cos, neg, false)},
+		{"cos_sin_swapped", naive(rope.NeoX, sin, cos, false)},
+		{"x_not_rotated", x},
+		{"output_transposed", transposedOut},
+		{"output_order", eachDims(map[string]tensor.Tensor{"o": naive(rope.NeoX, cos, sin, false)}, D, interleaved(rd))["o"]},
+		{"products_in_dtype", naive(rope.NeoX, cos, sin, true)},
+	} {
+		t.Run(c.want, func(t *testing.T) {
+			rep, err := ExplainCosSin(CosSinCase{Layout: ops.BSND, X: x, Cos: cos, Sin: sin, Want: want, Got: c.got}, compare.Options{MaxULP: 1, ATol: -1})
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, f := range rep.Findings {
+				t.Logf("%s: %d of %d, residual %d, precision %+v", f.Mistake, f.Explained, f.Failing, f.Residual, f.Precision)
+			}
+			if rep.Failing == 0 || len(rep.Findings) == 0 || rep.Findings[0].Mistake != c.want || !rep.Findings[0].Reproduces() {
+				t.Errorf("%+v, want %s first", rep, c.want)
+			}
+		})
+	}
+	if _, err := ExplainCosSin(CosSinCase{}, compare.Options{}); err == nil {
+		t.Error("the zero CosSinCase: no error")
+	}
+	if _, err := ExplainCosSin(CosSinCase{Layout: ops.BSND, X: x, Cos: cos, Sin: tensor.Zeros(tensor.BF16, 1, S, 1, rd+2), Want: want, Got: want}, compare.Options{}); err == nil {
+		t.Error("cos and sin of different widths: no error")
+	}
+}
+
+// interleavedTable lays NeoX's cos/sin, cat(f, f), out as GPT-J's repeat_interleave(f, 2).
+func interleavedTable(t tensor.Tensor, rd int) tensor.Tensor {
+	out := t.Clone()
+	for row := 0; row < t.Len(); row += rd {
+		for j := range rd {
+			out.SetFloat32(row+j, t.Float32At(row+j/2))
+		}
+	}
+	return out
+}
