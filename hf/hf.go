@@ -728,8 +728,16 @@ func (p *parser) headSize(ri ropeInfo) error {
 		switch {
 		case !ok:
 			factor, ok, path = inner, iok, ri.main.key("partial_rotary_factor")
-		case iok && inner != factor:
+		case iok && inner != factor && p.opts.ignoresRopeParameters():
+			// transformers v4.57's compute_default_rope_parameters reads the config attribute.
 			p.note("%s %v differs from %s %v: %s taken", ri.main.key("partial_rotary_factor"), inner, path, factor, path)
+		case iok && inner != factor:
+			// RotaryEmbeddingConfigMixin.convert_rope_params_to_dict (modeling_rope_utils.py,
+			// transformers decba1d2) only setdefaults the config's key into the rope object, and
+			// standardize_rope_params overwrites it only from a class field of that name, which
+			// no config class hf reads this way declares.
+			p.note("%s %v differs from %s %v: %s taken, as transformers' convert_rope_params_to_dict does", path, factor, ri.main.key("partial_rotary_factor"), inner, ri.main.key("partial_rotary_factor"))
+			factor, path = inner, ri.main.key("partial_rotary_factor")
 		}
 	}
 	if !ok {
