@@ -689,10 +689,13 @@ func (p *parser) headSize(ri ropeInfo) error {
 		if !hok {
 			return configErr("hidden_size: missing and no head_dim (also looked for n_embd, d_model)")
 		}
-		if hidden%p.m.NumHeads != 0 {
-			return configErr("%s: %d is not divisible by the %d attention heads (and head_dim is absent)", hpath, hidden, p.m.NumHeads)
-		}
 		head = hidden / p.m.NumHeads
+		if hidden%p.m.NumHeads != 0 {
+			if !p.floorsHead() {
+				return configErr("%s: %d is not divisible by the %d attention heads (and head_dim is absent)", hpath, hidden, p.m.NumHeads)
+			}
+			p.note("head_dim absent: %s %d // %d heads = %d, the floor transformers' %s attention takes (it does not check that they divide)", hpath, hidden, p.m.NumHeads, head, p.m.ModelType)
+		}
 	}
 	spec.HeadSize = head
 	if head, err = p.fullHeadSize(head); err != nil {
