@@ -36,6 +36,7 @@ type Model struct {
 	// ParseOptions.Style named the pairing: Spec.Style is NeoX by assumption, not by record.
 	StyleAssumed bool
 	styleWhy     string // the reason for the assumed pairing, for Assumption
+	mropeWhy     string // the MRoPE layout an unknown family's sections were read as, for Assumption
 	// Indexer is the RoPE of DeepSeek-V3.2's lightning indexer (deepseek_v32 configs with
 	// index_head_dim), which rotates the same positions as Spec with the same cos/sin but pairs
 	// NeoX-wise over the first qk_rope_head_dim dims of a wider head; nil for other models.
@@ -438,19 +439,30 @@ func (p *parser) switchedOff() (string, error) {
 	return "", nil
 }
 
-// Assumption says which pairing was assumed for a model_type hf does not know, why, and the
-// --style that names the other (ParseOptions.Style in Go); "" when the pairing is the family's,
-// the config's or the caller's.
+// Assumption says what was assumed for a model_type hf does not know: the pairing, why, and the
+// --style that names the other (ParseOptions.Style in Go), unless the family, the config or the
+// caller named it; and the MRoPE layout its mrope_section was read as, which nothing names.
+// "" when nothing was assumed.
 func (m *Model) Assumption() string {
-	if m == nil || !m.StyleAssumed {
+	if m == nil {
 		return ""
 	}
-	other, pairs := rope.GPTJ, "(2i, 2i+1)"
-	if m.Spec.Style == rope.GPTJ {
-		other, pairs = rope.NeoX, "(i, i+d/2)"
+	var parts []string
+	if m.StyleAssumed {
+		other, pairs := rope.GPTJ, "(2i, 2i+1)"
+		if m.Spec.Style == rope.GPTJ {
+			other, pairs = rope.NeoX, "(i, i+d/2)"
+		}
+		parts = append(parts, fmt.Sprintf("%s pairing assumed (%s); --style %s if the checkpoint pairs %s, --style %s to confirm",
+			m.Spec.Style, m.styleWhy, other, pairs, m.Spec.Style))
 	}
-	return fmt.Sprintf("model_type %q is not a known family: %s pairing assumed (%s); --style %s if the checkpoint pairs %s, --style %s to confirm",
-		m.ModelType, m.Spec.Style, m.styleWhy, other, pairs, m.Spec.Style)
+	if m.mropeWhy != "" {
+		parts = append(parts, m.mropeWhy)
+	}
+	if parts == nil {
+		return ""
+	}
+	return fmt.Sprintf("model_type %q is not a known family: %s", m.ModelType, strings.Join(parts, "; "))
 }
 
 // unsupported rejects family variants whose positions are not RoPE as the Spec describes it.
@@ -677,10 +689,13 @@ func (p *parser) headSize(ri ropeInfo) error {
 		if !hok {
 			return configErr("hidden_size: missing and no head_dim (also looked for n_embd, d_model)")
 		}
-		if hidden%p.m.NumHeads != 0 {
-			return configErr("%s: %d is not divisible by the %d attention heads (and head_dim is absent)", hpath, hidden, p.m.NumHeads)
-		}
 		head = hidden / p.m.NumHeads
+		if hidden%p.m.NumHeads != 0 {
+			if !p.floorsHead() {
+				return configErr("%s: %d is not divisible by the %d attention heads (and head_dim is absent)", hpath, hidden, p.m.NumHeads)
+			}
+			p.note("head_dim absent: %s %d // %d heads = %d, the floor transformers' %s attention takes (it does not check that they divide)", hpath, hidden, p.m.NumHeads, head, p.m.ModelType)
+		}
 	}
 	spec.HeadSize = head
 	if head, err = p.fullHeadSize(head); err != nil {
@@ -716,8 +731,16 @@ func (p *parser) headSize(ri ropeInfo) error {
 		switch {
 		case !ok:
 			factor, ok, path = inner, iok, ri.main.key("partial_rotary_factor")
-		case iok && inner != factor:
+		case iok && inner != factor && p.opts.ignoresRopeParameters():
+			// transformers v4.57's compute_default_rope_parameters reads the config attribute.
 			p.note("%s %v differs from %s %v: %s taken", ri.main.key("partial_rotary_factor"), inner, path, factor, path)
+		case iok && inner != factor:
+			// RotaryEmbeddingConfigMixin.convert_rope_params_to_dict (modeling_rope_utils.py,
+			// transformers decba1d2) only setdefaults the config's key into the rope object, and
+			// standardize_rope_params overwrites it only from a class field of that name, which
+			// no config class hf reads this way declares.
+			p.note("%s %v differs from %s %v: %s taken, as transformers' convert_rope_params_to_dict does", path, factor, ri.main.key("partial_rotary_factor"), inner, ri.main.key("partial_rotary_factor"))
+			factor, path = inner, ri.main.key("partial_rotary_factor")
 		}
 	}
 	if !ok {

@@ -73,7 +73,19 @@ var unrepresentable = map[string]string{
 	// configuration_cohere2_moe.py @008e574: layer types from prefix_dense_sliding_window_pattern
 	// over the first_k_dense_replace layers, then sliding_window_pattern; modeling_cohere2_moe.py
 	// rotates the sliding layers and the dense prefix.
-	"cohere2_moe": "it rotates the sliding layers and the dense prefix layers (prefix_dense_sliding_window_pattern over first_k_dense_replace, configuration_cohere2_moe.py), a per-layer rule rotary does not implement yet",
+	// Multimodal wrappers whose text model's MRoPE orders its pairs as no rope.MRoPE layout does
+	// (mrope_layouts.go): openPangu's VL and omni models (vLLM's registry maps them to
+	// OpenPanguVL; rope_type "openpangu"), Ling's VL model (vLLM
+	// transformers_utils/configs/bailing_moe_v3_vl.py @e80cc1bf) and Ming (SGLang's
+	// BailingMM2Config, model_type bailingmm_moe_v2_lite).
+	"openpangu_vl":          openPanguOrder,
+	"openpangu_omni":        openPanguOrder,
+	"openpangu_v2_vl_moe":   openPanguOrder,
+	"openpangu_v2_omni_moe": openPanguOrder,
+	"bailing_moe_v3_vl":     bailingOrder,
+	"bailingmm":             bailingOrder,
+	"bailingmm_moe_v2_lite": bailingOrder,
+	"cohere2_moe":           "it rotates the sliding layers and the dense prefix layers (prefix_dense_sliding_window_pattern over first_k_dense_replace, configuration_cohere2_moe.py), a per-layer rule rotary does not implement yet",
 }
 
 // noRoPEError is the error for a model_type in noRoPE.

@@ -167,7 +167,7 @@ func (p *parser) scaling(n node) (rope.Scaling, error) {
 	case "proportional":
 		return proportionalScaling(n)
 	}
-	return sc, configErr("%s: unknown rope type %q (want default, linear, dynamic, ntk, yarn, deepseek_yarn, llama3, longrope, su or proportional)", n.path, t)
+	return sc, ropeTypeError(n, t)
 }
 
 // need reads number key, which rope type t requires.
@@ -407,5 +407,8 @@ func (p *parser) mrope(n *node) error {
 		inter = p.fam.interleavedMRoPE
 	}
 	p.m.Spec.MRoPE = &rope.MRoPE{Sections: sections, Interleaved: inter, AlternateHW: p.fam.alternateHW}
+	if p.unknown {
+		p.m.mropeWhy = assumedMRoPE(inter, sections)
+	}
 	return nil
 }

@@ -97,6 +97,9 @@ func KindForModelType(modelType string) (Kind, error) {
 	case "hunyuan_vl":
 		return HunYuanVL, nil
 	}
+	if why, ok := Unsupported(modelType); ok {
+		return 0, fmt.Errorf("model_type %q: %s", modelType, why)
+	}
 	return 0, fmt.Errorf("model_type %q: multimodal positions know %s", modelType, KnownModelTypes)
 }
 

@@ -85,6 +85,11 @@
 // apply_multimodal_rotary_pos_emb doubles each section over cat(freqs, freqs) instead, which
 // differs on image tokens.
 //
+// MiniCPM-V 4.6 and 4.7 (model_type minicpmv4_6, minicpmv4_7) wrap a Qwen3.5 text model but
+// position image, slice and video tokens by canvas M-RoPE (compute_canvas_rope_index), which
+// this package does not compute: KindForModelType refuses them with that reason (Unsupported)
+// rather than run the text model's rules.
+//
 // # Vision-tower 2-D RoPE
 //
 // Qwen2VisionPositions and Qwen2VisionCosSin follow rot_pos_emb and VisionRotaryEmbedding

@@ -134,6 +134,9 @@ func inspect(model *hf.Model, spec rotary.Spec, m modelFlags) (*inspectReport, e
 	if mscale != 0 {
 		notes = append(slices.Clip(notes), fmt.Sprintf("the attention also multiplies its softmax scale (qk_head_dim^-0.5) by yarn_get_mscale(%g, mscale_all_dim %g)² = %.17g: not RoPE, so in no cos/sin here and not in the attention factor above (transformers %s yarn_apply_mscale)", spec.Scaling.Factor, spec.Scaling.MscaleAllDim, mscale, model.ModelType))
 	}
+	if why, ok := multimodal.Unsupported(model.TopModelType); ok {
+		notes = append(slices.Clip(notes), "positions: "+why)
+	}
 	var ix *indexerReport
 	if s := model.Indexer; s != nil {
 		ix = &indexerReport{HeadSize: s.HeadSize, RotaryDim: s.RotaryDim, Style: s.Style.String()}
@@ -147,12 +150,23 @@ func inspect(model *hf.Model, spec rotary.Spec, m modelFlags) (*inspectReport, e
 		AttentionFactor: emb.AttentionFactor(), InvFreq: emb.InvFreq(), LongInvFreq: emb.LongInvFreq(),
 		MRoPE: spec.MRoPE, Local: model.Spec.Local, GlobalLayer: model.Spec.IsGlobalLayer(m.layer),
 		LayerType: model.Spec.LayerType(m.layer), NoRoPE: spec.NoRoPE, DualChunk: spec.DualChunk, Notes: notes,
-		SoftmaxMscale: mscale, PositionsFamily: positionsFamily(model.ModelType), Warnings: modelWarnings(model),
+		SoftmaxMscale: mscale, PositionsFamily: positionsFamily(model), Warnings: modelWarnings(model),
 	}, nil
 }
 
-// positionsFamily names model_type's multimodal positions family, or "".
-func positionsFamily(modelType string) string {
+// positionsFamily names the multimodal positions family of m, or "": the top level's, which
+// builds the positions, when it names another model than the text model; a wrapper whose
+// positions rotary does not compute has none, whatever its text model's would be.
+func positionsFamily(m *hf.Model) string {
+	modelType := m.ModelType
+	if m.TopModelType != "" && m.TopModelType != m.ModelType {
+		if _, ok := multimodal.Unsupported(m.TopModelType); ok {
+			return ""
+		}
+		if k, err := multimodal.KindForModelType(m.TopModelType); err == nil {
+			return k.String()
+		}
+	}
 	k, err := multimodal.KindForModelType(modelType)
 	if err != nil {
 		return ""
