@@ -19,6 +19,7 @@ import (
 	"math"
 	"slices"
 
+	"github.com/rotary-go/rotary"
 	"github.com/rotary-go/rotary/compare"
 	"github.com/rotary-go/rotary/rope"
 	"github.com/rotary-go/rotary/tensor"
@@ -169,6 +170,9 @@ type state struct {
 
 	// A rotation by given cos and sin (CosSinCase).
 	cs *CosSinCase
+	// A rotation by a cos/sin cache at positions (CacheCase): pos, posRows, tokens, maxPos
+	// as for a spec.
+	npu *rotary.NPUMRoPEParams
 }
 
 // mark takes the outputs' tensors, contiguous, and marks the candidate's failing elements.

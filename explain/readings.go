@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"slices"
 
+	"github.com/rotary-go/rotary"
 	"github.com/rotary-go/rotary/ops"
 	"github.com/rotary-go/rotary/rope"
 	"github.com/rotary-go/rotary/tensor"
@@ -27,6 +28,9 @@ func rotates(s *state) bool { return s.rotaryDim > 0 }
 // rotated: the op rotates by the model's RoPE at positions.
 func rotated(s *state) bool { return s.bySpec && rotates(s) }
 
+// atPositions: the op rotates by the model's RoPE or a cos/sin cache at positions.
+func atPositions(s *state) bool { return (s.bySpec || s.npu != nil) && rotates(s) }
+
 // byCosSin: the op rotates by given cos and sin.
 func byCosSin(s *state) bool { return s.cs != nil && rotates(s) }
 
@@ -42,8 +46,11 @@ var readings = []reading{
 	{
 		id: "pairing", applies: rotates,
 		run: func(s *state) (map[string]tensor.Tensor, error) {
-			if s.cs != nil {
+			switch {
+			case s.cs != nil:
 				return s.applyCS(rope.GPTJ+rope.NeoX-s.style, s.cs.Cos, s.cs.Sin)
+			case s.npu != nil:
+				return s.applyCache(func(p *rotary.NPUMRoPEParams) { p.Style = rope.GPTJ + rope.NeoX - s.style })
 			}
 			return s.withSpec(func(sp *rope.Spec) bool {
 				sp.Style = rope.GPTJ + rope.NeoX - sp.Style
@@ -198,7 +205,7 @@ var readings = []reading{
 		fix: say("rotate dims 0..rotary_dim−1 of the head this op is given (MLA puts q_pe after q_nope: split before rotating; DeepSeek-V3.2's indexer puts its rope part first)"),
 	},
 	{
-		id: "positions_plus_one", applies: rotated,
+		id: "positions_plus_one", applies: atPositions,
 		run: func(s *state) (map[string]tensor.Tensor, error) {
 			return s.withPositions(func(p int64) int64 { return p + 1 })
 		},
@@ -206,7 +213,7 @@ var readings = []reading{
 		fix:     say("give token i the position the positions tensor holds: a prompt starts at 0, a decode step at the cache length"),
 	},
 	{
-		id: "positions_minus_one", applies: rotated,
+		id: "positions_minus_one", applies: atPositions,
 		run: func(s *state) (map[string]tensor.Tensor, error) {
 			return s.withPositions(func(p int64) int64 { return p - 1 })
 		},
@@ -214,7 +221,7 @@ var readings = []reading{
 		fix:     say("give token i the position the positions tensor holds: a decode step's position is the cache length, not the cache length − 1"),
 	},
 	{
-		id: "positions_from_zero", applies: func(s *state) bool { return rotated(s) && s.leastPosition() > 0 },
+		id: "positions_from_zero", applies: func(s *state) bool { return atPositions(s) && s.leastPosition() > 0 },
 		run: func(s *state) (map[string]tensor.Tensor, error) {
 			least := s.leastPosition()
 			return s.withPositions(func(p int64) int64 { return p - least })
@@ -225,13 +232,9 @@ var readings = []reading{
 		fix: say("add the number of tokens already in the KV cache to the new tokens' positions"),
 	},
 	{
-		id: "token_index_as_position", applies: func(s *state) bool { return rotated(s) && !s.tokenOrder(s.leastPosition()) },
+		id: "token_index_as_position", applies: func(s *state) bool { return atPositions(s) && !s.tokenOrder(s.leastPosition()) },
 		run: func(s *state) (map[string]tensor.Tensor, error) {
-			v := make([]int64, s.pos.Len())
-			for i := range v {
-				v[i] = int64(i % s.tokens)
-			}
-			return s.rotate(s.spec, tensor.FromI64(v, s.pos.Shape...), s.inputs)
+			return s.withPositionAt(func(i int, _ int64) int64 { return int64(i % s.tokens) })
 		},
 		reading: say("each token's index (0, 1, 2, …) taken for its position"),
 		fix:     say("take the positions from the positions tensor (position_ids), not from the token's place in the batch"),
@@ -239,8 +242,11 @@ var readings = []reading{
 	{
 		id: "rotation_reversed", applies: rotates,
 		run: func(s *state) (map[string]tensor.Tensor, error) {
-			if s.cs != nil {
+			switch {
+			case s.cs != nil:
 				return s.applyCS(s.style, s.cs.Cos, negated(s.cs.Sin))
+			case s.npu != nil:
+				return s.applyCache(func(p *rotary.NPUMRoPEParams) { p.CosSinCache = cacheHalves(p.CosSinCache, true) })
 			}
 			// R(−θ)·(a, b) = swap(R(θ)·swap(a, b)), exactly: the swaps move values, and the
 			// products are the same products.
@@ -266,7 +272,7 @@ var readings = []reading{
 		fix:     say("write the rotated query to query and the rotated key to key"),
 	},
 	{
-		id: "key_not_rotated", applies: func(s *state) bool { return rotated(s) && len(s.names) == 2 },
+		id: "key_not_rotated", applies: func(s *state) bool { return atPositions(s) && len(s.names) == 2 },
 		run: func(s *state) (map[string]tensor.Tensor, error) {
 			return map[string]tensor.Tensor{"query": s.want["query"], "key": s.inputs["key"]}, nil
 		},
@@ -274,7 +280,7 @@ var readings = []reading{
 		fix:     say("rotate the key too, before it enters the KV cache"),
 	},
 	{
-		id: "query_not_rotated", applies: rotated,
+		id: "query_not_rotated", applies: atPositions,
 		run: func(s *state) (map[string]tensor.Tensor, error) {
 			out := map[string]tensor.Tensor{"query": s.inputs["query"]}
 			if len(s.names) == 2 {
@@ -309,8 +315,11 @@ var readings = []reading{
 		fix: say("write the output in the layout the op's tensors have, or transpose it back"),
 	},
 	{
-		id: "cos_sin_swapped", applies: byCosSin,
+		id: "cos_sin_swapped", applies: func(s *state) bool { return byCosSin(s) || s.npu != nil && rotates(s) },
 		run: func(s *state) (map[string]tensor.Tensor, error) {
+			if s.npu != nil {
+				return s.applyCache(func(p *rotary.NPUMRoPEParams) { p.CosSinCache = cacheHalves(p.CosSinCache, false) })
+			}
 			return s.applyCS(s.style, s.cs.Sin, s.cs.Cos)
 		},
 		reading: say("cos and sin swapped (sin taken for cos)"),

@@ -45,13 +45,23 @@ func (s *state) withSpec(mutate func(*rope.Spec) bool) (map[string]tensor.Tensor
 
 // withPositions is the exact rotation at positions p(position) instead.
 func (s *state) withPositions(p func(int64) int64) (map[string]tensor.Tensor, error) {
+	return s.withPositionAt(func(_ int, v int64) int64 { return p(v) })
+}
+
+// withPositionAt is the exact rotation with position i (flat, row-major) replaced by p(i, its
+// value); nil when a replaced position is negative.
+func (s *state) withPositionAt(p func(i int, v int64) int64) (map[string]tensor.Tensor, error) {
 	v := make([]int64, s.pos.Len())
 	for i := range v {
-		if v[i] = p(s.pos.Int64At(i)); v[i] < 0 {
+		if v[i] = p(i, s.pos.Int64At(i)); v[i] < 0 {
 			return nil, nil
 		}
 	}
-	return s.rotate(s.spec, tensor.FromI64(v, s.pos.Shape...), s.inputs)
+	pos := tensor.FromI64(v, s.pos.Shape...)
+	if s.npu != nil {
+		return s.applyCache(func(q *rotary.NPUMRoPEParams) { q.Positions = pos })
+	}
+	return s.rotate(s.spec, pos, s.inputs)
 }
 
 // eachDims permutes every head's D elements of every tensor in ts: out[j] = in[src(j)].

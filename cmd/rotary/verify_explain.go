@@ -2,12 +2,15 @@ package main
 
 import (
 	"bytes"
+	"cmp"
 	"encoding/json"
 	"flag"
 	"fmt"
 	"io"
+	"strconv"
 	"strings"
 
+	"github.com/rotary-go/rotary"
 	"github.com/rotary-go/rotary/compare"
 	"github.com/rotary-go/rotary/explain"
 	"github.com/rotary-go/rotary/ops"
@@ -17,17 +20,20 @@ import (
 
 // explainedOps are the golden ops verify explains: those that rotate query and key by the
 // model's RoPE at positions, and apply_rotary_emb, which rotates x by given cos and sin.
-var explainedOps = map[string]bool{"rotary_embedding": true, "rotary_embedding_gathered": true, "apply_rotary_emb": true}
+var explainedOps = map[string]bool{"rotary_embedding": true, "rotary_embedding_gathered": true, "apply_rotary_emb": true, "mrope": true}
 
 // explainVerify runs package explain on a failed golden and candidate. It returns the report,
 // or why there is none (a golden of another op, a model it cannot rebuild).
 func explainVerify(golden, cand *inputSet, opts compare.Options) (explain.Report, string) {
 	op := golden.metadata["op"]
 	if !explainedOps[op] {
-		return explain.Report{}, fmt.Sprintf("explain: op %q is not covered (apply_rotary_emb, rotary_embedding and rotary_embedding_gathered are)", op)
+		return explain.Report{}, fmt.Sprintf("explain: op %q is not covered (apply_rotary_emb, mrope, rotary_embedding and rotary_embedding_gathered are)", op)
 	}
-	if op == "apply_rotary_emb" {
+	switch op {
+	case "apply_rotary_emb":
 		return explainCosSin(golden, cand, opts)
+	case "mrope":
+		return explainCache(golden, cand, opts)
 	}
 	m, err := goldenModelFlags(golden.metadata["apply_args"])
 	if err != nil {
@@ -63,11 +69,7 @@ func explainVerify(golden, cand *inputSet, opts compare.Options) (explain.Report
 // explainCosSin explains an apply_rotary_emb golden: its layout and pairing are the
 // recorded --layout and --rotary-mode.
 func explainCosSin(golden, cand *inputSet, opts compare.Options) (explain.Report, string) {
-	mode := applyArg(golden.metadata["apply_args"], "rotary-mode")
-	if mode == "" {
-		mode = "half"
-	}
-	style, err := rope.ParseRotaryMode(mode)
+	style, err := rope.ParseRotaryMode(cmp.Or(applyArg(golden.metadata["apply_args"], "rotary-mode"), "half"))
 	if err != nil {
 		return explain.Report{}, "explain: the golden's --rotary-mode: " + err.Error()
 	}
@@ -80,6 +82,44 @@ func explainCosSin(golden, cand *inputSet, opts compare.Options) (explain.Report
 		X: golden.tensors["x"], Cos: golden.tensors["cos"], Sin: golden.tensors["sin"],
 		Want: golden.tensors[outPrefix+"out"], Got: got,
 	}, opts)
+	if err != nil {
+		return explain.Report{}, err.Error()
+	}
+	return rep, ""
+}
+
+// explainCache explains an mrope golden from its recorded --head-size, --rotary-mode,
+// --mrope-section and --mrope-cache-mode.
+func explainCache(golden, cand *inputSet, opts compare.Options) (explain.Report, string) {
+	args := golden.metadata["apply_args"]
+	p := rotary.NPUMRoPEParams{Query: golden.tensors["query"], Key: golden.tensors["key"], CosSinCache: golden.tensors["cos_sin_cache"]}
+	var err error
+	if p.HeadSize, err = strconv.Atoi(applyArg(args, "head-size")); err != nil {
+		return explain.Report{}, "explain: the golden's apply_args have no --head-size"
+	}
+	if p.Sections, err = parseNPUMRoPESections(applyArg(args, "mrope-section")); err != nil {
+		return explain.Report{}, "explain: the golden's " + err.Error()
+	}
+	if p.Style, err = rope.ParseRotaryMode(cmp.Or(applyArg(args, "rotary-mode"), "half")); err != nil {
+		return explain.Report{}, "explain: the golden's --rotary-mode: " + err.Error()
+	}
+	if p.Interleaved, err = ops.ParseMRoPECacheMode(cmp.Or(applyArg(args, "mrope-cache-mode"), "default")); err != nil {
+		return explain.Report{}, "explain: the golden's --mrope-cache-mode: " + err.Error()
+	}
+	if p.Positions, err = batchPositions(golden.tensors["positions"]); err != nil {
+		return explain.Report{}, "explain: " + err.Error()
+	}
+	c := explain.CacheCase{Params: p, Want: map[string]tensor.Tensor{}, Got: map[string]tensor.Tensor{}}
+	for _, x := range []string{"query", "key"} {
+		if want, ok := golden.tensors[outPrefix+x]; ok {
+			got, _, ok := candidateFor(cand, outPrefix+x, x)
+			if !ok {
+				return explain.Report{}, "explain: the candidate lacks " + x
+			}
+			c.Want[x], c.Got[x] = want, got
+		}
+	}
+	rep, err := explain.ExplainCache(c, opts)
 	if err != nil {
 		return explain.Report{}, err.Error()
 	}
