@@ -41,18 +41,19 @@ type command struct {
 }
 
 var commands = map[string]command{
-	"apply":   {"rotate query and key from a safetensors file", runApply},
-	"cache":   {"write the cos/sin cache and inv_freq of a model", runCache},
-	"inspect": {"show the RoPE a config or preset derives", runInspect},
-	"diff":    {"compare the tensors of two files (safetensors, .npy directories, raw buffers)", runDiff},
-	"verify":  {"compare a candidate's outputs with a golden bundle's and locate the worst elements", runVerify},
-	"show":    {"list the tensors of a file: dtypes, shapes, ranges, NaN/Inf counts, metadata", runShow},
-	"presets": {"list the embedded model presets", runPresets},
-	"ops":     {"show the op registry: ops, backends, what serves each", runOps},
-	"check":   {"check a model config and launch options for contract mistakes", runCheck},
-	"bench":   {"benchmark the ops against the memory traffic they must do, and a copy", runBench},
-	"golden":  {"write a golden bundle: an op's seeded inputs and its expected outputs", runGolden},
-	"version": {"print the module version and VCS revision of this binary", runVersion},
+	"apply":     {"rotate query and key from a safetensors file", runApply},
+	"cache":     {"write the cos/sin cache and inv_freq of a model", runCache},
+	"inspect":   {"show the RoPE a config or preset derives", runInspect},
+	"diff":      {"compare the tensors of two files (safetensors, .npy directories, raw buffers)", runDiff},
+	"verify":    {"compare a candidate's outputs with a golden bundle's and locate the worst elements", runVerify},
+	"show":      {"list the tensors of a file: dtypes, shapes, ranges, NaN/Inf counts, metadata", runShow},
+	"presets":   {"list the embedded model presets", runPresets},
+	"ops":       {"show the op registry: ops, backends, what serves each", runOps},
+	"check":     {"check a model config and launch options for contract mistakes", runCheck},
+	"bench":     {"benchmark the ops against the memory traffic they must do, and a copy", runBench},
+	"golden":    {"write a golden bundle: an op's seeded inputs and its expected outputs", runGolden},
+	"version":   {"print the module version and VCS revision of this binary", runVersion},
+	"positions": {"compute multimodal MRoPE positions (get_rope_index of the Qwen-VL, Qwen3.5, GLM-4V, Omni, ERNIE-4.5-VL and HunYuan-VL families)", runPositions},
 }
 
 func main() {

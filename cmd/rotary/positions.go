@@ -15,10 +15,6 @@ import (
 
 const positionsUsage = "--config CONFIG.json | --model PRESET | --family NAME --in IN.safetensors|IN.json | --input-ids IDS [--image-grid-thw T,H,W;...] [--as DIALECT] --out OUT.safetensors"
 
-func init() {
-	commands["positions"] = command{"compute multimodal MRoPE positions (get_rope_index of the Qwen-VL, Qwen3.5, GLM-4V, Omni, ERNIE-4.5-VL and HunYuan-VL families)", runPositions}
-}
-
 // runPositions reads input_ids (I64 or I32, [B,S] or [S]), optional attention_mask (an
 // integer type or BOOL), image_grid_thw and video_grid_thw (I64 or I32, [N,3]),
 // second_per_grid_ts or video_second_per_grid (F32, F64, BF16 or F16, [N]) and the Omni
