@@ -14,10 +14,16 @@ type InterleaveRoPEParams struct {
 
 // InterleaveRoPEArgs are the arguments of op interleave_rope (torch_npu npu_interleave_rope,
 // aclnnInterleaveRope). Each row x of D elements is first de-interleaved,
-// q = reshape(x, [D/2, 2]).transpose → (x0, x2, …, x_{D−2}, x1, x3, …, x_{D−1}), and then
-// rotated NeoX style: out = q·cos + rotate_half(q)·sin. The output stays in q's order (even
-// elements first, odd after): out[i] = x[2i]·cos[i] − x[2i+1]·sin[i] and
-// out[D/2+i] = x[2i+1]·cos[D/2+i] + x[2i]·sin[D/2+i] for i < D/2.
+// q = reshape(x, [D/2, 2]).transpose(-1, -2).reshape(D) = (x0, x2, …, x_{D−2}, x1, x3, …, x_{D−1}),
+// and then rotated NeoX style, out = q·cos + rotate_half(q)·sin, written in q's order:
+//
+//	out[i]       = x[2i]·cos[i]         − x[2i+1]·sin[i]
+//	out[D/2 + i] = x[2i+1]·cos[D/2 + i] + x[2i]·sin[D/2 + i]    (i < D/2)
+//
+// This is DeepSeek's apply_rotary_pos_emb (which de-interleaves q and k before rotate_half): the
+// output order differs from the input's, unlike apply_rotary_emb with GPT-J style, which writes
+// each pair back where it was read. Attention scores are the same either way as long as q and k
+// both go through it. cos and sin are at full width in NeoX layout (cat(freqs, freqs)).
 type InterleaveRoPEArgs struct {
 	// X and Out are [B, N, S, D]; Out may be X.
 	X, Out tensor.Tensor

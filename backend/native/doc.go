@@ -11,12 +11,4 @@
 // pattern come through unchanged.
 //
 // Kernels take arguments already checked by package ops and never fail.
-//
-// Each op's file, named after the op, holds its kernel and registers it as backend native, the
-// fallback for whatever op no other backend serves: rotary_embedding.go,
-// rotary_embedding_gathered.go, mrope.go, apply_rotary_emb.go and apply_rotary_emb_thd.go (each
-// with its backward pass), interleave_rope.go, qk_rmsnorm_rope.go and kv_rmsnorm_rope_cache.go.
-// What several ops share is named for what it is: rotation.go (the pair rotation of
-// rotary_embedding, its gathered form, mrope and qk_rmsnorm_rope), rows.go (walking a tensor's
-// rows, with cos and sin broadcast against them) and rmsnorm.go (the fused norms' arithmetic).
 package native

@@ -6,9 +6,8 @@ func init() {
 	ops.InterleaveRoPE.Register(&ops.Impl[ops.InterleaveRoPEArgs]{Backend: ops.Native, Fn: func(a ops.InterleaveRoPEArgs) { InterleaveRoPE(&a) }})
 }
 
-// InterleaveRoPE is op interleave_rope (npu_interleave_rope): each row is de-interleaved into
-// q = (x0, x2, …, x1, x3, …) and rotated NeoX style, q·cos + rotate_half(q)·sin, the result kept in
-// q's order. Out may alias X: a row is read whole before it is written.
+// InterleaveRoPE is the reference of op interleave_rope (ops.InterleaveRoPEArgs). Out may alias
+// X: a row is read whole before it is written.
 func InterleaveRoPE(a *ops.InterleaveRoPEArgs) {
 	D := a.X.Shape[3]
 	half := D / 2
