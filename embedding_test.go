@@ -108,7 +108,7 @@ func TestForwardAccuracy(t *testing.T) {
 				for _, style := range []Style{NeoX, GPTJ} {
 					spec := Spec{HeadSize: hs, RotaryDim: rd, Base: 10000, Style: style, MaxPositions: 1024}
 					e := mustNew(t, spec, WithDispatcher(disp))
-					inv, att := refFrequencies(spec, -1)
+					inv, att := spec.Frequencies(-1)
 					for _, dt := range floatTypes {
 						k++
 						pos := randPositions(rng, 4, 1024)
@@ -225,7 +225,7 @@ func TestForwardVariantsAccuracy(t *testing.T) {
 		for _, dt := range []tensor.DType{tensor.F32, tensor.BF16} {
 			for _, limit := range []int64{100, 300, 2000} { // short/cached, cached, computed
 				pos := randPositions(rng, 5, limit)
-				inv, att := refFrequencies(spec, int(slices.Max(pos)))
+				inv, att := spec.Frequencies(int(slices.Max(pos)))
 				lay := layout{tokens: 5, heads: 4, headSize: spec.HeadSize, tokPad: 3, lead: 2, tail: 2}
 				rotateAndCheck(t, fmt.Sprintf("%s %v positions < %d", name, dt, limit), e, dt, lay, layout{tokens: 5, heads: 1, headSize: spec.HeadSize, flat: true},
 					posTensor(pos, false), plainTheta(pos, inv), att, rng)
@@ -248,7 +248,7 @@ func TestForwardLargePositions(t *testing.T) {
 			mustNew(t, small, WithCacheLen(1<<20+16)), // cached
 			mustNew(t, small, WithCacheLen(1<<20+8)),  // mixed: row 1048576+8 is past it
 		}
-		inv, att := refFrequencies(small, -1)
+		inv, att := small.Frequencies(-1)
 		for _, dt := range floatTypes {
 			lay := layout{tokens: len(pos), heads: 3, headSize: 64, tokPad: 5, lead: 1, tail: 1}
 			q0 := newView(dt, lay, rng)
@@ -272,7 +272,7 @@ func TestForwardLargePositions(t *testing.T) {
 	for _, style := range []Style{NeoX, GPTJ} {
 		spec := Spec{HeadSize: 128, RotaryDim: 128, Base: 500000, Style: style, MaxPositions: 64}
 		e := mustNew(t, spec)
-		inv, att := refFrequencies(spec, -1)
+		inv, att := spec.Frequencies(-1)
 		for _, dt := range floatTypes {
 			lay := layout{tokens: len(pos), heads: 2, headSize: 128}
 			rotateAndCheck(t, fmt.Sprintf("large positions head 128 %v %v", style, dt), e, dt, lay, lay, posTensor(pos, false), plainTheta(pos, inv), att, rng)
@@ -339,7 +339,7 @@ func TestRelativePositionIdentity(t *testing.T) {
 		for _, rd := range []int{128, 64} {
 			spec := Spec{HeadSize: 128, RotaryDim: rd, Base: 10000, Style: style, MaxPositions: 8192}
 			e := mustNew(t, spec)
-			inv, _ := refFrequencies(spec, -1)
+			inv, _ := spec.Frequencies(-1)
 			for trial := range 20 {
 				m, n := rng.Int64N(3000), rng.Int64N(3000)
 				sft := rng.Int64N(5000)
@@ -396,7 +396,7 @@ func TestPairNormPreserved(t *testing.T) {
 		{HeadSize: 64, RotaryDim: 64, Base: 10000, MaxPositions: 4096, Scaling: Scaling{Type: ScalingYaRN, Factor: 40, OriginalMaxPositions: 1024}},
 	} {
 		e := mustNew(t, spec)
-		_, att := refFrequencies(spec, -1)
+		_, att := spec.Frequencies(-1)
 		lay := layout{tokens: 16, heads: 4, headSize: spec.HeadSize}
 		pos := randPositions(rng, 16, 4096)
 		q := newView(tensor.F32, lay, rng)
@@ -564,7 +564,7 @@ func TestMRoPE(t *testing.T) {
 				spec := Spec{HeadSize: 128, RotaryDim: 128, Base: 1e6, Style: style, MaxPositions: 512, MRoPE: &MRoPE{Sections: sections, Interleaved: inter}}
 				cached := mustNew(t, spec)
 				computed := mustNew(t, spec, WithCacheLen(8))
-				inv, att := refFrequencies(spec, -1)
+				inv, att := spec.Frequencies(-1)
 				axes := refAxes(64, spec.MRoPE)
 				if !inter {
 					want := slices.Concat(slices.Repeat([]int{0}, sections[0]), slices.Repeat([]int{1}, sections[1]), slices.Repeat([]int{2}, sections[2]))
@@ -665,8 +665,8 @@ func TestLongRoPESwitch(t *testing.T) {
 	spec := Spec{HeadSize: 64, RotaryDim: 64, Base: 10000, MaxPositions: 256, Scaling: Scaling{
 		Type: ScalingLongRoPE, Factor: 4, OriginalMaxPositions: 64,
 		ShortFactor: randFactors(rng, 32, 1, 2), LongFactor: randFactors(rng, 32, 2, 8)}}
-	shortInv, att := refFrequencies(spec, 63)
-	longInv, att2 := refFrequencies(spec, 64)
+	shortInv, att := spec.Frequencies(63)
+	longInv, att2 := spec.Frequencies(64)
 	if att != att2 || !relClose(att, math.Sqrt(1+math.Log(4)/math.Log(64)), 1e-15) {
 		t.Fatalf("attention %v %v", att, att2)
 	}
@@ -734,7 +734,7 @@ func TestLongRoPESwitch(t *testing.T) {
 func TestCosSinCacheLayout(t *testing.T) {
 	spec := Spec{HeadSize: 64, RotaryDim: 32, Base: 10000, MaxPositions: 16, Scaling: Scaling{Type: ScalingYaRN, Factor: 4, OriginalMaxPositions: 8}}
 	e := mustNew(t, spec)
-	inv, att := refFrequencies(spec, -1)
+	inv, att := spec.Frequencies(-1)
 	if e.CacheLen() != 32 || e.AttentionFactor() != att {
 		t.Errorf("CacheLen %d attention %v", e.CacheLen(), e.AttentionFactor())
 	}
@@ -783,7 +783,7 @@ func TestDynamicPerCallForward(t *testing.T) {
 		}
 		// Past it: L = max position + 1.
 		for _, pos := range [][]int64{{0, 50, 128, 3}, {300, 7, 1, 2}} {
-			inv, att := refFrequencies(spec, int(slices.Max(pos)))
+			inv, att := spec.Frequencies(int(slices.Max(pos)))
 			rotateAndCheck(t, fmt.Sprintf("per-call %v %v", dt, pos), e, dt, lay, layout{}, posTensor(pos, false), plainTheta(pos, inv), att, rng)
 			c := newView(dt, lay, rng)
 			d := c.clone()
@@ -798,7 +798,7 @@ func TestDynamicPerCallForward(t *testing.T) {
 			}
 		}
 		// Static below the trained length still uses the stretched base.
-		sInv, sAtt := refFrequencies(static, -1)
+		sInv, sAtt := static.Frequencies(-1)
 		rotateAndCheck(t, fmt.Sprintf("static %v", dt), es, dt, lay, layout{}, posTensor(pos, false), plainTheta(pos, sInv), sAtt, rng)
 	}
 }
@@ -964,7 +964,7 @@ func TestForwardPositionsForms(t *testing.T) {
 	rng := rand.New(rand.NewPCG(38, 39))
 	spec := Spec{HeadSize: 64, RotaryDim: 64, Base: 10000, MaxPositions: 128}
 	e := mustNew(t, spec)
-	inv, att := refFrequencies(spec, -1)
+	inv, att := spec.Frequencies(-1)
 	pos := []int64{5, 9, 127, 0}
 	buf := []int64{-1, 5, -1, 9, -1, 127, -1, 0, -1}
 	strided := tensor.Tensor{DType: tensor.I64, Shape: []int{4}, Strides: []int{2}, Offset: 1, I64: buf}

@@ -54,7 +54,7 @@ func TestMRoPEGGMLFourth(t *testing.T) {
 			MRoPE: &MRoPE{Sections: sections[:], Interleaved: true, GGMLFourth: true}}
 		hf := spec
 		hf.MRoPE = &MRoPE{Sections: sections[:3], Interleaved: true}
-		inv, att := refFrequencies(spec, -1)
+		inv, att := spec.Frequencies(-1)
 		for _, d := range dispatchers(t) {
 			cached := mustNew(t, spec, WithDispatcher(d))
 			computed := mustNew(t, spec, WithDispatcher(d), WithCacheLen(8))

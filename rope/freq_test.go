@@ -1,4 +1,4 @@
-package rotary
+package rope
 
 import (
 	"math"
