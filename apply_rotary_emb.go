@@ -36,10 +36,3 @@ func ApplyRotaryEmbBackward(d *ops.Dispatcher, p ApplyRotaryEmbBackwardParams) e
 	_, err = ops.Run(dispatcher(d), ops.ApplyRotaryEmbBackward, a)
 	return err
 }
-
-func dispatcher(d *ops.Dispatcher) *ops.Dispatcher {
-	if d == nil {
-		return ops.Default
-	}
-	return d
-}
