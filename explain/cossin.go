@@ -16,12 +16,16 @@ import (
 type CosSinCase struct {
 	Layout ops.Layout
 	Style  rope.Style
+	// Interleaved is op interleave_rope (torch_npu npu_interleave_rope, ops.InterleaveRoPEArgs):
+	// X [B, N, S, D] is de-interleaved, then rotated NeoX style by cos and sin in NeoX layout,
+	// the output kept in the de-interleaved order. Layout and Style are then unused.
+	Interleaved bool
 	// X, Cos and Sin are the op's inputs; Want and Got the exact and the candidate's out.
 	X, Cos, Sin tensor.Tensor
 	Want, Got   tensor.Tensor
 }
 
-// ExplainCosSin is Explain for apply_rotary_emb.
+// ExplainCosSin is Explain for apply_rotary_emb and interleave_rope.
 func ExplainCosSin(c CosSinCase, opts compare.Options) (Report, error) {
 	s := blankState(opts)
 	if c.X.Rank() < 1 || c.Cos.Rank() != c.X.Rank() || c.Sin.Rank() != c.X.Rank() {
@@ -30,11 +34,24 @@ func ExplainCosSin(c CosSinCase, opts compare.Options) (Report, error) {
 	// The op's own checks, on copies: a case the op refuses has no exact result to explain.
 	cs := c
 	cs.X, cs.Cos, cs.Sin = c.X.Clone(), c.Cos.Clone(), c.Sin.Clone()
-	if _, err := ops.NewApplyRotaryEmb(ops.ApplyRotaryEmbParams{Layout: cs.Layout, X: cs.X, Out: cs.X, Cos: cs.Cos, Sin: cs.Sin, Style: cs.Style}); err != nil {
+	var err error
+	if c.Interleaved {
+		_, err = ops.NewInterleaveRoPE(ops.InterleaveRoPEParams{X: cs.X, Out: cs.X, Cos: cs.Cos, Sin: cs.Sin})
+	} else {
+		_, err = ops.NewApplyRotaryEmb(ops.ApplyRotaryEmbParams{Layout: cs.Layout, X: cs.X, Out: cs.X, Cos: cs.Cos, Sin: cs.Sin, Style: cs.Style})
+	}
+	if err != nil {
 		return Report{}, fmt.Errorf("%w: %v", ErrCase, err)
 	}
 	if err := s.mark("out", cs.X, c.Want, c.Got); err != nil {
 		return Report{}, err
+	}
+	if c.Interleaved {
+		// interleave_rope is apply_rotary_emb, NeoX style, of the de-interleaved x: the
+		// readings recompute it that way, bit for bit.
+		D := cs.X.Shape[cs.X.Rank()-1]
+		cs.X = eachDims(map[string]tensor.Tensor{"x": cs.X}, D, halves(D))["x"]
+		cs.Layout, cs.Style = ops.BNSD, rope.NeoX
 	}
 	s.cs = &cs
 	x := cs.X.Shape

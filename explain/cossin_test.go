@@ -105,3 +105,65 @@ func interleavedTable(t tensor.Tensor, rd int) tensor.Tensor {
 	}
 	return out
 }
+
+// TestExplainInterleaveRoPE: interleave_rope candidates that wrote each pair back where it was
+// read, skipped the de-interleave, or turned the wrong way are named first.
+func TestExplainInterleaveRoPE(t *testing.T) {
+	const B, N, S, D = 1, 4, 5, 8
+	rng := rand.New(rand.NewPCG(9, 10))
+	x := tensor.Zeros(tensor.BF16, B, N, S, D)
+	for i := range x.Len() {
+		x.SetFloat32(i, float32(rng.NormFloat64()))
+	}
+	cos, sin := tensor.Zeros(tensor.BF16, 1, 1, S, D), tensor.Zeros(tensor.BF16, 1, 1, S, D)
+	for s := range S {
+		for j := range D {
+			a := float64(s+3) / math.Pow(10000, float64(2*(j%(D/2)))/D)
+			cos.SetFloat32(s*D+j, float32(math.Cos(a)))
+			sin.SetFloat32(s*D+j, float32(math.Sin(a)))
+		}
+	}
+	want := tensor.Zeros(tensor.BF16, B, N, S, D)
+	if err := rotary.InterleaveRoPE(nil, ops.InterleaveRoPEParams{X: x, Out: want, Cos: cos, Sin: sin}); err != nil {
+		t.Fatal(err)
+	}
+	// naive: pair (x[2i], x[2i+1]) rotated by cos[i], sin[i] in float64, written at (i, D/2+i)
+	// or, inPlace, back at (2i, 2i+1); deinterleave false pairs (x[i], x[i+D/2]) instead.
+	naive := func(inPlace, deinterleave bool, sign float64) tensor.Tensor {
+		out := x.Clone()
+		for row := 0; row < x.Len(); row += D {
+			s := row / D % S
+			for i := range D / 2 {
+				a, b := float64(x.Float32At(row+2*i)), float64(x.Float32At(row+2*i+1))
+				if !deinterleave {
+					a, b = float64(x.Float32At(row+i)), float64(x.Float32At(row+D/2+i))
+				}
+				c1, s1 := float64(cos.Float32At(s*D+i)), sign*float64(sin.Float32At(s*D+i))
+				c2, s2 := float64(cos.Float32At(s*D+D/2+i)), sign*float64(sin.Float32At(s*D+D/2+i))
+				j, k := i, D/2+i
+				if inPlace {
+					j, k = 2*i, 2*i+1
+				}
+				out.SetFloat32(row+j, float32(a*c1-b*s1))
+				out.SetFloat32(row+k, float32(b*c2+a*s2))
+			}
+		}
+		return out
+	}
+	for _, c := range []struct {
+		want string
+		got  tensor.Tensor
+	}{
+		{"output_order", naive(true, true, 1)},
+		{"not_deinterleaved", naive(false, false, 1)},
+		{"rotation_reversed", naive(false, true, -1)},
+	} {
+		rep, err := ExplainCosSin(CosSinCase{Interleaved: true, X: x, Cos: cos, Sin: sin, Want: want, Got: c.got}, compare.Options{MaxULP: 1, ATol: -1})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if rep.Failing == 0 || len(rep.Findings) == 0 || rep.Findings[0].Mistake != c.want || !rep.Findings[0].Reproduces() {
+			t.Errorf("%s: %+v", c.want, rep)
+		}
+	}
+}

@@ -31,6 +31,9 @@ func rotated(s *state) bool { return s.bySpec && rotates(s) }
 // atPositions: the op rotates by the model's RoPE or a cos/sin cache at positions.
 func atPositions(s *state) bool { return (s.bySpec || s.npu != nil) && rotates(s) }
 
+// interleaveOp: the op is interleave_rope, whose pairing is fixed.
+func interleaveOp(s *state) bool { return s.cs != nil && s.cs.Interleaved }
+
 // byCosSin: the op rotates by given cos and sin.
 func byCosSin(s *state) bool { return s.cs != nil && rotates(s) }
 
@@ -44,7 +47,7 @@ func styleName(st rope.Style) string {
 // readings are tried in this order; Explain ranks what they explain.
 var readings = []reading{
 	{
-		id: "pairing", applies: rotates,
+		id: "pairing", applies: func(s *state) bool { return rotates(s) && !interleaveOp(s) },
 		run: func(s *state) (map[string]tensor.Tensor, error) {
 			switch {
 			case s.cs != nil:
@@ -68,7 +71,7 @@ var readings = []reading{
 		},
 	},
 	{
-		id: "pairing_and_cos_sin_layout", applies: byCosSin,
+		id: "pairing_and_cos_sin_layout", applies: func(s *state) bool { return byCosSin(s) && !interleaveOp(s) },
 		run: func(s *state) (map[string]tensor.Tensor, error) {
 			other := rope.GPTJ + rope.NeoX - s.style
 			order := func(j int) int { return j / 2 } // NeoX's cat(f, f) read as repeat_interleave(f)
@@ -324,6 +327,17 @@ var readings = []reading{
 		},
 		reading: say("cos and sin swapped (sin taken for cos)"),
 		fix:     say("pass cos as cos and sin as sin: out = x·cos + rotate(x)·sin"),
+	},
+	{
+		id: "not_deinterleaved", applies: func(s *state) bool { return byCosSin(s) && interleaveOp(s) },
+		run: func(s *state) (map[string]tensor.Tensor, error) {
+			x := s.cs.X
+			defer func() { s.cs.X = x }()
+			s.cs.X = s.inputs["out"]
+			return s.applyCS(rope.NeoX, s.cs.Cos, s.cs.Sin)
+		},
+		reading: say("x rotated NeoX style as it came in, without the de-interleave (2i, 2i+1) → (i, i+d/2) first"),
+		fix:     say("de-interleave each head first, q = reshape(x, [D/2, 2]).transpose(-1, -2).reshape(D), then rotate q"),
 	},
 	{
 		id: "x_not_rotated", applies: byCosSin,

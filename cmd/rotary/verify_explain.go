@@ -20,17 +20,17 @@ import (
 
 // explainedOps are the golden ops verify explains: those that rotate query and key by the
 // model's RoPE at positions, and apply_rotary_emb, which rotates x by given cos and sin.
-var explainedOps = map[string]bool{"rotary_embedding": true, "rotary_embedding_gathered": true, "apply_rotary_emb": true, "mrope": true}
+var explainedOps = map[string]bool{"rotary_embedding": true, "rotary_embedding_gathered": true, "apply_rotary_emb": true, "interleave_rope": true, "mrope": true}
 
 // explainVerify runs package explain on a failed golden and candidate. It returns the report,
 // or why there is none (a golden of another op, a model it cannot rebuild).
 func explainVerify(golden, cand *inputSet, opts compare.Options) (explain.Report, string) {
 	op := golden.metadata["op"]
 	if !explainedOps[op] {
-		return explain.Report{}, fmt.Sprintf("explain: op %q is not covered (apply_rotary_emb, mrope, rotary_embedding and rotary_embedding_gathered are)", op)
+		return explain.Report{}, fmt.Sprintf("explain: op %q is not covered (apply_rotary_emb, interleave_rope, mrope, rotary_embedding and rotary_embedding_gathered are)", op)
 	}
 	switch op {
-	case "apply_rotary_emb":
+	case "apply_rotary_emb", "interleave_rope":
 		return explainCosSin(golden, cand, opts)
 	case "mrope":
 		return explainCache(golden, cand, opts)
@@ -66,8 +66,8 @@ func explainVerify(golden, cand *inputSet, opts compare.Options) (explain.Report
 	return rep, ""
 }
 
-// explainCosSin explains an apply_rotary_emb golden: its layout and pairing are the
-// recorded --layout and --rotary-mode.
+// explainCosSin explains an apply_rotary_emb golden (its layout and pairing are the recorded
+// --layout and --rotary-mode) or an interleave_rope one.
 func explainCosSin(golden, cand *inputSet, opts compare.Options) (explain.Report, string) {
 	style, err := rope.ParseRotaryMode(cmp.Or(applyArg(golden.metadata["apply_args"], "rotary-mode"), "half"))
 	if err != nil {
@@ -78,7 +78,7 @@ func explainCosSin(golden, cand *inputSet, opts compare.Options) (explain.Report
 		return explain.Report{}, "explain: the candidate lacks out"
 	}
 	rep, err := explain.ExplainCosSin(explain.CosSinCase{
-		Layout: ops.Layout(compare.AxesOf(golden.metadata).Layout), Style: style,
+		Layout: ops.Layout(compare.AxesOf(golden.metadata).Layout), Style: style, Interleaved: golden.metadata["op"] == "interleave_rope",
 		X: golden.tensors["x"], Cos: golden.tensors["cos"], Sin: golden.tensors["sin"],
 		Want: golden.tensors[outPrefix+"out"], Got: got,
 	}, opts)

@@ -107,4 +107,12 @@ func TestVerifyExplainSaysWhyNot(t *testing.T) {
 	if code != 1 || !strings.Contains(out, `explain: op "apply_rotary_emb_thd" is not covered`) {
 		t.Errorf("exit %d:\n%s", code, out)
 	}
+	// interleave_rope's golden with another seed: new inputs, so nothing reproduces it.
+	golden, bad = filepath.Join(dir, "ir.safetensors"), filepath.Join(dir, "ir9.safetensors")
+	goldenRun(t, "--model", "deepseek-v3", "--op", "interleave_rope", "--tokens", "4", "--out", golden)
+	goldenRun(t, "--model", "deepseek-v3", "--op", "interleave_rope", "--tokens", "4", "--seed", "9", "--out", bad)
+	code, out, _ = runCLI(t, "verify", golden, bad)
+	if code != 1 || !strings.Contains(out, "explain: no known porting mistake reproduces the candidate (") {
+		t.Errorf("exit %d:\n%s", code, out)
+	}
 }
