@@ -173,6 +173,8 @@ type state struct {
 	// A rotation by a cos/sin cache at positions (CacheCase): pos, posRows, tokens, maxPos
 	// as for a spec.
 	npu *rotary.NPUMRoPEParams
+	// The norm of qk_rmsnorm_rope (QKNormCase), before its rotation.
+	qk *qkNorm
 }
 
 // mark takes the outputs' tensors, contiguous, and marks the candidate's failing elements.

@@ -264,6 +264,35 @@ var readings = []reading{
 		fix:     say("first of each pair x·cos − y·sin, second y·cos + x·sin (rotate_half(q) is (−q2, q1))"),
 	},
 	{
+		id: "norm_skipped", applies: func(s *state) bool { return s.qk != nil && rotates(s) },
+		run: func(s *state) (map[string]tensor.Tensor, error) {
+			return s.qkReading(func(raw, _ tensor.Tensor) (tensor.Tensor, error) { return s.rotateOne(raw) })
+		},
+		reading: say("the heads rotated without the RMSNorm before"),
+		fix:     say("normalize each head (q_norm, k_norm) before the rotation"),
+	},
+	{
+		id: "norm_after_rotation", applies: func(s *state) bool { return s.qk != nil && rotates(s) },
+		run: func(s *state) (map[string]tensor.Tensor, error) {
+			return s.qkReading(func(raw, w tensor.Tensor) (tensor.Tensor, error) {
+				r, err := s.rotateOne(raw)
+				return normHeads(r, w, s.headSize, s.qk.eps), err
+			})
+		},
+		reading: say("the RMSNorm applied after the rotation instead of before"),
+		fix:     say("normalize each head first (q_norm, k_norm), then rotate, as Qwen3Attention does"),
+	},
+	{
+		id: "norm_weight_skipped", applies: func(s *state) bool { return s.qk != nil && rotates(s) },
+		run: func(s *state) (map[string]tensor.Tensor, error) {
+			return s.qkReading(func(raw, _ tensor.Tensor) (tensor.Tensor, error) {
+				return s.rotateOne(normHeads(raw, tensor.Tensor{}, s.headSize, s.qk.eps))
+			})
+		},
+		reading: say("the RMSNorm's weight left out (x·rsqrt(mean(x²) + ε) alone)"),
+		fix:     say("multiply the normalized head by q_norm.weight (k_norm.weight for the key)"),
+	},
+	{
 		id: "query_key_swapped",
 		applies: func(s *state) bool {
 			return len(s.names) == 2 && s.want["query"].Len() == s.want["key"].Len()

@@ -19,15 +19,18 @@ import (
 )
 
 // explainedOps are the golden ops verify explains: those that rotate query and key by the
-// model's RoPE at positions, and apply_rotary_emb, which rotates x by given cos and sin.
-var explainedOps = map[string]bool{"rotary_embedding": true, "rotary_embedding_gathered": true, "apply_rotary_emb": true, "interleave_rope": true, "mrope": true}
+// model's RoPE at positions (qk_rmsnorm_rope after its norm), apply_rotary_emb and
+// interleave_rope, which rotate x by given cos and sin, and mrope (torch_npu npu_mrope), by a
+// cos/sin cache at positions.
+var explainedOps = map[string]bool{"rotary_embedding": true, "rotary_embedding_gathered": true, "qk_rmsnorm_rope": true,
+	"apply_rotary_emb": true, "interleave_rope": true, "mrope": true}
 
 // explainVerify runs package explain on a failed golden and candidate. It returns the report,
 // or why there is none (a golden of another op, a model it cannot rebuild).
 func explainVerify(golden, cand *inputSet, opts compare.Options) (explain.Report, string) {
 	op := golden.metadata["op"]
 	if !explainedOps[op] {
-		return explain.Report{}, fmt.Sprintf("explain: op %q is not covered (apply_rotary_emb, interleave_rope, mrope, rotary_embedding and rotary_embedding_gathered are)", op)
+		return explain.Report{}, fmt.Sprintf("explain: op %q is not covered (apply_rotary_emb, interleave_rope, mrope, qk_rmsnorm_rope, rotary_embedding and rotary_embedding_gathered are)", op)
 	}
 	switch op {
 	case "apply_rotary_emb", "interleave_rope":
@@ -43,27 +46,48 @@ func explainVerify(golden, cand *inputSet, opts compare.Options) (explain.Report
 	if err != nil {
 		return explain.Report{}, "explain: cannot rebuild the golden's RoPE: " + err.Error()
 	}
-	c := explain.Case{Spec: spec, Query: golden.tensors["query"], Key: golden.tensors["key"],
-		Want: map[string]tensor.Tensor{}, Got: map[string]tensor.Tensor{}}
+	c := explain.Case{Spec: spec, Query: golden.tensors["query"], Key: golden.tensors["key"]}
 	if c.Positions, err = batchPositions(golden.tensors["positions"]); err != nil {
 		return explain.Report{}, "explain: " + err.Error()
 	}
-	for _, x := range []string{"query", "key"} {
-		want, ok := golden.tensors[outPrefix+x]
-		if !ok {
-			continue
-		}
-		got, _, ok := candidateFor(cand, outPrefix+x, x)
-		if !ok {
-			return explain.Report{}, "explain: the candidate lacks " + x
-		}
-		c.Want[x], c.Got[x] = want, got
+	var why string
+	if c.Want, c.Got, why = queryKeyOutputs(golden, cand); why != "" {
+		return explain.Report{}, why
 	}
-	rep, err := explain.Explain(c, opts)
+	var rep explain.Report
+	if op == "qk_rmsnorm_rope" {
+		eps := 1e-6 // apply's --epsilon-qk default
+		if v := applyArg(golden.metadata["apply_args"], "epsilon-qk"); v != "" {
+			if eps, err = strconv.ParseFloat(v, 64); err != nil {
+				return explain.Report{}, "explain: the golden's --epsilon-qk: " + err.Error()
+			}
+		}
+		rep, err = explain.ExplainQKNorm(explain.QKNormCase{Case: c, QWeight: golden.tensors["q_weight"], KWeight: golden.tensors["k_weight"], Epsilon: eps}, opts)
+	} else {
+		rep, err = explain.Explain(c, opts)
+	}
 	if err != nil {
 		return explain.Report{}, err.Error()
 	}
 	return rep, ""
+}
+
+// queryKeyOutputs pairs the golden's expected query and key with the candidate's, or says which
+// the candidate lacks.
+func queryKeyOutputs(golden, cand *inputSet) (want, got map[string]tensor.Tensor, why string) {
+	want, got = map[string]tensor.Tensor{}, map[string]tensor.Tensor{}
+	for _, x := range []string{"query", "key"} {
+		w, ok := golden.tensors[outPrefix+x]
+		if !ok {
+			continue
+		}
+		g, _, ok := candidateFor(cand, outPrefix+x, x)
+		if !ok {
+			return nil, nil, "explain: the candidate lacks " + x
+		}
+		want[x], got[x] = w, g
+	}
+	return want, got, ""
 }
 
 // explainCosSin explains an apply_rotary_emb golden (its layout and pairing are the recorded
@@ -109,15 +133,10 @@ func explainCache(golden, cand *inputSet, opts compare.Options) (explain.Report,
 	if p.Positions, err = batchPositions(golden.tensors["positions"]); err != nil {
 		return explain.Report{}, "explain: " + err.Error()
 	}
-	c := explain.CacheCase{Params: p, Want: map[string]tensor.Tensor{}, Got: map[string]tensor.Tensor{}}
-	for _, x := range []string{"query", "key"} {
-		if want, ok := golden.tensors[outPrefix+x]; ok {
-			got, _, ok := candidateFor(cand, outPrefix+x, x)
-			if !ok {
-				return explain.Report{}, "explain: the candidate lacks " + x
-			}
-			c.Want[x], c.Got[x] = want, got
-		}
+	c := explain.CacheCase{Params: p}
+	var why string
+	if c.Want, c.Got, why = queryKeyOutputs(golden, cand); why != "" {
+		return explain.Report{}, why
 	}
 	rep, err := explain.ExplainCache(c, opts)
 	if err != nil {

@@ -44,14 +44,20 @@ func TestVerifyExplains(t *testing.T) {
 		{"positions_plus_one", "explained by: positions one too far (p+1)", []string{"--model", "llama-3.1-8b", "--positions", "range:101"}},
 		{"scaling_missing", "explained by: the llama3 scaling not applied (plain RoPE at base 500000)", []string{"--config", noScaling, "--positions", "range:9000"}},
 		{"positions_minus_one", "explained by: positions one short (p−1)", []string{"--model", "qwen2-vl-7b", "--op", "mrope", "--positions", "range:29"}},
+		{"positions_plus_one", "explained by: positions one too far (p+1)", []string{"--model", "qwen3-8b", "--op", "qk_rmsnorm_rope", "--positions", "range:41"}},
 		{"pairing_and_cos_sin_layout", "explained by: the other pairing throughout: GPT-J's (2i, 2i+1), with cos and sin laid out for it, where the op pairs NeoX's (i, i+d/2)", []string{"--model", "llama-3.1-8b", "--op", "apply_rotary_emb", "--rotary-mode", "interleave"}},
 	} {
-		t.Run(c.mistake, func(t *testing.T) {
+		t.Run(c.mistake+" "+c.args[1], func(t *testing.T) {
 			g := golden
 			switch c.mistake {
 			case "scaling_missing": // the scaling matters only past its low-frequency wavelength
 				g = filepath.Join(dir, "golden9000.safetensors")
 				goldenRun(t, append(common, "--model", "llama-3.1-8b", "--positions", "range:9000", "--out", g)...)
+			case "positions_plus_one":
+				if c.args[1] == "qwen3-8b" {
+					g = filepath.Join(dir, "golden_qk.safetensors")
+					goldenRun(t, append(common, "--model", "qwen3-8b", "--op", "qk_rmsnorm_rope", "--positions", "range:40", "--out", g)...)
+				}
 			case "positions_minus_one":
 				g = filepath.Join(dir, "golden_mrope.safetensors")
 				goldenRun(t, append(common, "--model", "qwen2-vl-7b", "--op", "mrope", "--positions", "range:30", "--out", g)...)
