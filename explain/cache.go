@@ -34,26 +34,12 @@ func ExplainCache(c CacheCase, opts compare.Options) (Report, error) {
 	}
 	s := blankState(opts)
 	s.npu = &p
-	for _, in := range []struct {
-		name string
-		t    tensor.Tensor
-	}{{"query", p.Query}, {"key", p.Key}} {
-		if in.t.IsZero() {
-			continue
-		}
-		if err := s.mark(in.name, in.t, c.Want[in.name], c.Got[in.name]); err != nil {
-			return Report{}, err
-		}
-	}
 	s.headSize, s.rotaryDim, s.style = p.HeadSize, p.CosSinCache.Shape[1], p.Style
-	s.pos = p.Positions
-	s.tokens = s.pos.Shape[s.pos.Rank()-1]
-	s.posRows = s.pos.Len() / max(s.tokens, 1)
-	for i := range s.pos.Len() {
-		s.maxPos = max(s.maxPos, s.pos.Int64At(i))
+	if err := s.markQueryKey(p.Query, p.Key, c.Want, c.Got); err != nil {
+		return Report{}, err
 	}
-	if h := p.Query.Len() / max(s.tokens*s.headSize, 1); h > 1 && s.tokens > 1 {
-		s.swap = [4]int{1, s.tokens, 0, s.headSize}
+	if err := s.setPositions(p.Positions); err != nil {
+		return Report{}, err
 	}
 	return s.report(), nil
 }

@@ -21,15 +21,7 @@ func TestExplainCosSinNamesTheMistake(t *testing.T) {
 	for i := range x.Len() {
 		x.SetFloat32(i, float32(rng.NormFloat64()))
 	}
-	// cos/sin [1, S, 1, rd] at full width in NeoX's pairing: cat(freqs, freqs).
-	cos, sin := tensor.Zeros(tensor.BF16, 1, S, 1, rd), tensor.Zeros(tensor.BF16, 1, S, 1, rd)
-	for s := range S {
-		for j := range rd {
-			a := float64(s+7) / math.Pow(10000, float64(2*(j%(rd/2)))/rd)
-			cos.SetFloat32(s*rd+j, float32(math.Cos(a)))
-			sin.SetFloat32(s*rd+j, float32(math.Sin(a)))
-		}
-	}
+	cos, sin := neoxTables(7, S, rd, 1, S, 1, rd)
 	want := tensor.Zeros(tensor.BF16, B, S, N, D)
 	if err := rotary.ApplyRotaryEmb(nil, ops.ApplyRotaryEmbParams{Layout: ops.BSND, X: x, Out: want, Cos: cos, Sin: sin}); err != nil {
 		t.Fatal(err)
@@ -115,14 +107,7 @@ func TestExplainInterleaveRoPE(t *testing.T) {
 	for i := range x.Len() {
 		x.SetFloat32(i, float32(rng.NormFloat64()))
 	}
-	cos, sin := tensor.Zeros(tensor.BF16, 1, 1, S, D), tensor.Zeros(tensor.BF16, 1, 1, S, D)
-	for s := range S {
-		for j := range D {
-			a := float64(s+3) / math.Pow(10000, float64(2*(j%(D/2)))/D)
-			cos.SetFloat32(s*D+j, float32(math.Cos(a)))
-			sin.SetFloat32(s*D+j, float32(math.Sin(a)))
-		}
-	}
+	cos, sin := neoxTables(3, S, D, 1, 1, S, D)
 	want := tensor.Zeros(tensor.BF16, B, N, S, D)
 	if err := rotary.InterleaveRoPE(nil, ops.InterleaveRoPEParams{X: x, Out: want, Cos: cos, Sin: sin}); err != nil {
 		t.Fatal(err)
@@ -166,4 +151,18 @@ func TestExplainInterleaveRoPE(t *testing.T) {
 			t.Errorf("%s: %+v", c.want, rep)
 		}
 	}
+}
+
+// neoxTables are BF16 cos and sin of shape for positions from..from+S−1 at full width rd in
+// NeoX's pairing, cat(freqs, freqs), base 10000.
+func neoxTables(from, S, rd int, shape ...int) (cos, sin tensor.Tensor) {
+	cos, sin = tensor.Zeros(tensor.BF16, shape...), tensor.Zeros(tensor.BF16, shape...)
+	for s := range S {
+		for j := range rd {
+			a := float64(s+from) / math.Pow(10000, float64(2*(j%(rd/2)))/float64(rd))
+			cos.SetFloat32(s*rd+j, float32(math.Cos(a)))
+			sin.SetFloat32(s*rd+j, float32(math.Sin(a)))
+		}
+	}
+	return cos, sin
 }

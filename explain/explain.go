@@ -229,38 +229,55 @@ func newState(c Case, opts compare.Options) (*state, error) {
 	if c.Query.IsZero() {
 		return nil, fmt.Errorf("%w: Query: missing", ErrCase)
 	}
+	if err := s.markQueryKey(c.Query, c.Key, c.Want, c.Got); err != nil {
+		return nil, err
+	}
+	if err := s.setPositions(c.Positions); err != nil {
+		return nil, err
+	}
+	return s, nil
+}
+
+// markQueryKey marks query, and key when given.
+func (s *state) markQueryKey(q, k tensor.Tensor, want, got map[string]tensor.Tensor) error {
 	for _, in := range []struct {
 		name string
 		t    tensor.Tensor
-	}{{"query", c.Query}, {"key", c.Key}} {
+	}{{"query", q}, {"key", k}} {
 		if in.t.IsZero() {
 			continue
 		}
-		if err := s.mark(in.name, in.t, c.Want[in.name], c.Got[in.name]); err != nil {
-			return nil, err
+		if err := s.mark(in.name, in.t, want[in.name], got[in.name]); err != nil {
+			return err
 		}
 	}
-	s.pos = c.Positions.Clone()
+	return nil
+}
+
+// setPositions takes a query/key rotation's positions ([T] or [rows, T]) once the head size is
+// known, and the transposed reading's view of its heads.
+func (s *state) setPositions(positions tensor.Tensor) error {
+	s.pos = positions.Clone()
 	if s.pos.IsZero() || s.pos.DType.IsFloat() || s.pos.DType == tensor.F64 || s.pos.Rank() < 1 || s.pos.Rank() > 2 {
-		return nil, fmt.Errorf("%w: Positions: want an integer tensor [T] or [rows, T]", ErrCase)
+		return fmt.Errorf("%w: Positions: want an integer tensor [T] or [rows, T]", ErrCase)
 	}
 	s.tokens = s.pos.Shape[s.pos.Rank()-1]
 	s.posRows = s.pos.Len() / max(s.tokens, 1)
-	D := c.Spec.HeadSize
-	if s.tokens == 0 || s.inputs["query"].Len()%(s.tokens*D) != 0 {
-		return nil, fmt.Errorf("%w: Query: %d elements do not split into %d tokens of heads of %d", ErrCase, s.inputs["query"].Len(), s.tokens, D)
+	D := s.headSize
+	if s.tokens == 0 || D <= 0 || s.inputs["query"].Len()%(s.tokens*D) != 0 {
+		return fmt.Errorf("%w: Query: %d elements do not split into %d tokens of heads of %d", ErrCase, s.inputs["query"].Len(), s.tokens, D)
 	}
 	for i := range s.pos.Len() {
 		p := s.pos.Int64At(i)
 		if p < 0 {
-			return nil, fmt.Errorf("%w: Positions: %d is negative", ErrCase, p)
+			return fmt.Errorf("%w: Positions: %d is negative", ErrCase, p)
 		}
 		s.maxPos = max(s.maxPos, p)
 	}
 	if h := s.inputs["query"].Len() / (s.tokens * D); h > 1 && s.tokens > 1 {
 		s.swap = [4]int{1, s.tokens, 0, D}
 	}
-	return s, nil
+	return nil
 }
 
 // judge measures the candidate against a reading's outputs.
