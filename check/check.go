@@ -1,7 +1,6 @@
 package check
 
 import (
-	"encoding/json"
 	"errors"
 	"fmt"
 	"math"
@@ -131,31 +130,17 @@ func HasErrors(fs []Finding) bool {
 }
 
 // raw checks the rope object: what hf.Parse would reject with less explanation, and what it
-// accepts but a launch would trip on. It reads the few keys itself; the head size and rotary
-// dim are m's when hf parsed the config (its family rules and config-class defaults), a plain
-// guess from the keys only to explain a config hf refuses.
+// accepts but a launch would trip on. It reads the config through hf's raw view; the head size
+// and rotary dim are m's when hf parsed the config, the raw view's (hf's rules, unchecked) to
+// explain a config hf refuses.
 func (c *checker) raw(data []byte, m *hf.Model) {
-	var top map[string]any
-	if err := json.Unmarshal(data, &top); err != nil {
+	r, err := hf.ReadRaw(data)
+	if err != nil {
 		c.parseFailed = true
 		c.add(Error, "config-json", fmt.Sprintf("the config is not a JSON object: %v", err), "nothing can be derived from it", "pass the model's config.json")
 		return
 	}
-	text := top
-	if tc, ok := top["text_config"].(map[string]any); ok {
-		text = map[string]any{}
-		for k, v := range top {
-			text[k] = v
-		}
-		for k, v := range tc {
-			if v != nil {
-				text[k] = v
-			}
-		}
-	}
-	rope := ropeObject(text)
-	head := headSize(text)
-	rd := rotaryDim(text, head)
+	head, rd := r.HeadSize(), r.RotaryDim()
 	if m != nil {
 		head, rd = m.Spec.HeadSize, m.Spec.RotaryDim
 	}
@@ -164,95 +149,36 @@ func (c *checker) raw(data []byte, m *hf.Model) {
 			"a kernel that trusts the rotary dim reads and writes past each head into the next one: FlashInfer issue #4349 corrupts the neighbouring head silently, with no error",
 			"set rotary_dim / partial_rotary_factor so that the rotary dim is ≤ head_dim")
 	}
-	if rd > 0 && rope != nil {
-		c.longRoPELengths(rope, rd)
-		c.sections(rope, rd)
-		c.yarnFactor(rope, text)
+	if rd > 0 {
+		c.longRoPELengths(r, rd)
+		c.sections(r, rd)
+		c.yarnFactor(r)
 	}
 }
 
-func num(v any) (float64, bool) {
-	f, ok := v.(float64)
-	return f, ok
-}
-
-func ropeObject(text map[string]any) map[string]any {
-	for _, k := range []string{"rope_scaling", "rope_parameters"} {
-		if r, ok := text[k].(map[string]any); ok {
-			if full, ok := r["full_attention"].(map[string]any); ok {
-				return full
-			}
-			return r
-		}
-	}
-	return nil
-}
-
-func headSize(text map[string]any) int {
-	if v, ok := num(text["head_dim"]); ok && v > 0 {
-		return int(v)
-	}
-	if v, ok := num(text["qk_rope_head_dim"]); ok && v > 0 {
-		return int(v)
-	}
-	for _, pair := range [][2]string{{"hidden_size", "num_attention_heads"}, {"n_embd", "n_head"}, {"d_model", "num_heads"}} {
-		h, ok1 := num(text[pair[0]])
-		n, ok2 := num(text[pair[1]])
-		if ok1 && ok2 && n > 0 {
-			return int(h / n)
-		}
-	}
-	return 0
-}
-
-func rotaryDim(text map[string]any, head int) int {
-	if v, ok := num(text["rotary_dim"]); ok {
-		return int(v)
-	}
-	if _, ok := text["qk_rope_head_dim"]; ok {
-		return head
-	}
-	for _, k := range []string{"partial_rotary_factor", "rotary_pct"} {
-		if v, ok := num(text[k]); ok {
-			return int(float64(head) * v)
-		}
-	}
-	return head
-}
-
-func ropeKind(rope map[string]any) string {
-	for _, k := range []string{"rope_type", "type"} {
-		if s, ok := rope[k].(string); ok {
-			return s
-		}
-	}
-	return ""
-}
-
-func (c *checker) longRoPELengths(rope map[string]any, rd int) {
-	if k := ropeKind(rope); k != "longrope" && k != "su" {
+func (c *checker) longRoPELengths(r *hf.Raw, rd int) {
+	if k := r.RopeType(); k != "longrope" && k != "su" {
 		return
 	}
-	for _, key := range []string{"short_factor", "long_factor"} {
-		l, ok := rope[key].([]any)
-		if ok && len(l) != rd/2 {
-			c.add(Error, "longrope-factors", fmt.Sprintf("rope_scaling.%s has %d entries, want rotary dim / 2 = %d", key, len(l), rd/2),
+	for _, l := range r.LongRoPEFactors() {
+		if len(l.Values) != rd/2 {
+			c.add(Error, "longrope-factors", fmt.Sprintf("rope_scaling.%s has %d entries, want rotary dim / 2 = %d", l.Key, len(l.Values), rd/2),
 				"each entry rescales one frequency pair: a list of the wrong length belongs to another model or another partial_rotary_factor, and implementations either crash or silently broadcast",
-				fmt.Sprintf("use the %s list published with this checkpoint (%d values)", key, rd/2))
+				fmt.Sprintf("use the %s list published with this checkpoint (%d values)", l.Key, rd/2))
 		}
 	}
 }
 
-func (c *checker) sections(rope map[string]any, rd int) {
-	raw, ok := rope["mrope_section"].([]any)
-	if !ok {
+func (c *checker) sections(cfg *hf.Raw, rd int) {
+	raw, ok, err := cfg.Sections()
+	if !ok || err != nil {
 		return
 	}
 	// Each section is checked against 0..rd/2 before summing: a sum of huge values can wrap
 	// around to the right total.
 	sum, n, inRange := 0, len(raw), true
 	for _, v := range raw {
-		f, ok := num(v)
+		f, ok := v.(float64)
 		if !ok || f != math.Trunc(f) || f < 0 || f > float64(rd/2) {
 			inRange = false
 			c.add(Error, "mrope-sections", fmt.Sprintf("mrope_section %v: entry %v is not an integer in 0..%d (rotary dim / 2)", raw, v, rd/2),
@@ -283,13 +209,13 @@ func (c *checker) sections(rope map[string]any, rd int) {
 	}
 }
 
-func (c *checker) yarnFactor(rope, text map[string]any) {
-	if k := ropeKind(rope); k != "yarn" && k != "deepseek_yarn" {
+func (c *checker) yarnFactor(r *hf.Raw) {
+	if k := r.RopeType(); k != "yarn" && k != "deepseek_yarn" {
 		return
 	}
-	factor, okF := num(rope["factor"])
-	orig, okO := num(rope["original_max_position_embeddings"])
-	maxPos, okM := num(text["max_position_embeddings"])
+	factor, okF := r.Factor()
+	orig, okO := r.OriginalMax()
+	maxPos, okM := r.MaxPositions()
 	if !okF || !okO || !okM || orig <= 0 {
 		return
 	}

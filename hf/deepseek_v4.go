@@ -51,7 +51,7 @@ func (p *parser) deepseekV4Head() error {
 		p.note("partial_rotary_factor and qk_rope_head_dim absent: using DeepseekV4Config's 64 / 512")
 	}
 	rd := int(math.Trunc(float64(head) * factor))
-	if !(factor > 0 && factor <= 1) || rd <= 0 || rd%2 != 0 {
+	if (!(factor > 0 && factor <= 1) || rd <= 0 || rd%2 != 0) && !p.src.lenient {
 		return configErr("%s: %v of head_dim %d gives a rope slice of %d: want a positive even number ≤ head_dim", path, factor, head, rd)
 	}
 	p.m.Spec.HeadSize, p.m.Spec.RotaryDim = rd, rd

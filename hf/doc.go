@@ -64,6 +64,11 @@
 // Every error wraps ErrConfig and names the key and what was expected; Parse finishes with
 // Spec.Validate, whose errors also wrap rope.ErrSpec (rotary.ErrSpec). Parse never panics (FuzzParse).
 //
+// ReadRaw is the lenient view of a config.json for readers beside Parse (package check
+// explains configs Parse refuses, package multimodal reads token ids): the text model found as
+// Parse finds it, typed getters whose errors name the key's path, and the head size and rotary
+// dim by Parse's rules without their checks. Keys of RoPE and attention are read here alone.
+//
 // Preset returns one of the embedded real configs (PresetNames lists them), so the library
 // and the rotary tool work with no files.
 package hf

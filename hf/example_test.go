@@ -42,3 +42,20 @@ func ExampleParse() {
 	// note: num_key_value_heads absent: using num_attention_heads (32)
 	// note: rope_theta absent: using 10000
 }
+
+// ExampleReadRaw explains a config Parse refuses: ReadRaw applies the same head-size rules
+// (here ChatGLM's kv_channels) without their checks.
+func ExampleReadRaw() {
+	data := []byte(`{"model_type": "chatglm", "hidden_size": 4096, "kv_channels": 64,
+		"num_attention_heads": 32, "partial_rotary_factor": 1.5}`)
+	_, err := hf.Parse(data)
+	fmt.Println(err)
+	r, err := hf.ReadRaw(data)
+	if err != nil {
+		panic(err)
+	}
+	fmt.Println("head", r.HeadSize(), "rotary", r.RotaryDim())
+	// Output:
+	// hf config: partial_rotary_factor: 1.5: want a fraction in (0, 1]
+	// head 64 rotary 96
+}

@@ -89,6 +89,9 @@ type source struct {
 	// aliases are the family's names for hf's keys (family.attributeMap).
 	aliases map[string]string
 	notes   *[]string
+	// lenient reads for ReadRaw: a value of the wrong kind or out of range counts as absent,
+	// and the head-size rules take what the config gives without refusing it.
+	lenient bool
 }
 
 // first returns the first of keys present, searching every key at one level before the next.
@@ -152,6 +155,9 @@ func (s *source) number(keys ...string) (float64, string, bool, error) {
 		return 0, "", false, nil
 	}
 	f, err := asNumber(path, v)
+	if err != nil && s.lenient {
+		return 0, path, false, nil
+	}
 	return f, path, err == nil, err
 }
 
@@ -161,6 +167,9 @@ func (s *source) integer(keys ...string) (int, string, bool, error) {
 		return 0, "", false, nil
 	}
 	i, err := asInt(path, v)
+	if err != nil && s.lenient {
+		return 0, path, false, nil
+	}
 	return i, path, err == nil, err
 }
 
@@ -170,6 +179,9 @@ func (s *source) boolean(keys ...string) (bool, bool, error) {
 		return false, false, nil
 	}
 	b, err := asBool(path, v)
+	if err != nil && s.lenient {
+		return false, false, nil
+	}
 	return b, err == nil, err
 }
 
@@ -180,6 +192,9 @@ func (s *source) positive(keys ...string) (int, string, bool, error) {
 		return 0, path, ok, err
 	}
 	if i <= 0 {
+		if s.lenient {
+			return 0, path, false, nil
+		}
 		return 0, path, false, configErr("%s: %d: want a positive integer", path, i)
 	}
 	return i, path, true, nil
@@ -532,7 +547,10 @@ func (p *parser) zamba2Head() error {
 		if err != nil {
 			return err
 		}
-		if !hok || 2*hidden%p.m.NumHeads != 0 {
+		if p.src.lenient && (!hok || p.m.NumHeads == 0) {
+			return nil
+		}
+		if !hok || 2*hidden%p.m.NumHeads != 0 && !p.src.lenient {
 			return configErr("%s: 2 × %d is not divisible by the %d attention heads (and attention_head_dim is absent)", hpath, hidden, p.m.NumHeads)
 		}
 		head = 2 * hidden / p.m.NumHeads
@@ -656,6 +674,9 @@ func (p *parser) headSize(ri ropeInfo) error {
 			return err
 		}
 		if !ok {
+			if s.lenient {
+				return nil
+			}
 			return configErr("qk_rope_head_dim: missing (MLA models rotate a qk_rope_head_dim-wide part)")
 		}
 		spec.HeadSize, spec.RotaryDim = d, d
@@ -686,19 +707,24 @@ func (p *parser) headSize(ri ropeInfo) error {
 		if err != nil {
 			return err
 		}
+		if s.lenient && (!hok || p.m.NumHeads == 0) {
+			return nil
+		}
 		if !hok {
 			return configErr("hidden_size: missing and no head_dim (also looked for n_embd, d_model)")
 		}
 		head = hidden / p.m.NumHeads
 		if hidden%p.m.NumHeads != 0 {
-			if !p.floorsHead() {
+			if !p.floorsHead() && !s.lenient {
 				return configErr("%s: %d is not divisible by the %d attention heads (and head_dim is absent)", hpath, hidden, p.m.NumHeads)
 			}
 			p.note("head_dim absent: %s %d // %d heads = %d, the floor transformers' %s attention takes (it does not check that they divide)", hpath, hidden, p.m.NumHeads, head, p.m.ModelType)
 		}
 	}
 	spec.HeadSize = head
-	if head, err = p.fullHeadSize(head); err != nil {
+	if full, err := p.fullHeadSize(head); err == nil {
+		head = full
+	} else if !s.lenient {
 		return err
 	}
 	if ri.main != nil && p.wholeHead(*ri.main) {
@@ -709,7 +735,7 @@ func (p *parser) headSize(ri ropeInfo) error {
 	if rd, path, ok, err := s.integer("rotary_dim"); err != nil {
 		return err
 	} else if ok {
-		if rd <= 0 || rd%2 != 0 || rd > head {
+		if (rd <= 0 || rd%2 != 0 || rd > head) && !s.lenient {
 			return configErr("%s: %d: want a positive even number ≤ head size %d", path, rd, head)
 		}
 		spec.RotaryDim = rd
@@ -725,7 +751,7 @@ func (p *parser) headSize(ri ropeInfo) error {
 	}
 	if ri.main != nil {
 		inner, iok, err := ri.main.number("partial_rotary_factor")
-		if err != nil {
+		if err != nil && !s.lenient {
 			return err
 		}
 		switch {
@@ -750,10 +776,13 @@ func (p *parser) headSize(ri ropeInfo) error {
 			return nil
 		}
 	}
-	if !(factor > 0 && factor <= 1) {
+	if !(factor > 0 && factor <= 1) && !s.lenient {
 		return configErr("%s: %v: want a fraction in (0, 1]", path, factor)
 	}
 	rd, ok := truncInt(float64(head) * factor) // HF truncates the same way
+	if !ok && s.lenient {
+		return nil
+	}
 	if !ok {
 		return configErr("%s: %v of head size %d gives a rotary dim past int", path, factor, head)
 	}
@@ -762,7 +791,7 @@ func (p *parser) headSize(ri ropeInfo) error {
 		p.note("%s %v of head size %d gives %d: rounded down to %d, as ZgcmRotaryEmbedding does", path, factor, head, rd, rd-1)
 		rd--
 	}
-	if rd <= 0 || rd%2 != 0 {
+	if (rd <= 0 || rd%2 != 0) && !s.lenient {
 		return configErr("%s: %v of head size %d gives rotary dim %d: want a positive even number", path, factor, head, rd)
 	}
 	spec.RotaryDim = rd

@@ -1,13 +1,12 @@
 package multimodal
 
 import (
-	"bytes"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"math"
 	"strings"
 
+	"github.com/rotary-go/rotary/hf"
 	"github.com/rotary-go/rotary/internal/errs"
 )
 
@@ -394,18 +393,14 @@ func ConfigFromJSONWith(data []byte, o ReadOptions) (Config, error) {
 		return Config{}, configErr("kind %v: want one of %s", o.Kind, KnownModelTypes)
 	}
 	kind := o.Kind
-	dec := json.NewDecoder(bytes.NewReader(data))
-	dec.UseNumber()
-	var top map[string]any
-	if err := dec.Decode(&top); err != nil {
+	raw, err := hf.ReadRaw(data)
+	if err != nil {
 		return Config{}, configErr("config.json: %v", err)
 	}
-	if top == nil {
-		return Config{}, configErr("config.json: want a JSON object")
-	}
-	text, err := object(top, "text_config")
+	top := raw.Top()
+	text, err := top.TextConfig()
 	if err != nil {
-		return Config{}, err
+		return Config{}, configErr("%v", err)
 	}
 	vision, err := object(top, "vision_config")
 	if err != nil {
@@ -415,7 +410,7 @@ func ConfigFromJSONWith(data []byte, o ReadOptions) (Config, error) {
 	if err != nil {
 		return Config{}, err
 	}
-	if !ok && text != nil {
+	if !ok {
 		if mt, ok, err = str(text, "model_type"); err != nil {
 			return Config{}, err
 		}
@@ -451,7 +446,7 @@ func ConfigFromJSONWith(data []byte, o ReadOptions) (Config, error) {
 	}
 	// where lists the objects keys are read from, first hit wins; merge those of
 	// spatial_merge_size.
-	where, merge := []map[string]any{top, text}, []map[string]any{vision, top}
+	where, merge := []hf.RawObject{top, text}, []hf.RawObject{vision, top}
 	if isOmni(kind) {
 		if where, merge, err = omniSections(top, talker); err != nil {
 			return Config{}, err
@@ -473,7 +468,7 @@ func ConfigFromJSONWith(data []byte, o ReadOptions) (Config, error) {
 		return Config{}, err
 	}
 	if kind == Qwen25VL {
-		for _, m := range []map[string]any{vision, top} {
+		for _, m := range []hf.RawObject{vision, top} {
 			v, ok, err := number(m, "tokens_per_second")
 			if err != nil {
 				return Config{}, err
@@ -487,28 +482,32 @@ func ConfigFromJSONWith(data []byte, o ReadOptions) (Config, error) {
 	if kind == Ernie45VL {
 		// The published configs: im_patch_id, spatial_conv_size and temporal_conv_size at
 		// the top level; HF's conversion: image_token_id and vision_config's merge sizes.
-		if err := integer([]map[string]any{top, text}, "im_patch_id", &c.ImageTokenID); err != nil {
+		if err := integer([]hf.RawObject{top, text}, "im_patch_id", &c.ImageTokenID); err != nil {
 			return Config{}, err
 		}
 		if err := integer(where, "image_token_id", &c.ImageTokenID); err != nil {
 			return Config{}, err
 		}
-		if err := integer([]map[string]any{top}, "spatial_conv_size", &c.SpatialMergeSize); err != nil {
+		if err := integer([]hf.RawObject{top}, "spatial_conv_size", &c.SpatialMergeSize); err != nil {
 			return Config{}, err
 		}
-		if err := integer([]map[string]any{vision}, "spatial_merge_size", &c.SpatialMergeSize); err != nil {
+		if err := integer([]hf.RawObject{vision}, "spatial_merge_size", &c.SpatialMergeSize); err != nil {
 			return Config{}, err
 		}
-		if err := integer([]map[string]any{vision, top}, "temporal_merge_size", &c.TemporalMergeSize); err != nil {
+		if err := integer([]hf.RawObject{vision, top}, "temporal_merge_size", &c.TemporalMergeSize); err != nil {
 			return Config{}, err
 		}
-		if err := integer([]map[string]any{top}, "temporal_conv_size", &c.TemporalMergeSize); err != nil {
+		if err := integer([]hf.RawObject{top}, "temporal_conv_size", &c.TemporalMergeSize); err != nil {
 			return Config{}, err
 		}
 	}
 	if kind == HunYuanVL {
-		if c.Axes, err = hunyuanAxes(top, text); err != nil {
-			return Config{}, err
+		sections, given, err := raw.Sections()
+		if err != nil {
+			return Config{}, configErr("%v", err)
+		}
+		if given {
+			c.Axes = int64(len(sections))
 		}
 	}
 	if isOmni(kind) {
@@ -525,7 +524,7 @@ func ConfigFromJSONWith(data []byte, o ReadOptions) (Config, error) {
 				break
 			}
 		}
-		var audio []map[string]any
+		var audio []hf.RawObject
 		for _, m := range where {
 			a, err := object(m, "audio_config")
 			if err != nil {
@@ -543,41 +542,10 @@ func ConfigFromJSONWith(data []byte, o ReadOptions) (Config, error) {
 	return c, nil
 }
 
-// hunyuanAxes is the number of sections of xdrope_section (or mrope_section) in the text
-// config's or the top level's rope_parameters or rope_scaling; 4 when none has one.
-func hunyuanAxes(top, text map[string]any) (int64, error) {
-	for _, m := range []map[string]any{text, top} {
-		if m == nil {
-			continue
-		}
-		for _, ropeKey := range []string{"rope_parameters", "rope_scaling"} {
-			r, err := object(m, ropeKey)
-			if err != nil || r == nil {
-				if err != nil {
-					return 0, err
-				}
-				continue
-			}
-			for _, key := range []string{"xdrope_section", "mrope_section"} {
-				v, ok := r[key]
-				if !ok || v == nil {
-					continue
-				}
-				list, ok := v.([]any)
-				if !ok {
-					return 0, configErr("%s.%s: want a list of section sizes", ropeKey, key)
-				}
-				return int64(len(list)), nil
-			}
-		}
-	}
-	return hunyuanDefaultAxes, nil
-}
-
 // omniSections are the objects an Omni config's keys are read from: the thinker's (or
 // talker's) section, its text_config, then the top level; spatial_merge_size from the
 // section's vision_config first, then the thinker's vision_config (the talker has none).
-func omniSections(top map[string]any, talker bool) (where, merge []map[string]any, err error) {
+func omniSections(top hf.RawObject, talker bool) (where, merge []hf.RawObject, err error) {
 	name := "thinker_config"
 	if talker {
 		name = "talker_config"
@@ -590,74 +558,54 @@ func omniSections(top map[string]any, talker bool) (where, merge []map[string]an
 	if err != nil {
 		return nil, nil, err
 	}
-	var text, vision, thinkerVision map[string]any
-	if section != nil {
-		if text, err = object(section, "text_config"); err != nil {
-			return nil, nil, err
-		}
-		if vision, err = object(section, "vision_config"); err != nil {
-			return nil, nil, err
-		}
+	text, err := section.TextConfig()
+	if err != nil {
+		return nil, nil, configErr("%v", err)
 	}
-	if thinker != nil {
-		if thinkerVision, err = object(thinker, "vision_config"); err != nil {
-			return nil, nil, err
-		}
+	vision, err := object(section, "vision_config")
+	if err != nil {
+		return nil, nil, err
+	}
+	thinkerVision, err := object(thinker, "vision_config")
+	if err != nil {
+		return nil, nil, err
 	}
 	topVision, err := object(top, "vision_config")
 	if err != nil {
 		return nil, nil, err
 	}
-	where = []map[string]any{section, text, top}
-	merge = []map[string]any{vision, section, thinkerVision, topVision, top}
+	where = []hf.RawObject{section, text, top}
+	merge = []hf.RawObject{vision, section, thinkerVision, topVision, top}
 	return where, merge, nil
 }
 
-func object(m map[string]any, key string) (map[string]any, error) {
-	v, ok := m[key]
-	if !ok || v == nil {
-		return nil, nil
-	}
-	o, ok := v.(map[string]any)
-	if !ok {
-		return nil, configErr("%s: want a JSON object", key)
+// object, str and number are hf.RawObject's getters with multimodal's errors.
+func object(m hf.RawObject, key string) (hf.RawObject, error) {
+	o, err := m.Object(key)
+	if err != nil {
+		return hf.RawObject{}, configErr("%v", err)
 	}
 	return o, nil
 }
 
-func str(m map[string]any, key string) (string, bool, error) {
-	v, ok := m[key]
-	if !ok || v == nil {
-		return "", false, nil
+func str(m hf.RawObject, key string) (string, bool, error) {
+	s, ok, err := m.String(key)
+	if err != nil {
+		return "", false, configErr("%v", err)
 	}
-	s, ok := v.(string)
-	if !ok {
-		return "", false, configErr("%s: want a string", key)
-	}
-	return s, true, nil
+	return s, ok, nil
 }
 
-func number(m map[string]any, key string) (float64, bool, error) {
-	if m == nil {
-		return 0, false, nil
+func number(m hf.RawObject, key string) (float64, bool, error) {
+	f, ok, err := m.Number(key)
+	if err != nil {
+		return 0, false, configErr("%v", err)
 	}
-	v, ok := m[key]
-	if !ok || v == nil {
-		return 0, false, nil
-	}
-	n, ok := v.(json.Number)
-	if !ok {
-		return 0, false, configErr("%s: %v: want a number", key, v)
-	}
-	f, err := n.Float64()
-	if err != nil || math.IsInf(f, 0) {
-		return 0, false, configErr("%s: %s: want a finite number", key, n)
-	}
-	return f, true, nil
+	return f, ok, nil
 }
 
 // integer sets *dst from the first of the objects that has key; absent everywhere leaves it.
-func integer(in []map[string]any, key string, dst *int64) error {
+func integer(in []hf.RawObject, key string, dst *int64) error {
 	for _, m := range in {
 		f, ok, err := number(m, key)
 		if err != nil {

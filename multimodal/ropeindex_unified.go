@@ -41,6 +41,15 @@ func (v IndexVersion) String() string {
 	return "IndexVersion(" + strconv.Itoa(int(v)) + ")"
 }
 
+// IndexVersionOf is the version a dialect's reading of hf.RuleRopeIndex names (its
+// Reading.Choice): "unified" is IndexUnified, any other IndexV457.
+func IndexVersionOf(choice string) IndexVersion {
+	if choice == IndexUnified.String() {
+		return IndexUnified
+	}
+	return IndexV457
+}
+
 // unifiedApplies says whether cfg's positions follow IndexUnified's rules: the version asks for
 // them and the family is one whose rewritten get_rope_index was read.
 func unifiedApplies(cfg Config) bool {

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"reflect"
 
 	"github.com/rotary-go/rotary/check"
 	"github.com/rotary-go/rotary/hf"
@@ -161,4 +162,44 @@ func writeReport(w io.Writer, asJSON bool, report any, text func(io.Writer), ok 
 		return errProblems
 	}
 	return nil
+}
+
+// checkGGUF is check --gguf: the GGUF file at path against the config (data); exit 1 when they
+// rotate differently beyond float32 noise.
+func checkGGUF(path string, data []byte, source string, opts hf.ParseOptions, l check.Launch, asJSON bool, stdout io.Writer) error {
+	l.Style = nil // --style names the config's pairing, which applies here too
+	if !reflect.ValueOf(l).IsZero() {
+		return usagef("--gguf compares the RoPE of two files; the launch flags (--op, --mrope-cache-mode, ...) do not apply")
+	}
+	cfg, err := opts.Parse(data)
+	if err != nil {
+		return usagef("--config: %v", err)
+	}
+	_, gr, _, err := loadGGUF(path)
+	if err != nil {
+		return err
+	}
+	r, err := check.GGUF(gr, cfg)
+	if err != nil {
+		return usageError{err}
+	}
+	r.GGUF, r.Config = path, source
+	return writeReport(stdout, asJSON, r, r.WriteText, r.Alike)
+}
+
+// runCheckPrecision is check --precision, on the config's spec.
+func runCheckPrecision(data []byte, source string, opts hf.ParseOptions, asJSON bool, stdout io.Writer) error {
+	m, err := opts.Parse(data)
+	if err != nil {
+		return usageError{err}
+	}
+	if m.Spec.NoRoPE {
+		return usagef("--precision: the model's layer 0 has no RoPE")
+	}
+	r, err := check.Precision(m.Spec)
+	if err != nil {
+		return err
+	}
+	r.Source = source
+	return writeReport(stdout, asJSON, r, r.WriteText, true)
 }

@@ -8,17 +8,17 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/rotary-go/rotary"
+	"github.com/rotary-go/rotary/check"
 	"github.com/rotary-go/rotary/hf"
 )
 
-func checkFrameworks(t *testing.T, args ...string) (int, *frameworksReport, string) {
+func checkFrameworks(t *testing.T, args ...string) (int, *check.FrameworksReport, string) {
 	t.Helper()
 	code, out, stderr := runCLI(t, append([]string{"check", "--frameworks", "--json"}, args...)...)
 	if code == 2 {
 		return code, nil, stderr
 	}
-	var r frameworksReport
+	var r check.FrameworksReport
 	if err := json.Unmarshal([]byte(out), &r); err != nil {
 		t.Fatalf("%v: %v\n%s", args, err, out)
 	}
@@ -26,7 +26,7 @@ func checkFrameworks(t *testing.T, args ...string) (int, *frameworksReport, stri
 }
 
 // divergentRules are the rules of r's rows that differ beyond float32 noise.
-func divergentRules(r *frameworksReport) []hf.Rule {
+func divergentRules(r *check.FrameworksReport) []hf.Rule {
 	var out []hf.Rule
 	for _, row := range r.Rows {
 		if row.Divergent {
@@ -119,9 +119,9 @@ func TestCheckFrameworksDivergent(t *testing.T) {
 		name  string
 		args  []string
 		rules []hf.Rule
-		check func(t *testing.T, row frameworkRow)
+		check func(t *testing.T, row check.FrameworkRow)
 	}{
-		{"gpt-oss truncate (vllm#27722)", []string{"--model", "gpt-oss-20b"}, []hf.Rule{hf.RuleYaRNTruncate}, func(t *testing.T, row frameworkRow) {
+		{"gpt-oss truncate (vllm#27722)", []string{"--model", "gpt-oss-20b"}, []hf.Rule{hf.RuleYaRNTruncate}, func(t *testing.T, row check.FrameworkRow) {
 			if !slices.Contains(row.B.Dialects, "vllm-0.11") || !slices.Contains(row.B.Dialects, "llama.cpp") || row.B.Choice != "ignored" {
 				t.Errorf("sides %+v / %+v", row.A, row.B)
 			}
@@ -138,7 +138,7 @@ func TestCheckFrameworksDivergent(t *testing.T) {
 				t.Errorf("first position %d, want 1", row.FirstPosition)
 			}
 		}},
-		{"YaRN attention_factor (prime-rl#2802)", []string{"--config", laguna}, []hf.Rule{hf.RuleYaRNAttention}, func(t *testing.T, row frameworkRow) {
+		{"YaRN attention_factor (prime-rl#2802)", []string{"--config", laguna}, []hf.Rule{hf.RuleYaRNAttention}, func(t *testing.T, row check.FrameworkRow) {
 			if row.AttentionA != 1 || math.Abs(row.AttentionB-yarnAtt) > 1e-15 {
 				t.Errorf("attention %v vs %v, want 1 vs %v", row.AttentionA, row.AttentionB, yarnAtt)
 			}
@@ -146,7 +146,7 @@ func TestCheckFrameworksDivergent(t *testing.T) {
 				t.Errorf("angle %v, output %v, first %d: want 0, %v, 0", row.MaxAngleDiff, row.MaxOutputDiff, row.FirstPosition, yarnAtt-1)
 			}
 		}},
-		{"dynamic NTK (vllm PR #41277)", []string{"--config", dynamic}, []hf.Rule{hf.RuleDynamicLength}, func(t *testing.T, row frameworkRow) {
+		{"dynamic NTK (vllm PR #41277)", []string{"--config", dynamic}, []hf.Rule{hf.RuleDynamicLength}, func(t *testing.T, row check.FrameworkRow) {
 			// Only the static rule differs below max_position_embeddings: base·3^(d/(d-2)). HF's
 			// per-call rule, vLLM main's and llama.cpp's (no scaling) all rotate plainly there,
 			// so they share a side.
@@ -165,12 +165,12 @@ func TestCheckFrameworksDivergent(t *testing.T) {
 				t.Errorf("max angle diff %v, want %v", row.MaxAngleDiff, 8191*gap)
 			}
 		}},
-		{"v5 rope_parameters (DeepSpeed#8345)", []string{"--config", v5}, []hf.Rule{hf.RuleRopeParameters}, func(t *testing.T, row frameworkRow) {
+		{"v5 rope_parameters (DeepSpeed#8345)", []string{"--config", v5}, []hf.Rule{hf.RuleRopeParameters}, func(t *testing.T, row check.FrameworkRow) {
 			if row.A.Choice != "reads" || !slices.Equal(row.B.Dialects, []string{"hf-4.57", "vllm-0.11"}) {
 				t.Errorf("sides %+v / %+v", row.A, row.B)
 			}
 		}},
-		{"MiniMax rotary_dim", []string{"--config", minimax}, []hf.Rule{hf.RuleMiniMaxRotaryDim}, func(t *testing.T, row frameworkRow) {
+		{"MiniMax rotary_dim", []string{"--config", minimax}, []hf.Rule{hf.RuleMiniMaxRotaryDim}, func(t *testing.T, row check.FrameworkRow) {
 			// hf-4.57's rule covers MiniMax-Text-01 only, so it reads minimax_m2 as vLLM does.
 			if row.B.Choice != "ignored-text-01, honoured" || !slices.Equal(row.B.Dialects, []string{"hf-4.57", "vllm", "vllm-0.11"}) {
 				t.Errorf("side B %+v", row.B)
@@ -179,7 +179,7 @@ func TestCheckFrameworksDivergent(t *testing.T) {
 				t.Errorf("angle %v (want n/a), first %d, A %v", row.MaxAngleDiff, row.FirstPosition, row.A.Dialects)
 			}
 		}},
-		{"Qwen3-VL default sections", []string{"--config", vl}, []hf.Rule{hf.RuleMRoPEDefault, hf.RuleRopeIndex}, func(t *testing.T, row frameworkRow) {
+		{"Qwen3-VL default sections", []string{"--config", vl}, []hf.Rule{hf.RuleMRoPEDefault, hf.RuleRopeIndex}, func(t *testing.T, row check.FrameworkRow) {
 			if row.Rule == hf.RuleRopeIndex {
 				return // TestCheckFrameworksRopeIndex
 			}
@@ -187,7 +187,7 @@ func TestCheckFrameworksDivergent(t *testing.T) {
 				t.Errorf("output diff %v, structure %q", row.MaxOutputDiff, row.Structure)
 			}
 		}},
-		{"Qwen3-VL without mrope_interleaved", []string{"--config", vlNoKey}, []hf.Rule{hf.RuleMRoPEInterleavedDefault, hf.RuleRopeIndex}, func(t *testing.T, row frameworkRow) {
+		{"Qwen3-VL without mrope_interleaved", []string{"--config", vlNoKey}, []hf.Rule{hf.RuleMRoPEInterleavedDefault, hf.RuleRopeIndex}, func(t *testing.T, row check.FrameworkRow) {
 			if row.Rule == hf.RuleRopeIndex {
 				return
 			}
@@ -195,13 +195,13 @@ func TestCheckFrameworksDivergent(t *testing.T) {
 				t.Errorf("structure %q, B %v", row.Structure, row.B.Dialects)
 			}
 		}},
-		{"PhiMoE long factors", []string{"--config", phimoe, "--frameworks=hf,hf-4.57"}, []hf.Rule{hf.RulePhiMoELongFactors}, func(t *testing.T, row frameworkRow) {
+		{"PhiMoE long factors", []string{"--config", phimoe, "--frameworks=hf,hf-4.57"}, []hf.Rule{hf.RulePhiMoELongFactors}, func(t *testing.T, row check.FrameworkRow) {
 			if row.FirstPosition != 4096 {
 				t.Errorf("first position %d, want the original length 4096", row.FirstPosition)
 			}
 		}},
 		{"LongRoPE switching rules (vLLM #27431, positions > original)", []string{"--model", "phi-3-mini-128k"},
-			[]hf.Rule{hf.RuleLongRoPETables, hf.RuleLongRoPETables, hf.RuleLongRoPETables}, func(t *testing.T, row frameworkRow) {
+			[]hf.Rule{hf.RuleLongRoPETables, hf.RuleLongRoPETables, hf.RuleLongRoPETables}, func(t *testing.T, row check.FrameworkRow) {
 				sides := row.A.Choice + " / " + row.B.Choice
 				switch {
 				case row.A.Choice == "long-if-extended" || row.B.Choice == "long-if-extended":
@@ -281,7 +281,7 @@ func TestCheckFrameworksUsage(t *testing.T) {
 		{"--frameworks", "hf,vllm-0.11"},
 	} {
 		code, out, stderr := runCLI(t, append([]string{"check", "--model", "gpt-oss-20b", "--json"}, args...)...)
-		var r frameworksReport
+		var r check.FrameworksReport
 		if err := json.Unmarshal([]byte(out), &r); err != nil {
 			t.Fatalf("%v: exit %d, stderr %q: %v", args, code, stderr, err)
 		}
@@ -312,54 +312,6 @@ func TestCheckFrameworksUsage(t *testing.T) {
 
 // want0: hf and vllm read gpt-oss alike (both honour truncate); vllm-0.11 does not.
 func want0(args []string) bool { return !strings.Contains(args[len(args)-1], "vllm-0.11") }
-
-// TestFrequencyTableSwitches: the comparison's table cache changes exactly where
-// rope.Spec.FrequenciesInto does, for LongRoPE and per-call dynamic NTK.
-func TestFrequencyTableSwitches(t *testing.T) {
-	m, err := hf.Preset("phi-3-mini-128k")
-	if err != nil {
-		t.Fatal(err)
-	}
-	dyn := rotary.Spec{HeadSize: 64, RotaryDim: 64, Base: 10000, MaxPositions: 100,
-		Scaling: rotary.Scaling{Type: rotary.ScalingDynamic, Factor: 2, Dynamic: rotary.DynamicPerCall}}
-	for _, s := range []rotary.Spec{m.Spec, dyn} {
-		tab := &frequencyTable{spec: s}
-		for _, p := range []int{0, 1, 98, 99, 100, 101, 4094, 4095, 4096, 4097, 131071, 131072} {
-			got, gotAtt := tab.at(p)
-			want, wantAtt := s.Frequencies(p)
-			if !slices.Equal(got, want) || gotAtt != wantAtt {
-				t.Errorf("%s at %d: the cached table differs from Frequencies", s.Scaling.Type, p)
-			}
-		}
-	}
-}
-
-// TestCompareSpecsClosedForm: for two specs that rotate the same pairs, the largest output gap
-// of a unit vector is max over pairs of |a·e^{iθa} − b·e^{iθb}| = √(a² + b² − 2ab·cos Δθ).
-func TestCompareSpecsClosedForm(t *testing.T) {
-	a := rotary.Spec{HeadSize: 8, RotaryDim: 8, Base: 10000, MaxPositions: 50}
-	b := a
-	b.Base = 12000
-	c := compareSpecs(a, b)
-	invA, _ := a.Frequencies(-1)
-	invB, _ := b.Frequencies(-1)
-	want, at := 0.0, 0
-	for p := range 50 {
-		for i := range invA {
-			d := float64(p) * (invA[i] - invB[i])
-			if v := math.Sqrt(2 - 2*math.Cos(d)); v > want {
-				want, at = v, p
-			}
-		}
-	}
-	if math.Abs(c.MaxOutputDiff-want) > 1e-12 || c.MaxOutputAt != at || c.FirstPosition != 1 || !c.Divergent {
-		t.Errorf("compareSpecs: %+v, want max %v at %d, first 1", c, want, at)
-	}
-	same := compareSpecs(a, a)
-	if same.MaxOutputDiff != 0 || same.Divergent || same.FirstPosition != -1 {
-		t.Errorf("a spec against itself: %+v", same)
-	}
-}
 
 // TestREADMEDialectTable: the README's table of dialect rules is the one hf carries.
 func TestREADMEDialectTable(t *testing.T) {
@@ -414,7 +366,7 @@ func TestCheckFrameworksRopeIndex(t *testing.T) {
 		if code != 1 || r == nil {
 			t.Fatalf("%s: exit %d, stderr %q: want 1", c.model, code, stderr)
 		}
-		i := slices.IndexFunc(r.Rows, func(row frameworkRow) bool { return row.Rule == hf.RuleRopeIndex })
+		i := slices.IndexFunc(r.Rows, func(row check.FrameworkRow) bool { return row.Rule == hf.RuleRopeIndex })
 		if i < 0 {
 			t.Fatalf("%s: no rope_index row", c.model)
 		}
@@ -490,7 +442,7 @@ func TestCheckFrameworksPartialRotary(t *testing.T) {
 	if got := divergentRules(r); !slices.Equal(got, []hf.Rule{hf.RulePartialRotary}) {
 		t.Fatalf("divergent rules %v, want [partial_rotary_factor]", got)
 	}
-	row := r.Rows[slices.IndexFunc(r.Rows, func(row frameworkRow) bool { return row.Rule == hf.RulePartialRotary })]
+	row := r.Rows[slices.IndexFunc(r.Rows, func(row check.FrameworkRow) bool { return row.Rule == hf.RulePartialRotary })]
 	if row.A.Choice != "ignored" || !slices.Equal(row.A.Dialects, []string{"hf"}) ||
 		row.B.Choice != "honoured" || !slices.Equal(row.B.Dialects, []string{"vllm"}) {
 		t.Errorf("sides %+v / %+v: want ignored (hf) against honoured (vllm)", row.A, row.B)

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/rotary-go/rotary/check"
 	"github.com/rotary-go/rotary/gguf"
 	"github.com/rotary-go/rotary/hf"
 )
@@ -77,7 +78,7 @@ func TestCheckGGUFQwen35MRoPE(t *testing.T) {
 		t.Fatalf("exit %d\n%s%s", code, out, errOut)
 	}
 	code, out, _ = runCLI(t, "check", "--gguf", g, "--model", "qwen3.5-35b-a3b", "--json")
-	var r ggufCheckReport
+	var r check.GGUFReport
 	if err := json.Unmarshal([]byte(out), &r); err != nil || code != 1 || r.Alike || r.RopeType != "mrope" {
 		t.Fatalf("--json: exit %d, %v\n%s", code, err, out)
 	}
@@ -130,7 +131,7 @@ func TestCheckGGUFIMRoPEFourth(t *testing.T) {
 		}
 	}
 	code, out, _ = runCLI(t, "check", "--gguf", g, "--model", "qwen3-vl-8b", "--json")
-	var r ggufCheckReport
+	var r check.GGUFReport
 	if err := json.Unmarshal([]byte(out), &r); err != nil || code != 1 || r.Alike || r.RopeType != "imrope" {
 		t.Fatalf("--json: exit %d, %v\n%s", code, err, out)
 	}
@@ -163,11 +164,11 @@ func deref(p *float64) any {
 func TestCheckGGUFDiffers(t *testing.T) {
 	dir := t.TempDir()
 	code, out, _ := runCLI(t, "check", "--gguf", llama31GGUF(t, dir, 10000), "--model", "llama-3.1-8b", "--json")
-	var r ggufCheckReport
+	var r check.GGUFReport
 	if err := json.Unmarshal([]byte(out), &r); err != nil || code != 1 {
 		t.Fatalf("exit %d, %v\n%s", code, err, out)
 	}
-	var base *ggufRow
+	var base *check.GGUFRow
 	for i := range r.Rows {
 		if r.Rows[i].Rule == "base" {
 			base = &r.Rows[i]
@@ -211,7 +212,7 @@ func TestCheckGGUFYaRNTruncate(t *testing.T) {
 		{Key: "gpt-oss.rope.scaling.original_context_length", Value: gguf.U32(4096)},
 	})
 	code, out, _ := runCLI(t, "check", "--gguf", g, "--model", "gpt-oss-20b", "--json")
-	var r ggufCheckReport
+	var r check.GGUFReport
 	if err := json.Unmarshal([]byte(out), &r); err != nil || code != 1 || len(r.Rows) != 1 {
 		t.Fatalf("exit %d, %v\n%s", code, err, out)
 	}

@@ -13,6 +13,7 @@ import (
 	"strings"
 
 	"github.com/rotary-go/rotary"
+	"github.com/rotary-go/rotary/check"
 	"github.com/rotary-go/rotary/hf"
 	"github.com/rotary-go/rotary/multimodal"
 )
@@ -175,22 +176,7 @@ func positionsFamily(m *hf.Model) string {
 }
 
 func describeScaling(s rotary.Spec) string {
-	sc := s.Scaling
-	parts := []string{}
-	switch sc.Type {
-	case "", rotary.ScalingDefault:
-		parts = append(parts, "default")
-	case rotary.ScalingNTKAlpha:
-		parts = append(parts, fmt.Sprintf("ntk_alpha alpha=%g", sc.Alpha))
-	case rotary.ScalingNTK:
-		if sc.NTKMixed {
-			parts = append(parts, fmt.Sprintf("ntk factor=%g mixed_b=%g", sc.Factor, sc.MixedB))
-		} else {
-			parts = append(parts, fmt.Sprintf("ntk factor=%g (fixed)", sc.Factor))
-		}
-	default:
-		parts = append(parts, fmt.Sprintf("%s factor=%g", sc.Type, sc.Factor))
-	}
+	parts := []string{check.ScalingWords(s.Scaling)}
 	if s.MRoPE != nil {
 		kind := "chunked"
 		if s.MRoPE.Interleaved {
@@ -200,8 +186,8 @@ func describeScaling(s rotary.Spec) string {
 			kind = "h/w alternating, t last (ERNIE)"
 		}
 		mr := fmt.Sprintf("mrope %s %v", kind, s.MRoPE.Sections)
-		if p := fourthRowPairs(s.MRoPE, s.Half()); s.MRoPE.GGMLFourth && len(p) > 0 {
-			mr += fmt.Sprintf(", %s on llama.cpp's fourth position row", pairList(p))
+		if p := check.FourthRowPairs(s.MRoPE, s.Half()); s.MRoPE.GGMLFourth && len(p) > 0 {
+			mr += fmt.Sprintf(", %s on llama.cpp's fourth position row", check.PairList(p))
 		}
 		parts = append(parts, mr)
 	}

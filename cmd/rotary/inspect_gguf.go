@@ -7,6 +7,7 @@ import (
 	"os"
 	"strings"
 
+	"github.com/rotary-go/rotary/check"
 	"github.com/rotary-go/rotary/gguf"
 	"github.com/rotary-go/rotary/hf"
 )
@@ -95,7 +96,7 @@ func inspectGGUF(m modelFlags, asJSON bool, stdout io.Writer) error {
 		enc.SetIndent("", "  ")
 		return enc.Encode(obj)
 	}
-	fmt.Fprintf(stdout, "%-22s %s\n", "gguf:", fmt.Sprintf("version %d, general.architecture %s, llama.cpp rope type %s (%s), %s", g.Version, g.Architecture, g.RopeType, pairingOf(r.Type), scalingTypeOf(g.ScalingType)))
+	fmt.Fprintf(stdout, "%-22s %s\n", "gguf:", fmt.Sprintf("version %d, general.architecture %s, llama.cpp rope type %s (%s), %s", g.Version, g.Architecture, g.RopeType, pairingOf(r.Type), check.GGUFScalingType(g.ScalingType)))
 	if len(g.FactorTensor) > 0 {
 		fmt.Fprintf(stdout, "%-22s %s\n", "frequency factors:", strings.Join(g.FactorTensor, ", "))
 	}
@@ -114,12 +115,4 @@ func pairingOf(t gguf.RopeType) string {
 		return "pairs i, i+n_rot/2, sections interleaved"
 	}
 	return "pairs i, i+n_rot/2"
-}
-
-// scalingTypeOf says what the file's rope.scaling.type was.
-func scalingTypeOf(t string) string {
-	if t == "" {
-		return "no rope.scaling.type (llama.cpp reads linear, which needs a factor to scale)"
-	}
-	return "rope.scaling.type " + t
 }

@@ -62,7 +62,7 @@ func runPositions(args []string, stdout, stderr io.Writer) error {
 		return usagef("--as: %v", err)
 	}
 	if rd, ok := dialect.Reading(hf.RuleRopeIndex); ok {
-		cfg.RopeIndex = ropeIndexVersion(rd.Choice)
+		cfg.RopeIndex = multimodal.IndexVersionOf(rd.Choice)
 	}
 
 	var input multimodal.Input

@@ -9,7 +9,6 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/rotary-go/rotary"
 	"github.com/rotary-go/rotary/safetensors"
 	"github.com/rotary-go/rotary/tensor"
 )
@@ -447,28 +446,6 @@ func TestApplyBadSections(t *testing.T) {
 	}
 	if _, err := os.Stat(out); !os.IsNotExist(err) {
 		t.Errorf("--out was created on error (%v)", err)
-	}
-}
-
-// TestSectionsLayoutCompared: check --frameworks and check --gguf tell ERNIE-4.5-VL's
-// alternating layout from chunks of the same sections, and llama.cpp's IMROPE fourth row from
-// HF's interleave of the same sections.
-func TestSectionsLayoutCompared(t *testing.T) {
-	ernie := &rotary.MRoPE{Sections: []int{22, 22, 20}, AlternateHW: true}
-	chunked := &rotary.MRoPE{Sections: []int{22, 22, 20}}
-	if sameSections(ernie, chunked) || !sameSections(ernie, &rotary.MRoPE{Sections: []int{22, 22, 20}, AlternateHW: true}) {
-		t.Error("sameSections ignores the alternating layout")
-	}
-	if sectionsString(ernie) == sectionsString(chunked) || sectionsDesc(ernie, 64) == sectionsDesc(chunked, 64) {
-		t.Errorf("descriptions alike: %q, %q", sectionsString(ernie), sectionsDesc(ernie, 64))
-	}
-	ggml := &rotary.MRoPE{Sections: []int{24, 20, 20, 0}, Interleaved: true, GGMLFourth: true}
-	hf := &rotary.MRoPE{Sections: []int{24, 20, 20, 0}, Interleaved: true}
-	if sameSections(ggml, hf) {
-		t.Error("sameSections ignores llama.cpp's fourth position row")
-	}
-	if sectionsString(ggml) == sectionsString(hf) || sectionsDesc(ggml, 64) == sectionsDesc(hf, 64) {
-		t.Errorf("descriptions alike: %q, %q", sectionsString(ggml), sectionsDesc(ggml, 64))
 	}
 }
 

@@ -1,4 +1,4 @@
-package main
+package check
 
 import (
 	"fmt"
@@ -9,18 +9,10 @@ import (
 	"github.com/rotary-go/rotary/multimodal"
 )
 
-// ropeIndexVersion maps a rope_index reading to the multimodal get_rope_index version.
-func ropeIndexVersion(choice string) multimodal.IndexVersion {
-	if choice == "unified" {
-		return multimodal.IndexUnified
-	}
-	return multimodal.IndexV457
-}
-
 // ropeIndexRows compares the dialects' get_rope_index versions. The rule moves positions, not
 // the spec, so it is measured on positions: a canonical prompt with one video, as is and
 // left-padded, run through each version. A config that is no Qwen-VL family's reads alike.
-func ropeIndexRows(data []byte, dialects []hf.Dialect, r *frameworksReport) []frameworkRow {
+func ropeIndexRows(data []byte, dialects []hf.Dialect, r *FrameworksReport) []FrameworkRow {
 	var groups []*readingGroup
 	for _, d := range dialects {
 		rd, ok := d.Reading(hf.RuleRopeIndex)
@@ -54,15 +46,15 @@ func ropeIndexRows(data []byte, dialects []hf.Dialect, r *frameworksReport) []fr
 	default:
 		return nil // the families whose rewrite was not read keep one rule
 	}
-	var rows []frameworkRow
+	var rows []FrameworkRow
 	for i, a := range groups {
 		for _, b := range groups[i+1:] {
-			what, differ := ropeIndexDiff(cfg, ropeIndexVersion(a.choices[0]), ropeIndexVersion(b.choices[0]))
+			what, differ := ropeIndexDiff(cfg, multimodal.IndexVersionOf(a.choices[0]), multimodal.IndexVersionOf(b.choices[0]))
 			if !differ {
 				continue
 			}
-			rows = append(rows, frameworkRow{Rule: hf.RuleRopeIndex, A: a.side(), B: b.side(),
-				comparison: comparison{FirstPosition: -1, Structure: what, Divergent: true}})
+			rows = append(rows, FrameworkRow{Rule: hf.RuleRopeIndex, A: a.side(), B: b.side(),
+				Comparison: Comparison{FirstPosition: -1, Structure: what, Divergent: true}})
 		}
 	}
 	return rows

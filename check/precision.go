@@ -1,21 +1,21 @@
-package main
+package check
 
 import (
+	"errors"
 	"fmt"
 	"io"
 	"math"
 
-	"github.com/rotary-go/rotary"
-	"github.com/rotary-go/rotary/hf"
+	"github.com/rotary-go/rotary/rope"
 )
 
 // precisionWindow is how many positions below each length the precision report visits: the
 // drift of a float32 angle grows with the position, so its largest values are at the end.
 const precisionWindow = 1 << 16
 
-// precisionReport is check --precision's output: how far angles computed in float32 drift from
-// the exact ones. Its JSON form is a contract for tools.
-type precisionReport struct {
+// PrecisionReport is how far angles computed in float32 drift from the exact ones (rotary check
+// --precision). Its JSON form is a contract for tools.
+type PrecisionReport struct {
 	Source string `json:"source"`
 	// Model is how a float32 framework forms the angle: inv_freq in float32 (as transformers
 	// forms it where hfInvFreq32 models the variant, else rounded once), the position rounded to
@@ -24,11 +24,11 @@ type precisionReport struct {
 	// cos, sin and the attention factor's product are taken exactly: their float32 roundings
 	// (an ulp each) are far below the angle's at long positions.
 	Model   string           `json:"model"`
-	Lengths []precisionAtLen `json:"lengths"`
+	Lengths []PrecisionAtLen `json:"lengths"`
 }
 
-// precisionAtLen is the drift over the last positions below one length.
-type precisionAtLen struct {
+// PrecisionAtLen is the drift over the last positions below one length.
+type PrecisionAtLen struct {
 	Name   string `json:"name"` // "original" or "max"
 	Length int    `json:"length"`
 	// From is the first position visited; positions From..Length-1 were.
@@ -49,20 +49,8 @@ type precisionAtLen struct {
 	BF16Differ  float64 `json:"bf16_differ"`
 }
 
-func runCheckPrecision(data []byte, source string, opts hf.ParseOptions, asJSON bool, stdout io.Writer) error {
-	m, err := opts.Parse(data)
-	if err != nil {
-		return usageError{err}
-	}
-	r, err := precision(m.Spec, source)
-	if err != nil {
-		return err
-	}
-	return writeReport(stdout, asJSON, r, func(w io.Writer) { printPrecision(w, r) }, true)
-}
-
-// printPrecision is check --precision's text form.
-func printPrecision(w io.Writer, r *precisionReport) {
+// WriteText writes the report as rotary check --precision prints it.
+func (r *PrecisionReport) WriteText(w io.Writer) {
 	fmt.Fprintf(w, "config: %s\nmodel: %s\n", r.Source, r.Model)
 	for _, l := range r.Lengths {
 		fmt.Fprintf(w, "\nat the %s length %d (positions %d..%d):\n", l.Name, l.Length, l.From, l.Length-1)
@@ -72,11 +60,17 @@ func printPrecision(w io.Writer, r *precisionReport) {
 	}
 }
 
-// precision measures the float32 angle drift at the spec's original length (for the variants
-// that scale from one) and at its max positions.
-func precision(spec rotary.Spec, source string) (*precisionReport, error) {
+// Precision measures how far angles a float32 framework computes drift from the exact ones
+// (PrecisionReport.Model says how it forms them) at the spec's original length, for the
+// variants that scale from one, and at its max positions: over the last 2^16 positions below
+// each, in radians, in cos/sin and in bf16 ULPs. The spec must be valid and rotate (not
+// NoRoPE). The caller names the config in Source.
+func Precision(spec rope.Spec) (*PrecisionReport, error) {
 	if spec.NoRoPE {
-		return nil, usagef("--precision: the model's layer 0 has no RoPE")
+		return nil, errors.New("check: Precision of a spec without RoPE")
+	}
+	if err := spec.Validate(); err != nil {
+		return nil, err
 	}
 	model := "θ_f32 = f32(f32(p) · inv32) against θ = p · inv_freq in float64; inv32 = "
 	if _, ok := hfInvFreq32(spec); ok {
@@ -84,7 +78,7 @@ func precision(spec rotary.Spec, source string) (*precisionReport, error) {
 	} else {
 		model += "f32(inv_freq), inv_freq rounded once (this variant's own float32 steps not modelled: a lower bound on its drift)"
 	}
-	r := &precisionReport{Source: source, Model: model}
+	r := &PrecisionReport{Model: model}
 	maxLen := max(spec.MaxPositions, 1)
 	if o := spec.OriginalMax(); o > 0 && o < maxLen {
 		r.Lengths = append(r.Lengths, precisionAt(spec, "original", o))
@@ -93,8 +87,8 @@ func precision(spec rotary.Spec, source string) (*precisionReport, error) {
 	return r, nil
 }
 
-func precisionAt(spec rotary.Spec, name string, length int) precisionAtLen {
-	l := precisionAtLen{Name: name, Length: length, From: max(length-precisionWindow, 0)}
+func precisionAt(spec rope.Spec, name string, length int) PrecisionAtLen {
+	l := PrecisionAtLen{Name: name, Length: length, From: max(length-precisionWindow, 0)}
 	table := &frequencyTable{spec: spec}
 	hfInv, hfForm := hfInvFreq32(spec)
 	outputs, differ := 0, 0
@@ -141,10 +135,10 @@ func precisionAt(spec rotary.Spec, name string, length int) precisionAtLen {
 // _compute_linear_scaling_rope_parameters then divides by factor; _compute_llama3_parameters
 // compares wavelen = 2π / inv32 with the two cut-offs and blends in float32. Each float32()
 // conversion is one rounding, and keeps products from being fused with the following sum.
-func hfInvFreq32(s rotary.Spec) ([]float32, bool) {
+func hfInvFreq32(s rope.Spec) ([]float32, bool) {
 	sc := s.Scaling
 	switch sc.Type {
-	case rotary.ScalingDefault, rotary.ScalingLinear, rotary.ScalingLlama3:
+	case rope.ScalingDefault, rope.ScalingLinear, rope.ScalingLlama3:
 	default:
 		return nil, false
 	}
@@ -159,12 +153,12 @@ func hfInvFreq32(s rotary.Spec) ([]float32, bool) {
 		inv[i] = float32(1) / float32(math.Pow(base, float64(e)))
 	}
 	switch sc.Type {
-	case rotary.ScalingLinear:
+	case rope.ScalingLinear:
 		f := float32(sc.Factor)
 		for i := range inv {
 			inv[i] = float32(inv[i] / f)
 		}
-	case rotary.ScalingLlama3:
+	case rope.ScalingLlama3:
 		old := float64(sc.OriginalMaxPositions)
 		lowWavelen := float32(old / sc.LowFreqFactor)
 		highWavelen := float32(old / sc.HighFreqFactor)

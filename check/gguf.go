@@ -1,88 +1,84 @@
-package main
+package check
 
 import (
+	"errors"
 	"fmt"
 	"io"
 	"math"
 	"reflect"
 	"slices"
-	"strconv"
 	"strings"
 
-	"github.com/rotary-go/rotary"
-	"github.com/rotary-go/rotary/check"
 	"github.com/rotary-go/rotary/gguf"
 	"github.com/rotary-go/rotary/hf"
+	"github.com/rotary-go/rotary/rope"
 )
 
-// ggufCheckReport is check --gguf's output; its JSON form is a contract for tools.
-type ggufCheckReport struct {
+// GGUFReport is how the RoPE llama.cpp derives from a GGUF file differs from the one Hugging
+// Face derives from the model's config (rotary check --gguf); its JSON form is a contract for
+// tools.
+type GGUFReport struct {
 	GGUF         string `json:"gguf"`
 	Config       string `json:"config"`
 	Architecture string `json:"architecture"`
 	RopeType     string `json:"rope_type"`
 	// Rows: every rule on which the GGUF's RoPE (as llama.cpp reads it) and the config's (as
 	// Hugging Face reads it) differ, each with the consequence of that difference alone.
-	Rows []ggufRow `json:"rows"`
+	Rows []GGUFRow `json:"rows"`
 	// Overall compares the two whole specs (every difference at once) on the first layer both
 	// rotate, when more than one rule differs there.
-	Overall *comparison `json:"overall,omitempty"`
+	Overall *Comparison `json:"overall,omitempty"`
 	Notes   []string    `json:"notes,omitempty"`
 	Alike   bool        `json:"alike"`
 }
 
-type ggufRow struct {
+// GGUFRow is one rule on which the two differ, with the consequence of that difference alone.
+type GGUFRow struct {
 	Rule   string `json:"rule"`
 	GGUF   string `json:"gguf_value"`
 	Config string `json:"config_value"`
 	// StoredRounding: the two agree to the float32 rounding of the values the GGUF stores
 	// (storedRounding), so the differences the comparison shows are that rounding.
 	StoredRounding bool `json:"stored_rounding,omitempty"`
-	comparison
-}
-
-// checkGGUF compares the RoPE llama.cpp derives from a GGUF file with the one Hugging Face
-// derives from the config (data), rule by rule; exit 1 when they rotate differently beyond
-// float32 noise.
-func checkGGUF(path string, data []byte, source string, opts hf.ParseOptions, l check.Launch, asJSON bool, stdout io.Writer) error {
-	l.Style = nil // --style names the config's pairing, which applies here too
-	if !reflect.ValueOf(l).IsZero() {
-		return usagef("--gguf compares the RoPE of two files; the launch flags (--op, --mrope-cache-mode, ...) do not apply")
-	}
-	cfg, err := opts.Parse(data)
-	if err != nil {
-		return usagef("--config: %v", err)
-	}
-	gm, gr, _, err := loadGGUF(path)
-	if err != nil {
-		return err
-	}
-	r := compareGGUF(gm, gr, cfg)
-	r.GGUF, r.Config = path, source
-	return writeReport(stdout, asJSON, r, func(w io.Writer) { printGGUFCheck(w, r) }, r.Alike)
+	Comparison
 }
 
 // checkpointLayout is the GGUF's spec as it rotates the Hugging Face checkpoint's weights:
 // where the converter reordered q and k to adjacent pairs, llama.cpp's norm rotation is the
 // checkpoint's NeoX one.
-func checkpointLayout(s rotary.Spec, arch string) (rotary.Spec, bool) {
-	if s.Style == rotary.GPTJ && gguf.ConverterPermutesQK(arch) {
-		s.Style = rotary.NeoX
+func checkpointLayout(s rope.Spec, arch string) (rope.Spec, bool) {
+	if s.Style == rope.GPTJ && gguf.ConverterPermutesQK(arch) {
+		s.Style = rope.NeoX
 		return s, true
 	}
 	return s, false
 }
 
-func compareGGUF(gm *hf.Model, gr *gguf.RoPE, cfg *hf.Model) *ggufCheckReport {
-	r := &ggufCheckReport{Architecture: gr.Arch, RopeType: gr.Type.String(), Rows: []ggufRow{}}
-	layers := max(gm.NumLayers, cfg.NumLayers, 1)
+// GGUF compares the RoPE llama.cpp derives from a GGUF file (gr, gguf.File.RoPE) with the one
+// Hugging Face derives from the model's config (cfg, hf.Parse), rule by rule, on the first layer
+// both rotate, and which layers rotate at all. A GGUF whose converter reordered q and k to
+// adjacent pairs is compared as the checkpoint's NeoX rotation. Alike is false when they rotate
+// differently beyond float32 noise. The caller names the two files in GGUF and Config. The error
+// is a nil argument or a spec that is not valid (rope.Spec.Validate).
+func GGUF(gr *gguf.RoPE, cfg *hf.Model) (*GGUFReport, error) {
+	if gr == nil || cfg == nil {
+		return nil, errors.New("check: GGUF needs the GGUF's RoPE and the config's model, got nil")
+	}
+	for _, s := range []rope.Spec{gr.Spec, cfg.Spec} {
+		if err := s.Validate(); err != nil {
+			return nil, err
+		}
+	}
+	r := &GGUFReport{Architecture: gr.Arch, RopeType: gr.Type.String(), Rows: []GGUFRow{}}
+	gm := gr.Spec
+	layers := max(gr.NumLayers, cfg.NumLayers, 1)
 	// The rules are compared on the first layer both rotate; which layers rotate is a rule of
 	// its own.
-	var sa, sb rotary.Spec
+	var sa, sb rope.Spec
 	found := false
 	var noA, noB []int
 	for l := range layers {
-		a, errA := gm.Spec.ForLayer(l)
+		a, errA := gm.ForLayer(l)
 		b, errB := cfg.Spec.ForLayer(l)
 		if errA != nil || errB != nil {
 			break
@@ -113,12 +109,12 @@ func compareGGUF(gm *hf.Model, gr *gguf.RoPE, cfg *hf.Model) *ggufCheckReport {
 		}
 	}
 	if !slices.Equal(noA, noB) {
-		row := ggufRow{Rule: "layers without RoPE", GGUF: layerList(noA), Config: layerList(noB)}
+		row := GGUFRow{Rule: "layers without RoPE", GGUF: layerList(noA), Config: layerList(noB)}
 		l := firstDifference(noA, noB)
-		a, _ := gm.Spec.ForLayer(l)
+		a, _ := gm.ForLayer(l)
 		b, _ := cfg.Spec.ForLayer(l)
 		a, _ = checkpointLayout(a, gr.Arch)
-		row.comparison = compareSpecs(a, b)
+		row.Comparison = compareSpecs(a, b)
 		row.Layer = l
 		r.Rows = append(r.Rows, row)
 	}
@@ -136,21 +132,21 @@ func compareGGUF(gm *hf.Model, gr *gguf.RoPE, cfg *hf.Model) *ggufCheckReport {
 	for _, n := range cfg.Notes {
 		r.Notes = append(r.Notes, "config: "+n)
 	}
-	return r
+	return r, nil
 }
 
 // fieldRows is one row per field of the two specs that differs, each measured as the config's
 // spec with that one field taken from the GGUF's.
-func fieldRows(a, b rotary.Spec, gr *gguf.RoPE) []ggufRow {
-	var rows []ggufRow
-	add := func(rule, ga, cb string, with func(*rotary.Spec)) {
+func fieldRows(a, b rope.Spec, gr *gguf.RoPE) []GGUFRow {
+	var rows []GGUFRow
+	add := func(rule, ga, cb string, with func(*rope.Spec)) {
 		m := b
 		with(&m)
-		row := ggufRow{Rule: rule, GGUF: ga, Config: cb}
+		row := GGUFRow{Rule: rule, GGUF: ga, Config: cb}
 		if err := m.Validate(); err != nil {
-			row.comparison = comparison{FirstPosition: -1, Divergent: true, Structure: fmt.Sprintf("the config's spec with the GGUF's %s is not valid: %v", rule, err)}
+			row.Comparison = Comparison{FirstPosition: -1, Divergent: true, Structure: fmt.Sprintf("the config's spec with the GGUF's %s is not valid: %v", rule, err)}
 		} else {
-			row.comparison = compareSpecs(m, b)
+			row.Comparison = compareSpecs(m, b)
 			if row.MaxOutputDiff == 0 && row.Structure == "" {
 				return // a field that does not change the rotation (an attention factor given rather than derived)
 			}
@@ -161,16 +157,16 @@ func fieldRows(a, b rotary.Spec, gr *gguf.RoPE) []ggufRow {
 		rows = append(rows, row)
 	}
 	if a.HeadSize != b.HeadSize {
-		rows = append(rows, ggufRow{Rule: "head size", GGUF: fmt.Sprint(a.HeadSize), Config: fmt.Sprint(b.HeadSize),
-			comparison: comparison{FirstPosition: -1, Divergent: true, Structure: fmt.Sprintf("head size %d vs %d: the heads are laid out differently", a.HeadSize, b.HeadSize)}})
+		rows = append(rows, GGUFRow{Rule: "head size", GGUF: fmt.Sprint(a.HeadSize), Config: fmt.Sprint(b.HeadSize),
+			Comparison: Comparison{FirstPosition: -1, Divergent: true, Structure: fmt.Sprintf("head size %d vs %d: the heads are laid out differently", a.HeadSize, b.HeadSize)}})
 	}
 	if a.Style != b.Style {
-		add("pairing", fmt.Sprintf("%s (llama.cpp rope type %s)", a.Style, gr.Type), b.Style.String(), func(s *rotary.Spec) { s.Style = a.Style })
+		add("pairing", fmt.Sprintf("%s (llama.cpp rope type %s)", a.Style, gr.Type), b.Style.String(), func(s *rope.Spec) { s.Style = a.Style })
 	}
 	if a.RotaryDim != b.RotaryDim {
-		add("rotary dim", fmt.Sprint(a.RotaryDim), fmt.Sprint(b.RotaryDim), func(s *rotary.Spec) {
+		add("rotary dim", fmt.Sprint(a.RotaryDim), fmt.Sprint(b.RotaryDim), func(s *rope.Spec) {
 			s.RotaryDim = a.RotaryDim
-			if a.Scaling.Type == rotary.ScalingLongRoPE {
+			if a.Scaling.Type == rope.ScalingLongRoPE {
 				s.Scaling = a.Scaling // one factor per pair
 			}
 			if a.MRoPE != nil {
@@ -183,23 +179,23 @@ func fieldRows(a, b rotary.Spec, gr *gguf.RoPE) []ggufRow {
 		if float64(float32(b.Base)) == a.Base {
 			note = " (the config's, rounded to the float32 GGUF stores)"
 		}
-		add("base", fmt.Sprintf("%.9g%s", a.Base, note), fmt.Sprintf("%.9g", b.Base), func(s *rotary.Spec) { s.Base = a.Base })
+		add("base", fmt.Sprintf("%.9g%s", a.Base, note), fmt.Sprintf("%.9g", b.Base), func(s *rope.Spec) { s.Base = a.Base })
 	}
 	if !reflect.DeepEqual(a.Scaling, b.Scaling) {
-		ga := describeScaling(rotary.Spec{Scaling: a.Scaling}) + scalingDetail(a, gr)
+		ga := ScalingWords(a.Scaling) + scalingDetail(a, gr)
 		switch {
 		case slices.Contains(gr.Factors, gguf.TensorRopeFreqs):
-			ga = fmt.Sprintf("frequency factors: pair i's frequency divided by %s[i] (attention factor %.9g; %s)", gguf.TensorRopeFreqs, a.Scaling.AttentionFactor, scalingTypeOf(gr.ScalingType))
+			ga = fmt.Sprintf("frequency factors: pair i's frequency divided by %s[i] (attention factor %.9g; %s)", gguf.TensorRopeFreqs, a.Scaling.AttentionFactor, GGUFScalingType(gr.ScalingType))
 		case len(gr.Factors) > 0:
-			ga = fmt.Sprintf("longrope: pair i's frequency divided by %s[i], or %s[i] past the original %d (attention factor %.9g; %s)", gguf.TensorRopeFactorsShort, gguf.TensorRopeFactorsLong, a.OriginalMax(), a.Scaling.AttentionFactor, scalingTypeOf(gr.ScalingType))
+			ga = fmt.Sprintf("longrope: pair i's frequency divided by %s[i], or %s[i] past the original %d (attention factor %.9g; %s)", gguf.TensorRopeFactorsShort, gguf.TensorRopeFactorsLong, a.OriginalMax(), a.Scaling.AttentionFactor, GGUFScalingType(gr.ScalingType))
 		}
-		add("scaling", ga, describeScaling(rotary.Spec{Scaling: b.Scaling})+scalingDetail(b, nil), func(s *rotary.Spec) { s.Scaling = a.Scaling })
+		add("scaling", ga, ScalingWords(b.Scaling)+scalingDetail(b, nil), func(s *rope.Spec) { s.Scaling = a.Scaling })
 	}
 	if !sameSections(a.MRoPE, b.MRoPE) {
 		rows = append(rows, sectionsRow(a, b, gr))
 	}
 	if a.MaxPositions != b.MaxPositions {
-		add("context length", fmt.Sprintf("%d (context_length)", a.MaxPositions), fmt.Sprintf("%d (max_position_embeddings)", b.MaxPositions), func(s *rotary.Spec) { s.MaxPositions = a.MaxPositions })
+		add("context length", fmt.Sprintf("%d (context_length)", a.MaxPositions), fmt.Sprintf("%d (max_position_embeddings)", b.MaxPositions), func(s *rope.Spec) { s.MaxPositions = a.MaxPositions })
 	}
 	return rows
 }
@@ -212,7 +208,7 @@ const storedRelTol = 0x1p-22
 // storedRounding reports whether the two specs' frequency tables (each table a call can
 // select: LongRoPE's short and long ones, per-call dynamic NTK at max positions) and attention
 // factors agree to the float32 rounding of stored values, while rotating the same pairs.
-func storedRounding(a, b rotary.Spec) bool {
+func storedRounding(a, b rope.Spec) bool {
 	if a.RotaryDim != b.RotaryDim || a.Style != b.Style || a.NoRoPE || b.NoRoPE || a.HeadSize != b.HeadSize || !sameSections(a.MRoPE, b.MRoPE) {
 		return false
 	}
@@ -232,24 +228,24 @@ func storedRounding(a, b rotary.Spec) bool {
 	return true
 }
 
-// scalingDetail names the parameters describeScaling leaves out.
-func scalingDetail(s rotary.Spec, gr *gguf.RoPE) string {
+// scalingDetail names the parameters ScalingWords leaves out.
+func scalingDetail(s rope.Spec, gr *gguf.RoPE) string {
 	sc := s.Scaling
 	var parts []string
-	if sc.Type != "" && sc.Type != rotary.ScalingDefault && sc.Type != rotary.ScalingLinear {
+	if sc.Type != "" && sc.Type != rope.ScalingDefault && sc.Type != rope.ScalingLinear {
 		parts = append(parts, fmt.Sprintf("original %d", s.OriginalMax()))
 	}
 	switch sc.Type {
-	case rotary.ScalingYaRN:
+	case rope.ScalingYaRN:
 		parts = append(parts, fmt.Sprintf("beta_fast %g, beta_slow %g, truncate %t", orDefault(sc.BetaFast, 32), orDefault(sc.BetaSlow, 1), !sc.NoTruncate))
-	case rotary.ScalingLlama3:
+	case rope.ScalingLlama3:
 		parts = append(parts, fmt.Sprintf("low_freq_factor %g, high_freq_factor %g", sc.LowFreqFactor, sc.HighFreqFactor))
 	}
 	if sc.AttentionFactor != 0 {
 		parts = append(parts, fmt.Sprintf("attention factor %.9g", sc.AttentionFactor))
 	}
 	if gr != nil {
-		parts = append(parts, scalingTypeOf(gr.ScalingType))
+		parts = append(parts, GGUFScalingType(gr.ScalingType))
 		if len(gr.Factors) > 0 {
 			parts = append(parts, "factors from "+strings.Join(gr.Factors, ", "))
 		}
@@ -264,12 +260,12 @@ func scalingDetail(s rotary.Spec, gr *gguf.RoPE) string {
 // alike; a token whose axes differ (image and video patches) rotates pair i by the position of
 // the axis each side assigns it. Under llama.cpp's IMROPE layout text tokens differ too: the
 // pairs on its fourth position row take 0 there (textUnrotated).
-func sectionsRow(a, b rotary.Spec, gr *gguf.RoPE) ggufRow {
-	row := ggufRow{Rule: "multimodal sections", GGUF: sectionsDesc(a.MRoPE, a.Half()) + " (llama.cpp rope type " + gr.Type.String() + ")", Config: sectionsDesc(b.MRoPE, b.Half())}
+func sectionsRow(a, b rope.Spec, gr *gguf.RoPE) GGUFRow {
+	row := GGUFRow{Rule: "multimodal sections", GGUF: sectionsDesc(a.MRoPE, a.Half()) + " (llama.cpp rope type " + gr.Type.String() + ")", Config: sectionsDesc(b.MRoPE, b.Half())}
 	// No position of a text token shows an axis difference, so the comparison holds no
 	// positions; its angle and q/k figures are for the largest gap between a token's axis
 	// positions.
-	row.comparison = comparison{FirstPosition: -1, Divergent: true}
+	row.Comparison = Comparison{FirstPosition: -1, Divergent: true}
 	_, row.AttentionA = a.Frequencies(-1)
 	inv, attB := b.Frequencies(-1)
 	row.AttentionB = attB
@@ -277,7 +273,7 @@ func sectionsRow(a, b rotary.Spec, gr *gguf.RoPE) ggufRow {
 		row.Structure = "one side has no multimodal sections: it rotates every pair by one position"
 		return row
 	}
-	fourth := fourthRowPairs(a.MRoPE, a.Half())
+	fourth := FourthRowPairs(a.MRoPE, a.Half())
 	differ, worst := 0, 0.0
 	for i := range b.Half() {
 		if a.MRoPE.Axis(i) != b.MRoPE.Axis(i) && !slices.Contains(fourth, i) {
@@ -299,7 +295,7 @@ func sectionsRow(a, b rotary.Spec, gr *gguf.RoPE) ggufRow {
 	// rules are: the config's spec with the GGUF's sections.
 	m := b
 	m.MRoPE = a.MRoPE
-	row.comparison = compareSpecs(m, b)
+	row.Comparison = compareSpecs(m, b)
 	row.Structure = fourthRowFinding(fourth, b.MRoPE)
 	if differ > 0 {
 		row.Structure += "; besides, " + image
@@ -313,7 +309,7 @@ func sectionsRow(a, b rotary.Spec, gr *gguf.RoPE) ggufRow {
 // llama.cpp 434f71a5b) spreads over the first three rows with 0 in the fourth, and an image's
 // rows come from decode_embd_batch::set_position_mrope_2d (tools/mtmd/mtmd-helper.cpp, llama.cpp
 // 2de063ae8), which writes 0 there too ("last pos dim is unused").
-func fourthRowFinding(fourth []int, hf *rotary.MRoPE) string {
+func fourthRowFinding(fourth []int, hf *rope.MRoPE) string {
 	byAxis := map[int][]int{}
 	var axes []int
 	for _, i := range fourth {
@@ -325,7 +321,7 @@ func fourthRowFinding(fourth []int, hf *rotary.MRoPE) string {
 	}
 	parts := make([]string, len(axes))
 	for k, a := range axes {
-		parts[k] = fmt.Sprintf("%s take llama.cpp's fourth position where HF takes %s", pairList(byAxis[a]), axisName(a))
+		parts[k] = fmt.Sprintf("%s take llama.cpp's fourth position where HF takes %s", PairList(byAxis[a]), axisName(a))
 	}
 	return strings.Join(parts, ", ") + ": llama.cpp fills that row with 0 for text tokens (src/llama-graph.cpp llm_graph_input_pos::set_input: the first three rows at the position, the fourth 0) and for image tokens (tools/mtmd/mtmd-helper.cpp set_position_mrope_2d), so it leaves these pairs unrotated where HF turns them by the token's position; the figures above are text positions"
 }
@@ -343,7 +339,7 @@ func axisName(a int) string {
 	return fmt.Sprintf("position row %d", a)
 }
 
-func sectionsDesc(m *rotary.MRoPE, half int) string {
+func sectionsDesc(m *rope.MRoPE, half int) string {
 	if m == nil {
 		return "none"
 	}
@@ -355,36 +351,10 @@ func sectionsDesc(m *rotary.MRoPE, half int) string {
 		kind = "h/w alternating"
 	}
 	s := fmt.Sprintf("%s %v", kind, m.Sections)
-	if p := fourthRowPairs(m, half); len(p) > 0 {
-		s += fmt.Sprintf(", %s on llama.cpp's fourth position row", pairList(p))
+	if p := FourthRowPairs(m, half); len(p) > 0 {
+		s += fmt.Sprintf(", %s on llama.cpp's fourth position row", PairList(p))
 	}
 	return s
-}
-
-// fourthRowPairs lists the pairs llama.cpp's IMROPE layout turns by its fourth position row.
-func fourthRowPairs(m *rotary.MRoPE, half int) []int {
-	if m == nil || !m.GGMLFourth {
-		return nil
-	}
-	var ps []int
-	for i := range half {
-		if m.Axis(i) == 3 {
-			ps = append(ps, i)
-		}
-	}
-	return ps
-}
-
-// pairList names pairs as "pair 5" or "pairs 61, 62".
-func pairList(ps []int) string {
-	s := make([]string, len(ps))
-	for i, p := range ps {
-		s[i] = strconv.Itoa(p)
-	}
-	if len(ps) == 1 {
-		return "pair " + s[0]
-	}
-	return "pairs " + strings.Join(s, ", ")
 }
 
 func layerList(ls []int) string {
@@ -410,7 +380,8 @@ func firstDifference(a, b []int) int {
 	return first
 }
 
-func printGGUFCheck(w io.Writer, r *ggufCheckReport) {
+// WriteText writes the report as rotary check --gguf prints it.
+func (r *GGUFReport) WriteText(w io.Writer) {
 	fmt.Fprintf(w, "gguf:   %s (general.architecture %s, llama.cpp rope type %s)\nconfig: %s\n", r.GGUF, r.Architecture, r.RopeType, r.Config)
 	for _, row := range r.Rows {
 		verdict := "differ"
@@ -423,7 +394,7 @@ func printGGUFCheck(w io.Writer, r *ggufCheckReport) {
 		fmt.Fprintf(w, "\n%s: %s\n", row.Rule, verdict)
 		fmt.Fprintf(w, "  %-22s %s\n", "gguf (llama.cpp)", row.GGUF)
 		fmt.Fprintf(w, "  %-22s %s\n", "config (HF)", row.Config)
-		printComparison(w, row.comparison)
+		writeComparison(w, row.Comparison)
 	}
 	for _, n := range r.Notes {
 		fmt.Fprintf(w, "\nnote: %s\n", n)
@@ -435,12 +406,7 @@ func printGGUFCheck(w io.Writer, r *ggufCheckReport) {
 	case r.Alike:
 		fmt.Fprintln(w, "ok: the GGUF and the config differ only by float32 rounding")
 	default:
-		n := 0
-		for _, row := range r.Rows {
-			if row.Divergent {
-				n++
-			}
-		}
+		n := divergent(r.Rows)
 		together := ""
 		if o := r.Overall; o != nil {
 			together = fmt.Sprintf("; together: largest q/k diff %.6g at position %d", o.MaxOutputDiff, o.MaxOutputAt)
@@ -449,7 +415,7 @@ func printGGUFCheck(w io.Writer, r *ggufCheckReport) {
 	}
 }
 
-func printComparison(w io.Writer, c comparison) {
+func writeComparison(w io.Writer, c Comparison) {
 	if c.Positions == 0 {
 		if c.AttentionA != 0 {
 			fmt.Fprintf(w, "  %-22s %.9g vs %.9g\n", "attention factor", c.AttentionA, c.AttentionB)
