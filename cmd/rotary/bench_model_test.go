@@ -144,3 +144,49 @@ func fieldSpans(line string) [][2]int {
 	}
 	return spans
 }
+
+// TestBenchDefaultBackend: a run without --backend times the fast backend alone; the reference
+// runs when asked, by name or with all.
+func TestBenchDefaultBackend(t *testing.T) {
+	one := []string{"bench", "--json", "--quiet", "--op", "rotary_embedding", "--model", "llama-3-8b", "--dtype", "F32", "--tokens", "2", "--time", "1ms"}
+	for _, c := range []struct {
+		extra []string
+		want  []string
+	}{
+		{nil, []string{"cpu"}},
+		{[]string{"--backend", "native"}, []string{"native"}},
+		{[]string{"--backend", "all"}, []string{"native", "cpu"}},
+	} {
+		code, stdout, stderr := runCLI(t, append(append([]string{}, one...), c.extra...)...)
+		if code != 0 {
+			t.Fatalf("%v: exit %d: %s", c.extra, code, stderr)
+		}
+		var got []string
+		for _, o := range jsonLines(t, stdout) {
+			if b := o["backend"].(string); !slices.Contains(got, b) {
+				got = append(got, b)
+			}
+		}
+		for _, b := range c.want {
+			if !slices.Contains(got, b) {
+				t.Errorf("bench %v: backends %v, want %v", c.extra, got, c.want)
+			}
+		}
+		if c.extra == nil && len(got) != 1 {
+			t.Errorf("bench without --backend: backends %v, want cpu alone", got)
+		}
+	}
+}
+
+// TestBenchHelpColumns: bench -h says what the table's less obvious columns mean.
+func TestBenchHelpColumns(t *testing.T) {
+	code, stdout, _ := runCLI(t, "bench", "-h")
+	if code != 0 {
+		t.Fatalf("bench -h: exit %d", code)
+	}
+	for _, want := range []string{"limit_ratio", "t(limit) / t(op)", "ratio", "t(copy) / t(op)", "thr", "threads", "--backend all"} {
+		if !strings.Contains(stdout, want) {
+			t.Errorf("bench -h lacks %q:\n%s", want, stdout)
+		}
+	}
+}
