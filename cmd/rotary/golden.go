@@ -2,8 +2,6 @@ package main
 
 import (
 	"bytes"
-	"crypto/sha256"
-	"encoding/hex"
 	"encoding/json"
 	"flag"
 	"fmt"
@@ -261,23 +259,11 @@ func parseGoldenDType(s string) (tensor.DType, error) {
 // carry (kv_lora_rank).
 func (o *goldenOptions) readConfig() error {
 	var err error
-	switch {
-	case o.m.config != "" && o.m.preset != "":
-		return usagef("--config and --model: give one, not both")
-	case o.m.config != "":
-		if o.configJSON, err = readConfig(o.m.config); err != nil {
-			return usagef("--config: %v", err)
-		}
-	case o.m.preset != "":
-		if o.configJSON, err = hf.PresetJSON(o.m.preset); err != nil {
-			return usagef("--model: %v", err)
-		}
-		o.modelName = o.m.preset
-	default:
-		return usagef("--config: missing (or --model PRESET)")
+	if o.configJSON, err = modelJSON(&o.m); err != nil {
+		return err
 	}
-	sum := sha256.Sum256(o.configJSON)
-	o.configSum = hex.EncodeToString(sum[:])
+	o.modelName = o.m.preset
+	o.configSum = configSum(o.configJSON)
 	if o.modelName == "" {
 		var top struct {
 			ModelType string `json:"model_type"`

@@ -48,6 +48,18 @@ func goldenApply(t *testing.T, bundle string) *safetensors.File {
 	if err := json.Unmarshal([]byte(b.Metadata["apply_args"]), &args); err != nil {
 		t.Fatalf("%s: apply_args %q: %v", bundle, b.Metadata["apply_args"], err)
 	}
+	goldenApplyWith(t, bundle, args...)
+	return b
+}
+
+// goldenApplyWith runs `rotary apply --in bundle` with args and checks that apply writes exactly
+// the bundle's out.* tensors, bit for bit. It returns apply's stderr.
+func goldenApplyWith(t *testing.T, bundle string, args ...string) string {
+	t.Helper()
+	b, err := safetensors.ReadFile(bundle)
+	if err != nil {
+		t.Fatal(err)
+	}
 	out := filepath.Join(t.TempDir(), "applied.safetensors")
 	code, _, stderr := runCLI(t, append([]string{"apply", "--in", bundle, "--out", out}, args...)...)
 	if code != 0 {
@@ -73,7 +85,7 @@ func goldenApply(t *testing.T, bundle string) *safetensors.File {
 			t.Fatalf("%s: apply's %s (%s %v) differs from out.%s (%s %v)", bundle, n, g.DType, g.Shape, n, e.DType, e.Shape)
 		}
 	}
-	return b
+	return stderr
 }
 
 // goldenModel is the model each op's bundle is made from in TestGoldenEveryOp: the family the op
