@@ -16,7 +16,7 @@ import (
 	"github.com/rotary-go/rotary/tensor"
 )
 
-const benchUsage = "[--json] [--png FILE] [--model PRESET | --config C.json | --model SHAPE,...] [--op NAME,...] [--backend NAME,...] [--dtype F32,BF16,F16] [--tokens 1,16,...] [--time D] [--custom-ops SPEC]"
+const benchUsage = "[--json] [--png FILE] [--model PRESET | --config C.json [--heads N] [--kv-heads N] | --model SHAPE,...] [--op NAME,...] [--backend NAME,...] [--dtype F32,BF16,F16] [--tokens 1,16,...] [--time D] [--custom-ops SPEC]"
 
 func runBench(args []string, stdout, stderr io.Writer) error {
 	fs := newFlags("bench", benchUsage, stderr)
@@ -30,6 +30,8 @@ func runBench(args []string, stdout, stderr io.Writer) error {
 	tokens := fs.String("tokens", "", "comma-separated token `counts` (default 1,16,512,4096,16384)")
 	minTime := fs.Duration("time", 100*time.Millisecond, "measured `time` per figure, op, copy and limit each")
 	customOps := fs.String("custom-ops", "all", "op enable `SPEC` for the dispatchers")
+	var heads, kvHeads int
+	registerHeads(fs.FlagSet, &heads, &kvHeads, "with --model PRESET or --config: the timed")
 	quiet := fs.Bool("quiet", false, "no progress bar on stderr (it is drawn only when stderr is a terminal)")
 	fs.help = func() {
 		fmt.Fprintf(fs.out, "usage: rotary bench %s\n", fs.usage)
@@ -46,6 +48,9 @@ func runBench(args []string, stdout, stderr io.Writer) error {
 	// measure for 100ms without a word.
 	if *minTime <= 0 {
 		return usagef("--time %v: want a duration > 0", *minTime)
+	}
+	if err := checkHeads(fs.FlagSet); err != nil {
+		return err
 	}
 	lists := map[string]*string{"op": opsList, "backend": backends, "model": models, "dtype": dtypes, "tokens": tokens}
 	for _, name := range []string{"op", "backend", "model", "dtype", "tokens"} {
@@ -69,7 +74,16 @@ func runBench(args []string, stdout, stderr io.Writer) error {
 		if cfg.Shape, err = benchShape(*config, *models); err != nil {
 			return err
 		}
+		if heads > 0 {
+			cfg.Shape.Heads = heads
+		}
+		if kvHeads > 0 {
+			cfg.Shape.KVHeads = kvHeads
+		}
 	} else {
+		if heads > 0 || kvHeads > 0 {
+			return usagef("--heads, --kv-heads: a model's head counts, with --model PRESET or --config C.json (the built-in shapes %s keep theirs)", strings.Join(bench.ModelNames(), ", "))
+		}
 		cfg.Models = splitList(*models)
 		if err := knownShapes(cfg.Models); err != nil {
 			return err
