@@ -317,6 +317,26 @@ func (t Tensor) Reshape(shape ...int) (Tensor, error) {
 	return r, nil
 }
 
+// Permute returns a view of t with its dimensions reordered: dimension k of the view is
+// dimension axes[k] of t (torch's permute; Clone makes it contiguous). axes must name every
+// dimension once.
+func (t Tensor) Permute(axes ...int) (Tensor, error) {
+	if len(axes) != len(t.Shape) {
+		return Tensor{}, fmt.Errorf("permute %s by %v: want %d axes", ShapeString(t.Shape), axes, len(t.Shape))
+	}
+	r := t
+	r.Shape, r.Strides = make([]int, len(axes)), make([]int, len(axes))
+	seen := make([]bool, len(axes))
+	for k, a := range axes {
+		if a < 0 || a >= len(axes) || seen[a] {
+			return Tensor{}, fmt.Errorf("permute %s by %v: want each axis 0..%d once", ShapeString(t.Shape), axes, len(axes)-1)
+		}
+		seen[a] = true
+		r.Shape[k], r.Strides[k] = t.Shape[a], t.stride(a)
+	}
+	return r, nil
+}
+
 // Contiguous reports whether t is laid out row-major without gaps.
 // Strides of the wrong rank, or a shape whose row-major strides overflow, are not contiguous.
 func (t Tensor) Contiguous() bool {
