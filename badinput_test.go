@@ -368,3 +368,22 @@ func other(dt tensor.DType) tensor.DType {
 	}
 	return tensor.F32
 }
+
+// TestForwardZerosBadShape: a key made by tensor.Zeros with a negative dimension is refused
+// with that shape, not taken for an absent key (which Forward would skip without a word) nor
+// called missing.
+func TestForwardZerosBadShape(t *testing.T) {
+	e := mustNew(t, Spec{HeadSize: 64, RotaryDim: 64, Base: 10000, MaxPositions: 64})
+	pos := tensor.FromI64([]int64{0, 1}, 2)
+	q := tensor.Zeros(tensor.F32, 2, 1, 64)
+	for name, k := range map[string]tensor.Tensor{"key": tensor.Zeros(tensor.F32, 2, -1, 64)} {
+		err := e.Forward(pos, q, k)
+		if err == nil || !strings.Contains(err.Error(), "[2,-1,64]") || strings.Contains(err.Error(), "missing") {
+			t.Errorf("Forward with %s Zeros(F32, 2, -1, 64): %v, want an error naming the shape [2,-1,64]", name, err)
+		}
+	}
+	err := e.Forward(pos, tensor.Zeros(tensor.F32, -2, 1, 64), tensor.Tensor{})
+	if err == nil || !strings.Contains(err.Error(), "[-2,1,64]") {
+		t.Errorf("Forward with query Zeros(F32, -2, 1, 64): %v, want an error naming the shape", err)
+	}
+}

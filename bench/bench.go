@@ -69,11 +69,14 @@ func Register(c Case) {
 	cases = append(cases, c)
 }
 
-// Config selects what to run. Empty lists mean everything.
+// Config selects what to run. Empty lists mean everything, except Ops and Backends: their
+// defaults (DefaultOps, DefaultBackends).
 type Config struct {
-	Ops      []string
-	Models   []string
-	Backends []string // "native", "cpu", or "cpu/<impl>" for one kernel set
+	Ops    []string
+	Models []string
+	// Backends: "native", "cpu", "cpu/<impl>" for one kernel set, or "all" (every choice
+	// Backends lists); empty means DefaultBackends.
+	Backends []string
 	DTypes   []tensor.DType
 	Tokens   []int
 	// Time is the minimum measured time per figure (op, copy and limit each).
@@ -88,6 +91,10 @@ type Config struct {
 // DefaultOps are what a bare `rotary bench` measures: the rotations on Llama-3-8B
 // and Qwen3-VL shapes. "all" selects every registered case.
 var DefaultOps = []string{"rotary_embedding", "mrope"}
+
+// DefaultBackends are what a run without Backends times: the fast backend, whose figures are
+// the point; the reference kernels are timed when asked (ops.Native, or "all").
+var DefaultBackends = []string{cpu.Name}
 
 // DefaultTokens are the benchmark's token counts.
 var DefaultTokens = []int{1, 16, 512, 4096, 16384}
@@ -150,8 +157,11 @@ func (c *Config) tasks() ([]task, error) {
 		}
 	}
 	backends := c.Backends
-	if len(backends) == 0 {
-		backends = []string{ops.Native, cpu.Name}
+	switch {
+	case len(backends) == 0:
+		backends = DefaultBackends
+	case slices.Contains(backends, "all"):
+		backends = Backends()
 	}
 	for _, b := range backends {
 		if !slices.Contains(Backends(), b) {

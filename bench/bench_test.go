@@ -20,9 +20,14 @@ import (
 func TestRunSmall(t *testing.T) {
 	cfg := Config{Ops: []string{"rotary_embedding"}, DTypes: []tensor.DType{tensor.BF16}, Tokens: []int{1, 3}, Time: time.Millisecond}
 	n, err := cfg.Count()
-	if err != nil || n != 4 {
-		t.Fatalf("Count = %d, %v; want 4 (2 token counts × native, cpu)", n, err)
+	if err != nil || n != 4-2 {
+		t.Fatalf("Count = %d, %v; want 2 (2 token counts × cpu: native only when asked)", n, err)
 	}
+	cfg.Backends = []string{"all"}
+	if n, err := cfg.Count(); err != nil || n != 2*len(Backends()) {
+		t.Fatalf("Count with Backends all = %d, %v; want 2 token counts × %v", n, err, Backends())
+	}
+	cfg.Backends = []string{ops.Native, "cpu"}
 	calls := 0
 	rs, err := Run(cfg, func(done, total int, r Result) { calls++ })
 	if err != nil {

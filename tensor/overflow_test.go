@@ -19,21 +19,31 @@ func noPanic(t *testing.T, what string, f func()) {
 }
 
 // TestZerosInvalidShape: a negative dimension, an element count that overflows int (wrapping to
-// 0 or to a negative length) and an absurd one are refused with the absent Tensor; none panics
-// or asks the runtime for terabytes (which ends the process: "fatal error: out of memory").
+// 0 or to a negative length) and an absurd one allocate nothing; none panics or asks the runtime
+// for terabytes (which ends the process: "fatal error: out of memory"). The result keeps the
+// dtype and the shape asked for, so that the check of whatever takes it names that shape rather
+// than calling the tensor missing (or, for an optional argument, taking it for absent).
 func TestZerosInvalidShape(t *testing.T) {
-	for _, shape := range [][]int{
-		{-1},
-		{2, -3},
-		{3, 1 << 62},       // wraps to a negative length
-		{1 << 32, 1 << 32}, // wraps to 0
-		{1 << 62, 4},       // wraps to 0
-		{1 << 40},          // fits int: 4 TiB of float32
-		{1 << 20, 1 << 20, 1 << 10},
+	for _, c := range []struct {
+		shape []int
+		want  string
+	}{
+		{[]int{-1}, "negative dimension in shape [-1]"},
+		{[]int{2, -3}, "negative dimension in shape [2,-3]"},
+		{[]int{3, 1 << 62}, "[3,4611686018427387904]"},       // wraps to a negative length
+		{[]int{1 << 32, 1 << 32}, "[4294967296,4294967296]"}, // wraps to 0
+		{[]int{1 << 62, 4}, "[4611686018427387904,4]"},       // wraps to 0
+		{[]int{1 << 40}, "[1099511627776]"},                  // fits int: 4 TiB of float32
+		{[]int{1 << 20, 1 << 20, 1 << 10}, "[1048576,1048576,1024]"},
 	} {
-		noPanic(t, "Zeros"+ShapeString(shape), func() {
-			if z := Zeros(F32, shape...); !z.IsZero() || z.F32 != nil {
-				t.Errorf("Zeros(F32, %v) = %v-element %v tensor, want the absent Tensor", shape, len(z.F32), z.Shape)
+		noPanic(t, "Zeros"+ShapeString(c.shape), func() {
+			z := Zeros(F32, c.shape...)
+			if z.IsZero() || z.F32 != nil || !reflect.DeepEqual(z.Shape, c.shape) {
+				t.Errorf("Zeros(F32, %v) = %v-element %v %v tensor, want an unbacked F32 %v", c.shape, len(z.F32), z.DType, z.Shape, c.shape)
+			}
+			err := z.Check("x")
+			if err == nil || !strings.Contains(err.Error(), c.want) || strings.Contains(err.Error(), "missing") {
+				t.Errorf("Zeros(F32, %v).Check: %v, want an error naming %s", c.shape, err, c.want)
 			}
 		})
 	}

@@ -89,12 +89,14 @@ func New(d DType, shape ...int) (Tensor, error) {
 	return t, nil
 }
 
-// Zeros is New for shapes the caller knows to be valid. For one New refuses it returns the
-// absent Tensor, which every op reports as missing, instead of panicking.
+// Zeros is New for shapes the caller knows to be valid. For one New refuses it allocates
+// nothing and returns a view of dtype d and that shape over no elements, instead of panicking:
+// Check (and so every op that takes it) then refuses it naming the shape. The absent Tensor
+// would be reported as missing, or taken for an optional argument left out.
 func Zeros(d DType, shape ...int) Tensor {
 	t, err := New(d, shape...)
 	if err != nil {
-		return Tensor{}
+		return Tensor{DType: d, Shape: append([]int(nil), shape...)}
 	}
 	return t
 }
@@ -224,7 +226,7 @@ func CheckPtr(t *Tensor, name string) error {
 	}
 	for _, d := range t.Shape {
 		if d < 0 {
-			return fmt.Errorf("%s: negative dimension in shape %v", name, t.Shape)
+			return fmt.Errorf("%s: negative dimension in shape %s", name, ShapeString(t.Shape))
 		}
 	}
 	if t.Strides != nil && len(t.Strides) != len(t.Shape) {
@@ -242,7 +244,10 @@ func CheckPtr(t *Tensor, name string) error {
 		count := 1
 		for _, d := range t.Shape {
 			if d > n || count > n/d {
-				return fmt.Errorf("%s: shape %v reaches outside its %d-element buffer", name, t.Shape, n)
+				if _, ok := product(t.Shape); !ok {
+					return fmt.Errorf("%s: shape %s: the element count overflows int", name, ShapeString(t.Shape))
+				}
+				return fmt.Errorf("%s: shape %s reaches outside its %d-element buffer", name, ShapeString(t.Shape), n)
 			}
 			count *= d
 		}
@@ -309,6 +314,26 @@ func (t Tensor) Reshape(shape ...int) (Tensor, error) {
 	r := t
 	r.Shape = append([]int(nil), shape...)
 	r.Strides = nil
+	return r, nil
+}
+
+// Permute returns a view of t with its dimensions reordered: dimension k of the view is
+// dimension axes[k] of t (torch's permute; Clone makes it contiguous). axes must name every
+// dimension once.
+func (t Tensor) Permute(axes ...int) (Tensor, error) {
+	if len(axes) != len(t.Shape) {
+		return Tensor{}, fmt.Errorf("permute %s by %v: want %d axes", ShapeString(t.Shape), axes, len(t.Shape))
+	}
+	r := t
+	r.Shape, r.Strides = make([]int, len(axes)), make([]int, len(axes))
+	seen := make([]bool, len(axes))
+	for k, a := range axes {
+		if a < 0 || a >= len(axes) || seen[a] {
+			return Tensor{}, fmt.Errorf("permute %s by %v: want each axis 0..%d once", ShapeString(t.Shape), axes, len(axes)-1)
+		}
+		seen[a] = true
+		r.Shape[k], r.Strides[k] = t.Shape[a], t.stride(a)
+	}
 	return r, nil
 }
 

@@ -588,3 +588,32 @@ func TestCheckPtrNil(t *testing.T) {
 		t.Errorf("CheckPtr(nil): %v, want an error naming query as missing", err)
 	}
 }
+
+// TestPermute: a permuted view reads element (i, j, k) of the view at t's (j, k, i) for axes
+// (1, 2, 0), over the same memory; Clone of it is the transposed copy; bad axes are errors.
+func TestPermute(t *testing.T) {
+	v := make([]float32, 24)
+	for i := range v {
+		v[i] = float32(i)
+	}
+	x := FromF32(v, 2, 3, 4)
+	p, err := x.Permute(1, 2, 0)
+	if err != nil || !reflect.DeepEqual(p.Shape, []int{3, 4, 2}) {
+		t.Fatalf("Permute(1, 2, 0) = %v, %v", p.Shape, err)
+	}
+	c := p.Clone()
+	for i := range 3 {
+		for j := range 4 {
+			for k := range 2 {
+				if got, want := c.F32[(i*4+j)*2+k], v[(k*3+i)*4+j]; got != want {
+					t.Fatalf("permuted (%d,%d,%d) = %v, want %v", i, j, k, got, want)
+				}
+			}
+		}
+	}
+	for _, axes := range [][]int{{0, 1}, {0, 1, 1}, {0, 1, 3}, {-1, 0, 1}} {
+		if _, err := x.Permute(axes...); err == nil {
+			t.Errorf("Permute%v of a rank-3 tensor: no error", axes)
+		}
+	}
+}

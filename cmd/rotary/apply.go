@@ -14,7 +14,7 @@ import (
 	"github.com/rotary-go/rotary/tensor"
 )
 
-const applyUsage = "--config CONFIG.json --in IN [--in IN]... --out OUT.safetensors [--op NAME] [--layer N] [--style neox|gptj] [--rope main|indexer] [--strict] [--backend NAME] [--custom-ops SPEC]"
+const applyUsage = "(--config CONFIG.json | --model PRESET) --in IN [--in IN]... --out OUT.safetensors [--op NAME] [--layer N] [--style neox|gptj] [--rope main|indexer] [--strict] [--backend NAME] [--custom-ops SPEC]"
 
 // applyOp is one operator `rotary apply --op NAME` runs on the tensors of --in.
 type applyOp struct {
@@ -118,12 +118,35 @@ func runApply(args []string, stdout, stderr io.Writer) error {
 	if err := checkSafetensorsOut(*out, ""); err != nil {
 		return err
 	}
+	inPath := strings.Join(in, " + ")
+	// A golden bundle says how it was made: its apply_args are the defaults of the flags. An
+	// input that cannot be read is reported after the flags and the model, as for any input.
+	inputs, readErr := readInputSet(in...)
+	golden := readErr == nil && isGolden(inputs.metadata)
+	recordedModel := golden && !flagGiven(fs.FlagSet, "config") && !flagGiven(fs.FlagSet, "model")
+	var recordedNote string
+	if golden {
+		if recordedNote, err = applyGoldenDefaults(fs.FlagSet, inputs.metadata, inPath); err != nil {
+			return err
+		}
+		if op, err = lookupApplyOp(*opName); err != nil {
+			return err
+		}
+	}
 	disp, err := df.dispatcher()
 	if err != nil {
 		return err
 	}
-	env := &applyEnv{inPath: strings.Join(in, " + "), disp: disp, strict: m.strict, stderr: stderr, layer: m.layer}
+	env := &applyEnv{inPath: inPath, disp: disp, strict: m.strict, stderr: stderr, layer: m.layer}
 	if op.needsModel || (op.modelOptional && (m.config != "" || m.preset != "")) {
+		if golden {
+			if err := checkGoldenConfig(&m, inputs.metadata); err != nil {
+				if recordedModel && (m.config != "" || m.preset != "") {
+					return usagef("%v (the model recorded in the golden's apply_args; give --config or --model)", err)
+				}
+				return err
+			}
+		}
 		if env.model, env.spec, err = m.load(); err != nil {
 			return err
 		}
@@ -136,9 +159,10 @@ func runApply(args []string, stdout, stderr io.Writer) error {
 	} else if m.config != "" || m.preset != "" {
 		return usagef("--op %s takes its cos/sin from the input tensors, not from --config/--model", *opName)
 	}
-	if env.inputs, err = readInputs(in...); err != nil {
-		return err
+	if readErr != nil {
+		return readErr
 	}
+	env.inputs = inputs.tensors
 	results, err := op.run(env)
 	if err != nil {
 		return err
@@ -146,6 +170,7 @@ func runApply(args []string, stdout, stderr io.Writer) error {
 	if err := safetensors.WriteFile(*out, results, nil); err != nil {
 		return usagef("--out: %v", err)
 	}
+	fmt.Fprint(stderr, recordedNote)
 	if op.needsModel && env.spec.NoRoPE {
 		fmt.Fprintf(stderr, "rotary apply: layer %d has no RoPE: query and key written unchanged\n", m.layer)
 	}

@@ -18,7 +18,7 @@ var (
 
 func init() {
 	flags := func(fs *flag.FlagSet) {
-		fs.StringVar(&rotaryLayout, "layout", "", "apply_rotary_emb layout of x: BSND, BNSD, SBND, THD (default: any rank)")
+		fs.StringVar(&rotaryLayout, "layout", "", "layout of apply_rotary_emb's x: BSND, BNSD, SBND, THD (default: any rank); of rotary_embedding's query and key: BNSD for Hugging Face's [B,H,S,D] with position_ids [B,S], BSND [B,S,H,D], SBND [S,B,H,D] (default: [T,H,D] or [T,H·D])")
 		fs.StringVar(&rotaryMode, "rotary-mode", "half", "apply_rotary_emb pairs: half (NeoX) or interleave (GPT-J)")
 	}
 	registerApplyOp("apply_rotary_emb", &applyOp{

@@ -8,7 +8,7 @@ import (
 
 func init() {
 	registerApplyOp("rotary_embedding", &applyOp{
-		summary:    "positions, query [T,H,D] or [T,H·D], optional key → query, key rotated in place (mrope for MRoPE models)",
+		summary:    "positions, query [T,H,D] or [T,H·D], optional key → query, key rotated in place (mrope for MRoPE models); --layout BNSD: Hugging Face's q/k [B,H,S,D] and position_ids [B,S] (BSND, SBND likewise)",
 		needsModel: true,
 		run:        runRotaryEmbedding,
 	})
@@ -29,6 +29,10 @@ func runRotaryEmbedding(env *applyEnv) ([]safetensors.Tensor, error) {
 		return nil, err
 	}
 	key := env.inputs["key"] // optional: the zero Tensor means none
+	positions, query, key, back, err := qkTokenMajor("rotary_embedding", positions, query, key)
+	if err != nil {
+		return nil, err
+	}
 
 	emb, err := env.embedding(positions)
 	if err != nil {
@@ -43,10 +47,10 @@ func runRotaryEmbedding(env *applyEnv) ([]safetensors.Tensor, error) {
 		if err := emb.DualChunk(positions, query, key, extra); err != nil {
 			return nil, usageError{err}
 		}
-		results = append(results, toFile("query_succ", extra.Succ), toFile("query_inter", extra.Inter),
-			toFile("query_succ_critical", extra.SuccCritical), toFile("query_inter_critical", extra.InterCritical))
+		results = append(results, toFile("query_succ", back(extra.Succ)), toFile("query_inter", back(extra.Inter)),
+			toFile("query_succ_critical", back(extra.SuccCritical)), toFile("query_inter_critical", back(extra.InterCritical)))
 	} else if err := emb.Forward(positions, query, key); err != nil {
 		return nil, usageError{err}
 	}
-	return append(results, queryKey(query, key)...), nil
+	return append(results, queryKey(back(query), back(key))...), nil
 }

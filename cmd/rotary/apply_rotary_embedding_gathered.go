@@ -7,7 +7,7 @@ import (
 
 func init() {
 	registerApplyOp("rotary_embedding_gathered", &applyOp{
-		summary:    "as rotary_embedding, through the hoisted gather: cos/sin gathered once for the positions, then applied to query and key",
+		summary:    "as rotary_embedding (--layout included), through the hoisted gather: cos/sin gathered once for the positions, then applied to query and key",
 		needsModel: true,
 		run:        runRotaryEmbeddingGathered,
 	})
@@ -26,6 +26,10 @@ func runRotaryEmbeddingGathered(env *applyEnv) ([]safetensors.Tensor, error) {
 		return nil, err
 	}
 	key := env.inputs["key"]
+	positions, query, key, back, err := qkTokenMajor("rotary_embedding_gathered", positions, query, key)
+	if err != nil {
+		return nil, err
+	}
 	if env.spec.DualChunk != nil {
 		return nil, usagef("rotary_embedding_gathered: dual-chunk models map positions per query variant (use --op rotary_embedding)")
 	}
@@ -40,5 +44,5 @@ func runRotaryEmbeddingGathered(env *applyEnv) ([]safetensors.Tensor, error) {
 	if err := cs.Apply(query, key); err != nil {
 		return nil, usageError{err}
 	}
-	return queryKey(query, key), nil
+	return queryKey(back(query), back(key)), nil
 }

@@ -16,7 +16,7 @@ import (
 	"github.com/rotary-go/rotary/tensor"
 )
 
-const benchUsage = "[--json] [--png FILE] [--model PRESET | --config C.json | --model SHAPE,...] [--op NAME,...] [--backend NAME,...] [--dtype F32,BF16,F16] [--tokens 1,16,...] [--time D] [--custom-ops SPEC]"
+const benchUsage = "[--json] [--png FILE] [--model PRESET | --config C.json [--heads N] [--kv-heads N] | --model SHAPE,...] [--op NAME,...] [--backend NAME,...] [--dtype F32,BF16,F16] [--tokens 1,16,...] [--time D] [--custom-ops SPEC]"
 
 func runBench(args []string, stdout, stderr io.Writer) error {
 	fs := newFlags("bench", benchUsage, stderr)
@@ -25,12 +25,19 @@ func runBench(args []string, stdout, stderr io.Writer) error {
 	models := fs.String("model", "", "a model `preset` to time its q/k heads and head size (see 'rotary presets'), or comma-separated built-in shapes (default all: "+strings.Join(bench.ModelNames(), ", ")+")")
 	config := fs.String("config", "", "time the q/k heads and head size of a model `config.json`")
 	opsList := fs.String("op", "", "comma-separated `ops`, or all (default "+strings.Join(bench.DefaultOps, ",")+"): "+opVocabulary())
-	backends := fs.String("backend", "", "comma-separated `backends` (default native,cpu; known: "+strings.Join(bench.Backends(), ", ")+")")
+	backends := fs.String("backend", "", "comma-separated `backends`, or all (default "+strings.Join(bench.DefaultBackends, ",")+"; native times the reference kernels; known: "+strings.Join(bench.Backends(), ", ")+")")
 	dtypes := fs.String("dtype", "", "comma-separated `dtypes` (default F32,BF16,F16)")
 	tokens := fs.String("tokens", "", "comma-separated token `counts` (default 1,16,512,4096,16384)")
 	minTime := fs.Duration("time", 100*time.Millisecond, "measured `time` per figure, op, copy and limit each")
 	customOps := fs.String("custom-ops", "all", "op enable `SPEC` for the dispatchers")
+	var heads, kvHeads int
+	registerHeads(fs.FlagSet, &heads, &kvHeads, "with --model PRESET or --config: the timed")
 	quiet := fs.Bool("quiet", false, "no progress bar on stderr (it is drawn only when stderr is a terminal)")
+	fs.help = func() {
+		fmt.Fprintf(fs.out, "usage: rotary bench %s\n", fs.usage)
+		printFlags(fs.out, fs.FlagSet, nil)
+		fmt.Fprint(fs.out, benchColumnsHelp)
+	}
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
@@ -41,6 +48,9 @@ func runBench(args []string, stdout, stderr io.Writer) error {
 	// measure for 100ms without a word.
 	if *minTime <= 0 {
 		return usagef("--time %v: want a duration > 0", *minTime)
+	}
+	if err := checkHeads(fs.FlagSet); err != nil {
+		return err
 	}
 	lists := map[string]*string{"op": opsList, "backend": backends, "model": models, "dtype": dtypes, "tokens": tokens}
 	for _, name := range []string{"op", "backend", "model", "dtype", "tokens"} {
@@ -64,7 +74,16 @@ func runBench(args []string, stdout, stderr io.Writer) error {
 		if cfg.Shape, err = benchShape(*config, *models); err != nil {
 			return err
 		}
+		if heads > 0 {
+			cfg.Shape.Heads = heads
+		}
+		if kvHeads > 0 {
+			cfg.Shape.KVHeads = kvHeads
+		}
 	} else {
+		if heads > 0 || kvHeads > 0 {
+			return usagef("--heads, --kv-heads: a model's head counts, with --model PRESET or --config C.json (the built-in shapes %s keep theirs)", strings.Join(bench.ModelNames(), ", "))
+		}
 		cfg.Models = splitList(*models)
 		if err := knownShapes(cfg.Models); err != nil {
 			return err
@@ -136,6 +155,24 @@ func runBench(args []string, stdout, stderr io.Writer) error {
 	return nil
 }
 
+// benchColumnsHelp is what bench -h says about the figures (README, Benchmarks, says it at
+// length).
+const benchColumnsHelp = `
+Columns (--json: the same figures under their JSON names):
+  thr          threads the op ran on (JSON threads)
+  ns/call      time of one call (JSON ns_per_call)
+  GB/s         bytes the op must read and write per second (JSON gbps)
+  limit_ratio  t(limit) / t(op): the limit is one pass that loads and stores exactly the op's
+               bytes with no arithmetic, timed in the same run on the same threads; 1.0 is the
+               op at the limit, 0.5 an op taking twice the time its memory traffic needs
+  limitGB/s    the limit pass's rate (JSON limit_gbps)
+  ratio        t(copy) / t(op): a copy of the same byte count into a separate buffer; it moves
+               more memory than an in-place update, so it flatters in-place ops (JSON ratio)
+  copyGB/s     the copy's rate (JSON copy_gbps)
+Without --backend only the fast backend (cpu) is timed; --backend native or --backend all adds
+the reference kernels.
+`
+
 // benchColumns are the widths of the table's name columns.
 type benchColumns struct{ op, backend, model int }
 
@@ -161,8 +198,11 @@ func columnWidths(cfg bench.Config) benchColumns {
 	for _, o := range ops {
 		w.op = max(w.op, len(o))
 	}
-	// No --backend runs native and cpu, which fit the least width.
-	for _, b := range cfg.Backends {
+	backends := cfg.Backends
+	if slices.Contains(backends, "all") {
+		backends = bench.Backends()
+	}
+	for _, b := range backends {
 		w.backend = max(w.backend, len(b))
 	}
 	for _, m := range models {

@@ -144,3 +144,82 @@ func fieldSpans(line string) [][2]int {
 	}
 	return spans
 }
+
+// TestBenchDefaultBackend: a run without --backend times the fast backend alone; the reference
+// runs when asked, by name or with all.
+func TestBenchDefaultBackend(t *testing.T) {
+	one := []string{"bench", "--json", "--quiet", "--op", "rotary_embedding", "--model", "llama-3-8b", "--dtype", "F32", "--tokens", "2", "--time", "1ms"}
+	for _, c := range []struct {
+		extra []string
+		want  []string
+	}{
+		{nil, []string{"cpu"}},
+		{[]string{"--backend", "native"}, []string{"native"}},
+		{[]string{"--backend", "all"}, []string{"native", "cpu"}},
+	} {
+		code, stdout, stderr := runCLI(t, append(append([]string{}, one...), c.extra...)...)
+		if code != 0 {
+			t.Fatalf("%v: exit %d: %s", c.extra, code, stderr)
+		}
+		var got []string
+		for _, o := range jsonLines(t, stdout) {
+			if b := o["backend"].(string); !slices.Contains(got, b) {
+				got = append(got, b)
+			}
+		}
+		for _, b := range c.want {
+			if !slices.Contains(got, b) {
+				t.Errorf("bench %v: backends %v, want %v", c.extra, got, c.want)
+			}
+		}
+		if c.extra == nil && len(got) != 1 {
+			t.Errorf("bench without --backend: backends %v, want cpu alone", got)
+		}
+	}
+}
+
+// TestBenchHelpColumns: bench -h says what the table's less obvious columns mean.
+func TestBenchHelpColumns(t *testing.T) {
+	code, stdout, _ := runCLI(t, "bench", "-h")
+	if code != 0 {
+		t.Fatalf("bench -h: exit %d", code)
+	}
+	for _, want := range []string{"limit_ratio", "t(limit) / t(op)", "ratio", "t(copy) / t(op)", "thr", "threads", "--backend all"} {
+		if !strings.Contains(stdout, want) {
+			t.Errorf("bench -h lacks %q:\n%s", want, stdout)
+		}
+	}
+}
+
+// TestBenchHeads: --heads and --kv-heads time a model's shape with other head counts (a shard,
+// MLA's one k_pe head): the bytes moved follow them; bad counts and built-in shapes are refused.
+func TestBenchHeads(t *testing.T) {
+	one := []string{"bench", "--json", "--quiet", "--model", "llama-3.1-8b", "--op", "rotary_embedding", "--dtype", "F32", "--tokens", "4", "--time", "1ms"}
+	rate := func(extra ...string) float64 {
+		code, stdout, stderr := runCLI(t, append(append([]string{}, one...), extra...)...)
+		if code != 0 {
+			t.Fatalf("bench %v: exit %d: %s", extra, code, stderr)
+		}
+		o := jsonLines(t, stdout)[0]
+		// bytes per call = gbps · ns_per_call
+		return o["gbps"].(float64) * o["ns_per_call"].(float64)
+	}
+	full, shard := rate(), rate("--heads", "8", "--kv-heads", "2")
+	// q and k in place (32+8 heads vs 8+2) plus the cos/sin rows, which do not change.
+	if !(shard < full/3 && shard > full/5) {
+		t.Errorf("bench --heads 8 --kv-heads 2 moves %.0f bytes per call, the full model %.0f: want about a quarter", shard, full)
+	}
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"--heads", "0"}, "--heads 0"},
+		{[]string{"--kv-heads", "5000"}, "--kv-heads 5000"},
+		{[]string{"--model", "llama-3-8b", "--heads", "8"}, "built-in shapes"},
+	} {
+		code, _, stderr := runCLI(t, append(append([]string{}, one...), c.args...)...)
+		if code != 2 || !strings.Contains(stderr, c.want) {
+			t.Errorf("bench %v: exit %d, %q: want 2 naming %q", c.args, code, stderr, c.want)
+		}
+	}
+}

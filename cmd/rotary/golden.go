@@ -2,8 +2,6 @@ package main
 
 import (
 	"bytes"
-	"crypto/sha256"
-	"encoding/hex"
 	"encoding/json"
 	"flag"
 	"fmt"
@@ -23,7 +21,7 @@ import (
 	"github.com/rotary-go/rotary/tensor"
 )
 
-const goldenUsage = "(--model PRESET | --config C.json) [--op OP] [--dtype F32|BF16|F16] [--tokens N] [--seed S] [--layer L] [--positions range|range:START|random|random:LIMIT|FILE] [--backend B] [--kv-quant none|sym|asym] [op flags as apply takes them] (--out G.safetensors | --suite DIR) [--format safetensors|npy]"
+const goldenUsage = "(--model PRESET | --config C.json) [--op OP] [--dtype F32|BF16|F16] [--tokens N] [--seed S] [--layer L] [--heads N] [--kv-heads N] [--positions range|range:START|random|random:LIMIT|FILE] [--backend B] [--kv-quant none|sym|asym] [op flags as apply takes them] (--out G.safetensors | --suite DIR) [--format safetensors|npy]"
 
 const (
 	goldenDefaultTokens = 16
@@ -35,6 +33,9 @@ const (
 	goldenStream = 0x726f74617279
 	// goldenBlockSize is the block size of the paged caches of kv_rmsnorm_rope_cache's PA modes.
 	goldenBlockSize = 16
+	// maxHeads bounds --heads and --kv-heads (golden's and bench's): DeepSeek-V3 has 128 query
+	// heads; a count far past any model's is a typo.
+	maxHeads = 1 << 12
 	// goldenKVLoraRank is Dv of kv_rmsnorm_rope_cache when the config has no kv_lora_rank
 	// (DeepSeek-V2/V3's).
 	goldenKVLoraRank = 512
@@ -59,7 +60,9 @@ type goldenOptions struct {
 	positions string
 	format    string // safetensors or npy
 	kvQuant   string // kv_rmsnorm_rope_cache's caches: none, sym or asym (int8)
-	suite     bool   // writing a suite: its index says what each layer is
+	// heads, kvHeads override the model's head counts (0: the model's).
+	heads, kvHeads int
+	suite          bool // writing a suite: its index says what each layer is
 	// opFlags and modelFlags are the names of the apply ops' own flags and of the model flags
 	// apply shares; userSet the flags the command line gave.
 	opFlags, modelFlags, userSet map[string]bool
@@ -106,6 +109,7 @@ func runGolden(args []string, stdout, stderr io.Writer) error {
 	out := fs.String("out", "", "output bundle `G.safetensors`")
 	suite := fs.String("suite", "", "write a suite of bundles and index.json into `DIR` instead of one --out")
 	fs.StringVar(&o.kvQuant, "kv-quant", "none", "kv_rmsnorm_rope_cache caches: none (the bundle's dtype), sym (int8 with per-channel k_rope_scale, c_kv_scale) or asym (and k_rope_offset, c_kv_offset); `MODE`")
+	registerHeads(fs.FlagSet, &o.heads, &o.kvHeads, "the inputs'")
 	fs.StringVar(&o.format, "format", "safetensors", "bundle `format`: safetensors, or npy (--out names a directory of NAME.npy files, one per tensor, and __metadata__.json; BF16 as uint16 bits)")
 	own := map[string]bool{}
 	fs.VisitAll(func(f *flag.Flag) { own[f.Name] = true })
@@ -160,6 +164,9 @@ func runGolden(args []string, stdout, stderr io.Writer) error {
 	}
 	if o.tokens < 1 || o.tokens > goldenMaxTokens {
 		return usagef("--tokens %d: want 1..%d", o.tokens, goldenMaxTokens)
+	}
+	if err := checkHeads(fs.FlagSet); err != nil {
+		return err
 	}
 	if o.kvQuant != "none" && o.kvQuant != "sym" && o.kvQuant != "asym" {
 		return usagef("--kv-quant %q: want none, sym or asym", o.kvQuant)
@@ -261,23 +268,11 @@ func parseGoldenDType(s string) (tensor.DType, error) {
 // carry (kv_lora_rank).
 func (o *goldenOptions) readConfig() error {
 	var err error
-	switch {
-	case o.m.config != "" && o.m.preset != "":
-		return usagef("--config and --model: give one, not both")
-	case o.m.config != "":
-		if o.configJSON, err = readConfig(o.m.config); err != nil {
-			return usagef("--config: %v", err)
-		}
-	case o.m.preset != "":
-		if o.configJSON, err = hf.PresetJSON(o.m.preset); err != nil {
-			return usagef("--model: %v", err)
-		}
-		o.modelName = o.m.preset
-	default:
-		return usagef("--config: missing (or --model PRESET)")
+	if o.configJSON, err = modelJSON(&o.m); err != nil {
+		return err
 	}
-	sum := sha256.Sum256(o.configJSON)
-	o.configSum = hex.EncodeToString(sum[:])
+	o.modelName = o.m.preset
+	o.configSum = configSum(o.configJSON)
 	if o.modelName == "" {
 		var top struct {
 			ModelType string `json:"model_type"`
@@ -326,6 +321,9 @@ func (o *goldenOptions) bundle(c goldenCase) (goldenBundle, error) {
 	if err != nil {
 		return goldenBundle{}, err
 	}
+	if (o.heads > 0 || o.kvHeads > 0) && g.hq == 0 {
+		return goldenBundle{}, usagef("--heads, --kv-heads: --op %s's inputs have no heads to count", o.op)
+	}
 
 	op := applyOps[o.op]
 	usesModel := op.needsModel || (op.modelOptional && !o.userSet["query-scale"])
@@ -368,6 +366,9 @@ func (o *goldenOptions) bundle(c goldenCase) (goldenBundle, error) {
 	}
 	if o.m.config != "" {
 		meta["config"] = o.m.config
+	}
+	if g.hq > 0 { // the inputs' head counts: the model's, or --heads and --kv-heads
+		meta["heads"], meta["kv_heads"] = strconv.Itoa(g.hq), strconv.Itoa(g.hk)
 	}
 	return goldenBundle{tensors: files, meta: meta, positions: pos.label, layerType: layerType, tokens: c.tokens}, nil
 }
@@ -486,6 +487,7 @@ type goldenGen struct {
 	spec    rotary.Spec
 	rng     *rand.PCG
 	limit   int64             // random positions lie in [0, limit)
+	hq, hk  int               // the head counts heads gave the inputs (0: none asked)
 	derived map[string]string // op flags golden chose for this bundle
 	err     error
 }
@@ -623,13 +625,41 @@ func (g *goldenGen) positionRows() int {
 	return 1
 }
 
-// heads is the model's query and key/value head counts.
+// heads is the inputs' query and key/value head counts: --heads and --kv-heads, else the
+// model's.
 func (g *goldenGen) heads() (hq, hk int) {
 	hq, hk = max(g.model.NumHeads, 1), g.model.NumKVHeads
 	if hk <= 0 {
 		hk = hq
 	}
+	if g.o.heads > 0 {
+		hq = g.o.heads
+	}
+	if g.o.kvHeads > 0 {
+		hk = g.o.kvHeads
+	}
+	g.hq, g.hk = hq, hk
 	return hq, hk
+}
+
+// registerHeads adds --heads and --kv-heads, which replace a model's head counts (golden's
+// inputs, bench's shapes); of is whose counts they set.
+func registerHeads(fs *flag.FlagSet, heads, kvHeads *int, of string) {
+	fs.IntVar(heads, "heads", 0, of+" query head count `N` instead of the model's (a tensor-parallel shard's)")
+	fs.IntVar(kvHeads, "kv-heads", 0, of+" key/value head count `N` instead of the model's (a shard's; 1 for MLA's one shared k_pe head, DeepSeek's [T,1,64])")
+}
+
+// checkHeads refuses a --heads or --kv-heads the command line gave outside 1..maxHeads.
+func checkHeads(fs *flag.FlagSet) error {
+	for _, name := range []string{"heads", "kv-heads"} {
+		if !flagGiven(fs, name) {
+			continue
+		}
+		if n, _ := strconv.Atoi(fs.Lookup(name).Value.String()); n < 1 || n > maxHeads {
+			return usagef("--%s %d: want a head count 1..%d", name, n, maxHeads)
+		}
+	}
+	return nil
 }
 
 // embedding is the layer's RoPE, for the ops that take cos/sin as tensors.

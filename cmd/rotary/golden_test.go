@@ -48,6 +48,18 @@ func goldenApply(t *testing.T, bundle string) *safetensors.File {
 	if err := json.Unmarshal([]byte(b.Metadata["apply_args"]), &args); err != nil {
 		t.Fatalf("%s: apply_args %q: %v", bundle, b.Metadata["apply_args"], err)
 	}
+	goldenApplyWith(t, bundle, args...)
+	return b
+}
+
+// goldenApplyWith runs `rotary apply --in bundle` with args and checks that apply writes exactly
+// the bundle's out.* tensors, bit for bit. It returns apply's stderr.
+func goldenApplyWith(t *testing.T, bundle string, args ...string) string {
+	t.Helper()
+	b, err := safetensors.ReadFile(bundle)
+	if err != nil {
+		t.Fatal(err)
+	}
 	out := filepath.Join(t.TempDir(), "applied.safetensors")
 	code, _, stderr := runCLI(t, append([]string{"apply", "--in", bundle, "--out", out}, args...)...)
 	if code != 0 {
@@ -73,7 +85,7 @@ func goldenApply(t *testing.T, bundle string) *safetensors.File {
 			t.Fatalf("%s: apply's %s (%s %v) differs from out.%s (%s %v)", bundle, n, g.DType, g.Shape, n, e.DType, e.Shape)
 		}
 	}
-	return b
+	return stderr
 }
 
 // goldenModel is the model each op's bundle is made from in TestGoldenEveryOp: the family the op
@@ -764,5 +776,49 @@ func TestGoldenHelp(t *testing.T) {
 	if code != 0 || stderr != "" || !strings.HasPrefix(stdout, "usage: rotary golden (--model PRESET | --config C.json)") ||
 		!strings.Contains(stdout, "-suite DIR") || !strings.Contains(stdout, "--cache-mode, --cp-rank") || strings.Contains(stdout, "-cache-mode MODE") {
 		t.Errorf("golden -h: exit %d, stderr %q, stdout:\n%s", code, stderr, stdout)
+	}
+}
+
+// TestGoldenHeads: --heads and --kv-heads replace the model's head counts in the inputs (a
+// tensor-parallel shard; MLA's one shared k_pe head), the metadata records the counts, apply
+// --in the bundle reproduces its outputs bit for bit, and a bad count is refused naming its flag.
+func TestGoldenHeads(t *testing.T) {
+	dir := t.TempDir()
+	for _, c := range []struct {
+		args  []string
+		shape map[string][]int
+	}{
+		{[]string{"--model", "deepseek-v3", "--kv-heads", "1"}, map[string][]int{"query": {3, 128, 64}, "key": {3, 1, 64}}},
+		{[]string{"--model", "llama-3.1-8b", "--heads", "8", "--kv-heads", "2"}, map[string][]int{"query": {3, 8, 128}, "key": {3, 2, 128}}},
+		{[]string{"--model", "qwen2.5-vl-7b", "--heads", "7", "--kv-heads", "1"}, map[string][]int{"query": {3, 7 * 128}, "key": {3, 128}}},
+		{[]string{"--model", "llama-3.1-8b", "--heads", "4", "--op", "npu_rotary_mul", "--layout", "BNSD"}, map[string][]int{"x": {1, 4, 3, 128}}},
+	} {
+		out := filepath.Join(dir, "g.safetensors")
+		goldenRun(t, append(c.args, "--tokens", "3", "--dtype", "BF16", "--out", out)...)
+		b := goldenApply(t, out)
+		for name, want := range c.shape {
+			if g, ok := b.Get(name); !ok || !slices.Equal(g.Shape, want) {
+				t.Errorf("%v: %s shape %v, want %v", c.args, name, g.Shape, want)
+			}
+		}
+		hq, hk := c.shape["query"], c.shape["key"]
+		if hq != nil && hk != nil && len(hq) == 3 && (b.Metadata["heads"] != strconv.Itoa(hq[1]) || b.Metadata["kv_heads"] != strconv.Itoa(hk[1])) {
+			t.Errorf("%v: metadata heads %q, kv_heads %q, want %d and %d", c.args, b.Metadata["heads"], b.Metadata["kv_heads"], hq[1], hk[1])
+		}
+		goldenApplyWith(t, out) // the recorded apply_args alone
+	}
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"--heads", "0"}, "--heads 0"},
+		{[]string{"--kv-heads", "-1"}, "--kv-heads -1"},
+		{[]string{"--heads", "100000"}, "--heads 100000"},
+		{[]string{"--op", "kv_rmsnorm_rope_cache", "--heads", "2"}, "no heads"},
+	} {
+		code, _, stderr := runCLI(t, append([]string{"golden", "--model", "deepseek-v3", "--tokens", "2", "--out", filepath.Join(dir, "bad.safetensors")}, c.args...)...)
+		if code != 2 || !strings.Contains(stderr, c.want) {
+			t.Errorf("golden %v: exit %d, %q: want 2 naming %q", c.args, code, stderr, c.want)
+		}
 	}
 }

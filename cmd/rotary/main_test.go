@@ -374,7 +374,7 @@ func TestOps(t *testing.T) {
 }
 
 func TestBenchJSON(t *testing.T) {
-	code, out, stderr := runCLI(t, "bench", "--json", "--quiet", "--op", "rotary_embedding", "--dtype", "F32", "--tokens", "1", "--time", "1ms")
+	code, out, stderr := runCLI(t, "bench", "--json", "--quiet", "--op", "rotary_embedding", "--backend", "native,cpu", "--dtype", "F32", "--tokens", "1", "--time", "1ms")
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, stderr)
 	}

@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"cmp"
 	"encoding/json"
-	"flag"
 	"fmt"
 	"io"
 	"strconv"
@@ -160,40 +159,6 @@ func applyArg(applyArgs, name string) string {
 		}
 	}
 	return ""
-}
-
-// goldenModelFlags reads the model flags of a golden's apply_args (the op's own flags, which
-// the explained ops do not have, are skipped).
-func goldenModelFlags(applyArgs string) (*modelFlags, error) {
-	if applyArgs == "" {
-		return nil, fmt.Errorf("the golden has no apply_args (rotary golden writes them) to rebuild its RoPE from")
-	}
-	var args []string
-	if err := json.Unmarshal([]byte(applyArgs), &args); err != nil {
-		return nil, fmt.Errorf("the golden's apply_args are not a JSON list of strings: %v", err)
-	}
-	fs := flag.NewFlagSet("apply_args", flag.ContinueOnError)
-	fs.SetOutput(io.Discard)
-	m := new(modelFlags)
-	m.register(fs)
-	var keep []string
-	for i := 0; i < len(args); i++ {
-		name, _, hasValue := strings.Cut(strings.TrimLeft(args[i], "-"), "=")
-		takesNext := !hasValue && i+1 < len(args)
-		if fs.Lookup(name) != nil {
-			keep = append(keep, args[i])
-			if takesNext {
-				keep = append(keep, args[i+1])
-			}
-		}
-		if takesNext {
-			i++
-		}
-	}
-	if err := fs.Parse(keep); err != nil {
-		return nil, fmt.Errorf("the golden's apply_args: %v", err)
-	}
-	return m, nil
 }
 
 // printExplained prints the report under verify's table.
