@@ -29,7 +29,7 @@ func runRotaryEmbedding(env *applyEnv) ([]safetensors.Tensor, error) {
 		return nil, err
 	}
 	key := env.inputs["key"] // optional: the zero Tensor means none
-	positions, query, key, back, err := qkTokenMajor("rotary_embedding", positions, query, key)
+	positions, query, key, back, err := qkTokenMajor("rotary_embedding", rotaryLayout, positions, query, key)
 	if err != nil {
 		return nil, err
 	}

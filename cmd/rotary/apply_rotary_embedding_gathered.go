@@ -26,7 +26,7 @@ func runRotaryEmbeddingGathered(env *applyEnv) ([]safetensors.Tensor, error) {
 		return nil, err
 	}
 	key := env.inputs["key"]
-	positions, query, key, back, err := qkTokenMajor("rotary_embedding_gathered", positions, query, key)
+	positions, query, key, back, err := qkTokenMajor("rotary_embedding_gathered", rotaryLayout, positions, query, key)
 	if err != nil {
 		return nil, err
 	}

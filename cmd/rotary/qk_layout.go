@@ -15,15 +15,15 @@ import (
 var qkLayoutAxes = map[ops.Layout][]int{ops.BSND: {0, 1, 2, 3}, ops.BNSD: {0, 2, 1, 3}, ops.SBND: {1, 0, 2, 3}}
 
 // qkTokenMajor gives positions, query and key in the form the op takes (query [T,H,D] or
-// [T,H·D], positions [T] or MRoPE's [rows,T]) from --layout's: without one (or THD) as they
+// [T,H·D], positions [T] or MRoPE's [rows,T]) from those of layout (--layout's): without one (or THD) as they
 // are; BSND also as they are, or 4-D [B,S,H,D]; BNSD [B,H,S,D]; SBND [S,B,H,D]; a 4-D layout's
 // positions [B,S] (or [B·S], or MRoPE's [rows,B,S]). back lays an output of the op out as its
 // input was (the absent tensor stays absent).
-func qkTokenMajor(op string, positions, query, key tensor.Tensor) (p, q, k tensor.Tensor, back func(tensor.Tensor) tensor.Tensor, err error) {
+func qkTokenMajor(op, layoutFlag string, positions, query, key tensor.Tensor) (p, q, k tensor.Tensor, back func(tensor.Tensor) tensor.Tensor, err error) {
 	same := func(t tensor.Tensor) tensor.Tensor { return t }
 	var layout ops.Layout
-	if rotaryLayout != "" {
-		if layout, err = ops.ParseLayout(rotaryLayout); err != nil {
+	if layoutFlag != "" {
+		if layout, err = ops.ParseLayout(layoutFlag); err != nil {
 			return p, q, k, nil, usagef("--layout: %v", err)
 		}
 	}

@@ -4,10 +4,10 @@ import (
 	"bytes"
 	"cmp"
 	"encoding/json"
+	"flag"
 	"fmt"
 	"io"
 	"strconv"
-	"strings"
 
 	"github.com/rotary-go/rotary"
 	"github.com/rotary-go/rotary/compare"
@@ -53,6 +53,11 @@ func explainVerify(golden, cand *inputSet, opts compare.Options) (explain.Report
 	if c.Want, c.Got, why = queryKeyOutputs(golden, cand); why != "" {
 		return explain.Report{}, why
 	}
+	if layout := applyArg(golden.metadata["apply_args"], "layout"); layout != "" && op != "qk_rmsnorm_rope" {
+		if c, err = tokenMajorCase(op, layout, c); err != nil {
+			return explain.Report{}, "explain: " + err.Error()
+		}
+	}
 	var rep explain.Report
 	if op == "qk_rmsnorm_rope" {
 		eps := 1e-6 // apply's --epsilon-qk default
@@ -69,6 +74,35 @@ func explainVerify(golden, cand *inputSet, opts compare.Options) (explain.Report
 		return explain.Report{}, err.Error()
 	}
 	return rep, ""
+}
+
+// tokenMajorCase views a case recorded in a 4-D --layout ([B,H,S,D] and the like, position_ids
+// [B,S]) as the op takes it: query and key [T,H,D], positions [T]. A candidate output of
+// another shape but the same element count is read in the golden's.
+func tokenMajorCase(op, layout string, c explain.Case) (explain.Case, error) {
+	p, q, k, _, err := qkTokenMajor(op, layout, c.Positions, c.Query, c.Key)
+	if err != nil {
+		return c, err
+	}
+	out := explain.Case{Spec: c.Spec, Positions: p, Query: q, Key: k, Want: map[string]tensor.Tensor{}, Got: map[string]tensor.Tensor{}}
+	for _, side := range []struct{ from, to map[string]tensor.Tensor }{{c.Want, out.Want}, {c.Got, out.Got}} {
+		sq, sk := side.from["query"].Clone(), side.from["key"].Clone()
+		if sq, err = sq.Reshape(c.Want["query"].Shape...); err != nil {
+			return c, err
+		}
+		if !sk.IsZero() {
+			if sk, err = sk.Reshape(c.Want["key"].Shape...); err != nil {
+				return c, err
+			}
+		}
+		if _, side.to["query"], side.to["key"], _, err = qkTokenMajor(op, layout, c.Positions, sq, sk); err != nil {
+			return c, err
+		}
+		if side.to["key"].IsZero() {
+			delete(side.to, "key")
+		}
+	}
+	return out, nil
 }
 
 // queryKeyOutputs pairs the golden's expected query and key with the candidate's, or says which
@@ -144,21 +178,14 @@ func explainCache(golden, cand *inputSet, opts compare.Options) (explain.Report,
 	return rep, ""
 }
 
-// applyArg is the value of flag --name in a golden's apply_args, "" when absent.
+// applyArg is the value of flag --name in a golden's apply_args, "" when absent or unreadable.
 func applyArg(applyArgs, name string) string {
-	var args []string
-	if json.Unmarshal([]byte(applyArgs), &args) != nil {
+	fs := flag.NewFlagSet("apply_args", flag.ContinueOnError)
+	v := fs.String(name, "", "")
+	if _, err := setRecordedArgs(fs, applyArgs, func(n string) bool { return n == name }); err != nil {
 		return ""
 	}
-	for i, a := range args {
-		if a == "--"+name && i+1 < len(args) {
-			return args[i+1]
-		}
-		if v, ok := strings.CutPrefix(a, "--"+name+"="); ok {
-			return v
-		}
-	}
-	return ""
+	return *v
 }
 
 // printExplained prints the report under verify's table.

@@ -2,6 +2,7 @@ package main
 
 import (
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -35,37 +36,34 @@ func TestVerifyExplains(t *testing.T) {
 	if err := os.WriteFile(noScaling, b, 0o644); err != nil {
 		t.Fatal(err)
 	}
-	for _, c := range []struct {
+	// Each candidate is rotary golden under a wrong reading (args) of the golden's (golden;
+	// nil: Llama 3.1 at positions 100..105).
+	for i, c := range []struct {
 		mistake, line string
-		args          []string
+		golden, args  []string
 	}{
-		{"pairing", "explained by: the other pairing: GPT-J's (2i, 2i+1) where the op pairs NeoX's (i, i+d/2)", []string{"--model", "llama-3.1-8b", "--style", "gptj", "--positions", "range:100"}},
-		{"positions_from_zero", "explained by: positions from 0: the cache offset 100 left out", []string{"--model", "llama-3.1-8b", "--positions", "range:0"}},
-		{"positions_plus_one", "explained by: positions one too far (p+1)", []string{"--model", "llama-3.1-8b", "--positions", "range:101"}},
-		{"scaling_missing", "explained by: the llama3 scaling not applied (plain RoPE at base 500000)", []string{"--config", noScaling, "--positions", "range:9000"}},
-		{"positions_minus_one", "explained by: positions one short (p−1)", []string{"--model", "qwen2-vl-7b", "--op", "mrope", "--positions", "range:29"}},
-		{"positions_plus_one", "explained by: positions one too far (p+1)", []string{"--model", "qwen3-8b", "--op", "qk_rmsnorm_rope", "--positions", "range:41"}},
-		{"pairing_and_cos_sin_layout", "explained by: the other pairing throughout: GPT-J's (2i, 2i+1), with cos and sin laid out for it, where the op pairs NeoX's (i, i+d/2)", []string{"--model", "llama-3.1-8b", "--op", "apply_rotary_emb", "--rotary-mode", "interleave"}},
+		{"pairing", "explained by: the other pairing: GPT-J's (2i, 2i+1) where the op pairs NeoX's (i, i+d/2)", nil, []string{"--model", "llama-3.1-8b", "--style", "gptj", "--positions", "range:100"}},
+		{"positions_from_zero", "explained by: positions from 0: the cache offset 100 left out", nil, []string{"--model", "llama-3.1-8b", "--positions", "range:0"}},
+		{"positions_plus_one", "explained by: positions one too far (p+1)", nil, []string{"--model", "llama-3.1-8b", "--positions", "range:101"}},
+		// The scaling matters only past its low-frequency wavelength.
+		{"scaling_missing", "explained by: the llama3 scaling not applied (plain RoPE at base 500000)",
+			[]string{"--model", "llama-3.1-8b", "--positions", "range:9000"}, []string{"--config", noScaling, "--positions", "range:9000"}},
+		{"positions_minus_one", "explained by: positions one short (p−1)",
+			[]string{"--model", "qwen2-vl-7b", "--op", "mrope", "--positions", "range:30"}, []string{"--model", "qwen2-vl-7b", "--op", "mrope", "--positions", "range:29"}},
+		{"positions_plus_one", "explained by: positions one too far (p+1)",
+			[]string{"--model", "qwen3-8b", "--op", "qk_rmsnorm_rope", "--positions", "range:40"}, []string{"--model", "qwen3-8b", "--op", "qk_rmsnorm_rope", "--positions", "range:41"}},
+		{"positions_plus_one", "explained by: positions one too far (p+1)", // Hugging Face's [B,H,S,D]
+			[]string{"--model", "llama-3.1-8b", "--layout", "BNSD", "--positions", "range:100"}, []string{"--model", "llama-3.1-8b", "--layout", "BNSD", "--positions", "range:101"}},
+		{"pairing_and_cos_sin_layout", "explained by: the other pairing throughout: GPT-J's (2i, 2i+1), with cos and sin laid out for it, where the op pairs NeoX's (i, i+d/2)",
+			[]string{"--model", "llama-3.1-8b", "--op", "apply_rotary_emb"}, []string{"--model", "llama-3.1-8b", "--op", "apply_rotary_emb", "--rotary-mode", "interleave"}},
 	} {
-		t.Run(c.mistake+" "+c.args[1], func(t *testing.T) {
+		t.Run(fmt.Sprint(i, " ", c.mistake), func(t *testing.T) {
 			g := golden
-			switch c.mistake {
-			case "scaling_missing": // the scaling matters only past its low-frequency wavelength
-				g = filepath.Join(dir, "golden9000.safetensors")
-				goldenRun(t, append(common, "--model", "llama-3.1-8b", "--positions", "range:9000", "--out", g)...)
-			case "positions_plus_one":
-				if c.args[1] == "qwen3-8b" {
-					g = filepath.Join(dir, "golden_qk.safetensors")
-					goldenRun(t, append(common, "--model", "qwen3-8b", "--op", "qk_rmsnorm_rope", "--positions", "range:40", "--out", g)...)
-				}
-			case "positions_minus_one":
-				g = filepath.Join(dir, "golden_mrope.safetensors")
-				goldenRun(t, append(common, "--model", "qwen2-vl-7b", "--op", "mrope", "--positions", "range:30", "--out", g)...)
-			case "pairing_and_cos_sin_layout":
-				g = filepath.Join(dir, "golden_cos_sin.safetensors")
-				goldenRun(t, append(common, "--model", "llama-3.1-8b", "--op", "apply_rotary_emb", "--out", g)...)
+			if c.golden != nil {
+				g = filepath.Join(dir, fmt.Sprint("golden", i, ".safetensors"))
+				goldenRun(t, append(append(common, c.golden...), "--out", g)...)
 			}
-			cand := filepath.Join(dir, c.mistake+".safetensors")
+			cand := filepath.Join(dir, fmt.Sprint("cand", i, ".safetensors"))
 			goldenRun(t, append(append(common, c.args...), "--out", cand)...)
 			code, out, stderr := runCLI(t, "verify", g, cand)
 			if code != 1 || !strings.Contains(out, c.line+" (") || !strings.Contains(out, "  fix: ") {
