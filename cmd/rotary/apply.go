@@ -4,6 +4,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"slices"
 	"sort"
 	"strings"
 
@@ -18,6 +19,7 @@ const applyUsage = "(--config CONFIG.json | --model PRESET) --in IN [--in IN]...
 
 // applyOp is one operator `rotary apply --op NAME` runs on the tensors of --in.
 type applyOp struct {
+	name    string
 	summary string
 	// needsModel: the op takes its RoPE from --config/--model; otherwise tensors carry it.
 	needsModel bool
@@ -26,6 +28,9 @@ type applyOp struct {
 	modelOptional bool
 	// flags registers the op's own flags (every op's flags exist on every apply command line).
 	flags func(fs *flag.FlagSet)
+	// reads are the op flags the op reads, its own and those it shares with other ops; any other
+	// op's flag given with it is refused (checkOpFlags) rather than recorded and ignored.
+	reads []string
 	// run computes the output tensors.
 	run func(env *applyEnv) ([]safetensors.Tensor, error)
 }
@@ -58,7 +63,40 @@ func registerApplyOp(name string, op *applyOp) {
 	if _, dup := applyOps[name]; dup {
 		panic("duplicate apply op " + name)
 	}
+	op.name = name
 	applyOps[name] = op
+}
+
+// checkOpFlags refuses a flag of another op given (given reports which were) with op name.
+func checkOpFlags(name string, given func(flag string) bool) error {
+	op := applyOps[name]
+	for _, f := range opFlagNames() {
+		if !given(f) || slices.Contains(op.reads, f) {
+			continue
+		}
+		var readers []string
+		for _, n := range applyOpNames() {
+			if slices.Contains(applyOps[n].reads, f) {
+				readers = append(readers, n)
+			}
+		}
+		return usagef("--%s: --op %s does not read it (it is a flag of %s)", f, name, strings.Join(readers, ", "))
+	}
+	return nil
+}
+
+// opFlagNames are the flags some op reads, sorted.
+func opFlagNames() []string {
+	var names []string
+	for _, op := range applyOps {
+		for _, f := range op.reads {
+			if !slices.Contains(names, f) {
+				names = append(names, f)
+			}
+		}
+	}
+	sort.Strings(names)
+	return names
 }
 
 // lookupApplyOp finds an op by any name canonicalOp takes.
@@ -132,6 +170,9 @@ func runApply(args []string, stdout, stderr io.Writer) error {
 		if op, err = lookupApplyOp(*opName); err != nil {
 			return err
 		}
+	}
+	if err := checkOpFlags(op.name, func(f string) bool { return flagGiven(fs.FlagSet, f) }); err != nil {
+		return err
 	}
 	disp, err := df.dispatcher()
 	if err != nil {

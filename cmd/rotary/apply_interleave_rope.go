@@ -8,6 +8,7 @@ import (
 
 func init() {
 	registerApplyOp("interleave_rope", &applyOp{
+		reads:   nil,
 		summary: "x [B,N,S,D], cos, sin [B,1,S,D] → out (npu_interleave_rope: pairs (2i,2i+1) in, de-interleaved NeoX order out)",
 		run:     runInterleaveRoPE,
 	})

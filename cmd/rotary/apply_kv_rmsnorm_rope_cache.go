@@ -17,6 +17,7 @@ var kvcFlagSet *flag.FlagSet
 
 func init() {
 	registerApplyOp("kv_rmsnorm_rope_cache", &applyOp{
+		reads:   []string{"cache-mode", "epsilon", "output-kv"},
 		summary: "kv, gamma, cos, sin, index, k_cache, ckv_cache [, k_rope_scale, c_kv_scale, k_rope_offset, c_kv_offset] → k_cache, ckv_cache updated [, k_rope, c_kv] (DeepSeek MLA, --cache-mode)",
 		flags: func(fs *flag.FlagSet) {
 			kvcFlagSet = fs

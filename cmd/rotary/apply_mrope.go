@@ -21,6 +21,7 @@ var (
 
 func init() {
 	registerApplyOp("mrope", &applyOp{
+		reads:   []string{"head-size", "mrope-section", "mrope-cache-mode", "rotary-mode"},
 		summary: "positions [T] or [3|4,T], query [T,Hq·D], optional key [T,Hk·D], cos_sin_cache [P,d] → query, key (torch_npu npu_mrope, also accepted as --op npu_mrope; --head-size, --mrope-section, --mrope-cache-mode)",
 		flags: func(fs *flag.FlagSet) {
 			fs.IntVar(&npuMRoPEHeadSize, "head-size", 0, "npu_mrope head_size `D`")

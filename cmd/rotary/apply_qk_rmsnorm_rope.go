@@ -11,6 +11,7 @@ var qkNormEpsilon float64
 
 func init() {
 	registerApplyOp("qk_rmsnorm_rope", &applyOp{
+		reads:      []string{"epsilon-qk"},
 		summary:    "positions, query, key, q_weight [D], k_weight [D] → query, key RMS-normalized per head (Qwen3 q_norm/k_norm) then rotated",
 		needsModel: true,
 		flags: func(fs *flag.FlagSet) {

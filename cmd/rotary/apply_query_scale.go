@@ -27,6 +27,7 @@ var (
 
 func init() {
 	registerApplyOp("query_scale", &applyOp{
+		reads:         []string{"query-scale", "floor-scale", "attn-scale", "beta", "original-max", "query-scale-cast"},
 		summary:       "positions [T], query [T,H,D] or [T,H·D] → query scaled by the position-dependent factor (Llama 4 attn_temperature_tuning, Ministral 3 / Mistral 4 llama_4_scaling_beta); --query-scale llama4|beta with its parameters, or the rule of --config/--model at --layer",
 		modelOptional: true,
 		flags: func(fs *flag.FlagSet) {

@@ -22,11 +22,13 @@ func init() {
 		fs.StringVar(&rotaryMode, "rotary-mode", "half", "apply_rotary_emb pairs: half (NeoX) or interleave (GPT-J)")
 	}
 	registerApplyOp("apply_rotary_emb", &applyOp{
+		reads:   []string{"layout", "rotary-mode"},
 		summary: "x, cos, sin (cos/sin full rotary width, broadcastable) → out = x·cos + rotate(x)·sin",
 		flags:   flags,
 		run:     runApplyRotaryEmb,
 	})
 	registerApplyOp("apply_rotary_emb_backward", &applyOp{
+		reads:   []string{"layout", "rotary-mode"},
 		summary: "dy, x, cos, sin → dx, dcos, dsin (apply_rotary_emb's gradients)",
 		run:     runApplyRotaryEmbBackward,
 	})

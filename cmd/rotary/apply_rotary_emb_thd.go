@@ -19,11 +19,13 @@ func init() {
 		fs.IntVar(&thdCPRank, "cp-rank", 0, "apply_rotary_emb_thd context-parallel `rank` of this x (holds chunks rank and 2·size−1−rank)")
 	}
 	registerApplyOp("apply_rotary_emb_thd", &applyOp{
+		reads:   []string{"cp-size", "cp-rank", "rotary-mode"},
 		summary: "x [T,H,D], cu_seqlens [B+1], cos/sin [S,d] tables, optional start_positions [B] → out (packed sequences, --cp-size/--cp-rank)",
 		flags:   flags,
 		run:     runApplyRotaryEmbTHD,
 	})
 	registerApplyOp("apply_rotary_emb_thd_backward", &applyOp{
+		reads:   []string{"cp-size", "cp-rank", "rotary-mode"},
 		summary: "dy, cu_seqlens, cos, sin, optional start_positions → dx (apply_rotary_emb_thd's gradient)",
 		run:     runApplyRotaryEmbTHDBackward,
 	})

@@ -8,6 +8,7 @@ import (
 
 func init() {
 	registerApplyOp("rotary_embedding", &applyOp{
+		reads:      []string{"layout"},
 		summary:    "positions, query [T,H,D] or [T,H·D], optional key → query, key rotated in place (mrope for MRoPE models); --layout BNSD: Hugging Face's q/k [B,H,S,D] and position_ids [B,S] (BSND, SBND likewise)",
 		needsModel: true,
 		run:        runRotaryEmbedding,

@@ -17,6 +17,7 @@ var (
 
 func init() {
 	registerApplyOp("vision_rope_2d", &applyOp{
+		reads:   []string{"vision-layout", "vision-theta", "rotary-mode"},
 		summary: "positions [2,T] (each token's two coordinates), query [T,H,D], optional key → query, key (a vision tower's 2-D RoPE; --vision-layout split|pixtral, --vision-theta, --rotary-mode)",
 		flags: func(fs *flag.FlagSet) {
 			fs.StringVar(&visionLayout, "vision-layout", "split", "vision_rope_2d `layout`: split (Qwen2-VL, Llama 4: each coordinate a D/2-wide RoPE's frequencies) or pixtral (coordinate 0 on the even, 1 on the odd frequencies)")

@@ -204,6 +204,9 @@ func runGolden(args []string, stdout, stderr io.Writer) error {
 			o.op = "mrope"
 		}
 	}
+	if err := checkOpFlags(o.op, func(f string) bool { return o.userSet[f] }); err != nil {
+		return err
+	}
 	if *suite != "" {
 		o.suite = true
 		if err := o.writeSuite(*suite, dtype, model); err != nil {
