@@ -135,8 +135,8 @@ func WriteDir(dir string, tensors map[string]tensor.Tensor, order []string, meta
 
 // WriteFiles is WriteDir for tensors already in their safetensors encoding, written in the
 // order given: each file is the .npy header, then the tensor's bytes as they are (both
-// formats hold little-endian elements in row-major order), so a bundle read from or made for
-// a safetensors file is not copied to be written.
+// formats hold little-endian elements in row-major order), or as its Stream writes them, so a
+// bundle read from or made for a safetensors file is not copied to be written.
 func WriteFiles(dir string, tensors []safetensors.Tensor, metadata map[string]string) error {
 	type file struct {
 		name string
@@ -157,7 +157,9 @@ func WriteFiles(dir string, tensors []safetensors.Tensor, metadata map[string]st
 		if _, ok := codes[d]; err != nil || !ok {
 			return fmt.Errorf("%s: tensor %q: dtype %s has no .npy type", dir, name, st.DType)
 		}
-		if want, ok := safetensors.ElemSize(st.DType); !ok || len(st.Data) != st.NumElements()*want {
+		want, ok := safetensors.ElemSize(st.DType)
+		want *= st.NumElements()
+		if !ok || st.NumElements() < 0 || st.Stream == nil && len(st.Data) != want || st.Stream != nil && len(st.Data) != 0 {
 			return fmt.Errorf("%s: tensor %q: %d bytes for shape %v of %s", dir, name, len(st.Data), st.Shape, st.DType)
 		}
 		hdr := encodeHeader(d, st.Shape)
@@ -165,8 +167,18 @@ func WriteFiles(dir string, tensors []safetensors.Tensor, metadata map[string]st
 			if _, err := w.Write(hdr); err != nil {
 				return err
 			}
-			_, err := w.Write(st.Data)
-			return err
+			if st.Stream == nil {
+				_, err := w.Write(st.Data)
+				return err
+			}
+			c := &countingWriter{w: w}
+			if err := st.Stream(c); err != nil {
+				return err
+			}
+			if c.n != want {
+				return fmt.Errorf("tensor %q: Stream wrote %d bytes, want %d", name, c.n, want)
+			}
+			return nil
 		}})
 	}
 	if len(metadata) > 0 {
@@ -242,4 +254,16 @@ func checkName(name string) error {
 		return fmt.Errorf("tensor %q: the name is kept for the metadata", name)
 	}
 	return nil
+}
+
+// countingWriter counts what a tensor's Stream writes.
+type countingWriter struct {
+	w io.Writer
+	n int
+}
+
+func (c *countingWriter) Write(b []byte) (int, error) {
+	n, err := c.w.Write(b)
+	c.n += n
+	return n, err
 }

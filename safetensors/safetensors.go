@@ -164,24 +164,31 @@ func ReadFile(path string) (*File, error) {
 	return fileio.ReadAt(path, readAt)
 }
 
-// readAt reads a safetensors file of size bytes from r (see ReadFile).
-func readAt(r io.ReaderAt, size int64) (*File, error) {
+// readLayout reads and checks the header of a safetensors file of size bytes from r: its
+// tensors without data, their byte ranges (relative to dataStart) in file order.
+func readLayout(r io.ReaderAt, size int64) (f *File, spans []span, dataStart int64, err error) {
 	if size < 8 {
-		return nil, invalidf("file is %d bytes, shorter than the 8-byte header length prefix", size)
+		return nil, nil, 0, invalidf("file is %d bytes, shorter than the 8-byte header length prefix", size)
 	}
 	var prefix [8]byte
 	if err := readFull(r, prefix[:], 0); err != nil {
-		return nil, err
+		return nil, nil, 0, err
 	}
 	n := binary.LittleEndian.Uint64(prefix[:])
 	if err := checkHeaderLen(n, uint64(size-8)); err != nil {
-		return nil, err
+		return nil, nil, 0, err
 	}
 	header := make([]byte, n)
 	if err := readFull(r, header, 8); err != nil {
-		return nil, err
+		return nil, nil, 0, err
 	}
-	f, spans, err := parseLayout(header, uint64(size-8)-n)
+	f, spans, err = parseLayout(header, uint64(size-8)-n)
+	return f, spans, int64(8 + n), err
+}
+
+// readAt reads a safetensors file of size bytes from r (see ReadFile).
+func readAt(r io.ReaderAt, size int64) (*File, error) {
+	f, spans, dataStart, err := readLayout(r, size)
 	if err != nil {
 		return nil, err
 	}
@@ -195,7 +202,6 @@ func readAt(r io.ReaderAt, size int64) (*File, error) {
 		return nil, fmt.Errorf("the tensors hold %d bytes, more than fit in memory here", total)
 	}
 	buf := make([]byte, total)
-	dataStart := int64(8 + n)
 	// Spans are in file order, and buf takes them in the same order, so tensors adjacent
 	// in the file (all of them, in a file Write made) are adjacent in buf too: read each
 	// such run with one call.

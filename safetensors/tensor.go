@@ -2,6 +2,7 @@ package safetensors
 
 import (
 	"encoding/binary"
+	"io"
 	"math"
 
 	"github.com/rotary-go/rotary/internal/errs"
@@ -83,52 +84,91 @@ func ToTensor(t Tensor) (tensor.Tensor, error) {
 // a view whose copy tensor.New would refuse (past tensor.MaxBytes) is refused too. The name is
 // not checked here: Write checks it with the others.
 func FromTensor(name string, t tensor.Tensor) (Tensor, error) {
+	t, n, err := writable(name, t)
+	if err != nil {
+		return Tensor{}, err
+	}
+	out := Tensor{Name: name, DType: t.DType.String(), Shape: copyShape(t.Shape), Data: make([]byte, n*t.DType.Size())}
+	encodeElements(out.Data, t, 0, n)
+	return out, nil
+}
+
+// Streamed is FromTensor without the copy: the result's Stream encodes t's elements as it is
+// written, 64 KiB at a time, so that a tensor is never held twice. t must not change until
+// then. A view that is not contiguous from its first element is gathered first, as FromTensor
+// gathers it; the checks are FromTensor's.
+func Streamed(name string, t tensor.Tensor) (Tensor, error) {
+	t, n, err := writable(name, t)
+	if err != nil {
+		return Tensor{}, err
+	}
+	size := t.DType.Size()
+	stream := func(w io.Writer) error {
+		buf := make([]byte, min(n*size, 64<<10))
+		for done := 0; done < n; {
+			k := min(n-done, len(buf)/size)
+			encodeElements(buf[:k*size], t, done, k)
+			if _, err := w.Write(buf[:k*size]); err != nil {
+				return err
+			}
+			done += k
+		}
+		return nil
+	}
+	return Tensor{Name: name, DType: t.DType.String(), Shape: copyShape(t.Shape), Stream: stream}, nil
+}
+
+// writable checks t for FromTensor and Streamed and makes it contiguous from its first
+// element; n is its element count.
+func writable(name string, t tensor.Tensor) (tensor.Tensor, int, error) {
 	if t.IsZero() {
-		return Tensor{}, invalidf("tensor %q: the absent tensor (no dtype) cannot be written", name)
+		return tensor.Tensor{}, 0, invalidf("tensor %q: the absent tensor (no dtype) cannot be written", name)
 	}
 	if _, ok := dtypes[t.DType.String()]; !ok {
-		return Tensor{}, invalidf("tensor %q: dtype %v cannot be written", name, t.DType)
+		return tensor.Tensor{}, 0, invalidf("tensor %q: dtype %v cannot be written", name, t.DType)
 	}
 	if err := t.Check(name); err != nil {
-		return Tensor{}, invalidf("%v", err)
+		return tensor.Tensor{}, 0, invalidf("%v", err)
 	}
 	n := t.Len()
 	if !t.Contiguous() || t.Offset != 0 {
 		c := t.Clone()
 		if c.IsZero() {
-			return Tensor{}, invalidf("tensor %q: shape %s of %v is too large to copy", name, tensor.ShapeString(t.Shape), t.DType)
+			return tensor.Tensor{}, 0, invalidf("tensor %q: shape %s of %v is too large to copy", name, tensor.ShapeString(t.Shape), t.DType)
 		}
 		t = c
 	}
-	out := Tensor{Name: name, DType: t.DType.String(), Shape: copyShape(t.Shape), Data: make([]byte, n*t.DType.Size())}
-	b := out.Data
+	return t, n, nil
+}
+
+// encodeElements writes elements from..from+n−1 of the contiguous t into b, little-endian.
+func encodeElements(b []byte, t tensor.Tensor, from, n int) {
 	switch t.DType {
 	case tensor.F32:
-		for i, x := range t.F32[:n] {
+		for i, x := range t.F32[from : from+n] {
 			binary.LittleEndian.PutUint32(b[4*i:], math.Float32bits(x))
 		}
 	case tensor.F16, tensor.BF16:
-		for i, x := range t.Bits[:n] {
+		for i, x := range t.Bits[from : from+n] {
 			binary.LittleEndian.PutUint16(b[2*i:], x)
 		}
 	case tensor.F64:
-		for i, x := range t.F64[:n] {
+		for i, x := range t.F64[from : from+n] {
 			binary.LittleEndian.PutUint64(b[8*i:], math.Float64bits(x))
 		}
 	case tensor.I32:
-		for i, x := range t.I32[:n] {
+		for i, x := range t.I32[from : from+n] {
 			binary.LittleEndian.PutUint32(b[4*i:], uint32(x))
 		}
 	case tensor.I64:
-		for i, x := range t.I64[:n] {
+		for i, x := range t.I64[from : from+n] {
 			binary.LittleEndian.PutUint64(b[8*i:], uint64(x))
 		}
 	case tensor.I8:
-		for i, x := range t.I8[:n] {
+		for i, x := range t.I8[from : from+n] {
 			b[i] = byte(x)
 		}
 	case tensor.U8:
-		copy(b, t.U8[:n])
+		copy(b, t.U8[from:from+n])
 	}
-	return out, nil
 }

@@ -336,8 +336,12 @@ func (o *goldenOptions) bundle(c goldenCase) (goldenBundle, error) {
 	}
 	var files []safetensors.Tensor
 	for _, in := range inputs {
-		// Encoded before the op runs: the rotations work in place.
-		files = append(files, toFile(in.name, in.t))
+		// Encoded (copied) before the op runs: the rotations work in place.
+		st, err := safetensors.FromTensor(in.name, in.t)
+		if err != nil {
+			st = safetensors.Tensor{Name: in.name} // refused by the writer, naming it
+		}
+		files = append(files, st)
 		env.inputs[in.name] = in.t
 	}
 	results, err := op.run(env)

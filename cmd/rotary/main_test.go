@@ -434,3 +434,6 @@ func TestDiffBadTolerance(t *testing.T) {
 		}
 	}
 }
+
+// fromFile converts a safetensors tensor into a tensor view with its own memory.
+func fromFile(t safetensors.Tensor) (tensor.Tensor, error) { return safetensors.ToTensor(t) }

@@ -51,6 +51,15 @@ func TestPeakRSS(t *testing.T) {
 		t.Fatal(err)
 	}
 	out := filepath.Join(dir, "out.safetensors")
+	// Two 40 MiB golden bundles (Llama 3.1 8B, 2048 tokens, BF16: 20 MiB of inputs, 20 of
+	// outputs), the second at positions one further on.
+	g1, g2 := filepath.Join(dir, "g1.safetensors"), filepath.Join(dir, "g2.safetensors")
+	for i, g := range []string{g1, g2} {
+		args := []string{"golden", "--model", "llama-3.1-8b", "--tokens", "2048", "--dtype", "BF16", "--positions", fmt.Sprint("range:", 100+i), "--out", g}
+		if code := run(args, io.Discard, io.Discard); code != 0 {
+			t.Fatalf("%v: exit %d", args, code)
+		}
+	}
 	for _, c := range []struct {
 		name  string
 		args  []string
@@ -64,6 +73,17 @@ func TestPeakRSS(t *testing.T) {
 		{"cache --gather", []string{"cache", "--model", "gpt-neox-20b", "--gather", "range:4194304", "--dtype", "BF16", "--out", out}, 0, 96},
 		{"inspect hostile gguf", []string{"inspect", hostile}, 2, 64},
 		{"golden cp_size 65537", []string{"golden", "--op", "apply_rotary_emb_thd", "--cp-size", "65537", "--model", "llama-3.1-8b", "--out", out}, 2, 64},
+		// Reading a 40 MiB bundle holds its tensors once; outputs are encoded as they are
+		// written (the 20 MiB of apply's; golden's 40 MiB after the 20 MiB of inputs it must
+		// copy before rotating them in place).
+		{"show", []string{"show", g1}, 0, 40 + 24},
+		{"apply --in GOLDEN", []string{"apply", "--in", g1, "--out", out}, 0, 40 + 24},
+		{"golden 2048 tokens", []string{"golden", "--model", "llama-3.1-8b", "--tokens", "2048", "--dtype", "BF16", "--out", out}, 0, 40 + 20 + 40},
+		{"diff", []string{"diff", g1, g2}, 1, 80 + 24},
+		{"verify --explain=false", []string{"verify", "--explain=false", g1, g2}, 1, 80 + 24},
+		// explain recomputes the 20 MiB of outputs under each reading: the garbage the
+		// collector has not reclaimed yet comes on top.
+		{"verify", []string{"verify", g1, g2}, 1, 3*80 + 32},
 	} {
 		args, _ := json.Marshal(c.args)
 		cmd := exec.Command(os.Args[0], "-test.run=^TestPeakRSS$")

@@ -10,15 +10,13 @@ import (
 	"github.com/rotary-go/rotary/tensor"
 )
 
-// fromFile converts a safetensors tensor into a tensor view with its own memory.
-func fromFile(t safetensors.Tensor) (tensor.Tensor, error) { return safetensors.ToTensor(t) }
-
-// toFile converts an op's result into a safetensors tensor. The ops' results are well-formed
-// views of the dtypes a file holds, which safetensors.FromTensor converts; anything it refuses
-// comes back with no dtype, which safetensors.Write then refuses naming the tensor, so the
-// command fails with exit 2 before --out is touched.
+// toFile is an op's result as a safetensors tensor, encoded as it is written
+// (safetensors.Streamed), so that an output is never held twice. The ops' results are
+// well-formed views of the dtypes a file holds; anything Streamed refuses comes back with no
+// dtype, which safetensors.Write then refuses naming the tensor, so the command fails with
+// exit 2 before --out is touched.
 func toFile(name string, t tensor.Tensor) safetensors.Tensor {
-	st, err := safetensors.FromTensor(name, t)
+	st, err := safetensors.Streamed(name, t)
 	if err != nil {
 		return safetensors.Tensor{Name: name}
 	}
@@ -119,19 +117,15 @@ func (s *inputSet) read(path string) error {
 		}
 		return s.add(npyStem(path), t, path)
 	}
-	f, err := safetensors.ReadFile(path)
+	ts, md, err := safetensors.ReadTensors(path)
 	if err != nil {
 		return usageError{err}
 	}
-	for _, st := range f.Tensors {
-		t, err := fromFile(st)
-		if err != nil {
-			return usagef("%s: %v", path, err)
-		}
-		if err := s.add(st.Name, t, path); err != nil {
+	for _, t := range ts {
+		if err := s.add(t.Name, t.Tensor, path); err != nil {
 			return err
 		}
 	}
-	s.addMetadata(f.Metadata)
+	s.addMetadata(md)
 	return nil
 }
