@@ -2,6 +2,7 @@ package compare
 
 import (
 	"fmt"
+	"math"
 
 	"github.com/rotary-go/rotary/tensor"
 )
@@ -26,8 +27,30 @@ func Over(a, b tensor.Tensor, opts Options) ([]bool, float64, error) {
 		return over, 0, nil
 	}
 	atol := tolerance(a, cd, opts)
+	// Equal bit patterns are never over (NaN against the same NaN included), and a value
+	// already of the compared dtype needs no rounding: the common cases, made cheap, since
+	// explain calls this once per reading over every element.
+	identical := func(int) bool { return false }
+	if a.DType == b.DType {
+		switch a.DType {
+		case tensor.F16, tensor.BF16:
+			identical = func(i int) bool { return a.Bits[i] == b.Bits[i] }
+		case tensor.F32:
+			identical = func(i int) bool { return math.Float32bits(a.F32[i]) == math.Float32bits(b.F32[i]) }
+		case tensor.F64:
+			identical = func(i int) bool { return math.Float64bits(a.F64[i]) == math.Float64bits(b.F64[i]) }
+		}
+	}
+	value := func(t tensor.Tensor, i int) float64 {
+		if t.DType == cd {
+			return t.Float64At(i)
+		}
+		return RoundTo(cd, t.Float64At(i))
+	}
 	for i := range over {
-		_, _, over[i], _ = floatElement(cd, RoundTo(cd, a.Float64At(i)), RoundTo(cd, b.Float64At(i)), opts.MaxULP, atol)
+		if !identical(i) {
+			_, _, over[i], _ = floatElement(cd, value(a, i), value(b, i), opts.MaxULP, atol)
+		}
 	}
 	return over, atol, nil
 }

@@ -463,6 +463,28 @@ func (t Tensor) Clone() Tensor {
 	if n == 0 {
 		return c
 	}
+	if t.Contiguous() {
+		// One run of n elements from Offset: a copy, where the walk below costs a stride
+		// computation per element.
+		o := t.Offset
+		switch t.DType {
+		case F32:
+			copy(c.F32, t.F32[o:o+n])
+		case F16, BF16:
+			copy(c.Bits, t.Bits[o:o+n])
+		case F64:
+			copy(c.F64, t.F64[o:o+n])
+		case I32:
+			copy(c.I32, t.I32[o:o+n])
+		case I64:
+			copy(c.I64, t.I64[o:o+n])
+		case I8:
+			copy(c.I8, t.I8[o:o+n])
+		case U8:
+			copy(c.U8, t.U8[o:o+n])
+		}
+		return c
+	}
 	coords := make([]int, len(t.Shape))
 	for j := 0; j < n; j++ {
 		i := t.Index(coords...)
