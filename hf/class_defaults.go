@@ -40,6 +40,14 @@ type configClass struct {
 	// nested, when set, is the model_type whose class builds a text_config that names no
 	// model_type; the entry itself is what the wrapper builds when there is no text_config.
 	nested string
+	// wrapper, when set, is the class of a model_type that wraps a text model (the entry is
+	// the text class it builds), and its two rules for the top-level keys: flatText, the text
+	// model_type whose class it builds from that class's defaults alone when the config has no
+	// text_config; topWins, the text keys whose top-level value it folds into text_config over
+	// text_config's own.
+	wrapper  string
+	flatText string
+	topWins  []string
 	// v4RopeScaling: transformers v4.57 (59eba492) defaulted the class's rope_parameters object
 	// as rope_scaling, with rope_theta a key of its own, so a reading without rope_parameters
 	// (RuleRopeParameters "ignores") keeps it; other classes' default object is v5's alone.
@@ -53,6 +61,13 @@ var nullMeansNone = []string{"head_dim", "num_key_value_heads", "rotary_dim"}
 
 func v4Rope(c configClass) configClass {
 	c.v4RopeScaling = true
+	return c
+}
+
+// builtFromDefaults is text class c as wrapper class name builds it when the config has no
+// text_config: `self.text_config = <TextConfig>()` in its __post_init__, no top-level key passed.
+func builtFromDefaults(c configClass, name, textType string) configClass {
+	c.wrapper, c.flatText = name, textType
 	return c
 }
 
@@ -148,6 +163,16 @@ var (
 		kMax, num("131072"), kTheta, num("500000"))
 	// HunYuanVLTextConfig (hunyuan_vl/configuration_hunyuan_vl.py): head_dim None.
 	hunyuanVLText = classOf("HunYuanVLTextConfig", kHidden, num("4096"), kHeads, num("32"), kMax, num("2048"))
+	// HunYuanVLConfig.__post_init__ (same file) pops every top-level key that is a
+	// HunYuanVLTextConfig field, and rope_scaling and rope_theta, and builds text_config from
+	// {**text_config, **those}: the top level wins. HunYuanVLModel builds its language model
+	// from that text_config (modeling_hunyuan_vl.py). These are the fields hf reads.
+	hunyuanVL = func() configClass {
+		c := hunyuanVLText
+		c.wrapper = "HunYuanVLConfig"
+		c.topWins = []string{kHidden, kHeads, kKV, kHead, kMax, "num_hidden_layers", "rope_parameters", "rope_scaling", kTheta}
+		return c
+	}()
 )
 
 // configClasses maps a model_type, as hf resolves the family (a nested text model's own
@@ -170,17 +195,17 @@ var configClasses = map[string]configClass{
 	"qwen2_vl_text":     qwen2VLText,
 	"qwen2_5_vl":        qwen25VLText,
 	"qwen2_5_vl_text":   qwen25VLText,
-	"qwen3_vl":          qwen3VLText,
+	"qwen3_vl":          builtFromDefaults(qwen3VLText, "Qwen3VLConfig", "qwen3_vl_text"),
 	"qwen3_vl_text":     qwen3VLText,
-	"qwen3_vl_moe":      qwen3VLMoeText,
+	"qwen3_vl_moe":      builtFromDefaults(qwen3VLMoeText, "Qwen3VLMoeConfig", "qwen3_vl_moe_text"),
 	"qwen3_vl_moe_text": qwen3VLMoeText,
 	// GemmaConfig and Gemma2Config (configuration_gemma.py, configuration_gemma2.py): head_dim a
 	// fixed 256.
 	"gemma":        classOf("GemmaConfig", kHidden, num("3072"), kHeads, num("16"), kKV, num("16"), kHead, num("256"), kMax, num("8192")),
 	"gemma2":       classOf("Gemma2Config", kHidden, num("2304"), kHeads, num("8"), kKV, num("4"), kHead, num("256"), kMax, num("8192")),
-	"gemma3":       gemma3Text,
+	"gemma3":       builtFromDefaults(gemma3Text, "Gemma3Config", "gemma3_text"),
 	"gemma3_text":  gemma3Text,
-	"gemma3n":      gemma3nText,
+	"gemma3n":      builtFromDefaults(gemma3nText, "Gemma3nConfig", "gemma3n_text"),
 	"gemma3n_text": gemma3nText,
 	// Olmo3Config (configuration_olmo3.py), beside families.go's olmo3 defaults.
 	"olmo3": classOf("Olmo3Config", kHidden, num("4096"), kHeads, num("32")),
@@ -239,7 +264,7 @@ var configClasses = map[string]configClass{
 		}),
 	// Mistral3Config (configuration_mistral3.py) builds a text_config without model_type as
 	// MistralConfig, and without text_config this fixed MistralConfig, whatever the top level says.
-	"mistral3": {name: "Mistral3Config", nested: "mistral", defaults: map[string]any{
+	"mistral3": {name: "Mistral3Config", nested: "mistral", wrapper: "Mistral3Config", flatText: "mistral", defaults: map[string]any{
 		kHidden: num("5120"), kHeads: num("32"), kKV: num("8"), kHead: num("128"), kMax: num("131072"), kTheta: num("1000000000.0"),
 	}},
 	// PhimoeConfig (configuration_phimoe.py), default_theta 1e6.
@@ -248,7 +273,7 @@ var configClasses = map[string]configClass{
 	// configuration_hunyuan_v1_moe.py): head_dim None (their docstrings say 128).
 	"hunyuan_v1_dense": llamaLike("HunYuanDenseV1Config"),
 	"hunyuan_v1_moe":   llamaLike("HunYuanMoEV1Config"),
-	"hunyuan_vl":       hunyuanVLText,
+	"hunyuan_vl":       hunyuanVL,
 	"hunyuan_vl_text":  hunyuanVLText,
 	// SeedOssConfig (configuration_seed_oss.py): head_dim 128 (4096 / 80 heads do not divide).
 	"seed_oss": classOf("SeedOssConfig", kHidden, num("4096"), kHeads, num("80"), kKV, num("8"), kHead, num("128"), kMax, num("524288")),
@@ -263,9 +288,9 @@ var configClasses = map[string]configClass{
 	"nemotron": classOf("NemotronConfig", kHidden, num("6144"), kHeads, num("48"), kMax, num("4096")),
 	// Qwen3NextConfig (configuration_qwen3_next.py), beside families.go's head_dim 256.
 	"qwen3_next":       classOf("Qwen3NextConfig", kHidden, num("2048"), kHeads, num("16"), kKV, num("2"), kMax, num("32768")),
-	"qwen3_5":          qwen35Text,
+	"qwen3_5":          builtFromDefaults(qwen35Text, "Qwen3_5Config", "qwen3_5_text"),
 	"qwen3_5_text":     qwen35Text,
-	"qwen3_5_moe":      qwen35MoeText,
+	"qwen3_5_moe":      builtFromDefaults(qwen35MoeText, "Qwen3_5MoeConfig", "qwen3_5_moe_text"),
 	"qwen3_5_moe_text": qwen35MoeText,
 	// MiniMaxConfig (minimax/configuration_minimax.py), default_theta 1e6: head_dim None. No
 	// rotary_dim: the family's reading of the published one stays.
@@ -275,9 +300,9 @@ var configClasses = map[string]configClass{
 		kMax, num("196608"), kTheta, num("5000000")),
 	"glm4v_moe":           glm4vMoeText,
 	"glm4v_moe_text":      glm4vMoeText,
-	"gemma4":              gemma4Text,
+	"gemma4":              builtFromDefaults(gemma4Text, "Gemma4Config", "gemma4_text"),
 	"gemma4_text":         gemma4Text,
-	"gemma4_unified":      gemma4UnifiedText,
+	"gemma4_unified":      builtFromDefaults(gemma4UnifiedText, "Gemma4UnifiedConfig", "gemma4_unified_text"),
 	"gemma4_unified_text": gemma4UnifiedText,
 
 	"qwen3_omni_moe":             qwen3OmniText,
@@ -313,7 +338,7 @@ var configClasses = map[string]configClass{
 	// configuration_deepseek_v4.py): families.go's defaults.
 	"mistral4":    classOf("Mistral4Config"),
 	"deepseek_v4": classOf("DeepseekV4Config"),
-	"llama4":      llama4Text,
+	"llama4":      builtFromDefaults(llama4Text, "Llama4Config", "llama4_text"),
 	"llama4_text": llama4Text,
 	"glm4v":       glm4vText,
 	"glm4v_text":  glm4vText,
@@ -358,7 +383,7 @@ var configClasses = map[string]configClass{
 	"qwen4_exp_text": qwen4ExpText,
 	// DiffusionGemmaTextConfig (configuration_diffusion_gemma.py @008e574) has Gemma 4's
 	// defaults, which the gemma4 family carries.
-	"diffusion_gemma":      classOf("DiffusionGemmaTextConfig"),
+	"diffusion_gemma":      builtFromDefaults(classOf("DiffusionGemmaTextConfig"), "DiffusionGemmaConfig", "diffusion_gemma_text"),
 	"diffusion_gemma_text": classOf("DiffusionGemmaTextConfig"),
 }
 
@@ -441,7 +466,7 @@ func (s *source) defaultKV(defaults map[string]any) (heads, kv int, ok bool) {
 // raw is the first of keys the config gives (not null), in the text model, then, for a
 // nested config, at the top level, as source.given looks, without counting it as read.
 func (s *source) raw(keys ...string) (any, bool) {
-	for _, n := range []*node{&s.text, s.top} {
+	for _, n := range s.levels(keys[0]) {
 		if n == nil {
 			continue
 		}

@@ -88,6 +88,10 @@ type source struct {
 	ignored []string
 	// aliases are the family's names for hf's keys (family.attributeMap).
 	aliases map[string]string
+	// topWins are the keys the wrapper (a class named wrapper) takes from the top level of a
+	// nested config over text_config's (configClass.topWins).
+	topWins []string
+	wrapper string
 	notes   *[]string
 	// lenient reads for ReadRaw: a value of the wrong kind or out of range counts as absent,
 	// and the head-size rules take what the config gives without refusing it.
@@ -114,6 +118,12 @@ func (s *source) first(keys ...string) (string, any, bool) {
 func (s *source) given(keys ...string) (string, any, bool) {
 	for _, k := range keys {
 		if slices.Contains(s.ignored, k) {
+			continue
+		}
+		if path, v, ok, folded := s.topFirst(k); ok || folded {
+			if ok {
+				return path, v, true
+			}
 			continue
 		}
 		if path, v, ok := s.text.get(k); ok {
@@ -363,7 +373,17 @@ func (p *parser) resolve(top object) error {
 		topNode.read = map[string]bool{}
 		p.src.top = &topNode
 	}
+	wc := configClasses[topType]
+	if hasTop {
+		p.src.topWins, p.src.wrapper = wc.topWins, wc.wrapper
+	}
 	p.src.addClassDefaults(nested, p.opts.ignoresRopeParameters())
+	// After the defaults, so that ReadRaw, which reads on past this error, has them.
+	if hasTop && !nested && wc.flatText != "" {
+		if err := refuseFlatWrapper(topNode, topType, wc); err != nil {
+			return err
+		}
+	}
 	if !ok {
 		return p.unknownFamily(hasTop && modelType != topType)
 	}
