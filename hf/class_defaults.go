@@ -50,6 +50,9 @@ type configClass struct {
 	wrapper  string
 	flatText string
 	topWins  []string
+	// headsDivide: the class's validate_architecture refuses a hidden_size that
+	// num_attention_heads does not divide, whatever head_dim says (head_floor.go).
+	headsDivide bool
 	// v4RopeScaling: transformers v4.57 (59eba492) defaulted the class's rope_parameters object
 	// as rope_scaling, with rope_theta a key of its own, so a reading without rope_parameters
 	// (RuleRopeParameters "ignores") keeps it; other classes' default object is v5's alone.
@@ -60,6 +63,11 @@ type configClass struct {
 // hidden_size // heads, KV heads = heads, GPT-J's rotary_dim the whole head), which is what
 // hf does without the key, not the class's default number.
 var nullMeansNone = []string{"head_dim", "num_key_value_heads", "rotary_dim"}
+
+func headsDivide(c configClass) configClass {
+	c.headsDivide = true
+	return c
+}
 
 func v4Rope(c configClass) configClass {
 	c.v4RopeScaling = true
@@ -116,9 +124,9 @@ var (
 	qwen3VLMoeText = classOf("Qwen3VLMoeTextConfig", kLayers, num("24"), kHidden, num("2048"), kHeads, num("16"), kKV, num("16"),
 		kMax, num("128000"), kTheta, num("500000"))
 	// Gemma3TextConfig (gemma3/configuration_gemma3.py): families.go's gemma3 defaults.
-	gemma3Text = classOf("Gemma3TextConfig")
+	gemma3Text = headsDivide(classOf("Gemma3TextConfig"))
 	// Gemma3nTextConfig (gemma3n/configuration_gemma3n.py): families.go's gemma3n defaults.
-	gemma3nText = classOf("Gemma3nTextConfig")
+	gemma3nText = headsDivide(classOf("Gemma3nTextConfig"))
 	// Llama4TextConfig (llama4/configuration_llama4.py), beside families.go's llama4 defaults.
 	llama4Text = classOf("Llama4TextConfig", kHidden, num("5120"), kHeads, num("40"), kKV, num("8"))
 	// Qwen3_5TextConfig and Qwen3_5MoeTextConfig (configuration_qwen3_5.py,
@@ -182,7 +190,7 @@ var (
 // model_type, else the top level's), to its config class. A wrapper's model_type maps to the
 // text class it builds, for flat files that keep the text keys at the top.
 var configClasses = map[string]configClass{
-	"llama":   llamaLike("LlamaConfig"),
+	"llama":   headsDivide(llamaLike("LlamaConfig")),
 	"mistral": mistralClass,
 	// MixtralConfig (configuration_mixtral.py), default_theta 1e6.
 	"mixtral": classOf("MixtralConfig", kLayers, num("32"), kHidden, num("4096"), kHeads, num("32"), kKV, num("8"), kMax, num("131072"), kTheta, num("1000000")),
@@ -205,7 +213,7 @@ var configClasses = map[string]configClass{
 	// GemmaConfig and Gemma2Config (configuration_gemma.py, configuration_gemma2.py): head_dim a
 	// fixed 256.
 	"gemma":        classOf("GemmaConfig", kLayers, num("28"), kHidden, num("3072"), kHeads, num("16"), kKV, num("16"), kHead, num("256"), kMax, num("8192")),
-	"gemma2":       classOf("Gemma2Config", kLayers, num("26"), kHidden, num("2304"), kHeads, num("8"), kKV, num("4"), kHead, num("256"), kMax, num("8192")),
+	"gemma2":       headsDivide(classOf("Gemma2Config", kLayers, num("26"), kHidden, num("2304"), kHeads, num("8"), kKV, num("4"), kHead, num("256"), kMax, num("8192"))),
 	"gemma3":       builtFromDefaults(gemma3Text, "Gemma3Config", "gemma3_text"),
 	"gemma3_text":  gemma3Text,
 	"gemma3n":      builtFromDefaults(gemma3nText, "Gemma3nConfig", "gemma3n_text"),
@@ -221,7 +229,7 @@ var configClasses = map[string]configClass{
 	// Phi3Config (configuration_phi3.py), beside families.go's original_max_position_embeddings.
 	"phi3": classOf("Phi3Config", kLayers, num("32"), kHidden, num("3072"), kHeads, num("32"), kMax, num("4096")),
 	// GPTNeoXConfig (configuration_gpt_neox.py): rotary_emb_base defaults to default_theta 10000.
-	"gpt_neox": classOf("GPTNeoXConfig", kLayers, num("44"), kHidden, num("6144"), kHeads, num("64"), kMax, num("2048")),
+	"gpt_neox": headsDivide(classOf("GPTNeoXConfig", kLayers, num("44"), kHidden, num("6144"), kHeads, num("64"), kMax, num("2048"))),
 	// GptOssConfig (configuration_gpt_oss.py), default_theta 150000: head_dim a fixed 64 (2880 /
 	// 64 heads is 45), and YaRN when the config has no rope_parameters; that object has no
 	// rope_theta, so the config's wins.
@@ -330,7 +338,7 @@ var configClasses = map[string]configClass{
 	"glm":  classOf("GlmConfig", kLayers, num("40"), kHidden, num("4096"), kHeads, num("32"), kKV, num("2"), kHead, num("128"), kMax, num("131072")),
 	"glm4": classOf("Glm4Config", kLayers, num("40"), kHidden, num("4096"), kHeads, num("32"), kKV, num("2"), kHead, num("128"), kMax, num("131072")),
 	// DeepseekV2Config (configuration_deepseek_v2.py).
-	"deepseek_v2": classOf("DeepseekV2Config", kLayers, num("32"), kHidden, num("4096"), kHeads, num("32"), kMax, num("2048"), kRope, num("64")),
+	"deepseek_v2": headsDivide(classOf("DeepseekV2Config", kLayers, num("32"), kHidden, num("4096"), kHeads, num("32"), kMax, num("2048"), kRope, num("64"))),
 	"deepseek_v3": deepseekV3Class,
 	"kimi_k2":     deepseekV3Class,
 	// DeepseekV32Config (configuration_deepseek_v32.py): every model has the lightning indexer,
@@ -439,7 +447,7 @@ func (s *source) addClassDefaults(nested, noRopeParameters bool) {
 		delete(merged, kKV)
 		s.note("num_key_value_heads absent: %s's default %d does not divide the %d attention heads, so it is not taken", c.name, kv, heads)
 	}
-	s.defaults, s.famName = merged, c.name
+	s.defaults, s.famName, s.headsDivide = merged, c.name, c.headsDivide
 
 	// A class that fills rope_parameters when the config has none takes rope_theta from that
 	// object (convert_rope_params_to_dict only setdefaults the config's), so a bare rope_theta

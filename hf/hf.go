@@ -92,7 +92,10 @@ type source struct {
 	// nested config over text_config's (configClass.topWins).
 	topWins []string
 	wrapper string
-	notes   *[]string
+	// headsDivide: the config class refuses a hidden_size the heads do not divide
+	// (configClass.headsDivide); famName names it.
+	headsDivide bool
+	notes       *[]string
 	// lenient reads for ReadRaw: a value of the wrong kind or out of range counts as absent,
 	// and the head-size rules take what the config gives without refusing it.
 	lenient bool
@@ -618,6 +621,9 @@ func (p *parser) heads() error {
 		return configErr("num_attention_heads: missing (also looked for n_head, num_heads)")
 	}
 	p.m.NumHeads = heads
+	if err := p.headsDivideHidden(); err != nil {
+		return err
+	}
 
 	layers, _, ok, err := s.positive("num_hidden_layers", "n_layer", "num_layers")
 	if err != nil {
