@@ -316,13 +316,13 @@ var configClasses = map[string]configClass{
 	"gemma4_unified":      builtFromDefaults(gemma4UnifiedText, "Gemma4UnifiedConfig", "gemma4_unified_text"),
 	"gemma4_unified_text": gemma4UnifiedText,
 
-	"qwen3_omni_moe":             qwen3OmniText,
-	"qwen3_omni_moe_thinker":     qwen3OmniText,
+	"qwen3_omni_moe":             builtFromDefaults(qwen3OmniText, "Qwen3OmniMoeConfig", "qwen3_omni_moe_text"),
+	"qwen3_omni_moe_thinker":     builtFromDefaults(qwen3OmniText, "Qwen3OmniMoeThinkerConfig", "qwen3_omni_moe_text"),
 	"qwen3_omni_moe_text":        qwen3OmniText,
 	"qwen3_omni_moe_talker":      qwen3OmniTalkerText,
 	"qwen3_omni_moe_talker_text": qwen3OmniTalkerText,
-	"qwen2_5_omni":               qwen25OmniText,
-	"qwen2_5_omni_thinker":       qwen25OmniText,
+	"qwen2_5_omni":               builtFromDefaults(qwen25OmniText, "Qwen2_5OmniConfig", "qwen2_5_omni_text"),
+	"qwen2_5_omni_thinker":       builtFromDefaults(qwen25OmniText, "Qwen2_5OmniThinkerConfig", "qwen2_5_omni_text"),
 	"qwen2_5_omni_text":          qwen25OmniText,
 	// Qwen2_5OmniTalkerConfig (same file), default_theta 1e6: head_dim 128.
 	"qwen2_5_omni_talker": classOf("Qwen2_5OmniTalkerConfig", kLayers, num("28"), kHidden, num("3584"), kHeads, num("28"), kKV, num("4"),

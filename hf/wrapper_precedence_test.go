@@ -13,17 +13,21 @@ import (
 func TestFlatWrapperRefused(t *testing.T) {
 	const keys = `"hidden_size": 2560, "num_attention_heads": 8, "num_key_value_heads": 4, "head_dim": 256, "rope_theta": 1000000`
 	for typ, want := range map[string][2]string{
-		"gemma3":          {"Gemma3Config", "gemma3_text"},
-		"gemma3n":         {"Gemma3nConfig", "gemma3n_text"},
-		"gemma4":          {"Gemma4Config", "gemma4_text"},
-		"gemma4_unified":  {"Gemma4UnifiedConfig", "gemma4_unified_text"},
-		"llama4":          {"Llama4Config", "llama4_text"},
-		"mistral3":        {"Mistral3Config", "mistral"},
-		"qwen3_vl":        {"Qwen3VLConfig", "qwen3_vl_text"},
-		"qwen3_vl_moe":    {"Qwen3VLMoeConfig", "qwen3_vl_moe_text"},
-		"qwen3_5":         {"Qwen3_5Config", "qwen3_5_text"},
-		"qwen3_5_moe":     {"Qwen3_5MoeConfig", "qwen3_5_moe_text"},
-		"diffusion_gemma": {"DiffusionGemmaConfig", "diffusion_gemma_text"},
+		"gemma3":                 {"Gemma3Config", "gemma3_text"},
+		"gemma3n":                {"Gemma3nConfig", "gemma3n_text"},
+		"gemma4":                 {"Gemma4Config", "gemma4_text"},
+		"gemma4_unified":         {"Gemma4UnifiedConfig", "gemma4_unified_text"},
+		"llama4":                 {"Llama4Config", "llama4_text"},
+		"mistral3":               {"Mistral3Config", "mistral"},
+		"qwen3_vl":               {"Qwen3VLConfig", "qwen3_vl_text"},
+		"qwen3_vl_moe":           {"Qwen3VLMoeConfig", "qwen3_vl_moe_text"},
+		"qwen3_5":                {"Qwen3_5Config", "qwen3_5_text"},
+		"qwen3_5_moe":            {"Qwen3_5MoeConfig", "qwen3_5_moe_text"},
+		"diffusion_gemma":        {"DiffusionGemmaConfig", "diffusion_gemma_text"},
+		"qwen2_5_omni":           {"Qwen2_5OmniConfig", "qwen2_5_omni_text"},
+		"qwen2_5_omni_thinker":   {"Qwen2_5OmniThinkerConfig", "qwen2_5_omni_text"},
+		"qwen3_omni_moe":         {"Qwen3OmniMoeConfig", "qwen3_omni_moe_text"},
+		"qwen3_omni_moe_thinker": {"Qwen3OmniMoeThinkerConfig", "qwen3_omni_moe_text"},
 	} {
 		_, err := Parse([]byte(`{"model_type": "` + typ + `", ` + keys + `}`))
 		if err == nil || !errors.Is(err, ErrConfig) || !strings.Contains(err.Error(), want[0]) ||
@@ -39,6 +43,11 @@ func TestFlatWrapperRefused(t *testing.T) {
 	m := mustParse(t, `{"model_type": "gemma3", "image_token_index": 262144, "mm_tokens_per_image": 256}`)
 	if m.Spec.HeadSize != 256 || m.Spec.Base != 1e6 {
 		t.Errorf("gemma3 without text keys: head %d base %v, want Gemma3TextConfig's 256 and 1e6", m.Spec.HeadSize, m.Spec.Base)
+	}
+	// An Omni thinker without text_config builds the text model's defaults too.
+	_, err := Parse([]byte(`{"model_type": "qwen3_omni_moe", "thinker_config": {"model_type": "qwen3_omni_moe_thinker", ` + keys + `}}`))
+	if err == nil || !strings.Contains(err.Error(), "Qwen3OmniMoeThinkerConfig") {
+		t.Errorf("thinker without text_config: %v", err)
 	}
 	// The text class's own model_type reads the flat keys.
 	m = mustParse(t, `{"model_type": "qwen3_5_text", `+keys+`}`)
