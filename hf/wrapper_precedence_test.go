@@ -91,3 +91,22 @@ func TestHunYuanVLTopWins(t *testing.T) {
 		t.Errorf("qwen2_vl: base %v, want text_config's 1e6", m.Spec.Base)
 	}
 }
+
+// TestRopeScalingNotRead: Gemma4TextConfig, Gemma4UnifiedTextConfig, DiffusionGemmaTextConfig and
+// ZayaConfig override convert_rope_params_to_dict to return the kwargs untouched, so a legacy
+// rope_scaling is never read: their rope_parameters (the config's, else the class default) rule.
+func TestRopeScalingNotRead(t *testing.T) {
+	for typ, class := range map[string]string{
+		"gemma4_text": "Gemma4TextConfig", "gemma4_unified_text": "Gemma4UnifiedTextConfig",
+		"diffusion_gemma_text": "DiffusionGemmaTextConfig", "zaya": "ZayaConfig",
+	} {
+		m, err := Parse([]byte(`{"model_type": "` + typ + `", "rope_scaling": {"rope_type": "linear", "factor": 8.0}}`))
+		if err != nil {
+			t.Errorf("%s: %v", typ, err)
+			continue
+		}
+		if m.Spec.Scaling.Factor == 8 || !hasNote(m, "rope_scaling ignored: "+class) {
+			t.Errorf("%s: scaling %+v notes %q: want the class default, rope_scaling noted as ignored", typ, m.Spec.Scaling, m.Notes)
+		}
+	}
+}
