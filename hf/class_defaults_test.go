@@ -104,9 +104,10 @@ var classWants = map[string]classWant{
 		class: "Gemma4UnifiedTextConfig"},
 	"gemma4_unified_text": {heads: 8, kv: 4, head: 512, rot: 512, base: 1e6, maxPos: 262144, scaling: rope.ScalingProportional,
 		class: "Gemma4UnifiedTextConfig"},
-	// 2048 / 28 heads do not divide: a published head_dim.
-	"qwen3_omni_moe":         {extra: `"head_dim": 128`, heads: 28, kv: 4, head: 128, rot: 128, base: 1e6, maxPos: 32768, class: "Qwen3OmniMoeTextConfig"},
-	"qwen3_omni_moe_thinker": {extra: `"head_dim": 128`, heads: 28, kv: 4, head: 128, rot: 128, base: 1e6, maxPos: 32768, class: "Qwen3OmniMoeTextConfig"},
+	// 2048 / 28 heads do not divide: a published head_dim, under text_config for the wrappers,
+	// which build the text model from defaults without one.
+	"qwen3_omni_moe":         {extra: `"text_config": {"head_dim": 128}`, heads: 28, kv: 4, head: 128, rot: 128, base: 1e6, maxPos: 32768, class: "Qwen3OmniMoeTextConfig"},
+	"qwen3_omni_moe_thinker": {extra: `"text_config": {"head_dim": 128}`, heads: 28, kv: 4, head: 128, rot: 128, base: 1e6, maxPos: 32768, class: "Qwen3OmniMoeTextConfig"},
 	"qwen3_omni_moe_text":    {extra: `"head_dim": 128`, heads: 28, kv: 4, head: 128, rot: 128, base: 1e6, maxPos: 32768, class: "Qwen3OmniMoeTextConfig"},
 	// 1024 / 16 = 64 cannot hold the default mrope_section [24, 20, 20]: a published head_dim.
 	"qwen3_omni_moe_talker":      {extra: `"head_dim": 128`, heads: 16, kv: 2, head: 128, rot: 128, base: 10000, maxPos: 32768, class: "Qwen3OmniMoeTalkerTextConfig"},

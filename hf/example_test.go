@@ -38,7 +38,7 @@ func ExampleParse() {
 	}
 	// Output:
 	// 80 32 10000
-	// note: num_hidden_layers absent: layer count unknown
+	// note: num_hidden_layers absent: using the PhiConfig default 24
 	// note: num_key_value_heads absent: using num_attention_heads (32)
 	// note: rope_theta absent: using 10000
 }

@@ -244,7 +244,9 @@ var (
 	// convert_rope_params_to_dict drops a stray top-level rope_type beside the entries (the
 	// published ZAYA1-8B config has one). ZayaRotaryEmbedding (modular_zaya.py @060988b6) builds
 	// one inv_freq per layer type, applied with rotate_half on the leading dims.
-	zaya = family{style: rope.NeoX, class: "ZayaConfig", typeNames: map[string]string{"hybrid": rope.FullAttention, "hybrid_sliding": rope.SlidingAttention}}
+	// Its convert_rope_params_to_dict returns the kwargs untouched (configuration_zaya.py at
+	// transformers decba1d2): a legacy rope_scaling is never read.
+	zaya = family{style: rope.NeoX, class: "ZayaConfig", ignores: []string{"rope_scaling"}, typeNames: map[string]string{"hybrid": rope.FullAttention, "hybrid_sliding": rope.SlidingAttention}}
 	// Qwen4ExpTextConfig (modular_qwen4_exp.py @01377e76): Qwen3.5's text model, head_dim 256 and
 	// partial_rotary_factor 0.25; Qwen4ExpTextRotaryEmbedding is Qwen3_5TextRotaryEmbedding
 	// (interleaved MRoPE, mrope_section [11, 11, 10]). The generated configuration_qwen4_exp.py
@@ -255,11 +257,13 @@ var (
 		mropeFrom: "Qwen4ExpTextRotaryEmbedding", note: deltaNetNote}
 )
 
-// Gemma4TextConfig's defaults (configuration_gemma4.py) and Gemma4UnifiedTextConfig's
-// (configuration_gemma4_unified.py), which differ in max_position_embeddings.
+// Gemma4TextConfig's defaults (configuration_gemma4.py), Gemma4UnifiedTextConfig's
+// (configuration_gemma4_unified.py), which differ in max_position_embeddings, and
+// DiffusionGemmaTextConfig's (configuration_diffusion_gemma.py), Gemma4TextConfig's.
 var (
-	gemma4        = gemma4Family("131072")
-	gemma4Unified = gemma4Family("262144")
+	gemma4         = gemma4Family("131072", "Gemma4TextConfig")
+	gemma4Unified  = gemma4Family("262144", "Gemma4UnifiedTextConfig")
+	diffusionGemma = gemma4Family("131072", "DiffusionGemmaTextConfig")
 )
 
 // Mistral4Config's defaults (configuration_mistral4.py): MLA over a qk_rope_head_dim 64 part,
@@ -285,9 +289,11 @@ var deepseekV4 = family{style: rope.GPTJ, kind: kindDeepSeekV4, layers: &layerRu
 
 // gemma4Family is Gemma 4's family with the config class's defaults, rope_parameters
 // included: sliding layers default RoPE with theta 10000, full layers proportional over a
-// quarter of their 512-wide head with theta 1000000.
-func gemma4Family(maxPositions string) family {
-	return family{style: rope.NeoX, layers: gemma4Layers, defaults: map[string]any{
+// quarter of their 512-wide head with theta 1000000. The classes' convert_rope_params_to_dict
+// returns the kwargs untouched ("no old-format rope_scaling" for new models, transformers
+// decba1d2), so a legacy rope_scaling is never read.
+func gemma4Family(maxPositions, class string) family {
+	return family{style: rope.NeoX, layers: gemma4Layers, class: class, ignores: []string{"rope_scaling"}, defaults: map[string]any{
 		"hidden_size": num("2304"), "num_hidden_layers": num("30"), "num_attention_heads": num("8"),
 		"num_key_value_heads": num("4"), "head_dim": num("256"), "max_position_embeddings": num(maxPositions),
 		"rope_parameters": object{
@@ -439,8 +445,8 @@ var families = map[string]family{
 	"qwen4_exp_text": qwen4Exp,
 	// DiffusionGemmaTextConfig (configuration_diffusion_gemma.py) is Gemma4TextConfig's, and its
 	// attention Gemma 4's: sliding and full layers with their own heads and RoPE.
-	"diffusion_gemma":      gemma4,
-	"diffusion_gemma_text": gemma4,
+	"diffusion_gemma":      diffusionGemma,
+	"diffusion_gemma_text": diffusionGemma,
 }
 
 // KnownModelTypes returns the model_type values Parse understands, sorted.

@@ -31,3 +31,22 @@ func floorsNot(modelType string) bool {
 	_, known := families[modelType]
 	return known && !floorHeads[modelType]
 }
+
+// headsDivideHidden refuses a config whose hidden_size the attention heads do not divide when
+// its config class's validate_architecture does, head_dim or not: LlamaConfig, Gemma2Config,
+// Gemma3TextConfig, Gemma3nTextConfig, GPTNeoXConfig and DeepseekV2Config raise "The hidden size
+// (…) is not a multiple of the number of attention heads" (models/<type>/configuration_<type>.py
+// at transformers decba1d2, run by @strict when the config is built), so transformers builds no
+// model from it. hidden_size may be the class default. ReadRaw's lenient reading takes the
+// config as it is.
+func (p *parser) headsDivideHidden() error {
+	if !p.src.headsDivide || p.src.lenient {
+		return nil
+	}
+	hidden, path, ok, err := p.src.positive("hidden_size", "n_embd", "d_model")
+	if err != nil || !ok || hidden%p.m.NumHeads == 0 {
+		return err
+	}
+	return configErr("%s: %d is not divisible by the %d attention heads: %s.validate_architecture refuses it, head_dim or not, so transformers builds no model from this config",
+		path, hidden, p.m.NumHeads, p.src.famName)
+}

@@ -88,7 +88,14 @@ type source struct {
 	ignored []string
 	// aliases are the family's names for hf's keys (family.attributeMap).
 	aliases map[string]string
-	notes   *[]string
+	// topWins are the keys the wrapper (a class named wrapper) takes from the top level of a
+	// nested config over text_config's (configClass.topWins).
+	topWins []string
+	wrapper string
+	// headsDivide: the config class refuses a hidden_size the heads do not divide
+	// (configClass.headsDivide); famName names it.
+	headsDivide bool
+	notes       *[]string
 	// lenient reads for ReadRaw: a value of the wrong kind or out of range counts as absent,
 	// and the head-size rules take what the config gives without refusing it.
 	lenient bool
@@ -114,6 +121,12 @@ func (s *source) first(keys ...string) (string, any, bool) {
 func (s *source) given(keys ...string) (string, any, bool) {
 	for _, k := range keys {
 		if slices.Contains(s.ignored, k) {
+			continue
+		}
+		if path, v, ok, folded := s.topFirst(k); ok || folded {
+			if ok {
+				return path, v, true
+			}
 			continue
 		}
 		if path, v, ok := s.text.get(k); ok {
@@ -363,7 +376,17 @@ func (p *parser) resolve(top object) error {
 		topNode.read = map[string]bool{}
 		p.src.top = &topNode
 	}
+	wc := configClasses[topType]
+	if hasTop {
+		p.src.topWins, p.src.wrapper = wc.topWins, wc.wrapper
+	}
 	p.src.addClassDefaults(nested, p.opts.ignoresRopeParameters())
+	// After the defaults, so that ReadRaw, which reads on past this error, has them.
+	if hasTop && !nested && wc.flatText != "" {
+		if err := refuseFlatWrapper(topNode, topType, wc); err != nil {
+			return err
+		}
+	}
 	if !ok {
 		return p.unknownFamily(hasTop && modelType != topType)
 	}
@@ -598,6 +621,9 @@ func (p *parser) heads() error {
 		return configErr("num_attention_heads: missing (also looked for n_head, num_heads)")
 	}
 	p.m.NumHeads = heads
+	if err := p.headsDivideHidden(); err != nil {
+		return err
+	}
 
 	layers, _, ok, err := s.positive("num_hidden_layers", "n_layer", "num_layers")
 	if err != nil {

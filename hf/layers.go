@@ -582,7 +582,7 @@ func (p *parser) layerTypes() ([]string, error) {
 // null reports whether the config gives key as JSON null (which the readers otherwise take
 // for absent): in the text model, else at the top level of a nested config.
 func (s *source) null(key string) bool {
-	for _, n := range []*node{&s.text, s.top} {
+	for _, n := range s.levels(key) {
 		if n == nil {
 			continue
 		}

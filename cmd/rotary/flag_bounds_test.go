@@ -135,20 +135,31 @@ func TestLayerBounds(t *testing.T) {
 			wantUsageLine(t, args, "--layer")
 		}
 	}
-	// A config without num_hidden_layers has no bound to check against.
-	data, err := hf.PresetJSON("llama-3.1-8b")
-	if err != nil {
-		t.Fatal(err)
-	}
-	var top map[string]any
-	if err := json.Unmarshal(data, &top); err != nil {
-		t.Fatal(err)
-	}
-	delete(top, "num_hidden_layers")
-	data, _ = json.Marshal(top)
-	cfg := writeFile(t, dir, "no-layers.json", data)
-	if code, _, stderr := runCLI(t, "inspect", "--config", cfg, "--layer", "1000"); code != 0 {
-		t.Errorf("inspect without num_hidden_layers --layer 1000: exit %d: %s", code, stderr)
+	// A config without num_hidden_layers takes its config class's default (LlamaConfig: 32);
+	// a family without a config class has no bound to check against.
+	for _, c := range []struct {
+		preset string
+		ok     bool
+	}{{"llama-3.1-8b", false}, {"internlm3-8b-instruct", true}} {
+		data, err := hf.PresetJSON(c.preset)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var top map[string]any
+		if err := json.Unmarshal(data, &top); err != nil {
+			t.Fatal(err)
+		}
+		delete(top, "num_hidden_layers")
+		data, _ = json.Marshal(top)
+		cfg := writeFile(t, dir, c.preset+"-no-layers.json", data)
+		args := []string{"inspect", "--config", cfg, "--layer", "1000"}
+		if !c.ok {
+			wantUsageLine(t, args, "the model has 32 layers")
+			continue
+		}
+		if code, _, stderr := runCLI(t, args...); code != 0 {
+			t.Errorf("%s without num_hidden_layers --layer 1000: exit %d: %s", c.preset, code, stderr)
+		}
 	}
 }
 

@@ -1,0 +1,112 @@
+package hf
+
+import (
+	"errors"
+	"strings"
+	"testing"
+)
+
+// TestFlatWrapperRefused: a wrapper whose config class builds its text model from the text
+// class's defaults when text_config is absent (Gemma3Config, Qwen3_5Config, ...) reads none of
+// its top-level keys, while the text class loaded directly reads them all: a flat config that
+// gives text keys is refused, naming both classes, and one that gives none reads as the defaults.
+func TestFlatWrapperRefused(t *testing.T) {
+	const keys = `"hidden_size": 2560, "num_attention_heads": 8, "num_key_value_heads": 4, "head_dim": 256, "rope_theta": 1000000`
+	for typ, want := range map[string][2]string{
+		"gemma3":                 {"Gemma3Config", "gemma3_text"},
+		"gemma3n":                {"Gemma3nConfig", "gemma3n_text"},
+		"gemma4":                 {"Gemma4Config", "gemma4_text"},
+		"gemma4_unified":         {"Gemma4UnifiedConfig", "gemma4_unified_text"},
+		"llama4":                 {"Llama4Config", "llama4_text"},
+		"mistral3":               {"Mistral3Config", "mistral"},
+		"qwen3_vl":               {"Qwen3VLConfig", "qwen3_vl_text"},
+		"qwen3_vl_moe":           {"Qwen3VLMoeConfig", "qwen3_vl_moe_text"},
+		"qwen3_5":                {"Qwen3_5Config", "qwen3_5_text"},
+		"qwen3_5_moe":            {"Qwen3_5MoeConfig", "qwen3_5_moe_text"},
+		"diffusion_gemma":        {"DiffusionGemmaConfig", "diffusion_gemma_text"},
+		"qwen2_5_omni":           {"Qwen2_5OmniConfig", "qwen2_5_omni_text"},
+		"qwen2_5_omni_thinker":   {"Qwen2_5OmniThinkerConfig", "qwen2_5_omni_text"},
+		"qwen3_omni_moe":         {"Qwen3OmniMoeConfig", "qwen3_omni_moe_text"},
+		"qwen3_omni_moe_thinker": {"Qwen3OmniMoeThinkerConfig", "qwen3_omni_moe_text"},
+	} {
+		_, err := Parse([]byte(`{"model_type": "` + typ + `", ` + keys + `}`))
+		if err == nil || !errors.Is(err, ErrConfig) || !strings.Contains(err.Error(), want[0]) ||
+			!strings.Contains(err.Error(), "model_type "+want[1]) || !strings.Contains(err.Error(), "hidden_size") {
+			t.Errorf("%s flat with text keys: %v: want a refusal naming %s, the keys and model_type %s", typ, err, want[0], want[1])
+		}
+		if _, err := Parse([]byte(`{"model_type": "` + typ + `", "text_config": {` + keys + `}}`)); err != nil &&
+			strings.Contains(err.Error(), want[0]) {
+			t.Errorf("%s nested: %v: the flat rule refused a nested config", typ, err)
+		}
+	}
+	// Keys that are not the text model's leave the defaults HF takes.
+	m := mustParse(t, `{"model_type": "gemma3", "image_token_index": 262144, "mm_tokens_per_image": 256}`)
+	if m.Spec.HeadSize != 256 || m.Spec.Base != 1e6 {
+		t.Errorf("gemma3 without text keys: head %d base %v, want Gemma3TextConfig's 256 and 1e6", m.Spec.HeadSize, m.Spec.Base)
+	}
+	// An Omni thinker without text_config builds the text model's defaults too.
+	_, err := Parse([]byte(`{"model_type": "qwen3_omni_moe", "thinker_config": {"model_type": "qwen3_omni_moe_thinker", ` + keys + `}}`))
+	if err == nil || !strings.Contains(err.Error(), "Qwen3OmniMoeThinkerConfig") {
+		t.Errorf("thinker without text_config: %v", err)
+	}
+	// The text class's own model_type reads the flat keys.
+	m = mustParse(t, `{"model_type": "qwen3_5_text", `+keys+`}`)
+	if m.Spec.HeadSize != 256 || m.Spec.RotaryDim != 64 || m.Spec.Base != 1e6 {
+		t.Errorf("qwen3_5_text flat: head %d rotary %d base %v", m.Spec.HeadSize, m.Spec.RotaryDim, m.Spec.Base)
+	}
+}
+
+// TestHunYuanVLTopWins: HunYuanVLConfig.__post_init__ folds the top-level keys that are
+// HunYuanVLTextConfig fields (and rope_scaling, rope_theta) into text_config, the top level's
+// value winning, and HunYuanVLModel builds its language model from that text_config.
+func TestHunYuanVLTopWins(t *testing.T) {
+	m := mustParse(t, `{"model_type": "hunyuan_vl", "hidden_size": 2048, "num_attention_heads": 16, "rope_theta": 50000,
+		"max_position_embeddings": 8192,
+		"text_config": {"model_type": "hunyuan_vl_text", "hidden_size": 1024, "num_attention_heads": 16, "num_key_value_heads": 8,
+		  "num_hidden_layers": 24, "max_position_embeddings": 131072, "rope_theta": 10000}}`)
+	if m.Spec.HeadSize != 128 || m.Spec.Base != 50000 || m.Spec.MaxPositions != 8192 || m.NumKVHeads != 8 || m.NumLayers != 24 {
+		t.Errorf("head %d base %v max %d kv %d layers %d: want 128, 50000, 8192 (the top level's) and 8, 24 (text_config's)",
+			m.Spec.HeadSize, m.Spec.Base, m.Spec.MaxPositions, m.NumKVHeads, m.NumLayers)
+	}
+	if !hasNote(m, "HunYuanVLConfig") {
+		t.Errorf("notes %q: want the fold named", m.Notes)
+	}
+	// A top-level rope_scaling is folded too, and wins over text_config's rope_parameters'
+	// rope_theta only through the object it brings.
+	m = mustParse(t, `{"model_type": "hunyuan_vl", "rope_scaling": {"rope_type": "linear", "factor": 2.0},
+		"text_config": {"model_type": "hunyuan_vl_text", "hidden_size": 1024, "num_attention_heads": 16, "rope_theta": 10000}}`)
+	if m.Spec.Scaling.Factor != 2 {
+		t.Errorf("top-level rope_scaling: scaling %+v, want linear 2", m.Spec.Scaling)
+	}
+	// A top-level null folds too: head_dim None, hidden_size // heads.
+	m = mustParse(t, `{"model_type": "hunyuan_vl", "head_dim": null,
+		"text_config": {"model_type": "hunyuan_vl_text", "hidden_size": 1024, "head_dim": 128, "num_attention_heads": 32}}`)
+	if m.Spec.HeadSize != 32 {
+		t.Errorf("top-level head_dim null: head %d, want 1024 // 32", m.Spec.HeadSize)
+	}
+	// Other wrappers keep text_config's value.
+	m = mustParse(t, `{"model_type": "qwen2_vl", "rope_theta": 50000,
+		"text_config": {"model_type": "qwen2_vl_text", "hidden_size": 3584, "num_attention_heads": 28, "rope_theta": 1000000}}`)
+	if m.Spec.Base != 1e6 {
+		t.Errorf("qwen2_vl: base %v, want text_config's 1e6", m.Spec.Base)
+	}
+}
+
+// TestRopeScalingNotRead: Gemma4TextConfig, Gemma4UnifiedTextConfig, DiffusionGemmaTextConfig and
+// ZayaConfig override convert_rope_params_to_dict to return the kwargs untouched, so a legacy
+// rope_scaling is never read: their rope_parameters (the config's, else the class default) rule.
+func TestRopeScalingNotRead(t *testing.T) {
+	for typ, class := range map[string]string{
+		"gemma4_text": "Gemma4TextConfig", "gemma4_unified_text": "Gemma4UnifiedTextConfig",
+		"diffusion_gemma_text": "DiffusionGemmaTextConfig", "zaya": "ZayaConfig",
+	} {
+		m, err := Parse([]byte(`{"model_type": "` + typ + `", "rope_scaling": {"rope_type": "linear", "factor": 8.0}}`))
+		if err != nil {
+			t.Errorf("%s: %v", typ, err)
+			continue
+		}
+		if m.Spec.Scaling.Factor == 8 || !hasNote(m, "rope_scaling ignored: "+class) {
+			t.Errorf("%s: scaling %+v notes %q: want the class default, rope_scaling noted as ignored", typ, m.Spec.Scaling, m.Notes)
+		}
+	}
+}
