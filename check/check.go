@@ -152,7 +152,7 @@ func (c *checker) raw(data []byte, m *hf.Model) {
 	if rd > 0 {
 		c.longRoPELengths(r, rd)
 		c.sections(r, rd)
-		c.yarnFactor(r)
+		c.yarnFactor(r, m)
 	}
 }
 
@@ -206,23 +206,6 @@ func (c *checker) sections(cfg *hf.Raw, rd int) {
 		c.add(Error, "mrope-position-rows", fmt.Sprintf("positions have %d rows but mrope_section has %d sections", r, n),
 			"each position row drives one section: npu_mrope requires positions.shape == (len(mrope_section), T)",
 			fmt.Sprintf("pass positions of shape [%d, T] (1-D positions mean text-only input)", n))
-	}
-}
-
-func (c *checker) yarnFactor(r *hf.Raw) {
-	if k := r.RopeType(); k != "yarn" && k != "deepseek_yarn" {
-		return
-	}
-	factor, okF := r.Factor()
-	orig, okO := r.OriginalMax()
-	maxPos, okM := r.MaxPositions()
-	if !okF || !okO || !okM || orig <= 0 {
-		return
-	}
-	if ratio := maxPos / orig; math.Abs(ratio-factor) > 1e-9*factor {
-		c.add(Warning, "yarn-factor", fmt.Sprintf("yarn factor %g differs from max_position_embeddings / original_max_position_embeddings = %g / %g = %g", factor, maxPos, orig, ratio),
-			"older transformers releases replaced factor by that ratio whenever original_max_position_embeddings was present, while current ones and vLLM use factor: the same config then gets different frequencies and attention factor depending on the stack",
-			fmt.Sprintf("make them agree: factor %g or max_position_embeddings %g (rotary follows factor, like vLLM and current transformers)", ratio, factor*orig))
 	}
 }
 

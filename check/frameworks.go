@@ -23,6 +23,15 @@ type FrameworksReport struct {
 	// Unverified lists, per dialect, the rules its source was not checked for: they are left
 	// out of the comparison rather than guessed.
 	Unverified map[string][]string `json:"unverified,omitempty"`
+	// Unmodelled lists readings of this config by framework releases no dialect models, each
+	// with what it changes (transformers v4.51–v4.55's YaRN factor).
+	Unmodelled []string `json:"unmodelled,omitempty"`
+	// Verbose: WriteText lists every rule of Unverified, not only those that read this config
+	// in more than one way.
+	Verbose bool `json:"-"`
+	// applies are the rules whose readings differ on this config (appliesTo); nil for a report
+	// Frameworks did not make, whose Unverified WriteText then lists whole.
+	applies map[hf.Rule]bool
 }
 
 // FrameworkRow is one rule read two ways, with the numeric consequence of the difference alone
@@ -53,7 +62,12 @@ func Frameworks(data []byte, opts hf.ParseOptions, dialects []hf.Dialect) (*Fram
 	if _, err := opts.Parse(data); err != nil {
 		return nil, err
 	}
-	r := &FrameworksReport{Agree: true, Rows: []FrameworkRow{}}
+	r := &FrameworksReport{Agree: true, Rows: []FrameworkRow{}, applies: map[hf.Rule]bool{}}
+	if raw, err := hf.ReadRaw(data); err == nil {
+		if y, ok := yarnLengthsOf(raw); ok {
+			r.Unmodelled = append(r.Unmodelled, y.note())
+		}
+	}
 	for _, d := range dialects {
 		r.Dialects = append(r.Dialects, string(d))
 	}
@@ -72,6 +86,9 @@ func Frameworks(data []byte, opts hf.ParseOptions, dialects []hf.Dialect) (*Fram
 					r.Unverified = map[string][]string{}
 				}
 				r.Unverified[string(d)] = append(r.Unverified[string(d)], string(rule))
+				if _, done := r.applies[rule]; !done {
+					r.applies[rule] = appliesTo(data, opts, rule)
+				}
 				continue
 			}
 			i := slices.IndexFunc(groups, func(g *readingGroup) bool { return slices.Contains(g.choices, rd.Choice) })
@@ -272,12 +289,22 @@ func (r *FrameworksReport) WriteText(w io.Writer) {
 			fmt.Fprintf(w, "  structure              %s\n", row.Structure)
 		}
 	}
-	if len(r.Unverified) > 0 {
-		fmt.Fprintf(w, "\nnot compared (not verified in the framework's source, or not modelled):\n")
-		for _, d := range r.Dialects {
-			if rules := r.Unverified[d]; len(rules) > 0 {
-				fmt.Fprintf(w, "  %s: %s\n", d, strings.Join(rules, ", "))
+	var lines []string
+	for _, d := range r.Dialects {
+		var rules []string
+		for _, rule := range r.Unverified[d] {
+			if r.Verbose || r.applies == nil || r.applies[hf.Rule(rule)] {
+				rules = append(rules, rule)
 			}
+		}
+		if len(rules) > 0 {
+			lines = append(lines, d+": "+strings.Join(rules, ", "))
+		}
+	}
+	if lines = append(lines, r.Unmodelled...); len(lines) > 0 {
+		fmt.Fprintf(w, "\nnot compared (not verified in the framework's source, or not modelled):\n")
+		for _, l := range lines {
+			fmt.Fprintf(w, "  %s\n", l)
 		}
 	}
 	fmt.Fprintln(w)

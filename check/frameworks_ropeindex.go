@@ -21,6 +21,13 @@ func ropeIndexRows(data []byte, dialects []hf.Dialect, r *FrameworksReport) []Fr
 				r.Unverified = map[string][]string{}
 			}
 			r.Unverified[string(d)] = append(r.Unverified[string(d)], string(hf.RuleRopeIndex))
+			if _, done := r.applies[hf.RuleRopeIndex]; !done && r.applies != nil {
+				if cfg, ok := ropeIndexConfig(data); ok {
+					_, r.applies[hf.RuleRopeIndex] = ropeIndexDiff(cfg, multimodal.IndexV457, multimodal.IndexUnified)
+				} else {
+					r.applies[hf.RuleRopeIndex] = false
+				}
+			}
 			continue
 		}
 		i := slices.IndexFunc(groups, func(g *readingGroup) bool { return g.choices[0] == rd.Choice })
@@ -37,14 +44,9 @@ func ropeIndexRows(data []byte, dialects []hf.Dialect, r *FrameworksReport) []Fr
 	if len(groups) < 2 {
 		return nil
 	}
-	cfg, err := multimodal.ConfigFromJSON(data)
-	if err != nil {
-		return nil // no multimodal positions to compute
-	}
-	switch cfg.Kind {
-	case multimodal.Qwen2VL, multimodal.Qwen25VL, multimodal.Qwen3VL, multimodal.Qwen35:
-	default:
-		return nil // the families whose rewrite was not read keep one rule
+	cfg, ok := ropeIndexConfig(data)
+	if !ok {
+		return nil
 	}
 	var rows []FrameworkRow
 	for i, a := range groups {
@@ -58,6 +60,21 @@ func ropeIndexRows(data []byte, dialects []hf.Dialect, r *FrameworksReport) []Fr
 		}
 	}
 	return rows
+}
+
+// ropeIndexConfig is the multimodal config of data when its family is one whose get_rope_index
+// versions were read; ok is false for any other (no multimodal positions to compute, or one
+// rule for all versions).
+func ropeIndexConfig(data []byte) (multimodal.Config, bool) {
+	cfg, err := multimodal.ConfigFromJSON(data)
+	if err != nil {
+		return cfg, false
+	}
+	switch cfg.Kind {
+	case multimodal.Qwen2VL, multimodal.Qwen25VL, multimodal.Qwen3VL, multimodal.Qwen35:
+		return cfg, true
+	}
+	return cfg, false
 }
 
 // ropeIndexPrompt is two text tokens, one video of grid (4, 2m, 2m) (Qwen3-VL's and Qwen3.5's

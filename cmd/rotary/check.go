@@ -10,7 +10,7 @@ import (
 	"github.com/rotary-go/rotary/hf"
 )
 
-const checkUsage = "--config CONFIG.json | --model PRESET [--style neox|gptj] [--strict] [--position-embedding-type rope|mrope] [--use-fused-rotary-pos-emb] [--apply-rope-fusion] [--positions-rows N] [--mrope-cache-mode default|interleave] [--rotary-mode half|interleave] [--op NAME] [--json] | --frameworks[=LIST] | --precision | --gguf FILE.gguf"
+const checkUsage = "--config CONFIG.json | --model PRESET [--style neox|gptj] [--strict] [--position-embedding-type rope|mrope] [--use-fused-rotary-pos-emb] [--apply-rope-fusion] [--positions-rows N] [--mrope-cache-mode default|interleave] [--rotary-mode half|interleave] [--op NAME] [--json] | --frameworks[=LIST] [-v] | --precision | --gguf FILE.gguf"
 
 func runCheck(args []string, stdout, stderr io.Writer) error {
 	fs := newFlags("check", checkUsage, stderr)
@@ -34,6 +34,7 @@ func runCheck(args []string, stdout, stderr io.Writer) error {
 	asJSON := fs.Bool("json", false, "print one JSON object per finding")
 	var fw frameworksFlag
 	fs.Var(&fw, "frameworks", "instead of the contract checks: every rule on which the framework dialects ("+dialectNames()+", or =LIST of them) read the config differently, with its numeric consequence; exit 1 when two rotate differently beyond float32 noise")
+	verbose := fs.Bool("v", false, "with --frameworks: list every rule a dialect was not verified for, not only those that read this config in more than one way")
 	ggufPath := fs.String("gguf", "", "instead of the contract checks: every way the RoPE llama.cpp derives from `FILE.gguf` differs from the config's, with its numeric consequence; exit 1 when they rotate differently beyond float32 noise")
 	precisionFlag := fs.Bool("precision", false, "instead of the contract checks: how far angles computed in float32 drift from the exact ones at the original and max length, in radians and bf16 ULPs")
 	if err := parseFlags(fs, args); err != nil {
@@ -45,6 +46,9 @@ func runCheck(args []string, stdout, stderr io.Writer) error {
 	// Before --gguf, which refuses every launch flag, so that the old name is refused too.
 	if err := mropeCacheMode(&l.CacheMode, *oldCacheMode); err != nil {
 		return err
+	}
+	if *verbose && !fw.on {
+		return usagef("-v lists the rules --frameworks did not compare: give it with --frameworks")
 	}
 	var data []byte
 	var err error
@@ -81,7 +85,7 @@ func runCheck(args []string, stdout, stderr io.Writer) error {
 	case fw.on && *precisionFlag:
 		return usagef("--frameworks and --precision: give one")
 	case fw.on:
-		return runCheckFrameworks(data, source, opts, fw, *asJSON, stdout)
+		return runCheckFrameworks(data, source, opts, fw, *verbose, *asJSON, stdout)
 	case *precisionFlag:
 		return runCheckPrecision(data, source, opts, *asJSON, stdout)
 	}

@@ -85,7 +85,7 @@ func parseDialectList(s string) ([]hf.Dialect, error) {
 	return out, nil
 }
 
-func runCheckFrameworks(data []byte, source string, opts hf.ParseOptions, fw frameworksFlag, asJSON bool, stdout io.Writer) error {
+func runCheckFrameworks(data []byte, source string, opts hf.ParseOptions, fw frameworksFlag, verbose, asJSON bool, stdout io.Writer) error {
 	if fw.err != nil {
 		return fw.err
 	}
@@ -97,6 +97,6 @@ func runCheckFrameworks(data []byte, source string, opts hf.ParseOptions, fw fra
 	if err != nil {
 		return usageError{err}
 	}
-	r.Source = source
+	r.Source, r.Verbose = source, verbose
 	return writeReport(stdout, asJSON, r, r.WriteText, r.Agree)
 }
