@@ -33,6 +33,10 @@ type applyOp struct {
 	reads []string
 	// run computes the output tensors.
 	run func(env *applyEnv) ([]safetensors.Tensor, error)
+	// golden makes the op's inputs for rotary golden, named and shaped as run reads them, with
+	// the op flags that describe them set through goldenGen.opFlag (TestGoldenEveryOp: every op
+	// has one).
+	golden func(g *goldenGen) ([]goldenInput, error)
 }
 
 // applyEnv is what an op gets: the input tensors and the parsed common options.

@@ -11,6 +11,7 @@ var qkNormEpsilon float64
 
 func init() {
 	registerApplyOp("qk_rmsnorm_rope", &applyOp{
+		golden:     goldenQKRMSNorm,
 		reads:      []string{"epsilon-qk"},
 		summary:    "positions, query, key, q_weight [D], k_weight [D] → query, key RMS-normalized per head (Qwen3 q_norm/k_norm) then rotated",
 		needsModel: true,
@@ -46,4 +47,15 @@ func runQKRMSNormRoPE(env *applyEnv) ([]safetensors.Tensor, error) {
 		return nil, usageError{err}
 	}
 	return queryKey(query, key), nil
+}
+
+// goldenQKRMSNorm: goldenQueryKey's tensors and the norms' weights q_weight, k_weight [D];
+// --epsilon-qk is the config's rms_norm_eps when it has one (Qwen3's q_norm and k_norm use it).
+func goldenQKRMSNorm(g *goldenGen) ([]goldenInput, error) {
+	if eps, ok := configRMSNormEps(g.o.configJSON); ok {
+		g.opFlag("epsilon-qk", eps)
+	}
+	in, _ := goldenQueryKey(g)
+	D := g.spec.HeadSize
+	return append(in, goldenInput{"q_weight", g.values("q_weight", D)}, goldenInput{"k_weight", g.values("k_weight", D)}), nil
 }

@@ -27,6 +27,7 @@ var (
 
 func init() {
 	registerApplyOp("query_scale", &applyOp{
+		golden:        goldenQueryScale,
 		reads:         []string{"query-scale", "floor-scale", "attn-scale", "beta", "original-max", "query-scale-cast"},
 		summary:       "positions [T], query [T,H,D] or [T,H·D] → query scaled by the position-dependent factor (Llama 4 attn_temperature_tuning, Ministral 3 / Mistral 4 llama_4_scaling_beta); --query-scale llama4|beta with its parameters, or the rule of --config/--model at --layer",
 		modelOptional: true,
@@ -171,4 +172,11 @@ func runQueryScale(env *applyEnv) ([]safetensors.Tensor, error) {
 		return nil, usageError{err}
 	}
 	return []safetensors.Tensor{toFile("query", query)}, nil
+}
+
+// goldenQueryScale: positions [T], query [T, Hq, D]; the rule is the model's (or --query-scale's).
+func goldenQueryScale(g *goldenGen) ([]goldenInput, error) {
+	hq, _ := g.heads()
+	pos := g.positions(1)
+	return []goldenInput{{"positions", pos}, {"query", g.values("query", g.c.tokens, hq, g.spec.HeadSize)}}, nil
 }

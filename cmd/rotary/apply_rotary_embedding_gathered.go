@@ -7,6 +7,7 @@ import (
 
 func init() {
 	registerApplyOp("rotary_embedding_gathered", &applyOp{
+		golden:     goldenQueryKey,
 		reads:      []string{"layout"},
 		summary:    "as rotary_embedding (--layout included), through the hoisted gather: cos/sin gathered once for the positions, then applied to query and key",
 		needsModel: true,

@@ -17,6 +17,7 @@ var (
 
 func init() {
 	registerApplyOp("vision_rope_2d", &applyOp{
+		golden:  goldenVisionRoPE2D,
 		reads:   []string{"vision-layout", "vision-theta", "rotary-mode"},
 		summary: "positions [2,T] (each token's two coordinates), query [T,H,D], optional key → query, key (a vision tower's 2-D RoPE; --vision-layout split|pixtral, --vision-theta, --rotary-mode)",
 		flags: func(fs *flag.FlagSet) {
@@ -50,4 +51,14 @@ func runVisionRoPE2D(env *applyEnv) ([]safetensors.Tensor, error) {
 		return nil, usageError{err}
 	}
 	return queryKey(query, key), nil
+}
+
+// goldenVisionRoPE2D: positions [2, T] (two coordinates per token), query [T, Hq, D], key [T, Hk,
+// D] with the model's head size, --vision-layout split and --rotary-mode the model's pairing.
+func goldenVisionRoPE2D(g *goldenGen) ([]goldenInput, error) {
+	hq, hk := g.heads()
+	T, D := g.c.tokens, g.spec.HeadSize
+	g.opFlag("vision-layout", "split")
+	g.opFlag("rotary-mode", rotaryModeOf(g.spec))
+	return []goldenInput{{"positions", g.positions(2)}, {"query", g.values("query", T, hq, D)}, {"key", g.values("key", T, hk, D)}}, nil
 }

@@ -153,7 +153,7 @@ func runGolden(args []string, stdout, stderr io.Writer) error {
 		if err != nil {
 			return err
 		}
-		if applyOps[canon] == nil || goldenInputs[canon] == nil { // TestGoldenEveryOp keeps every op covered
+		if applyOps[canon] == nil || applyOps[canon].golden == nil { // TestGoldenEveryOp keeps every op covered
 			return usagef("--op %s: rotary golden cannot make its inputs", canon)
 		}
 		o.op = canon
@@ -317,7 +317,7 @@ func (o *goldenOptions) bundle(c goldenCase) (goldenBundle, error) {
 	if pos.limit > 0 {
 		g.limit = pos.limit
 	}
-	inputs, err := goldenInputs[o.op](g)
+	inputs, err := applyOps[o.op].golden(g)
 	if err == nil {
 		err = g.err
 	}
