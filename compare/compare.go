@@ -86,7 +86,13 @@ func Tensors(name string, a, b tensor.Tensor, opts Options, ax Axes) Result {
 		var ulp int64
 		over := false
 		if isFloat {
-			x, y = RoundTo(cd, a.Float64At(i)), RoundTo(cd, b.Float64At(i))
+			x, y = a.Float64At(i), b.Float64At(i)
+			if a.DType != cd { // a value of the compared dtype is exact in it already
+				x = RoundTo(cd, x)
+			}
+			if b.DType != cd {
+				y = RoundTo(cd, y)
+			}
 			var finite bool
 			diff, ulp, over, finite = floatElement(cd, x, y, opts.MaxULP, atol)
 			if finite {
@@ -162,7 +168,11 @@ func tolerance(a tensor.Tensor, cd tensor.DType, opts Options) float64 {
 	scale := 0.0
 	if cd.IsFloat() || cd == tensor.F64 {
 		for i := range a.Len() {
-			if v := math.Abs(RoundTo(cd, a.Float64At(i))); !math.IsInf(v, 0) && !math.IsNaN(v) {
+			v := a.Float64At(i)
+			if a.DType != cd {
+				v = RoundTo(cd, v)
+			}
+			if v = math.Abs(v); !math.IsInf(v, 0) && !math.IsNaN(v) {
 				scale = max(scale, v)
 			}
 		}
