@@ -20,6 +20,11 @@ type CosSinCase struct {
 	// X [B, N, S, D] is de-interleaved, then rotated NeoX style by cos and sin in NeoX layout,
 	// the output kept in the de-interleaved order. Layout and Style are then unused.
 	Interleaved bool
+	// Backward is apply_rotary_emb's backward pass (ops.ApplyRotaryEmbBackwardArgs): X is the
+	// output gradient dy, Want and Got the input gradient dx = dy·cos + rotateᵀ(dy·sin) (dcos
+	// and dsin, which need the forward input, are not explained; dy stands in for that input,
+	// which dx does not read).
+	Backward bool
 	// X, Cos and Sin are the op's inputs; Want and Got the exact and the candidate's out.
 	X, Cos, Sin tensor.Tensor
 	Want, Got   tensor.Tensor
@@ -35,9 +40,14 @@ func ExplainCosSin(c CosSinCase, opts compare.Options) (Report, error) {
 	cs := c
 	cs.X, cs.Cos, cs.Sin = c.X.Clone(), c.Cos.Clone(), c.Sin.Clone()
 	var err error
-	if c.Interleaved {
+	switch {
+	case c.Interleaved && c.Backward:
+		return Report{}, fmt.Errorf("%w: Interleaved and Backward: interleave_rope has no backward op", ErrCase)
+	case c.Interleaved:
 		_, err = ops.NewInterleaveRoPE(ops.InterleaveRoPEParams{X: cs.X, Out: cs.X, Cos: cs.Cos, Sin: cs.Sin})
-	} else {
+	case c.Backward:
+		_, err = ops.NewApplyRotaryEmbBackward(ops.ApplyRotaryEmbBackwardParams{Layout: cs.Layout, DY: cs.X, X: cs.X, DX: cs.X, Cos: cs.Cos, Sin: cs.Sin, Style: cs.Style})
+	default:
 		_, err = ops.NewApplyRotaryEmb(ops.ApplyRotaryEmbParams{Layout: cs.Layout, X: cs.X, Out: cs.X, Cos: cs.Cos, Sin: cs.Sin, Style: cs.Style})
 	}
 	if err != nil {
@@ -70,10 +80,15 @@ func ExplainCosSin(c CosSinCase, opts compare.Options) (Report, error) {
 	return s.report(), nil
 }
 
-// applyCS is the exact op on x with the given pairing, cos and sin.
+// applyCS is the exact op (or its backward pass) on x with the given pairing, cos and sin.
 func (s *state) applyCS(style rope.Style, cos, sin tensor.Tensor) (map[string]tensor.Tensor, error) {
 	out := tensor.Zeros(s.cs.X.DType, s.cs.X.Shape...)
-	err := rotary.ApplyRotaryEmb(nil, ops.ApplyRotaryEmbParams{Layout: s.cs.Layout, X: s.cs.X, Out: out, Cos: cos, Sin: sin, Style: style})
+	var err error
+	if s.cs.Backward {
+		err = rotary.ApplyRotaryEmbBackward(nil, ops.ApplyRotaryEmbBackwardParams{Layout: s.cs.Layout, DY: s.cs.X, X: s.cs.X, DX: out, Cos: cos, Sin: sin, Style: style})
+	} else {
+		err = rotary.ApplyRotaryEmb(nil, ops.ApplyRotaryEmbParams{Layout: s.cs.Layout, X: s.cs.X, Out: out, Cos: cos, Sin: sin, Style: style})
+	}
 	return map[string]tensor.Tensor{"out": out}, err
 }
 

@@ -166,3 +166,62 @@ func neoxTables(from, S, rd int, shape ...int) (cos, sin tensor.Tensor) {
 	}
 	return cos, sin
 }
+
+// TestExplainBackward: apply_rotary_emb's backward pass written naively with the forward
+// rotation, the other pairing or no rotation is named first.
+func TestExplainBackward(t *testing.T) {
+	const S, N, D = 6, 3, 16
+	rng := rand.New(rand.NewPCG(13, 14))
+	dy := tensor.Zeros(tensor.F32, 1, S, N, D)
+	for i := range dy.Len() {
+		dy.SetFloat32(i, float32(rng.NormFloat64()))
+	}
+	cos, sin := neoxTables(5, S, D, 1, S, 1, D)
+	want := tensor.Zeros(tensor.F32, 1, S, N, D)
+	if err := rotary.ApplyRotaryEmbBackward(nil, ops.ApplyRotaryEmbBackwardParams{Layout: ops.BSND, DY: dy, X: dy, DX: want, Cos: cos, Sin: sin}); err != nil {
+		t.Fatal(err)
+	}
+	// naive: dx_i = dy_i·c_i + dy_p·s_p·sign with p the pair partner, in float64; transpose
+	// false is the forward rotation.
+	naive := func(style rope.Style, transpose bool) tensor.Tensor {
+		out := dy.Clone()
+		for row := 0; row < dy.Len(); row += D {
+			s := row / (N * D)
+			for j := range D {
+				p, sign := (j+D/2)%D, 1.0 // rotateᵀ: the first of a pair takes +partner·sin
+				if j >= D/2 {
+					sign = -1
+				}
+				if style == rope.GPTJ {
+					p, sign = j^1, float64(1-2*(j%2))
+				}
+				cj := float64(cos.Float32At(s*D + j))
+				sp := float64(sin.Float32At(s*D + p))
+				if !transpose {
+					sign, sp = -sign, float64(sin.Float32At(s*D+j))
+				}
+				out.SetFloat32(row+j, float32(float64(dy.Float32At(row+j))*cj+sign*float64(dy.Float32At(row+p))*sp))
+			}
+		}
+		return out
+	}
+	if rep, err := ExplainCosSin(CosSinCase{Backward: true, Layout: ops.BSND, X: dy, Cos: cos, Sin: sin, Want: want, Got: naive(rope.NeoX, true)}, compare.Options{MaxULP: 1, ATol: -1}); err != nil || rep.Failing != 0 {
+		t.Fatalf("the naive backward pass itself: %+v %v", rep, err)
+	}
+	for _, c := range []struct {
+		want string
+		got  tensor.Tensor
+	}{
+		{"rotation_reversed", naive(rope.NeoX, false)},
+		{"pairing", naive(rope.GPTJ, true)},
+		{"x_not_rotated", dy},
+	} {
+		rep, err := ExplainCosSin(CosSinCase{Backward: true, Layout: ops.BSND, X: dy, Cos: cos, Sin: sin, Want: want, Got: c.got}, compare.Options{MaxULP: 1, ATol: -1})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if rep.Failing == 0 || len(rep.Findings) == 0 || rep.Findings[0].Mistake != c.want || !rep.Findings[0].Reproduces() {
+			t.Errorf("%s: %+v", c.want, rep)
+		}
+	}
+}

@@ -260,8 +260,18 @@ var readings = []reading{
 			}
 			return eachDims(out, s.headSize, swap), nil
 		},
-		reading: say("the rotation the wrong way (sin negated)"),
-		fix:     say("first of each pair x·cos − y·sin, second y·cos + x·sin (rotate_half(q) is (−q2, q1))"),
+		reading: func(s *state) string {
+			if s.cs != nil && s.cs.Backward {
+				return "the forward rotation applied to the gradient (dx = dy·cos + rotate(dy)·sin, where the backward pass rotates the other way: rotateᵀ)"
+			}
+			return "the rotation the wrong way (sin negated)"
+		},
+		fix: func(s *state) string {
+			if s.cs != nil && s.cs.Backward {
+				return "rotate the gradient by −θ: dx = dy·cos + rotateᵀ(dy·sin), where rotateᵀ(y) is (y2, −y1) for a pair"
+			}
+			return "first of each pair x·cos − y·sin, second y·cos + x·sin (rotate_half(q) is (−q2, q1))"
+		},
 	},
 	{
 		id: "norm_skipped", applies: func(s *state) bool { return s.qk != nil && rotates(s) },
@@ -373,11 +383,21 @@ var readings = []reading{
 		run: func(s *state) (map[string]tensor.Tensor, error) {
 			return map[string]tensor.Tensor{"out": s.inputs["out"]}, nil
 		},
-		reading: say("x copied to the output, not rotated"),
-		fix:     say("write x·cos + rotate(x)·sin"),
+		reading: func(s *state) string {
+			if s.cs.Backward {
+				return "dy copied to dx, not rotated"
+			}
+			return "x copied to the output, not rotated"
+		},
+		fix: func(s *state) string {
+			if s.cs.Backward {
+				return "write dx = dy·cos + rotateᵀ(dy·sin)"
+			}
+			return "write x·cos + rotate(x)·sin"
+		},
 	},
 	{
-		id: "products_in_dtype", precision: true, applies: func(s *state) bool { return byCosSin(s) && s.sixteenBit() },
+		id: "products_in_dtype", precision: true, applies: func(s *state) bool { return byCosSin(s) && !s.cs.Backward && s.sixteenBit() },
 		run: func(s *state) (map[string]tensor.Tensor, error) {
 			return s.productsInDType(), nil
 		},

@@ -116,7 +116,7 @@ func runVerify(args []string, stdout, stderr io.Writer) error {
 			continue
 		}
 		row, err := json.Marshal(r)
-		if err == nil && r.Compared && r.Mismatch > 0 {
+		if err == nil && r.Compared && r.Mismatch > 0 && explainReads(golden.metadata["op"], r.Name) {
 			row, err = withExplained(row, rep)
 		}
 		if err != nil {

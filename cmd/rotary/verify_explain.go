@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io"
 	"strconv"
+	"strings"
 
 	"github.com/rotary-go/rotary"
 	"github.com/rotary-go/rotary/compare"
@@ -18,21 +19,35 @@ import (
 )
 
 // explainedOps are the golden ops verify explains: those that rotate query and key by the
-// model's RoPE at positions (qk_rmsnorm_rope after its norm), apply_rotary_emb and
-// interleave_rope, which rotate x by given cos and sin, and mrope (torch_npu npu_mrope), by a
+// model's RoPE at positions (qk_rmsnorm_rope after its norm), apply_rotary_emb (and its
+// backward pass's dx) and interleave_rope, which rotate x by given cos and sin, and mrope (torch_npu npu_mrope), by a
 // cos/sin cache at positions.
 var explainedOps = map[string]bool{"rotary_embedding": true, "rotary_embedding_gathered": true, "qk_rmsnorm_rope": true,
-	"apply_rotary_emb": true, "interleave_rope": true, "mrope": true}
+	"apply_rotary_emb": true, "apply_rotary_emb_backward": true, "interleave_rope": true, "mrope": true}
+
+// explainReads reports whether explain reads output (out.X) of a golden of op: the rotated
+// query and key, out, or a backward pass's dx (not its dcos and dsin).
+func explainReads(op, output string) bool {
+	switch strings.TrimPrefix(output, outPrefix) {
+	case "query", "key":
+		return op != "apply_rotary_emb" && op != "apply_rotary_emb_backward" && op != "interleave_rope"
+	case "out":
+		return op == "apply_rotary_emb" || op == "interleave_rope"
+	case "dx":
+		return op == "apply_rotary_emb_backward"
+	}
+	return false
+}
 
 // explainVerify runs package explain on a failed golden and candidate. It returns the report,
 // or why there is none (a golden of another op, a model it cannot rebuild).
 func explainVerify(golden, cand *inputSet, opts compare.Options) (explain.Report, string) {
 	op := golden.metadata["op"]
 	if !explainedOps[op] {
-		return explain.Report{}, fmt.Sprintf("explain: op %q is not covered (apply_rotary_emb, interleave_rope, mrope, qk_rmsnorm_rope, rotary_embedding and rotary_embedding_gathered are)", op)
+		return explain.Report{}, fmt.Sprintf("explain: op %q is not covered (apply_rotary_emb and its backward pass's dx, interleave_rope, mrope, qk_rmsnorm_rope, rotary_embedding and rotary_embedding_gathered are)", op)
 	}
 	switch op {
-	case "apply_rotary_emb", "interleave_rope":
+	case "apply_rotary_emb", "apply_rotary_emb_backward", "interleave_rope":
 		return explainCosSin(golden, cand, opts)
 	case "mrope":
 		return explainCache(golden, cand, opts)
@@ -124,20 +139,26 @@ func queryKeyOutputs(golden, cand *inputSet) (want, got map[string]tensor.Tensor
 }
 
 // explainCosSin explains an apply_rotary_emb golden (its layout and pairing are the recorded
-// --layout and --rotary-mode) or an interleave_rope one.
+// --layout and --rotary-mode), its backward pass's dx, or an interleave_rope golden.
 func explainCosSin(golden, cand *inputSet, opts compare.Options) (explain.Report, string) {
 	style, err := rope.ParseRotaryMode(cmp.Or(applyArg(golden.metadata["apply_args"], "rotary-mode"), "half"))
 	if err != nil {
 		return explain.Report{}, "explain: the golden's --rotary-mode: " + err.Error()
 	}
-	got, _, ok := candidateFor(cand, outPrefix+"out", "out")
+	op := golden.metadata["op"]
+	in, out := "x", "out"
+	if op == "apply_rotary_emb_backward" {
+		in, out = "dy", "dx"
+	}
+	got, _, ok := candidateFor(cand, outPrefix+out, out)
 	if !ok {
-		return explain.Report{}, "explain: the candidate lacks out"
+		return explain.Report{}, "explain: the candidate lacks " + out
 	}
 	rep, err := explain.ExplainCosSin(explain.CosSinCase{
-		Layout: ops.Layout(compare.AxesOf(golden.metadata).Layout), Style: style, Interleaved: golden.metadata["op"] == "interleave_rope",
-		X: golden.tensors["x"], Cos: golden.tensors["cos"], Sin: golden.tensors["sin"],
-		Want: golden.tensors[outPrefix+"out"], Got: got,
+		Layout: ops.Layout(compare.AxesOf(golden.metadata).Layout), Style: style,
+		Interleaved: op == "interleave_rope", Backward: op == "apply_rotary_emb_backward",
+		X: golden.tensors[in], Cos: golden.tensors["cos"], Sin: golden.tensors["sin"],
+		Want: golden.tensors[outPrefix+out], Got: got,
 	}, opts)
 	if err != nil {
 		return explain.Report{}, err.Error()
@@ -192,6 +213,10 @@ func applyArg(applyArgs, name string) string {
 func printExplained(w io.Writer, rep explain.Report, why string, opts compare.Options) {
 	if why != "" {
 		fmt.Fprintln(w, why)
+		return
+	}
+	if rep.Failing == 0 {
+		fmt.Fprintln(w, "explain: the outputs it reads pass; the failing ones are not among them (of a backward pass it reads dx)")
 		return
 	}
 	if len(rep.Findings) == 0 {

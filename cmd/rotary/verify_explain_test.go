@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -56,6 +57,8 @@ func TestVerifyExplains(t *testing.T) {
 			[]string{"--model", "llama-3.1-8b", "--layout", "BNSD", "--positions", "range:100"}, []string{"--model", "llama-3.1-8b", "--layout", "BNSD", "--positions", "range:101"}},
 		{"pairing_and_cos_sin_layout", "explained by: the other pairing throughout: GPT-J's (2i, 2i+1), with cos and sin laid out for it, where the op pairs NeoX's (i, i+d/2)",
 			[]string{"--model", "llama-3.1-8b", "--op", "apply_rotary_emb"}, []string{"--model", "llama-3.1-8b", "--op", "apply_rotary_emb", "--rotary-mode", "interleave"}},
+		{"pairing_and_cos_sin_layout", "explained by: the other pairing throughout: GPT-J's (2i, 2i+1), with cos and sin laid out for it, where the op pairs NeoX's (i, i+d/2)",
+			[]string{"--model", "llama-3.1-8b", "--op", "apply_rotary_emb_backward"}, []string{"--model", "llama-3.1-8b", "--op", "apply_rotary_emb_backward", "--rotary-mode", "interleave"}},
 	} {
 		t.Run(fmt.Sprint(i, " ", c.mistake), func(t *testing.T) {
 			g := golden
@@ -69,9 +72,15 @@ func TestVerifyExplains(t *testing.T) {
 			if code != 1 || !strings.Contains(out, c.line+" (") || !strings.Contains(out, "  fix: ") {
 				t.Fatalf("exit %d, want 1 and %q:\n%s%s", code, c.line, out, stderr)
 			}
+			op := "rotary_embedding"
+			if i := slices.Index(c.golden, "--op"); i >= 0 {
+				op = c.golden[i+1]
+			}
 			code, out, _ = runCLI(t, "verify", "--json", g, cand)
 			for _, l := range strings.Split(strings.TrimSpace(out), "\n") {
 				var row struct {
+					Name      string `json:"name"`
+					Over      int    `json:"over_tolerance"`
 					Explained []struct {
 						Mistake            string
 						Failing, Explained int
@@ -80,6 +89,12 @@ func TestVerifyExplains(t *testing.T) {
 				}
 				if err := json.Unmarshal([]byte(l), &row); err != nil {
 					t.Fatal(err)
+				}
+				if row.Over == 0 || !explainReads(op, row.Name) {
+					if len(row.Explained) > 0 {
+						t.Errorf("--json: a row explain does not read, or that passes, has explained_by: %s", l)
+					}
+					continue
 				}
 				if code != 1 || len(row.Explained) == 0 || row.Explained[0].Mistake != c.mistake || row.Explained[0].Residual != 0 {
 					t.Errorf("--json: exit %d row %s", code, l)
