@@ -19,16 +19,17 @@ func TestRawReadsAsHF(t *testing.T) {
 			t.Errorf("findings %s %v, want one rotary-dim of 96 past 64", codes(fs), fs)
 		}
 	})
-	t.Run("rope_parameters over rope_scaling", func(t *testing.T) {
-		// hf derives the sections from rope_parameters; a stale rope_scaling beside it is not
-		// read, and its sections are not the model's.
+	t.Run("rope_scaling over rope_parameters", func(t *testing.T) {
+		// hf derives the sections from the rope object transformers keeps (rope_scaling or
+		// rope_parameters): a non-empty rope_scaling, so the unread rope_parameters' sections
+		// are not the model's.
 		fs := check.Config([]byte(`{"model_type": "qwen2_vl", "hidden_size": 3584, "num_attention_heads": 28,
 			"num_key_value_heads": 4, "rope_theta": 1000000, "max_position_embeddings": 32768,
-			"rope_scaling": {"type": "mrope", "mrope_section": [16, 24, 25]},
-			"rope_parameters": {"rope_type": "default", "mrope_section": [16, 24, 24]}}`), check.Launch{})
+			"rope_scaling": {"type": "mrope", "mrope_section": [16, 24, 24]},
+			"rope_parameters": {"rope_type": "default", "mrope_section": [16, 24, 25]}}`), check.Launch{})
 		for _, f := range fs {
 			if f.Code == "mrope-sections" {
-				t.Errorf("finding on the unread rope_scaling: %v", f)
+				t.Errorf("finding on the unread rope_parameters: %v", f)
 			}
 		}
 		fs = check.Config([]byte(`{"model_type": "qwen2_vl", "hidden_size": 3584, "num_attention_heads": 28,

@@ -74,6 +74,14 @@ func v4Rope(c configClass) configClass {
 	return c
 }
 
+// wrappedBy is text class c as wrapper class name builds it from a nested text_config: from
+// that object alone (`self.text_config = <TextConfig>(**self.text_config)` in its __post_init__),
+// the top-level keys left on the wrapper or dropped, so hf reads none of them (source.wrapper).
+func wrappedBy(c configClass, name string) configClass {
+	c.wrapper = name
+	return c
+}
+
 // builtFromDefaults is text class c as wrapper class name builds it when the config has no
 // text_config: `self.text_config = <TextConfig>()` in its __post_init__, no top-level key passed.
 func builtFromDefaults(c configClass, name, textType string) configClass {
@@ -202,9 +210,9 @@ var configClasses = map[string]configClass{
 	"qwen3": classOf("Qwen3Config", kLayers, num("32"), kHidden, num("4096"), kHeads, num("32"), kKV, num("32"), kHead, num("128"), kMax, num("32768")),
 	// Qwen3MoeConfig (configuration_qwen3_moe.py): no head_dim field.
 	"qwen3_moe":         classOf("Qwen3MoeConfig", kLayers, num("24"), kHidden, num("2048"), kHeads, num("32"), kKV, num("4"), kMax, num("32768")),
-	"qwen2_vl":          qwen2VLText,
+	"qwen2_vl":          wrappedBy(qwen2VLText, "Qwen2VLConfig"),
 	"qwen2_vl_text":     qwen2VLText,
-	"qwen2_5_vl":        qwen25VLText,
+	"qwen2_5_vl":        wrappedBy(qwen25VLText, "Qwen2_5_VLConfig"),
 	"qwen2_5_vl_text":   qwen25VLText,
 	"qwen3_vl":          builtFromDefaults(qwen3VLText, "Qwen3VLConfig", "qwen3_vl_text"),
 	"qwen3_vl_text":     qwen3VLText,
@@ -309,7 +317,7 @@ var configClasses = map[string]configClass{
 	// MiniMaxM2Config (minimax_m2/configuration_minimax_m2.py), default_theta 5e6: head_dim 128.
 	"minimax_m2": classOf("MiniMaxM2Config", kLayers, num("62"), kHidden, num("3072"), kHeads, num("48"), kKV, num("8"), kHead, num("128"),
 		kMax, num("196608"), kTheta, num("5000000")),
-	"glm4v_moe":           glm4vMoeText,
+	"glm4v_moe":           wrappedBy(glm4vMoeText, "Glm4vMoeConfig"),
 	"glm4v_moe_text":      glm4vMoeText,
 	"gemma4":              builtFromDefaults(gemma4Text, "Gemma4Config", "gemma4_text"),
 	"gemma4_text":         gemma4Text,
@@ -351,7 +359,7 @@ var configClasses = map[string]configClass{
 	"deepseek_v4": classOf("DeepseekV4Config"),
 	"llama4":      builtFromDefaults(llama4Text, "Llama4Config", "llama4_text"),
 	"llama4_text": llama4Text,
-	"glm4v":       glm4vText,
+	"glm4v":       wrappedBy(glm4vText, "Glm4vConfig"),
 	"glm4v_text":  glm4vText,
 	// Ernie4_5Config (configuration_ernie4_5.py), default_theta 500000: head_dim 128.
 	"ernie4_5": classOf("Ernie4_5Config", kLayers, num("18"), kHidden, num("1024"), kHeads, num("16"), kKV, num("2"), kHead, num("128"),
@@ -359,7 +367,7 @@ var configClasses = map[string]configClass{
 	// Ernie4_5_MoeConfig (configuration_ernie4_5_moe.py), default_theta 500000.
 	"ernie4_5_moe": classOf("Ernie4_5_MoeConfig", kLayers, num("28"), kHidden, num("2560"), kHeads, num("20"), kKV, num("4"),
 		kMax, num("131072"), kTheta, num("500000")),
-	"ernie4_5_vl_moe":      ernie45VLText,
+	"ernie4_5_vl_moe":      wrappedBy(ernie45VLText, "Ernie4_5_VLMoeConfig"),
 	"ernie4_5_vl_moe_text": ernie45VLText,
 
 	// Families families.go dates after decba1d2, each read at the commit its family entry names.
@@ -375,7 +383,7 @@ var configClasses = map[string]configClass{
 		kMax, num("4096"), kTheta, num("100000.0")),
 	"kolibri1": classOf("Kolibri1Config", kLayers, num("50"), kHidden, num("2560"), kHeads, num("48"), kKV, num("4"), kHead, num("128"),
 		kMax, num("262144")),
-	"glm_ocr":      glmOCRText,
+	"glm_ocr":      wrappedBy(glmOCRText, "GlmOcrConfig"),
 	"glm_ocr_text": glmOCRText,
 	"jetmoe": classOf("JetMoeConfig", kLayers, num("12"), kHidden, num("2048"), kKV, num("16"), "kv_channels", num("128"),
 		"num_experts_per_tok", num("2"), kMax, num("4096")),

@@ -3,8 +3,12 @@
 // Parse reads the keys the HF modeling code reads, in the spellings real configs use:
 //
 //   - A nested text model: text_config (Qwen2-VL and Qwen2.5-VL in newer files, Qwen3-VL,
-//     Gemma 3, Llama 4). Keys the nested object lacks are read from the top level, as older
-//     qwen2_vl files keep rope_scaling there; Model.Notes says when that happened.
+//     Gemma 3, Llama 4), read as its wrapper class builds it: from text_config alone (the
+//     top-level keys HunYuan-VL's folds in excepted), so a key the nested object lacks takes
+//     the text class's default; only under a wrapper hf does not know is it read from the top
+//     level. Model.Notes says which happened. A legacy rope_scaling beside rope_parameters is
+//     read as the class reads it (rope_scaling or rope_parameters; merged into full_attention
+//     for Gemma 3, Gemma 3n and OLMo 3).
 //   - Head size: head_dim, else hidden_size / num_attention_heads (legacy n_embd / n_head,
 //     d_model, num_heads); ChatGLM's kv_channels; for MLA models (DeepSeek V2/V3, Kimi K2)
 //     qk_rope_head_dim, since the rotated q_pe/k_pe part is a tensor of its own.

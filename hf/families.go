@@ -67,6 +67,10 @@ type family struct {
 	// attributeMap gives the family's config-class names for the keys hf reads (HF's
 	// attribute_map), a dotted path for a key in a sub-object; the config's own key wins.
 	attributeMap map[string]string
+	// mergesRopeScaling: the config class updates rope_parameters' full_attention entry with a
+	// legacy rope_scaling given beside it, where the other classes take rope_scaling whole
+	// (rope_both.go).
+	mergesRopeScaling bool
 	// typeNames maps the family's layer type names to the ones the per-layer rules know
 	// (full_attention for the spec's own RoPE, sliding_attention), in layer_types and in the
 	// rope object's per-type keys.
@@ -90,7 +94,7 @@ var (
 	qwen3 = family{style: rope.NeoX, interleavedMRoPE: true, mropeSection: []int{24, 20, 20}, mropeFrom: "Qwen3VLTextRotaryEmbedding"}
 	// Gemma3TextConfig's defaults: google/gemma-3-4b-it's config.json gives only a few text
 	// keys (hidden_size, num_hidden_layers, rope_scaling, sliding_window) and relies on these.
-	gemma3 = family{style: rope.NeoX, layers: gemma3Layers, defaults: map[string]any{
+	gemma3 = family{style: rope.NeoX, layers: gemma3Layers, class: "Gemma3TextConfig", mergesRopeScaling: true, defaults: map[string]any{
 		"hidden_size":             num("2304"),
 		"num_hidden_layers":       num("26"),
 		"num_attention_heads":     num("8"),
@@ -117,12 +121,12 @@ var (
 	}}
 	// The defaults of Gemma3nTextConfig, Olmo3Config, Cohere2Config, Exaone4Config and
 	// SmolLM3Config (configuration_<type>.py) for the keys hf reads.
-	gemma3n = family{style: rope.NeoX, layers: gemma3nLayers, defaults: map[string]any{
+	gemma3n = family{style: rope.NeoX, layers: gemma3nLayers, class: "Gemma3nTextConfig", mergesRopeScaling: true, defaults: map[string]any{
 		"hidden_size": num("2048"), "num_hidden_layers": num("35"), "num_attention_heads": num("8"),
 		"num_key_value_heads": num("2"), "head_dim": num("256"), "max_position_embeddings": num("32768"),
 		"rope_theta": num("1000000"), "rope_local_base_freq": num("10000"),
 	}}
-	olmo3 = family{style: rope.NeoX, layers: olmo3Layers, defaults: map[string]any{
+	olmo3 = family{style: rope.NeoX, layers: olmo3Layers, class: "Olmo3Config", mergesRopeScaling: true, defaults: map[string]any{
 		"num_hidden_layers": num("32"), "rope_theta": num("500000"), "max_position_embeddings": num("2048"),
 	}}
 	// Cohere2Config.__post_init__ sets head_dim = hidden_size // num_attention_heads, whatever

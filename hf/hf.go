@@ -91,6 +91,9 @@ type source struct {
 	// topWins are the keys the wrapper (a class named wrapper) takes from the top level of a
 	// nested config over text_config's (configClass.topWins).
 	topWins []string
+	// wrapper is the class of a nested config's top level when hf knows it: it builds the text
+	// model from text_config (and the topWins keys) alone, so no other top-level key is read.
+	// Under a wrapper hf does not know, a key text_config lacks is read from the top level.
 	wrapper string
 	// headsDivide: the config class refuses a hidden_size the heads do not divide
 	// (configClass.headsDivide); famName names it.
@@ -143,8 +146,14 @@ func (s *source) given(keys ...string) (string, any, bool) {
 			if slices.Contains(s.ignored, k) {
 				continue
 			}
+			if s.wrapper != "" {
+				if path, _, ok := s.top.get(k); ok {
+					s.note("%s at the top level not read: %s builds its text model from text_config alone, and text_config lacks it", path, s.wrapper)
+				}
+				continue
+			}
 			if path, v, ok := s.top.get(k); ok {
-				s.note("%s read from the top level (text_config lacks it)", k)
+				s.note("%s read from the top level (text_config lacks it; the wrapper's config class is not one hf knows)", k)
 				return path, v, true
 			}
 		}

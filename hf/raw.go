@@ -28,15 +28,16 @@ func ReadRaw(data []byte) (*Raw, error) {
 	}
 	r := &Raw{top: RawObject{m: top}}
 	r.text = r.top
-	if wrapper, text, nested, err := textConfig(top); err == nil {
-		r.text = RawObject{path: text.path, m: text.m}
-		if nested {
-			r.text.next = &RawObject{path: wrapper.path, m: wrapper.m}
-		}
-	}
 	var p parser
 	if main := p.lenientHead(top).main; main != nil {
 		r.rope = RawObject{path: main.path, m: main.m}
+	}
+	if wrapper, text, nested, err := textConfig(top); err == nil {
+		r.text = RawObject{path: text.path, m: text.m}
+		// A wrapper hf knows reads no top-level key but those it folds (source.wrapper).
+		if nested && (p.src.wrapper == "" || len(p.src.topWins) > 0) {
+			r.text.next = &RawObject{path: wrapper.path, m: wrapper.m}
+		}
 	}
 	r.head, r.rotaryDim = p.m.Spec.HeadSize, p.m.Spec.RotaryDim
 	return r, nil
@@ -87,7 +88,8 @@ func (p *parser) lenientHead(top object) ropeInfo {
 func (r *Raw) Top() RawObject { return r.top }
 
 // Text is the text model as Parse reads it: an Omni model's thinker_config, its nested
-// text_config, and for a nested text model the keys it lacks from the object holding it.
+// text_config, and for a nested text model the keys it lacks from the object holding it where
+// that object's class folds top-level keys into the text model or is not one hf knows.
 func (r *Raw) Text() RawObject { return r.text }
 
 // HeadSize is the head size by Parse's rules (head_dim, ChatGLM's kv_channels, an MLA model's

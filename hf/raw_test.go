@@ -171,3 +171,15 @@ func FuzzReadRaw(f *testing.F) {
 		}
 	})
 }
+
+// TestRawTopLevelAsParse: ReadRaw's text model lacks the top-level keys Parse does not read,
+// those of a wrapper class hf knows (Qwen2VLConfig builds its text model from text_config).
+func TestRawTopLevelAsParse(t *testing.T) {
+	r, err := ReadRaw([]byte(`{"model_type": "qwen2_vl", "max_position_embeddings": 777, "text_config": {"hidden_size": 64}}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if m, ok := r.MaxPositions(); ok {
+		t.Errorf("MaxPositions %v: want none, as Parse reads it", m)
+	}
+}

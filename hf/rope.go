@@ -26,9 +26,9 @@ func (p *parser) ropeObject() (ropeInfo, error) {
 	if p.fam.kind == kindDeepSeekV4 {
 		return p.deepseekV4Rope()
 	}
-	path, v, ok := p.src.first("rope_parameters", "rope_scaling")
-	if !ok {
-		return ropeInfo{}, nil
+	path, v, ok, err := p.ropeKey()
+	if err != nil || !ok {
+		return ropeInfo{}, err
 	}
 	obj, err := asObject(path, v)
 	if err != nil {

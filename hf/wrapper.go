@@ -61,10 +61,14 @@ func brief(v any) string {
 }
 
 // levels is the order in which the text model's key k is looked up: text_config, then the top
-// level of a nested config, or the other way round where the wrapper folds k (topWins).
+// level of a nested config, or the other way round where the wrapper folds k (topWins); a
+// wrapper hf knows reads no other top-level key (source.wrapper).
 func (s *source) levels(k string) []*node {
 	if s.top != nil && slices.Contains(s.topWins, k) {
 		return []*node{s.top, &s.text}
+	}
+	if s.wrapper != "" {
+		return []*node{&s.text}
 	}
 	return []*node{&s.text, s.top}
 }

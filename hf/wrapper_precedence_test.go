@@ -110,3 +110,50 @@ func TestRopeScalingNotRead(t *testing.T) {
 		}
 	}
 }
+
+// TestTopLevelNotRead: every wrapper class hf knows builds its text model from text_config
+// alone when the config nests one (Qwen2VLConfig and Qwen2_5_VLConfig pop the top-level text
+// keys and drop them; the others leave them on the wrapper, which the text model never reads),
+// so a key text_config lacks takes the text class's default, not the top level's, with a note.
+// A wrapper hf does not know keeps the fallback, noted.
+func TestTopLevelNotRead(t *testing.T) {
+	for typ, class := range map[string]string{
+		"qwen2_vl": "Qwen2VLConfig", "qwen2_5_vl": "Qwen2_5_VLConfig", "qwen3_vl": "Qwen3VLConfig",
+		"qwen3_vl_moe": "Qwen3VLMoeConfig", "qwen3_5": "Qwen3_5Config", "qwen3_5_moe": "Qwen3_5MoeConfig",
+		"gemma3": "Gemma3Config", "gemma3n": "Gemma3nConfig", "gemma4": "Gemma4Config",
+		"gemma4_unified": "Gemma4UnifiedConfig", "diffusion_gemma": "DiffusionGemmaConfig", "llama4": "Llama4Config",
+		"mistral3": "Mistral3Config", "glm4v": "Glm4vConfig", "glm4v_moe": "Glm4vMoeConfig",
+		"ernie4_5_vl_moe": "Ernie4_5_VLMoeConfig", "glm_ocr": "GlmOcrConfig",
+		"qwen2_5_omni_thinker": "Qwen2_5OmniThinkerConfig", "qwen3_omni_moe_thinker": "Qwen3OmniMoeThinkerConfig",
+	} {
+		head := "128" // a head the family's default sections fit
+		switch typ {
+		case "qwen3_5", "qwen3_5_moe":
+			head = "256"
+		case "glm_ocr":
+			head = "64"
+		}
+		m, err := Parse([]byte(`{"model_type": "` + typ + `", "rope_theta": 12345, "max_position_embeddings": 777,
+			"text_config": {"hidden_size": 4096, "num_attention_heads": 32, "head_dim": ` + head + `}}`))
+		if err != nil {
+			t.Errorf("%s: %v", typ, err)
+			continue
+		}
+		if m.Spec.Base == 12345 || m.Spec.MaxPositions == 777 || !hasNote(m, "max_position_embeddings at the top level not read: "+class) {
+			t.Errorf("%s: base %v max %d notes %q: want the text class's defaults, the top level noted as unread by %s",
+				typ, m.Spec.Base, m.Spec.MaxPositions, m.Notes, class)
+		}
+	}
+	// An old-style top-level rope_scaling beside a text_config without one: Qwen2VLConfig drops it.
+	m := mustParse(t, `{"model_type": "qwen2_vl", "rope_scaling": {"type": "mrope", "mrope_section": [16, 24, 24]},
+		"text_config": {"model_type": "qwen2_vl_text", "hidden_size": 3584, "num_attention_heads": 28, "rope_theta": 1e6}}`)
+	if m.Spec.MRoPE != nil || !hasNote(m, "rope_scaling at the top level not read: Qwen2VLConfig") {
+		t.Errorf("qwen2_vl top-level rope_scaling: mrope %v notes %q: want it unread, noted", m.Spec.MRoPE, m.Notes)
+	}
+	// A wrapper hf does not know: its class was not read, so the fallback stays.
+	m = mustParse(t, `{"model_type": "some_vlm", "rope_theta": 12345,
+		"text_config": {"model_type": "llama", "hidden_size": 4096, "num_attention_heads": 32}}`)
+	if m.Spec.Base != 12345 || !hasNote(m, "rope_theta read from the top level") {
+		t.Errorf("unknown wrapper: base %v notes %q: want the top level's, noted", m.Spec.Base, m.Notes)
+	}
+}

@@ -256,13 +256,14 @@ func yarnInv(i, d int, base, factor float64, orig int, truncate bool) float64 {
 }
 
 // TestCheckFrameworksUnreadable: a config one reading cannot load is a divergence, reported with
-// the error, not a failure of the command. Here the legacy rope_scaling's 32 LongRoPE factors fit
-// the rotary dim 64 that rope_parameters' partial factor gives, and no longer fit the whole head
-// once rope_parameters is ignored.
+// the error, not a failure of the command. Here Olmo3Config merges the legacy rope_scaling's 32
+// LongRoPE factors into rope_parameters' full_attention entry, whose partial factor gives the
+// rotary dim 64 they fit, and they no longer fit the whole head once rope_parameters is ignored.
 func TestCheckFrameworksUnreadable(t *testing.T) {
 	ones := strings.TrimSuffix(strings.Repeat("1,", 32), ",")
-	cfg := writeFile(t, t.TempDir(), "c.json", []byte(`{"model_type":"llama","hidden_size":128,"num_attention_heads":1,
-		"rope_parameters":{"rope_type":"default","rope_theta":10000,"partial_rotary_factor":0.5},
+	cfg := writeFile(t, t.TempDir(), "c.json", []byte(`{"model_type":"olmo3","hidden_size":128,"num_attention_heads":1,"num_hidden_layers":4,
+		"rope_parameters":{"full_attention":{"rope_type":"default","rope_theta":10000,"partial_rotary_factor":0.5},
+		  "sliding_attention":{"rope_type":"default","rope_theta":10000}},
 		"rope_scaling":{"type":"longrope","short_factor":[`+ones+`],"long_factor":[`+ones+`]}}`))
 	code, r, stderr := checkFrameworks(t, "--config", cfg)
 	if code != 1 || r == nil {
