@@ -75,7 +75,7 @@ func main() {
 		}
 	}
 	if *dispatchOut != "" {
-		if err := g.writeDispatch(*dispatchOut, flag.Lookup("pkg").Value.String()); err != nil {
+		if err := writeDispatch(*dispatchOut, flag.Lookup("pkg").Value.String(), amd64Dispatch, g.rotations); err != nil {
 			fail(err)
 		}
 	}
