@@ -64,6 +64,21 @@ func rotateFullNeoXF16NEON(x *byte, heads int, stride int, cos *float32, sin *fl
 //go:noescape
 func rotateFullGPTJF16NEON(x *byte, heads int, stride int, cos *float32, sin *float32, half int, n int, src *byte, srcstride int)
 
+// interleaveRoPEF32NEON rotates `heads` rows of interleave_rope at src into x (n pairs, a multiple of 8, never in place), F32, by full-width cos/sin rows.
+//
+//go:noescape
+func interleaveRoPEF32NEON(x *byte, heads int, stride int, cos *float32, sin *float32, half int, n int, src *byte, srcstride int)
+
+// interleaveRoPEBF16NEON rotates `heads` rows of interleave_rope at src into x (n pairs, a multiple of 8, never in place), BF16, by full-width cos/sin rows.
+//
+//go:noescape
+func interleaveRoPEBF16NEON(x *byte, heads int, stride int, cos *float32, sin *float32, half int, n int, src *byte, srcstride int)
+
+// interleaveRoPEF16NEON rotates `heads` rows of interleave_rope at src into x (n pairs, a multiple of 8, never in place), F16, by full-width cos/sin rows.
+//
+//go:noescape
+func interleaveRoPEF16NEON(x *byte, heads int, stride int, cos *float32, sin *float32, half int, n int, src *byte, srcstride int)
+
 // widenBF16NEON widens n BF16 values (n a multiple of 16) at src to float32 at dst.
 //
 //go:noescape
