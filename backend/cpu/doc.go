@@ -46,11 +46,12 @@
 // On arm64 the NEON set ("neon") has the rotations' kernels, per pair and by full-width rows,
 // in f32, bf16 and f16, NeoX and GPT-J (LD2/ST2 split and rejoin GPT-J's pairs), and the bulk
 // conversions: every op's rotation and dtype conversion runs them (rotary_embedding, its
-// gathered form, mrope, the apply_rotary_emb family with backward's dx, interleave_rope's Go
-// path, qk_rmsnorm_rope, vision_rope_2d, and the conversions of kv_rmsnorm_rope_cache and
-// query_scale). The kernels that amd64 has of an op's own (the norms, mrope's gather, the
-// backward sums, interleave_rope's and kv_rmsnorm_rope_cache's fused kernels) have no arm64
-// counterpart yet: those parts run in Go there. bf16 rounds with integer arithmetic:
+// gathered form, mrope, the apply_rotary_emb family with backward's dx, qk_rmsnorm_rope,
+// vision_rope_2d, and the conversions of kv_rmsnorm_rope_cache and query_scale). It also has
+// interleave_rope's kernel (GPT-J pairs in, NeoX halves out) and mrope's gather. The other
+// kernels that amd64 has of an op's own (the norms of qk_rmsnorm_rope and
+// kv_rmsnorm_rope_cache, the latter's fused token kernels, apply_rotary_emb backward's sums)
+// have no arm64 counterpart yet: those parts run in Go there. bf16 rounds with integer arithmetic:
 // golang.org/x/sys/cpu does not report FEAT_BF16, whose BFCVTN would do it in one instruction.
 // f16 converts with FCVTL/FCVTN. The products are FMULs, then one FSUB or FADD, never
 // FMLA/FMLS. The arm64 code is tested under QEMU (.ci/run), with -cpu cortex-a72 and -cpu max.

@@ -1101,3 +1101,86 @@ block:
 	BNE block
 done:
 	RET
+
+// Lane l of vector q holds bit 4q+l: the chunk's float that a mask bit selects.
+DATA mropebits<>+0(SB)/4, $0x00000001
+DATA mropebits<>+4(SB)/4, $0x00000002
+DATA mropebits<>+8(SB)/4, $0x00000004
+DATA mropebits<>+12(SB)/4, $0x00000008
+DATA mropebits<>+16(SB)/4, $0x00000010
+DATA mropebits<>+20(SB)/4, $0x00000020
+DATA mropebits<>+24(SB)/4, $0x00000040
+DATA mropebits<>+28(SB)/4, $0x00000080
+DATA mropebits<>+32(SB)/4, $0x00000100
+DATA mropebits<>+36(SB)/4, $0x00000200
+DATA mropebits<>+40(SB)/4, $0x00000400
+DATA mropebits<>+44(SB)/4, $0x00000800
+DATA mropebits<>+48(SB)/4, $0x00001000
+DATA mropebits<>+52(SB)/4, $0x00002000
+DATA mropebits<>+56(SB)/4, $0x00004000
+DATA mropebits<>+60(SB)/4, $0x00008000
+GLOBL mropebits<>(SB), RODATA|NOPTR, $64
+
+// func mropeGatherNEON(dst *float32, r0 *float32, r1 *float32, r2 *float32, r3 *float32, masks *uint64, chunks int)
+TEXT ·mropeGatherNEON(SB), NOSPLIT|NOFRAME, $0-56
+	MOVD dst+0(FP), R0
+	MOVD r0+8(FP), R1
+	MOVD r1+16(FP), R2
+	MOVD r2+24(FP), R3
+	MOVD r3+32(FP), R4
+	MOVD masks+40(FP), R5
+	MOVD chunks+48(FP), R6
+	CBZ R6, done
+	MOVD $mropebits<>(SB), R12
+	VLD1 (R12), [V20.S4, V21.S4, V22.S4, V23.S4]
+chunk:
+	VLD1 (R1), [V0.S4, V1.S4, V2.S4, V3.S4]
+	MOVD.P 8(R5), R10
+	UBFX $0, R10, $16, R11
+	CBZ R11, axis1done
+	VLD1 (R2), [V4.S4, V5.S4, V6.S4, V7.S4]
+	VDUP R11, V8.S4
+	VCMTST V20.S4, V8.S4, V9.S4
+	VBIT V9.B16, V4.B16, V0.B16
+	VCMTST V21.S4, V8.S4, V10.S4
+	VBIT V10.B16, V5.B16, V1.B16
+	VCMTST V22.S4, V8.S4, V11.S4
+	VBIT V11.B16, V6.B16, V2.B16
+	VCMTST V23.S4, V8.S4, V12.S4
+	VBIT V12.B16, V7.B16, V3.B16
+axis1done:
+	UBFX $16, R10, $16, R11
+	CBZ R11, axis2done
+	VLD1 (R3), [V4.S4, V5.S4, V6.S4, V7.S4]
+	VDUP R11, V8.S4
+	VCMTST V20.S4, V8.S4, V9.S4
+	VBIT V9.B16, V4.B16, V0.B16
+	VCMTST V21.S4, V8.S4, V10.S4
+	VBIT V10.B16, V5.B16, V1.B16
+	VCMTST V22.S4, V8.S4, V11.S4
+	VBIT V11.B16, V6.B16, V2.B16
+	VCMTST V23.S4, V8.S4, V12.S4
+	VBIT V12.B16, V7.B16, V3.B16
+axis2done:
+	UBFX $32, R10, $16, R11
+	CBZ R11, axis3done
+	VLD1 (R4), [V4.S4, V5.S4, V6.S4, V7.S4]
+	VDUP R11, V8.S4
+	VCMTST V20.S4, V8.S4, V9.S4
+	VBIT V9.B16, V4.B16, V0.B16
+	VCMTST V21.S4, V8.S4, V10.S4
+	VBIT V10.B16, V5.B16, V1.B16
+	VCMTST V22.S4, V8.S4, V11.S4
+	VBIT V11.B16, V6.B16, V2.B16
+	VCMTST V23.S4, V8.S4, V12.S4
+	VBIT V12.B16, V7.B16, V3.B16
+axis3done:
+	VST1.P [V0.S4, V1.S4, V2.S4, V3.S4], 64(R0)
+	ADD $64, R1, R1
+	ADD $64, R2, R2
+	ADD $64, R3, R3
+	ADD $64, R4, R4
+	SUBS $1, R6, R6
+	BNE chunk
+done:
+	RET

@@ -98,3 +98,8 @@ func widenF16NEON(dst *float32, src *uint16, n int)
 //
 //go:noescape
 func narrowF16NEON(dst *uint16, src *float32, n int)
+
+// mropeGatherNEON assembles chunks×16 floats of dst from r0 ... r3 by masks: each chunk's uint64 holds three 16-lane masks, for r1, r2 and r3, over r0.
+//
+//go:noescape
+func mropeGatherNEON(dst *float32, r0 *float32, r1 *float32, r2 *float32, r3 *float32, masks *uint64, chunks int)

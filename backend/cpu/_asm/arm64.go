@@ -85,6 +85,7 @@ func generateARM64(asmPath, stubsPath, dispatchPath, pkg string) error {
 	a := &a64{}
 	a.rotationKernels()
 	a.convertKernels()
+	a.mropeGatherKernel()
 	header := "// " + printer.NewGoRunConfig().GeneratedWarning() + "\n\n//go:build " + arm64Dispatch.constraint + "\n\n"
 	asm := header + "#include \"textflag.h\"\n" + a.b.String()
 	if err := os.WriteFile(asmPath, []byte(asm), 0o644); err != nil {

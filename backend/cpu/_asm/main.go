@@ -17,7 +17,8 @@
 // instructions the Go assembler lacks, and dispatch.go writes the Go side of the table.
 // The arm64 files are text templates rather than avo (which writes amd64 only): arm64.go the
 // emitter, arm64_encoding.go the instructions the assembler lacks, arm64_vector.go the
-// conversions the kernels share, arm64_rotation.go and arm64_convert.go the kernels.
+// conversions the kernels share, arm64_rotation.go, arm64_convert.go and arm64_mrope.go the
+// kernels.
 package main
 
 import (
