@@ -12,7 +12,8 @@ import (
 // ISA has that op's one-token kernels (D a multiple of 64, cos and sin in x's dtype) the rows go
 // through the same rotation in assembly: interleaved pairs in, de-interleaved results out, a
 // token's heads in one call when cos and sin broadcast over them (DeepSeek's form, and the
-// NPU's only one). Otherwise each row is de-interleaved into out, q = (x0, x2, …, x1, x3, …), and
+// NPU's only one). NEON has a kernel of its own for it (D a multiple of 16, cos and sin in x's
+// dtype). Otherwise each row is de-interleaved into out, q = (x0, x2, …, x1, x3, …), and
 // rotated there in place as apply_rotary_emb rotates NeoX rows (rotateBroadcastRows):
 // out[i] = q[i]·cos[i] − q[D/2+i]·sin[i], out[D/2+i] = q[D/2+i]·cos[D/2+i] + q[i]·sin[D/2+i].
 // Either way native's arithmetic, so the result matches it bit for bit. Rows are walked in
@@ -60,16 +61,17 @@ func (j *interleaveRoPEJob) run(lo, hi int) {
 	x, out := bsnd(a.X, &shapes[0], &strides[0]), bsnd(a.Out, &shapes[1], &strides[1])
 	cos, sin := bsnd(a.Cos, &shapes[2], &strides[2]), bsnd(a.Sin, &shapes[3], &strides[3])
 	D, d := x.Shape[3], x.DType
-	// The kernel reads a row 64 values at a time while it stores: in place, only rows of 64.
-	if interleaveRoPEOK(active.isa, d, D) && cos.DType == d && sin.DType == d && (D == 64 || !overlaps(a.X, a.Out)) {
-		interleaveRowsAsm(x, out, cos, sin, lo, hi)
+	inPlace := overlaps(a.X, a.Out)
+	if interleaveRoPEOK(active.isa, d, D, inPlace) && cos.DType == d && sin.DType == d {
+		interleaveRowsAsm(x, out, cos, sin, lo, hi, inPlace)
 		return
 	}
 	interleaveRowsGo(x, out, cos, sin, lo, hi)
 }
 
-// interleaveRowsAsm runs rows [lo, hi) of the [B, S, N, D] views through the kernel.
-func interleaveRowsAsm(x, out, cos, sin tensor.Tensor, lo, hi int) {
+// interleaveRowsAsm runs rows [lo, hi) of the [B, S, N, D] views through the kernel; inPlace
+// says that out overlaps x (then it is x).
+func interleaveRowsAsm(x, out, cos, sin tensor.Tensor, lo, hi int, inPlace bool) {
 	D, size := x.Shape[3], x.DType.Size()
 	w := rowWalk{lead: x.Shape[:3]}
 	xi, oi, ci, si := w.operand(x), w.operand(out), w.operand(cos), w.operand(sin)
@@ -86,7 +88,7 @@ func interleaveRowsAsm(x, out, cos, sin tensor.Tensor, lo, hi int) {
 			n = group
 		}
 		interleaveRoPEAsm(x.DType, rowPtr(x, w.offs[xi], D), rowPtr(out, w.offs[oi], D), n, xs, os,
-			rowPtr(cos, w.offs[ci], D), rowPtr(sin, w.offs[si], D), D)
+			rowPtr(cos, w.offs[ci], D), rowPtr(sin, w.offs[si], D), D, inPlace)
 		w.skip(inner, n)
 		r += n
 	}

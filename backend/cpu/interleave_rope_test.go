@@ -25,8 +25,11 @@ func TestInterleaveRoPEThreads(t *testing.T) {
 		{160, 128, 1, 64, 1}, // DeepSeek decode: the heads of a token share one cos/sin row
 		{2, 8, 161, 128, 1},
 	}
-	for _, d := range []tensor.DType{tensor.BF16, tensor.F16, tensor.F32} {
-		for _, sh := range shapes {
+	for di, d := range []tensor.DType{tensor.BF16, tensor.F16, tensor.F32} {
+		for si, sh := range shapes {
+			if thinned(si, di, 3) {
+				continue
+			}
 			x := randomTensor(r, d, specialValues, sh.B, sh.N, sh.S, sh.D)
 			cos, sin := randomTensor(r, d, normalValues, sh.B, sh.cosN, sh.S, sh.D), randomTensor(r, d, normalValues, sh.B, sh.cosN, sh.S, sh.D)
 			for _, inPlace := range []bool{false, true} {

@@ -8,8 +8,6 @@ import (
 	"github.com/rotary-go/rotary/tensor"
 )
 
-//go:generate sh -c "cd _asm && go run . -pkg cpu -out ../rotate_amd64.s -stubs ../rotate_amd64_stubs.go -dispatch ../dispatch_amd64.go"
-
 var (
 	avx512bf16 = &kernels{name: "avx512bf16", isa: isaAVX512BF16}
 	avx512     = &kernels{name: "avx512", isa: isaAVX512}

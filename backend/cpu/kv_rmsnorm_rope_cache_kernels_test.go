@@ -42,7 +42,12 @@ func TestKvcNormKernels(t *testing.T) {
 					rf := native.RMSNormScale(native.SumSquares(x), n, eps)
 					for j := range n {
 						want := float32(x[j]*rf) * g[j]
-						if math.Float32bits(y[j]) != math.Float32bits(want) {
+						// Two NaN operands (0·Inf times a NaN gamma) give either one's payload:
+						// arm64 returns its first operand's, and the compiler orders the operands
+						// of this product as it likes, in the kernel and here alike.
+						xr := float32(x[j] * rf)
+						twoNaNs := xr != xr && g[j] != g[j] && y[j] != y[j]
+						if math.Float32bits(y[j]) != math.Float32bits(want) && !twoNaNs {
 							t.Fatalf("n=%d trial %d: y[%d] (x %v g %v r %v) = %v (%#x), want %v (%#x)", n, trial, j, x[j], g[j], rf, y[j], math.Float32bits(y[j]), want, math.Float32bits(want))
 						}
 					}

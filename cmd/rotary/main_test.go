@@ -10,6 +10,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/rotary-go/rotary/backend/cpu"
 	"github.com/rotary-go/rotary/hf"
 	"github.com/rotary-go/rotary/safetensors"
 	"github.com/rotary-go/rotary/tensor"
@@ -358,6 +359,9 @@ func TestOps(t *testing.T) {
 	// The table lines up however long an op's name (apply_rotary_emb_thd_backward): the
 	// enabled column starts at one offset on every row.
 	_, out, _ = runCLI(t, "ops")
+	if want := "cpu kernel set " + cpu.Active() + " (this machine runs " + strings.Join(cpu.Implementations(), ", "); !strings.Contains(out, want) {
+		t.Errorf("ops: no %q in\n%s", want, out)
+	}
 	col := -1
 	for _, line := range strings.Split(out, "\n") {
 		if line == "" {

@@ -9,6 +9,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/rotary-go/rotary/backend/cpu"
 	"github.com/rotary-go/rotary/ops"
 )
 
@@ -105,6 +106,12 @@ func runOps(args []string, stdout, stderr io.Writer) error {
 		fmt.Fprintf(stdout, "%-*s %-8t %-*s %s\n", opWidth, r.Op, r.Enabled, backendsWidth, backends[i], r.Serves)
 	}
 	fmt.Fprintf(stdout, "\nbackend %s, custom ops %q\n", d.Backend(), df.customOps)
+	impls := cpu.Implementations()
+	fmt.Fprintf(stdout, "cpu kernel set %s (this machine runs %s", cpu.Active(), strings.Join(impls, ", "))
+	if len(impls) > 1 {
+		fmt.Fprint(stdout, "; rotary bench --backend cpu/NAME times one")
+	}
+	fmt.Fprintln(stdout, ")")
 	fmt.Fprintf(stdout, "other stacks' names every --op takes: %s\n", strings.Join(aliasNames(), ", "))
 	return nil
 }

@@ -9,16 +9,24 @@ import (
 	"github.com/mmcloughlin/avo/printer"
 )
 
-// rotateISAs are callKernel's ISAs in the order of its numbering. An ISA with a fallback runs
-// the fallback's kernels for the dtypes it has none of its own for.
-var rotateISAs = []struct {
+// dispatchArch is one architecture's callKernel: the build constraint of its file and its ISAs
+// in the order of the numbering. An ISA with a fallback runs the fallback's kernels for the
+// dtypes it has none of its own for.
+type dispatchArch struct {
+	constraint string
+	isas       []dispatchISA
+}
+
+type dispatchISA struct {
 	isa      isa
 	fallback *isa
-}{
+}
+
+var amd64Dispatch = dispatchArch{"amd64 && !purego", []dispatchISA{
 	{avx2, nil},
 	{avx512, nil},
 	{avx512BF16, &avx512},
-}
+}}
 
 // rotateDTypes are callKernel's dtypes in the order of its numbering; the first is also what
 // it takes any other dtype for, as the hand-written switch it replaced did.
@@ -29,9 +37,9 @@ const rotateStyles = 4
 
 // rotateID numbers a rotation kernel as callKernel computes it: ISA, then dtype, then style,
 // then full; -1 for an ISA or dtype outside the numbering.
-func rotateID(s isa, d dtype, gptj, full bool) int {
+func (a dispatchArch) rotateID(s isa, d dtype, gptj, full bool) int {
 	si, di := -1, -1
-	for k, r := range rotateISAs {
+	for k, r := range a.isas {
 		if r.isa == s {
 			si = k
 		}
@@ -55,17 +63,17 @@ func rotateID(s isa, d dtype, gptj, full bool) int {
 }
 
 // writeDispatch writes callKernel, the switch that picks a rotation kernel, as a Go file of
-// package pkg. The kernels are numbered here from the ones g emitted, so that a kernel added or
+// package pkg. The kernels are numbered here from the ones emitted, so that a kernel added or
 // removed cannot leave the Go side calling another one by a stale number. The switch calls
 // each kernel directly, not through a table of function values, so that the compiler sees the
 // kernels' noescape and callers' cos/sin rows can stay on the stack.
-func (g *generator) writeDispatch(path, pkg string) error {
+func writeDispatch(path, pkg string, arch dispatchArch, rotations []rotation) error {
 	names := map[int]string{}
 	full := map[int]bool{} // the ids of kernels that read from src
 	has := map[isa]map[dtype]bool{}
 	maxID := -1
-	for _, r := range g.rotations {
-		id := rotateID(r.isa, r.dtype, r.gptj, r.full)
+	for _, r := range rotations {
+		id := arch.rotateID(r.isa, r.dtype, r.gptj, r.full)
 		if id < 0 {
 			return fmt.Errorf("dispatch: %s is outside callKernel's numbering", r.name)
 		}
@@ -84,7 +92,7 @@ func (g *generator) writeDispatch(path, pkg string) error {
 	complete := func(s isa, d dtype) error {
 		for _, gptj := range []bool{false, true} {
 			for _, full := range []bool{false, true} {
-				if _, ok := names[rotateID(s, d, gptj, full)]; !ok {
+				if _, ok := names[arch.rotateID(s, d, gptj, full)]; !ok {
 					return fmt.Errorf("dispatch: %s has %s rotation kernels but not all of their styles", s.name, d.name)
 				}
 			}
@@ -95,7 +103,7 @@ func (g *generator) writeDispatch(path, pkg string) error {
 	p := func(format string, args ...any) { fmt.Fprintf(&b, format+"\n", args...) }
 	p("// %s", printer.NewGoRunConfig().GeneratedWarning())
 	p("")
-	p("//go:build amd64 && !purego")
+	p("//go:build %s", arch.constraint)
 	p("")
 	p("package %s", pkg)
 	p("")
@@ -119,9 +127,11 @@ func (g *generator) writeDispatch(path, pkg string) error {
 	p("if full {")
 	p("id++")
 	p("}")
-	p("switch i {")
-	for _, r := range rotateISAs {
-		base := rotateID(r.isa, rotateDTypes[0], false, false)
+	// The ISAs' offsets, a switch on i unless every kernel is at offset 0 (one ISA alone).
+	var isaCases bytes.Buffer
+	q := func(format string, args ...any) { fmt.Fprintf(&isaCases, format+"\n", args...) }
+	for _, r := range arch.isas {
+		base := arch.rotateID(r.isa, rotateDTypes[0], false, false)
 		var own, other []dtype
 		for _, d := range rotateDTypes {
 			if has[r.isa][d] {
@@ -146,28 +156,32 @@ func (g *generator) writeDispatch(path, pkg string) error {
 					return err
 				}
 			}
-			fallback = rotateID(*r.fallback, rotateDTypes[0], false, false)
+			fallback = arch.rotateID(*r.fallback, rotateDTypes[0], false, false)
 		}
 		switch {
 		case len(other) == 0 && base == 0:
 			// The ids without an ISA offset are this ISA's.
 		case len(other) == 0:
-			p("case %s:", r.isa.goName)
-			p("id += %d", base)
+			q("case %s:", r.isa.goName)
+			q("id += %d", base)
 		case len(own) == 0:
-			p("case %s: // %s's kernels", r.isa.goName, r.fallback.goName)
-			p("id += %d", fallback)
+			q("case %s: // %s's kernels", r.isa.goName, r.fallback.goName)
+			q("id += %d", fallback)
 		default:
-			p("case %s:", r.isa.goName)
-			p("switch d {")
-			p("case %s:", goNames(own))
-			p("id += %d", base)
-			p("default: // %s's kernels", r.fallback.goName)
-			p("id += %d", fallback)
-			p("}")
+			q("case %s:", r.isa.goName)
+			q("switch d {")
+			q("case %s:", goNames(own))
+			q("id += %d", base)
+			q("default: // %s's kernels", r.fallback.goName)
+			q("id += %d", fallback)
+			q("}")
 		}
 	}
-	p("}")
+	if isaCases.Len() > 0 {
+		p("switch i {")
+		b.Write(isaCases.Bytes())
+		p("}")
+	}
 	p("switch id {")
 	for id := 0; id <= maxID; id++ {
 		if name, ok := names[id]; ok {

@@ -1,7 +1,9 @@
-// Command _asm generates the AVX-512 and AVX2 kernels of package cpu and the table that
-// dispatches its rotation kernels (go:generate in backend/cpu/kernels_amd64.go runs it):
+// Command _asm generates the AVX-512 and AVX2 kernels of package cpu, its arm64 NEON kernels,
+// and for each architecture the table that dispatches the rotation kernels (the go:generate
+// lines in backend/cpu/kernels.go run it):
 //
 //	cd backend/cpu/_asm && go run . -pkg cpu -out ../rotate_amd64.s -stubs ../rotate_amd64_stubs.go -dispatch ../dispatch_amd64.go
+//	cd backend/cpu/_asm && go run . -arch arm64 -pkg cpu -out ../rotate_arm64.s -stubs ../rotate_arm64_stubs.go -dispatch ../dispatch_arm64.go
 //
 // Every kernel keeps the reference's order of operations (in the rotations each product rounded
 // to float32, then one add or subtract, never an FMA; the norms' sums of squares are fused
@@ -13,6 +15,10 @@
 // interleave_rope.go, mrope.go and qk_rmsnorm_rope.go those of their ops, stream.go the passes of cpu's stream.go (the bench's limit);
 // vector.go, rmsnorm.go and bf16_layout.go hold what several ops share, bf16_encoding.go the
 // instructions the Go assembler lacks, and dispatch.go writes the Go side of the table.
+// The arm64 files are text templates rather than avo (which writes amd64 only): arm64.go the
+// emitter, arm64_encoding.go the instructions the assembler lacks, arm64_vector.go the
+// conversions the kernels share, arm64_rotation.go, arm64_convert.go and arm64_mrope.go the
+// kernels.
 package main
 
 import (
@@ -24,10 +30,24 @@ import (
 	. "github.com/mmcloughlin/avo/operand"
 )
 
-var dispatchOut = flag.String("dispatch", "", "Go file to write callKernel, the rotation kernels' dispatch, to")
+var (
+	dispatchOut = flag.String("dispatch", "", "Go file to write callKernel, the rotation kernels' dispatch, to")
+	arch        = flag.String("arch", "amd64", "the architecture to write the kernels of: amd64 (with avo) or arm64")
+)
 
 func main() {
 	flag.Parse() // before Generate, so that -dispatch is known; Generate skips a second parse
+	switch *arch {
+	case "amd64":
+	case "arm64":
+		// avo's -out, -stubs and -pkg name the arm64 files too.
+		if err := generateARM64(flag.Lookup("out").Value.String(), flag.Lookup("stubs").Value.String(), *dispatchOut, flag.Lookup("pkg").Value.String()); err != nil {
+			fail(err)
+		}
+		return
+	default:
+		fail(fmt.Errorf("-arch %q: want amd64 or arm64", *arch))
+	}
 	g := &generator{}
 	// No Package(): loading the package with avo's old x/tools panics under Go 1.26, so the stubs
 	// take their package name from -pkg instead.
@@ -75,7 +95,7 @@ func main() {
 		}
 	}
 	if *dispatchOut != "" {
-		if err := g.writeDispatch(*dispatchOut, flag.Lookup("pkg").Value.String()); err != nil {
+		if err := writeDispatch(*dispatchOut, flag.Lookup("pkg").Value.String(), amd64Dispatch, g.rotations); err != nil {
 			fail(err)
 		}
 	}

@@ -21,7 +21,7 @@ type rotation struct {
 }
 
 // rotateKernels emits every rotation kernel. AVX512BF16 only improves the bf16 stores, so it
-// has bf16 kernels alone and runs AVX-512's for the other dtypes (rotateDispatch).
+// has bf16 kernels alone and runs AVX-512's for the other dtypes (its fallback in amd64Dispatch).
 func (g *generator) rotateKernels() {
 	for _, full := range []bool{false, true} {
 		for _, s := range []isa{avx512, avx2} {
