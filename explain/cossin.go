@@ -82,6 +82,9 @@ func ExplainCosSin(c CosSinCase, opts compare.Options) (Report, error) {
 
 // applyCS is the exact op (or its backward pass) on x with the given pairing, cos and sin.
 func (s *state) applyCS(style rope.Style, cos, sin tensor.Tensor) (map[string]tensor.Tensor, error) {
+	if s.thd != nil {
+		return s.applyTHD(style, cos, sin, s.thd.params.Seqs)
+	}
 	out := tensor.Zeros(s.cs.X.DType, s.cs.X.Shape...)
 	var err error
 	if s.cs.Backward {

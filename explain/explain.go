@@ -176,6 +176,8 @@ type state struct {
 	npu *rotary.NPUMRoPEParams
 	// The norm of qk_rmsnorm_rope (QKNormCase), before its rotation.
 	qk *qkNorm
+	// The packing of apply_rotary_emb_thd (THDCase); cs then holds its x and tables.
+	thd *thdCase
 }
 
 // mark takes the outputs' tensors, contiguous, and marks the candidate's failing elements.

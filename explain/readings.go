@@ -379,6 +379,45 @@ var readings = []reading{
 		fix:     say("de-interleave each head first, q = reshape(x, [D/2, 2]).transpose(-1, -2).reshape(D), then rotate q"),
 	},
 	{
+		id: "start_positions_ignored", applies: func(s *state) bool { return s.thd != nil && rotates(s) && s.thd.startsGiven() },
+		run: func(s *state) (map[string]tensor.Tensor, error) {
+			seqs := s.thd.params.Seqs
+			seqs.StartPositions = tensor.Tensor{}
+			return s.applyTHD(s.style, s.cs.Cos, s.cs.Sin, seqs)
+		},
+		reading: say("start_positions left out: every sequence rotated from position 0"),
+		fix:     say("add each sequence's start position (the tokens already in its cache) to its positions"),
+	},
+	{
+		id: "context_parallel_ignored", applies: func(s *state) bool { return s.thd != nil && rotates(s) && s.thd.params.Seqs.CPSize > 1 },
+		run: func(s *state) (map[string]tensor.Tensor, error) {
+			seqs := s.thd.params.Seqs
+			cp := int64(seqs.CPSize)
+			cu := s.thd.cuSeqlens()
+			for i := range cu {
+				cu[i] /= cp
+			}
+			seqs.CuSeqlens, seqs.CPSize, seqs.CPRank = tensor.FromI64(cu, len(cu)), 1, 0
+			return s.applyTHD(s.style, s.cs.Cos, s.cs.Sin, seqs)
+		},
+		reading: say("the context-parallel split left out: this rank's tokens rotated as the first of each sequence"),
+		fix: func(s *state) string {
+			p := s.thd.params.Seqs
+			return fmt.Sprintf("rank %d of %d holds chunks %d and %d of each sequence's %d: take each token's position within the full sequence", p.CPRank, p.CPSize, p.CPRank, 2*p.CPSize-1-p.CPRank, 2*p.CPSize)
+		},
+	},
+	{
+		id: "sequences_not_restarted", applies: func(s *state) bool { return s.thd != nil && rotates(s) && len(s.thd.cuSeqlens()) > 2 },
+		run: func(s *state) (map[string]tensor.Tensor, error) {
+			seqs := s.thd.params.Seqs
+			cu := s.thd.cuSeqlens()
+			seqs.CuSeqlens, seqs.StartPositions = tensor.FromI64([]int64{0, cu[len(cu)-1]}, 2), tensor.Tensor{}
+			return s.applyTHD(s.style, s.cs.Cos, s.cs.Sin, seqs)
+		},
+		reading: say("the packed sequences rotated as one: positions not restarted at each cu_seqlens boundary"),
+		fix:     say("restart the positions at 0 (or its start position) for each sequence cu_seqlens delimits"),
+	},
+	{
 		id: "x_not_rotated", applies: byCosSin,
 		run: func(s *state) (map[string]tensor.Tensor, error) {
 			return map[string]tensor.Tensor{"out": s.inputs["out"]}, nil
@@ -397,7 +436,7 @@ var readings = []reading{
 		},
 	},
 	{
-		id: "products_in_dtype", precision: true, applies: func(s *state) bool { return byCosSin(s) && !s.cs.Backward && s.sixteenBit() },
+		id: "products_in_dtype", precision: true, applies: func(s *state) bool { return byCosSin(s) && !s.cs.Backward && s.thd == nil && s.sixteenBit() },
 		run: func(s *state) (map[string]tensor.Tensor, error) {
 			return s.productsInDType(), nil
 		},

@@ -23,18 +23,19 @@ import (
 // backward pass's dx) and interleave_rope, which rotate x by given cos and sin, and mrope (torch_npu npu_mrope), by a
 // cos/sin cache at positions.
 var explainedOps = map[string]bool{"rotary_embedding": true, "rotary_embedding_gathered": true, "qk_rmsnorm_rope": true,
-	"apply_rotary_emb": true, "apply_rotary_emb_backward": true, "interleave_rope": true, "mrope": true}
+	"apply_rotary_emb": true, "apply_rotary_emb_backward": true, "interleave_rope": true, "mrope": true,
+	"apply_rotary_emb_thd": true, "apply_rotary_emb_thd_backward": true}
 
 // explainReads reports whether explain reads output (out.X) of a golden of op: the rotated
 // query and key, out, or a backward pass's dx (not its dcos and dsin).
 func explainReads(op, output string) bool {
 	switch strings.TrimPrefix(output, outPrefix) {
 	case "query", "key":
-		return op != "apply_rotary_emb" && op != "apply_rotary_emb_backward" && op != "interleave_rope"
+		return explainedOps[op] && !strings.HasPrefix(op, "apply_rotary_emb") && op != "interleave_rope"
 	case "out":
-		return op == "apply_rotary_emb" || op == "interleave_rope"
+		return op == "apply_rotary_emb" || op == "interleave_rope" || op == "apply_rotary_emb_thd"
 	case "dx":
-		return op == "apply_rotary_emb_backward"
+		return op == "apply_rotary_emb_backward" || op == "apply_rotary_emb_thd_backward"
 	}
 	return false
 }
@@ -44,13 +45,15 @@ func explainReads(op, output string) bool {
 func explainVerify(golden, cand *inputSet, opts compare.Options) (explain.Report, string) {
 	op := golden.metadata["op"]
 	if !explainedOps[op] {
-		return explain.Report{}, fmt.Sprintf("explain: op %q is not covered (apply_rotary_emb and its backward pass's dx, interleave_rope, mrope, qk_rmsnorm_rope, rotary_embedding and rotary_embedding_gathered are)", op)
+		return explain.Report{}, fmt.Sprintf("explain: op %q is not covered (apply_rotary_emb and apply_rotary_emb_thd with their backward passes' dx, interleave_rope, mrope, qk_rmsnorm_rope, rotary_embedding and rotary_embedding_gathered are)", op)
 	}
 	switch op {
 	case "apply_rotary_emb", "apply_rotary_emb_backward", "interleave_rope":
 		return explainCosSin(golden, cand, opts)
 	case "mrope":
 		return explainCache(golden, cand, opts)
+	case "apply_rotary_emb_thd", "apply_rotary_emb_thd_backward":
+		return explainTHD(golden, cand, opts)
 	}
 	m, err := goldenModelFlags(golden.metadata["apply_args"])
 	if err != nil {
@@ -193,6 +196,44 @@ func explainCache(golden, cand *inputSet, opts compare.Options) (explain.Report,
 		return explain.Report{}, why
 	}
 	rep, err := explain.ExplainCache(c, opts)
+	if err != nil {
+		return explain.Report{}, err.Error()
+	}
+	return rep, ""
+}
+
+// explainTHD explains an apply_rotary_emb_thd golden (or its backward pass's dx) from its
+// recorded --rotary-mode, --cp-size and --cp-rank.
+func explainTHD(golden, cand *inputSet, opts compare.Options) (explain.Report, string) {
+	args := golden.metadata["apply_args"]
+	style, err := rope.ParseRotaryMode(cmp.Or(applyArg(args, "rotary-mode"), "half"))
+	if err != nil {
+		return explain.Report{}, "explain: the golden's --rotary-mode: " + err.Error()
+	}
+	seqs := ops.PackedSeqs{CuSeqlens: golden.tensors["cu_seqlens"], StartPositions: golden.tensors["start_positions"], CPSize: 1}
+	for _, f := range []struct {
+		name string
+		v    *int
+	}{{"cp-size", &seqs.CPSize}, {"cp-rank", &seqs.CPRank}} {
+		if a := applyArg(args, f.name); a != "" {
+			if *f.v, err = strconv.Atoi(a); err != nil {
+				return explain.Report{}, "explain: the golden's --" + f.name + ": " + err.Error()
+			}
+		}
+	}
+	backward := golden.metadata["op"] == "apply_rotary_emb_thd_backward"
+	in, out := "x", "out"
+	if backward {
+		in, out = "dy", "dx"
+	}
+	got, _, ok := candidateFor(cand, outPrefix+out, out)
+	if !ok {
+		return explain.Report{}, "explain: the candidate lacks " + out
+	}
+	rep, err := explain.ExplainTHD(explain.THDCase{
+		Params:   rotary.ApplyRotaryEmbTHDParams{X: golden.tensors[in], Cos: golden.tensors["cos"], Sin: golden.tensors["sin"], Seqs: seqs, Style: style},
+		Backward: backward, Want: golden.tensors[outPrefix+out], Got: got,
+	}, opts)
 	if err != nil {
 		return explain.Report{}, err.Error()
 	}
