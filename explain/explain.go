@@ -178,6 +178,8 @@ type state struct {
 	qk *qkNorm
 	// The packing of apply_rotary_emb_thd (THDCase); cs then holds its x and tables.
 	thd *thdCase
+	// A vision tower's 2-D rotation (VisionCase): pos, posRows, tokens as for a spec.
+	vision *rotary.VisionRoPE2DParams
 }
 
 // mark takes the outputs' tensors, contiguous, and marks the candidate's failing elements.

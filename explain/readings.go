@@ -28,8 +28,9 @@ func rotates(s *state) bool { return s.rotaryDim > 0 }
 // rotated: the op rotates by the model's RoPE at positions.
 func rotated(s *state) bool { return s.bySpec && rotates(s) }
 
-// atPositions: the op rotates by the model's RoPE or a cos/sin cache at positions.
-func atPositions(s *state) bool { return (s.bySpec || s.npu != nil) && rotates(s) }
+// atPositions: the op rotates by the model's RoPE, a cos/sin cache or a vision tower's
+// coordinates at positions.
+func atPositions(s *state) bool { return (s.bySpec || s.npu != nil || s.vision != nil) && rotates(s) }
 
 // interleaveOp: the op is interleave_rope, whose pairing is fixed.
 func interleaveOp(s *state) bool { return s.cs != nil && s.cs.Interleaved }
@@ -52,6 +53,8 @@ var readings = []reading{
 			switch {
 			case s.cs != nil:
 				return s.applyCS(rope.GPTJ+rope.NeoX-s.style, s.cs.Cos, s.cs.Sin)
+			case s.vision != nil:
+				return s.applyVision(s.inputs, func(p *rotary.VisionRoPE2DParams) { p.Style = rope.GPTJ + rope.NeoX - s.style })
 			case s.npu != nil:
 				return s.applyCache(func(p *rotary.NPUMRoPEParams) { p.Style = rope.GPTJ + rope.NeoX - s.style })
 			}
@@ -253,8 +256,15 @@ var readings = []reading{
 			}
 			// R(−θ)·(a, b) = swap(R(θ)·swap(a, b)), exactly: the swaps move values, and the
 			// products are the same products.
-			swap := pairMembers(s.spec)
-			out, err := s.rotate(s.spec, s.pos, eachDims(s.inputs, s.headSize, swap))
+			swap := pairMembers(rope.Spec{RotaryDim: s.rotaryDim, Style: s.style})
+			swapped := eachDims(s.inputs, s.headSize, swap)
+			var out map[string]tensor.Tensor
+			var err error
+			if s.vision != nil {
+				out, err = s.applyVision(swapped, func(*rotary.VisionRoPE2DParams) {})
+			} else {
+				out, err = s.rotate(s.spec, s.pos, swapped)
+			}
 			if err != nil {
 				return nil, err
 			}
@@ -301,6 +311,41 @@ var readings = []reading{
 		},
 		reading: say("the RMSNorm's weight left out (x·rsqrt(mean(x²) + ε) alone)"),
 		fix:     say("multiply the normalized head by q_norm.weight (k_norm.weight for the key)"),
+	},
+	{
+		id: "coordinates_swapped", applies: func(s *state) bool { return s.vision != nil && rotates(s) },
+		run: func(s *state) (map[string]tensor.Tensor, error) {
+			return s.applyVision(s.inputs, func(p *rotary.VisionRoPE2DParams) { p.Positions = swappedRows(p.Positions) })
+		},
+		reading: say("the patch's two coordinates swapped (row for column)"),
+		fix:     say("give positions row 0 the coordinate the first quarter of pairs turns by (Qwen2-VL: h; Llama 4: column + 1; Pixtral: row) and row 1 the other"),
+	},
+	{
+		id: "vision_layout", applies: func(s *state) bool { return s.vision != nil && rotates(s) },
+		run: func(s *state) (map[string]tensor.Tensor, error) {
+			return s.applyVision(s.inputs, func(p *rotary.VisionRoPE2DParams) {
+				p.Layout = map[ops.VisionLayout]ops.VisionLayout{rotary.VisionSplit: rotary.VisionPixtral, rotary.VisionPixtral: rotary.VisionSplit}[p.Layout]
+			})
+		},
+		reading: func(s *state) string {
+			if s.vision.Layout == rotary.VisionPixtral {
+				return "Qwen2-VL's frequencies (theta^(−4k/D) for the second coordinate) where the tower uses Pixtral's (theta^(−(4k+2)/D))"
+			}
+			return "Pixtral's frequencies (theta^(−(4k+2)/D) for the second coordinate) where the tower uses Qwen2-VL's (theta^(−4k/D))"
+		},
+		fix: say("build the second coordinate's frequencies as the tower's code does (Qwen2-VL VisionRotaryEmbedding: the same inv_freq for both; Pixtral: the odd exponents)"),
+	},
+	{
+		id: "vision_theta_default", applies: func(s *state) bool {
+			return s.vision != nil && rotates(s) && s.vision.Theta != 0 && s.vision.Theta != 10000
+		},
+		run: func(s *state) (map[string]tensor.Tensor, error) {
+			return s.applyVision(s.inputs, func(p *rotary.VisionRoPE2DParams) { p.Theta = 10000 })
+		},
+		reading: func(s *state) string {
+			return fmt.Sprintf("theta 10000 (the common default) instead of the tower's %g", s.vision.Theta)
+		},
+		fix: say("read the vision tower's rope_theta from vision_config"),
 	},
 	{
 		id: "query_key_swapped",

@@ -58,6 +58,9 @@ func (s *state) withPositionAt(p func(i int, v int64) int64) (map[string]tensor.
 		}
 	}
 	pos := tensor.FromI64(v, s.pos.Shape...)
+	if s.vision != nil {
+		return s.applyVision(s.inputs, func(q *rotary.VisionRoPE2DParams) { q.Positions = pos })
+	}
 	if s.npu != nil {
 		return s.applyCache(func(q *rotary.NPUMRoPEParams) { q.Positions = pos })
 	}

@@ -24,7 +24,7 @@ import (
 // cos/sin cache at positions.
 var explainedOps = map[string]bool{"rotary_embedding": true, "rotary_embedding_gathered": true, "qk_rmsnorm_rope": true,
 	"apply_rotary_emb": true, "apply_rotary_emb_backward": true, "interleave_rope": true, "mrope": true,
-	"apply_rotary_emb_thd": true, "apply_rotary_emb_thd_backward": true}
+	"apply_rotary_emb_thd": true, "apply_rotary_emb_thd_backward": true, "vision_rope_2d": true}
 
 // explainReads reports whether explain reads output (out.X) of a golden of op: the rotated
 // query and key, out, or a backward pass's dx (not its dcos and dsin).
@@ -45,7 +45,7 @@ func explainReads(op, output string) bool {
 func explainVerify(golden, cand *inputSet, opts compare.Options) (explain.Report, string) {
 	op := golden.metadata["op"]
 	if !explainedOps[op] {
-		return explain.Report{}, fmt.Sprintf("explain: op %q is not covered (apply_rotary_emb and apply_rotary_emb_thd with their backward passes' dx, interleave_rope, mrope, qk_rmsnorm_rope, rotary_embedding and rotary_embedding_gathered are)", op)
+		return explain.Report{}, fmt.Sprintf("explain: op %q is not covered (apply_rotary_emb and apply_rotary_emb_thd with their backward passes' dx, interleave_rope, mrope, qk_rmsnorm_rope, rotary_embedding, rotary_embedding_gathered and vision_rope_2d are)", op)
 	}
 	switch op {
 	case "apply_rotary_emb", "apply_rotary_emb_backward", "interleave_rope":
@@ -54,6 +54,8 @@ func explainVerify(golden, cand *inputSet, opts compare.Options) (explain.Report
 		return explainCache(golden, cand, opts)
 	case "apply_rotary_emb_thd", "apply_rotary_emb_thd_backward":
 		return explainTHD(golden, cand, opts)
+	case "vision_rope_2d":
+		return explainVision(golden, cand, opts)
 	}
 	m, err := goldenModelFlags(golden.metadata["apply_args"])
 	if err != nil {
@@ -196,6 +198,39 @@ func explainCache(golden, cand *inputSet, opts compare.Options) (explain.Report,
 		return explain.Report{}, why
 	}
 	rep, err := explain.ExplainCache(c, opts)
+	if err != nil {
+		return explain.Report{}, err.Error()
+	}
+	return rep, ""
+}
+
+// explainVision explains a vision_rope_2d golden from its recorded --vision-layout,
+// --vision-theta and --rotary-mode; the head size is the query's last dimension, as apply takes
+// it.
+func explainVision(golden, cand *inputSet, opts compare.Options) (explain.Report, string) {
+	args := golden.metadata["apply_args"]
+	p := rotary.VisionRoPE2DParams{Positions: golden.tensors["positions"], Query: golden.tensors["query"], Key: golden.tensors["key"]}
+	var err error
+	if p.Style, err = rope.ParseRotaryMode(cmp.Or(applyArg(args, "rotary-mode"), "half")); err != nil {
+		return explain.Report{}, "explain: the golden's --rotary-mode: " + err.Error()
+	}
+	if p.Layout, err = ops.ParseVisionLayout(cmp.Or(applyArg(args, "vision-layout"), "split")); err != nil {
+		return explain.Report{}, "explain: the golden's --vision-layout: " + err.Error()
+	}
+	if v := applyArg(args, "vision-theta"); v != "" {
+		if p.Theta, err = strconv.ParseFloat(v, 64); err != nil {
+			return explain.Report{}, "explain: the golden's --vision-theta: " + err.Error()
+		}
+	}
+	if p.Query.Rank() == 3 {
+		p.HeadSize = p.Query.Shape[2]
+	}
+	c := explain.VisionCase{Params: p}
+	var why string
+	if c.Want, c.Got, why = queryKeyOutputs(golden, cand); why != "" {
+		return explain.Report{}, why
+	}
+	rep, err := explain.ExplainVision(c, opts)
 	if err != nil {
 		return explain.Report{}, err.Error()
 	}

@@ -57,6 +57,8 @@ func TestVerifyExplains(t *testing.T) {
 			[]string{"--model", "llama-3.1-8b", "--layout", "BNSD", "--positions", "range:100"}, []string{"--model", "llama-3.1-8b", "--layout", "BNSD", "--positions", "range:101"}},
 		{"pairing_and_cos_sin_layout", "explained by: the other pairing throughout: GPT-J's (2i, 2i+1), with cos and sin laid out for it, where the op pairs NeoX's (i, i+d/2)",
 			[]string{"--model", "llama-3.1-8b", "--op", "apply_rotary_emb"}, []string{"--model", "llama-3.1-8b", "--op", "apply_rotary_emb", "--rotary-mode", "interleave"}},
+		{"pairing", "explained by: the other pairing: GPT-J's (2i, 2i+1) where the op pairs NeoX's (i, i+d/2)",
+			[]string{"--model", "qwen2-vl-7b", "--op", "vision_rope_2d"}, []string{"--model", "qwen2-vl-7b", "--op", "vision_rope_2d", "--rotary-mode", "interleave"}},
 		{"start_positions_ignored", "explained by: start_positions left out: every sequence rotated from position 0",
 			[]string{"--model", "llama-3.1-8b", "--op", "apply_rotary_emb_thd", "--cp-size", "2", "--cp-rank", "1", "--positions", "range:30"},
 			[]string{"--model", "llama-3.1-8b", "--op", "apply_rotary_emb_thd", "--cp-size", "2", "--cp-rank", "1", "--positions", "range:0"}},
@@ -121,12 +123,12 @@ func TestVerifyExplainSaysWhyNot(t *testing.T) {
 	if code != 1 || !strings.Contains(out, "explain: the golden has no apply_args (rotary golden writes them) to rebuild its RoPE from") {
 		t.Errorf("exit %d:\n%s", code, out)
 	}
-	golden := filepath.Join(dir, "vision.safetensors")
-	goldenRun(t, "--model", "qwen2-vl-7b", "--op", "vision_rope_2d", "--tokens", "4", "--out", golden)
+	golden := filepath.Join(dir, "kv.safetensors")
+	goldenRun(t, "--model", "deepseek-v3", "--op", "kv_rmsnorm_rope_cache", "--tokens", "4", "--out", golden)
 	bad := filepath.Join(dir, "bad.safetensors")
-	goldenRun(t, "--model", "qwen2-vl-7b", "--op", "vision_rope_2d", "--tokens", "4", "--seed", "9", "--out", bad)
+	goldenRun(t, "--model", "deepseek-v3", "--op", "kv_rmsnorm_rope_cache", "--tokens", "4", "--seed", "9", "--out", bad)
 	code, out, _ = runCLI(t, "verify", golden, bad)
-	if code != 1 || !strings.Contains(out, `explain: op "vision_rope_2d" is not covered`) {
+	if code != 1 || !strings.Contains(out, `explain: op "kv_rmsnorm_rope_cache" is not covered`) {
 		t.Errorf("exit %d:\n%s", code, out)
 	}
 	// interleave_rope's golden with another seed: new inputs, so nothing reproduces it.
