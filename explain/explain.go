@@ -180,6 +180,8 @@ type state struct {
 	thd *thdCase
 	// A vision tower's 2-D rotation (VisionCase): pos, posRows, tokens as for a spec.
 	vision *rotary.VisionRoPE2DParams
+	// A position-dependent query scale (QueryScaleCase): pos and tokens as for a spec.
+	qs *rotary.QueryScaleParams
 }
 
 // mark takes the outputs' tensors, contiguous, and marks the candidate's failing elements.

@@ -29,8 +29,10 @@ func rotates(s *state) bool { return s.rotaryDim > 0 }
 func rotated(s *state) bool { return s.bySpec && rotates(s) }
 
 // atPositions: the op rotates by the model's RoPE, a cos/sin cache or a vision tower's
-// coordinates at positions.
-func atPositions(s *state) bool { return (s.bySpec || s.npu != nil || s.vision != nil) && rotates(s) }
+// coordinates at positions, or scales by position (query_scale).
+func atPositions(s *state) bool {
+	return (s.bySpec || s.npu != nil || s.vision != nil) && rotates(s) || s.qs != nil
+}
 
 // interleaveOp: the op is interleave_rope, whose pairing is fixed.
 func interleaveOp(s *state) bool { return s.cs != nil && s.cs.Interleaved }
@@ -376,12 +378,20 @@ var readings = []reading{
 			return out, nil
 		},
 		reading: func(s *state) string {
-			if len(s.names) == 2 {
+			switch {
+			case s.qs != nil:
+				return "the scale not applied: the query left as it came in"
+			case len(s.names) == 2:
 				return "only the key rotated: the query left as it came in"
 			}
 			return "the query left as it came in (not rotated)"
 		},
-		fix: say("rotate the query too"),
+		fix: func(s *state) string {
+			if s.qs != nil {
+				return fmt.Sprintf("scale the query by %v on the layers the model scales", s.qs.Rule)
+			}
+			return "rotate the query too"
+		},
 	},
 	{
 		id: "output_transposed", applies: func(s *state) bool { return s.swap != [4]int{} },
@@ -489,6 +499,19 @@ var readings = []reading{
 			return fmt.Sprintf("each product and the sum rounded to %v (torch's x * cos + rotate_half(x) * sin on %[1]v tensors)", s.cs.X.DType)
 		},
 		fix: say("exact to the last bit takes the products and the sum in float32 and one rounding at the end; to accept torch's arithmetic, verify with the --ulp it needs"),
+	},
+	{
+		id: "query_scale_cast", precision: true, applies: func(s *state) bool { return s.qs != nil && s.sixteenBit() },
+		run: func(s *state) (map[string]tensor.Tensor, error) {
+			return s.applyQS(func(p *rotary.QueryScaleParams) { p.Rule.Cast = otherCast(p.Rule) })
+		},
+		reading: func(s *state) string {
+			if s.qs.Rule.ScaleFirst() {
+				return "the query times the float32 scale, rounded once (Hugging Face's Llama 4 order), where the rule rounds the scale to the query's dtype first"
+			}
+			return "the scale rounded to the query's dtype before the multiply (Hugging Face's Ministral 3 order), where the rule multiplies in float32 and rounds once"
+		},
+		fix: say("round where the model's framework rounds (rotary apply --query-scale-cast product|scale), or verify with the --ulp this order needs"),
 	},
 	{
 		id: "cos_sin_in_dtype", precision: true, applies: func(s *state) bool { return rotated(s) && s.sixteenBit() },

@@ -61,6 +61,9 @@ func (s *state) withPositionAt(p func(i int, v int64) int64) (map[string]tensor.
 	if s.vision != nil {
 		return s.applyVision(s.inputs, func(q *rotary.VisionRoPE2DParams) { q.Positions = pos })
 	}
+	if s.qs != nil {
+		return s.applyQS(func(q *rotary.QueryScaleParams) { q.Positions = pos })
+	}
 	if s.npu != nil {
 		return s.applyCache(func(q *rotary.NPUMRoPEParams) { q.Positions = pos })
 	}

@@ -24,7 +24,7 @@ import (
 // cos/sin cache at positions.
 var explainedOps = map[string]bool{"rotary_embedding": true, "rotary_embedding_gathered": true, "qk_rmsnorm_rope": true,
 	"apply_rotary_emb": true, "apply_rotary_emb_backward": true, "interleave_rope": true, "mrope": true,
-	"apply_rotary_emb_thd": true, "apply_rotary_emb_thd_backward": true, "vision_rope_2d": true}
+	"apply_rotary_emb_thd": true, "apply_rotary_emb_thd_backward": true, "vision_rope_2d": true, "query_scale": true}
 
 // explainReads reports whether explain reads output (out.X) of a golden of op: the rotated
 // query and key, out, or a backward pass's dx (not its dcos and dsin).
@@ -45,7 +45,7 @@ func explainReads(op, output string) bool {
 func explainVerify(golden, cand *inputSet, opts compare.Options) (explain.Report, string) {
 	op := golden.metadata["op"]
 	if !explainedOps[op] {
-		return explain.Report{}, fmt.Sprintf("explain: op %q is not covered (apply_rotary_emb and apply_rotary_emb_thd with their backward passes' dx, interleave_rope, mrope, qk_rmsnorm_rope, rotary_embedding, rotary_embedding_gathered and vision_rope_2d are)", op)
+		return explain.Report{}, fmt.Sprintf("explain: op %q is not covered (every op but kv_rmsnorm_rope_cache, and of a backward pass its dx, is)", op)
 	}
 	switch op {
 	case "apply_rotary_emb", "apply_rotary_emb_backward", "interleave_rope":
@@ -56,6 +56,8 @@ func explainVerify(golden, cand *inputSet, opts compare.Options) (explain.Report
 		return explainTHD(golden, cand, opts)
 	case "vision_rope_2d":
 		return explainVision(golden, cand, opts)
+	case "query_scale":
+		return explainQueryScale(golden, cand, opts)
 	}
 	m, err := goldenModelFlags(golden.metadata["apply_args"])
 	if err != nil {
@@ -198,6 +200,42 @@ func explainCache(golden, cand *inputSet, opts compare.Options) (explain.Report,
 		return explain.Report{}, why
 	}
 	rep, err := explain.ExplainCache(c, opts)
+	if err != nil {
+		return explain.Report{}, err.Error()
+	}
+	return rep, ""
+}
+
+// explainQueryScale explains a query_scale golden made from a model: the rule is the model's at
+// the recorded --layer, with the recorded --query-scale-cast.
+func explainQueryScale(golden, cand *inputSet, opts compare.Options) (explain.Report, string) {
+	args := golden.metadata["apply_args"]
+	if applyArg(args, "query-scale") != "" {
+		return explain.Report{}, "explain: a query_scale golden made with --query-scale (no model) is not covered"
+	}
+	m, err := goldenModelFlags(args)
+	if err != nil {
+		return explain.Report{}, "explain: " + err.Error()
+	}
+	model, _, err := m.load()
+	if err != nil {
+		return explain.Report{}, "explain: cannot rebuild the golden's model: " + err.Error()
+	}
+	rule, err := model.QueryScaleAt(m.layer)
+	if err != nil {
+		return explain.Report{}, "explain: " + err.Error()
+	}
+	if rule.Cast, err = rope.ParseQueryScaleCast(cmp.Or(applyArg(args, "query-scale-cast"), "default")); err != nil {
+		return explain.Report{}, "explain: the golden's --query-scale-cast: " + err.Error()
+	}
+	got, _, ok := candidateFor(cand, outPrefix+"query", "query")
+	if !ok {
+		return explain.Report{}, "explain: the candidate lacks query"
+	}
+	rep, err := explain.ExplainQueryScale(explain.QueryScaleCase{
+		Params: rotary.QueryScaleParams{Positions: golden.tensors["positions"], Query: golden.tensors["query"], Rule: rule},
+		Want:   golden.tensors[outPrefix+"query"], Got: got,
+	}, opts)
 	if err != nil {
 		return explain.Report{}, err.Error()
 	}
