@@ -80,22 +80,16 @@ func explainVerify(golden, cand *inputSet, opts compare.Options) (explain.Report
 			return explain.Report{}, "explain: " + err.Error()
 		}
 	}
-	var rep explain.Report
-	if op == "qk_rmsnorm_rope" {
-		eps := 1e-6 // apply's --epsilon-qk default
-		if v := applyArg(golden.metadata["apply_args"], "epsilon-qk"); v != "" {
-			if eps, err = strconv.ParseFloat(v, 64); err != nil {
-				return explain.Report{}, "explain: the golden's --epsilon-qk: " + err.Error()
-			}
+	if op != "qk_rmsnorm_rope" {
+		return reported(explain.Explain(c, opts))
+	}
+	eps := 1e-6 // apply's --epsilon-qk default
+	if v := applyArg(golden.metadata["apply_args"], "epsilon-qk"); v != "" {
+		if eps, err = strconv.ParseFloat(v, 64); err != nil {
+			return explain.Report{}, "explain: the golden's --epsilon-qk: " + err.Error()
 		}
-		rep, err = explain.ExplainQKNorm(explain.QKNormCase{Case: c, QWeight: golden.tensors["q_weight"], KWeight: golden.tensors["k_weight"], Epsilon: eps}, opts)
-	} else {
-		rep, err = explain.Explain(c, opts)
 	}
-	if err != nil {
-		return explain.Report{}, err.Error()
-	}
-	return rep, ""
+	return reported(explain.ExplainQKNorm(explain.QKNormCase{Case: c, QWeight: golden.tensors["q_weight"], KWeight: golden.tensors["k_weight"], Epsilon: eps}, opts))
 }
 
 // tokenMajorCase views a case recorded in a 4-D --layout ([B,H,S,D] and the like, position_ids
@@ -161,16 +155,12 @@ func explainCosSin(golden, cand *inputSet, opts compare.Options) (explain.Report
 	if !ok {
 		return explain.Report{}, "explain: the candidate lacks " + out
 	}
-	rep, err := explain.ExplainCosSin(explain.CosSinCase{
+	return reported(explain.ExplainCosSin(explain.CosSinCase{
 		Layout: ops.Layout(compare.AxesOf(golden.metadata).Layout), Style: style,
 		Interleaved: op == "interleave_rope", Backward: op == "apply_rotary_emb_backward",
 		X: golden.tensors[in], Cos: golden.tensors["cos"], Sin: golden.tensors["sin"],
 		Want: golden.tensors[outPrefix+out], Got: got,
-	}, opts)
-	if err != nil {
-		return explain.Report{}, err.Error()
-	}
-	return rep, ""
+	}, opts))
 }
 
 // explainCache explains an mrope golden from its recorded --head-size, --rotary-mode,
@@ -199,11 +189,7 @@ func explainCache(golden, cand *inputSet, opts compare.Options) (explain.Report,
 	if c.Want, c.Got, why = queryKeyOutputs(golden, cand); why != "" {
 		return explain.Report{}, why
 	}
-	rep, err := explain.ExplainCache(c, opts)
-	if err != nil {
-		return explain.Report{}, err.Error()
-	}
-	return rep, ""
+	return reported(explain.ExplainCache(c, opts))
 }
 
 // explainQueryScale explains a query_scale golden made from a model: the rule is the model's at
@@ -232,14 +218,10 @@ func explainQueryScale(golden, cand *inputSet, opts compare.Options) (explain.Re
 	if !ok {
 		return explain.Report{}, "explain: the candidate lacks query"
 	}
-	rep, err := explain.ExplainQueryScale(explain.QueryScaleCase{
+	return reported(explain.ExplainQueryScale(explain.QueryScaleCase{
 		Params: rotary.QueryScaleParams{Positions: golden.tensors["positions"], Query: golden.tensors["query"], Rule: rule},
 		Want:   golden.tensors[outPrefix+"query"], Got: got,
-	}, opts)
-	if err != nil {
-		return explain.Report{}, err.Error()
-	}
-	return rep, ""
+	}, opts))
 }
 
 // explainVision explains a vision_rope_2d golden from its recorded --vision-layout,
@@ -268,11 +250,7 @@ func explainVision(golden, cand *inputSet, opts compare.Options) (explain.Report
 	if c.Want, c.Got, why = queryKeyOutputs(golden, cand); why != "" {
 		return explain.Report{}, why
 	}
-	rep, err := explain.ExplainVision(c, opts)
-	if err != nil {
-		return explain.Report{}, err.Error()
-	}
-	return rep, ""
+	return reported(explain.ExplainVision(c, opts))
 }
 
 // explainTHD explains an apply_rotary_emb_thd golden (or its backward pass's dx) from its
@@ -303,14 +281,10 @@ func explainTHD(golden, cand *inputSet, opts compare.Options) (explain.Report, s
 	if !ok {
 		return explain.Report{}, "explain: the candidate lacks " + out
 	}
-	rep, err := explain.ExplainTHD(explain.THDCase{
+	return reported(explain.ExplainTHD(explain.THDCase{
 		Params:   rotary.ApplyRotaryEmbTHDParams{X: golden.tensors[in], Cos: golden.tensors["cos"], Sin: golden.tensors["sin"], Seqs: seqs, Style: style},
 		Backward: backward, Want: golden.tensors[outPrefix+out], Got: got,
-	}, opts)
-	if err != nil {
-		return explain.Report{}, err.Error()
-	}
-	return rep, ""
+	}, opts))
 }
 
 // applyArg is the value of flag --name in a golden's apply_args, "" when absent or unreadable.
@@ -377,4 +351,12 @@ func withExplained(row []byte, rep explain.Report) ([]byte, error) {
 	}
 	out := append(row[:len(row)-1:len(row)-1], `,"explained_by":`...)
 	return append(append(out, fs...), '}', '\n'), nil
+}
+
+// reported is an explanation's report, or its error as the line verify prints.
+func reported(rep explain.Report, err error) (explain.Report, string) {
+	if err != nil {
+		return explain.Report{}, err.Error()
+	}
+	return rep, ""
 }
