@@ -61,24 +61,5 @@
 // vision_rope_2d evaluates cos/sin in float64 as native does, keeping each half's by coordinate
 // in a small table per call, since an image's coordinates repeat.
 //
-// Each op has its files named after it: <op>.go holds its Go code and registers it. The ops with
-// assembly kernels of their own (interleave_rope, qk_rmsnorm_rope, kv_rmsnorm_rope_cache, mrope
-// for its gather, and apply_rotary_emb for its backward pass's sums) add
-// <op>_amd64.go, the kernels' wrappers and the checks of when they apply, and <op>_generic.go,
-// the same names for builds without those kernels (arm64, other architectures, -tags purego),
-// where no kernel applies. apply_rotary_emb.go and apply_rotary_emb_thd.go hold their ops' backward
-// passes too. What several ops share is named for what it is: kernels.go (with _amd64, _arm64
-// and _generic) selects the kernel set; rotation.go holds the two shared rotations, per pair by a
-// token's cos/sin (rotateHeads: rotary_embedding, its gathered form, mrope, qk_rmsnorm_rope) and
-// per element by full-width rows (rotateRows: apply_rotary_emb, apply_rotary_emb_thd,
-// interleave_rope's Go path, which walk a tensor's rows with rotateBroadcastRows), their
-// kernels reached through the generated dispatch_amd64.go and dispatch_arm64.go
-// (rotation_generic.go without assembly); convert.go (with _amd64, _arm64 and _generic) holds
-// the bulk bf16/f16 conversions, rows.go
-// the row walker, row buffers and row addresses, pool.go the thread pool that splits large
-// calls, each op's call handed to it as a job type of the op's own (poolJob). rotate_amd64.s,
-// rotate_amd64_stubs.go and dispatch_amd64.go, and their _arm64 counterparts, are generated
-// from _asm by the go:generate lines in kernels.go.
-//
 // Importing the package registers its kernels with package ops as backend "cpu".
 package cpu

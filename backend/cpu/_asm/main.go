@@ -9,16 +9,8 @@
 // to float32, then one add or subtract, never an FMA; the norms' sums of squares are fused
 // multiply-adds because native.SumSquares defines them so), so it matches backend/native bit for bit.
 //
-// The files follow package cpu's: rotation.go has the kernels cpu's rotation.go calls
-// (rotary_embedding.go their AVX512BF16 bf16 path at rotary dim 128),
-// convert.go the bulk conversions, apply_rotary_emb.go, kv_rmsnorm_rope_cache.go,
-// interleave_rope.go, mrope.go and qk_rmsnorm_rope.go those of their ops, stream.go the passes of cpu's stream.go (the bench's limit);
-// vector.go, rmsnorm.go and bf16_layout.go hold what several ops share, bf16_encoding.go the
-// instructions the Go assembler lacks, and dispatch.go writes the Go side of the table.
-// The arm64 files are text templates rather than avo (which writes amd64 only): arm64.go the
-// emitter, arm64_encoding.go the instructions the assembler lacks, arm64_vector.go the
-// conversions the kernels share, arm64_rotation.go, arm64_convert.go and arm64_mrope.go the
-// kernels.
+// The files follow package cpu's, one per op; ARCHITECTURE.md lists what the shared ones hold.
+// The arm64 kernels are text templates rather than avo, which writes amd64 only.
 package main
 
 import (
