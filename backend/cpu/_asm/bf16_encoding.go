@@ -14,7 +14,7 @@ import (
 )
 
 // The Go assembler does not know AVX512_BF16's VCVTNE2PS2BF16 and VCVTNEPS2BF16 (nor does avo
-// v0.5.0). cvtNE2PS2BF16 and cvtNEPS2BF16 emit them under their own names anyway, so that avo
+// v0.6.0). cvtNE2PS2BF16 and cvtNEPS2BF16 emit them under their own names anyway, so that avo
 // allocates their registers like any other instruction's, and encodeBF16 rewrites each such
 // line of the generated file into the instruction's bytes.
 

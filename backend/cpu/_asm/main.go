@@ -41,8 +41,8 @@ func main() {
 		fail(fmt.Errorf("-arch %q: want amd64 or arm64", *arch))
 	}
 	g := &generator{}
-	// No Package(): loading the package with avo's old x/tools panics under Go 1.26, so the stubs
-	// take their package name from -pkg instead.
+	// No Package(): the stubs take their package name from -pkg, so that the generator never
+	// loads package cpu (another module) through x/tools.
 	ConstraintExpr("amd64,!purego")
 	g.declareData()
 	g.rotateKernels()
