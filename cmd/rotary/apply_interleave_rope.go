@@ -2,30 +2,9 @@ package main
 
 import (
 	"github.com/rotary-go/rotary"
-	"github.com/rotary-go/rotary/safetensors"
-	"github.com/rotary-go/rotary/tensor"
 )
 
-func init() {
-	registerApplyOp("interleave_rope", &applyOp{
-		golden:  goldenInterleaveRoPE,
-		reads:   nil,
-		summary: "x [B,N,S,D], cos, sin [B,1,S,D] → out (npu_interleave_rope: pairs (2i,2i+1) in, de-interleaved NeoX order out)",
-		run:     runInterleaveRoPE,
-	})
-}
-
-func runInterleaveRoPE(env *applyEnv) ([]safetensors.Tensor, error) {
-	in, err := env.inputsNamed("x", "cos", "sin")
-	if err != nil {
-		return nil, err
-	}
-	out := tensor.Zeros(in[0].DType, in[0].Shape...)
-	if err := rotary.InterleaveRoPE(env.disp, rotary.InterleaveRoPEParams{X: in[0], Cos: in[1], Sin: in[2], Out: out}); err != nil {
-		return nil, usageError{err}
-	}
-	return []safetensors.Tensor{toFile("out", out)}, nil
-}
+func init() { goldenMakers["interleave_rope"] = goldenInterleaveRoPE }
 
 // goldenInterleaveRoPE: x [1, Hq, T, rotary_dim] and cos, sin [1, 1, T, rotary_dim] gathered at
 // the positions (not an input of the op) as cat(c, c), the NeoX order the op's output takes.

@@ -1,111 +1,13 @@
 package main
 
 import (
-	"flag"
-
-	"github.com/rotary-go/rotary"
 	"github.com/rotary-go/rotary/ops"
 	"github.com/rotary-go/rotary/rope"
-	"github.com/rotary-go/rotary/safetensors"
-	"github.com/rotary-go/rotary/tensor"
-)
-
-// Flags of the apply_rotary_emb ops (torch_npu npu_rotary_mul).
-var (
-	rotaryLayout string
-	rotaryMode   string
 )
 
 func init() {
-	flags := func(fs *flag.FlagSet) {
-		fs.StringVar(&rotaryLayout, "layout", "", "layout of apply_rotary_emb's x: BSND, BNSD, SBND, THD (default: any rank); of rotary_embedding's query and key: BNSD for Hugging Face's [B,H,S,D] with position_ids [B,S], BSND [B,S,H,D], SBND [S,B,H,D] (default: [T,H,D] or [T,H·D])")
-		fs.StringVar(&rotaryMode, "rotary-mode", "half", "apply_rotary_emb pairs: half (NeoX) or interleave (GPT-J)")
-	}
-	registerApplyOp("apply_rotary_emb", &applyOp{
-		golden:  func(g *goldenGen) ([]goldenInput, error) { return goldenRotaryEmb(g, false) },
-		reads:   []string{"layout", "rotary-mode"},
-		summary: "x, cos, sin (cos/sin full rotary width, broadcastable) → out = x·cos + rotate(x)·sin",
-		flags:   flags,
-		run:     runApplyRotaryEmb,
-	})
-	registerApplyOp("apply_rotary_emb_backward", &applyOp{
-		golden:  func(g *goldenGen) ([]goldenInput, error) { return goldenRotaryEmb(g, true) },
-		reads:   []string{"layout", "rotary-mode"},
-		summary: "dy, x, cos, sin → dx, dcos, dsin (apply_rotary_emb's gradients)",
-		run:     runApplyRotaryEmbBackward,
-	})
-}
-
-func rotaryOptions() (ops.Layout, rotary.Style, error) {
-	var layout ops.Layout
-	if rotaryLayout != "" {
-		l, err := ops.ParseLayout(rotaryLayout)
-		if err != nil {
-			return "", 0, usagef("--layout: %v", err)
-		}
-		layout = l
-	}
-	style, err := parseRotaryMode()
-	if err != nil {
-		return "", 0, err
-	}
-	return layout, style, nil
-}
-
-// parseRotaryMode reads --rotary-mode, which every op with a pair style shares.
-func parseRotaryMode() (rotary.Style, error) {
-	style, err := rope.ParseRotaryMode(rotaryMode)
-	if err != nil {
-		return 0, usagef("--rotary-mode %q: want half or interleave", rotaryMode)
-	}
-	return style, nil
-}
-
-// inputsNamed fetches the named input tensors in order.
-func (e *applyEnv) inputsNamed(names ...string) ([]tensor.Tensor, error) {
-	out := make([]tensor.Tensor, len(names))
-	for i, n := range names {
-		t, err := e.tensor(n)
-		if err != nil {
-			return nil, err
-		}
-		out[i] = t
-	}
-	return out, nil
-}
-
-func runApplyRotaryEmb(env *applyEnv) ([]safetensors.Tensor, error) {
-	layout, style, err := rotaryOptions()
-	if err != nil {
-		return nil, err
-	}
-	in, err := env.inputsNamed("x", "cos", "sin")
-	if err != nil {
-		return nil, err
-	}
-	out := tensor.Zeros(in[0].DType, in[0].Shape...)
-	if err := rotary.ApplyRotaryEmb(env.disp, rotary.ApplyRotaryEmbParams{Layout: layout, X: in[0], Cos: in[1], Sin: in[2], Out: out, Style: style}); err != nil {
-		return nil, usageError{err}
-	}
-	return []safetensors.Tensor{toFile("out", out)}, nil
-}
-
-func runApplyRotaryEmbBackward(env *applyEnv) ([]safetensors.Tensor, error) {
-	layout, style, err := rotaryOptions()
-	if err != nil {
-		return nil, err
-	}
-	in, err := env.inputsNamed("dy", "x", "cos", "sin")
-	if err != nil {
-		return nil, err
-	}
-	dx := tensor.Zeros(in[1].DType, in[1].Shape...)
-	dcos := tensor.Zeros(in[2].DType, in[2].Shape...)
-	dsin := tensor.Zeros(in[3].DType, in[3].Shape...)
-	if err := rotary.ApplyRotaryEmbBackward(env.disp, rotary.ApplyRotaryEmbBackwardParams{Layout: layout, DY: in[0], X: in[1], Cos: in[2], Sin: in[3], DX: dx, DCos: dcos, DSin: dsin, Style: style}); err != nil {
-		return nil, usageError{err}
-	}
-	return []safetensors.Tensor{toFile("dx", dx), toFile("dcos", dcos), toFile("dsin", dsin)}, nil
+	goldenMakers["apply_rotary_emb"] = func(g *goldenGen) ([]goldenInput, error) { return goldenRotaryEmb(g, false) }
+	goldenMakers["apply_rotary_emb_backward"] = func(g *goldenGen) ([]goldenInput, error) { return goldenRotaryEmb(g, true) }
 }
 
 // goldenRotaryEmb: npu_rotary_mul's x in --layout (BSND unless given) with the model's head size,

@@ -14,6 +14,7 @@ import (
 	"strings"
 
 	"github.com/rotary-go/rotary"
+	"github.com/rotary-go/rotary/golden"
 	"github.com/rotary-go/rotary/hf"
 	"github.com/rotary-go/rotary/npy"
 	"github.com/rotary-go/rotary/ops"
@@ -113,11 +114,7 @@ func runGolden(args []string, stdout, stderr io.Writer) error {
 	fs.StringVar(&o.format, "format", "safetensors", "bundle `format`: safetensors, or npy (--out names a directory of NAME.npy files, one per tensor, and __metadata__.json; BF16 as uint16 bits)")
 	own := map[string]bool{}
 	fs.VisitAll(func(f *flag.Flag) { own[f.Name] = true })
-	for _, name := range applyOpNames() {
-		if f := applyOps[name].flags; f != nil {
-			f(fs.FlagSet)
-		}
-	}
+	registerOpFlags(fs.FlagSet)
 	o.opFlags = map[string]bool{}
 	fs.VisitAll(func(f *flag.Flag) {
 		if !own[f.Name] {
@@ -153,7 +150,7 @@ func runGolden(args []string, stdout, stderr io.Writer) error {
 		if err != nil {
 			return err
 		}
-		if applyOps[canon] == nil || applyOps[canon].golden == nil { // TestGoldenEveryOp keeps every op covered
+		if goldenMakers[canon] == nil { // TestGoldenEveryOp keeps every op covered
 			return usagef("--op %s: rotary golden cannot make its inputs", canon)
 		}
 		o.op = canon
@@ -317,7 +314,7 @@ func (o *goldenOptions) bundle(c goldenCase) (goldenBundle, error) {
 	if pos.limit > 0 {
 		g.limit = pos.limit
 	}
-	inputs, err := applyOps[o.op].golden(g)
+	inputs, err := goldenMakers[o.op](g)
 	if err == nil {
 		err = g.err
 	}
@@ -328,11 +325,17 @@ func (o *goldenOptions) bundle(c goldenCase) (goldenBundle, error) {
 		return goldenBundle{}, usagef("--heads, --kv-heads: --op %s's inputs have no heads to count", o.op)
 	}
 
-	op := applyOps[o.op]
-	usesModel := op.needsModel || (op.modelOptional && !o.userSet["query-scale"])
-	env := &applyEnv{inPath: "golden inputs", inputs: map[string]tensor.Tensor{}, disp: o.disp, spec: spec, layer: c.layer, stderr: renamedLines{o.stderr}}
+	op, _ := golden.Lookup(o.op)
+	usesModel := op.Model == golden.ModelRequired || (op.Model == golden.ModelOptional && !o.userSet["query-scale"])
+	call := golden.Call{Source: "golden inputs", Inputs: map[string]tensor.Tensor{}, Dispatcher: o.disp, Spec: spec, Layer: c.layer,
+		Notes: prefixLines{o.stderr, "rotary golden: "}, Args: golden.Args{}}
 	if usesModel {
-		env.model = model
+		call.Model = model
+	}
+	for name := range o.opFlags {
+		if o.userSet[name] || g.derived[name] != "" {
+			call.Args[name] = o.fs.Lookup(name).Value.String()
+		}
 	}
 	var files []safetensors.Tensor
 	for _, in := range inputs {
@@ -342,13 +345,13 @@ func (o *goldenOptions) bundle(c goldenCase) (goldenBundle, error) {
 			st = safetensors.Tensor{Name: in.name} // refused by the writer, naming it
 		}
 		files = append(files, st)
-		env.inputs[in.name] = in.t
+		call.Inputs[in.name] = in.t
 	}
-	results, err := op.run(env)
+	results, err := golden.Run(o.op, call)
 	if err != nil {
-		return goldenBundle{}, err
+		return goldenBundle{}, usageError{err}
 	}
-	if op.needsModel && spec.NoRoPE && !o.suite {
+	if op.Model == golden.ModelRequired && spec.NoRoPE && !o.suite {
 		fmt.Fprintf(o.stderr, "rotary golden: layer %d has no RoPE: the expected outputs equal the inputs\n", c.layer)
 	}
 	for _, r := range results {
@@ -478,6 +481,10 @@ func parseGoldenPositions(s string) (goldenPositions, error) {
 	return goldenPositions{kind: "file", file: t, label: "file:" + s}, nil
 }
 
+// goldenMakers make each op's inputs, named and shaped as its run reads them, with the op
+// flags that describe them set through goldenGen.opFlag (TestGoldenEveryOp: every op has one).
+var goldenMakers = map[string]func(g *goldenGen) ([]goldenInput, error){}
+
 // goldenInput is one named input tensor of a bundle.
 type goldenInput struct {
 	name string
@@ -511,6 +518,15 @@ func (g *goldenGen) opFlag(name, value string) string {
 	}
 	g.derived[name] = value
 	return value
+}
+
+// flag is op flag name's value as the op reads it.
+func (g *goldenGen) flag(name string) string { return g.o.fs.Lookup(name).Value.String() }
+
+// flagInt is an integer op flag's value.
+func (g *goldenGen) flagInt(name string) int {
+	n, _ := strconv.Atoi(g.flag(name)) // an int flag prints an integer
+	return n
 }
 
 // resetDerived gives the flags golden chose back their defaults before the next bundle.
@@ -758,14 +774,4 @@ func layerKindOf(m *hf.Model, ropeName string, l int) string {
 		}
 	}
 	return "all layers"
-}
-
-// renamedLines passes the op code's stderr lines on as golden's: they begin "rotary apply:".
-type renamedLines struct{ w io.Writer }
-
-func (r renamedLines) Write(p []byte) (int, error) {
-	if _, err := r.w.Write(bytes.ReplaceAll(p, []byte("rotary apply:"), []byte("rotary golden:"))); err != nil {
-		return 0, err
-	}
-	return len(p), nil
 }

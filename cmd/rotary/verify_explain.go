@@ -13,6 +13,7 @@ import (
 	"github.com/rotary-go/rotary"
 	"github.com/rotary-go/rotary/compare"
 	"github.com/rotary-go/rotary/explain"
+	"github.com/rotary-go/rotary/golden"
 	"github.com/rotary-go/rotary/ops"
 	"github.com/rotary-go/rotary/rope"
 	"github.com/rotary-go/rotary/tensor"
@@ -41,18 +42,18 @@ func explainReads(op, output string) bool {
 
 // explainVerify runs package explain on a failed golden and candidate. It returns the report,
 // or why there is none (a golden of another op, a model it cannot rebuild).
-func explainVerify(golden, cand *inputSet, opts compare.Options) (explain.Report, string) {
-	op := golden.metadata["op"]
+func explainVerify(bundle, cand *inputSet, opts compare.Options) (explain.Report, string) {
+	op := bundle.metadata["op"]
 	if !explainedOps[op] {
 		return explain.Report{}, fmt.Sprintf("explain: op %q is not covered (apply_rotary_emb and its backward pass's dx, interleave_rope, mrope, qk_rmsnorm_rope, rotary_embedding and rotary_embedding_gathered are)", op)
 	}
 	switch op {
 	case "apply_rotary_emb", "apply_rotary_emb_backward", "interleave_rope":
-		return explainCosSin(golden, cand, opts)
+		return explainCosSin(bundle, cand, opts)
 	case "mrope":
-		return explainCache(golden, cand, opts)
+		return explainCache(bundle, cand, opts)
 	}
-	m, err := goldenModelFlags(golden.metadata["apply_args"])
+	m, err := goldenModelFlags(bundle.metadata["apply_args"])
 	if err != nil {
 		return explain.Report{}, "explain: " + err.Error()
 	}
@@ -60,15 +61,15 @@ func explainVerify(golden, cand *inputSet, opts compare.Options) (explain.Report
 	if err != nil {
 		return explain.Report{}, "explain: cannot rebuild the golden's RoPE: " + err.Error()
 	}
-	c := explain.Case{Spec: spec, Query: golden.tensors["query"], Key: golden.tensors["key"]}
-	if c.Positions, err = batchPositions(golden.tensors["positions"]); err != nil {
+	c := explain.Case{Spec: spec, Query: bundle.tensors["query"], Key: bundle.tensors["key"]}
+	if c.Positions, err = golden.BatchPositions(bundle.tensors["positions"]); err != nil {
 		return explain.Report{}, "explain: " + err.Error()
 	}
 	var why string
-	if c.Want, c.Got, why = queryKeyOutputs(golden, cand); why != "" {
+	if c.Want, c.Got, why = queryKeyOutputs(bundle, cand); why != "" {
 		return explain.Report{}, why
 	}
-	if layout := applyArg(golden.metadata["apply_args"], "layout"); layout != "" && op != "qk_rmsnorm_rope" {
+	if layout := applyArg(bundle.metadata["apply_args"], "layout"); layout != "" && op != "qk_rmsnorm_rope" {
 		if c, err = tokenMajorCase(op, layout, c); err != nil {
 			return explain.Report{}, "explain: " + err.Error()
 		}
@@ -76,12 +77,12 @@ func explainVerify(golden, cand *inputSet, opts compare.Options) (explain.Report
 	var rep explain.Report
 	if op == "qk_rmsnorm_rope" {
 		eps := 1e-6 // apply's --epsilon-qk default
-		if v := applyArg(golden.metadata["apply_args"], "epsilon-qk"); v != "" {
+		if v := applyArg(bundle.metadata["apply_args"], "epsilon-qk"); v != "" {
 			if eps, err = strconv.ParseFloat(v, 64); err != nil {
 				return explain.Report{}, "explain: the golden's --epsilon-qk: " + err.Error()
 			}
 		}
-		rep, err = explain.ExplainQKNorm(explain.QKNormCase{Case: c, QWeight: golden.tensors["q_weight"], KWeight: golden.tensors["k_weight"], Epsilon: eps}, opts)
+		rep, err = explain.ExplainQKNorm(explain.QKNormCase{Case: c, QWeight: bundle.tensors["q_weight"], KWeight: bundle.tensors["k_weight"], Epsilon: eps}, opts)
 	} else {
 		rep, err = explain.Explain(c, opts)
 	}
@@ -95,7 +96,7 @@ func explainVerify(golden, cand *inputSet, opts compare.Options) (explain.Report
 // [B,S]) as the op takes it: query and key [T,H,D], positions [T]. A candidate output of
 // another shape but the same element count is read in the golden's.
 func tokenMajorCase(op, layout string, c explain.Case) (explain.Case, error) {
-	p, q, k, _, err := qkTokenMajor(op, layout, c.Positions, c.Query, c.Key)
+	p, q, k, _, err := golden.TokenMajor(op, layout, c.Positions, c.Query, c.Key)
 	if err != nil {
 		return c, err
 	}
@@ -110,7 +111,7 @@ func tokenMajorCase(op, layout string, c explain.Case) (explain.Case, error) {
 				return c, err
 			}
 		}
-		if _, side.to["query"], side.to["key"], _, err = qkTokenMajor(op, layout, c.Positions, sq, sk); err != nil {
+		if _, side.to["query"], side.to["key"], _, err = golden.TokenMajor(op, layout, c.Positions, sq, sk); err != nil {
 			return c, err
 		}
 		if side.to["key"].IsZero() {
@@ -122,10 +123,10 @@ func tokenMajorCase(op, layout string, c explain.Case) (explain.Case, error) {
 
 // queryKeyOutputs pairs the golden's expected query and key with the candidate's, or says which
 // the candidate lacks.
-func queryKeyOutputs(golden, cand *inputSet) (want, got map[string]tensor.Tensor, why string) {
+func queryKeyOutputs(bundle, cand *inputSet) (want, got map[string]tensor.Tensor, why string) {
 	want, got = map[string]tensor.Tensor{}, map[string]tensor.Tensor{}
 	for _, x := range []string{"query", "key"} {
-		w, ok := golden.tensors[outPrefix+x]
+		w, ok := bundle.tensors[outPrefix+x]
 		if !ok {
 			continue
 		}
@@ -140,12 +141,12 @@ func queryKeyOutputs(golden, cand *inputSet) (want, got map[string]tensor.Tensor
 
 // explainCosSin explains an apply_rotary_emb golden (its layout and pairing are the recorded
 // --layout and --rotary-mode), its backward pass's dx, or an interleave_rope golden.
-func explainCosSin(golden, cand *inputSet, opts compare.Options) (explain.Report, string) {
-	style, err := rope.ParseRotaryMode(cmp.Or(applyArg(golden.metadata["apply_args"], "rotary-mode"), "half"))
+func explainCosSin(bundle, cand *inputSet, opts compare.Options) (explain.Report, string) {
+	style, err := rope.ParseRotaryMode(cmp.Or(applyArg(bundle.metadata["apply_args"], "rotary-mode"), "half"))
 	if err != nil {
 		return explain.Report{}, "explain: the golden's --rotary-mode: " + err.Error()
 	}
-	op := golden.metadata["op"]
+	op := bundle.metadata["op"]
 	in, out := "x", "out"
 	if op == "apply_rotary_emb_backward" {
 		in, out = "dy", "dx"
@@ -155,10 +156,10 @@ func explainCosSin(golden, cand *inputSet, opts compare.Options) (explain.Report
 		return explain.Report{}, "explain: the candidate lacks " + out
 	}
 	rep, err := explain.ExplainCosSin(explain.CosSinCase{
-		Layout: ops.Layout(compare.AxesOf(golden.metadata).Layout), Style: style,
+		Layout: ops.Layout(compare.AxesOf(bundle.metadata).Layout), Style: style,
 		Interleaved: op == "interleave_rope", Backward: op == "apply_rotary_emb_backward",
-		X: golden.tensors[in], Cos: golden.tensors["cos"], Sin: golden.tensors["sin"],
-		Want: golden.tensors[outPrefix+out], Got: got,
+		X: bundle.tensors[in], Cos: bundle.tensors["cos"], Sin: bundle.tensors["sin"],
+		Want: bundle.tensors[outPrefix+out], Got: got,
 	}, opts)
 	if err != nil {
 		return explain.Report{}, err.Error()
@@ -168,14 +169,14 @@ func explainCosSin(golden, cand *inputSet, opts compare.Options) (explain.Report
 
 // explainCache explains an mrope golden from its recorded --head-size, --rotary-mode,
 // --mrope-section and --mrope-cache-mode.
-func explainCache(golden, cand *inputSet, opts compare.Options) (explain.Report, string) {
-	args := golden.metadata["apply_args"]
-	p := rotary.NPUMRoPEParams{Query: golden.tensors["query"], Key: golden.tensors["key"], CosSinCache: golden.tensors["cos_sin_cache"]}
+func explainCache(bundle, cand *inputSet, opts compare.Options) (explain.Report, string) {
+	args := bundle.metadata["apply_args"]
+	p := rotary.NPUMRoPEParams{Query: bundle.tensors["query"], Key: bundle.tensors["key"], CosSinCache: bundle.tensors["cos_sin_cache"]}
 	var err error
 	if p.HeadSize, err = strconv.Atoi(applyArg(args, "head-size")); err != nil {
 		return explain.Report{}, "explain: the golden's apply_args have no --head-size"
 	}
-	if p.Sections, err = parseNPUMRoPESections(applyArg(args, "mrope-section")); err != nil {
+	if p.Sections, err = golden.ParseMRoPESection(applyArg(args, "mrope-section")); err != nil {
 		return explain.Report{}, "explain: the golden's " + err.Error()
 	}
 	if p.Style, err = rope.ParseRotaryMode(cmp.Or(applyArg(args, "rotary-mode"), "half")); err != nil {
@@ -184,12 +185,12 @@ func explainCache(golden, cand *inputSet, opts compare.Options) (explain.Report,
 	if p.Interleaved, err = ops.ParseMRoPECacheMode(cmp.Or(applyArg(args, "mrope-cache-mode"), "default")); err != nil {
 		return explain.Report{}, "explain: the golden's --mrope-cache-mode: " + err.Error()
 	}
-	if p.Positions, err = batchPositions(golden.tensors["positions"]); err != nil {
+	if p.Positions, err = golden.BatchPositions(bundle.tensors["positions"]); err != nil {
 		return explain.Report{}, "explain: " + err.Error()
 	}
 	c := explain.CacheCase{Params: p}
 	var why string
-	if c.Want, c.Got, why = queryKeyOutputs(golden, cand); why != "" {
+	if c.Want, c.Got, why = queryKeyOutputs(bundle, cand); why != "" {
 		return explain.Report{}, why
 	}
 	rep, err := explain.ExplainCache(c, opts)

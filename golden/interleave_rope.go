@@ -1,0 +1,27 @@
+package golden
+
+import (
+	"github.com/rotary-go/rotary"
+	"github.com/rotary-go/rotary/safetensors"
+	"github.com/rotary-go/rotary/tensor"
+)
+
+func init() {
+	register(&Op{
+		Name:    "interleave_rope",
+		Summary: "x [B,N,S,D], cos, sin [B,1,S,D] → out (npu_interleave_rope: pairs (2i,2i+1) in, de-interleaved NeoX order out)",
+		Run:     runInterleaveRoPE,
+	})
+}
+
+func runInterleaveRoPE(c *Call) ([]safetensors.Tensor, error) {
+	in, err := c.inputsNamed("x", "cos", "sin")
+	if err != nil {
+		return nil, err
+	}
+	out := tensor.Zeros(in[0].DType, in[0].Shape...)
+	if err := rotary.InterleaveRoPE(c.Dispatcher, rotary.InterleaveRoPEParams{X: in[0], Cos: in[1], Sin: in[2], Out: out}); err != nil {
+		return nil, err
+	}
+	return []safetensors.Tensor{toFile("out", out)}, nil
+}
