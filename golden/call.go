@@ -57,7 +57,7 @@ func Run(name string, c Call) ([]safetensors.Tensor, error) {
 	if c.Inputs == nil {
 		c.Inputs = map[string]tensor.Tensor{}
 	}
-	return op.Run(&c)
+	return op.run(&c)
 }
 
 // tensor returns input name, or an error naming it and the source.

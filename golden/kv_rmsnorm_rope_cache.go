@@ -19,8 +19,9 @@ func init() {
 			{Name: "epsilon", Kind: Float, Default: "1e-05", Usage: "RMSNorm `EPSILON` added to the mean square"},
 			{Name: "output-kv", Kind: Bool, Default: "false", Usage: "kv_rmsnorm_rope_cache: also write k_rope and c_kv (every token's unquantised results)"},
 		},
-		Reads: []string{"cache-mode", "epsilon", "output-kv"},
-		Run:   runKVRMSNormRoPECache,
+		Reads:  []string{"cache-mode", "epsilon", "output-kv"},
+		run:    runKVRMSNormRoPECache,
+		inputs: goldenKVRMSNormRoPECache,
 	})
 }
 
@@ -79,4 +80,69 @@ func runKVRMSNormRoPECache(c *Call) ([]safetensors.Tensor, error) {
 		results = append(results, toFile("k_rope", p.KRoPE), toFile("c_kv", p.CKV))
 	}
 	return results, nil
+}
+
+// goldenKVRMSNormRoPECache: DeepSeek MLA's kv [1, 1, T, Dv+Dk] (Dv = the config's kv_lora_rank,
+// Dk = the rotary dim), gamma [Dv], cos/sin [1, 1, T, Dk] gathered at the positions as cat(c, c),
+// and caches of twice the slots the tokens need, filled with random values, with the tokens
+// placed at shuffled distinct slots: index [1, T] into [1, 1, 2T, D] caches (Norm), [T] global
+// slots of blocks of blockSize (PA, PA_BNSD, PA_NZ), or one shuffled block per
+// blockSize tokens (PA_BLK_*). The NZ modes take their caches' logical shape. --epsilon is
+// the config's rms_norm_eps when it has one. --kv-quant sym makes the caches int8 with per-channel
+// scales k_rope_scale [Dk] and c_kv_scale [Dv]; asym adds k_rope_offset and c_kv_offset.
+func goldenKVRMSNormRoPECache(g *gen) ([]input, error) {
+	if eps, ok := configRMSNormEps(g.o.Model.JSON); ok {
+		g.opFlag("epsilon", eps) // DeepSeek's kv_a_layernorm
+	}
+	mode, err := ops.ParseCacheMode(g.args.str("cache-mode"))
+	if err != nil {
+		return nil, fmt.Errorf("--cache-mode: %v", err)
+	}
+	T, Dk := g.c.tokens, g.spec.RotaryDim
+	Dv := kvLoraRank(g.o.Model.JSON)
+	pos := g.positions(g.positionRows())
+	in := []input{{"kv", g.values("kv", 1, 1, T, Dv+Dk)}, {"gamma", g.values("gamma", Dv)}}
+	cs, err := g.gathered(pos)
+	if err != nil {
+		return nil, err
+	}
+	cos, sin, err := g.fullWidth(cs, rotary.NeoX, 1, 1, T, Dk)
+	if err != nil {
+		return nil, err
+	}
+	in = append(in, input{"cos", cos}, input{"sin", sin})
+
+	bs := blockSize
+	var index tensor.Tensor
+	var cacheShape []int // without the row width
+	switch {
+	case mode == ops.CacheNorm:
+		index = tensor.FromI64(g.shuffled(2 * T)[:T], 1, T)
+		cacheShape = []int{1, 1, 2 * T}
+	case mode.PerBlock():
+		per := (T + bs - 1) / bs
+		blocks := g.shuffled(2 * per)[:per]
+		for i := range blocks {
+			blocks[i] *= int64(bs)
+		}
+		index = tensor.FromI64(blocks, per)
+		cacheShape = []int{2 * per, bs, 1}
+	default:
+		blocks := (2*T + bs - 1) / bs
+		index = tensor.FromI64(g.shuffled(blocks * bs)[:T], T)
+		cacheShape = []int{blocks, bs, 1}
+	}
+	in = append(in, input{"index", index})
+	if g.o.KVQuant == "none" {
+		return append(in, input{"k_cache", g.values("k_cache", append(cacheShape, Dk)...)},
+			input{"ckv_cache", g.values("ckv_cache", append(cacheShape, Dv)...)}), nil
+	}
+	// int8 caches, quantised per channel: q = clamp(round_half_even(y·scale + offset), −128, 127).
+	in = append(in, input{"k_cache", g.int8s("k_cache", append(cacheShape, Dk)...)},
+		input{"ckv_cache", g.int8s("ckv_cache", append(cacheShape, Dv)...)},
+		input{"k_rope_scale", g.scales(Dk)}, input{"c_kv_scale", g.scales(Dv)})
+	if g.o.KVQuant == "asym" {
+		in = append(in, input{"k_rope_offset", g.offsets(Dk)}, input{"c_kv_offset", g.offsets(Dv)})
+	}
+	return in, nil
 }

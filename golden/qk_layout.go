@@ -8,12 +8,12 @@ import (
 	"github.com/rotary-go/rotary/tensor"
 )
 
-// QKLayoutAxes are, for each 4-D --layout of the ops that rotate query and key by positions
+// qkLayoutAxes are, for each 4-D --layout of the ops that rotate query and key by positions
 // (rotary_embedding, rotary_embedding_gathered), the axes that view such a tensor as
 // token-major [B,S,H,D]: Hugging Face's modeling code holds q and k as [B,H,S,D] (BNSD, after
 // `.view(...).transpose(1, 2)` in LlamaAttention.forward) with position_ids [B,S]; Megatron as
 // [S,B,H,D] (SBND). They are apply_rotary_emb's layout names.
-var QKLayoutAxes = map[ops.Layout][]int{ops.BSND: {0, 1, 2, 3}, ops.BNSD: {0, 2, 1, 3}, ops.SBND: {1, 0, 2, 3}}
+var qkLayoutAxes = map[ops.Layout][]int{ops.BSND: {0, 1, 2, 3}, ops.BNSD: {0, 2, 1, 3}, ops.SBND: {1, 0, 2, 3}}
 
 // TokenMajor gives positions, query and key in the form the op takes (query [T,H,D] or
 // [T,H·D], positions [T] or MRoPE's [rows,T]) from those of layoutName (--layout): without one (or THD) as they
@@ -31,7 +31,7 @@ func TokenMajor(op, layoutName string, positions, query, key tensor.Tensor) (p, 
 	if query.Rank() != 4 && (layout == "" || layout == ops.THD || layout == ops.BSND) {
 		return positions, query, key, same, nil
 	}
-	axes, ok := QKLayoutAxes[layout]
+	axes, ok := qkLayoutAxes[layout]
 	switch {
 	case !ok && query.Rank() == 4:
 		return p, q, k, nil, fmt.Errorf("query %s is 4-D: --op %s takes [T,H,D] or [T,H·D]; give --layout BNSD for Hugging Face's [B,H,S,D] (position_ids [B,S]), BSND for [B,S,H,D] or SBND for [S,B,H,D]", tensor.ShapeString(query.Shape), op)

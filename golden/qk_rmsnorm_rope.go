@@ -13,7 +13,8 @@ func init() {
 		Model:   ModelRequired,
 		Params:  []Param{{Name: "epsilon-qk", Kind: Float, Default: "1e-06", Usage: "qk_rmsnorm_rope norm `epsilon` (rms_norm_eps)"}},
 		Reads:   []string{"epsilon-qk"},
-		Run:     runQKRMSNormRoPE,
+		run:     runQKRMSNormRoPE,
+		inputs:  goldenQKRMSNorm,
 	})
 }
 
@@ -45,4 +46,15 @@ func runQKRMSNormRoPE(c *Call) ([]safetensors.Tensor, error) {
 		return nil, err
 	}
 	return queryKey(query, key), nil
+}
+
+// goldenQKRMSNorm: goldenQueryKey's tensors and the norms' weights q_weight, k_weight [D];
+// --epsilon-qk is the config's rms_norm_eps when it has one (Qwen3's q_norm and k_norm use it).
+func goldenQKRMSNorm(g *gen) ([]input, error) {
+	if eps, ok := configRMSNormEps(g.o.Model.JSON); ok {
+		g.opFlag("epsilon-qk", eps)
+	}
+	in, _ := goldenQueryKey(g)
+	D := g.spec.HeadSize
+	return append(in, input{"q_weight", g.values("q_weight", D)}, input{"k_weight", g.values("k_weight", D)}), nil
 }

@@ -25,8 +25,10 @@ func init() {
 			{Name: "original-max", Kind: OptFloat, Usage: "query_scale beta original_max_position_embeddings `N` (required with --query-scale beta)"},
 			{Name: "query-scale-cast", Kind: String, Default: "default", Usage: "query_scale rounding `order`: default (Hugging Face's for the kind), product (q·s in float32, rounded once: HF Llama 4, vLLM) or scale (s rounded to q's dtype first: HF Ministral 3, Mistral 4)"},
 		},
-		Reads: []string{"query-scale", "floor-scale", "attn-scale", "beta", "original-max", "query-scale-cast"},
-		Run:   runQueryScale,
+		Reads:       []string{"query-scale", "floor-scale", "attn-scale", "beta", "original-max", "query-scale-cast"},
+		run:         runQueryScale,
+		inputs:      goldenQueryScale,
+		withoutRoPE: true,
 	})
 }
 
@@ -143,4 +145,11 @@ func runQueryScale(c *Call) ([]safetensors.Tensor, error) {
 		return nil, err
 	}
 	return []safetensors.Tensor{toFile("query", query)}, nil
+}
+
+// goldenQueryScale: positions [T], query [T, Hq, D]; the rule is the model's (or --query-scale's).
+func goldenQueryScale(g *gen) ([]input, error) {
+	hq, _ := g.heads()
+	pos := g.positions(1)
+	return []input{{"positions", pos}, {"query", g.values("query", g.c.tokens, hq, g.spec.HeadSize)}}, nil
 }

@@ -55,8 +55,16 @@ type Op struct {
 	// those it shares with other ops (another op's parameter given with it is refused).
 	Params []Param
 	Reads  []string
-	// Run computes the output tensors from c's inputs.
-	Run func(c *Call) ([]safetensors.Tensor, error)
+	// run computes the output tensors from c's inputs.
+	run func(c *Call) ([]safetensors.Tensor, error)
+	// inputs makes the op's inputs for a bundle, named and shaped as run reads them, setting
+	// through gen.opFlag the parameters that describe them (TestEveryOpMakesInputs).
+	inputs func(g *gen) ([]input, error)
+	// table: the bundle holds a cos/sin table up to the largest position, which grows with it.
+	table bool
+	// withoutRoPE: the op has a meaning on a layer without RoPE (query and key pass through, or
+	// are only scaled); the others take cos/sin.
+	withoutRoPE bool
 }
 
 var registry = map[string]*Op{}

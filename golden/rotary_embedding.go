@@ -1,18 +1,23 @@
 package golden
 
 import (
+	"fmt"
+
 	"github.com/rotary-go/rotary"
+	"github.com/rotary-go/rotary/ops"
 	"github.com/rotary-go/rotary/safetensors"
 	"github.com/rotary-go/rotary/tensor"
 )
 
 func init() {
 	register(&Op{
-		Name:    "rotary_embedding",
-		Summary: "positions, query [T,H,D] or [T,H·D], optional key → query, key rotated in place (mrope for MRoPE models); --layout BNSD: Hugging Face's q/k [B,H,S,D] and position_ids [B,S] (BSND, SBND likewise)",
-		Model:   ModelRequired,
-		Reads:   []string{"layout"},
-		Run:     runRotaryEmbedding,
+		Name:        "rotary_embedding",
+		Summary:     "positions, query [T,H,D] or [T,H·D], optional key → query, key rotated in place (mrope for MRoPE models); --layout BNSD: Hugging Face's q/k [B,H,S,D] and position_ids [B,S] (BSND, SBND likewise)",
+		Model:       ModelRequired,
+		Reads:       []string{"layout"},
+		run:         runRotaryEmbedding,
+		inputs:      goldenQueryKey,
+		withoutRoPE: true,
 	})
 }
 
@@ -55,4 +60,35 @@ func runRotaryEmbedding(c *Call) ([]safetensors.Tensor, error) {
 		return nil, err
 	}
 	return append(results, queryKey(back(query), back(key))...), nil
+}
+
+// goldenQueryKey: positions (one row per MRoPE section), query [T, Hq, D], key [T, Hk, D]; with
+// --layout (rotary_embedding and its gathered form), one sequence's q/k in the layout, BNSD
+// [1, H, T, D] as Hugging Face holds them, and positions [1, T] (MRoPE [rows, 1, T]).
+func goldenQueryKey(g *gen) ([]input, error) {
+	hq, hk := g.heads()
+	T, D := g.c.tokens, g.spec.HeadSize
+	pos := g.positions(g.positionRows())
+	shape := func(h int) []int { return []int{T, h, D} }
+	if g.o.Args.given("layout") && (g.o.Op == "rotary_embedding" || g.o.Op == "rotary_embedding_gathered") {
+		layout, err := ops.ParseLayout(g.opFlag("layout", ""))
+		if err != nil {
+			return nil, fmt.Errorf("--layout: %v", err)
+		}
+		if axes, ok := qkLayoutAxes[layout]; ok {
+			shape = func(h int) []int {
+				bshd, s := []int{1, T, h, D}, make([]int, 4)
+				for k, a := range axes {
+					s[a] = bshd[k]
+				}
+				return s
+			}
+			if pos.Rank() == 1 {
+				pos.Shape = []int{1, T}
+			} else if pos.Rank() == 2 {
+				pos.Shape = []int{pos.Shape[0], 1, T}
+			}
+		}
+	}
+	return []input{{"positions", pos}, {"query", g.values("query", shape(hq)...)}, {"key", g.values("key", shape(hk)...)}}, nil
 }

@@ -9,11 +9,13 @@ import (
 
 func init() {
 	register(&Op{
-		Name:    "rotary_embedding_gathered",
-		Summary: "as rotary_embedding (--layout included), through the hoisted gather: cos/sin gathered once for the positions, then applied to query and key",
-		Model:   ModelRequired,
-		Reads:   []string{"layout"},
-		Run:     runRotaryEmbeddingGathered,
+		Name:        "rotary_embedding_gathered",
+		Summary:     "as rotary_embedding (--layout included), through the hoisted gather: cos/sin gathered once for the positions, then applied to query and key",
+		Model:       ModelRequired,
+		Reads:       []string{"layout"},
+		run:         runRotaryEmbeddingGathered,
+		inputs:      goldenQueryKey,
+		withoutRoPE: true,
 	})
 }
 

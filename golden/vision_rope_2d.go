@@ -17,8 +17,9 @@ func init() {
 			{Name: "vision-layout", Kind: String, Default: "split", Usage: "vision_rope_2d `layout`: split (Qwen2-VL, Llama 4: each coordinate a D/2-wide RoPE's frequencies) or pixtral (coordinate 0 on the even, 1 on the odd frequencies)"},
 			{Name: "vision-theta", Kind: Float, Default: "0", Usage: "vision_rope_2d `base` (0: 10000)"},
 		},
-		Reads: []string{"vision-layout", "vision-theta", "rotary-mode"},
-		Run:   runVisionRoPE2D,
+		Reads:  []string{"vision-layout", "vision-theta", "rotary-mode"},
+		run:    runVisionRoPE2D,
+		inputs: goldenVisionRoPE2D,
 	})
 }
 
@@ -49,4 +50,14 @@ func runVisionRoPE2D(c *Call) ([]safetensors.Tensor, error) {
 		return nil, err
 	}
 	return queryKey(query, key), nil
+}
+
+// goldenVisionRoPE2D: positions [2, T] (two coordinates per token), query [T, Hq, D], key [T, Hk,
+// D] with the model's head size, --vision-layout split and --rotary-mode the model's pairing.
+func goldenVisionRoPE2D(g *gen) ([]input, error) {
+	hq, hk := g.heads()
+	T, D := g.c.tokens, g.spec.HeadSize
+	g.opFlag("vision-layout", "split")
+	g.opFlag("rotary-mode", rotaryModeOf(g.spec))
+	return []input{{"positions", g.positions(2)}, {"query", g.values("query", T, hq, D)}, {"key", g.values("key", T, hk, D)}}, nil
 }

@@ -1,5 +1,0 @@
-package main
-
-import ()
-
-func init() { goldenMakers["rotary_embedding_gathered"] = goldenQueryKey }
