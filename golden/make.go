@@ -91,7 +91,8 @@ type Options struct {
 
 // Bundle is one golden bundle: the op's inputs, its outputs under out.NAME, and metadata
 // (apply_args: the JSON list of flags after which `rotary apply --in BUNDLE` computes the
-// outputs).
+// outputs). The outputs are encoded as they are written (safetensors.Streamed): write the
+// bundle (safetensors.Write, npy.WriteFiles) to read their bytes.
 type Bundle struct {
 	Tensors  []safetensors.Tensor
 	Metadata map[string]string
@@ -201,6 +202,9 @@ func (o *Options) bundle(c bundleCase, suite bool) (Bundle, error) {
 	model, spec, err := o.Model.Load(c.layer)
 	if err != nil {
 		return Bundle{}, err
+	}
+	if model == nil {
+		return Bundle{}, fmt.Errorf("golden: Options.Model.Load(%d) returned no model", c.layer)
 	}
 	pos := c.positions
 	if c.tokens == 0 {

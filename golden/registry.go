@@ -131,6 +131,9 @@ func paramOf(name string) (Param, bool) {
 
 // CheckParams refuses a parameter of another op given (given reports which were) with op.
 func (op *Op) CheckParams(given func(name string) bool) error {
+	if op == nil || given == nil {
+		return fmt.Errorf("golden: CheckParams: want an op from Lookup and a given function")
+	}
 	for _, f := range ParamNames() {
 		if !given(f) || slices.Contains(op.Reads, f) {
 			continue

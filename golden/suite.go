@@ -56,6 +56,9 @@ func Suite(o Options, vary Vary) ([]Bundle, error) {
 		if err != nil {
 			return nil, err
 		}
+		if model == nil {
+			return nil, fmt.Errorf("golden: Options.Model.Load(%d) returned no model", o.Layer)
+		}
 		layers = layers[:0]
 		for _, k := range LayerKinds(o.Model.base(model), model.NumLayers) {
 			layers = append(layers, k.Layers[0])

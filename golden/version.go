@@ -1,8 +1,6 @@
 package golden
 
 import (
-	"crypto/sha256"
-	"encoding/hex"
 	"runtime/debug"
 )
 
@@ -37,10 +35,4 @@ func Version() string {
 		}
 	}
 	return v
-}
-
-// ConfigSum is the hex SHA-256 of a config's JSON: a bundle's config_sha256.
-func ConfigSum(b []byte) string {
-	sum := sha256.Sum256(b)
-	return hex.EncodeToString(sum[:])
 }
