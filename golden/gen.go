@@ -33,10 +33,9 @@ type gen struct {
 	rng    *rand.PCG
 	limit  int64 // random positions lie in [0, limit)
 	hq, hk int   // the head counts heads gave the inputs (0: none asked)
-	// args are the op's parameters: the caller's, and those the inputs fix (derived).
-	args    Args
-	derived map[string]bool
-	err     error
+	// args are the op's parameters: the caller's, and those the inputs fix (opFlag).
+	args Args
+	err  error
 }
 
 // opFlag is parameter name's value: the caller's when given, else value, which is set so that
@@ -51,7 +50,6 @@ func (g *gen) opFlag(name, value string) string {
 		g.err = fmt.Errorf("--%s %q: %v", name, value, err)
 	}
 	g.args[name] = n
-	g.derived[name] = true
 	return value
 }
 

@@ -218,7 +218,7 @@ func (o *Options) bundle(c bundleCase, suite bool) (Bundle, error) {
 		c.tokens = n
 	}
 	g := &gen{o: o, c: c, pos: pos, model: model, spec: spec, disp: o.Dispatcher, rng: rand.NewPCG(o.Seed, stream),
-		args: maps.Clone(o.Args), derived: map[string]bool{}}
+		args: maps.Clone(o.Args)}
 	g.limit = int64(spec.DefaultCacheLen())
 	if g.limit <= 0 {
 		g.limit = int64(spec.MaxPositions)

@@ -83,7 +83,8 @@ func register(op *Op) {
 	registry[op.Name] = op
 }
 
-// Lookup finds an op by its registry name or another stack's name for it (ops.Canonical).
+// Lookup finds an op by its registry name or another stack's name for it (ops.Canonical). The
+// Op describes the registry's entry: read it, do not change it.
 func Lookup(name string) (*Op, bool) {
 	canon, ok := ops.Canonical(name)
 	if !ok {
