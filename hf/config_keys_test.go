@@ -29,7 +29,7 @@ var configKeys = []string{
 // it: path (from the module root) → key. Package rope is skipped whole: it reads no config,
 // and its errors name each Spec field by the config key it stands for.
 var keyMentions = map[string]string{
-	"cmd/rotary/apply.go": "max_position_embeddings", // where a cache length comes from
+	"golden/call.go": "max_position_embeddings", // where a cache length comes from
 }
 
 // TestConfigKeysOnlyInHF fails when a non-test Go file outside hf names one of configKeys

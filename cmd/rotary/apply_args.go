@@ -1,14 +1,13 @@
 package main
 
 import (
-	"crypto/sha256"
-	"encoding/hex"
 	"encoding/json"
 	"flag"
 	"fmt"
 	"io"
 	"strings"
 
+	"github.com/rotary-go/rotary/golden"
 	"github.com/rotary-go/rotary/hf"
 )
 
@@ -142,12 +141,6 @@ func modelJSON(m *modelFlags) ([]byte, error) {
 	return nil, usagef("--config: missing (or --model PRESET)")
 }
 
-// configSum is the hex SHA-256 of a config's JSON.
-func configSum(b []byte) string {
-	sum := sha256.Sum256(b)
-	return hex.EncodeToString(sum[:])
-}
-
 // checkGoldenConfig refuses a model whose config is not the one a golden bundle was made from:
 // its outputs would differ from the bundle's, silently.
 func checkGoldenConfig(m *modelFlags, metadata map[string]string) error {
@@ -156,7 +149,7 @@ func checkGoldenConfig(m *modelFlags, metadata map[string]string) error {
 		return err
 	}
 	want := metadata[metaConfigSum]
-	if got := configSum(b); got != want {
+	if got := golden.ConfigSum(b); got != want {
 		what := "--model " + m.preset
 		if m.config != "" {
 			what = "--config " + m.config

@@ -5,6 +5,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/rotary-go/rotary/golden"
 )
 
 // TestApplyGoldenDefaults: `apply --in GOLDEN --out X` with no other flag takes the bundle's
@@ -85,13 +87,13 @@ func TestApplyGoldenConfigChanged(t *testing.T) {
 	cfg := presetConfig(t, dir, "qwen3-8b")
 	g := filepath.Join(dir, "g.safetensors")
 	goldenRun(t, "--config", cfg, "--tokens", "2", "--out", g)
-	recorded := configSum(mustRead(t, cfg))
+	recorded := golden.ConfigSum(mustRead(t, cfg))
 	js := strings.Replace(string(mustRead(t, cfg)), `"rope_theta": 1000000`, `"rope_theta": 500000`, 1)
 	if js == string(mustRead(t, cfg)) {
 		t.Fatalf("qwen3-8b's config has no rope_theta 1000000 to change")
 	}
 	other := writeFile(t, dir, "other.json", []byte(js))
-	changed := configSum([]byte(js))
+	changed := golden.ConfigSum([]byte(js))
 	out := filepath.Join(dir, "out.safetensors")
 	for _, c := range []struct {
 		name  string

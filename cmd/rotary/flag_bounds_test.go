@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/rotary-go/rotary/golden"
 	"github.com/rotary-go/rotary/hf"
 	"github.com/rotary-go/rotary/safetensors"
 )
@@ -61,7 +62,7 @@ func TestCheckOp(t *testing.T) {
 		}
 	}
 	// Every name `rotary apply --op` takes names an op to check against.
-	for _, op := range applyOpNames() {
+	for _, op := range golden.Names() {
 		if code, _, stderr := runCLI(t, "check", "--model", "gpt-j-6b", "--op", op); code != 0 {
 			t.Errorf("check --op %s (apply's name): exit %d: %s", op, code, stderr)
 		}

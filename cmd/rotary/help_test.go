@@ -3,6 +3,8 @@ package main
 import (
 	"strings"
 	"testing"
+
+	"github.com/rotary-go/rotary/golden"
 )
 
 // TestHelp: asking for help is no error: -h of every command, rotary -h and rotary help CMD
@@ -66,8 +68,8 @@ func TestApplyHelp(t *testing.T) {
 			t.Errorf("common flags lack %s:\n%s", f, common)
 		}
 	}
-	if len(sections)-1 != len(applyOpNames()) {
-		t.Fatalf("%d op sections, want %d (one per op)", len(sections)-1, len(applyOpNames()))
+	if len(sections)-1 != len(golden.Names()) {
+		t.Fatalf("%d op sections, want %d (one per op)", len(sections)-1, len(golden.Names()))
 	}
 	// Each op flag is printed once, in its op's section.
 	for _, want := range []struct{ op, flag string }{

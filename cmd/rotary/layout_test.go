@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/rotary-go/rotary/bench"
+	"github.com/rotary-go/rotary/golden"
 	"github.com/rotary-go/rotary/ops"
 	"github.com/rotary-go/rotary/rotarytest"
 )
@@ -21,8 +22,9 @@ const repoRoot = "../.."
 func opFile(op string) string { return strings.TrimSuffix(op, "_backward") }
 
 // TestEveryOpCovered: every registered op has its file in every layer, a conformance sweep, a
-// bench case, an `apply --op` path, a native and a cpu implementation, and its README entry, so
-// an op added in one place and forgotten in another fails here.
+// bench case, an `apply --op` path and golden inputs (golden/<op>.go: its run and its input
+// maker), a native and a cpu implementation, and its README entry, so an op added in one place
+// and forgotten in another fails here.
 func TestEveryOpCovered(t *testing.T) {
 	readme, err := os.ReadFile(filepath.Join(repoRoot, "README.md"))
 	if err != nil {
@@ -41,7 +43,7 @@ func TestEveryOpCovered(t *testing.T) {
 			"backend/cpu/" + f + ".go",
 			"rotarytest/" + f + ".go",
 			"bench/" + f + ".go",
-			"cmd/rotary/apply_" + strings.TrimPrefix(f, "apply_") + ".go",
+			"golden/" + f + ".go",
 		} {
 			if _, err := os.Stat(filepath.Join(repoRoot, path)); err != nil {
 				t.Errorf("op %s: no %s", op, path)
@@ -53,7 +55,7 @@ func TestEveryOpCovered(t *testing.T) {
 		if !slices.Contains(benched, op) {
 			t.Errorf("op %s: no bench case (bench.Ops)", op)
 		}
-		if _, ok := applyOps[op]; !ok {
+		if _, ok := golden.Lookup(op); !ok {
 			t.Errorf("op %s: no `rotary apply --op %s`", op, op)
 		}
 		if b := status[op].Backends; !slices.Contains(b, ops.Native) || !slices.Contains(b, "cpu") {
@@ -63,7 +65,7 @@ func TestEveryOpCovered(t *testing.T) {
 			t.Errorf("op %s: not in the README", op)
 		}
 	}
-	for op := range applyOps {
+	for _, op := range golden.Names() {
 		if !slices.Contains(ops.Names(), op) {
 			t.Errorf("`rotary apply --op %s` is not a registry name", op)
 		}

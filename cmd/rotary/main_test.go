@@ -42,6 +42,15 @@ func writeTensors(t *testing.T, dir, name string, ts ...safetensors.Tensor) stri
 	return writeFile(t, dir, name, buf.Bytes())
 }
 
+// toFile is a tensor as writeTensors takes it; a tensor a file cannot hold is the test's bug.
+func toFile(name string, t tensor.Tensor) safetensors.Tensor {
+	st, err := safetensors.FromTensor(name, t)
+	if err != nil {
+		panic(err)
+	}
+	return st
+}
+
 func presetConfig(t *testing.T, dir, name string) string {
 	t.Helper()
 	js, err := hf.PresetJSON(name)

@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/rotary-go/rotary"
+	"github.com/rotary-go/rotary/golden"
 	"github.com/rotary-go/rotary/hf"
 )
 
@@ -195,67 +196,23 @@ func noteLayerKinds(w io.Writer, command string, layer int, model *hf.Model, rop
 	if rope == "indexer" && model.Indexer != nil {
 		spec = *model.Indexer
 	}
-	kinds := layerGroups(spec, model.NumLayers)
+	kinds := golden.LayerKinds(spec, model.NumLayers)
 	if len(kinds) < 2 {
 		return
 	}
 	var this string
 	var others []string
 	for _, k := range kinds {
-		if slices.Contains(k.layers, layer) {
-			this = k.name
+		if slices.Contains(k.Layers, layer) {
+			this = k.Name
 			continue
 		}
-		others = append(others, fmt.Sprintf("%s (--layer %d)", k.name, k.layers[0]))
+		others = append(others, fmt.Sprintf("%s (--layer %d)", k.Name, k.Layers[0]))
 	}
 	if this == "" {
 		return // a layer past the rules' count: load refuses it
 	}
 	fmt.Fprintf(w, "rotary %s: note: no --layer given, so layer %d's RoPE: %s; the model's other layers: %s\n", command, layer, this, strings.Join(others, ", "))
-}
-
-// layerGroup is a set of layers with one RoPE, named by what sets them apart.
-type layerGroup struct {
-	name   string
-	layers []int
-}
-
-// layerGroups groups the layers of spec by the RoPE ForLayer gives them, in order of first
-// layer. n is the model's layer count (0: unknown, then the per-layer rules' own count, or one
-// period of a pattern).
-func layerGroups(spec rotary.Spec, n int) []layerGroup {
-	l := spec.Local
-	if l == nil {
-		return nil
-	}
-	if n <= 0 {
-		n = max(len(l.LayerTypes), len(l.NoRoPE), l.Pattern)
-	}
-	if known := spec.NumLayers(); known > 0 {
-		n = min(n, known)
-	}
-	specs, layerOf, err := spec.DistinctLayers(n)
-	if err != nil {
-		return nil
-	}
-	kinds := make([]layerGroup, len(specs))
-	for i, j := range layerOf {
-		if kinds[j].layers == nil {
-			name := spec.LayerType(i)
-			_, own := l.Types[name]
-			switch {
-			case specs[j].NoRoPE:
-				name = "no RoPE"
-			case name == "":
-				name = "rotated"
-			case name == "sliding_attention" && !own && l.Base != 0:
-				name += fmt.Sprintf(" (base %g, no scaling)", l.Base)
-			}
-			kinds[j].name = name
-		}
-		kinds[j].layers = append(kinds[j].layers, i)
-	}
-	return kinds
 }
 
 // flagGiven reports whether the command line set flag name.

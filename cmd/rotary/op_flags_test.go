@@ -8,21 +8,19 @@ import (
 	"sort"
 	"strings"
 	"testing"
+
+	"github.com/rotary-go/rotary/golden"
 )
 
 // TestOpFlagsRead: the flags the ops declare they read are exactly the flags the ops register.
 func TestOpFlagsRead(t *testing.T) {
 	fs := flag.NewFlagSet("ops", flag.ContinueOnError)
 	fs.SetOutput(io.Discard)
-	for _, name := range applyOpNames() {
-		if f := applyOps[name].flags; f != nil {
-			f(fs)
-		}
-	}
+	registerOpFlags(fs)
 	var registered []string
 	fs.VisitAll(func(f *flag.Flag) { registered = append(registered, f.Name) })
 	sort.Strings(registered)
-	if read := opFlagNames(); !slices.Equal(read, registered) {
+	if read := golden.ParamNames(); !slices.Equal(read, registered) {
 		t.Errorf("ops read %v, ops register %v", read, registered)
 	}
 }
@@ -33,9 +31,9 @@ func TestOpFlagsRefused(t *testing.T) {
 	value := map[string]string{"epsilon-qk": "1e-6", "floor-scale": "8192", "attn-scale": "0.1", "beta": "0.1", "original-max": "4096",
 		"head-size": "64", "cp-size": "2", "cp-rank": "0", "epsilon": "1e-5", "vision-theta": "10000", "output-kv": "true"}
 	out := filepath.Join(t.TempDir(), "o.safetensors")
-	for _, op := range applyOpNames() {
-		for _, f := range opFlagNames() {
-			if slices.Contains(applyOps[op].reads, f) {
+	for _, op := range golden.Names() {
+		for _, f := range golden.ParamNames() {
+			if o, _ := golden.Lookup(op); slices.Contains(o.Reads, f) {
 				continue
 			}
 			v := value[f]

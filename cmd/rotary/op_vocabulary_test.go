@@ -5,6 +5,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/rotary-go/rotary/golden"
 	"github.com/rotary-go/rotary/ops"
 	"github.com/rotary-go/rotary/safetensors"
 )
@@ -30,7 +31,7 @@ func TestOpVocabulary(t *testing.T) {
 		}
 		// The op is found: what apply refuses is the missing input, not the name.
 		args := []string{"apply", "--op", name, "--in", missing, "--out", filepath.Join(dir, "out.safetensors")}
-		if applyOps[canon].needsModel {
+		if op, _ := golden.Lookup(canon); op.Model == golden.ModelRequired {
 			args = append(args, "--model", "gpt-j-6b")
 		}
 		code, _, stderr = runCLI(t, args...)

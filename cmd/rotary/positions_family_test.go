@@ -10,7 +10,6 @@ import (
 	"testing"
 
 	"github.com/rotary-go/rotary/safetensors"
-	"github.com/rotary-go/rotary/tensor"
 )
 
 // familyCase is one family's trip through `rotary positions --family` and `rotary apply`.
@@ -150,22 +149,6 @@ func TestPositionsQwen35(t *testing.T) {
 			return 0
 		},
 	}.run(t)
-}
-
-// TestBatchPositions: [rows, B, S] is read as [rows, B·S], row b's tokens after row b−1's;
-// other ranks pass unchanged.
-func TestBatchPositions(t *testing.T) {
-	p, err := batchPositions(tensor.FromI64([]int64{0, 1, 2, 10, 11, 12, 20, 21, 22, 30, 31, 32}, 2, 2, 3))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if !reflect.DeepEqual(p.Shape, []int{2, 6}) || p.Int64At(3) != 10 || p.Int64At(6) != 20 {
-		t.Errorf("positions %v: at 3 %d, at 6 %d", p.Shape, p.Int64At(3), p.Int64At(6))
-	}
-	two, err := batchPositions(tensor.FromI64([]int64{1, 2, 3}, 1, 3))
-	if err != nil || !reflect.DeepEqual(two.Shape, []int{1, 3}) {
-		t.Errorf("[1, 3]: %v, %v", two.Shape, err)
-	}
 }
 
 // TestPositionsGLM4V: `rotary positions --family glm4v` (multimodal.TestGLM4V works the

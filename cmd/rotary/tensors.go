@@ -10,28 +10,6 @@ import (
 	"github.com/rotary-go/rotary/tensor"
 )
 
-// toFile is an op's result as a safetensors tensor, encoded as it is written
-// (safetensors.Streamed), so that an output is never held twice. The ops' results are
-// well-formed views of the dtypes a file holds; anything Streamed refuses comes back with no
-// dtype, which safetensors.Write then refuses naming the tensor, so the command fails with
-// exit 2 before --out is touched.
-func toFile(name string, t tensor.Tensor) safetensors.Tensor {
-	st, err := safetensors.Streamed(name, t)
-	if err != nil {
-		return safetensors.Tensor{Name: name}
-	}
-	return st
-}
-
-// queryKey is the outputs of an op that rotates query and, when given, key in place.
-func queryKey(query, key tensor.Tensor) []safetensors.Tensor {
-	out := []safetensors.Tensor{toFile("query", query)}
-	if !key.IsZero() {
-		out = append(out, toFile("key", key))
-	}
-	return out
-}
-
 // inFlags collects the values of a repeatable input flag (apply --in).
 type inFlags []string
 

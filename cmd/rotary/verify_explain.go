@@ -13,6 +13,7 @@ import (
 	"github.com/rotary-go/rotary"
 	"github.com/rotary-go/rotary/compare"
 	"github.com/rotary-go/rotary/explain"
+	"github.com/rotary-go/rotary/golden"
 	"github.com/rotary-go/rotary/ops"
 	"github.com/rotary-go/rotary/rope"
 	"github.com/rotary-go/rotary/tensor"
@@ -42,24 +43,24 @@ func explainReads(op, output string) bool {
 
 // explainVerify runs package explain on a failed golden and candidate. It returns the report,
 // or why there is none (a golden of another op, a model it cannot rebuild).
-func explainVerify(golden, cand *inputSet, opts compare.Options) (explain.Report, string) {
-	op := golden.metadata["op"]
+func explainVerify(bundle, cand *inputSet, opts compare.Options) (explain.Report, string) {
+	op := bundle.metadata["op"]
 	if !explainedOps[op] {
 		return explain.Report{}, fmt.Sprintf("explain: op %q is not covered (every op but kv_rmsnorm_rope_cache, and of a backward pass its dx, is)", op)
 	}
 	switch op {
 	case "apply_rotary_emb", "apply_rotary_emb_backward", "interleave_rope":
-		return explainCosSin(golden, cand, opts)
+		return explainCosSin(bundle, cand, opts)
 	case "mrope":
-		return explainCache(golden, cand, opts)
+		return explainCache(bundle, cand, opts)
 	case "apply_rotary_emb_thd", "apply_rotary_emb_thd_backward":
-		return explainTHD(golden, cand, opts)
+		return explainTHD(bundle, cand, opts)
 	case "vision_rope_2d":
-		return explainVision(golden, cand, opts)
+		return explainVision(bundle, cand, opts)
 	case "query_scale":
-		return explainQueryScale(golden, cand, opts)
+		return explainQueryScale(bundle, cand, opts)
 	}
-	m, err := goldenModelFlags(golden.metadata["apply_args"])
+	m, err := goldenModelFlags(bundle.metadata["apply_args"])
 	if err != nil {
 		return explain.Report{}, "explain: " + err.Error()
 	}
@@ -67,15 +68,15 @@ func explainVerify(golden, cand *inputSet, opts compare.Options) (explain.Report
 	if err != nil {
 		return explain.Report{}, "explain: cannot rebuild the golden's RoPE: " + err.Error()
 	}
-	c := explain.Case{Spec: spec, Query: golden.tensors["query"], Key: golden.tensors["key"]}
-	if c.Positions, err = batchPositions(golden.tensors["positions"]); err != nil {
+	c := explain.Case{Spec: spec, Query: bundle.tensors["query"], Key: bundle.tensors["key"]}
+	if c.Positions, err = golden.BatchPositions(bundle.tensors["positions"]); err != nil {
 		return explain.Report{}, "explain: " + err.Error()
 	}
 	var why string
-	if c.Want, c.Got, why = queryKeyOutputs(golden, cand); why != "" {
+	if c.Want, c.Got, why = queryKeyOutputs(bundle, cand); why != "" {
 		return explain.Report{}, why
 	}
-	if layout := applyArg(golden.metadata["apply_args"], "layout"); layout != "" && op != "qk_rmsnorm_rope" {
+	if layout := applyArg(bundle.metadata["apply_args"], "layout"); layout != "" && op != "qk_rmsnorm_rope" {
 		if c, err = tokenMajorCase(op, layout, c); err != nil {
 			return explain.Report{}, "explain: " + err.Error()
 		}
@@ -84,19 +85,19 @@ func explainVerify(golden, cand *inputSet, opts compare.Options) (explain.Report
 		return reported(explain.Explain(c, opts))
 	}
 	eps := 1e-6 // apply's --epsilon-qk default
-	if v := applyArg(golden.metadata["apply_args"], "epsilon-qk"); v != "" {
+	if v := applyArg(bundle.metadata["apply_args"], "epsilon-qk"); v != "" {
 		if eps, err = strconv.ParseFloat(v, 64); err != nil {
 			return explain.Report{}, "explain: the golden's --epsilon-qk: " + err.Error()
 		}
 	}
-	return reported(explain.ExplainQKNorm(explain.QKNormCase{Case: c, QWeight: golden.tensors["q_weight"], KWeight: golden.tensors["k_weight"], Epsilon: eps}, opts))
+	return reported(explain.ExplainQKNorm(explain.QKNormCase{Case: c, QWeight: bundle.tensors["q_weight"], KWeight: bundle.tensors["k_weight"], Epsilon: eps}, opts))
 }
 
 // tokenMajorCase views a case recorded in a 4-D --layout ([B,H,S,D] and the like, position_ids
 // [B,S]) as the op takes it: query and key [T,H,D], positions [T]. A candidate output of
 // another shape but the same element count is read in the golden's.
 func tokenMajorCase(op, layout string, c explain.Case) (explain.Case, error) {
-	p, q, k, _, err := qkTokenMajor(op, layout, c.Positions, c.Query, c.Key)
+	p, q, k, _, err := golden.TokenMajor(op, layout, c.Positions, c.Query, c.Key)
 	if err != nil {
 		return c, err
 	}
@@ -111,7 +112,7 @@ func tokenMajorCase(op, layout string, c explain.Case) (explain.Case, error) {
 				return c, err
 			}
 		}
-		if _, side.to["query"], side.to["key"], _, err = qkTokenMajor(op, layout, c.Positions, sq, sk); err != nil {
+		if _, side.to["query"], side.to["key"], _, err = golden.TokenMajor(op, layout, c.Positions, sq, sk); err != nil {
 			return c, err
 		}
 		if side.to["key"].IsZero() {
@@ -123,10 +124,10 @@ func tokenMajorCase(op, layout string, c explain.Case) (explain.Case, error) {
 
 // queryKeyOutputs pairs the golden's expected query and key with the candidate's, or says which
 // the candidate lacks.
-func queryKeyOutputs(golden, cand *inputSet) (want, got map[string]tensor.Tensor, why string) {
+func queryKeyOutputs(bundle, cand *inputSet) (want, got map[string]tensor.Tensor, why string) {
 	want, got = map[string]tensor.Tensor{}, map[string]tensor.Tensor{}
 	for _, x := range []string{"query", "key"} {
-		w, ok := golden.tensors[outPrefix+x]
+		w, ok := bundle.tensors[outPrefix+x]
 		if !ok {
 			continue
 		}
@@ -141,12 +142,12 @@ func queryKeyOutputs(golden, cand *inputSet) (want, got map[string]tensor.Tensor
 
 // explainCosSin explains an apply_rotary_emb golden (its layout and pairing are the recorded
 // --layout and --rotary-mode), its backward pass's dx, or an interleave_rope golden.
-func explainCosSin(golden, cand *inputSet, opts compare.Options) (explain.Report, string) {
-	style, err := rope.ParseRotaryMode(cmp.Or(applyArg(golden.metadata["apply_args"], "rotary-mode"), "half"))
+func explainCosSin(bundle, cand *inputSet, opts compare.Options) (explain.Report, string) {
+	style, err := rope.ParseRotaryMode(cmp.Or(applyArg(bundle.metadata["apply_args"], "rotary-mode"), "half"))
 	if err != nil {
 		return explain.Report{}, "explain: the golden's --rotary-mode: " + err.Error()
 	}
-	op := golden.metadata["op"]
+	op := bundle.metadata["op"]
 	in, out := "x", "out"
 	if op == "apply_rotary_emb_backward" {
 		in, out = "dy", "dx"
@@ -156,23 +157,23 @@ func explainCosSin(golden, cand *inputSet, opts compare.Options) (explain.Report
 		return explain.Report{}, "explain: the candidate lacks " + out
 	}
 	return reported(explain.ExplainCosSin(explain.CosSinCase{
-		Layout: ops.Layout(compare.AxesOf(golden.metadata).Layout), Style: style,
+		Layout: ops.Layout(compare.AxesOf(bundle.metadata).Layout), Style: style,
 		Interleaved: op == "interleave_rope", Backward: op == "apply_rotary_emb_backward",
-		X: golden.tensors[in], Cos: golden.tensors["cos"], Sin: golden.tensors["sin"],
-		Want: golden.tensors[outPrefix+out], Got: got,
+		X: bundle.tensors[in], Cos: bundle.tensors["cos"], Sin: bundle.tensors["sin"],
+		Want: bundle.tensors[outPrefix+out], Got: got,
 	}, opts))
 }
 
 // explainCache explains an mrope golden from its recorded --head-size, --rotary-mode,
 // --mrope-section and --mrope-cache-mode.
-func explainCache(golden, cand *inputSet, opts compare.Options) (explain.Report, string) {
-	args := golden.metadata["apply_args"]
-	p := rotary.NPUMRoPEParams{Query: golden.tensors["query"], Key: golden.tensors["key"], CosSinCache: golden.tensors["cos_sin_cache"]}
+func explainCache(bundle, cand *inputSet, opts compare.Options) (explain.Report, string) {
+	args := bundle.metadata["apply_args"]
+	p := rotary.NPUMRoPEParams{Query: bundle.tensors["query"], Key: bundle.tensors["key"], CosSinCache: bundle.tensors["cos_sin_cache"]}
 	var err error
 	if p.HeadSize, err = strconv.Atoi(applyArg(args, "head-size")); err != nil {
 		return explain.Report{}, "explain: the golden's apply_args have no --head-size"
 	}
-	if p.Sections, err = parseNPUMRoPESections(applyArg(args, "mrope-section")); err != nil {
+	if p.Sections, err = golden.ParseMRoPESection(applyArg(args, "mrope-section")); err != nil {
 		return explain.Report{}, "explain: the golden's " + err.Error()
 	}
 	if p.Style, err = rope.ParseRotaryMode(cmp.Or(applyArg(args, "rotary-mode"), "half")); err != nil {
@@ -181,12 +182,12 @@ func explainCache(golden, cand *inputSet, opts compare.Options) (explain.Report,
 	if p.Interleaved, err = ops.ParseMRoPECacheMode(cmp.Or(applyArg(args, "mrope-cache-mode"), "default")); err != nil {
 		return explain.Report{}, "explain: the golden's --mrope-cache-mode: " + err.Error()
 	}
-	if p.Positions, err = batchPositions(golden.tensors["positions"]); err != nil {
+	if p.Positions, err = golden.BatchPositions(bundle.tensors["positions"]); err != nil {
 		return explain.Report{}, "explain: " + err.Error()
 	}
 	c := explain.CacheCase{Params: p}
 	var why string
-	if c.Want, c.Got, why = queryKeyOutputs(golden, cand); why != "" {
+	if c.Want, c.Got, why = queryKeyOutputs(bundle, cand); why != "" {
 		return explain.Report{}, why
 	}
 	return reported(explain.ExplainCache(c, opts))
@@ -194,8 +195,8 @@ func explainCache(golden, cand *inputSet, opts compare.Options) (explain.Report,
 
 // explainQueryScale explains a query_scale golden made from a model: the rule is the model's at
 // the recorded --layer, with the recorded --query-scale-cast.
-func explainQueryScale(golden, cand *inputSet, opts compare.Options) (explain.Report, string) {
-	args := golden.metadata["apply_args"]
+func explainQueryScale(bundle, cand *inputSet, opts compare.Options) (explain.Report, string) {
+	args := bundle.metadata["apply_args"]
 	if applyArg(args, "query-scale") != "" {
 		return explain.Report{}, "explain: a query_scale golden made with --query-scale (no model) is not covered"
 	}
@@ -219,17 +220,17 @@ func explainQueryScale(golden, cand *inputSet, opts compare.Options) (explain.Re
 		return explain.Report{}, "explain: the candidate lacks query"
 	}
 	return reported(explain.ExplainQueryScale(explain.QueryScaleCase{
-		Params: rotary.QueryScaleParams{Positions: golden.tensors["positions"], Query: golden.tensors["query"], Rule: rule},
-		Want:   golden.tensors[outPrefix+"query"], Got: got,
+		Params: rotary.QueryScaleParams{Positions: bundle.tensors["positions"], Query: bundle.tensors["query"], Rule: rule},
+		Want:   bundle.tensors[outPrefix+"query"], Got: got,
 	}, opts))
 }
 
 // explainVision explains a vision_rope_2d golden from its recorded --vision-layout,
 // --vision-theta and --rotary-mode; the head size is the query's last dimension, as apply takes
 // it.
-func explainVision(golden, cand *inputSet, opts compare.Options) (explain.Report, string) {
-	args := golden.metadata["apply_args"]
-	p := rotary.VisionRoPE2DParams{Positions: golden.tensors["positions"], Query: golden.tensors["query"], Key: golden.tensors["key"]}
+func explainVision(bundle, cand *inputSet, opts compare.Options) (explain.Report, string) {
+	args := bundle.metadata["apply_args"]
+	p := rotary.VisionRoPE2DParams{Positions: bundle.tensors["positions"], Query: bundle.tensors["query"], Key: bundle.tensors["key"]}
 	var err error
 	if p.Style, err = rope.ParseRotaryMode(cmp.Or(applyArg(args, "rotary-mode"), "half")); err != nil {
 		return explain.Report{}, "explain: the golden's --rotary-mode: " + err.Error()
@@ -247,7 +248,7 @@ func explainVision(golden, cand *inputSet, opts compare.Options) (explain.Report
 	}
 	c := explain.VisionCase{Params: p}
 	var why string
-	if c.Want, c.Got, why = queryKeyOutputs(golden, cand); why != "" {
+	if c.Want, c.Got, why = queryKeyOutputs(bundle, cand); why != "" {
 		return explain.Report{}, why
 	}
 	return reported(explain.ExplainVision(c, opts))
@@ -255,13 +256,13 @@ func explainVision(golden, cand *inputSet, opts compare.Options) (explain.Report
 
 // explainTHD explains an apply_rotary_emb_thd golden (or its backward pass's dx) from its
 // recorded --rotary-mode, --cp-size and --cp-rank.
-func explainTHD(golden, cand *inputSet, opts compare.Options) (explain.Report, string) {
-	args := golden.metadata["apply_args"]
+func explainTHD(bundle, cand *inputSet, opts compare.Options) (explain.Report, string) {
+	args := bundle.metadata["apply_args"]
 	style, err := rope.ParseRotaryMode(cmp.Or(applyArg(args, "rotary-mode"), "half"))
 	if err != nil {
 		return explain.Report{}, "explain: the golden's --rotary-mode: " + err.Error()
 	}
-	seqs := ops.PackedSeqs{CuSeqlens: golden.tensors["cu_seqlens"], StartPositions: golden.tensors["start_positions"], CPSize: 1}
+	seqs := ops.PackedSeqs{CuSeqlens: bundle.tensors["cu_seqlens"], StartPositions: bundle.tensors["start_positions"], CPSize: 1}
 	for _, f := range []struct {
 		name string
 		v    *int
@@ -272,7 +273,7 @@ func explainTHD(golden, cand *inputSet, opts compare.Options) (explain.Report, s
 			}
 		}
 	}
-	backward := golden.metadata["op"] == "apply_rotary_emb_thd_backward"
+	backward := bundle.metadata["op"] == "apply_rotary_emb_thd_backward"
 	in, out := "x", "out"
 	if backward {
 		in, out = "dy", "dx"
@@ -282,8 +283,8 @@ func explainTHD(golden, cand *inputSet, opts compare.Options) (explain.Report, s
 		return explain.Report{}, "explain: the candidate lacks " + out
 	}
 	return reported(explain.ExplainTHD(explain.THDCase{
-		Params:   rotary.ApplyRotaryEmbTHDParams{X: golden.tensors[in], Cos: golden.tensors["cos"], Sin: golden.tensors["sin"], Seqs: seqs, Style: style},
-		Backward: backward, Want: golden.tensors[outPrefix+out], Got: got,
+		Params:   rotary.ApplyRotaryEmbTHDParams{X: bundle.tensors[in], Cos: bundle.tensors["cos"], Sin: bundle.tensors["sin"], Seqs: seqs, Style: style},
+		Backward: backward, Want: bundle.tensors[outPrefix+out], Got: got,
 	}, opts))
 }
 

@@ -4,29 +4,9 @@ import (
 	"fmt"
 	"io"
 	"runtime/debug"
-)
 
-// buildVersion is the module version of this binary, with the VCS revision (and "+dirty" for a
-// modified tree) when the build recorded them: what goldens record and `rotary version` prints.
-func buildVersion() string {
-	info, ok := debug.ReadBuildInfo()
-	if !ok {
-		return "unknown"
-	}
-	v := info.Main.Version
-	if v == "" {
-		v = "(devel)"
-	}
-	for _, s := range info.Settings {
-		if s.Key == "vcs.revision" {
-			v += " " + s.Value
-		}
-		if s.Key == "vcs.modified" && s.Value == "true" {
-			v += "+dirty"
-		}
-	}
-	return v
-}
+	"github.com/rotary-go/rotary/golden"
+)
 
 func runVersion(args []string, stdout, stderr io.Writer) error {
 	fs := newFlags("version", "", stderr)
@@ -41,6 +21,6 @@ func runVersion(args []string, stdout, stderr io.Writer) error {
 	if ok {
 		goVersion = info.GoVersion
 	}
-	_, err := fmt.Fprintf(stdout, "rotary %s (%s)\n", buildVersion(), goVersion)
+	_, err := fmt.Fprintf(stdout, "rotary %s (%s)\n", golden.Version(), goVersion)
 	return err
 }
