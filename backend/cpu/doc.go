@@ -50,8 +50,9 @@
 // vision_rope_2d, and the conversions of kv_rmsnorm_rope_cache and query_scale). It also has
 // interleave_rope's kernel (GPT-J pairs in, NeoX halves out) and mrope's gather. The other
 // kernels that amd64 has of an op's own (the norms of qk_rmsnorm_rope and
-// kv_rmsnorm_rope_cache, the latter's fused token kernels, apply_rotary_emb backward's sums)
-// have no arm64 counterpart yet: those parts run in Go there. bf16 rounds with integer arithmetic:
+// kv_rmsnorm_rope_cache, the latter's fused token kernels, apply_rotary_emb backward's sums,
+// query_scale's one-pass scaling) have no arm64 counterpart yet: those parts run in Go there
+// (query_scale's multiplication between the NEON conversions). bf16 rounds with integer arithmetic:
 // golang.org/x/sys/cpu does not report FEAT_BF16, whose BFCVTN would do it in one instruction.
 // f16 converts with FCVTL/FCVTN. The products are FMULs, then one FSUB or FADD, never
 // FMLA/FMLS. The arm64 code is tested under QEMU (.ci/run), with -cpu cortex-a72 and -cpu max.

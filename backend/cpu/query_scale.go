@@ -8,10 +8,12 @@ import (
 )
 
 // query_scale: one multiplier per token (the reference's own QueryScaleFactor, so the scale is
-// the reference's to the bit), then the token's elements times it in float32. BF16 and F16
-// elements are widened and narrowed in bulk by the conversion kernels, which round as
-// tensor.FromFloat32 does, so each element is native's dtype(float32(x·m)). A token's heads are
-// one run when they are adjacent, and tokens are split across the pool.
+// the reference's to the bit), then the token's elements times it in float32, each rounded as
+// tensor.FromFloat32 rounds, so each element is native's dtype(float32(x·m)). On amd64 a kernel
+// (query_scale_amd64.go) scales a run's leading multiple of 16 elements in one pass; the rest,
+// and every element elsewhere, is widened and narrowed in bulk by the conversion kernels around
+// a Go multiplication. A token's heads are one run when they are adjacent, and tokens are split
+// across the pool.
 
 func init() {
 	ops.QueryScale.Register(&ops.Impl[ops.QueryScaleArgs]{Backend: Name, Priority: 10, Fn: func(a ops.QueryScaleArgs) {
@@ -52,10 +54,12 @@ func (j *queryScaleJob) run(lo, hi int) {
 		for h := range runs {
 			base := q.Off + t*q.TokenStride + h*q.HeadStride
 			if q.DType == tensor.F32 {
-				scaleF32(q.F32[base:base+run:base+run], m)
+				x := q.F32[base : base+run : base+run]
+				scaleF32(x[queryScaleF32Asm(k.isa, x, m):], m)
 				continue
 			}
-			for bits := q.Bits[base : base+run : base+run]; len(bits) > 0; {
+			bits := q.Bits[base : base+run : base+run]
+			for bits = bits[queryScaleBitsAsm(k.isa, q.DType, bits, m):]; len(bits) > 0; {
 				n := min(len(bits), len(buf))
 				f := buf[:n:n]
 				widenBits(k, q.DType, f, bits[:n])

@@ -9701,3 +9701,629 @@ chunk:
 
 done:
 	RET
+
+// func queryScaleF32AVX512(x *float32, n int, m float32)
+// Requires: AVX, AVX512F, SSE
+TEXT ·queryScaleF32AVX512(SB), NOSPLIT, $0-20
+	MOVQ         x+0(FP), AX
+	MOVQ         n+8(FP), CX
+	MOVSS        m+16(FP), X0
+	VBROADCASTSS X0, Z0
+	XORQ         DX, DX
+	MOVQ         CX, BX
+	ANDQ         $-64, BX
+	JZ           units
+
+block:
+	VMOVUPS (AX)(DX*4), Z1
+	VMULPS  Z0, Z1, Z1
+	VMOVUPS Z1, (AX)(DX*4)
+	VMOVUPS 64(AX)(DX*4), Z1
+	VMULPS  Z0, Z1, Z1
+	VMOVUPS Z1, 64(AX)(DX*4)
+	VMOVUPS 128(AX)(DX*4), Z1
+	VMULPS  Z0, Z1, Z1
+	VMOVUPS Z1, 128(AX)(DX*4)
+	VMOVUPS 192(AX)(DX*4), Z1
+	VMULPS  Z0, Z1, Z1
+	VMOVUPS Z1, 192(AX)(DX*4)
+	ADDQ    $0x00000040, DX
+	CMPQ    DX, BX
+	JB      block
+
+units:
+	CMPQ    DX, CX
+	JAE     done
+	VMOVUPS (AX)(DX*4), Z1
+	VMULPS  Z0, Z1, Z1
+	VMOVUPS Z1, (AX)(DX*4)
+	ADDQ    $0x00000010, DX
+	JMP     units
+
+done:
+	VZEROUPPER
+	RET
+
+// func queryScaleBF16AVX512(x *uint16, n int, m float32)
+// Requires: AVX, AVX512F, SSE
+TEXT ·queryScaleBF16AVX512(SB), NOSPLIT, $0-20
+	MOVQ         x+0(FP), AX
+	MOVQ         n+8(FP), CX
+	MOVSS        m+16(FP), X0
+	VBROADCASTSS X0, Z0
+	VPBROADCASTD one<>+0(SB), Z1
+	VPBROADCASTD bias<>+0(SB), Z2
+	VPBROADCASTD absmask<>+0(SB), Z3
+	VPBROADCASTD inf<>+0(SB), Z4
+	VPBROADCASTD quiet<>+0(SB), Z5
+	XORQ         DX, DX
+	MOVQ         CX, BX
+	ANDQ         $-64, BX
+	JZ           units
+
+block:
+	VPMOVZXWD (AX)(DX*2), Z6
+	VPSLLD    $0x10, Z6, Z6
+	VMULPS    Z0, Z6, Z6
+	VPSRLD    $0x10, Z6, Z7
+	VPSRLD    $0x10, Z6, Z8
+	VPANDD    Z1, Z7, Z7
+	VPADDD    Z6, Z7, Z7
+	VPADDD    Z2, Z7, Z7
+	VPSRLD    $0x10, Z7, Z7
+	VPORD     Z5, Z8, Z8
+	VPANDD    Z3, Z6, Z6
+	VPCMPGTD  Z4, Z6, K1
+	VPBLENDMD Z8, Z7, K1, Z7
+	VPMOVDW   Z7, (AX)(DX*2)
+	VPMOVZXWD 32(AX)(DX*2), Z6
+	VPSLLD    $0x10, Z6, Z6
+	VMULPS    Z0, Z6, Z6
+	VPSRLD    $0x10, Z6, Z7
+	VPSRLD    $0x10, Z6, Z8
+	VPANDD    Z1, Z7, Z7
+	VPADDD    Z6, Z7, Z7
+	VPADDD    Z2, Z7, Z7
+	VPSRLD    $0x10, Z7, Z7
+	VPORD     Z5, Z8, Z8
+	VPANDD    Z3, Z6, Z6
+	VPCMPGTD  Z4, Z6, K1
+	VPBLENDMD Z8, Z7, K1, Z7
+	VPMOVDW   Z7, 32(AX)(DX*2)
+	VPMOVZXWD 64(AX)(DX*2), Z6
+	VPSLLD    $0x10, Z6, Z6
+	VMULPS    Z0, Z6, Z6
+	VPSRLD    $0x10, Z6, Z7
+	VPSRLD    $0x10, Z6, Z8
+	VPANDD    Z1, Z7, Z7
+	VPADDD    Z6, Z7, Z7
+	VPADDD    Z2, Z7, Z7
+	VPSRLD    $0x10, Z7, Z7
+	VPORD     Z5, Z8, Z8
+	VPANDD    Z3, Z6, Z6
+	VPCMPGTD  Z4, Z6, K1
+	VPBLENDMD Z8, Z7, K1, Z7
+	VPMOVDW   Z7, 64(AX)(DX*2)
+	VPMOVZXWD 96(AX)(DX*2), Z6
+	VPSLLD    $0x10, Z6, Z6
+	VMULPS    Z0, Z6, Z6
+	VPSRLD    $0x10, Z6, Z7
+	VPSRLD    $0x10, Z6, Z8
+	VPANDD    Z1, Z7, Z7
+	VPADDD    Z6, Z7, Z7
+	VPADDD    Z2, Z7, Z7
+	VPSRLD    $0x10, Z7, Z7
+	VPORD     Z5, Z8, Z8
+	VPANDD    Z3, Z6, Z6
+	VPCMPGTD  Z4, Z6, K1
+	VPBLENDMD Z8, Z7, K1, Z7
+	VPMOVDW   Z7, 96(AX)(DX*2)
+	ADDQ      $0x00000040, DX
+	CMPQ      DX, BX
+	JB        block
+
+units:
+	CMPQ      DX, CX
+	JAE       done
+	VPMOVZXWD (AX)(DX*2), Z6
+	VPSLLD    $0x10, Z6, Z6
+	VMULPS    Z0, Z6, Z6
+	VPSRLD    $0x10, Z6, Z7
+	VPSRLD    $0x10, Z6, Z8
+	VPANDD    Z1, Z7, Z7
+	VPADDD    Z6, Z7, Z7
+	VPADDD    Z2, Z7, Z7
+	VPSRLD    $0x10, Z7, Z7
+	VPORD     Z5, Z8, Z8
+	VPANDD    Z3, Z6, Z6
+	VPCMPGTD  Z4, Z6, K1
+	VPBLENDMD Z8, Z7, K1, Z7
+	VPMOVDW   Z7, (AX)(DX*2)
+	ADDQ      $0x00000010, DX
+	JMP       units
+
+done:
+	VZEROUPPER
+	RET
+
+// func queryScaleF16AVX512(x *uint16, n int, m float32)
+// Requires: AVX, AVX512F, SSE
+TEXT ·queryScaleF16AVX512(SB), NOSPLIT, $0-20
+	MOVQ         x+0(FP), AX
+	MOVQ         n+8(FP), CX
+	MOVSS        m+16(FP), X0
+	VBROADCASTSS X0, Z0
+	XORQ         DX, DX
+	MOVQ         CX, BX
+	ANDQ         $-64, BX
+	JZ           units
+
+block:
+	VCVTPH2PS (AX)(DX*2), Z1
+	VMULPS    Z0, Z1, Z1
+	VCVTPS2PH $0x00, Z1, (AX)(DX*2)
+	VCVTPH2PS 32(AX)(DX*2), Z1
+	VMULPS    Z0, Z1, Z1
+	VCVTPS2PH $0x00, Z1, 32(AX)(DX*2)
+	VCVTPH2PS 64(AX)(DX*2), Z1
+	VMULPS    Z0, Z1, Z1
+	VCVTPS2PH $0x00, Z1, 64(AX)(DX*2)
+	VCVTPH2PS 96(AX)(DX*2), Z1
+	VMULPS    Z0, Z1, Z1
+	VCVTPS2PH $0x00, Z1, 96(AX)(DX*2)
+	ADDQ      $0x00000040, DX
+	CMPQ      DX, BX
+	JB        block
+
+units:
+	CMPQ      DX, CX
+	JAE       done
+	VCVTPH2PS (AX)(DX*2), Z1
+	VMULPS    Z0, Z1, Z1
+	VCVTPS2PH $0x00, Z1, (AX)(DX*2)
+	ADDQ      $0x00000010, DX
+	JMP       units
+
+done:
+	VZEROUPPER
+	RET
+
+// func queryScaleF32AVX2(x *float32, n int, m float32)
+// Requires: AVX, AVX2, SSE
+TEXT ·queryScaleF32AVX2(SB), NOSPLIT, $0-20
+	MOVQ         x+0(FP), AX
+	MOVQ         n+8(FP), CX
+	MOVSS        m+16(FP), X0
+	VBROADCASTSS X0, Y0
+	XORQ         DX, DX
+	MOVQ         CX, BX
+	ANDQ         $-64, BX
+	JZ           units
+
+block:
+	VMOVUPS (AX)(DX*4), Y1
+	VMULPS  Y0, Y1, Y1
+	VMOVUPS Y1, (AX)(DX*4)
+	VMOVUPS 32(AX)(DX*4), Y1
+	VMULPS  Y0, Y1, Y1
+	VMOVUPS Y1, 32(AX)(DX*4)
+	VMOVUPS 64(AX)(DX*4), Y1
+	VMULPS  Y0, Y1, Y1
+	VMOVUPS Y1, 64(AX)(DX*4)
+	VMOVUPS 96(AX)(DX*4), Y1
+	VMULPS  Y0, Y1, Y1
+	VMOVUPS Y1, 96(AX)(DX*4)
+	VMOVUPS 128(AX)(DX*4), Y1
+	VMULPS  Y0, Y1, Y1
+	VMOVUPS Y1, 128(AX)(DX*4)
+	VMOVUPS 160(AX)(DX*4), Y1
+	VMULPS  Y0, Y1, Y1
+	VMOVUPS Y1, 160(AX)(DX*4)
+	VMOVUPS 192(AX)(DX*4), Y1
+	VMULPS  Y0, Y1, Y1
+	VMOVUPS Y1, 192(AX)(DX*4)
+	VMOVUPS 224(AX)(DX*4), Y1
+	VMULPS  Y0, Y1, Y1
+	VMOVUPS Y1, 224(AX)(DX*4)
+	ADDQ    $0x00000040, DX
+	CMPQ    DX, BX
+	JB      block
+
+units:
+	CMPQ    DX, CX
+	JAE     done
+	VMOVUPS (AX)(DX*4), Y1
+	VMULPS  Y0, Y1, Y1
+	VMOVUPS Y1, (AX)(DX*4)
+	VMOVUPS 32(AX)(DX*4), Y1
+	VMULPS  Y0, Y1, Y1
+	VMOVUPS Y1, 32(AX)(DX*4)
+	ADDQ    $0x00000010, DX
+	JMP     units
+
+done:
+	VZEROUPPER
+	RET
+
+// func queryScaleBF16AVX2(x *uint16, n int, m float32)
+// Requires: AVX, AVX2, SSE
+TEXT ·queryScaleBF16AVX2(SB), NOSPLIT, $0-20
+	MOVQ         x+0(FP), AX
+	MOVQ         n+8(FP), CX
+	MOVSS        m+16(FP), X0
+	VBROADCASTSS X0, Y0
+	VPBROADCASTD one<>+0(SB), Y1
+	VPBROADCASTD bias<>+0(SB), Y2
+	VPBROADCASTD absmask<>+0(SB), Y3
+	VPBROADCASTD inf<>+0(SB), Y4
+	VPBROADCASTD quiet<>+0(SB), Y5
+	XORQ         DX, DX
+	MOVQ         CX, BX
+	ANDQ         $-64, BX
+	JZ           units
+
+block:
+	VPMOVZXWD (AX)(DX*2), Y6
+	VPSLLD    $0x10, Y6, Y6
+	VMULPS    Y0, Y6, Y6
+	VPSRLD    $0x10, Y6, Y7
+	VPSRLD    $0x10, Y6, Y8
+	VPAND     Y1, Y7, Y7
+	VPADDD    Y6, Y7, Y7
+	VPADDD    Y2, Y7, Y7
+	VPSRLD    $0x10, Y7, Y7
+	VPOR      Y5, Y8, Y8
+	VPAND     Y3, Y6, Y6
+	VPCMPGTD  Y4, Y6, Y6
+	VPBLENDVB Y6, Y8, Y7, Y7
+	VPACKUSDW Y7, Y7, Y7
+	VPERMQ    $0x08, Y7, Y7
+	VMOVDQU   X7, (AX)(DX*2)
+	VPMOVZXWD 16(AX)(DX*2), Y6
+	VPSLLD    $0x10, Y6, Y6
+	VMULPS    Y0, Y6, Y6
+	VPSRLD    $0x10, Y6, Y7
+	VPSRLD    $0x10, Y6, Y8
+	VPAND     Y1, Y7, Y7
+	VPADDD    Y6, Y7, Y7
+	VPADDD    Y2, Y7, Y7
+	VPSRLD    $0x10, Y7, Y7
+	VPOR      Y5, Y8, Y8
+	VPAND     Y3, Y6, Y6
+	VPCMPGTD  Y4, Y6, Y6
+	VPBLENDVB Y6, Y8, Y7, Y7
+	VPACKUSDW Y7, Y7, Y7
+	VPERMQ    $0x08, Y7, Y7
+	VMOVDQU   X7, 16(AX)(DX*2)
+	VPMOVZXWD 32(AX)(DX*2), Y6
+	VPSLLD    $0x10, Y6, Y6
+	VMULPS    Y0, Y6, Y6
+	VPSRLD    $0x10, Y6, Y7
+	VPSRLD    $0x10, Y6, Y8
+	VPAND     Y1, Y7, Y7
+	VPADDD    Y6, Y7, Y7
+	VPADDD    Y2, Y7, Y7
+	VPSRLD    $0x10, Y7, Y7
+	VPOR      Y5, Y8, Y8
+	VPAND     Y3, Y6, Y6
+	VPCMPGTD  Y4, Y6, Y6
+	VPBLENDVB Y6, Y8, Y7, Y7
+	VPACKUSDW Y7, Y7, Y7
+	VPERMQ    $0x08, Y7, Y7
+	VMOVDQU   X7, 32(AX)(DX*2)
+	VPMOVZXWD 48(AX)(DX*2), Y6
+	VPSLLD    $0x10, Y6, Y6
+	VMULPS    Y0, Y6, Y6
+	VPSRLD    $0x10, Y6, Y7
+	VPSRLD    $0x10, Y6, Y8
+	VPAND     Y1, Y7, Y7
+	VPADDD    Y6, Y7, Y7
+	VPADDD    Y2, Y7, Y7
+	VPSRLD    $0x10, Y7, Y7
+	VPOR      Y5, Y8, Y8
+	VPAND     Y3, Y6, Y6
+	VPCMPGTD  Y4, Y6, Y6
+	VPBLENDVB Y6, Y8, Y7, Y7
+	VPACKUSDW Y7, Y7, Y7
+	VPERMQ    $0x08, Y7, Y7
+	VMOVDQU   X7, 48(AX)(DX*2)
+	VPMOVZXWD 64(AX)(DX*2), Y6
+	VPSLLD    $0x10, Y6, Y6
+	VMULPS    Y0, Y6, Y6
+	VPSRLD    $0x10, Y6, Y7
+	VPSRLD    $0x10, Y6, Y8
+	VPAND     Y1, Y7, Y7
+	VPADDD    Y6, Y7, Y7
+	VPADDD    Y2, Y7, Y7
+	VPSRLD    $0x10, Y7, Y7
+	VPOR      Y5, Y8, Y8
+	VPAND     Y3, Y6, Y6
+	VPCMPGTD  Y4, Y6, Y6
+	VPBLENDVB Y6, Y8, Y7, Y7
+	VPACKUSDW Y7, Y7, Y7
+	VPERMQ    $0x08, Y7, Y7
+	VMOVDQU   X7, 64(AX)(DX*2)
+	VPMOVZXWD 80(AX)(DX*2), Y6
+	VPSLLD    $0x10, Y6, Y6
+	VMULPS    Y0, Y6, Y6
+	VPSRLD    $0x10, Y6, Y7
+	VPSRLD    $0x10, Y6, Y8
+	VPAND     Y1, Y7, Y7
+	VPADDD    Y6, Y7, Y7
+	VPADDD    Y2, Y7, Y7
+	VPSRLD    $0x10, Y7, Y7
+	VPOR      Y5, Y8, Y8
+	VPAND     Y3, Y6, Y6
+	VPCMPGTD  Y4, Y6, Y6
+	VPBLENDVB Y6, Y8, Y7, Y7
+	VPACKUSDW Y7, Y7, Y7
+	VPERMQ    $0x08, Y7, Y7
+	VMOVDQU   X7, 80(AX)(DX*2)
+	VPMOVZXWD 96(AX)(DX*2), Y6
+	VPSLLD    $0x10, Y6, Y6
+	VMULPS    Y0, Y6, Y6
+	VPSRLD    $0x10, Y6, Y7
+	VPSRLD    $0x10, Y6, Y8
+	VPAND     Y1, Y7, Y7
+	VPADDD    Y6, Y7, Y7
+	VPADDD    Y2, Y7, Y7
+	VPSRLD    $0x10, Y7, Y7
+	VPOR      Y5, Y8, Y8
+	VPAND     Y3, Y6, Y6
+	VPCMPGTD  Y4, Y6, Y6
+	VPBLENDVB Y6, Y8, Y7, Y7
+	VPACKUSDW Y7, Y7, Y7
+	VPERMQ    $0x08, Y7, Y7
+	VMOVDQU   X7, 96(AX)(DX*2)
+	VPMOVZXWD 112(AX)(DX*2), Y6
+	VPSLLD    $0x10, Y6, Y6
+	VMULPS    Y0, Y6, Y6
+	VPSRLD    $0x10, Y6, Y7
+	VPSRLD    $0x10, Y6, Y8
+	VPAND     Y1, Y7, Y7
+	VPADDD    Y6, Y7, Y7
+	VPADDD    Y2, Y7, Y7
+	VPSRLD    $0x10, Y7, Y7
+	VPOR      Y5, Y8, Y8
+	VPAND     Y3, Y6, Y6
+	VPCMPGTD  Y4, Y6, Y6
+	VPBLENDVB Y6, Y8, Y7, Y7
+	VPACKUSDW Y7, Y7, Y7
+	VPERMQ    $0x08, Y7, Y7
+	VMOVDQU   X7, 112(AX)(DX*2)
+	ADDQ      $0x00000040, DX
+	CMPQ      DX, BX
+	JB        block
+
+units:
+	CMPQ      DX, CX
+	JAE       done
+	VPMOVZXWD (AX)(DX*2), Y6
+	VPSLLD    $0x10, Y6, Y6
+	VMULPS    Y0, Y6, Y6
+	VPSRLD    $0x10, Y6, Y7
+	VPSRLD    $0x10, Y6, Y8
+	VPAND     Y1, Y7, Y7
+	VPADDD    Y6, Y7, Y7
+	VPADDD    Y2, Y7, Y7
+	VPSRLD    $0x10, Y7, Y7
+	VPOR      Y5, Y8, Y8
+	VPAND     Y3, Y6, Y6
+	VPCMPGTD  Y4, Y6, Y6
+	VPBLENDVB Y6, Y8, Y7, Y7
+	VPACKUSDW Y7, Y7, Y7
+	VPERMQ    $0x08, Y7, Y7
+	VMOVDQU   X7, (AX)(DX*2)
+	VPMOVZXWD 16(AX)(DX*2), Y6
+	VPSLLD    $0x10, Y6, Y6
+	VMULPS    Y0, Y6, Y6
+	VPSRLD    $0x10, Y6, Y7
+	VPSRLD    $0x10, Y6, Y8
+	VPAND     Y1, Y7, Y7
+	VPADDD    Y6, Y7, Y7
+	VPADDD    Y2, Y7, Y7
+	VPSRLD    $0x10, Y7, Y7
+	VPOR      Y5, Y8, Y8
+	VPAND     Y3, Y6, Y6
+	VPCMPGTD  Y4, Y6, Y6
+	VPBLENDVB Y6, Y8, Y7, Y7
+	VPACKUSDW Y7, Y7, Y7
+	VPERMQ    $0x08, Y7, Y7
+	VMOVDQU   X7, 16(AX)(DX*2)
+	ADDQ      $0x00000010, DX
+	JMP       units
+
+done:
+	VZEROUPPER
+	RET
+
+// func queryScaleF16AVX2(x *uint16, n int, m float32)
+// Requires: AVX, AVX2, F16C, SSE
+TEXT ·queryScaleF16AVX2(SB), NOSPLIT, $0-20
+	MOVQ         x+0(FP), AX
+	MOVQ         n+8(FP), CX
+	MOVSS        m+16(FP), X0
+	VBROADCASTSS X0, Y0
+	XORQ         DX, DX
+	MOVQ         CX, BX
+	ANDQ         $-64, BX
+	JZ           units
+
+block:
+	VCVTPH2PS (AX)(DX*2), Y1
+	VMULPS    Y0, Y1, Y1
+	VCVTPS2PH $0x00, Y1, (AX)(DX*2)
+	VCVTPH2PS 16(AX)(DX*2), Y1
+	VMULPS    Y0, Y1, Y1
+	VCVTPS2PH $0x00, Y1, 16(AX)(DX*2)
+	VCVTPH2PS 32(AX)(DX*2), Y1
+	VMULPS    Y0, Y1, Y1
+	VCVTPS2PH $0x00, Y1, 32(AX)(DX*2)
+	VCVTPH2PS 48(AX)(DX*2), Y1
+	VMULPS    Y0, Y1, Y1
+	VCVTPS2PH $0x00, Y1, 48(AX)(DX*2)
+	VCVTPH2PS 64(AX)(DX*2), Y1
+	VMULPS    Y0, Y1, Y1
+	VCVTPS2PH $0x00, Y1, 64(AX)(DX*2)
+	VCVTPH2PS 80(AX)(DX*2), Y1
+	VMULPS    Y0, Y1, Y1
+	VCVTPS2PH $0x00, Y1, 80(AX)(DX*2)
+	VCVTPH2PS 96(AX)(DX*2), Y1
+	VMULPS    Y0, Y1, Y1
+	VCVTPS2PH $0x00, Y1, 96(AX)(DX*2)
+	VCVTPH2PS 112(AX)(DX*2), Y1
+	VMULPS    Y0, Y1, Y1
+	VCVTPS2PH $0x00, Y1, 112(AX)(DX*2)
+	ADDQ      $0x00000040, DX
+	CMPQ      DX, BX
+	JB        block
+
+units:
+	CMPQ      DX, CX
+	JAE       done
+	VCVTPH2PS (AX)(DX*2), Y1
+	VMULPS    Y0, Y1, Y1
+	VCVTPS2PH $0x00, Y1, (AX)(DX*2)
+	VCVTPH2PS 16(AX)(DX*2), Y1
+	VMULPS    Y0, Y1, Y1
+	VCVTPS2PH $0x00, Y1, 16(AX)(DX*2)
+	ADDQ      $0x00000010, DX
+	JMP       units
+
+done:
+	VZEROUPPER
+	RET
+
+// func queryScaleBF16AVX512BF16(x *uint16, n int, m float32)
+// Requires: AVX, AVX512BW, AVX512DQ, AVX512F, AVX512VL, SSE
+TEXT ·queryScaleBF16AVX512BF16(SB), NOSPLIT, $0-20
+	MOVQ         x+0(FP), AX
+	MOVQ         n+8(FP), CX
+	MOVSS        m+16(FP), X0
+	VBROADCASTSS X0, Z0
+	VPBROADCASTD one<>+0(SB), Z1
+	VPBROADCASTD bias<>+0(SB), Z2
+	VPBROADCASTD absmask<>+0(SB), Z3
+	VPBROADCASTD inf<>+0(SB), Z4
+	VPBROADCASTD quiet<>+0(SB), Z5
+	XORQ         DX, DX
+	MOVQ         CX, BX
+	ANDQ         $-64, BX
+	JZ           units
+
+block:
+	VPMOVZXWD      (AX)(DX*2), Z6
+	VPSLLD         $0x10, Z6, Z6
+	VMULPS         Z0, Z6, Z6
+	VPMOVZXWD      32(AX)(DX*2), Z7
+	VPSLLD         $0x10, Z7, Z7
+	VMULPS         Z0, Z7, Z7
+	VFPCLASSPSZ    $0x20, Z6, K1
+	VFPCLASSPSZ    $0x20, Z7, K2
+	KORTESTW       K1, K2
+	JNZ            bf16wslow87
+	BYTE $0x62; BYTE $0xf2; BYTE $0x47; BYTE $0x48; BYTE $0x72; BYTE $0xf6 // VCVTNE2PS2BF16 Z6, Z7, Z6
+	VMOVDQU16      Z6, (AX)(DX*2)
+
+bf16wdone88:
+	VPMOVZXWD      64(AX)(DX*2), Z6
+	VPSLLD         $0x10, Z6, Z6
+	VMULPS         Z0, Z6, Z6
+	VPMOVZXWD      96(AX)(DX*2), Z7
+	VPSLLD         $0x10, Z7, Z7
+	VMULPS         Z0, Z7, Z7
+	VFPCLASSPSZ    $0x20, Z6, K1
+	VFPCLASSPSZ    $0x20, Z7, K2
+	KORTESTW       K1, K2
+	JNZ            bf16wslow89
+	BYTE $0x62; BYTE $0xf2; BYTE $0x47; BYTE $0x48; BYTE $0x72; BYTE $0xf6 // VCVTNE2PS2BF16 Z6, Z7, Z6
+	VMOVDQU16      Z6, 64(AX)(DX*2)
+
+bf16wdone90:
+	ADDQ $0x00000040, DX
+	CMPQ DX, BX
+	JB   block
+
+units:
+	CMPQ          DX, CX
+	JAE           done
+	VPMOVZXWD     (AX)(DX*2), Z6
+	VPSLLD        $0x10, Z6, Z6
+	VMULPS        Z0, Z6, Z6
+	BYTE $0x62; BYTE $0xf2; BYTE $0x7e; BYTE $0x48; BYTE $0x72; BYTE $0xfe // VCVTNEPS2BF16 Z6, Y7
+	VFPCLASSPSZ   $0x20, Z6, K1
+	KORTESTW      K1, K1
+	JNZ           bf16slow91
+	VMOVDQU32     Y7, (AX)(DX*2)
+	JMP           bf16done92
+
+bf16slow91:
+	VPSRLD    $0x10, Z6, Z7
+	VPSRLD    $0x10, Z6, Z8
+	VPANDD    Z1, Z7, Z7
+	VPADDD    Z6, Z7, Z7
+	VPADDD    Z2, Z7, Z7
+	VPSRLD    $0x10, Z7, Z7
+	VPORD     Z5, Z8, Z8
+	VPANDD    Z3, Z6, Z6
+	VPCMPGTD  Z4, Z6, K1
+	VPBLENDMD Z8, Z7, K1, Z7
+	VPMOVDW   Z7, (AX)(DX*2)
+
+bf16done92:
+	ADDQ $0x00000010, DX
+	JMP  units
+
+done:
+	VZEROUPPER
+	RET
+
+bf16wslow87:
+	VPSRLD    $0x10, Z6, Z8
+	VPSRLD    $0x10, Z6, Z9
+	VPANDD    Z1, Z8, Z8
+	VPADDD    Z6, Z8, Z8
+	VPADDD    Z2, Z8, Z8
+	VPSRLD    $0x10, Z8, Z8
+	VPORD     Z5, Z9, Z9
+	VPANDD    Z3, Z6, Z6
+	VPCMPGTD  Z4, Z6, K1
+	VPBLENDMD Z9, Z8, K1, Z8
+	VPMOVDW   Z8, (AX)(DX*2)
+	VPSRLD    $0x10, Z7, Z6
+	VPSRLD    $0x10, Z7, Z8
+	VPANDD    Z1, Z6, Z6
+	VPADDD    Z7, Z6, Z6
+	VPADDD    Z2, Z6, Z6
+	VPSRLD    $0x10, Z6, Z6
+	VPORD     Z5, Z8, Z8
+	VPANDD    Z3, Z7, Z7
+	VPCMPGTD  Z4, Z7, K1
+	VPBLENDMD Z8, Z6, K1, Z6
+	VPMOVDW   Z6, 32(AX)(DX*2)
+	JMP       bf16wdone88
+
+bf16wslow89:
+	VPSRLD    $0x10, Z6, Z8
+	VPSRLD    $0x10, Z6, Z9
+	VPANDD    Z1, Z8, Z8
+	VPADDD    Z6, Z8, Z8
+	VPADDD    Z2, Z8, Z8
+	VPSRLD    $0x10, Z8, Z8
+	VPORD     Z5, Z9, Z9
+	VPANDD    Z3, Z6, Z6
+	VPCMPGTD  Z4, Z6, K1
+	VPBLENDMD Z9, Z8, K1, Z8
+	VPMOVDW   Z8, 64(AX)(DX*2)
+	VPSRLD    $0x10, Z7, Z6
+	VPSRLD    $0x10, Z7, Z8
+	VPANDD    Z1, Z6, Z6
+	VPADDD    Z7, Z6, Z6
+	VPADDD    Z2, Z6, Z6
+	VPSRLD    $0x10, Z6, Z6
+	VPORD     Z5, Z8, Z8
+	VPANDD    Z3, Z7, Z7
+	VPCMPGTD  Z4, Z7, K1
+	VPBLENDMD Z8, Z6, K1, Z6
+	VPMOVDW   Z6, 96(AX)(DX*2)
+	JMP       bf16wdone90

@@ -401,3 +401,38 @@ func backwardFusedGPTJBF16AVX512BF16(p *byte)
 //
 //go:noescape
 func mropeGatherAVX512(dst *float32, r0 *float32, r1 *float32, r2 *float32, r3 *float32, masks *uint64, chunks int)
+
+// queryScaleF32AVX512 multiplies n (a multiple of 16) F32 values by m in place, each product rounded once to F32.
+//
+//go:noescape
+func queryScaleF32AVX512(x *float32, n int, m float32)
+
+// queryScaleBF16AVX512 multiplies n (a multiple of 16) BF16 values by m in place, each product rounded once to BF16.
+//
+//go:noescape
+func queryScaleBF16AVX512(x *uint16, n int, m float32)
+
+// queryScaleF16AVX512 multiplies n (a multiple of 16) F16 values by m in place, each product rounded once to F16.
+//
+//go:noescape
+func queryScaleF16AVX512(x *uint16, n int, m float32)
+
+// queryScaleF32AVX2 multiplies n (a multiple of 16) F32 values by m in place, each product rounded once to F32.
+//
+//go:noescape
+func queryScaleF32AVX2(x *float32, n int, m float32)
+
+// queryScaleBF16AVX2 multiplies n (a multiple of 16) BF16 values by m in place, each product rounded once to BF16.
+//
+//go:noescape
+func queryScaleBF16AVX2(x *uint16, n int, m float32)
+
+// queryScaleF16AVX2 multiplies n (a multiple of 16) F16 values by m in place, each product rounded once to F16.
+//
+//go:noescape
+func queryScaleF16AVX2(x *uint16, n int, m float32)
+
+// queryScaleBF16AVX512BF16 multiplies n (a multiple of 16) BF16 values by m in place, each product rounded once to BF16.
+//
+//go:noescape
+func queryScaleBF16AVX512BF16(x *uint16, n int, m float32)

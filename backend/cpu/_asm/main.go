@@ -80,6 +80,7 @@ func main() {
 	g.streamKernels()
 	g.backwardSumsKernels()
 	g.mropeGatherKernel()
+	g.queryScaleKernels()
 	Generate()
 	if out := flag.Lookup("out").Value.String(); out != "" && out != "-" {
 		if err := encodeBF16(out); err != nil {
