@@ -60,7 +60,9 @@
 // mrope assembles an image token's cos/sin row from its axes' cache rows with a masked-load
 // kernel (text tokens take their cache row as it is) and rotates as rotary_embedding does.
 // vision_rope_2d evaluates cos/sin in float64 as native does, keeping each half's by coordinate
-// in a small table per call, since an image's coordinates repeat.
+// in a small table per call, since an image's coordinates repeat. The NeoX kernels keep a
+// token's cos and sin in registers across its heads at rotary dims 128 and 80 (Qwen2-VL's vision
+// heads), in bf16 on AVX512BF16 with the deinterleaved layout for each 32 pairs.
 //
 // Importing the package registers its kernels with package ops as backend "cpu".
 package cpu

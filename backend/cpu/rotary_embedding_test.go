@@ -13,61 +13,63 @@ import (
 
 // TestEveryBitPattern rotates all 65536 F16 and BF16 bit patterns (NaN, Inf, subnormals, ±0)
 // and random F32 specials through every implementation and compares with native bit for bit
-// (NaNs only need to stay NaNs): this pins the assembly's widening and rounding.
+// (NaNs only need to stay NaNs): this pins the assembly's widening and rounding, at rotary dims
+// 128 and 80 (the kernels' paths with cos/sin in registers) and 112 (the loops' 8-pair blocks).
 func TestEveryBitPattern(t *testing.T) {
 	defer cpu.SetImplementation(cpu.Implementations()[0])
-	const D = 128
-	for _, style := range []rotary.Style{rotary.NeoX, rotary.GPTJ} {
-		spec := rotary.Spec{HeadSize: D, RotaryDim: D, Base: 10000, Style: style, MaxPositions: 64}
-		for _, d := range []tensor.DType{tensor.BF16, tensor.F16, tensor.F32} {
-			T := 65536 / D
-			x := tensor.Zeros(d, T, 1, D)
-			for i := range T * D {
-				if d == tensor.F32 {
-					// Subnormals, their neighbours, and bf16-like patterns widened.
-					x.F32[i] = math.Float32frombits(uint32(i)<<16 | uint32(i*7919)&0xffff)
-					if i%3 == 0 {
-						x.F32[i] = math.Float32frombits(uint32(i) * 131)
+	for _, D := range []int{128, 80, 112} {
+		for _, style := range []rotary.Style{rotary.NeoX, rotary.GPTJ} {
+			spec := rotary.Spec{HeadSize: D, RotaryDim: D, Base: 10000, Style: style, MaxPositions: 64}
+			for _, d := range []tensor.DType{tensor.BF16, tensor.F16, tensor.F32} {
+				T := (65536 + D - 1) / D
+				x := tensor.Zeros(d, T, 1, D)
+				for i := range T * D {
+					if d == tensor.F32 {
+						// Subnormals, their neighbours, and bf16-like patterns widened.
+						x.F32[i] = math.Float32frombits(uint32(i)<<16 | uint32(i*7919)&0xffff)
+						if i%3 == 0 {
+							x.F32[i] = math.Float32frombits(uint32(i) * 131)
+						}
+					} else {
+						x.Bits[i] = uint16(i)
 					}
-				} else {
-					x.Bits[i] = uint16(i)
 				}
-			}
-			p := make([]int64, T)
-			for i := range p {
-				p[i] = int64(i % 3) // position 0 (identity: subnormal outputs), 1 and 2
-			}
-			pos := tensor.FromI64(p, T)
-			want := x.Clone()
-			ref, _ := rotary.New(spec, rotary.WithDispatcher(mustDispatcher(t, "none", ops.Auto)))
-			if err := ref.Forward(pos, want, tensor.Tensor{}); err != nil {
-				t.Fatal(err)
-			}
-			for _, impl := range cpu.Implementations() {
-				t.Run(fmt.Sprintf("%v/%v/%s", style, d, impl), func(t *testing.T) {
-					if err := cpu.SetImplementation(impl); err != nil {
-						t.Fatal(err)
-					}
-					emb, _ := rotary.New(spec, rotary.WithDispatcher(mustDispatcher(t, "all", cpu.Name)))
-					got := x.Clone()
-					if err := emb.Forward(pos, got, tensor.Tensor{}); err != nil {
-						t.Fatal(err)
-					}
-					bad := 0
-					for i := range T * D {
-						a, b := want.Float64At(i), got.Float64At(i)
-						same := math.IsNaN(a) && math.IsNaN(b)
-						if d == tensor.F32 {
-							same = same || want.F32[i] == got.F32[i] && math.Signbit(a) == math.Signbit(b)
-						} else {
-							same = same || want.Bits[i] == got.Bits[i]
+				p := make([]int64, T)
+				for i := range p {
+					p[i] = int64(i % 3) // position 0 (identity: subnormal outputs), 1 and 2
+				}
+				pos := tensor.FromI64(p, T)
+				want := x.Clone()
+				ref, _ := rotary.New(spec, rotary.WithDispatcher(mustDispatcher(t, "none", ops.Auto)))
+				if err := ref.Forward(pos, want, tensor.Tensor{}); err != nil {
+					t.Fatal(err)
+				}
+				for _, impl := range cpu.Implementations() {
+					t.Run(fmt.Sprintf("%d/%v/%v/%s", D, style, d, impl), func(t *testing.T) {
+						if err := cpu.SetImplementation(impl); err != nil {
+							t.Fatal(err)
 						}
-						if !same && bad < 5 {
-							bad++
-							t.Errorf("element %d (input %v): got %v, want %v", i, x.Float64At(i), b, a)
+						emb, _ := rotary.New(spec, rotary.WithDispatcher(mustDispatcher(t, "all", cpu.Name)))
+						got := x.Clone()
+						if err := emb.Forward(pos, got, tensor.Tensor{}); err != nil {
+							t.Fatal(err)
 						}
-					}
-				})
+						bad := 0
+						for i := range T * D {
+							a, b := want.Float64At(i), got.Float64At(i)
+							same := math.IsNaN(a) && math.IsNaN(b)
+							if d == tensor.F32 {
+								same = same || want.F32[i] == got.F32[i] && math.Signbit(a) == math.Signbit(b)
+							} else {
+								same = same || want.Bits[i] == got.Bits[i]
+							}
+							if !same && bad < 5 {
+								bad++
+								t.Errorf("element %d (input %v): got %v, want %v", i, x.Float64At(i), b, a)
+							}
+						}
+					})
+				}
 			}
 		}
 	}

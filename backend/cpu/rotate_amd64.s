@@ -127,7 +127,7 @@ TEXT ·rotateNeoXF32AVX512(SB), NOSPLIT, $0-56
 	TESTQ   CX, CX
 	JZ      done
 	CMPQ    R8, $0x00000040
-	JNE     head
+	JNE     not64
 	VMOVUPS (BX), Z0
 	VMOVUPS (SI), Z1
 	VMOVUPS 64(BX), Z2
@@ -137,7 +137,7 @@ TEXT ·rotateNeoXF32AVX512(SB), NOSPLIT, $0-56
 	VMOVUPS 192(BX), Z6
 	VMOVUPS 192(SI), Z7
 
-regsHead:
+regsHead64:
 	MOVQ    DI, R9
 	SHLQ    $0x02, R9
 	ADDQ    AX, R9
@@ -183,9 +183,59 @@ regsHead:
 	VMOVUPS Z9, 192(R9)
 	ADDQ    DX, AX
 	DECQ    CX
-	JNZ     regsHead
+	JNZ     regsHead64
 	JMP     done
 
+not64:
+	CMPQ    R8, $0x00000028
+	JNE     not40
+	VMOVUPS (BX), Z0
+	VMOVUPS (SI), Z1
+	VMOVUPS 64(BX), Z2
+	VMOVUPS 64(SI), Z3
+	VMOVUPS 128(BX), Y4
+	VMOVUPS 128(SI), Y5
+
+regsHead40:
+	MOVQ    DI, R9
+	SHLQ    $0x02, R9
+	ADDQ    AX, R9
+	VMOVUPS (AX), Z6
+	VMOVUPS (R9), Z7
+	VMULPS  Z0, Z6, Z8
+	VMULPS  Z1, Z7, Z9
+	VMULPS  Z0, Z7, Z7
+	VMULPS  Z1, Z6, Z6
+	VSUBPS  Z9, Z8, Z8
+	VADDPS  Z6, Z7, Z7
+	VMOVUPS Z8, (AX)
+	VMOVUPS Z7, (R9)
+	VMOVUPS 64(AX), Z6
+	VMOVUPS 64(R9), Z7
+	VMULPS  Z2, Z6, Z8
+	VMULPS  Z3, Z7, Z9
+	VMULPS  Z2, Z7, Z7
+	VMULPS  Z3, Z6, Z6
+	VSUBPS  Z9, Z8, Z8
+	VADDPS  Z6, Z7, Z7
+	VMOVUPS Z8, 64(AX)
+	VMOVUPS Z7, 64(R9)
+	VMOVUPS 128(AX), Y6
+	VMOVUPS 128(R9), Y7
+	VMULPS  Y4, Y6, Y8
+	VMULPS  Y5, Y7, Y9
+	VMULPS  Y4, Y7, Y7
+	VMULPS  Y5, Y6, Y6
+	VSUBPS  Y9, Y8, Y8
+	VADDPS  Y6, Y7, Y7
+	VMOVUPS Y8, 128(AX)
+	VMOVUPS Y7, 128(R9)
+	ADDQ    DX, AX
+	DECQ    CX
+	JNZ     regsHead40
+	JMP     done
+
+not40:
 head:
 	XORQ R10, R10
 	MOVQ DI, R9
@@ -305,7 +355,7 @@ TEXT ·rotateNeoXBF16AVX512(SB), NOSPLIT, $0-56
 	VPBROADCASTD inf<>+0(SB), Z3
 	VPBROADCASTD quiet<>+0(SB), Z4
 	CMPQ         R8, $0x00000040
-	JNE          head
+	JNE          not64
 	VMOVUPS      (BX), Z5
 	VMOVUPS      (SI), Z6
 	VMOVUPS      64(BX), Z7
@@ -315,7 +365,7 @@ TEXT ·rotateNeoXBF16AVX512(SB), NOSPLIT, $0-56
 	VMOVUPS      192(BX), Z11
 	VMOVUPS      192(SI), Z12
 
-regsHead:
+regsHead64:
 	MOVQ      DI, R9
 	SHLQ      $0x01, R9
 	ADDQ      AX, R9
@@ -449,9 +499,129 @@ regsHead:
 	VPMOVDW   Z13, 96(R9)
 	ADDQ      DX, AX
 	DECQ      CX
-	JNZ       regsHead
+	JNZ       regsHead64
 	JMP       done
 
+not64:
+	CMPQ    R8, $0x00000028
+	JNE     not40
+	VMOVUPS (BX), Z5
+	VMOVUPS (SI), Z6
+	VMOVUPS 64(BX), Z7
+	VMOVUPS 64(SI), Z8
+	VMOVUPS 128(BX), Y9
+	VMOVUPS 128(SI), Y10
+
+regsHead40:
+	MOVQ      DI, R9
+	SHLQ      $0x01, R9
+	ADDQ      AX, R9
+	VPMOVZXWD (AX), Z11
+	VPSLLD    $0x10, Z11, Z11
+	VPMOVZXWD (R9), Z12
+	VPSLLD    $0x10, Z12, Z12
+	VMULPS    Z5, Z11, Z13
+	VMULPS    Z6, Z12, Z14
+	VMULPS    Z5, Z12, Z12
+	VMULPS    Z6, Z11, Z11
+	VSUBPS    Z14, Z13, Z13
+	VADDPS    Z11, Z12, Z12
+	VPSRLD    $0x10, Z13, Z11
+	VPSRLD    $0x10, Z13, Z14
+	VPANDD    Z0, Z11, Z11
+	VPADDD    Z13, Z11, Z11
+	VPADDD    Z1, Z11, Z11
+	VPSRLD    $0x10, Z11, Z11
+	VPORD     Z4, Z14, Z14
+	VPANDD    Z2, Z13, Z13
+	VPCMPGTD  Z3, Z13, K1
+	VPBLENDMD Z14, Z11, K1, Z11
+	VPMOVDW   Z11, (AX)
+	VPSRLD    $0x10, Z12, Z11
+	VPSRLD    $0x10, Z12, Z13
+	VPANDD    Z0, Z11, Z11
+	VPADDD    Z12, Z11, Z11
+	VPADDD    Z1, Z11, Z11
+	VPSRLD    $0x10, Z11, Z11
+	VPORD     Z4, Z13, Z13
+	VPANDD    Z2, Z12, Z12
+	VPCMPGTD  Z3, Z12, K1
+	VPBLENDMD Z13, Z11, K1, Z11
+	VPMOVDW   Z11, (R9)
+	VPMOVZXWD 32(AX), Z11
+	VPSLLD    $0x10, Z11, Z11
+	VPMOVZXWD 32(R9), Z12
+	VPSLLD    $0x10, Z12, Z12
+	VMULPS    Z7, Z11, Z13
+	VMULPS    Z8, Z12, Z14
+	VMULPS    Z7, Z12, Z12
+	VMULPS    Z8, Z11, Z11
+	VSUBPS    Z14, Z13, Z13
+	VADDPS    Z11, Z12, Z12
+	VPSRLD    $0x10, Z13, Z11
+	VPSRLD    $0x10, Z13, Z14
+	VPANDD    Z0, Z11, Z11
+	VPADDD    Z13, Z11, Z11
+	VPADDD    Z1, Z11, Z11
+	VPSRLD    $0x10, Z11, Z11
+	VPORD     Z4, Z14, Z14
+	VPANDD    Z2, Z13, Z13
+	VPCMPGTD  Z3, Z13, K1
+	VPBLENDMD Z14, Z11, K1, Z11
+	VPMOVDW   Z11, 32(AX)
+	VPSRLD    $0x10, Z12, Z11
+	VPSRLD    $0x10, Z12, Z13
+	VPANDD    Z0, Z11, Z11
+	VPADDD    Z12, Z11, Z11
+	VPADDD    Z1, Z11, Z11
+	VPSRLD    $0x10, Z11, Z11
+	VPORD     Z4, Z13, Z13
+	VPANDD    Z2, Z12, Z12
+	VPCMPGTD  Z3, Z12, K1
+	VPBLENDMD Z13, Z11, K1, Z11
+	VPMOVDW   Z11, 32(R9)
+	VPMOVZXWD 64(AX), Y11
+	VPSLLD    $0x10, Y11, Y11
+	VPMOVZXWD 64(R9), Y12
+	VPSLLD    $0x10, Y12, Y12
+	VMULPS    Y9, Y11, Y13
+	VMULPS    Y10, Y12, Y14
+	VMULPS    Y9, Y12, Y12
+	VMULPS    Y10, Y11, Y11
+	VSUBPS    Y14, Y13, Y13
+	VADDPS    Y11, Y12, Y12
+	VPSRLD    $0x10, Y13, Y11
+	VPSRLD    $0x10, Y13, Y14
+	VPAND     Y0, Y11, Y11
+	VPADDD    Y13, Y11, Y11
+	VPADDD    Y1, Y11, Y11
+	VPSRLD    $0x10, Y11, Y11
+	VPOR      Y4, Y14, Y14
+	VPAND     Y2, Y13, Y13
+	VPCMPGTD  Y3, Y13, Y13
+	VPBLENDVB Y13, Y14, Y11, Y11
+	VPACKUSDW Y11, Y11, Y11
+	VPERMQ    $0x08, Y11, Y11
+	VMOVDQU   X11, 64(AX)
+	VPSRLD    $0x10, Y12, Y11
+	VPSRLD    $0x10, Y12, Y13
+	VPAND     Y0, Y11, Y11
+	VPADDD    Y12, Y11, Y11
+	VPADDD    Y1, Y11, Y11
+	VPSRLD    $0x10, Y11, Y11
+	VPOR      Y4, Y13, Y13
+	VPAND     Y2, Y12, Y12
+	VPCMPGTD  Y3, Y12, Y12
+	VPBLENDVB Y12, Y13, Y11, Y11
+	VPACKUSDW Y11, Y11, Y11
+	VPERMQ    $0x08, Y11, Y11
+	VMOVDQU   X11, 64(R9)
+	ADDQ      DX, AX
+	DECQ      CX
+	JNZ       regsHead40
+	JMP       done
+
+not40:
 head:
 	XORQ R10, R10
 	MOVQ DI, R9
@@ -630,7 +800,7 @@ TEXT ·rotateNeoXF16AVX512(SB), NOSPLIT, $0-56
 	TESTQ   CX, CX
 	JZ      done
 	CMPQ    R8, $0x00000040
-	JNE     head
+	JNE     not64
 	VMOVUPS (BX), Z0
 	VMOVUPS (SI), Z1
 	VMOVUPS 64(BX), Z2
@@ -640,7 +810,7 @@ TEXT ·rotateNeoXF16AVX512(SB), NOSPLIT, $0-56
 	VMOVUPS 192(BX), Z6
 	VMOVUPS 192(SI), Z7
 
-regsHead:
+regsHead64:
 	MOVQ      DI, R9
 	SHLQ      $0x01, R9
 	ADDQ      AX, R9
@@ -686,9 +856,59 @@ regsHead:
 	VCVTPS2PH $0x00, Z9, 96(R9)
 	ADDQ      DX, AX
 	DECQ      CX
-	JNZ       regsHead
+	JNZ       regsHead64
 	JMP       done
 
+not64:
+	CMPQ    R8, $0x00000028
+	JNE     not40
+	VMOVUPS (BX), Z0
+	VMOVUPS (SI), Z1
+	VMOVUPS 64(BX), Z2
+	VMOVUPS 64(SI), Z3
+	VMOVUPS 128(BX), Y4
+	VMOVUPS 128(SI), Y5
+
+regsHead40:
+	MOVQ      DI, R9
+	SHLQ      $0x01, R9
+	ADDQ      AX, R9
+	VCVTPH2PS (AX), Z6
+	VCVTPH2PS (R9), Z7
+	VMULPS    Z0, Z6, Z8
+	VMULPS    Z1, Z7, Z9
+	VMULPS    Z0, Z7, Z7
+	VMULPS    Z1, Z6, Z6
+	VSUBPS    Z9, Z8, Z8
+	VADDPS    Z6, Z7, Z7
+	VCVTPS2PH $0x00, Z8, (AX)
+	VCVTPS2PH $0x00, Z7, (R9)
+	VCVTPH2PS 32(AX), Z6
+	VCVTPH2PS 32(R9), Z7
+	VMULPS    Z2, Z6, Z8
+	VMULPS    Z3, Z7, Z9
+	VMULPS    Z2, Z7, Z7
+	VMULPS    Z3, Z6, Z6
+	VSUBPS    Z9, Z8, Z8
+	VADDPS    Z6, Z7, Z7
+	VCVTPS2PH $0x00, Z8, 32(AX)
+	VCVTPS2PH $0x00, Z7, 32(R9)
+	VCVTPH2PS 64(AX), Y6
+	VCVTPH2PS 64(R9), Y7
+	VMULPS    Y4, Y6, Y8
+	VMULPS    Y5, Y7, Y9
+	VMULPS    Y4, Y7, Y7
+	VMULPS    Y5, Y6, Y6
+	VSUBPS    Y9, Y8, Y8
+	VADDPS    Y6, Y7, Y7
+	VCVTPS2PH $0x00, Y8, 64(AX)
+	VCVTPS2PH $0x00, Y7, 64(R9)
+	ADDQ      DX, AX
+	DECQ      CX
+	JNZ       regsHead40
+	JMP       done
+
+not40:
 head:
 	XORQ R10, R10
 	MOVQ DI, R9
@@ -1127,7 +1347,7 @@ TEXT ·rotateNeoXBF16AVX512BF16(SB), NOSPLIT, $0-56
 	VPBROADCASTD inf<>+0(SB), Z3
 	VPBROADCASTD quiet<>+0(SB), Z4
 	CMPQ         R8, $0x00000040
-	JNE          head
+	JNE          not64
 	VMOVUPS      (BX), Z2
 	VMOVUPS      (SI), Z3
 	VMOVUPS      64(BX), Z4
@@ -1158,7 +1378,7 @@ TEXT ·rotateNeoXBF16AVX512BF16(SB), NOSPLIT, $0-56
 	VMOVAPS      Z7, Z7
 	VPERMT2PS    Z9, Z14, Z7
 
-splitHead:
+splitHead64:
 	MOVQ           DI, R9
 	SHLQ           $0x01, R9
 	ADDQ           AX, R9
@@ -1228,9 +1448,98 @@ bf16sfast5:
 bf16sdone6:
 	ADDQ DX, AX
 	DECQ CX
-	JNZ  splitHead
+	JNZ  splitHead64
 	JMP  done
 
+not64:
+	CMPQ         R8, $0x00000028
+	JNE          not40
+	VMOVUPS      (BX), Z5
+	VMOVUPS      (SI), Z6
+	VMOVUPS      64(BX), Z7
+	VMOVUPS      64(SI), Z8
+	VMOVUPS      128(BX), Y9
+	VMOVUPS      128(SI), Y10
+	VPBROADCASTD himask<>+0(SB), Z11
+	VPBROADCASTD expmaskw<>+0(SB), Z12
+	VMOVDQU16    reoutidx<>+0(SB), Z13
+	VMOVDQU32    evenidx<>+0(SB), Z14
+	VMOVDQU32    oddidx<>+0(SB), Z15
+	VMOVAPS      Z5, Z16
+	VPERMT2PS    Z7, Z14, Z16
+	VMOVAPS      Z5, Z5
+	VPERMT2PS    Z7, Z15, Z5
+	VMOVAPS      Z6, Z7
+	VPERMT2PS    Z8, Z14, Z7
+	VMOVAPS      Z6, Z6
+	VPERMT2PS    Z8, Z15, Z6
+
+splitHead40:
+	MOVQ           DI, R9
+	SHLQ           $0x01, R9
+	ADDQ           AX, R9
+	VMOVDQU32      (AX), Z8
+	VMOVDQU32      (R9), Z14
+	VPSLLD         $0x10, Z8, Z15
+	VPANDD         Z11, Z8, Z8
+	VPSLLD         $0x10, Z14, Z19
+	VPANDD         Z11, Z14, Z14
+	VMULPS         Z16, Z15, Z20
+	VMULPS         Z7, Z19, Z21
+	VSUBPS         Z21, Z20, Z22
+	VMULPS         Z5, Z8, Z20
+	VMULPS         Z6, Z14, Z21
+	VSUBPS         Z21, Z20, Z20
+	VMULPS         Z16, Z19, Z19
+	VMULPS         Z7, Z15, Z21
+	VADDPS         Z21, Z19, Z19
+	VMULPS         Z5, Z14, Z14
+	VMULPS         Z6, Z8, Z21
+	VADDPS         Z21, Z14, Z14
+	BYTE $0x62; BYTE $0x32; BYTE $0x5f; BYTE $0x40; BYTE $0x72; BYTE $0xc6 // VCVTNE2PS2BF16 Z22, Z20, Z8
+	BYTE $0x62; BYTE $0x32; BYTE $0x0f; BYTE $0x48; BYTE $0x72; BYTE $0xfb // VCVTNE2PS2BF16 Z19, Z14, Z15
+	VPTESTNMW      Z12, Z8, K1
+	VPTESTNMW      Z12, Z15, K2
+	KORTESTD       K1, K2
+	JNZ            bf16sslow7
+
+bf16sfast8:
+	VPERMW    Z8, Z13, Z8
+	VPERMW    Z15, Z13, Z15
+	VMOVDQU16 Z8, (AX)
+	VMOVDQU16 Z15, (R9)
+
+bf16sdone9:
+	VPMOVZXWD     64(AX), Y8
+	VPSLLD        $0x10, Y8, Y8
+	VPMOVZXWD     64(R9), Y15
+	VPSLLD        $0x10, Y15, Y15
+	VMULPS        Y9, Y8, Y17
+	VMULPS        Y10, Y15, Y14
+	VMULPS        Y9, Y15, Y18
+	VMULPS        Y10, Y8, Y8
+	VSUBPS        Y14, Y17, Y17
+	VADDPS        Y8, Y18, Y18
+	VFPCLASSPSY   $0x20, Y17, K1
+	KORTESTW      K1, K1
+	JNZ           bf16hslow10
+	BYTE $0x62; BYTE $0x32; BYTE $0x7e; BYTE $0x48; BYTE $0x72; BYTE $0xc1 // VCVTNEPS2BF16 Z17, Y8
+	VMOVDQU16     X8, 64(AX)
+
+bf16hdone11:
+	VFPCLASSPSY   $0x20, Y18, K1
+	KORTESTW      K1, K1
+	JNZ           bf16hslow12
+	BYTE $0x62; BYTE $0x32; BYTE $0x7e; BYTE $0x48; BYTE $0x72; BYTE $0xc2 // VCVTNEPS2BF16 Z18, Y8
+	VMOVDQU16     X8, 64(R9)
+
+bf16hdone13:
+	ADDQ DX, AX
+	DECQ CX
+	JNZ  splitHead40
+	JMP  done
+
+not40:
 head:
 	XORQ R10, R10
 	MOVQ DI, R9
@@ -1257,60 +1566,48 @@ wide:
 	VFPCLASSPSZ   $0x20, Z9, K1
 	VFPCLASSPSZ   $0x20, Z5, K2
 	KORTESTW      K1, K2
-	JNZ           bf16slow7
+	JNZ           bf16slow14
 	BYTE $0x62; BYTE $0xd2; BYTE $0x7e; BYTE $0x48; BYTE $0x72; BYTE $0xf1 // VCVTNEPS2BF16 Z9, Y6
 	VMOVDQU32     Y6, (AX)(R10*2)
 	BYTE $0x62; BYTE $0xf2; BYTE $0x7e; BYTE $0x48; BYTE $0x72; BYTE $0xed // VCVTNEPS2BF16 Z5, Y5
 	VMOVDQU32     Y5, (R9)(R10*2)
 
-bf16done8:
+bf16done15:
 	ADDQ $0x00000010, R10
 	JMP  wide
 
 narrow:
-	CMPQ      R10, R8
-	JAE       next
-	VMOVUPS   (BX)(R10*4), Y5
-	VMOVUPS   (SI)(R10*4), Y6
-	VPMOVZXWD (AX)(R10*2), Y7
-	VPSLLD    $0x10, Y7, Y7
-	VPMOVZXWD (R9)(R10*2), Y8
-	VPSLLD    $0x10, Y8, Y8
-	VMULPS    Y5, Y7, Y9
-	VMULPS    Y6, Y8, Y10
-	VMULPS    Y5, Y8, Y5
-	VMULPS    Y6, Y7, Y6
-	VSUBPS    Y10, Y9, Y9
-	VADDPS    Y6, Y5, Y5
-	VPSRLD    $0x10, Y9, Y6
-	VPSRLD    $0x10, Y9, Y7
-	VPAND     Y0, Y6, Y6
-	VPADDD    Y9, Y6, Y6
-	VPADDD    Y1, Y6, Y6
-	VPSRLD    $0x10, Y6, Y6
-	VPOR      Y4, Y7, Y7
-	VPAND     Y2, Y9, Y8
-	VPCMPGTD  Y3, Y8, Y8
-	VPBLENDVB Y8, Y7, Y6, Y6
-	VPACKUSDW Y6, Y6, Y6
-	VPERMQ    $0x08, Y6, Y6
-	VMOVDQU   X6, (AX)(R10*2)
-	VPSRLD    $0x10, Y5, Y6
-	VPSRLD    $0x10, Y5, Y7
-	VPAND     Y0, Y6, Y6
-	VPADDD    Y5, Y6, Y6
-	VPADDD    Y1, Y6, Y6
-	VPSRLD    $0x10, Y6, Y6
-	VPOR      Y4, Y7, Y7
-	VPAND     Y2, Y5, Y5
-	VPCMPGTD  Y3, Y5, Y5
-	VPBLENDVB Y5, Y7, Y6, Y6
-	VPACKUSDW Y6, Y6, Y6
-	VPERMQ    $0x08, Y6, Y6
-	VMOVDQU   X6, (R9)(R10*2)
-	ADDQ      $0x00000008, R10
-	CMPQ      R10, R8
-	JB        narrow
+	CMPQ          R10, R8
+	JAE           next
+	VMOVUPS       (BX)(R10*4), Y8
+	VMOVUPS       (SI)(R10*4), Y5
+	VPMOVZXWD     (AX)(R10*2), Y6
+	VPSLLD        $0x10, Y6, Y6
+	VPMOVZXWD     (R9)(R10*2), Y9
+	VPSLLD        $0x10, Y9, Y9
+	VMULPS        Y8, Y6, Y11
+	VMULPS        Y5, Y9, Y7
+	VMULPS        Y8, Y9, Y12
+	VMULPS        Y5, Y6, Y5
+	VSUBPS        Y7, Y11, Y11
+	VADDPS        Y5, Y12, Y12
+	VFPCLASSPSY   $0x20, Y11, K1
+	KORTESTW      K1, K1
+	JNZ           bf16hslow16
+	BYTE $0x62; BYTE $0xd2; BYTE $0x7e; BYTE $0x48; BYTE $0x72; BYTE $0xeb // VCVTNEPS2BF16 Z11, Y5
+	VMOVDQU16     X5, (AX)(R10*2)
+
+bf16hdone17:
+	VFPCLASSPSY   $0x20, Y12, K1
+	KORTESTW      K1, K1
+	JNZ           bf16hslow18
+	BYTE $0x62; BYTE $0xd2; BYTE $0x7e; BYTE $0x48; BYTE $0x72; BYTE $0xec // VCVTNEPS2BF16 Z12, Y5
+	VMOVDQU16     X5, (R9)(R10*2)
+
+bf16hdone19:
+	ADDQ $0x00000008, R10
+	CMPQ R10, R8
+	JB   narrow
 
 next:
 	ADDQ DX, AX
@@ -1435,7 +1732,94 @@ bf16sslow4:
 	VMOVDQU32    Z14, 64(R9)
 	JMP          bf16sdone6
 
-bf16slow7:
+bf16sslow7:
+	VPBROADCASTD expmask<>+0(SB), Z21
+	VPBROADCASTD absmask<>+0(SB), Z23
+	VPTESTNMD    Z21, Z22, K1
+	VPTESTMD     Z23, Z22, K1, K1
+	VPTESTNMD    Z21, Z20, K2
+	VPTESTMD     Z23, Z20, K2, K2
+	KORW         K2, K1, K2
+	VPTESTNMD    Z21, Z19, K1
+	VPTESTMD     Z23, Z19, K1, K1
+	KORW         K1, K2, K1
+	VPTESTNMD    Z21, Z14, K2
+	VPTESTMD     Z23, Z14, K2, K2
+	KORW         K2, K1, K2
+	KORTESTW     K2, K2
+	JZ           bf16sfast8
+	VPBROADCASTD quiet32<>+0(SB), Z8
+	VPSRLD       $0x10, Z22, Z15
+	VPANDD       Z0, Z15, Z15
+	VPADDD       Z22, Z15, Z15
+	VPADDD       Z1, Z15, Z15
+	VPANDD       Z11, Z15, Z15
+	VCMPPS       $0x03, Z22, Z22, K1
+	VPANDD       Z11, Z22, Z21
+	VPORD        Z8, Z21, K1, Z15
+	VPSRLD       $0x10, Z20, Z21
+	VPANDD       Z0, Z21, Z21
+	VPADDD       Z20, Z21, Z21
+	VPADDD       Z1, Z21, Z21
+	VPANDD       Z11, Z21, Z21
+	VCMPPS       $0x03, Z20, Z20, K1
+	VPANDD       Z11, Z20, Z20
+	VPORD        Z8, Z20, K1, Z21
+	VPSRLD       $0x10, Z15, Z15
+	VPORD        Z21, Z15, Z15
+	VMOVDQU32    Z15, (AX)
+	VPSRLD       $0x10, Z19, Z15
+	VPANDD       Z0, Z15, Z15
+	VPADDD       Z19, Z15, Z15
+	VPADDD       Z1, Z15, Z15
+	VPANDD       Z11, Z15, Z15
+	VCMPPS       $0x03, Z19, Z19, K1
+	VPANDD       Z11, Z19, Z19
+	VPORD        Z8, Z19, K1, Z15
+	VPSRLD       $0x10, Z14, Z19
+	VPANDD       Z0, Z19, Z19
+	VPADDD       Z14, Z19, Z19
+	VPADDD       Z1, Z19, Z19
+	VPANDD       Z11, Z19, Z19
+	VCMPPS       $0x03, Z14, Z14, K1
+	VPANDD       Z11, Z14, Z14
+	VPORD        Z8, Z14, K1, Z19
+	VPSRLD       $0x10, Z15, Z15
+	VPORD        Z19, Z15, Z15
+	VMOVDQU32    Z15, (R9)
+	JMP          bf16sdone9
+
+bf16hslow10:
+	VPSRLD    $0x10, Z17, Z8
+	VPSRLD    $0x10, Z17, Z14
+	VPANDD    Z0, Z8, Z8
+	VPADDD    Z17, Z8, Z8
+	VPADDD    Z1, Z8, Z8
+	VPSRLD    $0x10, Z8, Z8
+	VPORD     Z4, Z14, Z14
+	VPANDD    Z2, Z17, Z15
+	VPCMPGTD  Z3, Z15, K1
+	VPBLENDMD Z14, Z8, K1, Z8
+	VPMOVDW   Z8, Y8
+	VMOVDQU16 X8, 64(AX)
+	JMP       bf16hdone11
+
+bf16hslow12:
+	VPSRLD    $0x10, Z18, Z8
+	VPSRLD    $0x10, Z18, Z14
+	VPANDD    Z0, Z8, Z8
+	VPADDD    Z18, Z8, Z8
+	VPADDD    Z1, Z8, Z8
+	VPSRLD    $0x10, Z8, Z8
+	VPORD     Z4, Z14, Z14
+	VPANDD    Z2, Z18, Z15
+	VPCMPGTD  Z3, Z15, K1
+	VPBLENDMD Z14, Z8, K1, Z8
+	VPMOVDW   Z8, Y8
+	VMOVDQU16 X8, 64(R9)
+	JMP       bf16hdone13
+
+bf16slow14:
 	VPSRLD    $0x10, Z9, Z6
 	VPSRLD    $0x10, Z9, Z7
 	VPANDD    Z0, Z6, Z6
@@ -1458,7 +1842,37 @@ bf16slow7:
 	VPCMPGTD  Z3, Z5, K1
 	VPBLENDMD Z7, Z6, K1, Z6
 	VPMOVDW   Z6, (R9)(R10*2)
-	JMP       bf16done8
+	JMP       bf16done15
+
+bf16hslow16:
+	VPSRLD    $0x10, Z11, Z5
+	VPSRLD    $0x10, Z11, Z6
+	VPANDD    Z0, Z5, Z5
+	VPADDD    Z11, Z5, Z5
+	VPADDD    Z1, Z5, Z5
+	VPSRLD    $0x10, Z5, Z5
+	VPORD     Z4, Z6, Z6
+	VPANDD    Z2, Z11, Z7
+	VPCMPGTD  Z3, Z7, K1
+	VPBLENDMD Z6, Z5, K1, Z5
+	VPMOVDW   Z5, Y5
+	VMOVDQU16 X5, (AX)(R10*2)
+	JMP       bf16hdone17
+
+bf16hslow18:
+	VPSRLD    $0x10, Z12, Z5
+	VPSRLD    $0x10, Z12, Z6
+	VPANDD    Z0, Z5, Z5
+	VPADDD    Z12, Z5, Z5
+	VPADDD    Z1, Z5, Z5
+	VPSRLD    $0x10, Z5, Z5
+	VPORD     Z4, Z6, Z6
+	VPANDD    Z2, Z12, Z7
+	VPCMPGTD  Z3, Z7, K1
+	VPBLENDMD Z6, Z5, K1, Z5
+	VPMOVDW   Z5, Y5
+	VMOVDQU16 X5, (R9)(R10*2)
+	JMP       bf16hdone19
 
 DATA expmaskw<>+0(SB)/4, $0x7f807f80
 GLOBL expmaskw<>(SB), RODATA|NOPTR, $4
@@ -1539,11 +1953,11 @@ pairs:
 	BYTE $0x62; BYTE $0xd2; BYTE $0x7e; BYTE $0x48; BYTE $0x72; BYTE $0xf9 // VCVTNEPS2BF16 Z9, Y7
 	VFPCLASSPSZ   $0x20, Z9, K1
 	KORTESTW      K1, K1
-	JNZ           bf16slow9
+	JNZ           bf16slow20
 	VMOVDQU32     Y7, (AX)(R9*2)
-	JMP           bf16done10
+	JMP           bf16done21
 
-bf16slow9:
+bf16slow20:
 	VPSRLD    $0x10, Z9, Z10
 	VPSRLD    $0x10, Z9, Z11
 	VPANDD    Z0, Z10, Z10
@@ -1556,7 +1970,7 @@ bf16slow9:
 	VPBLENDMD Z11, Z10, K1, Z10
 	VPMOVDW   Z10, (AX)(R9*2)
 
-bf16done10:
+bf16done21:
 	ADDQ $0x00000008, R8
 	CMPQ R8, DI
 	JB   pairs
@@ -2723,19 +3137,19 @@ fullHead:
 	VFPCLASSPSZ    $0x20, Z22, K1
 	VFPCLASSPSZ    $0x20, Z20, K2
 	KORTESTW       K1, K2
-	JNZ            bf16wslow11
+	JNZ            bf16wslow22
 	BYTE $0x62; BYTE $0xa2; BYTE $0x5f; BYTE $0x40; BYTE $0x72; BYTE $0xce // VCVTNE2PS2BF16 Z22, Z20, Z17
 	VMOVDQU16      Z17, (AX)
 
-bf16wdone12:
+bf16wdone23:
 	VFPCLASSPSZ    $0x20, Z18, K1
 	VFPCLASSPSZ    $0x20, Z16, K2
 	KORTESTW       K1, K2
-	JNZ            bf16wslow13
+	JNZ            bf16wslow24
 	BYTE $0x62; BYTE $0xa2; BYTE $0x7f; BYTE $0x40; BYTE $0x72; BYTE $0xc2 // VCVTNE2PS2BF16 Z18, Z16, Z16
 	VMOVDQU16      Z16, (R13)
 
-bf16wdone14:
+bf16wdone25:
 	VPMOVZXWD      64(R9), Z16
 	VPSLLD         $0x10, Z16, Z16
 	VPMOVZXWD      96(R9), Z17
@@ -2759,19 +3173,19 @@ bf16wdone14:
 	VFPCLASSPSZ    $0x20, Z22, K1
 	VFPCLASSPSZ    $0x20, Z20, K2
 	KORTESTW       K1, K2
-	JNZ            bf16wslow15
+	JNZ            bf16wslow26
 	BYTE $0x62; BYTE $0xa2; BYTE $0x5f; BYTE $0x40; BYTE $0x72; BYTE $0xce // VCVTNE2PS2BF16 Z22, Z20, Z17
 	VMOVDQU16      Z17, 64(AX)
 
-bf16wdone16:
+bf16wdone27:
 	VFPCLASSPSZ    $0x20, Z18, K1
 	VFPCLASSPSZ    $0x20, Z16, K2
 	KORTESTW       K1, K2
-	JNZ            bf16wslow17
+	JNZ            bf16wslow28
 	BYTE $0x62; BYTE $0xa2; BYTE $0x7f; BYTE $0x40; BYTE $0x72; BYTE $0xc2 // VCVTNE2PS2BF16 Z18, Z16, Z16
 	VMOVDQU16      Z16, 64(R13)
 
-bf16wdone18:
+bf16wdone29:
 	ADDQ DX, AX
 	ADDQ R10, R9
 	DECQ CX
@@ -2807,62 +3221,50 @@ wide:
 	VFPCLASSPSZ   $0x20, Z5, K1
 	VFPCLASSPSZ   $0x20, Z7, K2
 	KORTESTW      K1, K2
-	JNZ           bf16slow19
+	JNZ           bf16slow30
 	BYTE $0x62; BYTE $0xf2; BYTE $0x7e; BYTE $0x48; BYTE $0x72; BYTE $0xed // VCVTNEPS2BF16 Z5, Y5
 	VMOVDQU32     Y5, (AX)(R15*2)
 	BYTE $0x62; BYTE $0xf2; BYTE $0x7e; BYTE $0x48; BYTE $0x72; BYTE $0xef // VCVTNEPS2BF16 Z7, Y5
 	VMOVDQU32     Y5, (R13)(R15*2)
 
-bf16done20:
+bf16done31:
 	ADDQ $0x00000010, R15
 	JMP  wide
 
 narrow:
-	CMPQ      R15, R8
-	JAE       next
-	VMOVUPS   (BX)(R15*4), Y5
-	VMOVUPS   (SI)(R15*4), Y6
-	VMOVUPS   (R11)(R15*4), Y7
-	VMOVUPS   (R12)(R15*4), Y8
-	VPMOVZXWD (R9)(R15*2), Y9
-	VPSLLD    $0x10, Y9, Y9
-	VPMOVZXWD (R14)(R15*2), Y10
-	VPSLLD    $0x10, Y10, Y10
-	VMULPS    Y5, Y9, Y5
-	VMULPS    Y6, Y10, Y6
-	VMULPS    Y7, Y10, Y7
-	VMULPS    Y8, Y9, Y8
-	VSUBPS    Y6, Y5, Y5
-	VADDPS    Y8, Y7, Y7
-	VPSRLD    $0x10, Y5, Y6
-	VPSRLD    $0x10, Y5, Y8
-	VPAND     Y0, Y6, Y6
-	VPADDD    Y5, Y6, Y6
-	VPADDD    Y1, Y6, Y6
-	VPSRLD    $0x10, Y6, Y6
-	VPOR      Y4, Y8, Y8
-	VPAND     Y2, Y5, Y5
-	VPCMPGTD  Y3, Y5, Y5
-	VPBLENDVB Y5, Y8, Y6, Y6
-	VPACKUSDW Y6, Y6, Y6
-	VPERMQ    $0x08, Y6, Y6
-	VMOVDQU   X6, (AX)(R15*2)
-	VPSRLD    $0x10, Y7, Y5
-	VPSRLD    $0x10, Y7, Y6
-	VPAND     Y0, Y5, Y5
-	VPADDD    Y7, Y5, Y5
-	VPADDD    Y1, Y5, Y5
-	VPSRLD    $0x10, Y5, Y5
-	VPOR      Y4, Y6, Y6
-	VPAND     Y2, Y7, Y7
-	VPCMPGTD  Y3, Y7, Y7
-	VPBLENDVB Y7, Y6, Y5, Y5
-	VPACKUSDW Y5, Y5, Y5
-	VPERMQ    $0x08, Y5, Y5
-	VMOVDQU   X5, (R13)(R15*2)
-	ADDQ      $0x00000008, R15
-	CMPQ      R15, R8
-	JB        narrow
+	CMPQ          R15, R8
+	JAE           next
+	VMOVUPS       (BX)(R15*4), Y10
+	VMOVUPS       (SI)(R15*4), Y7
+	VMOVUPS       (R11)(R15*4), Y8
+	VMOVUPS       (R12)(R15*4), Y5
+	VPMOVZXWD     (R9)(R15*2), Y6
+	VPSLLD        $0x10, Y6, Y6
+	VPMOVZXWD     (R14)(R15*2), Y9
+	VPSLLD        $0x10, Y9, Y9
+	VMULPS        Y10, Y6, Y11
+	VMULPS        Y7, Y9, Y7
+	VMULPS        Y8, Y9, Y12
+	VMULPS        Y5, Y6, Y5
+	VSUBPS        Y7, Y11, Y11
+	VADDPS        Y5, Y12, Y12
+	VFPCLASSPSY   $0x20, Y11, K1
+	KORTESTW      K1, K1
+	JNZ           bf16hslow32
+	BYTE $0x62; BYTE $0xd2; BYTE $0x7e; BYTE $0x48; BYTE $0x72; BYTE $0xeb // VCVTNEPS2BF16 Z11, Y5
+	VMOVDQU16     X5, (AX)(R15*2)
+
+bf16hdone33:
+	VFPCLASSPSY   $0x20, Y12, K1
+	KORTESTW      K1, K1
+	JNZ           bf16hslow34
+	BYTE $0x62; BYTE $0xd2; BYTE $0x7e; BYTE $0x48; BYTE $0x72; BYTE $0xec // VCVTNEPS2BF16 Z12, Y5
+	VMOVDQU16     X5, (R13)(R15*2)
+
+bf16hdone35:
+	ADDQ $0x00000008, R15
+	CMPQ R15, R8
+	JB   narrow
 
 next:
 	ADDQ DX, AX
@@ -2874,7 +3276,7 @@ done:
 	VZEROUPPER
 	RET
 
-bf16wslow11:
+bf16wslow22:
 	VPBROADCASTD one<>+0(SB), Z17
 	VPBROADCASTD bias<>+0(SB), Z19
 	VPBROADCASTD absmask<>+0(SB), Z21
@@ -2902,9 +3304,9 @@ bf16wslow11:
 	VPCMPGTD     Z23, Z17, K1
 	VPBLENDMD    Z25, Z22, K1, Z22
 	VPMOVDW      Z22, 32(AX)
-	JMP          bf16wdone12
+	JMP          bf16wdone23
 
-bf16wslow13:
+bf16wslow24:
 	VPBROADCASTD one<>+0(SB), Z17
 	VPBROADCASTD bias<>+0(SB), Z19
 	VPBROADCASTD absmask<>+0(SB), Z20
@@ -2932,9 +3334,9 @@ bf16wslow13:
 	VPCMPGTD     Z21, Z16, K1
 	VPBLENDMD    Z23, Z18, K1, Z18
 	VPMOVDW      Z18, 32(R13)
-	JMP          bf16wdone14
+	JMP          bf16wdone25
 
-bf16wslow15:
+bf16wslow26:
 	VPBROADCASTD one<>+0(SB), Z17
 	VPBROADCASTD bias<>+0(SB), Z19
 	VPBROADCASTD absmask<>+0(SB), Z21
@@ -2962,9 +3364,9 @@ bf16wslow15:
 	VPCMPGTD     Z23, Z17, K1
 	VPBLENDMD    Z25, Z22, K1, Z22
 	VPMOVDW      Z22, 96(AX)
-	JMP          bf16wdone16
+	JMP          bf16wdone27
 
-bf16wslow17:
+bf16wslow28:
 	VPBROADCASTD one<>+0(SB), Z17
 	VPBROADCASTD bias<>+0(SB), Z19
 	VPBROADCASTD absmask<>+0(SB), Z20
@@ -2992,9 +3394,9 @@ bf16wslow17:
 	VPCMPGTD     Z21, Z16, K1
 	VPBLENDMD    Z23, Z18, K1, Z18
 	VPMOVDW      Z18, 96(R13)
-	JMP          bf16wdone18
+	JMP          bf16wdone29
 
-bf16slow19:
+bf16slow30:
 	VPSRLD    $0x10, Z5, Z6
 	VPSRLD    $0x10, Z5, Z8
 	VPANDD    Z0, Z6, Z6
@@ -3017,7 +3419,37 @@ bf16slow19:
 	VPCMPGTD  Z3, Z7, K1
 	VPBLENDMD Z6, Z5, K1, Z5
 	VPMOVDW   Z5, (R13)(R15*2)
-	JMP       bf16done20
+	JMP       bf16done31
+
+bf16hslow32:
+	VPSRLD    $0x10, Z11, Z5
+	VPSRLD    $0x10, Z11, Z6
+	VPANDD    Z0, Z5, Z5
+	VPADDD    Z11, Z5, Z5
+	VPADDD    Z1, Z5, Z5
+	VPSRLD    $0x10, Z5, Z5
+	VPORD     Z4, Z6, Z6
+	VPANDD    Z2, Z11, Z7
+	VPCMPGTD  Z3, Z7, K1
+	VPBLENDMD Z6, Z5, K1, Z5
+	VPMOVDW   Z5, Y5
+	VMOVDQU16 X5, (AX)(R15*2)
+	JMP       bf16hdone33
+
+bf16hslow34:
+	VPSRLD    $0x10, Z12, Z5
+	VPSRLD    $0x10, Z12, Z6
+	VPANDD    Z0, Z5, Z5
+	VPADDD    Z12, Z5, Z5
+	VPADDD    Z1, Z5, Z5
+	VPSRLD    $0x10, Z5, Z5
+	VPORD     Z4, Z6, Z6
+	VPANDD    Z2, Z12, Z7
+	VPCMPGTD  Z3, Z7, K1
+	VPBLENDMD Z6, Z5, K1, Z5
+	VPMOVDW   Z5, Y5
+	VMOVDQU16 X5, (R13)(R15*2)
+	JMP       bf16hdone35
 
 // func rotateFullGPTJBF16AVX512BF16(x *byte, heads int, stride int, cos *float32, sin *float32, half int, n int, src *byte, srcstride int)
 // Requires: AVX, AVX512DQ, AVX512F, AVX512VL
@@ -3061,11 +3493,11 @@ pairs:
 	BYTE $0x62; BYTE $0xf2; BYTE $0x7e; BYTE $0x48; BYTE $0x72; BYTE $0xfe // VCVTNEPS2BF16 Z6, Y7
 	VFPCLASSPSZ   $0x20, Z6, K1
 	KORTESTW      K1, K1
-	JNZ           bf16slow21
+	JNZ           bf16slow36
 	VMOVDQU32     Y7, (AX)(R11*2)
-	JMP           bf16done22
+	JMP           bf16done37
 
-bf16slow21:
+bf16slow36:
 	VPSRLD    $0x10, Z6, Z7
 	VPSRLD    $0x10, Z6, Z8
 	VPANDD    Z0, Z7, Z7
@@ -3078,7 +3510,7 @@ bf16slow21:
 	VPBLENDMD Z8, Z7, K1, Z7
 	VPMOVDW   Z7, (AX)(R11*2)
 
-bf16done22:
+bf16done37:
 	ADDQ $0x00000008, R10
 	CMPQ R10, DI
 	JB   pairs
@@ -3334,11 +3766,11 @@ loop:
 	BYTE $0x62; BYTE $0xf2; BYTE $0x7e; BYTE $0x48; BYTE $0x72; BYTE $0xf5 // VCVTNEPS2BF16 Z5, Y6
 	VFPCLASSPSZ   $0x20, Z5, K1
 	KORTESTW      K1, K1
-	JNZ           bf16slow23
+	JNZ           bf16slow38
 	VMOVDQU32     Y6, (AX)(BX*2)
-	JMP           bf16done24
+	JMP           bf16done39
 
-bf16slow23:
+bf16slow38:
 	VPSRLD    $0x10, Z5, Z6
 	VPSRLD    $0x10, Z5, Z7
 	VPANDD    Z0, Z6, Z6
@@ -3351,7 +3783,7 @@ bf16slow23:
 	VPBLENDMD Z7, Z6, K1, Z6
 	VPMOVDW   Z6, (AX)(BX*2)
 
-bf16done24:
+bf16done39:
 	ADDQ $0x00000010, BX
 	CMPQ BX, DX
 	JB   loop
@@ -3378,24 +3810,24 @@ TEXT ·kvcNormAVX512(SB), NOSPLIT, $0-36
 	VXORPS     Z4, Z4, Z4
 	XORQ       SI, SI
 	TESTQ      DI, DI
-	JZ         sumtail26
+	JZ         sumtail41
 
-sum25:
+sum40:
 	VMOVUPS     (CX)(SI*4), Z5
 	VFMADD231PS Z5, Z5, Z3
 	VMOVUPS     64(CX)(SI*4), Z5
 	VFMADD231PS Z5, Z5, Z4
 	ADDQ        $0x00000020, SI
 	CMPQ        SI, DI
-	JB          sum25
+	JB          sum40
 
-sumtail26:
+sumtail41:
 	CMPQ        SI, BX
-	JAE         sumdone27
+	JAE         sumdone42
 	VMOVUPS     (CX)(SI*4), Z5
 	VFMADD231PS Z5, Z5, Z3
 
-sumdone27:
+sumdone42:
 	VSHUFPS       $0x88, Z4, Z3, Z5
 	VSHUFPS       $0xdd, Z4, Z3, Z3
 	VADDPS        Z3, Z5, Z5
@@ -3449,24 +3881,24 @@ TEXT ·kvcTokenF32AVX512(SB), NOSPLIT, $0-68
 	VXORPS     Z4, Z4, Z4
 	XORQ       R10, R10
 	TESTQ      R11, R11
-	JZ         sumtail29
+	JZ         sumtail44
 
-sum28:
+sum43:
 	VMOVUPS     (DX)(R10*4), Z5
 	VFMADD231PS Z5, Z5, Z3
 	VMOVUPS     64(DX)(R10*4), Z5
 	VFMADD231PS Z5, Z5, Z4
 	ADDQ        $0x00000020, R10
 	CMPQ        R10, R11
-	JB          sum28
+	JB          sum43
 
-sumtail29:
+sumtail44:
 	CMPQ        R10, R8
-	JAE         sumdone30
+	JAE         sumdone45
 	VMOVUPS     (DX)(R10*4), Z5
 	VFMADD231PS Z5, Z5, Z3
 
-sumdone30:
+sumdone45:
 	VSHUFPS       $0x88, Z4, Z3, Z5
 	VSHUFPS       $0xdd, Z4, Z3, Z3
 	VADDPS        Z3, Z5, Z5
@@ -3484,7 +3916,7 @@ sumdone30:
 	VMOVDQU32     oddidx<>+0(SB), Z4
 	XORQ          R11, R11
 
-rope31:
+rope46:
 	LEAQ         (R11)(R11*1), R12
 	VMOVUPS      (R10)(R12*4), Z7
 	VMOVUPS      64(R10)(R12*4), Z8
@@ -3526,7 +3958,7 @@ rope31:
 	VMOVUPS      Z7, 64(CX)(R12*4)
 	ADDQ         $0x00000020, R11
 	CMPQ         R11, R9
-	JB           rope31
+	JB           rope46
 	VDIVSS       X1, X5, X1
 	VADDSS       X0, X1, X1
 	VCVTSS2SD    X1, X1, X0
@@ -3571,24 +4003,24 @@ TEXT ·kvcTokenF16AVX512(SB), NOSPLIT, $0-68
 	VXORPS     Z4, Z4, Z4
 	XORQ       R10, R10
 	TESTQ      R11, R11
-	JZ         sumtail33
+	JZ         sumtail48
 
-sum32:
+sum47:
 	VCVTPH2PS   (DX)(R10*2), Z5
 	VFMADD231PS Z5, Z5, Z3
 	VCVTPH2PS   32(DX)(R10*2), Z5
 	VFMADD231PS Z5, Z5, Z4
 	ADDQ        $0x00000020, R10
 	CMPQ        R10, R11
-	JB          sum32
+	JB          sum47
 
-sumtail33:
+sumtail48:
 	CMPQ        R10, R8
-	JAE         sumdone34
+	JAE         sumdone49
 	VCVTPH2PS   (DX)(R10*2), Z5
 	VFMADD231PS Z5, Z5, Z3
 
-sumdone34:
+sumdone49:
 	VSHUFPS       $0x88, Z4, Z3, Z5
 	VSHUFPS       $0xdd, Z4, Z3, Z3
 	VADDPS        Z3, Z5, Z5
@@ -3606,7 +4038,7 @@ sumdone34:
 	VMOVDQU32     oddidx<>+0(SB), Z4
 	XORQ          R11, R11
 
-rope35:
+rope50:
 	LEAQ         (R11)(R11*1), R12
 	VCVTPH2PS    (R10)(R12*2), Z7
 	VCVTPH2PS    32(R10)(R12*2), Z8
@@ -3648,7 +4080,7 @@ rope35:
 	VCVTPS2PH    $0x00, Z7, 32(CX)(R12*2)
 	ADDQ         $0x00000020, R11
 	CMPQ         R11, R9
-	JB           rope35
+	JB           rope50
 	VDIVSS       X1, X5, X1
 	VADDSS       X0, X1, X1
 	VCVTSS2SD    X1, X1, X0
@@ -3694,27 +4126,27 @@ TEXT ·kvcTokenBF16AVX512BF16(SB), NOSPLIT, $0-68
 	VPBROADCASTD himask<>+0(SB), Z5
 	XORQ         R10, R10
 	TESTQ        R11, R11
-	JZ           sumtail37
+	JZ           sumtail52
 
-sum36:
+sum51:
 	VPSLLD      $0x10, (DX)(R10*2), Z6
 	VPANDD      (DX)(R10*2), Z5, Z7
 	VFMADD231PS Z6, Z6, Z3
 	VFMADD231PS Z7, Z7, Z4
 	ADDQ        $0x00000020, R10
 	CMPQ        R10, R11
-	JB          sum36
+	JB          sum51
 
-sumtail37:
+sumtail52:
 	CMPQ        R10, R8
-	JAE         sumdone38
+	JAE         sumdone53
 	VMOVDQU16   (DX)(R10*2), Y8
 	VPSLLD      $0x10, Z8, Z6
 	VPANDD      Z5, Z8, Z8
 	VFMADD231PS Z6, Z6, Z3
 	VFMADD231PS Z8, Z8, Z4
 
-sumdone38:
+sumdone53:
 	VADDPS        Z4, Z3, Z3
 	VPERMILPS     $0xb1, Z3, Z4
 	VADDPS        Z4, Z3, Z3
@@ -3729,7 +4161,7 @@ sumdone38:
 	VPBROADCASTD  himask<>+0(SB), Z4
 	XORQ          R11, R11
 
-rope39:
+rope54:
 	LEAQ           (R11)(R11*1), R12
 	VMOVDQU32      (R10)(R12*2), Z6
 	VPSLLD         $0x10, Z6, Z5
@@ -3771,23 +4203,23 @@ rope39:
 	VFPCLASSPSZ    $0x20, Z9, K1
 	VFPCLASSPSZ    $0x20, Z11, K2
 	KORTESTW       K1, K2
-	JNZ            bf16wslow40
+	JNZ            bf16wslow55
 	BYTE $0x62; BYTE $0xd2; BYTE $0x27; BYTE $0x48; BYTE $0x72; BYTE $0xf9 // VCVTNE2PS2BF16 Z9, Z11, Z7
 	VMOVDQU16      Z7, (CX)(R11*2)
 
-bf16wdone41:
+bf16wdone56:
 	LEAQ           (R11)(R9*1), R12
 	VFPCLASSPSZ    $0x20, Z5, K1
 	VFPCLASSPSZ    $0x20, Z6, K2
 	KORTESTW       K1, K2
-	JNZ            bf16wslow42
+	JNZ            bf16wslow57
 	BYTE $0x62; BYTE $0xf2; BYTE $0x4f; BYTE $0x48; BYTE $0x72; BYTE $0xed // VCVTNE2PS2BF16 Z5, Z6, Z5
 	VMOVDQU16      Z5, (CX)(R12*2)
 
-bf16wdone43:
+bf16wdone58:
 	ADDQ         $0x00000020, R11
 	CMPQ         R11, R9
-	JB           rope39
+	JB           rope54
 	VDIVSS       X1, X3, X1
 	VADDSS       X0, X1, X1
 	VCVTSS2SD    X1, X1, X0
@@ -3809,18 +4241,18 @@ norm:
 	VFPCLASSPSZ    $0x20, Z1, K1
 	VFPCLASSPSZ    $0x20, Z2, K2
 	KORTESTW       K1, K2
-	JNZ            bf16wslow44
+	JNZ            bf16wslow59
 	BYTE $0x62; BYTE $0xf2; BYTE $0x6f; BYTE $0x48; BYTE $0x72; BYTE $0xc9 // VCVTNE2PS2BF16 Z1, Z2, Z1
 	VMOVDQU16      Z1, (AX)(CX*2)
 
-bf16wdone45:
+bf16wdone60:
 	ADDQ $0x00000020, CX
 	CMPQ CX, R8
 	JB   norm
 	VZEROUPPER
 	RET
 
-bf16wslow40:
+bf16wslow55:
 	VPBROADCASTD one<>+0(SB), Z7
 	VPBROADCASTD bias<>+0(SB), Z8
 	VPBROADCASTD absmask<>+0(SB), Z10
@@ -3848,9 +4280,9 @@ bf16wslow40:
 	VPCMPGTD     Z12, Z7, K1
 	VPBLENDMD    Z14, Z9, K1, Z9
 	VPMOVDW      Z9, 32(CX)(R11*2)
-	JMP          bf16wdone41
+	JMP          bf16wdone56
 
-bf16wslow42:
+bf16wslow57:
 	VPBROADCASTD one<>+0(SB), Z7
 	VPBROADCASTD bias<>+0(SB), Z8
 	VPBROADCASTD absmask<>+0(SB), Z9
@@ -3878,9 +4310,9 @@ bf16wslow42:
 	VPCMPGTD     Z10, Z6, K1
 	VPBLENDMD    Z12, Z5, K1, Z5
 	VPMOVDW      Z5, 32(CX)(R12*2)
-	JMP          bf16wdone43
+	JMP          bf16wdone58
 
-bf16wslow44:
+bf16wslow59:
 	VPBROADCASTD one<>+0(SB), Z3
 	VPBROADCASTD bias<>+0(SB), Z4
 	VPBROADCASTD absmask<>+0(SB), Z5
@@ -3908,7 +4340,7 @@ bf16wslow44:
 	VPCMPGTD     Z6, Z2, K1
 	VPBLENDMD    Z8, Z1, K1, Z1
 	VPMOVDW      Z1, 32(AX)(CX*2)
-	JMP          bf16wdone45
+	JMP          bf16wdone60
 
 // func interleaveRoPEF32AVX512(x *byte, out *byte, rows int, xstride int, ostride int, cos *byte, sin *byte, n int)
 // Requires: AVX, AVX512F
@@ -3931,7 +4363,7 @@ row:
 	VMOVDQU32 oddidx<>+0(SB), Z1
 	XORQ      R11, R11
 
-rope46:
+rope61:
 	LEAQ      (R11)(R11*1), R12
 	VMOVUPS   (AX)(R12*4), Z3
 	VMOVUPS   64(AX)(R12*4), Z4
@@ -3973,7 +4405,7 @@ rope46:
 	VMOVUPS   Z3, 64(CX)(R12*4)
 	ADDQ      $0x00000020, R11
 	CMPQ      R11, R10
-	JB        rope46
+	JB        rope61
 	ADDQ      BX, AX
 	ADDQ      SI, CX
 	DECQ      DX
@@ -4004,7 +4436,7 @@ row:
 	VMOVDQU32 oddidx<>+0(SB), Z1
 	XORQ      R11, R11
 
-rope47:
+rope62:
 	LEAQ      (R11)(R11*1), R12
 	VCVTPH2PS (AX)(R12*2), Z3
 	VCVTPH2PS 32(AX)(R12*2), Z4
@@ -4046,7 +4478,7 @@ rope47:
 	VCVTPS2PH $0x00, Z3, 32(CX)(R12*2)
 	ADDQ      $0x00000020, R11
 	CMPQ      R11, R10
-	JB        rope47
+	JB        rope62
 	ADDQ      BX, AX
 	ADDQ      SI, CX
 	DECQ      DX
@@ -4076,7 +4508,7 @@ row:
 	VPBROADCASTD himask<>+0(SB), Z0
 	XORQ         R11, R11
 
-rope48:
+rope63:
 	LEAQ           (R11)(R11*1), R12
 	VMOVDQU32      (AX)(R12*2), Z2
 	VPSLLD         $0x10, Z2, Z1
@@ -4118,23 +4550,23 @@ rope48:
 	VFPCLASSPSZ    $0x20, Z5, K1
 	VFPCLASSPSZ    $0x20, Z7, K2
 	KORTESTW       K1, K2
-	JNZ            bf16wslow49
+	JNZ            bf16wslow64
 	BYTE $0x62; BYTE $0xf2; BYTE $0x47; BYTE $0x48; BYTE $0x72; BYTE $0xdd // VCVTNE2PS2BF16 Z5, Z7, Z3
 	VMOVDQU16      Z3, (CX)(R11*2)
 
-bf16wdone50:
+bf16wdone65:
 	LEAQ           (R11)(R10*1), R12
 	VFPCLASSPSZ    $0x20, Z1, K1
 	VFPCLASSPSZ    $0x20, Z2, K2
 	KORTESTW       K1, K2
-	JNZ            bf16wslow51
+	JNZ            bf16wslow66
 	BYTE $0x62; BYTE $0xf2; BYTE $0x6f; BYTE $0x48; BYTE $0x72; BYTE $0xc9 // VCVTNE2PS2BF16 Z1, Z2, Z1
 	VMOVDQU16      Z1, (CX)(R12*2)
 
-bf16wdone52:
+bf16wdone67:
 	ADDQ $0x00000020, R11
 	CMPQ R11, R10
-	JB   rope48
+	JB   rope63
 	ADDQ BX, AX
 	ADDQ SI, CX
 	DECQ DX
@@ -4144,7 +4576,7 @@ done:
 	VZEROUPPER
 	RET
 
-bf16wslow49:
+bf16wslow64:
 	VPBROADCASTD one<>+0(SB), Z3
 	VPBROADCASTD bias<>+0(SB), Z4
 	VPBROADCASTD absmask<>+0(SB), Z6
@@ -4172,9 +4604,9 @@ bf16wslow49:
 	VPCMPGTD     Z8, Z3, K1
 	VPBLENDMD    Z10, Z5, K1, Z5
 	VPMOVDW      Z5, 32(CX)(R11*2)
-	JMP          bf16wdone50
+	JMP          bf16wdone65
 
-bf16wslow51:
+bf16wslow66:
 	VPBROADCASTD one<>+0(SB), Z3
 	VPBROADCASTD bias<>+0(SB), Z4
 	VPBROADCASTD absmask<>+0(SB), Z5
@@ -4202,7 +4634,7 @@ bf16wslow51:
 	VPCMPGTD     Z6, Z2, K1
 	VPBLENDMD    Z8, Z1, K1, Z1
 	VPMOVDW      Z1, 32(CX)(R12*2)
-	JMP          bf16wdone52
+	JMP          bf16wdone67
 
 // func kvcGroupBF16AVX512BF16(grp *byte, n int, gamma *float32, scratch *float32, dv int, dk int, eps float32)
 // Requires: AVX, AVX2, AVX512BW, AVX512DQ, AVX512F, AVX512VL, SSE
@@ -4504,27 +4936,27 @@ sums1:
 	VPBROADCASTD himask<>+0(SB), Z5
 	XORQ         DI, DI
 	TESTQ        R8, R8
-	JZ           sumtail54
+	JZ           sumtail69
 
-sum53:
+sum68:
 	VPSLLD      $0x10, (BX)(DI*2), Z6
 	VPANDD      (BX)(DI*2), Z5, Z7
 	VFMADD231PS Z6, Z6, Z3
 	VFMADD231PS Z7, Z7, Z4
 	ADDQ        $0x00000020, DI
 	CMPQ        DI, R8
-	JB          sum53
+	JB          sum68
 
-sumtail54:
+sumtail69:
 	CMPQ        DI, SI
-	JAE         sumdone55
+	JAE         sumdone70
 	VMOVDQU16   (BX)(DI*2), Y22
 	VPSLLD      $0x10, Z22, Z6
 	VPANDD      Z5, Z22, Z22
 	VFMADD231PS Z6, Z6, Z3
 	VFMADD231PS Z22, Z22, Z4
 
-sumdone55:
+sumdone70:
 	VADDPS        Z4, Z3, Z3
 	VPERMILPS     $0xb1, Z3, Z4
 	VADDPS        Z4, Z3, Z3
@@ -4564,7 +4996,7 @@ rope1:
 	SHRQ $0x01, R9
 	XORQ R10, R10
 
-rope56:
+rope71:
 	LEAQ           (R10)(R9*1), R11
 	VMOVDQU16      (SI)(R10*2), Z3
 	VPERMW.Z       Z3, Z1, K1, Z4
@@ -4601,23 +5033,23 @@ rope56:
 	VFPCLASSPSZ    $0x20, Z13, K2
 	VFPCLASSPSZ    $0x20, Z10, K3
 	KORTESTW       K2, K3
-	JNZ            bf16wslow57
+	JNZ            bf16wslow72
 	BYTE $0x62; BYTE $0xd2; BYTE $0x2f; BYTE $0x48; BYTE $0x72; BYTE $0xed // VCVTNE2PS2BF16 Z13, Z10, Z5
 	VMOVDQU16      Z5, (R8)(R10*2)
 
-bf16wdone58:
+bf16wdone73:
 	LEAQ           (R10)(R9*1), R11
 	VFPCLASSPSZ    $0x20, Z4, K2
 	VFPCLASSPSZ    $0x20, Z3, K3
 	KORTESTW       K2, K3
-	JNZ            bf16wslow59
+	JNZ            bf16wslow74
 	BYTE $0x62; BYTE $0xf2; BYTE $0x67; BYTE $0x48; BYTE $0x72; BYTE $0xdc // VCVTNE2PS2BF16 Z4, Z3, Z3
 	VMOVDQU16      Z3, (R8)(R11*2)
 
-bf16wdone60:
+bf16wdone75:
 	ADDQ         $0x00000020, R10
 	CMPQ         R10, R9
-	JB           rope56
+	JB           rope71
 	INCQ         CX
 	MOVQ         n+8(FP), BX
 	CMPQ         CX, BX
@@ -4769,7 +5201,7 @@ normsdone:
 	VZEROUPPER
 	RET
 
-bf16wslow57:
+bf16wslow72:
 	VPBROADCASTD one<>+0(SB), Z5
 	VPBROADCASTD bias<>+0(SB), Z6
 	VPBROADCASTD absmask<>+0(SB), Z7
@@ -4797,9 +5229,9 @@ bf16wslow57:
 	VPCMPGTD     Z8, Z5, K2
 	VPBLENDMD    Z12, Z11, K2, Z11
 	VPMOVDW      Z11, 32(R8)(R10*2)
-	JMP          bf16wdone58
+	JMP          bf16wdone73
 
-bf16wslow59:
+bf16wslow74:
 	VPBROADCASTD one<>+0(SB), Z5
 	VPBROADCASTD bias<>+0(SB), Z6
 	VPBROADCASTD absmask<>+0(SB), Z7
@@ -4827,7 +5259,7 @@ bf16wslow59:
 	VPCMPGTD     Z8, Z3, K2
 	VPBLENDMD    Z10, Z4, K2, Z4
 	VPMOVDW      Z4, 32(R8)(R11*2)
-	JMP          bf16wdone60
+	JMP          bf16wdone75
 
 norm4slow:
 	VPBROADCASTD one<>+0(SB), Z7
@@ -5265,24 +5697,24 @@ head:
 	VXORPS Z4, Z4, Z4
 	XORQ   DI, DI
 	TESTQ  R8, R8
-	JZ     sumtail62
+	JZ     sumtail77
 
-sum61:
+sum76:
 	VMOVUPS     (AX)(DI*4), Z5
 	VFMADD231PS Z5, Z5, Z3
 	VMOVUPS     64(AX)(DI*4), Z5
 	VFMADD231PS Z5, Z5, Z4
 	ADDQ        $0x00000020, DI
 	CMPQ        DI, R8
-	JB          sum61
+	JB          sum76
 
-sumtail62:
+sumtail77:
 	CMPQ        DI, SI
-	JAE         sumdone63
+	JAE         sumdone78
 	VMOVUPS     (AX)(DI*4), Z5
 	VFMADD231PS Z5, Z5, Z3
 
-sumdone63:
+sumdone78:
 	VSHUFPS       $0x88, Z4, Z3, Z5
 	VSHUFPS       $0xdd, Z4, Z3, Z3
 	VADDPS        Z3, Z5, Z5
@@ -5350,27 +5782,27 @@ head:
 	VPBROADCASTD himask<>+0(SB), Z12
 	XORQ         DI, DI
 	TESTQ        R8, R8
-	JZ           sumtail65
+	JZ           sumtail80
 
-sum64:
+sum79:
 	VPSLLD      $0x10, (AX)(DI*2), Z13
 	VPANDD      (AX)(DI*2), Z12, Z14
 	VFMADD231PS Z13, Z13, Z10
 	VFMADD231PS Z14, Z14, Z11
 	ADDQ        $0x00000020, DI
 	CMPQ        DI, R8
-	JB          sum64
+	JB          sum79
 
-sumtail65:
+sumtail80:
 	CMPQ        DI, SI
-	JAE         sumdone66
+	JAE         sumdone81
 	VMOVDQU16   (AX)(DI*2), Y15
 	VPSLLD      $0x10, Z15, Z13
 	VPANDD      Z12, Z15, Z15
 	VFMADD231PS Z13, Z13, Z10
 	VFMADD231PS Z15, Z15, Z11
 
-sumdone66:
+sumdone81:
 	VADDPS        Z11, Z10, Z10
 	VPERMILPS     $0xb1, Z10, Z11
 	VADDPS        Z11, Z10, Z10
@@ -5447,24 +5879,24 @@ head:
 	VXORPS Z4, Z4, Z4
 	XORQ   DI, DI
 	TESTQ  R8, R8
-	JZ     sumtail68
+	JZ     sumtail83
 
-sum67:
+sum82:
 	VCVTPH2PS   (AX)(DI*2), Z5
 	VFMADD231PS Z5, Z5, Z3
 	VCVTPH2PS   32(AX)(DI*2), Z5
 	VFMADD231PS Z5, Z5, Z4
 	ADDQ        $0x00000020, DI
 	CMPQ        DI, R8
-	JB          sum67
+	JB          sum82
 
-sumtail68:
+sumtail83:
 	CMPQ        DI, SI
-	JAE         sumdone69
+	JAE         sumdone84
 	VCVTPH2PS   (AX)(DI*2), Z5
 	VFMADD231PS Z5, Z5, Z3
 
-sumdone69:
+sumdone84:
 	VSHUFPS       $0x88, Z4, Z3, Z5
 	VSHUFPS       $0xdd, Z4, Z3, Z3
 	VADDPS        Z3, Z5, Z5
@@ -5534,27 +5966,27 @@ head:
 	VPBROADCASTD himask<>+0(SB), Z12
 	XORQ         DI, DI
 	TESTQ        R8, R8
-	JZ           sumtail71
+	JZ           sumtail86
 
-sum70:
+sum85:
 	VPSLLD      $0x10, (AX)(DI*2), Z13
 	VPANDD      (AX)(DI*2), Z12, Z14
 	VFMADD231PS Z13, Z13, Z10
 	VFMADD231PS Z14, Z14, Z11
 	ADDQ        $0x00000020, DI
 	CMPQ        DI, R8
-	JB          sum70
+	JB          sum85
 
-sumtail71:
+sumtail86:
 	CMPQ        DI, SI
-	JAE         sumdone72
+	JAE         sumdone87
 	VMOVDQU16   (AX)(DI*2), Y15
 	VPSLLD      $0x10, Z15, Z13
 	VPANDD      Z12, Z15, Z15
 	VFMADD231PS Z13, Z13, Z10
 	VFMADD231PS Z15, Z15, Z11
 
-sumdone72:
+sumdone87:
 	VADDPS        Z11, Z10, Z10
 	VPERMILPS     $0xb1, Z10, Z11
 	VADDPS        Z11, Z10, Z10
@@ -5589,11 +6021,11 @@ scale:
 	BYTE $0x62; BYTE $0x52; BYTE $0x7e; BYTE $0x48; BYTE $0x72; BYTE $0xdc // VCVTNEPS2BF16 Z12, Y11
 	VFPCLASSPSZ   $0x20, Z12, K1
 	KORTESTW      K1, K1
-	JNZ           bf16slow73
+	JNZ           bf16slow88
 	VMOVDQU32     Y11, (AX)(DI*2)
-	JMP           bf16done74
+	JMP           bf16done89
 
-bf16slow73:
+bf16slow88:
 	VPSRLD    $0x10, Z12, Z11
 	VPSRLD    $0x10, Z12, Z13
 	VPANDD    Z1, Z11, Z11
@@ -5606,7 +6038,7 @@ bf16slow73:
 	VPBLENDMD Z13, Z11, K1, Z11
 	VPMOVDW   Z11, (AX)(DI*2)
 
-bf16done74:
+bf16done89:
 	ADDQ $0x00000010, DI
 	CMPQ DI, SI
 	JB   scale
@@ -8575,13 +9007,13 @@ row:
 	VFPCLASSPSZ   $0x20, Z19, K1
 	VFPCLASSPSZ   $0x20, Z18, K2
 	KORTESTW      K1, K2
-	JNZ           bf16slow75
+	JNZ           bf16slow90
 	BYTE $0x62; BYTE $0xb2; BYTE $0x7e; BYTE $0x48; BYTE $0x72; BYTE $0xf3 // VCVTNEPS2BF16 Z19, Y6
 	VMOVDQU32     Y6, (R9)
 	BYTE $0x62; BYTE $0xb2; BYTE $0x7e; BYTE $0x48; BYTE $0x72; BYTE $0xf2 // VCVTNEPS2BF16 Z18, Y6
 	VMOVDQU32     Y6, (R9)(CX*1)
 
-bf16done76:
+bf16done91:
 	ADDQ 64(AX), DI
 	ADDQ 72(AX), R8
 	ADDQ 80(AX), R9
@@ -8617,13 +9049,13 @@ summed:
 	VFPCLASSPSZ   $0x20, Z6, K1
 	VFPCLASSPSZ   $0x20, Z7, K2
 	KORTESTW      K1, K2
-	JNZ           bf16slow77
+	JNZ           bf16slow92
 	BYTE $0x62; BYTE $0xf2; BYTE $0x7e; BYTE $0x48; BYTE $0x72; BYTE $0xce // VCVTNEPS2BF16 Z6, Y1
 	VMOVDQU32     Y1, (SI)
 	BYTE $0x62; BYTE $0xf2; BYTE $0x7e; BYTE $0x48; BYTE $0x72; BYTE $0xcf // VCVTNEPS2BF16 Z7, Y1
 	VMOVDQU32     Y1, (SI)(CX*1)
 
-bf16done78:
+bf16done93:
 nodcos:
 	MOVQ          48(AX), SI
 	TESTQ         SI, SI
@@ -8646,13 +9078,13 @@ nodcos:
 	VFPCLASSPSZ   $0x20, Z8, K1
 	VFPCLASSPSZ   $0x20, Z9, K2
 	KORTESTW      K1, K2
-	JNZ           bf16slow79
+	JNZ           bf16slow94
 	BYTE $0x62; BYTE $0xd2; BYTE $0x7e; BYTE $0x48; BYTE $0x72; BYTE $0xc8 // VCVTNEPS2BF16 Z8, Y1
 	VMOVDQU32     Y1, (SI)
 	BYTE $0x62; BYTE $0xd2; BYTE $0x7e; BYTE $0x48; BYTE $0x72; BYTE $0xc9 // VCVTNEPS2BF16 Z9, Y1
 	VMOVDQU32     Y1, (SI)(CX*1)
 
-bf16done80:
+bf16done95:
 nodsin:
 	ADDQ $0x00000020, BX
 	CMPQ BX, DX
@@ -8679,7 +9111,7 @@ done:
 	VZEROUPPER
 	RET
 
-bf16slow75:
+bf16slow90:
 	VPBROADCASTD one<>+0(SB), Z17
 	VPBROADCASTD bias<>+0(SB), Z20
 	VPBROADCASTD absmask<>+0(SB), Z21
@@ -8707,9 +9139,9 @@ bf16slow75:
 	VPCMPGTD     Z22, Z17, K1
 	VPBLENDMD    Z24, Z19, K1, Z19
 	VPMOVDW      Z19, (R9)(CX*1)
-	JMP          bf16done76
+	JMP          bf16done91
 
-bf16slow77:
+bf16slow92:
 	VPBROADCASTD one<>+0(SB), Z1
 	VPBROADCASTD bias<>+0(SB), Z2
 	VPBROADCASTD absmask<>+0(SB), Z3
@@ -8737,9 +9169,9 @@ bf16slow77:
 	VPCMPGTD     Z4, Z1, K1
 	VPBLENDMD    Z11, Z10, K1, Z10
 	VPMOVDW      Z10, (SI)(CX*1)
-	JMP          bf16done78
+	JMP          bf16done93
 
-bf16slow79:
+bf16slow94:
 	VPBROADCASTD one<>+0(SB), Z1
 	VPBROADCASTD bias<>+0(SB), Z2
 	VPBROADCASTD absmask<>+0(SB), Z3
@@ -8767,7 +9199,7 @@ bf16slow79:
 	VPCMPGTD     Z4, Z1, K1
 	VPBLENDMD    Z11, Z10, K1, Z10
 	VPMOVDW      Z10, (SI)(CX*1)
-	JMP          bf16done80
+	JMP          bf16done95
 
 // func backwardFusedGPTJF32AVX512(p *byte)
 // Requires: AVX, AVX512DQ, AVX512F, MMX+
@@ -9474,13 +9906,13 @@ row:
 	VFPCLASSPSZ   $0x20, Z17, K1
 	VFPCLASSPSZ   $0x20, Z18, K2
 	KORTESTW      K1, K2
-	JNZ           bf16slow81
+	JNZ           bf16slow96
 	BYTE $0x62; BYTE $0xb2; BYTE $0x7e; BYTE $0x48; BYTE $0x72; BYTE $0xf9 // VCVTNEPS2BF16 Z17, Y7
 	VMOVDQU32     Y7, (R8)
 	BYTE $0x62; BYTE $0xb2; BYTE $0x7e; BYTE $0x48; BYTE $0x72; BYTE $0xfa // VCVTNEPS2BF16 Z18, Y7
 	VMOVDQU32     Y7, 32(R8)
 
-bf16done82:
+bf16done97:
 	ADDQ 64(AX), SI
 	ADDQ 72(AX), DI
 	ADDQ 80(AX), R8
@@ -9516,13 +9948,13 @@ summed:
 	VFPCLASSPSZ   $0x20, Z7, K1
 	VFPCLASSPSZ   $0x20, Z8, K2
 	KORTESTW      K1, K2
-	JNZ           bf16slow83
+	JNZ           bf16slow98
 	BYTE $0x62; BYTE $0xf2; BYTE $0x7e; BYTE $0x48; BYTE $0x72; BYTE $0xcf // VCVTNEPS2BF16 Z7, Y1
 	VMOVDQU32     Y1, (BX)
 	BYTE $0x62; BYTE $0xd2; BYTE $0x7e; BYTE $0x48; BYTE $0x72; BYTE $0xc8 // VCVTNEPS2BF16 Z8, Y1
 	VMOVDQU32     Y1, 32(BX)
 
-bf16done84:
+bf16done99:
 nodcos:
 	MOVQ          48(AX), BX
 	TESTQ         BX, BX
@@ -9545,13 +9977,13 @@ nodcos:
 	VFPCLASSPSZ   $0x20, Z9, K1
 	VFPCLASSPSZ   $0x20, Z10, K2
 	KORTESTW      K1, K2
-	JNZ           bf16slow85
+	JNZ           bf16slow100
 	BYTE $0x62; BYTE $0xd2; BYTE $0x7e; BYTE $0x48; BYTE $0x72; BYTE $0xc9 // VCVTNEPS2BF16 Z9, Y1
 	VMOVDQU32     Y1, (BX)
 	BYTE $0x62; BYTE $0xd2; BYTE $0x7e; BYTE $0x48; BYTE $0x72; BYTE $0xca // VCVTNEPS2BF16 Z10, Y1
 	VMOVDQU32     Y1, 32(BX)
 
-bf16done86:
+bf16done101:
 nodsin:
 	ADDQ $0x00000040, DX
 	CMPQ DX, CX
@@ -9578,7 +10010,7 @@ done:
 	VZEROUPPER
 	RET
 
-bf16slow81:
+bf16slow96:
 	VPBROADCASTD one<>+0(SB), Z19
 	VPBROADCASTD bias<>+0(SB), Z20
 	VPBROADCASTD absmask<>+0(SB), Z21
@@ -9606,9 +10038,9 @@ bf16slow81:
 	VPCMPGTD     Z22, Z18, K1
 	VPBLENDMD    Z24, Z17, K1, Z17
 	VPMOVDW      Z17, 32(R8)
-	JMP          bf16done82
+	JMP          bf16done97
 
-bf16slow83:
+bf16slow98:
 	VPBROADCASTD one<>+0(SB), Z1
 	VPBROADCASTD bias<>+0(SB), Z2
 	VPBROADCASTD absmask<>+0(SB), Z3
@@ -9636,9 +10068,9 @@ bf16slow83:
 	VPCMPGTD     Z4, Z1, K1
 	VPBLENDMD    Z11, Z6, K1, Z6
 	VPMOVDW      Z6, 32(BX)
-	JMP          bf16done84
+	JMP          bf16done99
 
-bf16slow85:
+bf16slow100:
 	VPBROADCASTD one<>+0(SB), Z1
 	VPBROADCASTD bias<>+0(SB), Z2
 	VPBROADCASTD absmask<>+0(SB), Z3
@@ -9666,7 +10098,7 @@ bf16slow85:
 	VPCMPGTD     Z4, Z1, K1
 	VPBLENDMD    Z11, Z6, K1, Z6
 	VPMOVDW      Z6, 32(BX)
-	JMP          bf16done86
+	JMP          bf16done101
 
 // func mropeGatherAVX512(dst *float32, r0 *float32, r1 *float32, r2 *float32, r3 *float32, masks *uint64, chunks int)
 // Requires: AVX512F
@@ -10221,11 +10653,11 @@ block:
 	VFPCLASSPSZ    $0x20, Z6, K1
 	VFPCLASSPSZ    $0x20, Z7, K2
 	KORTESTW       K1, K2
-	JNZ            bf16wslow87
+	JNZ            bf16wslow102
 	BYTE $0x62; BYTE $0xf2; BYTE $0x47; BYTE $0x48; BYTE $0x72; BYTE $0xf6 // VCVTNE2PS2BF16 Z6, Z7, Z6
 	VMOVDQU16      Z6, (AX)(DX*2)
 
-bf16wdone88:
+bf16wdone103:
 	VPMOVZXWD      64(AX)(DX*2), Z6
 	VPSLLD         $0x10, Z6, Z6
 	VMULPS         Z0, Z6, Z6
@@ -10235,11 +10667,11 @@ bf16wdone88:
 	VFPCLASSPSZ    $0x20, Z6, K1
 	VFPCLASSPSZ    $0x20, Z7, K2
 	KORTESTW       K1, K2
-	JNZ            bf16wslow89
+	JNZ            bf16wslow104
 	BYTE $0x62; BYTE $0xf2; BYTE $0x47; BYTE $0x48; BYTE $0x72; BYTE $0xf6 // VCVTNE2PS2BF16 Z6, Z7, Z6
 	VMOVDQU16      Z6, 64(AX)(DX*2)
 
-bf16wdone90:
+bf16wdone105:
 	ADDQ $0x00000040, DX
 	CMPQ DX, BX
 	JB   block
@@ -10253,11 +10685,11 @@ units:
 	BYTE $0x62; BYTE $0xf2; BYTE $0x7e; BYTE $0x48; BYTE $0x72; BYTE $0xfe // VCVTNEPS2BF16 Z6, Y7
 	VFPCLASSPSZ   $0x20, Z6, K1
 	KORTESTW      K1, K1
-	JNZ           bf16slow91
+	JNZ           bf16slow106
 	VMOVDQU32     Y7, (AX)(DX*2)
-	JMP           bf16done92
+	JMP           bf16done107
 
-bf16slow91:
+bf16slow106:
 	VPSRLD    $0x10, Z6, Z7
 	VPSRLD    $0x10, Z6, Z8
 	VPANDD    Z1, Z7, Z7
@@ -10270,7 +10702,7 @@ bf16slow91:
 	VPBLENDMD Z8, Z7, K1, Z7
 	VPMOVDW   Z7, (AX)(DX*2)
 
-bf16done92:
+bf16done107:
 	ADDQ $0x00000010, DX
 	JMP  units
 
@@ -10278,7 +10710,7 @@ done:
 	VZEROUPPER
 	RET
 
-bf16wslow87:
+bf16wslow102:
 	VPSRLD    $0x10, Z6, Z8
 	VPSRLD    $0x10, Z6, Z9
 	VPANDD    Z1, Z8, Z8
@@ -10301,9 +10733,9 @@ bf16wslow87:
 	VPCMPGTD  Z4, Z7, K1
 	VPBLENDMD Z8, Z6, K1, Z6
 	VPMOVDW   Z6, 32(AX)(DX*2)
-	JMP       bf16wdone88
+	JMP       bf16wdone103
 
-bf16wslow89:
+bf16wslow104:
 	VPSRLD    $0x10, Z6, Z8
 	VPSRLD    $0x10, Z6, Z9
 	VPANDD    Z1, Z8, Z8
@@ -10326,4 +10758,4 @@ bf16wslow89:
 	VPCMPGTD  Z4, Z7, K1
 	VPBLENDMD Z8, Z6, K1, Z6
 	VPMOVDW   Z6, 96(AX)(DX*2)
-	JMP       bf16wdone90
+	JMP       bf16wdone105

@@ -1,13 +1,16 @@
 package main
 
 import (
+	"fmt"
+
 	. "github.com/mmcloughlin/avo/build"
 	. "github.com/mmcloughlin/avo/operand"
 	. "github.com/mmcloughlin/avo/reg"
 )
 
 // The per-pair kernels' bf16 path on AVX512BF16 (rotary_embedding, its gathered form and mrope
-// at rotary dim 128): the rotation by cos/sin held in registers, rounded with VCVTNE2PS2BF16.
+// at rotary dim 128, vision_rope_2d at 80): the rotation by cos/sin held in registers, rounded
+// with VCVTNE2PS2BF16.
 
 // expMaskWords is the bf16 exponent field in both words of a dword, declared on first use.
 var expMaskWords *Mem
@@ -28,18 +31,20 @@ type bf16Split struct {
 	hiMask, wmask, perm VecVirtual
 }
 
-// neoxDecodeBF16Split is neoxDecodePath's bf16 loop on AVX512BF16: 64 pairs per head (rotary
-// dim 128), the token's cos and sin (cr, sr: four quarters each) held deinterleaved in registers
-// across the heads, each 32-pair block one load, two logic ops and one VCVTNE2PS2BF16, VPERMW and
-// store per half.
-func (g *generator) neoxDecodeBF16Split(c consts, x, x2, heads, stride, hf Register, cr, sr [4]VecVirtual) {
+// neoxDecodeBF16Split is neoxRegsPath's bf16 loop on AVX512BF16: the token's cos and sin of
+// each head's leading multiple of 32 pairs (cr, sr: 16 pairs a register) held deinterleaved in
+// registers across the heads, each 32-pair block one load, two logic ops and one
+// VCVTNE2PS2BF16, VPERMW and store per half; rest emits the rotation of the pairs after them
+// (the 8 of a head of 80), x and x2 pointing at the head's halves.
+func (g *generator) neoxDecodeBF16Split(c consts, x, x2, heads, stride, hf Register, cr, sr []VecVirtual, pairs int, rest func()) {
 	var sp bf16Split
 	sp.hiMask, sp.wmask, sp.perm = ZMM(), ZMM(), ZMM()
 	VPBROADCASTD(g.data.hiMask, sp.hiMask)
 	VPBROADCASTD(g.expMaskW(), sp.wmask)
 	VMOVDQU16(g.wordOrderSplit(), sp.perm)
 	// ce[b], co[b]: the even and odd pairs' cos of block b (pairs 32b ... 32b+31); so for sin.
-	var ce, co, se, so [2]VecVirtual
+	blocks := len(cr) / 2
+	ce, co, se, so := make([]VecVirtual, blocks), make([]VecVirtual, blocks), make([]VecVirtual, blocks), make([]VecVirtual, blocks)
 	evenIdx, oddIdx := ZMM(), ZMM()
 	VMOVDQU32(g.data.evenIdx, evenIdx)
 	VMOVDQU32(g.data.oddIdx, oddIdx)
@@ -51,21 +56,23 @@ func (g *generator) neoxDecodeBF16Split(c consts, x, x2, heads, stride, hf Regis
 		VPERMT2PS(hi, oddIdx, o)
 		return e, o
 	}
-	for b := range 2 {
+	for b := range blocks {
 		ce[b], co[b] = split(cr[2*b], cr[2*b+1])
 		se[b], so[b] = split(sr[2*b], sr[2*b+1])
 	}
-	Label("splitHead")
+	head := fmt.Sprintf("splitHead%d", pairs)
+	Label(head)
 	MOVQ(hf, x2)
 	SHLQ(U8(1), x2)
 	ADDQ(x, x2)
-	for b := range 2 {
+	for b := range blocks {
 		off := 64 * b
 		g.neoxRotateBF16Split(c, sp, ce[b], co[b], se[b], so[b], Mem{Base: x, Disp: off}, Mem{Base: x2, Disp: off})
 	}
+	rest()
 	ADDQ(stride, x)
 	DECQ(heads)
-	JNZ(LabelRef("splitHead"))
+	JNZ(LabelRef(head))
 	JMP(LabelRef("done"))
 }
 

@@ -288,33 +288,58 @@ func (g *generator) neoxFullRegsPath(d dtype, c consts, x, x2, src, src2, heads,
 	JMP(LabelRef("done"))
 }
 
-// neoxDecodePath emits a NeoX kernel's path for 64 pairs (rotary dim 128, the common case in
-// decoding): the token's cos and sin stay in registers across all heads instead of being
-// reloaded per head. Other lengths go on at the label "head".
+// decodePairs are the pair counts that get a NeoX kernel path with the token's cos and sin in
+// registers: rotary dim 128 (most models, and decoding) and 80 (the heads of Qwen2-VL's and
+// Qwen2.5-VL's vision towers, vision_rope_2d).
+var decodePairs = []int{64, 40}
+
+// neoxDecodePath emits a NeoX kernel's paths for the pair counts of decodePairs: the token's
+// cos and sin stay in registers across all heads instead of being reloaded per head, each
+// head's blocks unrolled. Other lengths go on at the label "head".
 func (g *generator) neoxDecodePath(d dtype, c consts, x, x2, heads, stride, cs, sn, hf, n Register) {
-	CMPQ(n, U32(64))
-	JNE(LabelRef("head"))
-	var cr, sr [4]VecVirtual
-	for k := range cr {
-		cr[k], sr[k] = ZMM(), ZMM()
-		VMOVUPS(Mem{Base: cs, Disp: 64 * k}, cr[k])
-		VMOVUPS(Mem{Base: sn, Disp: 64 * k}, sr[k])
+	for _, p := range decodePairs {
+		skip := fmt.Sprintf("not%d", p)
+		CMPQ(n, U32(p))
+		JNE(LabelRef(skip))
+		g.neoxRegsPath(d, c, x, x2, heads, stride, cs, sn, hf, p)
+		Label(skip)
 	}
-	if d == bf16 && g.fastBF16 {
-		g.neoxDecodeBF16Split(c, x, x2, heads, stride, hf, cr, sr)
+}
+
+// neoxRegsPath emits the path for exactly p pairs (a multiple of 8): cos and sin loaded in
+// blocks of 16 pairs, the last of 8 where p is an odd multiple of 8. On AVX512BF16 in bf16 the
+// leading multiple of 32 pairs goes through the deinterleaved layout (neoxDecodeBF16Split).
+func (g *generator) neoxRegsPath(d dtype, c consts, x, x2, heads, stride, cs, sn, hf Register, p int) {
+	var cr, sr []VecVirtual
+	for k := 0; k < p; k += 16 {
+		lanes := min(16, p-k)
+		cv, sv := vec(lanes), vec(lanes)
+		VMOVUPS(Mem{Base: cs, Disp: 4 * k}, cv)
+		VMOVUPS(Mem{Base: sn, Disp: 4 * k}, sv)
+		cr, sr = append(cr, cv), append(sr, sv)
+	}
+	// rest rotates blocks [from, len(cr)) of the head at x (second halves at x2).
+	rest := func(from int) {
+		for k := from; k < len(cr); k++ {
+			lanes := min(16, p-16*k)
+			off := 16 * k * d.esize
+			m1, m2 := Mem{Base: x, Disp: off}, Mem{Base: x2, Disp: off}
+			g.neoxRotate(d, lanes, c, cr[k], sr[k], cr[k], sr[k], m1, m2, m1, m2)
+		}
+	}
+	if d == bf16 && g.fastBF16 && p >= 32 {
+		split := p / 32 * 2 // 16-pair blocks in the deinterleaved layout
+		g.neoxDecodeBF16Split(c, x, x2, heads, stride, hf, cr[:split], sr[:split], p, func() { rest(split) })
 		return
 	}
-	Label("regsHead")
+	head := fmt.Sprintf("regsHead%d", p)
+	Label(head)
 	MOVQ(hf, x2)
 	SHLQ(U8(log2(d.esize)), x2)
 	ADDQ(x, x2)
-	for k := range cr {
-		off := 16 * k * d.esize
-		m1, m2 := Mem{Base: x, Disp: off}, Mem{Base: x2, Disp: off}
-		g.neoxRotate(d, 16, c, cr[k], sr[k], cr[k], sr[k], m1, m2, m1, m2)
-	}
+	rest(0)
 	ADDQ(stride, x)
 	DECQ(heads)
-	JNZ(LabelRef("regsHead"))
+	JNZ(LabelRef(head))
 	JMP(LabelRef("done"))
 }

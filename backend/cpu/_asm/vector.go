@@ -102,44 +102,78 @@ func (g *generator) store(d dtype, lanes int, c consts, v VecVirtual, m Mem) {
 			Label(done)
 			return
 		}
+		if g.fastBF16 && lanes == 8 {
+			g.storeBF16Half(c, v, m)
+			return
+		}
 		storeBF16Int(lanes, c, v, m)
 	}
+}
+
+// storeBF16Half stores v's 8 lanes (a YMM) as bf16 at m: one VCVTNEPS2BF16 of the whole ZMM,
+// of whose words only the low 8 are stored, unless one of the 8 lanes is subnormal, then the
+// integer rounding on the cold path. (The 8-pair blocks of heads of 80 or 112 would otherwise
+// take the integer rounding every time.)
+func (g *generator) storeBF16Half(c consts, v VecVirtual, m Mem) {
+	k := K()
+	VFPCLASSPSY(U8(0x20), v, k) // class 0x20: denormal
+	KORTESTW(k, k)
+	slow, done := g.newLabel("bf16hslow"), g.newLabel("bf16hdone")
+	JNZ(LabelRef(slow))
+	r := YMM()
+	cvtNEPS2BF16(v.AsZ().(VecVirtual), r)
+	VMOVDQU16(r.AsX(), m)
+	Label(done)
+	g.coldPaths = append(g.coldPaths, func() {
+		Label(slow)
+		w := YMM()
+		VPMOVDW(roundBF16Int16(g.coldConsts(c), v.AsZ()), w)
+		VMOVDQU16(w.AsX(), m)
+		JMP(LabelRef(done))
+	})
 }
 
 // storeBF16Int rounds with integer arithmetic:
 // r = (v + 0x7fff + ((v >> 16) & 1)) >> 16; NaN → (v >> 16) | 0x40.
 func storeBF16Int(lanes int, c consts, v Register, m Mem) {
-	{
+	if lanes == 16 {
+		VPMOVDW(roundBF16Int16(c, v), m)
+	} else {
 		t, nan := vec(lanes), vec(lanes)
 		VPSRLD(U8(16), v, t)
 		VPSRLD(U8(16), v, nan)
-		if lanes == 16 {
-			VPANDD(fit(c.one, lanes), t, t)
-			VPADDD(v, t, t)
-			VPADDD(fit(c.bias, lanes), t, t)
-			VPSRLD(U8(16), t, t)
-			VPORD(fit(c.quiet, lanes), nan, nan)
-			abs := vec(lanes)
-			VPANDD(fit(c.absMask, lanes), v, abs)
-			k := K()
-			VPCMPGTD(fit(c.inf, lanes), abs, k)
-			VPBLENDMD(nan, t, k, t)
-			VPMOVDW(t, m)
-		} else {
-			VPAND(fit(c.one, lanes), t, t)
-			VPADDD(v, t, t)
-			VPADDD(fit(c.bias, lanes), t, t)
-			VPSRLD(U8(16), t, t)
-			VPOR(fit(c.quiet, lanes), nan, nan)
-			abs := vec(lanes)
-			VPAND(fit(c.absMask, lanes), v, abs)
-			VPCMPGTD(fit(c.inf, lanes), abs, abs)
-			VPBLENDVB(abs, nan, t, t)
-			VPACKUSDW(t, t, t)
-			VPERMQ(U8(0x08), t, t)
-			VMOVDQU(t.AsX(), m)
-		}
+		VPAND(fit(c.one, lanes), t, t)
+		VPADDD(v, t, t)
+		VPADDD(fit(c.bias, lanes), t, t)
+		VPSRLD(U8(16), t, t)
+		VPOR(fit(c.quiet, lanes), nan, nan)
+		abs := vec(lanes)
+		VPAND(fit(c.absMask, lanes), v, abs)
+		VPCMPGTD(fit(c.inf, lanes), abs, abs)
+		VPBLENDVB(abs, nan, t, t)
+		VPACKUSDW(t, t, t)
+		VPERMQ(U8(0x08), t, t)
+		VMOVDQU(t.AsX(), m)
 	}
+}
+
+// roundBF16Int16 is storeBF16Int's rounding of 16 lanes (EVEX instructions only, so any of the
+// 32 registers will do): each dword's low word the bf16 of v's lane.
+func roundBF16Int16(c consts, v Register) VecVirtual {
+	t, nan := ZMM(), ZMM()
+	VPSRLD(U8(16), v, t)
+	VPSRLD(U8(16), v, nan)
+	VPANDD(c.one, t, t)
+	VPADDD(v, t, t)
+	VPADDD(c.bias, t, t)
+	VPSRLD(U8(16), t, t)
+	VPORD(c.quiet, nan, nan)
+	abs := ZMM()
+	VPANDD(c.absMask, v, abs)
+	k := K()
+	VPCMPGTD(c.inf, abs, k)
+	VPBLENDMD(nan, t, k, t)
+	return t
 }
 
 // storeBF16Wide stores lo (16 values) then hi (the next 16) as 32 bf16 at m: one
