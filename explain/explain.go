@@ -182,6 +182,8 @@ type state struct {
 	vision *rotary.VisionRoPE2DParams
 	// A position-dependent query scale (QueryScaleCase): pos and tokens as for a spec.
 	qs *rotary.QueryScaleParams
+	// An op given by its rerun (RerunCase).
+	rr *RerunCase
 }
 
 // mark takes the outputs' tensors, contiguous, and marks the candidate's failing elements.

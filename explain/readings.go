@@ -1,8 +1,10 @@
 package explain
 
 import (
+	"cmp"
 	"fmt"
 	"slices"
+	"strconv"
 
 	"github.com/rotary-go/rotary"
 	"github.com/rotary-go/rotary/ops"
@@ -350,9 +352,111 @@ var readings = []reading{
 		fix: say("read the vision tower's rope_theta from vision_config"),
 	},
 	{
+		id: "rotation_reversed", applies: kvOp,
+		run: func(s *state) (map[string]tensor.Tensor, error) {
+			return s.rerun(func(in map[string]tensor.Tensor, _ map[string]string) bool {
+				in["sin"] = negated(in["sin"])
+				return true
+			})
+		},
+		reading: say("the rope part (k_pe) turned the wrong way (sin negated)"),
+		fix:     say("rotate k_pe as x·cos + rotate_half(x)·sin"),
+	},
+	{
+		id: "cos_sin_swapped", applies: kvOp,
+		run: func(s *state) (map[string]tensor.Tensor, error) {
+			return s.rerun(func(in map[string]tensor.Tensor, _ map[string]string) bool {
+				in["cos"], in["sin"] = in["sin"], in["cos"]
+				return true
+			})
+		},
+		reading: say("cos and sin swapped in the rope part"),
+		fix:     say("pass cos as cos and sin as sin"),
+	},
+	{
+		id: "rope_skipped", applies: kvOp,
+		run: func(s *state) (map[string]tensor.Tensor, error) {
+			return s.rerun(func(in map[string]tensor.Tensor, _ map[string]string) bool {
+				in["cos"], in["sin"] = filled(in["cos"], 1), filled(in["sin"], 0)
+				return true
+			})
+		},
+		reading: say("the rope part (k_pe) cached without its rotation"),
+		fix:     say("rotate k_pe by the token's cos and sin before it enters the cache"),
+	},
+	{
+		id: "not_deinterleaved", applies: kvOp,
+		run: func(s *state) (map[string]tensor.Tensor, error) {
+			return s.rerun(func(in map[string]tensor.Tensor, _ map[string]string) bool {
+				// k_pe laid out so that the op's de-interleave gives it back as it came: the op
+				// then rotates it NeoX style without de-interleaving.
+				Dv, Dk := in["gamma"].Len(), in["cos"].Shape[in["cos"].Rank()-1]
+				if Dk < 2 || in["kv"].Rank() < 1 || in["kv"].Shape[in["kv"].Rank()-1] != Dv+Dk {
+					return false
+				}
+				inter := interleaved(Dk)
+				in["kv"] = eachDims(map[string]tensor.Tensor{"kv": in["kv"]}, Dv+Dk, func(j int) int {
+					if j < Dv {
+						return j
+					}
+					return Dv + inter(j-Dv)
+				})["kv"]
+				return true
+			})
+		},
+		reading: say("k_pe rotated NeoX style as it came in, without the de-interleave (2i, 2i+1) → (i, i+d/2) first"),
+		fix:     say("de-interleave k_pe first (as npu_interleave_rope does), then rotate it"),
+	},
+	{
+		id: "norm_weight_skipped", applies: kvOp,
+		run: func(s *state) (map[string]tensor.Tensor, error) {
+			return s.rerun(func(in map[string]tensor.Tensor, _ map[string]string) bool {
+				in["gamma"] = filled(in["gamma"], 1)
+				return true
+			})
+		},
+		reading: say("the RMSNorm's weight (gamma) left out of c_kv"),
+		fix:     say("multiply the normalized c_kv by gamma (kv_a_layernorm.weight)"),
+	},
+	{
+		id: "epsilon", applies: kvOp,
+		run: func(s *state) (map[string]tensor.Tensor, error) {
+			return s.rerun(func(_ map[string]tensor.Tensor, args map[string]string) bool {
+				args["epsilon"] = otherEpsilon(args["epsilon"])
+				return true
+			})
+		},
+		reading: func(s *state) string {
+			return fmt.Sprintf("the RMSNorm's epsilon %s where the model's is %s", otherEpsilon(s.rr.Args["epsilon"]), cmp.Or(s.rr.Args["epsilon"], "1e-05"))
+		},
+		fix: say("pass the model's rms_norm_eps as epsilon (torch_npu's default is 1e-5; DeepSeek's configs say 1e-6)"),
+	},
+	{
+		id: "cache_slot_plus_one", applies: kvOp,
+		run: func(s *state) (map[string]tensor.Tensor, error) {
+			return s.rerun(func(in map[string]tensor.Tensor, _ map[string]string) bool {
+				in["index"] = shiftedIndex(in["index"], 1)
+				return true
+			})
+		},
+		reading: say("every token written one cache slot further on (index + 1)"),
+		fix:     say("write token t to slot index[t]: slot_mapping is the slot itself, not the slot count"),
+	},
+	{
+		id: "cache_slot_minus_one", applies: kvOp,
+		run: func(s *state) (map[string]tensor.Tensor, error) {
+			return s.rerun(func(in map[string]tensor.Tensor, _ map[string]string) bool {
+				in["index"] = shiftedIndex(in["index"], -1)
+				return true
+			})
+		},
+		reading: say("every token written one cache slot short (index − 1)"),
+		fix:     say("write token t to slot index[t] (a decode step's slot is the cache length, not the cache length − 1)"),
+	},
+	{
 		id: "query_key_swapped",
 		applies: func(s *state) bool {
-			return len(s.names) == 2 && s.want["query"].Len() == s.want["key"].Len()
+			return slices.Equal(s.names, []string{"query", "key"}) && s.want["query"].Len() == s.want["key"].Len()
 		},
 		run: func(s *state) (map[string]tensor.Tensor, error) {
 			return map[string]tensor.Tensor{"query": s.want["key"], "key": s.want["query"]}, nil
@@ -590,4 +694,13 @@ func (s *state) tokenOrder(from int64) bool {
 func (s *state) sixteenBit() bool {
 	d := s.inputs[s.names[0]].DType
 	return d == tensor.BF16 || d == tensor.F16
+}
+
+// otherEpsilon is the epsilon a port takes by mistake: torch_npu's default 1e-5, or DeepSeek's
+// rms_norm_eps 1e-6 where 1e-5 is the model's.
+func otherEpsilon(eps string) string {
+	if v, err := strconv.ParseFloat(eps, 64); err == nil && v == 1e-5 || eps == "" {
+		return "1e-06"
+	}
+	return "1e-05"
 }

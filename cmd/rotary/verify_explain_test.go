@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/rotary-go/rotary/hf"
+	"github.com/rotary-go/rotary/safetensors"
 	"github.com/rotary-go/rotary/tensor"
 )
 
@@ -131,7 +132,7 @@ func TestVerifyExplainSaysWhyNot(t *testing.T) {
 	bad := filepath.Join(dir, "bad.safetensors")
 	goldenRun(t, "--model", "deepseek-v3", "--op", "kv_rmsnorm_rope_cache", "--tokens", "4", "--seed", "9", "--out", bad)
 	code, out, _ = runCLI(t, "verify", golden, bad)
-	if code != 1 || !strings.Contains(out, `explain: op "kv_rmsnorm_rope_cache" is not covered`) {
+	if code != 1 || !strings.Contains(out, "explain: no known porting mistake reproduces the candidate (") {
 		t.Errorf("exit %d:\n%s", code, out)
 	}
 	// interleave_rope's golden with another seed: new inputs, so nothing reproduces it.
@@ -140,6 +141,46 @@ func TestVerifyExplainSaysWhyNot(t *testing.T) {
 	goldenRun(t, "--model", "deepseek-v3", "--op", "interleave_rope", "--tokens", "4", "--seed", "9", "--out", bad)
 	code, out, _ = runCLI(t, "verify", golden, bad)
 	if code != 1 || !strings.Contains(out, "explain: no known porting mistake reproduces the candidate (") {
+		t.Errorf("exit %d:\n%s", code, out)
+	}
+}
+
+// TestVerifyExplainsKVCache: a kv_rmsnorm_rope_cache candidate that wrote every token one slot
+// further on (rotary apply on the bundle with index + 1) is named.
+func TestVerifyExplainsKVCache(t *testing.T) {
+	dir := t.TempDir()
+	g := filepath.Join(dir, "kv.safetensors")
+	goldenRun(t, "--model", "deepseek-v3", "--op", "kv_rmsnorm_rope_cache", "--tokens", "4", "--out", g)
+	ts, md, err := safetensors.ReadTensors(g)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var files []safetensors.Tensor
+	for _, x := range ts {
+		if strings.HasPrefix(x.Name, outPrefix) {
+			continue
+		}
+		if x.Name == "index" {
+			for i := range x.Len() {
+				x.I64[i]++
+			}
+		}
+		f, err := safetensors.FromTensor(x.Name, x.Tensor)
+		if err != nil {
+			t.Fatal(err)
+		}
+		files = append(files, f)
+	}
+	shifted := filepath.Join(dir, "shifted.safetensors")
+	if err := safetensors.WriteFile(shifted, files, md); err != nil {
+		t.Fatal(err)
+	}
+	cand := filepath.Join(dir, "cand.safetensors")
+	if code, out, stderr := runCLI(t, "apply", "--in", shifted, "--out", cand); code != 0 {
+		t.Fatalf("apply: exit %d\n%s%s", code, out, stderr)
+	}
+	code, out, _ := runCLI(t, "verify", g, cand)
+	if code != 1 || !strings.Contains(out, "explained by: every token written one cache slot further on (index + 1)") {
 		t.Errorf("exit %d:\n%s", code, out)
 	}
 }
