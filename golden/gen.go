@@ -3,7 +3,6 @@ package golden
 // The draws of a bundle's inputs; each op makes its own in its file (Op.inputs).
 
 import (
-	"encoding/json"
 	"fmt"
 	"math"
 	"math/rand/v2"
@@ -306,42 +305,26 @@ func (g *gen) shuffled(n int) []int64 {
 // configRMSNormEps is the config's rms_norm_eps (text_config's first) as a flag value, when it is
 // a finite number ≥ 0.
 func configRMSNormEps(configJSON []byte) (string, bool) {
-	var c struct {
-		Eps        *float64 `json:"rms_norm_eps"`
-		TextConfig *struct {
-			Eps *float64 `json:"rms_norm_eps"`
-		} `json:"text_config"`
-	}
-	if json.Unmarshal(configJSON, &c) != nil {
+	raw, err := hf.ReadRaw(configJSON)
+	if err != nil {
 		return "", false
 	}
-	eps := c.Eps
-	if c.TextConfig != nil && c.TextConfig.Eps != nil {
-		eps = c.TextConfig.Eps
-	}
-	if eps == nil || !(*eps >= 0) || math.IsInf(*eps, 0) {
+	eps, ok := raw.RMSNormEps()
+	if !ok || !(eps >= 0) || math.IsInf(eps, 0) {
 		return "", false
 	}
-	return strconv.FormatFloat(*eps, 'g', -1, 64), true
+	return strconv.FormatFloat(eps, 'g', -1, 64), true
 }
 
 // kvLoraRank is the config's kv_lora_rank (DeepSeek MLA's compressed kv width), or
 // defaultKVLoraRank.
 func kvLoraRank(configJSON []byte) int {
-	var c struct {
-		Rank       int `json:"kv_lora_rank"`
-		TextConfig *struct {
-			Rank int `json:"kv_lora_rank"`
-		} `json:"text_config"`
-	}
-	if json.Unmarshal(configJSON, &c) != nil {
+	raw, err := hf.ReadRaw(configJSON)
+	if err != nil {
 		return defaultKVLoraRank
 	}
-	switch {
-	case c.TextConfig != nil && c.TextConfig.Rank > 0 && c.TextConfig.Rank <= 1<<16:
-		return c.TextConfig.Rank
-	case c.Rank > 0 && c.Rank <= 1<<16:
-		return c.Rank
+	if r, ok := raw.KVLoRARank(); ok && r >= 1 && r <= 1<<16 && r == math.Trunc(r) {
+		return int(r)
 	}
 	return defaultKVLoraRank
 }

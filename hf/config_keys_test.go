@@ -16,11 +16,11 @@ import (
 // reads the config beside hf, and its rules drift from hf's (ReadRaw is the lenient view).
 var configKeys = []string{
 	"attention_factor", "beta_fast", "beta_slow", "d_model", "global_head_dim", "head_dim",
-	"hidden_size", "high_freq_factor", "kv_channels", "layer_types", "long_factor",
+	"hidden_size", "high_freq_factor", "kv_channels", "kv_lora_rank", "layer_types", "long_factor",
 	"low_freq_factor", "max_position_embeddings", "mrope_interleaved", "mrope_section",
 	"mscale", "mscale_all_dim", "n_embd", "n_head", "n_positions", "num_attention_heads",
 	"num_key_value_heads", "original_max_position_embeddings", "partial_rotary_factor",
-	"qk_rope_head_dim", "rope_local_base_freq", "rope_parameters", "rope_ratio",
+	"qk_rope_head_dim", "rms_norm_eps", "rope_local_base_freq", "rope_parameters", "rope_ratio",
 	"rope_scaling", "rope_theta", "rope_type", "rotary_dim", "rotary_emb_base", "rotary_pct",
 	"short_factor", "sliding_window_pattern", "text_config", "xdrope_section",
 }

@@ -118,6 +118,13 @@ func (r *Raw) RopeType() string {
 // Factor is the rope object's scaling factor as given.
 func (r *Raw) Factor() (float64, bool) { return r.rope.lenientNumber("factor") }
 
+// KVLoRARank is an MLA model's kv_lora_rank (its compressed kv width) as given, where Parse
+// finds the text model's keys.
+func (r *Raw) KVLoRARank() (float64, bool) { return r.text.lenientNumber("kv_lora_rank") }
+
+// RMSNormEps is the text model's rms_norm_eps as given.
+func (r *Raw) RMSNormEps() (float64, bool) { return r.text.lenientNumber("rms_norm_eps") }
+
 // OriginalMax is the rope object's original_max_position_embeddings as given.
 func (r *Raw) OriginalMax() (float64, bool) {
 	return r.rope.lenientNumber("original_max_position_embeddings")

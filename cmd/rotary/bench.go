@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"math"
 	"os"
 	"slices"
 	"strconv"
@@ -320,21 +321,12 @@ func benchShape(config, preset string) (*bench.Shape, error) {
 // kvLoRARank is an MLA config's kv_lora_rank (DeepSeek-V2/V3's latent width), from the text
 // model's keys or the top level; 0 when it has none.
 func kvLoRARank(data []byte) int {
-	var c struct {
-		KVLoRARank float64 `json:"kv_lora_rank"`
-		Text       *struct {
-			KVLoRARank float64 `json:"kv_lora_rank"`
-		} `json:"text_config"`
-	}
-	if json.Unmarshal(data, &c) != nil {
+	raw, err := hf.ReadRaw(data)
+	if err != nil {
 		return 0
 	}
-	r := c.KVLoRARank
-	if c.Text != nil && c.Text.KVLoRARank != 0 {
-		r = c.Text.KVLoRARank
+	if r, ok := raw.KVLoRARank(); ok && r >= 1 && r <= 1<<20 && r == math.Trunc(r) {
+		return int(r)
 	}
-	if r < 1 || r > 1<<20 || r != float64(int(r)) {
-		return 0
-	}
-	return int(r)
+	return 0
 }
