@@ -101,3 +101,14 @@ func TestOverAgreesWithTensors(t *testing.T) {
 		t.Error("different element counts: no error")
 	}
 }
+
+// TestOverRefusesBadViews: a shape its data does not hold is an error, not a panic.
+func TestOverRefusesBadViews(t *testing.T) {
+	short := tensor.FromF32([]float32{1}, 3)
+	if _, _, err := Over(short, short, Options{}); err == nil {
+		t.Error("a [3] tensor over 1 value: no error")
+	}
+	if _, _, err := Over(tensor.Tensor{DType: tensor.F32, Shape: []int{-1}}, short, Options{}); err == nil {
+		t.Error("a negative dimension: no error")
+	}
+}

@@ -10,8 +10,17 @@ import (
 // Over marks, in row-major order, the elements of b over tolerance against the reference a
 // under opts, by the rules of Tensors: the dtypes compared in CommonDType, the absolute
 // tolerance opts.ATol or, when negative, 2^-20 × the largest |a|, which it returns. a and b
-// must hold the same number of elements, in any shapes.
+// must hold the same number of elements, in any shapes; as Tensors, it reads each one's
+// backing slice flat from its start (a contiguous tensor's elements in order).
 func Over(a, b tensor.Tensor, opts Options) ([]bool, float64, error) {
+	for _, t := range []struct {
+		name string
+		t    tensor.Tensor
+	}{{"a", a}, {"b", b}} {
+		if err := t.t.Check(t.name); err != nil || t.t.Len() < 0 {
+			return nil, 0, fmt.Errorf("compare: %s: a tensor whose shape or view does not fit its data", t.name)
+		}
+	}
 	cd, _, ok := CommonDType(a.DType, b.DType, "a", "b")
 	switch {
 	case !ok:

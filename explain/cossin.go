@@ -65,7 +65,7 @@ func ExplainCosSin(c CosSinCase, opts compare.Options) (Report, error) {
 	}
 	s.cs = &cs
 	x := cs.X.Shape
-	s.headSize, s.rotaryDim, s.style = x[len(x)-1], cs.Cos.Shape[len(x)-1], c.Style
+	s.headSize, s.rotaryDim, s.style = x[len(x)-1], cs.Cos.Shape[len(x)-1], cs.Style
 	switch {
 	case len(x) == 4 && cs.Layout == ops.SBND:
 		s.swap = [4]int{1, x[0], x[1], x[2] * x[3]}

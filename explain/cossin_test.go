@@ -143,12 +143,15 @@ func TestExplainInterleaveRoPE(t *testing.T) {
 		{"not_deinterleaved", naive(false, false, 1)},
 		{"rotation_reversed", naive(false, true, -1)},
 	} {
-		rep, err := ExplainCosSin(CosSinCase{Interleaved: true, X: x, Cos: cos, Sin: sin, Want: want, Got: c.got}, compare.Options{MaxULP: 1, ATol: -1})
-		if err != nil {
-			t.Fatal(err)
-		}
-		if rep.Failing == 0 || len(rep.Findings) == 0 || rep.Findings[0].Mistake != c.want || !rep.Findings[0].Reproduces() {
-			t.Errorf("%s: %+v", c.want, rep)
+		// Style is unused for interleave_rope: a GPT-J one changes nothing.
+		for _, style := range []rope.Style{rope.NeoX, rope.GPTJ} {
+			rep, err := ExplainCosSin(CosSinCase{Interleaved: true, Style: style, X: x, Cos: cos, Sin: sin, Want: want, Got: c.got}, compare.Options{MaxULP: 1, ATol: -1})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if rep.Failing == 0 || len(rep.Findings) == 0 || rep.Findings[0].Mistake != c.want || !rep.Findings[0].Reproduces() {
+				t.Errorf("%s (Style %v): %+v", c.want, style, rep)
+			}
 		}
 	}
 }

@@ -276,6 +276,9 @@ func (s *state) markQueryKey(q, k tensor.Tensor, want, got map[string]tensor.Ten
 		if in.t.IsZero() {
 			continue
 		}
+		if !isFloat(in.t) {
+			return fmt.Errorf("%w: %s: dtype %v: want F32, F16 or BF16", ErrCase, in.name, in.t.DType)
+		}
 		if err := s.mark(in.name, in.t, want[in.name], got[in.name]); err != nil {
 			return err
 		}
@@ -388,10 +391,13 @@ func (s *state) cost(pred map[string]tensor.Tensor) *Precision {
 		cd, _, _ := compare.CommonDType(want.DType, got.DType, "", "")
 		for i := range want.Len() {
 			x, y := compare.RoundTo(cd, want.Float64At(i)), compare.RoundTo(cd, got.Float64At(i))
-			if x == y {
+			if x == y || math.IsNaN(x) && math.IsNaN(y) {
 				continue
 			}
 			p.Moved++
+			if math.IsNaN(x) || math.IsNaN(y) || math.IsInf(x, 0) || math.IsInf(y, 0) {
+				continue // no tolerance covers it: counted as moved, not as a size
+			}
 			diff := math.Abs(x - y)
 			p.MaxAbs = max(p.MaxAbs, diff)
 			if diff > s.atol[n] {

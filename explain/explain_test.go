@@ -1,6 +1,7 @@
 package explain
 
 import (
+	"encoding/json"
 	"errors"
 	"math"
 	"math/rand/v2"
@@ -334,5 +335,36 @@ func TestExplainRefusesBadCases(t *testing.T) {
 	}
 	if rep, err := Explain(good(), compare.Options{MaxULP: 1, ATol: -1}); err != nil || len(rep.Findings) != 0 || !strings.Contains("", "") {
 		t.Errorf("a passing candidate: %+v %v", rep, err)
+	}
+}
+
+// TestExplainPrecisionNonFinite: an input with a NaN and an infinity leaves the precision
+// figures finite (an element non-finite on one side is moved, not measured), so the findings
+// encode as JSON.
+func TestExplainPrecisionNonFinite(t *testing.T) {
+	c := newTestCase(t, llama3(), tensor.BF16, positions(3000, 16), 4, 2)
+	c.q.SetFloat32(5, float32(math.NaN()))
+	c.q.SetFloat32(300, float32(math.Inf(1)))
+	c.wantQ = c.q.Clone()
+	c.wantK = c.k.Clone()
+	emb, err := rotary.New(c.spec, rotary.WithCacheLen(0))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := emb.Forward(tensor.FromI64(c.pos, len(c.pos)), c.wantQ, c.wantK); err != nil {
+		t.Fatal(err)
+	}
+	c.candidate(mistake{hf: true})
+	rep := c.explain(t)
+	if len(rep.Findings) == 0 {
+		t.Fatalf("no findings: %+v", rep)
+	}
+	for _, f := range rep.Findings {
+		if p := f.Precision; p != nil && (math.IsNaN(p.MaxAbs) || math.IsInf(p.MaxAbs, 0)) {
+			t.Errorf("%s: MaxAbs %v", f.Mistake, p.MaxAbs)
+		}
+	}
+	if _, err := json.Marshal(rep.Findings); err != nil {
+		t.Errorf("the findings do not encode: %v", err)
 	}
 }

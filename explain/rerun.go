@@ -36,6 +36,14 @@ func ExplainRerun(c RerunCase, opts compare.Options) (Report, error) {
 	if c.Rerun == nil || len(c.Want) == 0 {
 		return Report{}, fmt.Errorf("%w: want Rerun and Want", ErrCase)
 	}
+	// The readings change these inputs before Rerun checks anything: each must be there, of a
+	// float dtype (the index of an integer one), with a last dimension.
+	for _, n := range []string{"kv", "gamma", "cos", "sin", "index"} {
+		t := c.Inputs[n]
+		if t.Rank() < 1 || t.Check(n) != nil || (n == "index") == isFloat(t) {
+			return Report{}, fmt.Errorf("%w: Inputs[%q]: want a tensor of rank ≥ 1, %s", ErrCase, n, map[bool]string{true: "of an integer dtype", false: "F32, F16 or BF16"}[n == "index"])
+		}
+	}
 	s := blankState(opts)
 	names := make([]string, 0, len(c.Want))
 	for n := range c.Want {

@@ -32,7 +32,7 @@ func TestExplainNeverPanics(t *testing.T) {
 		if rng.IntN(2) == 0 {
 			shape = append([]int(nil), fitting[rng.IntN(len(fitting))]...)
 			if len(shape) > 1 || rng.IntN(3) > 0 {
-				d = []tensor.DType{tensor.F32, tensor.BF16}[rng.IntN(2)]
+				d = []tensor.DType{tensor.F32, tensor.BF16, tensor.F32, tensor.BF16, tensor.F64, tensor.I32}[rng.IntN(6)]
 			}
 			if len(shape) == 1 && rng.IntN(2) == 0 {
 				d = tensor.I64 // positions
@@ -68,6 +68,13 @@ func TestExplainNeverPanics(t *testing.T) {
 		ExplainTHD(THDCase{Params: rotary.ApplyRotaryEmbTHDParams{X: random(), Cos: random(), Sin: random(), Seqs: ops.PackedSeqs{CuSeqlens: random(), CPSize: rng.IntN(3)}},
 			Want: random(), Got: random()}, opts)
 		ExplainVision(VisionCase{Params: rotary.VisionRoPE2DParams{Positions: random(), Query: random(), HeadSize: 4 * rng.IntN(3)}, Want: pair(), Got: pair()}, opts)
+		in := map[string]tensor.Tensor{"kv": random(), "gamma": random(), "cos": random(), "sin": random(), "index": random()}
+		out := pair()
+		ExplainRerun(RerunCase{Op: "kv_rmsnorm_rope_cache", Inputs: in, Args: map[string]string{"epsilon": "x"},
+			Rerun: func(map[string]tensor.Tensor, map[string]string) (map[string]tensor.Tensor, error) {
+				return pair(), nil
+			},
+			Want: out, Got: pair()}, opts)
 		ExplainQueryScale(QueryScaleCase{Params: rotary.QueryScaleParams{Positions: random(), Query: random(),
 			Rule: rope.QueryScaleRule{Kind: rope.QueryScaleLlama4, FloorScale: 4, AttnScale: 0.1}}, Want: random(), Got: random()}, opts)
 	}

@@ -94,6 +94,14 @@ func copyElem(dst tensor.Tensor, di int, src tensor.Tensor, si int) {
 		dst.Bits[di] = src.Bits[si]
 	case tensor.F64:
 		dst.F64[di] = src.F64[si]
+	case tensor.I32:
+		dst.I32[di] = src.I32[si]
+	case tensor.I64:
+		dst.I64[di] = src.I64[si]
+	case tensor.I8:
+		dst.I8[di] = src.I8[si]
+	case tensor.U8:
+		dst.U8[di] = src.U8[si]
 	}
 }
 

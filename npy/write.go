@@ -157,9 +157,11 @@ func WriteFiles(dir string, tensors []safetensors.Tensor, metadata map[string]st
 		if _, ok := codes[d]; err != nil || !ok {
 			return fmt.Errorf("%s: tensor %q: dtype %s has no .npy type", dir, name, st.DType)
 		}
-		want, ok := safetensors.ElemSize(st.DType)
-		want *= st.NumElements()
-		if !ok || st.NumElements() < 0 || st.Stream == nil && len(st.Data) != want || st.Stream != nil && len(st.Data) != 0 {
+		size, ok := safetensors.ElemSize(st.DType)
+		n := st.NumElements()
+		ok = ok && n >= 0 && (size == 0 || n <= math.MaxInt/size)
+		want := n * size
+		if !ok || st.Stream == nil && len(st.Data) != want || st.Stream != nil && len(st.Data) != 0 {
 			return fmt.Errorf("%s: tensor %q: %d bytes for shape %v of %s", dir, name, len(st.Data), st.Shape, st.DType)
 		}
 		hdr := encodeHeader(d, st.Shape)

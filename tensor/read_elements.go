@@ -15,6 +15,9 @@ import (
 func ReadElements(r io.ReaderAt, off int64, t Tensor, bigEndian bool) error {
 	size := t.DType.Size()
 	n := t.Len()
+	if size <= 0 || n < 0 || t.Check("t") != nil || !t.Contiguous() || t.Offset != 0 {
+		return fmt.Errorf("read %v %s: want a contiguous tensor of a dtype New makes, from its first element", t.DType, ShapeString(t.Shape))
+	}
 	var order binary.ByteOrder = binary.LittleEndian
 	if bigEndian {
 		order = binary.BigEndian

@@ -33,3 +33,16 @@ func TestReadElements(t *testing.T) {
 		t.Errorf("a short file: %v", err)
 	}
 }
+
+// TestReadElementsRefusesViews: the zero Tensor, a shape its data does not hold and a strided
+// view are errors, not a panic or a write to the wrong elements.
+func TestReadElementsRefusesViews(t *testing.T) {
+	r := bytes.NewReader(make([]byte, 64))
+	strided := FromF32(make([]float32, 6), 2, 3)
+	strided.Shape, strided.Strides = []int{3, 2}, []int{1, 3}
+	for name, x := range map[string]Tensor{"zero": {}, "short": FromF32(nil, 4), "strided": strided} {
+		if err := ReadElements(r, 0, x, false); err == nil {
+			t.Errorf("%s: no error", name)
+		}
+	}
+}

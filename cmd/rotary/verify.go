@@ -126,8 +126,11 @@ func runVerify(args []string, stdout, stderr io.Writer) error {
 			return err
 		}
 	}
-	if overTolerance && *explainFlag && !*asJSON {
+	switch {
+	case overTolerance && *explainFlag && !*asJSON:
 		printExplained(stdout, rep, why, opts.opts)
+	case why != "" && *asJSON: // the rows carry no explanation: say why beside them
+		fmt.Fprintf(stderr, "rotary verify: %s\n", why)
 	}
 	if failed > 0 {
 		fmt.Fprintf(stderr, "rotary verify: %d of %d outputs fail\n", failed, len(outputs))

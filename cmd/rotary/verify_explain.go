@@ -388,7 +388,7 @@ func printExplained(w io.Writer, rep explain.Report, why string, opts compare.Op
 			if p.FromPosition >= 0 {
 				fmt.Fprintf(w, " and puts elements over tolerance from position %d on", p.FromPosition)
 			}
-			fmt.Fprintf(w, "; a kernel computing this way passes verify with --ulp %d, or with --atol %.4g\n", p.ULP, p.MaxAbs)
+			fmt.Fprintf(w, "; a kernel computing this way passes verify with --ulp %d, or with --atol %s\n", p.ULP, strconv.FormatFloat(p.MaxAbs, 'g', -1, 64))
 		}
 		fmt.Fprintf(w, "  fix: %s\n", f.Fix)
 	}
