@@ -201,9 +201,21 @@ func WriteFiles(dir string, tensors []safetensors.Tensor, metadata map[string]st
 	} else if !fi.IsDir() {
 		return fmt.Errorf("%s: not a directory (want a directory for the .npy files)", dir)
 	}
+	var reps []*fileio.Replacement
+	defer func() {
+		for _, r := range reps {
+			r.Abort()
+		}
+	}()
 	fail := func(err error) error {
+		// The temporary files first (named ones where O_TMPFILE is missing): then the
+		// directory is empty, nothing having been put in place, and goes too.
+		for _, r := range reps {
+			r.Abort()
+		}
+		reps = nil
 		if made {
-			os.Remove(dir) // empty: nothing was put in place
+			os.Remove(dir)
 		}
 		return err
 	}
@@ -220,12 +232,6 @@ func WriteFiles(dir string, tensors []safetensors.Tensor, metadata map[string]st
 			return fail(fmt.Errorf("%s holds %s, which this set does not (reading the directory would take it in): use a new or empty directory", dir, n))
 		}
 	}
-	reps := make([]*fileio.Replacement, 0, len(files))
-	defer func() {
-		for _, r := range reps {
-			r.Abort()
-		}
-	}()
 	for _, f := range files {
 		r, err := fileio.Create(filepath.Join(dir, f.name), 0o644)
 		if err != nil {
