@@ -81,9 +81,11 @@ type Rule string
 
 // The rules, and the readings each can take.
 const (
-	// RuleRopeParameters: whether transformers v5's rope_parameters key is read ("reads") or
-	// not ("ignores": rope_theta, rope_scaling and the config class's defaults only, so a
-	// v5-only config loses its theta and scaling).
+	// RuleRopeParameters: whether transformers v5's rope_parameters key is read ("reads", and
+	// with a legacy rope_scaling beside it the config class's choice, rope_scaling's in
+	// general), read first ("first": rope_parameters, else rope_scaling) or not ("ignores":
+	// rope_theta, rope_scaling and the config class's defaults only, so a v5-only config loses
+	// its theta and scaling).
 	RuleRopeParameters Rule = "rope_parameters"
 	// RuleYaRNAttention: YaRN's attention factor from the config's attention_factor, else
 	// mscale/mscale_all_dim ("config"), or always 0.1·ln(factor) + 1 on the plain yarn path
@@ -257,7 +259,7 @@ var dialectReadings = map[Dialect]map[Rule]Reading{
 		RuleIndexerPairing:          {Choice: "neox", Follows: "SGLang layers/attention/nsa/nsa_indexer.py Indexer.__init__ (005e8bf8): get_rope_wrapper(is_neox_style=True) whatever the config says"},
 	},
 	DialectLlamaCpp: {
-		RuleRopeParameters: {Choice: "reads", Follows: "llama.cpp conversion/base.py TextModel.__init__ (82bb48500; convert_hf_to_gguf.py's before the split): rope_parameters, else rope_scaling, with the top-level rope_theta mirrored in"},
+		RuleRopeParameters: {Choice: "first", Follows: "llama.cpp conversion/base.py TextModel.__init__ (82bb48500; convert_hf_to_gguf.py's before the split): rope_parameters, else rope_scaling, with the top-level rope_theta mirrored in"},
 		RuleYaRNTruncate:   {Choice: "ignored", Follows: "llama.cpp ggml/src/ggml.c ggml_rope_yarn_corr_dims (82bb48500): floorf / ceilf always"},
 		RuleDynamicLength:  {Choice: "ignored", Follows: "llama.cpp conversion/base.py TextModel.set_gguf_parameters (82bb48500): rope_type dynamic writes no scaling (HunYuan's alpha is its model class's); src/llama-model.cpp llama_model::load_hparams: rope.scaling.type defaults to linear and a missing rope.scaling.factor to freq_scale 1"},
 	},
@@ -295,7 +297,7 @@ func (d Dialect) reading(r Rule) (Reading, bool) {
 
 // ruleChoices are the choices each rule accepts, for checking ParseOptions.Readings.
 var ruleChoices = map[Rule][]string{
-	RuleRopeParameters:          {"reads", "ignores"},
+	RuleRopeParameters:          {"reads", "first", "ignores"},
 	RuleYaRNAttention:           {"config", "computed"},
 	RuleYaRNTruncate:            {"honoured", "ignored"},
 	RuleDeepSeekYaRN:            {"config", "mscale-defaults"},
@@ -420,6 +422,14 @@ func rewriteConfig(top object, choice map[Rule]string) dialectFacts {
 		}
 	}
 
+	if choice[RuleRopeParameters] == "first" {
+		for _, lv := range levels {
+			if lv["rope_parameters"] != nil && lv["rope_scaling"] != nil {
+				f.ruleApplied[RuleRopeParameters] = "rope_parameters read, rope_scaling beside it not"
+				delete(lv, "rope_scaling")
+			}
+		}
+	}
 	if choice[RuleRopeParameters] == "ignores" {
 		for _, lv := range levels {
 			if lv["rope_parameters"] != nil {

@@ -84,3 +84,21 @@ func TestRopeScalingMergedIntoFull(t *testing.T) {
 		}
 	}
 }
+
+// TestRopeParametersFirstUnderLlamaCpp: llama.cpp's converter takes rope_parameters, else
+// rope_scaling (conversion/base.py TextModel.__init__), so with both keys --as llama.cpp reads
+// rope_parameters where the reference reads rope_scaling, and says so.
+func TestRopeParametersFirstUnderLlamaCpp(t *testing.T) {
+	cfg := []byte(`{"model_type": "llama", "hidden_size": 4096, "num_attention_heads": 32, "max_position_embeddings": 8192,
+		"rope_parameters": {"rope_type": "default", "rope_theta": 500000}, "rope_scaling": {"rope_type": "linear", "factor": 4}}`)
+	m, err := ParseOptions{Dialect: DialectLlamaCpp}.Parse(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if m.Spec.Scaling.Type == rope.ScalingLinear || m.Spec.Base != 500000 {
+		t.Errorf("--as llama.cpp: scaling %+v base %v, want rope_parameters' default RoPE at 500000", m.Spec.Scaling, m.Spec.Base)
+	}
+	if ref := mustParse(t, string(cfg)); ref.Spec.Scaling.Type != rope.ScalingLinear {
+		t.Errorf("the reference: scaling %+v, want rope_scaling's linear", ref.Spec.Scaling)
+	}
+}
