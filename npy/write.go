@@ -169,18 +169,7 @@ func WriteFiles(dir string, tensors []safetensors.Tensor, metadata map[string]st
 			if _, err := w.Write(hdr); err != nil {
 				return err
 			}
-			if st.Stream == nil {
-				_, err := w.Write(st.Data)
-				return err
-			}
-			c := &countingWriter{w: w}
-			if err := st.Stream(c); err != nil {
-				return err
-			}
-			if c.n != want {
-				return fmt.Errorf("tensor %q: Stream wrote %d bytes, want %d", name, c.n, want)
-			}
-			return nil
+			return st.WriteData(w)
 		}})
 	}
 	if len(metadata) > 0 {
@@ -262,16 +251,4 @@ func checkName(name string) error {
 		return fmt.Errorf("tensor %q: the name is kept for the metadata", name)
 	}
 	return nil
-}
-
-// countingWriter counts what a tensor's Stream writes.
-type countingWriter struct {
-	w io.Writer
-	n int
-}
-
-func (c *countingWriter) Write(b []byte) (int, error) {
-	n, err := c.w.Write(b)
-	c.n += n
-	return n, err
 }

@@ -50,20 +50,30 @@ func writeEncoded(w io.Writer, header []byte, tensors []Tensor) error {
 		return err
 	}
 	for _, t := range tensors {
-		if t.Stream == nil {
-			if err := writeAll(w, t.Data); err != nil {
-				return err
-			}
-			continue
-		}
-		want, _ := byteSize(t.Shape, mustElemSize(t.DType)) // checked by encodeHeader
-		c := &countingWriter{w: w}
-		if err := t.Stream(c); err != nil {
+		if err := t.WriteData(w); err != nil {
 			return err
 		}
-		if c.n != want {
-			return invalidf("tensor %q: Stream wrote %d bytes, but dtype %s and shape %v need %d", t.Name, c.n, t.DType, t.Shape, want)
-		}
+	}
+	return nil
+}
+
+// WriteData writes t's element bytes to w: Data as it is, or what Stream writes, which must be
+// exactly NumElements()·ElemSize(DType) bytes (else an error wrapping ErrInvalid). Write and
+// npy.WriteFiles write every tensor's data through it.
+func (t Tensor) WriteData(w io.Writer) error {
+	if t.Stream == nil {
+		return writeAll(w, t.Data)
+	}
+	want, ok := byteSize(t.Shape, mustElemSize(t.DType))
+	if !ok {
+		return invalidf("tensor %q: dtype %s and shape %v: no byte count", t.Name, t.DType, t.Shape)
+	}
+	c := &countingWriter{w: w}
+	if err := t.Stream(c); err != nil {
+		return err
+	}
+	if c.n != want {
+		return invalidf("tensor %q: Stream wrote %d bytes, but dtype %s and shape %v need %d", t.Name, c.n, t.DType, t.Shape, want)
 	}
 	return nil
 }
