@@ -8,7 +8,8 @@ import (
 )
 
 // measure times t's op, a copy of the same byte count and the limit pass over the op's operands,
-// all on the same threads, each at its best of five rounds.
+// all on the same threads and from the same cache state (cacheState), each at its best of five
+// rounds.
 func measure(c Config, t task) (Result, error) {
 	backend := t.backend
 	if impl, ok := cutPrefix(backend, cpu.Name+"/"); ok {
@@ -56,29 +57,17 @@ func measure(c Config, t task) (Result, error) {
 		return nil
 	}
 	limit := limitPass(touched, threads > 1)
+	state := cacheStateFor(workingSet(touched))
 	// Interleave the rounds so that all three see the same machine state; keep the best of each.
-	// Each timed batch follows a quarter as many untimed calls: L3 keeps part of a working set
-	// larger than itself only after a few passes over it, so whatever ran right after the copy
-	// (whose buffers evict everything) would pay for it, a few percent at 4096 tokens.
-	batch := func(f func() error, n int) time.Duration {
-		for range n / 4 {
-			f()
-		}
-		start := time.Now()
-		for range n {
-			f()
-		}
-		return time.Since(start) / time.Duration(n)
-	}
 	fs := [3]func() error{call, cp, limit}
 	var n [3]int
 	var best [3]time.Duration
 	for i, f := range fs {
-		n[i] = calibrate(f, c.Time/5)
+		n[i] = calibrate(func(n int) time.Duration { return state.time(f, n, threads > 1) }, c.Time/5)
 	}
 	for range 5 {
 		for i, f := range fs {
-			if d := batch(f, n[i]); best[i] == 0 || d < best[i] {
+			if d := state.time(f, n[i], threads > 1) / time.Duration(n[i]); best[i] == 0 || d < best[i] {
 				best[i] = d
 			}
 		}
@@ -113,6 +102,15 @@ func limitPass(touched []Operand, threaded bool) func() error {
 	}
 }
 
+// workingSet is the bytes of the op's operands, each counted once.
+func workingSet(touched []Operand) int {
+	n := 0
+	for _, o := range touched {
+		n += len(o.Bytes)
+	}
+	return n
+}
+
 func cutPrefix(s, p string) (string, bool) {
 	if len(s) > len(p) && s[:len(p)] == p {
 		return s[len(p):], true
@@ -120,15 +118,11 @@ func cutPrefix(s, p string) (string, bool) {
 	return "", false
 }
 
-// calibrate finds a repetition count that takes about d.
-func calibrate(f func() error, d time.Duration) int {
+// calibrate finds a repetition count that takes about d, timed by timeN (the time of n calls).
+func calibrate(timeN func(n int) time.Duration, d time.Duration) int {
 	n := 1
 	for {
-		start := time.Now()
-		for range n {
-			f()
-		}
-		el := time.Since(start)
+		el := timeN(n)
 		if el >= d || n >= 1<<30 {
 			return n
 		}
