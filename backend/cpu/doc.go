@@ -24,8 +24,9 @@
 // kv_rmsnorm_rope_cache runs assembly per token when its rows are contiguous (caches in the kv
 // dtype, not the NZ modes; Dv a multiple of 32, Dk of 64, as DeepSeek's 512 and 64): the sum of
 // squares, the rotation, the norm's scaling and the rounding stores straight into the cache
-// rows. In f32 and f16 that is one kernel per token. In bf16 (AVX512BF16) one kernel takes 16
-// tokens in two passes: every token's scale (four tokens' sums of squares at once) and rotation,
+// rows. Go gathers the row addresses of 16 tokens at a time; in f32 and f16 one kernel per token
+// then runs them back to back. In bf16 (AVX512BF16) one kernel takes the 16 tokens in two passes:
+// every token's scale (four tokens' sums of squares at once) and rotation,
 // then each token's normalized row, converted 32 values at a time, with one check per row for
 // values the conversion flushed (such a row is redone with the integer rounding). When every row
 // address is affine in the token (an in-order I64 index of a PA, PA_BNSD or PA_NZ call without

@@ -44,23 +44,18 @@ func (*kvRMSNormRoPECacheJob) slot() *kvRMSNormRoPECacheJob { return &kvRMSNormR
 func (j *kvRMSNormRoPECacheJob) run(lo, hi int) {
 	a := (*ops.KVRMSNormRoPECacheArgs)(j)
 	k := active
-	fused := kvcTokenOK(k.isa, a.KV.DType, a.Dv, a.Dk) && kvcContiguous(a)
-	if fused && kvcGroupOK(k.isa, a.KV.DType) {
+	if kvcTokenOK(k.isa, a.KV.DType, a.Dv, a.Dk) && kvcContiguous(a) {
 		kvcGroups(k, a, lo, hi)
 		return
 	}
-	// The per-token paths' buffers: declared here, not in the caller, so that the group path
+	// The per-token path's buffers: declared here, not in the caller, so that the group path
 	// does not pay for clearing them.
 	var b kvcBufs
 	g, x, y, cosB, sinB := b.slices(a)
 	kvcGamma(k, g, a.Gamma)
 	eps := float32(a.Epsilon)
 	for t := lo; t < hi; t++ {
-		b, s := t/a.Seq, t%a.Seq
-		if fused && kvcFusedToken(k, a, b, s, g, eps) {
-			continue
-		}
-		kvcExactToken(k, a, b, s, g, x, y, cosB, sinB, eps)
+		kvcExactToken(k, a, t/a.Seq, t%a.Seq, g, x, y, cosB, sinB, eps)
 	}
 }
 
@@ -92,8 +87,9 @@ func kvcGamma(k *kernels, g []float32, gamma tensor.Tensor) {
 	}
 }
 
-// kvcGroups runs tokens [lo, hi) through the multi-token kernel (kvcGroupOK): gamma widened once
-// in the kernel's layout, then the affine path when the call has one, else kvcGroupRange.
+// kvcGroups runs tokens [lo, hi) (rows kvcTokenOK and kvcContiguous accept) kvcGroupSize at a
+// time (kvcRunGroup): gamma widened once in the kernel's layout, then the affine path when the
+// call has one, else kvcGroupRange.
 func kvcGroups(k *kernels, a *ops.KVRMSNormRoPECacheArgs, lo, hi int) {
 	dv := a.Dv
 	eps := float32(a.Epsilon)
@@ -103,13 +99,29 @@ func kvcGroups(k *kernels, a *ops.KVRMSNormRoPECacheArgs, lo, hi int) {
 		gd = make([]float32, dv)
 	}
 	gd = gd[:dv:dv]
-	if a.Gamma.DType != tensor.BF16 || a.Gamma.Stride(0) != 1 || !kvcGammaSplitAsm(k.isa, gd, a.Gamma.Bits[a.Gamma.Offset:a.Gamma.Offset+dv]) {
+	switch {
+	case !kvcGroupOK(k.isa, a.KV.DType):
+		kvcGamma(k, gd, a.Gamma) // the one-token kernel's plain layout
+	case a.Gamma.DType != tensor.BF16 || a.Gamma.Stride(0) != 1 || !kvcGammaSplitAsm(k.isa, gd, a.Gamma.Bits[a.Gamma.Offset:a.Gamma.Offset+dv]):
 		kvcGammaDeinterleaved(k, gd, a.Gamma)
 	}
-	if lin, ok := a.Linear(); ok && a.KRoPE.IsZero() && a.CKV.IsZero() && kvcLinearRange(a, &lin, lo, hi, gd, eps) {
+	if lin, ok := a.Linear(); ok && a.KRoPE.IsZero() && a.CKV.IsZero() && kvcLinearRange(k, a, &lin, lo, hi, gd, eps) {
 		return
 	}
 	kvcGroupRange(k, a, lo, hi, gd, eps)
+}
+
+// kvcRunGroup runs the n tokens of grp: through the multi-token kernel where the ISA has one
+// for d (kvcGroupOK; gd as kvcDeinterleave lays gamma out), else through the one-token kernel
+// token by token (gd the plain widened gamma).
+func kvcRunGroup(k *kernels, d tensor.DType, grp *kvcGroup, n int, gd []float32, scratch *[kvcGroupSize]float32, dk int, eps float32) {
+	if kvcGroupOK(k.isa, d) {
+		kvcGroupAsm(grp, n, gd, scratch, dk, eps)
+		return
+	}
+	for i := range min(n, kvcGroupSize) {
+		kvcTokenAsm(k.isa, d, grp.ckv[i], grp.krope[i], grp.kv[i], grp.cos[i], grp.sin[i], gd, dk, eps)
+	}
 }
 
 // kvcGammaDeinterleaved widens gamma into gd in the multi-token kernel's layout through a plain
@@ -170,8 +182,8 @@ func kvcDeinterleave(dst, g []float32) []float32 {
 	return dst
 }
 
-// kvcGroupRange runs tokens [lo, hi) through the multi-token kernel, kvcGroupSize at a time, then
-// copies each cached token's rounded rows into the outputs, when asked for. A skipped token with
+// kvcGroupRange runs tokens [lo, hi) kvcGroupSize at a time (kvcRunGroup), then copies each
+// cached token's rounded rows into the outputs, when asked for. A skipped token with
 // one output only takes kvcExactToken.
 func kvcGroupRange(k *kernels, a *ops.KVRMSNormRoPECacheArgs, lo, hi int, gd []float32, eps float32) {
 	dv, dk := a.Dv, a.Dk
@@ -189,7 +201,7 @@ func kvcGroupRange(k *kernels, a *ops.KVRMSNormRoPECacheArgs, lo, hi int, gd []f
 	var oks [kvcGroupSize]bool
 	n := 0
 	flush := func() {
-		kvcGroupAsm(&grp, n, gd, &scratch, dk, eps)
+		kvcRunGroup(k, a.KV.DType, &grp, n, gd, &scratch, dk, eps)
 		for i := range n {
 			if !oks[i] {
 				continue
@@ -246,7 +258,7 @@ func kvcGroupRange(k *kernels, a *ops.KVRMSNormRoPECacheArgs, lo, hi int, gd []f
 // because the extents are checked here once: the rows of tokens lo..hi-1 and of every slot the
 // index check admits lie inside their tensors' backings. It is false, having done nothing, when
 // they do not.
-func kvcLinearRange(a *ops.KVRMSNormRoPECacheArgs, l *ops.KVLinear, lo, hi int, gd []float32, eps float32) bool {
+func kvcLinearRange(k *kernels, a *ops.KVRMSNormRoPECacheArgs, l *ops.KVLinear, lo, hi int, gd []float32, eps float32) bool {
 	dv, dk := a.Dv, a.Dk
 	if lo >= hi || l.Slots == 0 {
 		return lo >= hi
@@ -272,12 +284,12 @@ func kvcLinearRange(a *ops.KVRMSNormRoPECacheArgs, l *ops.KVLinear, lo, hi int, 
 		grp.cos[n], grp.sin[n] = cos.at(l.Cos.At(t)), sin.at(l.Sin.At(t))
 		grp.ckv[n], grp.krope[n] = cc.at(l.CKV.At(int(v))), kc.at(l.K.At(int(v)))
 		if n++; n == kvcGroupSize {
-			kvcGroupAsm(&grp, n, gd, &scratch, dk, eps)
+			kvcRunGroup(k, a.KV.DType, &grp, n, gd, &scratch, dk, eps)
 			n = 0
 		}
 	}
 	if n > 0 {
-		kvcGroupAsm(&grp, n, gd, &scratch, dk, eps)
+		kvcRunGroup(k, a.KV.DType, &grp, n, gd, &scratch, dk, eps)
 	}
 	return true
 }
@@ -317,37 +329,6 @@ func (v kvcView) at(off int) *byte {
 func kvcContiguous(a *ops.KVRMSNormRoPECacheArgs) bool {
 	return a.KCache.DType != tensor.I8 && a.CKVCache.DType != tensor.I8 &&
 		a.KLayout.Group >= a.Dk && a.CKVLayout.Group >= a.Dv
-}
-
-// kvcFusedToken runs token (b, s) through the one-token kernel, writing straight into its cache
-// rows (or, for a skipped token, into the outputs, when asked for), then copies the rounded rows
-// into the outputs. It is false, having done nothing, for a skipped token with one output only.
-func kvcFusedToken(k *kernels, a *ops.KVRMSNormRoPECacheArgs, b, s int, g []float32, eps float32) bool {
-	dv, dk := a.Dv, a.Dk
-	var ckv, krope *byte
-	ki, ci, ok := a.CacheRows(b, s) // the cache rows' backing indices
-	switch {
-	case ok:
-		ckv, krope = rowPtr(a.CKVCache, ci, dv), rowPtr(a.KCache, ki, dk)
-	case !a.CKV.IsZero() && !a.KRoPE.IsZero():
-		ckv, krope = rowPtr(a.CKV, a.CKVRow(b, s), dv), rowPtr(a.KRoPE, a.KRoPERow(b, s), dk)
-	case !a.CKV.IsZero() || !a.KRoPE.IsZero():
-		return false
-	default:
-		return true // skipped, and no outputs
-	}
-	kvcTokenAsm(k.isa, a.KV.DType, ckv, krope, rowPtr(a.KV, a.KVRow(b, s), dv+dk),
-		rowPtr(a.Cos, a.CosRow(b, s), dk), rowPtr(a.Sin, a.SinRow(b, s), dk), g, dk, eps)
-	if !ok {
-		return true
-	}
-	if !a.CKV.IsZero() {
-		kvcCopyRow(a.CKV, a.CKVRow(b, s), a.CKVCache, ci, dv)
-	}
-	if !a.KRoPE.IsZero() {
-		kvcCopyRow(a.KRoPE, a.KRoPERow(b, s), a.KCache, ki, dk)
-	}
-	return true
 }
 
 // kvcCopyRow copies n elements of src from si into dst from di (one float dtype).
