@@ -21,16 +21,17 @@
 // handed back to the exact path (_asm/qk_rmsnorm_rope.go explains why one test suffices, at
 // qkNormRoPEBF16Kernel and qkHead, and _asm/bf16_layout.go the deinterleaved layouts).
 //
-// kv_rmsnorm_rope_cache runs assembly per token when its rows are contiguous (caches in the kv
-// dtype, not the NZ modes; Dv a multiple of 32, Dk of 64, as DeepSeek's 512 and 64): the sum of
-// squares, the rotation, the norm's scaling and the rounding stores straight into the cache
-// rows. Go gathers the row addresses of 16 tokens at a time; in f32 and f16 one kernel per token
-// then runs them back to back. In bf16 (AVX512BF16) one kernel takes the 16 tokens in two passes:
-// every token's scale (four tokens' sums of squares at once) and rotation,
-// then each token's normalized row, converted 32 values at a time, with one check per row for
-// values the conversion flushed (such a row is redone with the integer rounding). When every row
+// kv_rmsnorm_rope_cache runs assembly when its rows are contiguous (caches in the kv dtype, not
+// the NZ modes; Dv a multiple of 32, Dk of 64, as DeepSeek's 512 and 64): one kernel takes 16
+// tokens (8 in f32, whose rows would not stay in L1) in two passes, every token's scale (eight
+// tokens' sums of squares at once, their square roots and divisions in one vector) and
+// rotation, then each token's normalized row, stored straight into its cache row. Token by
+// token, each sum's FMA chain and the divider's latency would leave the units idle. In bf16
+// (AVX512BF16) rows load split into their even and odd elements and convert 32 values at a
+// time, with one check per row for values the conversion flushed (such a row is redone with the
+// integer rounding); f32 and f16 keep the elements in order. When every row
 // address is affine in the token (an in-order I64 index of a PA, PA_BNSD or PA_NZ call without
-// outputs: ops.KVLinear) the 16 tokens' addresses cost one multiply-add each. Other layouts and
+// outputs: ops.KVLinear) each token's row addresses cost one multiply-add each. Other layouts and
 // int8 caches widen each row, normalize it (one kernel on AVX-512, Go otherwise) and store
 // through Go.
 //

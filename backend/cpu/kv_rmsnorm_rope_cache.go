@@ -44,7 +44,7 @@ func (*kvRMSNormRoPECacheJob) slot() *kvRMSNormRoPECacheJob { return &kvRMSNormR
 func (j *kvRMSNormRoPECacheJob) run(lo, hi int) {
 	a := (*ops.KVRMSNormRoPECacheArgs)(j)
 	k := active
-	if kvcTokenOK(k.isa, a.KV.DType, a.Dv, a.Dk) && kvcContiguous(a) {
+	if kvcGroupOK(k.isa, a.KV.DType, a.Dv, a.Dk) && kvcContiguous(a) {
 		kvcGroups(k, a, lo, hi)
 		return
 	}
@@ -87,8 +87,8 @@ func kvcGamma(k *kernels, g []float32, gamma tensor.Tensor) {
 	}
 }
 
-// kvcGroups runs tokens [lo, hi) (rows kvcTokenOK and kvcContiguous accept) kvcGroupSize at a
-// time (kvcRunGroup): gamma widened once in the kernel's layout, then the affine path when the
+// kvcGroups runs tokens [lo, hi) (rows kvcGroupOK and kvcContiguous accept) through the
+// multi-token kernel: gamma widened once in the kernel's layout, then the affine path when the
 // call has one, else kvcGroupRange.
 func kvcGroups(k *kernels, a *ops.KVRMSNormRoPECacheArgs, lo, hi int) {
 	dv := a.Dv
@@ -100,28 +100,15 @@ func kvcGroups(k *kernels, a *ops.KVRMSNormRoPECacheArgs, lo, hi int) {
 	}
 	gd = gd[:dv:dv]
 	switch {
-	case !kvcGroupOK(k.isa, a.KV.DType):
-		kvcGamma(k, gd, a.Gamma) // the one-token kernel's plain layout
+	case a.KV.DType != tensor.BF16:
+		kvcGamma(k, gd, a.Gamma) // in element order
 	case a.Gamma.DType != tensor.BF16 || a.Gamma.Stride(0) != 1 || !kvcGammaSplitAsm(k.isa, gd, a.Gamma.Bits[a.Gamma.Offset:a.Gamma.Offset+dv]):
 		kvcGammaDeinterleaved(k, gd, a.Gamma)
 	}
-	if lin, ok := a.Linear(); ok && a.KRoPE.IsZero() && a.CKV.IsZero() && kvcLinearRange(k, a, &lin, lo, hi, gd, eps) {
+	if lin, ok := a.Linear(); ok && a.KRoPE.IsZero() && a.CKV.IsZero() && kvcLinearRange(a, &lin, lo, hi, gd, eps) {
 		return
 	}
 	kvcGroupRange(k, a, lo, hi, gd, eps)
-}
-
-// kvcRunGroup runs the n tokens of grp: through the multi-token kernel where the ISA has one
-// for d (kvcGroupOK; gd as kvcDeinterleave lays gamma out), else through the one-token kernel
-// token by token (gd the plain widened gamma).
-func kvcRunGroup(k *kernels, d tensor.DType, grp *kvcGroup, n int, gd []float32, scratch *[kvcGroupSize]float32, dk int, eps float32) {
-	if kvcGroupOK(k.isa, d) {
-		kvcGroupAsm(grp, n, gd, scratch, dk, eps)
-		return
-	}
-	for i := range min(n, kvcGroupSize) {
-		kvcTokenAsm(k.isa, d, grp.ckv[i], grp.krope[i], grp.kv[i], grp.cos[i], grp.sin[i], gd, dk, eps)
-	}
 }
 
 // kvcGammaDeinterleaved widens gamma into gd in the multi-token kernel's layout through a plain
@@ -170,6 +157,16 @@ type kvcGroup struct {
 	kv, cos, sin, ckv, krope [kvcGroupSize]*byte
 }
 
+// kvcGroupLen is how many tokens go to one call of the multi-token kernel in dtype d: as many
+// as it takes, or in f32 half as many, so that the rows its first pass reads are still in L1
+// when the second reads them again (16 rows of DeepSeek's 576 float32 are 36 KiB).
+func kvcGroupLen(d tensor.DType) int {
+	if d == tensor.F32 {
+		return kvcGroupSize / 2
+	}
+	return kvcGroupSize
+}
+
 // kvcDeinterleave writes g to dst (same length, a multiple of 32) as the multi-token kernel
 // multiplies it: each block of 32 as its 16 even elements, then its 16 odd ones.
 func kvcDeinterleave(dst, g []float32) []float32 {
@@ -182,8 +179,8 @@ func kvcDeinterleave(dst, g []float32) []float32 {
 	return dst
 }
 
-// kvcGroupRange runs tokens [lo, hi) kvcGroupSize at a time (kvcRunGroup), then copies each
-// cached token's rounded rows into the outputs, when asked for. A skipped token with
+// kvcGroupRange runs tokens [lo, hi) through the multi-token kernel, kvcGroupSize at a time, then
+// copies each cached token's rounded rows into the outputs, when asked for. A skipped token with
 // one output only takes kvcExactToken.
 func kvcGroupRange(k *kernels, a *ops.KVRMSNormRoPECacheArgs, lo, hi int, gd []float32, eps float32) {
 	dv, dk := a.Dv, a.Dk
@@ -196,12 +193,13 @@ func kvcGroupRange(k *kernels, a *ops.KVRMSNormRoPECacheArgs, lo, hi int, gd []f
 	kOut, cOut := kvcViewOf(a.KRoPE), kvcViewOf(a.CKV)
 	var grp kvcGroup
 	var scratch [kvcGroupSize]float32
+	glen := kvcGroupLen(a.KV.DType)
 	// Per token of the group, for the outputs' copies: its (b, s) and cache rows, ok when cached.
 	var bs, ss, cis, kis [kvcGroupSize]int
 	var oks [kvcGroupSize]bool
 	n := 0
 	flush := func() {
-		kvcRunGroup(k, a.KV.DType, &grp, n, gd, &scratch, dk, eps)
+		kvcGroupAsm(a.KV.DType, &grp, n, gd, &scratch, dk, eps)
 		for i := range n {
 			if !oks[i] {
 				continue
@@ -244,7 +242,7 @@ func kvcGroupRange(k *kernels, a *ops.KVRMSNormRoPECacheArgs, lo, hi int, gd []f
 		grp.cos[n], grp.sin[n] = cos.row(a.CosRow(b, s), dk), sin.row(a.SinRow(b, s), dk)
 		bs[n], ss[n], oks[n] = b, s, ok
 		n++
-		if n == kvcGroupSize {
+		if n == glen {
 			flush()
 		}
 	}
@@ -258,7 +256,7 @@ func kvcGroupRange(k *kernels, a *ops.KVRMSNormRoPECacheArgs, lo, hi int, gd []f
 // because the extents are checked here once: the rows of tokens lo..hi-1 and of every slot the
 // index check admits lie inside their tensors' backings. It is false, having done nothing, when
 // they do not.
-func kvcLinearRange(k *kernels, a *ops.KVRMSNormRoPECacheArgs, l *ops.KVLinear, lo, hi int, gd []float32, eps float32) bool {
+func kvcLinearRange(a *ops.KVRMSNormRoPECacheArgs, l *ops.KVLinear, lo, hi int, gd []float32, eps float32) bool {
 	dv, dk := a.Dv, a.Dk
 	if lo >= hi || l.Slots == 0 {
 		return lo >= hi
@@ -274,6 +272,7 @@ func kvcLinearRange(k *kernels, a *ops.KVRMSNormRoPECacheArgs, l *ops.KVLinear, 
 	}
 	var grp kvcGroup
 	var scratch [kvcGroupSize]float32
+	glen := kvcGroupLen(a.KV.DType)
 	n := 0
 	for t := lo; t < hi; t++ {
 		v := l.Index[l.IndexAt.At(t)]
@@ -283,13 +282,13 @@ func kvcLinearRange(k *kernels, a *ops.KVRMSNormRoPECacheArgs, l *ops.KVLinear, 
 		grp.kv[n] = kv.at(l.KV.At(t))
 		grp.cos[n], grp.sin[n] = cos.at(l.Cos.At(t)), sin.at(l.Sin.At(t))
 		grp.ckv[n], grp.krope[n] = cc.at(l.CKV.At(int(v))), kc.at(l.K.At(int(v)))
-		if n++; n == kvcGroupSize {
-			kvcRunGroup(k, a.KV.DType, &grp, n, gd, &scratch, dk, eps)
+		if n++; n == glen {
+			kvcGroupAsm(a.KV.DType, &grp, n, gd, &scratch, dk, eps)
 			n = 0
 		}
 	}
 	if n > 0 {
-		kvcRunGroup(k, a.KV.DType, &grp, n, gd, &scratch, dk, eps)
+		kvcGroupAsm(a.KV.DType, &grp, n, gd, &scratch, dk, eps)
 	}
 	return true
 }

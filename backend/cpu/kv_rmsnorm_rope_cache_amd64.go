@@ -20,28 +20,26 @@ func kvcNormAsm(i isa, y, x, g []float32, eps float32) bool {
 	return true
 }
 
-// kvcTokenAsm runs kv_rmsnorm_rope_cache's one-token kernel (kvcTokenOK says when there is one):
-// ckv and krope receive the rounded rows, kv, cos and sin are the token's rows, g the widened
-// gamma.
-func kvcTokenAsm(i isa, d tensor.DType, ckv, krope, kv, cos, sin *byte, g []float32, dk int, eps float32) {
-	switch d {
-	case tensor.F32:
-		kvcTokenF32AVX512(ckv, krope, kv, cos, sin, &g[0], len(g), dk, eps)
-	case tensor.F16:
-		kvcTokenF16AVX512(ckv, krope, kv, cos, sin, &g[0], len(g), dk, eps)
-	case tensor.BF16:
-		kvcTokenBF16AVX512BF16(ckv, krope, kv, cos, sin, &g[0], len(g), dk, eps)
-	}
+// kvcGroupOK reports whether the ISA has kvcGroupAsm's multi-token kernel for dtype d with dv
+// normalized and dk rotated elements: dv a multiple of 32, dk of 64; f32 and f16 on AVX-512,
+// bf16 on AVX512BF16.
+func kvcGroupOK(i isa, d tensor.DType, dv, dk int) bool {
+	return dv != 0 && dv%32 == 0 && dk != 0 && dk%64 == 0 && avx512For(i, d)
 }
 
-// kvcGroupOK reports whether the ISA has kvcGroupAsm's multi-token kernel for dtype d (for rows
-// kvcTokenOK accepts): bf16 on AVX512BF16.
-func kvcGroupOK(i isa, d tensor.DType) bool { return d == tensor.BF16 && i == isaAVX512BF16 }
-
-// kvcGroupAsm runs kv_rmsnorm_rope_cache's multi-token kernel on the n (1..kvcGroupSize) tokens of
-// grp (kvcGroupOK says when there is one), gd the widened gamma as kvcDeinterleave lays it out.
-func kvcGroupAsm(grp *kvcGroup, n int, gd []float32, scratch *[kvcGroupSize]float32, dk int, eps float32) {
-	kvcGroupBF16AVX512BF16((*byte)(unsafe.Pointer(grp)), n, &gd[0], &scratch[0], len(gd), dk, eps)
+// kvcGroupAsm runs kv_rmsnorm_rope_cache's multi-token kernel for dtype d on the n
+// (1..kvcGroupSize) tokens of grp (kvcGroupOK says when there is one), gd the widened gamma: in
+// bf16 as kvcDeinterleave lays it out, in element order otherwise.
+func kvcGroupAsm(d tensor.DType, grp *kvcGroup, n int, gd []float32, scratch *[kvcGroupSize]float32, dk int, eps float32) {
+	g := (*byte)(unsafe.Pointer(grp))
+	switch d {
+	case tensor.F32:
+		kvcGroupF32AVX512(g, n, &gd[0], &scratch[0], len(gd), dk, eps)
+	case tensor.F16:
+		kvcGroupF16AVX512(g, n, &gd[0], &scratch[0], len(gd), dk, eps)
+	case tensor.BF16:
+		kvcGroupBF16AVX512BF16(g, n, &gd[0], &scratch[0], len(gd), dk, eps)
+	}
 }
 
 // kvcGammaSplitAsm widens the bf16 gamma src into dst in the multi-token kernel's layout (as
@@ -54,10 +52,4 @@ func kvcGammaSplitAsm(i isa, dst []float32, src []uint16) bool {
 	}
 	kvcGammaSplitBF16(&dst[0], &src[0], n)
 	return true
-}
-
-// kvcTokenOK reports whether the ISA has a one-token kernel for dtype d with dv normalized and dk
-// rotated elements: dv a multiple of 32, dk of 64; f32 and f16 on AVX-512, bf16 on AVX512BF16.
-func kvcTokenOK(i isa, d tensor.DType, dv, dk int) bool {
-	return dv != 0 && dv%32 == 0 && dk != 0 && dk%64 == 0 && avx512For(i, d)
 }

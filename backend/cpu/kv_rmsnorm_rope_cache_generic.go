@@ -9,16 +9,10 @@ import "github.com/rotary-go/rotary/tensor"
 
 func kvcNormAsm(isa, []float32, []float32, []float32, float32) bool { return false }
 
-func kvcTokenOK(isa, tensor.DType, int, int) bool { return false }
-
-func kvcGroupOK(isa, tensor.DType) bool { return false }
+func kvcGroupOK(isa, tensor.DType, int, int) bool { return false }
 
 func kvcGammaSplitAsm(isa, []float32, []uint16) bool { return false }
 
-func kvcTokenAsm(isa, tensor.DType, *byte, *byte, *byte, *byte, *byte, []float32, int, float32) {
-	panic("cpu: no assembly kernels in this build")
-}
-
-func kvcGroupAsm(*kvcGroup, int, []float32, *[kvcGroupSize]float32, int, float32) {
+func kvcGroupAsm(tensor.DType, *kvcGroup, int, []float32, *[kvcGroupSize]float32, int, float32) {
 	panic("cpu: no assembly kernels in this build")
 }

@@ -3861,487 +3861,6 @@ done:
 	VZEROUPPER
 	RET
 
-// func kvcTokenF32AVX512(ckv *byte, krope *byte, kv *byte, cos *byte, sin *byte, gamma *float32, dv int, dk int, eps float32)
-// Requires: AVX, AVX512DQ, AVX512F, SSE
-TEXT ·kvcTokenF32AVX512(SB), NOSPLIT, $0-68
-	MOVQ       ckv+0(FP), AX
-	MOVQ       krope+8(FP), CX
-	MOVQ       kv+16(FP), DX
-	MOVQ       cos+24(FP), BX
-	MOVQ       sin+32(FP), SI
-	MOVQ       gamma+40(FP), DI
-	MOVQ       dv+48(FP), R8
-	MOVQ       dk+56(FP), R9
-	MOVSS      eps+64(FP), X0
-	VCVTSI2SSQ R8, X1, X1
-	VMOVSD     onef64<>+0(SB), X2
-	MOVQ       R8, R11
-	ANDQ       $-32, R11
-	VXORPS     Z3, Z3, Z3
-	VXORPS     Z4, Z4, Z4
-	XORQ       R10, R10
-	TESTQ      R11, R11
-	JZ         sumtail44
-
-sum43:
-	VMOVUPS     (DX)(R10*4), Z5
-	VFMADD231PS Z5, Z5, Z3
-	VMOVUPS     64(DX)(R10*4), Z5
-	VFMADD231PS Z5, Z5, Z4
-	ADDQ        $0x00000020, R10
-	CMPQ        R10, R11
-	JB          sum43
-
-sumtail44:
-	CMPQ        R10, R8
-	JAE         sumdone45
-	VMOVUPS     (DX)(R10*4), Z5
-	VFMADD231PS Z5, Z5, Z3
-
-sumdone45:
-	VSHUFPS       $0x88, Z4, Z3, Z5
-	VSHUFPS       $0xdd, Z4, Z3, Z3
-	VADDPS        Z3, Z5, Z5
-	VPERMILPS     $0xb1, Z5, Z3
-	VADDPS        Z3, Z5, Z5
-	VSHUFF32X4    $0xb1, Z5, Z5, Z3
-	VADDPS        Z3, Z5, Z5
-	VEXTRACTF32X8 $0x01, Z5, Y3
-	VADDPS        Y3, Y5, Y5
-	VMOVHLPS      X5, X5, X3
-	VADDSS        X3, X5, X5
-	LEAQ          (DX)(R8*4), R10
-	SHRQ          $0x01, R9
-	VMOVDQU32     evenidx<>+0(SB), Z3
-	VMOVDQU32     oddidx<>+0(SB), Z4
-	XORQ          R11, R11
-
-rope46:
-	LEAQ         (R11)(R11*1), R12
-	VMOVUPS      (R10)(R12*4), Z7
-	VMOVUPS      64(R10)(R12*4), Z8
-	VMOVAPS      Z7, Z6
-	VPERMT2PS    Z8, Z3, Z6
-	VPERMT2PS    Z8, Z4, Z7
-	VMOVUPS      (BX)(R11*4), Z8
-	VMOVUPS      (SI)(R11*4), Z9
-	VMULPS       Z8, Z6, Z8
-	VMULPS       Z9, Z7, Z9
-	VSUBPS       Z9, Z8, Z10
-	LEAQ         (R11)(R9*1), R12
-	VMOVUPS      (BX)(R12*4), Z8
-	VMOVUPS      (SI)(R12*4), Z9
-	VMULPS       Z8, Z7, Z8
-	VMULPS       Z9, Z6, Z9
-	VADDPS       Z9, Z8, Z6
-	LEAQ         32(R11)(R11*1), R12
-	VMOVUPS      (R10)(R12*4), Z8
-	VMOVUPS      64(R10)(R12*4), Z9
-	VMOVAPS      Z8, Z7
-	VPERMT2PS    Z9, Z3, Z7
-	VPERMT2PS    Z9, Z4, Z8
-	VMOVUPS      64(BX)(R11*4), Z9
-	VMOVUPS      64(SI)(R11*4), Z11
-	VMULPS       Z9, Z7, Z9
-	VMULPS       Z11, Z8, Z11
-	VSUBPS       Z11, Z9, Z12
-	LEAQ         (R11)(R9*1), R12
-	VMOVUPS      64(BX)(R12*4), Z9
-	VMOVUPS      64(SI)(R12*4), Z11
-	VMULPS       Z9, Z8, Z9
-	VMULPS       Z11, Z7, Z11
-	VADDPS       Z11, Z9, Z7
-	VMOVUPS      Z10, (CX)(R11*4)
-	VMOVUPS      Z12, 64(CX)(R11*4)
-	LEAQ         (R11)(R9*1), R12
-	VMOVUPS      Z6, (CX)(R12*4)
-	VMOVUPS      Z7, 64(CX)(R12*4)
-	ADDQ         $0x00000020, R11
-	CMPQ         R11, R9
-	JB           rope46
-	VDIVSS       X1, X5, X1
-	VADDSS       X0, X1, X1
-	VCVTSS2SD    X1, X1, X0
-	VSQRTSD      X0, X0, X0
-	VDIVSD       X0, X2, X0
-	VCVTSD2SS    X0, X1, X1
-	VBROADCASTSS X1, Z0
-	XORQ         CX, CX
-
-norm:
-	VMOVUPS (DX)(CX*4), Z1
-	VMULPS  Z0, Z1, Z1
-	VMULPS  (DI)(CX*4), Z1, Z1
-	VMOVUPS 64(DX)(CX*4), Z2
-	VMULPS  Z0, Z2, Z2
-	VMULPS  64(DI)(CX*4), Z2, Z2
-	VMOVUPS Z1, (AX)(CX*4)
-	VMOVUPS Z2, 64(AX)(CX*4)
-	ADDQ    $0x00000020, CX
-	CMPQ    CX, R8
-	JB      norm
-	VZEROUPPER
-	RET
-
-// func kvcTokenF16AVX512(ckv *byte, krope *byte, kv *byte, cos *byte, sin *byte, gamma *float32, dv int, dk int, eps float32)
-// Requires: AVX, AVX512DQ, AVX512F, SSE
-TEXT ·kvcTokenF16AVX512(SB), NOSPLIT, $0-68
-	MOVQ       ckv+0(FP), AX
-	MOVQ       krope+8(FP), CX
-	MOVQ       kv+16(FP), DX
-	MOVQ       cos+24(FP), BX
-	MOVQ       sin+32(FP), SI
-	MOVQ       gamma+40(FP), DI
-	MOVQ       dv+48(FP), R8
-	MOVQ       dk+56(FP), R9
-	MOVSS      eps+64(FP), X0
-	VCVTSI2SSQ R8, X1, X1
-	VMOVSD     onef64<>+0(SB), X2
-	MOVQ       R8, R11
-	ANDQ       $-32, R11
-	VXORPS     Z3, Z3, Z3
-	VXORPS     Z4, Z4, Z4
-	XORQ       R10, R10
-	TESTQ      R11, R11
-	JZ         sumtail48
-
-sum47:
-	VCVTPH2PS   (DX)(R10*2), Z5
-	VFMADD231PS Z5, Z5, Z3
-	VCVTPH2PS   32(DX)(R10*2), Z5
-	VFMADD231PS Z5, Z5, Z4
-	ADDQ        $0x00000020, R10
-	CMPQ        R10, R11
-	JB          sum47
-
-sumtail48:
-	CMPQ        R10, R8
-	JAE         sumdone49
-	VCVTPH2PS   (DX)(R10*2), Z5
-	VFMADD231PS Z5, Z5, Z3
-
-sumdone49:
-	VSHUFPS       $0x88, Z4, Z3, Z5
-	VSHUFPS       $0xdd, Z4, Z3, Z3
-	VADDPS        Z3, Z5, Z5
-	VPERMILPS     $0xb1, Z5, Z3
-	VADDPS        Z3, Z5, Z5
-	VSHUFF32X4    $0xb1, Z5, Z5, Z3
-	VADDPS        Z3, Z5, Z5
-	VEXTRACTF32X8 $0x01, Z5, Y3
-	VADDPS        Y3, Y5, Y5
-	VMOVHLPS      X5, X5, X3
-	VADDSS        X3, X5, X5
-	LEAQ          (DX)(R8*2), R10
-	SHRQ          $0x01, R9
-	VMOVDQU32     evenidx<>+0(SB), Z3
-	VMOVDQU32     oddidx<>+0(SB), Z4
-	XORQ          R11, R11
-
-rope50:
-	LEAQ         (R11)(R11*1), R12
-	VCVTPH2PS    (R10)(R12*2), Z7
-	VCVTPH2PS    32(R10)(R12*2), Z8
-	VMOVAPS      Z7, Z6
-	VPERMT2PS    Z8, Z3, Z6
-	VPERMT2PS    Z8, Z4, Z7
-	VCVTPH2PS    (BX)(R11*2), Z8
-	VCVTPH2PS    (SI)(R11*2), Z9
-	VMULPS       Z8, Z6, Z8
-	VMULPS       Z9, Z7, Z9
-	VSUBPS       Z9, Z8, Z10
-	LEAQ         (R11)(R9*1), R12
-	VCVTPH2PS    (BX)(R12*2), Z8
-	VCVTPH2PS    (SI)(R12*2), Z9
-	VMULPS       Z8, Z7, Z8
-	VMULPS       Z9, Z6, Z9
-	VADDPS       Z9, Z8, Z6
-	LEAQ         32(R11)(R11*1), R12
-	VCVTPH2PS    (R10)(R12*2), Z8
-	VCVTPH2PS    32(R10)(R12*2), Z9
-	VMOVAPS      Z8, Z7
-	VPERMT2PS    Z9, Z3, Z7
-	VPERMT2PS    Z9, Z4, Z8
-	VCVTPH2PS    32(BX)(R11*2), Z9
-	VCVTPH2PS    32(SI)(R11*2), Z11
-	VMULPS       Z9, Z7, Z9
-	VMULPS       Z11, Z8, Z11
-	VSUBPS       Z11, Z9, Z12
-	LEAQ         (R11)(R9*1), R12
-	VCVTPH2PS    32(BX)(R12*2), Z9
-	VCVTPH2PS    32(SI)(R12*2), Z11
-	VMULPS       Z9, Z8, Z9
-	VMULPS       Z11, Z7, Z11
-	VADDPS       Z11, Z9, Z7
-	VCVTPS2PH    $0x00, Z10, (CX)(R11*2)
-	VCVTPS2PH    $0x00, Z12, 32(CX)(R11*2)
-	LEAQ         (R11)(R9*1), R12
-	VCVTPS2PH    $0x00, Z6, (CX)(R12*2)
-	VCVTPS2PH    $0x00, Z7, 32(CX)(R12*2)
-	ADDQ         $0x00000020, R11
-	CMPQ         R11, R9
-	JB           rope50
-	VDIVSS       X1, X5, X1
-	VADDSS       X0, X1, X1
-	VCVTSS2SD    X1, X1, X0
-	VSQRTSD      X0, X0, X0
-	VDIVSD       X0, X2, X0
-	VCVTSD2SS    X0, X1, X1
-	VBROADCASTSS X1, Z0
-	XORQ         CX, CX
-
-norm:
-	VCVTPH2PS (DX)(CX*2), Z1
-	VMULPS    Z0, Z1, Z1
-	VMULPS    (DI)(CX*4), Z1, Z1
-	VCVTPH2PS 32(DX)(CX*2), Z2
-	VMULPS    Z0, Z2, Z2
-	VMULPS    64(DI)(CX*4), Z2, Z2
-	VCVTPS2PH $0x00, Z1, (AX)(CX*2)
-	VCVTPS2PH $0x00, Z2, 32(AX)(CX*2)
-	ADDQ      $0x00000020, CX
-	CMPQ      CX, R8
-	JB        norm
-	VZEROUPPER
-	RET
-
-// func kvcTokenBF16AVX512BF16(ckv *byte, krope *byte, kv *byte, cos *byte, sin *byte, gamma *float32, dv int, dk int, eps float32)
-// Requires: AVX, AVX512BW, AVX512DQ, AVX512F, AVX512VL, SSE
-TEXT ·kvcTokenBF16AVX512BF16(SB), NOSPLIT, $0-68
-	MOVQ         ckv+0(FP), AX
-	MOVQ         krope+8(FP), CX
-	MOVQ         kv+16(FP), DX
-	MOVQ         cos+24(FP), BX
-	MOVQ         sin+32(FP), SI
-	MOVQ         gamma+40(FP), DI
-	MOVQ         dv+48(FP), R8
-	MOVQ         dk+56(FP), R9
-	MOVSS        eps+64(FP), X0
-	VCVTSI2SSQ   R8, X1, X1
-	VMOVSD       onef64<>+0(SB), X2
-	MOVQ         R8, R11
-	ANDQ         $-32, R11
-	VXORPS       Z3, Z3, Z3
-	VXORPS       Z4, Z4, Z4
-	VPBROADCASTD himask<>+0(SB), Z5
-	XORQ         R10, R10
-	TESTQ        R11, R11
-	JZ           sumtail52
-
-sum51:
-	VPSLLD      $0x10, (DX)(R10*2), Z6
-	VPANDD      (DX)(R10*2), Z5, Z7
-	VFMADD231PS Z6, Z6, Z3
-	VFMADD231PS Z7, Z7, Z4
-	ADDQ        $0x00000020, R10
-	CMPQ        R10, R11
-	JB          sum51
-
-sumtail52:
-	CMPQ        R10, R8
-	JAE         sumdone53
-	VMOVDQU16   (DX)(R10*2), Y8
-	VPSLLD      $0x10, Z8, Z6
-	VPANDD      Z5, Z8, Z8
-	VFMADD231PS Z6, Z6, Z3
-	VFMADD231PS Z8, Z8, Z4
-
-sumdone53:
-	VADDPS        Z4, Z3, Z3
-	VPERMILPS     $0xb1, Z3, Z4
-	VADDPS        Z4, Z3, Z3
-	VPERMILPS     $0x4e, Z3, Z4
-	VADDPS        Z4, Z3, Z3
-	VSHUFF32X4    $0xb1, Z3, Z3, Z4
-	VADDPS        Z4, Z3, Z3
-	VEXTRACTF32X8 $0x01, Z3, Y4
-	VADDSS        X4, X3, X3
-	LEAQ          (DX)(R8*2), R10
-	SHRQ          $0x01, R9
-	VPBROADCASTD  himask<>+0(SB), Z4
-	XORQ          R11, R11
-
-rope54:
-	LEAQ           (R11)(R11*1), R12
-	VMOVDQU32      (R10)(R12*2), Z6
-	VPSLLD         $0x10, Z6, Z5
-	VPANDD         Z4, Z6, Z6
-	VPMOVZXWD      (BX)(R11*2), Z7
-	VPSLLD         $0x10, Z7, Z7
-	VPMOVZXWD      (SI)(R11*2), Z8
-	VPSLLD         $0x10, Z8, Z8
-	VMULPS         Z7, Z5, Z7
-	VMULPS         Z8, Z6, Z8
-	VSUBPS         Z8, Z7, Z9
-	LEAQ           (R11)(R9*1), R12
-	VPMOVZXWD      (BX)(R12*2), Z7
-	VPSLLD         $0x10, Z7, Z7
-	VPMOVZXWD      (SI)(R12*2), Z8
-	VPSLLD         $0x10, Z8, Z8
-	VMULPS         Z7, Z6, Z7
-	VMULPS         Z8, Z5, Z8
-	VADDPS         Z8, Z7, Z5
-	LEAQ           32(R11)(R11*1), R12
-	VMOVDQU32      (R10)(R12*2), Z7
-	VPSLLD         $0x10, Z7, Z6
-	VPANDD         Z4, Z7, Z7
-	VPMOVZXWD      32(BX)(R11*2), Z8
-	VPSLLD         $0x10, Z8, Z8
-	VPMOVZXWD      32(SI)(R11*2), Z10
-	VPSLLD         $0x10, Z10, Z10
-	VMULPS         Z8, Z6, Z8
-	VMULPS         Z10, Z7, Z10
-	VSUBPS         Z10, Z8, Z11
-	LEAQ           (R11)(R9*1), R12
-	VPMOVZXWD      32(BX)(R12*2), Z8
-	VPSLLD         $0x10, Z8, Z8
-	VPMOVZXWD      32(SI)(R12*2), Z10
-	VPSLLD         $0x10, Z10, Z10
-	VMULPS         Z8, Z7, Z8
-	VMULPS         Z10, Z6, Z10
-	VADDPS         Z10, Z8, Z6
-	VFPCLASSPSZ    $0x20, Z9, K1
-	VFPCLASSPSZ    $0x20, Z11, K2
-	KORTESTW       K1, K2
-	JNZ            bf16wslow55
-	BYTE $0x62; BYTE $0xd2; BYTE $0x27; BYTE $0x48; BYTE $0x72; BYTE $0xf9 // VCVTNE2PS2BF16 Z9, Z11, Z7
-	VMOVDQU16      Z7, (CX)(R11*2)
-
-bf16wdone56:
-	LEAQ           (R11)(R9*1), R12
-	VFPCLASSPSZ    $0x20, Z5, K1
-	VFPCLASSPSZ    $0x20, Z6, K2
-	KORTESTW       K1, K2
-	JNZ            bf16wslow57
-	BYTE $0x62; BYTE $0xf2; BYTE $0x4f; BYTE $0x48; BYTE $0x72; BYTE $0xed // VCVTNE2PS2BF16 Z5, Z6, Z5
-	VMOVDQU16      Z5, (CX)(R12*2)
-
-bf16wdone58:
-	ADDQ         $0x00000020, R11
-	CMPQ         R11, R9
-	JB           rope54
-	VDIVSS       X1, X3, X1
-	VADDSS       X0, X1, X1
-	VCVTSS2SD    X1, X1, X0
-	VSQRTSD      X0, X0, X0
-	VDIVSD       X0, X2, X0
-	VCVTSD2SS    X0, X1, X1
-	VBROADCASTSS X1, Z0
-	XORQ         CX, CX
-
-norm:
-	VPMOVZXWD      (DX)(CX*2), Z1
-	VPSLLD         $0x10, Z1, Z1
-	VMULPS         Z0, Z1, Z1
-	VMULPS         (DI)(CX*4), Z1, Z1
-	VPMOVZXWD      32(DX)(CX*2), Z2
-	VPSLLD         $0x10, Z2, Z2
-	VMULPS         Z0, Z2, Z2
-	VMULPS         64(DI)(CX*4), Z2, Z2
-	VFPCLASSPSZ    $0x20, Z1, K1
-	VFPCLASSPSZ    $0x20, Z2, K2
-	KORTESTW       K1, K2
-	JNZ            bf16wslow59
-	BYTE $0x62; BYTE $0xf2; BYTE $0x6f; BYTE $0x48; BYTE $0x72; BYTE $0xc9 // VCVTNE2PS2BF16 Z1, Z2, Z1
-	VMOVDQU16      Z1, (AX)(CX*2)
-
-bf16wdone60:
-	ADDQ $0x00000020, CX
-	CMPQ CX, R8
-	JB   norm
-	VZEROUPPER
-	RET
-
-bf16wslow55:
-	VPBROADCASTD one<>+0(SB), Z7
-	VPBROADCASTD bias<>+0(SB), Z8
-	VPBROADCASTD absmask<>+0(SB), Z10
-	VPBROADCASTD inf<>+0(SB), Z12
-	VPBROADCASTD quiet<>+0(SB), Z13
-	VPSRLD       $0x10, Z9, Z14
-	VPSRLD       $0x10, Z9, Z15
-	VPANDD       Z7, Z14, Z14
-	VPADDD       Z9, Z14, Z14
-	VPADDD       Z8, Z14, Z14
-	VPSRLD       $0x10, Z14, Z14
-	VPORD        Z13, Z15, Z15
-	VPANDD       Z10, Z9, Z9
-	VPCMPGTD     Z12, Z9, K1
-	VPBLENDMD    Z15, Z14, K1, Z14
-	VPMOVDW      Z14, (CX)(R11*2)
-	VPSRLD       $0x10, Z11, Z9
-	VPSRLD       $0x10, Z11, Z14
-	VPANDD       Z7, Z9, Z9
-	VPADDD       Z11, Z9, Z9
-	VPADDD       Z8, Z9, Z9
-	VPSRLD       $0x10, Z9, Z9
-	VPORD        Z13, Z14, Z14
-	VPANDD       Z10, Z11, Z7
-	VPCMPGTD     Z12, Z7, K1
-	VPBLENDMD    Z14, Z9, K1, Z9
-	VPMOVDW      Z9, 32(CX)(R11*2)
-	JMP          bf16wdone56
-
-bf16wslow57:
-	VPBROADCASTD one<>+0(SB), Z7
-	VPBROADCASTD bias<>+0(SB), Z8
-	VPBROADCASTD absmask<>+0(SB), Z9
-	VPBROADCASTD inf<>+0(SB), Z10
-	VPBROADCASTD quiet<>+0(SB), Z11
-	VPSRLD       $0x10, Z5, Z12
-	VPSRLD       $0x10, Z5, Z13
-	VPANDD       Z7, Z12, Z12
-	VPADDD       Z5, Z12, Z12
-	VPADDD       Z8, Z12, Z12
-	VPSRLD       $0x10, Z12, Z12
-	VPORD        Z11, Z13, Z13
-	VPANDD       Z9, Z5, Z5
-	VPCMPGTD     Z10, Z5, K1
-	VPBLENDMD    Z13, Z12, K1, Z12
-	VPMOVDW      Z12, (CX)(R12*2)
-	VPSRLD       $0x10, Z6, Z5
-	VPSRLD       $0x10, Z6, Z12
-	VPANDD       Z7, Z5, Z5
-	VPADDD       Z6, Z5, Z5
-	VPADDD       Z8, Z5, Z5
-	VPSRLD       $0x10, Z5, Z5
-	VPORD        Z11, Z12, Z12
-	VPANDD       Z9, Z6, Z6
-	VPCMPGTD     Z10, Z6, K1
-	VPBLENDMD    Z12, Z5, K1, Z5
-	VPMOVDW      Z5, 32(CX)(R12*2)
-	JMP          bf16wdone58
-
-bf16wslow59:
-	VPBROADCASTD one<>+0(SB), Z3
-	VPBROADCASTD bias<>+0(SB), Z4
-	VPBROADCASTD absmask<>+0(SB), Z5
-	VPBROADCASTD inf<>+0(SB), Z6
-	VPBROADCASTD quiet<>+0(SB), Z7
-	VPSRLD       $0x10, Z1, Z8
-	VPSRLD       $0x10, Z1, Z9
-	VPANDD       Z3, Z8, Z8
-	VPADDD       Z1, Z8, Z8
-	VPADDD       Z4, Z8, Z8
-	VPSRLD       $0x10, Z8, Z8
-	VPORD        Z7, Z9, Z9
-	VPANDD       Z5, Z1, Z1
-	VPCMPGTD     Z6, Z1, K1
-	VPBLENDMD    Z9, Z8, K1, Z8
-	VPMOVDW      Z8, (AX)(CX*2)
-	VPSRLD       $0x10, Z2, Z1
-	VPSRLD       $0x10, Z2, Z8
-	VPANDD       Z3, Z1, Z1
-	VPADDD       Z2, Z1, Z1
-	VPADDD       Z4, Z1, Z1
-	VPSRLD       $0x10, Z1, Z1
-	VPORD        Z7, Z8, Z8
-	VPANDD       Z5, Z2, Z2
-	VPCMPGTD     Z6, Z2, K1
-	VPBLENDMD    Z8, Z1, K1, Z1
-	VPMOVDW      Z1, 32(AX)(CX*2)
-	JMP          bf16wdone60
-
 // func interleaveRoPEF32AVX512(x *byte, out *byte, rows int, xstride int, ostride int, cos *byte, sin *byte, n int)
 // Requires: AVX, AVX512F
 TEXT ·interleaveRoPEF32AVX512(SB), NOSPLIT, $0-64
@@ -4363,7 +3882,7 @@ row:
 	VMOVDQU32 oddidx<>+0(SB), Z1
 	XORQ      R11, R11
 
-rope61:
+rope43:
 	LEAQ      (R11)(R11*1), R12
 	VMOVUPS   (AX)(R12*4), Z3
 	VMOVUPS   64(AX)(R12*4), Z4
@@ -4405,7 +3924,7 @@ rope61:
 	VMOVUPS   Z3, 64(CX)(R12*4)
 	ADDQ      $0x00000020, R11
 	CMPQ      R11, R10
-	JB        rope61
+	JB        rope43
 	ADDQ      BX, AX
 	ADDQ      SI, CX
 	DECQ      DX
@@ -4436,7 +3955,7 @@ row:
 	VMOVDQU32 oddidx<>+0(SB), Z1
 	XORQ      R11, R11
 
-rope62:
+rope44:
 	LEAQ      (R11)(R11*1), R12
 	VCVTPH2PS (AX)(R12*2), Z3
 	VCVTPH2PS 32(AX)(R12*2), Z4
@@ -4478,7 +3997,7 @@ rope62:
 	VCVTPS2PH $0x00, Z3, 32(CX)(R12*2)
 	ADDQ      $0x00000020, R11
 	CMPQ      R11, R10
-	JB        rope62
+	JB        rope44
 	ADDQ      BX, AX
 	ADDQ      SI, CX
 	DECQ      DX
@@ -4508,7 +4027,7 @@ row:
 	VPBROADCASTD himask<>+0(SB), Z0
 	XORQ         R11, R11
 
-rope63:
+rope45:
 	LEAQ           (R11)(R11*1), R12
 	VMOVDQU32      (AX)(R12*2), Z2
 	VPSLLD         $0x10, Z2, Z1
@@ -4550,23 +4069,23 @@ rope63:
 	VFPCLASSPSZ    $0x20, Z5, K1
 	VFPCLASSPSZ    $0x20, Z7, K2
 	KORTESTW       K1, K2
-	JNZ            bf16wslow64
+	JNZ            bf16wslow46
 	BYTE $0x62; BYTE $0xf2; BYTE $0x47; BYTE $0x48; BYTE $0x72; BYTE $0xdd // VCVTNE2PS2BF16 Z5, Z7, Z3
 	VMOVDQU16      Z3, (CX)(R11*2)
 
-bf16wdone65:
+bf16wdone47:
 	LEAQ           (R11)(R10*1), R12
 	VFPCLASSPSZ    $0x20, Z1, K1
 	VFPCLASSPSZ    $0x20, Z2, K2
 	KORTESTW       K1, K2
-	JNZ            bf16wslow66
+	JNZ            bf16wslow48
 	BYTE $0x62; BYTE $0xf2; BYTE $0x6f; BYTE $0x48; BYTE $0x72; BYTE $0xc9 // VCVTNE2PS2BF16 Z1, Z2, Z1
 	VMOVDQU16      Z1, (CX)(R12*2)
 
-bf16wdone67:
+bf16wdone49:
 	ADDQ $0x00000020, R11
 	CMPQ R11, R10
-	JB   rope63
+	JB   rope45
 	ADDQ BX, AX
 	ADDQ SI, CX
 	DECQ DX
@@ -4576,7 +4095,7 @@ done:
 	VZEROUPPER
 	RET
 
-bf16wslow64:
+bf16wslow46:
 	VPBROADCASTD one<>+0(SB), Z3
 	VPBROADCASTD bias<>+0(SB), Z4
 	VPBROADCASTD absmask<>+0(SB), Z6
@@ -4604,9 +4123,9 @@ bf16wslow64:
 	VPCMPGTD     Z8, Z3, K1
 	VPBLENDMD    Z10, Z5, K1, Z5
 	VPMOVDW      Z5, 32(CX)(R11*2)
-	JMP          bf16wdone65
+	JMP          bf16wdone47
 
-bf16wslow66:
+bf16wslow48:
 	VPBROADCASTD one<>+0(SB), Z3
 	VPBROADCASTD bias<>+0(SB), Z4
 	VPBROADCASTD absmask<>+0(SB), Z5
@@ -4634,7 +4153,7 @@ bf16wslow66:
 	VPCMPGTD     Z6, Z2, K1
 	VPBLENDMD    Z8, Z1, K1, Z1
 	VPMOVDW      Z1, 32(CX)(R12*2)
-	JMP          bf16wdone67
+	JMP          bf16wdone49
 
 // func kvcGroupBF16AVX512BF16(grp *byte, n int, gamma *float32, scratch *float32, dv int, dk int, eps float32)
 // Requires: AVX, AVX2, AVX512BW, AVX512DQ, AVX512F, AVX512VL, SSE
@@ -4936,27 +4455,27 @@ sums1:
 	VPBROADCASTD himask<>+0(SB), Z5
 	XORQ         DI, DI
 	TESTQ        R8, R8
-	JZ           sumtail69
+	JZ           sumtail51
 
-sum68:
+sum50:
 	VPSLLD      $0x10, (BX)(DI*2), Z6
 	VPANDD      (BX)(DI*2), Z5, Z7
 	VFMADD231PS Z6, Z6, Z3
 	VFMADD231PS Z7, Z7, Z4
 	ADDQ        $0x00000020, DI
 	CMPQ        DI, R8
-	JB          sum68
+	JB          sum50
 
-sumtail69:
+sumtail51:
 	CMPQ        DI, SI
-	JAE         sumdone70
+	JAE         sumdone52
 	VMOVDQU16   (BX)(DI*2), Y22
 	VPSLLD      $0x10, Z22, Z6
 	VPANDD      Z5, Z22, Z22
 	VFMADD231PS Z6, Z6, Z3
 	VFMADD231PS Z22, Z22, Z4
 
-sumdone70:
+sumdone52:
 	VADDPS        Z4, Z3, Z3
 	VPERMILPS     $0xb1, Z3, Z4
 	VADDPS        Z4, Z3, Z3
@@ -4996,7 +4515,7 @@ rope1:
 	SHRQ $0x01, R9
 	XORQ R10, R10
 
-rope71:
+rope53:
 	LEAQ           (R10)(R9*1), R11
 	VMOVDQU16      (SI)(R10*2), Z3
 	VPERMW.Z       Z3, Z1, K1, Z4
@@ -5033,23 +4552,23 @@ rope71:
 	VFPCLASSPSZ    $0x20, Z13, K2
 	VFPCLASSPSZ    $0x20, Z10, K3
 	KORTESTW       K2, K3
-	JNZ            bf16wslow72
+	JNZ            bf16wslow54
 	BYTE $0x62; BYTE $0xd2; BYTE $0x2f; BYTE $0x48; BYTE $0x72; BYTE $0xed // VCVTNE2PS2BF16 Z13, Z10, Z5
 	VMOVDQU16      Z5, (R8)(R10*2)
 
-bf16wdone73:
+bf16wdone55:
 	LEAQ           (R10)(R9*1), R11
 	VFPCLASSPSZ    $0x20, Z4, K2
 	VFPCLASSPSZ    $0x20, Z3, K3
 	KORTESTW       K2, K3
-	JNZ            bf16wslow74
+	JNZ            bf16wslow56
 	BYTE $0x62; BYTE $0xf2; BYTE $0x67; BYTE $0x48; BYTE $0x72; BYTE $0xdc // VCVTNE2PS2BF16 Z4, Z3, Z3
 	VMOVDQU16      Z3, (R8)(R11*2)
 
-bf16wdone75:
+bf16wdone57:
 	ADDQ         $0x00000020, R10
 	CMPQ         R10, R9
-	JB           rope71
+	JB           rope53
 	INCQ         CX
 	MOVQ         n+8(FP), BX
 	CMPQ         CX, BX
@@ -5201,7 +4720,7 @@ normsdone:
 	VZEROUPPER
 	RET
 
-bf16wslow72:
+bf16wslow54:
 	VPBROADCASTD one<>+0(SB), Z5
 	VPBROADCASTD bias<>+0(SB), Z6
 	VPBROADCASTD absmask<>+0(SB), Z7
@@ -5229,9 +4748,9 @@ bf16wslow72:
 	VPCMPGTD     Z8, Z5, K2
 	VPBLENDMD    Z12, Z11, K2, Z11
 	VPMOVDW      Z11, 32(R8)(R10*2)
-	JMP          bf16wdone73
+	JMP          bf16wdone55
 
-bf16wslow74:
+bf16wslow56:
 	VPBROADCASTD one<>+0(SB), Z5
 	VPBROADCASTD bias<>+0(SB), Z6
 	VPBROADCASTD absmask<>+0(SB), Z7
@@ -5259,7 +4778,7 @@ bf16wslow74:
 	VPCMPGTD     Z8, Z3, K2
 	VPBLENDMD    Z10, Z4, K2, Z4
 	VPMOVDW      Z4, 32(R8)(R11*2)
-	JMP          bf16wdone75
+	JMP          bf16wdone57
 
 norm4slow:
 	VPBROADCASTD one<>+0(SB), Z7
@@ -5650,6 +5169,1044 @@ DATA kvcwidenhi<>+60(SB)/2, $0x0000
 DATA kvcwidenhi<>+62(SB)/2, $0x001f
 GLOBL kvcwidenhi<>(SB), RODATA|NOPTR, $64
 
+// func kvcGroupF32AVX512(grp *byte, n int, gamma *float32, scratch *float32, dv int, dk int, eps float32)
+// Requires: AVX, AVX2, AVX512DQ, AVX512F, AVX512VL, SSE
+TEXT ·kvcGroupF32AVX512(SB), NOSPLIT, $0-52
+	MOVQ       grp+0(FP), AX
+	MOVSS      eps+48(FP), X0
+	MOVQ       dv+32(FP), CX
+	VCVTSI2SSQ CX, X1, X1
+	VMOVSD     onef64<>+0(SB), X2
+	XORQ       CX, CX
+	MOVQ       n+8(FP), DX
+	ANDQ       $-8, DX
+	JZ         sums4F32
+
+sums8F32:
+	MOVQ   dv+32(FP), BX
+	MOVQ   (AX)(CX*8), SI
+	LEAQ   (SI)(BX*4), SI
+	VXORPS Z3, Z3, Z3
+	VXORPS Z4, Z4, Z4
+	MOVQ   8(AX)(CX*8), DI
+	LEAQ   (DI)(BX*4), DI
+	VXORPS Z5, Z5, Z5
+	VXORPS Z6, Z6, Z6
+	MOVQ   16(AX)(CX*8), R8
+	LEAQ   (R8)(BX*4), R8
+	VXORPS Z7, Z7, Z7
+	VXORPS Z8, Z8, Z8
+	MOVQ   24(AX)(CX*8), R9
+	LEAQ   (R9)(BX*4), R9
+	VXORPS Z9, Z9, Z9
+	VXORPS Z10, Z10, Z10
+	MOVQ   32(AX)(CX*8), R10
+	LEAQ   (R10)(BX*4), R10
+	VXORPS Z11, Z11, Z11
+	VXORPS Z12, Z12, Z12
+	MOVQ   40(AX)(CX*8), R11
+	LEAQ   (R11)(BX*4), R11
+	VXORPS Z13, Z13, Z13
+	VXORPS Z14, Z14, Z14
+	MOVQ   48(AX)(CX*8), R12
+	LEAQ   (R12)(BX*4), R12
+	VXORPS Z15, Z15, Z15
+	VXORPS Z16, Z16, Z16
+	MOVQ   56(AX)(CX*8), R13
+	LEAQ   (R13)(BX*4), R13
+	VXORPS Z17, Z17, Z17
+	VXORPS Z18, Z18, Z18
+	NEGQ   BX
+
+sum8F32:
+	VMOVUPS       (SI)(BX*4), Z19
+	VFMADD231PS   Z19, Z19, Z3
+	VMOVUPS       64(SI)(BX*4), Z19
+	VFMADD231PS   Z19, Z19, Z4
+	VMOVUPS       (DI)(BX*4), Z19
+	VFMADD231PS   Z19, Z19, Z5
+	VMOVUPS       64(DI)(BX*4), Z19
+	VFMADD231PS   Z19, Z19, Z6
+	VMOVUPS       (R8)(BX*4), Z19
+	VFMADD231PS   Z19, Z19, Z7
+	VMOVUPS       64(R8)(BX*4), Z19
+	VFMADD231PS   Z19, Z19, Z8
+	VMOVUPS       (R9)(BX*4), Z19
+	VFMADD231PS   Z19, Z19, Z9
+	VMOVUPS       64(R9)(BX*4), Z19
+	VFMADD231PS   Z19, Z19, Z10
+	VMOVUPS       (R10)(BX*4), Z19
+	VFMADD231PS   Z19, Z19, Z11
+	VMOVUPS       64(R10)(BX*4), Z19
+	VFMADD231PS   Z19, Z19, Z12
+	VMOVUPS       (R11)(BX*4), Z19
+	VFMADD231PS   Z19, Z19, Z13
+	VMOVUPS       64(R11)(BX*4), Z19
+	VFMADD231PS   Z19, Z19, Z14
+	VMOVUPS       (R12)(BX*4), Z19
+	VFMADD231PS   Z19, Z19, Z15
+	VMOVUPS       64(R12)(BX*4), Z19
+	VFMADD231PS   Z19, Z19, Z16
+	VMOVUPS       (R13)(BX*4), Z19
+	VFMADD231PS   Z19, Z19, Z17
+	VMOVUPS       64(R13)(BX*4), Z19
+	VFMADD231PS   Z19, Z19, Z18
+	ADDQ          $0x00000020, BX
+	JNZ           sum8F32
+	VSHUFPS       $0x88, Z4, Z3, Z19
+	VSHUFPS       $0xdd, Z4, Z3, Z3
+	VADDPS        Z3, Z19, Z19
+	VPERMILPS     $0xb1, Z19, Z3
+	VADDPS        Z3, Z19, Z19
+	VSHUFF32X4    $0xb1, Z19, Z19, Z3
+	VADDPS        Z3, Z19, Z19
+	VEXTRACTF32X8 $0x01, Z19, Y3
+	VADDPS        Y3, Y19, Y19
+	VMOVHLPS      X19, X19, X3
+	VADDSS        X3, X19, X19
+	VSHUFPS       $0x88, Z6, Z5, Z3
+	VSHUFPS       $0xdd, Z6, Z5, Z4
+	VADDPS        Z4, Z3, Z3
+	VPERMILPS     $0xb1, Z3, Z4
+	VADDPS        Z4, Z3, Z3
+	VSHUFF32X4    $0xb1, Z3, Z3, Z4
+	VADDPS        Z4, Z3, Z3
+	VEXTRACTF32X8 $0x01, Z3, Y4
+	VADDPS        Y4, Y3, Y3
+	VMOVHLPS      X3, X3, X4
+	VADDSS        X4, X3, X3
+	VSHUFPS       $0x88, Z8, Z7, Z4
+	VSHUFPS       $0xdd, Z8, Z7, Z5
+	VADDPS        Z5, Z4, Z4
+	VPERMILPS     $0xb1, Z4, Z5
+	VADDPS        Z5, Z4, Z4
+	VSHUFF32X4    $0xb1, Z4, Z4, Z5
+	VADDPS        Z5, Z4, Z4
+	VEXTRACTF32X8 $0x01, Z4, Y5
+	VADDPS        Y5, Y4, Y4
+	VMOVHLPS      X4, X4, X5
+	VADDSS        X5, X4, X4
+	VSHUFPS       $0x88, Z10, Z9, Z5
+	VSHUFPS       $0xdd, Z10, Z9, Z6
+	VADDPS        Z6, Z5, Z5
+	VPERMILPS     $0xb1, Z5, Z6
+	VADDPS        Z6, Z5, Z5
+	VSHUFF32X4    $0xb1, Z5, Z5, Z6
+	VADDPS        Z6, Z5, Z5
+	VEXTRACTF32X8 $0x01, Z5, Y6
+	VADDPS        Y6, Y5, Y5
+	VMOVHLPS      X5, X5, X6
+	VADDSS        X6, X5, X5
+	VSHUFPS       $0x88, Z12, Z11, Z6
+	VSHUFPS       $0xdd, Z12, Z11, Z7
+	VADDPS        Z7, Z6, Z6
+	VPERMILPS     $0xb1, Z6, Z7
+	VADDPS        Z7, Z6, Z6
+	VSHUFF32X4    $0xb1, Z6, Z6, Z7
+	VADDPS        Z7, Z6, Z6
+	VEXTRACTF32X8 $0x01, Z6, Y7
+	VADDPS        Y7, Y6, Y6
+	VMOVHLPS      X6, X6, X7
+	VADDSS        X7, X6, X6
+	VSHUFPS       $0x88, Z14, Z13, Z7
+	VSHUFPS       $0xdd, Z14, Z13, Z8
+	VADDPS        Z8, Z7, Z7
+	VPERMILPS     $0xb1, Z7, Z8
+	VADDPS        Z8, Z7, Z7
+	VSHUFF32X4    $0xb1, Z7, Z7, Z8
+	VADDPS        Z8, Z7, Z7
+	VEXTRACTF32X8 $0x01, Z7, Y8
+	VADDPS        Y8, Y7, Y7
+	VMOVHLPS      X7, X7, X8
+	VADDSS        X8, X7, X7
+	VSHUFPS       $0x88, Z16, Z15, Z8
+	VSHUFPS       $0xdd, Z16, Z15, Z9
+	VADDPS        Z9, Z8, Z8
+	VPERMILPS     $0xb1, Z8, Z9
+	VADDPS        Z9, Z8, Z8
+	VSHUFF32X4    $0xb1, Z8, Z8, Z9
+	VADDPS        Z9, Z8, Z8
+	VEXTRACTF32X8 $0x01, Z8, Y9
+	VADDPS        Y9, Y8, Y8
+	VMOVHLPS      X8, X8, X9
+	VADDSS        X9, X8, X8
+	VSHUFPS       $0x88, Z18, Z17, Z9
+	VSHUFPS       $0xdd, Z18, Z17, Z10
+	VADDPS        Z10, Z9, Z9
+	VPERMILPS     $0xb1, Z9, Z10
+	VADDPS        Z10, Z9, Z9
+	VSHUFF32X4    $0xb1, Z9, Z9, Z10
+	VADDPS        Z10, Z9, Z9
+	VEXTRACTF32X8 $0x01, Z9, Y10
+	VADDPS        Y10, Y9, Y9
+	VMOVHLPS      X9, X9, X10
+	VADDSS        X10, X9, X9
+	MOVQ          scratch+24(FP), BX
+	VUNPCKLPS     X3, X19, X3
+	VUNPCKLPS     X5, X4, X4
+	VMOVLHPS      X4, X3, X20
+	VUNPCKLPS     X7, X6, X3
+	VUNPCKLPS     X9, X8, X4
+	VMOVLHPS      X4, X3, X3
+	VINSERTF32X4  $0x01, X3, Y20, Y3
+	VBROADCASTSS  X1, Y4
+	VBROADCASTSS  X0, Y5
+	VBROADCASTSD  X2, Z6
+	VDIVPS        Y4, Y3, Y3
+	VADDPS        Y5, Y3, Y3
+	VCVTPS2PD     Y3, Z3
+	VSQRTPD       Z3, Z3
+	VDIVPD        Z3, Z6, Z3
+	VCVTPD2PS     Z3, Y3
+	VMOVUPS       Y3, (BX)(CX*4)
+	ADDQ          $0x08, CX
+	CMPQ          CX, DX
+	JB            sums8F32
+
+sums4F32:
+	MOVQ   n+8(FP), DX
+	ANDQ   $-4, DX
+	CMPQ   CX, DX
+	JAE    sums1F32
+	MOVQ   dv+32(FP), BX
+	MOVQ   (AX)(CX*8), SI
+	LEAQ   (SI)(BX*4), SI
+	VXORPS Z3, Z3, Z3
+	VXORPS Z4, Z4, Z4
+	MOVQ   8(AX)(CX*8), DI
+	LEAQ   (DI)(BX*4), DI
+	VXORPS Z5, Z5, Z5
+	VXORPS Z6, Z6, Z6
+	MOVQ   16(AX)(CX*8), R8
+	LEAQ   (R8)(BX*4), R8
+	VXORPS Z7, Z7, Z7
+	VXORPS Z8, Z8, Z8
+	MOVQ   24(AX)(CX*8), R9
+	LEAQ   (R9)(BX*4), R9
+	VXORPS Z9, Z9, Z9
+	VXORPS Z10, Z10, Z10
+	NEGQ   BX
+
+sum4F32:
+	VMOVUPS       (SI)(BX*4), Z11
+	VFMADD231PS   Z11, Z11, Z3
+	VMOVUPS       64(SI)(BX*4), Z11
+	VFMADD231PS   Z11, Z11, Z4
+	VMOVUPS       (DI)(BX*4), Z11
+	VFMADD231PS   Z11, Z11, Z5
+	VMOVUPS       64(DI)(BX*4), Z11
+	VFMADD231PS   Z11, Z11, Z6
+	VMOVUPS       (R8)(BX*4), Z11
+	VFMADD231PS   Z11, Z11, Z7
+	VMOVUPS       64(R8)(BX*4), Z11
+	VFMADD231PS   Z11, Z11, Z8
+	VMOVUPS       (R9)(BX*4), Z11
+	VFMADD231PS   Z11, Z11, Z9
+	VMOVUPS       64(R9)(BX*4), Z11
+	VFMADD231PS   Z11, Z11, Z10
+	ADDQ          $0x00000020, BX
+	JNZ           sum4F32
+	VSHUFPS       $0x88, Z4, Z3, Z11
+	VSHUFPS       $0xdd, Z4, Z3, Z3
+	VADDPS        Z3, Z11, Z11
+	VPERMILPS     $0xb1, Z11, Z3
+	VADDPS        Z3, Z11, Z11
+	VSHUFF32X4    $0xb1, Z11, Z11, Z3
+	VADDPS        Z3, Z11, Z11
+	VEXTRACTF32X8 $0x01, Z11, Y3
+	VADDPS        Y3, Y11, Y11
+	VMOVHLPS      X11, X11, X3
+	VADDSS        X3, X11, X11
+	VSHUFPS       $0x88, Z6, Z5, Z3
+	VSHUFPS       $0xdd, Z6, Z5, Z4
+	VADDPS        Z4, Z3, Z3
+	VPERMILPS     $0xb1, Z3, Z4
+	VADDPS        Z4, Z3, Z3
+	VSHUFF32X4    $0xb1, Z3, Z3, Z4
+	VADDPS        Z4, Z3, Z3
+	VEXTRACTF32X8 $0x01, Z3, Y4
+	VADDPS        Y4, Y3, Y3
+	VMOVHLPS      X3, X3, X4
+	VADDSS        X4, X3, X3
+	VSHUFPS       $0x88, Z8, Z7, Z4
+	VSHUFPS       $0xdd, Z8, Z7, Z5
+	VADDPS        Z5, Z4, Z4
+	VPERMILPS     $0xb1, Z4, Z5
+	VADDPS        Z5, Z4, Z4
+	VSHUFF32X4    $0xb1, Z4, Z4, Z5
+	VADDPS        Z5, Z4, Z4
+	VEXTRACTF32X8 $0x01, Z4, Y5
+	VADDPS        Y5, Y4, Y4
+	VMOVHLPS      X4, X4, X5
+	VADDSS        X5, X4, X4
+	VSHUFPS       $0x88, Z10, Z9, Z5
+	VSHUFPS       $0xdd, Z10, Z9, Z6
+	VADDPS        Z6, Z5, Z5
+	VPERMILPS     $0xb1, Z5, Z6
+	VADDPS        Z6, Z5, Z5
+	VSHUFF32X4    $0xb1, Z5, Z5, Z6
+	VADDPS        Z6, Z5, Z5
+	VEXTRACTF32X8 $0x01, Z5, Y6
+	VADDPS        Y6, Y5, Y5
+	VMOVHLPS      X5, X5, X6
+	VADDSS        X6, X5, X5
+	MOVQ          scratch+24(FP), BX
+	VUNPCKLPS     X3, X11, X3
+	VUNPCKLPS     X5, X4, X4
+	VMOVLHPS      X4, X3, X3
+	VBROADCASTSS  X1, X4
+	VBROADCASTSS  X0, X5
+	VBROADCASTSD  X2, Y6
+	VDIVPS        X4, X3, X3
+	VADDPS        X5, X3, X3
+	VCVTPS2PD     X3, Y3
+	VSQRTPD       Y3, Y3
+	VDIVPD        Y3, Y6, Y3
+	VCVTPD2PSY    Y3, X3
+	VMOVUPS       X3, (BX)(CX*4)
+	ADDQ          $0x04, CX
+
+sums1F32:
+	MOVQ   n+8(FP), BX
+	CMPQ   CX, BX
+	JAE    ropesF32
+	MOVQ   (AX)(CX*8), BX
+	MOVQ   dv+32(FP), SI
+	MOVQ   SI, R8
+	ANDQ   $-32, R8
+	VXORPS Z3, Z3, Z3
+	VXORPS Z4, Z4, Z4
+	XORQ   DI, DI
+	TESTQ  R8, R8
+	JZ     sumtail59
+
+sum58:
+	VMOVUPS     (BX)(DI*4), Z5
+	VFMADD231PS Z5, Z5, Z3
+	VMOVUPS     64(BX)(DI*4), Z5
+	VFMADD231PS Z5, Z5, Z4
+	ADDQ        $0x00000020, DI
+	CMPQ        DI, R8
+	JB          sum58
+
+sumtail59:
+	CMPQ        DI, SI
+	JAE         sumdone60
+	VMOVUPS     (BX)(DI*4), Z5
+	VFMADD231PS Z5, Z5, Z3
+
+sumdone60:
+	VSHUFPS       $0x88, Z4, Z3, Z5
+	VSHUFPS       $0xdd, Z4, Z3, Z3
+	VADDPS        Z3, Z5, Z5
+	VPERMILPS     $0xb1, Z5, Z3
+	VADDPS        Z3, Z5, Z5
+	VSHUFF32X4    $0xb1, Z5, Z5, Z3
+	VADDPS        Z3, Z5, Z5
+	VEXTRACTF32X8 $0x01, Z5, Y3
+	VADDPS        Y3, Y5, Y5
+	VMOVHLPS      X5, X5, X3
+	VADDSS        X3, X5, X5
+	VDIVSS        X1, X5, X3
+	VADDSS        X0, X3, X3
+	VCVTSS2SD     X3, X3, X4
+	VSQRTSD       X4, X4, X4
+	VDIVSD        X4, X2, X4
+	VCVTSD2SS     X4, X3, X3
+	MOVQ          scratch+24(FP), BX
+	VMOVSS        X3, (BX)(CX*4)
+	INCQ          CX
+	JMP           sums1F32
+
+ropesF32:
+	XORQ CX, CX
+
+rope1F32:
+	MOVQ      (AX)(CX*8), BX
+	MOVQ      dv+32(FP), SI
+	LEAQ      (BX)(SI*4), BX
+	MOVQ      128(AX)(CX*8), SI
+	MOVQ      256(AX)(CX*8), DI
+	MOVQ      512(AX)(CX*8), R8
+	MOVQ      dk+40(FP), R9
+	SHRQ      $0x01, R9
+	VMOVDQU32 evenidx<>+0(SB), Z0
+	VMOVDQU32 oddidx<>+0(SB), Z1
+	XORQ      R10, R10
+
+rope61:
+	LEAQ      (R10)(R10*1), R11
+	VMOVUPS   (BX)(R11*4), Z3
+	VMOVUPS   64(BX)(R11*4), Z4
+	VMOVAPS   Z3, Z2
+	VPERMT2PS Z4, Z0, Z2
+	VPERMT2PS Z4, Z1, Z3
+	VMOVUPS   (SI)(R10*4), Z4
+	VMOVUPS   (DI)(R10*4), Z5
+	VMULPS    Z4, Z2, Z4
+	VMULPS    Z5, Z3, Z5
+	VSUBPS    Z5, Z4, Z6
+	LEAQ      (R10)(R9*1), R11
+	VMOVUPS   (SI)(R11*4), Z4
+	VMOVUPS   (DI)(R11*4), Z5
+	VMULPS    Z4, Z3, Z4
+	VMULPS    Z5, Z2, Z5
+	VADDPS    Z5, Z4, Z2
+	LEAQ      32(R10)(R10*1), R11
+	VMOVUPS   (BX)(R11*4), Z4
+	VMOVUPS   64(BX)(R11*4), Z5
+	VMOVAPS   Z4, Z3
+	VPERMT2PS Z5, Z0, Z3
+	VPERMT2PS Z5, Z1, Z4
+	VMOVUPS   64(SI)(R10*4), Z5
+	VMOVUPS   64(DI)(R10*4), Z7
+	VMULPS    Z5, Z3, Z5
+	VMULPS    Z7, Z4, Z7
+	VSUBPS    Z7, Z5, Z8
+	LEAQ      (R10)(R9*1), R11
+	VMOVUPS   64(SI)(R11*4), Z5
+	VMOVUPS   64(DI)(R11*4), Z7
+	VMULPS    Z5, Z4, Z5
+	VMULPS    Z7, Z3, Z7
+	VADDPS    Z7, Z5, Z3
+	VMOVUPS   Z6, (R8)(R10*4)
+	VMOVUPS   Z8, 64(R8)(R10*4)
+	LEAQ      (R10)(R9*1), R11
+	VMOVUPS   Z2, (R8)(R11*4)
+	VMOVUPS   Z3, 64(R8)(R11*4)
+	ADDQ      $0x00000020, R10
+	CMPQ      R10, R9
+	JB        rope61
+	INCQ      CX
+	MOVQ      n+8(FP), BX
+	CMPQ      CX, BX
+	JB        rope1F32
+	MOVQ      gamma+16(FP), CX
+	MOVQ      dv+32(FP), BX
+	LEAQ      (CX)(BX*4), BX
+	XORQ      CX, CX
+	TESTQ     DX, DX
+	JZ        norms1F32
+
+norms4F32:
+	MOVQ         scratch+24(FP), SI
+	MOVQ         dv+32(FP), DI
+	MOVQ         (AX)(CX*8), R8
+	LEAQ         (R8)(DI*4), R8
+	MOVQ         384(AX)(CX*8), R9
+	LEAQ         (R9)(DI*4), R9
+	VBROADCASTSS (SI)(CX*4), Z0
+	MOVQ         8(AX)(CX*8), R10
+	LEAQ         (R10)(DI*4), R10
+	MOVQ         392(AX)(CX*8), R11
+	LEAQ         (R11)(DI*4), R11
+	VBROADCASTSS 4(SI)(CX*4), Z1
+	MOVQ         16(AX)(CX*8), R12
+	LEAQ         (R12)(DI*4), R12
+	MOVQ         400(AX)(CX*8), R13
+	LEAQ         (R13)(DI*4), R13
+	VBROADCASTSS 8(SI)(CX*4), Z2
+	MOVQ         24(AX)(CX*8), R14
+	LEAQ         (R14)(DI*4), R14
+	MOVQ         408(AX)(CX*8), R15
+	LEAQ         (R15)(DI*4), R15
+	VBROADCASTSS 12(SI)(CX*4), Z3
+	MOVQ         DI, SI
+	NEGQ         SI
+
+norm4F32:
+	VMOVUPS (BX)(SI*4), Z4
+	VMOVUPS 64(BX)(SI*4), Z5
+	VMOVUPS (R8)(SI*4), Z6
+	VMULPS  Z0, Z6, Z6
+	VMULPS  Z4, Z6, Z6
+	VMOVUPS 64(R8)(SI*4), Z7
+	VMULPS  Z0, Z7, Z7
+	VMULPS  Z5, Z7, Z7
+	VMOVUPS Z6, (R9)(SI*4)
+	VMOVUPS Z7, 64(R9)(SI*4)
+	VMOVUPS (R10)(SI*4), Z6
+	VMULPS  Z1, Z6, Z6
+	VMULPS  Z4, Z6, Z6
+	VMOVUPS 64(R10)(SI*4), Z7
+	VMULPS  Z1, Z7, Z7
+	VMULPS  Z5, Z7, Z7
+	VMOVUPS Z6, (R11)(SI*4)
+	VMOVUPS Z7, 64(R11)(SI*4)
+	VMOVUPS (R12)(SI*4), Z6
+	VMULPS  Z2, Z6, Z6
+	VMULPS  Z4, Z6, Z6
+	VMOVUPS 64(R12)(SI*4), Z7
+	VMULPS  Z2, Z7, Z7
+	VMULPS  Z5, Z7, Z7
+	VMOVUPS Z6, (R13)(SI*4)
+	VMOVUPS Z7, 64(R13)(SI*4)
+	VMOVUPS (R14)(SI*4), Z6
+	VMULPS  Z3, Z6, Z6
+	VMULPS  Z4, Z6, Z6
+	VMOVUPS 64(R14)(SI*4), Z4
+	VMULPS  Z3, Z4, Z4
+	VMULPS  Z5, Z4, Z4
+	VMOVUPS Z6, (R15)(SI*4)
+	VMOVUPS Z4, 64(R15)(SI*4)
+	ADDQ    $0x00000020, SI
+	JNZ     norm4F32
+	ADDQ    $0x04, CX
+	CMPQ    CX, DX
+	JB      norms4F32
+
+norms1F32:
+	MOVQ         n+8(FP), DX
+	CMPQ         CX, DX
+	JAE          normsdoneF32
+	MOVQ         dv+32(FP), DX
+	MOVQ         (AX)(CX*8), SI
+	MOVQ         384(AX)(CX*8), DI
+	LEAQ         (SI)(DX*4), SI
+	LEAQ         (DI)(DX*4), DI
+	MOVQ         scratch+24(FP), R8
+	VBROADCASTSS (R8)(CX*4), Z0
+	NEGQ         DX
+
+normF32:
+	VMOVUPS (BX)(DX*4), Z1
+	VMOVUPS 64(BX)(DX*4), Z2
+	VMOVUPS (SI)(DX*4), Z3
+	VMULPS  Z0, Z3, Z3
+	VMULPS  Z1, Z3, Z3
+	VMOVUPS 64(SI)(DX*4), Z1
+	VMULPS  Z0, Z1, Z1
+	VMULPS  Z2, Z1, Z1
+	VMOVUPS Z3, (DI)(DX*4)
+	VMOVUPS Z1, 64(DI)(DX*4)
+	ADDQ    $0x00000020, DX
+	JNZ     normF32
+	INCQ    CX
+	JMP     norms1F32
+
+normsdoneF32:
+	VZEROUPPER
+	RET
+
+// func kvcGroupF16AVX512(grp *byte, n int, gamma *float32, scratch *float32, dv int, dk int, eps float32)
+// Requires: AVX, AVX2, AVX512DQ, AVX512F, AVX512VL, SSE
+TEXT ·kvcGroupF16AVX512(SB), NOSPLIT, $0-52
+	MOVQ       grp+0(FP), AX
+	MOVSS      eps+48(FP), X0
+	MOVQ       dv+32(FP), CX
+	VCVTSI2SSQ CX, X1, X1
+	VMOVSD     onef64<>+0(SB), X2
+	XORQ       CX, CX
+	MOVQ       n+8(FP), DX
+	ANDQ       $-8, DX
+	JZ         sums4F16
+
+sums8F16:
+	MOVQ   dv+32(FP), BX
+	MOVQ   (AX)(CX*8), SI
+	LEAQ   (SI)(BX*2), SI
+	VXORPS Z3, Z3, Z3
+	VXORPS Z4, Z4, Z4
+	MOVQ   8(AX)(CX*8), DI
+	LEAQ   (DI)(BX*2), DI
+	VXORPS Z5, Z5, Z5
+	VXORPS Z6, Z6, Z6
+	MOVQ   16(AX)(CX*8), R8
+	LEAQ   (R8)(BX*2), R8
+	VXORPS Z7, Z7, Z7
+	VXORPS Z8, Z8, Z8
+	MOVQ   24(AX)(CX*8), R9
+	LEAQ   (R9)(BX*2), R9
+	VXORPS Z9, Z9, Z9
+	VXORPS Z10, Z10, Z10
+	MOVQ   32(AX)(CX*8), R10
+	LEAQ   (R10)(BX*2), R10
+	VXORPS Z11, Z11, Z11
+	VXORPS Z12, Z12, Z12
+	MOVQ   40(AX)(CX*8), R11
+	LEAQ   (R11)(BX*2), R11
+	VXORPS Z13, Z13, Z13
+	VXORPS Z14, Z14, Z14
+	MOVQ   48(AX)(CX*8), R12
+	LEAQ   (R12)(BX*2), R12
+	VXORPS Z15, Z15, Z15
+	VXORPS Z16, Z16, Z16
+	MOVQ   56(AX)(CX*8), R13
+	LEAQ   (R13)(BX*2), R13
+	VXORPS Z17, Z17, Z17
+	VXORPS Z18, Z18, Z18
+	NEGQ   BX
+
+sum8F16:
+	VCVTPH2PS     (SI)(BX*2), Z19
+	VFMADD231PS   Z19, Z19, Z3
+	VCVTPH2PS     32(SI)(BX*2), Z19
+	VFMADD231PS   Z19, Z19, Z4
+	VCVTPH2PS     (DI)(BX*2), Z19
+	VFMADD231PS   Z19, Z19, Z5
+	VCVTPH2PS     32(DI)(BX*2), Z19
+	VFMADD231PS   Z19, Z19, Z6
+	VCVTPH2PS     (R8)(BX*2), Z19
+	VFMADD231PS   Z19, Z19, Z7
+	VCVTPH2PS     32(R8)(BX*2), Z19
+	VFMADD231PS   Z19, Z19, Z8
+	VCVTPH2PS     (R9)(BX*2), Z19
+	VFMADD231PS   Z19, Z19, Z9
+	VCVTPH2PS     32(R9)(BX*2), Z19
+	VFMADD231PS   Z19, Z19, Z10
+	VCVTPH2PS     (R10)(BX*2), Z19
+	VFMADD231PS   Z19, Z19, Z11
+	VCVTPH2PS     32(R10)(BX*2), Z19
+	VFMADD231PS   Z19, Z19, Z12
+	VCVTPH2PS     (R11)(BX*2), Z19
+	VFMADD231PS   Z19, Z19, Z13
+	VCVTPH2PS     32(R11)(BX*2), Z19
+	VFMADD231PS   Z19, Z19, Z14
+	VCVTPH2PS     (R12)(BX*2), Z19
+	VFMADD231PS   Z19, Z19, Z15
+	VCVTPH2PS     32(R12)(BX*2), Z19
+	VFMADD231PS   Z19, Z19, Z16
+	VCVTPH2PS     (R13)(BX*2), Z19
+	VFMADD231PS   Z19, Z19, Z17
+	VCVTPH2PS     32(R13)(BX*2), Z19
+	VFMADD231PS   Z19, Z19, Z18
+	ADDQ          $0x00000020, BX
+	JNZ           sum8F16
+	VSHUFPS       $0x88, Z4, Z3, Z19
+	VSHUFPS       $0xdd, Z4, Z3, Z3
+	VADDPS        Z3, Z19, Z19
+	VPERMILPS     $0xb1, Z19, Z3
+	VADDPS        Z3, Z19, Z19
+	VSHUFF32X4    $0xb1, Z19, Z19, Z3
+	VADDPS        Z3, Z19, Z19
+	VEXTRACTF32X8 $0x01, Z19, Y3
+	VADDPS        Y3, Y19, Y19
+	VMOVHLPS      X19, X19, X3
+	VADDSS        X3, X19, X19
+	VSHUFPS       $0x88, Z6, Z5, Z3
+	VSHUFPS       $0xdd, Z6, Z5, Z4
+	VADDPS        Z4, Z3, Z3
+	VPERMILPS     $0xb1, Z3, Z4
+	VADDPS        Z4, Z3, Z3
+	VSHUFF32X4    $0xb1, Z3, Z3, Z4
+	VADDPS        Z4, Z3, Z3
+	VEXTRACTF32X8 $0x01, Z3, Y4
+	VADDPS        Y4, Y3, Y3
+	VMOVHLPS      X3, X3, X4
+	VADDSS        X4, X3, X3
+	VSHUFPS       $0x88, Z8, Z7, Z4
+	VSHUFPS       $0xdd, Z8, Z7, Z5
+	VADDPS        Z5, Z4, Z4
+	VPERMILPS     $0xb1, Z4, Z5
+	VADDPS        Z5, Z4, Z4
+	VSHUFF32X4    $0xb1, Z4, Z4, Z5
+	VADDPS        Z5, Z4, Z4
+	VEXTRACTF32X8 $0x01, Z4, Y5
+	VADDPS        Y5, Y4, Y4
+	VMOVHLPS      X4, X4, X5
+	VADDSS        X5, X4, X4
+	VSHUFPS       $0x88, Z10, Z9, Z5
+	VSHUFPS       $0xdd, Z10, Z9, Z6
+	VADDPS        Z6, Z5, Z5
+	VPERMILPS     $0xb1, Z5, Z6
+	VADDPS        Z6, Z5, Z5
+	VSHUFF32X4    $0xb1, Z5, Z5, Z6
+	VADDPS        Z6, Z5, Z5
+	VEXTRACTF32X8 $0x01, Z5, Y6
+	VADDPS        Y6, Y5, Y5
+	VMOVHLPS      X5, X5, X6
+	VADDSS        X6, X5, X5
+	VSHUFPS       $0x88, Z12, Z11, Z6
+	VSHUFPS       $0xdd, Z12, Z11, Z7
+	VADDPS        Z7, Z6, Z6
+	VPERMILPS     $0xb1, Z6, Z7
+	VADDPS        Z7, Z6, Z6
+	VSHUFF32X4    $0xb1, Z6, Z6, Z7
+	VADDPS        Z7, Z6, Z6
+	VEXTRACTF32X8 $0x01, Z6, Y7
+	VADDPS        Y7, Y6, Y6
+	VMOVHLPS      X6, X6, X7
+	VADDSS        X7, X6, X6
+	VSHUFPS       $0x88, Z14, Z13, Z7
+	VSHUFPS       $0xdd, Z14, Z13, Z8
+	VADDPS        Z8, Z7, Z7
+	VPERMILPS     $0xb1, Z7, Z8
+	VADDPS        Z8, Z7, Z7
+	VSHUFF32X4    $0xb1, Z7, Z7, Z8
+	VADDPS        Z8, Z7, Z7
+	VEXTRACTF32X8 $0x01, Z7, Y8
+	VADDPS        Y8, Y7, Y7
+	VMOVHLPS      X7, X7, X8
+	VADDSS        X8, X7, X7
+	VSHUFPS       $0x88, Z16, Z15, Z8
+	VSHUFPS       $0xdd, Z16, Z15, Z9
+	VADDPS        Z9, Z8, Z8
+	VPERMILPS     $0xb1, Z8, Z9
+	VADDPS        Z9, Z8, Z8
+	VSHUFF32X4    $0xb1, Z8, Z8, Z9
+	VADDPS        Z9, Z8, Z8
+	VEXTRACTF32X8 $0x01, Z8, Y9
+	VADDPS        Y9, Y8, Y8
+	VMOVHLPS      X8, X8, X9
+	VADDSS        X9, X8, X8
+	VSHUFPS       $0x88, Z18, Z17, Z9
+	VSHUFPS       $0xdd, Z18, Z17, Z10
+	VADDPS        Z10, Z9, Z9
+	VPERMILPS     $0xb1, Z9, Z10
+	VADDPS        Z10, Z9, Z9
+	VSHUFF32X4    $0xb1, Z9, Z9, Z10
+	VADDPS        Z10, Z9, Z9
+	VEXTRACTF32X8 $0x01, Z9, Y10
+	VADDPS        Y10, Y9, Y9
+	VMOVHLPS      X9, X9, X10
+	VADDSS        X10, X9, X9
+	MOVQ          scratch+24(FP), BX
+	VUNPCKLPS     X3, X19, X3
+	VUNPCKLPS     X5, X4, X4
+	VMOVLHPS      X4, X3, X20
+	VUNPCKLPS     X7, X6, X3
+	VUNPCKLPS     X9, X8, X4
+	VMOVLHPS      X4, X3, X3
+	VINSERTF32X4  $0x01, X3, Y20, Y3
+	VBROADCASTSS  X1, Y4
+	VBROADCASTSS  X0, Y5
+	VBROADCASTSD  X2, Z6
+	VDIVPS        Y4, Y3, Y3
+	VADDPS        Y5, Y3, Y3
+	VCVTPS2PD     Y3, Z3
+	VSQRTPD       Z3, Z3
+	VDIVPD        Z3, Z6, Z3
+	VCVTPD2PS     Z3, Y3
+	VMOVUPS       Y3, (BX)(CX*4)
+	ADDQ          $0x08, CX
+	CMPQ          CX, DX
+	JB            sums8F16
+
+sums4F16:
+	MOVQ   n+8(FP), DX
+	ANDQ   $-4, DX
+	CMPQ   CX, DX
+	JAE    sums1F16
+	MOVQ   dv+32(FP), BX
+	MOVQ   (AX)(CX*8), SI
+	LEAQ   (SI)(BX*2), SI
+	VXORPS Z3, Z3, Z3
+	VXORPS Z4, Z4, Z4
+	MOVQ   8(AX)(CX*8), DI
+	LEAQ   (DI)(BX*2), DI
+	VXORPS Z5, Z5, Z5
+	VXORPS Z6, Z6, Z6
+	MOVQ   16(AX)(CX*8), R8
+	LEAQ   (R8)(BX*2), R8
+	VXORPS Z7, Z7, Z7
+	VXORPS Z8, Z8, Z8
+	MOVQ   24(AX)(CX*8), R9
+	LEAQ   (R9)(BX*2), R9
+	VXORPS Z9, Z9, Z9
+	VXORPS Z10, Z10, Z10
+	NEGQ   BX
+
+sum4F16:
+	VCVTPH2PS     (SI)(BX*2), Z11
+	VFMADD231PS   Z11, Z11, Z3
+	VCVTPH2PS     32(SI)(BX*2), Z11
+	VFMADD231PS   Z11, Z11, Z4
+	VCVTPH2PS     (DI)(BX*2), Z11
+	VFMADD231PS   Z11, Z11, Z5
+	VCVTPH2PS     32(DI)(BX*2), Z11
+	VFMADD231PS   Z11, Z11, Z6
+	VCVTPH2PS     (R8)(BX*2), Z11
+	VFMADD231PS   Z11, Z11, Z7
+	VCVTPH2PS     32(R8)(BX*2), Z11
+	VFMADD231PS   Z11, Z11, Z8
+	VCVTPH2PS     (R9)(BX*2), Z11
+	VFMADD231PS   Z11, Z11, Z9
+	VCVTPH2PS     32(R9)(BX*2), Z11
+	VFMADD231PS   Z11, Z11, Z10
+	ADDQ          $0x00000020, BX
+	JNZ           sum4F16
+	VSHUFPS       $0x88, Z4, Z3, Z11
+	VSHUFPS       $0xdd, Z4, Z3, Z3
+	VADDPS        Z3, Z11, Z11
+	VPERMILPS     $0xb1, Z11, Z3
+	VADDPS        Z3, Z11, Z11
+	VSHUFF32X4    $0xb1, Z11, Z11, Z3
+	VADDPS        Z3, Z11, Z11
+	VEXTRACTF32X8 $0x01, Z11, Y3
+	VADDPS        Y3, Y11, Y11
+	VMOVHLPS      X11, X11, X3
+	VADDSS        X3, X11, X11
+	VSHUFPS       $0x88, Z6, Z5, Z3
+	VSHUFPS       $0xdd, Z6, Z5, Z4
+	VADDPS        Z4, Z3, Z3
+	VPERMILPS     $0xb1, Z3, Z4
+	VADDPS        Z4, Z3, Z3
+	VSHUFF32X4    $0xb1, Z3, Z3, Z4
+	VADDPS        Z4, Z3, Z3
+	VEXTRACTF32X8 $0x01, Z3, Y4
+	VADDPS        Y4, Y3, Y3
+	VMOVHLPS      X3, X3, X4
+	VADDSS        X4, X3, X3
+	VSHUFPS       $0x88, Z8, Z7, Z4
+	VSHUFPS       $0xdd, Z8, Z7, Z5
+	VADDPS        Z5, Z4, Z4
+	VPERMILPS     $0xb1, Z4, Z5
+	VADDPS        Z5, Z4, Z4
+	VSHUFF32X4    $0xb1, Z4, Z4, Z5
+	VADDPS        Z5, Z4, Z4
+	VEXTRACTF32X8 $0x01, Z4, Y5
+	VADDPS        Y5, Y4, Y4
+	VMOVHLPS      X4, X4, X5
+	VADDSS        X5, X4, X4
+	VSHUFPS       $0x88, Z10, Z9, Z5
+	VSHUFPS       $0xdd, Z10, Z9, Z6
+	VADDPS        Z6, Z5, Z5
+	VPERMILPS     $0xb1, Z5, Z6
+	VADDPS        Z6, Z5, Z5
+	VSHUFF32X4    $0xb1, Z5, Z5, Z6
+	VADDPS        Z6, Z5, Z5
+	VEXTRACTF32X8 $0x01, Z5, Y6
+	VADDPS        Y6, Y5, Y5
+	VMOVHLPS      X5, X5, X6
+	VADDSS        X6, X5, X5
+	MOVQ          scratch+24(FP), BX
+	VUNPCKLPS     X3, X11, X3
+	VUNPCKLPS     X5, X4, X4
+	VMOVLHPS      X4, X3, X3
+	VBROADCASTSS  X1, X4
+	VBROADCASTSS  X0, X5
+	VBROADCASTSD  X2, Y6
+	VDIVPS        X4, X3, X3
+	VADDPS        X5, X3, X3
+	VCVTPS2PD     X3, Y3
+	VSQRTPD       Y3, Y3
+	VDIVPD        Y3, Y6, Y3
+	VCVTPD2PSY    Y3, X3
+	VMOVUPS       X3, (BX)(CX*4)
+	ADDQ          $0x04, CX
+
+sums1F16:
+	MOVQ   n+8(FP), BX
+	CMPQ   CX, BX
+	JAE    ropesF16
+	MOVQ   (AX)(CX*8), BX
+	MOVQ   dv+32(FP), SI
+	MOVQ   SI, R8
+	ANDQ   $-32, R8
+	VXORPS Z3, Z3, Z3
+	VXORPS Z4, Z4, Z4
+	XORQ   DI, DI
+	TESTQ  R8, R8
+	JZ     sumtail63
+
+sum62:
+	VCVTPH2PS   (BX)(DI*2), Z5
+	VFMADD231PS Z5, Z5, Z3
+	VCVTPH2PS   32(BX)(DI*2), Z5
+	VFMADD231PS Z5, Z5, Z4
+	ADDQ        $0x00000020, DI
+	CMPQ        DI, R8
+	JB          sum62
+
+sumtail63:
+	CMPQ        DI, SI
+	JAE         sumdone64
+	VCVTPH2PS   (BX)(DI*2), Z5
+	VFMADD231PS Z5, Z5, Z3
+
+sumdone64:
+	VSHUFPS       $0x88, Z4, Z3, Z5
+	VSHUFPS       $0xdd, Z4, Z3, Z3
+	VADDPS        Z3, Z5, Z5
+	VPERMILPS     $0xb1, Z5, Z3
+	VADDPS        Z3, Z5, Z5
+	VSHUFF32X4    $0xb1, Z5, Z5, Z3
+	VADDPS        Z3, Z5, Z5
+	VEXTRACTF32X8 $0x01, Z5, Y3
+	VADDPS        Y3, Y5, Y5
+	VMOVHLPS      X5, X5, X3
+	VADDSS        X3, X5, X5
+	VDIVSS        X1, X5, X3
+	VADDSS        X0, X3, X3
+	VCVTSS2SD     X3, X3, X4
+	VSQRTSD       X4, X4, X4
+	VDIVSD        X4, X2, X4
+	VCVTSD2SS     X4, X3, X3
+	MOVQ          scratch+24(FP), BX
+	VMOVSS        X3, (BX)(CX*4)
+	INCQ          CX
+	JMP           sums1F16
+
+ropesF16:
+	XORQ CX, CX
+
+rope1F16:
+	MOVQ      (AX)(CX*8), BX
+	MOVQ      dv+32(FP), SI
+	LEAQ      (BX)(SI*2), BX
+	MOVQ      128(AX)(CX*8), SI
+	MOVQ      256(AX)(CX*8), DI
+	MOVQ      512(AX)(CX*8), R8
+	MOVQ      dk+40(FP), R9
+	SHRQ      $0x01, R9
+	VMOVDQU32 evenidx<>+0(SB), Z0
+	VMOVDQU32 oddidx<>+0(SB), Z1
+	XORQ      R10, R10
+
+rope65:
+	LEAQ      (R10)(R10*1), R11
+	VCVTPH2PS (BX)(R11*2), Z3
+	VCVTPH2PS 32(BX)(R11*2), Z4
+	VMOVAPS   Z3, Z2
+	VPERMT2PS Z4, Z0, Z2
+	VPERMT2PS Z4, Z1, Z3
+	VCVTPH2PS (SI)(R10*2), Z4
+	VCVTPH2PS (DI)(R10*2), Z5
+	VMULPS    Z4, Z2, Z4
+	VMULPS    Z5, Z3, Z5
+	VSUBPS    Z5, Z4, Z6
+	LEAQ      (R10)(R9*1), R11
+	VCVTPH2PS (SI)(R11*2), Z4
+	VCVTPH2PS (DI)(R11*2), Z5
+	VMULPS    Z4, Z3, Z4
+	VMULPS    Z5, Z2, Z5
+	VADDPS    Z5, Z4, Z2
+	LEAQ      32(R10)(R10*1), R11
+	VCVTPH2PS (BX)(R11*2), Z4
+	VCVTPH2PS 32(BX)(R11*2), Z5
+	VMOVAPS   Z4, Z3
+	VPERMT2PS Z5, Z0, Z3
+	VPERMT2PS Z5, Z1, Z4
+	VCVTPH2PS 32(SI)(R10*2), Z5
+	VCVTPH2PS 32(DI)(R10*2), Z7
+	VMULPS    Z5, Z3, Z5
+	VMULPS    Z7, Z4, Z7
+	VSUBPS    Z7, Z5, Z8
+	LEAQ      (R10)(R9*1), R11
+	VCVTPH2PS 32(SI)(R11*2), Z5
+	VCVTPH2PS 32(DI)(R11*2), Z7
+	VMULPS    Z5, Z4, Z5
+	VMULPS    Z7, Z3, Z7
+	VADDPS    Z7, Z5, Z3
+	VCVTPS2PH $0x00, Z6, (R8)(R10*2)
+	VCVTPS2PH $0x00, Z8, 32(R8)(R10*2)
+	LEAQ      (R10)(R9*1), R11
+	VCVTPS2PH $0x00, Z2, (R8)(R11*2)
+	VCVTPS2PH $0x00, Z3, 32(R8)(R11*2)
+	ADDQ      $0x00000020, R10
+	CMPQ      R10, R9
+	JB        rope65
+	INCQ      CX
+	MOVQ      n+8(FP), BX
+	CMPQ      CX, BX
+	JB        rope1F16
+	MOVQ      gamma+16(FP), CX
+	MOVQ      dv+32(FP), BX
+	LEAQ      (CX)(BX*4), BX
+	XORQ      CX, CX
+	TESTQ     DX, DX
+	JZ        norms1F16
+
+norms4F16:
+	MOVQ         scratch+24(FP), SI
+	MOVQ         dv+32(FP), DI
+	MOVQ         (AX)(CX*8), R8
+	LEAQ         (R8)(DI*2), R8
+	MOVQ         384(AX)(CX*8), R9
+	LEAQ         (R9)(DI*2), R9
+	VBROADCASTSS (SI)(CX*4), Z0
+	MOVQ         8(AX)(CX*8), R10
+	LEAQ         (R10)(DI*2), R10
+	MOVQ         392(AX)(CX*8), R11
+	LEAQ         (R11)(DI*2), R11
+	VBROADCASTSS 4(SI)(CX*4), Z1
+	MOVQ         16(AX)(CX*8), R12
+	LEAQ         (R12)(DI*2), R12
+	MOVQ         400(AX)(CX*8), R13
+	LEAQ         (R13)(DI*2), R13
+	VBROADCASTSS 8(SI)(CX*4), Z2
+	MOVQ         24(AX)(CX*8), R14
+	LEAQ         (R14)(DI*2), R14
+	MOVQ         408(AX)(CX*8), R15
+	LEAQ         (R15)(DI*2), R15
+	VBROADCASTSS 12(SI)(CX*4), Z3
+	MOVQ         DI, SI
+	NEGQ         SI
+
+norm4F16:
+	VMOVUPS   (BX)(SI*4), Z4
+	VMOVUPS   64(BX)(SI*4), Z5
+	VCVTPH2PS (R8)(SI*2), Z6
+	VMULPS    Z0, Z6, Z6
+	VMULPS    Z4, Z6, Z6
+	VCVTPH2PS 32(R8)(SI*2), Z7
+	VMULPS    Z0, Z7, Z7
+	VMULPS    Z5, Z7, Z7
+	VCVTPS2PH $0x00, Z6, (R9)(SI*2)
+	VCVTPS2PH $0x00, Z7, 32(R9)(SI*2)
+	VCVTPH2PS (R10)(SI*2), Z6
+	VMULPS    Z1, Z6, Z6
+	VMULPS    Z4, Z6, Z6
+	VCVTPH2PS 32(R10)(SI*2), Z7
+	VMULPS    Z1, Z7, Z7
+	VMULPS    Z5, Z7, Z7
+	VCVTPS2PH $0x00, Z6, (R11)(SI*2)
+	VCVTPS2PH $0x00, Z7, 32(R11)(SI*2)
+	VCVTPH2PS (R12)(SI*2), Z6
+	VMULPS    Z2, Z6, Z6
+	VMULPS    Z4, Z6, Z6
+	VCVTPH2PS 32(R12)(SI*2), Z7
+	VMULPS    Z2, Z7, Z7
+	VMULPS    Z5, Z7, Z7
+	VCVTPS2PH $0x00, Z6, (R13)(SI*2)
+	VCVTPS2PH $0x00, Z7, 32(R13)(SI*2)
+	VCVTPH2PS (R14)(SI*2), Z6
+	VMULPS    Z3, Z6, Z6
+	VMULPS    Z4, Z6, Z6
+	VCVTPH2PS 32(R14)(SI*2), Z4
+	VMULPS    Z3, Z4, Z4
+	VMULPS    Z5, Z4, Z4
+	VCVTPS2PH $0x00, Z6, (R15)(SI*2)
+	VCVTPS2PH $0x00, Z4, 32(R15)(SI*2)
+	ADDQ      $0x00000020, SI
+	JNZ       norm4F16
+	ADDQ      $0x04, CX
+	CMPQ      CX, DX
+	JB        norms4F16
+
+norms1F16:
+	MOVQ         n+8(FP), DX
+	CMPQ         CX, DX
+	JAE          normsdoneF16
+	MOVQ         dv+32(FP), DX
+	MOVQ         (AX)(CX*8), SI
+	MOVQ         384(AX)(CX*8), DI
+	LEAQ         (SI)(DX*2), SI
+	LEAQ         (DI)(DX*2), DI
+	MOVQ         scratch+24(FP), R8
+	VBROADCASTSS (R8)(CX*4), Z0
+	NEGQ         DX
+
+normF16:
+	VMOVUPS   (BX)(DX*4), Z1
+	VMOVUPS   64(BX)(DX*4), Z2
+	VCVTPH2PS (SI)(DX*2), Z3
+	VMULPS    Z0, Z3, Z3
+	VMULPS    Z1, Z3, Z3
+	VCVTPH2PS 32(SI)(DX*2), Z1
+	VMULPS    Z0, Z1, Z1
+	VMULPS    Z2, Z1, Z1
+	VCVTPS2PH $0x00, Z3, (DI)(DX*2)
+	VCVTPS2PH $0x00, Z1, 32(DI)(DX*2)
+	ADDQ      $0x00000020, DX
+	JNZ       normF16
+	INCQ      CX
+	JMP       norms1F16
+
+normsdoneF16:
+	VZEROUPPER
+	RET
+
 // func kvcGammaSplitBF16(dst *float32, src *uint16, n int)
 // Requires: AVX, AVX512F
 TEXT ·kvcGammaSplitBF16(SB), NOSPLIT, $0-24
@@ -5697,24 +6254,24 @@ head:
 	VXORPS Z4, Z4, Z4
 	XORQ   DI, DI
 	TESTQ  R8, R8
-	JZ     sumtail77
+	JZ     sumtail67
 
-sum76:
+sum66:
 	VMOVUPS     (AX)(DI*4), Z5
 	VFMADD231PS Z5, Z5, Z3
 	VMOVUPS     64(AX)(DI*4), Z5
 	VFMADD231PS Z5, Z5, Z4
 	ADDQ        $0x00000020, DI
 	CMPQ        DI, R8
-	JB          sum76
+	JB          sum66
 
-sumtail77:
+sumtail67:
 	CMPQ        DI, SI
-	JAE         sumdone78
+	JAE         sumdone68
 	VMOVUPS     (AX)(DI*4), Z5
 	VFMADD231PS Z5, Z5, Z3
 
-sumdone78:
+sumdone68:
 	VSHUFPS       $0x88, Z4, Z3, Z5
 	VSHUFPS       $0xdd, Z4, Z3, Z3
 	VADDPS        Z3, Z5, Z5
@@ -5782,27 +6339,27 @@ head:
 	VPBROADCASTD himask<>+0(SB), Z12
 	XORQ         DI, DI
 	TESTQ        R8, R8
-	JZ           sumtail80
+	JZ           sumtail70
 
-sum79:
+sum69:
 	VPSLLD      $0x10, (AX)(DI*2), Z13
 	VPANDD      (AX)(DI*2), Z12, Z14
 	VFMADD231PS Z13, Z13, Z10
 	VFMADD231PS Z14, Z14, Z11
 	ADDQ        $0x00000020, DI
 	CMPQ        DI, R8
-	JB          sum79
+	JB          sum69
 
-sumtail80:
+sumtail70:
 	CMPQ        DI, SI
-	JAE         sumdone81
+	JAE         sumdone71
 	VMOVDQU16   (AX)(DI*2), Y15
 	VPSLLD      $0x10, Z15, Z13
 	VPANDD      Z12, Z15, Z15
 	VFMADD231PS Z13, Z13, Z10
 	VFMADD231PS Z15, Z15, Z11
 
-sumdone81:
+sumdone71:
 	VADDPS        Z11, Z10, Z10
 	VPERMILPS     $0xb1, Z10, Z11
 	VADDPS        Z11, Z10, Z10
@@ -5879,24 +6436,24 @@ head:
 	VXORPS Z4, Z4, Z4
 	XORQ   DI, DI
 	TESTQ  R8, R8
-	JZ     sumtail83
+	JZ     sumtail73
 
-sum82:
+sum72:
 	VCVTPH2PS   (AX)(DI*2), Z5
 	VFMADD231PS Z5, Z5, Z3
 	VCVTPH2PS   32(AX)(DI*2), Z5
 	VFMADD231PS Z5, Z5, Z4
 	ADDQ        $0x00000020, DI
 	CMPQ        DI, R8
-	JB          sum82
+	JB          sum72
 
-sumtail83:
+sumtail73:
 	CMPQ        DI, SI
-	JAE         sumdone84
+	JAE         sumdone74
 	VCVTPH2PS   (AX)(DI*2), Z5
 	VFMADD231PS Z5, Z5, Z3
 
-sumdone84:
+sumdone74:
 	VSHUFPS       $0x88, Z4, Z3, Z5
 	VSHUFPS       $0xdd, Z4, Z3, Z3
 	VADDPS        Z3, Z5, Z5
@@ -5966,27 +6523,27 @@ head:
 	VPBROADCASTD himask<>+0(SB), Z12
 	XORQ         DI, DI
 	TESTQ        R8, R8
-	JZ           sumtail86
+	JZ           sumtail76
 
-sum85:
+sum75:
 	VPSLLD      $0x10, (AX)(DI*2), Z13
 	VPANDD      (AX)(DI*2), Z12, Z14
 	VFMADD231PS Z13, Z13, Z10
 	VFMADD231PS Z14, Z14, Z11
 	ADDQ        $0x00000020, DI
 	CMPQ        DI, R8
-	JB          sum85
+	JB          sum75
 
-sumtail86:
+sumtail76:
 	CMPQ        DI, SI
-	JAE         sumdone87
+	JAE         sumdone77
 	VMOVDQU16   (AX)(DI*2), Y15
 	VPSLLD      $0x10, Z15, Z13
 	VPANDD      Z12, Z15, Z15
 	VFMADD231PS Z13, Z13, Z10
 	VFMADD231PS Z15, Z15, Z11
 
-sumdone87:
+sumdone77:
 	VADDPS        Z11, Z10, Z10
 	VPERMILPS     $0xb1, Z10, Z11
 	VADDPS        Z11, Z10, Z10
@@ -6021,11 +6578,11 @@ scale:
 	BYTE $0x62; BYTE $0x52; BYTE $0x7e; BYTE $0x48; BYTE $0x72; BYTE $0xdc // VCVTNEPS2BF16 Z12, Y11
 	VFPCLASSPSZ   $0x20, Z12, K1
 	KORTESTW      K1, K1
-	JNZ           bf16slow88
+	JNZ           bf16slow78
 	VMOVDQU32     Y11, (AX)(DI*2)
-	JMP           bf16done89
+	JMP           bf16done79
 
-bf16slow88:
+bf16slow78:
 	VPSRLD    $0x10, Z12, Z11
 	VPSRLD    $0x10, Z12, Z13
 	VPANDD    Z1, Z11, Z11
@@ -6038,7 +6595,7 @@ bf16slow88:
 	VPBLENDMD Z13, Z11, K1, Z11
 	VPMOVDW   Z11, (AX)(DI*2)
 
-bf16done89:
+bf16done79:
 	ADDQ $0x00000010, DI
 	CMPQ DI, SI
 	JB   scale
@@ -9007,13 +9564,13 @@ row:
 	VFPCLASSPSZ   $0x20, Z19, K1
 	VFPCLASSPSZ   $0x20, Z18, K2
 	KORTESTW      K1, K2
-	JNZ           bf16slow90
+	JNZ           bf16slow80
 	BYTE $0x62; BYTE $0xb2; BYTE $0x7e; BYTE $0x48; BYTE $0x72; BYTE $0xf3 // VCVTNEPS2BF16 Z19, Y6
 	VMOVDQU32     Y6, (R9)
 	BYTE $0x62; BYTE $0xb2; BYTE $0x7e; BYTE $0x48; BYTE $0x72; BYTE $0xf2 // VCVTNEPS2BF16 Z18, Y6
 	VMOVDQU32     Y6, (R9)(CX*1)
 
-bf16done91:
+bf16done81:
 	ADDQ 64(AX), DI
 	ADDQ 72(AX), R8
 	ADDQ 80(AX), R9
@@ -9049,13 +9606,13 @@ summed:
 	VFPCLASSPSZ   $0x20, Z6, K1
 	VFPCLASSPSZ   $0x20, Z7, K2
 	KORTESTW      K1, K2
-	JNZ           bf16slow92
+	JNZ           bf16slow82
 	BYTE $0x62; BYTE $0xf2; BYTE $0x7e; BYTE $0x48; BYTE $0x72; BYTE $0xce // VCVTNEPS2BF16 Z6, Y1
 	VMOVDQU32     Y1, (SI)
 	BYTE $0x62; BYTE $0xf2; BYTE $0x7e; BYTE $0x48; BYTE $0x72; BYTE $0xcf // VCVTNEPS2BF16 Z7, Y1
 	VMOVDQU32     Y1, (SI)(CX*1)
 
-bf16done93:
+bf16done83:
 nodcos:
 	MOVQ          48(AX), SI
 	TESTQ         SI, SI
@@ -9078,13 +9635,13 @@ nodcos:
 	VFPCLASSPSZ   $0x20, Z8, K1
 	VFPCLASSPSZ   $0x20, Z9, K2
 	KORTESTW      K1, K2
-	JNZ           bf16slow94
+	JNZ           bf16slow84
 	BYTE $0x62; BYTE $0xd2; BYTE $0x7e; BYTE $0x48; BYTE $0x72; BYTE $0xc8 // VCVTNEPS2BF16 Z8, Y1
 	VMOVDQU32     Y1, (SI)
 	BYTE $0x62; BYTE $0xd2; BYTE $0x7e; BYTE $0x48; BYTE $0x72; BYTE $0xc9 // VCVTNEPS2BF16 Z9, Y1
 	VMOVDQU32     Y1, (SI)(CX*1)
 
-bf16done95:
+bf16done85:
 nodsin:
 	ADDQ $0x00000020, BX
 	CMPQ BX, DX
@@ -9111,7 +9668,7 @@ done:
 	VZEROUPPER
 	RET
 
-bf16slow90:
+bf16slow80:
 	VPBROADCASTD one<>+0(SB), Z17
 	VPBROADCASTD bias<>+0(SB), Z20
 	VPBROADCASTD absmask<>+0(SB), Z21
@@ -9139,9 +9696,9 @@ bf16slow90:
 	VPCMPGTD     Z22, Z17, K1
 	VPBLENDMD    Z24, Z19, K1, Z19
 	VPMOVDW      Z19, (R9)(CX*1)
-	JMP          bf16done91
+	JMP          bf16done81
 
-bf16slow92:
+bf16slow82:
 	VPBROADCASTD one<>+0(SB), Z1
 	VPBROADCASTD bias<>+0(SB), Z2
 	VPBROADCASTD absmask<>+0(SB), Z3
@@ -9169,9 +9726,9 @@ bf16slow92:
 	VPCMPGTD     Z4, Z1, K1
 	VPBLENDMD    Z11, Z10, K1, Z10
 	VPMOVDW      Z10, (SI)(CX*1)
-	JMP          bf16done93
+	JMP          bf16done83
 
-bf16slow94:
+bf16slow84:
 	VPBROADCASTD one<>+0(SB), Z1
 	VPBROADCASTD bias<>+0(SB), Z2
 	VPBROADCASTD absmask<>+0(SB), Z3
@@ -9199,7 +9756,7 @@ bf16slow94:
 	VPCMPGTD     Z4, Z1, K1
 	VPBLENDMD    Z11, Z10, K1, Z10
 	VPMOVDW      Z10, (SI)(CX*1)
-	JMP          bf16done95
+	JMP          bf16done85
 
 // func backwardFusedGPTJF32AVX512(p *byte)
 // Requires: AVX, AVX512DQ, AVX512F, MMX+
@@ -9906,13 +10463,13 @@ row:
 	VFPCLASSPSZ   $0x20, Z17, K1
 	VFPCLASSPSZ   $0x20, Z18, K2
 	KORTESTW      K1, K2
-	JNZ           bf16slow96
+	JNZ           bf16slow86
 	BYTE $0x62; BYTE $0xb2; BYTE $0x7e; BYTE $0x48; BYTE $0x72; BYTE $0xf9 // VCVTNEPS2BF16 Z17, Y7
 	VMOVDQU32     Y7, (R8)
 	BYTE $0x62; BYTE $0xb2; BYTE $0x7e; BYTE $0x48; BYTE $0x72; BYTE $0xfa // VCVTNEPS2BF16 Z18, Y7
 	VMOVDQU32     Y7, 32(R8)
 
-bf16done97:
+bf16done87:
 	ADDQ 64(AX), SI
 	ADDQ 72(AX), DI
 	ADDQ 80(AX), R8
@@ -9948,13 +10505,13 @@ summed:
 	VFPCLASSPSZ   $0x20, Z7, K1
 	VFPCLASSPSZ   $0x20, Z8, K2
 	KORTESTW      K1, K2
-	JNZ           bf16slow98
+	JNZ           bf16slow88
 	BYTE $0x62; BYTE $0xf2; BYTE $0x7e; BYTE $0x48; BYTE $0x72; BYTE $0xcf // VCVTNEPS2BF16 Z7, Y1
 	VMOVDQU32     Y1, (BX)
 	BYTE $0x62; BYTE $0xd2; BYTE $0x7e; BYTE $0x48; BYTE $0x72; BYTE $0xc8 // VCVTNEPS2BF16 Z8, Y1
 	VMOVDQU32     Y1, 32(BX)
 
-bf16done99:
+bf16done89:
 nodcos:
 	MOVQ          48(AX), BX
 	TESTQ         BX, BX
@@ -9977,13 +10534,13 @@ nodcos:
 	VFPCLASSPSZ   $0x20, Z9, K1
 	VFPCLASSPSZ   $0x20, Z10, K2
 	KORTESTW      K1, K2
-	JNZ           bf16slow100
+	JNZ           bf16slow90
 	BYTE $0x62; BYTE $0xd2; BYTE $0x7e; BYTE $0x48; BYTE $0x72; BYTE $0xc9 // VCVTNEPS2BF16 Z9, Y1
 	VMOVDQU32     Y1, (BX)
 	BYTE $0x62; BYTE $0xd2; BYTE $0x7e; BYTE $0x48; BYTE $0x72; BYTE $0xca // VCVTNEPS2BF16 Z10, Y1
 	VMOVDQU32     Y1, 32(BX)
 
-bf16done101:
+bf16done91:
 nodsin:
 	ADDQ $0x00000040, DX
 	CMPQ DX, CX
@@ -10010,7 +10567,7 @@ done:
 	VZEROUPPER
 	RET
 
-bf16slow96:
+bf16slow86:
 	VPBROADCASTD one<>+0(SB), Z19
 	VPBROADCASTD bias<>+0(SB), Z20
 	VPBROADCASTD absmask<>+0(SB), Z21
@@ -10038,9 +10595,9 @@ bf16slow96:
 	VPCMPGTD     Z22, Z18, K1
 	VPBLENDMD    Z24, Z17, K1, Z17
 	VPMOVDW      Z17, 32(R8)
-	JMP          bf16done97
+	JMP          bf16done87
 
-bf16slow98:
+bf16slow88:
 	VPBROADCASTD one<>+0(SB), Z1
 	VPBROADCASTD bias<>+0(SB), Z2
 	VPBROADCASTD absmask<>+0(SB), Z3
@@ -10068,9 +10625,9 @@ bf16slow98:
 	VPCMPGTD     Z4, Z1, K1
 	VPBLENDMD    Z11, Z6, K1, Z6
 	VPMOVDW      Z6, 32(BX)
-	JMP          bf16done99
+	JMP          bf16done89
 
-bf16slow100:
+bf16slow90:
 	VPBROADCASTD one<>+0(SB), Z1
 	VPBROADCASTD bias<>+0(SB), Z2
 	VPBROADCASTD absmask<>+0(SB), Z3
@@ -10098,7 +10655,7 @@ bf16slow100:
 	VPCMPGTD     Z4, Z1, K1
 	VPBLENDMD    Z11, Z6, K1, Z6
 	VPMOVDW      Z6, 32(BX)
-	JMP          bf16done101
+	JMP          bf16done91
 
 // func mropeGatherAVX512(dst *float32, r0 *float32, r1 *float32, r2 *float32, r3 *float32, masks *uint64, chunks int)
 // Requires: AVX512F
@@ -10653,11 +11210,11 @@ block:
 	VFPCLASSPSZ    $0x20, Z6, K1
 	VFPCLASSPSZ    $0x20, Z7, K2
 	KORTESTW       K1, K2
-	JNZ            bf16wslow102
+	JNZ            bf16wslow92
 	BYTE $0x62; BYTE $0xf2; BYTE $0x47; BYTE $0x48; BYTE $0x72; BYTE $0xf6 // VCVTNE2PS2BF16 Z6, Z7, Z6
 	VMOVDQU16      Z6, (AX)(DX*2)
 
-bf16wdone103:
+bf16wdone93:
 	VPMOVZXWD      64(AX)(DX*2), Z6
 	VPSLLD         $0x10, Z6, Z6
 	VMULPS         Z0, Z6, Z6
@@ -10667,11 +11224,11 @@ bf16wdone103:
 	VFPCLASSPSZ    $0x20, Z6, K1
 	VFPCLASSPSZ    $0x20, Z7, K2
 	KORTESTW       K1, K2
-	JNZ            bf16wslow104
+	JNZ            bf16wslow94
 	BYTE $0x62; BYTE $0xf2; BYTE $0x47; BYTE $0x48; BYTE $0x72; BYTE $0xf6 // VCVTNE2PS2BF16 Z6, Z7, Z6
 	VMOVDQU16      Z6, 64(AX)(DX*2)
 
-bf16wdone105:
+bf16wdone95:
 	ADDQ $0x00000040, DX
 	CMPQ DX, BX
 	JB   block
@@ -10685,11 +11242,11 @@ units:
 	BYTE $0x62; BYTE $0xf2; BYTE $0x7e; BYTE $0x48; BYTE $0x72; BYTE $0xfe // VCVTNEPS2BF16 Z6, Y7
 	VFPCLASSPSZ   $0x20, Z6, K1
 	KORTESTW      K1, K1
-	JNZ           bf16slow106
+	JNZ           bf16slow96
 	VMOVDQU32     Y7, (AX)(DX*2)
-	JMP           bf16done107
+	JMP           bf16done97
 
-bf16slow106:
+bf16slow96:
 	VPSRLD    $0x10, Z6, Z7
 	VPSRLD    $0x10, Z6, Z8
 	VPANDD    Z1, Z7, Z7
@@ -10702,7 +11259,7 @@ bf16slow106:
 	VPBLENDMD Z8, Z7, K1, Z7
 	VPMOVDW   Z7, (AX)(DX*2)
 
-bf16done107:
+bf16done97:
 	ADDQ $0x00000010, DX
 	JMP  units
 
@@ -10710,7 +11267,7 @@ done:
 	VZEROUPPER
 	RET
 
-bf16wslow102:
+bf16wslow92:
 	VPSRLD    $0x10, Z6, Z8
 	VPSRLD    $0x10, Z6, Z9
 	VPANDD    Z1, Z8, Z8
@@ -10733,9 +11290,9 @@ bf16wslow102:
 	VPCMPGTD  Z4, Z7, K1
 	VPBLENDMD Z8, Z6, K1, Z6
 	VPMOVDW   Z6, 32(AX)(DX*2)
-	JMP       bf16wdone103
+	JMP       bf16wdone93
 
-bf16wslow104:
+bf16wslow94:
 	VPSRLD    $0x10, Z6, Z8
 	VPSRLD    $0x10, Z6, Z9
 	VPANDD    Z1, Z8, Z8
@@ -10758,4 +11315,4 @@ bf16wslow104:
 	VPCMPGTD  Z4, Z7, K1
 	VPBLENDMD Z8, Z6, K1, Z6
 	VPMOVDW   Z6, 96(AX)(DX*2)
-	JMP       bf16wdone105
+	JMP       bf16wdone95

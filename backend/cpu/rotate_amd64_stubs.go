@@ -194,21 +194,6 @@ func narrowBF16AVX512BF16(dst *uint16, src *float32, n int)
 //go:noescape
 func kvcNormAVX512(y *float32, x *float32, gamma *float32, n int, eps float32)
 
-// kvcTokenF32AVX512 normalizes, rotates and stores one F32 token of kv_rmsnorm_rope_cache (dv a multiple of 32, dk of 64).
-//
-//go:noescape
-func kvcTokenF32AVX512(ckv *byte, krope *byte, kv *byte, cos *byte, sin *byte, gamma *float32, dv int, dk int, eps float32)
-
-// kvcTokenF16AVX512 normalizes, rotates and stores one F16 token of kv_rmsnorm_rope_cache (dv a multiple of 32, dk of 64).
-//
-//go:noescape
-func kvcTokenF16AVX512(ckv *byte, krope *byte, kv *byte, cos *byte, sin *byte, gamma *float32, dv int, dk int, eps float32)
-
-// kvcTokenBF16AVX512BF16 normalizes, rotates and stores one BF16 token of kv_rmsnorm_rope_cache (dv a multiple of 32, dk of 64).
-//
-//go:noescape
-func kvcTokenBF16AVX512BF16(ckv *byte, krope *byte, kv *byte, cos *byte, sin *byte, gamma *float32, dv int, dk int, eps float32)
-
 // interleaveRoPEF32AVX512 rotates `rows` F32 rows of interleave_rope (n a multiple of 64) by one cos/sin row.
 //
 //go:noescape
@@ -229,6 +214,18 @@ func interleaveRoPEBF16AVX512BF16(x *byte, out *byte, rows int, xstride int, ost
 //
 //go:noescape
 func kvcGroupBF16AVX512BF16(grp *byte, n int, gamma *float32, scratch *float32, dv int, dk int, eps float32)
+
+// kvcGroupF32AVX512 normalizes, rotates and stores n (1..16) F32 tokens of kv_rmsnorm_rope_cache (dv a multiple of 32, dk of 64):
+// grp holds their kv, cos, sin, ckv and krope row addresses, 16 of each; scratch holds 16 float32.
+//
+//go:noescape
+func kvcGroupF32AVX512(grp *byte, n int, gamma *float32, scratch *float32, dv int, dk int, eps float32)
+
+// kvcGroupF16AVX512 normalizes, rotates and stores n (1..16) F16 tokens of kv_rmsnorm_rope_cache (dv a multiple of 32, dk of 64):
+// grp holds their kv, cos, sin, ckv and krope row addresses, 16 of each; scratch holds 16 float32.
+//
+//go:noescape
+func kvcGroupF16AVX512(grp *byte, n int, gamma *float32, scratch *float32, dv int, dk int, eps float32)
 
 // kvcGammaSplitBF16 widens n bf16 values (a multiple of 32) to float32, each block of 32 as its 16 even elements, then its 16 odd ones.
 //

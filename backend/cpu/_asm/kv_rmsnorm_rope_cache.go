@@ -41,60 +41,6 @@ func (g *generator) kvcNormKernel() {
 	RET()
 }
 
-// kvcTokenKernel emits kvcToken<D><ISA>(ckv, krope, kv, cos, sin *byte, gamma *float32, dv, dk int,
-// eps float32): kv_rmsnorm_rope_cache for one token whose results go to contiguous rows, in the
-// reference's arithmetic (backend/native): ckv[0:dv] = the RMSNorm of kv[0:dv] times gamma
-// (kvcNormKernel's), krope[0:dk] = the rotation of kv's interleaved pairs from dv on,
-// de-interleaved: y_i = x_2i·c_i − x_2i+1·s_i, y_h+i = x_2i+1·c_h+i + x_2i·s_h+i (h = dk/2),
-// each product rounded, then one rounding to d. dv a multiple of 32, dk of 64; bf16 on
-// AVX512BF16 (its rounding stores), f32 and f16 on AVX-512.
-func (g *generator) kvcTokenKernel(s isa, d dtype) {
-	name := fmt.Sprintf("kvcToken%s%s", d.name, s.name)
-	g.fastBF16 = s == avx512BF16
-	TEXT(name, NOSPLIT, "func(ckv, krope, kv, cos, sin *byte, gamma *float32, dv, dk int, eps float32)")
-	Pragma("noescape")
-	Doc(fmt.Sprintf("%s normalizes, rotates and stores one %s token of kv_rmsnorm_rope_cache (dv a multiple of 32, dk of 64).", name, d.name))
-	ckv := Load(Param("ckv"), GP64())
-	krope := Load(Param("krope"), GP64())
-	kv := Load(Param("kv"), GP64())
-	cs := Load(Param("cos"), GP64())
-	sn := Load(Param("sin"), GP64())
-	gamma := Load(Param("gamma"), GP64())
-	dv := Load(Param("dv"), GP64())
-	dk := Load(Param("dk"), GP64())
-	eps := Load(Param("eps"), XMM())
-	var c consts
-	es := uint8(d.esize)
-
-	// The sum of squares first, then the rotation, which does not depend on it and so runs while
-	// the sum's chains and the square root complete, then the norm's scaling and stores.
-	// RMSNorm of kv[0:dv] into ckv, 32 values a round (a bf16 rounding store's width).
-	nF, oneD := g.rmsConsts(dv)
-	sum := g.sumSquaresLoop(d, kv, dv)
-	// The rotation, from kv's rope part r = kv + dv.
-	r := GP64()
-	LEAQ(Mem{Base: kv, Index: dv, Scale: es}, r)
-	g.kvcRopeLoop(d, c, r, cs, sn, krope, dk)
-	rz := rmsScale(sum, nF, oneD, eps)
-	j := GP64()
-	XORQ(j, j)
-	Label("norm")
-	{
-		v := [2]VecVirtual{}
-		for h := range v {
-			v[h] = load(d, 16, Mem{Base: kv, Index: j, Scale: es, Disp: 16 * h * d.esize})
-			VMULPS(rz, v[h], v[h]) // x·r, x first (its NaN wins, as in the reference)
-			VMULPS(Mem{Base: gamma, Index: j, Scale: 4, Disp: 64 * h}, v[h], v[h])
-		}
-		g.kvcStore32(d, c, v, Mem{Base: ckv, Index: j, Scale: es})
-	}
-	ADDQ(U32(32), j)
-	CMPQ(j, dv)
-	JB(LabelRef("norm"))
-
-	g.retWithColdPaths()
-}
-
 // kvcRopeLoop emits kv_rmsnorm_rope_cache's rotation of one token: the dk/2 interleaved pairs
 // at r (dtype d) rotated by the dk values at cs and sn into de-interleaved krope,
 // y_i = x_2i·c_i − x_2i+1·s_i, y_h+i = x_2i+1·c_h+i + x_2i·s_h+i (h = dk/2, a multiple of 32),
@@ -264,7 +210,10 @@ func (g *generator) kvcStore32(d dtype, c consts, v [2]VecVirtual, m Mem) {
 
 // kvcGroupBF16Kernel emits kvcGroupBF16AVX512BF16(grp *byte, n int, gamma, scratch *float32, dv,
 // dk int, eps float32): kv_rmsnorm_rope_cache for n (1..16) bf16 tokens whose results go to
-// contiguous rows, in the reference's arithmetic (kvcTokenKernel's). grp holds five arrays of 16
+// contiguous rows, in the reference's arithmetic (backend/native): ckv[0:dv] = the RMSNorm of
+// kv[0:dv] times gamma (kvcNormKernel's), krope[0:dk] = the rotation of kv's interleaved pairs
+// from dv on, de-interleaved (kvcRopeLoop's), each product rounded, then one rounding to bf16.
+// grp holds five arrays of 16
 // row addresses: kv, cos, sin, ckv (the normalized row's destination) and krope (the rotated
 // one's), at byte offsets 0, 128, 256, 384 and 512. gamma is the widened gamma with each block
 // of 32 deinterleaved: its 16 even elements, then its 16 odd ones. scratch holds 16 float32.
@@ -655,4 +604,194 @@ func (g *generator) kvcGammaSplitKernel() {
 	JB(LabelRef("split"))
 	Label("done")
 	g.retWithColdPaths()
+}
+
+// kvcGroupKernel emits kvcGroup<D>AVX512(grp *byte, n int, gamma, scratch *float32, dv, dk int,
+// eps float32) for f32 and f16: kvcGroupBF16Kernel's two passes over n (1..16) tokens with the
+// elements in order (no split layouts: gamma is the plain widened gamma) and plain rounding
+// stores (VCVTPS2PH is exact on every value, subnormals included, so there is no cold path).
+// Token by token, the sum's FMA chain and the divider's latency would leave the units idle;
+// eight independent tokens keep them busy.
+func (g *generator) kvcGroupKernel(d dtype) {
+	name := "kvcGroup" + d.name + "AVX512"
+	g.fastBF16 = false
+	TEXT(name, NOSPLIT, "func(grp *byte, n int, gamma, scratch *float32, dv, dk int, eps float32)")
+	Pragma("noescape")
+	Doc(name+" normalizes, rotates and stores n (1..16) "+d.name+" tokens of kv_rmsnorm_rope_cache (dv a multiple of 32, dk of 64):",
+		"grp holds their kv, cos, sin, ckv and krope row addresses, 16 of each; scratch holds 16 float32.")
+	es := uint8(d.esize)
+	grp := Load(Param("grp"), GP64())
+	param := func(name string) GPVirtual { return Load(Param(name), GP64()).(GPVirtual) }
+	eps := Load(Param("eps"), XMM())
+	var c consts
+	nF, oneD := g.rmsConsts(param("dv"))
+	row := func(array int, t Register) Mem { return Mem{Base: grp, Index: t, Scale: 8, Disp: 128 * array} }
+	lbl := func(s string) string { return s + d.name }
+
+	t, n4 := GP64(), GP64()
+	XORQ(t, t)
+	{
+		n8 := param("n")
+		ANDQ(I8(-8), n8)
+		JZ(LabelRef(lbl("sums4")))
+		Label(lbl("sums8"))
+		g.kvcSumsOrdered(d, row, t, 8, lbl("sum8"), nF, oneD, eps)
+		ADDQ(U8(8), t)
+		CMPQ(t, n8)
+		JB(LabelRef(lbl("sums8")))
+	}
+	Label(lbl("sums4"))
+	MOVQ(param("n"), n4)
+	ANDQ(I8(-4), n4)
+	CMPQ(t, n4)
+	JAE(LabelRef(lbl("sums1")))
+	g.kvcSumsOrdered(d, row, t, 4, lbl("sum4"), nF, oneD, eps)
+	ADDQ(U8(4), t)
+	Label(lbl("sums1"))
+	CMPQ(t, param("n"))
+	JAE(LabelRef(lbl("ropes")))
+	{
+		kv := GP64()
+		MOVQ(row(0, t), kv)
+		sum := g.sumSquaresLoop(d, kv, param("dv"))
+		VMOVSS(rmsScalar(sum, nF, oneD, eps), Mem{Base: param("scratch"), Index: t, Scale: 4})
+	}
+	INCQ(t)
+	JMP(LabelRef(lbl("sums1")))
+
+	Label(lbl("ropes"))
+	XORQ(t, t)
+	Label(lbl("rope1"))
+	{
+		r, cs, sn, krope := GP64(), GP64(), GP64(), GP64()
+		MOVQ(row(0, t), r)
+		LEAQ(Mem{Base: r, Index: param("dv"), Scale: es}, r)
+		MOVQ(row(1, t), cs)
+		MOVQ(row(2, t), sn)
+		MOVQ(row(4, t), krope)
+		g.kvcRopeLoop(d, c, r, cs, sn, krope, param("dk"))
+	}
+	INCQ(t)
+	CMPQ(t, param("n"))
+	JB(LabelRef(lbl("rope1")))
+
+	// Second pass: four tokens at a time (each block of gamma loaded once for the four), then
+	// the rest one by one; rows addressed from their ends, j counting up from −dv to 0.
+	gEnd := GP64()
+	LEAQ(Mem{Base: param("gamma"), Index: param("dv"), Scale: 4}, gEnd)
+	XORQ(t, t)
+	TESTQ(n4, n4)
+	JZ(LabelRef(lbl("norms1")))
+	Label(lbl("norms4"))
+	{
+		var kv, ckv [4]GPVirtual
+		var rz [4]VecVirtual
+		scratch, dv := param("scratch"), param("dv")
+		for i := range kv {
+			kv[i], ckv[i] = GP64(), GP64()
+			m := row(0, t)
+			m.Disp += 8 * i
+			MOVQ(m, kv[i])
+			LEAQ(Mem{Base: kv[i], Index: dv, Scale: es}, kv[i])
+			m = row(3, t)
+			m.Disp += 8 * i
+			MOVQ(m, ckv[i])
+			LEAQ(Mem{Base: ckv[i], Index: dv, Scale: es}, ckv[i])
+			rz[i] = ZMM()
+			VBROADCASTSS(Mem{Base: scratch, Index: t, Scale: 4, Disp: 4 * i}, rz[i])
+		}
+		j := GP64()
+		MOVQ(dv, j)
+		NEGQ(j)
+		Label(lbl("norm4"))
+		var gv [2]VecVirtual
+		gv[0], gv[1] = ZMM(), ZMM()
+		VMOVUPS(Mem{Base: gEnd, Index: j, Scale: 4}, gv[0])
+		VMOVUPS(Mem{Base: gEnd, Index: j, Scale: 4, Disp: 64}, gv[1])
+		for i := range kv {
+			g.kvcNormBlock(d, c, kv[i], ckv[i], j, rz[i], gv)
+		}
+		ADDQ(U32(32), j)
+		JNZ(LabelRef(lbl("norm4")))
+	}
+	ADDQ(U8(4), t)
+	CMPQ(t, n4)
+	JB(LabelRef(lbl("norms4")))
+	Label(lbl("norms1"))
+	CMPQ(t, param("n"))
+	JAE(LabelRef(lbl("normsdone")))
+	{
+		dv := param("dv")
+		kv, ckv, j := GP64(), GP64(), GP64()
+		MOVQ(row(0, t), kv)
+		MOVQ(row(3, t), ckv)
+		LEAQ(Mem{Base: kv, Index: dv, Scale: es}, kv)
+		LEAQ(Mem{Base: ckv, Index: dv, Scale: es}, ckv)
+		rz := ZMM()
+		VBROADCASTSS(Mem{Base: param("scratch"), Index: t, Scale: 4}, rz)
+		MOVQ(dv, j)
+		NEGQ(j)
+		Label(lbl("norm"))
+		var gv [2]VecVirtual
+		gv[0], gv[1] = ZMM(), ZMM()
+		VMOVUPS(Mem{Base: gEnd, Index: j, Scale: 4}, gv[0])
+		VMOVUPS(Mem{Base: gEnd, Index: j, Scale: 4, Disp: 64}, gv[1])
+		g.kvcNormBlock(d, c, kv, ckv, j, rz, gv)
+		ADDQ(U32(32), j)
+		JNZ(LabelRef(lbl("norm")))
+	}
+	INCQ(t)
+	JMP(LabelRef(lbl("norms1")))
+	Label(lbl("normsdone"))
+	g.retWithColdPaths()
+}
+
+// kvcNormBlock emits one block of 32 of a row's norm in element order: kv's elements j..j+31
+// times rz, times gamma's block gv, rounded to d and stored at ckv's (both rows addressed from
+// their ends).
+func (g *generator) kvcNormBlock(d dtype, c consts, kv, ckv, j Register, rz VecVirtual, gv [2]VecVirtual) {
+	es := uint8(d.esize)
+	var v [2]VecVirtual
+	for h := range v {
+		v[h] = load(d, 16, Mem{Base: kv, Index: j, Scale: es, Disp: 16 * h * d.esize})
+		VMULPS(rz, v[h], v[h]) // x·r, x first (its NaN wins, as in the reference)
+		VMULPS(gv[h], v[h], v[h])
+	}
+	g.kvcStore32(d, c, v, Mem{Base: ckv, Index: j, Scale: es})
+}
+
+// kvcSumsOrdered is kvcSums for the dtypes loaded in element order (f32, f16): each of the k
+// tokens' sums of squares, elements j..j+31 in lanes 0..31 of two accumulators, into scratch.
+func (g *generator) kvcSumsOrdered(d dtype, row func(int, Register) Mem, t Register, k int, label string, nF, oneD, eps Register) {
+	es := uint8(d.esize)
+	dv := Load(Param("dv"), GP64())
+	kv := make([]GPVirtual, k)
+	acc := make([][2]VecVirtual, k)
+	for i := range kv {
+		kv[i] = GP64()
+		m := row(0, t)
+		m.Disp += 8 * i
+		MOVQ(m, kv[i])
+		LEAQ(Mem{Base: kv[i], Index: dv, Scale: es}, kv[i])
+		for h := range acc[i] {
+			acc[i][h] = ZMM()
+			VXORPS(acc[i][h], acc[i][h], acc[i][h])
+		}
+	}
+	j := GP64()
+	MOVQ(dv, j)
+	NEGQ(j)
+	Label(label)
+	for i := range kv {
+		for h := range acc[i] {
+			accSquares(load(d, 16, Mem{Base: kv[i], Index: j, Scale: es, Disp: 16 * h * d.esize}), acc[i][h])
+		}
+	}
+	ADDQ(U32(32), j)
+	JNZ(LabelRef(label))
+	sums := make([]VecVirtual, k)
+	for i := range kv {
+		sums[i] = sumLanes(acc[i][0], acc[i][1])
+	}
+	kvcScales(sums, nF, oneD, eps, Mem{Base: Load(Param("scratch"), GP64()), Index: t, Scale: 4})
 }
