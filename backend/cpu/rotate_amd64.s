@@ -5180,9 +5180,9 @@ TEXT ·kvcGroupF32AVX512(SB), NOSPLIT, $0-52
 	XORQ       CX, CX
 	MOVQ       n+8(FP), DX
 	ANDQ       $-8, DX
-	JZ         sums4F32
+	JZ         sums4
 
-sums8F32:
+sums8:
 	MOVQ   dv+32(FP), BX
 	MOVQ   (AX)(CX*8), SI
 	LEAQ   (SI)(BX*4), SI
@@ -5218,7 +5218,7 @@ sums8F32:
 	VXORPS Z18, Z18, Z18
 	NEGQ   BX
 
-sum8F32:
+sum8:
 	VMOVUPS       (SI)(BX*4), Z19
 	VFMADD231PS   Z19, Z19, Z3
 	VMOVUPS       64(SI)(BX*4), Z19
@@ -5252,7 +5252,7 @@ sum8F32:
 	VMOVUPS       64(R13)(BX*4), Z19
 	VFMADD231PS   Z19, Z19, Z18
 	ADDQ          $0x00000020, BX
-	JNZ           sum8F32
+	JNZ           sum8
 	VSHUFPS       $0x88, Z4, Z3, Z19
 	VSHUFPS       $0xdd, Z4, Z3, Z3
 	VADDPS        Z3, Z19, Z19
@@ -5361,13 +5361,13 @@ sum8F32:
 	VMOVUPS       Y3, (BX)(CX*4)
 	ADDQ          $0x08, CX
 	CMPQ          CX, DX
-	JB            sums8F32
+	JB            sums8
 
-sums4F32:
+sums4:
 	MOVQ   n+8(FP), DX
 	ANDQ   $-4, DX
 	CMPQ   CX, DX
-	JAE    sums1F32
+	JAE    sums1
 	MOVQ   dv+32(FP), BX
 	MOVQ   (AX)(CX*8), SI
 	LEAQ   (SI)(BX*4), SI
@@ -5387,7 +5387,7 @@ sums4F32:
 	VXORPS Z10, Z10, Z10
 	NEGQ   BX
 
-sum4F32:
+sum4:
 	VMOVUPS       (SI)(BX*4), Z11
 	VFMADD231PS   Z11, Z11, Z3
 	VMOVUPS       64(SI)(BX*4), Z11
@@ -5405,7 +5405,7 @@ sum4F32:
 	VMOVUPS       64(R9)(BX*4), Z11
 	VFMADD231PS   Z11, Z11, Z10
 	ADDQ          $0x00000020, BX
-	JNZ           sum4F32
+	JNZ           sum4
 	VSHUFPS       $0x88, Z4, Z3, Z11
 	VSHUFPS       $0xdd, Z4, Z3, Z3
 	VADDPS        Z3, Z11, Z11
@@ -5466,10 +5466,10 @@ sum4F32:
 	VMOVUPS       X3, (BX)(CX*4)
 	ADDQ          $0x04, CX
 
-sums1F32:
+sums1:
 	MOVQ   n+8(FP), BX
 	CMPQ   CX, BX
-	JAE    ropesF32
+	JAE    ropes
 	MOVQ   (AX)(CX*8), BX
 	MOVQ   dv+32(FP), SI
 	MOVQ   SI, R8
@@ -5516,12 +5516,12 @@ sumdone60:
 	MOVQ          scratch+24(FP), BX
 	VMOVSS        X3, (BX)(CX*4)
 	INCQ          CX
-	JMP           sums1F32
+	JMP           sums1
 
-ropesF32:
+ropes:
 	XORQ CX, CX
 
-rope1F32:
+rope1:
 	MOVQ      (AX)(CX*8), BX
 	MOVQ      dv+32(FP), SI
 	LEAQ      (BX)(SI*4), BX
@@ -5580,15 +5580,15 @@ rope61:
 	INCQ      CX
 	MOVQ      n+8(FP), BX
 	CMPQ      CX, BX
-	JB        rope1F32
+	JB        rope1
 	MOVQ      gamma+16(FP), CX
 	MOVQ      dv+32(FP), BX
 	LEAQ      (CX)(BX*4), BX
 	XORQ      CX, CX
 	TESTQ     DX, DX
-	JZ        norms1F32
+	JZ        norms1
 
-norms4F32:
+norms4:
 	MOVQ         scratch+24(FP), SI
 	MOVQ         dv+32(FP), DI
 	MOVQ         (AX)(CX*8), R8
@@ -5614,7 +5614,7 @@ norms4F32:
 	MOVQ         DI, SI
 	NEGQ         SI
 
-norm4F32:
+norm4:
 	VMOVUPS (BX)(SI*4), Z4
 	VMOVUPS 64(BX)(SI*4), Z5
 	VMOVUPS (R8)(SI*4), Z6
@@ -5650,41 +5650,40 @@ norm4F32:
 	VMOVUPS Z6, (R15)(SI*4)
 	VMOVUPS Z4, 64(R15)(SI*4)
 	ADDQ    $0x00000020, SI
-	JNZ     norm4F32
+	JNZ     norm4
 	ADDQ    $0x04, CX
 	CMPQ    CX, DX
-	JB      norms4F32
+	JB      norms4
 
-norms1F32:
+norms1:
 	MOVQ         n+8(FP), DX
 	CMPQ         CX, DX
-	JAE          normsdoneF32
-	MOVQ         dv+32(FP), DX
-	MOVQ         (AX)(CX*8), SI
-	MOVQ         384(AX)(CX*8), DI
-	LEAQ         (SI)(DX*4), SI
-	LEAQ         (DI)(DX*4), DI
-	MOVQ         scratch+24(FP), R8
-	VBROADCASTSS (R8)(CX*4), Z0
+	JAE          normsdone
+	MOVQ         scratch+24(FP), DX
+	MOVQ         dv+32(FP), SI
+	MOVQ         (AX)(CX*8), DI
+	MOVQ         384(AX)(CX*8), R8
+	LEAQ         (DI)(SI*4), DI
+	LEAQ         (R8)(SI*4), R8
+	VBROADCASTSS (DX)(CX*4), Z0
+	MOVQ         SI, DX
 	NEGQ         DX
 
-normF32:
-	VMOVUPS (BX)(DX*4), Z1
-	VMOVUPS 64(BX)(DX*4), Z2
-	VMOVUPS (SI)(DX*4), Z3
-	VMULPS  Z0, Z3, Z3
-	VMULPS  Z1, Z3, Z3
-	VMOVUPS 64(SI)(DX*4), Z1
+norm:
+	VMOVUPS (DI)(DX*4), Z1
 	VMULPS  Z0, Z1, Z1
-	VMULPS  Z2, Z1, Z1
-	VMOVUPS Z3, (DI)(DX*4)
-	VMOVUPS Z1, 64(DI)(DX*4)
+	VMULPS  (BX)(DX*4), Z1, Z1
+	VMOVUPS 64(DI)(DX*4), Z2
+	VMULPS  Z0, Z2, Z2
+	VMULPS  64(BX)(DX*4), Z2, Z2
+	VMOVUPS Z1, (R8)(DX*4)
+	VMOVUPS Z2, 64(R8)(DX*4)
 	ADDQ    $0x00000020, DX
-	JNZ     normF32
+	JNZ     norm
 	INCQ    CX
-	JMP     norms1F32
+	JMP     norms1
 
-normsdoneF32:
+normsdone:
 	VZEROUPPER
 	RET
 
@@ -5699,9 +5698,9 @@ TEXT ·kvcGroupF16AVX512(SB), NOSPLIT, $0-52
 	XORQ       CX, CX
 	MOVQ       n+8(FP), DX
 	ANDQ       $-8, DX
-	JZ         sums4F16
+	JZ         sums4
 
-sums8F16:
+sums8:
 	MOVQ   dv+32(FP), BX
 	MOVQ   (AX)(CX*8), SI
 	LEAQ   (SI)(BX*2), SI
@@ -5737,7 +5736,7 @@ sums8F16:
 	VXORPS Z18, Z18, Z18
 	NEGQ   BX
 
-sum8F16:
+sum8:
 	VCVTPH2PS     (SI)(BX*2), Z19
 	VFMADD231PS   Z19, Z19, Z3
 	VCVTPH2PS     32(SI)(BX*2), Z19
@@ -5771,7 +5770,7 @@ sum8F16:
 	VCVTPH2PS     32(R13)(BX*2), Z19
 	VFMADD231PS   Z19, Z19, Z18
 	ADDQ          $0x00000020, BX
-	JNZ           sum8F16
+	JNZ           sum8
 	VSHUFPS       $0x88, Z4, Z3, Z19
 	VSHUFPS       $0xdd, Z4, Z3, Z3
 	VADDPS        Z3, Z19, Z19
@@ -5880,13 +5879,13 @@ sum8F16:
 	VMOVUPS       Y3, (BX)(CX*4)
 	ADDQ          $0x08, CX
 	CMPQ          CX, DX
-	JB            sums8F16
+	JB            sums8
 
-sums4F16:
+sums4:
 	MOVQ   n+8(FP), DX
 	ANDQ   $-4, DX
 	CMPQ   CX, DX
-	JAE    sums1F16
+	JAE    sums1
 	MOVQ   dv+32(FP), BX
 	MOVQ   (AX)(CX*8), SI
 	LEAQ   (SI)(BX*2), SI
@@ -5906,7 +5905,7 @@ sums4F16:
 	VXORPS Z10, Z10, Z10
 	NEGQ   BX
 
-sum4F16:
+sum4:
 	VCVTPH2PS     (SI)(BX*2), Z11
 	VFMADD231PS   Z11, Z11, Z3
 	VCVTPH2PS     32(SI)(BX*2), Z11
@@ -5924,7 +5923,7 @@ sum4F16:
 	VCVTPH2PS     32(R9)(BX*2), Z11
 	VFMADD231PS   Z11, Z11, Z10
 	ADDQ          $0x00000020, BX
-	JNZ           sum4F16
+	JNZ           sum4
 	VSHUFPS       $0x88, Z4, Z3, Z11
 	VSHUFPS       $0xdd, Z4, Z3, Z3
 	VADDPS        Z3, Z11, Z11
@@ -5985,10 +5984,10 @@ sum4F16:
 	VMOVUPS       X3, (BX)(CX*4)
 	ADDQ          $0x04, CX
 
-sums1F16:
+sums1:
 	MOVQ   n+8(FP), BX
 	CMPQ   CX, BX
-	JAE    ropesF16
+	JAE    ropes
 	MOVQ   (AX)(CX*8), BX
 	MOVQ   dv+32(FP), SI
 	MOVQ   SI, R8
@@ -6035,12 +6034,12 @@ sumdone64:
 	MOVQ          scratch+24(FP), BX
 	VMOVSS        X3, (BX)(CX*4)
 	INCQ          CX
-	JMP           sums1F16
+	JMP           sums1
 
-ropesF16:
+ropes:
 	XORQ CX, CX
 
-rope1F16:
+rope1:
 	MOVQ      (AX)(CX*8), BX
 	MOVQ      dv+32(FP), SI
 	LEAQ      (BX)(SI*2), BX
@@ -6099,15 +6098,15 @@ rope65:
 	INCQ      CX
 	MOVQ      n+8(FP), BX
 	CMPQ      CX, BX
-	JB        rope1F16
+	JB        rope1
 	MOVQ      gamma+16(FP), CX
 	MOVQ      dv+32(FP), BX
 	LEAQ      (CX)(BX*4), BX
 	XORQ      CX, CX
 	TESTQ     DX, DX
-	JZ        norms1F16
+	JZ        norms1
 
-norms4F16:
+norms4:
 	MOVQ         scratch+24(FP), SI
 	MOVQ         dv+32(FP), DI
 	MOVQ         (AX)(CX*8), R8
@@ -6133,7 +6132,7 @@ norms4F16:
 	MOVQ         DI, SI
 	NEGQ         SI
 
-norm4F16:
+norm4:
 	VMOVUPS   (BX)(SI*4), Z4
 	VMOVUPS   64(BX)(SI*4), Z5
 	VCVTPH2PS (R8)(SI*2), Z6
@@ -6169,41 +6168,40 @@ norm4F16:
 	VCVTPS2PH $0x00, Z6, (R15)(SI*2)
 	VCVTPS2PH $0x00, Z4, 32(R15)(SI*2)
 	ADDQ      $0x00000020, SI
-	JNZ       norm4F16
+	JNZ       norm4
 	ADDQ      $0x04, CX
 	CMPQ      CX, DX
-	JB        norms4F16
+	JB        norms4
 
-norms1F16:
+norms1:
 	MOVQ         n+8(FP), DX
 	CMPQ         CX, DX
-	JAE          normsdoneF16
-	MOVQ         dv+32(FP), DX
-	MOVQ         (AX)(CX*8), SI
-	MOVQ         384(AX)(CX*8), DI
-	LEAQ         (SI)(DX*2), SI
-	LEAQ         (DI)(DX*2), DI
-	MOVQ         scratch+24(FP), R8
-	VBROADCASTSS (R8)(CX*4), Z0
+	JAE          normsdone
+	MOVQ         scratch+24(FP), DX
+	MOVQ         dv+32(FP), SI
+	MOVQ         (AX)(CX*8), DI
+	MOVQ         384(AX)(CX*8), R8
+	LEAQ         (DI)(SI*2), DI
+	LEAQ         (R8)(SI*2), R8
+	VBROADCASTSS (DX)(CX*4), Z0
+	MOVQ         SI, DX
 	NEGQ         DX
 
-normF16:
-	VMOVUPS   (BX)(DX*4), Z1
-	VMOVUPS   64(BX)(DX*4), Z2
-	VCVTPH2PS (SI)(DX*2), Z3
-	VMULPS    Z0, Z3, Z3
-	VMULPS    Z1, Z3, Z3
-	VCVTPH2PS 32(SI)(DX*2), Z1
+norm:
+	VCVTPH2PS (DI)(DX*2), Z1
 	VMULPS    Z0, Z1, Z1
-	VMULPS    Z2, Z1, Z1
-	VCVTPS2PH $0x00, Z3, (DI)(DX*2)
-	VCVTPS2PH $0x00, Z1, 32(DI)(DX*2)
+	VMULPS    (BX)(DX*4), Z1, Z1
+	VCVTPH2PS 32(DI)(DX*2), Z2
+	VMULPS    Z0, Z2, Z2
+	VMULPS    64(BX)(DX*4), Z2, Z2
+	VCVTPS2PH $0x00, Z1, (R8)(DX*2)
+	VCVTPS2PH $0x00, Z2, 32(R8)(DX*2)
 	ADDQ      $0x00000020, DX
-	JNZ       normF16
+	JNZ       norm
 	INCQ      CX
-	JMP       norms1F16
+	JMP       norms1
 
-normsdoneF16:
+normsdone:
 	VZEROUPPER
 	RET
 

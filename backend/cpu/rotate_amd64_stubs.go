@@ -216,13 +216,13 @@ func interleaveRoPEBF16AVX512BF16(x *byte, out *byte, rows int, xstride int, ost
 func kvcGroupBF16AVX512BF16(grp *byte, n int, gamma *float32, scratch *float32, dv int, dk int, eps float32)
 
 // kvcGroupF32AVX512 normalizes, rotates and stores n (1..16) F32 tokens of kv_rmsnorm_rope_cache (dv a multiple of 32, dk of 64):
-// grp holds their kv, cos, sin, ckv and krope row addresses, 16 of each; scratch holds 16 float32.
+// grp holds their kv, cos, sin, ckv and krope row addresses, 16 of each; gamma is in element order; scratch holds 16 float32.
 //
 //go:noescape
 func kvcGroupF32AVX512(grp *byte, n int, gamma *float32, scratch *float32, dv int, dk int, eps float32)
 
 // kvcGroupF16AVX512 normalizes, rotates and stores n (1..16) F16 tokens of kv_rmsnorm_rope_cache (dv a multiple of 32, dk of 64):
-// grp holds their kv, cos, sin, ckv and krope row addresses, 16 of each; scratch holds 16 float32.
+// grp holds their kv, cos, sin, ckv and krope row addresses, 16 of each; gamma is in element order; scratch holds 16 float32.
 //
 //go:noescape
 func kvcGroupF16AVX512(grp *byte, n int, gamma *float32, scratch *float32, dv int, dk int, eps float32)

@@ -208,15 +208,16 @@ func (g *generator) kvcStore32(d dtype, c consts, v [2]VecVirtual, m Mem) {
 	g.store(d, 16, c, v[1], m)
 }
 
-// kvcGroupBF16Kernel emits kvcGroupBF16AVX512BF16(grp *byte, n int, gamma, scratch *float32, dv,
-// dk int, eps float32): kv_rmsnorm_rope_cache for n (1..16) bf16 tokens whose results go to
+// kvcGroupKernel emits kvcGroup<D><ISA>(grp *byte, n int, gamma, scratch *float32, dv, dk int,
+// eps float32): kv_rmsnorm_rope_cache for n (1..16) tokens of dtype d whose results go to
 // contiguous rows, in the reference's arithmetic (backend/native): ckv[0:dv] = the RMSNorm of
 // kv[0:dv] times gamma (kvcNormKernel's), krope[0:dk] = the rotation of kv's interleaved pairs
-// from dv on, de-interleaved (kvcRopeLoop's), each product rounded, then one rounding to bf16.
-// grp holds five arrays of 16
-// row addresses: kv, cos, sin, ckv (the normalized row's destination) and krope (the rotated
-// one's), at byte offsets 0, 128, 256, 384 and 512. gamma is the widened gamma with each block
-// of 32 deinterleaved: its 16 even elements, then its 16 odd ones. scratch holds 16 float32.
+// from dv on, de-interleaved (kvcRopeLoop's), each product rounded, then one rounding to d.
+// grp holds five arrays of 16 row addresses: kv, cos, sin, ckv (the normalized row's
+// destination) and krope (the rotated one's), at byte offsets 0, 128, 256, 384 and 512. gamma is
+// the widened gamma, in bf16 with each block of 32 deinterleaved (its 16 even elements, then its
+// 16 odd ones), in element order otherwise. scratch holds 16 float32. bf16 on AVX512BF16, f32
+// and f16 on AVX-512.
 //
 // Two passes, as qkNormRoPEBF16Kernel's. The first computes each token's scale r (the long
 // chains: the sum of squares, its lanes' sum, a square root and a division, independent from
@@ -224,24 +225,33 @@ func (g *generator) kvcStore32(d dtype, c consts, v [2]VecVirtual, m Mem) {
 // on the divider once instead of once per token. The rotation of each token's rope part, which
 // does not depend on r, runs while they complete. The second pass normalizes and stores four
 // tokens' dv values at a time, each block of gamma loaded once for the four and each block of
-// kv once (loads bound the pass at one token a time): a dword of bf16 splits into its even element and its odd one, each multiplied by r and by gamma in that
-// layout, and one VCVTNE2PS2BF16 plus one VPERMW puts 32 rounded values back in order. The
-// instruction flushes subnormals, so rows with a zero or subnormal result among them take the
-// integer rounding instead.
-func (g *generator) kvcGroupBF16Kernel() {
-	const name = "kvcGroupBF16AVX512BF16"
-	g.fastBF16 = true
+// kv once (loads bound the pass at one token a time). In bf16 a dword splits into its even
+// element and its odd one, each multiplied by r and by gamma in that layout, and one
+// VCVTNE2PS2BF16 plus one VPERMW puts 32 rounded values back in order; the instruction flushes
+// subnormals, so rows with a zero or subnormal result among them take the integer rounding
+// instead. f32 and f16 keep the elements in order, and VCVTPS2PH rounds every value exactly.
+func (g *generator) kvcGroupKernel(s isa, d dtype) {
+	name := "kvcGroup" + d.name + s.name
+	g.fastBF16 = s == avx512BF16
+	es := uint8(d.esize)
 	TEXT(name, NOSPLIT, "func(grp *byte, n int, gamma, scratch *float32, dv, dk int, eps float32)")
 	Pragma("noescape")
-	Doc(name+" normalizes, rotates and stores n (1..16) BF16 tokens of kv_rmsnorm_rope_cache (dv a multiple of 32, dk of 64):",
-		"grp holds their kv, cos, sin, ckv and krope row addresses, 16 of each; gamma is deinterleaved per 32; scratch holds 16 float32.")
-	outIdx := wordOrder("kvcoutidx", loadedLanes())
-	var lo, hi [16]int // VPERMT2PS indices: e and o back in element order, elements 0..15, 16..31
-	for j := range 8 {
-		lo[2*j], lo[2*j+1] = j, 16+j
-		hi[2*j], hi[2*j+1] = 8+j, 24+j
+	layout := "gamma is deinterleaved per 32"
+	if d != bf16 {
+		layout = "gamma is in element order"
 	}
-	loIdx, hiIdx := dwordTable("kvcloidx", lo), dwordTable("kvchiidx", hi)
+	Doc(name+" normalizes, rotates and stores n (1..16) "+d.name+" tokens of kv_rmsnorm_rope_cache (dv a multiple of 32, dk of 64):",
+		"grp holds their kv, cos, sin, ckv and krope row addresses, 16 of each; "+layout+"; scratch holds 16 float32.")
+	var outIdx, loIdx, hiIdx Mem
+	if d == bf16 {
+		outIdx = wordOrder("kvcoutidx", loadedLanes())
+		var lo, hi [16]int // VPERMT2PS indices: e and o back in element order, elements 0..15, 16..31
+		for j := range 8 {
+			lo[2*j], lo[2*j+1] = j, 16+j
+			hi[2*j], hi[2*j+1] = 8+j, 24+j
+		}
+		loIdx, hiIdx = dwordTable("kvcloidx", lo), dwordTable("kvchiidx", hi)
+	}
 
 	// Only grp stays in a register throughout: the other arguments are loaded where they are
 	// used, which leaves the eight-token loop the registers it needs.
@@ -262,7 +272,7 @@ func (g *generator) kvcGroupBF16Kernel() {
 		ANDQ(I8(-8), n8)
 		JZ(LabelRef("sums4"))
 		Label("sums8")
-		g.kvcSums(row, t, 8, "sum8", nF, oneD, eps)
+		g.kvcSums(d, row, t, 8, "sum8", nF, oneD, eps)
 		ADDQ(U8(8), t)
 		CMPQ(t, n8)
 		JB(LabelRef("sums8"))
@@ -272,7 +282,7 @@ func (g *generator) kvcGroupBF16Kernel() {
 	ANDQ(I8(-4), n4)
 	CMPQ(t, n4)
 	JAE(LabelRef("sums1"))
-	g.kvcSums(row, t, 4, "sum4", nF, oneD, eps)
+	g.kvcSums(d, row, t, 4, "sum4", nF, oneD, eps)
 	ADDQ(U8(4), t)
 	Label("sums1")
 	CMPQ(t, param("n"))
@@ -280,7 +290,7 @@ func (g *generator) kvcGroupBF16Kernel() {
 	{
 		kv := GP64()
 		MOVQ(row(0, t), kv)
-		sum := g.sumSquaresLoop(bf16, kv, param("dv"))
+		sum := g.sumSquaresLoop(d, kv, param("dv"))
 		VMOVSS(rmsScalar(sum, nF, oneD, eps), Mem{Base: param("scratch"), Index: t, Scale: 4})
 	}
 	INCQ(t)
@@ -290,37 +300,49 @@ func (g *generator) kvcGroupBF16Kernel() {
 	// complete while it issues.
 	Label("ropes")
 	XORQ(t, t)
-	rc := g.kvcRopeConstsBF16()
+	var rc kvcRopeConsts
+	if d == bf16 {
+		rc = g.kvcRopeConstsBF16()
+	}
 	Label("rope1")
 	{
 		r, cs, sn, krope := GP64(), GP64(), GP64(), GP64()
 		MOVQ(row(0, t), r)
-		LEAQ(Mem{Base: r, Index: param("dv"), Scale: 2}, r)
+		LEAQ(Mem{Base: r, Index: param("dv"), Scale: es}, r)
 		MOVQ(row(1, t), cs)
 		MOVQ(row(2, t), sn)
 		MOVQ(row(4, t), krope)
-		g.kvcRopeBF16(c, rc, r, cs, sn, krope, param("dk"))
+		if d == bf16 {
+			g.kvcRopeBF16(c, rc, r, cs, sn, krope, param("dk"))
+		} else {
+			g.kvcRopeLoop(d, c, r, cs, sn, krope, param("dk"))
+		}
 	}
 	INCQ(t)
 	CMPQ(t, param("n"))
 	JB(LabelRef("rope1"))
 
 	// Second pass: the norm's scaling and stores, four tokens at a time (each block of gamma
-	// loaded once for the four), then the rest one by one. A result that converts to a zero or
-	// subnormal word may be one VCVTNE2PS2BF16 flushed: the rows' smallest doubled word (sign
-	// shifted out) says whether any did, and such rows are redone with the integer rounding.
-	// Rows are addressed from their ends, j counting up from −dv to 0, which frees a register.
-	hiMask, perm, minNormal := ZMM(), ZMM(), ZMM()
-	VPBROADCASTD(g.data.hiMask, hiMask)
-	VMOVDQU16(outIdx, perm)
-	VPBROADCASTD(g.data.minNormalW, minNormal)
+	// loaded once for the four), then the rest one by one. In bf16 a result that converts to a
+	// zero or subnormal word may be one VCVTNE2PS2BF16 flushed: the rows' smallest doubled word
+	// (sign shifted out) says whether any did, and such rows are redone with the integer
+	// rounding. Rows are addressed from their ends, j counting up from −dv to 0, which frees a
+	// register.
+	var n kvcNormConsts
+	if d == bf16 {
+		n.hiMask, n.perm, n.minNormal = ZMM(), ZMM(), ZMM()
+		VPBROADCASTD(g.data.hiMask, n.hiMask)
+		VMOVDQU16(outIdx, n.perm)
+		VPBROADCASTD(g.data.minNormalW, n.minNormal)
+		n.loIdx, n.hiIdx = loIdx, hiIdx
+	}
 	gEnd := GP64()
 	LEAQ(Mem{Base: param("gamma"), Index: param("dv"), Scale: 4}, gEnd)
 	XORQ(t, t)
 	TESTQ(n4, n4)
 	JZ(LabelRef("norms1"))
 	Label("norms4")
-	g.kvcNorms4(row, t, gEnd, hiMask, perm, minNormal, c, loIdx, hiIdx)
+	g.kvcNorms4(d, row, t, gEnd, n, c)
 	ADDQ(U8(4), t)
 	CMPQ(t, n4)
 	JB(LabelRef("norms4"))
@@ -332,36 +354,69 @@ func (g *generator) kvcGroupBF16Kernel() {
 		kv, ckv, j := GP64(), GP64(), GP64()
 		MOVQ(row(0, t), kv)
 		MOVQ(row(3, t), ckv)
-		LEAQ(Mem{Base: kv, Index: dv, Scale: 2}, kv)
-		LEAQ(Mem{Base: ckv, Index: dv, Scale: 2}, ckv)
+		LEAQ(Mem{Base: kv, Index: dv, Scale: es}, kv)
+		LEAQ(Mem{Base: ckv, Index: dv, Scale: es}, ckv)
 		rz, least := ZMM(), ZMM()
 		VBROADCASTSS(Mem{Base: scratch, Index: t, Scale: 4}, rz)
-		VPTERNLOGD(U8(0xff), least, least, least)
+		if d == bf16 {
+			VPTERNLOGD(U8(0xff), least, least, least)
+		}
 		MOVQ(dv, j)
 		NEGQ(j)
 		Label("norm")
-		{
-			e, o := kvcScaled(kv, j, rz, gEnd, hiMask, nil)
-			g.kvcStoreNorm(e, o, perm, least, Mem{Base: ckv, Index: j, Scale: 2})
+		if d == bf16 {
+			e, o := kvcScaled(kv, j, rz, gEnd, n.hiMask, nil)
+			g.kvcStoreNorm(e, o, n.perm, least, Mem{Base: ckv, Index: j, Scale: 2})
+		} else {
+			g.kvcNormBlock(d, c, kv, ckv, j, rz, gEnd, nil)
 		}
 		ADDQ(U32(32), j)
 		JNZ(LabelRef("norm"))
-		k := K()
-		VPCMPUW(U8(1), minNormal, least, k) // less than
-		KORTESTD(k, k)
-		JNZ(LabelRef("normslow"))
-		Label("normnext")
+		if d == bf16 {
+			k := K()
+			VPCMPUW(U8(1), n.minNormal, least, k) // less than
+			KORTESTD(k, k)
+			JNZ(LabelRef("normslow"))
+			Label("normnext")
 
-		g.coldPaths = append(g.coldPaths, func() {
-			Label("normslow")
-			kvcNormSlow(g.coldConsts(c), kv, ckv, j, rz, gEnd, hiMask, loIdx, hiIdx, "normslow1")
-			JMP(LabelRef("normnext"))
-		})
+			g.coldPaths = append(g.coldPaths, func() {
+				Label("normslow")
+				kvcNormSlow(g.coldConsts(c), kv, ckv, j, rz, gEnd, n.hiMask, loIdx, hiIdx, "normslow1")
+				JMP(LabelRef("normnext"))
+			})
+		}
 	}
 	INCQ(t)
 	JMP(LabelRef("norms1"))
 	Label("normsdone")
 	g.retWithColdPaths()
+}
+
+// kvcNormConsts are the constants of kvcGroupKernel's second pass in bf16: the dword mask of a
+// pair's second element, the VPERMW indices that put a VCVTNE2PS2BF16's words back in element
+// order, the doubled-word bound below which a word is zero or subnormal, and the cold path's
+// VPERMT2PS index tables.
+type kvcNormConsts struct {
+	hiMask, perm, minNormal VecVirtual
+	loIdx, hiIdx            Mem
+}
+
+// kvcNormBlock emits one block of 32 of a row's norm in element order (f32, f16): kv's elements
+// j..j+31 times rz, times gamma's block (gv when not nil, loaded once for several rows, else from
+// gamma), rounded to d and stored at ckv's. kv, ckv and gamma point at the rows' ends.
+func (g *generator) kvcNormBlock(d dtype, c consts, kv, ckv, j Register, rz VecVirtual, gamma Register, gv *[2]VecVirtual) {
+	es := uint8(d.esize)
+	var v [2]VecVirtual
+	for h := range v {
+		v[h] = load(d, 16, Mem{Base: kv, Index: j, Scale: es, Disp: 16 * h * d.esize})
+		VMULPS(rz, v[h], v[h]) // x·r, x first (its NaN wins, as in the reference)
+		if gv != nil {
+			VMULPS(gv[h], v[h], v[h])
+		} else {
+			VMULPS(Mem{Base: gamma, Index: j, Scale: 4, Disp: 64 * h}, v[h], v[h])
+		}
+	}
+	g.kvcStore32(d, c, v, Mem{Base: ckv, Index: j, Scale: es})
 }
 
 // kvcScaled emits one block of 32 of a row's norm: the dword-split bf16 elements j..j+31 from kv,
@@ -426,10 +481,11 @@ func kvcNormSlow(cc consts, kv, ckv, j Register, rz VecVirtual, gamma Register, 
 	JNZ(LabelRef(label))
 }
 
-// kvcNorms4 emits the second pass of kvcGroupBF16Kernel for tokens t..t+3: each block of 32 of
+// kvcNorms4 emits the second pass of kvcGroupKernel for tokens t..t+3: each block of 32 of
 // gamma loaded once and applied to the four rows, each row's scale r from scratch. gEnd points at
-// gamma's end.
-func (g *generator) kvcNorms4(row func(int, Register) Mem, t, gEnd Register, hiMask, perm, minNormal VecVirtual, c consts, loIdx, hiIdx Mem) {
+// gamma's end; n holds bf16's constants.
+func (g *generator) kvcNorms4(d dtype, row func(int, Register) Mem, t, gEnd Register, n kvcNormConsts, c consts) {
+	es := uint8(d.esize)
 	var kv, ckv [4]GPVirtual
 	var rz, least [4]VecVirtual
 	{
@@ -439,25 +495,33 @@ func (g *generator) kvcNorms4(row func(int, Register) Mem, t, gEnd Register, hiM
 			m := row(0, t)
 			m.Disp += 8 * i
 			MOVQ(m, kv[i])
-			LEAQ(Mem{Base: kv[i], Index: dv, Scale: 2}, kv[i])
+			LEAQ(Mem{Base: kv[i], Index: dv, Scale: es}, kv[i])
 			m = row(3, t)
 			m.Disp += 8 * i
 			MOVQ(m, ckv[i])
-			LEAQ(Mem{Base: ckv[i], Index: dv, Scale: 2}, ckv[i])
-			rz[i], least[i] = ZMM(), ZMM()
+			LEAQ(Mem{Base: ckv[i], Index: dv, Scale: es}, ckv[i])
+			rz[i] = ZMM()
+			if d == bf16 {
+				least[i] = ZMM()
+			}
 			VBROADCASTSS(Mem{Base: scratch, Index: t, Scale: 4, Disp: 4 * i}, rz[i])
-			VPTERNLOGD(U8(0xff), least[i], least[i], least[i])
+			if d == bf16 {
+				VPTERNLOGD(U8(0xff), least[i], least[i], least[i])
+			}
 		}
 		j := GP64()
 		MOVQ(dv, j)
 		NEGQ(j)
-		g.kvcNorms4Loop(kv, ckv, rz, least, j, gEnd, hiMask, perm)
+		g.kvcNorms4Loop(d, kv, ckv, rz, least, j, gEnd, n, c)
+	}
+	if d != bf16 {
+		return
 	}
 	VPMINUW(least[1], least[0], least[0])
 	VPMINUW(least[3], least[2], least[2])
 	VPMINUW(least[2], least[0], least[0])
 	k := K()
-	VPCMPUW(U8(1), minNormal, least[0], k) // less than
+	VPCMPUW(U8(1), n.minNormal, least[0], k) // less than
 	KORTESTD(k, k)
 	JNZ(LabelRef("norm4slow"))
 	Label("norm4next")
@@ -467,42 +531,52 @@ func (g *generator) kvcNorms4(row func(int, Register) Mem, t, gEnd Register, hiM
 		cc := g.coldConsts(c)
 		j := GP64()
 		for i := range kv {
-			kvcNormSlow(cc, kv[i], ckv[i], j, rz[i], gEnd, hiMask, loIdx, hiIdx, fmt.Sprintf("norm4slow%d", i))
+			kvcNormSlow(cc, kv[i], ckv[i], j, rz[i], gEnd, n.hiMask, n.loIdx, n.hiIdx, fmt.Sprintf("norm4slow%d", i))
 		}
 		JMP(LabelRef("norm4next"))
 	})
 }
 
 // kvcNorms4Loop is kvcNorms4's loop over the rows' blocks of 32, j from −dv up to 0.
-func (g *generator) kvcNorms4Loop(kv, ckv [4]GPVirtual, rz, least [4]VecVirtual, j, gEnd Register, hiMask, perm VecVirtual) {
+func (g *generator) kvcNorms4Loop(d dtype, kv, ckv [4]GPVirtual, rz, least [4]VecVirtual, j, gEnd Register, n kvcNormConsts, c consts) {
 	Label("norm4")
 	var gv [2]VecVirtual
 	gv[0], gv[1] = ZMM(), ZMM()
 	VMOVUPS(Mem{Base: gEnd, Index: j, Scale: 4}, gv[0])
 	VMOVUPS(Mem{Base: gEnd, Index: j, Scale: 4, Disp: 64}, gv[1])
 	for i := range kv {
-		e, o := kvcScaled(kv[i], j, rz[i], gEnd, hiMask, &gv)
-		g.kvcStoreNorm(e, o, perm, least[i], Mem{Base: ckv[i], Index: j, Scale: 2})
+		if d != bf16 {
+			g.kvcNormBlock(d, c, kv[i], ckv[i], j, rz[i], gEnd, &gv)
+			continue
+		}
+		e, o := kvcScaled(kv[i], j, rz[i], gEnd, n.hiMask, &gv)
+		g.kvcStoreNorm(e, o, n.perm, least[i], Mem{Base: ckv[i], Index: j, Scale: 2})
 	}
 	ADDQ(U32(32), j)
 	JNZ(LabelRef("norm4"))
 }
 
-// kvcSums emits the first pass of kvcGroupBF16Kernel for the k tokens from t: each one's sum of
-// squares (native.SumSquares) into scratch. Rows are addressed from their ends, j counting up
-// from −dv to 0, which frees a register. label names the loop.
-func (g *generator) kvcSums(row func(int, Register) Mem, t Register, k int, label string, nF, oneD, eps Register) {
+// kvcSums emits the first pass of kvcGroupKernel for the k tokens from t: each one's sum of
+// squares (native.SumSquares) into scratch, elements j..j+31 in lanes 0..31 of two accumulators
+// (bf16 loads them split: the even elements in the first, the odd in the second). Rows are
+// addressed from their ends, j counting up from −dv to 0, which frees a register. label names
+// the loop.
+func (g *generator) kvcSums(d dtype, row func(int, Register) Mem, t Register, k int, label string, nF, oneD, eps Register) {
+	es := uint8(d.esize)
 	dv := Load(Param("dv"), GP64())
 	kv := make([]GPVirtual, k)
 	acc := make([][2]VecVirtual, k)
-	hiMask := ZMM()
-	VPBROADCASTD(g.data.hiMask, hiMask)
+	var hiMask VecVirtual
+	if d == bf16 {
+		hiMask = ZMM()
+		VPBROADCASTD(g.data.hiMask, hiMask)
+	}
 	for i := range kv {
 		kv[i] = GP64()
 		m := row(0, t)
 		m.Disp += 8 * i
 		MOVQ(m, kv[i])
-		LEAQ(Mem{Base: kv[i], Index: dv, Scale: 2}, kv[i])
+		LEAQ(Mem{Base: kv[i], Index: dv, Scale: es}, kv[i])
 		for h := range acc[i] {
 			acc[i][h] = ZMM()
 			VXORPS(acc[i][h], acc[i][h], acc[i][h])
@@ -513,6 +587,12 @@ func (g *generator) kvcSums(row func(int, Register) Mem, t Register, k int, labe
 	NEGQ(j)
 	Label(label)
 	for i := range kv {
+		if d != bf16 {
+			for h := range acc[i] {
+				accSquares(load(d, 16, Mem{Base: kv[i], Index: j, Scale: es, Disp: 16 * h * d.esize}), acc[i][h])
+			}
+			continue
+		}
 		ev, od := ZMM(), ZMM()
 		VMOVDQU32(Mem{Base: kv[i], Index: j, Scale: 2}, od) // one load for both halves
 		VPSLLD(U8(16), od, ev)
@@ -524,6 +604,10 @@ func (g *generator) kvcSums(row func(int, Register) Mem, t Register, k int, labe
 	JNZ(LabelRef(label))
 	sums := make([]VecVirtual, k)
 	for i := range kv {
+		if d != bf16 {
+			sums[i] = sumLanes(acc[i][0], acc[i][1])
+			continue
+		}
 		// Lane 2l in acc[0], 2l+1 in acc[1]: the first step adds the neighbours.
 		VADDPS(acc[i][1], acc[i][0], acc[i][0])
 		sums[i] = sumTree(acc[i][0], true)
@@ -575,7 +659,7 @@ func kvcScales(sums []VecVirtual, nF, oneD, eps Register, m Mem) {
 }
 
 // kvcGammaSplitKernel emits kvcGammaSplitBF16(dst *float32, src *uint16, n int): n bf16 values
-// (n a multiple of 32) widened to float32 in kvcGroupBF16Kernel's gamma layout, each block of 32
+// (n a multiple of 32) widened to float32 in kvcGroupKernel's bf16 gamma layout, each block of 32
 // as its 16 even elements, then its 16 odd ones: the layout its loads split rows into.
 func (g *generator) kvcGammaSplitKernel() {
 	const name = "kvcGammaSplitBF16"
@@ -604,194 +688,4 @@ func (g *generator) kvcGammaSplitKernel() {
 	JB(LabelRef("split"))
 	Label("done")
 	g.retWithColdPaths()
-}
-
-// kvcGroupKernel emits kvcGroup<D>AVX512(grp *byte, n int, gamma, scratch *float32, dv, dk int,
-// eps float32) for f32 and f16: kvcGroupBF16Kernel's two passes over n (1..16) tokens with the
-// elements in order (no split layouts: gamma is the plain widened gamma) and plain rounding
-// stores (VCVTPS2PH is exact on every value, subnormals included, so there is no cold path).
-// Token by token, the sum's FMA chain and the divider's latency would leave the units idle;
-// eight independent tokens keep them busy.
-func (g *generator) kvcGroupKernel(d dtype) {
-	name := "kvcGroup" + d.name + "AVX512"
-	g.fastBF16 = false
-	TEXT(name, NOSPLIT, "func(grp *byte, n int, gamma, scratch *float32, dv, dk int, eps float32)")
-	Pragma("noescape")
-	Doc(name+" normalizes, rotates and stores n (1..16) "+d.name+" tokens of kv_rmsnorm_rope_cache (dv a multiple of 32, dk of 64):",
-		"grp holds their kv, cos, sin, ckv and krope row addresses, 16 of each; scratch holds 16 float32.")
-	es := uint8(d.esize)
-	grp := Load(Param("grp"), GP64())
-	param := func(name string) GPVirtual { return Load(Param(name), GP64()).(GPVirtual) }
-	eps := Load(Param("eps"), XMM())
-	var c consts
-	nF, oneD := g.rmsConsts(param("dv"))
-	row := func(array int, t Register) Mem { return Mem{Base: grp, Index: t, Scale: 8, Disp: 128 * array} }
-	lbl := func(s string) string { return s + d.name }
-
-	t, n4 := GP64(), GP64()
-	XORQ(t, t)
-	{
-		n8 := param("n")
-		ANDQ(I8(-8), n8)
-		JZ(LabelRef(lbl("sums4")))
-		Label(lbl("sums8"))
-		g.kvcSumsOrdered(d, row, t, 8, lbl("sum8"), nF, oneD, eps)
-		ADDQ(U8(8), t)
-		CMPQ(t, n8)
-		JB(LabelRef(lbl("sums8")))
-	}
-	Label(lbl("sums4"))
-	MOVQ(param("n"), n4)
-	ANDQ(I8(-4), n4)
-	CMPQ(t, n4)
-	JAE(LabelRef(lbl("sums1")))
-	g.kvcSumsOrdered(d, row, t, 4, lbl("sum4"), nF, oneD, eps)
-	ADDQ(U8(4), t)
-	Label(lbl("sums1"))
-	CMPQ(t, param("n"))
-	JAE(LabelRef(lbl("ropes")))
-	{
-		kv := GP64()
-		MOVQ(row(0, t), kv)
-		sum := g.sumSquaresLoop(d, kv, param("dv"))
-		VMOVSS(rmsScalar(sum, nF, oneD, eps), Mem{Base: param("scratch"), Index: t, Scale: 4})
-	}
-	INCQ(t)
-	JMP(LabelRef(lbl("sums1")))
-
-	Label(lbl("ropes"))
-	XORQ(t, t)
-	Label(lbl("rope1"))
-	{
-		r, cs, sn, krope := GP64(), GP64(), GP64(), GP64()
-		MOVQ(row(0, t), r)
-		LEAQ(Mem{Base: r, Index: param("dv"), Scale: es}, r)
-		MOVQ(row(1, t), cs)
-		MOVQ(row(2, t), sn)
-		MOVQ(row(4, t), krope)
-		g.kvcRopeLoop(d, c, r, cs, sn, krope, param("dk"))
-	}
-	INCQ(t)
-	CMPQ(t, param("n"))
-	JB(LabelRef(lbl("rope1")))
-
-	// Second pass: four tokens at a time (each block of gamma loaded once for the four), then
-	// the rest one by one; rows addressed from their ends, j counting up from −dv to 0.
-	gEnd := GP64()
-	LEAQ(Mem{Base: param("gamma"), Index: param("dv"), Scale: 4}, gEnd)
-	XORQ(t, t)
-	TESTQ(n4, n4)
-	JZ(LabelRef(lbl("norms1")))
-	Label(lbl("norms4"))
-	{
-		var kv, ckv [4]GPVirtual
-		var rz [4]VecVirtual
-		scratch, dv := param("scratch"), param("dv")
-		for i := range kv {
-			kv[i], ckv[i] = GP64(), GP64()
-			m := row(0, t)
-			m.Disp += 8 * i
-			MOVQ(m, kv[i])
-			LEAQ(Mem{Base: kv[i], Index: dv, Scale: es}, kv[i])
-			m = row(3, t)
-			m.Disp += 8 * i
-			MOVQ(m, ckv[i])
-			LEAQ(Mem{Base: ckv[i], Index: dv, Scale: es}, ckv[i])
-			rz[i] = ZMM()
-			VBROADCASTSS(Mem{Base: scratch, Index: t, Scale: 4, Disp: 4 * i}, rz[i])
-		}
-		j := GP64()
-		MOVQ(dv, j)
-		NEGQ(j)
-		Label(lbl("norm4"))
-		var gv [2]VecVirtual
-		gv[0], gv[1] = ZMM(), ZMM()
-		VMOVUPS(Mem{Base: gEnd, Index: j, Scale: 4}, gv[0])
-		VMOVUPS(Mem{Base: gEnd, Index: j, Scale: 4, Disp: 64}, gv[1])
-		for i := range kv {
-			g.kvcNormBlock(d, c, kv[i], ckv[i], j, rz[i], gv)
-		}
-		ADDQ(U32(32), j)
-		JNZ(LabelRef(lbl("norm4")))
-	}
-	ADDQ(U8(4), t)
-	CMPQ(t, n4)
-	JB(LabelRef(lbl("norms4")))
-	Label(lbl("norms1"))
-	CMPQ(t, param("n"))
-	JAE(LabelRef(lbl("normsdone")))
-	{
-		dv := param("dv")
-		kv, ckv, j := GP64(), GP64(), GP64()
-		MOVQ(row(0, t), kv)
-		MOVQ(row(3, t), ckv)
-		LEAQ(Mem{Base: kv, Index: dv, Scale: es}, kv)
-		LEAQ(Mem{Base: ckv, Index: dv, Scale: es}, ckv)
-		rz := ZMM()
-		VBROADCASTSS(Mem{Base: param("scratch"), Index: t, Scale: 4}, rz)
-		MOVQ(dv, j)
-		NEGQ(j)
-		Label(lbl("norm"))
-		var gv [2]VecVirtual
-		gv[0], gv[1] = ZMM(), ZMM()
-		VMOVUPS(Mem{Base: gEnd, Index: j, Scale: 4}, gv[0])
-		VMOVUPS(Mem{Base: gEnd, Index: j, Scale: 4, Disp: 64}, gv[1])
-		g.kvcNormBlock(d, c, kv, ckv, j, rz, gv)
-		ADDQ(U32(32), j)
-		JNZ(LabelRef(lbl("norm")))
-	}
-	INCQ(t)
-	JMP(LabelRef(lbl("norms1")))
-	Label(lbl("normsdone"))
-	g.retWithColdPaths()
-}
-
-// kvcNormBlock emits one block of 32 of a row's norm in element order: kv's elements j..j+31
-// times rz, times gamma's block gv, rounded to d and stored at ckv's (both rows addressed from
-// their ends).
-func (g *generator) kvcNormBlock(d dtype, c consts, kv, ckv, j Register, rz VecVirtual, gv [2]VecVirtual) {
-	es := uint8(d.esize)
-	var v [2]VecVirtual
-	for h := range v {
-		v[h] = load(d, 16, Mem{Base: kv, Index: j, Scale: es, Disp: 16 * h * d.esize})
-		VMULPS(rz, v[h], v[h]) // x·r, x first (its NaN wins, as in the reference)
-		VMULPS(gv[h], v[h], v[h])
-	}
-	g.kvcStore32(d, c, v, Mem{Base: ckv, Index: j, Scale: es})
-}
-
-// kvcSumsOrdered is kvcSums for the dtypes loaded in element order (f32, f16): each of the k
-// tokens' sums of squares, elements j..j+31 in lanes 0..31 of two accumulators, into scratch.
-func (g *generator) kvcSumsOrdered(d dtype, row func(int, Register) Mem, t Register, k int, label string, nF, oneD, eps Register) {
-	es := uint8(d.esize)
-	dv := Load(Param("dv"), GP64())
-	kv := make([]GPVirtual, k)
-	acc := make([][2]VecVirtual, k)
-	for i := range kv {
-		kv[i] = GP64()
-		m := row(0, t)
-		m.Disp += 8 * i
-		MOVQ(m, kv[i])
-		LEAQ(Mem{Base: kv[i], Index: dv, Scale: es}, kv[i])
-		for h := range acc[i] {
-			acc[i][h] = ZMM()
-			VXORPS(acc[i][h], acc[i][h], acc[i][h])
-		}
-	}
-	j := GP64()
-	MOVQ(dv, j)
-	NEGQ(j)
-	Label(label)
-	for i := range kv {
-		for h := range acc[i] {
-			accSquares(load(d, 16, Mem{Base: kv[i], Index: j, Scale: es, Disp: 16 * h * d.esize}), acc[i][h])
-		}
-	}
-	ADDQ(U32(32), j)
-	JNZ(LabelRef(label))
-	sums := make([]VecVirtual, k)
-	for i := range kv {
-		sums[i] = sumLanes(acc[i][0], acc[i][1])
-	}
-	kvcScales(sums, nF, oneD, eps, Mem{Base: Load(Param("scratch"), GP64()), Index: t, Scale: 4})
 }

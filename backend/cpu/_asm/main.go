@@ -58,9 +58,9 @@ func main() {
 	g.interleaveRoPEKernel(avx512, f32)
 	g.interleaveRoPEKernel(avx512, f16)
 	g.interleaveRoPEKernel(avx512BF16, bf16)
-	g.kvcGroupBF16Kernel()
-	g.kvcGroupKernel(f32)
-	g.kvcGroupKernel(f16)
+	g.kvcGroupKernel(avx512BF16, bf16)
+	g.kvcGroupKernel(avx512, f32)
+	g.kvcGroupKernel(avx512, f16)
 	g.kvcGammaSplitKernel()
 	for _, s := range []isa{avx512, avx512BF16} {
 		for _, d := range []dtype{f32, bf16, f16} {
