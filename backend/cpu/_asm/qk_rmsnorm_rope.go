@@ -255,7 +255,7 @@ func (g *generator) qkWeightBF16Kernel() {
 // the second normalizes, rounds, scales by the weight, rounds, rotates and stores each head.
 // Split this way, the first pass's long chains (32 squares, the lanes' sum, a square root and a
 // division) are independent of each other, and the second pass has no long chain at all.
-// (Measured on Zen 5: two heads interleaved in the second pass were half again slower; the
+// (Measured on Zen 4: two heads interleaved in the second pass were half again slower; the
 // first pass run one to eight heads ahead of the second was no faster.)
 //
 // Values stay deinterleaved from load to store (bf16Lanes): the roundings to bf16 and back are
