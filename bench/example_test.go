@@ -1,0 +1,31 @@
+package bench_test
+
+import (
+	"fmt"
+
+	"github.com/rotary-go/rotary/bench"
+	"github.com/rotary-go/rotary/tensor"
+)
+
+// One op on one model's shape at two token counts. Each Result's LimitRatio is the figure to
+// quote (1.0 at the limit); absolute times vary with the machine and are not printed here.
+func ExampleRun() {
+	results, err := bench.Run(bench.Config{
+		Ops:      []string{"rotary_embedding"},
+		Models:   []string{"llama-3-8b"},
+		Backends: []string{"native"},
+		DTypes:   []tensor.DType{tensor.BF16},
+		Tokens:   []int{16, 512},
+		Time:     1e6, // 1 ms per figure: a smoke run, too short for a figure to quote
+	}, nil)
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	for _, r := range results {
+		fmt.Println(r.Op, r.Backend, r.DType, r.Model, r.Tokens, r.LimitRatio > 0)
+	}
+	// Output:
+	// rotary_embedding native BF16 llama-3-8b 16 true
+	// rotary_embedding native BF16 llama-3-8b 512 true
+}
