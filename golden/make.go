@@ -264,7 +264,7 @@ func (o *Options) bundle(c bundleCase, suite bool) (Bundle, error) {
 		fmt.Fprintf(o.Notes, "layer %d has no RoPE: the expected outputs equal the inputs\n", c.layer)
 	}
 	for _, r := range results {
-		r.Name = "out." + r.Name
+		r.Name = OutPrefix + r.Name
 		files = append(files, r)
 	}
 	layerType := o.layerKind(model, c.layer)

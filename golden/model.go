@@ -5,6 +5,7 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
+	"strconv"
 
 	"github.com/rotary-go/rotary"
 	"github.com/rotary-go/rotary/hf"
@@ -40,6 +41,53 @@ func Config(path string) (Model, error) {
 	}
 	_ = json.Unmarshal(data, &top) // hf has parsed it
 	return Model{Name: top.ModelType, JSON: data, Config: path, Source: []string{"--config", path}, Load: layers(m)}, nil
+}
+
+// RecordedModel is the model a bundle's apply_args name (--model, as Preset reads it, or
+// --config, as Config does) and the recorded --layer: the inverse of Preset and Config, for a
+// bundle that read its model no other way. Of the flags apply_args record it skips the op's
+// (--op, the op's parameters, --backend, --custom-ops) and --strict, which refuses a model
+// but never changes one; any other model flag (--as, --style, --dynamic, ...) is an error: a
+// reader of those rebuilds the model itself.
+func RecordedModel(applyArgs string) (Model, int, error) {
+	flags, err := ReadApplyArgs(applyArgs, nil)
+	if err != nil {
+		return Model{}, 0, err
+	}
+	var preset, config string
+	layer := 0
+	for _, f := range flags {
+		switch _, isParam := paramOf(f.Name); {
+		case f.Name == "model":
+			preset = f.Value
+		case f.Name == "config":
+			config = f.Value
+		case f.Name == "layer":
+			n, err := strconv.ParseInt(f.Value, 0, strconv.IntSize)
+			if err != nil {
+				return Model{}, 0, fmt.Errorf("the golden's apply_args: --layer %q: want an integer", f.Value)
+			}
+			layer = int(n)
+		case isParam || f.Name == "op" || f.Name == "backend" || f.Name == "custom-ops" || f.Name == "strict" || f.Name == "rope" && f.Value == "main":
+		default:
+			return Model{}, 0, fmt.Errorf("the golden's apply_args: %s: a model flag RecordedModel does not read (it reads --model, --config and --layer)", f.Text)
+		}
+	}
+	var m Model
+	switch {
+	case preset != "" && config != "":
+		return Model{}, 0, fmt.Errorf("the golden's apply_args: --config and --model: want one, not both")
+	case preset != "":
+		m, err = Preset(preset)
+	case config != "":
+		m, err = Config(config)
+	default:
+		return Model{}, 0, fmt.Errorf("the golden's apply_args name no model (--model or --config)")
+	}
+	if err != nil {
+		return Model{}, 0, fmt.Errorf("the golden's apply_args: %w", err)
+	}
+	return m, layer, nil
 }
 
 // layers is the Load of a parsed model: the attention's RoPE at each of its layers.

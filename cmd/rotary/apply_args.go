@@ -1,12 +1,12 @@
 package main
 
 import (
-	"encoding/json"
 	"flag"
 	"fmt"
 	"io"
 	"strings"
 
+	"github.com/rotary-go/rotary"
 	"github.com/rotary-go/rotary/golden"
 	"github.com/rotary-go/rotary/hf"
 )
@@ -30,41 +30,22 @@ func isGolden(metadata map[string]string) bool {
 // fs.Parse would from a command line, and returns them as recorded. A flag take wants that fs
 // does not define is an error: the bundle asks for something this command cannot do.
 func setRecordedArgs(fs *flag.FlagSet, applyArgs string, take func(name string) bool) ([]string, error) {
-	if applyArgs == "" {
-		return nil, fmt.Errorf("the golden has no apply_args (rotary golden writes them) to rebuild its RoPE from")
-	}
-	var args []string
-	if err := json.Unmarshal([]byte(applyArgs), &args); err != nil {
-		return nil, fmt.Errorf("the golden's apply_args are not a JSON list of strings: %v", err)
-	}
+	flags, readErr := golden.ReadApplyArgs(applyArgs, func(name string) bool { return isBoolFlag(fs.Lookup(name)) })
 	var used []string
-	for i := 0; i < len(args); i++ {
-		arg := args[i]
-		if !strings.HasPrefix(arg, "-") {
-			return nil, fmt.Errorf("the golden's apply_args: %q is not a flag", arg)
-		}
-		name, value, hasValue := strings.Cut(strings.TrimLeft(arg, "-"), "=")
-		f := fs.Lookup(name)
-		if !hasValue && !isBoolFlag(f) {
-			if i+1 == len(args) {
-				return nil, fmt.Errorf("the golden's apply_args: --%s has no value", name)
-			}
-			i++
-			value = args[i]
-			arg += " " + value
-		} else if !hasValue {
-			value = "true"
-		}
-		if !take(name) {
+	for _, f := range flags {
+		if !take(f.Name) {
 			continue
 		}
-		if f == nil {
-			return nil, fmt.Errorf("the golden's apply_args: flag --%s is not one this rotary takes", name)
+		if fs.Lookup(f.Name) == nil {
+			return nil, fmt.Errorf("the golden's apply_args: flag --%s is not one this rotary takes", f.Name)
 		}
-		if err := fs.Set(name, value); err != nil {
-			return nil, fmt.Errorf("the golden's apply_args: --%s %q: %v", name, value, err)
+		if err := fs.Set(f.Name, f.Value); err != nil {
+			return nil, fmt.Errorf("the golden's apply_args: --%s %q: %v", f.Name, f.Value, err)
 		}
-		used = append(used, arg)
+		used = append(used, f.Text)
+	}
+	if readErr != nil {
+		return nil, readErr
 	}
 	return used, nil
 }
@@ -157,4 +138,22 @@ func checkGoldenConfig(m *modelFlags, metadata map[string]string) error {
 		return usagef("%s: its config's sha256 is %s, the golden bundle's config_sha256 %s (model %s): not the config the bundle was made from", what, got, want, metadata[metaModel])
 	}
 	return nil
+}
+
+// recordedModel is the model of a golden's apply_args as apply loads it, model flags and all,
+// and the recorded layer: explain.GoldenCase's Model for verify.
+func recordedModel(applyArgs string) (golden.Model, int, error) {
+	m, err := goldenModelFlags(applyArgs)
+	if err != nil {
+		return golden.Model{}, 0, err
+	}
+	return golden.Model{Load: loadAt(*m)}, m.layer, nil
+}
+
+// loadAt is golden.Model's Load for the model m's flags choose: m.load at the layer asked for.
+func loadAt(m modelFlags) func(layer int) (*hf.Model, rotary.Spec, error) {
+	return func(layer int) (*hf.Model, rotary.Spec, error) {
+		m.layer = layer
+		return m.load()
+	}
 }

@@ -3,10 +3,12 @@ package main
 import (
 	"encoding/json"
 	"fmt"
-	"github.com/rotary-go/rotary/compare"
 	"io"
 	"sort"
 	"strings"
+
+	"github.com/rotary-go/rotary/compare"
+	"github.com/rotary-go/rotary/golden"
 )
 
 const diffUsage = "A B [--max-ulp N] [--atol X] [--show N] [--raw NAME=DTYPE:SHAPE:FILE]... [--json]\n" +
@@ -118,7 +120,7 @@ func parseWithFiles(fs *flagSet, args []string) ([]string, error) {
 // hasOutputs reports whether s holds a golden bundle's expected outputs (tensors out.X).
 func hasOutputs(s *inputSet) bool {
 	for n := range s.tensors {
-		if strings.HasPrefix(n, outPrefix) && len(n) > len(outPrefix) {
+		if strings.HasPrefix(n, golden.OutPrefix) && len(n) > len(golden.OutPrefix) {
 			return true
 		}
 	}

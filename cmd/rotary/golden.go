@@ -10,9 +10,7 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/rotary-go/rotary"
 	"github.com/rotary-go/rotary/golden"
-	"github.com/rotary-go/rotary/hf"
 	"github.com/rotary-go/rotary/npy"
 	"github.com/rotary-go/rotary/ops"
 	"github.com/rotary-go/rotary/safetensors"
@@ -225,11 +223,7 @@ func (o *goldenOptions) library(dtype tensor.DType, disp *ops.Dispatcher, config
 		_ = json.Unmarshal(configJSON, &top) // hf has parsed it; a type it lacks is named below
 		model.Name = top.ModelType
 	}
-	m := o.m
-	model.Load = func(layer int) (*hf.Model, rotary.Spec, error) {
-		m.layer = layer
-		return m.load()
-	}
+	model.Load = loadAt(o.m)
 	var names []string
 	for name := range o.modelFlags {
 		if o.userSet[name] && name != "config" && name != "model" && name != "layer" {

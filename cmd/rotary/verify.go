@@ -10,7 +10,7 @@ import (
 
 	"github.com/rotary-go/rotary/compare"
 	"github.com/rotary-go/rotary/explain"
-	"github.com/rotary-go/rotary/tensor"
+	"github.com/rotary-go/rotary/golden"
 )
 
 const verifyUsage = "GOLDEN CANDIDATE [--atol A] [--ulp U] [--show N] [--any-dtype] [--explain=false] [--raw NAME=DTYPE:SHAPE:FILE]... [--json]\n" +
@@ -21,9 +21,6 @@ const verifyUsage = "GOLDEN CANDIDATE [--atol A] [--ulp U] [--show N] [--any-dty
 	"  Either may be a safetensors file, a directory of .npy files (one tensor per file, named by its\n" +
 	"  stem) or a single .npy file; --raw tensors join the candidate (which may then be left out).\n" +
 	"  " + npyBF16Note + ". Exit 0 when every output is within tolerance, 1 otherwise, 2 on bad input."
-
-// outPrefix marks a golden bundle's expected outputs.
-const outPrefix = "out."
 
 func runVerify(args []string, stdout, stderr io.Writer) error {
 	fs := newFlags("verify", verifyUsage, stderr)
@@ -44,7 +41,7 @@ func runVerify(args []string, stdout, stderr io.Writer) error {
 	if err := opts.check(fs.FlagSet); err != nil {
 		return err
 	}
-	golden, cand, err := readSides(files, raws)
+	bundle, cand, err := readSides(files, raws)
 	if err != nil {
 		return err
 	}
@@ -53,8 +50,8 @@ func runVerify(args []string, stdout, stderr io.Writer) error {
 		candName = files[1]
 	}
 	var outputs []string
-	for n := range golden.tensors {
-		if strings.HasPrefix(n, outPrefix) && len(n) > len(outPrefix) {
+	for n := range bundle.tensors {
+		if strings.HasPrefix(n, golden.OutPrefix) && len(n) > len(golden.OutPrefix) {
 			outputs = append(outputs, n)
 		}
 	}
@@ -62,17 +59,17 @@ func runVerify(args []string, stdout, stderr io.Writer) error {
 		return usagef("%s: no expected outputs (tensors named out.X): is it a golden bundle?", files[0])
 	}
 	sort.Strings(outputs)
-	ax := compare.AxesOf(golden.metadata)
+	ax := compare.AxesOf(bundle.metadata)
 	labels := make([]string, len(outputs))
 	for i, n := range outputs {
 		labels[i] = n
-		if _, name, ok := candidateFor(cand, n, strings.TrimPrefix(n, outPrefix)); ok {
+		if _, name, ok := golden.CandidateOutput(cand.tensors, strings.TrimPrefix(n, golden.OutPrefix)); ok {
 			labels[i] = rowLabel(n, name)
 		}
 	}
 	width := labelWidth(labels)
 	if !*asJSON {
-		if desc := bundleSummary(golden.metadata); desc != "" {
+		if desc := bundleSummary(bundle.metadata); desc != "" {
 			fmt.Fprintf(stdout, "golden: %s\n", desc)
 		}
 		compareHeader(stdout, width)
@@ -80,18 +77,18 @@ func runVerify(args []string, stdout, stderr io.Writer) error {
 	failed := 0
 	rows := make([]compare.Result, 0, len(outputs))
 	for _, n := range outputs {
-		x := strings.TrimPrefix(n, outPrefix)
+		x := strings.TrimPrefix(n, golden.OutPrefix)
 		var r compare.Result
-		switch tc, name, ok := candidateFor(cand, n, x); {
+		switch tc, name, ok := golden.CandidateOutput(cand.tensors, x); {
 		case !ok:
 			r = compare.Refused(n, fmt.Sprintf("missing from the candidate (want %s or %s in %s)", x, n, candName))
-			r.DType, r.Shape = golden.tensors[n].DType.String(), golden.tensors[n].Shape
-		case tc.DType != golden.tensors[n].DType && !*anyDType:
-			want := golden.tensors[n].DType
+			r.DType, r.Shape = bundle.tensors[n].DType.String(), bundle.tensors[n].Shape
+		case tc.DType != bundle.tensors[n].DType && !*anyDType:
+			want := bundle.tensors[n].DType
 			r = compare.Refused(n, fmt.Sprintf("dtype %v, but the golden's output is %v: a kernel writing the wrong dtype (--any-dtype compares after rounding)", tc.DType, want))
-			r.DType, r.DTypeB, r.Shape, r.Candidate = want.String(), tc.DType.String(), golden.tensors[n].Shape, name
+			r.DType, r.DTypeB, r.Shape, r.Candidate = want.String(), tc.DType.String(), bundle.tensors[n].Shape, name
 		default:
-			r = compare.Tensors(n, golden.tensors[n], tc, opts.opts, ax)
+			r = compare.Tensors(n, bundle.tensors[n], tc, opts.opts, ax)
 			r.Candidate = name
 		}
 		if r.Problem != "" {
@@ -108,7 +105,7 @@ func runVerify(args []string, stdout, stderr io.Writer) error {
 		overTolerance = overTolerance || r.Compared && r.Mismatch > 0
 	}
 	if overTolerance && *explainFlag {
-		rep, why = explainVerify(golden, cand, opts.opts)
+		rep, why = explainVerify(bundle, cand, opts.opts)
 	}
 	for _, r := range rows {
 		if !*asJSON {
@@ -116,7 +113,7 @@ func runVerify(args []string, stdout, stderr io.Writer) error {
 			continue
 		}
 		row, err := json.Marshal(r)
-		if err == nil && r.Compared && r.Mismatch > 0 && explainReads(golden.metadata["op"], r.Name) {
+		if err == nil && r.Compared && r.Mismatch > 0 && explain.ReadsOutput(bundle.metadata["op"], r.Name) {
 			row, err = withExplained(row, rep)
 		}
 		if err != nil {
@@ -140,16 +137,6 @@ func runVerify(args []string, stdout, stderr io.Writer) error {
 		fmt.Fprintf(stdout, "all %d outputs within tolerance\n", len(outputs))
 	}
 	return nil
-}
-
-// candidateFor finds the candidate's tensor for expected output out (out.X): out.X when the
-// candidate has it (a candidate that is itself a bundle holds the input under X), else X.
-func candidateFor(cand *inputSet, out, x string) (tensor.Tensor, string, bool) {
-	if t, ok := cand.tensors[out]; ok {
-		return t, out, true
-	}
-	t, ok := cand.tensors[x]
-	return t, x, ok
 }
 
 // bundleSummary is one line of a bundle's provenance from its metadata.

@@ -9,6 +9,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/rotary-go/rotary/explain"
+	"github.com/rotary-go/rotary/golden"
 	"github.com/rotary-go/rotary/hf"
 	"github.com/rotary-go/rotary/safetensors"
 	"github.com/rotary-go/rotary/tensor"
@@ -99,7 +101,7 @@ func TestVerifyExplains(t *testing.T) {
 				if err := json.Unmarshal([]byte(l), &row); err != nil {
 					t.Fatal(err)
 				}
-				if row.Over == 0 || !explainReads(op, row.Name) {
+				if row.Over == 0 || !explain.ReadsOutput(op, row.Name) {
 					if len(row.Explained) > 0 {
 						t.Errorf("--json: a row explain does not read, or that passes, has explained_by: %s", l)
 					}
@@ -157,7 +159,7 @@ func TestVerifyExplainsKVCache(t *testing.T) {
 	}
 	var files []safetensors.Tensor
 	for _, x := range ts {
-		if strings.HasPrefix(x.Name, outPrefix) {
+		if strings.HasPrefix(x.Name, golden.OutPrefix) {
 			continue
 		}
 		if x.Name == "index" {

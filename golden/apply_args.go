@@ -1,0 +1,68 @@
+package golden
+
+import (
+	"encoding/json"
+	"fmt"
+	"strings"
+)
+
+// AppliedFlag is one flag of a bundle's apply_args.
+type AppliedFlag struct {
+	Name, Value string
+	// Text is the flag as recorded: "--name value", "--name=value", or "--name" for a boolean
+	// flag without a value.
+	Text string
+}
+
+// ReadApplyArgs reads a bundle's apply_args, the JSON list of flags Make records (each
+// "--name value", a boolean one "--name=value"), into its flags in order. isBool reports
+// whether flag name is boolean: one written without "=value" is then true and takes no value
+// after it (nil: no flag is; Make writes every boolean with its value). On a malformed flag,
+// the flags before it are returned with the error, so that a reader acting on each in turn
+// stops where a command line's parse would.
+func ReadApplyArgs(applyArgs string, isBool func(name string) bool) ([]AppliedFlag, error) {
+	if applyArgs == "" {
+		return nil, fmt.Errorf("the golden has no apply_args (rotary golden writes them) to rebuild its RoPE from")
+	}
+	var args []string
+	if err := json.Unmarshal([]byte(applyArgs), &args); err != nil {
+		return nil, fmt.Errorf("the golden's apply_args are not a JSON list of strings: %v", err)
+	}
+	var flags []AppliedFlag
+	for i := 0; i < len(args); i++ {
+		arg := args[i]
+		if !strings.HasPrefix(arg, "-") {
+			return flags, fmt.Errorf("the golden's apply_args: %q is not a flag", arg)
+		}
+		name, value, hasValue := strings.Cut(strings.TrimLeft(arg, "-"), "=")
+		switch {
+		case hasValue:
+		case isBool != nil && isBool(name):
+			value = "true"
+		case i+1 == len(args):
+			return flags, fmt.Errorf("the golden's apply_args: --%s has no value", name)
+		default:
+			i++
+			value = args[i]
+			arg += " " + value
+		}
+		flags = append(flags, AppliedFlag{Name: name, Value: value, Text: arg})
+	}
+	return flags, nil
+}
+
+// ApplyArg is the value of flag --name in a bundle's apply_args (the last, if given twice);
+// "" when it is absent or apply_args do not read (ReadApplyArgs, no flag boolean).
+func ApplyArg(applyArgs, name string) string {
+	flags, err := ReadApplyArgs(applyArgs, nil)
+	if err != nil {
+		return ""
+	}
+	v := ""
+	for _, f := range flags {
+		if f.Name == name {
+			v = f.Value
+		}
+	}
+	return v
+}

@@ -1,0 +1,17 @@
+package golden
+
+import "github.com/rotary-go/rotary/tensor"
+
+// OutPrefix marks a bundle's expected outputs: the op's output NAME is the tensor out.NAME.
+const OutPrefix = "out."
+
+// CandidateOutput is a candidate's tensor for the bundle's output name (without OutPrefix),
+// and the name it has in candidate: out.NAME when candidate holds it (a candidate that is
+// itself a bundle holds its input under NAME), else NAME; ok is false when it holds neither.
+func CandidateOutput(candidate map[string]tensor.Tensor, name string) (t tensor.Tensor, found string, ok bool) {
+	if t, ok := candidate[OutPrefix+name]; ok {
+		return t, OutPrefix + name, true
+	}
+	t, ok = candidate[name]
+	return t, name, ok
+}
