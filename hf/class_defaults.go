@@ -166,8 +166,8 @@ var (
 	// Qwen2_5OmniThinkerConfig builds, default_theta 1e6.
 	qwen25OmniText = classOf("Qwen2_5OmniTextConfig", kLayers, num("28"), kHidden, num("3584"), kHeads, num("28"), kKV, num("4"),
 		kMax, num("32768"), kTheta, num("1000000"))
-	// DeepseekV3Config (deepseek_v3/configuration_deepseek_v3.py); Kimi_K25Config
-	// (kimi_k25/configuration_kimi_k25.py) builds a kimi_k2 text_config with it.
+	// DeepseekV3Config (deepseek_v3/configuration_deepseek_v3.py), which Kimi_K25Config builds
+	// its text model with (kimi25).
 	deepseekV3Class = classOf("DeepseekV3Config", kLayers, num("61"), kHidden, num("7168"), kHeads, num("128"), kKV, num("128"),
 		kMax, num("4096"), kRope, num("64"))
 	// GPTJConfig (gptj/configuration_gptj.py) and CodeGenConfig (codegen/configuration_codegen.py),
@@ -396,10 +396,13 @@ var configClasses = map[string]configClass{
 			"hybrid_sliding": object{"rope_type": "default", "rope_theta": num("10000.0"), "partial_rotary_factor": num("0.5")},
 		}),
 	// DbrxConfig's attn_config defaults kv_n_heads to 1 and (v4) rope_theta to 10000.
-	"dbrx":           classOf("DbrxConfig", kLayers, num("24"), kHidden, num("2048"), kHeads, num("16"), kKV, num("1"), kMax, num("2048")),
-	"moonshine":      classOf("MoonshineConfig", kLayers, num("6"), kHidden, num("288"), kHeads, num("8"), kMax, num("512")),
-	"qwen4_exp":      qwen4ExpText,
+	"dbrx":      classOf("DbrxConfig", kLayers, num("24"), kHidden, num("2048"), kHeads, num("16"), kKV, num("1"), kMax, num("2048")),
+	"moonshine": classOf("MoonshineConfig", kLayers, num("6"), kHidden, num("288"), kHeads, num("8"), kMax, num("512")),
+	// Qwen4ExpConfig.__post_init__ (configuration_qwen4_exp.py @626859fc, and @075d0aed):
+	// Qwen4ExpTextConfig(**text_config), or Qwen4ExpTextConfig() without one.
+	"qwen4_exp":      builtFromDefaults(qwen4ExpText, "Qwen4ExpConfig", "qwen4_exp_text"),
 	"qwen4_exp_text": qwen4ExpText,
+	"kimi_k25":       kimi25,
 	// DiffusionGemmaTextConfig (configuration_diffusion_gemma.py @008e574) has Gemma 4's
 	// defaults, which the gemma4 family carries.
 	"diffusion_gemma":      builtFromDefaults(classOf("DiffusionGemmaTextConfig"), "DiffusionGemmaConfig", "diffusion_gemma_text"),
@@ -409,6 +412,12 @@ var configClasses = map[string]configClass{
 var (
 	// GlmOcrTextConfig (configuration_glm_ocr.py): no head_dim field (1024 / 16).
 	glmOCRText = classOf("GlmOcrTextConfig", kLayers, num("16"), kHidden, num("1024"), kHeads, num("16"), kKV, num("8"), kMax, num("131072"))
+	// Kimi_K25Config.__post_init__ (kimi_k25/configuration_kimi_k25.py, transformers decba1d2)
+	// builds text_config with CONFIG_MAPPING[its model_type](**text_config), the model_type
+	// deepseek_v3 when absent and kimi_k2 read as deepseek_v3, or DeepseekV3Config() without
+	// one; Kimi_K25Model builds its language model from that text_config alone
+	// (AutoModel.from_config, modeling_kimi_k25.py).
+	kimi25 = builtFromDefaults(deepseekV3Class, "Kimi_K25Config", "deepseek_v3")
 	// Qwen4ExpTextConfig (configuration_qwen4_exp.py @626859fc).
 	qwen4ExpText = classOf("Qwen4ExpTextConfig", kHidden, num("2048"), kHeads, num("16"), kKV, num("2"), kHead, num("256"),
 		kMax, num("32768"))

@@ -127,6 +127,7 @@ var classWants = map[string]classWant{
 	"deepseek_v2":  {heads: 32, kv: 32, head: 64, rot: 64, base: 10000, maxPos: 2048, style: rope.GPTJ, class: "DeepseekV2Config"},
 	"deepseek_v3":  {heads: 128, kv: 128, head: 64, rot: 64, base: 10000, maxPos: 4096, style: rope.GPTJ, class: "DeepseekV3Config"},
 	"kimi_k2":      {heads: 128, kv: 128, head: 64, rot: 64, base: 10000, maxPos: 4096, style: rope.GPTJ, class: "DeepseekV3Config"},
+	"kimi_k25":     {heads: 128, kv: 128, head: 64, rot: 64, base: 10000, maxPos: 4096, style: rope.GPTJ, class: "DeepseekV3Config"},
 	"deepseek_v32": {heads: 128, kv: 128, head: 64, rot: 64, base: 10000, maxPos: 163840, style: rope.GPTJ, class: "DeepseekV32Config"},
 	"mistral4": {heads: 32, kv: 32, head: 64, rot: 64, base: 10000, maxPos: 1048576, style: rope.GPTJ, scaling: rope.ScalingYaRN,
 		class: "Mistral4Config"},

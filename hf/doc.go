@@ -16,8 +16,10 @@
 //     n_head_kv (Falcon, where multi_query means one), else the attention-head count.
 //   - Rotary dim: rotary_dim (GPT-J, CodeGen), else int(head size × partial_rotary_factor)
 //     or rotary_pct (GPT-NeoX), truncated as HF does; GLM families rotate half the head.
-//   - Base: rope_theta, rotary_emb_base, rope_parameters.rope_theta, ChatGLM's
-//     10000·rope_ratio, else 10000.
+//   - Base: the rope object's rope_theta (rope_parameters' or rope_scaling's: transformers
+//     main only setdefaults the config's into it), else rope_theta or rotary_emb_base,
+//     ChatGLM's 10000·rope_ratio, else 10000; a top-level value the object overrides is a
+//     warning (Model.Unread).
 //   - Scaling: rope_scaling (with type or rope_type) or transformers v5's rope_parameters,
 //     default, linear, dynamic (with alpha: NTK-alpha), yarn and deepseek_yarn, llama3,
 //     longrope and the legacy su, vLLM's ntk, Gemma 4's proportional (its rotated pairs

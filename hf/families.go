@@ -415,10 +415,13 @@ var families = map[string]family{
 	"mistral4":     mistral4,
 	"deepseek_v4":  deepseekV4,
 	"kimi_k2":      deepseek,
-	"llama4":       llama4,
-	"llama4_text":  llama4,
-	"glm4v":        glm4v,
-	"glm4v_text":   glm4v,
+	// Kimi_K25Config wraps a DeepseekV3Config text model (class_defaults.go's kimi25): a
+	// text_config without model_type is DeepSeek-V3's.
+	"kimi_k25":    deepseek,
+	"llama4":      llama4,
+	"llama4_text": llama4,
+	"glm4v":       glm4v,
+	"glm4v_text":  glm4v,
 	// Ernie4_5's apply_rotary_pos_emb (modular_ernie4_5.py) interleaves cos/sin and rotates
 	// with GLM's rotate_half, pairs (2i, 2i+1), over the whole head; Ernie4_5_Moe shares it.
 	"ernie4_5":     gptj,

@@ -2,7 +2,6 @@ package hf
 
 import (
 	"fmt"
-	"math"
 	"os"
 	"path/filepath"
 	"slices"
@@ -233,6 +232,9 @@ type parser struct {
 	// typeHead is the head size of the layer types other than full_attention when the family
 	// gives full layers a head of their own (Gemma 4's global_head_dim); 0 otherwise.
 	typeHead int
+	// unreadTheta is the rope_theta the base was not read from where the config gives two
+	// that differ (rope_theta.go), for Model.Unread.
+	unreadTheta []UnreadKey
 }
 
 func (p *parser) note(format string, args ...any) { p.src.note(format, args...) }
@@ -830,62 +832,6 @@ func (p *parser) headSize(ri ropeInfo) error {
 		return configErr("%s: %v of head size %d gives rotary dim %d: want a positive even number", path, factor, head, rd)
 	}
 	spec.RotaryDim = rd
-	return nil
-}
-
-func (p *parser) base(ri ropeInfo) error {
-	s := &p.src
-	spec := &p.m.Spec
-	// rope_parameters' rope_theta first (convert_rope_params_to_dict and
-	// standardize_rope_params, modeling_rope_utils.py, only setdefault the config's into it),
-	// then the config's keys, then the legacy rope_scaling's, then the family default.
-	var path string
-	var v any
-	ok := false
-	if ri.main != nil && ri.parameters {
-		path, v, ok = ri.main.get("rope_theta")
-	}
-	if !ok {
-		path, v, ok = s.given("rope_theta", "rotary_emb_base")
-	}
-	if !ok && ri.main != nil {
-		path, v, ok = ri.main.get("rope_theta")
-	}
-	if !ok {
-		if p.fam.kind == kindChatGLM {
-			ratio, rpath, rok, err := s.number("rope_ratio")
-			if err != nil {
-				return err
-			}
-			if !rok {
-				p.note("rope_ratio absent: base 10000")
-				ratio = 1
-			}
-			if !(ratio > 0) {
-				return configErr("%s: %v: want a number > 0", rpath, ratio)
-			}
-			spec.Base = 10000 * ratio // THUDM's RotaryEmbedding: base = 10000 * rope_ratio
-			// Checked here so that the error names the key the config gave, not rope_theta.
-			if math.IsInf(spec.Base, 0) || !(spec.Base > 1) {
-				return configErr("%s: %v: the base 10000 × rope_ratio = %v: want a finite number > 1", rpath, ratio, spec.Base)
-			}
-			return nil
-		}
-		path, v, ok = s.first("rope_theta")
-	}
-	if !ok {
-		p.note("rope_theta absent: using 10000")
-		spec.Base = 10000
-		return nil
-	}
-	f, err := asNumber(path, v)
-	if err != nil {
-		return err
-	}
-	if !(f > 0) {
-		return configErr("%s: %v: want a number > 0", path, f)
-	}
-	spec.Base = f
 	return nil
 }
 
