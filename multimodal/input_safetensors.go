@@ -75,16 +75,16 @@ func readInts(t safetensors.Tensor) ([]int64, error) {
 	case "I32":
 		var v []int32
 		v, err = t.Int32s()
-		out = widen(v)
+		out = widen[int64](v)
 	case "I8":
 		var v []int8
 		v, err = t.Int8s()
-		out = widen(v)
+		out = widen[int64](v)
 	case "U8", "BOOL":
 		if n := t.NumElements(); n < 0 || n != len(t.Data) {
 			return nil, readErr("%s: shape %v does not match its %d bytes", t.Name, t.Shape, len(t.Data))
 		}
-		out = widen(t.Data)
+		out = widen[int64](t.Data)
 	default:
 		return nil, readErr("%s: dtype %s: want an integer type (I64, I32, I8, U8, BOOL)", t.Name, t.DType)
 	}
@@ -94,10 +94,11 @@ func readInts(t safetensors.Tensor) ([]int64, error) {
 	return out, nil
 }
 
-func widen[T int8 | int32 | uint8](v []T) []int64 {
-	out := make([]int64, len(v))
+// widen converts v element by element: integers to int64, float32s to float64.
+func widen[U int64 | float64, T int8 | int32 | uint8 | float32](v []T) []U {
+	out := make([]U, len(v))
 	for i, x := range v {
-		out[i] = int64(x)
+		out[i] = U(x)
 	}
 	return out
 }
@@ -202,10 +203,7 @@ func readSeconds(f *safetensors.File) ([]float64, error) {
 	case "F32":
 		var v []float32
 		v, err = t.Float32s()
-		out = make([]float64, len(v))
-		for i, x := range v {
-			out[i] = float64(x)
-		}
+		out = widen[float64](v)
 	case "BF16", "F16":
 		if n := t.NumElements(); n < 0 || 2*n != len(t.Data) {
 			return nil, readErr("%s: shape %v does not match its %d bytes", t.Name, t.Shape, len(t.Data))

@@ -1,32 +1,23 @@
 package raw
 
 import (
-	"encoding/binary"
-	"math"
 	"os"
 	"path/filepath"
 	"reflect"
 	"strings"
 	"testing"
 
+	"github.com/rotary-go/rotary/safetensors"
 	"github.com/rotary-go/rotary/tensor"
 )
 
-func f32Bytes(v ...float32) []byte {
-	var b []byte
-	for _, x := range v {
-		b = binary.LittleEndian.AppendUint32(b, math.Float32bits(x))
-	}
-	return b
-}
-
-func writeFile(t *testing.T, dir, name string, data []byte) string {
+// writeF32s writes v as a raw little-endian buffer (the bytes safetensors holds it as).
+func writeF32s(t *testing.T, path string, v ...float32) string {
 	t.Helper()
-	p := filepath.Join(dir, name)
-	if err := os.WriteFile(p, data, 0o644); err != nil {
+	if err := os.WriteFile(path, safetensors.FromFloat32s("v", []int{len(v)}, v).Data, 0o644); err != nil {
 		t.Fatal(err)
 	}
-	return p
+	return path
 }
 
 // TestParseSpec: the spellings of SHAPE, a FILE holding ':', and each malformed part named.
@@ -70,7 +61,7 @@ func TestParseSpec(t *testing.T) {
 func TestReadFile(t *testing.T) {
 	dir := t.TempDir()
 	v := []float32{1, 2, 3, 4, 5, 6}
-	path := writeFile(t, dir, "x.bin", f32Bytes(v...))
+	path := writeF32s(t, filepath.Join(dir, "x.bin"), v...)
 	got, err := ReadFile(path, tensor.F32, 2, 3)
 	if err != nil || !reflect.DeepEqual(got.F32, v) || !reflect.DeepEqual(got.Shape, []int{2, 3}) {
 		t.Fatalf("ReadFile: %v %v, %v", got.Shape, got.F32, err)
@@ -79,7 +70,7 @@ func TestReadFile(t *testing.T) {
 	if err != nil || bits.Bits[1] != 0x3f80 { // 1.0's high half
 		t.Errorf("BF16: %v, %v", bits.Bits, err)
 	}
-	empty := writeFile(t, dir, "empty.bin", nil)
+	empty := writeF32s(t, filepath.Join(dir, "empty.bin"))
 	if e, err := ReadFile(empty, tensor.I8, 0, 4); err != nil || e.Len() != 0 {
 		t.Errorf("empty: %v, %v", e, err)
 	}
