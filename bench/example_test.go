@@ -4,6 +4,7 @@ import (
 	"fmt"
 
 	"github.com/rotary-go/rotary/bench"
+	"github.com/rotary-go/rotary/hf"
 	"github.com/rotary-go/rotary/tensor"
 )
 
@@ -28,4 +29,24 @@ func ExampleRun() {
 	// Output:
 	// rotary_embedding native BF16 llama-3-8b 16 true
 	// rotary_embedding native BF16 llama-3-8b 512 true
+}
+
+// A model's shape from its config.json, for Config.Shape: DeepSeek-V3's heads, its rotary dim
+// and the kv_lora_rank that gives kv_rmsnorm_rope_cache its latent width.
+func ExampleModelShape() {
+	config, err := hf.PresetJSON("deepseek-v3")
+	if err != nil {
+		panic(err)
+	}
+	model, err := hf.Parse(config)
+	if err != nil {
+		panic(err)
+	}
+	shape, err := bench.ModelShape("deepseek-v3", model, config)
+	if err != nil {
+		panic(err)
+	}
+	fmt.Println(shape.Name, shape.Heads, shape.KVHeads, shape.Spec.RotaryDim, shape.KVLoRARank)
+	// Output:
+	// deepseek-v3 128 128 64 512
 }

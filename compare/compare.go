@@ -2,7 +2,8 @@
 // within a tolerance in units in the last place (ULP) or absolute error, with the dtype and layout
 // rules for tensors that are not alike said in notes, and the worst elements located by the
 // coordinates of the op that made them (token, head, dim). rotary diff and rotary verify print
-// its Results; its JSON form is a contract for tools.
+// its Results; its JSON form is a contract for tools. Summarize gives one tensor's own figures
+// (extremes, mean, NaN and Inf counts), which rotary show prints.
 package compare
 
 import (

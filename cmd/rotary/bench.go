@@ -4,7 +4,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
-	"math"
 	"os"
 	"slices"
 	"strconv"
@@ -284,26 +283,12 @@ func knownShapes(names []string) error {
 	return nil
 }
 
-// benchShape is the shape of the model of --config or --model PRESET: its query and key/value
-// head counts, query scale, MLA latent width and the RoPE of its first rotated layer (per-layer models differ in base or
-// scaling, which costs nothing, and in unrotated layers, which have nothing to time).
+// benchShape is the shape of the model of --config or --model PRESET (bench.ModelShape).
 func benchShape(config, preset string) (*bench.Shape, error) {
 	m := modelFlags{config: config, preset: preset, rope: "main", dynamic: "static", longrope: "config"}
-	model, spec, err := m.load()
+	model, _, err := m.load()
 	if err != nil {
 		return nil, err
-	}
-	name := preset
-	if name == "" {
-		name = model.ModelType
-	}
-	for l := 1; spec.NoRoPE; l++ {
-		if model.NumLayers > 0 && l >= model.NumLayers || l > 1<<16 {
-			return nil, usagef("model %s: no layer has RoPE: nothing to time", name)
-		}
-		if spec, err = model.Spec.ForLayer(l); err != nil {
-			return nil, usagef("model %s: no layer has RoPE: nothing to time", name)
-		}
 	}
 	var data []byte
 	if config != "" {
@@ -314,19 +299,9 @@ func benchShape(config, preset string) (*bench.Shape, error) {
 	if err != nil {
 		return nil, usageError{err}
 	}
-	return &bench.Shape{Name: name, Spec: spec, Heads: model.NumHeads, KVHeads: model.NumKVHeads,
-		QueryScale: model.Spec.QueryScale, KVLoRARank: kvLoRARank(data)}, nil
-}
-
-// kvLoRARank is an MLA config's kv_lora_rank (DeepSeek-V2/V3's latent width), from the text
-// model's keys or the top level; 0 when it has none.
-func kvLoRARank(data []byte) int {
-	raw, err := hf.ReadRaw(data)
+	shape, err := bench.ModelShape(preset, model, data)
 	if err != nil {
-		return 0
+		return nil, usageError{err}
 	}
-	if r, ok := raw.KVLoRARank(); ok && r >= 1 && r <= 1<<20 && r == math.Trunc(r) {
-		return int(r)
-	}
-	return 0
+	return shape, nil
 }
