@@ -179,7 +179,7 @@ func checkGGUF(path string, data []byte, source string, opts hf.ParseOptions, l 
 	if err != nil {
 		return usagef("--config: %v", err)
 	}
-	_, gr, _, err := loadGGUF(path)
+	gr, err := readGGUFRoPE(path)
 	if err != nil {
 		return err
 	}
