@@ -10,7 +10,7 @@ import (
 )
 
 // WriteText writes the report as rotary inspect prints it, one "key: value" line each, from
-// the report's fields alone: a report decoded from its JSON is written alike.
+// the report's exported fields alone.
 func (r *InspectReport) WriteText(w io.Writer) {
 	if r == nil {
 		return
