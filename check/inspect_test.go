@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"math"
 	"regexp"
 	"strings"
@@ -55,8 +56,10 @@ func snakeKeys(t *testing.T, path string, v any) {
 }
 
 // TestInspectPresets: every preset's report is its layer's spec (head, rotary dim, base,
-// frequencies and attention factor as rope computes them), in JSON with snake_case keys only,
-// whether marshalled as a value or through a pointer.
+// frequencies and attention factor as rope computes them), in JSON with snake_case keys only
+// (the parts of package rope's types included, which used to come out as Go's field names:
+// "MscaleAllDim"), whether marshalled as a value or through a pointer; so is every layer of the
+// presets whose RoPE differs by layer, and a Cohere2 config's.
 func TestInspectPresets(t *testing.T) {
 	for _, name := range hf.PresetNames() {
 		m, err := hf.Preset(name)
@@ -94,10 +97,43 @@ func TestInspectPresets(t *testing.T) {
 		}
 		snakeKeys(t, name, v)
 	}
+	cohere2, err := hf.Parse([]byte(`{"model_type": "cohere2", "hidden_size": 512, "num_attention_heads": 8,
+		"num_key_value_heads": 2, "num_hidden_layers": 8, "max_position_embeddings": 8192, "rope_theta": 50000,
+		"sliding_window": 4096, "sliding_window_pattern": 4}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	models := map[string]*hf.Model{"cohere2": cohere2}
+	for _, name := range hf.PresetNames() {
+		if m, err := hf.Preset(name); err == nil && m.Spec.Local != nil {
+			models[name] = m
+		}
+	}
+	for name, m := range models {
+		for l := range m.NumLayers {
+			r, err := check.Inspect(m, hf.Selection{Layer: l})
+			if err != nil {
+				t.Fatalf("%s layer %d: %v", name, l, err)
+			}
+			var v any
+			b, _ := json.Marshal(r)
+			if err := json.Unmarshal(b, &v); err != nil {
+				t.Fatalf("%s layer %d: %v", name, l, err)
+			}
+			snakeKeys(t, fmt.Sprintf("%s layer %d", name, l), v)
+		}
+	}
+	// The parts that were Go field names come out under the config's own names.
 	b, _ := json.Marshal(inspectPreset(t, "deepseek-v3", hf.Selection{}))
 	for _, k := range []string{`"mscale_all_dim":1`, `"original_max_positions":4096`, `"beta_fast":32`, `"type":"yarn"`} {
 		if !bytes.Contains(b, []byte(k)) {
 			t.Errorf("deepseek-v3: JSON lacks %s", k)
+		}
+	}
+	b, _ = json.Marshal(inspectPreset(t, "gemma-3-4b", hf.Selection{}))
+	for _, k := range []string{`"pattern":6`, `"layer_types":null`} {
+		if !bytes.Contains(b, []byte(k)) {
+			t.Errorf("gemma-3-4b: JSON lacks %s", k)
 		}
 	}
 }

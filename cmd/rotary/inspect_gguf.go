@@ -40,16 +40,3 @@ func inspectGGUF(m modelFlags, asJSON bool, stdout io.Writer) error {
 	r.Source = m.config
 	return writeInspect(stdout, r, asJSON)
 }
-
-// readGGUFRoPE reads a GGUF file and derives its RoPE as llama.cpp does.
-func readGGUFRoPE(path string) (*gguf.RoPE, error) {
-	f, err := gguf.ReadFile(path)
-	if err != nil {
-		return nil, usageError{err}
-	}
-	r, err := f.RoPE()
-	if err != nil {
-		return nil, usagef("%s: %v", path, err)
-	}
-	return r, nil
-}
