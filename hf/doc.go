@@ -75,6 +75,10 @@
 // Parse finds it, typed getters whose errors name the key's path, and the head size and rotary
 // dim by Parse's rules without their checks. Keys of RoPE and attention are read here alone.
 //
+// Model.Select picks the spec one call runs (Selection): the main RoPE or DeepSeek-V3.2's
+// indexer's, a layer checked against num_hidden_layers, and the dynamic NTK and LongRoPE factor
+// rules a config does not record (ParseDynamicLength, ParseLongRoPEFactor read their names).
+//
 // Preset returns one of the embedded real configs (PresetNames lists them), so the library
 // and the rotary tool work with no files.
 package hf

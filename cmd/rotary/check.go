@@ -7,6 +7,7 @@ import (
 	"reflect"
 
 	"github.com/rotary-go/rotary/check"
+	"github.com/rotary-go/rotary/gguf"
 	"github.com/rotary-go/rotary/hf"
 )
 
@@ -179,7 +180,7 @@ func checkGGUF(path string, data []byte, source string, opts hf.ParseOptions, l 
 	if err != nil {
 		return usagef("--config: %v", err)
 	}
-	_, gr, _, err := loadGGUF(path)
+	gr, err := readGGUFRoPE(path)
 	if err != nil {
 		return err
 	}
@@ -189,6 +190,19 @@ func checkGGUF(path string, data []byte, source string, opts hf.ParseOptions, l 
 	}
 	r.GGUF, r.Config = path, source
 	return writeReport(stdout, asJSON, r, r.WriteText, r.Alike)
+}
+
+// readGGUFRoPE reads a GGUF file and derives its RoPE as llama.cpp does.
+func readGGUFRoPE(path string) (*gguf.RoPE, error) {
+	f, err := gguf.ReadFile(path)
+	if err != nil {
+		return nil, usageError{err}
+	}
+	r, err := f.RoPE()
+	if err != nil {
+		return nil, usagef("%s: %v", path, err)
+	}
+	return r, nil
 }
 
 // runCheckPrecision is check --precision, on the config's spec.

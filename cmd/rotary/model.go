@@ -1,6 +1,7 @@
 package main
 
 import (
+	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -39,75 +40,85 @@ func (m *modelFlags) register(fs *flag.FlagSet) {
 
 // load reads the model and returns it with the spec of the chosen layer.
 func (m *modelFlags) load() (*hf.Model, rotary.Spec, error) {
-	var model *hf.Model
-	opts, err := parseOptions(m.style)
+	model, sel, err := m.model()
 	if err != nil {
 		return nil, rotary.Spec{}, err
 	}
+	spec, err := model.Select(sel)
+	if err != nil {
+		return nil, rotary.Spec{}, m.selectionError(err)
+	}
+	return model, spec, nil
+}
+
+// model reads the model, refused under --strict when it rests on a guess, and the selection
+// the flags make of it.
+func (m *modelFlags) model() (*hf.Model, hf.Selection, error) {
+	var model *hf.Model
+	opts, err := parseOptions(m.style)
+	if err != nil {
+		return nil, hf.Selection{}, err
+	}
 	if opts.Dialect, err = hf.ParseDialect(m.as); err != nil {
-		return nil, rotary.Spec{}, usagef("--as: %v", err)
+		return nil, hf.Selection{}, usagef("--as: %v", err)
 	}
 	switch {
 	case m.config != "" && m.preset != "":
-		return nil, rotary.Spec{}, usagef("--config and --model: give one, not both")
+		return nil, hf.Selection{}, usagef("--config and --model: give one, not both")
 	case m.config != "":
 		model, err = opts.LoadFile(m.config)
 	case m.preset != "":
 		model, err = opts.Preset(m.preset)
 	default:
-		return nil, rotary.Spec{}, usagef("--config: missing (or --model PRESET)")
+		return nil, hf.Selection{}, usagef("--config: missing (or --model PRESET)")
 	}
 	if err != nil {
-		return nil, rotary.Spec{}, usageError{err}
+		return nil, hf.Selection{}, usageError{err}
 	}
 	if err := strictModel(m.strict, model); err != nil {
-		return nil, rotary.Spec{}, err
+		return nil, hf.Selection{}, err
 	}
-	// ForLayer only knows the layer count of models with per-layer types; the config's
-	// num_hidden_layers bounds every model's --layer, so that no command reports a layer that
-	// does not exist.
-	if model.NumLayers > 0 && m.layer >= model.NumLayers {
-		return nil, rotary.Spec{}, usagef("--layer %d: the model has %d layers (0..%d)", m.layer, model.NumLayers, model.NumLayers-1)
+	sel := hf.Selection{Layer: m.layer}
+	if sel.RoPE, err = hf.ParseWhichRoPE(m.rope); err != nil {
+		return nil, hf.Selection{}, flagWord("--rope", err)
 	}
-	base := model.Spec
-	switch m.rope {
-	case "main":
-	case "indexer":
-		if model.Indexer == nil {
-			return nil, rotary.Spec{}, usagef("--rope indexer: model_type %q has no indexer RoPE (DeepSeek-V3.2 configs with index_head_dim have one)", model.ModelType)
+	if m.dynamic != "" { // "": static, or the rule --as read
+		d, err := hf.ParseDynamicLength(m.dynamic)
+		if err != nil {
+			return nil, hf.Selection{}, flagWord("--dynamic", err)
 		}
-		base = *model.Indexer
-	default:
-		return nil, rotary.Spec{}, usagef("--rope %q: want main or indexer", m.rope)
+		sel.Dynamic = &d
 	}
-	spec, err := base.ForLayer(m.layer)
-	if err != nil {
-		return nil, rotary.Spec{}, usagef("--layer: %v", err)
+	if m.longrope != "" { // "": config, or the rule --as read
+		fromLengths, err := hf.ParseLongRoPEFactor(m.longrope)
+		if err != nil {
+			return nil, hf.Selection{}, flagWord("--longrope-factor", err)
+		}
+		sel.LongRoPEFactorFromLengths = &fromLengths
 	}
-	switch m.dynamic {
-	case "": // static, or the rule --as read
-	case "static":
-		spec.Scaling.Dynamic = rotary.DynamicStatic
-	case "per-call":
-		spec.Scaling.Dynamic = rotary.DynamicPerCall
-	case "max-trained":
-		spec.Scaling.Dynamic = rotary.DynamicMaxTrained
-	default:
-		return nil, rotary.Spec{}, usagef("--dynamic %q: want static, per-call or max-trained", m.dynamic)
+	return model, sel, nil
+}
+
+// selectionError is Model.Select's refusal in the words of the flags that made the selection.
+func (m *modelFlags) selectionError(err error) error {
+	se, ok := errors.AsType[*hf.SelectionError](err)
+	switch {
+	case !ok:
+		return usageError{err}
+	case se.Arg == "rules":
+		return usagef("--dynamic %s, --longrope-factor %s: %v", m.dynamic, m.longrope, se.Err)
 	}
-	switch m.longrope {
-	case "": // config, or the rule --as read
-	case "config":
-		spec.Scaling.LongRoPEFactorFromLengths = false
-	case "lengths":
-		spec.Scaling.LongRoPEFactorFromLengths = true
-	default:
-		return nil, rotary.Spec{}, usagef("--longrope-factor %q: want config or lengths", m.longrope)
+	return usagef("--%s%s", se.Arg, se.Detail)
+}
+
+// flagWord is a library's refusal of a flag's word (an hf.ChoiceError) said of the flag.
+func flagWord(flag string, err error) error {
+	if c, ok := errors.AsType[*hf.ChoiceError](err); ok {
+		named := *c
+		named.Arg = flag
+		return usageError{&named}
 	}
-	if err := spec.Validate(); err != nil {
-		return nil, rotary.Spec{}, usagef("--dynamic %s, --longrope-factor %s: %v", m.dynamic, m.longrope, err)
-	}
-	return model, spec, nil
+	return usagef("%s: %v", flag, err)
 }
 
 // registerStyle adds --style, shared by every command that reads a model's config.
@@ -151,34 +162,17 @@ func registerStrict(fs *flag.FlagSet, strict *bool) {
 	fs.BoolVar(strict, "strict", false, "refuse (exit 2) a config whose RoPE rests on a guess: a rope key its variant does not read or a near miss of a RoPE key (a misspelling leaves the default in place), or a pairing assumed for an unknown model_type; apply also refuses positions past the cos/sin cache as vLLM sizes it (max_position_embeddings, × factor for yarn and dynamic NTK), a warning otherwise")
 }
 
-// modelWarnings are the reasons a model's RoPE may not be the checkpoint's, one line each:
-// keys hf did not read (hf.UnreadKey) and a pairing assumed for an unknown model_type.
-func modelWarnings(m *hf.Model) []string {
-	if m == nil {
-		return nil
-	}
-	var out []string
-	if a := m.Assumption(); a != "" {
-		out = append(out, a)
-	}
-	for _, u := range m.Unread {
-		out = append(out, u.String())
-	}
-	return out
-}
-
-// strictModel refuses, under --strict, a model with any modelWarnings.
+// strictModel refuses, under --strict, a model with any hf.Model.Warnings.
 func strictModel(strict bool, m *hf.Model) error {
-	if w := modelWarnings(m); strict && len(w) > 0 {
+	if w := m.Warnings(); strict && len(w) > 0 {
 		return usagef("--strict: %s", strings.Join(w, "; "))
 	}
 	return nil
 }
 
-// warnModel prints modelWarnings on w, one line each: a wrong guess gives plausible numbers
-// that no later check can catch.
+// warnModel prints hf.Model.Warnings on w, one line each.
 func warnModel(w io.Writer, command string, m *hf.Model) {
-	for _, msg := range modelWarnings(m) {
+	for _, msg := range m.Warnings() {
 		fmt.Fprintf(w, "rotary %s: warning: %s\n", command, msg)
 	}
 }

@@ -1,4 +1,4 @@
-package main
+package check
 
 import (
 	"bytes"
@@ -8,9 +8,16 @@ import (
 	"unicode"
 )
 
+// MarshalJSON writes the report with every key in snake_case (snakeJSON), those of package
+// rope's types included.
+func (r InspectReport) MarshalJSON() ([]byte, error) {
+	type fields InspectReport // without this method, which snakeJSON would call back
+	return json.Marshal(snakeJSON(fields(r)))
+}
+
 // snakeJSON is v ready for encoding/json with every struct field named in snake_case: a field's
 // json tag when it has a name, else its Go name in snake_case (MscaleAllDim → mscale_all_dim,
-// LongRoPEFactorFromLengths → long_rope_factor_from_lengths). inspect --json reports types of
+// LongRoPEFactorFromLengths → long_rope_factor_from_lengths). InspectReport holds types of
 // package rope, whose fields carry no tags; naming them here keeps the whole report in one
 // style, fields the rope types gain later included. Field order, omitempty, "-", nil
 // pointers and slices as null, and map keys (data, such as layer type names) are kept as
