@@ -5,16 +5,11 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"math"
 	"slices"
 
 	"github.com/rotary-go/rotary/ops"
 	"github.com/rotary-go/rotary/tensor"
 )
-
-// fullWidthChunk is how many tokens a FullWidthStream gathers, widens and encodes at a time:
-// its memory is a chunk's, whatever the token count.
-const fullWidthChunk = 16384
 
 // FullWidthStream is CosSin.FullWidth's rows for more tokens than are worth holding at once:
 // cos and sin at full rotary width, in one pairing and dtype, for the tokens of a positions
@@ -47,8 +42,8 @@ func (e *Embedding) StreamFullWidth(positions tensor.Tensor, style Style, d tens
 		return nil, err
 	}
 	s.positions, s.tokens = positions, positions.Shape[positions.Rank()-1]
-	for first := 0; first < s.tokens; first += fullWidthChunk {
-		k := min(fullWidthChunk, s.tokens-first)
+	for first := 0; first < s.tokens; first += streamChunk {
+		k := min(streamChunk, s.tokens-first)
 		if _, err := ops.NewPositions(s.window(first, k), k, e.positionRows(), ops.NoLimit); err != nil {
 			return nil, err
 		}
@@ -93,7 +88,7 @@ func (s *FullWidthStream) Tokens() int {
 
 // WriteCos writes the cos rows to w: Tokens()·RotaryDim elements of the stream's dtype,
 // little-endian, row after row. It fails as Gather and FullWidth do (a dual-chunk embedding,
-// or a spec without RoPE) before writing anything; a failed write of w ends it.
+// or a spec without RoPE), or for a nil w, before writing anything; a failed write of w ends it.
 func (s *FullWidthStream) WriteCos(w io.Writer) error { return s.write(w, false) }
 
 // WriteSin writes the sin rows as WriteCos writes the cos rows.
@@ -105,8 +100,11 @@ func (s *FullWidthStream) write(w io.Writer, sin bool) error {
 	if s == nil || s.emb == nil {
 		return errNilStream
 	}
+	if w == nil {
+		return errNilWriter
+	}
 	d := s.emb.spec.RotaryDim
-	rows := min(fullWidthChunk, s.tokens)
+	rows := min(streamChunk, s.tokens)
 	cos, err := tensor.New(s.dtype, rows, d)
 	if err != nil {
 		return err
@@ -118,8 +116,8 @@ func (s *FullWidthStream) write(w io.Writer, sin bool) error {
 	}
 	var cs CosSin
 	buf := make([]byte, 0, rows*d*s.dtype.Size())
-	for first := 0; first < s.tokens; first += fullWidthChunk {
-		k := min(fullWidthChunk, s.tokens-first)
+	for first := 0; first < s.tokens; first += streamChunk {
+		k := min(streamChunk, s.tokens-first)
 		p := s.window(first, k)
 		if seq != nil {
 			for i := range k {
@@ -180,10 +178,7 @@ func leadingRows(t tensor.Tensor, k int) tensor.Tensor {
 // appendElements appends t's elements (F32, or 16-bit floats' bits) in little-endian order.
 func appendElements(b []byte, t tensor.Tensor) []byte {
 	if t.DType == tensor.F32 {
-		for _, v := range t.F32 {
-			b = binary.LittleEndian.AppendUint32(b, math.Float32bits(v))
-		}
-		return b
+		return appendF32s(b, t.F32)
 	}
 	for _, v := range t.Bits {
 		b = binary.LittleEndian.AppendUint16(b, v)

@@ -44,7 +44,7 @@ func streamed(t *testing.T, s *FullWidthStream) (cos, sin []byte) {
 // TestStreamFullWidth: the rows streamed across chunk boundaries, from a strided MRoPE positions
 // view and from a range, in both pairings and every dtype, are those of one Gather and FullWidth.
 func TestStreamFullWidth(t *testing.T) {
-	const T = 2*fullWidthChunk + 3
+	const T = 2*streamChunk + 3
 	mrope, err := New(Spec{HeadSize: 16, RotaryDim: 16, Base: 10000, MaxPositions: 64, MRoPE: &MRoPE{Sections: []int{2, 3, 3}}}, WithCacheLen(0))
 	if err != nil {
 		t.Fatal(err)
@@ -118,8 +118,8 @@ func TestStreamFullWidthBounded(t *testing.T) {
 	runtime.ReadMemStats(&after)
 	// A chunk's cos and sin rows, its bytes and the gathered half-width rows: 5 chunks of F32
 	// rows, whatever T.
-	if got := after.TotalAlloc - before.TotalAlloc; got > 6*fullWidthChunk*d*4 {
-		t.Errorf("128 MiB of rows allocated %d bytes, want at most 6 chunks' (%d)", got, 6*fullWidthChunk*d*4)
+	if got := after.TotalAlloc - before.TotalAlloc; got > 6*streamChunk*d*4 {
+		t.Errorf("128 MiB of rows allocated %d bytes, want at most 6 chunks' (%d)", got, 6*streamChunk*d*4)
 	}
 }
 
@@ -145,7 +145,7 @@ func TestStreamFullWidthRefuses(t *testing.T) {
 		want      string
 	}{
 		{"negative", tensor.FromI64([]int64{0, -1, 2}, 3), NeoX, tensor.F32, "negative"},
-		{"past a chunk", tensor.FromI64(append(make([]int64, fullWidthChunk+1), -5), fullWidthChunk+2), NeoX, tensor.F32, "negative"},
+		{"past a chunk", tensor.FromI64(append(make([]int64, streamChunk+1), -5), streamChunk+2), NeoX, tensor.F32, "negative"},
 		{"rows for a plain model", tensor.FromI64(make([]int64, 6), 3, 2), NeoX, tensor.F32, "non-MRoPE"},
 		{"rank 3", tensor.FromI64(make([]int64, 2), 1, 1, 2), NeoX, tensor.F32, "want [T] or [rows,T]"},
 		{"scalar", tensor.FromI64([]int64{1}), NeoX, tensor.F32, "want [T] or [rows,T]"},
@@ -172,6 +172,9 @@ func TestStreamFullWidthRefuses(t *testing.T) {
 	}
 	if err := (&FullWidthStream{}).WriteSin(io.Discard); err == nil {
 		t.Error("zero stream: no error")
+	}
+	if s, err := emb.StreamFullWidthRange(1, NeoX, tensor.F32); err != nil || s.WriteCos(nil) == nil {
+		t.Errorf("nil writer: no error (%v)", err)
 	}
 
 	dual, err := New(Spec{HeadSize: 8, RotaryDim: 8, Base: 10000, MaxPositions: 64, DualChunk: &DualChunk{ChunkSize: 16, LocalSize: 4}})
