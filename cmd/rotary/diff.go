@@ -48,16 +48,16 @@ func runDiff(args []string, stdout, stderr io.Writer) error {
 		}
 		return usagef("%s is a golden bundle (expected outputs out.X) and %s is not: diff would compare the bundle's inputs with the other's outputs; check a candidate with rotary verify GOLDEN CANDIDATE", golden, other)
 	}
-	ax := compare.AxesOf(a.metadata)
+	ax := compare.AxesOf(a.Metadata)
 	if ax.Op == "" {
-		ax = compare.AxesOf(b.metadata)
+		ax = compare.AxesOf(b.Metadata)
 	}
-	names := make([]string, 0, len(a.tensors)+len(b.tensors))
-	for n := range a.tensors {
+	names := make([]string, 0, len(a.Tensors)+len(b.Tensors))
+	for n := range a.Tensors {
 		names = append(names, n)
 	}
-	for n := range b.tensors {
-		if _, ok := a.tensors[n]; !ok {
+	for n := range b.Tensors {
+		if _, ok := a.Tensors[n]; !ok {
 			names = append(names, n)
 		}
 	}
@@ -69,8 +69,8 @@ func runDiff(args []string, stdout, stderr io.Writer) error {
 		compareHeader(stdout, width)
 	}
 	for _, n := range names {
-		ta, okA := a.tensors[n]
-		tb, okB := b.tensors[n]
+		ta, okA := a.Tensors[n]
+		tb, okB := b.Tensors[n]
 		var r compare.Result
 		switch {
 		case !okA:
@@ -118,8 +118,8 @@ func parseWithFiles(fs *flagSet, args []string) ([]string, error) {
 }
 
 // hasOutputs reports whether s holds a golden bundle's expected outputs (tensors out.X).
-func hasOutputs(s *inputSet) bool {
-	for n := range s.tensors {
+func hasOutputs(s *golden.Set) bool {
+	for n := range s.Tensors {
 		if strings.HasPrefix(n, golden.OutPrefix) && len(n) > len(golden.OutPrefix) {
 			return true
 		}

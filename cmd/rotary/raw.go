@@ -1,6 +1,7 @@
 package main
 
 import (
+	"github.com/rotary-go/rotary/golden"
 	"github.com/rotary-go/rotary/raw"
 )
 
@@ -22,14 +23,14 @@ func (r *rawFlags) Set(s string) error {
 }
 
 // addRaw reads every --raw into s.
-func (s *inputSet) addRaw(specs []raw.Spec) error {
+func addRaw(s *golden.Set, specs []raw.Spec) error {
 	for _, spec := range specs {
 		t, err := spec.Read()
 		if err != nil {
 			return usagef("--raw %v", err)
 		}
-		if err := s.add(spec.Name, t, spec.Path+" (--raw)"); err != nil {
-			return err
+		if err := s.Add(spec.Name, t, spec.Path+" (--raw)"); err != nil {
+			return usageError{err}
 		}
 	}
 	return nil

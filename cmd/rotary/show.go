@@ -38,23 +38,23 @@ func runShow(args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
-	names := s.order
+	names := s.Order
 	if *only != "" {
-		if _, ok := s.tensors[*only]; !ok {
-			return usagef("--tensor %q: not in %s (it holds %s)", *only, files[0], listNames(s.order, 8))
+		if _, ok := s.Tensors[*only]; !ok {
+			return usagef("--tensor %q: not in %s (it holds %s)", *only, files[0], listNames(s.Order, 8))
 		}
 		names = []string{*only}
 	}
 	rows := make([]compare.Summary, 0, len(names))
 	for _, n := range names {
-		r, err := compare.Summarize(n, s.tensors[n], *values)
+		r, err := compare.Summarize(n, s.Tensors[n], *values)
 		if err != nil {
 			return usageError{err}
 		}
 		rows = append(rows, r)
 	}
 	if *asJSON {
-		md := s.metadata
+		md := s.Metadata
 		if md == nil {
 			md = map[string]string{}
 		}
@@ -64,16 +64,16 @@ func runShow(args []string, stdout, stderr io.Writer) error {
 			Tensors  []compare.Summary `json:"tensors"`
 		}{files[0], md, rows})
 	}
-	fmt.Fprintf(stdout, "%s: %d tensors\n", files[0], len(s.order))
-	if len(s.metadata) > 0 {
-		keys := make([]string, 0, len(s.metadata))
-		for k := range s.metadata {
+	fmt.Fprintf(stdout, "%s: %d tensors\n", files[0], len(s.Order))
+	if len(s.Metadata) > 0 {
+		keys := make([]string, 0, len(s.Metadata))
+		for k := range s.Metadata {
 			keys = append(keys, k)
 		}
 		sort.Strings(keys)
 		fmt.Fprintln(stdout, "metadata:")
 		for _, k := range keys {
-			fmt.Fprintf(stdout, "  %s: %s\n", k, s.metadata[k])
+			fmt.Fprintf(stdout, "  %s: %s\n", k, s.Metadata[k])
 		}
 	}
 	// The columns are as wide as what they hold (a long name or shape, an I64 extreme), and

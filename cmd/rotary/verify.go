@@ -50,7 +50,7 @@ func runVerify(args []string, stdout, stderr io.Writer) error {
 		candName = files[1]
 	}
 	var outputs []string
-	for n := range bundle.tensors {
+	for n := range bundle.Tensors {
 		if strings.HasPrefix(n, golden.OutPrefix) && len(n) > len(golden.OutPrefix) {
 			outputs = append(outputs, n)
 		}
@@ -59,17 +59,17 @@ func runVerify(args []string, stdout, stderr io.Writer) error {
 		return usagef("%s: no expected outputs (tensors named out.X): is it a golden bundle?", files[0])
 	}
 	sort.Strings(outputs)
-	ax := compare.AxesOf(bundle.metadata)
+	ax := compare.AxesOf(bundle.Metadata)
 	labels := make([]string, len(outputs))
 	for i, n := range outputs {
 		labels[i] = n
-		if _, name, ok := golden.CandidateOutput(cand.tensors, strings.TrimPrefix(n, golden.OutPrefix)); ok {
+		if _, name, ok := golden.CandidateOutput(cand.Tensors, strings.TrimPrefix(n, golden.OutPrefix)); ok {
 			labels[i] = rowLabel(n, name)
 		}
 	}
 	width := labelWidth(labels)
 	if !*asJSON {
-		if desc := bundleSummary(bundle.metadata); desc != "" {
+		if desc := bundleSummary(bundle.Metadata); desc != "" {
 			fmt.Fprintf(stdout, "golden: %s\n", desc)
 		}
 		compareHeader(stdout, width)
@@ -79,16 +79,16 @@ func runVerify(args []string, stdout, stderr io.Writer) error {
 	for _, n := range outputs {
 		x := strings.TrimPrefix(n, golden.OutPrefix)
 		var r compare.Result
-		switch tc, name, ok := golden.CandidateOutput(cand.tensors, x); {
+		switch tc, name, ok := golden.CandidateOutput(cand.Tensors, x); {
 		case !ok:
 			r = compare.Refused(n, fmt.Sprintf("missing from the candidate (want %s or %s in %s)", x, n, candName))
-			r.DType, r.Shape = bundle.tensors[n].DType.String(), bundle.tensors[n].Shape
-		case tc.DType != bundle.tensors[n].DType && !*anyDType:
-			want := bundle.tensors[n].DType
+			r.DType, r.Shape = bundle.Tensors[n].DType.String(), bundle.Tensors[n].Shape
+		case tc.DType != bundle.Tensors[n].DType && !*anyDType:
+			want := bundle.Tensors[n].DType
 			r = compare.Refused(n, fmt.Sprintf("dtype %v, but the golden's output is %v: a kernel writing the wrong dtype (--any-dtype compares after rounding)", tc.DType, want))
-			r.DType, r.DTypeB, r.Shape, r.Candidate = want.String(), tc.DType.String(), bundle.tensors[n].Shape, name
+			r.DType, r.DTypeB, r.Shape, r.Candidate = want.String(), tc.DType.String(), bundle.Tensors[n].Shape, name
 		default:
-			r = compare.Tensors(n, bundle.tensors[n], tc, opts.opts, ax)
+			r = compare.Tensors(n, bundle.Tensors[n], tc, opts.opts, ax)
 			r.Candidate = name
 		}
 		if r.Problem != "" {
@@ -113,7 +113,7 @@ func runVerify(args []string, stdout, stderr io.Writer) error {
 			continue
 		}
 		row, err := json.Marshal(r)
-		if err == nil && r.Compared && r.Mismatch > 0 && explain.ReadsOutput(bundle.metadata["op"], r.Name) {
+		if err == nil && r.Compared && r.Mismatch > 0 && explain.ReadsOutput(bundle.Metadata["op"], r.Name) {
 			row, err = withExplained(row, rep)
 		}
 		if err != nil {
