@@ -13,7 +13,8 @@ import (
 
 // InspectReport is what rotary inspect says of one layer's RoPE of a model: the spec, its
 // frequencies and attention factor, and what the model adds around it. Its JSON form
-// (MarshalJSON) is a contract for tools; WriteText is what rotary inspect prints.
+// (encoding/json's, every key snake_case, those of package rope's types included) is a
+// contract for tools; WriteText is what rotary inspect prints.
 type InspectReport struct {
 	// Source names where the model came from (a path, "preset NAME"); the caller sets it.
 	Source          string          `json:"source"`
