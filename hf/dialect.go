@@ -125,6 +125,13 @@ const (
 	// factor kept for a scaled type, whose tables HF main sizes by it and then cannot apply (a
 	// note says so). MiniMax-Text-01's is RuleMiniMaxRotaryDim's.
 	RulePartialRotary Rule = "partial_rotary_factor"
+	// RulePartialRotarySource: where the rotary fraction comes from when the config object has
+	// one both in its rope object and as its partial_rotary_factor attribute (the top-level key,
+	// or the default its config class sets among its kwargs) and they differ:
+	// "object-unless-scaled" (the rope object's for rope_type default, the attribute for every
+	// other type, whose init writes it over the object's) or "attribute" (the attribute,
+	// whatever the type).
+	RulePartialRotarySource Rule = "partial_rotary_source"
 	// RuleMiniMaxRotaryDim: MiniMax's rotary_dim "honoured" or "ignored" (the whole head: for
 	// MiniMax-Text-01 partial_rotary_factor is not read either, as RulePartialRotary's
 	// "ignored"), or ignored for MiniMax-Text-01 only ("ignored-text-01").
@@ -152,8 +159,8 @@ const (
 func Rules() []Rule {
 	return []Rule{RuleRopeParameters, RuleYaRNAttention, RuleYaRNTruncate, RuleDeepSeekYaRN,
 		RuleDynamicLength, RuleLongRoPEAttention, RuleLongRoPEOriginal, RuleLongRoPETables,
-		RulePartialRotary, RuleMiniMaxRotaryDim, RulePhiMoELongFactors, RuleMRoPEDefault,
-		RuleMRoPEInterleavedDefault, RuleRopeIndex, RuleIndexerPairing}
+		RulePartialRotary, RulePartialRotarySource, RuleMiniMaxRotaryDim, RulePhiMoELongFactors,
+		RuleMRoPEDefault, RuleMRoPEInterleavedDefault, RuleRopeIndex, RuleIndexerPairing}
 }
 
 // Reading is how one dialect reads one rule, and the upstream code it follows.
@@ -170,6 +177,7 @@ var referenceReadings = map[Rule]Reading{
 	RuleYaRNTruncate:            {Choice: "honoured", Follows: "transformers modeling_rope_utils.py _compute_yarn_parameters (find_correction_range)"},
 	RuleDeepSeekYaRN:            {Choice: "config", Follows: "transformers modeling_rope_utils.py _compute_yarn_parameters, which DeepSeek's MLA models run as every YaRN model"},
 	RulePartialRotary:           {Choice: "honoured", Follows: "vLLM rotary_embedding/__init__.py get_rope: rotary_dim = int(head_size · partial_rotary_factor), as the code of every model that reads the key; transformers main's Llama has no partial rotary at all (LlamaRotaryEmbedding, apply_rotary_pos_emb), so a fraction in a llama config is the checkpoint's, which HF main does not follow"},
+	RulePartialRotarySource:     {Choice: "object-unless-scaled", Follows: "transformers modeling_rope_utils.py RotaryEmbeddingConfigMixin.convert_rope_params_to_dict (setdefault into rope_parameters) and standardize_rope_params, which every ROPE_INIT_FUNCTIONS entry calls again once PreTrainedConfig.__post_init__ has set the attribute"},
 	RuleDynamicLength:           {Choice: "static", Follows: "vLLM ≤ 0.21 dynamic_ntk_scaling_rope.py DynamicNTKScalingRotaryEmbedding._compute_cos_sin_cache: one cache for every call"},
 	RuleLongRoPEAttention:       {Choice: "config-factor", Follows: "transformers modeling_rope_utils.py _compute_longrope_parameters"},
 	RuleLongRoPEOriginal:        {Choice: "config-or-rope", Follows: "transformers modeling_rope_utils.py standardize_rope_params"},
@@ -191,6 +199,7 @@ var dialectReadings = map[Dialect]map[Rule]Reading{
 		RuleYaRNTruncate:            {Choice: "honoured", Follows: "transformers main modeling_rope_utils.py _compute_yarn_parameters: truncate = rope_parameters.get(\"truncate\", True)"},
 		RuleDeepSeekYaRN:            {Choice: "config", Follows: "transformers main models/deepseek_v3/modeling_deepseek_v3.py DeepseekV3RotaryEmbedding.__init__ (and deepseek_v2's): ROPE_INIT_FUNCTIONS[rope_type], so modeling_rope_utils.py _compute_yarn_parameters: attention_factor, else get_mscale(factor, mscale) / get_mscale(factor, mscale_all_dim) when both are given, else get_mscale(factor)"},
 		RulePartialRotary:           {Choice: "ignored", Follows: "transformers main (decba1d2) models/llama/configuration_llama.py LlamaConfig: no partial_rotary_factor field (convert_rope_params_to_dict only setdefaults it into rope_parameters); models/llama/modeling_llama.py LlamaRotaryEmbedding.compute_default_rope_parameters: dim = head_dim, the key never read; apply_rotary_pos_emb multiplies cos/sin into the whole head, so a scaled type's tables, sized by the factor, cannot be applied"},
+		RulePartialRotarySource:     {Choice: "object-unless-scaled", Follows: "transformers main (decba1d2) configuration_utils.py PreTrainedConfig.__post_init__: convert_rope_params_to_dict kwargs.get()s partial_rotary_factor and setdefaults it into rope_parameters, then the leftover kwarg is setattr()ed; rope_type default runs the family's compute_default_rope_parameters on rope_parameters; modeling_rope_utils.py _compute_linear_scaling_rope_parameters, _compute_dynamic_ntk_parameters, _compute_yarn_parameters, _compute_longrope_parameters, _compute_llama3_parameters call standardize_rope_params first, which assigns the attribute over rope_parameters[\"partial_rotary_factor\"]"},
 		RuleDynamicLength:           {Choice: "per-call", Follows: "transformers main modeling_rope_utils.py _compute_dynamic_ntk_parameters with dynamic_rope_update: seq_len = max(position)+1 over max_position_embeddings"},
 		RuleLongRoPEAttention:       {Choice: "config-factor", Follows: "transformers main modeling_rope_utils.py _compute_longrope_parameters: factor from rope_parameters, max / original only when absent"},
 		RuleLongRoPEOriginal:        {Choice: "config-or-rope", Follows: "transformers main modeling_rope_utils.py standardize_rope_params (config-level original_max_position_embeddings wins)"},
@@ -223,6 +232,7 @@ var dialectReadings = map[Dialect]map[Rule]Reading{
 		RuleYaRNTruncate:            {Choice: "honoured", Follows: "vLLM rotary_embedding/common.py yarn_find_correction_range(truncate) (#28244); models/gpt_oss.py passes rope_parameters.get(\"truncate\", True)"},
 		RuleDeepSeekYaRN:            {Choice: "mscale-defaults", Follows: "vLLM models/deepseek_v2.py DeepseekV2MLAAttention.__init__ (002d6073): rope_type = deepseek_yarn unless default (apply_yarn_scaling unset); rotary_embedding/__init__.py get_rope (07b12f1b): deepseek_yarn kwargs extrapolation_factor, attn_factor, beta_fast, beta_slow, mscale, mscale_all_dim; deepseek_scaling_rope.py DeepseekScalingRotaryEmbedding.__init__ (00d678e1): mscale = yarn_get_mscale(factor, mscale) / yarn_get_mscale(factor, mscale_all_dim) · attn_factor, defaults mscale 1, mscale_all_dim 0"},
 		RulePartialRotary:           {Choice: "honoured", Follows: "vLLM models/llama.py LlamaAttention._init_rotary_emb (e06c9ba2): get_rope(head_dim, rope_parameters=config.rope_parameters), which transformers' convert_rope_params_to_dict gave the config's partial_rotary_factor; rotary_embedding/__init__.py get_rope (07b12f1b): rotary_dim = int(head_size · partial_rotary_factor)"},
+		RulePartialRotarySource:     {Choice: "attribute", Follows: "vLLM transformers_utils/config.py patch_rope_parameters (0036026e): config.partial_rotary_factor = getattr_iter(config, [partial_rotary_factor, rotary_pct, rotary_emb_fraction]), then standardize_rope_params writes it over rope_parameters' for every rope type; rotary_embedding/__init__.py get_rope (07b12f1b): rotary_dim = int(head_size · rope_parameters[\"partial_rotary_factor\"])"},
 		RuleDynamicLength:           {Choice: "max-trained", Follows: "vLLM rotary_embedding/__init__.py get_rope and dynamic_ntk_scaling_rope.py after PR #41277: max_trained_positions, default max_position"},
 		RuleLongRoPEAttention:       {Choice: "lengths", Follows: "vLLM rotary_embedding/phi3_long_rope_scaled_rope.py Phi3LongRoPEScaledRotaryEmbedding.__init__: scale = max_position_embeddings / original; get_rope forwards only short_mscale / long_mscale"},
 		RuleLongRoPEOriginal:        {Choice: "config-or-rope", Follows: "vLLM transformers_utils/config.py patch_rope_parameters: the config-level original_max_position_embeddings copied into rope_parameters; get_rope reads it there"},
@@ -302,6 +312,7 @@ var ruleChoices = map[Rule][]string{
 	RuleYaRNTruncate:            {"honoured", "ignored"},
 	RuleDeepSeekYaRN:            {"config", "mscale-defaults"},
 	RulePartialRotary:           {"honoured", "ignored"},
+	RulePartialRotarySource:     {"object-unless-scaled", "attribute"},
 	RuleDynamicLength:           {"static", "per-call", "max-trained", "ignored"},
 	RuleLongRoPEAttention:       {"config-factor", "lengths", "lengths-if-top-level"},
 	RuleLongRoPEOriginal:        {"config-or-rope", "top-level"},
@@ -346,6 +357,15 @@ func (o ParseOptions) choices() (map[Rule]string, error) {
 		out[r] = rd.Choice
 	}
 	return out, nil
+}
+
+// choice is o's choice for rule r ("" when o's Readings are invalid, which Parse refuses).
+func (o ParseOptions) choice(r Rule) string {
+	c, err := o.choices()
+	if err != nil {
+		return ""
+	}
+	return c[r]
 }
 
 // dialectFacts is what the rewrite saw in the raw config that the spec no longer shows.
