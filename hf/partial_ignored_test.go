@@ -1,0 +1,110 @@
+package hf
+
+import (
+	"fmt"
+	"strings"
+	"testing"
+)
+
+// partialIgnoredUpstream are the model types hf knows whose transformers main rotary embedding
+// sizes inv_freq by head_dim alone in compute_default_rope_parameters, never reading
+// partial_rotary_factor (models/<type>/modeling_<type>.py at decba1d2, each class's
+// compute_default_rope_parameters: dim = getattr(config, "head_dim", None) or hidden_size //
+// num_attention_heads), and whose apply_rotary_pos_emb multiplies cos/sin into the whole head.
+// Wrappers and text configs name the class their text model builds. kolibri1's
+// Kolibri1RotaryEmbedding (modeling_kolibri1.py @bdd66176) computes inv_freq in rope_inv_freq
+// over config.head_dim the same way.
+//
+// Left out: the MLA families (their rope part is qk_rope_head_dim, which hf reads without the
+// key), zamba2 (hf rotates its whole attention_head_dim already), gemma4 and diffusion_gemma
+// (their layer rule rotates the whole head for rope type default in every reading), minimax
+// (RuleMiniMaxRotaryDim), and the remote-code types without a transformers class (internlm2,
+// internlm3, chatglm, RefinedWeb, RefinedWebModel, minimax_text_01, ernie4_5_moe_vl).
+var partialIgnoredUpstream = map[string]string{
+	"llama": "LlamaRotaryEmbedding", "mistral": "MistralRotaryEmbedding", "mistral3": "MistralRotaryEmbedding",
+	"mixtral": "MixtralRotaryEmbedding", "ministral": "MinistralRotaryEmbedding", "ministral3": "Ministral3RotaryEmbedding",
+	"qwen2": "Qwen2RotaryEmbedding", "qwen2_moe": "Qwen2MoeRotaryEmbedding", "qwen3": "Qwen3RotaryEmbedding",
+	"qwen3_moe": "Qwen3MoeRotaryEmbedding", "qwen2_vl": "Qwen2VLRotaryEmbedding", "qwen2_vl_text": "Qwen2VLRotaryEmbedding",
+	"qwen2_5_vl": "Qwen2_5_VLRotaryEmbedding", "qwen2_5_vl_text": "Qwen2_5_VLRotaryEmbedding",
+	"qwen3_vl": "Qwen3VLTextRotaryEmbedding", "qwen3_vl_text": "Qwen3VLTextRotaryEmbedding",
+	"qwen3_vl_moe": "Qwen3VLMoeTextRotaryEmbedding", "qwen3_vl_moe_text": "Qwen3VLMoeTextRotaryEmbedding",
+	"qwen2_5_omni": "Qwen2_5OmniRotaryEmbedding", "qwen2_5_omni_thinker": "Qwen2_5OmniRotaryEmbedding",
+	"qwen2_5_omni_text": "Qwen2_5OmniRotaryEmbedding", "qwen2_5_omni_talker": "Qwen2_5OmniRotaryEmbedding",
+	"qwen3_omni_moe": "Qwen3OmniMoeThinkerTextRotaryEmbedding", "qwen3_omni_moe_thinker": "Qwen3OmniMoeThinkerTextRotaryEmbedding",
+	"qwen3_omni_moe_text": "Qwen3OmniMoeThinkerTextRotaryEmbedding", "qwen3_omni_moe_talker": "Qwen3OmniMoeTalkerRotaryEmbedding",
+	"qwen3_omni_moe_talker_text": "Qwen3OmniMoeTalkerRotaryEmbedding",
+	"gemma":                      "GemmaRotaryEmbedding", "gemma2": "Gemma2RotaryEmbedding", "gemma3": "Gemma3RotaryEmbedding",
+	"gemma3_text": "Gemma3RotaryEmbedding", "gemma3n": "Gemma3nRotaryEmbedding", "gemma3n_text": "Gemma3nRotaryEmbedding",
+	"gpt_oss": "GptOssRotaryEmbedding", "olmo": "OlmoRotaryEmbedding", "olmo2": "Olmo2RotaryEmbedding",
+	"olmo3": "Olmo3RotaryEmbedding", "starcoder2": "Starcoder2RotaryEmbedding", "falcon": "FalconRotaryEmbedding",
+	"granite": "GraniteRotaryEmbedding", "granitemoe": "GraniteMoeRotaryEmbedding",
+	"granitemoeshared": "GraniteMoeSharedRotaryEmbedding", "granitemoehybrid": "GraniteMoeHybridRotaryEmbedding",
+	"phimoe": "PhimoeRotaryEmbedding", "hunyuan_v1_dense": "HunYuanDenseV1RotaryEmbedding",
+	"hunyuan_v1_moe": "HunYuanMoEV1RotaryEmbedding", "hunyuan_vl": "HunYuanVLRotaryEmbedding",
+	"hunyuan_vl_text": "HunYuanVLRotaryEmbedding", "seed_oss": "SeedOssRotaryEmbedding", "apertus": "ApertusRotaryEmbedding",
+	"cohere": "CohereRotaryEmbedding", "cohere2": "Cohere2RotaryEmbedding", "ernie4_5": "Ernie4_5RotaryEmbedding",
+	"ernie4_5_moe": "Ernie4_5_MoeRotaryEmbedding", "ernie4_5_vl_moe": "Ernie4_5_VLMoeTextRotaryEmbedding",
+	"ernie4_5_vl_moe_text": "Ernie4_5_VLMoeTextRotaryEmbedding", "exaone4": "Exaone4RotaryEmbedding",
+	"smollm3": "SmolLM3RotaryEmbedding", "llama4": "Llama4TextRotaryEmbedding", "llama4_text": "Llama4TextRotaryEmbedding",
+	"helium": "HeliumRotaryEmbedding", "jetmoe": "JetMoeRotaryEmbedding", "dbrx": "DbrxRotaryEmbedding",
+	"kolibri1": "Kolibri1RotaryEmbedding",
+}
+
+// TestDialectPartialIgnoredTypes: under --as hf, every model type in partialIgnoredUpstream
+// rotates the whole head for rope type default, whatever partial_rotary_factor says, with the
+// class named in the note; the reference rotates the fraction, as vLLM's get_rope does; and the
+// dialect's table lists exactly these types.
+func TestDialectPartialIgnoredTypes(t *testing.T) {
+	for mt, class := range partialIgnoredUpstream {
+		if got := partialIgnoredTypes[mt]; got != class {
+			t.Errorf("partialIgnoredTypes[%q] = %q, want %q", mt, got, class)
+		}
+	}
+	for mt := range partialIgnoredTypes {
+		if _, ok := partialIgnoredUpstream[mt]; !ok {
+			t.Errorf("partialIgnoredTypes has %q, which the upstream survey does not list", mt)
+		}
+	}
+	for mt, class := range partialIgnoredUpstream {
+		keys := `"hidden_size": 2048, "num_attention_heads": 16, "num_key_value_heads": 16, "head_dim": 128, "num_hidden_layers": 4, "max_position_embeddings": 8192`
+		if mt == "granitemoehybrid" {
+			keys += `, "position_embedding_type": "rope"`
+		}
+		cfg := fmt.Sprintf(`{"model_type": %q, %s, "partial_rotary_factor": 0.5, "rope_parameters": {"rope_type": "default", "rope_theta": 10000}}`, mt, keys)
+		if _, err := (ParseOptions{Dialect: DialectHF}).Parse([]byte(cfg)); err != nil {
+			// A wrapper builds its text model from text_config.
+			cfg = fmt.Sprintf(`{"model_type": %q, "text_config": {%s, "partial_rotary_factor": 0.5, "rope_parameters": {"rope_type": "default", "rope_theta": 10000}}}`, mt, keys)
+		}
+		m := parseAs(t, DialectHF, cfg)
+		if m.Spec.RotaryDim != 128 || !noteHas(m, class) {
+			t.Errorf("%s: hf: rotary dim %d, notes %q: want 128 (%s)", mt, m.Spec.RotaryDim, m.Notes, class)
+		}
+		// The reference rotates the fraction; with a family's default MRoPE sections, which
+		// cover the whole head, it refuses the config instead.
+		if ref, err := Parse([]byte(cfg)); err == nil && ref.Spec.RotaryDim != 64 {
+			t.Errorf("%s: reference rotary dim %d, want 64", mt, ref.Spec.RotaryDim)
+		}
+	}
+	// Per-layer-type rope_parameters: each entry of rope type default drops the key.
+	nested := `{"model_type": "gemma3_text", "hidden_size": 2048, "num_attention_heads": 16, "head_dim": 128, "num_hidden_layers": 6, "max_position_embeddings": 8192,
+		"rope_parameters": {"sliding_attention": {"rope_type": "default", "rope_theta": 10000, "partial_rotary_factor": 0.5},
+		"full_attention": {"rope_type": "default", "rope_theta": 1000000, "partial_rotary_factor": 0.5}}}`
+	m := parseAs(t, DialectHF, nested)
+	if m.Spec.RotaryDim != 128 || m.Spec.Local == nil {
+		t.Fatalf("hf: gemma3 nested rope_parameters: rotary dim %d, local %+v: want 128 and per-layer types", m.Spec.RotaryDim, m.Spec.Local)
+	}
+	for name, lt := range m.Spec.Local.Types {
+		if lt.RotaryDim != 0 && lt.RotaryDim != 128 {
+			t.Errorf("hf: gemma3 nested %s: rotary dim %d, want the whole head", name, lt.RotaryDim)
+		}
+	}
+}
+
+func noteHas(m *Model, s string) bool {
+	for _, n := range m.Notes {
+		if strings.Contains(n, s) {
+			return true
+		}
+	}
+	return false
+}
