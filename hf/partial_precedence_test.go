@@ -162,6 +162,7 @@ func TestPartialRotaryClassAttribute(t *testing.T) {
 			"rope_scaling": {"rope_type": "default"}}`, 32},
 		{"gpt_neox linear", `{"model_type": "gpt_neox", "hidden_size": 4096, "num_attention_heads": 32, "rotary_pct": 0.25, "partial_rotary_factor": 0.5,
 			"rope_scaling": {"rope_type": "linear", "factor": 2}}`, 64},
+		{"gpt_neox default, a malformed partial_rotary_factor it never reads", `{"model_type": "gpt_neox", "hidden_size": 4096, "num_attention_heads": 32, "rotary_pct": 0.25, "partial_rotary_factor": "half"}`, 32},
 		{"gpt_neox linear, no partial_rotary_factor", `{"model_type": "gpt_neox", "hidden_size": 4096, "num_attention_heads": 32, "rotary_pct": 0.25,
 			"rope_scaling": {"rope_type": "linear", "factor": 2}}`, 32},
 	} {

@@ -55,12 +55,27 @@ func (p *parser) partialFactor(ri ropeInfo) (float64, string, bool, error) {
 	if !ok && p.fam.partial != 0 {
 		factor, path, ok = p.fam.partial, "partial_rotary_factor", true
 	}
+	rt, scaled := p.scaledType(ri)
+	if !scaled && p.opts.choice(RulePartialRotarySource) != "attribute" {
+		switch {
+		case topPath != "":
+			p.overridden = append(p.overridden, UnreadKey{Path: topPath, Why: fmt.Sprintf("%s %v is taken, as transformers main does for rope type %s "+
+				"(convert_rope_params_to_dict only setdefaults the config's value into the rope object, which compute_default_rope_parameters reads); "+
+				"vLLM (patch_rope_parameters writes it over the rope object's: --as vllm) and transformers main's scaled rope types take this one (%v)",
+				path, factor, rt, topFactor)})
+		case given && ri.main != nil && p.fam.partialKwarg && factor != p.fam.partial && path == ri.main.key("partial_rotary_factor"):
+			p.note("%s %v taken, as transformers main does for rope type %s; vLLM and transformers main's scaled rope types take %s's default %v (the config attribute standardize_rope_params writes over it)",
+				path, factor, rt, p.configClass(), p.fam.partial)
+		}
+		return factor, path, ok, nil
+	}
+	// The attribute is read only where it is used: a config class that does not read the key
+	// (GPTNeoXConfig) leaves a malformed one alone under rope type default.
 	attr, apath, aok, err := p.partialAttribute()
 	if err != nil {
 		return 0, "", false, err
 	}
-	rt, scaled := p.scaledType(ri)
-	if aok && (!ok || attr != factor) && (scaled || p.opts.choice(RulePartialRotarySource) == "attribute") {
+	if aok && (!ok || attr != factor) {
 		from := apath
 		if apath == "" {
 			from = p.configClass() + "'s default partial_rotary_factor"
@@ -73,16 +88,6 @@ func (p *parser) partialFactor(ri ropeInfo) (float64, string, bool, error) {
 			p.note("%s read after all: %s does not read it into rope_parameters, but it is the config attribute that standardize_rope_params writes there", apath, p.configClass())
 		}
 		return attr, from, true, nil
-	}
-	switch {
-	case topPath != "":
-		p.overridden = append(p.overridden, UnreadKey{Path: topPath, Why: fmt.Sprintf("%s %v is taken, as transformers main does for rope type %s "+
-			"(convert_rope_params_to_dict only setdefaults the config's value into the rope object, which compute_default_rope_parameters reads); "+
-			"vLLM (patch_rope_parameters writes it over the rope object's: --as vllm) and transformers main's scaled rope types take this one (%v)",
-			path, factor, rt, topFactor)})
-	case aok && attr != factor && apath == "" && given:
-		p.note("%s %v taken, as transformers main does for rope type %s; vLLM and transformers main's scaled rope types take %s's default %v (the config attribute standardize_rope_params writes over it)",
-			path, factor, rt, p.configClass(), attr)
 	}
 	return factor, path, ok, nil
 }
