@@ -176,3 +176,22 @@ func TestPartialRotaryClassAttribute(t *testing.T) {
 		}
 	}
 }
+
+// TestPartialRotaryAttentionSlices: PhiAttention, StableLmAttention and PersimmonAttention
+// (modeling_<type>.py, decba1d2) take rotary_ndims from rope_parameters["partial_rotary_factor"]
+// in __init__, and <Type>Model.__init__ builds its layers before its rotary embedding, whose
+// scaled init then writes the attribute over that value: with the two different, the query's
+// rotated slice and cos/sin differ in size and HF main fails. The spec takes the attribute, as
+// the cos/sin tables do, and a note says HF main cannot run the config.
+func TestPartialRotaryAttentionSlices(t *testing.T) {
+	m := mustParse(t, `{"model_type": "phi", "hidden_size": 2048, "num_attention_heads": 32, "partial_rotary_factor": 0.5,
+		"rope_parameters": {"rope_type": "linear", "factor": 2, "rope_theta": 10000, "partial_rotary_factor": 0.25}}`)
+	if m.Spec.RotaryDim != 32 || !noteHas(m, "PhiAttention") {
+		t.Errorf("phi linear: rotary dim %d, notes %q: want 32 and a note naming PhiAttention", m.Spec.RotaryDim, m.Notes)
+	}
+	m = mustParse(t, `{"model_type": "phi", "hidden_size": 2048, "num_attention_heads": 32, "partial_rotary_factor": 0.5,
+		"rope_parameters": {"rope_type": "default", "rope_theta": 10000, "partial_rotary_factor": 0.25}}`)
+	if m.Spec.RotaryDim != 16 || noteHas(m, "PhiAttention") {
+		t.Errorf("phi default: rotary dim %d, notes %q: want 16 and no note on PhiAttention", m.Spec.RotaryDim, m.Notes)
+	}
+}

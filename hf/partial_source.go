@@ -84,6 +84,9 @@ func (p *parser) partialFactor(ri ropeInfo) (float64, string, bool, error) {
 			p.overridden = append(p.overridden, UnreadKey{Path: path, Why: fmt.Sprintf("%s %v is taken, %s; %s",
 				from, attr, attributeReader(rt, scaled), objectReaders(scaled))})
 		}
+		if attn, ok := slicedAtBuild[p.m.ModelType]; ok && scaled && given {
+			p.note("transformers main cannot run this config: %s takes rotary_ndims from %s %v when built, before the %s init writes %v over it, so the query's rotated slice and cos/sin differ in size", attn, path, factor, rt, attr)
+		}
 		if slices.Contains(p.fam.ignores, "partial_rotary_factor") && apath != "" {
 			p.note("%s read after all: %s does not read it into rope_parameters, but it is the config attribute that standardize_rope_params writes there", apath, p.configClass())
 		}
@@ -91,6 +94,13 @@ func (p *parser) partialFactor(ri ropeInfo) (float64, string, bool, error) {
 	}
 	return factor, path, ok, nil
 }
+
+// slicedAtBuild are the attention classes that slice the rotated dims by the rope object's
+// fraction as read when the model is built (rotary_ndims = int(head_dim ·
+// rope_parameters["partial_rotary_factor"]) in __init__, modeling_<type>.py at decba1d2), before
+// <Type>Model.__init__ builds the rotary embedding whose scaled init overwrites it; the other
+// families slice by cos.shape[-1].
+var slicedAtBuild = map[string]string{"phi": "PhiAttention", "stablelm": "StableLmAttention", "persimmon": "PersimmonAttention"}
 
 // partialAttribute is the config object's partial_rotary_factor attribute, the value
 // standardize_rope_params writes over the rope object's: apath names the key it comes from, ""
