@@ -504,11 +504,11 @@ func rewriteConfig(top object, choice map[Rule]string) dialectFacts {
 		// is Llama's (models/minimax/modeling_minimax.py, decba1d2); MiniMax-M2's reads it from
 		// rope_parameters and slices the rotated part (modeling_minimax_m2.py).
 		if choice[RuleMiniMaxRotaryDim] == "ignored" && (f.modelType == "minimax" || f.modelType == "minimax_text_01") {
-			f.ignorePartial(levels, RuleMiniMaxRotaryDim, "MiniMaxRotaryEmbedding")
+			f.ignorePartial(levels, RuleMiniMaxRotaryDim, "MiniMaxRotaryEmbedding", fam.mergesRopeScaling)
 		}
 	}
 	if class, ok := partialIgnoredTypes[f.modelType]; ok && choice[RulePartialRotary] == "ignored" {
-		f.ignorePartial(levels, RulePartialRotary, class)
+		f.ignorePartial(levels, RulePartialRotary, class, fam.mergesRopeScaling)
 	}
 	for _, lv := range levels {
 		for _, key := range []string{"rope_parameters", "rope_scaling"} {
@@ -585,26 +585,36 @@ func (f *dialectFacts) rewriteRopeObject(ro object, choice map[Rule]string) {
 // it and sizes cos/sin by int(head_dim · factor), which apply_rotary_pos_emb multiplies into
 // the whole head and cannot broadcast: HF main fails on such a config, which no spec
 // describes, so the factor is kept and a note says so.
-func (f *dialectFacts) ignorePartial(levels []object, r Rule, class string) {
-	// The rope objects, per-layer-type entries each on their own.
+func (f *dialectFacts) ignorePartial(levels []object, r Rule, class string, merges bool) {
+	// The rope objects, per-layer-type entries each on their own, with the rope type each
+	// is built with: a class that merges a legacy rope_scaling into rope_parameters'
+	// full_attention entry (rope_both.go) builds that entry with rope_scaling's type.
 	var objects []object
+	var types []string
 	for _, lv := range levels {
+		legacy, _ := lv["rope_scaling"].(object)
 		for _, key := range []string{"rope_parameters", "rope_scaling"} {
 			ro, ok := lv[key].(object)
 			if !ok {
 				continue
 			}
-			objects = append(objects, ro)
-			for _, sub := range ro {
-				if so, ok := sub.(object); ok {
-					objects = append(objects, so)
+			objects, types = append(objects, ro), append(types, ropeTypeOf(ro))
+			for name, sub := range ro {
+				so, ok := sub.(object)
+				if !ok {
+					continue
 				}
+				t := ropeTypeOf(so)
+				if merges && key == "rope_parameters" && name == rope.FullAttention && ropeTypeOf(legacy) != "" {
+					t = ropeTypeOf(legacy)
+				}
+				objects, types = append(objects, so), append(types, t)
 			}
 		}
 	}
 	scaled := ""
-	for _, ro := range objects {
-		if t := ropeTypeOf(ro); t != "" && t != "default" {
+	for _, t := range types {
+		if t != "" && t != "default" {
 			scaled = t
 		}
 	}
@@ -624,8 +634,8 @@ func (f *dialectFacts) ignorePartial(levels []object, r Rule, class string) {
 			drop(lv)
 		}
 	}
-	for _, ro := range objects {
-		if t := ropeTypeOf(ro); t != "" && t != "default" {
+	for i, ro := range objects {
+		if t := types[i]; t != "" && t != "default" {
 			kept = kept || fraction(ro["partial_rotary_factor"])
 			continue
 		}
