@@ -16,6 +16,9 @@
 //     n_head_kv (Falcon, where multi_query means one), else the attention-head count.
 //   - Rotary dim: rotary_dim (GPT-J, CodeGen), else int(head size × partial_rotary_factor)
 //     or rotary_pct (GPT-NeoX), truncated as HF does; GLM families rotate half the head.
+//     Given both in the rope object and as the config attribute (the top-level key, or a
+//     config class's kwargs default), rope type default takes the object's and every scaled
+//     type the attribute, as transformers main does; the one not read is a warning.
 //   - Base: the rope object's rope_theta (rope_parameters' or rope_scaling's: transformers
 //     main only setdefaults the config's into it), else rope_theta or rotary_emb_base,
 //     ChatGLM's 10000·rope_ratio, else 10000; a top-level value the object overrides is a

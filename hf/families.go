@@ -39,6 +39,11 @@ type family struct {
 	kind  kind
 	// partial is the rotary fraction of the head when the config names none; 0 means all.
 	partial float64
+	// partialKwarg: the config class's __post_init__ puts partial among its kwargs
+	// (kwargs.setdefault("partial_rotary_factor", partial), or with ignores naming the key
+	// kwargs["partial_rotary_factor"] = partial), so the config object always has the attribute
+	// that standardize_rope_params writes over the rope object's (partial_source.go).
+	partialKwarg bool
 	// interleavedMRoPE: the family's MRoPE is Qwen3-VL's interleaved layout even when the
 	// config does not say mrope_interleaved.
 	interleavedMRoPE bool
@@ -83,9 +88,9 @@ var (
 	neox = family{style: rope.NeoX}
 	gptj = family{style: rope.GPTJ}
 	// PhiConfig and PersimmonConfig set partial_rotary_factor 0.5 by default, StableLmConfig
-	// 0.25 (configuration_<type>.py).
-	neoxHalf    = family{style: rope.NeoX, partial: 0.5}
-	neoxQuarter = family{style: rope.NeoX, partial: 0.25}
+	// 0.25 (configuration_<type>.py: kwargs.setdefault in __post_init__).
+	neoxHalf    = family{style: rope.NeoX, partial: 0.5, partialKwarg: true}
+	neoxQuarter = family{style: rope.NeoX, partial: 0.25, partialKwarg: true}
 	// GPTNeoXConfig.convert_rope_params_to_dict (configuration_gpt_neox.py) takes rope_theta from
 	// rotary_emb_base (default 10000) and partial_rotary_factor from rotary_pct (default 0.25):
 	// the config's own rope_theta and partial_rotary_factor are never read.
@@ -112,8 +117,10 @@ var (
 		defaults: map[string]any{"original_max_position_embeddings": num("4096")}}
 	falcon   = family{style: rope.NeoX, kind: kindFalcon, defaults: map[string]any{"max_position_embeddings": num("2048")}}
 	deepseek = family{style: rope.GPTJ, kind: kindDeepSeek}
-	glmHalf  = family{style: rope.GPTJ, partial: 0.5}
-	chatglm  = family{style: rope.GPTJ, kind: kindChatGLM, partial: 0.5}
+	// GlmConfig and Glm4Config (configuration_glm.py, configuration_glm4.py):
+	// kwargs.setdefault("partial_rotary_factor", 0.5).
+	glmHalf = family{style: rope.GPTJ, partial: 0.5, partialKwarg: true}
+	chatglm = family{style: rope.GPTJ, kind: kindChatGLM, partial: 0.5}
 	// Llama4TextConfig's defaults (configuration_llama4.py).
 	llama4 = family{style: rope.GPTJ, layers: llama4Layers, defaults: map[string]any{
 		"num_hidden_layers": num("48"), "head_dim": num("128"), "rope_theta": num("500000"),
@@ -145,12 +152,12 @@ var (
 	// Qwen3NextConfig (configuration_qwen3_next.py) sets partial_rotary_factor 0.25 and head_dim
 	// 256 by default; Qwen3NextAttention rotates with rotate_half. Three layers in four are
 	// Gated DeltaNet (layer_types "linear_attention"), which take no positions.
-	qwen3Next = family{style: rope.NeoX, partial: 0.25, defaults: map[string]any{"head_dim": num("256")}, note: deltaNetNote}
+	qwen3Next = family{style: rope.NeoX, partial: 0.25, partialKwarg: true, defaults: map[string]any{"head_dim": num("256")}, note: deltaNetNote}
 	// Qwen3_5TextConfig and Qwen3_5MoeTextConfig (configuration_qwen3_5.py,
 	// configuration_qwen3_5_moe.py) keep those defaults; Qwen3_5TextRotaryEmbedding
 	// (modular_qwen3_5.py) is Qwen3-VL's interleaved MRoPE with mrope_section defaulting to
 	// [11, 11, 10] (32 pairs: a quarter of the 256-wide head).
-	qwen35 = family{style: rope.NeoX, partial: 0.25, interleavedMRoPE: true, mropeSection: []int{11, 11, 10},
+	qwen35 = family{style: rope.NeoX, partial: 0.25, partialKwarg: true, interleavedMRoPE: true, mropeSection: []int{11, 11, 10},
 		mropeFrom: "Qwen3_5TextRotaryEmbedding", defaults: map[string]any{"head_dim": num("256")}, note: deltaNetNote}
 	// MiniMax-Text-01 and MiniMax-M2 publish rotary_dim 64 of head_dim 128. The authors'
 	// modeling code and vLLM (minimax_text_01.py, minimax_m2.py: get_rope with rotary_dim,
@@ -165,14 +172,14 @@ var (
 	// Glm4vTextRotaryEmbedding and Glm4vMoeTextRotaryEmbedding default mrope_section to
 	// [8, 12, 12] (32 pairs: half of the 128-wide head).
 	glm4v    = family{style: rope.GPTJ, partial: 0.5, mropeSection: []int{8, 12, 12}, mropeFrom: "Glm4vTextRotaryEmbedding"}
-	glm4vMoE = family{style: rope.NeoX, partial: 0.5, mropeSection: []int{8, 12, 12}, mropeFrom: "Glm4vMoeTextRotaryEmbedding"}
+	glm4vMoE = family{style: rope.NeoX, partial: 0.5, partialKwarg: true, mropeSection: []int{8, 12, 12}, mropeFrom: "Glm4vMoeTextRotaryEmbedding"}
 	// ERNIE-4.5-VL's and Qwen3-Omni's language models: see their model_type entries.
 	ernie45VL = family{style: rope.GPTJ, alternateHW: true, mropeSection: []int{22, 22, 20}, mropeFrom: "Ernie4_5_VLMoeTextRotaryEmbedding"}
 	qwen3Omni = family{style: rope.NeoX, interleavedMRoPE: true, mropeSection: []int{24, 20, 20}, mropeFrom: "Qwen3OmniMoeThinkerTextRotaryEmbedding"}
 	// BambaConfig (configuration_bamba.py) hardcodes partial_rotary_factor 0.5 (kwargs, not a
 	// setdefault: a top-level value is replaced; one inside rope_parameters still wins); its
 	// attention layers rotate with rotate_half (vLLM bamba.py: is_neox_style=True).
-	bamba = family{style: rope.NeoX, partial: 0.5, note: mambaNote, class: "BambaConfig", ignores: []string{"partial_rotary_factor"}}
+	bamba = family{style: rope.NeoX, partial: 0.5, partialKwarg: true, note: mambaNote, class: "BambaConfig", ignores: []string{"partial_rotary_factor"}}
 	// GraniteMoeHybridModel (modular_granitemoehybrid.py) builds a rotary embedding only when
 	// position_embedding_type is "rope"; otherwise its attention layers are NoPE.
 	graniteHybrid = family{style: rope.NeoX, kind: kindGranite, note: mambaNote}
@@ -239,7 +246,7 @@ var (
 	// decoder's, and kwargs.setdefault("partial_rotary_factor", 0.9); MoonshineRotaryEmbedding
 	// and apply_rotary_pos_emb are GLM's, pairs (2i, 2i+1) (modular_moonshine.py). The encoder's
 	// self-attention rotates with the same embedding.
-	moonshine = family{style: rope.GPTJ, partial: 0.9, attributeMap: map[string]string{
+	moonshine = family{style: rope.GPTJ, partial: 0.9, partialKwarg: true, attributeMap: map[string]string{
 		"num_attention_heads": "decoder_num_attention_heads", "num_key_value_heads": "decoder_num_key_value_heads",
 		"num_hidden_layers": "decoder_num_hidden_layers",
 	}}
@@ -347,7 +354,7 @@ var families = map[string]family{
 	"falcon":            falcon,
 	"RefinedWeb":        falcon,
 	"RefinedWebModel":   falcon,
-	"glm4_moe":          {style: rope.NeoX, partial: 0.5},
+	"glm4_moe":          {style: rope.NeoX, partial: 0.5, partialKwarg: true}, // Glm4MoeConfig: kwargs.setdefault
 	// Llama-style attention (rotate_half, whole head) in HF: GraniteAttention
 	// (modeling_granite.py) and its MoE variants, MinistralAttention and Ministral3Attention
 	// (MistralAttention), PhimoeAttention (LlamaAttention; LongRoPE with short_mscale /
@@ -370,7 +377,7 @@ var families = map[string]family{
 	"apertus":          neox,
 	"internlm3":        neox,
 	// NemotronConfig (configuration_nemotron.py) defaults partial_rotary_factor to 0.5.
-	"nemotron":         {style: rope.NeoX, partial: 0.5},
+	"nemotron":         {style: rope.NeoX, partial: 0.5, partialKwarg: true},
 	"qwen3_next":       qwen3Next,
 	"qwen3_5":          qwen35,
 	"qwen3_5_text":     qwen35,

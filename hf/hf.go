@@ -232,9 +232,9 @@ type parser struct {
 	// typeHead is the head size of the layer types other than full_attention when the family
 	// gives full layers a head of their own (Gemma 4's global_head_dim); 0 otherwise.
 	typeHead int
-	// unreadTheta is the rope_theta the base was not read from where the config gives two
-	// that differ (rope_theta.go), for Model.Unread.
-	unreadTheta []UnreadKey
+	// overridden are the keys a value given elsewhere was taken over (rope_theta.go,
+	// partial_source.go), for Model.Unread.
+	overridden []UnreadKey
 }
 
 func (p *parser) note(format string, args ...any) { p.src.note(format, args...) }
@@ -782,36 +782,13 @@ func (p *parser) headSize(ri ropeInfo) error {
 		return nil
 	}
 
-	factor, path, ok, err := s.number("partial_rotary_factor", "rotary_pct")
+	factor, path, ok, err := p.partialFactor(ri)
 	if err != nil {
 		return err
 	}
-	if ri.main != nil {
-		inner, iok, err := ri.main.number("partial_rotary_factor")
-		if err != nil && !s.lenient {
-			return err
-		}
-		switch {
-		case !ok:
-			factor, ok, path = inner, iok, ri.main.key("partial_rotary_factor")
-		case iok && inner != factor && p.opts.ignoresRopeParameters():
-			// transformers v4.57's compute_default_rope_parameters reads the config attribute.
-			p.note("%s %v differs from %s %v: %s taken", ri.main.key("partial_rotary_factor"), inner, path, factor, path)
-		case iok && inner != factor:
-			// RotaryEmbeddingConfigMixin.convert_rope_params_to_dict (modeling_rope_utils.py,
-			// transformers decba1d2) only setdefaults the config's key into the rope object, and
-			// standardize_rope_params overwrites it only from a class field of that name, which
-			// no config class hf reads this way declares.
-			p.note("%s %v differs from %s %v: %s taken, as transformers' convert_rope_params_to_dict does", path, factor, ri.main.key("partial_rotary_factor"), inner, ri.main.key("partial_rotary_factor"))
-			factor, path = inner, ri.main.key("partial_rotary_factor")
-		}
-	}
 	if !ok {
-		factor, path = p.fam.partial, "partial_rotary_factor"
-		if factor == 0 {
-			spec.RotaryDim = head
-			return nil
-		}
+		spec.RotaryDim = head
+		return nil
 	}
 	if !(factor > 0 && factor <= 1) && !s.lenient {
 		return configErr("%s: %v: want a fraction in (0, 1]", path, factor)

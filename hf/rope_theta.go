@@ -111,7 +111,7 @@ func (p *parser) thetaDisagrees(path string, v any) {
 			if sameNumber(n.m[k], v) {
 				return
 			}
-			p.unreadTheta = append(p.unreadTheta, UnreadKey{Path: n.key(k), Why: fmt.Sprintf(
+			p.overridden = append(p.overridden, UnreadKey{Path: n.key(k), Why: fmt.Sprintf(
 				"%s %s is taken, as transformers main's convert_rope_params_to_dict does (it only setdefaults the config's rope_theta into the rope object); "+
 					"transformers v4.57 and vLLM 0.11 take this one (--as hf-4.57)", path, brief(v))})
 			return
@@ -127,7 +127,7 @@ func (p *parser) scalingThetaUnread(obj *node) {
 	if f, isNum := numberOf(inner); !ok || isNum && f == p.m.Spec.Base {
 		return
 	}
-	p.unreadTheta = append(p.unreadTheta, UnreadKey{Path: path, Why: fmt.Sprintf(
+	p.overridden = append(p.overridden, UnreadKey{Path: path, Why: fmt.Sprintf(
 		"transformers v4.57's _compute_default_rope_parameters reads the config's rope_theta (%v here) only; transformers main takes this one", p.m.Spec.Base)})
 }
 

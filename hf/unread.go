@@ -66,7 +66,7 @@ var textOtherKeys = []string{"qk_nope_head_dim", "v_head_dim"}
 
 // unread lists the keys UnreadKey describes, after the parse has read what it reads.
 func (p *parser) unread(ri ropeInfo) []UnreadKey {
-	out := p.unreadTheta
+	out := p.overridden
 	objects := []node{}
 	if ri.main != nil {
 		objects = append(objects, *ri.main)

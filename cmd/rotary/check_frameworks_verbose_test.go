@@ -15,13 +15,13 @@ func TestCheckFrameworksVerbose(t *testing.T) {
 		t.Errorf("qwen3-8b --frameworks: exit %d, stderr %q:\n%s\nwant 0 and no not-compared list", code, stderr, out)
 	}
 	code, out, _ = runCLI(t, "check", "--model", "qwen3-8b", "--frameworks", "-v")
-	if code != 0 || !strings.Contains(out, header+"\n  hf-4.57: partial_rotary_factor, indexer_pairing\n") {
+	if code != 0 || !strings.Contains(out, header+"\n  hf-4.57: partial_rotary_factor, partial_rotary_source, indexer_pairing\n") {
 		t.Errorf("qwen3-8b --frameworks -v: exit %d:\n%s\nwant the whole list", code, out)
 	}
 	for _, args := range [][]string{{"--frameworks", "--json"}, {"--frameworks", "--json", "-v"}} {
 		code, r, stderr := checkFrameworks(t, append([]string{"--model", "qwen3-8b"}, args[2:]...)...)
-		if code != 0 || r == nil || len(r.Unverified["llama.cpp"]) != 12 {
-			t.Errorf("%v: exit %d, stderr %q, unverified %v: want llama.cpp's 12 rules", args, code, stderr, r)
+		if code != 0 || r == nil || len(r.Unverified["llama.cpp"]) != 13 {
+			t.Errorf("%v: exit %d, stderr %q, unverified %v: want llama.cpp's 13 rules", args, code, stderr, r)
 		}
 	}
 	for _, args := range [][]string{{"-v"}, {"-v", "--precision"}, {"-v", "--json"}} {
