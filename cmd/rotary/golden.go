@@ -2,7 +2,6 @@ package main
 
 import (
 	"bytes"
-	"encoding/json"
 	"flag"
 	"fmt"
 	"io"
@@ -128,9 +127,9 @@ func runGolden(args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
-	configJSON, err := modelJSON(&o.m)
+	recorded, err := o.m.args().Model()
 	if err != nil {
-		return err
+		return usageError{err}
 	}
 	model, spec, err := o.m.load()
 	if err != nil {
@@ -145,7 +144,7 @@ func runGolden(args []string, stdout, stderr io.Writer) error {
 	if err := checkOpFlags(o.op, func(f string) bool { return o.userSet[f] }); err != nil {
 		return err
 	}
-	lo, err := o.library(dtype, disp, configJSON, &notes)
+	lo, err := o.library(dtype, disp, recorded, &notes)
 	if err != nil {
 		return err
 	}
@@ -208,22 +207,9 @@ func parseGoldenDType(s string) (tensor.DType, error) {
 	return d, nil
 }
 
-// library is the command line as golden.Options: the model with the flags that chose it, the
-// op's parameters given, the positions (a file's read here).
-func (o *goldenOptions) library(dtype tensor.DType, disp *ops.Dispatcher, configJSON []byte, notes io.Writer) (golden.Options, error) {
-	model := golden.Model{Name: o.m.preset, JSON: configJSON, Config: o.m.config, Indexer: o.m.rope == "indexer",
-		Source: []string{"--model", o.m.preset}}
-	if o.m.config != "" {
-		model.Source = []string{"--config", o.m.config}
-	}
-	if model.Name == "" {
-		var top struct {
-			ModelType string `json:"model_type"`
-		}
-		_ = json.Unmarshal(configJSON, &top) // hf has parsed it; a type it lacks is named below
-		model.Name = top.ModelType
-	}
-	model.Load = loadAt(o.m)
+// library is the command line as golden.Options: the model with the model flags given, the op's
+// parameters given, the positions (a file's read here).
+func (o *goldenOptions) library(dtype tensor.DType, disp *ops.Dispatcher, model golden.Model, notes io.Writer) (golden.Options, error) {
 	var names []string
 	for name := range o.modelFlags {
 		if o.userSet[name] && name != "config" && name != "model" && name != "layer" {

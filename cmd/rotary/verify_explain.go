@@ -11,10 +11,10 @@ import (
 	"github.com/rotary-go/rotary/explain"
 )
 
-// explainVerify runs explain.ExplainGolden on a failed golden and candidate, the golden's
-// model rebuilt as apply would (recordedModel). It returns the report, or why there is none.
+// explainVerify runs explain.ExplainGolden on a failed golden and candidate. It returns the
+// report, or why there is none.
 func explainVerify(bundle, cand *inputSet, opts compare.Options) (explain.Report, string) {
-	rep, err := explain.ExplainGolden(explain.GoldenCase{Golden: bundle.tensors, Metadata: bundle.metadata, Candidate: cand.tensors, Model: recordedModel}, opts)
+	rep, err := explain.ExplainGolden(explain.GoldenCase{Golden: bundle.tensors, Metadata: bundle.metadata, Candidate: cand.tensors}, opts)
 	if err != nil {
 		return explain.Report{}, err.Error()
 	}
