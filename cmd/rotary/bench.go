@@ -181,26 +181,9 @@ type benchColumns struct{ op, backend, model int }
 // does not push its row out of line; the widths of the short default run are the least.
 func columnWidths(cfg bench.Config) benchColumns {
 	w := benchColumns{op: 16, backend: 10, model: 11}
-	ops := cfg.Ops
-	if len(ops) == 0 {
-		ops = bench.DefaultOps
-	}
-	if slices.Contains(ops, "all") {
-		ops = bench.Ops()
-	}
-	models := cfg.Models
-	switch {
-	case cfg.Shape != nil:
-		models = []string{cfg.Shape.Name}
-	case len(models) == 0:
-		models = bench.ModelNames()
-	}
+	ops, backends, models := cfg.Names()
 	for _, o := range ops {
 		w.op = max(w.op, len(o))
-	}
-	backends := cfg.Backends
-	if slices.Contains(backends, "all") {
-		backends = bench.Backends()
 	}
 	for _, b := range backends {
 		w.backend = max(w.backend, len(b))
