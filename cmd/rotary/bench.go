@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/rotary-go/rotary/bench"
+	"github.com/rotary-go/rotary/golden"
 	"github.com/rotary-go/rotary/hf"
 	"github.com/rotary-go/rotary/internal/fileio"
 	"github.com/rotary-go/rotary/tensor"
@@ -268,17 +269,12 @@ func knownShapes(names []string) error {
 
 // benchShape is the shape of the model of --config or --model PRESET (bench.ModelShape).
 func benchShape(config, preset string) (*bench.Shape, error) {
-	m := modelFlags{config: config, preset: preset, rope: "main", dynamic: "static", longrope: "config"}
-	model, _, err := m.load()
+	a := golden.ModelArgs{Config: config, Preset: preset}
+	model, _, err := a.Load()
 	if err != nil {
-		return nil, err
+		return nil, usageError{err}
 	}
-	var data []byte
-	if config != "" {
-		data, err = readConfig(config)
-	} else {
-		data, err = hf.PresetJSON(preset)
-	}
+	data, err := a.ConfigJSON()
 	if err != nil {
 		return nil, usageError{err}
 	}

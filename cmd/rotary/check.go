@@ -102,12 +102,8 @@ func runCheck(args []string, stdout, stderr io.Writer) error {
 		}
 	}
 	findings := check.Config(data, l)
-	if strict {
-		for _, f := range findings {
-			if f.Severity == check.Warning && (f.Code == "unread-key" || f.Code == "model-type") {
-				return usagef("--strict: %s", f.What)
-			}
-		}
+	if f, guess := check.Guess(findings); strict && guess {
+		return usagef("--strict: %s", f.What)
 	}
 	if *asJSON {
 		enc := json.NewEncoder(stdout)
