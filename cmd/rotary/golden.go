@@ -10,9 +10,7 @@ import (
 	"strings"
 
 	"github.com/rotary-go/rotary/golden"
-	"github.com/rotary-go/rotary/npy"
 	"github.com/rotary-go/rotary/ops"
-	"github.com/rotary-go/rotary/safetensors"
 	"github.com/rotary-go/rotary/tensor"
 )
 
@@ -149,8 +147,13 @@ func runGolden(args []string, stdout, stderr io.Writer) error {
 		return err
 	}
 	if *suite != "" {
-		if err := o.writeSuite(*suite, lo); err != nil {
-			return err
+		// Each flag the command line left open varies.
+		bundles, err := golden.Suite(lo, golden.Vary{DType: !o.userSet["dtype"], Tokens: !o.userSet["tokens"], Layer: !o.userSet["layer"], Positions: !o.userSet["positions"]})
+		if err == nil {
+			err = golden.WriteSuite(*suite, bundles, o.format)
+		}
+		if err != nil {
+			return usageError{err}
 		}
 		warnModel(stderr, "golden", model)
 		return writeNotes(stderr, notes.String())
@@ -159,13 +162,8 @@ func runGolden(args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return usageError{err}
 	}
-	if o.format == "npy" {
-		err = writeGoldenNPY("--out", *out, b)
-	} else if err = safetensors.WriteFile(*out, b.Tensors, b.Metadata); err != nil {
-		err = usagef("--out: %v", err)
-	}
-	if err != nil {
-		return err
+	if err := b.WriteFile(*out, o.format); err != nil {
+		return usagef("--out: %v", err)
 	}
 	warnModel(stderr, "golden", model)
 	if !o.userSet["layer"] {
@@ -186,15 +184,6 @@ func writeNotes(w io.Writer, notes string) error {
 		if _, err := io.WriteString(w, line); err != nil {
 			return err
 		}
-	}
-	return nil
-}
-
-// writeGoldenNPY writes a bundle as a directory of .npy files (npy.WriteFiles: atomic, nothing
-// left behind on error), the metadata in its __metadata__.json, from the bundle's own bytes.
-func writeGoldenNPY(flagName, dir string, b golden.Bundle) error {
-	if err := npy.WriteFiles(dir, b.Tensors, b.Metadata); err != nil {
-		return usagef("%s: %v", flagName, err)
 	}
 	return nil
 }
