@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
+
+	"github.com/rotary-go/rotary/hf"
 )
 
 // IsBundle reports whether metadata is a golden bundle's: it records apply_args, the model and
@@ -101,6 +103,8 @@ func (a *ModelArgs) set(name, value string) error {
 		"rope": &a.RoPE, "dynamic": &a.Dynamic, "longrope-factor": &a.LongRoPEFactor}
 	_, isParam := paramOf(name)
 	switch {
+	case name == "rope" && value == "": // "" is ModelArgs' default, not a word --rope takes
+		return &hf.ChoiceError{Arg: "--rope", Value: value, Choices: []string{"main", "indexer"}}
 	case words[name] != nil:
 		*words[name] = value
 	case name == "layer":

@@ -104,6 +104,7 @@ func TestRecordedModel(t *testing.T) {
 		{`["--op","rotary_embedding","--model","llama-3.1-8b","--style","gpt-j"]`, `--style "gpt-j": want neox or gptj`},
 		{`["--op","rotary_embedding","--model","llama-3.1-8b","--dynamic","perCall"]`, `--dynamic "perCall": want static, per-call or max-trained`},
 		{`["--op","rotary_embedding","--model","llama-3.1-8b","--in","x.safetensors"]`, "flag --in is not one this rotary takes"},
+		{`["--op","rotary_embedding","--model","llama-3.1-8b","--rope",""]`, `--rope "": want main or indexer`},
 		{`["--op","rotary_embedding","--model","llama-3.1-8b","--strict=yes"]`, "--strict=yes: want true or false"},
 		{`["--op","rotary_embedding","--model","llama-3.1-8b","--layer","x"]`, `--layer "x": want an integer`},
 		{`["--op","rotary_embedding","--model","llama-3.1-8b","--config","c.json"]`, "give one, not both"},
