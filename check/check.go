@@ -132,6 +132,19 @@ func HasErrors(fs []Finding) bool {
 	return false
 }
 
+// Guess is the first of the findings that says the config's RoPE rests on a guess, what
+// --strict refuses: a key its variant does not read or a near miss of a RoPE key
+// ("unread-key"), or a pairing assumed for an unknown model_type ("model-type"), as
+// hf.Model.Warnings says them. ok is false when none does.
+func Guess(fs []Finding) (f Finding, ok bool) {
+	for _, f := range fs {
+		if f.Severity == Warning && (f.Code == "unread-key" || f.Code == "model-type") {
+			return f, true
+		}
+	}
+	return Finding{}, false
+}
+
 // raw checks the rope object: what hf.Parse would reject with less explanation, and what it
 // accepts but a launch would trip on. It reads the config through hf's raw view; the head size
 // and rotary dim are m's when hf parsed the config, the raw view's (hf's rules, unchecked) to

@@ -276,6 +276,33 @@ func TestModelType(t *testing.T) {
 	}
 }
 
+// TestGuess: a pairing assumed for an unknown model_type, or a RoPE key nobody reads, is the
+// guess --strict refuses, as hf.Model.Warnings says it; an unknown type without RoPE keys is an
+// error, not a guess.
+func TestGuess(t *testing.T) {
+	for _, c := range []struct {
+		name   string
+		config []byte
+		guess  string
+	}{
+		{"clean", preset(t, "llama-3.1-8b"), ""},
+		{"unknown type", preset(t, "llama-3.1-8b", set("model_type", "no_such_family")), "model-type"},
+		{"unread key", preset(t, "llama-3.1-8b", func(top map[string]any) { top["rope_scaling"].(map[string]any)["facter"] = 2 }), "unread-key"},
+		{"unknown type, no RoPE keys", []byte(`{"model_type": "no_such_family", "hidden_size": 64, "num_attention_heads": 4}`), ""},
+	} {
+		f, ok := check.Guess(check.Config(c.config, check.Launch{}))
+		if ok != (c.guess != "") || f.Code != c.guess {
+			t.Errorf("%s: Guess = %+v, %t; want code %q", c.name, f, ok, c.guess)
+		}
+		if m, err := hf.Parse(c.config); err == nil && (len(m.Warnings()) > 0) != ok {
+			t.Errorf("%s: Guess %t, hf warnings %q", c.name, ok, m.Warnings())
+		}
+	}
+	if _, ok := check.Guess(nil); ok {
+		t.Error("Guess(nil): a guess")
+	}
+}
+
 func TestConfigJSON(t *testing.T) {
 	for _, data := range []string{"", "not json", "[1, 2]", `"llama"`, `{"model_type": "llama"`, "{} {}"} {
 		t.Run(data, func(t *testing.T) {

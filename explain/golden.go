@@ -30,7 +30,9 @@ type GoldenCase struct {
 	Candidate map[string]tensor.Tensor
 	// Model rebuilds the golden's model and reads its layer from apply_args, for the ops that
 	// rotate by a model's RoPE: rotary_embedding, rotary_embedding_gathered, qk_rmsnorm_rope,
-	// and query_scale made from a model. nil: golden.RecordedModel.
+	// and query_scale made from a model. nil: the model flags apply_args record
+	// (golden.ReadModelArgs), the model read as rotary apply --in reads it. Give it for a
+	// golden whose model apply_args cannot name: golden.Make takes any Model.Load.
 	Model func(applyArgs string) (golden.Model, int, error)
 }
 
@@ -75,7 +77,7 @@ func ExplainGolden(c GoldenCase, opts compare.Options) (Report, error) {
 		return Report{}, errs.Wrapf(ErrGolden, "op %q is not covered", op)
 	}
 	if c.Model == nil {
-		c.Model = golden.RecordedModel
+		c.Model = recordedModel
 	}
 	switch op {
 	case "apply_rotary_emb", "apply_rotary_emb_backward", "interleave_rope":
@@ -122,6 +124,16 @@ func ExplainGolden(c GoldenCase, opts compare.Options) (Report, error) {
 		}
 	}
 	return ExplainQKNorm(QKNormCase{Case: k, QWeight: c.Golden["q_weight"], KWeight: c.Golden["k_weight"], Epsilon: eps}, opts)
+}
+
+// recordedModel is GoldenCase.Model's default: the model of the flags apply_args record, read
+// when the case needs it, so that a model that cannot be read is said as such.
+func recordedModel(applyArgs string) (golden.Model, int, error) {
+	a, err := golden.ReadModelArgs(applyArgs)
+	if err != nil {
+		return golden.Model{}, 0, err
+	}
+	return golden.Model{Load: a.LoadAt}, a.Layer, nil
 }
 
 // load is m's model and RoPE at layer; a Model without Load is an error, not a panic.

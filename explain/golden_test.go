@@ -143,7 +143,7 @@ func goldenPairs(t *testing.T) []struct {
 
 // TestExplainGolden: a candidate golden.Make computed under a wrong reading of the golden's is
 // named, the reading reproducing every failing element, through the bundle alone (the model
-// read back from apply_args by golden.RecordedModel).
+// read back from apply_args by golden.ReadModelArgs).
 func TestExplainGolden(t *testing.T) {
 	for i, p := range goldenPairs(t) {
 		t.Run(fmt.Sprint(i, " ", p.golden.metadata["op"], " ", p.mistake), func(t *testing.T) {
@@ -176,24 +176,49 @@ func TestExplainGolden(t *testing.T) {
 	}
 }
 
-// TestExplainGoldenModel: GoldenCase.Model rebuilds the model in place of golden.RecordedModel
-// (here of a golden whose apply_args name a model flag RecordedModel does not read), and its
-// errors are why nothing was explained.
+// TestExplainGoldenModelFlags: a golden made under a model flag (a dialect, a pairing, a dynamic
+// NTK rule, the indexer's RoPE) is explained with the model its apply_args record, read as
+// rotary apply --in reads it: a candidate one position further on is named.
+func TestExplainGoldenModelFlags(t *testing.T) {
+	for _, a := range []golden.ModelArgs{
+		{Preset: "phi-3-mini-128k", As: "vllm"},
+		{Preset: "llama-3.1-8b", Style: "gptj"},
+		{Preset: "internlm3-8b-instruct", Dynamic: "per-call"},
+		{Preset: "deepseek-v3.2-exp", RoPE: "indexer"},
+	} {
+		m, err := a.Model()
+		if err != nil {
+			t.Fatal(err)
+		}
+		o := golden.Options{Op: "rotary_embedding", Model: m, DType: tensor.BF16, Tokens: 6, Positions: positions(t, "range:100")}
+		g := makeBundle(t, o)
+		o.Positions = positions(t, "range:101")
+		cand := makeBundle(t, o)
+		rep, err := explain.ExplainGolden(explain.GoldenCase{Golden: g.tensors, Metadata: g.metadata, Candidate: cand.tensors}, verifyOpts)
+		if err != nil || len(rep.Findings) == 0 || rep.Findings[0].Mistake != "positions_plus_one" || !rep.Findings[0].Reproduces() {
+			t.Errorf("%+v: %+v, %v; want positions_plus_one, reproducing the candidate", a, rep, err)
+		}
+	}
+}
+
+// TestExplainGoldenModel: GoldenCase.Model rebuilds the model in place of the one apply_args
+// name (here a model they cannot name: a config known only to the program that made the
+// golden), and its errors are why nothing was explained.
 func TestExplainGoldenModel(t *testing.T) {
 	llama := preset(t, "llama-3.1-8b")
 	o := golden.Options{Op: "rotary_embedding", Model: llama, DType: tensor.BF16, Tokens: 6, Positions: positions(t, "range:100")}
-	o.Model.Flags = []string{"--as", "vllm"}
+	o.Model.Source = []string{"--model", "my-finetune"}
 	g := makeBundle(t, o)
 	o.Positions = positions(t, "range:0")
 	cand := makeBundle(t, o)
 	c := explain.GoldenCase{Golden: g.tensors, Metadata: g.metadata, Candidate: cand.tensors}
-	if _, err := explain.ExplainGolden(c, verifyOpts); !errors.Is(err, explain.ErrGolden) || !strings.Contains(err.Error(), "--as vllm") {
-		t.Errorf("RecordedModel on --as: %v, want ErrGolden naming --as vllm", err)
+	if _, err := explain.ExplainGolden(c, verifyOpts); !errors.Is(err, explain.ErrGolden) || !strings.Contains(err.Error(), `unknown preset "my-finetune"`) {
+		t.Errorf("the recorded model: %v, want ErrGolden naming the unknown preset my-finetune", err)
 	}
 	calls := 0
 	c.Model = func(applyArgs string) (golden.Model, int, error) {
 		calls++
-		if !strings.Contains(applyArgs, `"--as","vllm"`) {
+		if !strings.Contains(applyArgs, `"--model","my-finetune"`) {
 			t.Errorf("Model given %s", applyArgs)
 		}
 		return llama, 0, nil

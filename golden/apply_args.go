@@ -3,8 +3,17 @@ package golden
 import (
 	"encoding/json"
 	"fmt"
+	"strconv"
 	"strings"
+
+	"github.com/rotary-go/rotary/hf"
 )
+
+// IsBundle reports whether metadata is a golden bundle's: it records apply_args, the model and
+// its config's hash (config_sha256).
+func IsBundle(metadata map[string]string) bool {
+	return metadata["apply_args"] != "" && metadata["model"] != "" && metadata["config_sha256"] != ""
+}
 
 // AppliedFlag is one flag of a bundle's apply_args.
 type AppliedFlag struct {
@@ -65,4 +74,53 @@ func ApplyArg(applyArgs, name string) string {
 		}
 	}
 	return v
+}
+
+// ReadModelArgs reads the model flags of a bundle's apply_args (ModelArgs) as `rotary apply
+// --in BUNDLE` takes them. The op's flags (--op, its parameters, --backend, --custom-ops) are
+// skipped; any other flag is an error, as apply refuses it: it may change the model in a way
+// no ModelArgs say.
+func ReadModelArgs(applyArgs string) (ModelArgs, error) {
+	flags, err := ReadApplyArgs(applyArgs, func(name string) bool {
+		p, ok := paramOf(name)
+		return name == "strict" || ok && p.Kind == Bool
+	})
+	if err != nil {
+		return ModelArgs{}, err
+	}
+	var a ModelArgs
+	for _, f := range flags {
+		if err := a.set(f.Name, f.Value); err != nil {
+			return ModelArgs{}, fmt.Errorf("the golden's apply_args: %w", err)
+		}
+	}
+	return a, nil
+}
+
+// set sets the model flag name to value; the op's flags leave a unchanged.
+func (a *ModelArgs) set(name, value string) error {
+	words := map[string]*string{"config": &a.Config, "model": &a.Preset, "as": &a.As, "style": &a.Style,
+		"rope": &a.RoPE, "dynamic": &a.Dynamic, "longrope-factor": &a.LongRoPEFactor}
+	_, isParam := paramOf(name)
+	switch {
+	case name == "rope" && value == "": // "" is ModelArgs' default, not a word --rope takes
+		return &hf.ChoiceError{Arg: "--rope", Value: value, Choices: []string{"main", "indexer"}}
+	case words[name] != nil:
+		*words[name] = value
+	case name == "layer":
+		n, err := strconv.ParseInt(value, 0, strconv.IntSize)
+		if err != nil {
+			return fmt.Errorf("--layer %q: want an integer", value)
+		}
+		a.Layer = int(n)
+	case name == "strict":
+		b, err := strconv.ParseBool(value)
+		if err != nil {
+			return fmt.Errorf("--strict=%s: want true or false", value)
+		}
+		a.Strict = b
+	case !isParam && name != "op" && name != "backend" && name != "custom-ops":
+		return fmt.Errorf("flag --%s is not one this rotary takes", name)
+	}
+	return nil
 }

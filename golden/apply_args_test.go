@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/rotary-go/rotary/hf"
+	"github.com/rotary-go/rotary/rope"
 	"github.com/rotary-go/rotary/tensor"
 )
 
@@ -98,10 +99,15 @@ func TestRecordedModel(t *testing.T) {
 	}
 
 	for _, c := range []struct{ args, err string }{
-		{`["--op","rotary_embedding","--model","llama-3.1-8b","--layer","0","--as","vllm"]`, "--as vllm: a model flag RecordedModel does not read"},
-		{`["--op","rotary_embedding","--model","llama-3.1-8b","--rope","indexer"]`, "--rope indexer: a model flag"},
+		{`["--op","rotary_embedding","--model","llama-3.1-8b","--rope","indexer"]`, `--rope indexer: model_type "llama" has no indexer RoPE`},
+		{`["--op","rotary_embedding","--model","llama-3.1-8b","--as","hf-9"]`, `--as: dialect "hf-9"`},
+		{`["--op","rotary_embedding","--model","llama-3.1-8b","--style","gpt-j"]`, `--style "gpt-j": want neox or gptj`},
+		{`["--op","rotary_embedding","--model","llama-3.1-8b","--dynamic","perCall"]`, `--dynamic "perCall": want static, per-call or max-trained`},
+		{`["--op","rotary_embedding","--model","llama-3.1-8b","--in","x.safetensors"]`, "flag --in is not one this rotary takes"},
+		{`["--op","rotary_embedding","--model","llama-3.1-8b","--rope",""]`, `--rope "": want main or indexer`},
+		{`["--op","rotary_embedding","--model","llama-3.1-8b","--strict=yes"]`, "--strict=yes: want true or false"},
 		{`["--op","rotary_embedding","--model","llama-3.1-8b","--layer","x"]`, `--layer "x": want an integer`},
-		{`["--op","rotary_embedding","--model","llama-3.1-8b","--config","c.json"]`, "want one, not both"},
+		{`["--op","rotary_embedding","--model","llama-3.1-8b","--config","c.json"]`, "give one, not both"},
 		{`["--op","apply_rotary_emb","--rotary-mode","half"]`, "name no model"},
 		{`["--op","rotary_embedding","--model","nope"]`, `unknown preset "nope"`},
 		{"", "no apply_args"},
@@ -113,5 +119,63 @@ func TestRecordedModel(t *testing.T) {
 	// --strict and --rope main never change the model.
 	if m, _, err := RecordedModel(`["--op","rotary_embedding","--model","llama-3.1-8b","--strict=true","--rope","main","--backend","native"]`); err != nil || m.Name != "llama-3.1-8b" {
 		t.Errorf("--strict, --rope main, --backend: %q, %v", m.Name, err)
+	}
+}
+
+// TestRecordedModelFlags: a bundle made under any model flag (a dialect, a pairing, a dynamic
+// NTK or LongRoPE rule, the indexer's RoPE, --strict) records it, and its model read back is
+// the one hf reads under the same options: the flags, the layer and every layer's spec.
+func TestRecordedModelFlags(t *testing.T) {
+	vllm, perCall, lengths := hf.DialectVLLM, rope.DynamicPerCall, true
+	for _, c := range []struct {
+		args  ModelArgs
+		opts  hf.ParseOptions
+		sel   hf.Selection
+		flags []string
+	}{
+		{ModelArgs{Preset: "phi-3-mini-128k", As: "vllm"}, hf.ParseOptions{Dialect: vllm}, hf.Selection{}, []string{"--as", "vllm"}},
+		{ModelArgs{Preset: "llama-3.1-8b", Style: "gptj", Strict: true}, hf.ParseOptions{Style: new(rope.GPTJ)}, hf.Selection{}, []string{"--strict=true", "--style", "gptj"}},
+		{ModelArgs{Preset: "internlm3-8b-instruct", Dynamic: "per-call", Layer: 3}, hf.ParseOptions{}, hf.Selection{Layer: 3, Dynamic: &perCall}, []string{"--dynamic", "per-call"}},
+		{ModelArgs{Preset: "phi-3-mini-128k", LongRoPEFactor: "lengths"}, hf.ParseOptions{}, hf.Selection{LongRoPEFactorFromLengths: &lengths}, []string{"--longrope-factor", "lengths"}},
+		{ModelArgs{Preset: "deepseek-v3.2-exp", RoPE: "indexer"}, hf.ParseOptions{}, hf.Selection{RoPE: hf.IndexerRoPE}, []string{"--rope", "indexer"}},
+	} {
+		m, err := c.args.Model()
+		if err != nil {
+			t.Fatalf("%+v: %v", c.args, err)
+		}
+		if !reflect.DeepEqual(m.Flags, c.flags) || m.Indexer != (c.args.RoPE == "indexer") {
+			t.Errorf("%+v: Flags %q Indexer %t, want %q", c.args, m.Flags, m.Indexer, c.flags)
+		}
+		b, err := Make(Options{Op: "rotary_embedding", Model: m, Layer: c.args.Layer, DType: tensor.F32, Tokens: 2, Heads: 1, KVHeads: 1})
+		if err != nil {
+			t.Fatal(err)
+		}
+		back, err := ReadModelArgs(b.Metadata["apply_args"])
+		if err != nil || back != c.args {
+			t.Errorf("%+v: ReadModelArgs = %+v, %v", c.args, back, err)
+		}
+		got, layer, err := RecordedModel(b.Metadata["apply_args"])
+		if err != nil || layer != c.args.Layer || !reflect.DeepEqual(got.Flags, c.flags) || got.Name != c.args.Preset {
+			t.Fatalf("%+v: RecordedModel = %+v layer %d, %v", c.args, got, layer, err)
+		}
+		want, err := c.opts.Preset(c.args.Preset)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, l := range []int{0, c.args.Layer} {
+			sel := c.sel
+			sel.Layer = l
+			ws, err := want.Select(sel)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if _, gs, err := got.Load(l); err != nil || !reflect.DeepEqual(gs, ws) {
+				t.Errorf("%+v: layer %d's spec %+v, %v; want %+v", c.args, l, gs, err, ws)
+			}
+		}
+	}
+	// A boolean recorded without its value is true, as apply reads it.
+	if a, err := ReadModelArgs(`["--op","rotary_embedding","--model","llama-3.1-8b","--strict","--output-kv","--layer","0"]`); err != nil || !a.Strict {
+		t.Errorf("--strict without a value: %+v, %v", a, err)
 	}
 }

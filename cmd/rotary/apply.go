@@ -114,7 +114,7 @@ func runApply(args []string, stdout, stderr io.Writer) error {
 	// A golden bundle says how it was made: its apply_args are the defaults of the flags. An
 	// input that cannot be read is reported after the flags and the model, as for any input.
 	inputs, readErr := readInputSet(in...)
-	bundle := readErr == nil && isGolden(inputs.Metadata)
+	bundle := readErr == nil && golden.IsBundle(inputs.Metadata)
 	recordedModel := bundle && !flagGiven(fs.FlagSet, "config") && !flagGiven(fs.FlagSet, "model")
 	var recordedNote string
 	if bundle {
@@ -136,11 +136,11 @@ func runApply(args []string, stdout, stderr io.Writer) error {
 	needsModel := op.Model == golden.ModelRequired
 	if needsModel || (op.Model == golden.ModelOptional && (m.config != "" || m.preset != "")) {
 		if bundle {
-			if err := checkGoldenConfig(&m, inputs.Metadata); err != nil {
+			if err := m.args().CheckConfig(inputs.Metadata); err != nil {
 				if recordedModel && (m.config != "" || m.preset != "") {
 					return usagef("%v (the model recorded in the golden's apply_args; give --config or --model)", err)
 				}
-				return err
+				return usageError{err}
 			}
 		}
 		if call.Model, call.Spec, err = m.load(); err != nil {

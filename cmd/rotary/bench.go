@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/rotary-go/rotary/bench"
+	"github.com/rotary-go/rotary/golden"
 	"github.com/rotary-go/rotary/hf"
 	"github.com/rotary-go/rotary/internal/fileio"
 	"github.com/rotary-go/rotary/tensor"
@@ -181,26 +182,9 @@ type benchColumns struct{ op, backend, model int }
 // does not push its row out of line; the widths of the short default run are the least.
 func columnWidths(cfg bench.Config) benchColumns {
 	w := benchColumns{op: 16, backend: 10, model: 11}
-	ops := cfg.Ops
-	if len(ops) == 0 {
-		ops = bench.DefaultOps
-	}
-	if slices.Contains(ops, "all") {
-		ops = bench.Ops()
-	}
-	models := cfg.Models
-	switch {
-	case cfg.Shape != nil:
-		models = []string{cfg.Shape.Name}
-	case len(models) == 0:
-		models = bench.ModelNames()
-	}
+	ops, backends, models := cfg.Names()
 	for _, o := range ops {
 		w.op = max(w.op, len(o))
-	}
-	backends := cfg.Backends
-	if slices.Contains(backends, "all") {
-		backends = bench.Backends()
 	}
 	for _, b := range backends {
 		w.backend = max(w.backend, len(b))
@@ -285,17 +269,12 @@ func knownShapes(names []string) error {
 
 // benchShape is the shape of the model of --config or --model PRESET (bench.ModelShape).
 func benchShape(config, preset string) (*bench.Shape, error) {
-	m := modelFlags{config: config, preset: preset, rope: "main", dynamic: "static", longrope: "config"}
-	model, _, err := m.load()
+	a := golden.ModelArgs{Config: config, Preset: preset}
+	model, _, err := a.Load()
 	if err != nil {
-		return nil, err
+		return nil, usageError{err}
 	}
-	var data []byte
-	if config != "" {
-		data, err = readConfig(config)
-	} else {
-		data, err = hf.PresetJSON(preset)
-	}
+	data, err := a.ConfigJSON()
 	if err != nil {
 		return nil, usageError{err}
 	}

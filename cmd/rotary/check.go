@@ -8,6 +8,7 @@ import (
 
 	"github.com/rotary-go/rotary/check"
 	"github.com/rotary-go/rotary/gguf"
+	"github.com/rotary-go/rotary/golden"
 	"github.com/rotary-go/rotary/hf"
 )
 
@@ -67,9 +68,9 @@ func runCheck(args []string, stdout, stderr io.Writer) error {
 	default:
 		return usagef("--config: missing (or --model PRESET)")
 	}
-	opts, err := parseOptions(style)
+	opts, err := golden.ModelArgs{Style: style}.Options()
 	if err != nil {
-		return err
+		return usageError{err}
 	}
 	l.Style = opts.Style
 	source := *config
@@ -101,12 +102,8 @@ func runCheck(args []string, stdout, stderr io.Writer) error {
 		}
 	}
 	findings := check.Config(data, l)
-	if strict {
-		for _, f := range findings {
-			if f.Severity == check.Warning && (f.Code == "unread-key" || f.Code == "model-type") {
-				return usagef("--strict: %s", f.What)
-			}
-		}
+	if f, guess := check.Guess(findings); strict && guess {
+		return usagef("--strict: %s", f.What)
 	}
 	if *asJSON {
 		enc := json.NewEncoder(stdout)

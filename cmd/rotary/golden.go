@@ -2,7 +2,6 @@ package main
 
 import (
 	"bytes"
-	"encoding/json"
 	"flag"
 	"fmt"
 	"io"
@@ -11,9 +10,7 @@ import (
 	"strings"
 
 	"github.com/rotary-go/rotary/golden"
-	"github.com/rotary-go/rotary/npy"
 	"github.com/rotary-go/rotary/ops"
-	"github.com/rotary-go/rotary/safetensors"
 	"github.com/rotary-go/rotary/tensor"
 )
 
@@ -128,9 +125,9 @@ func runGolden(args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
-	configJSON, err := modelJSON(&o.m)
+	recorded, err := o.m.args().Model()
 	if err != nil {
-		return err
+		return usageError{err}
 	}
 	model, spec, err := o.m.load()
 	if err != nil {
@@ -145,13 +142,18 @@ func runGolden(args []string, stdout, stderr io.Writer) error {
 	if err := checkOpFlags(o.op, func(f string) bool { return o.userSet[f] }); err != nil {
 		return err
 	}
-	lo, err := o.library(dtype, disp, configJSON, &notes)
+	lo, err := o.library(dtype, disp, recorded, &notes)
 	if err != nil {
 		return err
 	}
 	if *suite != "" {
-		if err := o.writeSuite(*suite, lo); err != nil {
-			return err
+		// Each flag the command line left open varies.
+		bundles, err := golden.Suite(lo, golden.Vary{DType: !o.userSet["dtype"], Tokens: !o.userSet["tokens"], Layer: !o.userSet["layer"], Positions: !o.userSet["positions"]})
+		if err == nil {
+			err = golden.WriteSuite(*suite, bundles, o.format)
+		}
+		if err != nil {
+			return usageError{err}
 		}
 		warnModel(stderr, "golden", model)
 		return writeNotes(stderr, notes.String())
@@ -160,13 +162,8 @@ func runGolden(args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return usageError{err}
 	}
-	if o.format == "npy" {
-		err = writeGoldenNPY("--out", *out, b)
-	} else if err = safetensors.WriteFile(*out, b.Tensors, b.Metadata); err != nil {
-		err = usagef("--out: %v", err)
-	}
-	if err != nil {
-		return err
+	if err := b.WriteFile(*out, o.format); err != nil {
+		return usagef("--out: %v", err)
 	}
 	warnModel(stderr, "golden", model)
 	if !o.userSet["layer"] {
@@ -191,15 +188,6 @@ func writeNotes(w io.Writer, notes string) error {
 	return nil
 }
 
-// writeGoldenNPY writes a bundle as a directory of .npy files (npy.WriteFiles: atomic, nothing
-// left behind on error), the metadata in its __metadata__.json, from the bundle's own bytes.
-func writeGoldenNPY(flagName, dir string, b golden.Bundle) error {
-	if err := npy.WriteFiles(dir, b.Tensors, b.Metadata); err != nil {
-		return usagef("%s: %v", flagName, err)
-	}
-	return nil
-}
-
 func parseGoldenDType(s string) (tensor.DType, error) {
 	d, err := tensor.ParseDType(strings.ToUpper(s))
 	if err != nil || !d.IsFloat() {
@@ -208,22 +196,9 @@ func parseGoldenDType(s string) (tensor.DType, error) {
 	return d, nil
 }
 
-// library is the command line as golden.Options: the model with the flags that chose it, the
-// op's parameters given, the positions (a file's read here).
-func (o *goldenOptions) library(dtype tensor.DType, disp *ops.Dispatcher, configJSON []byte, notes io.Writer) (golden.Options, error) {
-	model := golden.Model{Name: o.m.preset, JSON: configJSON, Config: o.m.config, Indexer: o.m.rope == "indexer",
-		Source: []string{"--model", o.m.preset}}
-	if o.m.config != "" {
-		model.Source = []string{"--config", o.m.config}
-	}
-	if model.Name == "" {
-		var top struct {
-			ModelType string `json:"model_type"`
-		}
-		_ = json.Unmarshal(configJSON, &top) // hf has parsed it; a type it lacks is named below
-		model.Name = top.ModelType
-	}
-	model.Load = loadAt(o.m)
+// library is the command line as golden.Options: the model with the model flags given, the op's
+// parameters given, the positions (a file's read here).
+func (o *goldenOptions) library(dtype tensor.DType, disp *ops.Dispatcher, model golden.Model, notes io.Writer) (golden.Options, error) {
 	var names []string
 	for name := range o.modelFlags {
 		if o.userSet[name] && name != "config" && name != "model" && name != "layer" {

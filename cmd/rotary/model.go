@@ -1,7 +1,6 @@
 package main
 
 import (
-	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -38,6 +37,12 @@ func (m *modelFlags) register(fs *flag.FlagSet) {
 	fs.StringVar(&m.as, "as", "", "read the config as `DIALECT` does: "+dialectNames()+" (default: the reference reading; the math stays exact float64, only the rules change)")
 }
 
+// args are the flags' values as the library reads them.
+func (m *modelFlags) args() golden.ModelArgs {
+	return golden.ModelArgs{Config: m.config, Preset: m.preset, Layer: m.layer, As: m.as, Style: m.style,
+		RoPE: m.rope, Dynamic: m.dynamic, LongRoPEFactor: m.longrope, Strict: m.strict}
+}
+
 // load reads the model and returns it with the spec of the chosen layer.
 func (m *modelFlags) load() (*hf.Model, rotary.Spec, error) {
 	model, sel, err := m.model()
@@ -52,91 +57,24 @@ func (m *modelFlags) load() (*hf.Model, rotary.Spec, error) {
 }
 
 // model reads the model, refused under --strict when it rests on a guess, and the selection
-// the flags make of it.
+// the flags make of it. golden.ModelArgs read --rope "" as main; given, it is no choice.
 func (m *modelFlags) model() (*hf.Model, hf.Selection, error) {
-	var model *hf.Model
-	opts, err := parseOptions(m.style)
-	if err != nil {
-		return nil, hf.Selection{}, err
-	}
-	if opts.Dialect, err = hf.ParseDialect(m.as); err != nil {
-		return nil, hf.Selection{}, usagef("--as: %v", err)
-	}
-	switch {
-	case m.config != "" && m.preset != "":
-		return nil, hf.Selection{}, usagef("--config and --model: give one, not both")
-	case m.config != "":
-		model, err = opts.LoadFile(m.config)
-	case m.preset != "":
-		model, err = opts.Preset(m.preset)
-	default:
-		return nil, hf.Selection{}, usagef("--config: missing (or --model PRESET)")
+	model, sel, err := m.args().Read()
+	if err == nil && m.rope == "" {
+		err = &hf.ChoiceError{Arg: "--rope", Value: "", Choices: []string{"main", "indexer"}}
 	}
 	if err != nil {
 		return nil, hf.Selection{}, usageError{err}
-	}
-	if err := strictModel(m.strict, model); err != nil {
-		return nil, hf.Selection{}, err
-	}
-	sel := hf.Selection{Layer: m.layer}
-	if sel.RoPE, err = hf.ParseWhichRoPE(m.rope); err != nil {
-		return nil, hf.Selection{}, flagWord("--rope", err)
-	}
-	if m.dynamic != "" { // "": static, or the rule --as read
-		d, err := hf.ParseDynamicLength(m.dynamic)
-		if err != nil {
-			return nil, hf.Selection{}, flagWord("--dynamic", err)
-		}
-		sel.Dynamic = &d
-	}
-	if m.longrope != "" { // "": config, or the rule --as read
-		fromLengths, err := hf.ParseLongRoPEFactor(m.longrope)
-		if err != nil {
-			return nil, hf.Selection{}, flagWord("--longrope-factor", err)
-		}
-		sel.LongRoPEFactorFromLengths = &fromLengths
 	}
 	return model, sel, nil
 }
 
 // selectionError is Model.Select's refusal in the words of the flags that made the selection.
-func (m *modelFlags) selectionError(err error) error {
-	se, ok := errors.AsType[*hf.SelectionError](err)
-	switch {
-	case !ok:
-		return usageError{err}
-	case se.Arg == "rules":
-		return usagef("--dynamic %s, --longrope-factor %s: %v", m.dynamic, m.longrope, se.Err)
-	}
-	return usagef("--%s%s", se.Arg, se.Detail)
-}
-
-// flagWord is a library's refusal of a flag's word (an hf.ChoiceError) said of the flag.
-func flagWord(flag string, err error) error {
-	if c, ok := errors.AsType[*hf.ChoiceError](err); ok {
-		named := *c
-		named.Arg = flag
-		return usageError{&named}
-	}
-	return usagef("%s: %v", flag, err)
-}
+func (m *modelFlags) selectionError(err error) error { return usageError{m.args().FlagError(err)} }
 
 // registerStyle adds --style, shared by every command that reads a model's config.
 func registerStyle(fs *flag.FlagSet, style *string) {
 	fs.StringVar(style, "style", "", "pairing of the checkpoint's weights, `neox` (i, i+d/2) or gptj (2i, 2i+1), over the model_type's; needed for a model_type rotary does not know, which is read as neox with a note")
-}
-
-// parseOptions turns --style into hf.ParseOptions; "" keeps the model_type's pairing.
-func parseOptions(style string) (hf.ParseOptions, error) {
-	switch style {
-	case "":
-		return hf.ParseOptions{}, nil
-	case "neox":
-		return hf.ParseOptions{Style: new(rotary.NeoX)}, nil
-	case "gptj":
-		return hf.ParseOptions{Style: new(rotary.GPTJ)}, nil
-	}
-	return hf.ParseOptions{}, usagef("--style %q: want neox or gptj", style)
 }
 
 // readConfig reads a config.json for the commands that want its JSON rather than an
@@ -160,14 +98,6 @@ func noArgs(args []string) error {
 // registerStrict adds --strict, shared by every command that reads a model's config.
 func registerStrict(fs *flag.FlagSet, strict *bool) {
 	fs.BoolVar(strict, "strict", false, "refuse (exit 2) a config whose RoPE rests on a guess: a rope key its variant does not read or a near miss of a RoPE key (a misspelling leaves the default in place), or a pairing assumed for an unknown model_type; apply also refuses positions past the cos/sin cache as vLLM sizes it (max_position_embeddings, × factor for yarn and dynamic NTK), a warning otherwise")
-}
-
-// strictModel refuses, under --strict, a model with any hf.Model.Warnings.
-func strictModel(strict bool, m *hf.Model) error {
-	if w := m.Warnings(); strict && len(w) > 0 {
-		return usagef("--strict: %s", strings.Join(w, "; "))
-	}
-	return nil
 }
 
 // warnModel prints hf.Model.Warnings on w, one line each.

@@ -4,6 +4,7 @@ import (
 	"io"
 	"strings"
 
+	"github.com/rotary-go/rotary/golden"
 	"github.com/rotary-go/rotary/hf"
 	"github.com/rotary-go/rotary/internal/fileio"
 	"github.com/rotary-go/rotary/multimodal"
@@ -130,27 +131,19 @@ func positionsConfig(config, preset, family string, talker bool) (multimodal.Con
 		}
 	}
 	opts.Talker = opts.Talker || talker
-	var js []byte
-	var err error
 	switch {
-	case config != "" && preset != "":
-		return multimodal.Config{}, usagef("--config and --model: give one, not both")
-	case config != "":
-		if js, err = readConfig(config); err != nil {
-			return multimodal.Config{}, usagef("--config: %v", err)
-		}
-	case preset != "":
-		if js, err = hf.PresetJSON(preset); err != nil {
-			return multimodal.Config{}, usagef("--model: %v", err)
-		}
-	case opts.Kind != 0:
+	case config == "" && preset == "" && opts.Kind != 0:
 		c, err := multimodal.DefaultConfigWith(opts)
 		if err != nil {
 			return multimodal.Config{}, usagef("--talker: %v", err)
 		}
 		return c, nil
-	default:
+	case config == "" && preset == "":
 		return multimodal.Config{}, usagef("--config: missing (or --model PRESET, or --family NAME)")
+	}
+	js, err := golden.ModelArgs{Config: config, Preset: preset}.ConfigJSON()
+	if err != nil {
+		return multimodal.Config{}, usageError{err}
 	}
 	cfg, err := multimodal.ConfigFromJSONWith(js, opts)
 	if err != nil {

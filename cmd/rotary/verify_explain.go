@@ -12,10 +12,10 @@ import (
 	"github.com/rotary-go/rotary/golden"
 )
 
-// explainVerify runs explain.ExplainGolden on a failed golden and candidate, the golden's
-// model rebuilt as apply would (recordedModel). It returns the report, or why there is none.
+// explainVerify runs explain.ExplainGolden on a failed golden and candidate. It returns the
+// report, or why there is none.
 func explainVerify(bundle, cand *golden.Set, opts compare.Options) (explain.Report, string) {
-	rep, err := explain.ExplainGolden(explain.GoldenCase{Golden: bundle.Tensors, Metadata: bundle.Metadata, Candidate: cand.Tensors, Model: recordedModel}, opts)
+	rep, err := explain.ExplainGolden(explain.GoldenCase{Golden: bundle.Tensors, Metadata: bundle.Metadata, Candidate: cand.Tensors}, opts)
 	if err != nil {
 		return explain.Report{}, err.Error()
 	}
