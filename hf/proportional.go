@@ -28,7 +28,9 @@ func proportionalScaling(n node) (rope.Scaling, error) {
 // _compute_proportional_rope_parameters does: rope_angles = int(partial_rotary_factor ·
 // head_dim // 2), the factor the config's own partial_rotary_factor where standardize_rope_params
 // writes it into rope object ri's entry n of layer type t (always for one object, per layer
-// type as typeFactor says), else the entry's, else 1. Other scalings are left alone.
+// type as typeFactor says), else the entry's, else 1. Transformers v4.57 has no proportional
+// type, so its attribute-only reading leaves the entry's fraction, which the type's definition
+// needs, to it. Other scalings are left alone.
 func (p *parser) proportional(sc *rope.Scaling, ri ropeInfo, t string, n node, head int) error {
 	if sc.Type != rope.ScalingProportional {
 		return nil
@@ -37,7 +39,7 @@ func (p *parser) proportional(sc *rope.Scaling, ri ropeInfo, t string, n node, h
 	var path string
 	var ok bool
 	var err error
-	if ri.perType != "" {
+	if ri.perType != "" && p.opts.choice(RulePartialRotarySource) != "attribute-only" {
 		factor, path, ok, err = p.typeFactor(ri, n, t, head)
 	} else if factor, path, ok, err = p.src.number("partial_rotary_factor"); err == nil && !ok {
 		factor, ok, err = n.number("partial_rotary_factor")
