@@ -361,12 +361,15 @@ func (p *parser) typeRule(ri ropeInfo, lr *rope.LocalRoPE, t string, n node, rul
 	return true, nil
 }
 
-// typeRotaryDim is the rotary dim of entry n (layer type t) for a head of head dims: the whole
-// head where the entry's type ignores partial_rotary_factor (wholeHead); else a config-level
-// rotary_dim; else the fraction typeFactor reads, else the family's, else the whole head.
+// typeRotaryDim is the rotary dim of entry n (layer type t) of rope object ri for a head of head
+// dims: the whole head where the entry's type ignores partial_rotary_factor (wholeHead); else a
+// config-level rotary_dim; else the fraction typeFactor reads, else the family's, else the
+// whole head.
 func (p *parser) typeRotaryDim(ri ropeInfo, t string, n node, head int) (int, error) {
 	spec := &p.m.Spec
-	if p.wholeHead(n) {
+	if p.wholeHead(n) || ri.perType == "" {
+		// An object not keyed by layer type is DeepSeek-V4's, keyed by rope-type label: the
+		// spec's head is the rope slice its partial_rotary_factor sizes (deepseek_v4.go).
 		return head, nil
 	}
 	if rd, rpath, rok, err := p.src.integer("rotary_dim"); err != nil || rok {

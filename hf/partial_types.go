@@ -27,8 +27,9 @@ import (
 //
 // The rotary embeddings (ZayaRotaryEmbedding, Gemma3RotaryEmbedding, Olmo3RotaryEmbedding,
 // Gemma4TextRotaryEmbedding) build their types in list(set(layer_types)) order, which varies
-// with PYTHONHASHSEED, so a default entry built after a scaled one reads the attribute and one
-// built before it its own; _init_weights then rebuilds every type from the rewritten entries and
+// with PYTHONHASHSEED, so a default entry that reads its fraction (Zaya's) reads the attribute
+// when built after a scaled one and its own when built before it; _init_weights (modeling_zaya.py
+// ZayaPreTrainedModel._init_weights) then rebuilds every type from the rewritten entries and
 // copies the inv_freq into the buffers built first, which fails when their sizes differ. vLLM's
 // patch_rope_parameters (transformers_utils/config.py, 0036026e) sets the attribute and calls
 // the same standardize_rope_params before any model is built.

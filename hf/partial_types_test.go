@@ -134,3 +134,23 @@ func TestPartialRotaryProportionalPerType(t *testing.T) {
 		}
 	}
 }
+
+// TestPartialRotaryDeepSeekV4Entries: DeepSeek-V4's rope object is keyed by rope-type labels
+// (main, compress), and its partial_rotary_factor sizes the rope slice that is the spec's head
+// (deepseek_v4.go): no entry's fraction is read, and the config's key is not reported unread.
+func TestPartialRotaryDeepSeekV4Entries(t *testing.T) {
+	m := mustParse(t, `{"model_type": "deepseek_v4", "hidden_size": 4096, "num_attention_heads": 64, "head_dim": 512, "num_hidden_layers": 3,
+		"partial_rotary_factor": 0.125, "layer_types": ["sliding_attention", "compressed_sparse_attention", "heavily_compressed_attention"],
+		"rope_parameters": {"main": {"rope_type": "default", "rope_theta": 10000, "partial_rotary_factor": 0.125},
+			"compress": {"rope_type": "yarn", "factor": 16, "original_max_position_embeddings": 65536, "rope_theta": 160000, "partial_rotary_factor": 0.125}}}`)
+	for l := range 3 {
+		if s, err := m.Spec.ForLayer(l); err != nil || s.RotaryDim != 64 {
+			t.Errorf("layer %d: %v, %v: want the whole 64-wide rope slice", l, s, err)
+		}
+	}
+	for _, u := range m.Unread {
+		if strings.HasSuffix(u.Path, "partial_rotary_factor") {
+			t.Errorf("%s: the key sizes the rope slice", u)
+		}
+	}
+}
