@@ -130,8 +130,11 @@ const (
 	// one both in its rope object and as its partial_rotary_factor attribute (the top-level key,
 	// or the default its config class sets among its kwargs) and they differ:
 	// "object-unless-scaled" (the rope object's for rope_type default, the attribute for every
-	// other type, whose init writes it over the object's) or "attribute" (the attribute,
-	// whatever the type).
+	// other type, whose init writes it over the object's), "attribute" (the attribute,
+	// whatever the type) or "attribute-only" (the attribute, else none: the rope object's is
+	// never read, even when the config object has no attribute). Entries of a rope object keyed
+	// by layer type take the attribute only where standardize_rope_params writes it there
+	// (partial_types.go).
 	RulePartialRotarySource Rule = "partial_rotary_source"
 	// RuleMiniMaxRotaryDim: MiniMax's rotary_dim "honoured" or "ignored" (the whole head: for
 	// MiniMax-Text-01 partial_rotary_factor is not read either, as RulePartialRotary's
@@ -218,6 +221,7 @@ var dialectReadings = map[Dialect]map[Rule]Reading{
 		RuleYaRNTruncate:            {Choice: "honoured", Follows: "transformers v4.57 modeling_rope_utils.py _compute_yarn_parameters: truncate = rope_scaling.get(\"truncate\", True)"},
 		RuleDeepSeekYaRN:            {Choice: "config", Follows: "transformers v4.57 models/deepseek_v3/modeling_deepseek_v3.py DeepseekV3RotaryEmbedding.__init__: ROPE_INIT_FUNCTIONS[rope_type]; modeling_rope_utils.py _compute_yarn_parameters: the ratio only if mscale and mscale_all_dim"},
 		RuleDynamicLength:           {Choice: "per-call", Follows: "transformers v4.57 modeling_rope_utils.py _compute_dynamic_ntk_parameters: seq_len = max(seq_len, max_position_embeddings)"},
+		RulePartialRotarySource:     {Choice: "attribute-only", Follows: "transformers v4.57 modeling_rope_utils.py (59eba492) _compute_default_rope_parameters, _compute_dynamic_ntk_parameters, _compute_yarn_parameters, _compute_longrope_parameters: getattr(config, \"partial_rotary_factor\", 1.0), the linear and llama3 types through _compute_default_rope_parameters; no model reads rope_scaling[\"partial_rotary_factor\"] (its rope_config_validation warns of it as an unrecognized key)"},
 		RuleLongRoPEAttention:       {Choice: "lengths-if-top-level", Follows: "transformers v4.57 modeling_rope_utils.py _compute_longrope_parameters: factor = max_position_embeddings / original when config.original_max_position_embeddings is set"},
 		RuleLongRoPEOriginal:        {Choice: "top-level", Follows: "transformers v4.57 modeling_rope_utils.py _compute_longrope_parameters: getattr(config, \"original_max_position_embeddings\"), else max_position_embeddings"},
 		RuleLongRoPETables:          {Choice: "per-call", Follows: "transformers v4.57 modeling_rope_utils.py _compute_longrope_parameters: long factors when seq_len > original"},
@@ -313,7 +317,7 @@ var ruleChoices = map[Rule][]string{
 	RuleYaRNTruncate:            {"honoured", "ignored"},
 	RuleDeepSeekYaRN:            {"config", "mscale-defaults"},
 	RulePartialRotary:           {"honoured", "ignored"},
-	RulePartialRotarySource:     {"object-unless-scaled", "attribute"},
+	RulePartialRotarySource:     {"object-unless-scaled", "attribute", "attribute-only"},
 	RuleDynamicLength:           {"static", "per-call", "max-trained", "ignored"},
 	RuleLongRoPEAttention:       {"config-factor", "lengths", "lengths-if-top-level"},
 	RuleLongRoPEOriginal:        {"config-or-rope", "top-level"},

@@ -235,6 +235,9 @@ type parser struct {
 	// overridden are the keys a value given elsewhere was taken over (rope_theta.go,
 	// partial_source.go), for Model.Unread.
 	overridden []UnreadKey
+	// partialTypes decides the rotary fraction of a rope object keyed by layer type
+	// (partial_types.go); nil until an entry needs it.
+	partialTypes *typePartial
 }
 
 func (p *parser) note(format string, args ...any) { p.src.note(format, args...) }
@@ -273,7 +276,7 @@ func (p *parser) parse(top object) (*Model, error) {
 		p.m.Spec.Scaling = rope.Scaling{Type: rope.ScalingDefault}
 	}
 	if ri.main != nil {
-		if err := p.proportional(&p.m.Spec.Scaling, *ri.main, p.m.Spec.HeadSize); err != nil {
+		if err := p.proportional(&p.m.Spec.Scaling, ri, rope.FullAttention, *ri.main, p.m.Spec.HeadSize); err != nil {
 			return nil, err
 		}
 	}
@@ -283,6 +286,7 @@ func (p *parser) parse(top object) (*Model, error) {
 	if err := p.local(ri); err != nil {
 		return nil, err
 	}
+	p.typePartialNotes()
 	if err := p.dualChunk(); err != nil {
 		return nil, err
 	}

@@ -210,7 +210,7 @@ func (p *parser) local(ri ropeInfo) error {
 	lr := &rope.LocalRoPE{}
 	var ruled []string // the entries that gave a rule, for the note when nothing places them
 	for _, t := range slices.Sorted(maps.Keys(entries)) {
-		given, err := p.typeRule(lr, t, entries[t], rule)
+		given, err := p.typeRule(ri, lr, t, entries[t], rule)
 		if err != nil {
 			return err
 		}
@@ -314,7 +314,7 @@ func (p *parser) noteUnrotated() {
 // typeRule reads the rope_parameters entry of layer type t and records how it differs from
 // the spec's own RoPE: a sliding layer with only another base gets Gemma 3's form (Base),
 // anything else a Types entry. given is false when the entry is the spec's RoPE.
-func (p *parser) typeRule(lr *rope.LocalRoPE, t string, n node, rule layerRule) (given bool, err error) {
+func (p *parser) typeRule(ri ropeInfo, lr *rope.LocalRoPE, t string, n node, rule layerRule) (given bool, err error) {
 	spec := &p.m.Spec
 	r := rope.LayerRoPE{Base: spec.Base}
 	head := spec.HeadSize
@@ -338,10 +338,10 @@ func (p *parser) typeRule(lr *rope.LocalRoPE, t string, n node, rule layerRule) 
 	if r.Scaling, err = p.scaling(n); err != nil {
 		return false, err
 	}
-	if err := p.proportional(&r.Scaling, n, head); err != nil {
+	if err := p.proportional(&r.Scaling, ri, t, n, head); err != nil {
 		return false, err
 	}
-	if r.RotaryDim, err = p.typeRotaryDim(n, head); err != nil {
+	if r.RotaryDim, err = p.typeRotaryDim(ri, t, n, head); err != nil {
 		return false, err
 	}
 	sameDims := r.RotaryDim == spec.RotaryDim && head == spec.HeadSize
@@ -361,39 +361,32 @@ func (p *parser) typeRule(lr *rope.LocalRoPE, t string, n node, rule layerRule) 
 	return true, nil
 }
 
-// typeRotaryDim is an entry's rotary dim for a head of head dims: the whole head where the
-// entry's type ignores partial_rotary_factor (wholeHead); else a config-level rotary_dim or
-// partial_rotary_factor wins (standardize_rope_params writes it into every entry), else the
-// entry's partial_rotary_factor, else the family's fraction, else the whole head.
-func (p *parser) typeRotaryDim(n node, head int) (int, error) {
+// typeRotaryDim is the rotary dim of entry n (layer type t) of rope object ri for a head of head
+// dims: the whole head where the entry's type ignores partial_rotary_factor (wholeHead); else a
+// config-level rotary_dim; else the fraction typeFactor reads, else the family's, else the
+// whole head.
+func (p *parser) typeRotaryDim(ri ropeInfo, t string, n node, head int) (int, error) {
 	spec := &p.m.Spec
-	if p.wholeHead(n) {
+	if p.wholeHead(n) || ri.perType == "" {
+		// An object not keyed by layer type is DeepSeek-V4's, keyed by rope-type label: the
+		// spec's head is the rope slice its partial_rotary_factor sizes (deepseek_v4.go).
 		return head, nil
 	}
-	if _, _, ok := p.src.given("rotary_dim", "partial_rotary_factor", "rotary_pct"); ok && head == spec.HeadSize {
-		return spec.RotaryDim, nil
+	if rd, rpath, rok, err := p.src.integer("rotary_dim"); err != nil || rok {
+		if err == nil && head == spec.HeadSize {
+			return spec.RotaryDim, nil
+		}
+		if err == nil && (rd <= 0 || rd%2 != 0 || rd > head) {
+			err = configErr("%s: %d: want a positive even number ≤ the %d-wide head", rpath, rd, head)
+		}
+		return rd, err
 	}
-	path := n.key("partial_rotary_factor")
-	factor, ok, err := n.number("partial_rotary_factor")
+	factor, path, ok, err := p.typeFactor(ri, n, t, head)
 	if err != nil {
 		return 0, err
 	}
-	if head != spec.HeadSize {
-		// The config's own key wins for a head of the type's size too.
-		if rd, rpath, rok, err := p.src.integer("rotary_dim"); err != nil || rok {
-			if err == nil && (rd <= 0 || rd%2 != 0 || rd > head) {
-				err = configErr("%s: %d: want a positive even number ≤ the %d-wide head", rpath, rd, head)
-			}
-			return rd, err
-		}
-		if f, fpath, fok, err := p.src.number("partial_rotary_factor", "rotary_pct"); err != nil {
-			return 0, err
-		} else if fok {
-			factor, path, ok = f, fpath, true
-		}
-	}
 	if !ok {
-		if factor = p.fam.partial; factor == 0 {
+		if factor, path = p.fam.partial, "partial_rotary_factor"; factor == 0 {
 			return head, nil
 		}
 	}

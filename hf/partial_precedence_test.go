@@ -195,3 +195,41 @@ func TestPartialRotaryAttentionSlices(t *testing.T) {
 		t.Errorf("phi default: rotary dim %d, notes %q: want 16 and no note on PhiAttention", m.Spec.RotaryDim, m.Notes)
 	}
 }
+
+// TestPartialRotaryV457: transformers v4.57 (main at its cut, 59eba492) reads the rotary
+// fraction from the config object alone: _compute_default_rope_parameters,
+// _compute_dynamic_ntk_parameters, _compute_yarn_parameters and _compute_longrope_parameters
+// (modeling_rope_utils.py) take getattr(config, "partial_rotary_factor", 1.0), the linear and
+// llama3 ones through the first, and no model reads the key inside rope_scaling; a config
+// class with a default (Glm4Config: partial_rotary_factor=0.5 in __init__) has the attribute
+// whatever the config says. --as hf-4.57 reads so (RulePartialRotarySource "attribute-only"),
+// with rope_scaling's key a warning; the reference takes the rope object's.
+func TestPartialRotaryV457(t *testing.T) {
+	const llama = `"model_type": "llama", "hidden_size": 4096, "num_attention_heads": 32, "num_key_value_heads": 8, "rope_theta": 10000, "max_position_embeddings": 8192`
+	const glm4 = `"model_type": "glm4", "hidden_size": 4096, "num_attention_heads": 32, "num_key_value_heads": 2, "rope_theta": 10000, "max_position_embeddings": 8192`
+	for _, c := range []struct {
+		name, cfg string
+		ref, v457 int
+		unread457 string
+	}{
+		{"llama linear", `{` + llama + `, "rope_scaling": {"rope_type": "linear", "factor": 2, "partial_rotary_factor": 0.5}}`, 64, 128, "rope_scaling.partial_rotary_factor"},
+		{"llama default", `{` + llama + `, "rope_scaling": {"rope_type": "default", "partial_rotary_factor": 0.5}}`, 64, 128, "rope_scaling.partial_rotary_factor"},
+		{"llama both", `{` + llama + `, "partial_rotary_factor": 0.25, "rope_scaling": {"rope_type": "default", "partial_rotary_factor": 0.5}}`, 64, 32, "rope_scaling.partial_rotary_factor"},
+		{"glm4 default", `{` + glm4 + `, "rope_scaling": {"rope_type": "default", "partial_rotary_factor": 1.0}}`, 128, 64, "rope_scaling.partial_rotary_factor"},
+		{"llama top level", `{` + llama + `, "partial_rotary_factor": 0.25, "rope_scaling": {"rope_type": "linear", "factor": 2}}`, 32, 32, ""},
+	} {
+		if m := parseAs(t, DialectReference, c.cfg); m.Spec.RotaryDim != c.ref {
+			t.Errorf("%s: reference rotary dim %d, want %d", c.name, m.Spec.RotaryDim, c.ref)
+		}
+		m := parseAs(t, DialectHF457, c.cfg)
+		if m.Spec.RotaryDim != c.v457 {
+			t.Errorf("%s: hf-4.57 rotary dim %d, want %d", c.name, m.Spec.RotaryDim, c.v457)
+		}
+		if c.unread457 != "" && !unreadWith(m, c.unread457, "v4.57") {
+			t.Errorf("%s: hf-4.57 unread %v: want %s warned about", c.name, m.Unread, c.unread457)
+		}
+	}
+	if rd, ok := DialectHF457.Reading(RulePartialRotarySource); !ok || rd.Choice != "attribute-only" {
+		t.Errorf("hf-4.57 %s: %+v, %v: want attribute-only", RulePartialRotarySource, rd, ok)
+	}
+}

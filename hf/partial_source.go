@@ -3,6 +3,8 @@ package hf
 import (
 	"fmt"
 	"slices"
+
+	"github.com/rotary-go/rotary/rope"
 )
 
 // partialFactor reads the rotary fraction, which a config may give twice: in its rope object
@@ -28,6 +30,12 @@ import (
 // The value not taken is reported in Model.Unread, with the reading that takes it.
 func (p *parser) partialFactor(ri ropeInfo) (float64, string, bool, error) {
 	s := &p.src
+	switch {
+	case p.opts.choice(RulePartialRotarySource) == "attribute-only":
+		return p.orFamilyFraction(p.attributeOnly(ri.main))
+	case ri.perType != "" && ri.main != nil:
+		return p.orFamilyFraction(p.typeFactor(ri, *ri.main, rope.FullAttention, p.m.Spec.HeadSize))
+	}
 	factor, path, ok, err := s.number("partial_rotary_factor", "rotary_pct")
 	if err != nil {
 		return 0, "", false, err
@@ -95,6 +103,14 @@ func (p *parser) partialFactor(ri ropeInfo) (float64, string, bool, error) {
 	return factor, path, ok, nil
 }
 
+// orFamilyFraction is a fraction read, or the family's when none was given.
+func (p *parser) orFamilyFraction(factor float64, path string, ok bool, err error) (float64, string, bool, error) {
+	if err == nil && !ok && p.fam.partial != 0 {
+		return p.fam.partial, "partial_rotary_factor", true, nil
+	}
+	return factor, path, ok, err
+}
+
 // slicedAtBuild are the attention classes that slice the rotated dims by the rope object's
 // fraction as read when the model is built (rotary_ndims = int(head_dim ·
 // rope_parameters["partial_rotary_factor"]) in __init__, modeling_<type>.py at decba1d2), before
@@ -141,7 +157,12 @@ func (p *parser) scaledType(ri ropeInfo) (string, bool) {
 	if ri.main == nil {
 		return "default", false
 	}
-	t, err := ropeType(*ri.main)
+	return p.entryType(*ri.main)
+}
+
+// entryType is scaledType for rope object (or per-layer-type entry) n.
+func (p *parser) entryType(n node) (string, bool) {
+	t, err := ropeType(n)
 	if err != nil {
 		return "default", false // scaling reports it
 	}
