@@ -178,6 +178,20 @@ func TestExplainGolden(t *testing.T) {
 	}
 }
 
+// plusOnePair is a rotary_embedding golden of the model a names at positions 100..105 and a
+// candidate one position further on, with the model they were made with.
+func plusOnePair(t *testing.T, a golden.ModelArgs) (g, cand bundle, m golden.Model) {
+	t.Helper()
+	m, err := a.Model()
+	if err != nil {
+		t.Fatal(err)
+	}
+	o := golden.Options{Op: "rotary_embedding", Model: m, DType: tensor.BF16, Tokens: 6, Positions: positions(t, "range:100")}
+	g = makeBundle(t, o)
+	o.Positions = positions(t, "range:101")
+	return g, makeBundle(t, o), m
+}
+
 // TestExplainGoldenModelFlags: a golden made under a model flag (a dialect, a pairing, a dynamic
 // NTK rule, the indexer's RoPE) is explained with the model its apply_args record, read as
 // rotary apply --in reads it: a candidate one position further on is named.
@@ -188,14 +202,7 @@ func TestExplainGoldenModelFlags(t *testing.T) {
 		{Preset: "internlm3-8b-instruct", Dynamic: "per-call"},
 		{Preset: "deepseek-v3.2-exp", RoPE: "indexer"},
 	} {
-		m, err := a.Model()
-		if err != nil {
-			t.Fatal(err)
-		}
-		o := golden.Options{Op: "rotary_embedding", Model: m, DType: tensor.BF16, Tokens: 6, Positions: positions(t, "range:100")}
-		g := makeBundle(t, o)
-		o.Positions = positions(t, "range:101")
-		cand := makeBundle(t, o)
+		g, cand, _ := plusOnePair(t, a)
 		rep, err := explain.ExplainGolden(explain.GoldenCase{Golden: g.tensors, Metadata: g.metadata, Candidate: cand.tensors}, verifyOpts)
 		if err != nil || len(rep.Findings) == 0 || rep.Findings[0].Mistake != "positions_plus_one" || !rep.Findings[0].Reproduces() {
 			t.Errorf("%+v: %+v, %v; want positions_plus_one, reproducing the candidate", a, rep, err)
@@ -251,14 +258,7 @@ func TestExplainGoldenConfigChanged(t *testing.T) {
 	if err := os.WriteFile(cfg, js, 0o644); err != nil {
 		t.Fatal(err)
 	}
-	m, err := golden.ModelArgs{Config: cfg}.Model()
-	if err != nil {
-		t.Fatal(err)
-	}
-	o := golden.Options{Op: "rotary_embedding", Model: m, DType: tensor.BF16, Tokens: 6, Positions: positions(t, "range:100")}
-	g := makeBundle(t, o)
-	o.Positions = positions(t, "range:101")
-	cand := makeBundle(t, o)
+	g, cand, m := plusOnePair(t, golden.ModelArgs{Config: cfg})
 	c := explain.GoldenCase{Golden: g.tensors, Metadata: g.metadata, Candidate: cand.tensors}
 	if rep, err := explain.ExplainGolden(c, verifyOpts); err != nil || len(rep.Findings) == 0 || rep.Findings[0].Mistake != "positions_plus_one" {
 		t.Fatalf("the recorded config: %+v, %v", rep, err)
