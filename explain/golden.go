@@ -31,7 +31,8 @@ type GoldenCase struct {
 	// Model rebuilds the golden's model and reads its layer from apply_args, for the ops that
 	// rotate by a model's RoPE: rotary_embedding, rotary_embedding_gathered, qk_rmsnorm_rope,
 	// and query_scale made from a model. nil: the model flags apply_args record
-	// (golden.ReadModelArgs), the model read as rotary apply --in reads it. Give it for a
+	// (golden.ReadModelArgs), the model read as rotary apply --in reads it, its config refused
+	// when its sha256 is not the bundle's config_sha256 (golden.ModelArgs.CheckConfig). Give it for a
 	// golden whose model apply_args cannot name: golden.Make takes any Model.Load.
 	Model func(applyArgs string) (golden.Model, int, error)
 }
@@ -77,7 +78,7 @@ func ExplainGolden(c GoldenCase, opts compare.Options) (Report, error) {
 		return Report{}, errs.Wrapf(ErrGolden, "op %q is not covered", op)
 	}
 	if c.Model == nil {
-		c.Model = recordedModel
+		c.Model = recordedModel(c.Metadata)
 	}
 	switch op {
 	case "apply_rotary_emb", "apply_rotary_emb_backward", "interleave_rope":
@@ -126,14 +127,25 @@ func ExplainGolden(c GoldenCase, opts compare.Options) (Report, error) {
 	return ExplainQKNorm(QKNormCase{Case: k, QWeight: c.Golden["q_weight"], KWeight: c.Golden["k_weight"], Epsilon: eps}, opts)
 }
 
-// recordedModel is GoldenCase.Model's default: the model of the flags apply_args record, read
-// when the case needs it, so that a model that cannot be read is said as such.
-func recordedModel(applyArgs string) (golden.Model, int, error) {
-	a, err := golden.ReadModelArgs(applyArgs)
-	if err != nil {
-		return golden.Model{}, 0, err
+// recordedModel is GoldenCase.Model's default for a bundle's metadata: the model of the flags
+// apply_args record, read when the case needs it, so that a model that cannot be read is said
+// as such. A config whose sha256 is not the bundle's config_sha256 is refused, as rotary apply
+// --in refuses it: readings recomputed from another config can name the wrong mistake. A
+// bundle that records no config_sha256 has nothing to check it against.
+func recordedModel(metadata map[string]string) func(applyArgs string) (golden.Model, int, error) {
+	return func(applyArgs string) (golden.Model, int, error) {
+		a, err := golden.ReadModelArgs(applyArgs)
+		if err != nil {
+			return golden.Model{}, 0, err
+		}
+		// A config that cannot be read is said by Load, as the case's rebuilding.
+		if want := metadata["config_sha256"]; want != "" {
+			if b, err := a.ConfigJSON(); err == nil && golden.ConfigSum(b) != want {
+				return golden.Model{}, 0, a.CheckConfig(metadata)
+			}
+		}
+		return golden.Model{Load: a.LoadAt}, a.Layer, nil
 	}
-	return golden.Model{Load: a.LoadAt}, a.Layer, nil
 }
 
 // load is m's model and RoPE at layer; a Model without Load is an error, not a panic.

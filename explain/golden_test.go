@@ -4,6 +4,8 @@ import (
 	"errors"
 	"fmt"
 	"maps"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -176,6 +178,20 @@ func TestExplainGolden(t *testing.T) {
 	}
 }
 
+// plusOnePair is a rotary_embedding golden of the model a names at positions 100..105 and a
+// candidate one position further on, with the model they were made with.
+func plusOnePair(t *testing.T, a golden.ModelArgs) (g, cand bundle, m golden.Model) {
+	t.Helper()
+	m, err := a.Model()
+	if err != nil {
+		t.Fatal(err)
+	}
+	o := golden.Options{Op: "rotary_embedding", Model: m, DType: tensor.BF16, Tokens: 6, Positions: positions(t, "range:100")}
+	g = makeBundle(t, o)
+	o.Positions = positions(t, "range:101")
+	return g, makeBundle(t, o), m
+}
+
 // TestExplainGoldenModelFlags: a golden made under a model flag (a dialect, a pairing, a dynamic
 // NTK rule, the indexer's RoPE) is explained with the model its apply_args record, read as
 // rotary apply --in reads it: a candidate one position further on is named.
@@ -186,14 +202,7 @@ func TestExplainGoldenModelFlags(t *testing.T) {
 		{Preset: "internlm3-8b-instruct", Dynamic: "per-call"},
 		{Preset: "deepseek-v3.2-exp", RoPE: "indexer"},
 	} {
-		m, err := a.Model()
-		if err != nil {
-			t.Fatal(err)
-		}
-		o := golden.Options{Op: "rotary_embedding", Model: m, DType: tensor.BF16, Tokens: 6, Positions: positions(t, "range:100")}
-		g := makeBundle(t, o)
-		o.Positions = positions(t, "range:101")
-		cand := makeBundle(t, o)
+		g, cand, _ := plusOnePair(t, a)
 		rep, err := explain.ExplainGolden(explain.GoldenCase{Golden: g.tensors, Metadata: g.metadata, Candidate: cand.tensors}, verifyOpts)
 		if err != nil || len(rep.Findings) == 0 || rep.Findings[0].Mistake != "positions_plus_one" || !rep.Findings[0].Reproduces() {
 			t.Errorf("%+v: %+v, %v; want positions_plus_one, reproducing the candidate", a, rep, err)
@@ -234,6 +243,42 @@ func TestExplainGoldenModel(t *testing.T) {
 	c.Model = func(string) (golden.Model, int, error) { return golden.Model{}, 0, nil }
 	if _, err := explain.ExplainGolden(c, verifyOpts); !errors.Is(err, explain.ErrGolden) || !strings.Contains(err.Error(), "cannot rebuild the golden's RoPE") {
 		t.Errorf("a Model without Load: %v", err)
+	}
+}
+
+// TestExplainGoldenConfigChanged: a golden whose apply_args record a config file explains
+// nothing once that file is no longer the config it was made from (its config_sha256), and
+// says so; the recorded file unchanged, the same case is explained.
+func TestExplainGoldenConfigChanged(t *testing.T) {
+	js, err := hf.PresetJSON("llama-3.1-8b")
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg := filepath.Join(t.TempDir(), "config.json")
+	if err := os.WriteFile(cfg, js, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	g, cand, m := plusOnePair(t, golden.ModelArgs{Config: cfg})
+	c := explain.GoldenCase{Golden: g.tensors, Metadata: g.metadata, Candidate: cand.tensors}
+	if rep, err := explain.ExplainGolden(c, verifyOpts); err != nil || len(rep.Findings) == 0 || rep.Findings[0].Mistake != "positions_plus_one" {
+		t.Fatalf("the recorded config: %+v, %v", rep, err)
+	}
+	edited := strings.Replace(string(js), "500000", "10000", 1)
+	if edited == string(js) {
+		t.Fatal("the preset has no rope_theta 500000 to edit")
+	}
+	if err := os.WriteFile(cfg, []byte(edited), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	rep, err := explain.ExplainGolden(c, verifyOpts)
+	if !errors.Is(err, explain.ErrGolden) || !strings.Contains(err.Error(), "explain: --config "+cfg+": its config's sha256 is ") ||
+		!strings.HasSuffix(err.Error(), ": not the config the bundle was made from") || len(rep.Findings) != 0 {
+		t.Errorf("the config edited: %+v, %v; want ErrGolden saying it is not the bundle's config", rep, err)
+	}
+	// A hook is the caller's model: the bundle's config_sha256 is not asked of it.
+	c.Model = func(string) (golden.Model, int, error) { return m, 0, nil }
+	if _, err := explain.ExplainGolden(c, verifyOpts); err != nil {
+		t.Errorf("with Model: %v", err)
 	}
 }
 

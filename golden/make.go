@@ -129,6 +129,15 @@ func Make(o Options) (Bundle, error) {
 	return o.bundle(bundleCase{dtype: o.DType, tokens: o.Tokens, positions: o.Positions, layer: o.Layer}, false)
 }
 
+// DefaultOp is the op of a bundle made without one: mrope for a spec with MRoPE sections,
+// rotary_embedding for any other.
+func DefaultOp(spec rotary.Spec) string {
+	if spec.MRoPE != nil {
+		return "mrope"
+	}
+	return "rotary_embedding"
+}
+
 // check refuses options no bundle has, and fills in the defaults.
 func (o *Options) check() error {
 	if o.Model.Load == nil {
@@ -139,10 +148,7 @@ func (o *Options) check() error {
 		if err != nil {
 			return err
 		}
-		o.Op = "rotary_embedding"
-		if spec.MRoPE != nil {
-			o.Op = "mrope"
-		}
+		o.Op = DefaultOp(spec)
 	}
 	op, ok := Lookup(o.Op)
 	if !ok {

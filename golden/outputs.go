@@ -1,6 +1,11 @@
 package golden
 
-import "github.com/rotary-go/rotary/tensor"
+import (
+	"sort"
+	"strings"
+
+	"github.com/rotary-go/rotary/tensor"
+)
 
 // OutPrefix marks a bundle's expected outputs: the op's output NAME is the tensor out.NAME.
 const OutPrefix = "out."
@@ -14,4 +19,20 @@ func CandidateOutput(candidate map[string]tensor.Tensor, name string) (t tensor.
 	}
 	t, ok = candidate[name]
 	return t, name, ok
+}
+
+// Outputs is the names of the expected outputs s holds (out.NAME, NAME not empty), sorted;
+// none for a nil or empty Set, or one that is not a bundle.
+func (s *Set) Outputs() []string {
+	if s == nil {
+		return nil
+	}
+	var names []string
+	for n := range s.Tensors {
+		if strings.HasPrefix(n, OutPrefix) && len(n) > len(OutPrefix) {
+			names = append(names, n)
+		}
+	}
+	sort.Strings(names)
+	return names
 }

@@ -103,18 +103,14 @@ func (g *gatherFlags) readPositions() (positions tensor.Tensor, n int, err error
 	return p, 0, nil
 }
 
-// gatherShape is the cos/sin shape of T tokens in a layout with one batch and one head: every
-// layout holds the same T rows of d in the same order, and the ops broadcast the 1s.
+// gatherShape is the cos/sin shape of T tokens in --layout (ops.Layout.CosSinShape; TND is
+// THD).
 func gatherShape(layout string, T, d int) ([]int, error) {
-	switch layout {
-	case string(ops.BSND):
-		return []int{1, T, 1, d}, nil
-	case string(ops.BNSD):
-		return []int{1, 1, T, d}, nil
-	case string(ops.SBND):
-		return []int{T, 1, 1, d}, nil
-	case "TND", string(ops.THD):
-		return []int{T, 1, d}, nil
+	if layout == "TND" {
+		layout = string(ops.THD)
+	}
+	if shape := ops.Layout(layout).CosSinShape(T, d); shape != nil {
+		return shape, nil
 	}
 	return nil, usageError{fmt.Errorf("--layout %q: want BSND, BNSD, SBND or THD (also TND)", layout)}
 }

@@ -134,10 +134,7 @@ func runGolden(args []string, stdout, stderr io.Writer) error {
 		return err
 	}
 	if o.op == "" {
-		o.op = "rotary_embedding"
-		if spec.MRoPE != nil {
-			o.op = "mrope"
-		}
+		o.op = golden.DefaultOp(spec)
 	}
 	if err := checkOpFlags(o.op, func(f string) bool { return o.userSet[f] }); err != nil {
 		return err
@@ -197,7 +194,7 @@ func parseGoldenDType(s string) (tensor.DType, error) {
 }
 
 // library is the command line as golden.Options: the model with the model flags given, the op's
-// parameters given, the positions (a file's read here).
+// parameters given, the positions (golden.ReadPositions).
 func (o *goldenOptions) library(dtype tensor.DType, disp *ops.Dispatcher, model golden.Model, notes io.Writer) (golden.Options, error) {
 	var names []string
 	for name := range o.modelFlags {
@@ -213,9 +210,9 @@ func (o *goldenOptions) library(dtype tensor.DType, disp *ops.Dispatcher, model 
 			dispatch = append(dispatch, name)
 		}
 	}
-	pos, err := o.goldenPositions()
+	pos, err := golden.ReadPositions(o.positions)
 	if err != nil {
-		return golden.Options{}, err
+		return golden.Options{}, usageError{err}
 	}
 	lo := golden.Options{Op: o.op, Model: model, Layer: o.m.layer, DType: dtype, Seed: o.seed, Positions: pos,
 		Heads: o.heads, KVHeads: o.kvHeads, KVQuant: o.kvQuant, Args: opArgs(o.fs.FlagSet), Dispatcher: disp,
@@ -239,30 +236,6 @@ func recordedFlags(fs *flag.FlagSet, names []string) []string {
 		out = append(out, "--"+name, f.Value.String())
 	}
 	return out
-}
-
-// goldenPositions reads --positions: a form golden.ParsePositions knows, or a file.
-func (o *goldenOptions) goldenPositions() (golden.Positions, error) {
-	s := o.positions
-	p, ok, err := golden.ParsePositions(s)
-	if ok {
-		if err != nil {
-			return p, usageError{err}
-		}
-		return p, nil
-	}
-	in, err := readInputs(s)
-	if err != nil {
-		return golden.Positions{}, usagef("--positions: %v", err)
-	}
-	t, ok := in["positions"]
-	if !ok {
-		return golden.Positions{}, usagef("--positions %s: missing tensor %q", s, "positions")
-	}
-	if p, err = golden.PositionsOf(t, s); err != nil {
-		return p, usageError{err}
-	}
-	return p, nil
 }
 
 // registerHeads adds --heads and --kv-heads, which replace a model's head counts (golden's

@@ -2,23 +2,21 @@ package main
 
 import (
 	"io"
-	"strings"
 
 	"github.com/rotary-go/rotary/golden"
 	"github.com/rotary-go/rotary/hf"
-	"github.com/rotary-go/rotary/internal/fileio"
 	"github.com/rotary-go/rotary/multimodal"
 	"github.com/rotary-go/rotary/safetensors"
 )
 
 const positionsUsage = "--config CONFIG.json | --model PRESET | --family NAME --in IN.safetensors|IN.json | --input-ids IDS [--image-grid-thw T,H,W;...] [--as DIALECT] --out OUT.safetensors"
 
-// runPositions reads a processor's outputs (--in: multimodal.ReadInput or ParseInputJSON; or
-// the input flags) and writes positions (I64 [rows,B,S], or [rows,S] for 1-D input_ids; rows
-// 3, or HunYuan-VL's XD-RoPE axes) and rope_deltas (I64 [B]). Nothing is written on error. The
-// token ids, spatial_merge_size and tokens_per_second come from the config; keys it lacks (the
-// embedded presets keep only the RoPE keys) take the HF defaults documented on
-// multimodal.ConfigFromJSON.
+// runPositions reads a processor's outputs (--in: multimodal.ReadInputFile; or the input
+// flags) and writes positions (multimodal.PositionTensors: I64 [rows,B,S], or [rows,S] for 1-D
+// input_ids; rows 3, or HunYuan-VL's XD-RoPE axes) and rope_deltas (I64 [B]). Nothing is
+// written on error. The token ids, spatial_merge_size and tokens_per_second come from the
+// config; keys it lacks (the embedded presets keep only the RoPE keys) take the HF defaults
+// documented on multimodal.ConfigFromJSON.
 func runPositions(args []string, stdout, stderr io.Writer) error {
 	fs := newFlags("positions", positionsUsage, stderr)
 	config := fs.String("config", "", "model `config.json` (Hugging Face format; "+multimodal.KnownModelTypes+")")
@@ -64,59 +62,25 @@ func runPositions(args []string, stdout, stderr io.Writer) error {
 	var input multimodal.Input
 	var shape []int
 	if *in != "" {
-		input, shape, err = positionsInput(*in)
-	} else {
-		input, shape, err = inFlags.input()
-	}
-	if err != nil {
+		if input, shape, err = multimodal.ReadInputFile(*in); err != nil {
+			return usageError{err}
+		}
+	} else if input, shape, err = inFlags.input(); err != nil {
 		return err
 	}
 	input.UseAudioInVideo = *audioInVideo
-	ids := input.InputIDs
 	pos, deltas, err := multimodal.RoPEIndexN(cfg, input)
 	if err != nil {
 		return usagef("%s: %v", *in, err)
 	}
-	outShape := []int{len(pos), len(ids), len(ids[0])}
-	if len(shape) == 1 {
-		outShape = []int{len(pos), shape[0]}
-	}
-	tensors := []safetensors.Tensor{
-		safetensors.FromInt64s("positions", outShape, multimodal.FlattenN(pos)),
-		safetensors.FromInt64s("rope_deltas", []int{len(deltas)}, deltas),
+	tensors, err := multimodal.PositionTensors(pos, deltas, shape)
+	if err != nil {
+		return err
 	}
 	if err := safetensors.WriteFile(*out, tensors, nil); err != nil {
 		return usagef("--out: %v", err)
 	}
 	return nil
-}
-
-// maxPositionsJSON bounds a JSON --in (256 MiB: tens of millions of token ids).
-const maxPositionsJSON = 256 << 20
-
-// positionsInput reads --in: a .json file (multimodal.ParseInputJSON) or safetensors
-// (multimodal.ReadInput). shape is input_ids' shape in the file, [S] or [B, S].
-func positionsInput(path string) (multimodal.Input, []int, error) {
-	var in multimodal.Input
-	var shape []int
-	if strings.HasSuffix(strings.ToLower(path), ".json") {
-		data, err := fileio.ReadFile(path, maxPositionsJSON)
-		if err == nil {
-			in, shape, err = multimodal.ParseInputJSON(data)
-		}
-		if err != nil {
-			return multimodal.Input{}, nil, usagef("%s: %v", path, err)
-		}
-		return in, shape, nil
-	}
-	f, err := safetensors.ReadFile(path)
-	if err != nil {
-		return multimodal.Input{}, nil, usageError{err}
-	}
-	if in, shape, err = multimodal.ReadInput(f); err != nil {
-		return multimodal.Input{}, nil, usagef("%s: %v", path, err)
-	}
-	return in, shape, nil
 }
 
 // positionsConfig is the multimodal config of --config, --model and --family: a family alone

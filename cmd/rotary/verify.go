@@ -5,10 +5,8 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
-	"sort"
 	"strings"
 
-	"github.com/rotary-go/rotary/compare"
 	"github.com/rotary-go/rotary/explain"
 	"github.com/rotary-go/rotary/golden"
 )
@@ -24,7 +22,7 @@ const verifyUsage = "GOLDEN CANDIDATE [--atol A] [--ulp U] [--show N] [--any-dty
 
 func runVerify(args []string, stdout, stderr io.Writer) error {
 	fs := newFlags("verify", verifyUsage, stderr)
-	opts := compareFlags{opts: compare.Options{Sides: [2]string{"golden", "candidate"}}}
+	var opts compareFlags
 	opts.register(fs.FlagSet, "ulp")
 	var raws rawFlags
 	fs.Var(&raws, "raw", rawUsage)
@@ -49,22 +47,16 @@ func runVerify(args []string, stdout, stderr io.Writer) error {
 	if len(files) == 2 {
 		candName = files[1]
 	}
-	var outputs []string
-	for n := range bundle.Tensors {
-		if strings.HasPrefix(n, golden.OutPrefix) && len(n) > len(golden.OutPrefix) {
-			outputs = append(outputs, n)
-		}
+	rows, err := golden.Verify(bundle, cand, golden.VerifyOptions{Compare: opts.opts, AnyDType: *anyDType, Candidate: candName})
+	if err != nil {
+		return usagef("%s: %v", files[0], err)
 	}
-	if len(outputs) == 0 {
-		return usagef("%s: no expected outputs (tensors named out.X): is it a golden bundle?", files[0])
-	}
-	sort.Strings(outputs)
-	ax := compare.AxesOf(bundle.Metadata)
-	labels := make([]string, len(outputs))
-	for i, n := range outputs {
-		labels[i] = n
-		if _, name, ok := golden.CandidateOutput(cand.Tensors, strings.TrimPrefix(n, golden.OutPrefix)); ok {
-			labels[i] = rowLabel(n, name)
+	labels := make([]string, len(rows))
+	failed := 0
+	for i, r := range rows {
+		labels[i] = rowLabel(r.Name, r.Candidate)
+		if r.Problem != "" {
+			failed++
 		}
 	}
 	width := labelWidth(labels)
@@ -73,28 +65,6 @@ func runVerify(args []string, stdout, stderr io.Writer) error {
 			fmt.Fprintf(stdout, "golden: %s\n", desc)
 		}
 		compareHeader(stdout, width)
-	}
-	failed := 0
-	rows := make([]compare.Result, 0, len(outputs))
-	for _, n := range outputs {
-		x := strings.TrimPrefix(n, golden.OutPrefix)
-		var r compare.Result
-		switch tc, name, ok := golden.CandidateOutput(cand.Tensors, x); {
-		case !ok:
-			r = compare.Refused(n, fmt.Sprintf("missing from the candidate (want %s or %s in %s)", x, n, candName))
-			r.DType, r.Shape = bundle.Tensors[n].DType.String(), bundle.Tensors[n].Shape
-		case tc.DType != bundle.Tensors[n].DType && !*anyDType:
-			want := bundle.Tensors[n].DType
-			r = compare.Refused(n, fmt.Sprintf("dtype %v, but the golden's output is %v: a kernel writing the wrong dtype (--any-dtype compares after rounding)", tc.DType, want))
-			r.DType, r.DTypeB, r.Shape, r.Candidate = want.String(), tc.DType.String(), bundle.Tensors[n].Shape, name
-		default:
-			r = compare.Tensors(n, bundle.Tensors[n], tc, opts.opts, ax)
-			r.Candidate = name
-		}
-		if r.Problem != "" {
-			failed++
-		}
-		rows = append(rows, r)
 	}
 	// Only elements over tolerance have a mistake to name: a candidate refused whole (missing,
 	// of another dtype) is not explained.
@@ -130,11 +100,11 @@ func runVerify(args []string, stdout, stderr io.Writer) error {
 		fmt.Fprintf(stderr, "rotary verify: %s\n", why)
 	}
 	if failed > 0 {
-		fmt.Fprintf(stderr, "rotary verify: %d of %d outputs fail\n", failed, len(outputs))
+		fmt.Fprintf(stderr, "rotary verify: %d of %d outputs fail\n", failed, len(rows))
 		return errProblems
 	}
 	if !*asJSON {
-		fmt.Fprintf(stdout, "all %d outputs within tolerance\n", len(outputs))
+		fmt.Fprintf(stdout, "all %d outputs within tolerance\n", len(rows))
 	}
 	return nil
 }
