@@ -14,7 +14,6 @@ import (
 	"github.com/rotary-go/rotary/golden"
 	"github.com/rotary-go/rotary/hf"
 	"github.com/rotary-go/rotary/internal/fileio"
-	"github.com/rotary-go/rotary/tensor"
 )
 
 const benchUsage = "[--json] [--png FILE] [--model PRESET | --config C.json [--heads N] [--kv-heads N] | --model SHAPE,...] [--op NAME,...] [--backend NAME,...] [--dtype F32,BF16,F16] [--tokens 1,16,...] [--time D] [--custom-ops SPEC]"
@@ -91,9 +90,9 @@ func runBench(args []string, stdout, stderr io.Writer) error {
 		}
 	}
 	for _, d := range splitList(*dtypes) {
-		dt, err := tensor.ParseDType(d)
-		if err != nil || !dt.IsFloat() {
-			return usagef("--dtype %q: want F32, BF16 or F16", d)
+		dt, err := floatDType(d)
+		if err != nil {
+			return err
 		}
 		cfg.DTypes = append(cfg.DTypes, dt)
 	}

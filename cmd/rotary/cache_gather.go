@@ -38,9 +38,9 @@ func (g *gatherFlags) given(fs *flag.FlagSet) bool {
 // gather returns the cos and sin tensors of spec at --gather's positions, streamed a chunk of
 // tokens at a time (rotary.FullWidthStream), so memory follows a chunk, not the token count.
 func (g *gatherFlags) gather(spec rotary.Spec) ([]safetensors.Tensor, error) {
-	d, err := tensor.ParseDType(g.dtype)
-	if err != nil || !d.IsFloat() || d == tensor.F64 {
-		return nil, usagef("--dtype %q: want F32, BF16 or F16", g.dtype)
+	d, err := floatDType(g.dtype)
+	if err != nil {
+		return nil, err
 	}
 	style := spec.Style
 	if g.mode != "" {

@@ -91,7 +91,7 @@ func runGolden(args []string, stdout, stderr io.Writer) error {
 		}
 		o.op = canon
 	}
-	dtype, err := parseGoldenDType(*dtypeName)
+	dtype, err := floatDType(*dtypeName)
 	if err != nil {
 		return err
 	}
@@ -185,8 +185,9 @@ func writeNotes(w io.Writer, notes string) error {
 	return nil
 }
 
-func parseGoldenDType(s string) (tensor.DType, error) {
-	d, err := tensor.ParseDType(strings.ToUpper(s))
+// floatDType reads --dtype, of every command that takes one.
+func floatDType(s string) (tensor.DType, error) {
+	d, err := tensor.ParseDType(s)
 	if err != nil || !d.IsFloat() {
 		return 0, usagef("--dtype %q: want F32, BF16 or F16", s)
 	}
