@@ -770,7 +770,7 @@ func (p *parser) headSize(ri ropeInfo) error {
 	}
 	if ri.main != nil && p.wholeHead(*ri.main) {
 		spec.RotaryDim = head
-		return nil
+		return p.wholeHeadDefault(ri, *ri.main, rope.FullAttention, head)
 	}
 
 	if rd, path, ok, err := s.integer("rotary_dim"); err != nil {

@@ -32,6 +32,11 @@ type layerRule struct {
 	// defaultWholeHead: the family's default rope type rotates the whole head whatever
 	// partial_rotary_factor says.
 	defaultWholeHead bool
+	// defaultSizedBy names the rotary embedding whose rope type default sizes inv_freq by the
+	// entry's partial_rotary_factor although the family's attention rotates the whole head:
+	// the whole head rotates, and a fraction whose table is not the head's is a warning
+	// (wholeHeadDefault).
+	defaultSizedBy string
 	// lastFull: the last layer is full_attention whatever layer_types says, and layer types
 	// derived from pattern end with a full layer.
 	lastFull bool
@@ -97,7 +102,20 @@ var (
 	// Gemma4TextRotaryEmbedding (modeling_gemma4.py) builds each type's inv_freq from that
 	// type's config; its compute_default_rope_parameters spans the whole head_dim.
 	gemma4Layers = &layerRule{pattern: 6, fullHeadKey: "global_head_dim", fullHead: 512, defaultWholeHead: true, lastFull: true}
+	// DiffusionGemmaTextConfig (configuration_diffusion_gemma.py) has Gemma 4's layer types and
+	// heads, and DiffusionGemmaTextAttention (modeling_diffusion_gemma.py) Gemma 4's
+	// apply_rotary_pos_emb, which multiplies cos/sin into the whole head; but
+	// DiffusionGemmaTextRotaryEmbedding.compute_default_rope_parameters sizes inv_freq by
+	// int(head_dim · rope_parameters[layer_type].get("partial_rotary_factor", 1.0)).
+	diffusionGemmaLayers = withDefaultSizedBy(gemma4Layers, "DiffusionGemmaTextRotaryEmbedding")
 )
+
+// withDefaultSizedBy is rule r with defaultSizedBy emb.
+func withDefaultSizedBy(r *layerRule, emb string) *layerRule {
+	c := *r
+	c.defaultSizedBy = emb
+	return &c
+}
 
 // fullHeadSize gives the spec (the full_attention layers) the family's full-layer head size
 // and keeps head for the other layer types; it returns the spec's head size.
@@ -370,7 +388,7 @@ func (p *parser) typeRotaryDim(ri ropeInfo, t string, n node, head int) (int, er
 	if p.wholeHead(n) || ri.perType == "" {
 		// An object not keyed by layer type is DeepSeek-V4's, keyed by rope-type label: the
 		// spec's head is the rope slice its partial_rotary_factor sizes (deepseek_v4.go).
-		return head, nil
+		return head, p.wholeHeadDefault(ri, n, t, head)
 	}
 	if rd, rpath, rok, err := p.src.integer("rotary_dim"); err != nil || rok {
 		if err == nil && head == spec.HeadSize {
