@@ -238,6 +238,8 @@ type parser struct {
 	// partialTypes decides the rotary fraction of a rope object keyed by layer type
 	// (partial_types.go); nil until an entry needs it.
 	partialTypes *typePartial
+	// fractionFrom are the keys a rotary dim was sized by (rotary_pct.go).
+	fractionFrom map[string]bool
 }
 
 func (p *parser) note(format string, args ...any) { p.src.note(format, args...) }
@@ -305,6 +307,7 @@ func (p *parser) parse(top object) (*Model, error) {
 	}
 	p.m.HeadSize = p.m.Spec.HeadSize
 	p.m.Notes = p.notes
+	p.rotaryPctUnread(ri)
 	p.m.Unread = p.unread(ri)
 	out := p.m
 	return &out, nil
@@ -794,6 +797,7 @@ func (p *parser) headSize(ri ropeInfo) error {
 		spec.RotaryDim = head
 		return nil
 	}
+	p.tookFraction(path)
 	if !(factor > 0 && factor <= 1) && !s.lenient {
 		return configErr("%s: %v: want a fraction in (0, 1]", path, factor)
 	}

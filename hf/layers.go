@@ -403,10 +403,10 @@ func (p *parser) typeRotaryDim(ri ropeInfo, t string, n node, head int) (int, er
 	if err != nil {
 		return 0, err
 	}
-	if !ok {
-		if factor, path = p.fam.partial, "partial_rotary_factor"; factor == 0 {
-			return head, nil
-		}
+	if ok {
+		p.tookFraction(path)
+	} else if factor, path = p.fam.partial, "partial_rotary_factor"; factor == 0 {
+		return head, nil
 	}
 	if !(factor > 0 && factor <= 1) {
 		return 0, configErr("%s: %v: want a fraction in (0, 1]", path, factor)
