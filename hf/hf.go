@@ -817,6 +817,9 @@ func (p *parser) headSize(ri ropeInfo) error {
 		return configErr("%s: %v of head size %d gives rotary dim %d: want a positive even number", path, factor, head, rd)
 	}
 	spec.RotaryDim = rd
+	if ri.perType != "" && ri.main != nil {
+		p.wholeHeadScaled(*ri.main, path, factor, rd, head)
+	}
 	return nil
 }
 

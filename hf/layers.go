@@ -30,7 +30,9 @@ type layerRule struct {
 	fullHeadKey string
 	fullHead    int
 	// defaultWholeHead: the family's default rope type rotates the whole head whatever
-	// partial_rotary_factor says.
+	// partial_rotary_factor says, and its attention multiplies cos/sin into the whole head, so
+	// that a scaled entry's tables sized by a fraction below 1 cannot be applied
+	// (wholeHeadScaled).
 	defaultWholeHead bool
 	// defaultSizedBy names the rotary embedding whose rope type default sizes inv_freq by the
 	// entry's partial_rotary_factor although the family's attention rotates the whole head:
@@ -415,6 +417,7 @@ func (p *parser) typeRotaryDim(ri ropeInfo, t string, n node, head int) (int, er
 	if rd <= 0 || rd%2 != 0 {
 		return 0, configErr("%s: %v of head size %d gives rotary dim %d: want a positive even number", path, factor, head, rd)
 	}
+	p.wholeHeadScaled(n, path, factor, rd, head)
 	return rd, nil
 }
 

@@ -345,3 +345,16 @@ func wholeHeadTable(emb string, head int, f float64) string {
 		"(%s), and apply_rotary_pos_emb multiplies the %d-wide cos/sin into the whole %d-wide head; the whole head rotates, as the attention applies it",
 		emb, sized, width, head)
 }
+
+// wholeHeadScaled notes that transformers main cannot run a config whose scaled entry n sizes
+// its tables by fraction factor (at path) to rd dims of a head of head dims, in a family whose
+// attention multiplies cos/sin into the whole head (layerRule.defaultWholeHead: Gemma 4's
+// apply_rotary_pos_emb never slices). The fraction is kept, as the hf reading keeps Llama's.
+func (p *parser) wholeHeadScaled(n node, path string, factor float64, rd, head int) {
+	if rule := p.fam.layers; rule == nil || !rule.defaultWholeHead || rd == head {
+		return
+	}
+	rt, _ := p.entryType(n)
+	p.note("transformers main cannot run this config: the %s init of %s sizes cos/sin by %s %v (%d of the %d-wide head), and %s's apply_rotary_pos_emb multiplies them into the whole head; the fraction is kept",
+		rt, n.path, path, factor, rd, head, p.m.ModelType)
+}

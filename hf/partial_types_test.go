@@ -206,3 +206,42 @@ func TestPartialRotaryDiffusionGemmaDefault(t *testing.T) {
 		}
 	}
 }
+
+// TestPartialRotaryWholeHeadScaled: Gemma4TextAttention, Gemma4UnifiedTextAttention and
+// DiffusionGemmaTextAttention (modeling_<type>.py, transformers decba1d2) multiply cos/sin into
+// the whole head (apply_rotary_pos_emb never slices), and a scaled entry's ROPE_INIT_FUNCTIONS
+// function sizes them by int(head_dim · partial_rotary_factor): below 1, transformers main
+// cannot run the config. The reading keeps the fraction, as for Llama under --as hf, and a note
+// says so.
+func TestPartialRotaryWholeHeadScaled(t *testing.T) {
+	cfg := func(model, sliding, full string) string {
+		return fmt.Sprintf(`{"model_type": %q, "hidden_size": 2304, "num_attention_heads": 8, "head_dim": 256, "global_head_dim": 512, "num_hidden_layers": 2,
+			"layer_types": ["sliding_attention", "full_attention"], "rope_parameters": {"sliding_attention": {"rope_theta": 10000, %s},
+				"full_attention": {"rope_theta": 1000000, %s}}}`, model, sliding, full)
+	}
+	const linear, proportional = `"rope_type": "linear", "factor": 2`, `"rope_type": "proportional", "partial_rotary_factor": 0.25`
+	for _, c := range []struct {
+		name, cfg string
+		rot       [2]int
+		noted     bool
+	}{
+		{"gemma 4 sliding linear 0.5", cfg("gemma4_text", linear+`, "partial_rotary_factor": 0.5`, proportional), [2]int{128, 512}, true},
+		{"gemma 4 sliding linear 1", cfg("gemma4_text", linear+`, "partial_rotary_factor": 1.0`, proportional), [2]int{256, 512}, false},
+		{"gemma 4 full yarn 0.5", cfg("gemma4_text", `"rope_type": "default"`, `"rope_type": "yarn", "factor": 4, "original_max_position_embeddings": 8192, "partial_rotary_factor": 0.5`),
+			[2]int{256, 256}, true},
+		{"diffusion gemma sliding linear 0.5", cfg("diffusion_gemma_text", linear+`, "partial_rotary_factor": 0.5`, proportional), [2]int{128, 512}, true},
+		{"gemma 3 sliding linear 0.5", `{"model_type": "gemma3_text", "hidden_size": 2048, "num_attention_heads": 8, "head_dim": 256, "num_hidden_layers": 2,
+			"layer_types": ["sliding_attention", "full_attention"], "rope_parameters": {"full_attention": {"rope_type": "default", "rope_theta": 1000000},
+				"sliding_attention": {"rope_type": "linear", "factor": 2, "partial_rotary_factor": 0.5, "rope_theta": 10000}}}`, [2]int{128, 256}, false},
+	} {
+		m := mustParse(t, c.cfg)
+		for l, want := range c.rot {
+			if s, err := m.Spec.ForLayer(l); err != nil || s.RotaryDim != want {
+				t.Errorf("%s: layer %d: %v, %v: want rotary dim %d", c.name, l, s.RotaryDim, err, want)
+			}
+		}
+		if noted := noteHas(m, "cannot run this config"); noted != c.noted {
+			t.Errorf("%s: notes %q: want a note that transformers main cannot run it %t", c.name, m.Notes, c.noted)
+		}
+	}
+}
