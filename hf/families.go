@@ -272,9 +272,9 @@ var (
 // (configuration_gemma4_unified.py), which differ in max_position_embeddings, and
 // DiffusionGemmaTextConfig's (configuration_diffusion_gemma.py), Gemma4TextConfig's.
 var (
-	gemma4         = gemma4Family("131072", "Gemma4TextConfig")
-	gemma4Unified  = gemma4Family("262144", "Gemma4UnifiedTextConfig")
-	diffusionGemma = gemma4Family("131072", "DiffusionGemmaTextConfig")
+	gemma4         = gemma4Family("131072", "Gemma4TextConfig", gemma4Layers)
+	gemma4Unified  = gemma4Family("262144", "Gemma4UnifiedTextConfig", gemma4Layers)
+	diffusionGemma = gemma4Family("131072", "DiffusionGemmaTextConfig", diffusionGemmaLayers)
 )
 
 // Mistral4Config's defaults (configuration_mistral4.py): MLA over a qk_rope_head_dim 64 part,
@@ -298,13 +298,13 @@ var deepseekV4 = family{style: rope.GPTJ, kind: kindDeepSeekV4, layers: &layerRu
 	"max_position_embeddings": num("1048576"), "rope_theta": num("10000.0"), "compress_rope_theta": num("160000.0"),
 }}
 
-// gemma4Family is Gemma 4's family with the config class's defaults, rope_parameters
-// included: sliding layers default RoPE with theta 10000, full layers proportional over a
+// gemma4Family is Gemma 4's family with the config class's defaults and layer rule layers,
+// rope_parameters included: sliding layers default RoPE with theta 10000, full layers proportional over a
 // quarter of their 512-wide head with theta 1000000. The classes' convert_rope_params_to_dict
 // returns the kwargs untouched ("no old-format rope_scaling" for new models, transformers
 // decba1d2), so a legacy rope_scaling is never read.
-func gemma4Family(maxPositions, class string) family {
-	return family{style: rope.NeoX, layers: gemma4Layers, class: class, ignores: []string{"rope_scaling"}, defaults: map[string]any{
+func gemma4Family(maxPositions, class string, layers *layerRule) family {
+	return family{style: rope.NeoX, layers: layers, class: class, ignores: []string{"rope_scaling"}, defaults: map[string]any{
 		"hidden_size": num("2304"), "num_hidden_layers": num("30"), "num_attention_heads": num("8"),
 		"num_key_value_heads": num("4"), "head_dim": num("256"), "max_position_embeddings": num(maxPositions),
 		"rope_parameters": object{

@@ -238,6 +238,8 @@ type parser struct {
 	// partialTypes decides the rotary fraction of a rope object keyed by layer type
 	// (partial_types.go); nil until an entry needs it.
 	partialTypes *typePartial
+	// fractionFrom are the keys a rotary dim was sized by (rotary_pct.go).
+	fractionFrom map[string]bool
 }
 
 func (p *parser) note(format string, args ...any) { p.src.note(format, args...) }
@@ -305,6 +307,7 @@ func (p *parser) parse(top object) (*Model, error) {
 	}
 	p.m.HeadSize = p.m.Spec.HeadSize
 	p.m.Notes = p.notes
+	p.rotaryPctUnread(ri)
 	p.m.Unread = p.unread(ri)
 	out := p.m
 	return &out, nil
@@ -770,7 +773,7 @@ func (p *parser) headSize(ri ropeInfo) error {
 	}
 	if ri.main != nil && p.wholeHead(*ri.main) {
 		spec.RotaryDim = head
-		return nil
+		return p.wholeHeadDefault(ri, *ri.main, rope.FullAttention, head)
 	}
 
 	if rd, path, ok, err := s.integer("rotary_dim"); err != nil {
@@ -794,6 +797,7 @@ func (p *parser) headSize(ri ropeInfo) error {
 		spec.RotaryDim = head
 		return nil
 	}
+	p.tookFraction(path)
 	if !(factor > 0 && factor <= 1) && !s.lenient {
 		return configErr("%s: %v: want a fraction in (0, 1]", path, factor)
 	}
@@ -813,6 +817,9 @@ func (p *parser) headSize(ri ropeInfo) error {
 		return configErr("%s: %v of head size %d gives rotary dim %d: want a positive even number", path, factor, head, rd)
 	}
 	spec.RotaryDim = rd
+	if ri.perType != "" && ri.main != nil {
+		p.wholeHeadScaled(*ri.main, path, factor, rd, head)
+	}
 	return nil
 }
 

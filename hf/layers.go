@@ -30,8 +30,15 @@ type layerRule struct {
 	fullHeadKey string
 	fullHead    int
 	// defaultWholeHead: the family's default rope type rotates the whole head whatever
-	// partial_rotary_factor says.
+	// partial_rotary_factor says, and its attention multiplies cos/sin into the whole head, so
+	// that a scaled entry's tables sized by a fraction below 1 cannot be applied
+	// (wholeHeadScaled).
 	defaultWholeHead bool
+	// defaultSizedBy names the rotary embedding whose rope type default sizes inv_freq by the
+	// entry's partial_rotary_factor although the family's attention rotates the whole head:
+	// the whole head rotates, and a fraction whose table is not the head's is a warning
+	// (wholeHeadDefault).
+	defaultSizedBy string
 	// lastFull: the last layer is full_attention whatever layer_types says, and layer types
 	// derived from pattern end with a full layer.
 	lastFull bool
@@ -97,7 +104,20 @@ var (
 	// Gemma4TextRotaryEmbedding (modeling_gemma4.py) builds each type's inv_freq from that
 	// type's config; its compute_default_rope_parameters spans the whole head_dim.
 	gemma4Layers = &layerRule{pattern: 6, fullHeadKey: "global_head_dim", fullHead: 512, defaultWholeHead: true, lastFull: true}
+	// DiffusionGemmaTextConfig (configuration_diffusion_gemma.py) has Gemma 4's layer types and
+	// heads, and DiffusionGemmaTextAttention (modeling_diffusion_gemma.py) Gemma 4's
+	// apply_rotary_pos_emb, which multiplies cos/sin into the whole head; but
+	// DiffusionGemmaTextRotaryEmbedding.compute_default_rope_parameters sizes inv_freq by
+	// int(head_dim · rope_parameters[layer_type].get("partial_rotary_factor", 1.0)).
+	diffusionGemmaLayers = withDefaultSizedBy(gemma4Layers, "DiffusionGemmaTextRotaryEmbedding")
 )
+
+// withDefaultSizedBy is rule r with defaultSizedBy emb.
+func withDefaultSizedBy(r *layerRule, emb string) *layerRule {
+	c := *r
+	c.defaultSizedBy = emb
+	return &c
+}
 
 // fullHeadSize gives the spec (the full_attention layers) the family's full-layer head size
 // and keeps head for the other layer types; it returns the spec's head size.
@@ -370,7 +390,7 @@ func (p *parser) typeRotaryDim(ri ropeInfo, t string, n node, head int) (int, er
 	if p.wholeHead(n) || ri.perType == "" {
 		// An object not keyed by layer type is DeepSeek-V4's, keyed by rope-type label: the
 		// spec's head is the rope slice its partial_rotary_factor sizes (deepseek_v4.go).
-		return head, nil
+		return head, p.wholeHeadDefault(ri, n, t, head)
 	}
 	if rd, rpath, rok, err := p.src.integer("rotary_dim"); err != nil || rok {
 		if err == nil && head == spec.HeadSize {
@@ -385,10 +405,10 @@ func (p *parser) typeRotaryDim(ri ropeInfo, t string, n node, head int) (int, er
 	if err != nil {
 		return 0, err
 	}
-	if !ok {
-		if factor, path = p.fam.partial, "partial_rotary_factor"; factor == 0 {
-			return head, nil
-		}
+	if ok {
+		p.tookFraction(path)
+	} else if factor, path = p.fam.partial, "partial_rotary_factor"; factor == 0 {
+		return head, nil
 	}
 	if !(factor > 0 && factor <= 1) {
 		return 0, configErr("%s: %v: want a fraction in (0, 1]", path, factor)
@@ -397,6 +417,7 @@ func (p *parser) typeRotaryDim(ri ropeInfo, t string, n node, head int) (int, er
 	if rd <= 0 || rd%2 != 0 {
 		return 0, configErr("%s: %v of head size %d gives rotary dim %d: want a positive even number", path, factor, head, rd)
 	}
+	p.wholeHeadScaled(n, path, factor, rd, head)
 	return rd, nil
 }
 

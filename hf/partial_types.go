@@ -275,3 +275,86 @@ func (p *parser) attributeOnly(n *node) (float64, string, bool, error) {
 	}
 	return f, path, ok, nil
 }
+
+// wholeHeadDefault checks rope type default entry n (layer type t, for a head of head dims) of
+// a family whose rotary embedding sizes that type's inv_freq by the entry's partial_rotary_factor
+// while its attention rotates the whole head (layerRule.defaultSizedBy): the whole head rotates,
+// and each fraction transformers main would read there whose table is not the head's is a
+// warning. That is the entry's own, and in Case 2, beside a scaled entry, the config's
+// attribute, which that entry's init writes into every entry (typePartial).
+func (p *parser) wholeHeadDefault(ri ropeInfo, n node, t string, head int) error {
+	rule := p.fam.layers
+	if rule == nil || rule.defaultSizedBy == "" || ri.perType == "" {
+		return nil
+	}
+	if rt, err := ropeType(n); err != nil || rt != "" && rt != "default" {
+		return nil // scaling reports a bad type; proportional spans the head
+	}
+	own, ownOK, err := n.number("partial_rotary_factor")
+	if err != nil && !p.src.lenient {
+		return err
+	}
+	if why := wholeHeadTable(rule.defaultSizedBy, head, own); ownOK && why != "" {
+		p.overridden = append(p.overridden, UnreadKey{Path: n.key("partial_rotary_factor"), Why: why})
+	}
+	if !ownOK {
+		own = 1
+	}
+	if p.opts.choice(RulePartialRotarySource) == "attribute-only" {
+		return nil
+	}
+	tp, err := p.readTypePartial(ri)
+	if err != nil || !tp.aok || !tp.written || len(tp.scaled) == 0 || !tp.inUse[t] || tp.attr == own {
+		return err
+	}
+	why := wholeHeadTable(rule.defaultSizedBy, head, tp.attr)
+	if why == "" {
+		return nil
+	}
+	path := tp.apath
+	if path == "" {
+		path = n.key("partial_rotary_factor")
+	}
+	p.overridden = append(p.overridden, UnreadKey{Path: path, Why: fmt.Sprintf("for %s, %s; the init of %s (standardize_rope_params) writes %v into every entry of "+
+		"rope_parameters, and the rotary embedding builds the layer types in list(set(layer_types)) order, so this entry is built with %v or with %v, and "+
+		"_init_weights rebuilds it with %v", n.path, why, strings.Join(tp.scaled, " and "), tp.attr, tp.attr, own, tp.attr)})
+	return nil
+}
+
+// wholeHeadTable says what transformers main does with a rope type default entry whose rotary
+// embedding emb sizes inv_freq by fraction f of a head of head dims that its attention rotates
+// whole; "" when the table is the head's.
+func wholeHeadTable(emb string, head int, f float64) string {
+	d, ok := truncInt(float64(head) * f)
+	width := 0 // torch.arange(0, d, 2) frequencies, each twice in cos/sin
+	if d > 0 {
+		width = 2 * ((d + 1) / 2)
+	}
+	sized := fmt.Sprintf("int(%d · %v) = %d dims", head, f, d)
+	if !ok {
+		sized = fmt.Sprintf("int(%d · %v), which overflows", head, f)
+	}
+	switch {
+	case ok && d == head:
+		return ""
+	case ok && width == head:
+		return fmt.Sprintf("transformers main rotates the whole %d-wide head with %s.compute_default_rope_parameters' inv_freq over %s (base^(-2i/%d)), "+
+			"which rotary does not model: the whole head's frequencies (base^(-2i/%d)) are taken", head, emb, sized, d, head)
+	}
+	return fmt.Sprintf("transformers main cannot run this config: %s.compute_default_rope_parameters sizes this rope type default entry's inv_freq by it "+
+		"(%s), and apply_rotary_pos_emb multiplies the %d-wide cos/sin into the whole %d-wide head; the whole head rotates, as the attention applies it",
+		emb, sized, width, head)
+}
+
+// wholeHeadScaled notes that transformers main cannot run a config whose scaled entry n sizes
+// its tables by fraction factor (at path) to rd dims of a head of head dims, in a family whose
+// attention multiplies cos/sin into the whole head (layerRule.defaultWholeHead: Gemma 4's
+// apply_rotary_pos_emb never slices). The fraction is kept, as the hf reading keeps Llama's.
+func (p *parser) wholeHeadScaled(n node, path string, factor float64, rd, head int) {
+	if rule := p.fam.layers; rule == nil || !rule.defaultWholeHead || rd == head {
+		return
+	}
+	rt, _ := p.entryType(n)
+	p.note("transformers main cannot run this config: the %s init of %s sizes cos/sin by %s %v (%d of the %d-wide head), and %s's apply_rotary_pos_emb multiplies them into the whole head; the fraction is kept",
+		rt, n.path, path, factor, rd, head, p.m.ModelType)
+}

@@ -154,3 +154,94 @@ func TestPartialRotaryDeepSeekV4Entries(t *testing.T) {
 		}
 	}
 }
+
+// TestPartialRotaryDiffusionGemmaDefault: DiffusionGemmaTextRotaryEmbedding.
+// compute_default_rope_parameters (modeling_diffusion_gemma.py, transformers decba1d2) sizes a
+// rope type default entry's inv_freq by int(head_dim · rope_parameters[layer_type].get(
+// "partial_rotary_factor", 1.0)), unlike Gemma 4's, while its apply_rotary_pos_emb multiplies
+// cos/sin into the whole head: a fraction whose table is not the head's fails (shape mismatch),
+// and one of head_dim - 1 dims rotates the whole head with frequencies over head_dim - 1. The
+// whole head rotates, as the attention applies it, and a warning says why the key is not read.
+// In Case 2 a scaled entry's init writes the config's fraction into the default entry too.
+func TestPartialRotaryDiffusionGemmaDefault(t *testing.T) {
+	cfg := func(model, top, sliding, full string) string {
+		return fmt.Sprintf(`{"model_type": %q, "hidden_size": 2304, "num_attention_heads": 8, "num_key_value_heads": 4, "head_dim": 256,
+			"global_head_dim": 512, "num_hidden_layers": 2, "layer_types": ["sliding_attention", "full_attention"]%s,
+			"rope_parameters": {"sliding_attention": {"rope_type": "default", "rope_theta": 10000%s}, "full_attention": {"rope_theta": 1000000, %s}}}`, model, top, sliding, full)
+	}
+	const dg, proportional = "diffusion_gemma_text", `"rope_type": "proportional", "partial_rotary_factor": 0.25`
+	const sliding = "rope_parameters.sliding_attention.partial_rotary_factor"
+	for _, c := range []struct {
+		name, cfg string
+		rot       [2]int // the layers' rotary dims
+		path, why string // the warning: path, and a word of its why ("" for none on path)
+	}{
+		{"sliding 0.5", cfg(dg, ``, `, "partial_rotary_factor": 0.5`, proportional), [2]int{256, 512}, sliding, "DiffusionGemmaTextRotaryEmbedding"},
+		{"sliding 0.5 fails", cfg(dg, ``, `, "partial_rotary_factor": 0.5`, proportional), [2]int{256, 512}, sliding, "cannot run"},
+		{"sliding 1", cfg(dg, ``, `, "partial_rotary_factor": 1.0`, proportional), [2]int{256, 512}, sliding, ""},
+		{"sliding head_dim - 1", cfg(dg, ``, `, "partial_rotary_factor": 0.998`, proportional), [2]int{256, 512}, sliding, "255"},
+		{"full default 0.5", cfg(dg, ``, ``, `"rope_type": "default", "partial_rotary_factor": 0.5`), [2]int{256, 512},
+			"rope_parameters.full_attention.partial_rotary_factor", "cannot run"},
+		{"config's 0.5 written by the proportional init", cfg(dg, `, "partial_rotary_factor": 0.5`, ``, proportional), [2]int{256, 512},
+			"partial_rotary_factor", "rope_parameters.sliding_attention"},
+		{"config's 0.5, no entry written", cfg(dg, `, "partial_rotary_factor": 0.5`, ``, `"rope_type": "default"`), [2]int{256, 512}, "partial_rotary_factor", ""},
+		{"gemma 4 sliding 0.5", cfg("gemma4_text", ``, `, "partial_rotary_factor": 0.5`, proportional), [2]int{256, 512}, sliding, ""},
+	} {
+		for _, d := range []Dialect{DialectReference, DialectHF} {
+			m := parseAs(t, d, c.cfg)
+			for l, want := range c.rot {
+				if s, err := m.Spec.ForLayer(l); err != nil || s.RotaryDim != want {
+					t.Errorf("%s, %s: layer %d: %v, %v: want rotary dim %d", c.name, d, l, s.RotaryDim, err, want)
+				}
+			}
+			warned := c.why != "" && unreadWith(m, c.path, c.why)
+			if c.why == "" {
+				warned = slices.ContainsFunc(m.Unread, func(u UnreadKey) bool {
+					return u.Path == c.path && strings.Contains(u.Why, "DiffusionGemmaTextRotaryEmbedding")
+				})
+			}
+			if warned != (c.why != "") {
+				t.Errorf("%s, %s: unread %v: want %s warned about with %q", c.name, d, m.Unread, c.path, c.why)
+			}
+		}
+	}
+}
+
+// TestPartialRotaryWholeHeadScaled: Gemma4TextAttention, Gemma4UnifiedTextAttention and
+// DiffusionGemmaTextAttention (modeling_<type>.py, transformers decba1d2) multiply cos/sin into
+// the whole head (apply_rotary_pos_emb never slices), and a scaled entry's ROPE_INIT_FUNCTIONS
+// function sizes them by int(head_dim · partial_rotary_factor): below 1, transformers main
+// cannot run the config. The reading keeps the fraction, as for Llama under --as hf, and a note
+// says so.
+func TestPartialRotaryWholeHeadScaled(t *testing.T) {
+	cfg := func(model, sliding, full string) string {
+		return fmt.Sprintf(`{"model_type": %q, "hidden_size": 2304, "num_attention_heads": 8, "head_dim": 256, "global_head_dim": 512, "num_hidden_layers": 2,
+			"layer_types": ["sliding_attention", "full_attention"], "rope_parameters": {"sliding_attention": {"rope_theta": 10000, %s},
+				"full_attention": {"rope_theta": 1000000, %s}}}`, model, sliding, full)
+	}
+	const linear, proportional = `"rope_type": "linear", "factor": 2`, `"rope_type": "proportional", "partial_rotary_factor": 0.25`
+	for _, c := range []struct {
+		name, cfg string
+		rot       [2]int
+		noted     bool
+	}{
+		{"gemma 4 sliding linear 0.5", cfg("gemma4_text", linear+`, "partial_rotary_factor": 0.5`, proportional), [2]int{128, 512}, true},
+		{"gemma 4 sliding linear 1", cfg("gemma4_text", linear+`, "partial_rotary_factor": 1.0`, proportional), [2]int{256, 512}, false},
+		{"gemma 4 full yarn 0.5", cfg("gemma4_text", `"rope_type": "default"`, `"rope_type": "yarn", "factor": 4, "original_max_position_embeddings": 8192, "partial_rotary_factor": 0.5`),
+			[2]int{256, 256}, true},
+		{"diffusion gemma sliding linear 0.5", cfg("diffusion_gemma_text", linear+`, "partial_rotary_factor": 0.5`, proportional), [2]int{128, 512}, true},
+		{"gemma 3 sliding linear 0.5", `{"model_type": "gemma3_text", "hidden_size": 2048, "num_attention_heads": 8, "head_dim": 256, "num_hidden_layers": 2,
+			"layer_types": ["sliding_attention", "full_attention"], "rope_parameters": {"full_attention": {"rope_type": "default", "rope_theta": 1000000},
+				"sliding_attention": {"rope_type": "linear", "factor": 2, "partial_rotary_factor": 0.5, "rope_theta": 10000}}}`, [2]int{128, 256}, false},
+	} {
+		m := mustParse(t, c.cfg)
+		for l, want := range c.rot {
+			if s, err := m.Spec.ForLayer(l); err != nil || s.RotaryDim != want {
+				t.Errorf("%s: layer %d: %v, %v: want rotary dim %d", c.name, l, s.RotaryDim, err, want)
+			}
+		}
+		if noted := noteHas(m, "cannot run this config"); noted != c.noted {
+			t.Errorf("%s: notes %q: want a note that transformers main cannot run it %t", c.name, m.Notes, c.noted)
+		}
+	}
+}

@@ -50,7 +50,9 @@ func (p *parser) proportional(sc *rope.Scaling, ri ropeInfo, t string, n node, h
 	if path == "" {
 		path = n.key("partial_rotary_factor")
 	}
-	if !ok {
+	if ok {
+		p.tookFraction(path)
+	} else {
 		factor = 1
 		p.note("%s absent: proportional RoPE rotates every pair (HF's default 1.0)", path)
 	}
