@@ -136,6 +136,15 @@ const (
 	// by layer type take the attribute only where standardize_rope_params writes it there
 	// (partial_types.go).
 	RulePartialRotarySource Rule = "partial_rotary_source"
+	// RuleRotaryPct: which config classes take rotary_pct (and rotary_emb_fraction) as the
+	// rotary fraction. "gpt-neox": rotary_pct only where the config class reads it
+	// (GPTNeoXConfig, and a model type outside the family table, read as a generic decoder),
+	// rotary_emb_fraction nowhere; every other class keeps them as attributes nothing reads.
+	// "aliases": besides, where the config object has no partial_rotary_factor attribute (the
+	// config gives none and its class sets none among its kwargs), rotary_pct and then
+	// rotary_emb_fraction are that attribute (GPTNeoXConfig pops rotary_pct, so only
+	// rotary_emb_fraction there), which RulePartialRotarySource then weighs as any attribute.
+	RuleRotaryPct Rule = "rotary_pct"
 	// RuleMiniMaxRotaryDim: MiniMax's rotary_dim "honoured" or "ignored" (the whole head: for
 	// MiniMax-Text-01 partial_rotary_factor is not read either, as RulePartialRotary's
 	// "ignored"), or ignored for MiniMax-Text-01 only ("ignored-text-01").
@@ -163,7 +172,7 @@ const (
 func Rules() []Rule {
 	return []Rule{RuleRopeParameters, RuleYaRNAttention, RuleYaRNTruncate, RuleDeepSeekYaRN,
 		RuleDynamicLength, RuleLongRoPEAttention, RuleLongRoPEOriginal, RuleLongRoPETables,
-		RulePartialRotary, RulePartialRotarySource, RuleMiniMaxRotaryDim, RulePhiMoELongFactors,
+		RulePartialRotary, RulePartialRotarySource, RuleRotaryPct, RuleMiniMaxRotaryDim, RulePhiMoELongFactors,
 		RuleMRoPEDefault, RuleMRoPEInterleavedDefault, RuleRopeIndex, RuleIndexerPairing}
 }
 
@@ -182,6 +191,7 @@ var referenceReadings = map[Rule]Reading{
 	RuleDeepSeekYaRN:            {Choice: "config", Follows: "transformers modeling_rope_utils.py _compute_yarn_parameters, which DeepSeek's MLA models run as every YaRN model"},
 	RulePartialRotary:           {Choice: "honoured", Follows: "vLLM rotary_embedding/__init__.py get_rope: rotary_dim = int(head_size · partial_rotary_factor), as the code of every model that reads the key; transformers main's Llama has no partial rotary at all (LlamaRotaryEmbedding, apply_rotary_pos_emb), so a fraction in a llama config is the checkpoint's, which HF main does not follow"},
 	RulePartialRotarySource:     {Choice: "object-unless-scaled", Follows: "transformers modeling_rope_utils.py RotaryEmbeddingConfigMixin.convert_rope_params_to_dict (setdefault into rope_parameters) and standardize_rope_params, which every ROPE_INIT_FUNCTIONS entry calls again once PreTrainedConfig.__post_init__ has set the attribute"},
+	RuleRotaryPct:               {Choice: "gpt-neox", Follows: "transformers main (decba1d2) models/gpt_neox/configuration_gpt_neox.py and models/gpt_neox_japanese/configuration_gpt_neox_japanese.py convert_rope_params_to_dict: rope_parameters.setdefault(\"partial_rotary_factor\", kwargs.pop(\"rotary_pct\", …)), the only readers of rotary_pct; no class reads rotary_emb_fraction"},
 	RuleDynamicLength:           {Choice: "static", Follows: "vLLM ≤ 0.21 dynamic_ntk_scaling_rope.py DynamicNTKScalingRotaryEmbedding._compute_cos_sin_cache: one cache for every call"},
 	RuleLongRoPEAttention:       {Choice: "config-factor", Follows: "transformers modeling_rope_utils.py _compute_longrope_parameters"},
 	RuleLongRoPEOriginal:        {Choice: "config-or-rope", Follows: "transformers modeling_rope_utils.py standardize_rope_params"},
@@ -204,6 +214,7 @@ var dialectReadings = map[Dialect]map[Rule]Reading{
 		RuleDeepSeekYaRN:            {Choice: "config", Follows: "transformers main models/deepseek_v3/modeling_deepseek_v3.py DeepseekV3RotaryEmbedding.__init__ (and deepseek_v2's): ROPE_INIT_FUNCTIONS[rope_type], so modeling_rope_utils.py _compute_yarn_parameters: attention_factor, else get_mscale(factor, mscale) / get_mscale(factor, mscale_all_dim) when both are given, else get_mscale(factor)"},
 		RulePartialRotary:           {Choice: "ignored", Follows: "transformers main (decba1d2) models/llama/configuration_llama.py LlamaConfig: no partial_rotary_factor field (convert_rope_params_to_dict only setdefaults it into rope_parameters); models/llama/modeling_llama.py LlamaRotaryEmbedding.compute_default_rope_parameters: dim = head_dim, the key never read; apply_rotary_pos_emb multiplies cos/sin into the whole head, so a scaled type's tables, sized by the factor, cannot be applied; the same in every class partialIgnoredTypes lists (models/<type>/modeling_<type>.py compute_default_rope_parameters)"},
 		RulePartialRotarySource:     {Choice: "object-unless-scaled", Follows: "transformers main (decba1d2) configuration_utils.py PreTrainedConfig.__post_init__: convert_rope_params_to_dict kwargs.get()s partial_rotary_factor and setdefaults it into rope_parameters, then the leftover kwarg is setattr()ed; rope_type default runs the family's compute_default_rope_parameters on rope_parameters; modeling_rope_utils.py _compute_linear_scaling_rope_parameters, _compute_dynamic_ntk_parameters, _compute_yarn_parameters, _compute_longrope_parameters, _compute_llama3_parameters call standardize_rope_params first, which assigns the attribute over rope_parameters[\"partial_rotary_factor\"]"},
+		RuleRotaryPct:               {Choice: "gpt-neox", Follows: "transformers main (decba1d2) models/gpt_neox/configuration_gpt_neox.py and models/gpt_neox_japanese/configuration_gpt_neox_japanese.py convert_rope_params_to_dict: kwargs.pop(\"rotary_pct\", …) into rope_parameters[\"partial_rotary_factor\"]; every other class leaves it a leftover kwarg that PreTrainedConfig.__post_init__ setattr()s and nothing reads (models/stablelm/configuration_stablelm.py StableLmConfig.__post_init__: kwargs.setdefault(\"partial_rotary_factor\", 0.25)); rotary_emb_fraction is read nowhere"},
 		RuleDynamicLength:           {Choice: "per-call", Follows: "transformers main modeling_rope_utils.py _compute_dynamic_ntk_parameters with dynamic_rope_update: seq_len = max(position)+1 over max_position_embeddings"},
 		RuleLongRoPEAttention:       {Choice: "config-factor", Follows: "transformers main modeling_rope_utils.py _compute_longrope_parameters: factor from rope_parameters, max / original only when absent"},
 		RuleLongRoPEOriginal:        {Choice: "config-or-rope", Follows: "transformers main modeling_rope_utils.py standardize_rope_params (config-level original_max_position_embeddings wins)"},
@@ -222,6 +233,7 @@ var dialectReadings = map[Dialect]map[Rule]Reading{
 		RuleDeepSeekYaRN:            {Choice: "config", Follows: "transformers v4.57 models/deepseek_v3/modeling_deepseek_v3.py DeepseekV3RotaryEmbedding.__init__: ROPE_INIT_FUNCTIONS[rope_type]; modeling_rope_utils.py _compute_yarn_parameters: the ratio only if mscale and mscale_all_dim"},
 		RuleDynamicLength:           {Choice: "per-call", Follows: "transformers v4.57 modeling_rope_utils.py _compute_dynamic_ntk_parameters: seq_len = max(seq_len, max_position_embeddings)"},
 		RulePartialRotarySource:     {Choice: "attribute-only", Follows: "transformers v4.57 modeling_rope_utils.py (59eba492) _compute_default_rope_parameters, _compute_dynamic_ntk_parameters, _compute_yarn_parameters, _compute_longrope_parameters: getattr(config, \"partial_rotary_factor\", 1.0), the linear and llama3 types through _compute_default_rope_parameters; no model reads rope_scaling[\"partial_rotary_factor\"] (its rope_config_validation warns of it as an unrecognized key)"},
+		RuleRotaryPct:               {Choice: "gpt-neox", Follows: "transformers v4.57 (59eba492) models/gpt_neox/configuration_gpt_neox.py GPTNeoXConfig.__init__ (and gpt_neox_japanese's): self.partial_rotary_factor = rotary_pct after super().__init__; StableLmConfig.__init__ (partial_rotary_factor=0.25), PersimmonConfig's and PhiConfig's (0.5) take partial_rotary_factor, and PretrainedConfig.__init__ setattr()s rotary_pct as an attribute nothing reads"},
 		RuleLongRoPEAttention:       {Choice: "lengths-if-top-level", Follows: "transformers v4.57 modeling_rope_utils.py _compute_longrope_parameters: factor = max_position_embeddings / original when config.original_max_position_embeddings is set"},
 		RuleLongRoPEOriginal:        {Choice: "top-level", Follows: "transformers v4.57 modeling_rope_utils.py _compute_longrope_parameters: getattr(config, \"original_max_position_embeddings\"), else max_position_embeddings"},
 		RuleLongRoPETables:          {Choice: "per-call", Follows: "transformers v4.57 modeling_rope_utils.py _compute_longrope_parameters: long factors when seq_len > original"},
@@ -238,6 +250,7 @@ var dialectReadings = map[Dialect]map[Rule]Reading{
 		RuleDeepSeekYaRN:            {Choice: "mscale-defaults", Follows: "vLLM models/deepseek_v2.py DeepseekV2MLAAttention.__init__ (002d6073): rope_type = deepseek_yarn unless default (apply_yarn_scaling unset); rotary_embedding/__init__.py get_rope (07b12f1b): deepseek_yarn kwargs extrapolation_factor, attn_factor, beta_fast, beta_slow, mscale, mscale_all_dim; deepseek_scaling_rope.py DeepseekScalingRotaryEmbedding.__init__ (00d678e1): mscale = yarn_get_mscale(factor, mscale) / yarn_get_mscale(factor, mscale_all_dim) · attn_factor, defaults mscale 1, mscale_all_dim 0"},
 		RulePartialRotary:           {Choice: "honoured", Follows: "vLLM models/llama.py LlamaAttention._init_rotary_emb (e06c9ba2): get_rope(head_dim, rope_parameters=config.rope_parameters), which transformers' convert_rope_params_to_dict gave the config's partial_rotary_factor; rotary_embedding/__init__.py get_rope (07b12f1b): rotary_dim = int(head_size · partial_rotary_factor)"},
 		RulePartialRotarySource:     {Choice: "attribute", Follows: "vLLM transformers_utils/config.py patch_rope_parameters (0036026e): config.partial_rotary_factor = getattr_iter(config, [partial_rotary_factor, rotary_pct, rotary_emb_fraction]), then standardize_rope_params writes it over rope_parameters' for every rope type; rotary_embedding/__init__.py get_rope (07b12f1b): rotary_dim = int(head_size · rope_parameters[\"partial_rotary_factor\"])"},
+		RuleRotaryPct:               {Choice: "aliases", Follows: "vLLM transformers_utils/config.py patch_rope_parameters (0036026e): config.partial_rotary_factor = getattr_iter(config, [\"partial_rotary_factor\", \"rotary_pct\", \"rotary_emb_fraction\"]); config/utils.py getattr_iter (7a3bde4c): the first name hasattr() finds, so a class that sets partial_rotary_factor among its kwargs (StableLmConfig, PhiConfig, Glm4Config …) never reaches the aliases, and GPTNeoXConfig, which pops rotary_pct, reaches rotary_emb_fraction alone"},
 		RuleDynamicLength:           {Choice: "max-trained", Follows: "vLLM rotary_embedding/__init__.py get_rope and dynamic_ntk_scaling_rope.py after PR #41277: max_trained_positions, default max_position"},
 		RuleLongRoPEAttention:       {Choice: "lengths", Follows: "vLLM rotary_embedding/phi3_long_rope_scaled_rope.py Phi3LongRoPEScaledRotaryEmbedding.__init__: scale = max_position_embeddings / original; get_rope forwards only short_mscale / long_mscale"},
 		RuleLongRoPEOriginal:        {Choice: "config-or-rope", Follows: "vLLM transformers_utils/config.py patch_rope_parameters: the config-level original_max_position_embeddings copied into rope_parameters; get_rope reads it there"},
@@ -318,6 +331,7 @@ var ruleChoices = map[Rule][]string{
 	RuleDeepSeekYaRN:            {"config", "mscale-defaults"},
 	RulePartialRotary:           {"honoured", "ignored"},
 	RulePartialRotarySource:     {"object-unless-scaled", "attribute", "attribute-only"},
+	RuleRotaryPct:               {"gpt-neox", "aliases"},
 	RuleDynamicLength:           {"static", "per-call", "max-trained", "ignored"},
 	RuleLongRoPEAttention:       {"config-factor", "lengths", "lengths-if-top-level"},
 	RuleLongRoPEOriginal:        {"config-or-rope", "top-level"},

@@ -15,7 +15,7 @@
 //   - KV heads: num_key_value_heads, else multi_query_group_num (ChatGLM), num_kv_heads or
 //     n_head_kv (Falcon, where multi_query means one), else the attention-head count.
 //   - Rotary dim: rotary_dim (GPT-J, CodeGen), else int(head size × partial_rotary_factor)
-//     or rotary_pct (GPT-NeoX), truncated as HF does; GLM families rotate half the head.
+//     or rotary_pct (GPT-NeoX's alone), truncated as HF does; GLM families rotate half the head.
 //     Given both in the rope object and as the config attribute (the top-level key, or a
 //     config class's kwargs default), rope type default takes the object's and every scaled
 //     type the attribute, as transformers main does; the one not read is a warning.

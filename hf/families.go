@@ -44,6 +44,8 @@ type family struct {
 	// kwargs["partial_rotary_factor"] = partial), so the config object always has the attribute
 	// that standardize_rope_params writes over the rope object's (partial_source.go).
 	partialKwarg bool
+	// rotaryPct: the config class reads rotary_pct as its rotary fraction (rotary_pct.go).
+	rotaryPct bool
 	// interleavedMRoPE: the family's MRoPE is Qwen3-VL's interleaved layout even when the
 	// config does not say mrope_interleaved.
 	interleavedMRoPE bool
@@ -94,7 +96,7 @@ var (
 	// GPTNeoXConfig.convert_rope_params_to_dict (configuration_gpt_neox.py) takes rope_theta from
 	// rotary_emb_base (default 10000) and partial_rotary_factor from rotary_pct (default 0.25):
 	// the config's own rope_theta and partial_rotary_factor are never read.
-	gptNeoX = family{style: rope.NeoX, partial: 0.25, class: "GPTNeoXConfig", ignores: []string{"rope_theta", "partial_rotary_factor"}}
+	gptNeoX = family{style: rope.NeoX, partial: 0.25, rotaryPct: true, class: "GPTNeoXConfig", ignores: []string{"rope_theta", "partial_rotary_factor"}}
 	// Qwen3VLTextRotaryEmbedding (modeling_qwen3_vl.py) defaults mrope_section to [24, 20, 20].
 	qwen3 = family{style: rope.NeoX, interleavedMRoPE: true, mropeSection: []int{24, 20, 20}, mropeFrom: "Qwen3VLTextRotaryEmbedding"}
 	// Gemma3TextConfig's defaults: google/gemma-3-4b-it's config.json gives only a few text

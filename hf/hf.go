@@ -307,7 +307,7 @@ func (p *parser) parse(top object) (*Model, error) {
 	}
 	p.m.HeadSize = p.m.Spec.HeadSize
 	p.m.Notes = p.notes
-	p.rotaryPctUnread(ri)
+	p.aliasesUnread()
 	p.m.Unread = p.unread(ri)
 	out := p.m
 	return &out, nil

@@ -36,7 +36,7 @@ func (p *parser) partialFactor(ri ropeInfo) (float64, string, bool, error) {
 	case ri.perType != "" && ri.main != nil:
 		return p.orFamilyFraction(p.typeFactor(ri, *ri.main, rope.FullAttention, p.m.Spec.HeadSize))
 	}
-	factor, path, ok, err := s.number("partial_rotary_factor", "rotary_pct")
+	factor, path, ok, err := s.number(p.fractionKeys()...)
 	if err != nil {
 		return 0, "", false, err
 	}
@@ -125,18 +125,15 @@ var slicedAtBuild = map[string]string{"phi": "PhiAttention", "stablelm": "Stable
 // 0.5, which is why the family ignores the config's) has it whatever the config says; a key the
 // class's rope reading ignores is an attribute all the same (GPTNeoXConfig.
 // convert_rope_params_to_dict reads rotary_pct and leaves partial_rotary_factor in the kwargs).
-// Under the "attribute" reading, vLLM's getattr_iter also takes rotary_pct, except for
-// GPTNeoXConfig, which pops it.
+// Where the config gives none, the reading's aliases stand in (RuleRotaryPct "aliases":
+// vLLM's getattr_iter).
 func (p *parser) partialAttribute() (float64, string, bool, error) {
 	ignores := slices.Contains(p.fam.ignores, "partial_rotary_factor")
 	if p.fam.partialKwarg && ignores {
 		return p.fam.partial, "", true, nil
 	}
 	s := &p.src
-	keys := []string{"partial_rotary_factor"}
-	if p.opts.choice(RulePartialRotarySource) == "attribute" && !ignores {
-		keys = append(keys, "rotary_pct")
-	}
+	keys := append([]string{"partial_rotary_factor"}, p.fractionAliases()...)
 	saved := s.ignored
 	s.ignored = slices.DeleteFunc(slices.Clone(saved), func(k string) bool { return k == "partial_rotary_factor" })
 	f, path, ok, err := s.number(keys...)

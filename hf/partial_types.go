@@ -249,7 +249,7 @@ func dims(head int, f float64) int {
 // class's default. Rope object n's key, when it gives one, is not read.
 func (p *parser) attributeOnly(n *node) (float64, string, bool, error) {
 	s := &p.src
-	f, path, ok, err := s.number("partial_rotary_factor", "rotary_pct")
+	f, path, ok, err := s.number(p.fractionKeys()...)
 	if err != nil {
 		return 0, "", false, err
 	}
