@@ -14,8 +14,9 @@
 //     qk_rope_head_dim, since the rotated q_pe/k_pe part is a tensor of its own.
 //   - KV heads: num_key_value_heads, else multi_query_group_num (ChatGLM), num_kv_heads or
 //     n_head_kv (Falcon, where multi_query means one), else the attention-head count.
-//   - Rotary dim: rotary_dim (GPT-J, CodeGen), else int(head size × partial_rotary_factor)
-//     or rotary_pct (GPT-NeoX's alone), truncated as HF does; GLM families rotate half the head.
+//   - Rotary dim: rotary_dim (GPT-J's, CodeGen's and MiniMax's alone; a warning elsewhere),
+//     else int(head size × partial_rotary_factor) or rotary_pct (GPT-NeoX's alone), truncated
+//     as HF does; GLM families rotate half the head.
 //     Given both in the rope object and as the config attribute (the top-level key, or a
 //     config class's kwargs default), rope type default takes the object's and every scaled
 //     type the attribute, as transformers main does; the one not read is a warning.

@@ -46,6 +46,9 @@ type family struct {
 	partialKwarg bool
 	// rotaryPct: the config class reads rotary_pct as its rotary fraction (rotary_pct.go).
 	rotaryPct bool
+	// rotaryDim: the config class (or, for MiniMax, the authors' code) reads rotary_dim as the
+	// rotary part of the head (rotary_dim.go).
+	rotaryDim bool
 	// interleavedMRoPE: the family's MRoPE is Qwen3-VL's interleaved layout even when the
 	// config does not say mrope_interleaved.
 	interleavedMRoPE bool
@@ -89,6 +92,10 @@ func num(s string) json.Number { return json.Number(s) }
 var (
 	neox = family{style: rope.NeoX}
 	gptj = family{style: rope.GPTJ}
+	// GPTJConfig and CodeGenConfig (configuration_gptj.py, configuration_codegen.py) are the only
+	// transformers classes that read rotary_dim: GPTJAttention and CodeGenAttention rotate the
+	// first rotary_dim dims of each head (rotary_dim.go).
+	gptjRotaryDim = family{style: rope.GPTJ, rotaryDim: true}
 	// PhiConfig and PersimmonConfig set partial_rotary_factor 0.5 by default, StableLmConfig
 	// 0.25 (configuration_<type>.py: kwargs.setdefault in __post_init__).
 	neoxHalf    = family{style: rope.NeoX, partial: 0.5, partialKwarg: true}
@@ -165,8 +172,8 @@ var (
 	// modeling code and vLLM (minimax_text_01.py, minimax_m2.py: get_rope with rotary_dim,
 	// NeoX) rotate those 64; HF's MiniMaxConfig and MiniMaxM2Config have no rotary_dim and
 	// rotate the whole head (MiniMaxAttention is MixtralAttention). rotary follows the authors.
-	minimaxText = family{style: rope.NeoX, kind: kindMiniMax, note: "linear_attention (lightning attention) layers use no position embedding; the spec covers the full-attention layers"}
-	minimaxM2   = family{style: rope.NeoX, kind: kindMiniMax}
+	minimaxText = family{style: rope.NeoX, kind: kindMiniMax, rotaryDim: true, note: "linear_attention (lightning attention) layers use no position embedding; the spec covers the full-attention layers"}
+	minimaxM2   = family{style: rope.NeoX, kind: kindMiniMax, rotaryDim: true}
 	// Glm4vTextAttention (modeling_glm4v.py) rotates with rotate_half_llm, pairs (2i, 2i+1), over
 	// chunked mrope_section; Glm4vMoeTextAttention (modular_glm4v_moe.py) uses GPT-NeoX's
 	// apply_rotary_pos_emb over the same chunked sections. Both rotate half the head, as every
@@ -411,8 +418,8 @@ var families = map[string]family{
 	"qwen2_5_omni_text":    neox,
 	"qwen2_5_omni_talker":  neox,
 	// GPT-J (rotate_every_two / interleaved) layouts.
-	"gptj":         gptj,
-	"codegen":      gptj,
+	"gptj":         gptjRotaryDim,
+	"codegen":      gptjRotaryDim,
 	"cohere":       gptj,
 	"cohere2":      cohere2,
 	"glm":          glmHalf,

@@ -240,6 +240,8 @@ type parser struct {
 	partialTypes *typePartial
 	// fractionFrom are the keys a rotary dim was sized by (rotary_pct.go).
 	fractionFrom map[string]bool
+	// rotaryDimRead: a rotary dim was sized by the config's rotary_dim (rotary_dim.go).
+	rotaryDimRead bool
 }
 
 func (p *parser) note(format string, args ...any) { p.src.note(format, args...) }
@@ -308,6 +310,7 @@ func (p *parser) parse(top object) (*Model, error) {
 	p.m.HeadSize = p.m.Spec.HeadSize
 	p.m.Notes = p.notes
 	p.aliasesUnread()
+	p.rotaryDimUnread()
 	p.m.Unread = p.unread(ri)
 	out := p.m
 	return &out, nil
@@ -776,7 +779,7 @@ func (p *parser) headSize(ri ropeInfo) error {
 		return p.wholeHeadDefault(ri, *ri.main, rope.FullAttention, head)
 	}
 
-	if rd, path, ok, err := s.integer("rotary_dim"); err != nil {
+	if rd, path, ok, err := p.rotaryDim(); err != nil {
 		return err
 	} else if ok {
 		if (rd <= 0 || rd%2 != 0 || rd > head) && !s.lenient {

@@ -383,8 +383,8 @@ func (p *parser) typeRule(ri ropeInfo, lr *rope.LocalRoPE, t string, n node, rul
 
 // typeRotaryDim is the rotary dim of entry n (layer type t) of rope object ri for a head of head
 // dims: the whole head where the entry's type ignores partial_rotary_factor (wholeHead); else a
-// config-level rotary_dim; else the fraction typeFactor reads, else the family's, else the
-// whole head.
+// config-level rotary_dim where the class reads it; else the fraction typeFactor reads, else the
+// family's, else the whole head.
 func (p *parser) typeRotaryDim(ri ropeInfo, t string, n node, head int) (int, error) {
 	spec := &p.m.Spec
 	if p.wholeHead(n) || ri.perType == "" {
@@ -392,7 +392,7 @@ func (p *parser) typeRotaryDim(ri ropeInfo, t string, n node, head int) (int, er
 		// spec's head is the rope slice its partial_rotary_factor sizes (deepseek_v4.go).
 		return head, p.wholeHeadDefault(ri, n, t, head)
 	}
-	if rd, rpath, rok, err := p.src.integer("rotary_dim"); err != nil || rok {
+	if rd, rpath, rok, err := p.rotaryDim(); err != nil || rok {
 		if err == nil && head == spec.HeadSize {
 			return spec.RotaryDim, nil
 		}

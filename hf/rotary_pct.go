@@ -80,12 +80,10 @@ func (p *parser) aliasWhy(k string) string {
 	if k != "rotary_pct" {
 		readers = embFractionReaders
 	}
-	_, _, dim := s.given("rotary_dim")
+	dim := p.rotaryDimRead
 	aliases := p.opts.choice(RuleRotaryPct) == "aliases"
 	keys := p.fractionKeys()
 	switch {
-	case k == "rotary_pct" && p.fam.rotaryPct && dim:
-		return "rotary_dim is read in its place, where GPTNeoXConfig reads rotary_pct and no rotary_dim (configuration_gpt_neox.py convert_rope_params_to_dict, decba1d2): transformers main rotates int(head_dim · rotary_pct) dims"
 	case dim:
 		return "rotary_dim is read in its place; " + readers
 	case aliases && p.fam.partialKwarg:

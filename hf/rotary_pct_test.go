@@ -35,13 +35,14 @@ func TestRotaryPctUnread(t *testing.T) {
 		{"zaya beside partial_rotary_factor, vllm", zaya(`, "partial_rotary_factor": 0.5, "rotary_pct": 0.25`), DialectVLLM, 64, "partial_rotary_factor"},
 		{"gemma 4 default entries", gemma4, DialectReference, 256, "Gemma4TextConfig"},
 		{"llama beside partial_rotary_factor", `{` + llama + `, "partial_rotary_factor": 0.5, "rotary_pct": 0.25}`, DialectReference, 64, "partial_rotary_factor"},
-		{"llama with rotary_dim", `{` + llama + `, "rotary_dim": 64, "rotary_pct": 0.25}`, DialectReference, 64, "rotary_dim"},
+		{"llama with rotary_dim", `{` + llama + `, "rotary_dim": 64, "rotary_pct": 0.25}`, DialectReference, 128, "LlamaConfig keeps it"},
+		{"gptj with rotary_dim", `{"model_type": "gptj", "n_embd": 4096, "n_head": 16, "rotary_dim": 64, "rotary_pct": 0.5}`, DialectReference, 64, "rotary_dim is read"},
 		{"llama alone", `{` + llama + `, "rotary_pct": 0.25}`, DialectReference, 128, "LlamaConfig keeps it"},
 		{"llama alone, vllm", `{` + llama + `, "rotary_pct": 0.25}`, DialectVLLM, 32, ""},
 		{"deepseek", `{"model_type": "deepseek_v3", "hidden_size": 7168, "num_attention_heads": 128, "qk_rope_head_dim": 64, "qk_nope_head_dim": 128, "rotary_pct": 0.5}`,
 			DialectReference, 64, "DeepseekV3Config"},
 		{"gpt_neox", `{` + neox + `, "rotary_pct": 0.5}`, DialectReference, 64, ""},
-		{"gpt_neox with rotary_dim", `{` + neox + `, "rotary_pct": 0.5, "rotary_dim": 32}`, DialectReference, 32, "GPTNeoXConfig reads"},
+		{"gpt_neox with rotary_dim", `{` + neox + `, "rotary_pct": 0.5, "rotary_dim": 32}`, DialectReference, 64, ""},
 	} {
 		m := parseAs(t, c.d, c.cfg)
 		if s, err := m.Spec.ForLayer(0); err != nil || s.RotaryDim != c.rot {
