@@ -1,6 +1,10 @@
 package hf
 
-import "maps"
+import (
+	"maps"
+
+	"github.com/rotary-go/rotary/rope"
+)
 
 // The Hugging Face config classes' defaults for the keys hf reads, so that a config.json that
 // leaves a key out reads as transformers reads it, not as hf's generic fallbacks (head_dim from
@@ -394,6 +398,13 @@ var configClasses = map[string]configClass{
 		kMax, num("131072"), "rope_parameters", object{
 			"hybrid":         object{"rope_type": "default", "rope_theta": num("5000000.0"), "partial_rotary_factor": num("0.5")},
 			"hybrid_sliding": object{"rope_type": "default", "rope_theta": num("10000.0"), "partial_rotary_factor": num("0.5")},
+		}),
+	// MellumConfig (mellum/configuration_mellum.py, decba1d2): head_dim 128 (2304 / 32 heads
+	// would give 72), no default_theta.
+	"mellum": classOf("MellumConfig", kLayers, num("28"), kHidden, num("2304"), kHeads, num("32"), kKV, num("4"), kHead, num("128"),
+		kMax, num("131072"), "rope_parameters", object{
+			rope.FullAttention:    object{"rope_type": "default", "rope_theta": num("500000.0")},
+			rope.SlidingAttention: object{"rope_type": "default", "rope_theta": num("10000.0")},
 		}),
 	// DbrxConfig's attn_config defaults kv_n_heads to 1 and (v4) rope_theta to 10000.
 	"dbrx":      classOf("DbrxConfig", kLayers, num("24"), kHidden, num("2048"), kHeads, num("16"), kKV, num("1"), kMax, num("2048")),

@@ -174,6 +174,8 @@ var classWants = map[string]classWant{
 		class: "DiffusionGemmaTextConfig"},
 	"diffusion_gemma_text": {heads: 8, kv: 4, head: 512, rot: 512, base: 1e6, maxPos: 131072, scaling: rope.ScalingProportional,
 		class: "DiffusionGemmaTextConfig"},
+	// MellumConfig: every layer full_attention, its entry at 500000 over the whole head.
+	"mellum": {heads: 32, kv: 4, head: 128, rot: 128, base: 5e5, maxPos: 131072, class: "MellumConfig"},
 }
 
 // noClass are the families whose model_type has no config class in transformers main, with

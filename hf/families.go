@@ -275,6 +275,11 @@ var (
 	// the default sections fit, and published configs give the factor.
 	qwen4Exp = family{style: rope.NeoX, partial: 0.25, interleavedMRoPE: true, mropeSection: []int{11, 11, 10},
 		mropeFrom: "Qwen4ExpTextRotaryEmbedding", note: deltaNetNote}
+	// MellumConfig (configuration_mellum.py, transformers decba1d2): rope_parameters keyed by
+	// layer type (mellumLayers), full_attention default at 500000 and sliding_attention default
+	// at 10000 when the config gives none; its convert_rope_params_to_dict returns the kwargs
+	// untouched, so a legacy rope_scaling is never read.
+	mellum = family{style: rope.NeoX, layers: mellumLayers, class: "MellumConfig", ignores: []string{"rope_scaling"}}
 )
 
 // Gemma4TextConfig's defaults (configuration_gemma4.py), Gemma4UnifiedTextConfig's
@@ -466,6 +471,7 @@ var families = map[string]family{
 	"moonshine":      moonshine,
 	"qwen4_exp":      qwen4Exp,
 	"qwen4_exp_text": qwen4Exp,
+	"mellum":         mellum,
 	// DiffusionGemmaTextConfig (configuration_diffusion_gemma.py) is Gemma4TextConfig's, and its
 	// attention Gemma 4's: sliding and full layers with their own heads and RoPE.
 	"diffusion_gemma":      diffusionGemma,

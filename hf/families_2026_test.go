@@ -163,3 +163,40 @@ func TestAttributeMaps(t *testing.T) {
 		t.Errorf("moonshine: %+v heads %d layers %d", s, m.NumHeads, m.NumLayers)
 	}
 }
+
+// TestMellum: MellumConfig (configuration_mellum.py, transformers decba1d2) keys rope_parameters
+// by layer type (full_attention 500000, sliding_attention 10000 by default, every layer
+// full_attention without layer_types). MellumRotaryEmbedding.compute_default_rope_parameters
+// (modeling_mellum.py, Laguna's) sizes inv_freq by the entry's partial_rotary_factor, while
+// MellumAttention (Qwen3MoeAttention) multiplies cos/sin into the whole head: the whole head
+// rotates, and an entry below 1 is a warning that HF main cannot run it.
+func TestMellum(t *testing.T) {
+	m := mustParse(t, `{"model_type": "mellum", "num_hidden_layers": 2, "layer_types": ["sliding_attention", "full_attention"]}`)
+	for l, want := range []float64{1e4, 5e5} {
+		s, err := m.Spec.ForLayer(l)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if s.Base != want || s.HeadSize != 128 || s.RotaryDim != 128 || s.Style != rope.NeoX {
+			t.Errorf("mellum layer %d: base %v head %d rotary %d style %v, want base %v, 128 of 128, neox", l, s.Base, s.HeadSize, s.RotaryDim, s.Style, want)
+		}
+	}
+	if len(m.Unread) > 0 || m.StyleAssumed {
+		t.Errorf("mellum: unread %v, style assumed %t", m.Unread, m.StyleAssumed)
+	}
+	// An entry's fraction below 1 sizes a table HF main's whole-head apply cannot take.
+	m = mustParse(t, `{"model_type": "mellum", "num_hidden_layers": 2, "layer_types": ["sliding_attention", "full_attention"],
+		"rope_parameters": {"full_attention": {"rope_type": "default", "rope_theta": 500000.0, "partial_rotary_factor": 0.5},
+			"sliding_attention": {"rope_type": "default", "rope_theta": 10000.0}}}`)
+	if s, err := m.Spec.ForLayer(1); err != nil || s.RotaryDim != 128 || s.Base != 5e5 {
+		t.Errorf("mellum full layer with partial_rotary_factor 0.5: %+v, %v: want the whole head at 5e5", s, err)
+	}
+	if !unreadWith(m, "rope_parameters.full_attention.partial_rotary_factor", "cannot run") {
+		t.Errorf("mellum: unread %v: want the entry's partial_rotary_factor warned as one HF main cannot run", m.Unread)
+	}
+	// Every layer type needs its entry (MellumRotaryEmbedding indexes rope_parameters by it).
+	if _, err := Parse([]byte(`{"model_type": "mellum", "num_hidden_layers": 2, "layer_types": ["sliding_attention", "full_attention"],
+		"rope_parameters": {"full_attention": {"rope_type": "default", "rope_theta": 500000.0}}}`)); !errors.Is(err, ErrConfig) {
+		t.Errorf("mellum without a sliding_attention entry: %v, want ErrConfig", err)
+	}
+}

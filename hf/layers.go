@@ -110,6 +110,13 @@ var (
 	// DiffusionGemmaTextRotaryEmbedding.compute_default_rope_parameters sizes inv_freq by
 	// int(head_dim · rope_parameters[layer_type].get("partial_rotary_factor", 1.0)).
 	diffusionGemmaLayers = withDefaultSizedBy(gemma4Layers, "DiffusionGemmaTextRotaryEmbedding")
+	// MellumRotaryEmbedding (modeling_mellum.py, LagunaRotaryEmbedding's) builds each layer
+	// type's inv_freq from its rope_parameters entry, compute_default_rope_parameters over
+	// int(head_dim · rope_parameters[layer_type].get("partial_rotary_factor", 1.0)) ("key
+	// difference to gemma3: partial rope"); MellumAttention is Qwen3MoeAttention, whose
+	// apply_rotary_pos_emb multiplies cos/sin into the whole head. MellumConfig.__post_init__
+	// makes every layer full_attention when layer_types is absent.
+	mellumLayers = &layerRule{defaultWholeHead: true, defaultSizedBy: "MellumRotaryEmbedding"}
 )
 
 // withDefaultSizedBy is rule r with defaultSizedBy emb.

@@ -102,7 +102,7 @@ func TestHunYuanVLTopWins(t *testing.T) {
 func TestRopeScalingNotRead(t *testing.T) {
 	for typ, class := range map[string]string{
 		"gemma4_text": "Gemma4TextConfig", "gemma4_unified_text": "Gemma4UnifiedTextConfig",
-		"diffusion_gemma_text": "DiffusionGemmaTextConfig", "zaya": "ZayaConfig",
+		"diffusion_gemma_text": "DiffusionGemmaTextConfig", "zaya": "ZayaConfig", "mellum": "MellumConfig",
 	} {
 		m, err := Parse([]byte(`{"model_type": "` + typ + `", "rope_scaling": {"rope_type": "linear", "factor": 8.0}}`))
 		if err != nil {
