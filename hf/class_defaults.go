@@ -414,6 +414,11 @@ var configClasses = map[string]configClass{
 	"qwen4_exp":      builtFromDefaults(qwen4ExpText, "Qwen4ExpConfig", "qwen4_exp_text"),
 	"qwen4_exp_text": qwen4ExpText,
 	"kimi_k25":       kimi25,
+	// MiniMaxM3VLConfig.__post_init__ (configuration_minimax_m3_vl.py, decba1d2) pops
+	// text_config's model_type and builds MiniMaxM3VLTextConfig(**text_config), or
+	// MiniMaxM3VLTextConfig() without one.
+	"minimax_m3_vl":      builtFromDefaults(minimaxM3VLText, "MiniMaxM3VLConfig", "minimax_m3_vl_text"),
+	"minimax_m3_vl_text": minimaxM3VLText,
 	// DiffusionGemmaTextConfig (configuration_diffusion_gemma.py @008e574) has Gemma 4's
 	// defaults, which the gemma4 family carries.
 	"diffusion_gemma":      builtFromDefaults(classOf("DiffusionGemmaTextConfig"), "DiffusionGemmaConfig", "diffusion_gemma_text"),
@@ -429,6 +434,10 @@ var (
 	// one; Kimi_K25Model builds its language model from that text_config alone
 	// (AutoModel.from_config, modeling_kimi_k25.py).
 	kimi25 = builtFromDefaults(deepseekV3Class, "Kimi_K25Config", "deepseek_v3")
+	// MiniMaxM3VLTextConfig (configuration_minimax_m3_vl.py, decba1d2), default_theta 5e6:
+	// head_dim 128.
+	minimaxM3VLText = classOf("MiniMaxM3VLTextConfig", kLayers, num("60"), kHidden, num("6144"), kHeads, num("64"), kKV, num("4"),
+		kHead, num("128"), kMax, num("524288"), kTheta, num("5000000.0"))
 	// Qwen4ExpTextConfig (configuration_qwen4_exp.py @626859fc).
 	qwen4ExpText = classOf("Qwen4ExpTextConfig", kHidden, num("2048"), kHeads, num("16"), kKV, num("2"), kHead, num("256"),
 		kMax, num("32768"))

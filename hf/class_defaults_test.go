@@ -176,6 +176,10 @@ var classWants = map[string]classWant{
 		class: "DiffusionGemmaTextConfig"},
 	// MellumConfig: every layer full_attention, its entry at 500000 over the whole head.
 	"mellum": {heads: 32, kv: 4, head: 128, rot: 128, base: 5e5, maxPos: 131072, class: "MellumConfig"},
+	// MiniMaxM3VLTextConfig: default_theta 5e6; its rotary_dim 64 is not read, and
+	// rope_parameters has no partial_rotary_factor: the whole head.
+	"minimax_m3_vl":      {heads: 64, kv: 4, head: 128, rot: 128, base: 5e6, maxPos: 524288, class: "MiniMaxM3VLTextConfig"},
+	"minimax_m3_vl_text": {heads: 64, kv: 4, head: 128, rot: 128, base: 5e6, maxPos: 524288, class: "MiniMaxM3VLTextConfig"},
 }
 
 // noClass are the families whose model_type has no config class in transformers main, with

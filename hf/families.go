@@ -49,6 +49,9 @@ type family struct {
 	// rotaryDim: the config class (or, for MiniMax, the authors' code) reads rotary_dim as the
 	// rotary part of the head (rotary_dim.go).
 	rotaryDim bool
+	// rotaryDimIgnoredBy names the rotary embedding of a config class that declares rotary_dim
+	// but sizes the rotary part by partial_rotary_factor alone (rotary_dim.go).
+	rotaryDimIgnoredBy string
 	// interleavedMRoPE: the family's MRoPE is Qwen3-VL's interleaved layout even when the
 	// config does not say mrope_interleaved.
 	interleavedMRoPE bool
@@ -280,6 +283,14 @@ var (
 	// at 10000 when the config gives none; its convert_rope_params_to_dict returns the kwargs
 	// untouched, so a legacy rope_scaling is never read.
 	mellum = family{style: rope.NeoX, layers: mellumLayers, class: "MellumConfig", ignores: []string{"rope_scaling"}}
+	// MiniMaxM3VLTextConfig (configuration_minimax_m3_vl.py, transformers decba1d2) declares
+	// rotary_dim (default 64, "number of head channels rotated by RoPE"), but
+	// MiniMaxM3VLRotaryEmbedding (modeling_minimax_m3_vl.py, MiniMax-M2's) sizes inv_freq by
+	// int(head_dim · rope_parameters.get("partial_rotary_factor", 1.0)) and apply_rotary_pos_emb
+	// rotates the first cos.shape[-1] dims with rotate_half: rotary_dim is never read.
+	// MiniMaxM3VLTextModel.forward takes 1-D position_ids (no get_rope_index, no mrope_section),
+	// so image and video tokens rotate as text does.
+	minimaxM3VL = family{style: rope.NeoX, rotaryDimIgnoredBy: "MiniMaxM3VLRotaryEmbedding"}
 )
 
 // Gemma4TextConfig's defaults (configuration_gemma4.py), Gemma4UnifiedTextConfig's
@@ -455,23 +466,25 @@ var families = map[string]family{
 	"ernie4_5_vl_moe_text": ernie45VL,
 	"ernie4_5_moe_vl":      ernie45VL,
 
-	"glm_moe_dsa":    glmMoeDsa,
-	"glm4_moe_lite":  glm4MoeLite,
-	"longcat_flash":  longcatFlash,
-	"hy_v4":          hyV4,
-	"helium":         helium,
-	"kolibri1":       kolibri1,
-	"glm_ocr":        glmOCR,
-	"glm_ocr_text":   glmOCR,
-	"jetmoe":         jetmoe,
-	"zamba2":         zamba2,
-	"zgcm":           zgcm,
-	"zaya":           zaya,
-	"dbrx":           dbrx,
-	"moonshine":      moonshine,
-	"qwen4_exp":      qwen4Exp,
-	"qwen4_exp_text": qwen4Exp,
-	"mellum":         mellum,
+	"glm_moe_dsa":        glmMoeDsa,
+	"glm4_moe_lite":      glm4MoeLite,
+	"longcat_flash":      longcatFlash,
+	"hy_v4":              hyV4,
+	"helium":             helium,
+	"kolibri1":           kolibri1,
+	"glm_ocr":            glmOCR,
+	"glm_ocr_text":       glmOCR,
+	"jetmoe":             jetmoe,
+	"zamba2":             zamba2,
+	"zgcm":               zgcm,
+	"zaya":               zaya,
+	"dbrx":               dbrx,
+	"moonshine":          moonshine,
+	"qwen4_exp":          qwen4Exp,
+	"qwen4_exp_text":     qwen4Exp,
+	"mellum":             mellum,
+	"minimax_m3_vl":      minimaxM3VL,
+	"minimax_m3_vl_text": minimaxM3VL,
 	// DiffusionGemmaTextConfig (configuration_diffusion_gemma.py) is Gemma4TextConfig's, and its
 	// attention Gemma 4's: sliding and full layers with their own heads and RoPE.
 	"diffusion_gemma":      diffusionGemma,

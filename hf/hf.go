@@ -308,9 +308,9 @@ func (p *parser) parse(top object) (*Model, error) {
 		return nil, err
 	}
 	p.m.HeadSize = p.m.Spec.HeadSize
-	p.m.Notes = p.notes
 	p.aliasesUnread()
 	p.rotaryDimUnread()
+	p.m.Notes = p.notes
 	p.m.Unread = p.unread(ri)
 	out := p.m
 	return &out, nil

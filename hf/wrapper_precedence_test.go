@@ -32,6 +32,7 @@ func TestFlatWrapperRefused(t *testing.T) {
 		"qwen3_omni_moe_thinker": {"Qwen3OmniMoeThinkerConfig", "qwen3_omni_moe_text"},
 		"qwen4_exp":              {"Qwen4ExpConfig", "qwen4_exp_text"},
 		"kimi_k25":               {"Kimi_K25Config", "deepseek_v3"},
+		"minimax_m3_vl":          {"MiniMaxM3VLConfig", "minimax_m3_vl_text"},
 	} {
 		_, err := Parse([]byte(`{"model_type": "` + typ + `", ` + keys + `}`))
 		if err == nil || !errors.Is(err, ErrConfig) || !strings.Contains(err.Error(), want[0]) ||
@@ -129,7 +130,7 @@ func TestTopLevelNotRead(t *testing.T) {
 		"mistral3": "Mistral3Config", "glm4v": "Glm4vConfig", "glm4v_moe": "Glm4vMoeConfig",
 		"ernie4_5_vl_moe": "Ernie4_5_VLMoeConfig", "glm_ocr": "GlmOcrConfig",
 		"qwen2_5_omni_thinker": "Qwen2_5OmniThinkerConfig", "qwen3_omni_moe_thinker": "Qwen3OmniMoeThinkerConfig",
-		"qwen4_exp": "Qwen4ExpConfig", "kimi_k25": "Kimi_K25Config",
+		"qwen4_exp": "Qwen4ExpConfig", "kimi_k25": "Kimi_K25Config", "minimax_m3_vl": "MiniMaxM3VLConfig",
 	} {
 		head := "128" // a head the family's default sections fit
 		switch typ {
