@@ -145,9 +145,10 @@ const (
 	// rotary_emb_fraction are that attribute (GPTNeoXConfig pops rotary_pct, so only
 	// rotary_emb_fraction there), which RulePartialRotarySource then weighs as any attribute.
 	RuleRotaryPct Rule = "rotary_pct"
-	// RuleMiniMaxRotaryDim: MiniMax's rotary_dim "honoured" or "ignored" (the whole head: for
-	// MiniMax-Text-01 partial_rotary_factor is not read either, as RulePartialRotary's
-	// "ignored"), or ignored for MiniMax-Text-01 only ("ignored-text-01").
+	// RuleMiniMaxRotaryDim: MiniMax's rotary_dim "honoured" (for MiniMax-M2 only where the
+	// config gives no partial_rotary_factor, which every reading takes first) or "ignored" (the
+	// whole head: for MiniMax-Text-01 partial_rotary_factor is not read either, as
+	// RulePartialRotary's "ignored"), or ignored for MiniMax-Text-01 only ("ignored-text-01").
 	RuleMiniMaxRotaryDim Rule = "minimax_rotary_dim"
 	// RulePhiMoELongFactors: PhiMoE's long factors "used" as for Phi-3, or "never".
 	RulePhiMoELongFactors Rule = "phimoe_long_factors"
@@ -196,7 +197,7 @@ var referenceReadings = map[Rule]Reading{
 	RuleLongRoPEAttention:       {Choice: "config-factor", Follows: "transformers modeling_rope_utils.py _compute_longrope_parameters"},
 	RuleLongRoPEOriginal:        {Choice: "config-or-rope", Follows: "transformers modeling_rope_utils.py standardize_rope_params"},
 	RuleLongRoPETables:          {Choice: "per-call", Follows: "transformers modeling_rope_utils.py dynamic_rope_update (longrope_frequency_update)"},
-	RuleMiniMaxRotaryDim:        {Choice: "honoured", Follows: "MiniMax's modeling code; vLLM models/minimax_m2.py MiniMaxM2Attention (get_rope with rotary_dim)"},
+	RuleMiniMaxRotaryDim:        {Choice: "honoured", Follows: "MiniMax's modeling code; vLLM models/minimax_m2.py MiniMaxM2Attention.__init__ (01d99586): rotary_dim / head_dim as rope_parameters' partial_rotary_factor where it has none, which wins as in transformers main's MiniMaxM2RotaryEmbedding"},
 	RulePhiMoELongFactors:       {Choice: "used", Follows: "Microsoft's Phi-3.5-MoE code; vLLM phi3_long_rope_scaled_rope.py"},
 	RuleMRoPEDefault:            {Choice: "family-default", Follows: "transformers models/qwen3_vl/modeling_qwen3_vl.py Qwen3VLTextRotaryEmbedding.__init__ (mrope_section default [24, 20, 20])"},
 	RuleMRoPEInterleavedDefault: {Choice: "family", Follows: "transformers models/qwen3_vl/modeling_qwen3_vl.py Qwen3VLTextRotaryEmbedding.forward: apply_interleaved_mrope whatever the config says"},
@@ -219,7 +220,7 @@ var dialectReadings = map[Dialect]map[Rule]Reading{
 		RuleLongRoPEAttention:       {Choice: "config-factor", Follows: "transformers main modeling_rope_utils.py _compute_longrope_parameters: factor from rope_parameters, max / original only when absent"},
 		RuleLongRoPEOriginal:        {Choice: "config-or-rope", Follows: "transformers main modeling_rope_utils.py standardize_rope_params (config-level original_max_position_embeddings wins)"},
 		RuleLongRoPETables:          {Choice: "per-call", Follows: "transformers main modeling_rope_utils.py dynamic_rope_update → longrope_frequency_update: long factors when seq_len > original"},
-		RuleMiniMaxRotaryDim:        {Choice: "ignored", Follows: "transformers main models/minimax_m2/configuration_minimax_m2.py MiniMaxM2Config and models/minimax/configuration_minimax.py MiniMaxConfig: no rotary_dim, the whole head_dim rotated"},
+		RuleMiniMaxRotaryDim:        {Choice: "ignored", Follows: "transformers main models/minimax_m2/configuration_minimax_m2.py MiniMaxM2Config and models/minimax/configuration_minimax.py MiniMaxConfig: no rotary_dim; modeling_minimax_m2.py MiniMaxM2RotaryEmbedding (Glm4MoeRotaryEmbedding) sizes the rotary part by rope_parameters' partial_rotary_factor alone, the whole head_dim without one"},
 		RulePhiMoELongFactors:       {Choice: "never", Follows: "transformers main models/phimoe/modeling_phimoe.py PhimoeRotaryEmbedding.forward: rope_init_fn(self.config) without seq_len, so short factors at every length"},
 		RuleMRoPEDefault:            {Choice: "family-default", Follows: "transformers main models/qwen3_vl/modeling_qwen3_vl.py Qwen3VLTextRotaryEmbedding.__init__: rope_parameters.get(\"mrope_section\", [24, 20, 20])"},
 		RuleMRoPEInterleavedDefault: {Choice: "family", Follows: "transformers main models/qwen3_vl/modeling_qwen3_vl.py Qwen3VLTextRotaryEmbedding.forward and models/qwen3_5/modeling_qwen3_5.py Qwen3_5TextRotaryEmbedding.forward: apply_interleaved_mrope unconditionally"},
@@ -255,7 +256,7 @@ var dialectReadings = map[Dialect]map[Rule]Reading{
 		RuleLongRoPEAttention:       {Choice: "lengths", Follows: "vLLM rotary_embedding/phi3_long_rope_scaled_rope.py Phi3LongRoPEScaledRotaryEmbedding.__init__: scale = max_position_embeddings / original; get_rope forwards only short_mscale / long_mscale"},
 		RuleLongRoPEOriginal:        {Choice: "config-or-rope", Follows: "vLLM transformers_utils/config.py patch_rope_parameters: the config-level original_max_position_embeddings copied into rope_parameters; get_rope reads it there"},
 		RuleLongRoPETables:          {Choice: "long-if-extended", Follows: "vLLM rotary_embedding/phi3_long_rope_scaled_rope.py Phi3LongRoPEScaledRotaryEmbedding: use_long_rope = max_model_len > original (#27431); config/model.py _get_and_verify_max_len defaults max_model_len to the top-level original_max_position_embeddings for LongRoPE, so positions past the original are served only with --max-model-len above it, and then with the long factors"},
-		RuleMiniMaxRotaryDim:        {Choice: "honoured", Follows: "vLLM models/minimax_m2.py MiniMaxM2Attention: get_rope with partial_rotary_factor rotary_dim / head_dim"},
+		RuleMiniMaxRotaryDim:        {Choice: "honoured", Follows: "vLLM models/minimax_m2.py MiniMaxM2Attention.__init__ (01d99586): rope_parameters[\"partial_rotary_factor\"] = rotary_dim / head_dim only when rope_parameters has none (a top-level partial_rotary_factor is there already: transformers' convert_rope_params_to_dict), then get_rope(head_dim, rope_parameters=rope_parameters)"},
 		RulePhiMoELongFactors:       {Choice: "used", Follows: "vLLM models/phimoe.py → get_rope longrope → Phi3LongRoPEScaledRotaryEmbedding"},
 		RuleMRoPEDefault:            {Choice: "none", Follows: "vLLM rotary_embedding/__init__.py get_rope: MRotaryEmbedding only when \"mrope_section\" is in rope_parameters"},
 		RuleMRoPEInterleavedDefault: {Choice: "chunked", Follows: "vLLM rotary_embedding/__init__.py get_rope: mrope_interleaved=rope_parameters.get(\"mrope_interleaved\", False)"},

@@ -56,7 +56,8 @@
 // and, added for current models, NeoX: granite, granitemoe, granitemoeshared,
 // granitemoehybrid (with position_embedding_type "rope"), bamba, qwen3_next, qwen3_5 and
 // qwen3_5_moe (and their _text models), ministral, ministral3, mistral3, phimoe, minimax,
-// minimax_text_01, minimax_m2 (rotary_dim honoured, where HF rotates the whole head),
+// minimax_text_01, minimax_m2 (rotary_dim honoured, where HF rotates the whole head; for
+// minimax_m2 only without a partial_rotary_factor, which wins),
 // glm4v_moe, hunyuan_v1_dense, hunyuan_v1_moe, seed_oss, apertus, nemotron, internlm3; GPT-J:
 // glm4v, ernie4_5, ernie4_5_moe, mistral4 (MLA, unless rope_interleave is false), deepseek_v4
 // (the trailing rope slice of each head, a RoPE for sliding and one for compressed layers); NeoX with

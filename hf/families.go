@@ -49,6 +49,9 @@ type family struct {
 	// rotaryDim: the config class (or, for MiniMax, the authors' code) reads rotary_dim as the
 	// rotary part of the head (rotary_dim.go).
 	rotaryDim bool
+	// fractionFirst: a partial_rotary_factor the config gives sizes the rotary part over its
+	// rotary_dim (MiniMax-M2, rotary_dim.go).
+	fractionFirst bool
 	// rotaryDimIgnoredBy names the rotary embedding of a config class that declares rotary_dim
 	// but sizes the rotary part by partial_rotary_factor alone (rotary_dim.go).
 	rotaryDimIgnoredBy string
@@ -172,11 +175,15 @@ var (
 	qwen35 = family{style: rope.NeoX, partial: 0.25, partialKwarg: true, interleavedMRoPE: true, mropeSection: []int{11, 11, 10},
 		mropeFrom: "Qwen3_5TextRotaryEmbedding", defaults: map[string]any{"head_dim": num("256")}, note: deltaNetNote}
 	// MiniMax-Text-01 and MiniMax-M2 publish rotary_dim 64 of head_dim 128. The authors'
-	// modeling code and vLLM (minimax_text_01.py, minimax_m2.py: get_rope with rotary_dim,
-	// NeoX) rotate those 64; HF's MiniMaxConfig and MiniMaxM2Config have no rotary_dim and
-	// rotate the whole head (MiniMaxAttention is MixtralAttention). rotary follows the authors.
+	// modeling code and vLLM (minimax_text_01.py, minimax_m2.py, NeoX) rotate those 64; HF's
+	// MiniMaxConfig and MiniMaxM2Config have no rotary_dim and rotate the whole head
+	// (MiniMaxAttention is MixtralAttention). rotary follows the authors. A
+	// partial_rotary_factor wins over MiniMax-M2's rotary_dim (fractionFirst): vLLM's
+	// minimax_m2.py (01d99586) turns rotary_dim into the fraction only where rope_parameters has
+	// none, and HF main's MiniMaxM2RotaryEmbedding (modeling_minimax_m2.py, decba1d2) sizes the
+	// rotary part by the fraction alone.
 	minimaxText = family{style: rope.NeoX, kind: kindMiniMax, rotaryDim: true, note: "linear_attention (lightning attention) layers use no position embedding; the spec covers the full-attention layers"}
-	minimaxM2   = family{style: rope.NeoX, kind: kindMiniMax, rotaryDim: true}
+	minimaxM2   = family{style: rope.NeoX, kind: kindMiniMax, rotaryDim: true, fractionFirst: true}
 	// Glm4vTextAttention (modeling_glm4v.py) rotates with rotate_half_llm, pairs (2i, 2i+1), over
 	// chunked mrope_section; Glm4vMoeTextAttention (modular_glm4v_moe.py) uses GPT-NeoX's
 	// apply_rotary_pos_emb over the same chunked sections. Both rotate half the head, as every

@@ -779,24 +779,21 @@ func (p *parser) headSize(ri ropeInfo) error {
 		return p.wholeHeadDefault(ri, *ri.main, rope.FullAttention, head)
 	}
 
-	if rd, path, ok, err := p.rotaryDim(); err != nil {
-		return err
-	} else if ok {
-		if (rd <= 0 || rd%2 != 0 || rd > head) && !s.lenient {
-			return configErr("%s: %d: want a positive even number ≤ head size %d", path, rd, head)
+	if !p.fam.fractionFirst {
+		if ok, err := p.rotaryDimPart(head); err != nil || ok {
+			return err
 		}
-		spec.RotaryDim = rd
-		if p.fam.kind == kindMiniMax && rd < head {
-			p.note("%s %d of head size %d rotated, as MiniMax's modeling code and vLLM do; HF's %s config has no rotary_dim and rotates the whole head", path, rd, head, p.m.ModelType)
-		}
-		return nil
 	}
-
 	factor, path, ok, err := p.partialFactor(ri)
 	if err != nil {
 		return err
 	}
 	if !ok {
+		if p.fam.fractionFirst {
+			if ok, err := p.rotaryDimPart(head); err != nil || ok {
+				return err
+			}
+		}
 		spec.RotaryDim = head
 		return nil
 	}
@@ -823,6 +820,7 @@ func (p *parser) headSize(ri ropeInfo) error {
 	if ri.perType != "" && ri.main != nil {
 		p.wholeHeadScaled(*ri.main, path, factor, rd, head)
 	}
+	p.rotaryDimBeside(path, factor, rd)
 	return nil
 }
 

@@ -59,6 +59,37 @@ func TestRotaryDimByClass(t *testing.T) {
 	}
 }
 
+// TestRotaryDimMiniMaxM2Fraction: a partial_rotary_factor, top level or in rope_parameters, wins
+// over MiniMax-M2's rotary_dim in every reading: vLLM's minimax_m2.py MiniMaxM2Attention.__init__
+// (01d99586) sets rope_parameters["partial_rotary_factor"] = rotary_dim / head_dim only where it
+// has none (transformers' convert_rope_params_to_dict has put a top-level one there), and
+// transformers main's MiniMaxM2RotaryEmbedding (modeling_minimax_m2.py, decba1d2) reads the
+// fraction alone. A rotary_dim that differs is then a warning; one that agrees is not.
+func TestRotaryDimMiniMaxM2Fraction(t *testing.T) {
+	const m2 = `"model_type": "minimax_m2", "hidden_size": 3072, "num_attention_heads": 48, "head_dim": 128, "rotary_dim": 64`
+	for _, c := range []struct {
+		name, cfg string
+		rot       int
+		warned    bool
+	}{
+		{"top level 1.0", `{` + m2 + `, "rope_theta": 5000000, "partial_rotary_factor": 1.0}`, 128, true},
+		{"rope_parameters 0.25", `{` + m2 + `, "rope_parameters": {"rope_type": "default", "rope_theta": 5000000, "partial_rotary_factor": 0.25}}`, 32, true},
+		{"rope_parameters 0.5, agreeing", `{` + m2 + `, "rope_parameters": {"rope_type": "default", "rope_theta": 5000000, "partial_rotary_factor": 0.5}}`, 64, false},
+	} {
+		for _, d := range []Dialect{DialectReference, DialectVLLM, DialectHF} {
+			m := parseAs(t, d, c.cfg)
+			if m.Spec.RotaryDim != c.rot {
+				t.Errorf("%s, %s: rotary dim %d, want %d (the fraction's)", c.name, d, m.Spec.RotaryDim, c.rot)
+			}
+			// --as hf drops rotary_dim by its rule (minimax_rotary_dim "ignored").
+			want := c.warned && d != DialectHF
+			if got := unreadWith(m, "rotary_dim", "minimax_m2.py"); got != want {
+				t.Errorf("%s, %s: unread %v: want rotary_dim warned as overridden by the fraction %t", c.name, d, m.Unread, want)
+			}
+		}
+	}
+}
+
 // TestRotaryDimMiniMax: MiniMax's rotary_dim stays RuleMiniMaxRotaryDim's: the authors' code and
 // vLLM's minimax_m2.py rotate it (reference, vllm), HF main's MiniMaxM2Config has none and
 // rotates the whole head (hf); neither reading warns of it as unread.
