@@ -1,6 +1,8 @@
 package rotary_test
 
 import (
+	"bytes"
+	"encoding/binary"
 	"fmt"
 	"log"
 
@@ -75,4 +77,32 @@ func ExampleCosSin_Apply() {
 	// layer 0: token 0 pair 0 (0.097, 1.414), token 1 pair 0 (0.934, -1.062)
 	// layer 1: token 0 pair 0 (0.193, 2.828), token 1 pair 0 (1.867, -2.125)
 	// layer 2: token 0 pair 0 (0.291, 4.219), token 1 pair 0 (2.797, -3.188)
+}
+
+// The explicit cos and sin of npu_rotary_mul for a whole sequence, streamed to a writer a chunk
+// of tokens at a time: here 3 tokens of a GPT-J rotary dim of 4, in BF16.
+func ExampleEmbedding_StreamFullWidthRange() {
+	emb, err := rotary.New(rotary.Spec{HeadSize: 4, RotaryDim: 4, Base: 10000, Style: rotary.GPTJ, MaxPositions: 2048})
+	if err != nil {
+		log.Fatal(err)
+	}
+	s, err := emb.StreamFullWidthRange(3, rotary.GPTJ, tensor.BF16)
+	if err != nil {
+		log.Fatal(err)
+	}
+	var cos bytes.Buffer
+	if err := s.WriteCos(&cos); err != nil {
+		log.Fatal(err)
+	}
+	for t := range s.Tokens() {
+		row := make([]float32, 4)
+		for i := range row {
+			row[i] = tensor.Float32FromBF16(binary.LittleEndian.Uint16(cos.Bytes()[2*(4*t+i):]))
+		}
+		fmt.Printf("position %d: cos %.4f\n", t, row)
+	}
+	// Output:
+	// position 0: cos [1.0000 1.0000 1.0000 1.0000]
+	// position 1: cos [0.5391 0.5391 1.0000 1.0000]
+	// position 2: cos [-0.4160 -0.4160 1.0000 1.0000]
 }

@@ -143,26 +143,13 @@ func (c *Config) tasks() ([]task, error) {
 			return nil, fmt.Errorf("model %q: want one of the built-in shapes %v, or a Config.Shape for any other model", m, ModelNames())
 		}
 	}
-	opsWanted := c.Ops
-	listed := true // ops the caller named, not a default or "all"
-	switch {
-	case len(opsWanted) == 0:
-		opsWanted, listed = DefaultOps, false
-	case slices.Contains(opsWanted, "all"):
-		opsWanted, listed = Ops(), false
-	}
+	opsWanted, listed := c.ops()
 	for _, o := range opsWanted {
 		if !slices.Contains(Ops(), o) {
 			return nil, fmt.Errorf("op %q: want all or one of %v", o, Ops())
 		}
 	}
-	backends := c.Backends
-	switch {
-	case len(backends) == 0:
-		backends = DefaultBackends
-	case slices.Contains(backends, "all"):
-		backends = Backends()
-	}
+	backends := c.backends()
 	for _, b := range backends {
 		if !slices.Contains(Backends(), b) {
 			return nil, fmt.Errorf("backend %q: want one of %v", b, Backends())
@@ -211,6 +198,43 @@ func (c *Config) tasks() ([]task, error) {
 		}
 	}
 	return ts, nil
+}
+
+// ops are the ops c asks for, DefaultOps or "all" resolved; listed: the caller named them.
+func (c *Config) ops() (ops []string, listed bool) {
+	switch {
+	case len(c.Ops) == 0:
+		return DefaultOps, false
+	case slices.Contains(c.Ops, "all"):
+		return Ops(), false
+	}
+	return c.Ops, true
+}
+
+// backends are the backends c asks for, DefaultBackends or "all" resolved.
+func (c *Config) backends() []string {
+	switch {
+	case len(c.Backends) == 0:
+		return DefaultBackends
+	case slices.Contains(c.Backends, "all"):
+		return Backends()
+	}
+	return c.Backends
+}
+
+// Names are the ops, backends and models c's figures can name, its defaults and "all"
+// resolved (a Shape's Name for its model), unchecked: what a table of them sizes its columns
+// for.
+func (c *Config) Names() (ops, backends, models []string) {
+	ops, _ = c.ops()
+	models = c.Models
+	switch {
+	case c.Shape != nil:
+		models = []string{c.Shape.Name}
+	case len(models) == 0:
+		models = ModelNames()
+	}
+	return ops, c.backends(), models
 }
 
 // ModelNames lists the benchmark shapes.

@@ -65,6 +65,37 @@ func TestDefaultTasks(t *testing.T) {
 	}
 }
 
+// TestConfigNames: the names a run's figures can carry, defaults and "all" resolved, cover
+// every figure the run makes.
+func TestConfigNames(t *testing.T) {
+	for _, c := range []Config{
+		{},
+		{Ops: []string{"all"}, Backends: []string{"all"}},
+		{Ops: []string{"mrope"}, Backends: []string{ops.Native}, Models: []string{ModelNames()[0]}},
+		{Shape: &Shape{Name: "my-model"}},
+	} {
+		o, b, m := c.Names()
+		if len(o) == 0 || len(b) == 0 || len(m) == 0 {
+			t.Errorf("%+v: Names = %v, %v, %v", c, o, b, m)
+		}
+		if c.Shape != nil {
+			if !slices.Equal(m, []string{"my-model"}) {
+				t.Errorf("a Shape's models %v, want its name", m)
+			}
+			continue
+		}
+		ts, err := c.tasks()
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, task := range ts {
+			if !slices.Contains(o, task.c.Op) || !slices.Contains(b, task.backend) || !slices.Contains(m, task.c.Model) {
+				t.Errorf("%+v: figure %s %s %s not among Names %v %v %v", c, task.c.Op, task.backend, task.c.Model, o, b, m)
+			}
+		}
+	}
+}
+
 func TestConfigErrors(t *testing.T) {
 	for _, c := range []Config{
 		{Models: []string{"no-such-model"}},

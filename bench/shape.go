@@ -1,9 +1,12 @@
 package bench
 
 import (
+	"errors"
 	"fmt"
+	"math"
 
 	"github.com/rotary-go/rotary"
+	"github.com/rotary-go/rotary/hf"
 	"github.com/rotary-go/rotary/ops"
 	"github.com/rotary-go/rotary/tensor"
 )
@@ -26,6 +29,45 @@ type Shape struct {
 	// KVLoRARank is an MLA model's kv_lora_rank, Dv of kv_rmsnorm_rope_cache (whose Dk is the
 	// rotary dim); 0 for other models, to which the op does not apply.
 	KVLoRARank int
+}
+
+// ModelShape is the Shape of model, as hf read it from config (that config.json's bytes, from
+// which it also takes kv_lora_rank; nil: the model has none): its query and key/value head
+// counts, query scale, MLA latent width and the RoPE of its first rotated layer. A per-layer
+// model's layers differ in base or scaling, which costs the same to time, and in unrotated
+// layers, which have nothing to time. name is the figures' model column ("": the model_type).
+func ModelShape(name string, model *hf.Model, config []byte) (*Shape, error) {
+	if model == nil {
+		return nil, errors.New("model: nil: want a model hf read from a config.json")
+	}
+	if name == "" {
+		name = model.ModelType
+	}
+	spec, err := model.Spec.ForLayer(0)
+	for l := 1; err == nil && spec.NoRoPE; l++ {
+		if model.NumLayers > 0 && l >= model.NumLayers || l > rotary.MaxLayers {
+			break
+		}
+		spec, err = model.Spec.ForLayer(l)
+	}
+	if err != nil || spec.NoRoPE {
+		return nil, fmt.Errorf("model %s: no layer has RoPE: nothing to time", name)
+	}
+	return &Shape{Name: name, Spec: spec, Heads: model.NumHeads, KVHeads: model.NumKVHeads,
+		QueryScale: model.Spec.QueryScale, KVLoRARank: kvLoRARank(config)}, nil
+}
+
+// kvLoRARank is an MLA config's kv_lora_rank (DeepSeek-V2/V3's latent width), from the text
+// model's keys or the top level; 0 when it has none.
+func kvLoRARank(config []byte) int {
+	raw, err := hf.ReadRaw(config)
+	if err != nil {
+		return 0
+	}
+	if r, ok := raw.KVLoRARank(); ok && r >= 1 && r <= 1<<20 && r == math.Trunc(r) {
+		return int(r)
+	}
+	return 0
 }
 
 func (s Shape) check() error {

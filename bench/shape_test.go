@@ -4,6 +4,7 @@ import (
 	"testing"
 
 	"github.com/rotary-go/rotary"
+	"github.com/rotary-go/rotary/hf"
 	"github.com/rotary-go/rotary/ops"
 	"github.com/rotary-go/rotary/tensor"
 )
@@ -102,5 +103,62 @@ func TestDerivedShapes(t *testing.T) {
 	both := Config{Shape: &s, Models: []string{"llama-3-8b"}}
 	if _, err := both.tasks(); err == nil {
 		t.Errorf("Models and Shape: no error")
+	}
+}
+
+// TestModelShape: a model's shape is its head counts, its first rotated layer's RoPE and, for
+// MLA models, kv_lora_rank; a model none of whose layers rotates has nothing to time.
+func TestModelShape(t *testing.T) {
+	llama, err := hf.Preset("llama-3.1-8b")
+	if err != nil {
+		t.Fatal(err)
+	}
+	s, err := ModelShape("", llama, nil)
+	if err != nil || s.Name != "llama" || s.Heads != 32 || s.KVHeads != 8 || s.KVLoRARank != 0 || s.Spec.HeadSize != 128 {
+		t.Errorf("llama-3.1-8b: %+v, %v", s, err)
+	}
+	data, err := hf.PresetJSON("deepseek-v3")
+	if err != nil {
+		t.Fatal(err)
+	}
+	ds, err := hf.Parse(data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s, err := ModelShape("deepseek-v3", ds, data); err != nil || s.Name != "deepseek-v3" || s.KVLoRARank != 512 || s.Spec.RotaryDim != 64 {
+		t.Errorf("deepseek-v3: %+v, %v", s, err)
+	}
+	for _, c := range []struct {
+		config []byte
+		want   int
+	}{{nil, 0}, {[]byte(`{"kv_lora_rank": 0.5}`), 0}, {[]byte(`{"kv_lora_rank": 2e6}`), 0}, {[]byte(`{"text_config": {"kv_lora_rank": 64}}`), 64}} {
+		if s, err := ModelShape("x", ds, c.config); err != nil || s.KVLoRARank != c.want {
+			t.Errorf("kv_lora_rank of %s: %+v, %v; want %d", c.config, s, err, c.want)
+		}
+	}
+	// Llama 4 with its first layer unrotated: the shape is layer 1's.
+	nope, err := hf.Parse([]byte(`{"model_type": "llama4_text", "hidden_size": 512, "head_dim": 64, "num_attention_heads": 8,
+		"num_key_value_heads": 2, "num_hidden_layers": 4, "rope_theta": 500000.0, "no_rope_layers": [0, 1, 1, 1]}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if l0, _ := nope.Spec.ForLayer(0); !l0.NoRoPE {
+		t.Fatal("layer 0 rotates: the test needs a model whose first layer does not")
+	}
+	if s, err := ModelShape("", nope, nil); err != nil || s.Spec.NoRoPE || s.Heads != 8 || s.KVHeads != 2 || s.Spec.RotaryDim != 64 {
+		t.Errorf("llama4_text: %+v, %v", s, err)
+	}
+	// Its one layer unrotated.
+	unrotated := *nope
+	unrotated.NumLayers = 1
+	if _, err := ModelShape("", &unrotated, nil); err == nil || err.Error() != "model llama4_text: no layer has RoPE: nothing to time" {
+		t.Errorf("no rotated layer: error %v", err)
+	}
+	if _, err := ModelShape("", nil, nil); err == nil {
+		t.Error("nil model: no error")
+	}
+	// The zero Model does not panic; Run refuses the shape it gives (Shape.check).
+	if s, err := ModelShape("", &hf.Model{}, nil); err == nil && s.check() == nil {
+		t.Errorf("zero Model: shape %+v passes Run's check", s)
 	}
 }

@@ -92,13 +92,16 @@ func Config(data []byte, l Launch) []Finding {
 			"read the model's modeling code (rotate_half: neox; rotate_every_two or interleaved cos/sin: gptj) and pass the --style it names, or set a known model_type: "+strings.Join(hf.KnownModelTypes(), ", "))
 	}
 	for _, u := range m.Unread {
+		why := "a key nobody reads leaves its default in place: a misspelt original_max_position_embeddings falls back to max_position_embeddings, and the cos/sin change with no error (transformers' rope_config_validation warns about such keys too)"
 		fix := "remove the key, or give the rope type that reads it (rotary inspect shows what is read)"
-		if u.Suggest != "" {
+		switch {
+		case u.Why != "":
+			why = "the config gives the same setting twice with different values, and readers choose between them differently: the RoPE a checkpoint gets depends on which one loads it"
+			fix = "keep one value (rotary check --frameworks shows which reader takes which)"
+		case u.Suggest != "":
 			fix = "rename it " + u.Suggest
 		}
-		c.add(Warning, "unread-key", u.String(),
-			"a key nobody reads leaves its default in place: a misspelt original_max_position_embeddings falls back to max_position_embeddings, and the cos/sin change with no error (transformers' rope_config_validation warns about such keys too)",
-			fix)
+		c.add(Warning, "unread-key", u.String(), why, fix)
 	}
 	c.model(m)
 	return c.findings
@@ -127,6 +130,19 @@ func HasErrors(fs []Finding) bool {
 		}
 	}
 	return false
+}
+
+// Guess is the first of the findings that says the config's RoPE rests on a guess, what
+// --strict refuses: a key its variant does not read or a near miss of a RoPE key
+// ("unread-key"), or a pairing assumed for an unknown model_type ("model-type"), as
+// hf.Model.Warnings says them. ok is false when none does.
+func Guess(fs []Finding) (f Finding, ok bool) {
+	for _, f := range fs {
+		if f.Severity == Warning && (f.Code == "unread-key" || f.Code == "model-type") {
+			return f, true
+		}
+	}
+	return Finding{}, false
 }
 
 // raw checks the rope object: what hf.Parse would reject with less explanation, and what it

@@ -136,13 +136,16 @@ func errorAt(code string) want   { return want{code, check.Error} }
 func warningAt(code string) want { return want{code, check.Warning} }
 
 func TestRotaryDim(t *testing.T) {
-	llamaLike := func(head, rd int) []byte {
-		return []byte(fmt.Sprintf(`{"model_type": "llama", "hidden_size": 4096, "num_attention_heads": 32, "head_dim": %d, "rotary_dim": %d, "max_position_embeddings": 8192, "rope_theta": 500000}`, head, rd))
+	// GPTJConfig reads rotary_dim (head size n_embd / n_head); LlamaConfig does not.
+	gptjLike := func(hidden, rd int) []byte {
+		return []byte(fmt.Sprintf(`{"model_type": "gptj", "n_embd": %d, "n_head": 32, "rotary_dim": %d, "n_positions": 8192}`, hidden, rd))
 	}
+	llama := []byte(`{"model_type": "llama", "hidden_size": 4096, "num_attention_heads": 32, "head_dim": 64, "rotary_dim": 128, "max_position_embeddings": 8192, "rope_theta": 500000}`)
 	runCases(t, []checkCase{
-		{name: "rotary_dim above head_dim", config: llamaLike(64, 128), want: []want{errorAt("rotary-dim")}},
+		{name: "rotary_dim above head_dim", config: gptjLike(2048, 128), want: []want{errorAt("rotary-dim")}},
 		{name: "partial_rotary_factor above 1", config: preset(t, "phi-2", set("partial_rotary_factor", 1.5)), want: []want{errorAt("rotary-dim")}},
-		{name: "rotary_dim equal to head_dim", config: llamaLike(128, 128), absent: []string{"rotary-dim"}},
+		{name: "rotary_dim equal to head_dim", config: gptjLike(4096, 128), absent: []string{"rotary-dim"}},
+		{name: "rotary_dim LlamaConfig does not read", config: llama, want: []want{warningAt("unread-key")}, absent: []string{"rotary-dim"}},
 		{name: "partial rotary", config: preset(t, "phi-2"), absent: []string{"rotary-dim"}},
 		{name: "gpt-j rotary_dim 64 of 256", config: preset(t, "gpt-j-6b"), absent: []string{"rotary-dim"}},
 	})
@@ -152,7 +155,7 @@ func TestRotaryDim(t *testing.T) {
 // hf gives for the same key must not come back as a second, generic "config" finding
 // (checker.parseError means to drop it: "a parse error is not repeated").
 func TestRotaryDimReportedOnce(t *testing.T) {
-	data := []byte(`{"model_type": "llama", "hidden_size": 4096, "num_attention_heads": 32, "head_dim": 64, "rotary_dim": 128, "max_position_embeddings": 8192, "rope_theta": 500000}`)
+	data := []byte(`{"model_type": "gptj", "n_embd": 2048, "n_head": 32, "rotary_dim": 128, "n_positions": 8192}`)
 	fs := check.Config(data, check.Launch{})
 	if len(fs) != 1 || fs[0].Code != "rotary-dim" {
 		t.Errorf("rotary_dim 128 > head_dim 64: findings %s, want only rotary-dim", codes(fs))
@@ -273,6 +276,33 @@ func TestModelType(t *testing.T) {
 		if f.Code == "model-type" && !strings.Contains(f.Fix, "llama") {
 			t.Errorf("model-type fix %q does not list the known families", f.Fix)
 		}
+	}
+}
+
+// TestGuess: a pairing assumed for an unknown model_type, or a RoPE key nobody reads, is the
+// guess --strict refuses, as hf.Model.Warnings says it; an unknown type without RoPE keys is an
+// error, not a guess.
+func TestGuess(t *testing.T) {
+	for _, c := range []struct {
+		name   string
+		config []byte
+		guess  string
+	}{
+		{"clean", preset(t, "llama-3.1-8b"), ""},
+		{"unknown type", preset(t, "llama-3.1-8b", set("model_type", "no_such_family")), "model-type"},
+		{"unread key", preset(t, "llama-3.1-8b", func(top map[string]any) { top["rope_scaling"].(map[string]any)["facter"] = 2 }), "unread-key"},
+		{"unknown type, no RoPE keys", []byte(`{"model_type": "no_such_family", "hidden_size": 64, "num_attention_heads": 4}`), ""},
+	} {
+		f, ok := check.Guess(check.Config(c.config, check.Launch{}))
+		if ok != (c.guess != "") || f.Code != c.guess {
+			t.Errorf("%s: Guess = %+v, %t; want code %q", c.name, f, ok, c.guess)
+		}
+		if m, err := hf.Parse(c.config); err == nil && (len(m.Warnings()) > 0) != ok {
+			t.Errorf("%s: Guess %t, hf warnings %q", c.name, ok, m.Warnings())
+		}
+	}
+	if _, ok := check.Guess(nil); ok {
+		t.Error("Guess(nil): a guess")
 	}
 }
 

@@ -19,6 +19,10 @@
 //   - GGUF: the RoPE llama.cpp derives from a GGUF file against the config's, rule by rule.
 //   - Precision: how far angles computed in float32 drift from the exact ones.
 //
+// Inspect describes one layer's RoPE of a model (InspectGGUF: of a GGUF file) in the report
+// rotary inspect prints: the spec, its frequencies and attention factor, the model's other
+// RoPE, notes and warnings.
+//
 // A Comparison measures two specs' rotations of a unit vector at every position below the
 // longer max length (an even sample past 2^20), as each feeds a text token, and calls them
 // divergent past float32 noise (2^-22).

@@ -2,6 +2,7 @@ package check_test
 
 import (
 	"fmt"
+	"os"
 
 	"github.com/rotary-go/rotary/check"
 	"github.com/rotary-go/rotary/hf"
@@ -43,4 +44,32 @@ func ExamplePrecision() {
 	// Output:
 	// original 8192: 0.000584 rad
 	// max 131072: 0.00934 rad
+}
+
+// ExampleInspect reports what rotary inspect prints of Gemma 3's layer 5, a full-attention
+// layer with the model's scaling.
+func ExampleInspect() {
+	m, err := hf.Preset("gemma-3-4b")
+	if err != nil {
+		panic(err)
+	}
+	r, err := check.Inspect(m, hf.Selection{Layer: 5})
+	if err != nil {
+		panic(err)
+	}
+	r.Source = "preset gemma-3-4b"
+	r.WriteText(os.Stdout)
+	// Output:
+	// source:                preset gemma-3-4b
+	// model type:            gemma3_text
+	// heads:                 8 query, 4 key/value
+	// head size:             256
+	// rotary dim:            256 (128 pairs, 0 pass-through)
+	// style:                 neox
+	// base (rope_theta):     1e+06
+	// max positions:         131072 (cache 131072 rows)
+	// scaling:               linear factor=8
+	// attention factor:      1
+	// layer:                 5: full_attention (the model's RoPE)
+	// inv_freq:              [0]=0.125 [1]=0.11221089155591428 ... [127]=1.3924673249935028e-07
 }

@@ -51,6 +51,34 @@ type ReadingSide struct {
 	Follows  []string `json:"follows"`
 }
 
+// ParseDialects reads a comma-separated list of the dialects Frameworks compares: names
+// hf.ParseDialect takes, the reference reading not among them (it is no framework), each once
+// (a repeat is dropped), at least two.
+func ParseDialects(list string) ([]hf.Dialect, error) {
+	names := make([]string, 0, len(hf.Dialects()))
+	for _, d := range hf.Dialects() {
+		names = append(names, string(d))
+	}
+	want := strings.Join(names, ", ")
+	var out []hf.Dialect
+	for name := range strings.SplitSeq(list, ",") {
+		d, err := hf.ParseDialect(strings.TrimSpace(name))
+		if err != nil || d == hf.DialectReference && strings.TrimSpace(name) != "reference" {
+			return nil, fmt.Errorf("dialect %q: want %s", name, want)
+		}
+		if d == hf.DialectReference {
+			return nil, fmt.Errorf("dialect %q: the reference reading is not a framework; want %s", name, want)
+		}
+		if !slices.Contains(out, d) {
+			out = append(out, d)
+		}
+	}
+	if len(out) < 2 {
+		return nil, fmt.Errorf("%q: want at least two dialects to compare", list)
+	}
+	return out, nil
+}
+
 // Frameworks compares how dialects (hf.Dialects for all) read the config.json data, rule by
 // rule (hf.Rules): every rule on which two of them read it differently is a row, measured as
 // the config read the reference way with that one rule read each way, over every position below
@@ -61,6 +89,9 @@ type ReadingSide struct {
 func Frameworks(data []byte, opts hf.ParseOptions, dialects []hf.Dialect) (*FrameworksReport, error) {
 	if _, err := opts.Parse(data); err != nil {
 		return nil, err
+	}
+	if dialects == nil {
+		dialects = hf.Dialects()
 	}
 	r := &FrameworksReport{Agree: true, Rows: []FrameworkRow{}, applies: map[hf.Rule]bool{}}
 	if raw, err := hf.ReadRaw(data); err == nil {

@@ -2,6 +2,8 @@ package check
 
 import (
 	"fmt"
+	"maps"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -57,6 +59,68 @@ func PairList(ps []int) string {
 		return "pair " + s[0]
 	}
 	return "pairs " + strings.Join(s, ", ")
+}
+
+// SpecWords names a spec's scaling, MRoPE layout, per-layer rules and dual-chunk attention as
+// rotary inspect and presets print them: "yarn factor=4", "default, mrope interleaved [24 20
+// 20]", "default, per-layer local base 10000".
+func SpecWords(s rope.Spec) string {
+	parts := []string{ScalingWords(s.Scaling)}
+	if s.MRoPE != nil {
+		kind := "chunked"
+		if s.MRoPE.Interleaved {
+			kind = "interleaved"
+		}
+		if s.MRoPE.AlternateHW {
+			kind = "h/w alternating, t last (ERNIE)"
+		}
+		mr := fmt.Sprintf("mrope %s %v", kind, s.MRoPE.Sections)
+		if p := FourthRowPairs(s.MRoPE, s.Half()); len(p) > 0 {
+			mr += fmt.Sprintf(", %s on llama.cpp's fourth position row", PairList(p))
+		}
+		parts = append(parts, mr)
+	}
+	if s.Local != nil {
+		parts = append(parts, localWords(s.Local))
+	}
+	if s.DualChunk != nil {
+		parts = append(parts, fmt.Sprintf("dual-chunk %d/%d", s.DualChunk.ChunkSize, s.DualChunk.LocalSize))
+	}
+	return strings.Join(parts, ", ")
+}
+
+// localWords names a per-layer model's rules: the sliding layers' local base (Gemma 3, OLMo 3),
+// each layer type's own base (Gemma 4, gpt-oss) and the layers without RoPE (Llama 4, SmolLM3,
+// Cohere2, EXAONE 4). A rule the model lacks is not named: a local base of 0 means none.
+func localWords(l *rope.LocalRoPE) string {
+	var rules []string
+	if l.Base != 0 {
+		rules = append(rules, fmt.Sprintf("local base %g", l.Base))
+	}
+	for _, name := range slices.Sorted(maps.Keys(l.Types)) {
+		if t := l.Types[name]; t.NoRoPE {
+			rules = append(rules, name+" without RoPE")
+		} else {
+			rules = append(rules, fmt.Sprintf("%s base %g", name, t.Base))
+		}
+	}
+	if n := countTrue(l.NoRoPE); n > 0 {
+		rules = append(rules, fmt.Sprintf("%d of %d layers without RoPE", n, len(l.NoRoPE)))
+	}
+	if len(rules) == 0 {
+		return "per-layer"
+	}
+	return "per-layer " + strings.Join(rules, ", ")
+}
+
+func countTrue(bs []bool) int {
+	n := 0
+	for _, b := range bs {
+		if b {
+			n++
+		}
+	}
+	return n
 }
 
 func orDefault(v, d float64) float64 {

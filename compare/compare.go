@@ -2,7 +2,8 @@
 // within a tolerance in units in the last place (ULP) or absolute error, with the dtype and layout
 // rules for tensors that are not alike said in notes, and the worst elements located by the
 // coordinates of the op that made them (token, head, dim). rotary diff and rotary verify print
-// its Results; its JSON form is a contract for tools.
+// its Results; its JSON form is a contract for tools. Summarize gives one tensor's own figures
+// (extremes, mean, NaN and Inf counts), which rotary show prints.
 package compare
 
 import (
@@ -29,10 +30,29 @@ type Options struct {
 	Sides [2]string
 }
 
+// Check refuses options under which a comparison would pass or fail every element without a
+// word: a NaN or infinite ATol (a negative finite one asks for the default), a negative MaxULP
+// or Show. Tensors and Over refuse such options through it.
+func (o Options) Check() error {
+	switch {
+	case math.IsNaN(o.ATol) || math.IsInf(o.ATol, 0):
+		return fmt.Errorf("compare: Options.ATol %v: want a finite tolerance (negative: the default)", o.ATol)
+	case o.MaxULP < 0:
+		return fmt.Errorf("compare: Options.MaxULP %d: want a count ≥ 0", o.MaxULP)
+	case o.Show < 0:
+		return fmt.Errorf("compare: Options.Show %d: want a count ≥ 0", o.Show)
+	}
+	return nil
+}
+
 // Tensors measures b against a, the reference, under opts, naming the dimensions of
 // the elements it locates with ax.
 func Tensors(name string, a, b tensor.Tensor, opts Options, ax Axes) Result {
 	r := Result{Name: name, DType: a.DType.String(), Shape: a.Shape, Elements: a.Len()}
+	if err := opts.Check(); err != nil {
+		r.Problem = err.Error()
+		return r
+	}
 	if a.DType != b.DType {
 		r.DTypeB = b.DType.String()
 	}

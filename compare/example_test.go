@@ -1,7 +1,9 @@
 package compare_test
 
 import (
+	"encoding/json"
 	"fmt"
+	"math"
 
 	"github.com/rotary-go/rotary/compare"
 	"github.com/rotary-go/rotary/tensor"
@@ -20,4 +22,20 @@ func ExampleTensors() {
 	// Output:
 	// 1 elements over tolerance
 	// [token head dim] [1 1 1] 2
+}
+
+// A tensor's figures, as rotary show prints them: the finite values' extremes and mean, NaN
+// apart, and the first values as the dtype holds them.
+func ExampleSummarize() {
+	x := tensor.FromF32([]float32{0.1, -2, float32(math.NaN()), 3}, 2, 2)
+	s, err := compare.Summarize("out.query", x, 3)
+	if err != nil {
+		panic(err)
+	}
+	fmt.Println(s.Min.Format(s.DType), s.Max.Format(s.DType), *s.Mean, s.NaN)
+	js, _ := json.Marshal(s)
+	fmt.Println(string(js))
+	// Output:
+	// -2 3 0.36666666716337204 1
+	// {"name":"out.query","dtype":"F32","shape":[2,2],"elements":4,"min":-2,"max":3,"mean":0.36666666716337204,"nan":1,"inf":0,"values":[0.1,-2,"NaN"]}
 }

@@ -13,6 +13,9 @@ import (
 // must hold the same number of elements, in any shapes; as Tensors, it reads each one's
 // backing slice flat from its start (a contiguous tensor's elements in order).
 func Over(a, b tensor.Tensor, opts Options) ([]bool, float64, error) {
+	if err := opts.Check(); err != nil {
+		return nil, 0, err
+	}
 	for _, t := range []struct {
 		name string
 		t    tensor.Tensor

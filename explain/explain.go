@@ -6,7 +6,8 @@
 // under the arithmetic other implementations use (Hugging Face's float32 angles and 16-bit
 // cos/sin and products; ggml's float32 angles), and reports the readings that reproduce the
 // candidate: the elements it gets wrong are the elements the reading gets wrong, within the
-// same tolerance. rotary verify prints its Findings.
+// same tolerance. ExplainGolden takes the op's case from a golden bundle (package golden) and
+// a candidate's outputs; rotary verify prints its Findings.
 //
 // A reading of arithmetic is a precision finding, not a bug: it says how many elements that
 // arithmetic moves off the exact result, by how many ULPs, and so which tolerance a kernel that

@@ -34,7 +34,7 @@ type Call struct {
 }
 
 // Run runs op name (a registry name or another stack's name for it) on c and returns its
-// outputs, named as a bundle names them after "out.".
+// outputs, named as a bundle names them after OutPrefix.
 func Run(name string, c Call) ([]safetensors.Tensor, error) {
 	op, ok := Lookup(name)
 	if !ok {

@@ -12,7 +12,9 @@
 // `rotary golden`, each with its kind, default and usage), the parameters it reads, how it
 // uses a model (ModelUse), the inputs it draws and its run. Parameters travel as Args: values
 // by name, in the text the flag takes. Make and Suite draw the inputs and run the op; Run runs
-// an op on any named tensors, a bundle's or a candidate's.
+// an op on any named tensors, a bundle's or a candidate's; ReadFiles reads them from
+// safetensors and .npy files. ReadApplyArgs, ApplyArg, ReadModelArgs and RecordedModel read a
+// bundle's apply_args back; ModelArgs are the model flags as values.
 //
 // Inputs are drawn from math/rand/v2's PCG, uniform in (−1, 1) on a grid float32 holds exactly,
 // then rounded once to the bundle's dtype; cos/sin inputs (the explicit cos/sin ops) come from

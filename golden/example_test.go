@@ -68,3 +68,22 @@ func Example() {
 	// key true
 	// query true
 }
+
+// A bundle made under vLLM's reading of Phi-3's LongRoPE records the flag; its model read back
+// from apply_args is that reading again.
+func ExampleModelArgs() {
+	m, err := golden.ModelArgs{Preset: "phi-3-mini-128k", As: "vllm"}.Model()
+	if err != nil {
+		panic(err)
+	}
+	b, err := golden.Make(golden.Options{Model: m, DType: tensor.F32, Tokens: 2, Heads: 1, KVHeads: 1})
+	if err != nil {
+		panic(err)
+	}
+	fmt.Println(b.Metadata["apply_args"])
+	a, err := golden.ReadModelArgs(b.Metadata["apply_args"])
+	fmt.Printf("%+v %v\n", a, err)
+	// Output:
+	// ["--op","rotary_embedding","--model","phi-3-mini-128k","--layer","0","--as","vllm"]
+	// {Config: Preset:phi-3-mini-128k Layer:0 As:vllm Style: RoPE: Dynamic: LongRoPEFactor: Strict:false} <nil>
+}

@@ -129,6 +129,15 @@ func Make(o Options) (Bundle, error) {
 	return o.bundle(bundleCase{dtype: o.DType, tokens: o.Tokens, positions: o.Positions, layer: o.Layer}, false)
 }
 
+// DefaultOp is the op of a bundle made without one: mrope for a spec with MRoPE sections,
+// rotary_embedding for any other.
+func DefaultOp(spec rotary.Spec) string {
+	if spec.MRoPE != nil {
+		return "mrope"
+	}
+	return "rotary_embedding"
+}
+
 // check refuses options no bundle has, and fills in the defaults.
 func (o *Options) check() error {
 	if o.Model.Load == nil {
@@ -139,10 +148,7 @@ func (o *Options) check() error {
 		if err != nil {
 			return err
 		}
-		o.Op = "rotary_embedding"
-		if spec.MRoPE != nil {
-			o.Op = "mrope"
-		}
+		o.Op = DefaultOp(spec)
 	}
 	op, ok := Lookup(o.Op)
 	if !ok {
@@ -264,7 +270,7 @@ func (o *Options) bundle(c bundleCase, suite bool) (Bundle, error) {
 		fmt.Fprintf(o.Notes, "layer %d has no RoPE: the expected outputs equal the inputs\n", c.layer)
 	}
 	for _, r := range results {
-		r.Name = "out." + r.Name
+		r.Name = OutPrefix + r.Name
 		files = append(files, r)
 	}
 	layerType := o.layerKind(model, c.layer)

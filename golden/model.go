@@ -5,58 +5,41 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
-
-	"github.com/rotary-go/rotary"
-	"github.com/rotary-go/rotary/hf"
 )
 
 // Preset is the embedded model preset name (hf.PresetNames) as a bundle's Model, read as
 // `rotary apply --model NAME` reads it.
-func Preset(name string) (Model, error) {
-	data, err := hf.PresetJSON(name)
-	if err != nil {
-		return Model{}, err
-	}
-	m, err := hf.Preset(name)
-	if err != nil {
-		return Model{}, err
-	}
-	return Model{Name: name, JSON: data, Source: []string{"--model", name}, Load: layers(m)}, nil
-}
+func Preset(name string) (Model, error) { return ModelArgs{Preset: name}.Model() }
 
 // Config is the config.json at path (or in the model directory path) as a bundle's Model, read
 // as `rotary apply --config PATH` reads it; the bundle names it by its model_type.
-func Config(path string) (Model, error) {
-	data, err := hf.ReadConfig(path)
+func Config(path string) (Model, error) { return ModelArgs{Config: path}.Model() }
+
+// RecordedModel is the model a bundle's apply_args name, read with every model flag they
+// record (ReadModelArgs) as `rotary apply --in BUNDLE` reads it, and the recorded --layer: the
+// inverse of ModelArgs.Model, for a bundle made from a preset or a config file.
+func RecordedModel(applyArgs string) (Model, int, error) {
+	a, err := ReadModelArgs(applyArgs)
 	if err != nil {
-		return Model{}, err
+		return Model{}, 0, err
 	}
-	m, err := hf.Parse(data)
+	if a.Config == "" && a.Preset == "" {
+		return Model{}, 0, fmt.Errorf("the golden's apply_args name no model (--model or --config)")
+	}
+	m, err := a.Model()
 	if err != nil {
-		return Model{}, fmt.Errorf("%s: %w", path, err)
+		return Model{}, 0, fmt.Errorf("the golden's apply_args: %w", err)
 	}
+	return m, a.Layer, nil
+}
+
+// modelType is a config's model_type, the name a bundle gives a config's model.
+func modelType(config []byte) string {
 	var top struct {
 		ModelType string `json:"model_type"`
 	}
-	_ = json.Unmarshal(data, &top) // hf has parsed it
-	return Model{Name: top.ModelType, JSON: data, Config: path, Source: []string{"--config", path}, Load: layers(m)}, nil
-}
-
-// layers is the Load of a parsed model: the attention's RoPE at each of its layers.
-func layers(m *hf.Model) func(layer int) (*hf.Model, rotary.Spec, error) {
-	return func(layer int) (*hf.Model, rotary.Spec, error) {
-		if layer < 0 {
-			return nil, rotary.Spec{}, fmt.Errorf("--layer %d: want ≥ 0", layer)
-		}
-		if m.NumLayers > 0 && layer >= m.NumLayers {
-			return nil, rotary.Spec{}, fmt.Errorf("--layer %d: the model has %d layers (0..%d)", layer, m.NumLayers, m.NumLayers-1)
-		}
-		spec, err := m.Spec.ForLayer(layer)
-		if err != nil {
-			return nil, rotary.Spec{}, fmt.Errorf("--layer: %v", err)
-		}
-		return m, spec, nil
-	}
+	_ = json.Unmarshal(config, &top) // a config Load has read, or one whose type is missing
+	return top.ModelType
 }
 
 // ConfigSum is the hex SHA-256 of a config's JSON: a bundle's config_sha256.

@@ -74,3 +74,21 @@ func PositionsOf(t tensor.Tensor, name string) (Positions, error) {
 	}
 	return Positions{kind: "file", file: t, Label: "file:" + name}, nil
 }
+
+// ReadPositions reads positions as --positions names them: a form ParsePositions knows, or
+// else a file (ReadFiles: safetensors, a directory of .npy files or one .npy file) whose
+// tensor "positions" PositionsOf takes. Errors name --positions.
+func ReadPositions(s string) (Positions, error) {
+	if p, ok, err := ParsePositions(s); ok {
+		return p, err
+	}
+	set, err := ReadFiles(s)
+	if err != nil {
+		return Positions{}, fmt.Errorf("--positions: %v", err)
+	}
+	t, ok := set.Tensors["positions"]
+	if !ok {
+		return Positions{}, fmt.Errorf("--positions %s: missing tensor %q", s, "positions")
+	}
+	return PositionsOf(t, s)
+}

@@ -38,10 +38,22 @@ func TestZeroValues(t *testing.T) {
 	if _, err := (Args{"no-such-param": "1"}).Normalize(); err == nil {
 		t.Error("Normalize of an unknown parameter: no error")
 	}
+	if _, _, err := (ModelArgs{}).Load(); err == nil {
+		t.Error("ModelArgs{}.Load: no error")
+	}
+	if _, err := (ModelArgs{}).Model(); err == nil {
+		t.Error("ModelArgs{}.Model: no error")
+	}
+	if err := (ModelArgs{}).CheckConfig(nil); err == nil {
+		t.Error("ModelArgs{}.CheckConfig(nil): no error")
+	}
+	if (ModelArgs{}).FlagError(nil) != nil {
+		t.Error("FlagError(nil): not nil")
+	}
 	if _, err := PositionsOf(tensor.Tensor{}, ""); err == nil {
 		t.Error("PositionsOf(zero Tensor): no error")
 	}
-	if _, err := Make(Options{Op: "apply_rotary_emb", Model: Model{Load: layers(&hf.Model{})}}); err == nil {
+	if _, err := Make(Options{Op: "apply_rotary_emb", Model: Model{Load: func(int) (*hf.Model, rotary.Spec, error) { return &hf.Model{}, rotary.Spec{}, nil }}}); err == nil {
 		t.Error("Make on a model with a zero spec: no error")
 	}
 }

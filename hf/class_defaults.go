@@ -1,6 +1,10 @@
 package hf
 
-import "maps"
+import (
+	"maps"
+
+	"github.com/rotary-go/rotary/rope"
+)
 
 // The Hugging Face config classes' defaults for the keys hf reads, so that a config.json that
 // leaves a key out reads as transformers reads it, not as hf's generic fallbacks (head_dim from
@@ -166,8 +170,8 @@ var (
 	// Qwen2_5OmniThinkerConfig builds, default_theta 1e6.
 	qwen25OmniText = classOf("Qwen2_5OmniTextConfig", kLayers, num("28"), kHidden, num("3584"), kHeads, num("28"), kKV, num("4"),
 		kMax, num("32768"), kTheta, num("1000000"))
-	// DeepseekV3Config (deepseek_v3/configuration_deepseek_v3.py); Kimi_K25Config
-	// (kimi_k25/configuration_kimi_k25.py) builds a kimi_k2 text_config with it.
+	// DeepseekV3Config (deepseek_v3/configuration_deepseek_v3.py), which Kimi_K25Config builds
+	// its text model with (kimi25).
 	deepseekV3Class = classOf("DeepseekV3Config", kLayers, num("61"), kHidden, num("7168"), kHeads, num("128"), kKV, num("128"),
 		kMax, num("4096"), kRope, num("64"))
 	// GPTJConfig (gptj/configuration_gptj.py) and CodeGenConfig (codegen/configuration_codegen.py),
@@ -395,11 +399,26 @@ var configClasses = map[string]configClass{
 			"hybrid":         object{"rope_type": "default", "rope_theta": num("5000000.0"), "partial_rotary_factor": num("0.5")},
 			"hybrid_sliding": object{"rope_type": "default", "rope_theta": num("10000.0"), "partial_rotary_factor": num("0.5")},
 		}),
+	// MellumConfig (mellum/configuration_mellum.py, decba1d2): head_dim 128 (2304 / 32 heads
+	// would give 72), no default_theta.
+	"mellum": classOf("MellumConfig", kLayers, num("28"), kHidden, num("2304"), kHeads, num("32"), kKV, num("4"), kHead, num("128"),
+		kMax, num("131072"), "rope_parameters", object{
+			rope.FullAttention:    object{"rope_type": "default", "rope_theta": num("500000.0")},
+			rope.SlidingAttention: object{"rope_type": "default", "rope_theta": num("10000.0")},
+		}),
 	// DbrxConfig's attn_config defaults kv_n_heads to 1 and (v4) rope_theta to 10000.
-	"dbrx":           classOf("DbrxConfig", kLayers, num("24"), kHidden, num("2048"), kHeads, num("16"), kKV, num("1"), kMax, num("2048")),
-	"moonshine":      classOf("MoonshineConfig", kLayers, num("6"), kHidden, num("288"), kHeads, num("8"), kMax, num("512")),
-	"qwen4_exp":      qwen4ExpText,
+	"dbrx":      classOf("DbrxConfig", kLayers, num("24"), kHidden, num("2048"), kHeads, num("16"), kKV, num("1"), kMax, num("2048")),
+	"moonshine": classOf("MoonshineConfig", kLayers, num("6"), kHidden, num("288"), kHeads, num("8"), kMax, num("512")),
+	// Qwen4ExpConfig.__post_init__ (configuration_qwen4_exp.py @626859fc, and @075d0aed):
+	// Qwen4ExpTextConfig(**text_config), or Qwen4ExpTextConfig() without one.
+	"qwen4_exp":      builtFromDefaults(qwen4ExpText, "Qwen4ExpConfig", "qwen4_exp_text"),
 	"qwen4_exp_text": qwen4ExpText,
+	"kimi_k25":       kimi25,
+	// MiniMaxM3VLConfig.__post_init__ (configuration_minimax_m3_vl.py, decba1d2) pops
+	// text_config's model_type and builds MiniMaxM3VLTextConfig(**text_config), or
+	// MiniMaxM3VLTextConfig() without one.
+	"minimax_m3_vl":      builtFromDefaults(minimaxM3VLText, "MiniMaxM3VLConfig", "minimax_m3_vl_text"),
+	"minimax_m3_vl_text": minimaxM3VLText,
 	// DiffusionGemmaTextConfig (configuration_diffusion_gemma.py @008e574) has Gemma 4's
 	// defaults, which the gemma4 family carries.
 	"diffusion_gemma":      builtFromDefaults(classOf("DiffusionGemmaTextConfig"), "DiffusionGemmaConfig", "diffusion_gemma_text"),
@@ -409,6 +428,16 @@ var configClasses = map[string]configClass{
 var (
 	// GlmOcrTextConfig (configuration_glm_ocr.py): no head_dim field (1024 / 16).
 	glmOCRText = classOf("GlmOcrTextConfig", kLayers, num("16"), kHidden, num("1024"), kHeads, num("16"), kKV, num("8"), kMax, num("131072"))
+	// Kimi_K25Config.__post_init__ (kimi_k25/configuration_kimi_k25.py, transformers decba1d2)
+	// builds text_config with CONFIG_MAPPING[its model_type](**text_config), the model_type
+	// deepseek_v3 when absent and kimi_k2 read as deepseek_v3, or DeepseekV3Config() without
+	// one; Kimi_K25Model builds its language model from that text_config alone
+	// (AutoModel.from_config, modeling_kimi_k25.py).
+	kimi25 = builtFromDefaults(deepseekV3Class, "Kimi_K25Config", "deepseek_v3")
+	// MiniMaxM3VLTextConfig (configuration_minimax_m3_vl.py, decba1d2), default_theta 5e6:
+	// head_dim 128.
+	minimaxM3VLText = classOf("MiniMaxM3VLTextConfig", kLayers, num("60"), kHidden, num("6144"), kHeads, num("64"), kKV, num("4"),
+		kHead, num("128"), kMax, num("524288"), kTheta, num("5000000.0"))
 	// Qwen4ExpTextConfig (configuration_qwen4_exp.py @626859fc).
 	qwen4ExpText = classOf("Qwen4ExpTextConfig", kHidden, num("2048"), kHeads, num("16"), kKV, num("2"), kHead, num("256"),
 		kMax, num("32768"))

@@ -127,6 +127,7 @@ var classWants = map[string]classWant{
 	"deepseek_v2":  {heads: 32, kv: 32, head: 64, rot: 64, base: 10000, maxPos: 2048, style: rope.GPTJ, class: "DeepseekV2Config"},
 	"deepseek_v3":  {heads: 128, kv: 128, head: 64, rot: 64, base: 10000, maxPos: 4096, style: rope.GPTJ, class: "DeepseekV3Config"},
 	"kimi_k2":      {heads: 128, kv: 128, head: 64, rot: 64, base: 10000, maxPos: 4096, style: rope.GPTJ, class: "DeepseekV3Config"},
+	"kimi_k25":     {heads: 128, kv: 128, head: 64, rot: 64, base: 10000, maxPos: 4096, style: rope.GPTJ, class: "DeepseekV3Config"},
 	"deepseek_v32": {heads: 128, kv: 128, head: 64, rot: 64, base: 10000, maxPos: 163840, style: rope.GPTJ, class: "DeepseekV32Config"},
 	"mistral4": {heads: 32, kv: 32, head: 64, rot: 64, base: 10000, maxPos: 1048576, style: rope.GPTJ, scaling: rope.ScalingYaRN,
 		class: "Mistral4Config"},
@@ -173,6 +174,12 @@ var classWants = map[string]classWant{
 		class: "DiffusionGemmaTextConfig"},
 	"diffusion_gemma_text": {heads: 8, kv: 4, head: 512, rot: 512, base: 1e6, maxPos: 131072, scaling: rope.ScalingProportional,
 		class: "DiffusionGemmaTextConfig"},
+	// MellumConfig: every layer full_attention, its entry at 500000 over the whole head.
+	"mellum": {heads: 32, kv: 4, head: 128, rot: 128, base: 5e5, maxPos: 131072, class: "MellumConfig"},
+	// MiniMaxM3VLTextConfig: default_theta 5e6; its rotary_dim 64 is not read, and
+	// rope_parameters has no partial_rotary_factor: the whole head.
+	"minimax_m3_vl":      {heads: 64, kv: 4, head: 128, rot: 128, base: 5e6, maxPos: 524288, class: "MiniMaxM3VLTextConfig"},
+	"minimax_m3_vl_text": {heads: 64, kv: 4, head: 128, rot: 128, base: 5e6, maxPos: 524288, class: "MiniMaxM3VLTextConfig"},
 }
 
 // noClass are the families whose model_type has no config class in transformers main, with

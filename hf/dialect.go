@@ -120,14 +120,35 @@ const (
 	// the original).
 	RuleLongRoPETables Rule = "longrope_tables"
 	// RulePartialRotary: a config's partial_rotary_factor (or rotary_pct) for the model types
-	// whose HF config class and rotary embedding never read it (Llama's): "honoured" (that
+	// whose HF config class and rotary embedding never read it (Llama's, Qwen2's and the others
+	// of partialIgnoredTypes): "honoured" (that
 	// fraction of the head rotated) or "ignored": the whole head for rope_type default, and the
 	// factor kept for a scaled type, whose tables HF main sizes by it and then cannot apply (a
 	// note says so). MiniMax-Text-01's is RuleMiniMaxRotaryDim's.
 	RulePartialRotary Rule = "partial_rotary_factor"
-	// RuleMiniMaxRotaryDim: MiniMax's rotary_dim "honoured" or "ignored" (the whole head: for
-	// MiniMax-Text-01 partial_rotary_factor is not read either, as RulePartialRotary's
-	// "ignored"), or ignored for MiniMax-Text-01 only ("ignored-text-01").
+	// RulePartialRotarySource: where the rotary fraction comes from when the config object has
+	// one both in its rope object and as its partial_rotary_factor attribute (the top-level key,
+	// or the default its config class sets among its kwargs) and they differ:
+	// "object-unless-scaled" (the rope object's for rope_type default, the attribute for every
+	// other type, whose init writes it over the object's), "attribute" (the attribute,
+	// whatever the type) or "attribute-only" (the attribute, else none: the rope object's is
+	// never read, even when the config object has no attribute). Entries of a rope object keyed
+	// by layer type take the attribute only where standardize_rope_params writes it there
+	// (partial_types.go).
+	RulePartialRotarySource Rule = "partial_rotary_source"
+	// RuleRotaryPct: which config classes take rotary_pct (and rotary_emb_fraction) as the
+	// rotary fraction. "gpt-neox": rotary_pct only where the config class reads it
+	// (GPTNeoXConfig, and a model type outside the family table, read as a generic decoder),
+	// rotary_emb_fraction nowhere; every other class keeps them as attributes nothing reads.
+	// "aliases": besides, where the config object has no partial_rotary_factor attribute (the
+	// config gives none and its class sets none among its kwargs), rotary_pct and then
+	// rotary_emb_fraction are that attribute (GPTNeoXConfig pops rotary_pct, so only
+	// rotary_emb_fraction there), which RulePartialRotarySource then weighs as any attribute.
+	RuleRotaryPct Rule = "rotary_pct"
+	// RuleMiniMaxRotaryDim: MiniMax's rotary_dim "honoured" (for MiniMax-M2 only where the
+	// config gives no partial_rotary_factor, which every reading takes first) or "ignored" (the
+	// whole head: for MiniMax-Text-01 partial_rotary_factor is not read either, as
+	// RulePartialRotary's "ignored"), or ignored for MiniMax-Text-01 only ("ignored-text-01").
 	RuleMiniMaxRotaryDim Rule = "minimax_rotary_dim"
 	// RulePhiMoELongFactors: PhiMoE's long factors "used" as for Phi-3, or "never".
 	RulePhiMoELongFactors Rule = "phimoe_long_factors"
@@ -152,8 +173,8 @@ const (
 func Rules() []Rule {
 	return []Rule{RuleRopeParameters, RuleYaRNAttention, RuleYaRNTruncate, RuleDeepSeekYaRN,
 		RuleDynamicLength, RuleLongRoPEAttention, RuleLongRoPEOriginal, RuleLongRoPETables,
-		RulePartialRotary, RuleMiniMaxRotaryDim, RulePhiMoELongFactors, RuleMRoPEDefault,
-		RuleMRoPEInterleavedDefault, RuleRopeIndex, RuleIndexerPairing}
+		RulePartialRotary, RulePartialRotarySource, RuleRotaryPct, RuleMiniMaxRotaryDim, RulePhiMoELongFactors,
+		RuleMRoPEDefault, RuleMRoPEInterleavedDefault, RuleRopeIndex, RuleIndexerPairing}
 }
 
 // Reading is how one dialect reads one rule, and the upstream code it follows.
@@ -170,11 +191,13 @@ var referenceReadings = map[Rule]Reading{
 	RuleYaRNTruncate:            {Choice: "honoured", Follows: "transformers modeling_rope_utils.py _compute_yarn_parameters (find_correction_range)"},
 	RuleDeepSeekYaRN:            {Choice: "config", Follows: "transformers modeling_rope_utils.py _compute_yarn_parameters, which DeepSeek's MLA models run as every YaRN model"},
 	RulePartialRotary:           {Choice: "honoured", Follows: "vLLM rotary_embedding/__init__.py get_rope: rotary_dim = int(head_size · partial_rotary_factor), as the code of every model that reads the key; transformers main's Llama has no partial rotary at all (LlamaRotaryEmbedding, apply_rotary_pos_emb), so a fraction in a llama config is the checkpoint's, which HF main does not follow"},
+	RulePartialRotarySource:     {Choice: "object-unless-scaled", Follows: "transformers modeling_rope_utils.py RotaryEmbeddingConfigMixin.convert_rope_params_to_dict (setdefault into rope_parameters) and standardize_rope_params, which every ROPE_INIT_FUNCTIONS entry calls again once PreTrainedConfig.__post_init__ has set the attribute"},
+	RuleRotaryPct:               {Choice: "gpt-neox", Follows: "transformers main (decba1d2) models/gpt_neox/configuration_gpt_neox.py and models/gpt_neox_japanese/configuration_gpt_neox_japanese.py convert_rope_params_to_dict: rope_parameters.setdefault(\"partial_rotary_factor\", kwargs.pop(\"rotary_pct\", …)), the only readers of rotary_pct; no class reads rotary_emb_fraction"},
 	RuleDynamicLength:           {Choice: "static", Follows: "vLLM ≤ 0.21 dynamic_ntk_scaling_rope.py DynamicNTKScalingRotaryEmbedding._compute_cos_sin_cache: one cache for every call"},
 	RuleLongRoPEAttention:       {Choice: "config-factor", Follows: "transformers modeling_rope_utils.py _compute_longrope_parameters"},
 	RuleLongRoPEOriginal:        {Choice: "config-or-rope", Follows: "transformers modeling_rope_utils.py standardize_rope_params"},
 	RuleLongRoPETables:          {Choice: "per-call", Follows: "transformers modeling_rope_utils.py dynamic_rope_update (longrope_frequency_update)"},
-	RuleMiniMaxRotaryDim:        {Choice: "honoured", Follows: "MiniMax's modeling code; vLLM models/minimax_m2.py MiniMaxM2Attention (get_rope with rotary_dim)"},
+	RuleMiniMaxRotaryDim:        {Choice: "honoured", Follows: "MiniMax's modeling code; vLLM models/minimax_m2.py MiniMaxM2Attention.__init__ (01d99586): rotary_dim / head_dim as rope_parameters' partial_rotary_factor where it has none, which wins as in transformers main's MiniMaxM2RotaryEmbedding"},
 	RulePhiMoELongFactors:       {Choice: "used", Follows: "Microsoft's Phi-3.5-MoE code; vLLM phi3_long_rope_scaled_rope.py"},
 	RuleMRoPEDefault:            {Choice: "family-default", Follows: "transformers models/qwen3_vl/modeling_qwen3_vl.py Qwen3VLTextRotaryEmbedding.__init__ (mrope_section default [24, 20, 20])"},
 	RuleMRoPEInterleavedDefault: {Choice: "family", Follows: "transformers models/qwen3_vl/modeling_qwen3_vl.py Qwen3VLTextRotaryEmbedding.forward: apply_interleaved_mrope whatever the config says"},
@@ -190,12 +213,14 @@ var dialectReadings = map[Dialect]map[Rule]Reading{
 		RuleYaRNAttention:           {Choice: "config", Follows: "transformers main modeling_rope_utils.py _compute_yarn_parameters: attention_factor, else get_mscale(factor, mscale) / get_mscale(factor, mscale_all_dim)"},
 		RuleYaRNTruncate:            {Choice: "honoured", Follows: "transformers main modeling_rope_utils.py _compute_yarn_parameters: truncate = rope_parameters.get(\"truncate\", True)"},
 		RuleDeepSeekYaRN:            {Choice: "config", Follows: "transformers main models/deepseek_v3/modeling_deepseek_v3.py DeepseekV3RotaryEmbedding.__init__ (and deepseek_v2's): ROPE_INIT_FUNCTIONS[rope_type], so modeling_rope_utils.py _compute_yarn_parameters: attention_factor, else get_mscale(factor, mscale) / get_mscale(factor, mscale_all_dim) when both are given, else get_mscale(factor)"},
-		RulePartialRotary:           {Choice: "ignored", Follows: "transformers main (decba1d2) models/llama/configuration_llama.py LlamaConfig: no partial_rotary_factor field (convert_rope_params_to_dict only setdefaults it into rope_parameters); models/llama/modeling_llama.py LlamaRotaryEmbedding.compute_default_rope_parameters: dim = head_dim, the key never read; apply_rotary_pos_emb multiplies cos/sin into the whole head, so a scaled type's tables, sized by the factor, cannot be applied"},
+		RulePartialRotary:           {Choice: "ignored", Follows: "transformers main (decba1d2) models/llama/configuration_llama.py LlamaConfig: no partial_rotary_factor field (convert_rope_params_to_dict only setdefaults it into rope_parameters); models/llama/modeling_llama.py LlamaRotaryEmbedding.compute_default_rope_parameters: dim = head_dim, the key never read; apply_rotary_pos_emb multiplies cos/sin into the whole head, so a scaled type's tables, sized by the factor, cannot be applied; the same in every class partialIgnoredTypes lists (models/<type>/modeling_<type>.py compute_default_rope_parameters)"},
+		RulePartialRotarySource:     {Choice: "object-unless-scaled", Follows: "transformers main (decba1d2) configuration_utils.py PreTrainedConfig.__post_init__: convert_rope_params_to_dict kwargs.get()s partial_rotary_factor and setdefaults it into rope_parameters, then the leftover kwarg is setattr()ed; rope_type default runs the family's compute_default_rope_parameters on rope_parameters; modeling_rope_utils.py _compute_linear_scaling_rope_parameters, _compute_dynamic_ntk_parameters, _compute_yarn_parameters, _compute_longrope_parameters, _compute_llama3_parameters call standardize_rope_params first, which assigns the attribute over rope_parameters[\"partial_rotary_factor\"]"},
+		RuleRotaryPct:               {Choice: "gpt-neox", Follows: "transformers main (decba1d2) models/gpt_neox/configuration_gpt_neox.py and models/gpt_neox_japanese/configuration_gpt_neox_japanese.py convert_rope_params_to_dict: kwargs.pop(\"rotary_pct\", …) into rope_parameters[\"partial_rotary_factor\"]; every other class leaves it a leftover kwarg that PreTrainedConfig.__post_init__ setattr()s and nothing reads (models/stablelm/configuration_stablelm.py StableLmConfig.__post_init__: kwargs.setdefault(\"partial_rotary_factor\", 0.25)); rotary_emb_fraction is read nowhere"},
 		RuleDynamicLength:           {Choice: "per-call", Follows: "transformers main modeling_rope_utils.py _compute_dynamic_ntk_parameters with dynamic_rope_update: seq_len = max(position)+1 over max_position_embeddings"},
 		RuleLongRoPEAttention:       {Choice: "config-factor", Follows: "transformers main modeling_rope_utils.py _compute_longrope_parameters: factor from rope_parameters, max / original only when absent"},
 		RuleLongRoPEOriginal:        {Choice: "config-or-rope", Follows: "transformers main modeling_rope_utils.py standardize_rope_params (config-level original_max_position_embeddings wins)"},
 		RuleLongRoPETables:          {Choice: "per-call", Follows: "transformers main modeling_rope_utils.py dynamic_rope_update → longrope_frequency_update: long factors when seq_len > original"},
-		RuleMiniMaxRotaryDim:        {Choice: "ignored", Follows: "transformers main models/minimax_m2/configuration_minimax_m2.py MiniMaxM2Config and models/minimax/configuration_minimax.py MiniMaxConfig: no rotary_dim, the whole head_dim rotated"},
+		RuleMiniMaxRotaryDim:        {Choice: "ignored", Follows: "transformers main models/minimax_m2/configuration_minimax_m2.py MiniMaxM2Config and models/minimax/configuration_minimax.py MiniMaxConfig: no rotary_dim; modeling_minimax_m2.py MiniMaxM2RotaryEmbedding (Glm4MoeRotaryEmbedding) sizes the rotary part by rope_parameters' partial_rotary_factor alone, the whole head_dim without one"},
 		RulePhiMoELongFactors:       {Choice: "never", Follows: "transformers main models/phimoe/modeling_phimoe.py PhimoeRotaryEmbedding.forward: rope_init_fn(self.config) without seq_len, so short factors at every length"},
 		RuleMRoPEDefault:            {Choice: "family-default", Follows: "transformers main models/qwen3_vl/modeling_qwen3_vl.py Qwen3VLTextRotaryEmbedding.__init__: rope_parameters.get(\"mrope_section\", [24, 20, 20])"},
 		RuleMRoPEInterleavedDefault: {Choice: "family", Follows: "transformers main models/qwen3_vl/modeling_qwen3_vl.py Qwen3VLTextRotaryEmbedding.forward and models/qwen3_5/modeling_qwen3_5.py Qwen3_5TextRotaryEmbedding.forward: apply_interleaved_mrope unconditionally"},
@@ -208,6 +233,8 @@ var dialectReadings = map[Dialect]map[Rule]Reading{
 		RuleYaRNTruncate:            {Choice: "honoured", Follows: "transformers v4.57 modeling_rope_utils.py _compute_yarn_parameters: truncate = rope_scaling.get(\"truncate\", True)"},
 		RuleDeepSeekYaRN:            {Choice: "config", Follows: "transformers v4.57 models/deepseek_v3/modeling_deepseek_v3.py DeepseekV3RotaryEmbedding.__init__: ROPE_INIT_FUNCTIONS[rope_type]; modeling_rope_utils.py _compute_yarn_parameters: the ratio only if mscale and mscale_all_dim"},
 		RuleDynamicLength:           {Choice: "per-call", Follows: "transformers v4.57 modeling_rope_utils.py _compute_dynamic_ntk_parameters: seq_len = max(seq_len, max_position_embeddings)"},
+		RulePartialRotarySource:     {Choice: "attribute-only", Follows: "transformers v4.57 modeling_rope_utils.py (59eba492) _compute_default_rope_parameters, _compute_dynamic_ntk_parameters, _compute_yarn_parameters, _compute_longrope_parameters: getattr(config, \"partial_rotary_factor\", 1.0), the linear and llama3 types through _compute_default_rope_parameters; no model reads rope_scaling[\"partial_rotary_factor\"] (its rope_config_validation warns of it as an unrecognized key)"},
+		RuleRotaryPct:               {Choice: "gpt-neox", Follows: "transformers v4.57 (59eba492) models/gpt_neox/configuration_gpt_neox.py GPTNeoXConfig.__init__ (and gpt_neox_japanese's): self.partial_rotary_factor = rotary_pct after super().__init__; StableLmConfig.__init__ (partial_rotary_factor=0.25), PersimmonConfig's and PhiConfig's (0.5) take partial_rotary_factor, and PretrainedConfig.__init__ setattr()s rotary_pct as an attribute nothing reads"},
 		RuleLongRoPEAttention:       {Choice: "lengths-if-top-level", Follows: "transformers v4.57 modeling_rope_utils.py _compute_longrope_parameters: factor = max_position_embeddings / original when config.original_max_position_embeddings is set"},
 		RuleLongRoPEOriginal:        {Choice: "top-level", Follows: "transformers v4.57 modeling_rope_utils.py _compute_longrope_parameters: getattr(config, \"original_max_position_embeddings\"), else max_position_embeddings"},
 		RuleLongRoPETables:          {Choice: "per-call", Follows: "transformers v4.57 modeling_rope_utils.py _compute_longrope_parameters: long factors when seq_len > original"},
@@ -218,16 +245,18 @@ var dialectReadings = map[Dialect]map[Rule]Reading{
 		RuleRopeIndex:               {Choice: "v4.57", Follows: "transformers v4.57 models/qwen2_vl/modeling_qwen2_vl.py Qwen2VLModel.get_rope_index (and qwen2_5_vl, qwen3_vl's): st_idx = llm_pos_ids_list[-1].max() + 1, position_ids = torch.ones, rope_delta over len(total_input_ids[i])"},
 	},
 	DialectVLLM: {
-		RuleRopeParameters:          {Choice: "reads", Follows: "vLLM transformers_utils/config.py patch_rope_parameters"},
+		RuleRopeParameters:          {Choice: "reads", Follows: "vLLM transformers_utils/config.py get_config (0036026e): transformers v5's AutoConfig builds the config, its class choosing between rope_scaling and rope_parameters (convert_rope_params_to_dict); patch_rope_parameters then only renames legacy rope types and standardizes that object"},
 		RuleYaRNAttention:           {Choice: "config", Follows: "vLLM rotary_embedding/yarn_scaling_rope.py YaRNScalingRotaryEmbedding.__init__ (0cd57848): attention_factor, else mscale / mscale_all_dim; v0.25.0 and earlier ignored both (vllm#48621)"},
 		RuleYaRNTruncate:            {Choice: "honoured", Follows: "vLLM rotary_embedding/common.py yarn_find_correction_range(truncate) (#28244); models/gpt_oss.py passes rope_parameters.get(\"truncate\", True)"},
 		RuleDeepSeekYaRN:            {Choice: "mscale-defaults", Follows: "vLLM models/deepseek_v2.py DeepseekV2MLAAttention.__init__ (002d6073): rope_type = deepseek_yarn unless default (apply_yarn_scaling unset); rotary_embedding/__init__.py get_rope (07b12f1b): deepseek_yarn kwargs extrapolation_factor, attn_factor, beta_fast, beta_slow, mscale, mscale_all_dim; deepseek_scaling_rope.py DeepseekScalingRotaryEmbedding.__init__ (00d678e1): mscale = yarn_get_mscale(factor, mscale) / yarn_get_mscale(factor, mscale_all_dim) · attn_factor, defaults mscale 1, mscale_all_dim 0"},
 		RulePartialRotary:           {Choice: "honoured", Follows: "vLLM models/llama.py LlamaAttention._init_rotary_emb (e06c9ba2): get_rope(head_dim, rope_parameters=config.rope_parameters), which transformers' convert_rope_params_to_dict gave the config's partial_rotary_factor; rotary_embedding/__init__.py get_rope (07b12f1b): rotary_dim = int(head_size · partial_rotary_factor)"},
+		RulePartialRotarySource:     {Choice: "attribute", Follows: "vLLM transformers_utils/config.py patch_rope_parameters (0036026e): config.partial_rotary_factor = getattr_iter(config, [partial_rotary_factor, rotary_pct, rotary_emb_fraction]), then standardize_rope_params writes it over rope_parameters' for every rope type; rotary_embedding/__init__.py get_rope (07b12f1b): rotary_dim = int(head_size · rope_parameters[\"partial_rotary_factor\"])"},
+		RuleRotaryPct:               {Choice: "aliases", Follows: "vLLM transformers_utils/config.py patch_rope_parameters (0036026e): config.partial_rotary_factor = getattr_iter(config, [\"partial_rotary_factor\", \"rotary_pct\", \"rotary_emb_fraction\"]); config/utils.py getattr_iter (7a3bde4c): the first name hasattr() finds, so a class that sets partial_rotary_factor among its kwargs (StableLmConfig, PhiConfig, Glm4Config …) never reaches the aliases, and GPTNeoXConfig, which pops rotary_pct, reaches rotary_emb_fraction alone"},
 		RuleDynamicLength:           {Choice: "max-trained", Follows: "vLLM rotary_embedding/__init__.py get_rope and dynamic_ntk_scaling_rope.py after PR #41277: max_trained_positions, default max_position"},
 		RuleLongRoPEAttention:       {Choice: "lengths", Follows: "vLLM rotary_embedding/phi3_long_rope_scaled_rope.py Phi3LongRoPEScaledRotaryEmbedding.__init__: scale = max_position_embeddings / original; get_rope forwards only short_mscale / long_mscale"},
 		RuleLongRoPEOriginal:        {Choice: "config-or-rope", Follows: "vLLM transformers_utils/config.py patch_rope_parameters: the config-level original_max_position_embeddings copied into rope_parameters; get_rope reads it there"},
 		RuleLongRoPETables:          {Choice: "long-if-extended", Follows: "vLLM rotary_embedding/phi3_long_rope_scaled_rope.py Phi3LongRoPEScaledRotaryEmbedding: use_long_rope = max_model_len > original (#27431); config/model.py _get_and_verify_max_len defaults max_model_len to the top-level original_max_position_embeddings for LongRoPE, so positions past the original are served only with --max-model-len above it, and then with the long factors"},
-		RuleMiniMaxRotaryDim:        {Choice: "honoured", Follows: "vLLM models/minimax_m2.py MiniMaxM2Attention: get_rope with partial_rotary_factor rotary_dim / head_dim"},
+		RuleMiniMaxRotaryDim:        {Choice: "honoured", Follows: "vLLM models/minimax_m2.py MiniMaxM2Attention.__init__ (01d99586): rope_parameters[\"partial_rotary_factor\"] = rotary_dim / head_dim only when rope_parameters has none (a top-level partial_rotary_factor is there already: transformers' convert_rope_params_to_dict), then get_rope(head_dim, rope_parameters=rope_parameters)"},
 		RulePhiMoELongFactors:       {Choice: "used", Follows: "vLLM models/phimoe.py → get_rope longrope → Phi3LongRoPEScaledRotaryEmbedding"},
 		RuleMRoPEDefault:            {Choice: "none", Follows: "vLLM rotary_embedding/__init__.py get_rope: MRotaryEmbedding only when \"mrope_section\" is in rope_parameters"},
 		RuleMRoPEInterleavedDefault: {Choice: "chunked", Follows: "vLLM rotary_embedding/__init__.py get_rope: mrope_interleaved=rope_parameters.get(\"mrope_interleaved\", False)"},
@@ -302,6 +331,8 @@ var ruleChoices = map[Rule][]string{
 	RuleYaRNTruncate:            {"honoured", "ignored"},
 	RuleDeepSeekYaRN:            {"config", "mscale-defaults"},
 	RulePartialRotary:           {"honoured", "ignored"},
+	RulePartialRotarySource:     {"object-unless-scaled", "attribute", "attribute-only"},
+	RuleRotaryPct:               {"gpt-neox", "aliases"},
 	RuleDynamicLength:           {"static", "per-call", "max-trained", "ignored"},
 	RuleLongRoPEAttention:       {"config-factor", "lengths", "lengths-if-top-level"},
 	RuleLongRoPEOriginal:        {"config-or-rope", "top-level"},
@@ -348,6 +379,15 @@ func (o ParseOptions) choices() (map[Rule]string, error) {
 	return out, nil
 }
 
+// choice is o's choice for rule r ("" when o's Readings are invalid, which Parse refuses).
+func (o ParseOptions) choice(r Rule) string {
+	c, err := o.choices()
+	if err != nil {
+		return ""
+	}
+	return c[r]
+}
+
 // dialectFacts is what the rewrite saw in the raw config that the spec no longer shows.
 type dialectFacts struct {
 	modelType      string
@@ -370,12 +410,44 @@ func (f *dialectFacts) note(r Rule, why string) {
 	f.ruleApplied[r] = why
 }
 
-// partialIgnoredTypes are the model types whose transformers main config class has no
-// partial_rotary_factor and whose rotary embedding's compute_default_rope_parameters sizes
-// inv_freq by head_dim alone (decba1d2), with the class named in the notes. MiniMax-Text-01's
-// (MiniMaxRotaryEmbedding, the same code) is read under RuleMiniMaxRotaryDim.
+// partialIgnoredTypes are the model types whose transformers main rotary embedding sizes
+// inv_freq by head_dim alone in compute_default_rope_parameters, never reading
+// partial_rotary_factor, and applies cos/sin to the whole head (models/<type>/modeling_<type>.py
+// at decba1d2: dim = getattr(config, "head_dim", None) or hidden_size // num_attention_heads;
+// Kolibri1RotaryEmbedding's rope_inv_freq, modeling_kolibri1.py @bdd66176, over config.head_dim),
+// with the class the type's text model builds, named in the notes. MiniMax-Text-01's
+// (MiniMaxRotaryEmbedding, the same code) is read under RuleMiniMaxRotaryDim; Gemma 4's layer
+// rule rotates the whole head for rope type default in every reading (layerRule.defaultWholeHead),
+// zamba2's reading always does, and the MLA families rotate qk_rope_head_dim, which no
+// partial_rotary_factor changes.
 var partialIgnoredTypes = map[string]string{
-	"llama": "LlamaRotaryEmbedding",
+	"llama": "LlamaRotaryEmbedding", "mistral": "MistralRotaryEmbedding", "mistral3": "MistralRotaryEmbedding",
+	"mixtral": "MixtralRotaryEmbedding", "ministral": "MinistralRotaryEmbedding", "ministral3": "Ministral3RotaryEmbedding",
+	"qwen2": "Qwen2RotaryEmbedding", "qwen2_moe": "Qwen2MoeRotaryEmbedding", "qwen3": "Qwen3RotaryEmbedding",
+	"qwen3_moe": "Qwen3MoeRotaryEmbedding", "qwen2_vl": "Qwen2VLRotaryEmbedding", "qwen2_vl_text": "Qwen2VLRotaryEmbedding",
+	"qwen2_5_vl": "Qwen2_5_VLRotaryEmbedding", "qwen2_5_vl_text": "Qwen2_5_VLRotaryEmbedding",
+	"qwen3_vl": "Qwen3VLTextRotaryEmbedding", "qwen3_vl_text": "Qwen3VLTextRotaryEmbedding",
+	"qwen3_vl_moe": "Qwen3VLMoeTextRotaryEmbedding", "qwen3_vl_moe_text": "Qwen3VLMoeTextRotaryEmbedding",
+	"qwen2_5_omni": "Qwen2_5OmniRotaryEmbedding", "qwen2_5_omni_thinker": "Qwen2_5OmniRotaryEmbedding",
+	"qwen2_5_omni_text": "Qwen2_5OmniRotaryEmbedding", "qwen2_5_omni_talker": "Qwen2_5OmniRotaryEmbedding",
+	"qwen3_omni_moe": "Qwen3OmniMoeThinkerTextRotaryEmbedding", "qwen3_omni_moe_thinker": "Qwen3OmniMoeThinkerTextRotaryEmbedding",
+	"qwen3_omni_moe_text": "Qwen3OmniMoeThinkerTextRotaryEmbedding", "qwen3_omni_moe_talker": "Qwen3OmniMoeTalkerRotaryEmbedding",
+	"qwen3_omni_moe_talker_text": "Qwen3OmniMoeTalkerRotaryEmbedding",
+	"gemma":                      "GemmaRotaryEmbedding", "gemma2": "Gemma2RotaryEmbedding", "gemma3": "Gemma3RotaryEmbedding",
+	"gemma3_text": "Gemma3RotaryEmbedding", "gemma3n": "Gemma3nRotaryEmbedding", "gemma3n_text": "Gemma3nRotaryEmbedding",
+	"gpt_oss": "GptOssRotaryEmbedding", "olmo": "OlmoRotaryEmbedding", "olmo2": "Olmo2RotaryEmbedding",
+	"olmo3": "Olmo3RotaryEmbedding", "starcoder2": "Starcoder2RotaryEmbedding", "falcon": "FalconRotaryEmbedding",
+	"granite": "GraniteRotaryEmbedding", "granitemoe": "GraniteMoeRotaryEmbedding",
+	"granitemoeshared": "GraniteMoeSharedRotaryEmbedding", "granitemoehybrid": "GraniteMoeHybridRotaryEmbedding",
+	"phimoe": "PhimoeRotaryEmbedding", "hunyuan_v1_dense": "HunYuanDenseV1RotaryEmbedding",
+	"hunyuan_v1_moe": "HunYuanMoEV1RotaryEmbedding", "hunyuan_vl": "HunYuanVLRotaryEmbedding",
+	"hunyuan_vl_text": "HunYuanVLRotaryEmbedding", "seed_oss": "SeedOssRotaryEmbedding", "apertus": "ApertusRotaryEmbedding",
+	"cohere": "CohereRotaryEmbedding", "cohere2": "Cohere2RotaryEmbedding", "ernie4_5": "Ernie4_5RotaryEmbedding",
+	"ernie4_5_moe": "Ernie4_5_MoeRotaryEmbedding", "ernie4_5_vl_moe": "Ernie4_5_VLMoeTextRotaryEmbedding",
+	"ernie4_5_vl_moe_text": "Ernie4_5_VLMoeTextRotaryEmbedding", "exaone4": "Exaone4RotaryEmbedding",
+	"smollm3": "SmolLM3RotaryEmbedding", "llama4": "Llama4TextRotaryEmbedding", "llama4_text": "Llama4TextRotaryEmbedding",
+	"helium": "HeliumRotaryEmbedding", "jetmoe": "JetMoeRotaryEmbedding", "dbrx": "DbrxRotaryEmbedding",
+	"kolibri1": "Kolibri1RotaryEmbedding",
 }
 
 // deepseekYaRNTypes are the model types vLLM builds with models/deepseek_v2.py, whose
@@ -451,11 +523,11 @@ func rewriteConfig(top object, choice map[Rule]string) dialectFacts {
 		// is Llama's (models/minimax/modeling_minimax.py, decba1d2); MiniMax-M2's reads it from
 		// rope_parameters and slices the rotated part (modeling_minimax_m2.py).
 		if choice[RuleMiniMaxRotaryDim] == "ignored" && (f.modelType == "minimax" || f.modelType == "minimax_text_01") {
-			f.ignorePartial(levels, RuleMiniMaxRotaryDim, "MiniMaxRotaryEmbedding")
+			f.ignorePartial(levels, RuleMiniMaxRotaryDim, "MiniMaxRotaryEmbedding", fam.mergesRopeScaling)
 		}
 	}
 	if class, ok := partialIgnoredTypes[f.modelType]; ok && choice[RulePartialRotary] == "ignored" {
-		f.ignorePartial(levels, RulePartialRotary, class)
+		f.ignorePartial(levels, RulePartialRotary, class, fam.mergesRopeScaling)
 	}
 	for _, lv := range levels {
 		for _, key := range []string{"rope_parameters", "rope_scaling"} {
@@ -532,36 +604,61 @@ func (f *dialectFacts) rewriteRopeObject(ro object, choice map[Rule]string) {
 // it and sizes cos/sin by int(head_dim · factor), which apply_rotary_pos_emb multiplies into
 // the whole head and cannot broadcast: HF main fails on such a config, which no spec
 // describes, so the factor is kept and a note says so.
-func (f *dialectFacts) ignorePartial(levels []object, r Rule, class string) {
-	scaled := ""
+func (f *dialectFacts) ignorePartial(levels []object, r Rule, class string, merges bool) {
+	// The rope objects, per-layer-type entries each on their own, with the rope type each
+	// is built with: a class that merges a legacy rope_scaling into rope_parameters'
+	// full_attention entry (rope_both.go) builds that entry with rope_scaling's type.
+	var objects []object
+	var types []string
 	for _, lv := range levels {
+		legacy, _ := lv["rope_scaling"].(object)
 		for _, key := range []string{"rope_parameters", "rope_scaling"} {
-			if ro, ok := lv[key].(object); ok {
-				if t := ropeTypeOf(ro); t != "" && t != "default" {
-					scaled = t
-				}
+			ro, ok := lv[key].(object)
+			if !ok {
+				continue
 			}
+			objects, types = append(objects, ro), append(types, ropeTypeOf(ro))
+			for name, sub := range ro {
+				so, ok := sub.(object)
+				if !ok {
+					continue
+				}
+				t := ropeTypeOf(so)
+				if merges && key == "rope_parameters" && name == rope.FullAttention && ropeTypeOf(legacy) != "" {
+					t = ropeTypeOf(legacy)
+				}
+				objects, types = append(objects, so), append(types, t)
+			}
+		}
+	}
+	scaled := ""
+	for _, t := range types {
+		if t != "" && t != "default" {
+			scaled = t
 		}
 	}
 	fraction := func(v any) bool { x, ok := numberOf(v); return v != nil && !(ok && x == 1) }
 	dropped, kept := false, false
+	drop := func(o object) {
+		dropped = dropped || fraction(o["partial_rotary_factor"])
+		delete(o, "partial_rotary_factor")
+	}
 	for _, lv := range levels {
 		dropped = dropped || fraction(lv["rotary_pct"])
 		delete(lv, "rotary_pct")
-		holders := []object{lv}
-		for _, key := range []string{"rope_parameters", "rope_scaling"} {
-			if ro, ok := lv[key].(object); ok {
-				holders = append(holders, ro)
-			}
+		// The config's own key reaches every entry; a scaled one sizes its tables by it.
+		if scaled != "" {
+			kept = kept || fraction(lv["partial_rotary_factor"])
+		} else {
+			drop(lv)
 		}
-		for _, o := range holders {
-			if scaled != "" {
-				kept = kept || fraction(o["partial_rotary_factor"])
-				continue
-			}
-			dropped = dropped || fraction(o["partial_rotary_factor"])
-			delete(o, "partial_rotary_factor")
+	}
+	for i, ro := range objects {
+		if t := types[i]; t != "" && t != "default" {
+			kept = kept || fraction(ro["partial_rotary_factor"])
+			continue
 		}
+		drop(ro)
 	}
 	if dropped {
 		f.note(r, "partial_rotary_factor not read: the whole head rotated ("+class+".compute_default_rope_parameters sizes inv_freq by head_dim alone)")

@@ -361,6 +361,10 @@ func FuzzParseDialects(f *testing.F) {
 		`{"model_type":"qwen3_vl","text_config":"x"}`,
 		`{"model_type":"kimi_k2","qk_rope_head_dim":64,"num_attention_heads":1,"rope_scaling":{"type":"yarn","factor":40,"mscale":0.707,"attn_factor":null}}`,
 		`{"model_type":"llama","hidden_size":64,"num_attention_heads":1,"rotary_pct":0.5,"partial_rotary_factor":0.25,"rope_parameters":{"rope_type":"default","partial_rotary_factor":0.5}}`,
+		`{"model_type":"glm4","hidden_size":64,"num_attention_heads":1,"partial_rotary_factor":0.25,"rope_parameters":{"rope_type":"yarn","factor":2,"partial_rotary_factor":1}}`,
+		`{"model_type":"gpt_neox","hidden_size":64,"num_attention_heads":1,"rotary_pct":0.5,"partial_rotary_factor":"x","rope_scaling":{"rope_type":"linear","factor":2}}`,
+		`{"model_type":"gemma3_text","hidden_size":64,"num_attention_heads":1,"partial_rotary_factor":0.5,"rope_parameters":{"full_attention":{"rope_type":"linear","factor":2,"partial_rotary_factor":0.5},"sliding_attention":{"rope_type":"default","partial_rotary_factor":0.5}}}`,
+		`{"model_type":"zaya","num_hidden_layers":2,"layer_types":["hybrid","hybrid_sliding"],"partial_rotary_factor":0.75,"rope_parameters":{"hybrid":{"rope_type":"linear","factor":2,"partial_rotary_factor":0.5},"hybrid_sliding":{"rope_type":"default","partial_rotary_factor":0.25}}}`,
 	} {
 		f.Add([]byte(s))
 	}

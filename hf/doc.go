@@ -14,10 +14,16 @@
 //     qk_rope_head_dim, since the rotated q_pe/k_pe part is a tensor of its own.
 //   - KV heads: num_key_value_heads, else multi_query_group_num (ChatGLM), num_kv_heads or
 //     n_head_kv (Falcon, where multi_query means one), else the attention-head count.
-//   - Rotary dim: rotary_dim (GPT-J, CodeGen), else int(head size × partial_rotary_factor)
-//     or rotary_pct (GPT-NeoX), truncated as HF does; GLM families rotate half the head.
-//   - Base: rope_theta, rotary_emb_base, rope_parameters.rope_theta, ChatGLM's
-//     10000·rope_ratio, else 10000.
+//   - Rotary dim: rotary_dim (GPT-J's, CodeGen's and MiniMax's alone; a warning elsewhere),
+//     else int(head size × partial_rotary_factor) or rotary_pct (GPT-NeoX's alone), truncated
+//     as HF does; GLM families rotate half the head.
+//     Given both in the rope object and as the config attribute (the top-level key, or a
+//     config class's kwargs default), rope type default takes the object's and every scaled
+//     type the attribute, as transformers main does; the one not read is a warning.
+//   - Base: the rope object's rope_theta (rope_parameters' or rope_scaling's: transformers
+//     main only setdefaults the config's into it), else rope_theta or rotary_emb_base,
+//     ChatGLM's 10000·rope_ratio, else 10000; a top-level value the object overrides is a
+//     warning (Model.Unread).
 //   - Scaling: rope_scaling (with type or rope_type) or transformers v5's rope_parameters,
 //     default, linear, dynamic (with alpha: NTK-alpha), yarn and deepseek_yarn, llama3,
 //     longrope and the legacy su, vLLM's ntk, Gemma 4's proportional (its rotated pairs
@@ -50,7 +56,8 @@
 // and, added for current models, NeoX: granite, granitemoe, granitemoeshared,
 // granitemoehybrid (with position_embedding_type "rope"), bamba, qwen3_next, qwen3_5 and
 // qwen3_5_moe (and their _text models), ministral, ministral3, mistral3, phimoe, minimax,
-// minimax_text_01, minimax_m2 (rotary_dim honoured, where HF rotates the whole head),
+// minimax_text_01, minimax_m2 (rotary_dim honoured, where HF rotates the whole head; for
+// minimax_m2 only without a partial_rotary_factor, which wins),
 // glm4v_moe, hunyuan_v1_dense, hunyuan_v1_moe, seed_oss, apertus, nemotron, internlm3; GPT-J:
 // glm4v, ernie4_5, ernie4_5_moe, mistral4 (MLA, unless rope_interleave is false), deepseek_v4
 // (the trailing rope slice of each head, a RoPE for sliding and one for compressed layers); NeoX with
@@ -72,6 +79,10 @@
 // explains configs Parse refuses, package multimodal reads token ids): the text model found as
 // Parse finds it, typed getters whose errors name the key's path, and the head size and rotary
 // dim by Parse's rules without their checks. Keys of RoPE and attention are read here alone.
+//
+// Model.Select picks the spec one call runs (Selection): the main RoPE or DeepSeek-V3.2's
+// indexer's, a layer checked against num_hidden_layers, and the dynamic NTK and LongRoPE factor
+// rules a config does not record (ParseDynamicLength, ParseLongRoPEFactor read their names).
 //
 // Preset returns one of the embedded real configs (PresetNames lists them), so the library
 // and the rotary tool work with no files.

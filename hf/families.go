@@ -39,6 +39,22 @@ type family struct {
 	kind  kind
 	// partial is the rotary fraction of the head when the config names none; 0 means all.
 	partial float64
+	// partialKwarg: the config class's __post_init__ puts partial among its kwargs
+	// (kwargs.setdefault("partial_rotary_factor", partial), or with ignores naming the key
+	// kwargs["partial_rotary_factor"] = partial), so the config object always has the attribute
+	// that standardize_rope_params writes over the rope object's (partial_source.go).
+	partialKwarg bool
+	// rotaryPct: the config class reads rotary_pct as its rotary fraction (rotary_pct.go).
+	rotaryPct bool
+	// rotaryDim: the config class (or, for MiniMax, the authors' code) reads rotary_dim as the
+	// rotary part of the head (rotary_dim.go).
+	rotaryDim bool
+	// fractionFirst: a partial_rotary_factor the config gives sizes the rotary part over its
+	// rotary_dim (MiniMax-M2, rotary_dim.go).
+	fractionFirst bool
+	// rotaryDimIgnoredBy names the rotary embedding of a config class that declares rotary_dim
+	// but sizes the rotary part by partial_rotary_factor alone (rotary_dim.go).
+	rotaryDimIgnoredBy string
 	// interleavedMRoPE: the family's MRoPE is Qwen3-VL's interleaved layout even when the
 	// config does not say mrope_interleaved.
 	interleavedMRoPE bool
@@ -82,14 +98,18 @@ func num(s string) json.Number { return json.Number(s) }
 var (
 	neox = family{style: rope.NeoX}
 	gptj = family{style: rope.GPTJ}
+	// GPTJConfig and CodeGenConfig (configuration_gptj.py, configuration_codegen.py) are the only
+	// transformers classes that read rotary_dim: GPTJAttention and CodeGenAttention rotate the
+	// first rotary_dim dims of each head (rotary_dim.go).
+	gptjRotaryDim = family{style: rope.GPTJ, rotaryDim: true}
 	// PhiConfig and PersimmonConfig set partial_rotary_factor 0.5 by default, StableLmConfig
-	// 0.25 (configuration_<type>.py).
-	neoxHalf    = family{style: rope.NeoX, partial: 0.5}
-	neoxQuarter = family{style: rope.NeoX, partial: 0.25}
+	// 0.25 (configuration_<type>.py: kwargs.setdefault in __post_init__).
+	neoxHalf    = family{style: rope.NeoX, partial: 0.5, partialKwarg: true}
+	neoxQuarter = family{style: rope.NeoX, partial: 0.25, partialKwarg: true}
 	// GPTNeoXConfig.convert_rope_params_to_dict (configuration_gpt_neox.py) takes rope_theta from
 	// rotary_emb_base (default 10000) and partial_rotary_factor from rotary_pct (default 0.25):
 	// the config's own rope_theta and partial_rotary_factor are never read.
-	gptNeoX = family{style: rope.NeoX, partial: 0.25, class: "GPTNeoXConfig", ignores: []string{"rope_theta", "partial_rotary_factor"}}
+	gptNeoX = family{style: rope.NeoX, partial: 0.25, rotaryPct: true, class: "GPTNeoXConfig", ignores: []string{"rope_theta", "partial_rotary_factor"}}
 	// Qwen3VLTextRotaryEmbedding (modeling_qwen3_vl.py) defaults mrope_section to [24, 20, 20].
 	qwen3 = family{style: rope.NeoX, interleavedMRoPE: true, mropeSection: []int{24, 20, 20}, mropeFrom: "Qwen3VLTextRotaryEmbedding"}
 	// Gemma3TextConfig's defaults: google/gemma-3-4b-it's config.json gives only a few text
@@ -112,8 +132,10 @@ var (
 		defaults: map[string]any{"original_max_position_embeddings": num("4096")}}
 	falcon   = family{style: rope.NeoX, kind: kindFalcon, defaults: map[string]any{"max_position_embeddings": num("2048")}}
 	deepseek = family{style: rope.GPTJ, kind: kindDeepSeek}
-	glmHalf  = family{style: rope.GPTJ, partial: 0.5}
-	chatglm  = family{style: rope.GPTJ, kind: kindChatGLM, partial: 0.5}
+	// GlmConfig and Glm4Config (configuration_glm.py, configuration_glm4.py):
+	// kwargs.setdefault("partial_rotary_factor", 0.5).
+	glmHalf = family{style: rope.GPTJ, partial: 0.5, partialKwarg: true}
+	chatglm = family{style: rope.GPTJ, kind: kindChatGLM, partial: 0.5}
 	// Llama4TextConfig's defaults (configuration_llama4.py).
 	llama4 = family{style: rope.GPTJ, layers: llama4Layers, defaults: map[string]any{
 		"num_hidden_layers": num("48"), "head_dim": num("128"), "rope_theta": num("500000"),
@@ -145,19 +167,23 @@ var (
 	// Qwen3NextConfig (configuration_qwen3_next.py) sets partial_rotary_factor 0.25 and head_dim
 	// 256 by default; Qwen3NextAttention rotates with rotate_half. Three layers in four are
 	// Gated DeltaNet (layer_types "linear_attention"), which take no positions.
-	qwen3Next = family{style: rope.NeoX, partial: 0.25, defaults: map[string]any{"head_dim": num("256")}, note: deltaNetNote}
+	qwen3Next = family{style: rope.NeoX, partial: 0.25, partialKwarg: true, defaults: map[string]any{"head_dim": num("256")}, note: deltaNetNote}
 	// Qwen3_5TextConfig and Qwen3_5MoeTextConfig (configuration_qwen3_5.py,
 	// configuration_qwen3_5_moe.py) keep those defaults; Qwen3_5TextRotaryEmbedding
 	// (modular_qwen3_5.py) is Qwen3-VL's interleaved MRoPE with mrope_section defaulting to
 	// [11, 11, 10] (32 pairs: a quarter of the 256-wide head).
-	qwen35 = family{style: rope.NeoX, partial: 0.25, interleavedMRoPE: true, mropeSection: []int{11, 11, 10},
+	qwen35 = family{style: rope.NeoX, partial: 0.25, partialKwarg: true, interleavedMRoPE: true, mropeSection: []int{11, 11, 10},
 		mropeFrom: "Qwen3_5TextRotaryEmbedding", defaults: map[string]any{"head_dim": num("256")}, note: deltaNetNote}
 	// MiniMax-Text-01 and MiniMax-M2 publish rotary_dim 64 of head_dim 128. The authors'
-	// modeling code and vLLM (minimax_text_01.py, minimax_m2.py: get_rope with rotary_dim,
-	// NeoX) rotate those 64; HF's MiniMaxConfig and MiniMaxM2Config have no rotary_dim and
-	// rotate the whole head (MiniMaxAttention is MixtralAttention). rotary follows the authors.
-	minimaxText = family{style: rope.NeoX, kind: kindMiniMax, note: "linear_attention (lightning attention) layers use no position embedding; the spec covers the full-attention layers"}
-	minimaxM2   = family{style: rope.NeoX, kind: kindMiniMax}
+	// modeling code and vLLM (minimax_text_01.py, minimax_m2.py, NeoX) rotate those 64; HF's
+	// MiniMaxConfig and MiniMaxM2Config have no rotary_dim and rotate the whole head
+	// (MiniMaxAttention is MixtralAttention). rotary follows the authors. A
+	// partial_rotary_factor wins over MiniMax-M2's rotary_dim (fractionFirst): vLLM's
+	// minimax_m2.py (01d99586) turns rotary_dim into the fraction only where rope_parameters has
+	// none, and HF main's MiniMaxM2RotaryEmbedding (modeling_minimax_m2.py, decba1d2) sizes the
+	// rotary part by the fraction alone.
+	minimaxText = family{style: rope.NeoX, kind: kindMiniMax, rotaryDim: true, note: "linear_attention (lightning attention) layers use no position embedding; the spec covers the full-attention layers"}
+	minimaxM2   = family{style: rope.NeoX, kind: kindMiniMax, rotaryDim: true, fractionFirst: true}
 	// Glm4vTextAttention (modeling_glm4v.py) rotates with rotate_half_llm, pairs (2i, 2i+1), over
 	// chunked mrope_section; Glm4vMoeTextAttention (modular_glm4v_moe.py) uses GPT-NeoX's
 	// apply_rotary_pos_emb over the same chunked sections. Both rotate half the head, as every
@@ -165,14 +191,14 @@ var (
 	// Glm4vTextRotaryEmbedding and Glm4vMoeTextRotaryEmbedding default mrope_section to
 	// [8, 12, 12] (32 pairs: half of the 128-wide head).
 	glm4v    = family{style: rope.GPTJ, partial: 0.5, mropeSection: []int{8, 12, 12}, mropeFrom: "Glm4vTextRotaryEmbedding"}
-	glm4vMoE = family{style: rope.NeoX, partial: 0.5, mropeSection: []int{8, 12, 12}, mropeFrom: "Glm4vMoeTextRotaryEmbedding"}
+	glm4vMoE = family{style: rope.NeoX, partial: 0.5, partialKwarg: true, mropeSection: []int{8, 12, 12}, mropeFrom: "Glm4vMoeTextRotaryEmbedding"}
 	// ERNIE-4.5-VL's and Qwen3-Omni's language models: see their model_type entries.
 	ernie45VL = family{style: rope.GPTJ, alternateHW: true, mropeSection: []int{22, 22, 20}, mropeFrom: "Ernie4_5_VLMoeTextRotaryEmbedding"}
 	qwen3Omni = family{style: rope.NeoX, interleavedMRoPE: true, mropeSection: []int{24, 20, 20}, mropeFrom: "Qwen3OmniMoeThinkerTextRotaryEmbedding"}
 	// BambaConfig (configuration_bamba.py) hardcodes partial_rotary_factor 0.5 (kwargs, not a
 	// setdefault: a top-level value is replaced; one inside rope_parameters still wins); its
 	// attention layers rotate with rotate_half (vLLM bamba.py: is_neox_style=True).
-	bamba = family{style: rope.NeoX, partial: 0.5, note: mambaNote, class: "BambaConfig", ignores: []string{"partial_rotary_factor"}}
+	bamba = family{style: rope.NeoX, partial: 0.5, partialKwarg: true, note: mambaNote, class: "BambaConfig", ignores: []string{"partial_rotary_factor"}}
 	// GraniteMoeHybridModel (modular_granitemoehybrid.py) builds a rotary embedding only when
 	// position_embedding_type is "rope"; otherwise its attention layers are NoPE.
 	graniteHybrid = family{style: rope.NeoX, kind: kindGranite, note: mambaNote}
@@ -239,7 +265,7 @@ var (
 	// decoder's, and kwargs.setdefault("partial_rotary_factor", 0.9); MoonshineRotaryEmbedding
 	// and apply_rotary_pos_emb are GLM's, pairs (2i, 2i+1) (modular_moonshine.py). The encoder's
 	// self-attention rotates with the same embedding.
-	moonshine = family{style: rope.GPTJ, partial: 0.9, attributeMap: map[string]string{
+	moonshine = family{style: rope.GPTJ, partial: 0.9, partialKwarg: true, attributeMap: map[string]string{
 		"num_attention_heads": "decoder_num_attention_heads", "num_key_value_heads": "decoder_num_key_value_heads",
 		"num_hidden_layers": "decoder_num_hidden_layers",
 	}}
@@ -259,15 +285,28 @@ var (
 	// the default sections fit, and published configs give the factor.
 	qwen4Exp = family{style: rope.NeoX, partial: 0.25, interleavedMRoPE: true, mropeSection: []int{11, 11, 10},
 		mropeFrom: "Qwen4ExpTextRotaryEmbedding", note: deltaNetNote}
+	// MellumConfig (configuration_mellum.py, transformers decba1d2): rope_parameters keyed by
+	// layer type (mellumLayers), full_attention default at 500000 and sliding_attention default
+	// at 10000 when the config gives none; its convert_rope_params_to_dict returns the kwargs
+	// untouched, so a legacy rope_scaling is never read.
+	mellum = family{style: rope.NeoX, layers: mellumLayers, class: "MellumConfig", ignores: []string{"rope_scaling"}}
+	// MiniMaxM3VLTextConfig (configuration_minimax_m3_vl.py, transformers decba1d2) declares
+	// rotary_dim (default 64, "number of head channels rotated by RoPE"), but
+	// MiniMaxM3VLRotaryEmbedding (modeling_minimax_m3_vl.py, MiniMax-M2's) sizes inv_freq by
+	// int(head_dim · rope_parameters.get("partial_rotary_factor", 1.0)) and apply_rotary_pos_emb
+	// rotates the first cos.shape[-1] dims with rotate_half: rotary_dim is never read.
+	// MiniMaxM3VLTextModel.forward takes 1-D position_ids (no get_rope_index, no mrope_section),
+	// so image and video tokens rotate as text does.
+	minimaxM3VL = family{style: rope.NeoX, rotaryDimIgnoredBy: "MiniMaxM3VLRotaryEmbedding"}
 )
 
 // Gemma4TextConfig's defaults (configuration_gemma4.py), Gemma4UnifiedTextConfig's
 // (configuration_gemma4_unified.py), which differ in max_position_embeddings, and
 // DiffusionGemmaTextConfig's (configuration_diffusion_gemma.py), Gemma4TextConfig's.
 var (
-	gemma4         = gemma4Family("131072", "Gemma4TextConfig")
-	gemma4Unified  = gemma4Family("262144", "Gemma4UnifiedTextConfig")
-	diffusionGemma = gemma4Family("131072", "DiffusionGemmaTextConfig")
+	gemma4         = gemma4Family("131072", "Gemma4TextConfig", gemma4Layers)
+	gemma4Unified  = gemma4Family("262144", "Gemma4UnifiedTextConfig", gemma4Layers)
+	diffusionGemma = gemma4Family("131072", "DiffusionGemmaTextConfig", diffusionGemmaLayers)
 )
 
 // Mistral4Config's defaults (configuration_mistral4.py): MLA over a qk_rope_head_dim 64 part,
@@ -291,13 +330,13 @@ var deepseekV4 = family{style: rope.GPTJ, kind: kindDeepSeekV4, layers: &layerRu
 	"max_position_embeddings": num("1048576"), "rope_theta": num("10000.0"), "compress_rope_theta": num("160000.0"),
 }}
 
-// gemma4Family is Gemma 4's family with the config class's defaults, rope_parameters
-// included: sliding layers default RoPE with theta 10000, full layers proportional over a
+// gemma4Family is Gemma 4's family with the config class's defaults and layer rule layers,
+// rope_parameters included: sliding layers default RoPE with theta 10000, full layers proportional over a
 // quarter of their 512-wide head with theta 1000000. The classes' convert_rope_params_to_dict
 // returns the kwargs untouched ("no old-format rope_scaling" for new models, transformers
 // decba1d2), so a legacy rope_scaling is never read.
-func gemma4Family(maxPositions, class string) family {
-	return family{style: rope.NeoX, layers: gemma4Layers, class: class, ignores: []string{"rope_scaling"}, defaults: map[string]any{
+func gemma4Family(maxPositions, class string, layers *layerRule) family {
+	return family{style: rope.NeoX, layers: layers, class: class, ignores: []string{"rope_scaling"}, defaults: map[string]any{
 		"hidden_size": num("2304"), "num_hidden_layers": num("30"), "num_attention_heads": num("8"),
 		"num_key_value_heads": num("4"), "head_dim": num("256"), "max_position_embeddings": num(maxPositions),
 		"rope_parameters": object{
@@ -347,7 +386,7 @@ var families = map[string]family{
 	"falcon":            falcon,
 	"RefinedWeb":        falcon,
 	"RefinedWebModel":   falcon,
-	"glm4_moe":          {style: rope.NeoX, partial: 0.5},
+	"glm4_moe":          {style: rope.NeoX, partial: 0.5, partialKwarg: true}, // Glm4MoeConfig: kwargs.setdefault
 	// Llama-style attention (rotate_half, whole head) in HF: GraniteAttention
 	// (modeling_granite.py) and its MoE variants, MinistralAttention and Ministral3Attention
 	// (MistralAttention), PhimoeAttention (LlamaAttention; LongRoPE with short_mscale /
@@ -370,7 +409,7 @@ var families = map[string]family{
 	"apertus":          neox,
 	"internlm3":        neox,
 	// NemotronConfig (configuration_nemotron.py) defaults partial_rotary_factor to 0.5.
-	"nemotron":         {style: rope.NeoX, partial: 0.5},
+	"nemotron":         {style: rope.NeoX, partial: 0.5, partialKwarg: true},
 	"qwen3_next":       qwen3Next,
 	"qwen3_5":          qwen35,
 	"qwen3_5_text":     qwen35,
@@ -402,8 +441,8 @@ var families = map[string]family{
 	"qwen2_5_omni_text":    neox,
 	"qwen2_5_omni_talker":  neox,
 	// GPT-J (rotate_every_two / interleaved) layouts.
-	"gptj":         gptj,
-	"codegen":      gptj,
+	"gptj":         gptjRotaryDim,
+	"codegen":      gptjRotaryDim,
 	"cohere":       gptj,
 	"cohere2":      cohere2,
 	"glm":          glmHalf,
@@ -415,10 +454,13 @@ var families = map[string]family{
 	"mistral4":     mistral4,
 	"deepseek_v4":  deepseekV4,
 	"kimi_k2":      deepseek,
-	"llama4":       llama4,
-	"llama4_text":  llama4,
-	"glm4v":        glm4v,
-	"glm4v_text":   glm4v,
+	// Kimi_K25Config wraps a DeepseekV3Config text model (class_defaults.go's kimi25): a
+	// text_config without model_type is DeepSeek-V3's.
+	"kimi_k25":    deepseek,
+	"llama4":      llama4,
+	"llama4_text": llama4,
+	"glm4v":       glm4v,
+	"glm4v_text":  glm4v,
 	// Ernie4_5's apply_rotary_pos_emb (modular_ernie4_5.py) interleaves cos/sin and rotates
 	// with GLM's rotate_half, pairs (2i, 2i+1), over the whole head; Ernie4_5_Moe shares it.
 	"ernie4_5":     gptj,
@@ -431,22 +473,25 @@ var families = map[string]family{
 	"ernie4_5_vl_moe_text": ernie45VL,
 	"ernie4_5_moe_vl":      ernie45VL,
 
-	"glm_moe_dsa":    glmMoeDsa,
-	"glm4_moe_lite":  glm4MoeLite,
-	"longcat_flash":  longcatFlash,
-	"hy_v4":          hyV4,
-	"helium":         helium,
-	"kolibri1":       kolibri1,
-	"glm_ocr":        glmOCR,
-	"glm_ocr_text":   glmOCR,
-	"jetmoe":         jetmoe,
-	"zamba2":         zamba2,
-	"zgcm":           zgcm,
-	"zaya":           zaya,
-	"dbrx":           dbrx,
-	"moonshine":      moonshine,
-	"qwen4_exp":      qwen4Exp,
-	"qwen4_exp_text": qwen4Exp,
+	"glm_moe_dsa":        glmMoeDsa,
+	"glm4_moe_lite":      glm4MoeLite,
+	"longcat_flash":      longcatFlash,
+	"hy_v4":              hyV4,
+	"helium":             helium,
+	"kolibri1":           kolibri1,
+	"glm_ocr":            glmOCR,
+	"glm_ocr_text":       glmOCR,
+	"jetmoe":             jetmoe,
+	"zamba2":             zamba2,
+	"zgcm":               zgcm,
+	"zaya":               zaya,
+	"dbrx":               dbrx,
+	"moonshine":          moonshine,
+	"qwen4_exp":          qwen4Exp,
+	"qwen4_exp_text":     qwen4Exp,
+	"mellum":             mellum,
+	"minimax_m3_vl":      minimaxM3VL,
+	"minimax_m3_vl_text": minimaxM3VL,
 	// DiffusionGemmaTextConfig (configuration_diffusion_gemma.py) is Gemma4TextConfig's, and its
 	// attention Gemma 4's: sliding and full layers with their own heads and RoPE.
 	"diffusion_gemma":      diffusionGemma,

@@ -163,3 +163,77 @@ func TestAttributeMaps(t *testing.T) {
 		t.Errorf("moonshine: %+v heads %d layers %d", s, m.NumHeads, m.NumLayers)
 	}
 }
+
+// TestMellum: MellumConfig (configuration_mellum.py, transformers decba1d2) keys rope_parameters
+// by layer type (full_attention 500000, sliding_attention 10000 by default, every layer
+// full_attention without layer_types). MellumRotaryEmbedding.compute_default_rope_parameters
+// (modeling_mellum.py, Laguna's) sizes inv_freq by the entry's partial_rotary_factor, while
+// MellumAttention (Qwen3MoeAttention) multiplies cos/sin into the whole head: the whole head
+// rotates, and an entry below 1 is a warning that HF main cannot run it.
+func TestMellum(t *testing.T) {
+	m := mustParse(t, `{"model_type": "mellum", "num_hidden_layers": 2, "layer_types": ["sliding_attention", "full_attention"]}`)
+	for l, want := range []float64{1e4, 5e5} {
+		s, err := m.Spec.ForLayer(l)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if s.Base != want || s.HeadSize != 128 || s.RotaryDim != 128 || s.Style != rope.NeoX {
+			t.Errorf("mellum layer %d: base %v head %d rotary %d style %v, want base %v, 128 of 128, neox", l, s.Base, s.HeadSize, s.RotaryDim, s.Style, want)
+		}
+	}
+	if len(m.Unread) > 0 || m.StyleAssumed {
+		t.Errorf("mellum: unread %v, style assumed %t", m.Unread, m.StyleAssumed)
+	}
+	// An entry's fraction below 1 sizes a table HF main's whole-head apply cannot take.
+	m = mustParse(t, `{"model_type": "mellum", "num_hidden_layers": 2, "layer_types": ["sliding_attention", "full_attention"],
+		"rope_parameters": {"full_attention": {"rope_type": "default", "rope_theta": 500000.0, "partial_rotary_factor": 0.5},
+			"sliding_attention": {"rope_type": "default", "rope_theta": 10000.0}}}`)
+	if s, err := m.Spec.ForLayer(1); err != nil || s.RotaryDim != 128 || s.Base != 5e5 {
+		t.Errorf("mellum full layer with partial_rotary_factor 0.5: %+v, %v: want the whole head at 5e5", s, err)
+	}
+	if !unreadWith(m, "rope_parameters.full_attention.partial_rotary_factor", "cannot run") {
+		t.Errorf("mellum: unread %v: want the entry's partial_rotary_factor warned as one HF main cannot run", m.Unread)
+	}
+	// Every layer type needs its entry (MellumRotaryEmbedding indexes rope_parameters by it).
+	if _, err := Parse([]byte(`{"model_type": "mellum", "num_hidden_layers": 2, "layer_types": ["sliding_attention", "full_attention"],
+		"rope_parameters": {"full_attention": {"rope_type": "default", "rope_theta": 500000.0}}}`)); !errors.Is(err, ErrConfig) {
+		t.Errorf("mellum without a sliding_attention entry: %v, want ErrConfig", err)
+	}
+}
+
+// TestMiniMaxM3VL: MiniMaxM3VLConfig (configuration_minimax_m3_vl.py, transformers decba1d2)
+// builds its text model as MiniMaxM3VLTextConfig(**text_config), or from that class's defaults.
+// The class declares rotary_dim (default 64), but MiniMaxM3VLRotaryEmbedding
+// (modeling_minimax_m3_vl.py, MiniMax-M2's) sizes inv_freq by rope_parameters'
+// partial_rotary_factor alone and apply_rotary_pos_emb rotates the first cos.shape[-1] dims with
+// rotate_half: rotary_dim is never read. The text model takes 1-D position_ids: no MRoPE.
+func TestMiniMaxM3VL(t *testing.T) {
+	// The shape of transformers' own test config (test_modeling_minimax_m3_vl.py): rotary_dim and
+	// the fraction agree.
+	m := mustParse(t, `{"model_type": "minimax_m3_vl", "text_config": {"hidden_size": 32, "num_hidden_layers": 2, "num_attention_heads": 4,
+		"num_key_value_heads": 2, "head_dim": 32, "rotary_dim": 16, "max_position_embeddings": 512,
+		"layer_types": ["full_attention", "minimax_m3_sparse"],
+		"rope_parameters": {"rope_type": "default", "rope_theta": 5000000.0, "partial_rotary_factor": 0.5}}}`)
+	for l := range 2 {
+		s, err := m.Spec.ForLayer(l)
+		if err != nil || s.HeadSize != 32 || s.RotaryDim != 16 || s.Base != 5e6 || s.Style != rope.NeoX || s.MRoPE != nil {
+			t.Errorf("minimax_m3_vl layer %d: %+v, %v: want 16 of 32 at 5e6, neox, no MRoPE", l, s, err)
+		}
+	}
+	if len(m.Unread) > 0 || m.StyleAssumed {
+		t.Errorf("minimax_m3_vl: unread %v, style assumed %t", m.Unread, m.StyleAssumed)
+	}
+	// rotary_dim without a fraction: the whole head rotates, and rotary_dim is a warning.
+	for _, d := range []Dialect{DialectReference, DialectHF, DialectVLLM} {
+		for cfg, path := range map[string]string{
+			`{"model_type": "minimax_m3_vl", "text_config": {"rotary_dim": 64, "rope_parameters": {"rope_type": "default", "rope_theta": 5000000.0}}}`: "text_config.rotary_dim",
+			`{"model_type": "minimax_m3_vl_text", "rotary_dim": 64}`:                                                                                   "rotary_dim",
+		} {
+			m := parseAs(t, d, cfg)
+			if m.Spec.RotaryDim != 128 || m.Spec.HeadSize != 128 || !unreadWith(m, path, "MiniMaxM3VLRotaryEmbedding") {
+				t.Errorf("%s, %s: rotary %d of %d, unread %v: want the whole head, rotary_dim warned naming MiniMaxM3VLRotaryEmbedding",
+					d, cfg, m.Spec.RotaryDim, m.Spec.HeadSize, m.Unread)
+			}
+		}
+	}
+}

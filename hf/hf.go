@@ -2,7 +2,6 @@ package hf
 
 import (
 	"fmt"
-	"math"
 	"os"
 	"path/filepath"
 	"slices"
@@ -233,6 +232,16 @@ type parser struct {
 	// typeHead is the head size of the layer types other than full_attention when the family
 	// gives full layers a head of their own (Gemma 4's global_head_dim); 0 otherwise.
 	typeHead int
+	// overridden are the keys a value given elsewhere was taken over (rope_theta.go,
+	// partial_source.go), for Model.Unread.
+	overridden []UnreadKey
+	// partialTypes decides the rotary fraction of a rope object keyed by layer type
+	// (partial_types.go); nil until an entry needs it.
+	partialTypes *typePartial
+	// fractionFrom are the keys a rotary dim was sized by (rotary_pct.go).
+	fractionFrom map[string]bool
+	// rotaryDimRead: a rotary dim was sized by the config's rotary_dim (rotary_dim.go).
+	rotaryDimRead bool
 }
 
 func (p *parser) note(format string, args ...any) { p.src.note(format, args...) }
@@ -271,7 +280,7 @@ func (p *parser) parse(top object) (*Model, error) {
 		p.m.Spec.Scaling = rope.Scaling{Type: rope.ScalingDefault}
 	}
 	if ri.main != nil {
-		if err := p.proportional(&p.m.Spec.Scaling, *ri.main, p.m.Spec.HeadSize); err != nil {
+		if err := p.proportional(&p.m.Spec.Scaling, ri, rope.FullAttention, *ri.main, p.m.Spec.HeadSize); err != nil {
 			return nil, err
 		}
 	}
@@ -281,6 +290,7 @@ func (p *parser) parse(top object) (*Model, error) {
 	if err := p.local(ri); err != nil {
 		return nil, err
 	}
+	p.typePartialNotes()
 	if err := p.dualChunk(); err != nil {
 		return nil, err
 	}
@@ -298,6 +308,8 @@ func (p *parser) parse(top object) (*Model, error) {
 		return nil, err
 	}
 	p.m.HeadSize = p.m.Spec.HeadSize
+	p.aliasesUnread()
+	p.rotaryDimUnread()
 	p.m.Notes = p.notes
 	p.m.Unread = p.unread(ri)
 	out := p.m
@@ -764,53 +776,28 @@ func (p *parser) headSize(ri ropeInfo) error {
 	}
 	if ri.main != nil && p.wholeHead(*ri.main) {
 		spec.RotaryDim = head
-		return nil
+		return p.wholeHeadDefault(ri, *ri.main, rope.FullAttention, head)
 	}
 
-	if rd, path, ok, err := s.integer("rotary_dim"); err != nil {
-		return err
-	} else if ok {
-		if (rd <= 0 || rd%2 != 0 || rd > head) && !s.lenient {
-			return configErr("%s: %d: want a positive even number ≤ head size %d", path, rd, head)
+	if !p.fam.fractionFirst {
+		if ok, err := p.rotaryDimPart(head); err != nil || ok {
+			return err
 		}
-		spec.RotaryDim = rd
-		if p.fam.kind == kindMiniMax && rd < head {
-			p.note("%s %d of head size %d rotated, as MiniMax's modeling code and vLLM do; HF's %s config has no rotary_dim and rotates the whole head", path, rd, head, p.m.ModelType)
-		}
-		return nil
 	}
-
-	factor, path, ok, err := s.number("partial_rotary_factor", "rotary_pct")
+	factor, path, ok, err := p.partialFactor(ri)
 	if err != nil {
 		return err
 	}
-	if ri.main != nil {
-		inner, iok, err := ri.main.number("partial_rotary_factor")
-		if err != nil && !s.lenient {
-			return err
-		}
-		switch {
-		case !ok:
-			factor, ok, path = inner, iok, ri.main.key("partial_rotary_factor")
-		case iok && inner != factor && p.opts.ignoresRopeParameters():
-			// transformers v4.57's compute_default_rope_parameters reads the config attribute.
-			p.note("%s %v differs from %s %v: %s taken", ri.main.key("partial_rotary_factor"), inner, path, factor, path)
-		case iok && inner != factor:
-			// RotaryEmbeddingConfigMixin.convert_rope_params_to_dict (modeling_rope_utils.py,
-			// transformers decba1d2) only setdefaults the config's key into the rope object, and
-			// standardize_rope_params overwrites it only from a class field of that name, which
-			// no config class hf reads this way declares.
-			p.note("%s %v differs from %s %v: %s taken, as transformers' convert_rope_params_to_dict does", path, factor, ri.main.key("partial_rotary_factor"), inner, ri.main.key("partial_rotary_factor"))
-			factor, path = inner, ri.main.key("partial_rotary_factor")
-		}
-	}
 	if !ok {
-		factor, path = p.fam.partial, "partial_rotary_factor"
-		if factor == 0 {
-			spec.RotaryDim = head
-			return nil
+		if p.fam.fractionFirst {
+			if ok, err := p.rotaryDimPart(head); err != nil || ok {
+				return err
+			}
 		}
+		spec.RotaryDim = head
+		return nil
 	}
+	p.tookFraction(path)
 	if !(factor > 0 && factor <= 1) && !s.lenient {
 		return configErr("%s: %v: want a fraction in (0, 1]", path, factor)
 	}
@@ -830,62 +817,10 @@ func (p *parser) headSize(ri ropeInfo) error {
 		return configErr("%s: %v of head size %d gives rotary dim %d: want a positive even number", path, factor, head, rd)
 	}
 	spec.RotaryDim = rd
-	return nil
-}
-
-func (p *parser) base(ri ropeInfo) error {
-	s := &p.src
-	spec := &p.m.Spec
-	// rope_parameters' rope_theta first (convert_rope_params_to_dict and
-	// standardize_rope_params, modeling_rope_utils.py, only setdefault the config's into it),
-	// then the config's keys, then the legacy rope_scaling's, then the family default.
-	var path string
-	var v any
-	ok := false
-	if ri.main != nil && ri.parameters {
-		path, v, ok = ri.main.get("rope_theta")
+	if ri.perType != "" && ri.main != nil {
+		p.wholeHeadScaled(*ri.main, path, factor, rd, head)
 	}
-	if !ok {
-		path, v, ok = s.given("rope_theta", "rotary_emb_base")
-	}
-	if !ok && ri.main != nil {
-		path, v, ok = ri.main.get("rope_theta")
-	}
-	if !ok {
-		if p.fam.kind == kindChatGLM {
-			ratio, rpath, rok, err := s.number("rope_ratio")
-			if err != nil {
-				return err
-			}
-			if !rok {
-				p.note("rope_ratio absent: base 10000")
-				ratio = 1
-			}
-			if !(ratio > 0) {
-				return configErr("%s: %v: want a number > 0", rpath, ratio)
-			}
-			spec.Base = 10000 * ratio // THUDM's RotaryEmbedding: base = 10000 * rope_ratio
-			// Checked here so that the error names the key the config gave, not rope_theta.
-			if math.IsInf(spec.Base, 0) || !(spec.Base > 1) {
-				return configErr("%s: %v: the base 10000 × rope_ratio = %v: want a finite number > 1", rpath, ratio, spec.Base)
-			}
-			return nil
-		}
-		path, v, ok = s.first("rope_theta")
-	}
-	if !ok {
-		p.note("rope_theta absent: using 10000")
-		spec.Base = 10000
-		return nil
-	}
-	f, err := asNumber(path, v)
-	if err != nil {
-		return err
-	}
-	if !(f > 0) {
-		return configErr("%s: %v: want a number > 0", path, f)
-	}
-	spec.Base = f
+	p.rotaryDimBeside(path, factor, rd)
 	return nil
 }
 

@@ -302,11 +302,11 @@ func TestKeyForms(t *testing.T) {
 		if l0, _ := m.Spec.ForLayer(0); m.Spec.Base != 1e6 || l0.Base != 10000 {
 			t.Errorf("gemma4 with the default rope_parameters: bases %v / %v, want 1e6 / 10000", m.Spec.Base, l0.Base)
 		}
-		// rope_scaling is the legacy key, whose rope_theta transformers v4 never read: the
-		// config's wins there, as every framework reading it agrees.
+		// The legacy rope_scaling becomes rope_parameters in transformers main, its rope_theta
+		// included (TestRopeThetaInRopeScaling has each reading's).
 		m = mustParse(t, `{`+llama+`, "rope_theta": 10000, "rope_scaling": {`+l3+`, "rope_type": "llama3", "rope_theta": 500000.0}}`)
-		if m.Spec.Base != 10000 {
-			t.Errorf("rope_scaling's rope_theta: base %v, want the config's 10000", m.Spec.Base)
+		if m.Spec.Base != 500000 {
+			t.Errorf("rope_scaling's rope_theta: base %v, want rope_scaling's 500000", m.Spec.Base)
 		}
 	})
 	t.Run("ints and floats", func(t *testing.T) {

@@ -30,8 +30,15 @@ type layerRule struct {
 	fullHeadKey string
 	fullHead    int
 	// defaultWholeHead: the family's default rope type rotates the whole head whatever
-	// partial_rotary_factor says.
+	// partial_rotary_factor says, and its attention multiplies cos/sin into the whole head, so
+	// that a scaled entry's tables sized by a fraction below 1 cannot be applied
+	// (wholeHeadScaled).
 	defaultWholeHead bool
+	// defaultSizedBy names the rotary embedding whose rope type default sizes inv_freq by the
+	// entry's partial_rotary_factor although the family's attention rotates the whole head:
+	// the whole head rotates, and a fraction whose table is not the head's is a warning
+	// (wholeHeadDefault).
+	defaultSizedBy string
 	// lastFull: the last layer is full_attention whatever layer_types says, and layer types
 	// derived from pattern end with a full layer.
 	lastFull bool
@@ -97,7 +104,27 @@ var (
 	// Gemma4TextRotaryEmbedding (modeling_gemma4.py) builds each type's inv_freq from that
 	// type's config; its compute_default_rope_parameters spans the whole head_dim.
 	gemma4Layers = &layerRule{pattern: 6, fullHeadKey: "global_head_dim", fullHead: 512, defaultWholeHead: true, lastFull: true}
+	// DiffusionGemmaTextConfig (configuration_diffusion_gemma.py) has Gemma 4's layer types and
+	// heads, and DiffusionGemmaTextAttention (modeling_diffusion_gemma.py) Gemma 4's
+	// apply_rotary_pos_emb, which multiplies cos/sin into the whole head; but
+	// DiffusionGemmaTextRotaryEmbedding.compute_default_rope_parameters sizes inv_freq by
+	// int(head_dim · rope_parameters[layer_type].get("partial_rotary_factor", 1.0)).
+	diffusionGemmaLayers = withDefaultSizedBy(gemma4Layers, "DiffusionGemmaTextRotaryEmbedding")
+	// MellumRotaryEmbedding (modeling_mellum.py, LagunaRotaryEmbedding's) builds each layer
+	// type's inv_freq from its rope_parameters entry, compute_default_rope_parameters over
+	// int(head_dim · rope_parameters[layer_type].get("partial_rotary_factor", 1.0)) ("key
+	// difference to gemma3: partial rope"); MellumAttention is Qwen3MoeAttention, whose
+	// apply_rotary_pos_emb multiplies cos/sin into the whole head. MellumConfig.__post_init__
+	// makes every layer full_attention when layer_types is absent.
+	mellumLayers = &layerRule{defaultWholeHead: true, defaultSizedBy: "MellumRotaryEmbedding"}
 )
+
+// withDefaultSizedBy is rule r with defaultSizedBy emb.
+func withDefaultSizedBy(r *layerRule, emb string) *layerRule {
+	c := *r
+	c.defaultSizedBy = emb
+	return &c
+}
 
 // fullHeadSize gives the spec (the full_attention layers) the family's full-layer head size
 // and keeps head for the other layer types; it returns the spec's head size.
@@ -210,7 +237,7 @@ func (p *parser) local(ri ropeInfo) error {
 	lr := &rope.LocalRoPE{}
 	var ruled []string // the entries that gave a rule, for the note when nothing places them
 	for _, t := range slices.Sorted(maps.Keys(entries)) {
-		given, err := p.typeRule(lr, t, entries[t], rule)
+		given, err := p.typeRule(ri, lr, t, entries[t], rule)
 		if err != nil {
 			return err
 		}
@@ -314,7 +341,7 @@ func (p *parser) noteUnrotated() {
 // typeRule reads the rope_parameters entry of layer type t and records how it differs from
 // the spec's own RoPE: a sliding layer with only another base gets Gemma 3's form (Base),
 // anything else a Types entry. given is false when the entry is the spec's RoPE.
-func (p *parser) typeRule(lr *rope.LocalRoPE, t string, n node, rule layerRule) (given bool, err error) {
+func (p *parser) typeRule(ri ropeInfo, lr *rope.LocalRoPE, t string, n node, rule layerRule) (given bool, err error) {
 	spec := &p.m.Spec
 	r := rope.LayerRoPE{Base: spec.Base}
 	head := spec.HeadSize
@@ -338,10 +365,10 @@ func (p *parser) typeRule(lr *rope.LocalRoPE, t string, n node, rule layerRule) 
 	if r.Scaling, err = p.scaling(n); err != nil {
 		return false, err
 	}
-	if err := p.proportional(&r.Scaling, n, head); err != nil {
+	if err := p.proportional(&r.Scaling, ri, t, n, head); err != nil {
 		return false, err
 	}
-	if r.RotaryDim, err = p.typeRotaryDim(n, head); err != nil {
+	if r.RotaryDim, err = p.typeRotaryDim(ri, t, n, head); err != nil {
 		return false, err
 	}
 	sameDims := r.RotaryDim == spec.RotaryDim && head == spec.HeadSize
@@ -361,41 +388,34 @@ func (p *parser) typeRule(lr *rope.LocalRoPE, t string, n node, rule layerRule) 
 	return true, nil
 }
 
-// typeRotaryDim is an entry's rotary dim for a head of head dims: the whole head where the
-// entry's type ignores partial_rotary_factor (wholeHead); else a config-level rotary_dim or
-// partial_rotary_factor wins (standardize_rope_params writes it into every entry), else the
-// entry's partial_rotary_factor, else the family's fraction, else the whole head.
-func (p *parser) typeRotaryDim(n node, head int) (int, error) {
+// typeRotaryDim is the rotary dim of entry n (layer type t) of rope object ri for a head of head
+// dims: the whole head where the entry's type ignores partial_rotary_factor (wholeHead); else a
+// config-level rotary_dim where the class reads it; else the fraction typeFactor reads, else the
+// family's, else the whole head.
+func (p *parser) typeRotaryDim(ri ropeInfo, t string, n node, head int) (int, error) {
 	spec := &p.m.Spec
-	if p.wholeHead(n) {
-		return head, nil
+	if p.wholeHead(n) || ri.perType == "" {
+		// An object not keyed by layer type is DeepSeek-V4's, keyed by rope-type label: the
+		// spec's head is the rope slice its partial_rotary_factor sizes (deepseek_v4.go).
+		return head, p.wholeHeadDefault(ri, n, t, head)
 	}
-	if _, _, ok := p.src.given("rotary_dim", "partial_rotary_factor", "rotary_pct"); ok && head == spec.HeadSize {
-		return spec.RotaryDim, nil
+	if rd, rpath, rok, err := p.rotaryDim(); err != nil || rok {
+		if err == nil && head == spec.HeadSize {
+			return spec.RotaryDim, nil
+		}
+		if err == nil && (rd <= 0 || rd%2 != 0 || rd > head) {
+			err = configErr("%s: %d: want a positive even number ≤ the %d-wide head", rpath, rd, head)
+		}
+		return rd, err
 	}
-	path := n.key("partial_rotary_factor")
-	factor, ok, err := n.number("partial_rotary_factor")
+	factor, path, ok, err := p.typeFactor(ri, n, t, head)
 	if err != nil {
 		return 0, err
 	}
-	if head != spec.HeadSize {
-		// The config's own key wins for a head of the type's size too.
-		if rd, rpath, rok, err := p.src.integer("rotary_dim"); err != nil || rok {
-			if err == nil && (rd <= 0 || rd%2 != 0 || rd > head) {
-				err = configErr("%s: %d: want a positive even number ≤ the %d-wide head", rpath, rd, head)
-			}
-			return rd, err
-		}
-		if f, fpath, fok, err := p.src.number("partial_rotary_factor", "rotary_pct"); err != nil {
-			return 0, err
-		} else if fok {
-			factor, path, ok = f, fpath, true
-		}
-	}
-	if !ok {
-		if factor = p.fam.partial; factor == 0 {
-			return head, nil
-		}
+	if ok {
+		p.tookFraction(path)
+	} else if factor, path = p.fam.partial, "partial_rotary_factor"; factor == 0 {
+		return head, nil
 	}
 	if !(factor > 0 && factor <= 1) {
 		return 0, configErr("%s: %v: want a fraction in (0, 1]", path, factor)
@@ -404,6 +424,7 @@ func (p *parser) typeRotaryDim(n node, head int) (int, error) {
 	if rd <= 0 || rd%2 != 0 {
 		return 0, configErr("%s: %v of head size %d gives rotary dim %d: want a positive even number", path, factor, head, rd)
 	}
+	p.wholeHeadScaled(n, path, factor, rd, head)
 	return rd, nil
 }
 

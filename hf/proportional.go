@@ -26,23 +26,33 @@ func proportionalScaling(n node) (rope.Scaling, error) {
 
 // proportional sets a proportional scaling's RotatedPairs for a head of head dims, as
 // _compute_proportional_rope_parameters does: rope_angles = int(partial_rotary_factor ·
-// head_dim // 2), the factor the config's own partial_rotary_factor (standardize_rope_params
-// writes it into every entry), else entry n's, else 1. Other scalings are left alone.
-func (p *parser) proportional(sc *rope.Scaling, n node, head int) error {
+// head_dim // 2), the factor the config's own partial_rotary_factor where standardize_rope_params
+// writes it into rope object ri's entry n of layer type t (always for one object, per layer
+// type as typeFactor says), else the entry's, else 1. Transformers v4.57 has no proportional
+// type, so its attribute-only reading leaves the entry's fraction, which the type's definition
+// needs, to it. Other scalings are left alone.
+func (p *parser) proportional(sc *rope.Scaling, ri ropeInfo, t string, n node, head int) error {
 	if sc.Type != rope.ScalingProportional {
 		return nil
 	}
-	factor, path, ok, err := p.src.number("partial_rotary_factor")
+	var factor float64
+	var path string
+	var ok bool
+	var err error
+	if ri.perType != "" && p.opts.choice(RulePartialRotarySource) != "attribute-only" {
+		factor, path, ok, err = p.typeFactor(ri, n, t, head)
+	} else if factor, path, ok, err = p.src.number("partial_rotary_factor"); err == nil && !ok {
+		factor, ok, err = n.number("partial_rotary_factor")
+	}
 	if err != nil {
 		return err
 	}
-	if !ok {
-		if factor, ok, err = n.number("partial_rotary_factor"); err != nil {
-			return err
-		}
+	if path == "" {
 		path = n.key("partial_rotary_factor")
 	}
-	if !ok {
+	if ok {
+		p.tookFraction(path)
+	} else {
 		factor = 1
 		p.note("%s absent: proportional RoPE rotates every pair (HF's default 1.0)", path)
 	}

@@ -97,9 +97,10 @@ func (r *Raw) Text() RawObject { return r.text }
 // heads truncated), unchecked; 0 when the config does not give one.
 func (r *Raw) HeadSize() int { return r.head }
 
-// RotaryDim is the rotary dim by Parse's rules (rotary_dim, partial_rotary_factor or rotary_pct
-// of HeadSize truncated, the family's fraction, else the whole head), unchecked: it may be past
-// the head size, odd or not positive.
+// RotaryDim is the rotary dim by Parse's rules (rotary_dim where the family reads it, for
+// MiniMax-M2 where no partial_rotary_factor is given; partial_rotary_factor or, where the family reads it, rotary_pct of HeadSize truncated, the
+// family's fraction, else the whole head), unchecked: it may be past the head size, odd or not
+// positive.
 func (r *Raw) RotaryDim() int { return r.rotaryDim }
 
 // MaxPositions is the text model's max_position_embeddings as given.

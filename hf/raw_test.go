@@ -33,7 +33,9 @@ func TestRawHeadRules(t *testing.T) {
 		// refused by Parse: a fraction past 1, of ChatGLM's kv_channels
 		{`{"model_type": "chatglm", "hidden_size": 4096, "kv_channels": 64, "num_attention_heads": 32, "partial_rotary_factor": 1.5}`, 64, 96},
 		// a rotary_dim past the head, odd
-		{`{"model_type": "llama", "hidden_size": 4096, "num_attention_heads": 32, "rotary_dim": 131}`, 128, 131},
+		{`{"model_type": "gptj", "n_embd": 4096, "n_head": 32, "rotary_dim": 131}`, 128, 131},
+		// a rotary_dim LlamaConfig does not read: the whole head
+		{`{"model_type": "llama", "hidden_size": 4096, "num_attention_heads": 32, "rotary_dim": 131}`, 128, 128},
 		// hidden size not divisible by the heads: truncated
 		{`{"model_type": "llama", "hidden_size": 100, "num_attention_heads": 3}`, 33, 33},
 		// MLA: the rope part, whatever the rest says

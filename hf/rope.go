@@ -18,8 +18,9 @@ type ropeInfo struct {
 	// perType is the rope object's path when it is keyed by layer type, "" otherwise.
 	perType string
 	// parameters: the object is transformers v5's rope_parameters (given or the family's
-	// default), whose rope_theta wins over the config's; not the legacy rope_scaling.
-	parameters bool
+	// default); scaling: it is the config's legacy rope_scaling. Either's rope_theta wins over
+	// the config's, rope_scaling's only where rope_parameters is read (base).
+	parameters, scaling bool
 }
 
 func (p *parser) ropeObject() (ropeInfo, error) {
@@ -39,11 +40,12 @@ func (p *parser) ropeObject() (ropeInfo, error) {
 	}
 	n := node{path: path, m: obj, read: map[string]bool{}}
 	parameters := path == "rope_parameters" || strings.HasSuffix(path, ".rope_parameters")
+	scaling := path == "rope_scaling" || strings.HasSuffix(path, ".rope_scaling")
 	perType, err := p.perLayerType(n)
 	if err != nil || !perType {
-		return ropeInfo{main: &n, parameters: parameters}, err
+		return ropeInfo{main: &n, parameters: parameters, scaling: scaling}, err
 	}
-	info := ropeInfo{types: map[string]node{}, perType: path, parameters: parameters}
+	info := ropeInfo{types: map[string]node{}, perType: path, parameters: parameters, scaling: scaling}
 	for _, lt := range slices.Sorted(maps.Keys(obj)) {
 		sub, v, ok := n.get(lt)
 		if !ok {

@@ -102,3 +102,35 @@ func TestRopeParametersFirstUnderLlamaCpp(t *testing.T) {
 		t.Errorf("the reference: scaling %+v, want rope_scaling's linear", ref.Spec.Scaling)
 	}
 }
+
+// TestRopeBothKeysUnderVLLM: vLLM's get_config (transformers_utils/config.py, 0036026e) builds
+// the config with transformers v5's AutoConfig, whose config class picks the rope object
+// (convert_rope_params_to_dict: rope_scaling or rope_parameters, or Gemma 3's merge into
+// full_attention), and patch_rope_parameters, run after it on the config and its text config,
+// only renames legacy rope types and standardizes the object it was given: --as vllm reads both
+// keys as the reference does, not as llama.cpp's converter (rope_parameters first).
+func TestRopeBothKeysUnderVLLM(t *testing.T) {
+	for _, cfg := range []string{
+		`{"model_type": "llama", "hidden_size": 4096, "num_attention_heads": 32, "max_position_embeddings": 8192,
+			"rope_parameters": {"rope_type": "default", "rope_theta": 500000}, "rope_scaling": {"rope_type": "linear", "factor": 4}}`,
+		`{"model_type": "gemma3_text", "hidden_size": 2048, "num_attention_heads": 8, "head_dim": 256, "num_hidden_layers": 12,
+			"rope_parameters": {"full_attention": {"rope_type": "default", "rope_theta": 1000000}, "sliding_attention": {"rope_type": "default", "rope_theta": 10000}},
+			"rope_scaling": {"rope_type": "linear", "factor": 8}}`,
+	} {
+		ref := mustParse(t, cfg)
+		m, err := ParseOptions{Dialect: DialectVLLM}.Parse([]byte(cfg))
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, l := range []int{0, 5} {
+			want, _ := ref.Spec.ForLayer(l)
+			got, _ := m.Spec.ForLayer(l)
+			if got.Base != want.Base || got.Scaling.Type != want.Scaling.Type || got.Scaling.Factor != want.Scaling.Factor {
+				t.Errorf("%s layer %d: --as vllm base %v scaling %+v, want the reference's %v %+v", m.ModelType, l, got.Base, got.Scaling, want.Base, want.Scaling)
+			}
+		}
+		if full, _ := m.Spec.ForLayer(5); full.Scaling.Type != rope.ScalingLinear {
+			t.Errorf("%s: layer 5 scaling %+v, want rope_scaling's linear", m.ModelType, full.Scaling)
+		}
+	}
+}

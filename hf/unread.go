@@ -10,8 +10,8 @@ import (
 
 // UnreadKey is a key of config.json that hf did not read and that may change the RoPE: a key
 // of the rope object (rope_parameters or rope_scaling, and its per-layer-type entries) that the
-// model's RoPE variant does not read, or a text-model key one or two edits from a RoPE key hf
-// knows. A misspelt key is otherwise silently ignored and its default taken:
+// model's RoPE variant does not read, a text-model key one or two edits from a RoPE key hf
+// knows, or a rope_theta that another one given elsewhere overrides (Why). A misspelt key is otherwise silently ignored and its default taken:
 // transformers' rope_config_validation warns about the first kind for the same reason.
 type UnreadKey struct {
 	// Path is the key with its place in the config ("rope_scaling.orginal_max_position_embeddings").
@@ -20,10 +20,16 @@ type UnreadKey struct {
 	Variant string
 	// Suggest is the closest key hf reads there, "" when none is near.
 	Suggest string
+	// Why, when set, says why a key hf knows was not read: another key sets the same thing and
+	// was taken (a rope_theta both in the rope object and at the top level, with values that
+	// differ, between which versions of transformers choose differently).
+	Why string
 }
 
 func (u UnreadKey) String() string {
 	switch {
+	case u.Why != "":
+		return fmt.Sprintf("%s: not read: %s", u.Path, u.Why)
 	case u.Variant != "" && u.Suggest == "":
 		return fmt.Sprintf("%s: not read: rope type %s does not use it", u.Path, u.Variant)
 	case u.Variant != "":
@@ -60,7 +66,7 @@ var textOtherKeys = []string{"qk_nope_head_dim", "v_head_dim"}
 
 // unread lists the keys UnreadKey describes, after the parse has read what it reads.
 func (p *parser) unread(ri ropeInfo) []UnreadKey {
-	var out []UnreadKey
+	out := p.overridden
 	objects := []node{}
 	if ri.main != nil {
 		objects = append(objects, *ri.main)

@@ -4,6 +4,8 @@ import (
 	"errors"
 	"strings"
 	"testing"
+
+	"github.com/rotary-go/rotary/rope"
 )
 
 // TestFlatWrapperRefused: a wrapper whose config class builds its text model from the text
@@ -28,6 +30,9 @@ func TestFlatWrapperRefused(t *testing.T) {
 		"qwen2_5_omni_thinker":   {"Qwen2_5OmniThinkerConfig", "qwen2_5_omni_text"},
 		"qwen3_omni_moe":         {"Qwen3OmniMoeConfig", "qwen3_omni_moe_text"},
 		"qwen3_omni_moe_thinker": {"Qwen3OmniMoeThinkerConfig", "qwen3_omni_moe_text"},
+		"qwen4_exp":              {"Qwen4ExpConfig", "qwen4_exp_text"},
+		"kimi_k25":               {"Kimi_K25Config", "deepseek_v3"},
+		"minimax_m3_vl":          {"MiniMaxM3VLConfig", "minimax_m3_vl_text"},
 	} {
 		_, err := Parse([]byte(`{"model_type": "` + typ + `", ` + keys + `}`))
 		if err == nil || !errors.Is(err, ErrConfig) || !strings.Contains(err.Error(), want[0]) ||
@@ -98,7 +103,7 @@ func TestHunYuanVLTopWins(t *testing.T) {
 func TestRopeScalingNotRead(t *testing.T) {
 	for typ, class := range map[string]string{
 		"gemma4_text": "Gemma4TextConfig", "gemma4_unified_text": "Gemma4UnifiedTextConfig",
-		"diffusion_gemma_text": "DiffusionGemmaTextConfig", "zaya": "ZayaConfig",
+		"diffusion_gemma_text": "DiffusionGemmaTextConfig", "zaya": "ZayaConfig", "mellum": "MellumConfig",
 	} {
 		m, err := Parse([]byte(`{"model_type": "` + typ + `", "rope_scaling": {"rope_type": "linear", "factor": 8.0}}`))
 		if err != nil {
@@ -125,10 +130,11 @@ func TestTopLevelNotRead(t *testing.T) {
 		"mistral3": "Mistral3Config", "glm4v": "Glm4vConfig", "glm4v_moe": "Glm4vMoeConfig",
 		"ernie4_5_vl_moe": "Ernie4_5_VLMoeConfig", "glm_ocr": "GlmOcrConfig",
 		"qwen2_5_omni_thinker": "Qwen2_5OmniThinkerConfig", "qwen3_omni_moe_thinker": "Qwen3OmniMoeThinkerConfig",
+		"qwen4_exp": "Qwen4ExpConfig", "kimi_k25": "Kimi_K25Config", "minimax_m3_vl": "MiniMaxM3VLConfig",
 	} {
 		head := "128" // a head the family's default sections fit
 		switch typ {
-		case "qwen3_5", "qwen3_5_moe":
+		case "qwen3_5", "qwen3_5_moe", "qwen4_exp":
 			head = "256"
 		case "glm_ocr":
 			head = "64"
@@ -155,5 +161,28 @@ func TestTopLevelNotRead(t *testing.T) {
 		"text_config": {"model_type": "llama", "hidden_size": 4096, "num_attention_heads": 32}}`)
 	if m.Spec.Base != 12345 || !hasNote(m, "rope_theta read from the top level") {
 		t.Errorf("unknown wrapper: base %v notes %q: want the top level's, noted", m.Spec.Base, m.Notes)
+	}
+}
+
+// TestKimiK25Wrapper: Kimi_K25Config.__post_init__ (kimi_k25/configuration_kimi_k25.py,
+// transformers decba1d2) builds text_config with CONFIG_MAPPING[its model_type, "deepseek_v3"
+// when absent, kimi_k2 read as deepseek_v3](**text_config), or DeepseekV3Config() when the
+// config has none, and Kimi_K25Model builds its language model from that text_config alone
+// (AutoModel.from_config(config.text_config), modeling_kimi_k25.py).
+func TestKimiK25Wrapper(t *testing.T) {
+	const text = `"hidden_size": 7168, "num_attention_heads": 64, "qk_rope_head_dim": 64, "max_position_embeddings": 262144,
+		"rope_theta": 50000, "rope_scaling": {"type": "yarn", "factor": 64, "original_max_position_embeddings": 4096, "mscale": 1, "mscale_all_dim": 1}`
+	for _, inner := range []string{`"model_type": "kimi_k2", `, `"model_type": "deepseek_v3", `, ``} {
+		m := mustParse(t, `{"model_type": "kimi_k25", "text_config": {`+inner+text+`}}`)
+		if m.Spec.Style != rope.GPTJ || m.Spec.HeadSize != 64 || m.Spec.Base != 50000 || m.Spec.Scaling.Factor != 64 {
+			t.Errorf("kimi_k25 with text_config {%s...}: %s head %d base %v scaling %+v, want DeepseekV3's MLA reading (gptj, 64, 50000, yarn 64)",
+				inner, m.Spec.Style, m.Spec.HeadSize, m.Spec.Base, m.Spec.Scaling)
+		}
+	}
+	// Without text_config, DeepseekV3Config's defaults: qk_rope_head_dim 64, 4096 positions.
+	m := mustParse(t, `{"model_type": "kimi_k25", "vision_config": {"patch_size": 14}}`)
+	if m.Spec.Style != rope.GPTJ || m.Spec.HeadSize != 64 || m.Spec.Base != 10000 || m.Spec.MaxPositions != 4096 {
+		t.Errorf("kimi_k25 without text_config: %s head %d base %v max %d, want DeepseekV3Config's gptj, 64, 10000, 4096",
+			m.Spec.Style, m.Spec.HeadSize, m.Spec.Base, m.Spec.MaxPositions)
 	}
 }

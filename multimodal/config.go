@@ -387,6 +387,31 @@ type ReadOptions struct {
 	Talker bool
 }
 
+// FamilyOptions are the ReadOptions of the family a model_type names (KnownModelTypes): its
+// Kind, and Talker for a name ending in _talker (qwen2_5_omni_talker, qwen3_omni_moe_talker).
+// The error is KindForModelType's.
+func FamilyOptions(modelType string) (ReadOptions, error) {
+	kind, err := KindForModelType(modelType)
+	if err != nil {
+		return ReadOptions{}, err
+	}
+	return ReadOptions{Kind: kind, Talker: strings.HasSuffix(modelType, "_talker")}, nil
+}
+
+// DefaultConfigWith is the Config of o without a config.json: o.Kind's HF config-class
+// defaults (DefaultConfig), or with o.Talker its talker's (DefaultTalkerConfig), which only
+// the Omni families have. The result is validated; errors wrap ErrConfig.
+func DefaultConfigWith(o ReadOptions) (Config, error) {
+	c := DefaultConfig(o.Kind)
+	if o.Talker {
+		c = DefaultTalkerConfig(o.Kind)
+	}
+	if err := c.Validate(); err != nil {
+		return Config{}, err
+	}
+	return c, nil
+}
+
 // ConfigFromJSONWith is ConfigFromJSON with the family and the Omni talker chosen by o.
 func ConfigFromJSONWith(data []byte, o ReadOptions) (Config, error) {
 	if o.Kind != 0 && (o.Kind < Qwen2VL || o.Kind >= kindEnd) {

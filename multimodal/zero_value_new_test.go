@@ -7,9 +7,9 @@ import (
 	"github.com/rotary-go/rotary/rope"
 )
 
-// TestZeroValueNew: RoPEIndexN, FlattenN, the Pixtral tables, the talker and JSON configs, and
-// IndexVersion.String, called with zero configs of every kind, nil and ragged inputs and zero
-// grids, return an error or a zero result and never panic.
+// TestZeroValueNew: RoPEIndexN, FlattenN, PositionTensors, ReadInputFile, the Pixtral tables,
+// the talker and JSON configs, and IndexVersion.String, called with zero configs of every kind,
+// nil and ragged inputs and zero grids, return an error or a zero result and never panic.
 func TestZeroValueNew(t *testing.T) {
 	inputs := map[string]Input{
 		"zero Input":        {},
@@ -21,8 +21,13 @@ func TestZeroValueNew(t *testing.T) {
 		"audio in no video": {InputIDs: [][]int64{{1}}, AudioSeqLens: []int64{-1}, UseAudioInVideo: true},
 	}
 	checks := map[string]func() error{
-		"FlattenN(nil)":           func() error { _ = FlattenN(nil); return nil },
-		"FlattenN(nil rows)":      func() error { _ = FlattenN(PositionsN{nil, {nil}}); return nil },
+		"FlattenN(nil)":      func() error { _ = FlattenN(nil); return nil },
+		"FlattenN(nil rows)": func() error { _ = FlattenN(PositionsN{nil, {nil}}); return nil },
+		"PositionTensors(nil rows)": func() error {
+			_, err := PositionTensors(PositionsN{nil, {nil}}, nil, []int{0})
+			return wantErr(err)
+		},
+		"ReadInputFile(\"\")":     func() error { _, _, err := ReadInputFile(""); return wantErr(err) },
 		"PixtralVisionPositions":  func() error { _, err := PixtralVisionPositions(nil, 0); return wantErr(err) },
 		"PixtralVisionPositions0": func() error { _, err := PixtralVisionPositions([][2]int64{{}}, 0); return wantErr(err) },
 		"PixtralVisionCosSin":     func() error { _, err := PixtralVisionCosSin(nil, 0, 0, 0, 0); return wantErr(err) },

@@ -31,6 +31,24 @@ func ParseLayout(s string) (Layout, error) {
 
 func (l Layout) rank() int { return len(l) }
 
+// CosSinShape is the shape of cos or sin for tokens rows of d values in layout l with one
+// batch and one head, which the op broadcasts: [1,T,1,d] for BSND, [1,1,T,d] for BNSD,
+// [T,1,1,d] for SBND, [T,1,d] for THD. All hold the same rows in the same order (what
+// rotary.CosSin.FullWidth writes). nil for a layout ParseLayout refuses.
+func (l Layout) CosSinShape(tokens, d int) []int {
+	switch l {
+	case BSND:
+		return []int{1, tokens, 1, d}
+	case BNSD:
+		return []int{1, 1, tokens, d}
+	case SBND:
+		return []int{tokens, 1, 1, d}
+	case THD:
+		return []int{tokens, 1, d}
+	}
+	return nil
+}
+
 // ApplyRotaryEmbParams are the caller's arguments of op apply_rotary_emb (torch_npu
 // npu_rotary_mul): x and the already gathered cos and sin, the output, and the pair style.
 type ApplyRotaryEmbParams struct {

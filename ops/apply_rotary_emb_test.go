@@ -1,6 +1,7 @@
 package ops_test
 
 import (
+	"slices"
 	"strings"
 	"testing"
 
@@ -47,6 +48,22 @@ func TestApplyRotaryEmbLayoutNames(t *testing.T) {
 	for _, l := range []ops.Layout{"", ops.BSND, ops.BNSD, ops.SBND} {
 		if _, err := ops.NewApplyRotaryEmb(ops.ApplyRotaryEmbParams{Layout: l, X: x, Out: x, Cos: cos, Sin: sin}); err != nil {
 			t.Errorf("layout %q: %v", l, err)
+		}
+	}
+}
+
+// TestCosSinShape: one batch and one head in each layout's order, of the layout's rank; nil
+// for a layout ParseLayout refuses.
+func TestCosSinShape(t *testing.T) {
+	for l, want := range map[ops.Layout][]int{ops.BSND: {1, 5, 1, 8}, ops.BNSD: {1, 1, 5, 8}, ops.SBND: {5, 1, 1, 8}, ops.THD: {5, 1, 8}} {
+		got := l.CosSinShape(5, 8)
+		if !slices.Equal(got, want) || len(got) != len(l) {
+			t.Errorf("%s: %v, want %v", l, got, want)
+		}
+	}
+	for _, l := range []ops.Layout{"", "TND", "bsnd"} {
+		if got := l.CosSinShape(5, 8); got != nil {
+			t.Errorf("%q: %v, want nil", l, got)
 		}
 	}
 }

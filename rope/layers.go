@@ -28,30 +28,31 @@ const (
 type LocalRoPE struct {
 	// Base is the sliding_attention layers' base (Gemma 3's rope_local_base_freq); they use no
 	// scaling. 0 when no type has such a rule.
-	Base float64
+	Base float64 `json:"base"`
 	// Pattern: layer l is full_attention when (l+1) % Pattern == 0, else sliding_attention.
 	// Ignored when LayerTypes is set.
-	Pattern int
+	Pattern int `json:"pattern"`
 	// LayerTypes, when set, names each layer's type: sliding_attention, full_attention or a
 	// type Types gives.
-	LayerTypes []string
+	LayerTypes []string `json:"layer_types"`
 	// Types is the RoPE of each layer type that differs from the spec's own; an entry for
 	// sliding_attention wins over Base.
-	Types map[string]LayerRoPE `json:",omitempty"`
+	Types map[string]LayerRoPE `json:"types,omitempty"`
 	// NoRoPE[l] true: layer l has no RoPE, whatever its type. Layers past the list are out of
 	// range for ForLayer.
-	NoRoPE []bool `json:",omitempty"`
+	NoRoPE []bool `json:"no_rope,omitempty"`
 }
 
 // LayerRoPE is one layer type's RoPE where it differs from the spec's own.
 type LayerRoPE struct {
 	// NoRoPE: layers of this type are not rotated; the other fields are ignored.
-	NoRoPE bool
+	NoRoPE bool `json:"no_rope"`
 	// Base and Scaling replace the spec's.
-	Base    float64
-	Scaling Scaling
+	Base    float64 `json:"base"`
+	Scaling Scaling `json:"scaling"`
 	// HeadSize and RotaryDim replace the spec's when > 0.
-	HeadSize, RotaryDim int
+	HeadSize  int `json:"head_size"`
+	RotaryDim int `json:"rotary_dim"`
 }
 
 // numLayers is the layer count the rules know (0: any layer index is fine): the shorter of

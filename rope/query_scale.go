@@ -93,16 +93,17 @@ func ParseQueryScaleCast(s string) (QueryScaleCast, error) {
 // QueryScaleRule is a position-dependent query scale: its kind and that kind's parameters
 // (the other kind's stay zero). The zero value is QueryScaleNone.
 type QueryScaleRule struct {
-	Kind QueryScaleKind
+	Kind QueryScaleKind `json:"kind"`
 	// FloorScale and AttnScale are Llama 4's floor_scale (tokens per step, Llama4TextConfig's
 	// default 8192) and attn_scale (default 0.1).
-	FloorScale, AttnScale float64
+	FloorScale float64 `json:"floor_scale"`
+	AttnScale  float64 `json:"attn_scale"`
 	// Beta and OriginalMax are rope_parameters' llama_4_scaling_beta and
 	// original_max_position_embeddings.
-	Beta        float64
-	OriginalMax int
+	Beta        float64 `json:"beta"`
+	OriginalMax int     `json:"original_max"`
 	// Cast is where the scale meets the query's dtype.
-	Cast QueryScaleCast
+	Cast QueryScaleCast `json:"cast"`
 }
 
 // MaxQueryScaleCoefficient bounds |AttnScale| and |Beta|. The logarithm is at most

@@ -104,63 +104,67 @@ func (d DynamicLength) Describe() string {
 
 // Scaling holds a variant's parameters. Fields a variant does not use are ignored.
 type Scaling struct {
-	Type ScalingType
+	Type ScalingType `json:"type"`
 	// Factor is the context-extension factor (linear, dynamic, yarn, llama3, longrope).
-	Factor float64
+	Factor float64 `json:"factor"`
 	// OriginalMaxPositions is the trained context length the variant scales from; 0 means
 	// Spec.MaxPositions.
-	OriginalMaxPositions int
+	OriginalMaxPositions int `json:"original_max_positions"`
 
 	// Dynamic selects the length the dynamic NTK formula uses.
-	Dynamic DynamicLength
+	Dynamic DynamicLength `json:"dynamic"`
 	// MaxTrainedPositions is vLLM's max_trained_positions for DynamicMaxTrained; 0 means
 	// max positions.
-	MaxTrainedPositions int
+	MaxTrainedPositions int `json:"max_trained_positions"`
 	// Alpha is the NTK-alpha base multiplier.
-	Alpha float64
+	Alpha float64 `json:"alpha"`
 	// NTKMixed selects static NTK's mixed form with exponent MixedB; a separate flag because
 	// mixed_b 0 is a formula of its own (every pair divided by factor), not the fixed form.
-	NTKMixed bool
-	MixedB   float64
+	NTKMixed bool    `json:"ntk_mixed"`
+	MixedB   float64 `json:"mixed_b"`
 
 	// YaRN. BetaFast and BetaSlow default to 32 and 1 when zero. NoTruncate disables the
 	// floor/ceil of the correction range (HF's truncate=false, used by gpt-oss).
-	BetaFast, BetaSlow float64
-	NoTruncate         bool
+	BetaFast   float64 `json:"beta_fast"`
+	BetaSlow   float64 `json:"beta_slow"`
+	NoTruncate bool    `json:"no_truncate"`
 	// AttentionFactor overrides the derived attention (cos/sin) factor when non-zero (yarn,
 	// longrope).
-	AttentionFactor float64
+	AttentionFactor float64 `json:"attention_factor"`
 	// Mscale and MscaleAllDim are DeepSeek's: with both set the attention factor is
 	// mscale(factor, Mscale) / mscale(factor, MscaleAllDim).
-	Mscale, MscaleAllDim float64
+	Mscale       float64 `json:"mscale"`
+	MscaleAllDim float64 `json:"mscale_all_dim"`
 
 	// Llama 3.
-	LowFreqFactor, HighFreqFactor float64
+	LowFreqFactor  float64 `json:"low_freq_factor"`
+	HighFreqFactor float64 `json:"high_freq_factor"`
 
 	// LongRoPE rescale factors, d/2 each.
-	ShortFactor, LongFactor []float64
+	ShortFactor []float64 `json:"short_factor"`
+	LongFactor  []float64 `json:"long_factor"`
 	// LongRoPEFactorFromLengths takes LongRoPE's factor as max positions / original even when
 	// Factor is set (HF v4.57, vLLM and Microsoft's Phi-3 code); HF main takes Factor.
-	LongRoPEFactorFromLengths bool
+	LongRoPEFactorFromLengths bool `json:"long_rope_factor_from_lengths"`
 
 	// RotatedPairs is proportional RoPE's count of pairs with a frequency, HF's
 	// rope_angles = int(partial_rotary_factor · head_dim // 2); 0..RotaryDim/2.
-	RotatedPairs int
+	RotatedPairs int `json:"rotated_pairs"`
 }
 
 // MRoPE describes multimodal RoPE (Qwen2-VL family): one position per axis (temporal, height,
 // width), with the frequency pairs split among the axes.
 type MRoPE struct {
 	// Sections are the pair counts per axis; they sum to RotaryDim/2.
-	Sections []int
+	Sections []int `json:"sections"`
 	// Interleaved selects Qwen3-VL's interleaved assignment (pair i%3 cycles through the axes)
 	// instead of Qwen2-VL's contiguous chunks.
-	Interleaved bool
+	Interleaved bool `json:"interleaved"`
 	// AlternateHW selects ERNIE-4.5-VL's layout: Sections are [h, w, t] (h = w), the first h+w
 	// pairs alternate height (even pairs) and width (odd pairs), the last t take time
 	// (transformers modeling_ernie4_5_vl_moe.py Ernie4_5_VLMoeTextRotaryEmbedding's pre-rotated
 	// inv_freq and recomposition_to_3d; vLLM ernie45_vl_rope.py). Position rows stay (t, h, w).
-	AlternateHW bool
+	AlternateHW bool `json:"alternate_hw"`
 	// GGMLFourth selects llama.cpp's IMROPE layout (GGML_ROPE_TYPE_IMROPE: ggml_mrope_cache_init
 	// in ggml/src/ggml-cpu/ops.cpp, llama.cpp 82bb48500): interleaved as Hugging Face's, except
 	// that a pair none of the first three sections claims takes the fourth position row where
@@ -175,7 +179,7 @@ type MRoPE struct {
 	// token too (tools/mtmd/mtmd-helper.cpp decode_embd_batch::set_position_mrope_2d, llama.cpp
 	// 2de063ae8), which leaves those pairs unrotated. Pass [4, T] positions with the fourth row
 	// 0 to rotate as llama.cpp does.
-	GGMLFourth bool
+	GGMLFourth bool `json:"ggml_fourth"`
 }
 
 // Axis is the position axis (row) of frequency pair i: chunked takes consecutive runs of
@@ -221,32 +225,33 @@ func (m *MRoPE) Axis(i int) int {
 // DualChunk is Qwen2.5-1M's dual-chunk attention (vLLM's DualChunkRotaryEmbedding): keys and
 // intra-chunk queries are rotated at position p mod (ChunkSize − LocalSize).
 type DualChunk struct {
-	ChunkSize, LocalSize int
+	ChunkSize int `json:"chunk_size"`
+	LocalSize int `json:"local_size"`
 }
 
 // Spec is everything that determines a model's RoPE. Build one by hand or with package hf.
 type Spec struct {
-	HeadSize  int
-	RotaryDim int
-	Base      float64
-	Style     Style
+	HeadSize  int     `json:"head_size"`
+	RotaryDim int     `json:"rotary_dim"`
+	Base      float64 `json:"base"`
+	Style     Style   `json:"style"`
 	// MaxPositions is max_position_embeddings: the default cache length.
-	MaxPositions int
-	Scaling      Scaling
-	MRoPE        *MRoPE
+	MaxPositions int     `json:"max_positions"`
+	Scaling      Scaling `json:"scaling"`
+	MRoPE        *MRoPE  `json:"mrope"`
 	// Local holds the per-layer rules (layer types with their own RoPE, layers without RoPE);
 	// ForLayer applies them.
-	Local     *LocalRoPE
-	DualChunk *DualChunk
+	Local     *LocalRoPE `json:"local"`
+	DualChunk *DualChunk `json:"dual_chunk"`
 	// NoRoPE: the layer has no position embedding (NoPE), so query and key pass through
 	// untouched. ForLayer sets it, with RotaryDim, Base and Scaling zero, for the layers a
 	// model leaves unrotated; Validate then checks only HeadSize, MaxPositions and the MRoPE
 	// section count (which still shape the arguments).
-	NoRoPE bool
+	NoRoPE bool `json:"no_rope"`
 	// QueryScale is the position-dependent query scale the model applies beside RoPE (op
 	// query_scale). On a model's spec it is the model's rule; ForLayer gives each layer its own
 	// (QueryScaleRule.OnLayer).
-	QueryScale QueryScaleRule `json:",omitzero"`
+	QueryScale QueryScaleRule `json:"query_scale,omitzero"`
 }
 
 // ErrSpec is wrapped by every error Validate returns.

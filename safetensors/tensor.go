@@ -1,6 +1,7 @@
 package safetensors
 
 import (
+	"bytes"
 	"encoding/binary"
 	"io"
 	"math"
@@ -21,11 +22,22 @@ var dtypes = map[string]tensor.DType{
 //
 // A dtype tensor.Tensor has no type for (BOOL, I16, U16, U32, U64) is refused with an error
 // wrapping ErrDType, and Data that does not match DType and Shape with one wrapping ErrInvalid;
-// both name the tensor.
+// both name the tensor. A streamed tensor (Streamed, an op's output in a golden bundle) is
+// decoded from the bytes its Stream writes (WriteData's count check and errors).
 func ToTensor(t Tensor) (tensor.Tensor, error) {
 	d, ok := dtypes[t.DType]
 	if !ok {
 		return tensor.Tensor{}, errs.Wrapf(ErrDType, "tensor %q: dtype %q has no tensor.DType (want F32, F16, BF16, F64, I32, I64, I8 or U8)", t.Name, t.DType)
+	}
+	if t.Stream != nil {
+		if len(t.Data) != 0 {
+			return tensor.Tensor{}, invalidf("tensor %q: both Data and Stream: want one", t.Name)
+		}
+		var b bytes.Buffer
+		if err := t.WriteData(&b); err != nil {
+			return tensor.Tensor{}, err
+		}
+		t.Data, t.Stream = b.Bytes(), nil
 	}
 	n, err := t.elements(t.DType)
 	if err != nil {

@@ -2,6 +2,7 @@ package safetensors
 
 import (
 	"errors"
+	"io"
 	"math"
 	"reflect"
 	"strings"
@@ -80,6 +81,35 @@ func TestToTensorOwnsMemory(t *testing.T) {
 	st.Shape[0] = 9
 	if got.F32[0] != 1 || got.Shape[0] != 2 {
 		t.Errorf("ToTensor aliases its input: %v %v", got.F32, got.Shape)
+	}
+}
+
+// TestToTensorStreamed: a streamed tensor decodes to the tensor it streams; one with Data too,
+// or whose Stream writes another count or fails, is refused.
+func TestToTensorStreamed(t *testing.T) {
+	x := tensor.FromBits(tensor.BF16, []uint16{1, 2, 3, 0x7fc0, 5, 6}, 2, 3)
+	st, err := Streamed("x", x)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := ToTensor(st)
+	if err != nil || !reflect.DeepEqual(got.Bits, x.Bits) || !reflect.DeepEqual(got.Shape, x.Shape) || got.DType != x.DType {
+		t.Errorf("ToTensor(Streamed) = %v %v %v, %v; want %v", got.DType, got.Shape, got.Bits, err, x.Bits)
+	}
+	both := st
+	both.Data = make([]byte, 12)
+	if _, err := ToTensor(both); !errors.Is(err, ErrInvalid) {
+		t.Errorf("Data and Stream: %v, want ErrInvalid", err)
+	}
+	short := st
+	short.Stream = func(w io.Writer) error { _, err := w.Write(make([]byte, 4)); return err }
+	if _, err := ToTensor(short); !errors.Is(err, ErrInvalid) || !strings.Contains(err.Error(), `"x"`) {
+		t.Errorf("a short Stream: %v, want ErrInvalid naming x", err)
+	}
+	failing := st
+	failing.Stream = func(io.Writer) error { return io.ErrClosedPipe }
+	if _, err := ToTensor(failing); !errors.Is(err, io.ErrClosedPipe) {
+		t.Errorf("a failing Stream: %v, want its error", err)
 	}
 }
 

@@ -114,11 +114,11 @@ func runApply(args []string, stdout, stderr io.Writer) error {
 	// A golden bundle says how it was made: its apply_args are the defaults of the flags. An
 	// input that cannot be read is reported after the flags and the model, as for any input.
 	inputs, readErr := readInputSet(in...)
-	bundle := readErr == nil && isGolden(inputs.metadata)
+	bundle := readErr == nil && golden.IsBundle(inputs.Metadata)
 	recordedModel := bundle && !flagGiven(fs.FlagSet, "config") && !flagGiven(fs.FlagSet, "model")
 	var recordedNote string
 	if bundle {
-		if recordedNote, err = applyGoldenDefaults(fs.FlagSet, inputs.metadata, inPath); err != nil {
+		if recordedNote, err = applyGoldenDefaults(fs.FlagSet, inputs.Metadata, inPath); err != nil {
 			return err
 		}
 		if op, err = lookupApplyOp(*opName); err != nil {
@@ -136,11 +136,11 @@ func runApply(args []string, stdout, stderr io.Writer) error {
 	needsModel := op.Model == golden.ModelRequired
 	if needsModel || (op.Model == golden.ModelOptional && (m.config != "" || m.preset != "")) {
 		if bundle {
-			if err := checkGoldenConfig(&m, inputs.metadata); err != nil {
+			if err := m.args().CheckConfig(inputs.Metadata); err != nil {
 				if recordedModel && (m.config != "" || m.preset != "") {
 					return usagef("%v (the model recorded in the golden's apply_args; give --config or --model)", err)
 				}
-				return err
+				return usageError{err}
 			}
 		}
 		if call.Model, call.Spec, err = m.load(); err != nil {
@@ -158,7 +158,7 @@ func runApply(args []string, stdout, stderr io.Writer) error {
 	if readErr != nil {
 		return readErr
 	}
-	call.Inputs = inputs.tensors
+	call.Inputs = inputs.Tensors
 	results, err := golden.Run(op.Name, call)
 	if err != nil {
 		return usageError{err}

@@ -4,7 +4,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
-	"math"
 	"os"
 	"slices"
 	"strconv"
@@ -12,9 +11,9 @@ import (
 	"time"
 
 	"github.com/rotary-go/rotary/bench"
+	"github.com/rotary-go/rotary/golden"
 	"github.com/rotary-go/rotary/hf"
 	"github.com/rotary-go/rotary/internal/fileio"
-	"github.com/rotary-go/rotary/tensor"
 )
 
 const benchUsage = "[--json] [--png FILE] [--model PRESET | --config C.json [--heads N] [--kv-heads N] | --model SHAPE,...] [--op NAME,...] [--backend NAME,...] [--dtype F32,BF16,F16] [--tokens 1,16,...] [--time D] [--custom-ops SPEC]"
@@ -91,9 +90,9 @@ func runBench(args []string, stdout, stderr io.Writer) error {
 		}
 	}
 	for _, d := range splitList(*dtypes) {
-		dt, err := tensor.ParseDType(d)
-		if err != nil || !dt.IsFloat() {
-			return usagef("--dtype %q: want F32, BF16 or F16", d)
+		dt, err := floatDType(d)
+		if err != nil {
+			return err
 		}
 		cfg.DTypes = append(cfg.DTypes, dt)
 	}
@@ -182,26 +181,9 @@ type benchColumns struct{ op, backend, model int }
 // does not push its row out of line; the widths of the short default run are the least.
 func columnWidths(cfg bench.Config) benchColumns {
 	w := benchColumns{op: 16, backend: 10, model: 11}
-	ops := cfg.Ops
-	if len(ops) == 0 {
-		ops = bench.DefaultOps
-	}
-	if slices.Contains(ops, "all") {
-		ops = bench.Ops()
-	}
-	models := cfg.Models
-	switch {
-	case cfg.Shape != nil:
-		models = []string{cfg.Shape.Name}
-	case len(models) == 0:
-		models = bench.ModelNames()
-	}
+	ops, backends, models := cfg.Names()
 	for _, o := range ops {
 		w.op = max(w.op, len(o))
-	}
-	backends := cfg.Backends
-	if slices.Contains(backends, "all") {
-		backends = bench.Backends()
 	}
 	for _, b := range backends {
 		w.backend = max(w.backend, len(b))
@@ -284,49 +266,20 @@ func knownShapes(names []string) error {
 	return nil
 }
 
-// benchShape is the shape of the model of --config or --model PRESET: its query and key/value
-// head counts, query scale, MLA latent width and the RoPE of its first rotated layer (per-layer models differ in base or
-// scaling, which costs nothing, and in unrotated layers, which have nothing to time).
+// benchShape is the shape of the model of --config or --model PRESET (bench.ModelShape).
 func benchShape(config, preset string) (*bench.Shape, error) {
-	m := modelFlags{config: config, preset: preset, rope: "main", dynamic: "static", longrope: "config"}
-	model, spec, err := m.load()
-	if err != nil {
-		return nil, err
-	}
-	name := preset
-	if name == "" {
-		name = model.ModelType
-	}
-	for l := 1; spec.NoRoPE; l++ {
-		if model.NumLayers > 0 && l >= model.NumLayers || l > 1<<16 {
-			return nil, usagef("model %s: no layer has RoPE: nothing to time", name)
-		}
-		if spec, err = model.Spec.ForLayer(l); err != nil {
-			return nil, usagef("model %s: no layer has RoPE: nothing to time", name)
-		}
-	}
-	var data []byte
-	if config != "" {
-		data, err = readConfig(config)
-	} else {
-		data, err = hf.PresetJSON(preset)
-	}
+	a := golden.ModelArgs{Config: config, Preset: preset}
+	model, _, err := a.Load()
 	if err != nil {
 		return nil, usageError{err}
 	}
-	return &bench.Shape{Name: name, Spec: spec, Heads: model.NumHeads, KVHeads: model.NumKVHeads,
-		QueryScale: model.Spec.QueryScale, KVLoRARank: kvLoRARank(data)}, nil
-}
-
-// kvLoRARank is an MLA config's kv_lora_rank (DeepSeek-V2/V3's latent width), from the text
-// model's keys or the top level; 0 when it has none.
-func kvLoRARank(data []byte) int {
-	raw, err := hf.ReadRaw(data)
+	data, err := a.ConfigJSON()
 	if err != nil {
-		return 0
+		return nil, usageError{err}
 	}
-	if r, ok := raw.KVLoRARank(); ok && r >= 1 && r <= 1<<20 && r == math.Trunc(r) {
-		return int(r)
+	shape, err := bench.ModelShape(preset, model, data)
+	if err != nil {
+		return nil, usageError{err}
 	}
-	return 0
+	return shape, nil
 }

@@ -1,9 +1,7 @@
 package main
 
 import (
-	"encoding/binary"
 	"io"
-	"math"
 
 	"github.com/rotary-go/rotary"
 	"github.com/rotary-go/rotary/safetensors"
@@ -90,29 +88,9 @@ func runCache(args []string, stdout, stderr io.Writer) error {
 	return nil
 }
 
-// cacheChunkRows is how many rows of a table cache computes and writes at a time: its memory
-// is a chunk's, whatever --positions asks for.
-const cacheChunkRows = 16384
-
 // streamedCache is the F32 tensor name holding rows 0..n−1 of emb's table (long: LongRoPE's
-// long one), computed and written cacheChunkRows at a time.
+// long one), written as it streams (Embedding.WriteCosSinCache).
 func streamedCache(name string, emb *rotary.Embedding, n int, long bool) safetensors.Tensor {
-	d := emb.Spec().RotaryDim
-	return safetensors.Tensor{Name: name, DType: "F32", Shape: []int{n, d}, Stream: func(w io.Writer) error {
-		rows := make([]float32, min(n, cacheChunkRows)*d)
-		buf := make([]byte, 4*len(rows))
-		for first := 0; first < n; first += cacheChunkRows {
-			k := min(cacheChunkRows, n-first)
-			if err := emb.CosSinCacheAt(first, rows[:k*d], long); err != nil {
-				return err
-			}
-			for i, v := range rows[:k*d] {
-				binary.LittleEndian.PutUint32(buf[4*i:], math.Float32bits(v))
-			}
-			if _, err := w.Write(buf[:4*k*d]); err != nil {
-				return err
-			}
-		}
-		return nil
-	}}
+	return safetensors.Tensor{Name: name, DType: "F32", Shape: []int{n, emb.Spec().RotaryDim},
+		Stream: func(w io.Writer) error { return emb.WriteCosSinCache(w, n, long) }}
 }

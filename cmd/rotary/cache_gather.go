@@ -1,12 +1,8 @@
 package main
 
 import (
-	"encoding/binary"
 	"flag"
 	"fmt"
-	"io"
-	"math"
-	"slices"
 	"strconv"
 	"strings"
 
@@ -39,13 +35,12 @@ func (g *gatherFlags) given(fs *flag.FlagSet) bool {
 	return flagGiven(fs, "layout") || flagGiven(fs, "rotary-mode") || flagGiven(fs, "dtype")
 }
 
-// gather returns the cos and sin tensors of spec at --gather's positions. Each is written
-// cacheChunkRows tokens at a time (gathered, widened to full width, encoded), so memory follows
-// a chunk, not the token count.
+// gather returns the cos and sin tensors of spec at --gather's positions, streamed a chunk of
+// tokens at a time (rotary.FullWidthStream), so memory follows a chunk, not the token count.
 func (g *gatherFlags) gather(spec rotary.Spec) ([]safetensors.Tensor, error) {
-	d, err := tensor.ParseDType(g.dtype)
-	if err != nil || !d.IsFloat() || d == tensor.F64 {
-		return nil, usagef("--dtype %q: want F32, BF16 or F16", g.dtype)
+	d, err := floatDType(g.dtype)
+	if err != nil {
+		return nil, err
 	}
 	style := spec.Style
 	if g.mode != "" {
@@ -53,9 +48,13 @@ func (g *gatherFlags) gather(spec rotary.Spec) ([]safetensors.Tensor, error) {
 			return nil, usagef("--rotary-mode %q: want half or interleave", g.mode)
 		}
 	}
-	window, T, err := g.readPositions()
+	positions, n, err := g.readPositions()
 	if err != nil {
 		return nil, err
+	}
+	T := n
+	if !positions.IsZero() {
+		T = positions.Shape[positions.Rank()-1]
 	}
 	shape, err := gatherShape(g.layout, T, spec.RotaryDim)
 	if err != nil {
@@ -65,134 +64,53 @@ func (g *gatherFlags) gather(spec rotary.Spec) ([]safetensors.Tensor, error) {
 	if err != nil {
 		return nil, usageError{err}
 	}
-	// Every position is checked as Gather checks it before anything is computed, so that a bad
-	// one is reported as the input's fault rather than the write's.
-	var rows []int
-	if spec.MRoPE != nil {
-		rows = []int{len(spec.MRoPE.Sections)}
+	var stream *rotary.FullWidthStream
+	if positions.IsZero() {
+		stream, err = emb.StreamFullWidthRange(n, style, d)
+	} else {
+		stream, err = emb.StreamFullWidth(positions, style, d)
 	}
-	for first := 0; first < T; first += cacheChunkRows {
-		k := min(cacheChunkRows, T-first)
-		if _, err := ops.NewPositions(window(first, k), k, rows, ops.NoLimit); err != nil {
-			return nil, usagef("--gather: %v", err)
-		}
-	}
-	stream := func(sin bool) func(w io.Writer) error {
-		return func(w io.Writer) error {
-			var cs rotary.CosSin
-			var buf []byte
-			chunkCos, err := tensor.New(d, min(cacheChunkRows, T), spec.RotaryDim)
-			if err != nil {
-				return err
-			}
-			chunkSin, _ := tensor.New(d, min(cacheChunkRows, T), spec.RotaryDim)
-			for first := 0; first < T; first += cacheChunkRows {
-				k := min(cacheChunkRows, T-first)
-				if err := emb.Gather(window(first, k), &cs); err != nil {
-					return err
-				}
-				cos, sn := leadingRows(chunkCos, k), leadingRows(chunkSin, k)
-				if err := cs.FullWidth(style, cos, sn); err != nil {
-					return err
-				}
-				out := cos
-				if sin {
-					out = sn
-				}
-				buf = appendElements(buf[:0], out)
-				if _, err := w.Write(buf); err != nil {
-					return err
-				}
-			}
-			return nil
-		}
+	if err != nil {
+		return nil, usagef("--gather: %v", err)
 	}
 	return []safetensors.Tensor{
-		{Name: "cos", DType: d.String(), Shape: shape, Stream: stream(false)},
-		{Name: "sin", DType: d.String(), Shape: shape, Stream: stream(true)},
+		{Name: "cos", DType: d.String(), Shape: shape, Stream: stream.WriteCos},
+		{Name: "sin", DType: d.String(), Shape: shape, Stream: stream.WriteSin},
 	}, nil
 }
 
-// leadingRows is the first k rows of the contiguous [rows, d] tensor t, sharing its storage.
-func leadingRows(t tensor.Tensor, k int) tensor.Tensor {
-	n := k * t.Shape[1]
-	v := tensor.Tensor{DType: t.DType, Shape: []int{k, t.Shape[1]}}
-	if t.DType == tensor.F32 {
-		v.F32 = t.F32[:n]
-	} else {
-		v.Bits = t.Bits[:n]
-	}
-	return v
-}
-
-// appendElements appends t's elements (F32, or 16-bit floats' bits) in little-endian order.
-func appendElements(b []byte, t tensor.Tensor) []byte {
-	if t.DType == tensor.F32 {
-		for _, v := range t.F32 {
-			b = binary.LittleEndian.AppendUint32(b, math.Float32bits(v))
-		}
-		return b
-	}
-	for _, v := range t.Bits {
-		b = binary.LittleEndian.AppendUint16(b, v)
-	}
-	return b
-}
-
-// readPositions reads range:N or a file's positions tensor, as a window of k tokens from the
-// first (range:N's made k at a time, a file's a view of its tensor) and the token count.
-func (g *gatherFlags) readPositions() (window func(first, k int) tensor.Tensor, tokens int, err error) {
+// readPositions reads --gather: range:N as its count n (positions the zero Tensor), or a
+// file's positions tensor, [T] or [rows,T].
+func (g *gatherFlags) readPositions() (positions tensor.Tensor, n int, err error) {
 	if s, ok := strings.CutPrefix(g.positions, "range:"); ok {
 		n, err := strconv.Atoi(s)
 		if err != nil || n < 0 || n > maxGatherTokens {
-			return nil, 0, usagef("--gather %q: want range:N with 0 ≤ N ≤ %d", g.positions, maxGatherTokens)
+			return tensor.Tensor{}, 0, usagef("--gather %q: want range:N with 0 ≤ N ≤ %d", g.positions, maxGatherTokens)
 		}
-		p := make([]int64, min(n, cacheChunkRows))
-		return func(first, k int) tensor.Tensor {
-			for i := range k {
-				p[i] = int64(first + i)
-			}
-			return tensor.FromI64(p[:k], k)
-		}, n, nil
+		return tensor.Tensor{}, n, nil
 	}
 	in, err := readInputs(g.positions)
 	if err != nil {
-		return nil, 0, err
+		return tensor.Tensor{}, 0, err
 	}
 	p, ok := in["positions"]
 	if !ok {
-		return nil, 0, usagef("--gather %s: no tensor \"positions\" (or give range:N)", g.positions)
+		return tensor.Tensor{}, 0, usagef("--gather %s: no tensor \"positions\" (or give range:N)", g.positions)
 	}
 	if p.Rank() != 1 && p.Rank() != 2 {
-		return nil, 0, usagef("--gather %s: positions shape %s: want [T] or [rows,T]", g.positions, tensor.ShapeString(p.Shape))
+		return tensor.Tensor{}, 0, usagef("--gather %s: positions shape %s: want [T] or [rows,T]", g.positions, tensor.ShapeString(p.Shape))
 	}
-	last := p.Rank() - 1
-	return func(first, k int) tensor.Tensor {
-		v := p
-		v.Shape, v.Strides = slices.Clone(p.Shape), make([]int, p.Rank())
-		for j := range v.Strides {
-			v.Strides[j] = p.Stride(j)
-		}
-		v.Shape[last] = k
-		if k > 0 {
-			v.Offset += first * p.Stride(last)
-		}
-		return v
-	}, p.Shape[last], nil
+	return p, 0, nil
 }
 
-// gatherShape is the cos/sin shape of T tokens in a layout with one batch and one head: every
-// layout holds the same T rows of d in the same order, and the ops broadcast the 1s.
+// gatherShape is the cos/sin shape of T tokens in --layout (ops.Layout.CosSinShape; TND is
+// THD).
 func gatherShape(layout string, T, d int) ([]int, error) {
-	switch layout {
-	case string(ops.BSND):
-		return []int{1, T, 1, d}, nil
-	case string(ops.BNSD):
-		return []int{1, 1, T, d}, nil
-	case string(ops.SBND):
-		return []int{T, 1, 1, d}, nil
-	case "TND", string(ops.THD):
-		return []int{T, 1, d}, nil
+	if layout == "TND" {
+		layout = string(ops.THD)
+	}
+	if shape := ops.Layout(layout).CosSinShape(T, d); shape != nil {
+		return shape, nil
 	}
 	return nil, usageError{fmt.Errorf("--layout %q: want BSND, BNSD, SBND or THD (also TND)", layout)}
 }

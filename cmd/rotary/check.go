@@ -7,6 +7,8 @@ import (
 	"reflect"
 
 	"github.com/rotary-go/rotary/check"
+	"github.com/rotary-go/rotary/gguf"
+	"github.com/rotary-go/rotary/golden"
 	"github.com/rotary-go/rotary/hf"
 )
 
@@ -66,9 +68,9 @@ func runCheck(args []string, stdout, stderr io.Writer) error {
 	default:
 		return usagef("--config: missing (or --model PRESET)")
 	}
-	opts, err := parseOptions(style)
+	opts, err := golden.ModelArgs{Style: style}.Options()
 	if err != nil {
-		return err
+		return usageError{err}
 	}
 	l.Style = opts.Style
 	source := *config
@@ -100,12 +102,8 @@ func runCheck(args []string, stdout, stderr io.Writer) error {
 		}
 	}
 	findings := check.Config(data, l)
-	if strict {
-		for _, f := range findings {
-			if f.Severity == check.Warning && (f.Code == "unread-key" || f.Code == "model-type") {
-				return usagef("--strict: %s", f.What)
-			}
-		}
+	if f, guess := check.Guess(findings); strict && guess {
+		return usagef("--strict: %s", f.What)
 	}
 	if *asJSON {
 		enc := json.NewEncoder(stdout)
@@ -179,7 +177,7 @@ func checkGGUF(path string, data []byte, source string, opts hf.ParseOptions, l 
 	if err != nil {
 		return usagef("--config: %v", err)
 	}
-	_, gr, _, err := loadGGUF(path)
+	gr, err := readGGUFRoPE(path)
 	if err != nil {
 		return err
 	}
@@ -189,6 +187,19 @@ func checkGGUF(path string, data []byte, source string, opts hf.ParseOptions, l 
 	}
 	r.GGUF, r.Config = path, source
 	return writeReport(stdout, asJSON, r, r.WriteText, r.Alike)
+}
+
+// readGGUFRoPE reads a GGUF file and derives its RoPE as llama.cpp does.
+func readGGUFRoPE(path string) (*gguf.RoPE, error) {
+	f, err := gguf.ReadFile(path)
+	if err != nil {
+		return nil, usageError{err}
+	}
+	r, err := f.RoPE()
+	if err != nil {
+		return nil, usagef("%s: %v", path, err)
+	}
+	return r, nil
 }
 
 // runCheckPrecision is check --precision, on the config's spec.

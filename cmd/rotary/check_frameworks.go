@@ -1,9 +1,7 @@
 package main
 
 import (
-	"fmt"
 	"io"
-	"slices"
 	"strings"
 
 	"github.com/rotary-go/rotary/check"
@@ -42,7 +40,7 @@ func (f *frameworksFlag) Set(s string) error {
 		f.on, f.list = true, nil
 		return nil
 	}
-	list, err := parseDialectList(s)
+	list, err := check.ParseDialects(s)
 	if err != nil {
 		f.on, f.list, f.err = true, nil, usagef("--frameworks=%s: %v", s, err)
 		return nil
@@ -57,7 +55,7 @@ func (f *frameworksFlag) takeList(args []string) []string {
 	if !f.on || f.list != nil || f.err != nil || len(args) != 1 {
 		return args
 	}
-	list, err := parseDialectList(args[0])
+	list, err := check.ParseDialects(args[0])
 	if err != nil {
 		f.err = usagef("--frameworks %s: %v", args[0], err)
 	}
@@ -65,35 +63,11 @@ func (f *frameworksFlag) takeList(args []string) []string {
 	return nil
 }
 
-func parseDialectList(s string) ([]hf.Dialect, error) {
-	var out []hf.Dialect
-	for name := range strings.SplitSeq(s, ",") {
-		d, err := hf.ParseDialect(strings.TrimSpace(name))
-		if err != nil || d == hf.DialectReference && strings.TrimSpace(name) != "reference" {
-			return nil, fmt.Errorf("dialect %q: want %s", name, dialectNames())
-		}
-		if d == hf.DialectReference {
-			return nil, fmt.Errorf("dialect %q: the reference reading is not a framework; want %s", name, dialectNames())
-		}
-		if !slices.Contains(out, d) {
-			out = append(out, d)
-		}
-	}
-	if len(out) < 2 {
-		return nil, fmt.Errorf("%q: want at least two dialects to compare", s)
-	}
-	return out, nil
-}
-
 func runCheckFrameworks(data []byte, source string, opts hf.ParseOptions, fw frameworksFlag, verbose, asJSON bool, stdout io.Writer) error {
 	if fw.err != nil {
 		return fw.err
 	}
-	dialects := fw.list
-	if dialects == nil {
-		dialects = hf.Dialects()
-	}
-	r, err := check.Frameworks(data, opts, dialects)
+	r, err := check.Frameworks(data, opts, fw.list)
 	if err != nil {
 		return usageError{err}
 	}

@@ -20,8 +20,8 @@ func TestCheckFrameworksVerbose(t *testing.T) {
 	}
 	for _, args := range [][]string{{"--frameworks", "--json"}, {"--frameworks", "--json", "-v"}} {
 		code, r, stderr := checkFrameworks(t, append([]string{"--model", "qwen3-8b"}, args[2:]...)...)
-		if code != 0 || r == nil || len(r.Unverified["llama.cpp"]) != 12 {
-			t.Errorf("%v: exit %d, stderr %q, unverified %v: want llama.cpp's 12 rules", args, code, stderr, r)
+		if code != 0 || r == nil || len(r.Unverified["llama.cpp"]) != 14 {
+			t.Errorf("%v: exit %d, stderr %q, unverified %v: want llama.cpp's 14 rules", args, code, stderr, r)
 		}
 	}
 	for _, args := range [][]string{{"-v"}, {"-v", "--precision"}, {"-v", "--json"}} {

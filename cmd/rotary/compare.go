@@ -12,6 +12,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/rotary-go/rotary/compare"
+	"github.com/rotary-go/rotary/golden"
 	"github.com/rotary-go/rotary/tensor"
 )
 
@@ -130,17 +131,17 @@ func printRow(w io.Writer, width int, r compare.Result, aName, bName string) {
 
 // readSides reads the two sides diff and verify compare: the first input, and the second input
 // or, without one, an empty set; the --raw tensors join the second side.
-func readSides(files []string, raws rawFlags) (a, b *inputSet, err error) {
+func readSides(files []string, raws rawFlags) (a, b *golden.Set, err error) {
 	if a, err = readInputSet(files[0]); err != nil {
 		return nil, nil, err
 	}
-	b = newInputSet()
+	b = &golden.Set{}
 	if len(files) == 2 {
 		if b, err = readInputSet(files[1]); err != nil {
 			return nil, nil, err
 		}
 	}
-	if err := b.addRaw(raws); err != nil {
+	if err := addRaw(b, raws); err != nil {
 		return nil, nil, err
 	}
 	return a, b, nil

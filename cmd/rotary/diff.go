@@ -3,10 +3,9 @@ package main
 import (
 	"encoding/json"
 	"fmt"
-	"github.com/rotary-go/rotary/compare"
 	"io"
-	"sort"
-	"strings"
+
+	"github.com/rotary-go/rotary/golden"
 )
 
 const diffUsage = "A B [--max-ulp N] [--atol X] [--show N] [--raw NAME=DTYPE:SHAPE:FILE]... [--json]\n" +
@@ -37,49 +36,21 @@ func runDiff(args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
-	// A golden bundle beside a candidate would pair the bundle's inputs with the candidate's
-	// outputs of the same names: thousands of "failures" that say nothing.
-	if bundleA, bundleB := hasOutputs(a), hasOutputs(b); bundleA != bundleB {
-		golden, other := "A", "B"
-		if bundleB {
-			golden, other = "B", "A"
-		}
-		return usagef("%s is a golden bundle (expected outputs out.X) and %s is not: diff would compare the bundle's inputs with the other's outputs; check a candidate with rotary verify GOLDEN CANDIDATE", golden, other)
+	rows, err := golden.Diff(a, b, opts.opts)
+	if err != nil {
+		return usageError{err}
 	}
-	ax := compare.AxesOf(a.metadata)
-	if ax.Op == "" {
-		ax = compare.AxesOf(b.metadata)
-	}
-	names := make([]string, 0, len(a.tensors)+len(b.tensors))
-	for n := range a.tensors {
-		names = append(names, n)
-	}
-	for n := range b.tensors {
-		if _, ok := a.tensors[n]; !ok {
-			names = append(names, n)
-		}
-	}
-	sort.Strings(names)
 	problems := 0
 	enc := json.NewEncoder(stdout)
+	names := make([]string, len(rows))
+	for i, r := range rows {
+		names[i] = r.Name
+	}
 	width := labelWidth(names)
 	if !*asJSON {
 		compareHeader(stdout, width)
 	}
-	for _, n := range names {
-		ta, okA := a.tensors[n]
-		tb, okB := b.tensors[n]
-		var r compare.Result
-		switch {
-		case !okA:
-			r = compare.Refused(n, "only in B")
-			r.DTypeB, r.ShapeB = tb.DType.String(), tb.Shape
-		case !okB:
-			r = compare.Refused(n, "only in A")
-			r.DType, r.Shape = ta.DType.String(), ta.Shape
-		default:
-			r = compare.Tensors(n, ta, tb, opts.opts, ax)
-		}
+	for _, r := range rows {
 		if r.Problem != "" {
 			problems++
 		}
@@ -113,14 +84,4 @@ func parseWithFiles(fs *flagSet, args []string) ([]string, error) {
 		}
 	}
 	return files, nil
-}
-
-// hasOutputs reports whether s holds a golden bundle's expected outputs (tensors out.X).
-func hasOutputs(s *inputSet) bool {
-	for n := range s.tensors {
-		if strings.HasPrefix(n, outPrefix) && len(n) > len(outPrefix) {
-			return true
-		}
-	}
-	return false
 }

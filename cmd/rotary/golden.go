@@ -2,7 +2,6 @@ package main
 
 import (
 	"bytes"
-	"encoding/json"
 	"flag"
 	"fmt"
 	"io"
@@ -10,12 +9,8 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/rotary-go/rotary"
 	"github.com/rotary-go/rotary/golden"
-	"github.com/rotary-go/rotary/hf"
-	"github.com/rotary-go/rotary/npy"
 	"github.com/rotary-go/rotary/ops"
-	"github.com/rotary-go/rotary/safetensors"
 	"github.com/rotary-go/rotary/tensor"
 )
 
@@ -96,7 +91,7 @@ func runGolden(args []string, stdout, stderr io.Writer) error {
 		}
 		o.op = canon
 	}
-	dtype, err := parseGoldenDType(*dtypeName)
+	dtype, err := floatDType(*dtypeName)
 	if err != nil {
 		return err
 	}
@@ -130,30 +125,32 @@ func runGolden(args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
-	configJSON, err := modelJSON(&o.m)
+	recorded, err := o.m.args().Model()
 	if err != nil {
-		return err
+		return usageError{err}
 	}
 	model, spec, err := o.m.load()
 	if err != nil {
 		return err
 	}
 	if o.op == "" {
-		o.op = "rotary_embedding"
-		if spec.MRoPE != nil {
-			o.op = "mrope"
-		}
+		o.op = golden.DefaultOp(spec)
 	}
 	if err := checkOpFlags(o.op, func(f string) bool { return o.userSet[f] }); err != nil {
 		return err
 	}
-	lo, err := o.library(dtype, disp, configJSON, &notes)
+	lo, err := o.library(dtype, disp, recorded, &notes)
 	if err != nil {
 		return err
 	}
 	if *suite != "" {
-		if err := o.writeSuite(*suite, lo); err != nil {
-			return err
+		// Each flag the command line left open varies.
+		bundles, err := golden.Suite(lo, golden.Vary{DType: !o.userSet["dtype"], Tokens: !o.userSet["tokens"], Layer: !o.userSet["layer"], Positions: !o.userSet["positions"]})
+		if err == nil {
+			err = golden.WriteSuite(*suite, bundles, o.format)
+		}
+		if err != nil {
+			return usageError{err}
 		}
 		warnModel(stderr, "golden", model)
 		return writeNotes(stderr, notes.String())
@@ -162,13 +159,8 @@ func runGolden(args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return usageError{err}
 	}
-	if o.format == "npy" {
-		err = writeGoldenNPY("--out", *out, b)
-	} else if err = safetensors.WriteFile(*out, b.Tensors, b.Metadata); err != nil {
-		err = usagef("--out: %v", err)
-	}
-	if err != nil {
-		return err
+	if err := b.WriteFile(*out, o.format); err != nil {
+		return usagef("--out: %v", err)
 	}
 	warnModel(stderr, "golden", model)
 	if !o.userSet["layer"] {
@@ -193,43 +185,18 @@ func writeNotes(w io.Writer, notes string) error {
 	return nil
 }
 
-// writeGoldenNPY writes a bundle as a directory of .npy files (npy.WriteFiles: atomic, nothing
-// left behind on error), the metadata in its __metadata__.json, from the bundle's own bytes.
-func writeGoldenNPY(flagName, dir string, b golden.Bundle) error {
-	if err := npy.WriteFiles(dir, b.Tensors, b.Metadata); err != nil {
-		return usagef("%s: %v", flagName, err)
-	}
-	return nil
-}
-
-func parseGoldenDType(s string) (tensor.DType, error) {
-	d, err := tensor.ParseDType(strings.ToUpper(s))
+// floatDType reads --dtype, of every command that takes one.
+func floatDType(s string) (tensor.DType, error) {
+	d, err := tensor.ParseDType(s)
 	if err != nil || !d.IsFloat() {
 		return 0, usagef("--dtype %q: want F32, BF16 or F16", s)
 	}
 	return d, nil
 }
 
-// library is the command line as golden.Options: the model with the flags that chose it, the
-// op's parameters given, the positions (a file's read here).
-func (o *goldenOptions) library(dtype tensor.DType, disp *ops.Dispatcher, configJSON []byte, notes io.Writer) (golden.Options, error) {
-	model := golden.Model{Name: o.m.preset, JSON: configJSON, Config: o.m.config, Indexer: o.m.rope == "indexer",
-		Source: []string{"--model", o.m.preset}}
-	if o.m.config != "" {
-		model.Source = []string{"--config", o.m.config}
-	}
-	if model.Name == "" {
-		var top struct {
-			ModelType string `json:"model_type"`
-		}
-		_ = json.Unmarshal(configJSON, &top) // hf has parsed it; a type it lacks is named below
-		model.Name = top.ModelType
-	}
-	m := o.m
-	model.Load = func(layer int) (*hf.Model, rotary.Spec, error) {
-		m.layer = layer
-		return m.load()
-	}
+// library is the command line as golden.Options: the model with the model flags given, the op's
+// parameters given, the positions (golden.ReadPositions).
+func (o *goldenOptions) library(dtype tensor.DType, disp *ops.Dispatcher, model golden.Model, notes io.Writer) (golden.Options, error) {
 	var names []string
 	for name := range o.modelFlags {
 		if o.userSet[name] && name != "config" && name != "model" && name != "layer" {
@@ -244,9 +211,9 @@ func (o *goldenOptions) library(dtype tensor.DType, disp *ops.Dispatcher, config
 			dispatch = append(dispatch, name)
 		}
 	}
-	pos, err := o.goldenPositions()
+	pos, err := golden.ReadPositions(o.positions)
 	if err != nil {
-		return golden.Options{}, err
+		return golden.Options{}, usageError{err}
 	}
 	lo := golden.Options{Op: o.op, Model: model, Layer: o.m.layer, DType: dtype, Seed: o.seed, Positions: pos,
 		Heads: o.heads, KVHeads: o.kvHeads, KVQuant: o.kvQuant, Args: opArgs(o.fs.FlagSet), Dispatcher: disp,
@@ -270,30 +237,6 @@ func recordedFlags(fs *flag.FlagSet, names []string) []string {
 		out = append(out, "--"+name, f.Value.String())
 	}
 	return out
-}
-
-// goldenPositions reads --positions: a form golden.ParsePositions knows, or a file.
-func (o *goldenOptions) goldenPositions() (golden.Positions, error) {
-	s := o.positions
-	p, ok, err := golden.ParsePositions(s)
-	if ok {
-		if err != nil {
-			return p, usageError{err}
-		}
-		return p, nil
-	}
-	in, err := readInputs(s)
-	if err != nil {
-		return golden.Positions{}, usagef("--positions: %v", err)
-	}
-	t, ok := in["positions"]
-	if !ok {
-		return golden.Positions{}, usagef("--positions %s: missing tensor %q", s, "positions")
-	}
-	if p, err = golden.PositionsOf(t, s); err != nil {
-		return p, usageError{err}
-	}
-	return p, nil
 }
 
 // registerHeads adds --heads and --kv-heads, which replace a model's head counts (golden's

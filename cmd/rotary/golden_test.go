@@ -469,11 +469,11 @@ func TestGoldenNPY(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(got.tensors) != len(want.tensors) {
-		t.Fatalf("npy: %d tensors, safetensors %d", len(got.tensors), len(want.tensors))
+	if len(got.Tensors) != len(want.Tensors) {
+		t.Fatalf("npy: %d tensors, safetensors %d", len(got.Tensors), len(want.Tensors))
 	}
-	for n, w := range want.tensors {
-		g, ok := got.tensors[n]
+	for n, w := range want.Tensors {
+		g, ok := got.Tensors[n]
 		if !ok {
 			t.Fatalf("npy: no %s", n)
 		}
@@ -481,8 +481,8 @@ func TestGoldenNPY(t *testing.T) {
 	}
 	stBundle, _ := safetensors.ReadFile(st)
 	for k, v := range stBundle.Metadata {
-		if got.metadata[k] != v {
-			t.Errorf("npy metadata %s = %q, want %q", k, got.metadata[k], v)
+		if got.Metadata[k] != v {
+			t.Errorf("npy metadata %s = %q, want %q", k, got.Metadata[k], v)
 		}
 	}
 	var applyArgs []string
@@ -493,7 +493,7 @@ func TestGoldenNPY(t *testing.T) {
 	}
 	applied, _ := readInputs(out)
 	for n, a := range applied {
-		extraSame(t, n, a, want.tensors["out."+n])
+		extraSame(t, n, a, want.Tensors["out."+n])
 	}
 	if len(applied) != 4 || !strings.Contains(stBundle.Metadata["apply_args"], `"--output-kv=true"`) {
 		t.Errorf("--output-kv: apply wrote %d tensors (want k_cache, ckv_cache, k_rope, c_kv); apply_args %s", len(applied), stBundle.Metadata["apply_args"])
@@ -515,8 +515,8 @@ func TestGoldenNPY(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if s.metadata["positions"] != e.Positions || s.tensors["out.query"].IsZero() {
-			t.Errorf("%s: metadata positions %q (index %q), out.query present %t", e.File, s.metadata["positions"], e.Positions, !s.tensors["out.query"].IsZero())
+		if s.Metadata["positions"] != e.Positions || s.Tensors["out.query"].IsZero() {
+			t.Errorf("%s: metadata positions %q (index %q), out.query present %t", e.File, s.Metadata["positions"], e.Positions, !s.Tensors["out.query"].IsZero())
 		}
 	}
 }

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/rotary-go/rotary/check"
 	"github.com/rotary-go/rotary/hf"
 	"github.com/rotary-go/rotary/safetensors"
 	"github.com/rotary-go/rotary/tensor"
@@ -95,14 +96,14 @@ func TestInspectAndCacheIndexerRoPE(t *testing.T) {
 		if code != 0 {
 			t.Fatalf("%v: exit %d: %s", args, code, stderr)
 		}
-		var r inspectReport
+		var r check.InspectReport
 		if err := json.Unmarshal([]byte(stdout), &r); err != nil {
 			t.Fatal(err)
 		}
 		if r.Rope != c.wantRopeIs || r.HeadSize != c.head || r.RotaryDim != 64 || r.Style != c.style {
 			t.Errorf("%v: rope %q head %d rotary %d style %s, want %s %d 64 %s", args, r.Rope, r.HeadSize, r.RotaryDim, r.Style, c.wantRopeIs, c.head, c.style)
 		}
-		if r.Indexer == nil || *r.Indexer != (indexerReport{HeadSize: 128, RotaryDim: 64, Style: "neox"}) {
+		if r.Indexer == nil || *r.Indexer != (check.IndexerReport{HeadSize: 128, RotaryDim: 64, Style: "neox"}) {
 			t.Errorf("%v: indexer %+v", args, r.Indexer)
 		}
 	}

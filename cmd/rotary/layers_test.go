@@ -166,22 +166,3 @@ func TestOlmo3LayersFloat64(t *testing.T) {
 		}
 	}
 }
-
-// TestInspectLayerKind: inspect --layer names the layer by its type, as the stderr note of
-// cache, apply and golden does (noteLayerKinds), not as "global" or "sliding".
-func TestInspectLayerKind(t *testing.T) {
-	for _, c := range []struct {
-		model, layer, want string
-	}{
-		{"gemma-3-4b", "0", "layer:                 0: sliding_attention (the local base, no scaling: the values above)\n"},
-		{"gemma-3-4b", "5", "layer:                 5: full_attention (the model's RoPE)\n"},
-		{"olmo-3-7b-instruct", "3", "layer:                 3: full_attention (the model's RoPE)\n"},
-		{"gemma-4-e2b", "0", "layer:                 0: sliding_attention (its own RoPE: the values above)\n"},
-		{"gemma-4-e2b", "4", "layer:                 4: full_attention (the model's RoPE)\n"},
-	} {
-		code, out, stderr := runCLI(t, "inspect", "--model", c.model, "--layer", c.layer)
-		if code != 0 || !strings.Contains(out, c.want) {
-			t.Errorf("inspect --model %s --layer %s: exit %d, stderr %q, stdout:\n%s\nwant the line %q", c.model, c.layer, code, stderr, out, c.want)
-		}
-	}
-}

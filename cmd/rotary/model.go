@@ -37,95 +37,44 @@ func (m *modelFlags) register(fs *flag.FlagSet) {
 	fs.StringVar(&m.as, "as", "", "read the config as `DIALECT` does: "+dialectNames()+" (default: the reference reading; the math stays exact float64, only the rules change)")
 }
 
+// args are the flags' values as the library reads them.
+func (m *modelFlags) args() golden.ModelArgs {
+	return golden.ModelArgs{Config: m.config, Preset: m.preset, Layer: m.layer, As: m.as, Style: m.style,
+		RoPE: m.rope, Dynamic: m.dynamic, LongRoPEFactor: m.longrope, Strict: m.strict}
+}
+
 // load reads the model and returns it with the spec of the chosen layer.
 func (m *modelFlags) load() (*hf.Model, rotary.Spec, error) {
-	var model *hf.Model
-	opts, err := parseOptions(m.style)
+	model, sel, err := m.model()
 	if err != nil {
 		return nil, rotary.Spec{}, err
 	}
-	if opts.Dialect, err = hf.ParseDialect(m.as); err != nil {
-		return nil, rotary.Spec{}, usagef("--as: %v", err)
-	}
-	switch {
-	case m.config != "" && m.preset != "":
-		return nil, rotary.Spec{}, usagef("--config and --model: give one, not both")
-	case m.config != "":
-		model, err = opts.LoadFile(m.config)
-	case m.preset != "":
-		model, err = opts.Preset(m.preset)
-	default:
-		return nil, rotary.Spec{}, usagef("--config: missing (or --model PRESET)")
-	}
+	spec, err := model.Select(sel)
 	if err != nil {
-		return nil, rotary.Spec{}, usageError{err}
-	}
-	if err := strictModel(m.strict, model); err != nil {
-		return nil, rotary.Spec{}, err
-	}
-	// ForLayer only knows the layer count of models with per-layer types; the config's
-	// num_hidden_layers bounds every model's --layer, so that no command reports a layer that
-	// does not exist.
-	if model.NumLayers > 0 && m.layer >= model.NumLayers {
-		return nil, rotary.Spec{}, usagef("--layer %d: the model has %d layers (0..%d)", m.layer, model.NumLayers, model.NumLayers-1)
-	}
-	base := model.Spec
-	switch m.rope {
-	case "main":
-	case "indexer":
-		if model.Indexer == nil {
-			return nil, rotary.Spec{}, usagef("--rope indexer: model_type %q has no indexer RoPE (DeepSeek-V3.2 configs with index_head_dim have one)", model.ModelType)
-		}
-		base = *model.Indexer
-	default:
-		return nil, rotary.Spec{}, usagef("--rope %q: want main or indexer", m.rope)
-	}
-	spec, err := base.ForLayer(m.layer)
-	if err != nil {
-		return nil, rotary.Spec{}, usagef("--layer: %v", err)
-	}
-	switch m.dynamic {
-	case "": // static, or the rule --as read
-	case "static":
-		spec.Scaling.Dynamic = rotary.DynamicStatic
-	case "per-call":
-		spec.Scaling.Dynamic = rotary.DynamicPerCall
-	case "max-trained":
-		spec.Scaling.Dynamic = rotary.DynamicMaxTrained
-	default:
-		return nil, rotary.Spec{}, usagef("--dynamic %q: want static, per-call or max-trained", m.dynamic)
-	}
-	switch m.longrope {
-	case "": // config, or the rule --as read
-	case "config":
-		spec.Scaling.LongRoPEFactorFromLengths = false
-	case "lengths":
-		spec.Scaling.LongRoPEFactorFromLengths = true
-	default:
-		return nil, rotary.Spec{}, usagef("--longrope-factor %q: want config or lengths", m.longrope)
-	}
-	if err := spec.Validate(); err != nil {
-		return nil, rotary.Spec{}, usagef("--dynamic %s, --longrope-factor %s: %v", m.dynamic, m.longrope, err)
+		return nil, rotary.Spec{}, m.selectionError(err)
 	}
 	return model, spec, nil
 }
 
+// model reads the model, refused under --strict when it rests on a guess, and the selection
+// the flags make of it. golden.ModelArgs read --rope "" as main; given, it is no choice.
+func (m *modelFlags) model() (*hf.Model, hf.Selection, error) {
+	model, sel, err := m.args().Read()
+	if err == nil && m.rope == "" {
+		err = &hf.ChoiceError{Arg: "--rope", Value: "", Choices: []string{"main", "indexer"}}
+	}
+	if err != nil {
+		return nil, hf.Selection{}, usageError{err}
+	}
+	return model, sel, nil
+}
+
+// selectionError is Model.Select's refusal in the words of the flags that made the selection.
+func (m *modelFlags) selectionError(err error) error { return usageError{m.args().FlagError(err)} }
+
 // registerStyle adds --style, shared by every command that reads a model's config.
 func registerStyle(fs *flag.FlagSet, style *string) {
 	fs.StringVar(style, "style", "", "pairing of the checkpoint's weights, `neox` (i, i+d/2) or gptj (2i, 2i+1), over the model_type's; needed for a model_type rotary does not know, which is read as neox with a note")
-}
-
-// parseOptions turns --style into hf.ParseOptions; "" keeps the model_type's pairing.
-func parseOptions(style string) (hf.ParseOptions, error) {
-	switch style {
-	case "":
-		return hf.ParseOptions{}, nil
-	case "neox":
-		return hf.ParseOptions{Style: new(rotary.NeoX)}, nil
-	case "gptj":
-		return hf.ParseOptions{Style: new(rotary.GPTJ)}, nil
-	}
-	return hf.ParseOptions{}, usagef("--style %q: want neox or gptj", style)
 }
 
 // readConfig reads a config.json for the commands that want its JSON rather than an
@@ -151,34 +100,9 @@ func registerStrict(fs *flag.FlagSet, strict *bool) {
 	fs.BoolVar(strict, "strict", false, "refuse (exit 2) a config whose RoPE rests on a guess: a rope key its variant does not read or a near miss of a RoPE key (a misspelling leaves the default in place), or a pairing assumed for an unknown model_type; apply also refuses positions past the cos/sin cache as vLLM sizes it (max_position_embeddings, × factor for yarn and dynamic NTK), a warning otherwise")
 }
 
-// modelWarnings are the reasons a model's RoPE may not be the checkpoint's, one line each:
-// keys hf did not read (hf.UnreadKey) and a pairing assumed for an unknown model_type.
-func modelWarnings(m *hf.Model) []string {
-	if m == nil {
-		return nil
-	}
-	var out []string
-	if a := m.Assumption(); a != "" {
-		out = append(out, a)
-	}
-	for _, u := range m.Unread {
-		out = append(out, u.String())
-	}
-	return out
-}
-
-// strictModel refuses, under --strict, a model with any modelWarnings.
-func strictModel(strict bool, m *hf.Model) error {
-	if w := modelWarnings(m); strict && len(w) > 0 {
-		return usagef("--strict: %s", strings.Join(w, "; "))
-	}
-	return nil
-}
-
-// warnModel prints modelWarnings on w, one line each: a wrong guess gives plausible numbers
-// that no later check can catch.
+// warnModel prints hf.Model.Warnings on w, one line each.
 func warnModel(w io.Writer, command string, m *hf.Model) {
-	for _, msg := range modelWarnings(m) {
+	for _, msg := range m.Warnings() {
 		fmt.Fprintf(w, "rotary %s: warning: %s\n", command, msg)
 	}
 }

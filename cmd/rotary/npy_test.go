@@ -66,11 +66,11 @@ func TestNPYRoundTrip(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(s.tensors) != len(want) || !reflect.DeepEqual(s.metadata, md) {
-		t.Fatalf("read %d tensors, metadata %v", len(s.tensors), s.metadata)
+	if len(s.Tensors) != len(want) || !reflect.DeepEqual(s.Metadata, md) {
+		t.Fatalf("read %d tensors, metadata %v", len(s.Tensors), s.Metadata)
 	}
 	for name, w := range want {
-		g := s.tensors[name]
+		g := s.Tensors[name]
 		gs, _ := safetensors.FromTensor(name, g)
 		ws, _ := safetensors.FromTensor(name, w)
 		if !reflect.DeepEqual(gs, ws) {
@@ -112,7 +112,7 @@ func TestNPYReadForms(t *testing.T) {
 		if err != nil {
 			t.Fatalf("%s: %v", c.name, err)
 		}
-		got := s.tensors[c.name]
+		got := s.Tensors[c.name]
 		if !reflect.DeepEqual(got.F32, c.want) || !reflect.DeepEqual(got.Shape, c.shape) {
 			t.Errorf("%s: %v %v, want %v %v", c.name, got.F32, got.Shape, c.want, c.shape)
 		}

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"io"
 
+	"github.com/rotary-go/rotary/check"
 	"github.com/rotary-go/rotary/hf"
 )
 
@@ -27,7 +28,7 @@ func runPresets(args []string, stdout, stderr io.Writer) error {
 		nameWidth, typeWidth = max(nameWidth, len(name)), max(typeWidth, len(m.ModelType))
 	}
 	for i, m := range models {
-		fmt.Fprintf(stdout, "%-*s %-*s %s\n", nameWidth, names[i], typeWidth, m.ModelType, describeScaling(m.Spec))
+		fmt.Fprintf(stdout, "%-*s %-*s %s\n", nameWidth, names[i], typeWidth, m.ModelType, check.SpecWords(m.Spec))
 	}
 	return nil
 }

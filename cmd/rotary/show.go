@@ -4,7 +4,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
-	"math"
 	"sort"
 	"strconv"
 	"strings"
@@ -19,20 +18,6 @@ const showUsage = "FILE [--tensor NAME] [--values N] [--json]\n" +
 	"  name, dtype, shape, min/max/mean of the finite values (6 significant digits; --json and --values\n" +
 	"  give every digit), NaN and Inf counts, and the metadata; with --values, the first N values in\n" +
 	"  row-major order. " + npyBF16Note + "."
-
-// showRow is one tensor's summary; its JSON form is a contract for tools.
-type showRow struct {
-	Name     string `json:"name"`
-	DType    string `json:"dtype"`
-	Shape    []int  `json:"shape"`
-	Elements int    `json:"elements"`
-	Min      any    `json:"min"`  // null when there is no finite value
-	Max      any    `json:"max"`  // null when there is no finite value
-	Mean     any    `json:"mean"` // of the finite values; null when there is none
-	NaN      int    `json:"nan"`
-	Inf      int    `json:"inf"`
-	Values   []any  `json:"values,omitempty"`
-}
 
 func runShow(args []string, stdout, stderr io.Writer) error {
 	fs := newFlags("show", showUsage, stderr)
@@ -53,38 +38,42 @@ func runShow(args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
-	names := s.order
+	names := s.Order
 	if *only != "" {
-		if _, ok := s.tensors[*only]; !ok {
-			return usagef("--tensor %q: not in %s (it holds %s)", *only, files[0], listNames(s.order, 8))
+		if _, ok := s.Tensors[*only]; !ok {
+			return usagef("--tensor %q: not in %s (it holds %s)", *only, files[0], listNames(s.Order, 8))
 		}
 		names = []string{*only}
 	}
-	rows := make([]showRow, 0, len(names))
+	rows := make([]compare.Summary, 0, len(names))
 	for _, n := range names {
-		rows = append(rows, summarize(n, s.tensors[n], *values))
+		r, err := compare.Summarize(n, s.Tensors[n], *values)
+		if err != nil {
+			return usageError{err}
+		}
+		rows = append(rows, r)
 	}
 	if *asJSON {
-		md := s.metadata
+		md := s.Metadata
 		if md == nil {
 			md = map[string]string{}
 		}
 		return json.NewEncoder(stdout).Encode(struct {
 			File     string            `json:"file"`
 			Metadata map[string]string `json:"metadata"`
-			Tensors  []showRow         `json:"tensors"`
+			Tensors  []compare.Summary `json:"tensors"`
 		}{files[0], md, rows})
 	}
-	fmt.Fprintf(stdout, "%s: %d tensors\n", files[0], len(s.order))
-	if len(s.metadata) > 0 {
-		keys := make([]string, 0, len(s.metadata))
-		for k := range s.metadata {
+	fmt.Fprintf(stdout, "%s: %d tensors\n", files[0], len(s.Order))
+	if len(s.Metadata) > 0 {
+		keys := make([]string, 0, len(s.Metadata))
+		for k := range s.Metadata {
 			keys = append(keys, k)
 		}
 		sort.Strings(keys)
 		fmt.Fprintln(stdout, "metadata:")
 		for _, k := range keys {
-			fmt.Fprintf(stdout, "  %s: %s\n", k, s.metadata[k])
+			fmt.Fprintf(stdout, "  %s: %s\n", k, s.Metadata[k])
 		}
 	}
 	// The columns are as wide as what they hold (a long name or shape, an I64 extreme), and
@@ -92,7 +81,7 @@ func runShow(args []string, stdout, stderr io.Writer) error {
 	cells := make([][6]string, len(rows))
 	w := [6]int{24, 5, 16, 12, 12, 12}
 	for i, r := range rows {
-		cells[i] = [6]string{r.Name, r.DType, tensor.ShapeString(r.Shape), tableCell(r.Min), tableCell(r.Max), tableCell(r.Mean)}
+		cells[i] = [6]string{r.Name, r.DType.String(), tensor.ShapeString(r.Shape), tableCell(r.DType, r.Min), tableCell(r.DType, r.Max), meanCell(r.Mean)}
 		for k, c := range cells[i] {
 			w[k] = max(w[k], utf8.RuneCountInString(c))
 		}
@@ -104,7 +93,7 @@ func runShow(args []string, stdout, stderr io.Writer) error {
 		if len(r.Values) > 0 {
 			parts := make([]string, len(r.Values))
 			for i, v := range r.Values {
-				parts[i] = cell(v)
+				parts[i] = v.Format(r.DType)
 			}
 			fmt.Fprintf(stdout, "  values: %s\n", strings.Join(parts, " "))
 		}
@@ -112,127 +101,25 @@ func runShow(args []string, stdout, stderr io.Writer) error {
 	return nil
 }
 
-// summarize computes a tensor's figures. Integers are exact (min and max as integers);
-// floats count NaN and Inf apart and summarize the finite values.
-func summarize(name string, t tensor.Tensor, values int) showRow {
-	r := showRow{Name: name, DType: t.DType.String(), Shape: t.Shape, Elements: t.Len()}
-	if r.Shape == nil {
-		r.Shape = []int{}
-	}
-	isFloat := t.DType.IsFloat() || t.DType == tensor.F64
-	finite := 0
-	var sum float64
-	var lo, hi float64
-	var ilo, ihi int64
-	for i := range r.Elements {
-		if !isFloat {
-			v := t.Int64At(i)
-			if finite == 0 || v < ilo {
-				ilo = v
-			}
-			if finite == 0 || v > ihi {
-				ihi = v
-			}
-			finite++
-			sum += float64(v)
-			continue
-		}
-		v := t.Float64At(i)
-		switch {
-		case math.IsNaN(v):
-			r.NaN++
-			continue
-		case math.IsInf(v, 0):
-			r.Inf++
-			continue
-		}
-		if finite == 0 || v < lo {
-			lo = v
-		}
-		if finite == 0 || v > hi {
-			hi = v
-		}
-		finite++
-		sum += v
-	}
-	if finite > 0 {
-		if isFloat {
-			r.Min, r.Max = valueOf(t.DType, lo), valueOf(t.DType, hi)
-		} else {
-			r.Min, r.Max = ilo, ihi
-		}
-		mean := sum / float64(finite)
-		if math.IsInf(mean, 0) {
-			// F64 values near the largest overflow their sum; their mean does not.
-			mean = 0
-			for i := range r.Elements {
-				if v := t.Float64At(i); !math.IsNaN(v) && !math.IsInf(v, 0) {
-					mean += v / float64(finite)
-				}
-			}
-		}
-		r.Mean = compare.Float(mean)
-	}
-	for i := range min(values, r.Elements) {
-		if isFloat {
-			r.Values = append(r.Values, valueOf(t.DType, t.Float64At(i)))
-		} else {
-			r.Values = append(r.Values, t.Int64At(i))
-		}
-	}
-	return r
-}
-
-// shownFloat is a float value of a dtype, printed as briefly as the dtype allows and exactly.
-type shownFloat struct {
-	d tensor.DType
-	v float64
-}
-
-func valueOf(d tensor.DType, v float64) shownFloat { return shownFloat{d, v} }
-
-func (f shownFloat) String() string {
+// tableCell prints a min or max for the table: floats of every dtype to 6 significant digits,
+// as the mean, so that an F64's 17 do not break the columns (--json and --values keep them
+// all); integers exactly; "-" when there is none.
+func tableCell(d tensor.DType, v *compare.Value) string {
 	switch {
-	case math.IsNaN(f.v):
-		return "NaN"
-	case math.IsInf(f.v, 1):
-		return "+Inf"
-	case math.IsInf(f.v, -1):
-		return "-Inf"
-	}
-	return compare.FormatValue(f.d, f.v)
-}
-
-func (f shownFloat) MarshalJSON() ([]byte, error) {
-	if math.IsNaN(f.v) || math.IsInf(f.v, 0) {
-		return compare.Float(f.v).MarshalJSON()
-	}
-	return []byte(f.String()), nil
-}
-
-// tableCell prints a min, max or mean for the table: floats of every dtype to 6 significant
-// digits, as the mean, so that an F64's 17 do not break the columns (--json and --values keep
-// them all); integers exactly.
-func tableCell(v any) string {
-	if f, ok := v.(shownFloat); ok && !math.IsNaN(f.v) && !math.IsInf(f.v, 0) {
-		return strconv.FormatFloat(f.v, 'g', 6, 64)
-	}
-	return cell(v)
-}
-
-// cell prints a value exactly, or a figure of the text table (a mean to 6 digits).
-func cell(v any) string {
-	switch x := v.(type) {
-	case nil:
+	case v == nil:
 		return "-"
-	case shownFloat:
-		return x.String()
-	case compare.Float:
-		return strconv.FormatFloat(float64(x), 'g', 6, 64)
-	case int64:
-		return strconv.FormatInt(x, 10)
+	case v.IsInt():
+		return v.Format(d)
 	}
-	return fmt.Sprint(v)
+	return strconv.FormatFloat(v.Float64(), 'g', 6, 64)
+}
+
+// meanCell prints a mean for the table, to 6 significant digits; "-" when there is none.
+func meanCell(m *compare.Float) string {
+	if m == nil {
+		return "-"
+	}
+	return strconv.FormatFloat(float64(*m), 'g', 6, 64)
 }
 
 // listNames is the first n names, with a count of the rest.

@@ -4,6 +4,8 @@ import (
 	"encoding/json"
 	"strings"
 	"testing"
+
+	"github.com/rotary-go/rotary/check"
 )
 
 const unknownConfig = `{"model_type": "acme_lm", "hidden_size": 2048, "num_attention_heads": 16, "num_key_value_heads": 4,
@@ -20,12 +22,12 @@ func TestStyleFlag(t *testing.T) {
 		t.Fatalf("inspect unknown: exit %d\n%s%s", code, out, errOut)
 	}
 	code, out, _ = runCLI(t, "inspect", "--json", cfg)
-	var r inspectReport
+	var r check.InspectReport
 	if code != 0 || json.Unmarshal([]byte(out), &r) != nil || !r.StyleAssumed || r.Style != "neox" {
 		t.Errorf("inspect --json unknown: exit %d %+v", code, r)
 	}
 	code, out, _ = runCLI(t, "inspect", "--style", "gptj", "--json", cfg)
-	r = inspectReport{}
+	r = check.InspectReport{}
 	if code != 0 || json.Unmarshal([]byte(out), &r) != nil || r.StyleAssumed || r.Style != "gptj" {
 		t.Errorf("inspect --style gptj: exit %d %+v", code, r)
 	}

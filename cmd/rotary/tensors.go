@@ -2,13 +2,13 @@ package main
 
 import (
 	"errors"
-	"os"
 	"strings"
 
-	"github.com/rotary-go/rotary/npy"
-	"github.com/rotary-go/rotary/safetensors"
+	"github.com/rotary-go/rotary/golden"
 	"github.com/rotary-go/rotary/tensor"
 )
+
+const npyBF16Note = "BF16 travels in .npy as its uint16 bits ('<u2'), and a uint16 .npy is read as BF16"
 
 // inFlags collects the values of a repeatable input flag (apply --in).
 type inFlags []string
@@ -23,87 +23,21 @@ func (f *inFlags) Set(s string) error {
 	return nil
 }
 
-// inputSet is the tensors of one or more inputs, merged.
-type inputSet struct {
-	tensors  map[string]tensor.Tensor
-	order    []string          // names in the order their inputs list them, input by input
-	from     map[string]string // name → the input it came from
-	metadata map[string]string // the union of the inputs' metadata (the first input's value wins)
-}
-
-func newInputSet() *inputSet {
-	return &inputSet{tensors: map[string]tensor.Tensor{}, from: map[string]string{}}
-}
-
-// add puts tensor name from source into the set; a name already there is an error naming
-// both sources.
-func (s *inputSet) add(name string, t tensor.Tensor, source string) error {
-	if prev, dup := s.from[name]; dup {
-		return usagef("tensor %q is in both %s and %s", name, prev, source)
+// readInputSet is the one way the tool reads input tensors (golden.ReadFiles: safetensors
+// files, .npy directories and files, merged); every error is a usage error (exit 2).
+func readInputSet(paths ...string) (*golden.Set, error) {
+	s, err := golden.ReadFiles(paths...)
+	if err != nil {
+		return nil, usageError{err}
 	}
-	s.tensors[name] = t
-	s.from[name] = source
-	s.order = append(s.order, name)
-	return nil
+	return s, nil
 }
 
-func (s *inputSet) addMetadata(md map[string]string) {
-	for k, v := range md {
-		if s.metadata == nil {
-			s.metadata = map[string]string{}
-		}
-		if _, ok := s.metadata[k]; !ok {
-			s.metadata[k] = v
-		}
-	}
-}
-
-// readInputs reads the tensors of every path, merged and keyed by name (see readInputSet).
+// readInputs is readInputSet's tensors.
 func readInputs(paths ...string) (map[string]tensor.Tensor, error) {
 	s, err := readInputSet(paths...)
 	if err != nil {
 		return nil, err
 	}
-	return s.tensors, nil
-}
-
-// readInputSet is the one way the tool reads input tensors. Each path is a safetensors file,
-// a directory of .npy files (one tensor per file, named by the file's stem; see readNPYDir),
-// or a single .npy file (one tensor named by its stem). A name found in two inputs is an
-// error naming both. Every error is a usage error (exit 2) naming the path.
-func readInputSet(paths ...string) (*inputSet, error) {
-	s := newInputSet()
-	for _, p := range paths {
-		if err := s.read(p); err != nil {
-			return nil, err
-		}
-	}
-	return s, nil
-}
-
-func (s *inputSet) read(path string) error {
-	if fi, err := os.Stat(path); err == nil && fi.IsDir() {
-		return readNPYDir(path, s)
-	}
-	if strings.HasSuffix(path, ".npy") {
-		if npyStem(path) == "" {
-			return usagef("%s: no stem to name its tensor (want NAME.npy)", path)
-		}
-		t, err := npy.ReadFile(path)
-		if err != nil {
-			return usageError{err}
-		}
-		return s.add(npyStem(path), t, path)
-	}
-	ts, md, err := safetensors.ReadTensors(path)
-	if err != nil {
-		return usageError{err}
-	}
-	for _, t := range ts {
-		if err := s.add(t.Name, t.Tensor, path); err != nil {
-			return err
-		}
-	}
-	s.addMetadata(md)
-	return nil
+	return s.Tensors, nil
 }

@@ -5,12 +5,10 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
-	"sort"
 	"strings"
 
-	"github.com/rotary-go/rotary/compare"
 	"github.com/rotary-go/rotary/explain"
-	"github.com/rotary-go/rotary/tensor"
+	"github.com/rotary-go/rotary/golden"
 )
 
 const verifyUsage = "GOLDEN CANDIDATE [--atol A] [--ulp U] [--show N] [--any-dtype] [--explain=false] [--raw NAME=DTYPE:SHAPE:FILE]... [--json]\n" +
@@ -22,12 +20,9 @@ const verifyUsage = "GOLDEN CANDIDATE [--atol A] [--ulp U] [--show N] [--any-dty
 	"  stem) or a single .npy file; --raw tensors join the candidate (which may then be left out).\n" +
 	"  " + npyBF16Note + ". Exit 0 when every output is within tolerance, 1 otherwise, 2 on bad input."
 
-// outPrefix marks a golden bundle's expected outputs.
-const outPrefix = "out."
-
 func runVerify(args []string, stdout, stderr io.Writer) error {
 	fs := newFlags("verify", verifyUsage, stderr)
-	opts := compareFlags{opts: compare.Options{Sides: [2]string{"golden", "candidate"}}}
+	var opts compareFlags
 	opts.register(fs.FlagSet, "ulp")
 	var raws rawFlags
 	fs.Var(&raws, "raw", rawUsage)
@@ -44,7 +39,7 @@ func runVerify(args []string, stdout, stderr io.Writer) error {
 	if err := opts.check(fs.FlagSet); err != nil {
 		return err
 	}
-	golden, cand, err := readSides(files, raws)
+	bundle, cand, err := readSides(files, raws)
 	if err != nil {
 		return err
 	}
@@ -52,52 +47,24 @@ func runVerify(args []string, stdout, stderr io.Writer) error {
 	if len(files) == 2 {
 		candName = files[1]
 	}
-	var outputs []string
-	for n := range golden.tensors {
-		if strings.HasPrefix(n, outPrefix) && len(n) > len(outPrefix) {
-			outputs = append(outputs, n)
-		}
+	rows, err := golden.Verify(bundle, cand, golden.VerifyOptions{Compare: opts.opts, AnyDType: *anyDType, Candidate: candName})
+	if err != nil {
+		return usagef("%s: %v", files[0], err)
 	}
-	if len(outputs) == 0 {
-		return usagef("%s: no expected outputs (tensors named out.X): is it a golden bundle?", files[0])
-	}
-	sort.Strings(outputs)
-	ax := compare.AxesOf(golden.metadata)
-	labels := make([]string, len(outputs))
-	for i, n := range outputs {
-		labels[i] = n
-		if _, name, ok := candidateFor(cand, n, strings.TrimPrefix(n, outPrefix)); ok {
-			labels[i] = rowLabel(n, name)
+	labels := make([]string, len(rows))
+	failed := 0
+	for i, r := range rows {
+		labels[i] = rowLabel(r.Name, r.Candidate)
+		if r.Problem != "" {
+			failed++
 		}
 	}
 	width := labelWidth(labels)
 	if !*asJSON {
-		if desc := bundleSummary(golden.metadata); desc != "" {
+		if desc := bundleSummary(bundle.Metadata); desc != "" {
 			fmt.Fprintf(stdout, "golden: %s\n", desc)
 		}
 		compareHeader(stdout, width)
-	}
-	failed := 0
-	rows := make([]compare.Result, 0, len(outputs))
-	for _, n := range outputs {
-		x := strings.TrimPrefix(n, outPrefix)
-		var r compare.Result
-		switch tc, name, ok := candidateFor(cand, n, x); {
-		case !ok:
-			r = compare.Refused(n, fmt.Sprintf("missing from the candidate (want %s or %s in %s)", x, n, candName))
-			r.DType, r.Shape = golden.tensors[n].DType.String(), golden.tensors[n].Shape
-		case tc.DType != golden.tensors[n].DType && !*anyDType:
-			want := golden.tensors[n].DType
-			r = compare.Refused(n, fmt.Sprintf("dtype %v, but the golden's output is %v: a kernel writing the wrong dtype (--any-dtype compares after rounding)", tc.DType, want))
-			r.DType, r.DTypeB, r.Shape, r.Candidate = want.String(), tc.DType.String(), golden.tensors[n].Shape, name
-		default:
-			r = compare.Tensors(n, golden.tensors[n], tc, opts.opts, ax)
-			r.Candidate = name
-		}
-		if r.Problem != "" {
-			failed++
-		}
-		rows = append(rows, r)
 	}
 	// Only elements over tolerance have a mistake to name: a candidate refused whole (missing,
 	// of another dtype) is not explained.
@@ -108,7 +75,7 @@ func runVerify(args []string, stdout, stderr io.Writer) error {
 		overTolerance = overTolerance || r.Compared && r.Mismatch > 0
 	}
 	if overTolerance && *explainFlag {
-		rep, why = explainVerify(golden, cand, opts.opts)
+		rep, why = explainVerify(bundle, cand, opts.opts)
 	}
 	for _, r := range rows {
 		if !*asJSON {
@@ -116,7 +83,7 @@ func runVerify(args []string, stdout, stderr io.Writer) error {
 			continue
 		}
 		row, err := json.Marshal(r)
-		if err == nil && r.Compared && r.Mismatch > 0 && explainReads(golden.metadata["op"], r.Name) {
+		if err == nil && r.Compared && r.Mismatch > 0 && explain.ReadsOutput(bundle.Metadata["op"], r.Name) {
 			row, err = withExplained(row, rep)
 		}
 		if err != nil {
@@ -133,23 +100,13 @@ func runVerify(args []string, stdout, stderr io.Writer) error {
 		fmt.Fprintf(stderr, "rotary verify: %s\n", why)
 	}
 	if failed > 0 {
-		fmt.Fprintf(stderr, "rotary verify: %d of %d outputs fail\n", failed, len(outputs))
+		fmt.Fprintf(stderr, "rotary verify: %d of %d outputs fail\n", failed, len(rows))
 		return errProblems
 	}
 	if !*asJSON {
-		fmt.Fprintf(stdout, "all %d outputs within tolerance\n", len(outputs))
+		fmt.Fprintf(stdout, "all %d outputs within tolerance\n", len(rows))
 	}
 	return nil
-}
-
-// candidateFor finds the candidate's tensor for expected output out (out.X): out.X when the
-// candidate has it (a candidate that is itself a bundle holds the input under X), else X.
-func candidateFor(cand *inputSet, out, x string) (tensor.Tensor, string, bool) {
-	if t, ok := cand.tensors[out]; ok {
-		return t, out, true
-	}
-	t, ok := cand.tensors[x]
-	return t, x, ok
 }
 
 // bundleSummary is one line of a bundle's provenance from its metadata.

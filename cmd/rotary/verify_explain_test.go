@@ -9,6 +9,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/rotary-go/rotary/explain"
+	"github.com/rotary-go/rotary/golden"
 	"github.com/rotary-go/rotary/hf"
 	"github.com/rotary-go/rotary/safetensors"
 	"github.com/rotary-go/rotary/tensor"
@@ -99,7 +101,7 @@ func TestVerifyExplains(t *testing.T) {
 				if err := json.Unmarshal([]byte(l), &row); err != nil {
 					t.Fatal(err)
 				}
-				if row.Over == 0 || !explainReads(op, row.Name) {
+				if row.Over == 0 || !explain.ReadsOutput(op, row.Name) {
 					if len(row.Explained) > 0 {
 						t.Errorf("--json: a row explain does not read, or that passes, has explained_by: %s", l)
 					}
@@ -157,7 +159,7 @@ func TestVerifyExplainsKVCache(t *testing.T) {
 	}
 	var files []safetensors.Tensor
 	for _, x := range ts {
-		if strings.HasPrefix(x.Name, outPrefix) {
+		if strings.HasPrefix(x.Name, golden.OutPrefix) {
 			continue
 		}
 		if x.Name == "index" {
@@ -182,5 +184,45 @@ func TestVerifyExplainsKVCache(t *testing.T) {
 	code, out, _ := runCLI(t, "verify", g, cand)
 	if code != 1 || !strings.Contains(out, "explained by: every token written one cache slot further on (index + 1)") {
 		t.Errorf("exit %d:\n%s", code, out)
+	}
+}
+
+// TestVerifyExplainConfigChanged: a golden made from a config file that has since changed is
+// not explained with the changed file (an explanation from another config can name the wrong
+// mistake): verify says why, as apply --in refuses that file, and its verdict stands.
+func TestVerifyExplainConfigChanged(t *testing.T) {
+	dir := t.TempDir()
+	js, err := hf.PresetJSON("llama-3.1-8b")
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg := filepath.Join(dir, "config.json")
+	if err := os.WriteFile(cfg, js, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	g, cand := filepath.Join(dir, "golden.safetensors"), filepath.Join(dir, "cand.safetensors")
+	common := []string{"--config", cfg, "--tokens", "6", "--dtype", "BF16"}
+	goldenRun(t, append(common, "--positions", "range:100", "--out", g)...)
+	goldenRun(t, append(common, "--positions", "range:101", "--out", cand)...)
+	if code, out, _ := runCLI(t, "verify", g, cand); code != 1 || !strings.Contains(out, "explained by: positions one too far (p+1)") {
+		t.Fatalf("the config as recorded: exit %d\n%s", code, out)
+	}
+	var m map[string]any
+	if err := json.Unmarshal(js, &m); err != nil {
+		t.Fatal(err)
+	}
+	m["rope_theta"] = 10000.0
+	edited, _ := json.Marshal(m)
+	if err := os.WriteFile(cfg, edited, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	why := "explain: --config " + cfg + ": its config's sha256 is " + golden.ConfigSum(edited) + ", the golden bundle's config_sha256 " + golden.ConfigSum(js) + " (model llama): not the config the bundle was made from"
+	code, out, stderr := runCLI(t, "verify", g, cand)
+	if code != 1 || !strings.Contains(out, "\n"+why+"\n") || strings.Contains(out, "explained by") {
+		t.Errorf("the config edited: exit %d, want 1 and %q, nothing explained:\n%s%s", code, why, out, stderr)
+	}
+	code, out, stderr = runCLI(t, "verify", "--json", g, cand)
+	if code != 1 || strings.Contains(out, "explained_by") || !strings.Contains(stderr, "rotary verify: "+why+"\n") {
+		t.Errorf("--json: exit %d\n%s%s", code, out, stderr)
 	}
 }

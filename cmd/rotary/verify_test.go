@@ -248,7 +248,7 @@ func TestVerifyLayoutAxes(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		out := s.tensors["out.out"].Clone()
+		out := s.Tensors["out.out"].Clone()
 		out.F32[out.Index(c.at...)] += 1
 		cand := writeTensors(t, dir, "cand.safetensors", toFile("out", out))
 		code, stdout, _ := runCLI(t, "verify", g, cand)
@@ -270,12 +270,12 @@ func TestVerifyMRoPEHeads(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if s.metadata["op"] != "mrope" || s.tensors["out.query"].Rank() != 2 {
-		t.Fatalf("op %q, query %v", s.metadata["op"], s.tensors["out.query"].Shape)
+	if s.Metadata["op"] != "mrope" || s.Tensors["out.query"].Rank() != 2 {
+		t.Fatalf("op %q, query %v", s.Metadata["op"], s.Tensors["out.query"].Shape)
 	}
-	q := s.tensors["out.query"].Clone()
+	q := s.Tensors["out.query"].Clone()
 	q.F32[(2*28+5)*128+9] += 1 // token 2, head 5, dim 9 of Qwen2-VL-7B's 28 heads of 128
-	cand := writeTensors(t, dir, "cand.safetensors", toFile("query", q), toFile("key", s.tensors["out.key"]))
+	cand := writeTensors(t, dir, "cand.safetensors", toFile("query", q), toFile("key", s.Tensors["out.key"]))
 	code, out, _ := runCLI(t, "verify", g, cand)
 	if code != 1 || !strings.Contains(out, "at token 2, head 5, dim 9:") {
 		t.Errorf("exit %d\n%s", code, out)
@@ -332,7 +332,7 @@ func TestVerifyCacheAndGradAxes(t *testing.T) {
 			t.Fatal(err)
 		}
 		var cand []safetensors.Tensor
-		for n, v := range s.tensors {
+		for n, v := range s.Tensors {
 			if !strings.HasPrefix(n, "out.") {
 				continue
 			}

@@ -1,20 +1,13 @@
-package main
+package multimodal
 
 import (
 	"bytes"
 	"encoding/json"
-	"fmt"
-
-	"github.com/rotary-go/rotary/internal/fileio"
-	"github.com/rotary-go/rotary/multimodal"
 )
 
-// maxPositionsJSON bounds a JSON --in (256 MiB: tens of millions of token ids).
-const maxPositionsJSON = 256 << 20
-
-// positionsFile is the JSON form of `rotary positions --in`: the processor's outputs under
-// their safetensors names, as numbers and lists.
-type positionsFile struct {
+// inputJSON is ParseInputJSON's object: the processor's outputs under their safetensors names,
+// as numbers and lists.
+type inputJSON struct {
 	InputIDs            json.RawMessage `json:"input_ids"`
 	AttentionMask       json.RawMessage `json:"attention_mask"`
 	ImageGridTHW        [][]int64       `json:"image_grid_thw"`
@@ -25,34 +18,33 @@ type positionsFile struct {
 	AudioFeatureLengths []int64         `json:"audio_feature_lengths"`
 }
 
-// positionsJSON reads a JSON --in: input_ids as [S] or [B, S] integers, attention_mask of the
-// same shape (optional), grids as lists of [t, h, w], the seconds per grid step and the audio
-// lengths as lists. Unknown keys are refused (a misspelt key would otherwise drop an input).
-func positionsJSON(path string) (multimodal.Input, []int, error) {
-	data, err := fileio.ReadFile(path, maxPositionsJSON)
-	if err != nil {
-		return multimodal.Input{}, nil, err
-	}
+// ParseInputJSON reads ReadInput's tensors from a JSON object, under the same names:
+// input_ids as [S] or [B, S] integers, attention_mask of the same shape (optional),
+// image_grid_thw and video_grid_thw as lists of [t, h, w], second_per_grid_ts or
+// video_second_per_grid and audio_seqlens or audio_feature_lengths as lists. shape is
+// input_ids' shape, [S] or [B, S]. Unknown keys are refused: a misspelt key would otherwise
+// drop an input. Every error wraps ErrInput; a malformed document's message is
+// encoding/json's.
+func ParseInputJSON(data []byte) (in Input, shape []int, err error) {
 	dec := json.NewDecoder(bytes.NewReader(data))
 	dec.DisallowUnknownFields()
-	var f positionsFile
+	var f inputJSON
 	if err := dec.Decode(&f); err != nil {
-		return multimodal.Input{}, nil, err
+		return Input{}, nil, readErr("%v", err)
 	}
-	var in multimodal.Input
 	ids, shape, err := jsonRows("input_ids", f.InputIDs)
 	if err != nil {
-		return multimodal.Input{}, nil, err
+		return Input{}, nil, err
 	}
 	if ids == nil {
-		return multimodal.Input{}, nil, fmt.Errorf("input_ids: missing")
+		return Input{}, nil, readErr("input_ids: missing")
 	}
 	if len(ids) == 0 || len(ids[0]) == 0 {
-		return multimodal.Input{}, nil, fmt.Errorf("input_ids: want at least one token")
+		return Input{}, nil, readErr("input_ids: want at least one token")
 	}
 	in.InputIDs = ids
 	if in.AttentionMask, _, err = jsonRows("attention_mask", f.AttentionMask); err != nil {
-		return multimodal.Input{}, nil, err
+		return Input{}, nil, err
 	}
 	for _, g := range []struct {
 		name string
@@ -61,20 +53,20 @@ func positionsJSON(path string) (multimodal.Input, []int, error) {
 	}{{"image_grid_thw", f.ImageGridTHW, &in.ImageGridTHW}, {"video_grid_thw", f.VideoGridTHW, &in.VideoGridTHW}} {
 		for i, row := range g.in {
 			if len(row) != 3 {
-				return multimodal.Input{}, nil, fmt.Errorf("%s[%d]: %d values: want [t, h, w]", g.name, i, len(row))
+				return Input{}, nil, readErr("%s[%d]: %d values: want [t, h, w]", g.name, i, len(row))
 			}
 			*g.out = append(*g.out, [3]int64{row[0], row[1], row[2]})
 		}
 	}
 	if f.SecondPerGridTS != nil && f.VideoSecondPerGrid != nil {
-		return multimodal.Input{}, nil, fmt.Errorf("second_per_grid_ts and video_second_per_grid: give one, not both")
+		return Input{}, nil, readErr("second_per_grid_ts and video_second_per_grid: give one, not both")
 	}
 	in.SecondPerGridT = f.SecondPerGridTS
 	if f.VideoSecondPerGrid != nil {
 		in.SecondPerGridT = f.VideoSecondPerGrid
 	}
 	if f.AudioSeqLens != nil && f.AudioFeatureLengths != nil {
-		return multimodal.Input{}, nil, fmt.Errorf("audio_seqlens and audio_feature_lengths: give the audio lengths once")
+		return Input{}, nil, readErr("audio_seqlens and audio_feature_lengths: give the audio lengths once")
 	}
 	in.AudioSeqLens = f.AudioSeqLens
 	if f.AudioFeatureLengths != nil {
@@ -91,13 +83,13 @@ func jsonRows(name string, raw json.RawMessage) ([][]int64, []int, error) {
 	var rows [][]int64
 	if err := json.Unmarshal(raw, &rows); err == nil {
 		if len(rows) == 0 {
-			return nil, nil, fmt.Errorf("%s: no rows", name)
+			return nil, nil, readErr("%s: no rows", name)
 		}
 		return rows, []int{len(rows), len(rows[0])}, nil
 	}
 	var row []int64
 	if err := json.Unmarshal(raw, &row); err != nil {
-		return nil, nil, fmt.Errorf("%s: want a list of integers or a list of such lists", name)
+		return nil, nil, readErr("%s: want a list of integers or a list of such lists", name)
 	}
 	return [][]int64{row}, []int{len(row)}, nil
 }
