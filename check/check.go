@@ -91,6 +91,11 @@ func Config(data []byte, l Launch) []Finding {
 			"config.json does not record the pair layout; it follows the checkpoint's weights, and a checkpoint that pairs (2i, 2i+1) rotated as (i, i+d/2), or the reverse, gives wrong attention without any error",
 			"read the model's modeling code (rotate_half: neox; rotate_every_two or interleaved cos/sin: gptj) and pass the --style it names, or set a known model_type: "+strings.Join(hf.KnownModelTypes(), ", "))
 	}
+	for _, f := range m.HFFails {
+		c.add(Warning, "hf-fails", f.String(),
+			"Hugging Face transformers main, the reading rotary takes for its reference, raises on this config, so no run of it says which RoPE the checkpoint was trained with: the reading rotary takes in its place is a guess",
+			"read the checkpoint's own modeling code and make the config say what it does, so that transformers main runs it (rotary inspect shows the reading taken)")
+	}
 	for _, u := range m.Unread {
 		why := "a key nobody reads leaves its default in place: a misspelt original_max_position_embeddings falls back to max_position_embeddings, and the cos/sin change with no error (transformers' rope_config_validation warns about such keys too)"
 		fix := "remove the key, or give the rope type that reads it (rotary inspect shows what is read)"
@@ -134,11 +139,12 @@ func HasErrors(fs []Finding) bool {
 
 // Guess is the first of the findings that says the config's RoPE rests on a guess, what
 // --strict refuses: a key its variant does not read or a near miss of a RoPE key
-// ("unread-key"), or a pairing assumed for an unknown model_type ("model-type"), as
-// hf.Model.Warnings says them. ok is false when none does.
+// ("unread-key"), a pairing assumed for an unknown model_type ("model-type"), or a config
+// transformers main cannot run ("hf-fails"), as hf.Model.Warnings says them. ok is false when
+// none does.
 func Guess(fs []Finding) (f Finding, ok bool) {
 	for _, f := range fs {
-		if f.Severity == Warning && (f.Code == "unread-key" || f.Code == "model-type") {
+		if f.Severity == Warning && (f.Code == "unread-key" || f.Code == "model-type" || f.Code == "hf-fails") {
 			return f, true
 		}
 	}

@@ -279,9 +279,9 @@ func TestModelType(t *testing.T) {
 	}
 }
 
-// TestGuess: a pairing assumed for an unknown model_type, or a RoPE key nobody reads, is the
-// guess --strict refuses, as hf.Model.Warnings says it; an unknown type without RoPE keys is an
-// error, not a guess.
+// TestGuess: a pairing assumed for an unknown model_type, a RoPE key nobody reads, or a config
+// transformers main cannot run is the guess --strict refuses, as hf.Model.Warnings says it; an
+// unknown type without RoPE keys is an error, not a guess.
 func TestGuess(t *testing.T) {
 	for _, c := range []struct {
 		name   string
@@ -292,6 +292,8 @@ func TestGuess(t *testing.T) {
 		{"unknown type", preset(t, "llama-3.1-8b", set("model_type", "no_such_family")), "model-type"},
 		{"unread key", preset(t, "llama-3.1-8b", func(top map[string]any) { top["rope_scaling"].(map[string]any)["facter"] = 2 }), "unread-key"},
 		{"unknown type, no RoPE keys", []byte(`{"model_type": "no_such_family", "hidden_size": 64, "num_attention_heads": 4}`), ""},
+		{"transformers main fails", []byte(`{"model_type": "mellum", "num_hidden_layers": 2, "layer_types": ["sliding_attention", "full_attention"],
+			"rope_parameters": {"full_attention": {"rope_type": "default", "rope_theta": 500000.0}, "sliding_attention": {"rope_type": "default"}}}`), "hf-fails"},
 	} {
 		f, ok := check.Guess(check.Config(c.config, check.Launch{}))
 		if ok != (c.guess != "") || f.Code != c.guess {

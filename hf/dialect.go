@@ -603,7 +603,7 @@ func (f *dialectFacts) rewriteRopeObject(ro object, choice map[Rule]string) {
 // head_dim alone: the whole head rotates. A scaled type's ROPE_INIT_FUNCTIONS entry does read
 // it and sizes cos/sin by int(head_dim · factor), which apply_rotary_pos_emb multiplies into
 // the whole head and cannot broadcast: HF main fails on such a config, which no spec
-// describes, so the factor is kept and a note says so.
+// describes, so the factor is kept (the parse reports the failure: wholeHeadScaled).
 func (f *dialectFacts) ignorePartial(levels []object, r Rule, class string, merges bool) {
 	// The rope objects, per-layer-type entries each on their own, with the rope type each
 	// is built with: a class that merges a legacy rope_scaling into rope_parameters'
@@ -638,7 +638,7 @@ func (f *dialectFacts) ignorePartial(levels []object, r Rule, class string, merg
 		}
 	}
 	fraction := func(v any) bool { x, ok := numberOf(v); return v != nil && !(ok && x == 1) }
-	dropped, kept := false, false
+	dropped := false
 	drop := func(o object) {
 		dropped = dropped || fraction(o["partial_rotary_factor"])
 		delete(o, "partial_rotary_factor")
@@ -647,24 +647,17 @@ func (f *dialectFacts) ignorePartial(levels []object, r Rule, class string, merg
 		dropped = dropped || fraction(lv["rotary_pct"])
 		delete(lv, "rotary_pct")
 		// The config's own key reaches every entry; a scaled one sizes its tables by it.
-		if scaled != "" {
-			kept = kept || fraction(lv["partial_rotary_factor"])
-		} else {
+		if scaled == "" {
 			drop(lv)
 		}
 	}
 	for i, ro := range objects {
-		if t := types[i]; t != "" && t != "default" {
-			kept = kept || fraction(ro["partial_rotary_factor"])
-			continue
+		if t := types[i]; t == "" || t == "default" {
+			drop(ro)
 		}
-		drop(ro)
 	}
 	if dropped {
 		f.note(r, "partial_rotary_factor not read: the whole head rotated ("+class+".compute_default_rope_parameters sizes inv_freq by head_dim alone)")
-	}
-	if kept {
-		f.note(r, "partial_rotary_factor kept: HF main sizes the "+scaled+" tables by it and its apply_rotary_pos_emb cannot apply them to the whole head, so it fails on this config")
 	}
 }
 

@@ -618,15 +618,15 @@ func TestDialectPartialRotaryFactor(t *testing.T) {
 	}
 	// A scaled rope type's tables are sized by the factor (ROPE_INIT_FUNCTIONS read
 	// rope_parameters["partial_rotary_factor"], which convert_rope_params_to_dict set), and
-	// apply_rotary_pos_emb cannot apply them to the whole head: the factor is kept and a note says
-	// HF main cannot run the config.
+	// apply_rotary_pos_emb cannot apply them to the whole head: the factor is kept and a failure
+	// (Model.HFFails) says HF main cannot run the config, in every reading.
 	yarn := strings.Replace(top, `"partial_rotary_factor":0.5`, `"partial_rotary_factor":0.5,
 		"rope_scaling":{"rope_type":"yarn","factor":2,"original_max_position_embeddings":4096}`, 1)
-	m := parseAs(t, DialectHF, yarn)
-	if m.Spec.RotaryDim != 64 || !slices.ContainsFunc(m.Notes, func(n string) bool {
-		return strings.Contains(n, string(RulePartialRotary)) && strings.Contains(n, "apply_rotary_pos_emb")
-	}) {
-		t.Errorf("hf: llama yarn with partial_rotary_factor: rotary dim %d, notes %q", m.Spec.RotaryDim, m.Notes)
+	for _, d := range []Dialect{DialectReference, DialectHF} {
+		m := parseAs(t, d, yarn)
+		if m.Spec.RotaryDim != 64 || !failWith(m, "partial_rotary_factor", "apply_rotary_pos_emb") || noteHas(m, "fails on this config") {
+			t.Errorf("%s: llama yarn with partial_rotary_factor: rotary dim %d, failures %v, notes %q", d, m.Spec.RotaryDim, m.HFFails, m.Notes)
+		}
 	}
 	// Model types whose HF main classes read the key keep it.
 	phi3 := strings.Replace(top, `"llama"`, `"phi3"`, 1)

@@ -31,7 +31,8 @@
 //     dual_chunk_attention_config.
 //   - Per layer (Spec.Local, Spec.ForLayer): rope_parameters keyed by layer type
 //     ({"full_attention": …, "sliding_attention": …, or any layer_types value}), each type
-//     with its own rope_theta, scaling and partial_rotary_factor; the family rules of
+//     with its own rope_theta (one an entry lacks: entry_theta.go, where transformers main
+//     fails, a warning: Model.HFFails), scaling and partial_rotary_factor; the family rules of
 //     layers.go: sliding layers with rope_local_base_freq and no scaling (Gemma 3, Gemma 3n),
 //     or with default RoPE at Olmo3Config's default theta (OLMo 3), a legacy rope_scaling
 //     being the full layers' alone; layers without RoPE from no_rope_layers or

@@ -169,7 +169,7 @@ func TestAttributeMaps(t *testing.T) {
 // full_attention without layer_types). MellumRotaryEmbedding.compute_default_rope_parameters
 // (modeling_mellum.py, Laguna's) sizes inv_freq by the entry's partial_rotary_factor, while
 // MellumAttention (Qwen3MoeAttention) multiplies cos/sin into the whole head: the whole head
-// rotates, and an entry below 1 is a warning that HF main cannot run it.
+// rotates, and an entry below 1 is a failure of HF main (Model.HFFails).
 func TestMellum(t *testing.T) {
 	m := mustParse(t, `{"model_type": "mellum", "num_hidden_layers": 2, "layer_types": ["sliding_attention", "full_attention"]}`)
 	for l, want := range []float64{1e4, 5e5} {
@@ -191,8 +191,8 @@ func TestMellum(t *testing.T) {
 	if s, err := m.Spec.ForLayer(1); err != nil || s.RotaryDim != 128 || s.Base != 5e5 {
 		t.Errorf("mellum full layer with partial_rotary_factor 0.5: %+v, %v: want the whole head at 5e5", s, err)
 	}
-	if !unreadWith(m, "rope_parameters.full_attention.partial_rotary_factor", "cannot run") {
-		t.Errorf("mellum: unread %v: want the entry's partial_rotary_factor warned as one HF main cannot run", m.Unread)
+	if !failWith(m, "rope_parameters.full_attention.partial_rotary_factor", "cannot run") || len(m.Unread) > 0 {
+		t.Errorf("mellum: failures %v, unread %v: want the entry's partial_rotary_factor a failure of HF main, and no key unread", m.HFFails, m.Unread)
 	}
 	// Every layer type needs its entry (MellumRotaryEmbedding indexes rope_parameters by it).
 	if _, err := Parse([]byte(`{"model_type": "mellum", "num_hidden_layers": 2, "layer_types": ["sliding_attention", "full_attention"],

@@ -31,6 +31,9 @@ type Model struct {
 	// variant does not use, near misses of RoPE keys (UnreadKey). Each is a warning:
 	// rotary inspect and check print them, and --strict refuses the config.
 	Unread []UnreadKey
+	// HFFails are the reasons transformers main cannot run the config (HFFailure), each with
+	// the reading Spec takes in its place. Each is a warning, as Unread's are.
+	HFFails []HFFailure
 	// StyleAssumed is true when the model_type is not a family hf knows and no
 	// ParseOptions.Style named the pairing: Spec.Style is NeoX by assumption, not by record.
 	StyleAssumed bool
@@ -242,6 +245,10 @@ type parser struct {
 	fractionFrom map[string]bool
 	// rotaryDimRead: a rotary dim was sized by the config's rotary_dim (rotary_dim.go).
 	rotaryDimRead bool
+	// fails are the reasons transformers main cannot run the config, for Model.HFFails.
+	fails []HFFailure
+	// baseFrom names where the spec's base was read (rope_theta.go), for the failures.
+	baseFrom string
 }
 
 func (p *parser) note(format string, args ...any) { p.src.note(format, args...) }
@@ -311,7 +318,8 @@ func (p *parser) parse(top object) (*Model, error) {
 	p.aliasesUnread()
 	p.rotaryDimUnread()
 	p.m.Notes = p.notes
-	p.m.Unread = p.unread(ri)
+	p.m.HFFails = p.fails
+	p.m.Unread = notFailed(p.unread(ri), p.fails)
 	out := p.m
 	return &out, nil
 }
@@ -817,8 +825,12 @@ func (p *parser) headSize(ri ropeInfo) error {
 		return configErr("%s: %v of head size %d gives rotary dim %d: want a positive even number", path, factor, head, rd)
 	}
 	spec.RotaryDim = rd
-	if ri.perType != "" && ri.main != nil {
-		p.wholeHeadScaled(*ri.main, path, factor, rd, head)
+	if ri.main != nil {
+		t := ""
+		if ri.perType != "" {
+			t = rope.FullAttention
+		}
+		p.wholeHeadScaled(*ri.main, t, path, factor, rd, head)
 	}
 	p.rotaryDimBeside(path, factor, rd)
 	return nil

@@ -348,8 +348,8 @@ func (p *parser) typeRule(ri ropeInfo, lr *rope.LocalRoPE, t string, n node, rul
 	if p.typeHead != 0 && t != rope.FullAttention {
 		head = p.typeHead
 	}
-	// standardize_rope_params (modeling_rope_utils.py) gives an entry without rope_theta the
-	// config's; the families with a sliding rule give sliding layers their own default.
+	// An entry without rope_theta: the families with a sliding rule give sliding layers their
+	// own default; entryTheta says what the others' rotary embeddings do.
 	if b, ok, err := n.number("rope_theta"); err != nil {
 		return false, err
 	} else if ok {
@@ -361,6 +361,8 @@ func (p *parser) typeRule(ri ropeInfo, lr *rope.LocalRoPE, t string, n node, rul
 		if r.Base, err = p.slidingBase(rule); err != nil {
 			return false, err
 		}
+	} else if r.Base, err = p.entryTheta(ri, n, t, r.Base); err != nil {
+		return false, err
 	}
 	if r.Scaling, err = p.scaling(n); err != nil {
 		return false, err
@@ -424,7 +426,7 @@ func (p *parser) typeRotaryDim(ri ropeInfo, t string, n node, head int) (int, er
 	if rd <= 0 || rd%2 != 0 {
 		return 0, configErr("%s: %v of head size %d gives rotary dim %d: want a positive even number", path, factor, head, rd)
 	}
-	p.wholeHeadScaled(n, path, factor, rd, head)
+	p.wholeHeadScaled(n, t, path, factor, rd, head)
 	return rd, nil
 }
 

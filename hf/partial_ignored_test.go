@@ -88,15 +88,15 @@ func TestDialectPartialIgnoredTypes(t *testing.T) {
 // TestDialectPartialIgnoredMerged: Olmo3Config.convert_rope_params_to_dict merges a legacy
 // rope_scaling into rope_parameters' full_attention entry, so that entry is built with
 // rope_scaling's type: a scaled one sizes its tables by the entry's partial_rotary_factor, which
-// --as hf keeps (with the note that HF main cannot apply them), as for a scaled Llama.
+// --as hf keeps, as for a scaled Llama, with the failure of HF main that cannot apply them.
 func TestDialectPartialIgnoredMerged(t *testing.T) {
 	cfg := `{"model_type": "olmo3", "hidden_size": 2048, "num_attention_heads": 16, "head_dim": 128, "num_hidden_layers": 4, "max_position_embeddings": 8192,
 		"rope_parameters": {"full_attention": {"rope_type": "default", "rope_theta": 10000, "partial_rotary_factor": 0.5},
 		"sliding_attention": {"rope_type": "default", "rope_theta": 10000}},
 		"rope_scaling": {"rope_type": "linear", "factor": 2}}`
 	m := parseAs(t, DialectHF, cfg)
-	if m.Spec.RotaryDim != 64 || !noteHas(m, "partial_rotary_factor kept") {
-		t.Errorf("hf: olmo3 merged linear: rotary dim %d, notes %q: want 64 and the kept note", m.Spec.RotaryDim, m.Notes)
+	if m.Spec.RotaryDim != 64 || !failWith(m, "rope_parameters.full_attention.partial_rotary_factor", "Olmo3RotaryEmbedding") {
+		t.Errorf("hf: olmo3 merged linear: rotary dim %d, failures %v: want 64 and a failure of HF main", m.Spec.RotaryDim, m.HFFails)
 	}
 }
 

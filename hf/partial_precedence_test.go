@@ -182,17 +182,17 @@ func TestPartialRotaryClassAttribute(t *testing.T) {
 // in __init__, and <Type>Model.__init__ builds its layers before its rotary embedding, whose
 // scaled init then writes the attribute over that value: with the two different, the query's
 // rotated slice and cos/sin differ in size and HF main fails. The spec takes the attribute, as
-// the cos/sin tables do, and a note says HF main cannot run the config.
+// the cos/sin tables do, and a failure (Model.HFFails) says HF main cannot run the config.
 func TestPartialRotaryAttentionSlices(t *testing.T) {
 	m := mustParse(t, `{"model_type": "phi", "hidden_size": 2048, "num_attention_heads": 32, "partial_rotary_factor": 0.5,
 		"rope_parameters": {"rope_type": "linear", "factor": 2, "rope_theta": 10000, "partial_rotary_factor": 0.25}}`)
-	if m.Spec.RotaryDim != 32 || !noteHas(m, "PhiAttention") {
-		t.Errorf("phi linear: rotary dim %d, notes %q: want 32 and a note naming PhiAttention", m.Spec.RotaryDim, m.Notes)
+	if m.Spec.RotaryDim != 32 || !failWith(m, "rope_parameters.partial_rotary_factor", "PhiAttention") {
+		t.Errorf("phi linear: rotary dim %d, failures %v: want 32 and a failure naming PhiAttention", m.Spec.RotaryDim, m.HFFails)
 	}
 	m = mustParse(t, `{"model_type": "phi", "hidden_size": 2048, "num_attention_heads": 32, "partial_rotary_factor": 0.5,
 		"rope_parameters": {"rope_type": "default", "rope_theta": 10000, "partial_rotary_factor": 0.25}}`)
-	if m.Spec.RotaryDim != 16 || noteHas(m, "PhiAttention") {
-		t.Errorf("phi default: rotary dim %d, notes %q: want 16 and no note on PhiAttention", m.Spec.RotaryDim, m.Notes)
+	if m.Spec.RotaryDim != 16 || len(m.HFFails) > 0 || noteHas(m, "PhiAttention") {
+		t.Errorf("phi default: rotary dim %d, failures %v, notes %q: want 16 and nothing on PhiAttention", m.Spec.RotaryDim, m.HFFails, m.Notes)
 	}
 }
 

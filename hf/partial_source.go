@@ -93,7 +93,11 @@ func (p *parser) partialFactor(ri ropeInfo) (float64, string, bool, error) {
 				from, attr, attributeReader(rt, scaled), objectReaders(scaled))})
 		}
 		if attn, ok := slicedAtBuild[p.m.ModelType]; ok && scaled && given {
-			p.note("transformers main cannot run this config: %s takes rotary_ndims from %s %v when built, before the %s init writes %v over it, so the query's rotated slice and cos/sin differ in size", attn, path, factor, rt, attr)
+			head := p.m.Spec.HeadSize
+			p.fail(HFFailure{Key: path, Fails: attn + ".forward", Error: fmt.Sprintf("a shape mismatch in apply_rotary_pos_emb: %s.__init__ slices "+
+				"rotary_ndims = int(%d · %v) = %d dims of each head by it when the model is built, before the %s init (%s) writes %s %v over it and sizes cos/sin to %d",
+				attn, head, factor, dims(head, factor), rt, ropeInit(rt), from, attr, dims(head, attr)),
+				Reading: fmt.Sprintf("takes %s %v, as the cos/sin are sized (vLLM takes it too)", from, attr)})
 		}
 		if slices.Contains(p.fam.ignores, "partial_rotary_factor") && apath != "" {
 			p.note("%s read after all: %s does not read it into rope_parameters, but it is the config attribute that standardize_rope_params writes there", apath, p.configClass())

@@ -294,8 +294,13 @@ func (p *parser) wholeHeadDefault(ri ropeInfo, n node, t string, head int) error
 	if err != nil && !p.src.lenient {
 		return err
 	}
-	if why := wholeHeadTable(rule.defaultSizedBy, head, own); ownOK && why != "" {
-		p.overridden = append(p.overridden, UnreadKey{Path: n.key("partial_rotary_factor"), Why: why})
+	if inUse, err := p.typesInUse(); err == nil && !inUse[t] {
+		return nil // never built
+	}
+	if what, fails := wholeHeadTable(rule.defaultSizedBy, head, own); ownOK && fails {
+		p.fail(HFFailure{Key: n.key("partial_rotary_factor"), Fails: "apply_rotary_pos_emb", Error: "a shape mismatch: " + what, Reading: wholeHeadReading})
+	} else if ownOK && what != "" {
+		p.overridden = append(p.overridden, UnreadKey{Path: n.key("partial_rotary_factor"), Why: what})
 	}
 	if !ownOK {
 		own = 1
@@ -307,24 +312,32 @@ func (p *parser) wholeHeadDefault(ri ropeInfo, n node, t string, head int) error
 	if err != nil || !tp.aok || !tp.written || len(tp.scaled) == 0 || !tp.inUse[t] || tp.attr == own {
 		return err
 	}
-	why := wholeHeadTable(rule.defaultSizedBy, head, tp.attr)
-	if why == "" {
+	what, fails := wholeHeadTable(rule.defaultSizedBy, head, tp.attr)
+	if what == "" {
 		return nil
 	}
 	path := tp.apath
 	if path == "" {
 		path = n.key("partial_rotary_factor")
 	}
-	p.overridden = append(p.overridden, UnreadKey{Path: path, Why: fmt.Sprintf("for %s, %s; the init of %s (standardize_rope_params) writes %v into every entry of "+
-		"rope_parameters, and the rotary embedding builds the layer types in list(set(layer_types)) order, so this entry is built with %v or with %v, and "+
-		"_init_weights rebuilds it with %v", n.path, why, strings.Join(tp.scaled, " and "), tp.attr, tp.attr, own, tp.attr)})
+	written := fmt.Sprintf("the init of %s (standardize_rope_params) writes %v into every entry of rope_parameters, and the rotary embedding builds the layer types "+
+		"in list(set(layer_types)) order, so this entry is built with %v or with %v, and _init_weights rebuilds it with %v", strings.Join(tp.scaled, " and "), tp.attr, tp.attr, own, tp.attr)
+	if fails {
+		p.fail(HFFailure{Key: path, Fails: "apply_rotary_pos_emb", Error: fmt.Sprintf("a shape mismatch for %s: %s; %s", n.path, written, what), Reading: wholeHeadReading})
+		return nil
+	}
+	p.overridden = append(p.overridden, UnreadKey{Path: path, Why: fmt.Sprintf("for %s, %s; %s", n.path, what, written)})
 	return nil
 }
 
+// wholeHeadReading is the reading rotary takes for a rope type default entry whose table
+// transformers main cannot apply (wholeHeadDefault).
+const wholeHeadReading = "rotates the whole head with the entry's base, as the attention applies cos/sin"
+
 // wholeHeadTable says what transformers main does with a rope type default entry whose rotary
 // embedding emb sizes inv_freq by fraction f of a head of head dims that its attention rotates
-// whole; "" when the table is the head's.
-func wholeHeadTable(emb string, head int, f float64) string {
+// whole: "" when the table is the head's; fails when the cos/sin cannot be applied.
+func wholeHeadTable(emb string, head int, f float64) (what string, fails bool) {
 	d, ok := truncInt(float64(head) * f)
 	width := 0 // torch.arange(0, d, 2) frequencies, each twice in cos/sin
 	if d > 0 {
@@ -336,25 +349,34 @@ func wholeHeadTable(emb string, head int, f float64) string {
 	}
 	switch {
 	case ok && d == head:
-		return ""
+		return "", false
 	case ok && width == head:
 		return fmt.Sprintf("transformers main rotates the whole %d-wide head with %s.compute_default_rope_parameters' inv_freq over %s (base^(-2i/%d)), "+
-			"which rotary does not model: the whole head's frequencies (base^(-2i/%d)) are taken", head, emb, sized, d, head)
+			"which rotary does not model: the whole head's frequencies (base^(-2i/%d)) are taken", head, emb, sized, d, head), false
 	}
-	return fmt.Sprintf("transformers main cannot run this config: %s.compute_default_rope_parameters sizes this rope type default entry's inv_freq by it "+
-		"(%s), and apply_rotary_pos_emb multiplies the %d-wide cos/sin into the whole %d-wide head; the whole head rotates, as the attention applies it",
-		emb, sized, width, head)
+	return fmt.Sprintf("%s.compute_default_rope_parameters sizes this rope type default entry's inv_freq by it (%s), and the %d-wide cos/sin are multiplied into the whole %d-wide head",
+		emb, sized, width, head), true
 }
 
-// wholeHeadScaled notes that transformers main cannot run a config whose scaled entry n sizes
+// wholeHeadScaled records that transformers main cannot run a config whose scaled entry n sizes
 // its tables by fraction factor (at path) to rd dims of a head of head dims, in a family whose
 // attention multiplies cos/sin into the whole head (layerRule.defaultWholeHead: Gemma 4's
-// apply_rotary_pos_emb never slices). The fraction is kept, as the hf reading keeps Llama's.
-func (p *parser) wholeHeadScaled(n node, path string, factor float64, rd, head int) {
-	if rule := p.fam.layers; rule == nil || !rule.defaultWholeHead || rd == head {
+// apply_rotary_pos_emb never slices; partialIgnoredTypes: Llama's and the others'). The fraction
+// is kept. t is the entry's layer type in a rope object keyed by layer type, whose rotary
+// embedding builds only the types in use; "" for a rope object of one set of parameters.
+func (p *parser) wholeHeadScaled(n node, t, path string, factor float64, rd, head int) {
+	emb, whole := partialIgnoredTypes[p.m.ModelType]
+	if rule := p.fam.layers; rule != nil && rule.defaultWholeHead {
+		emb, whole = rotaryEmbeddings[p.m.ModelType], true
+	}
+	rt, scaled := p.entryType(n)
+	if !whole || !scaled || rd == head {
 		return
 	}
-	rt, _ := p.entryType(n)
-	p.note("transformers main cannot run this config: the %s init of %s sizes cos/sin by %s %v (%d of the %d-wide head), and %s's apply_rotary_pos_emb multiplies them into the whole head; the fraction is kept",
-		rt, n.path, path, factor, rd, head, p.m.ModelType)
+	if inUse, err := p.typesInUse(); t != "" && err == nil && !inUse[t] {
+		return // never built
+	}
+	p.fail(HFFailure{Key: path, Fails: "apply_rotary_pos_emb", Error: fmt.Sprintf("a shape mismatch: %s.__init__ sizes the cos/sin of %s by it through %s "+
+		"(int(%d · %v) = %d of the %d-wide head), and the attention multiplies them into the whole head", emb, n.path, ropeInit(rt), head, factor, rd, head),
+		Reading: fmt.Sprintf("keeps the fraction: %d of the %d dims rotate", rd, head)})
 }

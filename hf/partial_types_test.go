@@ -161,8 +161,9 @@ func TestPartialRotaryDeepSeekV4Entries(t *testing.T) {
 // "partial_rotary_factor", 1.0)), unlike Gemma 4's, while its apply_rotary_pos_emb multiplies
 // cos/sin into the whole head: a fraction whose table is not the head's fails (shape mismatch),
 // and one of head_dim - 1 dims rotates the whole head with frequencies over head_dim - 1. The
-// whole head rotates, as the attention applies it, and a warning says why the key is not read.
-// In Case 2 a scaled entry's init writes the config's fraction into the default entry too.
+// whole head rotates, as the attention applies it: the first is a failure of transformers main
+// (Model.HFFails), the second a key not read. In Case 2 a scaled entry's init writes the
+// config's fraction into the default entry too.
 func TestPartialRotaryDiffusionGemmaDefault(t *testing.T) {
 	cfg := func(model, top, sliding, full string) string {
 		return fmt.Sprintf(`{"model_type": %q, "hidden_size": 2304, "num_attention_heads": 8, "num_key_value_heads": 4, "head_dim": 256,
@@ -175,17 +176,18 @@ func TestPartialRotaryDiffusionGemmaDefault(t *testing.T) {
 		name, cfg string
 		rot       [2]int // the layers' rotary dims
 		path, why string // the warning: path, and a word of its why ("" for none on path)
+		fails     bool   // the warning is a failure of transformers main, not a key unread
 	}{
-		{"sliding 0.5", cfg(dg, ``, `, "partial_rotary_factor": 0.5`, proportional), [2]int{256, 512}, sliding, "DiffusionGemmaTextRotaryEmbedding"},
-		{"sliding 0.5 fails", cfg(dg, ``, `, "partial_rotary_factor": 0.5`, proportional), [2]int{256, 512}, sliding, "cannot run"},
-		{"sliding 1", cfg(dg, ``, `, "partial_rotary_factor": 1.0`, proportional), [2]int{256, 512}, sliding, ""},
-		{"sliding head_dim - 1", cfg(dg, ``, `, "partial_rotary_factor": 0.998`, proportional), [2]int{256, 512}, sliding, "255"},
+		{"sliding 0.5", cfg(dg, ``, `, "partial_rotary_factor": 0.5`, proportional), [2]int{256, 512}, sliding, "DiffusionGemmaTextRotaryEmbedding", true},
+		{"sliding 0.5 fails", cfg(dg, ``, `, "partial_rotary_factor": 0.5`, proportional), [2]int{256, 512}, sliding, "cannot run", true},
+		{"sliding 1", cfg(dg, ``, `, "partial_rotary_factor": 1.0`, proportional), [2]int{256, 512}, sliding, "", false},
+		{"sliding head_dim - 1", cfg(dg, ``, `, "partial_rotary_factor": 0.998`, proportional), [2]int{256, 512}, sliding, "255", false},
 		{"full default 0.5", cfg(dg, ``, ``, `"rope_type": "default", "partial_rotary_factor": 0.5`), [2]int{256, 512},
-			"rope_parameters.full_attention.partial_rotary_factor", "cannot run"},
+			"rope_parameters.full_attention.partial_rotary_factor", "cannot run", true},
 		{"config's 0.5 written by the proportional init", cfg(dg, `, "partial_rotary_factor": 0.5`, ``, proportional), [2]int{256, 512},
-			"partial_rotary_factor", "rope_parameters.sliding_attention"},
-		{"config's 0.5, no entry written", cfg(dg, `, "partial_rotary_factor": 0.5`, ``, `"rope_type": "default"`), [2]int{256, 512}, "partial_rotary_factor", ""},
-		{"gemma 4 sliding 0.5", cfg("gemma4_text", ``, `, "partial_rotary_factor": 0.5`, proportional), [2]int{256, 512}, sliding, ""},
+			"partial_rotary_factor", "rope_parameters.sliding_attention", true},
+		{"config's 0.5, no entry written", cfg(dg, `, "partial_rotary_factor": 0.5`, ``, `"rope_type": "default"`), [2]int{256, 512}, "partial_rotary_factor", "", false},
+		{"gemma 4 sliding 0.5", cfg("gemma4_text", ``, `, "partial_rotary_factor": 0.5`, proportional), [2]int{256, 512}, sliding, "", false},
 	} {
 		for _, d := range []Dialect{DialectReference, DialectHF} {
 			m := parseAs(t, d, c.cfg)
@@ -194,15 +196,17 @@ func TestPartialRotaryDiffusionGemmaDefault(t *testing.T) {
 					t.Errorf("%s, %s: layer %d: %v, %v: want rotary dim %d", c.name, d, l, s.RotaryDim, err, want)
 				}
 			}
-			warned := c.why != "" && unreadWith(m, c.path, c.why)
+			unread, failed := c.why != "" && unreadWith(m, c.path, c.why), c.why != "" && failWith(m, c.path, c.why)
 			if c.why == "" {
-				warned = slices.ContainsFunc(m.Unread, func(u UnreadKey) bool {
+				unread = slices.ContainsFunc(m.Unread, func(u UnreadKey) bool {
 					return u.Path == c.path && strings.Contains(u.Why, "DiffusionGemmaTextRotaryEmbedding")
 				})
+				failed = failWith(m, c.path, "DiffusionGemmaTextRotaryEmbedding")
 			}
-			if warned != (c.why != "") {
-				t.Errorf("%s, %s: unread %v: want %s warned about with %q", c.name, d, m.Unread, c.path, c.why)
+			if unread != (c.why != "" && !c.fails) || failed != c.fails {
+				t.Errorf("%s, %s: unread %v, failures %v: want %s warned about with %q (a failure: %t)", c.name, d, m.Unread, m.HFFails, c.path, c.why, c.fails)
 			}
+			reportedOnce(t, c.name, m)
 		}
 	}
 }
@@ -211,8 +215,8 @@ func TestPartialRotaryDiffusionGemmaDefault(t *testing.T) {
 // DiffusionGemmaTextAttention (modeling_<type>.py, transformers decba1d2) multiply cos/sin into
 // the whole head (apply_rotary_pos_emb never slices), and a scaled entry's ROPE_INIT_FUNCTIONS
 // function sizes them by int(head_dim · partial_rotary_factor): below 1, transformers main
-// cannot run the config. The reading keeps the fraction, as for Llama under --as hf, and a note
-// says so.
+// cannot run the config. The reading keeps the fraction, and a failure (Model.HFFails) says so;
+// Gemma 3's apply_rotary_pos_emb (modeling_gemma3.py) multiplies into the whole head too.
 func TestPartialRotaryWholeHeadScaled(t *testing.T) {
 	cfg := func(model, sliding, full string) string {
 		return fmt.Sprintf(`{"model_type": %q, "hidden_size": 2304, "num_attention_heads": 8, "head_dim": 256, "global_head_dim": 512, "num_hidden_layers": 2,
@@ -232,7 +236,7 @@ func TestPartialRotaryWholeHeadScaled(t *testing.T) {
 		{"diffusion gemma sliding linear 0.5", cfg("diffusion_gemma_text", linear+`, "partial_rotary_factor": 0.5`, proportional), [2]int{128, 512}, true},
 		{"gemma 3 sliding linear 0.5", `{"model_type": "gemma3_text", "hidden_size": 2048, "num_attention_heads": 8, "head_dim": 256, "num_hidden_layers": 2,
 			"layer_types": ["sliding_attention", "full_attention"], "rope_parameters": {"full_attention": {"rope_type": "default", "rope_theta": 1000000},
-				"sliding_attention": {"rope_type": "linear", "factor": 2, "partial_rotary_factor": 0.5, "rope_theta": 10000}}}`, [2]int{128, 256}, false},
+				"sliding_attention": {"rope_type": "linear", "factor": 2, "partial_rotary_factor": 0.5, "rope_theta": 10000}}}`, [2]int{128, 256}, true},
 	} {
 		m := mustParse(t, c.cfg)
 		for l, want := range c.rot {
@@ -240,8 +244,9 @@ func TestPartialRotaryWholeHeadScaled(t *testing.T) {
 				t.Errorf("%s: layer %d: %v, %v: want rotary dim %d", c.name, l, s.RotaryDim, err, want)
 			}
 		}
-		if noted := noteHas(m, "cannot run this config"); noted != c.noted {
-			t.Errorf("%s: notes %q: want a note that transformers main cannot run it %t", c.name, m.Notes, c.noted)
+		if failed := len(m.HFFails) > 0 && strings.Contains(m.HFFails[0].String(), "cannot run this config"); failed != c.noted {
+			t.Errorf("%s: failures %v: want one that transformers main cannot run it %t", c.name, m.HFFails, c.noted)
 		}
+		reportedOnce(t, c.name, m)
 	}
 }

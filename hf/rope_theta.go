@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"math"
 	"slices"
+
+	"github.com/rotary-go/rotary/rope"
 )
 
 // base reads the RoPE base, rope_theta, where the config may give it twice: in its rope object
@@ -32,6 +34,14 @@ func (p *parser) base(ri ropeInfo) error {
 	if ri.main != nil && ri.scaling && v457 {
 		p.scalingThetaUnread(ri.main)
 	}
+	if ri.main != nil {
+		if _, _, ok := ri.main.get("rope_theta"); !ok {
+			// The full_attention (DeepSeek-V4: main) entry of an object of entries.
+			b, err := p.entryTheta(ri, *ri.main, rope.FullAttention, p.m.Spec.Base)
+			p.m.Spec.Base = b
+			return err
+		}
+	}
 	return nil
 }
 
@@ -49,15 +59,18 @@ func (p *parser) readBase(ri ropeInfo, v457 bool) error {
 	if !ok {
 		path, v, ok = s.given("rope_theta", "rotary_emb_base")
 	}
+	p.baseFrom = path
 	if !ok {
 		if p.fam.kind == kindChatGLM {
 			return p.chatGLMBase()
 		}
 		path, v, ok = s.first("rope_theta")
+		p.baseFrom = p.configClass() + "'s default rope_theta"
 	}
 	if !ok {
 		p.note("rope_theta absent: using 10000")
 		spec.Base = 10000
+		p.baseFrom = "the default rope_theta"
 		return nil
 	}
 	f, err := asNumber(path, v)

@@ -97,7 +97,7 @@ func noArgs(args []string) error {
 
 // registerStrict adds --strict, shared by every command that reads a model's config.
 func registerStrict(fs *flag.FlagSet, strict *bool) {
-	fs.BoolVar(strict, "strict", false, "refuse (exit 2) a config whose RoPE rests on a guess: a rope key its variant does not read or a near miss of a RoPE key (a misspelling leaves the default in place), or a pairing assumed for an unknown model_type; apply also refuses positions past the cos/sin cache as vLLM sizes it (max_position_embeddings, × factor for yarn and dynamic NTK), a warning otherwise")
+	fs.BoolVar(strict, "strict", false, "refuse (exit 2) a config whose RoPE rests on a guess: a rope key its variant does not read or a near miss of a RoPE key (a misspelling leaves the default in place), a pairing assumed for an unknown model_type, or a config transformers main cannot run (rotary's reading of it is its own); apply also refuses positions past the cos/sin cache as vLLM sizes it (max_position_embeddings, × factor for yarn and dynamic NTK), a warning otherwise")
 }
 
 // warnModel prints hf.Model.Warnings on w, one line each.

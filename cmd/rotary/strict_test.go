@@ -24,23 +24,7 @@ func TestStrictUnreadKeys(t *testing.T) {
 	if code, out, _ := runCLI(t, "check", "--config", cfg); code != 0 || !strings.Contains(out, "warning [unread-key]") || !strings.Contains(out, want) {
 		t.Errorf("check: exit %d\n%s", code, out)
 	}
-	out := filepath.Join(dir, "out.safetensors")
-	for _, args := range [][]string{
-		{"inspect", "--strict", cfg},
-		{"inspect", "--strict", "--json", cfg},
-		{"check", "--strict", "--config", cfg},
-		{"cache", "--strict", "--config", cfg, "--positions", "4", "--out", out},
-		{"golden", "--strict", "--config", cfg, "--tokens", "2", "--out", out},
-		{"apply", "--strict", "--config", cfg, "--in", cfg, "--out", out},
-	} {
-		code, stdout, errOut := runCLI(t, args...)
-		if code != 2 || stdout != "" || !strings.Contains(errOut, "--strict") || !strings.Contains(errOut, want) {
-			t.Errorf("%v: exit %d, stdout %q, stderr %q: want exit 2 naming the key", args, code, stdout, errOut)
-		}
-		if _, err := os.Stat(out); err == nil {
-			t.Fatalf("%v: wrote %s", args, out)
-		}
-	}
+	strictRefuses(t, cfg, want)
 	// A config whose keys are all read passes --strict.
 	if code, _, errOut := runCLI(t, "inspect", "--strict", "--model", "llama-3.1-8b"); code != 0 {
 		t.Errorf("inspect --strict on a preset: exit %d, %s", code, errOut)
@@ -55,6 +39,49 @@ func TestStrictUnreadKeys(t *testing.T) {
 	}
 	if code, _, errOut := runCLI(t, "inspect", "--strict", "--style", "neox", unknown); code != 0 {
 		t.Errorf("inspect --strict --style neox: exit %d, %q", code, errOut)
+	}
+}
+
+// TestStrictHFFails: a config transformers main cannot run (here a Phi config whose two rotary
+// fractions PhiAttention and its linear init read apart) is a warning of inspect and check,
+// naming the class that fails, and --strict refuses it (exit 2) on every command.
+func TestStrictHFFails(t *testing.T) {
+	dir := t.TempDir()
+	cfg := writeFile(t, dir, "config.json", []byte(`{"model_type": "phi", "hidden_size": 2048, "num_attention_heads": 32, "num_hidden_layers": 2,
+		"partial_rotary_factor": 0.5, "rope_parameters": {"rope_type": "linear", "factor": 2, "rope_theta": 10000, "partial_rotary_factor": 0.25}}`))
+	const want = "transformers main cannot run this config: PhiAttention.forward raises a shape mismatch"
+	if code, out, errOut := runCLI(t, "inspect", cfg); code != 0 || !strings.Contains(out, "warning:") || !strings.Contains(out, want) {
+		t.Errorf("inspect: exit %d\n%s%s", code, out, errOut)
+	}
+	if code, out, _ := runCLI(t, "inspect", "--json", cfg); code != 0 || !strings.Contains(out, want) {
+		t.Errorf("inspect --json: exit %d\n%s", code, out)
+	}
+	if code, out, _ := runCLI(t, "check", "--config", cfg); code != 0 || !strings.Contains(out, "warning [hf-fails]") || !strings.Contains(out, want) {
+		t.Errorf("check: exit %d\n%s", code, out)
+	}
+	strictRefuses(t, cfg, want)
+}
+
+// strictRefuses checks that every command reading config file cfg refuses it under --strict:
+// exit 2, nothing on stdout, nothing written, and a stderr line saying want.
+func strictRefuses(t *testing.T, cfg, want string) {
+	t.Helper()
+	out := filepath.Join(t.TempDir(), "out.safetensors")
+	for _, args := range [][]string{
+		{"inspect", "--strict", cfg},
+		{"inspect", "--strict", "--json", cfg},
+		{"check", "--strict", "--config", cfg},
+		{"cache", "--strict", "--config", cfg, "--positions", "4", "--out", out},
+		{"golden", "--strict", "--config", cfg, "--tokens", "2", "--out", out},
+		{"apply", "--strict", "--config", cfg, "--in", cfg, "--out", out},
+	} {
+		code, stdout, errOut := runCLI(t, args...)
+		if code != 2 || stdout != "" || !strings.Contains(errOut, "--strict") || !strings.Contains(errOut, want) {
+			t.Errorf("%v: exit %d, stdout %q, stderr %q: want exit 2 saying %q", args, code, stdout, errOut, want)
+		}
+		if _, err := os.Stat(out); err == nil {
+			t.Fatalf("%v: wrote %s", args, out)
+		}
 	}
 }
 
