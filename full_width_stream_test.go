@@ -209,3 +209,53 @@ func TestAppendElements(t *testing.T) {
 		t.Errorf("BF16: % x", b)
 	}
 }
+
+// TestStreamFullWidthOneCall: the frequencies a stream writes are those of one call over all its
+// positions, as Gather picks them by the call's largest position (LongRoPE's long factors, dynamic
+// NTK per call), not each chunk's: a later chunk holding a position past the original length
+// changes every row, the first chunk's too.
+func TestStreamFullWidthOneCall(t *testing.T) {
+	const T = streamChunk + 5
+	const orig = streamChunk + 2 // past the first chunk's positions of a range, within the second's
+	short, long := []float64{1, 1.5}, []float64{2, 4}
+	specs := map[string]Spec{
+		"longrope": {HeadSize: 4, RotaryDim: 4, Base: 10000, MaxPositions: 4 * orig,
+			Scaling: Scaling{Type: ScalingLongRoPE, OriginalMaxPositions: orig, ShortFactor: short, LongFactor: long}},
+		"dynamic per call": {HeadSize: 4, RotaryDim: 4, Base: 10000, MaxPositions: orig,
+			Scaling: Scaling{Type: ScalingDynamic, Factor: 4, Dynamic: DynamicPerCall}},
+	}
+	for name, spec := range specs {
+		emb, err := New(spec, WithCacheLen(0))
+		if err != nil {
+			t.Fatal(err)
+		}
+		// Positions below the original length, then one past it in the second chunk.
+		p := make([]int64, T)
+		for i := range p {
+			p[i] = int64(i % 7)
+		}
+		p[T-1] = orig + 1
+		seq := make([]int64, T)
+		for i := range seq {
+			seq[i] = int64(i)
+		}
+		for _, c := range []struct {
+			what      string
+			positions tensor.Tensor
+			stream    func() (*FullWidthStream, error)
+		}{
+			{"positions", tensor.FromI64(p, T), func() (*FullWidthStream, error) { return emb.StreamFullWidth(tensor.FromI64(p, T), NeoX, tensor.F32) }},
+			{"range", tensor.FromI64(seq, T), func() (*FullWidthStream, error) { return emb.StreamFullWidthRange(T, NeoX, tensor.F32) }},
+		} {
+			s, err := c.stream()
+			if err != nil {
+				t.Fatal(err)
+			}
+			gotCos, gotSin := streamed(t, s)
+			wantCos, wantSin := oneGather(t, emb, c.positions, NeoX, tensor.F32)
+			if !bytes.Equal(gotCos, wantCos) || !bytes.Equal(gotSin, wantSin) {
+				t.Errorf("%s, %s: the streamed rows differ from one Gather's over every position", name, c.what)
+			}
+		}
+	}
+}
