@@ -21,6 +21,7 @@ type FullWidthStream struct {
 	emb       *Embedding
 	positions tensor.Tensor // [T] or [rows, T]; the zero Tensor for 0..tokens−1
 	tokens    int
+	max       int64 // the largest position: every chunk is gathered as part of one call
 	style     Style
 	dtype     tensor.DType
 }
@@ -29,7 +30,9 @@ type FullWidthStream struct {
 // [rows, T] for MRoPE, as Gather takes them; any view), in style's pairing (NeoX or GPTJ) and
 // dtype d (F32, BF16 or F16, rounded once to nearest even). Every position is checked as
 // Gather checks it before StreamFullWidth returns, so that a bad one is reported here rather
-// than by a write. positions must not change until the stream has been written.
+// than by a write. The rows are one Gather's over every position, chunk after chunk: the
+// table and the per-call frequencies (LongRoPE's long factors, dynamic NTK per call) follow the
+// largest of them all. positions must not change until the stream has been written.
 func (e *Embedding) StreamFullWidth(positions tensor.Tensor, style Style, d tensor.DType) (*FullWidthStream, error) {
 	if err := positions.Check("positions"); err != nil {
 		return nil, err
@@ -44,9 +47,11 @@ func (e *Embedding) StreamFullWidth(positions tensor.Tensor, style Style, d tens
 	s.positions, s.tokens = positions, positions.Shape[positions.Rank()-1]
 	for first := 0; first < s.tokens; first += streamChunk {
 		k := min(streamChunk, s.tokens-first)
-		if _, err := ops.NewPositions(s.window(first, k), k, e.positionRows(), ops.NoLimit); err != nil {
+		p, err := ops.NewPositions(s.window(first, k), k, e.positionRows(), ops.NoLimit)
+		if err != nil {
 			return nil, err
 		}
+		s.max = max(s.max, p.Max)
 	}
 	return s, nil
 }
@@ -61,7 +66,7 @@ func (e *Embedding) StreamFullWidthRange(n int, style Style, d tensor.DType) (*F
 	if err != nil {
 		return nil, err
 	}
-	s.tokens = n
+	s.tokens, s.max = n, int64(max(n-1, 0))
 	return s, nil
 }
 
@@ -125,7 +130,7 @@ func (s *FullWidthStream) write(w io.Writer, sin bool) error {
 			}
 			p = tensor.FromI64(seq[:k], k)
 		}
-		if err := s.emb.Gather(p, &cs); err != nil {
+		if err := s.emb.gatherCall(p, &cs, s.max); err != nil {
 			return err
 		}
 		c, sv := leadingRows(cos, k), leadingRows(sn, k)

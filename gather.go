@@ -49,6 +49,14 @@ func (cs *CosSin) Sin() []float32 {
 // Gather fills dst with the cos/sin of the given positions (shapes as in Forward). For a layer
 // without RoPE (Spec.NoRoPE) dst holds no cos/sin, and its Apply leaves query and key untouched.
 func (e *Embedding) Gather(positions tensor.Tensor, dst *CosSin) error {
+	return e.gatherCall(positions, dst, -1)
+}
+
+// gatherCall is Gather of positions that are part of a call whose largest position is
+// callMax (-1: positions are the whole call): the table and per-call frequencies are chosen by
+// the call's largest position, so that a call gathered a part at a time gets the rows of one
+// Gather.
+func (e *Embedding) gatherCall(positions tensor.Tensor, dst *CosSin, callMax int64) error {
 	if err := e.ready(); err != nil {
 		return err
 	}
@@ -70,6 +78,7 @@ func (e *Embedding) Gather(positions tensor.Tensor, dst *CosSin) error {
 		*dst = CosSin{cos: dst.cos[:0], sin: dst.sin[:0], inv: dst.inv[:0], tokens: pos.Tokens, spec: e.spec, disp: e.disp, noRoPE: true}
 		return nil
 	}
+	pos.Max = max(pos.Max, callMax)
 	e.gather(&pos, dst)
 	return nil
 }
