@@ -1,6 +1,7 @@
 package rotary
 
 import (
+	"io"
 	"math"
 	"testing"
 
@@ -11,7 +12,8 @@ import (
 var fuzzScalings = []ScalingType{"", ScalingDefault, ScalingLinear, ScalingDynamic, ScalingNTKAlpha, ScalingYaRN, ScalingLlama3, ScalingLongRoPE, rope.ScalingNTK, "su", ScalingProportional}
 
 // FuzzNew drives New with arbitrary specs: it never panics, and a spec it accepts has finite
-// inv_freq, attention factor, cache and rotations, at small positions and at the largest int64.
+// inv_freq, attention factor, cache and rotations, at small positions and at the largest int64,
+// and writes its cos/sin table and full-width streams.
 func FuzzNew(f *testing.F) {
 	f.Add(128, 128, 500000.0, uint8(0), 8192, uint8(0), 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0, 0, 0, 0, false, 0, 0, 0.0, uint8(3))
 	f.Add(128, 64, 10000.0, uint8(1), 4096, uint8(5), 4.0, 0.0, 32.0, 1.0, 0.0, 1.0, 1.0, 4096, 16, 24, 24, false, 0, 0, 0.0, uint8(9))
@@ -83,6 +85,27 @@ func FuzzNew(f *testing.F) {
 		}
 		for _, v := range cache {
 			finite("cos_sin_cache", float64(v))
+		}
+		if err := e.WriteCosSinCache(io.Discard, int(extra%8)+2, false); err != nil {
+			t.Fatalf("WriteCosSinCache of an accepted spec: %v", err)
+		}
+		if s.DualChunk == nil {
+			for _, w := range []func() (*FullWidthStream, error){
+				func() (*FullWidthStream, error) {
+					return e.StreamFullWidthRange(int(extra%8), Style(style%2), tensor.BF16)
+				},
+				func() (*FullWidthStream, error) {
+					return e.StreamFullWidth(tensor.FromI64([]int64{0, 1 << 40, math.MaxInt64}, 3), Style(style%2), tensor.F32)
+				},
+			} {
+				fw, err := w()
+				if err == nil {
+					err = fw.WriteSin(io.Discard)
+				}
+				if err != nil {
+					t.Fatalf("a FullWidthStream of an accepted spec: %v", err)
+				}
+			}
 		}
 		if s.MRoPE != nil || s.DualChunk != nil || s.HeadSize > 1<<10 {
 			return
