@@ -94,3 +94,92 @@ func TestWriteSuite(t *testing.T) {
 		t.Errorf("the zero Bundle: %v", err)
 	}
 }
+
+// TestWriteSuiteEntryNames: a bundle's Entry.File names a file of the suite's directory: one
+// that is empty, a path (a separator, "." or ".."), index.json's name or another bundle's is
+// refused before anything is written, and what the directory held is left as it was.
+func TestWriteSuiteEntryNames(t *testing.T) {
+	m, err := Preset("llama-3.1-8b")
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := Make(Options{Op: "rotary_embedding", Model: m, DType: tensor.F32, Tokens: 2, Heads: 1, KVHeads: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	named := func(file string) Bundle {
+		c := b
+		c.Entry.File = file
+		return c
+	}
+	broken := named("broken")
+	broken.Tensors = append(append([]safetensors.Tensor(nil), b.Tensors...), safetensors.Tensor{Name: "broken"})
+	for _, format := range []string{"safetensors", "npy"} {
+		for _, files := range [][]string{{""}, {"."}, {".."}, {"../outside"}, {"sub/b"}, {"a", "a"}, {"index.json"}} {
+			root := t.TempDir()
+			dir := filepath.Join(root, "suite")
+			if err := os.Mkdir(dir, 0o755); err != nil {
+				t.Fatal(err)
+			}
+			keep := filepath.Join(dir, "keep.txt")
+			if err := os.WriteFile(keep, []byte("mine"), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			var bundles []Bundle
+			for _, f := range files {
+				bundles = append(bundles, named(f))
+			}
+			// A bundle that fails to write after them makes WriteSuite clean up what it wrote.
+			bundles = append(bundles, broken)
+			if format == "safetensors" && files[0] == "index.json" {
+				continue // written as index.json.safetensors
+			}
+			err := WriteSuite(dir, bundles, format)
+			if err == nil || !strings.Contains(err.Error(), "Entry.File") {
+				t.Errorf("%s %q: error %v, want one naming Entry.File", format, files, err)
+			}
+			if got, err := os.ReadFile(keep); err != nil || string(got) != "mine" {
+				t.Errorf("%s %q: the directory's own file: %q, %v", format, files, got, err)
+			}
+			entries, _ := os.ReadDir(root)
+			if len(entries) != 1 {
+				t.Errorf("%s %q: %d entries beside the suite's directory, want none", format, files, len(entries)-1)
+			}
+			if entries, _ := os.ReadDir(dir); len(entries) != 1 {
+				t.Errorf("%s %q: the suite's directory holds %d entries, want keep.txt alone", format, files, len(entries))
+			}
+		}
+	}
+}
+
+// TestWriteSuiteKeepsOthers: a failed npy suite removes the bundles it wrote, not what a bundle's
+// directory held before it.
+func TestWriteSuiteKeepsOthers(t *testing.T) {
+	m, err := Preset("llama-3.1-8b")
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := Make(Options{Op: "rotary_embedding", Model: m, DType: tensor.F32, Tokens: 2, Heads: 1, KVHeads: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	b.Entry.File = "a"
+	broken := b
+	broken.Entry.File = "broken"
+	broken.Tensors = append(append([]safetensors.Tensor(nil), b.Tensors...), safetensors.Tensor{Name: "broken"})
+	dir := t.TempDir()
+	keep := filepath.Join(dir, "a", "keep.txt")
+	if err := os.Mkdir(filepath.Dir(keep), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(keep, []byte("mine"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := WriteSuite(dir, []Bundle{b, broken}, "npy"); err == nil {
+		t.Fatal("a bundle that cannot be written: no error")
+	}
+	entries, err := os.ReadDir(filepath.Dir(keep))
+	if err != nil || len(entries) != 1 || entries[0].Name() != "keep.txt" {
+		t.Errorf("bundle a's directory after the failed suite: %v, %v; want keep.txt alone", entries, err)
+	}
+}
