@@ -9,6 +9,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"strings"
 
 	"github.com/rotary-go/rotary/internal/fileio"
 	"github.com/rotary-go/rotary/npy"
@@ -30,20 +31,36 @@ func (b Bundle) WriteFile(path, format string) error {
 
 // WriteSuite writes a suite's bundles (Suite) into dir, made if absent, in format (as
 // Bundle.WriteFile), each under its Entry.File and the format's suffix, and index.json listing
-// their entries. Every safetensors bundle is encoded before the first file is written, and a
-// failed write removes the files written, and dir when WriteSuite made it.
+// their entries. An Entry.File must name a file of dir, one per bundle: not empty, ".", ".."
+// or a path, and not index.json. Names and every safetensors bundle are checked and encoded
+// before the first file is written, and a failed write removes the files written (an npy
+// bundle's directory when WriteSuite made it, else the files it wrote there), and dir when
+// WriteSuite made it.
 func WriteSuite(dir string, bundles []Bundle, format string) error {
 	if format != "safetensors" && format != "npy" {
 		return fmt.Errorf("--format %q: want safetensors or npy", format)
 	}
 	var files []suiteFile
 	index := []IndexEntry{}
-	for _, b := range bundles {
+	seen := map[string]int{"index.json": -1}
+	for i, b := range bundles {
 		name := b.Entry.File
+		if name == "" || name == "." || name == ".." || filepath.Base(name) != name || strings.ContainsAny(name, `/\`) {
+			return fmt.Errorf("bundle %d: Entry.File %q: want a file name in the suite's directory (not empty, . or .., no separator)", i, name)
+		}
+		if format == "safetensors" {
+			name += ".safetensors"
+		}
+		if j, dup := seen[name]; dup {
+			if j < 0 {
+				return fmt.Errorf("bundle %d: Entry.File %q: the suite's index.json has that name", i, b.Entry.File)
+			}
+			return fmt.Errorf("bundle %d: Entry.File %q: bundle %d's too; want one name per bundle", i, b.Entry.File, j)
+		}
+		seen[name] = i
 		if format == "npy" {
 			files = append(files, suiteFile{name: name, bundle: b})
 		} else {
-			name += ".safetensors"
 			var buf bytes.Buffer
 			if err := safetensors.Write(&buf, b.Tensors, b.Metadata); err != nil {
 				return fmt.Errorf("%s: %v", name, err)
@@ -83,17 +100,28 @@ func writeSuiteFiles(dir string, files []suiteFile) error {
 	} else if !fi.IsDir() {
 		return fmt.Errorf("--suite %s: not a directory", dir)
 	}
-	var written []string
+	var written []string // what a failure removes: files, and directories the suite made
 	for _, f := range files {
 		path := filepath.Join(dir, f.name)
 		var err error
 		if f.data == nil {
-			err = f.bundle.WriteFile(path, "npy")
+			_, statErr := os.Lstat(path)
+			if err = f.bundle.WriteFile(path, "npy"); err == nil {
+				if statErr == nil {
+					// A directory that was there holds more than the bundle: remove its files alone.
+					written = append(written, npyFiles(path, f.bundle)...)
+				} else {
+					written = append(written, path)
+				}
+			}
 		} else {
 			err = fileio.WriteFile(path, 0o644, func(w io.Writer) error {
 				_, err := w.Write(f.data)
 				return err
 			})
+			if err == nil {
+				written = append(written, path)
+			}
 		}
 		if err != nil {
 			for _, p := range written {
@@ -104,7 +132,18 @@ func writeSuiteFiles(dir string, files []suiteFile) error {
 			}
 			return fmt.Errorf("--suite: %v", err)
 		}
-		written = append(written, path)
 	}
 	return nil
+}
+
+// npyFiles are the paths of the files Bundle.WriteFile writes for b as npy into dir.
+func npyFiles(dir string, b Bundle) []string {
+	var paths []string
+	for _, t := range b.Tensors {
+		paths = append(paths, filepath.Join(dir, t.Name+".npy"))
+	}
+	if len(b.Metadata) > 0 {
+		paths = append(paths, filepath.Join(dir, npy.MetadataFile))
+	}
+	return paths
 }
