@@ -679,5 +679,19 @@ func FuzzParse(f *testing.F) {
 				}
 			}
 		}
+		// Select's refusals are SelectionErrors, and what it picks is valid; Warnings reads
+		// whatever Parse kept.
+		_ = m.Warnings()
+		for _, sel := range []Selection{{}, {RoPE: IndexerRoPE}, {Layer: m.NumLayers}, {Layer: -1}} {
+			s, err := m.Select(sel)
+			if _, ok := errors.AsType[*SelectionError](err); err != nil && !ok {
+				t.Fatalf("Select(%+v): %v is not a *SelectionError", sel, err)
+			}
+			if err == nil {
+				if err := s.Validate(); err != nil {
+					t.Fatalf("Select(%+v) = %+v: %v", sel, s, err)
+				}
+			}
+		}
 	})
 }
