@@ -1,0 +1,84 @@
+package check_test
+
+import (
+	"fmt"
+	"io"
+	"math"
+	"testing"
+
+	"github.com/rotary-go/rotary/check"
+	"github.com/rotary-go/rotary/gguf"
+	"github.com/rotary-go/rotary/hf"
+	rp "github.com/rotary-go/rotary/rope"
+)
+
+// TestZeroValueNew: Inspect and InspectGGUF with nil and zero models and files and layers out of
+// range, InspectReport.WriteText on nil and zero reports and a nil writer, SpecWords of zero
+// and malformed specs, Guess of no findings and ParseDialects of empty and unknown lists return
+// an error or a zero result and never panic.
+func TestZeroValueNew(t *testing.T) {
+	llama, err := hf.Preset("llama-3.1-8b")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for name, f := range map[string]func() error{
+		"Inspect(nil)":       func() error { _, err := check.Inspect(nil, hf.Selection{}); return wantErr(err) },
+		"Inspect(zero)":      func() error { _, err := check.Inspect(&hf.Model{}, hf.Selection{}); return wantErr(err) },
+		"Inspect(layer -1)":  func() error { _, err := check.Inspect(llama, hf.Selection{Layer: -1}); return wantErr(err) },
+		"Inspect(layer max)": func() error { _, err := check.Inspect(llama, hf.Selection{Layer: math.MaxInt}); return wantErr(err) },
+		"Inspect(rope 255)":  func() error { _, err := check.Inspect(llama, hf.Selection{RoPE: 255}); return wantErr(err) },
+		"InspectGGUF(nil)":   func() error { _, err := check.InspectGGUF(nil, 0); return wantErr(err) },
+		"InspectGGUF(zero)":  func() error { _, err := check.InspectGGUF(&gguf.File{}, -1); return wantErr(err) },
+		"WriteText": func() error {
+			(*check.InspectReport)(nil).WriteText(io.Discard)
+			(&check.InspectReport{}).WriteText(io.Discard)
+			(&check.InspectReport{GGUF: &check.GGUFFacts{}, Indexer: &check.IndexerReport{}, InvFreq: []float64{1}, Rope: "indexer",
+				Local: &rp.LocalRoPE{}, MRoPE: &rp.MRoPE{Sections: []int{-1, 1 << 40}}, DualChunk: &rp.DualChunk{}}).WriteText(io.Discard)
+			r, err := check.Inspect(llama, hf.Selection{})
+			if err != nil {
+				return err
+			}
+			r.WriteText(nil)
+			return nil
+		},
+		"SpecWords": func() error {
+			_ = check.SpecWords(rp.Spec{})
+			_ = check.SpecWords(rp.Spec{MRoPE: &rp.MRoPE{}, Local: &rp.LocalRoPE{}, DualChunk: &rp.DualChunk{}})
+			_ = check.SpecWords(rp.Spec{HeadSize: 8, RotaryDim: 8, MRoPE: &rp.MRoPE{Sections: []int{-1, 1 << 40, 2}, GGMLFourth: true}})
+			return nil
+		},
+		"Guess(nil)": func() error {
+			if _, ok := check.Guess(nil); ok {
+				return fmt.Errorf("a guess in no findings")
+			}
+			return nil
+		},
+		"ParseDialects": func() error {
+			for _, s := range []string{"", ",", "?", "reference", "vllm", "vllm,vllm"} {
+				if _, err := check.ParseDialects(s); err == nil {
+					return fmt.Errorf("ParseDialects(%q): no error", s)
+				}
+			}
+			return nil
+		},
+	} {
+		err := func() (err error) {
+			defer func() {
+				if r := recover(); r != nil {
+					err = fmt.Errorf("panic: %v", r)
+				}
+			}()
+			return f()
+		}()
+		if err != nil {
+			t.Errorf("%s: %v", name, err)
+		}
+	}
+}
+
+func wantErr(err error) error {
+	if err == nil {
+		return fmt.Errorf("no error")
+	}
+	return nil
+}
