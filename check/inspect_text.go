@@ -10,9 +10,9 @@ import (
 )
 
 // WriteText writes the report as rotary inspect prints it, one "key: value" line each, from
-// the report's exported fields alone.
+// the report's exported fields alone. A nil report or a nil w writes nothing.
 func (r *InspectReport) WriteText(w io.Writer) {
-	if r == nil {
+	if r == nil || w == nil {
 		return
 	}
 	p := func(k string, format string, args ...any) {
