@@ -5,6 +5,7 @@ import (
 	"io"
 	"math"
 	"testing"
+	"time"
 
 	"github.com/rotary-go/rotary/check"
 	"github.com/rotary-go/rotary/gguf"
@@ -81,4 +82,22 @@ func wantErr(err error) error {
 		return fmt.Errorf("no error")
 	}
 	return nil
+}
+
+// TestSpecWordsBounded: SpecWords of a spec whose rotary dim no valid spec has (Validate's head
+// size limit is 65536) answers at once: the pairs it names are a valid spec's at most, not a
+// loop over the number given.
+func TestSpecWordsBounded(t *testing.T) {
+	done := make(chan string, 1)
+	go func() {
+		done <- check.SpecWords(rp.Spec{HeadSize: 8, RotaryDim: 1 << 40, MRoPE: &rp.MRoPE{Sections: []int{1, 1, 1, 1}, Interleaved: true, GGMLFourth: true}})
+	}()
+	select {
+	case <-done:
+	case <-time.After(5 * time.Second):
+		t.Fatal("SpecWords of rotary dim 2^40: no answer after 5 s")
+	}
+	if n := len(check.FourthRowPairs(&rp.MRoPE{Sections: []int{1, 1, 1, 1}, Interleaved: true, GGMLFourth: true}, 1<<40)); n > 1<<15 {
+		t.Errorf("FourthRowPairs of 2^40 pairs: %d, want at most a valid spec's 32768", n)
+	}
 }
