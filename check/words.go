@@ -35,13 +35,19 @@ func GGUFScalingType(t string) string {
 	return "rope.scaling.type " + t
 }
 
-// FourthRowPairs lists the pairs llama.cpp's IMROPE layout turns by its fourth position row.
+// maxHalf is the most frequency pairs a valid spec has: half of rope.Spec.Validate's largest
+// head size, 65536.
+const maxHalf = 1 << 15
+
+// FourthRowPairs lists the pairs llama.cpp's IMROPE layout turns by its fourth position row,
+// among the first half pairs (at most a valid spec's 32768: a larger half is no spec's, and
+// costs no more).
 func FourthRowPairs(m *rope.MRoPE, half int) []int {
 	if m == nil || !m.GGMLFourth {
 		return nil
 	}
 	var ps []int
-	for i := range half {
+	for i := range min(half, maxHalf) {
 		if m.Axis(i) == 3 {
 			ps = append(ps, i)
 		}
