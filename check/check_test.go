@@ -3,6 +3,7 @@ package check_test
 import (
 	"encoding/json"
 	"fmt"
+	"io"
 	"strings"
 	"testing"
 
@@ -444,7 +445,8 @@ func TestFindingJSON(t *testing.T) {
 }
 
 // FuzzConfig: any bytes and launch options give findings, never a panic, and every finding is
-// complete.
+// complete; Guess picks a warning, and the parsed model's SpecWords, Inspect report, its text
+// and its JSON never panic.
 func FuzzConfig(f *testing.F) {
 	for _, n := range hf.PresetNames() {
 		data, err := hf.PresetJSON(n)
@@ -460,6 +462,22 @@ func FuzzConfig(f *testing.F) {
 		for _, f := range fs {
 			if f.Code == "" || f.What == "" || f.Why == "" || f.Fix == "" || (f.Severity != check.Error && f.Severity != check.Warning) {
 				t.Fatalf("incomplete finding %+v", f)
+			}
+		}
+		if g, ok := check.Guess(fs); ok && g.Severity != check.Warning {
+			t.Fatalf("Guess: %+v is no warning", g)
+		}
+		// What rotary inspect says of the model, for every layer kind the fuzzer reaches.
+		m, err := hf.Parse(data)
+		if err != nil {
+			return
+		}
+		_ = check.SpecWords(m.Spec)
+		r, err := check.Inspect(m, hf.Selection{Layer: rows, RoPE: hf.WhichRoPE(len(op) % 3)})
+		if err == nil {
+			r.WriteText(io.Discard)
+			if _, err := json.Marshal(r); err != nil {
+				t.Fatalf("InspectReport's JSON: %v", err)
 			}
 		}
 	})
