@@ -5,9 +5,11 @@ import (
 	"testing"
 
 	"github.com/rotary-go/rotary/rope"
+	"github.com/rotary-go/rotary/safetensors"
 )
 
-// TestZeroValueNew: RoPEIndexN, FlattenN, PositionTensors, ReadInputFile, the Pixtral tables,
+// TestZeroValueNew: RoPEIndexN, FlattenN, PositionTensors, ReadInput, ReadInputFile,
+// ParseInputJSON, FamilyOptions, DefaultConfigWith, the Pixtral tables,
 // the talker and JSON configs, and IndexVersion.String, called with zero configs of every kind,
 // nil and ragged inputs and zero grids, return an error or a zero result and never panic.
 func TestZeroValueNew(t *testing.T) {
@@ -27,10 +29,25 @@ func TestZeroValueNew(t *testing.T) {
 			_, err := PositionTensors(PositionsN{nil, {nil}}, nil, []int{0})
 			return wantErr(err)
 		},
-		"ReadInputFile(\"\")":     func() error { _, _, err := ReadInputFile(""); return wantErr(err) },
-		"PixtralVisionPositions":  func() error { _, err := PixtralVisionPositions(nil, 0); return wantErr(err) },
-		"PixtralVisionPositions0": func() error { _, err := PixtralVisionPositions([][2]int64{{}}, 0); return wantErr(err) },
-		"PixtralVisionCosSin":     func() error { _, err := PixtralVisionCosSin(nil, 0, 0, 0, 0); return wantErr(err) },
+		"ReadInputFile(\"\")":  func() error { _, _, err := ReadInputFile(""); return wantErr(err) },
+		"ReadInput(nil)":       func() error { _, _, err := ReadInput(nil); return wantErr(err) },
+		"ReadInput(zero File)": func() error { _, _, err := ReadInput(&safetensors.File{}); return wantErr(err) },
+		"ReadInput(no frames)": func() error {
+			// Audio lengths of 2^50 clips without a frame: no data, so the shape alone would size them.
+			f := &safetensors.File{Tensors: []safetensors.Tensor{safetensors.FromInt64s("input_ids", []int{2}, []int64{1, 2}),
+				{Name: "feature_attention_mask", DType: "BOOL", Shape: []int{1 << 50, 0}}}}
+			_, _, err := ReadInput(f)
+			return wantErr(err)
+		},
+		"ParseInputJSON(nil)":        func() error { _, _, err := ParseInputJSON(nil); return wantErr(err) },
+		"ParseInputJSON({})":         func() error { _, _, err := ParseInputJSON([]byte("{}")); return wantErr(err) },
+		"PositionTensors(nil)":       func() error { _, err := PositionTensors(nil, nil, nil); return err },
+		"FamilyOptions(\"\")":        func() error { _, err := FamilyOptions(""); return wantErr(err) },
+		"DefaultConfigWith(zero)":    func() error { _, err := DefaultConfigWith(ReadOptions{}); return wantErr(err) },
+		"DefaultConfigWith(unknown)": func() error { _, err := DefaultConfigWith(ReadOptions{Kind: 255, Talker: true}); return wantErr(err) },
+		"PixtralVisionPositions":     func() error { _, err := PixtralVisionPositions(nil, 0); return wantErr(err) },
+		"PixtralVisionPositions0":    func() error { _, err := PixtralVisionPositions([][2]int64{{}}, 0); return wantErr(err) },
+		"PixtralVisionCosSin":        func() error { _, err := PixtralVisionCosSin(nil, 0, 0, 0, 0); return wantErr(err) },
 		"PixtralVisionCosSin0": func() error {
 			_, err := PixtralVisionCosSin([][2]int64{{}}, 0, 0, 0, rope.Style(255))
 			return wantErr(err)
