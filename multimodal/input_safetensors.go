@@ -31,7 +31,7 @@ func readErr(format string, args ...any) error {
 //     F16, [N]: Input.SecondPerGridT;
 //   - the Omni families' audio lengths (optional, one of them): audio_seqlens or
 //     audio_feature_lengths (an integer type, [N]: feature frames per audio), or
-//     feature_attention_mask (an integer type or BOOL of 0s and 1s, [N, frames]), whose row sums
+//     feature_attention_mask (an integer type or BOOL of 0s and 1s, [N, frames ≥ 1]), whose row sums
 //     are the lengths (Qwen2_5OmniThinkerForConditionalGeneration: audio_feature_lengths =
 //     feature_attention_mask.sum(-1)).
 //
@@ -245,6 +245,10 @@ func readAudioLengths(f *safetensors.File) ([]int64, error) {
 	if t.Name == "feature_attention_mask" {
 		if len(t.Shape) != 2 {
 			return nil, readErr("feature_attention_mask: shape %v: want [N, frames]", t.Shape)
+		}
+		if t.Shape[0] > 0 && t.Shape[1] < 1 {
+			// No data to check the count against: N alone would size the lengths.
+			return nil, readErr("feature_attention_mask: shape %v: want at least one frame per audio", t.Shape)
 		}
 		flat, err := readInts(t)
 		if err != nil {
