@@ -212,3 +212,22 @@ func FuzzReadInput(f *testing.F) {
 		}
 	})
 }
+
+// TestParseInputJSONShapes: the JSON form is refused where it is no [S] or [B, S] tensor, whose
+// shape ParseInputJSON returns: input_ids whose rows differ in length, and anything after the
+// object (a second document would be dropped).
+func TestParseInputJSONShapes(t *testing.T) {
+	for _, c := range []struct{ js, want string }{
+		{`{"input_ids": [[1, 2], [3]]}`, "input_ids: row 1 has 1 tokens, row 0 has 2: want equal-length rows"},
+		{`{"input_ids": [1]} {"input_ids": [2]}`, "after the JSON object"},
+		{`{"input_ids": [1]} x`, "after the JSON object"},
+	} {
+		_, _, err := ParseInputJSON([]byte(c.js))
+		if err == nil || !strings.Contains(err.Error(), c.want) || !errors.Is(err, ErrInput) {
+			t.Errorf("%s: error %v, want ErrInput containing %q", c.js, err, c.want)
+		}
+	}
+	if _, _, err := ParseInputJSON([]byte("{\"input_ids\": [1]}\n\t ")); err != nil {
+		t.Errorf("white space after the object: %v", err)
+	}
+}
