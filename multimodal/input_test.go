@@ -184,7 +184,7 @@ func TestFamilyOptions(t *testing.T) {
 }
 
 // FuzzReadInput: no file and no JSON document makes the readers panic, and what they accept
-// has input_ids of the shape they report.
+// has input_ids of the shape they report, every row of its length.
 func FuzzReadInput(f *testing.F) {
 	f.Add([]byte(`{"input_ids": [[1, 2]], "attention_mask": [[1, 0]], "image_grid_thw": [[1, 2, 2]]}`))
 	var buf bytes.Buffer
@@ -204,6 +204,11 @@ func FuzzReadInput(f *testing.F) {
 			}
 			if rows := len(in.InputIDs); len(shape) == 1 && rows != 1 || len(shape) == 2 && rows != shape[0] || len(shape) == 0 || len(shape) > 2 {
 				t.Fatalf("shape %v for %d rows", shape, rows)
+			}
+			for i, row := range in.InputIDs {
+				if len(row) != shape[len(shape)-1] {
+					t.Fatalf("shape %v, but row %d has %d tokens", shape, i, len(row))
+				}
 			}
 		}
 		check(ParseInputJSON(data))
