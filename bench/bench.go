@@ -138,6 +138,9 @@ type task struct {
 }
 
 func (c *Config) tasks() ([]task, error) {
+	if c == nil {
+		c = &Config{}
+	}
 	for _, m := range c.Models {
 		if !slices.Contains(ModelNames(), m) {
 			return nil, fmt.Errorf("model %q: want one of the built-in shapes %v, or a Config.Shape for any other model", m, ModelNames())
@@ -204,7 +207,7 @@ func (c *Config) tasks() ([]task, error) {
 func (c *Config) ops() (ops []string, listed bool) {
 	switch {
 	case len(c.Ops) == 0:
-		return DefaultOps, false
+		return slices.Clone(DefaultOps), false
 	case slices.Contains(c.Ops, "all"):
 		return Ops(), false
 	}
@@ -215,7 +218,7 @@ func (c *Config) ops() (ops []string, listed bool) {
 func (c *Config) backends() []string {
 	switch {
 	case len(c.Backends) == 0:
-		return DefaultBackends
+		return slices.Clone(DefaultBackends)
 	case slices.Contains(c.Backends, "all"):
 		return Backends()
 	}
@@ -224,8 +227,12 @@ func (c *Config) backends() []string {
 
 // Names are the ops, backends and models c's figures can name, its defaults and "all"
 // resolved (a Shape's Name for its model), unchecked: what a table of them sizes its columns
-// for.
+// for. A nil Config is the zero Config. The slices are the caller's: c's own, or copies of the
+// defaults.
 func (c *Config) Names() (ops, backends, models []string) {
+	if c == nil {
+		c = &Config{}
+	}
 	ops, _ = c.ops()
 	models = c.Models
 	switch {
@@ -255,7 +262,7 @@ func names(f func(Case) string) []string {
 	return n
 }
 
-// Count is the number of figures c produces.
+// Count is the number of figures c produces (a nil Config: the zero Config's).
 func (c *Config) Count() (int, error) {
 	ts, err := c.tasks()
 	return len(ts), err

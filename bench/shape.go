@@ -36,6 +36,7 @@ type Shape struct {
 // counts, query scale, MLA latent width and the RoPE of its first rotated layer. A per-layer
 // model's layers differ in base or scaling, which costs the same to time, and in unrotated
 // layers, which have nothing to time. name is the figures' model column ("": the model_type).
+// A shape no case can time (no heads, an invalid spec) is refused here.
 func ModelShape(name string, model *hf.Model, config []byte) (*Shape, error) {
 	if model == nil {
 		return nil, errors.New("model: nil: want a model hf read from a config.json")
@@ -53,8 +54,12 @@ func ModelShape(name string, model *hf.Model, config []byte) (*Shape, error) {
 	if err != nil || spec.NoRoPE {
 		return nil, fmt.Errorf("model %s: no layer has RoPE: nothing to time", name)
 	}
-	return &Shape{Name: name, Spec: spec, Heads: model.NumHeads, KVHeads: model.NumKVHeads,
-		QueryScale: model.Spec.QueryScale, KVLoRARank: kvLoRARank(config)}, nil
+	s := &Shape{Name: name, Spec: spec, Heads: model.NumHeads, KVHeads: model.NumKVHeads,
+		QueryScale: model.Spec.QueryScale, KVLoRARank: kvLoRARank(config)}
+	if err := s.check(); err != nil {
+		return nil, err
+	}
+	return s, nil
 }
 
 // kvLoRARank is an MLA config's kv_lora_rank (DeepSeek-V2/V3's latent width), from the text
