@@ -23,7 +23,9 @@ var dtypes = map[string]tensor.DType{
 // A dtype tensor.Tensor has no type for (BOOL, I16, U16, U32, U64) is refused with an error
 // wrapping ErrDType, and Data that does not match DType and Shape with one wrapping ErrInvalid;
 // both name the tensor. A streamed tensor (Streamed, an op's output in a golden bundle) is
-// decoded from the bytes its Stream writes (WriteData's count check and errors).
+// decoded from the bytes its Stream writes (WriteData's count check and errors): a shape past
+// tensor.MaxBytes is refused before the Stream runs, and a Stream writing past the shape's bytes
+// at the first byte too many.
 func ToTensor(t Tensor) (tensor.Tensor, error) {
 	d, ok := dtypes[t.DType]
 	if !ok {
@@ -33,9 +35,17 @@ func ToTensor(t Tensor) (tensor.Tensor, error) {
 		if len(t.Data) != 0 {
 			return tensor.Tensor{}, invalidf("tensor %q: both Data and Stream: want one", t.Name)
 		}
-		var b bytes.Buffer
-		if err := t.WriteData(&b); err != nil {
+		size, _ := ElemSize(t.DType)
+		want, ok := byteSize(t.Shape, size)
+		if !ok || int64(want) > tensor.MaxBytes {
+			return tensor.Tensor{}, invalidf("tensor %q: dtype %s and shape %v: want at most %d bytes", t.Name, t.DType, t.Shape, tensor.MaxBytes)
+		}
+		b := &boundedBuffer{limit: want, name: t.Name}
+		if err := t.WriteData(b); err != nil {
 			return tensor.Tensor{}, err
+		}
+		if b.over != nil { // a Stream that went on past the refusal
+			return tensor.Tensor{}, b.over
 		}
 		t.Data, t.Stream = b.Bytes(), nil
 	}
@@ -183,4 +193,22 @@ func encodeElements(b []byte, t tensor.Tensor, from, n int) {
 	case tensor.U8:
 		copy(b, t.U8[from:from+n])
 	}
+}
+
+// boundedBuffer is a bytes.Buffer that takes at most limit bytes: a Stream writing more than its
+// tensor's shape is refused at the first byte past it, not held.
+type boundedBuffer struct {
+	bytes.Buffer
+	limit int
+	name  string
+	over  error // the refusal, once a write went past limit
+}
+
+func (b *boundedBuffer) Write(p []byte) (int, error) {
+	if room := b.limit - b.Len(); len(p) > room {
+		n, _ := b.Buffer.Write(p[:room])
+		b.over = invalidf("tensor %q: Stream wrote more than the %d bytes of its dtype and shape", b.name, b.limit)
+		return n, b.over
+	}
+	return b.Buffer.Write(p)
 }

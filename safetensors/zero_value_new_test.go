@@ -44,6 +44,14 @@ func TestZeroValueNew(t *testing.T) {
 			}
 			return err
 		},
+		"ToTensor(Stream past its bytes, errors ignored)": func() error {
+			_, err := ToTensor(Tensor{Name: "probe", DType: "F32", Shape: []int{2}, Stream: func(w io.Writer) error {
+				w.Write(make([]byte, 6))
+				w.Write(make([]byte, 6))
+				return nil
+			}})
+			return err
+		},
 		"ToTensor(Stream past MaxBytes)": func() error {
 			called := false
 			_, err := ToTensor(Tensor{Name: "probe", DType: "F32", Shape: []int{int(tensor.MaxBytes/4 + 1)}, Stream: func(io.Writer) error {
