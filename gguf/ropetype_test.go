@@ -42,15 +42,18 @@ func TestVisionProjectors(t *testing.T) {
 }
 
 // TestRopeTypePairing: each rope type names its pairs as RopeType's doc says: Norm adjacent
-// ones (GPT-J's layout), the others i with i + n_rot/2 (NeoX's), MRoPE's by sections.
+// ones (GPT-J's layout), the others i with i + n_rot/2 (NeoX's), MRoPE's by sections; a value
+// that is none of them claims no pairing.
 func TestRopeTypePairing(t *testing.T) {
 	for rt, want := range map[RopeType]string{
-		RopeNone:   "no pairs: nothing rotates",
-		RopeNorm:   "adjacent pairs 2i, 2i+1",
-		RopeNeoX:   "pairs i, i+n_rot/2",
-		RopeMRoPE:  "pairs i, i+n_rot/2, sections in chunks",
-		RopeIMRoPE: "pairs i, i+n_rot/2, sections interleaved",
-		RopeVision: "pairs i, i+n_rot/2",
+		RopeNone:     "no pairs: nothing rotates",
+		RopeNorm:     "adjacent pairs 2i, 2i+1",
+		RopeNeoX:     "pairs i, i+n_rot/2",
+		RopeMRoPE:    "pairs i, i+n_rot/2, sections in chunks",
+		RopeIMRoPE:   "pairs i, i+n_rot/2, sections interleaved",
+		RopeVision:   "pairs i, i+n_rot/2",
+		RopeType(1):  "pairs unknown: not a rope type llama.cpp names",
+		RopeType(-2): "pairs unknown: not a rope type llama.cpp names",
 	} {
 		if got := rt.Pairing(); got != want {
 			t.Errorf("%v: %q, want %q", rt, got, want)

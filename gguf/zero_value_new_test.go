@@ -34,6 +34,13 @@ func TestZeroValueNew(t *testing.T) {
 		"TypeName":            func() error { _ = TypeName(0); _ = TypeName(^uint32(0)); return nil },
 		"Type.String":         func() error { _ = Type(0).String(); _ = Type(^uint32(0)).String(); return nil },
 		"RopeType.String":     func() error { _ = RopeType(0).String(); _ = RopeType(-1).String(); return nil },
+		"RopeType.Pairing":    func() error { _ = RopeType(0).Pairing(); _ = RopeType(-1 << 62).Pairing(); return nil },
+		"IsFile": func() error {
+			if IsFile("") || IsFile(".") || IsFile("\x00") {
+				return fmt.Errorf("an empty path, a directory or an invalid path is a GGUF file")
+			}
+			return nil
+		},
 		"zero Value": func() error {
 			_, _ = v.Int()
 			_, _ = v.Float()
