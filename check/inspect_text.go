@@ -104,14 +104,16 @@ func (r *InspectReport) textSpec() rope.Spec {
 	return s
 }
 
-// ggufPairing says which elements the llama.cpp rope type named name pairs.
+// ggufPairing says which elements the llama.cpp rope type named name pairs (a name no rope
+// type has: gguf.RopeType.Pairing's unknown pairs).
 func ggufPairing(name string) string {
-	for _, t := range []gguf.RopeType{gguf.RopeNone, gguf.RopeNorm, gguf.RopeNeoX, gguf.RopeMRoPE, gguf.RopeVision, gguf.RopeIMRoPE} {
+	types := []gguf.RopeType{gguf.RopeNone, gguf.RopeNorm, gguf.RopeNeoX, gguf.RopeMRoPE, gguf.RopeVision, gguf.RopeIMRoPE}
+	for _, t := range types {
 		if t.String() == name {
 			return t.Pairing()
 		}
 	}
-	return gguf.RopeNeoX.Pairing()
+	return gguf.RopeType(-2).Pairing() // no rope type's value
 }
 
 // layerKind says which of the model's per-layer rules layer r.Layer follows.

@@ -121,17 +121,20 @@ func (f *File) RopeType() (string, RopeType, error) {
 	return arch, t, nil
 }
 
-// Pairing says which elements of a head t pairs for rotation.
+// Pairing says which elements of a head t pairs for rotation; for a value that is none of the
+// rope types above, that its pairs are unknown.
 func (t RopeType) Pairing() string {
 	switch t {
 	case RopeNone:
 		return "no pairs: nothing rotates"
 	case RopeNorm:
 		return "adjacent pairs 2i, 2i+1"
+	case RopeNeoX, RopeVision:
+		return "pairs i, i+n_rot/2"
 	case RopeMRoPE:
 		return "pairs i, i+n_rot/2, sections in chunks"
 	case RopeIMRoPE:
 		return "pairs i, i+n_rot/2, sections interleaved"
 	}
-	return "pairs i, i+n_rot/2"
+	return "pairs unknown: not a rope type llama.cpp names"
 }
