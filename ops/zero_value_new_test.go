@@ -2,13 +2,14 @@ package ops
 
 import (
 	"fmt"
+	"math"
 	"testing"
 
 	"github.com/rotary-go/rotary/tensor"
 )
 
-// TestZeroValueNew: QueryKeyInto, PositionsInto, NewVisionRoPE2D, ParseVisionLayout and
-// VisionLayout.String, called with nil pointers, zero tensors and zero parameters, return an
+// TestZeroValueNew: QueryKeyInto, PositionsInto, NewVisionRoPE2D, ParseVisionLayout,
+// VisionLayout.String and Layout.CosSinShape, called with nil pointers, zero tensors and zero parameters, return an
 // error (or a name) and never panic. The Args row methods (MRoPEArgs.Axis,
 // VisionRoPE2DArgs.Freq) index checked arguments by contract and are not called here.
 func TestZeroValueNew(t *testing.T) {
@@ -29,6 +30,13 @@ func TestZeroValueNew(t *testing.T) {
 		},
 		"ParseVisionLayout(\"\")": func() error { _, err := ParseVisionLayout(""); return wantErr(err) },
 		"VisionLayout.String":     func() error { _, _ = VisionLayout(0).String(), VisionLayout(255).String(); return nil },
+		"Layout.CosSinShape": func() error {
+			if s := Layout("").CosSinShape(-1, -1); s != nil {
+				return fmt.Errorf("the zero Layout's shape: %v, want nil", s)
+			}
+			_ = THD.CosSinShape(math.MaxInt, math.MinInt)
+			return nil
+		},
 	} {
 		err := func() (err error) {
 			defer func() {
