@@ -113,6 +113,7 @@ func Summarize(name string, t tensor.Tensor, values int) (Summary, error) {
 	return s, nil
 }
 
+// MarshalJSON writes s in the JSON form Summary describes.
 func (s Summary) MarshalJSON() ([]byte, error) {
 	shape := s.Shape
 	if shape == nil {

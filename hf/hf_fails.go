@@ -22,6 +22,8 @@ type HFFailure struct {
 	Reading string
 }
 
+// String is the failure in one line, as Model.Warnings lists it: the key, what raises and
+// why, and the reading rotary takes.
 func (f HFFailure) String() string {
 	return fmt.Sprintf("%s: transformers main cannot run this config: %s raises %s; rotary %s", f.Key, f.Fails, f.Error, f.Reading)
 }

@@ -18,6 +18,7 @@ const (
 	IndexerRoPE
 )
 
+// String is w's name, the word ParseWhichRoPE reads: main or indexer.
 func (w WhichRoPE) String() string {
 	switch w {
 	case MainRoPE:
@@ -77,6 +78,7 @@ type ChoiceError struct {
 	Choices []string
 }
 
+// Error says the word refused and the choices: Arg "Value": want a, b or c.
 func (e *ChoiceError) Error() string {
 	want := strings.Join(e.Choices, " or ")
 	if n := len(e.Choices); n > 2 {
@@ -114,7 +116,10 @@ type SelectionError struct {
 	Err         error
 }
 
+// Error is Arg then Detail.
 func (e *SelectionError) Error() string { return e.Arg + e.Detail }
+
+// Unwrap is rope's error behind the refusal, nil when there is none.
 func (e *SelectionError) Unwrap() error { return e.Err }
 
 // Select is the spec s picks from m, validated: the RoPE s names, at layer s.Layer, under s's
