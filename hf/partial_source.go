@@ -21,7 +21,7 @@ import (
 // compute_default_rope_parameters, which reads rope_parameters: the object's value, else the
 // attribute. Every ROPE_INIT_FUNCTIONS entry (_compute_linear_scaling_rope_parameters,
 // _compute_dynamic_ntk_parameters, _compute_yarn_parameters, _compute_longrope_parameters,
-// _compute_llama3_parameters) first calls config.standardize_rope_params(), which now assigns
+// _compute_llama3_parameters) first calls config.standardize_rope_params(), which at main assigns
 // the attribute over rope_parameters["partial_rotary_factor"], and sizes its tables by it: a
 // scaled type takes the attribute (RulePartialRotarySource "object-unless-scaled"). vLLM's
 // patch_rope_parameters does that assignment for every type before the model is built
