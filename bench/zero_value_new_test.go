@@ -6,20 +6,21 @@ import (
 	"testing"
 
 	"github.com/rotary-go/rotary/hf"
+	"github.com/rotary-go/rotary/internal/zerotest"
 )
 
 // TestZeroValueNew: ModelShape of a nil, zero or rope-less model and with nil or malformed
 // config bytes, Config.Names of a nil and a zero Config, and Count of a nil Config return an
 // error or their defaults and never panic; Names' defaults are copies a caller may change.
 func TestZeroValueNew(t *testing.T) {
-	for name, f := range map[string]func() error{
-		"ModelShape(nil)":  func() error { _, err := ModelShape("", nil, nil); return wantErr(err) },
-		"ModelShape(zero)": func() error { _, err := ModelShape("", &hf.Model{}, []byte("{")); return wantErr(err) },
+	zerotest.Run(t, map[string]func() error{
+		"ModelShape(nil)":  func() error { _, err := ModelShape("", nil, nil); return zerotest.WantErr(err) },
+		"ModelShape(zero)": func() error { _, err := ModelShape("", &hf.Model{}, []byte("{")); return zerotest.WantErr(err) },
 		"ModelShape(no RoPE)": func() error {
 			m := &hf.Model{NumHeads: 1, NumKVHeads: 1}
 			m.Spec.NoRoPE, m.Spec.HeadSize = true, 8
 			_, err := ModelShape("", m, nil)
-			return wantErr(err)
+			return zerotest.WantErr(err)
 		},
 		"nil Config.Names": func() error {
 			ops, backends, models := (*Config)(nil).Names()
@@ -39,24 +40,5 @@ func TestZeroValueNew(t *testing.T) {
 			return nil
 		},
 		"nil Config.Count": func() error { _, err := (*Config)(nil).Count(); return err },
-	} {
-		err := func() (err error) {
-			defer func() {
-				if r := recover(); r != nil {
-					err = fmt.Errorf("panic: %v", r)
-				}
-			}()
-			return f()
-		}()
-		if err != nil {
-			t.Errorf("%s: %v", name, err)
-		}
-	}
-}
-
-func wantErr(err error) error {
-	if err == nil {
-		return fmt.Errorf("no error")
-	}
-	return nil
+	})
 }

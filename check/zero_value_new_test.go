@@ -10,6 +10,7 @@ import (
 	"github.com/rotary-go/rotary/check"
 	"github.com/rotary-go/rotary/gguf"
 	"github.com/rotary-go/rotary/hf"
+	"github.com/rotary-go/rotary/internal/zerotest"
 	rp "github.com/rotary-go/rotary/rope"
 )
 
@@ -22,14 +23,17 @@ func TestZeroValueNew(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for name, f := range map[string]func() error{
-		"Inspect(nil)":       func() error { _, err := check.Inspect(nil, hf.Selection{}); return wantErr(err) },
-		"Inspect(zero)":      func() error { _, err := check.Inspect(&hf.Model{}, hf.Selection{}); return wantErr(err) },
-		"Inspect(layer -1)":  func() error { _, err := check.Inspect(llama, hf.Selection{Layer: -1}); return wantErr(err) },
-		"Inspect(layer max)": func() error { _, err := check.Inspect(llama, hf.Selection{Layer: math.MaxInt}); return wantErr(err) },
-		"Inspect(rope 255)":  func() error { _, err := check.Inspect(llama, hf.Selection{RoPE: 255}); return wantErr(err) },
-		"InspectGGUF(nil)":   func() error { _, err := check.InspectGGUF(nil, 0); return wantErr(err) },
-		"InspectGGUF(zero)":  func() error { _, err := check.InspectGGUF(&gguf.File{}, -1); return wantErr(err) },
+	zerotest.Run(t, map[string]func() error{
+		"Inspect(nil)":      func() error { _, err := check.Inspect(nil, hf.Selection{}); return zerotest.WantErr(err) },
+		"Inspect(zero)":     func() error { _, err := check.Inspect(&hf.Model{}, hf.Selection{}); return zerotest.WantErr(err) },
+		"Inspect(layer -1)": func() error { _, err := check.Inspect(llama, hf.Selection{Layer: -1}); return zerotest.WantErr(err) },
+		"Inspect(layer max)": func() error {
+			_, err := check.Inspect(llama, hf.Selection{Layer: math.MaxInt})
+			return zerotest.WantErr(err)
+		},
+		"Inspect(rope 255)": func() error { _, err := check.Inspect(llama, hf.Selection{RoPE: 255}); return zerotest.WantErr(err) },
+		"InspectGGUF(nil)":  func() error { _, err := check.InspectGGUF(nil, 0); return zerotest.WantErr(err) },
+		"InspectGGUF(zero)": func() error { _, err := check.InspectGGUF(&gguf.File{}, -1); return zerotest.WantErr(err) },
 		"WriteText": func() error {
 			(*check.InspectReport)(nil).WriteText(io.Discard)
 			(&check.InspectReport{}).WriteText(io.Discard)
@@ -62,26 +66,7 @@ func TestZeroValueNew(t *testing.T) {
 			}
 			return nil
 		},
-	} {
-		err := func() (err error) {
-			defer func() {
-				if r := recover(); r != nil {
-					err = fmt.Errorf("panic: %v", r)
-				}
-			}()
-			return f()
-		}()
-		if err != nil {
-			t.Errorf("%s: %v", name, err)
-		}
-	}
-}
-
-func wantErr(err error) error {
-	if err == nil {
-		return fmt.Errorf("no error")
-	}
-	return nil
+	})
 }
 
 // TestSpecWordsBounded: SpecWords of a spec whose rotary dim no valid spec has (Validate's head

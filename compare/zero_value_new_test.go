@@ -5,6 +5,7 @@ import (
 	"math"
 	"testing"
 
+	"github.com/rotary-go/rotary/internal/zerotest"
 	"github.com/rotary-go/rotary/tensor"
 )
 
@@ -12,13 +13,16 @@ import (
 // or huge value counts, Options.Check of the zero and extreme options, and the zero Summary's
 // JSON and Value's methods return an error or a result and never panic.
 func TestZeroValueNew(t *testing.T) {
-	for name, f := range map[string]func() error{
-		"Summarize(zero)": func() error { _, err := Summarize("probe", tensor.Tensor{}, 0); return wantErr(err) },
+	zerotest.Run(t, map[string]func() error{
+		"Summarize(zero)": func() error { _, err := Summarize("probe", tensor.Tensor{}, 0); return zerotest.WantErr(err) },
 		"Summarize(outside)": func() error {
 			_, err := Summarize("probe", tensor.Tensor{DType: tensor.F32, Shape: []int{4}, F32: make([]float32, 2)}, 1)
-			return wantErr(err)
+			return zerotest.WantErr(err)
 		},
-		"Summarize(-1)": func() error { _, err := Summarize("probe", tensor.FromF32([]float32{1}, 1), -1); return wantErr(err) },
+		"Summarize(-1)": func() error {
+			_, err := Summarize("probe", tensor.FromF32([]float32{1}, 1), -1)
+			return zerotest.WantErr(err)
+		},
 		"Summarize(MaxInt)": func() error {
 			s, err := Summarize("probe", tensor.FromI64([]int64{math.MinInt64, math.MaxInt64}, 2), math.MaxInt)
 			if err != nil || len(s.Values) != 2 {
@@ -43,24 +47,5 @@ func TestZeroValueNew(t *testing.T) {
 			_, err := Summary{}.MarshalJSON()
 			return err
 		},
-	} {
-		err := func() (err error) {
-			defer func() {
-				if r := recover(); r != nil {
-					err = fmt.Errorf("panic: %v", r)
-				}
-			}()
-			return f()
-		}()
-		if err != nil {
-			t.Errorf("%s: %v", name, err)
-		}
-	}
-}
-
-func wantErr(err error) error {
-	if err == nil {
-		return fmt.Errorf("no error")
-	}
-	return nil
+	})
 }

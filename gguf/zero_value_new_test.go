@@ -3,6 +3,8 @@ package gguf
 import (
 	"fmt"
 	"testing"
+
+	"github.com/rotary-go/rotary/internal/zerotest"
 )
 
 // TestZeroValueNew: the exported functions and methods of this package, called with nil
@@ -12,23 +14,23 @@ func TestZeroValueNew(t *testing.T) {
 	var nilFile *File
 	zero := &File{}
 	var v Value
-	for name, f := range map[string]func() error{
+	zerotest.Run(t, map[string]func() error{
 		"nil File.Get":       func() error { _, _ = nilFile.Get(""); return nil },
 		"nil File.Tensor":    func() error { _, _ = nilFile.Tensor(""); return nil },
 		"nil File.Factors":   func() error { _, _ = nilFile.Factors(""); return nil },
-		"nil File.RoPE":      func() error { _, err := nilFile.RoPE(); return wantErr(err) },
-		"nil File.RopeType":  func() error { _, _, err := nilFile.RopeType(); return wantErr(err) },
+		"nil File.RoPE":      func() error { _, err := nilFile.RoPE(); return zerotest.WantErr(err) },
+		"nil File.RopeType":  func() error { _, _, err := nilFile.RopeType(); return zerotest.WantErr(err) },
 		"zero File.Get":      func() error { _, _ = zero.Get(""); return nil },
 		"zero File.Tensor":   func() error { _, _ = zero.Tensor(""); return nil },
 		"zero File.Factors":  func() error { _, _ = zero.Factors(""); return nil },
-		"zero File.RoPE":     func() error { _, err := zero.RoPE(); return wantErr(err) },
-		"zero File.RopeType": func() error { _, _, err := zero.RopeType(); return wantErr(err) },
-		"Parse(nil)":         func() error { _, err := Parse(nil); return wantErr(err) },
-		"ReadFile(\"\")":     func() error { _, err := ReadFile(""); return wantErr(err) },
+		"zero File.RoPE":     func() error { _, err := zero.RoPE(); return zerotest.WantErr(err) },
+		"zero File.RopeType": func() error { _, _, err := zero.RopeType(); return zerotest.WantErr(err) },
+		"Parse(nil)":         func() error { _, err := Parse(nil); return zerotest.WantErr(err) },
+		"ReadFile(\"\")":     func() error { _, err := ReadFile(""); return zerotest.WantErr(err) },
 		"Write(nil, nil)":    func() error { _, err := Write(nil, nil); return err },
 		"Write(zero KV, zero Tensor)": func() error {
 			_, err := Write([]KV{{}}, []Tensor{{}})
-			return wantErr(err)
+			return zerotest.WantErr(err)
 		},
 		"ConverterPermutesQK": func() error { _ = ConverterPermutesQK(""); return nil },
 		"TypeName":            func() error { _ = TypeName(0); _ = TypeName(^uint32(0)); return nil },
@@ -61,25 +63,5 @@ func TestZeroValueNew(t *testing.T) {
 			}
 			return nil
 		},
-	} {
-		if err := recovered(f); err != nil {
-			t.Errorf("%s: %v", name, err)
-		}
-	}
-}
-
-func wantErr(err error) error {
-	if err == nil {
-		return fmt.Errorf("no error")
-	}
-	return nil
-}
-
-func recovered(f func() error) (err error) {
-	defer func() {
-		if r := recover(); r != nil {
-			err = fmt.Errorf("panic: %v", r)
-		}
-	}()
-	return f()
+	})
 }

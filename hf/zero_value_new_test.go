@@ -5,6 +5,7 @@ import (
 	"math"
 	"testing"
 
+	"github.com/rotary-go/rotary/internal/zerotest"
 	"github.com/rotary-go/rotary/rope"
 )
 
@@ -13,7 +14,7 @@ import (
 // and unknown selections, the word parsers with empty and unknown words, and the zero
 // ChoiceError, SelectionError and HFFailure return an error or a zero result and never panic.
 func TestZeroValueNew(t *testing.T) {
-	for name, f := range map[string]func() error{
+	zerotest.Run(t, map[string]func() error{
 		"Dialects":           func() error { _ = Dialects(); return nil },
 		"Rules":              func() error { _ = Rules(); return nil },
 		"ParseDialect(\"\")": func() error { _, _ = ParseDialect(""); return nil },
@@ -85,17 +86,5 @@ func TestZeroValueNew(t *testing.T) {
 			_ = HFFailure{}.String()
 			return nil
 		},
-	} {
-		err := func() (err error) {
-			defer func() {
-				if r := recover(); r != nil {
-					err = fmt.Errorf("panic: %v", r)
-				}
-			}()
-			return f()
-		}()
-		if err != nil {
-			t.Errorf("%s: %v", name, err)
-		}
-	}
+	})
 }

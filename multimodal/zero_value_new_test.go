@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"testing"
 
+	"github.com/rotary-go/rotary/internal/zerotest"
 	"github.com/rotary-go/rotary/rope"
 	"github.com/rotary-go/rotary/safetensors"
 )
@@ -27,35 +28,38 @@ func TestZeroValueNew(t *testing.T) {
 		"FlattenN(nil rows)": func() error { _ = FlattenN(PositionsN{nil, {nil}}); return nil },
 		"PositionTensors(nil rows)": func() error {
 			_, err := PositionTensors(PositionsN{nil, {nil}}, nil, []int{0})
-			return wantErr(err)
+			return zerotest.WantErr(err)
 		},
-		"ReadInputFile(\"\")":  func() error { _, _, err := ReadInputFile(""); return wantErr(err) },
-		"ReadInput(nil)":       func() error { _, _, err := ReadInput(nil); return wantErr(err) },
-		"ReadInput(zero File)": func() error { _, _, err := ReadInput(&safetensors.File{}); return wantErr(err) },
+		"ReadInputFile(\"\")":  func() error { _, _, err := ReadInputFile(""); return zerotest.WantErr(err) },
+		"ReadInput(nil)":       func() error { _, _, err := ReadInput(nil); return zerotest.WantErr(err) },
+		"ReadInput(zero File)": func() error { _, _, err := ReadInput(&safetensors.File{}); return zerotest.WantErr(err) },
 		"ReadInput(no frames)": func() error {
 			// Audio lengths of 2^50 clips without a frame: no data, so the shape alone would size them.
 			f := &safetensors.File{Tensors: []safetensors.Tensor{safetensors.FromInt64s("input_ids", []int{2}, []int64{1, 2}),
 				{Name: "feature_attention_mask", DType: "BOOL", Shape: []int{1 << 50, 0}}}}
 			_, _, err := ReadInput(f)
-			return wantErr(err)
+			return zerotest.WantErr(err)
 		},
-		"ParseInputJSON(nil)":        func() error { _, _, err := ParseInputJSON(nil); return wantErr(err) },
-		"ParseInputJSON({})":         func() error { _, _, err := ParseInputJSON([]byte("{}")); return wantErr(err) },
-		"PositionTensors(nil)":       func() error { _, err := PositionTensors(nil, nil, nil); return err },
-		"FamilyOptions(\"\")":        func() error { _, err := FamilyOptions(""); return wantErr(err) },
-		"DefaultConfigWith(zero)":    func() error { _, err := DefaultConfigWith(ReadOptions{}); return wantErr(err) },
-		"DefaultConfigWith(unknown)": func() error { _, err := DefaultConfigWith(ReadOptions{Kind: 255, Talker: true}); return wantErr(err) },
-		"PixtralVisionPositions":     func() error { _, err := PixtralVisionPositions(nil, 0); return wantErr(err) },
-		"PixtralVisionPositions0":    func() error { _, err := PixtralVisionPositions([][2]int64{{}}, 0); return wantErr(err) },
-		"PixtralVisionCosSin":        func() error { _, err := PixtralVisionCosSin(nil, 0, 0, 0, 0); return wantErr(err) },
+		"ParseInputJSON(nil)":     func() error { _, _, err := ParseInputJSON(nil); return zerotest.WantErr(err) },
+		"ParseInputJSON({})":      func() error { _, _, err := ParseInputJSON([]byte("{}")); return zerotest.WantErr(err) },
+		"PositionTensors(nil)":    func() error { _, err := PositionTensors(nil, nil, nil); return err },
+		"FamilyOptions(\"\")":     func() error { _, err := FamilyOptions(""); return zerotest.WantErr(err) },
+		"DefaultConfigWith(zero)": func() error { _, err := DefaultConfigWith(ReadOptions{}); return zerotest.WantErr(err) },
+		"DefaultConfigWith(unknown)": func() error {
+			_, err := DefaultConfigWith(ReadOptions{Kind: 255, Talker: true})
+			return zerotest.WantErr(err)
+		},
+		"PixtralVisionPositions":  func() error { _, err := PixtralVisionPositions(nil, 0); return zerotest.WantErr(err) },
+		"PixtralVisionPositions0": func() error { _, err := PixtralVisionPositions([][2]int64{{}}, 0); return zerotest.WantErr(err) },
+		"PixtralVisionCosSin":     func() error { _, err := PixtralVisionCosSin(nil, 0, 0, 0, 0); return zerotest.WantErr(err) },
 		"PixtralVisionCosSin0": func() error {
 			_, err := PixtralVisionCosSin([][2]int64{{}}, 0, 0, 0, rope.Style(255))
-			return wantErr(err)
+			return zerotest.WantErr(err)
 		},
-		"ConfigFromJSON(nil)":     func() error { _, err := ConfigFromJSON(nil); return wantErr(err) },
-		"ConfigFromJSONAs(nil)":   func() error { _, err := ConfigFromJSONAs(nil, 0); return wantErr(err) },
-		"ConfigFromJSONWith(nil)": func() error { _, err := ConfigFromJSONWith(nil, ReadOptions{}); return wantErr(err) },
-		"ConfigFromJSON({})":      func() error { _, err := ConfigFromJSON([]byte("{}")); return wantErr(err) },
+		"ConfigFromJSON(nil)":     func() error { _, err := ConfigFromJSON(nil); return zerotest.WantErr(err) },
+		"ConfigFromJSONAs(nil)":   func() error { _, err := ConfigFromJSONAs(nil, 0); return zerotest.WantErr(err) },
+		"ConfigFromJSONWith(nil)": func() error { _, err := ConfigFromJSONWith(nil, ReadOptions{}); return zerotest.WantErr(err) },
+		"ConfigFromJSON({})":      func() error { _, err := ConfigFromJSON([]byte("{}")); return zerotest.WantErr(err) },
 		"IndexVersion.String":     func() error { _, _ = IndexVersion(0).String(), IndexVersion(255).String(); return nil },
 	}
 	for k := Kind(0); k <= HunYuanVL+1; k++ {
@@ -72,24 +76,5 @@ func TestZeroValueNew(t *testing.T) {
 			}
 		}
 	}
-	for name, f := range checks {
-		err := func() (err error) {
-			defer func() {
-				if r := recover(); r != nil {
-					err = fmt.Errorf("panic: %v", r)
-				}
-			}()
-			return f()
-		}()
-		if err != nil {
-			t.Errorf("%s: %v", name, err)
-		}
-	}
-}
-
-func wantErr(err error) error {
-	if err == nil {
-		return fmt.Errorf("no error")
-	}
-	return nil
+	zerotest.Run(t, checks)
 }

@@ -5,6 +5,7 @@ import (
 	"math"
 	"testing"
 
+	"github.com/rotary-go/rotary/internal/zerotest"
 	"github.com/rotary-go/rotary/tensor"
 )
 
@@ -14,21 +15,21 @@ import (
 // VisionRoPE2DArgs.Freq) index checked arguments by contract and are not called here.
 func TestZeroValueNew(t *testing.T) {
 	var z tensor.Tensor
-	for name, f := range map[string]func() error{
-		"QueryKeyInto(nil...)":   func() error { return wantErr(QueryKeyInto(nil, nil, nil, nil, 0)) },
-		"QueryKeyInto(zero...)":  func() error { return wantErr(QueryKeyInto(new(Heads), new(Heads), &z, &z, 0)) },
-		"PositionsInto(nil...)":  func() error { return wantErr(PositionsInto(nil, nil, 0, nil, 0)) },
+	zerotest.Run(t, map[string]func() error{
+		"QueryKeyInto(nil...)":   func() error { return zerotest.WantErr(QueryKeyInto(nil, nil, nil, nil, 0)) },
+		"QueryKeyInto(zero...)":  func() error { return zerotest.WantErr(QueryKeyInto(new(Heads), new(Heads), &z, &z, 0)) },
+		"PositionsInto(nil...)":  func() error { return zerotest.WantErr(PositionsInto(nil, nil, 0, nil, 0)) },
 		"PositionsInto(zero...)": func() error { _ = PositionsInto(new(Positions), &z, 0, nil, 0); return nil },
-		"NewVisionRoPE2D(zero)":  func() error { _, err := NewVisionRoPE2D(VisionRoPE2DParams{}); return wantErr(err) },
+		"NewVisionRoPE2D(zero)":  func() error { _, err := NewVisionRoPE2D(VisionRoPE2DParams{}); return zerotest.WantErr(err) },
 		"NewVisionRoPE2D(typed, no buffers)": func() error {
 			_, err := NewVisionRoPE2D(VisionRoPE2DParams{
 				Positions: tensor.Tensor{DType: tensor.I64, Shape: []int{2, 1}},
 				Query:     tensor.Tensor{DType: tensor.F32, Shape: []int{1, 1, 4}},
 				HeadSize:  4,
 			})
-			return wantErr(err)
+			return zerotest.WantErr(err)
 		},
-		"ParseVisionLayout(\"\")": func() error { _, err := ParseVisionLayout(""); return wantErr(err) },
+		"ParseVisionLayout(\"\")": func() error { _, err := ParseVisionLayout(""); return zerotest.WantErr(err) },
 		"VisionLayout.String":     func() error { _, _ = VisionLayout(0).String(), VisionLayout(255).String(); return nil },
 		"Layout.CosSinShape": func() error {
 			if s := Layout("").CosSinShape(-1, -1); s != nil {
@@ -37,24 +38,5 @@ func TestZeroValueNew(t *testing.T) {
 			_ = THD.CosSinShape(math.MaxInt, math.MinInt)
 			return nil
 		},
-	} {
-		err := func() (err error) {
-			defer func() {
-				if r := recover(); r != nil {
-					err = fmt.Errorf("panic: %v", r)
-				}
-			}()
-			return f()
-		}()
-		if err != nil {
-			t.Errorf("%s: %v", name, err)
-		}
-	}
-}
-
-func wantErr(err error) error {
-	if err == nil {
-		return fmt.Errorf("no error")
-	}
-	return nil
+	})
 }

@@ -3,13 +3,15 @@ package tensor
 import (
 	"fmt"
 	"testing"
+
+	"github.com/rotary-go/rotary/internal/zerotest"
 )
 
 // TestZeroValueNew: the bulk conversions with nil slices, and CheckPtr, Check and Stride on
 // nil and zero tensors, return an error or a zero result and never panic.
 func TestZeroValueNew(t *testing.T) {
 	var z Tensor
-	for name, f := range map[string]func() error{
+	zerotest.Run(t, map[string]func() error{
 		"BF16FromFloat32s(nil, nil)": func() error { _, err := BF16FromFloat32s(nil, nil); return err },
 		"Float32sFromBF16(nil, nil)": func() error { _, err := Float32sFromBF16(nil, nil); return err },
 		"F16FromFloat32s(nil, nil)":  func() error { _, err := F16FromFloat32s(nil, nil); return err },
@@ -30,19 +32,7 @@ func TestZeroValueNew(t *testing.T) {
 		},
 		"zero Check":  func() error { _ = z.Check("probe"); _ = CheckPtr(&z, "probe"); return nil },
 		"zero Stride": func() error { _, _, _ = z.Stride(0), z.Stride(-1), z.Stride(1<<30); return nil },
-	} {
-		err := func() (err error) {
-			defer func() {
-				if r := recover(); r != nil {
-					err = fmt.Errorf("panic: %v", r)
-				}
-			}()
-			return f()
-		}()
-		if err != nil {
-			t.Errorf("%s: %v", name, err)
-		}
-	}
+	})
 }
 
 func wantErr(_ int, err error) error {
