@@ -95,10 +95,9 @@ func TestWriteSuite(t *testing.T) {
 	}
 }
 
-// TestWriteSuiteEntryNames: a bundle's Entry.File names a file of the suite's directory: one
-// that is empty, a path (a separator, "." or ".."), index.json's name or another bundle's is
-// refused before anything is written, and what the directory held is left as it was.
-func TestWriteSuiteEntryNames(t *testing.T) {
+// smallBundle is a rotary_embedding bundle of Llama 3.1 8B, two tokens of one head.
+func smallBundle(t *testing.T) Bundle {
+	t.Helper()
 	m, err := Preset("llama-3.1-8b")
 	if err != nil {
 		t.Fatal(err)
@@ -107,6 +106,14 @@ func TestWriteSuiteEntryNames(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	return b
+}
+
+// TestWriteSuiteEntryNames: a bundle's Entry.File names a file of the suite's directory: one
+// that is empty, a path (a separator, "." or ".."), index.json's name or another bundle's is
+// refused before anything is written, and what the directory held is left as it was.
+func TestWriteSuiteEntryNames(t *testing.T) {
+	b := smallBundle(t)
 	named := func(file string) Bundle {
 		c := b
 		c.Entry.File = file
@@ -155,14 +162,7 @@ func TestWriteSuiteEntryNames(t *testing.T) {
 // TestWriteSuiteKeepsOthers: a failed npy suite removes the bundles it wrote, not what a bundle's
 // directory held before it.
 func TestWriteSuiteKeepsOthers(t *testing.T) {
-	m, err := Preset("llama-3.1-8b")
-	if err != nil {
-		t.Fatal(err)
-	}
-	b, err := Make(Options{Op: "rotary_embedding", Model: m, DType: tensor.F32, Tokens: 2, Heads: 1, KVHeads: 1})
-	if err != nil {
-		t.Fatal(err)
-	}
+	b := smallBundle(t)
 	b.Entry.File = "a"
 	broken := b
 	broken.Entry.File = "broken"
