@@ -23,10 +23,10 @@ type inputJSON struct {
 // input_ids as [S] or [B, S] integers, attention_mask of the same shape (optional),
 // image_grid_thw and video_grid_thw as lists of [t, h, w], second_per_grid_ts or
 // video_second_per_grid and audio_seqlens or audio_feature_lengths as lists. shape is
-// input_ids' shape, [S] or [B, S]: rows of another length than the first are refused. Unknown
-// keys and anything after the object are refused: a misspelt key or a second object would
-// otherwise drop an input. Every error wraps ErrInput; a malformed document's message is
-// encoding/json's.
+// input_ids' shape, [S] or [B, S]: rows of another length than the first, or a negative id,
+// are refused as RoPEIndexN refuses them. Unknown keys and anything after the object are
+// refused: a misspelt key or a second object would otherwise drop an input. Every error wraps
+// ErrInput; a malformed document's message is encoding/json's.
 func ParseInputJSON(data []byte) (in Input, shape []int, err error) {
 	dec := json.NewDecoder(bytes.NewReader(data))
 	dec.DisallowUnknownFields()
@@ -34,8 +34,9 @@ func ParseInputJSON(data []byte) (in Input, shape []int, err error) {
 	if err := dec.Decode(&f); err != nil {
 		return Input{}, nil, readErr("%v", err)
 	}
+	end := dec.InputOffset()
 	if _, err := dec.Token(); err != io.EOF {
-		return Input{}, nil, readErr("data after the JSON object at byte %d: want one object", dec.InputOffset())
+		return Input{}, nil, readErr("data after the JSON object, which ends at byte %d: want one object", end)
 	}
 	ids, shape, err := jsonRows("input_ids", f.InputIDs)
 	if err != nil {
@@ -46,6 +47,9 @@ func ParseInputJSON(data []byte) (in Input, shape []int, err error) {
 	}
 	if len(ids) == 0 || len(ids[0]) == 0 {
 		return Input{}, nil, readErr("input_ids: want at least one token")
+	}
+	if _, err := checkRows(ids, nil); err != nil { // rows of one length, as shape says
+		return Input{}, nil, err
 	}
 	in.InputIDs = ids
 	if in.AttentionMask, _, err = jsonRows("attention_mask", f.AttentionMask); err != nil {
@@ -89,11 +93,6 @@ func jsonRows(name string, raw json.RawMessage) ([][]int64, []int, error) {
 	if err := json.Unmarshal(raw, &rows); err == nil {
 		if len(rows) == 0 {
 			return nil, nil, readErr("%s: no rows", name)
-		}
-		for i, row := range rows {
-			if len(row) != len(rows[0]) {
-				return nil, nil, readErr("%s: row %d has %d tokens, row 0 has %d: want equal-length rows", name, i, len(row), len(rows[0]))
-			}
 		}
 		return rows, []int{len(rows), len(rows[0])}, nil
 	}

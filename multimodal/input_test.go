@@ -223,7 +223,7 @@ func FuzzReadInput(f *testing.F) {
 // object (a second document would be dropped).
 func TestParseInputJSONShapes(t *testing.T) {
 	for _, c := range []struct{ js, want string }{
-		{`{"input_ids": [[1, 2], [3]]}`, "input_ids: row 1 has 1 tokens, row 0 has 2: want equal-length rows"},
+		{`{"input_ids": [[1, 2], [3]]}`, "input_ids row 1 has 1 tokens, row 0 has 2: want equal-length rows"},
 		{`{"input_ids": [1]} {"input_ids": [2]}`, "after the JSON object"},
 		{`{"input_ids": [1]} x`, "after the JSON object"},
 	} {
