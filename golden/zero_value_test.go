@@ -1,13 +1,14 @@
 package golden
 
 import (
-	"errors"
+	"fmt"
 	"math"
 	"testing"
 
 	"github.com/rotary-go/rotary"
 	"github.com/rotary-go/rotary/compare"
 	"github.com/rotary-go/rotary/hf"
+	"github.com/rotary-go/rotary/internal/zerotest"
 	"github.com/rotary-go/rotary/tensor"
 )
 
@@ -61,54 +62,48 @@ func TestZeroValues(t *testing.T) {
 	if _, err := Make(Options{Op: "apply_rotary_emb", Model: Model{Load: func(int) (*hf.Model, rotary.Spec, error) { return &hf.Model{}, rotary.Spec{}, nil }}}); err == nil {
 		t.Error("Make on a model with a zero spec: no error")
 	}
-	for name, f := range map[string]func() error{
-		"ModelArgs{}.Read":          func() error { _, _, err := (ModelArgs{}).Read(); return err },
-		"ModelArgs{}.LoadAt(-1)":    func() error { _, _, err := (ModelArgs{Preset: "llama-3.1-8b"}).LoadAt(-1); return err },
-		"ModelArgs{}.LoadAt(huge)":  func() error { _, _, err := (ModelArgs{Preset: "llama-3.1-8b"}).LoadAt(math.MaxInt); return err },
-		"ModelArgs{}.ConfigJSON":    func() error { _, err := (ModelArgs{}).ConfigJSON(); return err },
-		"ModelArgs{Style: ?}":       func() error { _, err := (ModelArgs{Style: "?"}).Options(); return err },
-		"FlagError(SelectionError)": func() error { return (ModelArgs{}).FlagError(&hf.SelectionError{Arg: "rules"}) },
+	zerotest.Run(t, map[string]func() error{
+		"ModelArgs{}.Read": func() error { _, _, err := (ModelArgs{}).Read(); return zerotest.WantErr(err) },
+		"ModelArgs{}.LoadAt(-1)": func() error {
+			_, _, err := (ModelArgs{Preset: "llama-3.1-8b"}).LoadAt(-1)
+			return zerotest.WantErr(err)
+		},
+		"ModelArgs{}.LoadAt(huge)": func() error {
+			_, _, err := (ModelArgs{Preset: "llama-3.1-8b"}).LoadAt(math.MaxInt)
+			return zerotest.WantErr(err)
+		},
+		"ModelArgs{}.ConfigJSON":    func() error { _, err := (ModelArgs{}).ConfigJSON(); return zerotest.WantErr(err) },
+		"ModelArgs{Style: ?}":       func() error { _, err := (ModelArgs{Style: "?"}).Options(); return zerotest.WantErr(err) },
+		"FlagError(SelectionError)": func() error { return zerotest.WantErr((ModelArgs{}).FlagError(&hf.SelectionError{Arg: "rules"})) },
 		"ReadFiles()": func() error {
 			s, err := ReadFiles()
 			if err != nil || s == nil || len(s.Outputs()) != 0 {
-				t.Errorf("ReadFiles(): %+v, %v; want an empty Set", s, err)
+				return fmt.Errorf("%+v, %v; want an empty Set", s, err)
 			}
-			return errors.New("")
+			return nil
 		},
-		"ReadFiles(\"\")":     func() error { _, err := ReadFiles(""); return err },
-		"nil Set.ReadFile":    func() error { return (*Set)(nil).ReadFile("") },
-		"nil Set.Add":         func() error { return (*Set)(nil).Add("", tensor.Tensor{}, "") },
-		"zero Set.ReadFile":   func() error { return (&Set{}).ReadFile("") },
-		"Verify(nil, nil)":    func() error { _, err := Verify(nil, nil, VerifyOptions{}); return err },
-		"Verify(zero, zero)":  func() error { _, err := Verify(&Set{}, &Set{}, VerifyOptions{}); return err },
-		"Diff(nil, nil)":      func() error { _, err := Diff(nil, nil, compare.Options{}); return err },
-		"Diff(zero, nil)":     func() error { _, err := Diff(&Set{}, nil, compare.Options{}); return err },
-		"ReadPositions(\"\")": func() error { _, err := ReadPositions(""); return err },
-		"ReadApplyArgs(\"\")": func() error { _, err := ReadApplyArgs("", nil); return err },
-		"ReadModelArgs(\"\")": func() error { _, err := ReadModelArgs(""); return err },
-		"RecordedModel(\"\")": func() error { _, _, err := RecordedModel(""); return err },
-		"RecordedModel([])":   func() error { _, _, err := RecordedModel("[]"); return err },
-		"Bundle{}.WriteFile":  func() error { return (Bundle{}).WriteFile("", "") },
-		"WriteSuite(\"\")":    func() error { return WriteSuite("", nil, "") },
+		"ReadFiles(\"\")":     func() error { _, err := ReadFiles(""); return zerotest.WantErr(err) },
+		"nil Set.ReadFile":    func() error { return zerotest.WantErr((*Set)(nil).ReadFile("")) },
+		"nil Set.Add":         func() error { return zerotest.WantErr((*Set)(nil).Add("", tensor.Tensor{}, "")) },
+		"zero Set.ReadFile":   func() error { return zerotest.WantErr((&Set{}).ReadFile("")) },
+		"Verify(nil, nil)":    func() error { _, err := Verify(nil, nil, VerifyOptions{}); return zerotest.WantErr(err) },
+		"Verify(zero, zero)":  func() error { _, err := Verify(&Set{}, &Set{}, VerifyOptions{}); return zerotest.WantErr(err) },
+		"Diff(nil, nil)":      func() error { _, err := Diff(nil, nil, compare.Options{}); return zerotest.WantErr(err) },
+		"Diff(zero, nil)":     func() error { _, err := Diff(&Set{}, nil, compare.Options{}); return zerotest.WantErr(err) },
+		"ReadPositions(\"\")": func() error { _, err := ReadPositions(""); return zerotest.WantErr(err) },
+		"ReadApplyArgs(\"\")": func() error { _, err := ReadApplyArgs("", nil); return zerotest.WantErr(err) },
+		"ReadModelArgs(\"\")": func() error { _, err := ReadModelArgs(""); return zerotest.WantErr(err) },
+		"RecordedModel(\"\")": func() error { _, _, err := RecordedModel(""); return zerotest.WantErr(err) },
+		"RecordedModel([])":   func() error { _, _, err := RecordedModel("[]"); return zerotest.WantErr(err) },
+		"Bundle{}.WriteFile":  func() error { return zerotest.WantErr((Bundle{}).WriteFile("", "")) },
+		"WriteSuite(\"\")":    func() error { return zerotest.WantErr(WriteSuite("", nil, "")) },
 		"pure functions": func() error {
 			_ = IsBundle(nil)
 			_ = ApplyArg("", "")
 			_ = DefaultOp(rotary.Spec{})
 			_, _, _ = CandidateOutput(nil, "")
 			_ = (*Set)(nil).Outputs()
-			return errors.New("")
+			return nil
 		},
-	} {
-		err := func() (err error) {
-			defer func() {
-				if r := recover(); r != nil {
-					t.Errorf("%s: panic: %v", name, r)
-				}
-			}()
-			return f()
-		}()
-		if err == nil {
-			t.Errorf("%s: no error", name)
-		}
-	}
+	})
 }
