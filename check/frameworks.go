@@ -282,8 +282,12 @@ func compareModels(a, b *hf.Model) (Comparison, bool, error) {
 	return worst, differ, nil
 }
 
-// WriteText writes the report as rotary check --frameworks prints it.
+// WriteText writes the report as rotary check --frameworks prints it. A nil report or a nil w
+// writes nothing.
 func (r *FrameworksReport) WriteText(w io.Writer) {
+	if r == nil || w == nil {
+		return
+	}
 	fmt.Fprintf(w, "config: %s\ndialects: %s\n", r.Source, strings.Join(r.Dialects, ", "))
 	for _, row := range r.Rows {
 		verdict := "differ"

@@ -380,8 +380,12 @@ func firstDifference(a, b []int) int {
 	return first
 }
 
-// WriteText writes the report as rotary check --gguf prints it.
+// WriteText writes the report as rotary check --gguf prints it. A nil report or a nil w
+// writes nothing.
 func (r *GGUFReport) WriteText(w io.Writer) {
+	if r == nil || w == nil {
+		return
+	}
 	fmt.Fprintf(w, "gguf:   %s (general.architecture %s, llama.cpp rope type %s)\nconfig: %s\n", r.GGUF, r.Architecture, r.RopeType, r.Config)
 	for _, row := range r.Rows {
 		verdict := "differ"

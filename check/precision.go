@@ -49,8 +49,12 @@ type PrecisionAtLen struct {
 	BF16Differ  float64 `json:"bf16_differ"`
 }
 
-// WriteText writes the report as rotary check --precision prints it.
+// WriteText writes the report as rotary check --precision prints it. A nil report or a nil w
+// writes nothing.
 func (r *PrecisionReport) WriteText(w io.Writer) {
+	if r == nil || w == nil {
+		return
+	}
 	fmt.Fprintf(w, "config: %s\nmodel: %s\n", r.Source, r.Model)
 	for _, l := range r.Lengths {
 		fmt.Fprintf(w, "\nat the %s length %d (positions %d..%d):\n", l.Name, l.Length, l.From, l.Length-1)

@@ -15,7 +15,7 @@ import (
 )
 
 // TestZeroValueNew: Inspect and InspectGGUF with nil and zero models and files and layers out of
-// range, InspectReport.WriteText on nil and zero reports and a nil writer, SpecWords of zero
+// range, every report's WriteText on nil and zero reports and a nil writer, SpecWords of zero
 // and malformed specs, Guess of no findings and ParseDialects of empty and unknown lists return
 // an error or a zero result and never panic.
 func TestZeroValueNew(t *testing.T) {
@@ -44,6 +44,18 @@ func TestZeroValueNew(t *testing.T) {
 				return err
 			}
 			r.WriteText(nil)
+			return nil
+		},
+		"WriteText(others)": func() error {
+			(*check.FrameworksReport)(nil).WriteText(io.Discard)
+			(&check.FrameworksReport{}).WriteText(nil)
+			(&check.FrameworksReport{}).WriteText(io.Discard)
+			(*check.GGUFReport)(nil).WriteText(io.Discard)
+			(&check.GGUFReport{}).WriteText(nil)
+			(&check.GGUFReport{}).WriteText(io.Discard)
+			(*check.PrecisionReport)(nil).WriteText(io.Discard)
+			(&check.PrecisionReport{}).WriteText(nil)
+			(&check.PrecisionReport{}).WriteText(io.Discard)
 			return nil
 		},
 		"SpecWords": func() error {
