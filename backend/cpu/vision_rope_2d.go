@@ -1,6 +1,8 @@
 package cpu
 
 import (
+	"math"
+	"slices"
 	"sync"
 
 	"github.com/rotary-go/rotary/backend/native"
@@ -29,21 +31,41 @@ func init() {
 }
 
 // A vision tower's patches repeat their coordinates: a row-major image's column coordinates
-// come round again every row. Each half's cos/sin is kept by coordinate in a small
-// direct-mapped table, so an image narrower than visionSlots patches evaluates each column's
-// sines once per call instead of once per patch (the float64 sines cost several times the
-// rotation of a patch's heads).
+// come round again every row, and every layer of the tower rotates the same patches. Each
+// half's cos/sin is kept by coordinate in a small direct-mapped table that outlives the call
+// while the pair frequencies stay the same, so an image narrower than visionSlots patches
+// evaluates each column's sines once instead of once per patch and layer (the float64 sines
+// cost several times the rotation of a patch's heads).
 const (
 	visionSlots    = 64 // a power of two
 	visionMaxPairs = 32 // the pairs a half may have to be kept: rotary dims up to 128
 )
 
 // visionScratch is one goroutine's working memory for visionRoPE2D: the pair frequencies of the
-// call (filled by the caller, shared by its chunks) and each half's table.
+// call (filled by the caller, shared by its chunks) and each half's table, valid for the
+// frequencies in key.
 type visionScratch struct {
-	inv [256]float64
+	inv  [256]float64
+	key  [2 * visionMaxPairs]float64 // the first nkey: the frequencies the table holds
+	nkey int
 	tag [2][visionSlots]int64 // the coordinate a slot holds, −1 for none
 	ent [2][visionSlots][2 * visionMaxPairs]float32
+}
+
+// keep reports whether s's table holds cos/sin for the frequencies inv; when not, it empties
+// the table and keys it by inv.
+func (s *visionScratch) keep(inv []float64) bool {
+	key := s.key[:s.nkey]
+	if s.nkey > 0 && slices.EqualFunc(key, inv, func(a, b float64) bool { return math.Float64bits(a) == math.Float64bits(b) }) {
+		return true
+	}
+	for c := range s.tag {
+		for i := range s.tag[c] {
+			s.tag[c][i] = -1
+		}
+	}
+	s.nkey = copy(s.key[:], inv)
+	return false
 }
 
 var visionScratchPool = sync.Pool{New: func() any { return new(visionScratch) }}
@@ -81,11 +103,7 @@ func visionRoPE2D(a *ops.VisionRoPE2DArgs, inv []float64, s *visionScratch, lo, 
 	q := half / 2
 	table := half-q <= visionMaxPairs
 	if table {
-		for c := range s.tag {
-			for i := range s.tag[c] {
-				s.tag[c][i] = -1
-			}
-		}
+		s.keep(inv)
 	}
 	var last [2]int64
 	for t := lo; t < hi; t++ {

@@ -50,3 +50,37 @@ func TestVisionRoPE2DThreads(t *testing.T) {
 		}
 	}
 }
+
+// TestVisionRoPE2DTableAcrossCalls: the per-coordinate cos/sin table outlives a call, for the
+// next layer's call on the same patches; calls in turn with another theta, the other layout
+// (other frequencies), another head size and the first again must each rotate bit for bit as
+// native, from one goroutine (the caller's scratch) and through the pool (each chunk's).
+func TestVisionRoPE2DTableAcrossCalls(t *testing.T) {
+	defer cpu.SetImplementation(cpu.Implementations()[0])
+	r := rand.New(rand.NewPCG(11, 12))
+	type call struct {
+		d      int
+		theta  float64
+		layout ops.VisionLayout
+	}
+	calls := []call{{80, 0, ops.VisionSplit}, {80, 500, ops.VisionSplit}, {80, 500, ops.VisionPixtral}, {64, 500, ops.VisionPixtral}, {80, 0, ops.VisionSplit}}
+	for _, T := range []int{3, 700} {
+		p := make([]int64, 2*T)
+		for i := range T {
+			p[i], p[T+i] = int64(i/20), int64(i%20)
+		}
+		pos := tensor.FromI64(p, 2, T)
+		for round := range 2 {
+			for i, c := range calls {
+				q := randomTensor(r, tensor.BF16, normalValues, T, 2, c.d)
+				sameAsNative(t, fmt.Sprintf("T%d/round%d/call%d", T, round, i), func(disp *ops.Dispatcher) tensor.Tensor {
+					qc := q.Clone()
+					if err := rotary.VisionRoPE2D(disp, rotary.VisionRoPE2DParams{Positions: pos, Query: qc, HeadSize: c.d, Theta: c.theta, Style: rotary.NeoX, Layout: c.layout}); err != nil {
+						t.Fatal(err)
+					}
+					return qc
+				})
+			}
+		}
+	}
+}
