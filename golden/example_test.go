@@ -82,8 +82,8 @@ func ExampleModelArgs() {
 	}
 	fmt.Println(b.Metadata["apply_args"])
 	a, err := golden.ReadModelArgs(b.Metadata["apply_args"])
-	fmt.Printf("%+v %v\n", a, err)
+	fmt.Printf("model %s, layer %d, as %s; %v\n", a.Preset, a.Layer, a.As, err)
 	// Output:
 	// ["--op","rotary_embedding","--model","phi-3-mini-128k","--layer","0","--as","vllm"]
-	// {Config: Preset:phi-3-mini-128k Layer:0 As:vllm Style: RoPE: Dynamic: LongRoPEFactor: Strict:false} <nil>
+	// model phi-3-mini-128k, layer 0, as vllm; <nil>
 }

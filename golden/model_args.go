@@ -36,6 +36,23 @@ type ModelArgs struct {
 	LongRoPEFactor string
 	// Strict is --strict: a model with hf.Model.Warnings is refused.
 	Strict bool
+	// json is the config's bytes as Pin read them, when pinned: ConfigJSON, CheckConfig and
+	// Read take them instead of reading Config or Preset again (a string keeps ModelArgs
+	// comparable, and the bytes immutable).
+	json   string
+	pinned bool
+}
+
+// Pin returns a holding the config's bytes, read once (ConfigJSON), so that the hash
+// CheckConfig checks and the model Load parses are of the same bytes, whatever happens to the
+// file in between.
+func (a ModelArgs) Pin() (ModelArgs, error) {
+	b, err := a.ConfigJSON()
+	if err != nil {
+		return ModelArgs{}, err
+	}
+	a.json, a.pinned = string(b), true
+	return a, nil
 }
 
 // Options are the ParseOptions of --style and --as.
@@ -64,19 +81,17 @@ func (a ModelArgs) Read() (*hf.Model, hf.Selection, error) {
 	if err != nil {
 		return nil, hf.Selection{}, err
 	}
-	var m *hf.Model
-	switch {
-	case a.Config != "" && a.Preset != "":
-		return nil, hf.Selection{}, errors.New("--config and --model: give one, not both")
-	case a.Config != "":
-		m, err = opts.LoadFile(a.Config)
-	case a.Preset != "":
-		m, err = opts.Preset(a.Preset)
-	default:
-		return nil, hf.Selection{}, errors.New("--config: missing (or --model PRESET)")
-	}
+	data, err := a.readConfig()
 	if err != nil {
 		return nil, hf.Selection{}, err
+	}
+	// The words of hf.ParseOptions.LoadFile and Preset.
+	m, err := opts.Parse(data)
+	switch {
+	case err != nil && a.Config != "":
+		return nil, hf.Selection{}, fmt.Errorf("%s: %w", a.Config, err)
+	case err != nil:
+		return nil, hf.Selection{}, fmt.Errorf("preset %s: %w", a.Preset, err)
 	}
 	if w := m.Warnings(); a.Strict && len(w) > 0 {
 		return nil, hf.Selection{}, fmt.Errorf("--strict: %s", strings.Join(w, "; "))
@@ -150,24 +165,46 @@ func flagWord(flag string, err error) error {
 // ConfigJSON is the config JSON the model comes from (Config's file, or the preset's): what a
 // bundle's config_sha256 hashes.
 func (a ModelArgs) ConfigJSON() ([]byte, error) {
+	b, err := a.readConfig()
+	var read *readError
+	switch {
+	case errors.As(err, &read) && a.Config != "":
+		return nil, fmt.Errorf("--config: %v", read.err)
+	case errors.As(err, &read):
+		return nil, fmt.Errorf("--model: %v", read.err)
+	}
+	return b, err
+}
+
+// readConfig is the config's bytes: the pinned ones, or Config's file, or Preset's embedded
+// JSON. A failed reading is a *readError, in the reader's own words.
+func (a ModelArgs) readConfig() ([]byte, error) {
+	var b []byte
+	var err error
 	switch {
 	case a.Config != "" && a.Preset != "":
 		return nil, errors.New("--config and --model: give one, not both")
+	case a.pinned:
+		return []byte(a.json), nil
 	case a.Config != "":
-		b, err := hf.ReadConfig(a.Config)
-		if err != nil {
-			return nil, fmt.Errorf("--config: %v", err)
-		}
-		return b, nil
+		b, err = hf.ReadConfig(a.Config)
 	case a.Preset != "":
-		b, err := hf.PresetJSON(a.Preset)
-		if err != nil {
-			return nil, fmt.Errorf("--model: %v", err)
-		}
-		return b, nil
+		b, err = hf.PresetJSON(a.Preset)
+	default:
+		return nil, errors.New("--config: missing (or --model PRESET)")
 	}
-	return nil, errors.New("--config: missing (or --model PRESET)")
+	if err != nil {
+		return nil, &readError{err}
+	}
+	return b, nil
 }
+
+// readError is a config that could not be read: ConfigJSON says which flag named it, Read
+// says it as the hf reader does.
+type readError struct{ err error }
+
+func (e *readError) Error() string { return e.err.Error() }
+func (e *readError) Unwrap() error { return e.err }
 
 // CheckConfig refuses a model whose config is not the one a bundle (its metadata) was made
 // from: the bundle's outputs would differ from the model's, silently.
@@ -192,10 +229,11 @@ func (a ModelArgs) CheckConfig(metadata map[string]string) error {
 // choose it, Flags the others (but --layer) that differ from their defaults, as apply_args
 // record them, and Load LoadAt, which reads the model again at each layer asked for.
 func (a ModelArgs) Model() (Model, error) {
-	data, err := a.ConfigJSON()
+	a, err := a.Pin()
 	if err != nil {
 		return Model{}, err
 	}
+	data := []byte(a.json)
 	if _, _, err := a.Load(); err != nil {
 		return Model{}, err
 	}

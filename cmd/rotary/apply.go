@@ -136,7 +136,11 @@ func runApply(args []string, stdout, stderr io.Writer) error {
 	needsModel := op.Model == golden.ModelRequired
 	if needsModel || (op.Model == golden.ModelOptional && (m.config != "" || m.preset != "")) {
 		if bundle {
-			if err := m.args().CheckConfig(inputs.Metadata); err != nil {
+			err := m.pin()
+			if err == nil {
+				err = m.args().CheckConfig(inputs.Metadata)
+			}
+			if err != nil {
 				if recordedModel && (m.config != "" || m.preset != "") {
 					return usagef("%v (the model recorded in the golden's apply_args; give --config or --model)", err)
 				}

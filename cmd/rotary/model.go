@@ -23,6 +23,8 @@ type modelFlags struct {
 	rope     string
 	as       string
 	strict   bool
+	// pinned, when set, are the args with the config's bytes read once (pin).
+	pinned *golden.ModelArgs
 }
 
 func (m *modelFlags) register(fs *flag.FlagSet) {
@@ -39,8 +41,22 @@ func (m *modelFlags) register(fs *flag.FlagSet) {
 
 // args are the flags' values as the library reads them.
 func (m *modelFlags) args() golden.ModelArgs {
+	if m.pinned != nil {
+		return *m.pinned
+	}
 	return golden.ModelArgs{Config: m.config, Preset: m.preset, Layer: m.layer, As: m.as, Style: m.style,
 		RoPE: m.rope, Dynamic: m.dynamic, LongRoPEFactor: m.longrope, Strict: m.strict}
+}
+
+// pin reads the config once: every later read of the model parses these bytes
+// (golden.ModelArgs.Pin).
+func (m *modelFlags) pin() error {
+	a, err := m.args().Pin()
+	if err != nil {
+		return err
+	}
+	m.pinned = &a
+	return nil
 }
 
 // load reads the model and returns it with the spec of the chosen layer.
