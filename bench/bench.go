@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"slices"
 	"sort"
+	"strings"
 	"time"
 
 	"github.com/rotary-go/rotary/backend/cpu"
@@ -184,10 +185,12 @@ func (c *Config) tasks() ([]task, error) {
 			continue
 		}
 		seen = append(seen, op)
+		matched := false
 		for _, cs := range candidates {
 			if cs.Op != op || len(c.Models) > 0 && !slices.Contains(c.Models, cs.Model) {
 				continue
 			}
+			matched = true
 			for _, d := range dtypes {
 				for _, T := range tokens {
 					if T <= 0 || T > cs.MaxTokens {
@@ -199,8 +202,25 @@ func (c *Config) tasks() ([]task, error) {
 				}
 			}
 		}
+		if !matched && listed && len(c.Models) > 0 {
+			return nil, fmt.Errorf("op %s: no case on %s (its cases: %s)", op, strings.Join(c.Models, ", "), strings.Join(caseModels(op), ", "))
+		}
+	}
+	if len(ts) == 0 && len(c.Models) > 0 {
+		return nil, fmt.Errorf("no case of %s on %s", strings.Join(seen, ", "), strings.Join(c.Models, ", "))
 	}
 	return ts, nil
+}
+
+// caseModels are the models op has a built-in case on.
+func caseModels(op string) []string {
+	var m []string
+	for _, cs := range cases {
+		if cs.Op == op {
+			m = append(m, cs.Model)
+		}
+	}
+	return m
 }
 
 // ops are the ops c asks for, DefaultOps or "all" resolved; listed: the caller named them.

@@ -71,7 +71,7 @@ func TestConfigNames(t *testing.T) {
 	for _, c := range []Config{
 		{},
 		{Ops: []string{"all"}, Backends: []string{"all"}},
-		{Ops: []string{"mrope"}, Backends: []string{ops.Native}, Models: []string{ModelNames()[0]}},
+		{Ops: []string{"mrope"}, Backends: []string{ops.Native}, Models: []string{"qwen3-vl"}},
 		{Shape: &Shape{Name: "my-model"}},
 	} {
 		o, b, m := c.Names()
@@ -111,6 +111,37 @@ func TestConfigErrors(t *testing.T) {
 	// Any other model is timed through Shape; the error says so, not only the shapes' names.
 	if _, err := (&Config{Models: []string{"no-such-model"}}).Count(); err == nil || !strings.Contains(err.Error(), "Shape") {
 		t.Errorf("unknown model: error %v, want one naming Config.Shape", err)
+	}
+}
+
+// TestConfigNoCase: an op asked for by name with models that have no case for it is refused,
+// naming the op and the models it has cases on, instead of timing nothing for it; the default
+// ops and "all" keep the ones the models have, but not none.
+func TestConfigNoCase(t *testing.T) {
+	for _, c := range []struct {
+		cfg  Config
+		want string
+	}{
+		{Config{Ops: []string{"rotary_embedding"}, Models: []string{"deepseek-v3", "llama-4-scout"}}, "rotary_embedding: no case on deepseek-v3, llama-4-scout (its cases: llama-3-8b)"},
+		{Config{Ops: []string{"rotary_embedding", "mrope"}, Models: []string{"qwen3-vl"}}, "rotary_embedding: no case on qwen3-vl"},
+		{Config{Models: []string{"qwen2-vl-vision"}}, "no case of rotary_embedding, mrope on qwen2-vl-vision"},
+		{Config{Ops: []string{"all"}, Models: []string{"deepseek-v3"}, Shape: nil, Backends: []string{"no"}}, "backend"},
+	} {
+		if _, err := c.cfg.Count(); err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%+v: %v, want an error saying %q", c.cfg, err, c.want)
+		}
+	}
+	if n, err := (&Config{Ops: []string{"all"}, Models: []string{"deepseek-v3"}, DTypes: []tensor.DType{tensor.F32}, Tokens: []int{1}}).Count(); err != nil || n == 0 {
+		t.Errorf("all ops on deepseek-v3: %d figures, %v; want its cases'", n, err)
+	}
+	for _, c := range []Config{
+		{Models: []string{"llama-3-8b"}},
+		{Ops: []string{"rotary_embedding", "mrope"}, Models: []string{"llama-3-8b", "qwen3-vl"}},
+		{Ops: []string{"rotary_embedding"}, Models: []string{"llama-3-8b", "qwen3-vl"}},
+	} {
+		if _, err := c.Count(); err != nil {
+			t.Errorf("%+v: %v, want each op timed on its own models", c, err)
+		}
 	}
 }
 
