@@ -14,10 +14,11 @@ import (
 // TestEveryBitPattern rotates all 65536 F16 and BF16 bit patterns (NaN, Inf, subnormals, ±0)
 // and random F32 specials through every implementation and compares with native bit for bit
 // (NaNs only need to stay NaNs): this pins the assembly's widening and rounding, at rotary dims
-// 128 and 80 (the kernels' paths with cos/sin in registers) and 112 (the loops' 8-pair blocks).
+// 128, 80 and 64 (the kernels' paths with cos/sin in registers: NeoX 128 and 80, GPT-J 128 and
+// 64) and 112 (the loops' 8-pair blocks).
 func TestEveryBitPattern(t *testing.T) {
 	defer cpu.SetImplementation(cpu.Implementations()[0])
-	for _, D := range []int{128, 80, 112} {
+	for _, D := range []int{128, 80, 64, 112} {
 		for _, style := range []rotary.Style{rotary.NeoX, rotary.GPTJ} {
 			spec := rotary.Spec{HeadSize: D, RotaryDim: D, Base: 10000, Style: style, MaxPositions: 64}
 			for _, d := range []tensor.DType{tensor.BF16, tensor.F16, tensor.F32} {

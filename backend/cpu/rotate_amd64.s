@@ -306,7 +306,158 @@ TEXT ·rotateGPTJF32AVX512(SB), NOSPLIT, $0-56
 	JZ        done
 	VMOVDQU32 evensign<>+0(SB), Z0
 	VMOVDQU32 dupidx<>+0(SB), Z1
+	CMPQ      DI, $0x00000040
+	JNE       gptjNot64
+	VMOVUPS   (BX), Y2
+	VMOVUPS   (SI), Y3
+	VPERMPS   Z2, Z1, Z2
+	VPERMPS   Z3, Z1, Z3
+	VXORPS    Z0, Z3, Z3
+	VMOVUPS   32(BX), Y4
+	VMOVUPS   32(SI), Y5
+	VPERMPS   Z4, Z1, Z4
+	VPERMPS   Z5, Z1, Z5
+	VXORPS    Z0, Z5, Z5
+	VMOVUPS   64(BX), Y6
+	VMOVUPS   64(SI), Y7
+	VPERMPS   Z6, Z1, Z6
+	VPERMPS   Z7, Z1, Z7
+	VXORPS    Z0, Z7, Z7
+	VMOVUPS   96(BX), Y8
+	VMOVUPS   96(SI), Y9
+	VPERMPS   Z8, Z1, Z8
+	VPERMPS   Z9, Z1, Z9
+	VXORPS    Z0, Z9, Z9
+	VMOVUPS   128(BX), Y10
+	VMOVUPS   128(SI), Y11
+	VPERMPS   Z10, Z1, Z10
+	VPERMPS   Z11, Z1, Z11
+	VXORPS    Z0, Z11, Z11
+	VMOVUPS   160(BX), Y12
+	VMOVUPS   160(SI), Y13
+	VPERMPS   Z12, Z1, Z12
+	VPERMPS   Z13, Z1, Z13
+	VXORPS    Z0, Z13, Z13
+	VMOVUPS   192(BX), Y14
+	VMOVUPS   192(SI), Y15
+	VPERMPS   Z14, Z1, Z14
+	VPERMPS   Z15, Z1, Z15
+	VXORPS    Z0, Z15, Z15
+	VMOVUPS   224(BX), Y16
+	VMOVUPS   224(SI), Y17
+	VPERMPS   Z16, Z1, Z16
+	VPERMPS   Z17, Z1, Z17
+	VXORPS    Z0, Z17, Z17
 
+gptjHead64:
+	VMOVUPS   (AX), Z0
+	VPERMILPS $0xb1, Z0, Z1
+	VMULPS    Z2, Z0, Z0
+	VMULPS    Z3, Z1, Z1
+	VADDPS    Z1, Z0, Z0
+	VMOVUPS   Z0, (AX)
+	VMOVUPS   64(AX), Z0
+	VPERMILPS $0xb1, Z0, Z1
+	VMULPS    Z4, Z0, Z0
+	VMULPS    Z5, Z1, Z1
+	VADDPS    Z1, Z0, Z0
+	VMOVUPS   Z0, 64(AX)
+	VMOVUPS   128(AX), Z0
+	VPERMILPS $0xb1, Z0, Z1
+	VMULPS    Z6, Z0, Z0
+	VMULPS    Z7, Z1, Z1
+	VADDPS    Z1, Z0, Z0
+	VMOVUPS   Z0, 128(AX)
+	VMOVUPS   192(AX), Z0
+	VPERMILPS $0xb1, Z0, Z1
+	VMULPS    Z8, Z0, Z0
+	VMULPS    Z9, Z1, Z1
+	VADDPS    Z1, Z0, Z0
+	VMOVUPS   Z0, 192(AX)
+	VMOVUPS   256(AX), Z0
+	VPERMILPS $0xb1, Z0, Z1
+	VMULPS    Z10, Z0, Z0
+	VMULPS    Z11, Z1, Z1
+	VADDPS    Z1, Z0, Z0
+	VMOVUPS   Z0, 256(AX)
+	VMOVUPS   320(AX), Z0
+	VPERMILPS $0xb1, Z0, Z1
+	VMULPS    Z12, Z0, Z0
+	VMULPS    Z13, Z1, Z1
+	VADDPS    Z1, Z0, Z0
+	VMOVUPS   Z0, 320(AX)
+	VMOVUPS   384(AX), Z0
+	VPERMILPS $0xb1, Z0, Z1
+	VMULPS    Z14, Z0, Z0
+	VMULPS    Z15, Z1, Z1
+	VADDPS    Z1, Z0, Z0
+	VMOVUPS   Z0, 384(AX)
+	VMOVUPS   448(AX), Z0
+	VPERMILPS $0xb1, Z0, Z1
+	VMULPS    Z16, Z0, Z0
+	VMULPS    Z17, Z1, Z1
+	VADDPS    Z1, Z0, Z0
+	VMOVUPS   Z0, 448(AX)
+	ADDQ      DX, AX
+	DECQ      CX
+	JNZ       gptjHead64
+	JMP       done
+
+gptjNot64:
+	CMPQ    DI, $0x00000020
+	JNE     gptjNot32
+	VMOVUPS (BX), Y2
+	VMOVUPS (SI), Y3
+	VPERMPS Z2, Z1, Z2
+	VPERMPS Z3, Z1, Z3
+	VXORPS  Z0, Z3, Z3
+	VMOVUPS 32(BX), Y4
+	VMOVUPS 32(SI), Y5
+	VPERMPS Z4, Z1, Z4
+	VPERMPS Z5, Z1, Z5
+	VXORPS  Z0, Z5, Z5
+	VMOVUPS 64(BX), Y6
+	VMOVUPS 64(SI), Y7
+	VPERMPS Z6, Z1, Z6
+	VPERMPS Z7, Z1, Z7
+	VXORPS  Z0, Z7, Z7
+	VMOVUPS 96(BX), Y8
+	VMOVUPS 96(SI), Y9
+	VPERMPS Z8, Z1, Z8
+	VPERMPS Z9, Z1, Z9
+	VXORPS  Z0, Z9, Z9
+
+gptjHead32:
+	VMOVUPS   (AX), Z0
+	VPERMILPS $0xb1, Z0, Z1
+	VMULPS    Z2, Z0, Z0
+	VMULPS    Z3, Z1, Z1
+	VADDPS    Z1, Z0, Z0
+	VMOVUPS   Z0, (AX)
+	VMOVUPS   64(AX), Z0
+	VPERMILPS $0xb1, Z0, Z1
+	VMULPS    Z4, Z0, Z0
+	VMULPS    Z5, Z1, Z1
+	VADDPS    Z1, Z0, Z0
+	VMOVUPS   Z0, 64(AX)
+	VMOVUPS   128(AX), Z0
+	VPERMILPS $0xb1, Z0, Z1
+	VMULPS    Z6, Z0, Z0
+	VMULPS    Z7, Z1, Z1
+	VADDPS    Z1, Z0, Z0
+	VMOVUPS   Z0, 128(AX)
+	VMOVUPS   192(AX), Z0
+	VPERMILPS $0xb1, Z0, Z1
+	VMULPS    Z8, Z0, Z0
+	VMULPS    Z9, Z1, Z1
+	VADDPS    Z1, Z0, Z0
+	VMOVUPS   Z0, 192(AX)
+	ADDQ      DX, AX
+	DECQ      CX
+	JNZ       gptjHead32
+	JMP       done
+
+gptjNot32:
 head:
 	XORQ R8, R8
 
@@ -745,7 +896,290 @@ TEXT ·rotateGPTJBF16AVX512(SB), NOSPLIT, $0-56
 	VPBROADCASTD quiet<>+0(SB), Z4
 	VMOVDQU32    evensign<>+0(SB), Z5
 	VMOVDQU32    dupidx<>+0(SB), Z6
+	CMPQ         DI, $0x00000040
+	JNE          gptjNot64
+	VMOVUPS      (BX), Y7
+	VMOVUPS      (SI), Y8
+	VPERMPS      Z7, Z6, Z7
+	VPERMPS      Z8, Z6, Z8
+	VXORPS       Z5, Z8, Z8
+	VMOVUPS      32(BX), Y9
+	VMOVUPS      32(SI), Y10
+	VPERMPS      Z9, Z6, Z9
+	VPERMPS      Z10, Z6, Z10
+	VXORPS       Z5, Z10, Z10
+	VMOVUPS      64(BX), Y11
+	VMOVUPS      64(SI), Y12
+	VPERMPS      Z11, Z6, Z11
+	VPERMPS      Z12, Z6, Z12
+	VXORPS       Z5, Z12, Z12
+	VMOVUPS      96(BX), Y13
+	VMOVUPS      96(SI), Y14
+	VPERMPS      Z13, Z6, Z13
+	VPERMPS      Z14, Z6, Z14
+	VXORPS       Z5, Z14, Z14
+	VMOVUPS      128(BX), Y15
+	VMOVUPS      128(SI), Y16
+	VPERMPS      Z15, Z6, Z15
+	VPERMPS      Z16, Z6, Z16
+	VXORPS       Z5, Z16, Z16
+	VMOVUPS      160(BX), Y17
+	VMOVUPS      160(SI), Y18
+	VPERMPS      Z17, Z6, Z17
+	VPERMPS      Z18, Z6, Z18
+	VXORPS       Z5, Z18, Z18
+	VMOVUPS      192(BX), Y19
+	VMOVUPS      192(SI), Y20
+	VPERMPS      Z19, Z6, Z19
+	VPERMPS      Z20, Z6, Z20
+	VXORPS       Z5, Z20, Z20
+	VMOVUPS      224(BX), Y21
+	VMOVUPS      224(SI), Y22
+	VPERMPS      Z21, Z6, Z21
+	VPERMPS      Z22, Z6, Z22
+	VXORPS       Z5, Z22, Z22
 
+gptjHead64:
+	VPMOVZXWD (AX), Z5
+	VPSLLD    $0x10, Z5, Z5
+	VPERMILPS $0xb1, Z5, Z6
+	VMULPS    Z7, Z5, Z5
+	VMULPS    Z8, Z6, Z6
+	VADDPS    Z6, Z5, Z5
+	VPSRLD    $0x10, Z5, Z6
+	VPSRLD    $0x10, Z5, Z23
+	VPANDD    Z0, Z6, Z6
+	VPADDD    Z5, Z6, Z6
+	VPADDD    Z1, Z6, Z6
+	VPSRLD    $0x10, Z6, Z6
+	VPORD     Z4, Z23, Z23
+	VPANDD    Z2, Z5, Z5
+	VPCMPGTD  Z3, Z5, K1
+	VPBLENDMD Z23, Z6, K1, Z6
+	VPMOVDW   Z6, (AX)
+	VPMOVZXWD 32(AX), Z5
+	VPSLLD    $0x10, Z5, Z5
+	VPERMILPS $0xb1, Z5, Z6
+	VMULPS    Z9, Z5, Z5
+	VMULPS    Z10, Z6, Z6
+	VADDPS    Z6, Z5, Z5
+	VPSRLD    $0x10, Z5, Z6
+	VPSRLD    $0x10, Z5, Z23
+	VPANDD    Z0, Z6, Z6
+	VPADDD    Z5, Z6, Z6
+	VPADDD    Z1, Z6, Z6
+	VPSRLD    $0x10, Z6, Z6
+	VPORD     Z4, Z23, Z23
+	VPANDD    Z2, Z5, Z5
+	VPCMPGTD  Z3, Z5, K1
+	VPBLENDMD Z23, Z6, K1, Z6
+	VPMOVDW   Z6, 32(AX)
+	VPMOVZXWD 64(AX), Z5
+	VPSLLD    $0x10, Z5, Z5
+	VPERMILPS $0xb1, Z5, Z6
+	VMULPS    Z11, Z5, Z5
+	VMULPS    Z12, Z6, Z6
+	VADDPS    Z6, Z5, Z5
+	VPSRLD    $0x10, Z5, Z6
+	VPSRLD    $0x10, Z5, Z23
+	VPANDD    Z0, Z6, Z6
+	VPADDD    Z5, Z6, Z6
+	VPADDD    Z1, Z6, Z6
+	VPSRLD    $0x10, Z6, Z6
+	VPORD     Z4, Z23, Z23
+	VPANDD    Z2, Z5, Z5
+	VPCMPGTD  Z3, Z5, K1
+	VPBLENDMD Z23, Z6, K1, Z6
+	VPMOVDW   Z6, 64(AX)
+	VPMOVZXWD 96(AX), Z5
+	VPSLLD    $0x10, Z5, Z5
+	VPERMILPS $0xb1, Z5, Z6
+	VMULPS    Z13, Z5, Z5
+	VMULPS    Z14, Z6, Z6
+	VADDPS    Z6, Z5, Z5
+	VPSRLD    $0x10, Z5, Z6
+	VPSRLD    $0x10, Z5, Z23
+	VPANDD    Z0, Z6, Z6
+	VPADDD    Z5, Z6, Z6
+	VPADDD    Z1, Z6, Z6
+	VPSRLD    $0x10, Z6, Z6
+	VPORD     Z4, Z23, Z23
+	VPANDD    Z2, Z5, Z5
+	VPCMPGTD  Z3, Z5, K1
+	VPBLENDMD Z23, Z6, K1, Z6
+	VPMOVDW   Z6, 96(AX)
+	VPMOVZXWD 128(AX), Z5
+	VPSLLD    $0x10, Z5, Z5
+	VPERMILPS $0xb1, Z5, Z6
+	VMULPS    Z15, Z5, Z5
+	VMULPS    Z16, Z6, Z6
+	VADDPS    Z6, Z5, Z5
+	VPSRLD    $0x10, Z5, Z6
+	VPSRLD    $0x10, Z5, Z23
+	VPANDD    Z0, Z6, Z6
+	VPADDD    Z5, Z6, Z6
+	VPADDD    Z1, Z6, Z6
+	VPSRLD    $0x10, Z6, Z6
+	VPORD     Z4, Z23, Z23
+	VPANDD    Z2, Z5, Z5
+	VPCMPGTD  Z3, Z5, K1
+	VPBLENDMD Z23, Z6, K1, Z6
+	VPMOVDW   Z6, 128(AX)
+	VPMOVZXWD 160(AX), Z5
+	VPSLLD    $0x10, Z5, Z5
+	VPERMILPS $0xb1, Z5, Z6
+	VMULPS    Z17, Z5, Z5
+	VMULPS    Z18, Z6, Z6
+	VADDPS    Z6, Z5, Z5
+	VPSRLD    $0x10, Z5, Z6
+	VPSRLD    $0x10, Z5, Z23
+	VPANDD    Z0, Z6, Z6
+	VPADDD    Z5, Z6, Z6
+	VPADDD    Z1, Z6, Z6
+	VPSRLD    $0x10, Z6, Z6
+	VPORD     Z4, Z23, Z23
+	VPANDD    Z2, Z5, Z5
+	VPCMPGTD  Z3, Z5, K1
+	VPBLENDMD Z23, Z6, K1, Z6
+	VPMOVDW   Z6, 160(AX)
+	VPMOVZXWD 192(AX), Z5
+	VPSLLD    $0x10, Z5, Z5
+	VPERMILPS $0xb1, Z5, Z6
+	VMULPS    Z19, Z5, Z5
+	VMULPS    Z20, Z6, Z6
+	VADDPS    Z6, Z5, Z5
+	VPSRLD    $0x10, Z5, Z6
+	VPSRLD    $0x10, Z5, Z23
+	VPANDD    Z0, Z6, Z6
+	VPADDD    Z5, Z6, Z6
+	VPADDD    Z1, Z6, Z6
+	VPSRLD    $0x10, Z6, Z6
+	VPORD     Z4, Z23, Z23
+	VPANDD    Z2, Z5, Z5
+	VPCMPGTD  Z3, Z5, K1
+	VPBLENDMD Z23, Z6, K1, Z6
+	VPMOVDW   Z6, 192(AX)
+	VPMOVZXWD 224(AX), Z5
+	VPSLLD    $0x10, Z5, Z5
+	VPERMILPS $0xb1, Z5, Z6
+	VMULPS    Z21, Z5, Z5
+	VMULPS    Z22, Z6, Z6
+	VADDPS    Z6, Z5, Z5
+	VPSRLD    $0x10, Z5, Z6
+	VPSRLD    $0x10, Z5, Z23
+	VPANDD    Z0, Z6, Z6
+	VPADDD    Z5, Z6, Z6
+	VPADDD    Z1, Z6, Z6
+	VPSRLD    $0x10, Z6, Z6
+	VPORD     Z4, Z23, Z23
+	VPANDD    Z2, Z5, Z5
+	VPCMPGTD  Z3, Z5, K1
+	VPBLENDMD Z23, Z6, K1, Z6
+	VPMOVDW   Z6, 224(AX)
+	ADDQ      DX, AX
+	DECQ      CX
+	JNZ       gptjHead64
+	JMP       done
+
+gptjNot64:
+	CMPQ    DI, $0x00000020
+	JNE     gptjNot32
+	VMOVUPS (BX), Y7
+	VMOVUPS (SI), Y8
+	VPERMPS Z7, Z6, Z7
+	VPERMPS Z8, Z6, Z8
+	VXORPS  Z5, Z8, Z8
+	VMOVUPS 32(BX), Y9
+	VMOVUPS 32(SI), Y10
+	VPERMPS Z9, Z6, Z9
+	VPERMPS Z10, Z6, Z10
+	VXORPS  Z5, Z10, Z10
+	VMOVUPS 64(BX), Y11
+	VMOVUPS 64(SI), Y12
+	VPERMPS Z11, Z6, Z11
+	VPERMPS Z12, Z6, Z12
+	VXORPS  Z5, Z12, Z12
+	VMOVUPS 96(BX), Y13
+	VMOVUPS 96(SI), Y14
+	VPERMPS Z13, Z6, Z13
+	VPERMPS Z14, Z6, Z14
+	VXORPS  Z5, Z14, Z14
+
+gptjHead32:
+	VPMOVZXWD (AX), Z5
+	VPSLLD    $0x10, Z5, Z5
+	VPERMILPS $0xb1, Z5, Z6
+	VMULPS    Z7, Z5, Z5
+	VMULPS    Z8, Z6, Z6
+	VADDPS    Z6, Z5, Z5
+	VPSRLD    $0x10, Z5, Z6
+	VPSRLD    $0x10, Z5, Z15
+	VPANDD    Z0, Z6, Z6
+	VPADDD    Z5, Z6, Z6
+	VPADDD    Z1, Z6, Z6
+	VPSRLD    $0x10, Z6, Z6
+	VPORD     Z4, Z15, Z15
+	VPANDD    Z2, Z5, Z5
+	VPCMPGTD  Z3, Z5, K1
+	VPBLENDMD Z15, Z6, K1, Z6
+	VPMOVDW   Z6, (AX)
+	VPMOVZXWD 32(AX), Z5
+	VPSLLD    $0x10, Z5, Z5
+	VPERMILPS $0xb1, Z5, Z6
+	VMULPS    Z9, Z5, Z5
+	VMULPS    Z10, Z6, Z6
+	VADDPS    Z6, Z5, Z5
+	VPSRLD    $0x10, Z5, Z6
+	VPSRLD    $0x10, Z5, Z15
+	VPANDD    Z0, Z6, Z6
+	VPADDD    Z5, Z6, Z6
+	VPADDD    Z1, Z6, Z6
+	VPSRLD    $0x10, Z6, Z6
+	VPORD     Z4, Z15, Z15
+	VPANDD    Z2, Z5, Z5
+	VPCMPGTD  Z3, Z5, K1
+	VPBLENDMD Z15, Z6, K1, Z6
+	VPMOVDW   Z6, 32(AX)
+	VPMOVZXWD 64(AX), Z5
+	VPSLLD    $0x10, Z5, Z5
+	VPERMILPS $0xb1, Z5, Z6
+	VMULPS    Z11, Z5, Z5
+	VMULPS    Z12, Z6, Z6
+	VADDPS    Z6, Z5, Z5
+	VPSRLD    $0x10, Z5, Z6
+	VPSRLD    $0x10, Z5, Z15
+	VPANDD    Z0, Z6, Z6
+	VPADDD    Z5, Z6, Z6
+	VPADDD    Z1, Z6, Z6
+	VPSRLD    $0x10, Z6, Z6
+	VPORD     Z4, Z15, Z15
+	VPANDD    Z2, Z5, Z5
+	VPCMPGTD  Z3, Z5, K1
+	VPBLENDMD Z15, Z6, K1, Z6
+	VPMOVDW   Z6, 64(AX)
+	VPMOVZXWD 96(AX), Z5
+	VPSLLD    $0x10, Z5, Z5
+	VPERMILPS $0xb1, Z5, Z6
+	VMULPS    Z13, Z5, Z5
+	VMULPS    Z14, Z6, Z6
+	VADDPS    Z6, Z5, Z5
+	VPSRLD    $0x10, Z5, Z6
+	VPSRLD    $0x10, Z5, Z15
+	VPANDD    Z0, Z6, Z6
+	VPADDD    Z5, Z6, Z6
+	VPADDD    Z1, Z6, Z6
+	VPSRLD    $0x10, Z6, Z6
+	VPORD     Z4, Z15, Z15
+	VPANDD    Z2, Z5, Z5
+	VPCMPGTD  Z3, Z5, K1
+	VPBLENDMD Z15, Z6, K1, Z6
+	VPMOVDW   Z6, 96(AX)
+	ADDQ      DX, AX
+	DECQ      CX
+	JNZ       gptjHead32
+	JMP       done
+
+gptjNot32:
 head:
 	XORQ R8, R8
 
@@ -979,7 +1413,158 @@ TEXT ·rotateGPTJF16AVX512(SB), NOSPLIT, $0-56
 	JZ        done
 	VMOVDQU32 evensign<>+0(SB), Z0
 	VMOVDQU32 dupidx<>+0(SB), Z1
+	CMPQ      DI, $0x00000040
+	JNE       gptjNot64
+	VMOVUPS   (BX), Y2
+	VMOVUPS   (SI), Y3
+	VPERMPS   Z2, Z1, Z2
+	VPERMPS   Z3, Z1, Z3
+	VXORPS    Z0, Z3, Z3
+	VMOVUPS   32(BX), Y4
+	VMOVUPS   32(SI), Y5
+	VPERMPS   Z4, Z1, Z4
+	VPERMPS   Z5, Z1, Z5
+	VXORPS    Z0, Z5, Z5
+	VMOVUPS   64(BX), Y6
+	VMOVUPS   64(SI), Y7
+	VPERMPS   Z6, Z1, Z6
+	VPERMPS   Z7, Z1, Z7
+	VXORPS    Z0, Z7, Z7
+	VMOVUPS   96(BX), Y8
+	VMOVUPS   96(SI), Y9
+	VPERMPS   Z8, Z1, Z8
+	VPERMPS   Z9, Z1, Z9
+	VXORPS    Z0, Z9, Z9
+	VMOVUPS   128(BX), Y10
+	VMOVUPS   128(SI), Y11
+	VPERMPS   Z10, Z1, Z10
+	VPERMPS   Z11, Z1, Z11
+	VXORPS    Z0, Z11, Z11
+	VMOVUPS   160(BX), Y12
+	VMOVUPS   160(SI), Y13
+	VPERMPS   Z12, Z1, Z12
+	VPERMPS   Z13, Z1, Z13
+	VXORPS    Z0, Z13, Z13
+	VMOVUPS   192(BX), Y14
+	VMOVUPS   192(SI), Y15
+	VPERMPS   Z14, Z1, Z14
+	VPERMPS   Z15, Z1, Z15
+	VXORPS    Z0, Z15, Z15
+	VMOVUPS   224(BX), Y16
+	VMOVUPS   224(SI), Y17
+	VPERMPS   Z16, Z1, Z16
+	VPERMPS   Z17, Z1, Z17
+	VXORPS    Z0, Z17, Z17
 
+gptjHead64:
+	VCVTPH2PS (AX), Z0
+	VPERMILPS $0xb1, Z0, Z1
+	VMULPS    Z2, Z0, Z0
+	VMULPS    Z3, Z1, Z1
+	VADDPS    Z1, Z0, Z0
+	VCVTPS2PH $0x00, Z0, (AX)
+	VCVTPH2PS 32(AX), Z0
+	VPERMILPS $0xb1, Z0, Z1
+	VMULPS    Z4, Z0, Z0
+	VMULPS    Z5, Z1, Z1
+	VADDPS    Z1, Z0, Z0
+	VCVTPS2PH $0x00, Z0, 32(AX)
+	VCVTPH2PS 64(AX), Z0
+	VPERMILPS $0xb1, Z0, Z1
+	VMULPS    Z6, Z0, Z0
+	VMULPS    Z7, Z1, Z1
+	VADDPS    Z1, Z0, Z0
+	VCVTPS2PH $0x00, Z0, 64(AX)
+	VCVTPH2PS 96(AX), Z0
+	VPERMILPS $0xb1, Z0, Z1
+	VMULPS    Z8, Z0, Z0
+	VMULPS    Z9, Z1, Z1
+	VADDPS    Z1, Z0, Z0
+	VCVTPS2PH $0x00, Z0, 96(AX)
+	VCVTPH2PS 128(AX), Z0
+	VPERMILPS $0xb1, Z0, Z1
+	VMULPS    Z10, Z0, Z0
+	VMULPS    Z11, Z1, Z1
+	VADDPS    Z1, Z0, Z0
+	VCVTPS2PH $0x00, Z0, 128(AX)
+	VCVTPH2PS 160(AX), Z0
+	VPERMILPS $0xb1, Z0, Z1
+	VMULPS    Z12, Z0, Z0
+	VMULPS    Z13, Z1, Z1
+	VADDPS    Z1, Z0, Z0
+	VCVTPS2PH $0x00, Z0, 160(AX)
+	VCVTPH2PS 192(AX), Z0
+	VPERMILPS $0xb1, Z0, Z1
+	VMULPS    Z14, Z0, Z0
+	VMULPS    Z15, Z1, Z1
+	VADDPS    Z1, Z0, Z0
+	VCVTPS2PH $0x00, Z0, 192(AX)
+	VCVTPH2PS 224(AX), Z0
+	VPERMILPS $0xb1, Z0, Z1
+	VMULPS    Z16, Z0, Z0
+	VMULPS    Z17, Z1, Z1
+	VADDPS    Z1, Z0, Z0
+	VCVTPS2PH $0x00, Z0, 224(AX)
+	ADDQ      DX, AX
+	DECQ      CX
+	JNZ       gptjHead64
+	JMP       done
+
+gptjNot64:
+	CMPQ    DI, $0x00000020
+	JNE     gptjNot32
+	VMOVUPS (BX), Y2
+	VMOVUPS (SI), Y3
+	VPERMPS Z2, Z1, Z2
+	VPERMPS Z3, Z1, Z3
+	VXORPS  Z0, Z3, Z3
+	VMOVUPS 32(BX), Y4
+	VMOVUPS 32(SI), Y5
+	VPERMPS Z4, Z1, Z4
+	VPERMPS Z5, Z1, Z5
+	VXORPS  Z0, Z5, Z5
+	VMOVUPS 64(BX), Y6
+	VMOVUPS 64(SI), Y7
+	VPERMPS Z6, Z1, Z6
+	VPERMPS Z7, Z1, Z7
+	VXORPS  Z0, Z7, Z7
+	VMOVUPS 96(BX), Y8
+	VMOVUPS 96(SI), Y9
+	VPERMPS Z8, Z1, Z8
+	VPERMPS Z9, Z1, Z9
+	VXORPS  Z0, Z9, Z9
+
+gptjHead32:
+	VCVTPH2PS (AX), Z0
+	VPERMILPS $0xb1, Z0, Z1
+	VMULPS    Z2, Z0, Z0
+	VMULPS    Z3, Z1, Z1
+	VADDPS    Z1, Z0, Z0
+	VCVTPS2PH $0x00, Z0, (AX)
+	VCVTPH2PS 32(AX), Z0
+	VPERMILPS $0xb1, Z0, Z1
+	VMULPS    Z4, Z0, Z0
+	VMULPS    Z5, Z1, Z1
+	VADDPS    Z1, Z0, Z0
+	VCVTPS2PH $0x00, Z0, 32(AX)
+	VCVTPH2PS 64(AX), Z0
+	VPERMILPS $0xb1, Z0, Z1
+	VMULPS    Z6, Z0, Z0
+	VMULPS    Z7, Z1, Z1
+	VADDPS    Z1, Z0, Z0
+	VCVTPS2PH $0x00, Z0, 64(AX)
+	VCVTPH2PS 96(AX), Z0
+	VPERMILPS $0xb1, Z0, Z1
+	VMULPS    Z8, Z0, Z0
+	VMULPS    Z9, Z1, Z1
+	VADDPS    Z1, Z0, Z0
+	VCVTPS2PH $0x00, Z0, 96(AX)
+	ADDQ      DX, AX
+	DECQ      CX
+	JNZ       gptjHead32
+	JMP       done
+
+gptjNot32:
 head:
 	XORQ R8, R8
 
@@ -1912,7 +2497,7 @@ DATA reoutidx<>+62(SB)/2, $0x001f
 GLOBL reoutidx<>(SB), RODATA|NOPTR, $64
 
 // func rotateGPTJBF16AVX512BF16(x *byte, heads int, stride int, cos *float32, sin *float32, half int, n int)
-// Requires: AVX, AVX512DQ, AVX512F, AVX512VL
+// Requires: AVX, AVX512BW, AVX512DQ, AVX512F, AVX512VL
 TEXT ·rotateGPTJBF16AVX512BF16(SB), NOSPLIT, $0-56
 	MOVQ         x+0(FP), AX
 	MOVQ         heads+8(FP), CX
@@ -1932,7 +2517,158 @@ TEXT ·rotateGPTJBF16AVX512BF16(SB), NOSPLIT, $0-56
 	VPBROADCASTD quiet<>+0(SB), Z4
 	VMOVDQU32    evensign<>+0(SB), Z5
 	VMOVDQU32    dupidx<>+0(SB), Z6
+	CMPQ         DI, $0x00000040
+	JNE          gptjNot64
+	VPBROADCASTD himask<>+0(SB), Z2
+	VPBROADCASTD expmaskw<>+0(SB), Z3
+	VMOVDQU16    reoutidx<>+0(SB), Z4
+	VMOVUPS      (BX), Z5
+	VMOVUPS      (SI), Z6
+	VMOVUPS      64(BX), Z7
+	VMOVUPS      64(SI), Z8
+	VMOVUPS      128(BX), Z9
+	VMOVUPS      128(SI), Z10
+	VMOVUPS      192(BX), Z11
+	VMOVUPS      192(SI), Z12
 
+gptjSplitHead64:
+	VMOVDQU32      (AX), Z13
+	VPSLLD         $0x10, Z13, Z14
+	VPANDD         Z2, Z13, Z13
+	VMULPS         Z5, Z14, Z15
+	VMULPS         Z6, Z13, Z16
+	VSUBPS         Z16, Z15, Z15
+	VMULPS         Z5, Z13, Z13
+	VMULPS         Z6, Z14, Z16
+	VADDPS         Z16, Z13, Z13
+	BYTE $0x62; BYTE $0x52; BYTE $0x17; BYTE $0x48; BYTE $0x72; BYTE $0xf7 // VCVTNE2PS2BF16 Z15, Z13, Z14
+	VPTESTNMW      Z3, Z14, K1
+	KORTESTD       K1, K1
+	JNZ            gptjsslow20
+
+gptjsfast21:
+	VPERMW    Z14, Z4, Z14
+	VMOVDQU16 Z14, (AX)
+
+gptjsdone22:
+	VMOVDQU32      64(AX), Z13
+	VPSLLD         $0x10, Z13, Z14
+	VPANDD         Z2, Z13, Z13
+	VMULPS         Z7, Z14, Z15
+	VMULPS         Z8, Z13, Z16
+	VSUBPS         Z16, Z15, Z15
+	VMULPS         Z7, Z13, Z13
+	VMULPS         Z8, Z14, Z16
+	VADDPS         Z16, Z13, Z13
+	BYTE $0x62; BYTE $0x52; BYTE $0x17; BYTE $0x48; BYTE $0x72; BYTE $0xf7 // VCVTNE2PS2BF16 Z15, Z13, Z14
+	VPTESTNMW      Z3, Z14, K1
+	KORTESTD       K1, K1
+	JNZ            gptjsslow23
+
+gptjsfast24:
+	VPERMW    Z14, Z4, Z14
+	VMOVDQU16 Z14, 64(AX)
+
+gptjsdone25:
+	VMOVDQU32      128(AX), Z13
+	VPSLLD         $0x10, Z13, Z14
+	VPANDD         Z2, Z13, Z13
+	VMULPS         Z9, Z14, Z15
+	VMULPS         Z10, Z13, Z16
+	VSUBPS         Z16, Z15, Z15
+	VMULPS         Z9, Z13, Z13
+	VMULPS         Z10, Z14, Z16
+	VADDPS         Z16, Z13, Z13
+	BYTE $0x62; BYTE $0x52; BYTE $0x17; BYTE $0x48; BYTE $0x72; BYTE $0xf7 // VCVTNE2PS2BF16 Z15, Z13, Z14
+	VPTESTNMW      Z3, Z14, K1
+	KORTESTD       K1, K1
+	JNZ            gptjsslow26
+
+gptjsfast27:
+	VPERMW    Z14, Z4, Z14
+	VMOVDQU16 Z14, 128(AX)
+
+gptjsdone28:
+	VMOVDQU32      192(AX), Z13
+	VPSLLD         $0x10, Z13, Z14
+	VPANDD         Z2, Z13, Z13
+	VMULPS         Z11, Z14, Z15
+	VMULPS         Z12, Z13, Z16
+	VSUBPS         Z16, Z15, Z15
+	VMULPS         Z11, Z13, Z13
+	VMULPS         Z12, Z14, Z16
+	VADDPS         Z16, Z13, Z13
+	BYTE $0x62; BYTE $0x52; BYTE $0x17; BYTE $0x48; BYTE $0x72; BYTE $0xf7 // VCVTNE2PS2BF16 Z15, Z13, Z14
+	VPTESTNMW      Z3, Z14, K1
+	KORTESTD       K1, K1
+	JNZ            gptjsslow29
+
+gptjsfast30:
+	VPERMW    Z14, Z4, Z14
+	VMOVDQU16 Z14, 192(AX)
+
+gptjsdone31:
+	ADDQ DX, AX
+	DECQ CX
+	JNZ  gptjSplitHead64
+	JMP  done
+
+gptjNot64:
+	CMPQ         DI, $0x00000020
+	JNE          gptjNot32
+	VPBROADCASTD himask<>+0(SB), Z2
+	VPBROADCASTD expmaskw<>+0(SB), Z3
+	VMOVDQU16    reoutidx<>+0(SB), Z4
+	VMOVUPS      (BX), Z5
+	VMOVUPS      (SI), Z6
+	VMOVUPS      64(BX), Z7
+	VMOVUPS      64(SI), Z8
+
+gptjSplitHead32:
+	VMOVDQU32      (AX), Z9
+	VPSLLD         $0x10, Z9, Z10
+	VPANDD         Z2, Z9, Z9
+	VMULPS         Z5, Z10, Z11
+	VMULPS         Z6, Z9, Z12
+	VSUBPS         Z12, Z11, Z11
+	VMULPS         Z5, Z9, Z9
+	VMULPS         Z6, Z10, Z12
+	VADDPS         Z12, Z9, Z9
+	BYTE $0x62; BYTE $0x52; BYTE $0x37; BYTE $0x48; BYTE $0x72; BYTE $0xd3 // VCVTNE2PS2BF16 Z11, Z9, Z10
+	VPTESTNMW      Z3, Z10, K1
+	KORTESTD       K1, K1
+	JNZ            gptjsslow32
+
+gptjsfast33:
+	VPERMW    Z10, Z4, Z10
+	VMOVDQU16 Z10, (AX)
+
+gptjsdone34:
+	VMOVDQU32      64(AX), Z9
+	VPSLLD         $0x10, Z9, Z10
+	VPANDD         Z2, Z9, Z9
+	VMULPS         Z7, Z10, Z11
+	VMULPS         Z8, Z9, Z12
+	VSUBPS         Z12, Z11, Z11
+	VMULPS         Z7, Z9, Z9
+	VMULPS         Z8, Z10, Z12
+	VADDPS         Z12, Z9, Z9
+	BYTE $0x62; BYTE $0x52; BYTE $0x37; BYTE $0x48; BYTE $0x72; BYTE $0xd3 // VCVTNE2PS2BF16 Z11, Z9, Z10
+	VPTESTNMW      Z3, Z10, K1
+	KORTESTD       K1, K1
+	JNZ            gptjsslow35
+
+gptjsfast36:
+	VPERMW    Z10, Z4, Z10
+	VMOVDQU16 Z10, 64(AX)
+
+gptjsdone37:
+	ADDQ DX, AX
+	DECQ CX
+	JNZ  gptjSplitHead32
+	JMP  done
+
+gptjNot32:
 head:
 	XORQ R8, R8
 
@@ -1953,11 +2689,11 @@ pairs:
 	BYTE $0x62; BYTE $0xd2; BYTE $0x7e; BYTE $0x48; BYTE $0x72; BYTE $0xf9 // VCVTNEPS2BF16 Z9, Y7
 	VFPCLASSPSZ   $0x20, Z9, K1
 	KORTESTW      K1, K1
-	JNZ           bf16slow20
+	JNZ           bf16slow38
 	VMOVDQU32     Y7, (AX)(R9*2)
-	JMP           bf16done21
+	JMP           bf16done39
 
-bf16slow20:
+bf16slow38:
 	VPSRLD    $0x10, Z9, Z10
 	VPSRLD    $0x10, Z9, Z11
 	VPANDD    Z0, Z10, Z10
@@ -1970,7 +2706,7 @@ bf16slow20:
 	VPBLENDMD Z11, Z10, K1, Z10
 	VPMOVDW   Z10, (AX)(R9*2)
 
-bf16done21:
+bf16done39:
 	ADDQ $0x00000008, R8
 	CMPQ R8, DI
 	JB   pairs
@@ -1981,6 +2717,198 @@ bf16done21:
 done:
 	VZEROUPPER
 	RET
+
+gptjsslow20:
+	VPBROADCASTD expmask<>+0(SB), Z16
+	VPBROADCASTD absmask<>+0(SB), Z17
+	VPTESTNMD    Z16, Z15, K1
+	VPTESTMD     Z17, Z15, K1, K1
+	VPTESTNMD    Z16, Z13, K2
+	VPTESTMD     Z17, Z13, K2, K2
+	KORW         K2, K1, K2
+	KORTESTW     K2, K2
+	JZ           gptjsfast21
+	VPBROADCASTD quiet32<>+0(SB), Z14
+	VPSRLD       $0x10, Z15, Z16
+	VPANDD       Z0, Z16, Z16
+	VPADDD       Z15, Z16, Z16
+	VPADDD       Z1, Z16, Z16
+	VPANDD       Z2, Z16, Z16
+	VCMPPS       $0x03, Z15, Z15, K1
+	VPANDD       Z2, Z15, Z15
+	VPORD        Z14, Z15, K1, Z16
+	VPSRLD       $0x10, Z13, Z15
+	VPANDD       Z0, Z15, Z15
+	VPADDD       Z13, Z15, Z15
+	VPADDD       Z1, Z15, Z15
+	VPANDD       Z2, Z15, Z15
+	VCMPPS       $0x03, Z13, Z13, K1
+	VPANDD       Z2, Z13, Z13
+	VPORD        Z14, Z13, K1, Z15
+	VPSRLD       $0x10, Z16, Z16
+	VPORD        Z15, Z16, Z16
+	VMOVDQU32    Z16, (AX)
+	JMP          gptjsdone22
+
+gptjsslow23:
+	VPBROADCASTD expmask<>+0(SB), Z16
+	VPBROADCASTD absmask<>+0(SB), Z17
+	VPTESTNMD    Z16, Z15, K1
+	VPTESTMD     Z17, Z15, K1, K1
+	VPTESTNMD    Z16, Z13, K2
+	VPTESTMD     Z17, Z13, K2, K2
+	KORW         K2, K1, K2
+	KORTESTW     K2, K2
+	JZ           gptjsfast24
+	VPBROADCASTD quiet32<>+0(SB), Z14
+	VPSRLD       $0x10, Z15, Z16
+	VPANDD       Z0, Z16, Z16
+	VPADDD       Z15, Z16, Z16
+	VPADDD       Z1, Z16, Z16
+	VPANDD       Z2, Z16, Z16
+	VCMPPS       $0x03, Z15, Z15, K1
+	VPANDD       Z2, Z15, Z15
+	VPORD        Z14, Z15, K1, Z16
+	VPSRLD       $0x10, Z13, Z15
+	VPANDD       Z0, Z15, Z15
+	VPADDD       Z13, Z15, Z15
+	VPADDD       Z1, Z15, Z15
+	VPANDD       Z2, Z15, Z15
+	VCMPPS       $0x03, Z13, Z13, K1
+	VPANDD       Z2, Z13, Z13
+	VPORD        Z14, Z13, K1, Z15
+	VPSRLD       $0x10, Z16, Z16
+	VPORD        Z15, Z16, Z16
+	VMOVDQU32    Z16, 64(AX)
+	JMP          gptjsdone25
+
+gptjsslow26:
+	VPBROADCASTD expmask<>+0(SB), Z16
+	VPBROADCASTD absmask<>+0(SB), Z17
+	VPTESTNMD    Z16, Z15, K1
+	VPTESTMD     Z17, Z15, K1, K1
+	VPTESTNMD    Z16, Z13, K2
+	VPTESTMD     Z17, Z13, K2, K2
+	KORW         K2, K1, K2
+	KORTESTW     K2, K2
+	JZ           gptjsfast27
+	VPBROADCASTD quiet32<>+0(SB), Z14
+	VPSRLD       $0x10, Z15, Z16
+	VPANDD       Z0, Z16, Z16
+	VPADDD       Z15, Z16, Z16
+	VPADDD       Z1, Z16, Z16
+	VPANDD       Z2, Z16, Z16
+	VCMPPS       $0x03, Z15, Z15, K1
+	VPANDD       Z2, Z15, Z15
+	VPORD        Z14, Z15, K1, Z16
+	VPSRLD       $0x10, Z13, Z15
+	VPANDD       Z0, Z15, Z15
+	VPADDD       Z13, Z15, Z15
+	VPADDD       Z1, Z15, Z15
+	VPANDD       Z2, Z15, Z15
+	VCMPPS       $0x03, Z13, Z13, K1
+	VPANDD       Z2, Z13, Z13
+	VPORD        Z14, Z13, K1, Z15
+	VPSRLD       $0x10, Z16, Z16
+	VPORD        Z15, Z16, Z16
+	VMOVDQU32    Z16, 128(AX)
+	JMP          gptjsdone28
+
+gptjsslow29:
+	VPBROADCASTD expmask<>+0(SB), Z16
+	VPBROADCASTD absmask<>+0(SB), Z17
+	VPTESTNMD    Z16, Z15, K1
+	VPTESTMD     Z17, Z15, K1, K1
+	VPTESTNMD    Z16, Z13, K2
+	VPTESTMD     Z17, Z13, K2, K2
+	KORW         K2, K1, K2
+	KORTESTW     K2, K2
+	JZ           gptjsfast30
+	VPBROADCASTD quiet32<>+0(SB), Z14
+	VPSRLD       $0x10, Z15, Z16
+	VPANDD       Z0, Z16, Z16
+	VPADDD       Z15, Z16, Z16
+	VPADDD       Z1, Z16, Z16
+	VPANDD       Z2, Z16, Z16
+	VCMPPS       $0x03, Z15, Z15, K1
+	VPANDD       Z2, Z15, Z15
+	VPORD        Z14, Z15, K1, Z16
+	VPSRLD       $0x10, Z13, Z15
+	VPANDD       Z0, Z15, Z15
+	VPADDD       Z13, Z15, Z15
+	VPADDD       Z1, Z15, Z15
+	VPANDD       Z2, Z15, Z15
+	VCMPPS       $0x03, Z13, Z13, K1
+	VPANDD       Z2, Z13, Z13
+	VPORD        Z14, Z13, K1, Z15
+	VPSRLD       $0x10, Z16, Z16
+	VPORD        Z15, Z16, Z16
+	VMOVDQU32    Z16, 192(AX)
+	JMP          gptjsdone31
+
+gptjsslow32:
+	VPBROADCASTD expmask<>+0(SB), Z12
+	VPBROADCASTD absmask<>+0(SB), Z13
+	VPTESTNMD    Z12, Z11, K1
+	VPTESTMD     Z13, Z11, K1, K1
+	VPTESTNMD    Z12, Z9, K2
+	VPTESTMD     Z13, Z9, K2, K2
+	KORW         K2, K1, K2
+	KORTESTW     K2, K2
+	JZ           gptjsfast33
+	VPBROADCASTD quiet32<>+0(SB), Z10
+	VPSRLD       $0x10, Z11, Z12
+	VPANDD       Z0, Z12, Z12
+	VPADDD       Z11, Z12, Z12
+	VPADDD       Z1, Z12, Z12
+	VPANDD       Z2, Z12, Z12
+	VCMPPS       $0x03, Z11, Z11, K1
+	VPANDD       Z2, Z11, Z11
+	VPORD        Z10, Z11, K1, Z12
+	VPSRLD       $0x10, Z9, Z11
+	VPANDD       Z0, Z11, Z11
+	VPADDD       Z9, Z11, Z11
+	VPADDD       Z1, Z11, Z11
+	VPANDD       Z2, Z11, Z11
+	VCMPPS       $0x03, Z9, Z9, K1
+	VPANDD       Z2, Z9, Z9
+	VPORD        Z10, Z9, K1, Z11
+	VPSRLD       $0x10, Z12, Z12
+	VPORD        Z11, Z12, Z12
+	VMOVDQU32    Z12, (AX)
+	JMP          gptjsdone34
+
+gptjsslow35:
+	VPBROADCASTD expmask<>+0(SB), Z12
+	VPBROADCASTD absmask<>+0(SB), Z13
+	VPTESTNMD    Z12, Z11, K1
+	VPTESTMD     Z13, Z11, K1, K1
+	VPTESTNMD    Z12, Z9, K2
+	VPTESTMD     Z13, Z9, K2, K2
+	KORW         K2, K1, K2
+	KORTESTW     K2, K2
+	JZ           gptjsfast36
+	VPBROADCASTD quiet32<>+0(SB), Z10
+	VPSRLD       $0x10, Z11, Z12
+	VPANDD       Z0, Z12, Z12
+	VPADDD       Z11, Z12, Z12
+	VPADDD       Z1, Z12, Z12
+	VPANDD       Z2, Z12, Z12
+	VCMPPS       $0x03, Z11, Z11, K1
+	VPANDD       Z2, Z11, Z11
+	VPORD        Z10, Z11, K1, Z12
+	VPSRLD       $0x10, Z9, Z11
+	VPANDD       Z0, Z11, Z11
+	VPADDD       Z9, Z11, Z11
+	VPADDD       Z1, Z11, Z11
+	VPANDD       Z2, Z11, Z11
+	VCMPPS       $0x03, Z9, Z9, K1
+	VPANDD       Z2, Z9, Z9
+	VPORD        Z10, Z9, K1, Z11
+	VPSRLD       $0x10, Z12, Z12
+	VPORD        Z11, Z12, Z12
+	VMOVDQU32    Z12, 64(AX)
+	JMP          gptjsdone37
 
 // func rotateFullNeoXF32AVX512(x *byte, heads int, stride int, cos *float32, sin *float32, half int, n int, src *byte, srcstride int)
 // Requires: AVX, AVX512F
@@ -3137,19 +4065,19 @@ fullHead:
 	VFPCLASSPSZ    $0x20, Z22, K1
 	VFPCLASSPSZ    $0x20, Z20, K2
 	KORTESTW       K1, K2
-	JNZ            bf16wslow22
+	JNZ            bf16wslow40
 	BYTE $0x62; BYTE $0xa2; BYTE $0x5f; BYTE $0x40; BYTE $0x72; BYTE $0xce // VCVTNE2PS2BF16 Z22, Z20, Z17
 	VMOVDQU16      Z17, (AX)
 
-bf16wdone23:
+bf16wdone41:
 	VFPCLASSPSZ    $0x20, Z18, K1
 	VFPCLASSPSZ    $0x20, Z16, K2
 	KORTESTW       K1, K2
-	JNZ            bf16wslow24
+	JNZ            bf16wslow42
 	BYTE $0x62; BYTE $0xa2; BYTE $0x7f; BYTE $0x40; BYTE $0x72; BYTE $0xc2 // VCVTNE2PS2BF16 Z18, Z16, Z16
 	VMOVDQU16      Z16, (R13)
 
-bf16wdone25:
+bf16wdone43:
 	VPMOVZXWD      64(R9), Z16
 	VPSLLD         $0x10, Z16, Z16
 	VPMOVZXWD      96(R9), Z17
@@ -3173,19 +4101,19 @@ bf16wdone25:
 	VFPCLASSPSZ    $0x20, Z22, K1
 	VFPCLASSPSZ    $0x20, Z20, K2
 	KORTESTW       K1, K2
-	JNZ            bf16wslow26
+	JNZ            bf16wslow44
 	BYTE $0x62; BYTE $0xa2; BYTE $0x5f; BYTE $0x40; BYTE $0x72; BYTE $0xce // VCVTNE2PS2BF16 Z22, Z20, Z17
 	VMOVDQU16      Z17, 64(AX)
 
-bf16wdone27:
+bf16wdone45:
 	VFPCLASSPSZ    $0x20, Z18, K1
 	VFPCLASSPSZ    $0x20, Z16, K2
 	KORTESTW       K1, K2
-	JNZ            bf16wslow28
+	JNZ            bf16wslow46
 	BYTE $0x62; BYTE $0xa2; BYTE $0x7f; BYTE $0x40; BYTE $0x72; BYTE $0xc2 // VCVTNE2PS2BF16 Z18, Z16, Z16
 	VMOVDQU16      Z16, 64(R13)
 
-bf16wdone29:
+bf16wdone47:
 	ADDQ DX, AX
 	ADDQ R10, R9
 	DECQ CX
@@ -3221,13 +4149,13 @@ wide:
 	VFPCLASSPSZ   $0x20, Z5, K1
 	VFPCLASSPSZ   $0x20, Z7, K2
 	KORTESTW      K1, K2
-	JNZ           bf16slow30
+	JNZ           bf16slow48
 	BYTE $0x62; BYTE $0xf2; BYTE $0x7e; BYTE $0x48; BYTE $0x72; BYTE $0xed // VCVTNEPS2BF16 Z5, Y5
 	VMOVDQU32     Y5, (AX)(R15*2)
 	BYTE $0x62; BYTE $0xf2; BYTE $0x7e; BYTE $0x48; BYTE $0x72; BYTE $0xef // VCVTNEPS2BF16 Z7, Y5
 	VMOVDQU32     Y5, (R13)(R15*2)
 
-bf16done31:
+bf16done49:
 	ADDQ $0x00000010, R15
 	JMP  wide
 
@@ -3250,18 +4178,18 @@ narrow:
 	VADDPS        Y5, Y12, Y12
 	VFPCLASSPSY   $0x20, Y11, K1
 	KORTESTW      K1, K1
-	JNZ           bf16hslow32
+	JNZ           bf16hslow50
 	BYTE $0x62; BYTE $0xd2; BYTE $0x7e; BYTE $0x48; BYTE $0x72; BYTE $0xeb // VCVTNEPS2BF16 Z11, Y5
 	VMOVDQU16     X5, (AX)(R15*2)
 
-bf16hdone33:
+bf16hdone51:
 	VFPCLASSPSY   $0x20, Y12, K1
 	KORTESTW      K1, K1
-	JNZ           bf16hslow34
+	JNZ           bf16hslow52
 	BYTE $0x62; BYTE $0xd2; BYTE $0x7e; BYTE $0x48; BYTE $0x72; BYTE $0xec // VCVTNEPS2BF16 Z12, Y5
 	VMOVDQU16     X5, (R13)(R15*2)
 
-bf16hdone35:
+bf16hdone53:
 	ADDQ $0x00000008, R15
 	CMPQ R15, R8
 	JB   narrow
@@ -3276,7 +4204,7 @@ done:
 	VZEROUPPER
 	RET
 
-bf16wslow22:
+bf16wslow40:
 	VPBROADCASTD one<>+0(SB), Z17
 	VPBROADCASTD bias<>+0(SB), Z19
 	VPBROADCASTD absmask<>+0(SB), Z21
@@ -3304,9 +4232,9 @@ bf16wslow22:
 	VPCMPGTD     Z23, Z17, K1
 	VPBLENDMD    Z25, Z22, K1, Z22
 	VPMOVDW      Z22, 32(AX)
-	JMP          bf16wdone23
+	JMP          bf16wdone41
 
-bf16wslow24:
+bf16wslow42:
 	VPBROADCASTD one<>+0(SB), Z17
 	VPBROADCASTD bias<>+0(SB), Z19
 	VPBROADCASTD absmask<>+0(SB), Z20
@@ -3334,9 +4262,9 @@ bf16wslow24:
 	VPCMPGTD     Z21, Z16, K1
 	VPBLENDMD    Z23, Z18, K1, Z18
 	VPMOVDW      Z18, 32(R13)
-	JMP          bf16wdone25
+	JMP          bf16wdone43
 
-bf16wslow26:
+bf16wslow44:
 	VPBROADCASTD one<>+0(SB), Z17
 	VPBROADCASTD bias<>+0(SB), Z19
 	VPBROADCASTD absmask<>+0(SB), Z21
@@ -3364,9 +4292,9 @@ bf16wslow26:
 	VPCMPGTD     Z23, Z17, K1
 	VPBLENDMD    Z25, Z22, K1, Z22
 	VPMOVDW      Z22, 96(AX)
-	JMP          bf16wdone27
+	JMP          bf16wdone45
 
-bf16wslow28:
+bf16wslow46:
 	VPBROADCASTD one<>+0(SB), Z17
 	VPBROADCASTD bias<>+0(SB), Z19
 	VPBROADCASTD absmask<>+0(SB), Z20
@@ -3394,9 +4322,9 @@ bf16wslow28:
 	VPCMPGTD     Z21, Z16, K1
 	VPBLENDMD    Z23, Z18, K1, Z18
 	VPMOVDW      Z18, 96(R13)
-	JMP          bf16wdone29
+	JMP          bf16wdone47
 
-bf16slow30:
+bf16slow48:
 	VPSRLD    $0x10, Z5, Z6
 	VPSRLD    $0x10, Z5, Z8
 	VPANDD    Z0, Z6, Z6
@@ -3419,9 +4347,9 @@ bf16slow30:
 	VPCMPGTD  Z3, Z7, K1
 	VPBLENDMD Z6, Z5, K1, Z5
 	VPMOVDW   Z5, (R13)(R15*2)
-	JMP       bf16done31
+	JMP       bf16done49
 
-bf16hslow32:
+bf16hslow50:
 	VPSRLD    $0x10, Z11, Z5
 	VPSRLD    $0x10, Z11, Z6
 	VPANDD    Z0, Z5, Z5
@@ -3434,9 +4362,9 @@ bf16hslow32:
 	VPBLENDMD Z6, Z5, K1, Z5
 	VPMOVDW   Z5, Y5
 	VMOVDQU16 X5, (AX)(R15*2)
-	JMP       bf16hdone33
+	JMP       bf16hdone51
 
-bf16hslow34:
+bf16hslow52:
 	VPSRLD    $0x10, Z12, Z5
 	VPSRLD    $0x10, Z12, Z6
 	VPANDD    Z0, Z5, Z5
@@ -3449,7 +4377,7 @@ bf16hslow34:
 	VPBLENDMD Z6, Z5, K1, Z5
 	VPMOVDW   Z5, Y5
 	VMOVDQU16 X5, (R13)(R15*2)
-	JMP       bf16hdone35
+	JMP       bf16hdone53
 
 // func rotateFullGPTJBF16AVX512BF16(x *byte, heads int, stride int, cos *float32, sin *float32, half int, n int, src *byte, srcstride int)
 // Requires: AVX, AVX512DQ, AVX512F, AVX512VL
@@ -3493,11 +4421,11 @@ pairs:
 	BYTE $0x62; BYTE $0xf2; BYTE $0x7e; BYTE $0x48; BYTE $0x72; BYTE $0xfe // VCVTNEPS2BF16 Z6, Y7
 	VFPCLASSPSZ   $0x20, Z6, K1
 	KORTESTW      K1, K1
-	JNZ           bf16slow36
+	JNZ           bf16slow54
 	VMOVDQU32     Y7, (AX)(R11*2)
-	JMP           bf16done37
+	JMP           bf16done55
 
-bf16slow36:
+bf16slow54:
 	VPSRLD    $0x10, Z6, Z7
 	VPSRLD    $0x10, Z6, Z8
 	VPANDD    Z0, Z7, Z7
@@ -3510,7 +4438,7 @@ bf16slow36:
 	VPBLENDMD Z8, Z7, K1, Z7
 	VPMOVDW   Z7, (AX)(R11*2)
 
-bf16done37:
+bf16done55:
 	ADDQ $0x00000008, R10
 	CMPQ R10, DI
 	JB   pairs
@@ -3766,11 +4694,11 @@ loop:
 	BYTE $0x62; BYTE $0xf2; BYTE $0x7e; BYTE $0x48; BYTE $0x72; BYTE $0xf5 // VCVTNEPS2BF16 Z5, Y6
 	VFPCLASSPSZ   $0x20, Z5, K1
 	KORTESTW      K1, K1
-	JNZ           bf16slow38
+	JNZ           bf16slow56
 	VMOVDQU32     Y6, (AX)(BX*2)
-	JMP           bf16done39
+	JMP           bf16done57
 
-bf16slow38:
+bf16slow56:
 	VPSRLD    $0x10, Z5, Z6
 	VPSRLD    $0x10, Z5, Z7
 	VPANDD    Z0, Z6, Z6
@@ -3783,7 +4711,7 @@ bf16slow38:
 	VPBLENDMD Z7, Z6, K1, Z6
 	VPMOVDW   Z6, (AX)(BX*2)
 
-bf16done39:
+bf16done57:
 	ADDQ $0x00000010, BX
 	CMPQ BX, DX
 	JB   loop
@@ -3810,24 +4738,24 @@ TEXT ·kvcNormAVX512(SB), NOSPLIT, $0-36
 	VXORPS     Z4, Z4, Z4
 	XORQ       SI, SI
 	TESTQ      DI, DI
-	JZ         sumtail41
+	JZ         sumtail59
 
-sum40:
+sum58:
 	VMOVUPS     (CX)(SI*4), Z5
 	VFMADD231PS Z5, Z5, Z3
 	VMOVUPS     64(CX)(SI*4), Z5
 	VFMADD231PS Z5, Z5, Z4
 	ADDQ        $0x00000020, SI
 	CMPQ        SI, DI
-	JB          sum40
+	JB          sum58
 
-sumtail41:
+sumtail59:
 	CMPQ        SI, BX
-	JAE         sumdone42
+	JAE         sumdone60
 	VMOVUPS     (CX)(SI*4), Z5
 	VFMADD231PS Z5, Z5, Z3
 
-sumdone42:
+sumdone60:
 	VSHUFPS       $0x88, Z4, Z3, Z5
 	VSHUFPS       $0xdd, Z4, Z3, Z3
 	VADDPS        Z3, Z5, Z5
@@ -3882,7 +4810,7 @@ row:
 	VMOVDQU32 oddidx<>+0(SB), Z1
 	XORQ      R11, R11
 
-rope43:
+rope61:
 	LEAQ      (R11)(R11*1), R12
 	VMOVUPS   (AX)(R12*4), Z3
 	VMOVUPS   64(AX)(R12*4), Z4
@@ -3924,7 +4852,7 @@ rope43:
 	VMOVUPS   Z3, 64(CX)(R12*4)
 	ADDQ      $0x00000020, R11
 	CMPQ      R11, R10
-	JB        rope43
+	JB        rope61
 	ADDQ      BX, AX
 	ADDQ      SI, CX
 	DECQ      DX
@@ -3955,7 +4883,7 @@ row:
 	VMOVDQU32 oddidx<>+0(SB), Z1
 	XORQ      R11, R11
 
-rope44:
+rope62:
 	LEAQ      (R11)(R11*1), R12
 	VCVTPH2PS (AX)(R12*2), Z3
 	VCVTPH2PS 32(AX)(R12*2), Z4
@@ -3997,7 +4925,7 @@ rope44:
 	VCVTPS2PH $0x00, Z3, 32(CX)(R12*2)
 	ADDQ      $0x00000020, R11
 	CMPQ      R11, R10
-	JB        rope44
+	JB        rope62
 	ADDQ      BX, AX
 	ADDQ      SI, CX
 	DECQ      DX
@@ -4027,7 +4955,7 @@ row:
 	VPBROADCASTD himask<>+0(SB), Z0
 	XORQ         R11, R11
 
-rope45:
+rope63:
 	LEAQ           (R11)(R11*1), R12
 	VMOVDQU32      (AX)(R12*2), Z2
 	VPSLLD         $0x10, Z2, Z1
@@ -4069,23 +4997,23 @@ rope45:
 	VFPCLASSPSZ    $0x20, Z5, K1
 	VFPCLASSPSZ    $0x20, Z7, K2
 	KORTESTW       K1, K2
-	JNZ            bf16wslow46
+	JNZ            bf16wslow64
 	BYTE $0x62; BYTE $0xf2; BYTE $0x47; BYTE $0x48; BYTE $0x72; BYTE $0xdd // VCVTNE2PS2BF16 Z5, Z7, Z3
 	VMOVDQU16      Z3, (CX)(R11*2)
 
-bf16wdone47:
+bf16wdone65:
 	LEAQ           (R11)(R10*1), R12
 	VFPCLASSPSZ    $0x20, Z1, K1
 	VFPCLASSPSZ    $0x20, Z2, K2
 	KORTESTW       K1, K2
-	JNZ            bf16wslow48
+	JNZ            bf16wslow66
 	BYTE $0x62; BYTE $0xf2; BYTE $0x6f; BYTE $0x48; BYTE $0x72; BYTE $0xc9 // VCVTNE2PS2BF16 Z1, Z2, Z1
 	VMOVDQU16      Z1, (CX)(R12*2)
 
-bf16wdone49:
+bf16wdone67:
 	ADDQ $0x00000020, R11
 	CMPQ R11, R10
-	JB   rope45
+	JB   rope63
 	ADDQ BX, AX
 	ADDQ SI, CX
 	DECQ DX
@@ -4095,7 +5023,7 @@ done:
 	VZEROUPPER
 	RET
 
-bf16wslow46:
+bf16wslow64:
 	VPBROADCASTD one<>+0(SB), Z3
 	VPBROADCASTD bias<>+0(SB), Z4
 	VPBROADCASTD absmask<>+0(SB), Z6
@@ -4123,9 +5051,9 @@ bf16wslow46:
 	VPCMPGTD     Z8, Z3, K1
 	VPBLENDMD    Z10, Z5, K1, Z5
 	VPMOVDW      Z5, 32(CX)(R11*2)
-	JMP          bf16wdone47
+	JMP          bf16wdone65
 
-bf16wslow48:
+bf16wslow66:
 	VPBROADCASTD one<>+0(SB), Z3
 	VPBROADCASTD bias<>+0(SB), Z4
 	VPBROADCASTD absmask<>+0(SB), Z5
@@ -4153,7 +5081,7 @@ bf16wslow48:
 	VPCMPGTD     Z6, Z2, K1
 	VPBLENDMD    Z8, Z1, K1, Z1
 	VPMOVDW      Z1, 32(CX)(R12*2)
-	JMP          bf16wdone49
+	JMP          bf16wdone67
 
 // func kvcGroupBF16AVX512BF16(grp *byte, n int, gamma *float32, scratch *float32, dv int, dk int, eps float32)
 // Requires: AVX, AVX2, AVX512BW, AVX512DQ, AVX512F, AVX512VL, SSE
@@ -4455,27 +5383,27 @@ sums1:
 	VPBROADCASTD himask<>+0(SB), Z5
 	XORQ         DI, DI
 	TESTQ        R8, R8
-	JZ           sumtail51
+	JZ           sumtail69
 
-sum50:
+sum68:
 	VPSLLD      $0x10, (BX)(DI*2), Z6
 	VPANDD      (BX)(DI*2), Z5, Z7
 	VFMADD231PS Z6, Z6, Z3
 	VFMADD231PS Z7, Z7, Z4
 	ADDQ        $0x00000020, DI
 	CMPQ        DI, R8
-	JB          sum50
+	JB          sum68
 
-sumtail51:
+sumtail69:
 	CMPQ        DI, SI
-	JAE         sumdone52
+	JAE         sumdone70
 	VMOVDQU16   (BX)(DI*2), Y22
 	VPSLLD      $0x10, Z22, Z6
 	VPANDD      Z5, Z22, Z22
 	VFMADD231PS Z6, Z6, Z3
 	VFMADD231PS Z22, Z22, Z4
 
-sumdone52:
+sumdone70:
 	VADDPS        Z4, Z3, Z3
 	VPERMILPS     $0xb1, Z3, Z4
 	VADDPS        Z4, Z3, Z3
@@ -4515,7 +5443,7 @@ rope1:
 	SHRQ $0x01, R9
 	XORQ R10, R10
 
-rope53:
+rope71:
 	LEAQ           (R10)(R9*1), R11
 	VMOVDQU16      (SI)(R10*2), Z3
 	VPERMW.Z       Z3, Z1, K1, Z4
@@ -4552,23 +5480,23 @@ rope53:
 	VFPCLASSPSZ    $0x20, Z13, K2
 	VFPCLASSPSZ    $0x20, Z10, K3
 	KORTESTW       K2, K3
-	JNZ            bf16wslow54
+	JNZ            bf16wslow72
 	BYTE $0x62; BYTE $0xd2; BYTE $0x2f; BYTE $0x48; BYTE $0x72; BYTE $0xed // VCVTNE2PS2BF16 Z13, Z10, Z5
 	VMOVDQU16      Z5, (R8)(R10*2)
 
-bf16wdone55:
+bf16wdone73:
 	LEAQ           (R10)(R9*1), R11
 	VFPCLASSPSZ    $0x20, Z4, K2
 	VFPCLASSPSZ    $0x20, Z3, K3
 	KORTESTW       K2, K3
-	JNZ            bf16wslow56
+	JNZ            bf16wslow74
 	BYTE $0x62; BYTE $0xf2; BYTE $0x67; BYTE $0x48; BYTE $0x72; BYTE $0xdc // VCVTNE2PS2BF16 Z4, Z3, Z3
 	VMOVDQU16      Z3, (R8)(R11*2)
 
-bf16wdone57:
+bf16wdone75:
 	ADDQ         $0x00000020, R10
 	CMPQ         R10, R9
-	JB           rope53
+	JB           rope71
 	INCQ         CX
 	MOVQ         n+8(FP), BX
 	CMPQ         CX, BX
@@ -4720,7 +5648,7 @@ normsdone:
 	VZEROUPPER
 	RET
 
-bf16wslow54:
+bf16wslow72:
 	VPBROADCASTD one<>+0(SB), Z5
 	VPBROADCASTD bias<>+0(SB), Z6
 	VPBROADCASTD absmask<>+0(SB), Z7
@@ -4748,9 +5676,9 @@ bf16wslow54:
 	VPCMPGTD     Z8, Z5, K2
 	VPBLENDMD    Z12, Z11, K2, Z11
 	VPMOVDW      Z11, 32(R8)(R10*2)
-	JMP          bf16wdone55
+	JMP          bf16wdone73
 
-bf16wslow56:
+bf16wslow74:
 	VPBROADCASTD one<>+0(SB), Z5
 	VPBROADCASTD bias<>+0(SB), Z6
 	VPBROADCASTD absmask<>+0(SB), Z7
@@ -4778,7 +5706,7 @@ bf16wslow56:
 	VPCMPGTD     Z8, Z3, K2
 	VPBLENDMD    Z10, Z4, K2, Z4
 	VPMOVDW      Z4, 32(R8)(R11*2)
-	JMP          bf16wdone57
+	JMP          bf16wdone75
 
 norm4slow:
 	VPBROADCASTD one<>+0(SB), Z7
@@ -5478,24 +6406,24 @@ sums1:
 	VXORPS Z4, Z4, Z4
 	XORQ   DI, DI
 	TESTQ  R8, R8
-	JZ     sumtail59
+	JZ     sumtail77
 
-sum58:
+sum76:
 	VMOVUPS     (BX)(DI*4), Z5
 	VFMADD231PS Z5, Z5, Z3
 	VMOVUPS     64(BX)(DI*4), Z5
 	VFMADD231PS Z5, Z5, Z4
 	ADDQ        $0x00000020, DI
 	CMPQ        DI, R8
-	JB          sum58
+	JB          sum76
 
-sumtail59:
+sumtail77:
 	CMPQ        DI, SI
-	JAE         sumdone60
+	JAE         sumdone78
 	VMOVUPS     (BX)(DI*4), Z5
 	VFMADD231PS Z5, Z5, Z3
 
-sumdone60:
+sumdone78:
 	VSHUFPS       $0x88, Z4, Z3, Z5
 	VSHUFPS       $0xdd, Z4, Z3, Z3
 	VADDPS        Z3, Z5, Z5
@@ -5534,7 +6462,7 @@ rope1:
 	VMOVDQU32 oddidx<>+0(SB), Z1
 	XORQ      R10, R10
 
-rope61:
+rope79:
 	LEAQ      (R10)(R10*1), R11
 	VMOVUPS   (BX)(R11*4), Z3
 	VMOVUPS   64(BX)(R11*4), Z4
@@ -5576,7 +6504,7 @@ rope61:
 	VMOVUPS   Z3, 64(R8)(R11*4)
 	ADDQ      $0x00000020, R10
 	CMPQ      R10, R9
-	JB        rope61
+	JB        rope79
 	INCQ      CX
 	MOVQ      n+8(FP), BX
 	CMPQ      CX, BX
@@ -5996,24 +6924,24 @@ sums1:
 	VXORPS Z4, Z4, Z4
 	XORQ   DI, DI
 	TESTQ  R8, R8
-	JZ     sumtail63
+	JZ     sumtail81
 
-sum62:
+sum80:
 	VCVTPH2PS   (BX)(DI*2), Z5
 	VFMADD231PS Z5, Z5, Z3
 	VCVTPH2PS   32(BX)(DI*2), Z5
 	VFMADD231PS Z5, Z5, Z4
 	ADDQ        $0x00000020, DI
 	CMPQ        DI, R8
-	JB          sum62
+	JB          sum80
 
-sumtail63:
+sumtail81:
 	CMPQ        DI, SI
-	JAE         sumdone64
+	JAE         sumdone82
 	VCVTPH2PS   (BX)(DI*2), Z5
 	VFMADD231PS Z5, Z5, Z3
 
-sumdone64:
+sumdone82:
 	VSHUFPS       $0x88, Z4, Z3, Z5
 	VSHUFPS       $0xdd, Z4, Z3, Z3
 	VADDPS        Z3, Z5, Z5
@@ -6052,7 +6980,7 @@ rope1:
 	VMOVDQU32 oddidx<>+0(SB), Z1
 	XORQ      R10, R10
 
-rope65:
+rope83:
 	LEAQ      (R10)(R10*1), R11
 	VCVTPH2PS (BX)(R11*2), Z3
 	VCVTPH2PS 32(BX)(R11*2), Z4
@@ -6094,7 +7022,7 @@ rope65:
 	VCVTPS2PH $0x00, Z3, 32(R8)(R11*2)
 	ADDQ      $0x00000020, R10
 	CMPQ      R10, R9
-	JB        rope65
+	JB        rope83
 	INCQ      CX
 	MOVQ      n+8(FP), BX
 	CMPQ      CX, BX
@@ -6252,24 +7180,24 @@ head:
 	VXORPS Z4, Z4, Z4
 	XORQ   DI, DI
 	TESTQ  R8, R8
-	JZ     sumtail67
+	JZ     sumtail85
 
-sum66:
+sum84:
 	VMOVUPS     (AX)(DI*4), Z5
 	VFMADD231PS Z5, Z5, Z3
 	VMOVUPS     64(AX)(DI*4), Z5
 	VFMADD231PS Z5, Z5, Z4
 	ADDQ        $0x00000020, DI
 	CMPQ        DI, R8
-	JB          sum66
+	JB          sum84
 
-sumtail67:
+sumtail85:
 	CMPQ        DI, SI
-	JAE         sumdone68
+	JAE         sumdone86
 	VMOVUPS     (AX)(DI*4), Z5
 	VFMADD231PS Z5, Z5, Z3
 
-sumdone68:
+sumdone86:
 	VSHUFPS       $0x88, Z4, Z3, Z5
 	VSHUFPS       $0xdd, Z4, Z3, Z3
 	VADDPS        Z3, Z5, Z5
@@ -6337,27 +7265,27 @@ head:
 	VPBROADCASTD himask<>+0(SB), Z12
 	XORQ         DI, DI
 	TESTQ        R8, R8
-	JZ           sumtail70
+	JZ           sumtail88
 
-sum69:
+sum87:
 	VPSLLD      $0x10, (AX)(DI*2), Z13
 	VPANDD      (AX)(DI*2), Z12, Z14
 	VFMADD231PS Z13, Z13, Z10
 	VFMADD231PS Z14, Z14, Z11
 	ADDQ        $0x00000020, DI
 	CMPQ        DI, R8
-	JB          sum69
+	JB          sum87
 
-sumtail70:
+sumtail88:
 	CMPQ        DI, SI
-	JAE         sumdone71
+	JAE         sumdone89
 	VMOVDQU16   (AX)(DI*2), Y15
 	VPSLLD      $0x10, Z15, Z13
 	VPANDD      Z12, Z15, Z15
 	VFMADD231PS Z13, Z13, Z10
 	VFMADD231PS Z15, Z15, Z11
 
-sumdone71:
+sumdone89:
 	VADDPS        Z11, Z10, Z10
 	VPERMILPS     $0xb1, Z10, Z11
 	VADDPS        Z11, Z10, Z10
@@ -6434,24 +7362,24 @@ head:
 	VXORPS Z4, Z4, Z4
 	XORQ   DI, DI
 	TESTQ  R8, R8
-	JZ     sumtail73
+	JZ     sumtail91
 
-sum72:
+sum90:
 	VCVTPH2PS   (AX)(DI*2), Z5
 	VFMADD231PS Z5, Z5, Z3
 	VCVTPH2PS   32(AX)(DI*2), Z5
 	VFMADD231PS Z5, Z5, Z4
 	ADDQ        $0x00000020, DI
 	CMPQ        DI, R8
-	JB          sum72
+	JB          sum90
 
-sumtail73:
+sumtail91:
 	CMPQ        DI, SI
-	JAE         sumdone74
+	JAE         sumdone92
 	VCVTPH2PS   (AX)(DI*2), Z5
 	VFMADD231PS Z5, Z5, Z3
 
-sumdone74:
+sumdone92:
 	VSHUFPS       $0x88, Z4, Z3, Z5
 	VSHUFPS       $0xdd, Z4, Z3, Z3
 	VADDPS        Z3, Z5, Z5
@@ -6521,27 +7449,27 @@ head:
 	VPBROADCASTD himask<>+0(SB), Z12
 	XORQ         DI, DI
 	TESTQ        R8, R8
-	JZ           sumtail76
+	JZ           sumtail94
 
-sum75:
+sum93:
 	VPSLLD      $0x10, (AX)(DI*2), Z13
 	VPANDD      (AX)(DI*2), Z12, Z14
 	VFMADD231PS Z13, Z13, Z10
 	VFMADD231PS Z14, Z14, Z11
 	ADDQ        $0x00000020, DI
 	CMPQ        DI, R8
-	JB          sum75
+	JB          sum93
 
-sumtail76:
+sumtail94:
 	CMPQ        DI, SI
-	JAE         sumdone77
+	JAE         sumdone95
 	VMOVDQU16   (AX)(DI*2), Y15
 	VPSLLD      $0x10, Z15, Z13
 	VPANDD      Z12, Z15, Z15
 	VFMADD231PS Z13, Z13, Z10
 	VFMADD231PS Z15, Z15, Z11
 
-sumdone77:
+sumdone95:
 	VADDPS        Z11, Z10, Z10
 	VPERMILPS     $0xb1, Z10, Z11
 	VADDPS        Z11, Z10, Z10
@@ -6576,11 +7504,11 @@ scale:
 	BYTE $0x62; BYTE $0x52; BYTE $0x7e; BYTE $0x48; BYTE $0x72; BYTE $0xdc // VCVTNEPS2BF16 Z12, Y11
 	VFPCLASSPSZ   $0x20, Z12, K1
 	KORTESTW      K1, K1
-	JNZ           bf16slow78
+	JNZ           bf16slow96
 	VMOVDQU32     Y11, (AX)(DI*2)
-	JMP           bf16done79
+	JMP           bf16done97
 
-bf16slow78:
+bf16slow96:
 	VPSRLD    $0x10, Z12, Z11
 	VPSRLD    $0x10, Z12, Z13
 	VPANDD    Z1, Z11, Z11
@@ -6593,7 +7521,7 @@ bf16slow78:
 	VPBLENDMD Z13, Z11, K1, Z11
 	VPMOVDW   Z11, (AX)(DI*2)
 
-bf16done79:
+bf16done97:
 	ADDQ $0x00000010, DI
 	CMPQ DI, SI
 	JB   scale
@@ -9562,13 +10490,13 @@ row:
 	VFPCLASSPSZ   $0x20, Z19, K1
 	VFPCLASSPSZ   $0x20, Z18, K2
 	KORTESTW      K1, K2
-	JNZ           bf16slow80
+	JNZ           bf16slow98
 	BYTE $0x62; BYTE $0xb2; BYTE $0x7e; BYTE $0x48; BYTE $0x72; BYTE $0xf3 // VCVTNEPS2BF16 Z19, Y6
 	VMOVDQU32     Y6, (R9)
 	BYTE $0x62; BYTE $0xb2; BYTE $0x7e; BYTE $0x48; BYTE $0x72; BYTE $0xf2 // VCVTNEPS2BF16 Z18, Y6
 	VMOVDQU32     Y6, (R9)(CX*1)
 
-bf16done81:
+bf16done99:
 	ADDQ 64(AX), DI
 	ADDQ 72(AX), R8
 	ADDQ 80(AX), R9
@@ -9604,13 +10532,13 @@ summed:
 	VFPCLASSPSZ   $0x20, Z6, K1
 	VFPCLASSPSZ   $0x20, Z7, K2
 	KORTESTW      K1, K2
-	JNZ           bf16slow82
+	JNZ           bf16slow100
 	BYTE $0x62; BYTE $0xf2; BYTE $0x7e; BYTE $0x48; BYTE $0x72; BYTE $0xce // VCVTNEPS2BF16 Z6, Y1
 	VMOVDQU32     Y1, (SI)
 	BYTE $0x62; BYTE $0xf2; BYTE $0x7e; BYTE $0x48; BYTE $0x72; BYTE $0xcf // VCVTNEPS2BF16 Z7, Y1
 	VMOVDQU32     Y1, (SI)(CX*1)
 
-bf16done83:
+bf16done101:
 nodcos:
 	MOVQ          48(AX), SI
 	TESTQ         SI, SI
@@ -9633,13 +10561,13 @@ nodcos:
 	VFPCLASSPSZ   $0x20, Z8, K1
 	VFPCLASSPSZ   $0x20, Z9, K2
 	KORTESTW      K1, K2
-	JNZ           bf16slow84
+	JNZ           bf16slow102
 	BYTE $0x62; BYTE $0xd2; BYTE $0x7e; BYTE $0x48; BYTE $0x72; BYTE $0xc8 // VCVTNEPS2BF16 Z8, Y1
 	VMOVDQU32     Y1, (SI)
 	BYTE $0x62; BYTE $0xd2; BYTE $0x7e; BYTE $0x48; BYTE $0x72; BYTE $0xc9 // VCVTNEPS2BF16 Z9, Y1
 	VMOVDQU32     Y1, (SI)(CX*1)
 
-bf16done85:
+bf16done103:
 nodsin:
 	ADDQ $0x00000020, BX
 	CMPQ BX, DX
@@ -9666,7 +10594,7 @@ done:
 	VZEROUPPER
 	RET
 
-bf16slow80:
+bf16slow98:
 	VPBROADCASTD one<>+0(SB), Z17
 	VPBROADCASTD bias<>+0(SB), Z20
 	VPBROADCASTD absmask<>+0(SB), Z21
@@ -9694,9 +10622,9 @@ bf16slow80:
 	VPCMPGTD     Z22, Z17, K1
 	VPBLENDMD    Z24, Z19, K1, Z19
 	VPMOVDW      Z19, (R9)(CX*1)
-	JMP          bf16done81
+	JMP          bf16done99
 
-bf16slow82:
+bf16slow100:
 	VPBROADCASTD one<>+0(SB), Z1
 	VPBROADCASTD bias<>+0(SB), Z2
 	VPBROADCASTD absmask<>+0(SB), Z3
@@ -9724,9 +10652,9 @@ bf16slow82:
 	VPCMPGTD     Z4, Z1, K1
 	VPBLENDMD    Z11, Z10, K1, Z10
 	VPMOVDW      Z10, (SI)(CX*1)
-	JMP          bf16done83
+	JMP          bf16done101
 
-bf16slow84:
+bf16slow102:
 	VPBROADCASTD one<>+0(SB), Z1
 	VPBROADCASTD bias<>+0(SB), Z2
 	VPBROADCASTD absmask<>+0(SB), Z3
@@ -9754,7 +10682,7 @@ bf16slow84:
 	VPCMPGTD     Z4, Z1, K1
 	VPBLENDMD    Z11, Z10, K1, Z10
 	VPMOVDW      Z10, (SI)(CX*1)
-	JMP          bf16done85
+	JMP          bf16done103
 
 // func backwardFusedGPTJF32AVX512(p *byte)
 // Requires: AVX, AVX512DQ, AVX512F, MMX+
@@ -10461,13 +11389,13 @@ row:
 	VFPCLASSPSZ   $0x20, Z17, K1
 	VFPCLASSPSZ   $0x20, Z18, K2
 	KORTESTW      K1, K2
-	JNZ           bf16slow86
+	JNZ           bf16slow104
 	BYTE $0x62; BYTE $0xb2; BYTE $0x7e; BYTE $0x48; BYTE $0x72; BYTE $0xf9 // VCVTNEPS2BF16 Z17, Y7
 	VMOVDQU32     Y7, (R8)
 	BYTE $0x62; BYTE $0xb2; BYTE $0x7e; BYTE $0x48; BYTE $0x72; BYTE $0xfa // VCVTNEPS2BF16 Z18, Y7
 	VMOVDQU32     Y7, 32(R8)
 
-bf16done87:
+bf16done105:
 	ADDQ 64(AX), SI
 	ADDQ 72(AX), DI
 	ADDQ 80(AX), R8
@@ -10503,13 +11431,13 @@ summed:
 	VFPCLASSPSZ   $0x20, Z7, K1
 	VFPCLASSPSZ   $0x20, Z8, K2
 	KORTESTW      K1, K2
-	JNZ           bf16slow88
+	JNZ           bf16slow106
 	BYTE $0x62; BYTE $0xf2; BYTE $0x7e; BYTE $0x48; BYTE $0x72; BYTE $0xcf // VCVTNEPS2BF16 Z7, Y1
 	VMOVDQU32     Y1, (BX)
 	BYTE $0x62; BYTE $0xd2; BYTE $0x7e; BYTE $0x48; BYTE $0x72; BYTE $0xc8 // VCVTNEPS2BF16 Z8, Y1
 	VMOVDQU32     Y1, 32(BX)
 
-bf16done89:
+bf16done107:
 nodcos:
 	MOVQ          48(AX), BX
 	TESTQ         BX, BX
@@ -10532,13 +11460,13 @@ nodcos:
 	VFPCLASSPSZ   $0x20, Z9, K1
 	VFPCLASSPSZ   $0x20, Z10, K2
 	KORTESTW      K1, K2
-	JNZ           bf16slow90
+	JNZ           bf16slow108
 	BYTE $0x62; BYTE $0xd2; BYTE $0x7e; BYTE $0x48; BYTE $0x72; BYTE $0xc9 // VCVTNEPS2BF16 Z9, Y1
 	VMOVDQU32     Y1, (BX)
 	BYTE $0x62; BYTE $0xd2; BYTE $0x7e; BYTE $0x48; BYTE $0x72; BYTE $0xca // VCVTNEPS2BF16 Z10, Y1
 	VMOVDQU32     Y1, 32(BX)
 
-bf16done91:
+bf16done109:
 nodsin:
 	ADDQ $0x00000040, DX
 	CMPQ DX, CX
@@ -10565,7 +11493,7 @@ done:
 	VZEROUPPER
 	RET
 
-bf16slow86:
+bf16slow104:
 	VPBROADCASTD one<>+0(SB), Z19
 	VPBROADCASTD bias<>+0(SB), Z20
 	VPBROADCASTD absmask<>+0(SB), Z21
@@ -10593,9 +11521,9 @@ bf16slow86:
 	VPCMPGTD     Z22, Z18, K1
 	VPBLENDMD    Z24, Z17, K1, Z17
 	VPMOVDW      Z17, 32(R8)
-	JMP          bf16done87
+	JMP          bf16done105
 
-bf16slow88:
+bf16slow106:
 	VPBROADCASTD one<>+0(SB), Z1
 	VPBROADCASTD bias<>+0(SB), Z2
 	VPBROADCASTD absmask<>+0(SB), Z3
@@ -10623,9 +11551,9 @@ bf16slow88:
 	VPCMPGTD     Z4, Z1, K1
 	VPBLENDMD    Z11, Z6, K1, Z6
 	VPMOVDW      Z6, 32(BX)
-	JMP          bf16done89
+	JMP          bf16done107
 
-bf16slow90:
+bf16slow108:
 	VPBROADCASTD one<>+0(SB), Z1
 	VPBROADCASTD bias<>+0(SB), Z2
 	VPBROADCASTD absmask<>+0(SB), Z3
@@ -10653,7 +11581,7 @@ bf16slow90:
 	VPCMPGTD     Z4, Z1, K1
 	VPBLENDMD    Z11, Z6, K1, Z6
 	VPMOVDW      Z6, 32(BX)
-	JMP          bf16done91
+	JMP          bf16done109
 
 // func mropeGatherAVX512(dst *float32, r0 *float32, r1 *float32, r2 *float32, r3 *float32, masks *uint64, chunks int)
 // Requires: AVX512F
@@ -11208,11 +12136,11 @@ block:
 	VFPCLASSPSZ    $0x20, Z6, K1
 	VFPCLASSPSZ    $0x20, Z7, K2
 	KORTESTW       K1, K2
-	JNZ            bf16wslow92
+	JNZ            bf16wslow110
 	BYTE $0x62; BYTE $0xf2; BYTE $0x47; BYTE $0x48; BYTE $0x72; BYTE $0xf6 // VCVTNE2PS2BF16 Z6, Z7, Z6
 	VMOVDQU16      Z6, (AX)(DX*2)
 
-bf16wdone93:
+bf16wdone111:
 	VPMOVZXWD      64(AX)(DX*2), Z6
 	VPSLLD         $0x10, Z6, Z6
 	VMULPS         Z0, Z6, Z6
@@ -11222,11 +12150,11 @@ bf16wdone93:
 	VFPCLASSPSZ    $0x20, Z6, K1
 	VFPCLASSPSZ    $0x20, Z7, K2
 	KORTESTW       K1, K2
-	JNZ            bf16wslow94
+	JNZ            bf16wslow112
 	BYTE $0x62; BYTE $0xf2; BYTE $0x47; BYTE $0x48; BYTE $0x72; BYTE $0xf6 // VCVTNE2PS2BF16 Z6, Z7, Z6
 	VMOVDQU16      Z6, 64(AX)(DX*2)
 
-bf16wdone95:
+bf16wdone113:
 	ADDQ $0x00000040, DX
 	CMPQ DX, BX
 	JB   block
@@ -11240,11 +12168,11 @@ units:
 	BYTE $0x62; BYTE $0xf2; BYTE $0x7e; BYTE $0x48; BYTE $0x72; BYTE $0xfe // VCVTNEPS2BF16 Z6, Y7
 	VFPCLASSPSZ   $0x20, Z6, K1
 	KORTESTW      K1, K1
-	JNZ           bf16slow96
+	JNZ           bf16slow114
 	VMOVDQU32     Y7, (AX)(DX*2)
-	JMP           bf16done97
+	JMP           bf16done115
 
-bf16slow96:
+bf16slow114:
 	VPSRLD    $0x10, Z6, Z7
 	VPSRLD    $0x10, Z6, Z8
 	VPANDD    Z1, Z7, Z7
@@ -11257,7 +12185,7 @@ bf16slow96:
 	VPBLENDMD Z8, Z7, K1, Z7
 	VPMOVDW   Z7, (AX)(DX*2)
 
-bf16done97:
+bf16done115:
 	ADDQ $0x00000010, DX
 	JMP  units
 
@@ -11265,7 +12193,7 @@ done:
 	VZEROUPPER
 	RET
 
-bf16wslow92:
+bf16wslow110:
 	VPSRLD    $0x10, Z6, Z8
 	VPSRLD    $0x10, Z6, Z9
 	VPANDD    Z1, Z8, Z8
@@ -11288,9 +12216,9 @@ bf16wslow92:
 	VPCMPGTD  Z4, Z7, K1
 	VPBLENDMD Z8, Z6, K1, Z6
 	VPMOVDW   Z6, 32(AX)(DX*2)
-	JMP       bf16wdone93
+	JMP       bf16wdone111
 
-bf16wslow94:
+bf16wslow112:
 	VPSRLD    $0x10, Z6, Z8
 	VPSRLD    $0x10, Z6, Z9
 	VPANDD    Z1, Z8, Z8
@@ -11313,4 +12241,4 @@ bf16wslow94:
 	VPCMPGTD  Z4, Z7, K1
 	VPBLENDMD Z8, Z6, K1, Z6
 	VPMOVDW   Z6, 96(AX)(DX*2)
-	JMP       bf16wdone95
+	JMP       bf16wdone113

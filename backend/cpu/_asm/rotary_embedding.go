@@ -8,9 +8,9 @@ import (
 	. "github.com/mmcloughlin/avo/reg"
 )
 
-// The per-pair kernels' bf16 path on AVX512BF16 (rotary_embedding, its gathered form and mrope
-// at rotary dim 128, vision_rope_2d at 80): the rotation by cos/sin held in registers, rounded
-// with VCVTNE2PS2BF16.
+// The per-pair kernels' bf16 paths on AVX512BF16 (rotary_embedding, its gathered form and mrope
+// at rotary dims 128 NeoX and GPT-J and 64 GPT-J, vision_rope_2d at 80): the rotation by cos/sin
+// held in registers, rounded with VCVTNE2PS2BF16.
 
 // expMaskWords is the bf16 exponent field in both words of a dword, declared on first use.
 var expMaskWords *Mem
@@ -151,6 +151,77 @@ func (g *generator) neoxRotateBF16Split(c consts, sp bf16Split, ce, co, se, so V
 			VPORD(ro, re, re)
 			VMOVDQU32(re, h.m)
 		}
+		JMP(LabelRef(done))
+	})
+}
+
+// gptjRegsBF16Split emits the bf16 path on AVX512BF16 for exactly p pairs (a multiple of 16).
+// A block of 16 pairs is 32 bf16 that load as 16 dwords, pair j in dword j: VPSLLD $16 gives its
+// first elements as float32 and masking the high halves its second ones (bf16Split), so the
+// token's cos and sin are used as they are, 16 pairs a register, with no duplication; the two
+// results round in one VCVTNE2PS2BF16 and VPERMW puts the words back in pair order.
+func (g *generator) gptjRegsBF16Split(c consts, x, heads, stride, cs, sn Register, p int) {
+	var sp bf16Split
+	sp.hiMask, sp.wmask, sp.perm = ZMM(), ZMM(), ZMM()
+	VPBROADCASTD(g.data.hiMask, sp.hiMask)
+	VPBROADCASTD(g.expMaskW(), sp.wmask)
+	VMOVDQU16(g.wordOrderSplit(), sp.perm)
+	var cr, sr []VecVirtual
+	for k := 0; k < p; k += 16 {
+		cv, sv := ZMM(), ZMM()
+		VMOVUPS(Mem{Base: cs, Disp: 4 * k}, cv)
+		VMOVUPS(Mem{Base: sn, Disp: 4 * k}, sv)
+		cr, sr = append(cr, cv), append(sr, sv)
+	}
+	head := fmt.Sprintf("gptjSplitHead%d", p)
+	Label(head)
+	for k := range cr {
+		g.gptjRotateBF16Split(c, sp, cr[k], sr[k], Mem{Base: x, Disp: 64 * k})
+	}
+	ADDQ(stride, x)
+	DECQ(heads)
+	JNZ(LabelRef(head))
+	JMP(LabelRef("done"))
+}
+
+// gptjRotateBF16Split rotates the 16 pairs at m in place by cv and sv (16 pairs' cos and sin),
+// with neoxRotateBF16Split's test of the rounded words and its cold path for subnormal results.
+func (g *generator) gptjRotateBF16Split(c consts, sp bf16Split, cv, sv VecVirtual, m Mem) {
+	w := ZMM()
+	VMOVDQU32(m, w)
+	a, b := ZMM(), ZMM()
+	VPSLLD(U8(16), w, a)    // the pairs' first elements
+	VPANDD(sp.hiMask, w, b) // their second
+	p, q, o1, o2 := ZMM(), ZMM(), ZMM(), ZMM()
+	VMULPS(cv, a, p) // o1 = a·c − b·s, o2 = b·c + a·s
+	VMULPS(sv, b, q)
+	VSUBPS(q, p, o1)
+	VMULPS(cv, b, o2)
+	VMULPS(sv, a, q)
+	VADDPS(q, o2, o2)
+	r := ZMM()
+	cvtNE2PS2BF16(o2, o1, r)
+	k := K()
+	VPTESTNMW(sp.wmask, r, k)
+	KORTESTD(k, k)
+	slow, fast, done := g.newLabel("gptjsslow"), g.newLabel("gptjsfast"), g.newLabel("gptjsdone")
+	JNZ(LabelRef(slow))
+	Label(fast)
+	VPERMW(r, sp.perm, r)
+	VMOVDQU16(r, m)
+	Label(done)
+	g.coldPaths = append(g.coldPaths, func() {
+		Label(slow)
+		g.backUnlessSubnormal(fast, o1, o2)
+		c := g.coldConsts(c)
+		quiet32 := ZMM()
+		VPBROADCASTD(g.data.quiet32, quiet32)
+		// Each dword: the first element's rounding in the low half, the second's in the high.
+		r1 := roundBF16(c, sp.hiMask, quiet32, o1)
+		r2 := roundBF16(c, sp.hiMask, quiet32, o2)
+		VPSRLD(U8(16), r1, r1)
+		VPORD(r2, r1, r1)
+		VMOVDQU32(r1, m)
 		JMP(LabelRef(done))
 	})
 }

@@ -191,6 +191,9 @@ func (g *generator) kernel(s isa, d dtype, gptj, full bool) {
 	if s.lanes == 16 && !gptj && !full {
 		g.neoxDecodePath(d, c, x, x2, heads, stride, cs, sn, hf, n)
 	}
+	if s.lanes == 16 && gptj && !full {
+		g.gptjDecodePath(d, c, x, heads, stride, cs, sn, n)
+	}
 	if s.lanes == 16 && !gptj && full {
 		g.neoxFullRegsPath(d, c, x, x2, src, src2, heads, stride, ss, cs, sn, cs2, sn2, hf, n)
 	}
@@ -338,6 +341,61 @@ func (g *generator) neoxRegsPath(d dtype, c consts, x, x2, heads, stride, cs, sn
 	SHLQ(U8(log2(d.esize)), x2)
 	ADDQ(x, x2)
 	rest(0)
+	ADDQ(stride, x)
+	DECQ(heads)
+	JNZ(LabelRef(head))
+	JMP(LabelRef("done"))
+}
+
+// gptjPairs are the pair counts that get a GPT-J kernel path with the token's cos and sin in
+// registers across all heads, as neoxDecodePath does for NeoX: rotary dim 128 (GLM-4, Llama 4's
+// text heads) and 64 (DeepSeek's MLA rope, q_pe and k_pe). The general loop reloads and
+// duplicates each block's cos and sin per head, twice the work of the rotation itself.
+var gptjPairs = []int{64, 32}
+
+// gptjDecodePath emits a GPT-J kernel's paths for the pair counts of gptjPairs. Other lengths go
+// on at the label "head".
+func (g *generator) gptjDecodePath(d dtype, c consts, x, heads, stride, cs, sn, n Register) {
+	for _, p := range gptjPairs {
+		skip := fmt.Sprintf("gptjNot%d", p)
+		CMPQ(n, U32(p))
+		JNE(LabelRef(skip))
+		if d == bf16 && g.fastBF16 {
+			g.gptjRegsBF16Split(c, x, heads, stride, cs, sn, p)
+		} else {
+			g.gptjRegsPath(d, c, x, heads, stride, cs, sn, p)
+		}
+		Label(skip)
+	}
+}
+
+// gptjRegsPath emits the path for exactly p pairs: per block of 8 pairs (16 elements) the
+// duplicated cos [c0 c0 c1 c1 ...] and signed sin [−s0 s0 −s1 s1 ...] in a register each, so a
+// head's block is its load, one swap of neighbours, two products, a sum and the store, as in
+// gptjBlock.
+func (g *generator) gptjRegsPath(d dtype, c consts, x, heads, stride, cs, sn Register, p int) {
+	var cr, sr []VecVirtual
+	for k := 0; k < p; k += 8 {
+		cv, sv := ZMM(), ZMM()
+		VMOVUPS(Mem{Base: cs, Disp: 4 * k}, cv.AsY())
+		VMOVUPS(Mem{Base: sn, Disp: 4 * k}, sv.AsY())
+		VPERMPS(cv, c.dupIdx, cv)
+		VPERMPS(sv, c.dupIdx, sv)
+		VXORPS(c.sign, sv, sv)
+		cr, sr = append(cr, cv), append(sr, sv)
+	}
+	head := fmt.Sprintf("gptjHead%d", p)
+	Label(head)
+	for k := range cr {
+		m := Mem{Base: x, Disp: 16 * k * d.esize}
+		a := load(d, 16, m)
+		sw, ac, ss := ZMM(), ZMM(), ZMM()
+		VPERMILPS(U8(0xB1), a, sw) // [x1 x0 x3 x2 ...]
+		VMULPS(cr[k], a, ac)
+		VMULPS(sr[k], sw, ss)
+		VADDPS(ss, ac, ac) // even: x0·c − x1·s; odd: x1·c + x0·s
+		g.store(d, 16, c, ac, m)
+	}
 	ADDQ(stride, x)
 	DECQ(heads)
 	JNZ(LabelRef(head))
