@@ -48,8 +48,8 @@ type visionScratch struct {
 	inv  [256]float64
 	key  [2 * visionMaxPairs]float64 // the first nkey: the frequencies the table holds
 	nkey int
-	tag [2][visionSlots]int64 // the coordinate a slot holds, −1 for none
-	ent [2][visionSlots][2 * visionMaxPairs]float32
+	tag  [2][visionSlots]int64 // the coordinate a slot holds, −1 for none
+	ent  [2][visionSlots][2 * visionMaxPairs]float32
 }
 
 // keep reports whether s's table holds cos/sin for the frequencies inv; when not, it empties
