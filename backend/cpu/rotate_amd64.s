@@ -2544,13 +2544,13 @@ gptjSplitHead64:
 	BYTE $0x62; BYTE $0x52; BYTE $0x17; BYTE $0x48; BYTE $0x72; BYTE $0xf7 // VCVTNE2PS2BF16 Z15, Z13, Z14
 	VPTESTNMW      Z3, Z14, K1
 	KORTESTD       K1, K1
-	JNZ            gptjsslow20
+	JNZ            bf16sslow20
 
-gptjsfast21:
+bf16sfast21:
 	VPERMW    Z14, Z4, Z14
 	VMOVDQU16 Z14, (AX)
 
-gptjsdone22:
+bf16sdone22:
 	VMOVDQU32      64(AX), Z13
 	VPSLLD         $0x10, Z13, Z14
 	VPANDD         Z2, Z13, Z13
@@ -2563,13 +2563,13 @@ gptjsdone22:
 	BYTE $0x62; BYTE $0x52; BYTE $0x17; BYTE $0x48; BYTE $0x72; BYTE $0xf7 // VCVTNE2PS2BF16 Z15, Z13, Z14
 	VPTESTNMW      Z3, Z14, K1
 	KORTESTD       K1, K1
-	JNZ            gptjsslow23
+	JNZ            bf16sslow23
 
-gptjsfast24:
+bf16sfast24:
 	VPERMW    Z14, Z4, Z14
 	VMOVDQU16 Z14, 64(AX)
 
-gptjsdone25:
+bf16sdone25:
 	VMOVDQU32      128(AX), Z13
 	VPSLLD         $0x10, Z13, Z14
 	VPANDD         Z2, Z13, Z13
@@ -2582,13 +2582,13 @@ gptjsdone25:
 	BYTE $0x62; BYTE $0x52; BYTE $0x17; BYTE $0x48; BYTE $0x72; BYTE $0xf7 // VCVTNE2PS2BF16 Z15, Z13, Z14
 	VPTESTNMW      Z3, Z14, K1
 	KORTESTD       K1, K1
-	JNZ            gptjsslow26
+	JNZ            bf16sslow26
 
-gptjsfast27:
+bf16sfast27:
 	VPERMW    Z14, Z4, Z14
 	VMOVDQU16 Z14, 128(AX)
 
-gptjsdone28:
+bf16sdone28:
 	VMOVDQU32      192(AX), Z13
 	VPSLLD         $0x10, Z13, Z14
 	VPANDD         Z2, Z13, Z13
@@ -2601,13 +2601,13 @@ gptjsdone28:
 	BYTE $0x62; BYTE $0x52; BYTE $0x17; BYTE $0x48; BYTE $0x72; BYTE $0xf7 // VCVTNE2PS2BF16 Z15, Z13, Z14
 	VPTESTNMW      Z3, Z14, K1
 	KORTESTD       K1, K1
-	JNZ            gptjsslow29
+	JNZ            bf16sslow29
 
-gptjsfast30:
+bf16sfast30:
 	VPERMW    Z14, Z4, Z14
 	VMOVDQU16 Z14, 192(AX)
 
-gptjsdone31:
+bf16sdone31:
 	ADDQ DX, AX
 	DECQ CX
 	JNZ  gptjSplitHead64
@@ -2637,13 +2637,13 @@ gptjSplitHead32:
 	BYTE $0x62; BYTE $0x52; BYTE $0x37; BYTE $0x48; BYTE $0x72; BYTE $0xd3 // VCVTNE2PS2BF16 Z11, Z9, Z10
 	VPTESTNMW      Z3, Z10, K1
 	KORTESTD       K1, K1
-	JNZ            gptjsslow32
+	JNZ            bf16sslow32
 
-gptjsfast33:
+bf16sfast33:
 	VPERMW    Z10, Z4, Z10
 	VMOVDQU16 Z10, (AX)
 
-gptjsdone34:
+bf16sdone34:
 	VMOVDQU32      64(AX), Z9
 	VPSLLD         $0x10, Z9, Z10
 	VPANDD         Z2, Z9, Z9
@@ -2656,13 +2656,13 @@ gptjsdone34:
 	BYTE $0x62; BYTE $0x52; BYTE $0x37; BYTE $0x48; BYTE $0x72; BYTE $0xd3 // VCVTNE2PS2BF16 Z11, Z9, Z10
 	VPTESTNMW      Z3, Z10, K1
 	KORTESTD       K1, K1
-	JNZ            gptjsslow35
+	JNZ            bf16sslow35
 
-gptjsfast36:
+bf16sfast36:
 	VPERMW    Z10, Z4, Z10
 	VMOVDQU16 Z10, 64(AX)
 
-gptjsdone37:
+bf16sdone37:
 	ADDQ DX, AX
 	DECQ CX
 	JNZ  gptjSplitHead32
@@ -2718,7 +2718,7 @@ done:
 	VZEROUPPER
 	RET
 
-gptjsslow20:
+bf16sslow20:
 	VPBROADCASTD expmask<>+0(SB), Z16
 	VPBROADCASTD absmask<>+0(SB), Z17
 	VPTESTNMD    Z16, Z15, K1
@@ -2727,7 +2727,7 @@ gptjsslow20:
 	VPTESTMD     Z17, Z13, K2, K2
 	KORW         K2, K1, K2
 	KORTESTW     K2, K2
-	JZ           gptjsfast21
+	JZ           bf16sfast21
 	VPBROADCASTD quiet32<>+0(SB), Z14
 	VPSRLD       $0x10, Z15, Z16
 	VPANDD       Z0, Z16, Z16
@@ -2748,9 +2748,9 @@ gptjsslow20:
 	VPSRLD       $0x10, Z16, Z16
 	VPORD        Z15, Z16, Z16
 	VMOVDQU32    Z16, (AX)
-	JMP          gptjsdone22
+	JMP          bf16sdone22
 
-gptjsslow23:
+bf16sslow23:
 	VPBROADCASTD expmask<>+0(SB), Z16
 	VPBROADCASTD absmask<>+0(SB), Z17
 	VPTESTNMD    Z16, Z15, K1
@@ -2759,7 +2759,7 @@ gptjsslow23:
 	VPTESTMD     Z17, Z13, K2, K2
 	KORW         K2, K1, K2
 	KORTESTW     K2, K2
-	JZ           gptjsfast24
+	JZ           bf16sfast24
 	VPBROADCASTD quiet32<>+0(SB), Z14
 	VPSRLD       $0x10, Z15, Z16
 	VPANDD       Z0, Z16, Z16
@@ -2780,9 +2780,9 @@ gptjsslow23:
 	VPSRLD       $0x10, Z16, Z16
 	VPORD        Z15, Z16, Z16
 	VMOVDQU32    Z16, 64(AX)
-	JMP          gptjsdone25
+	JMP          bf16sdone25
 
-gptjsslow26:
+bf16sslow26:
 	VPBROADCASTD expmask<>+0(SB), Z16
 	VPBROADCASTD absmask<>+0(SB), Z17
 	VPTESTNMD    Z16, Z15, K1
@@ -2791,7 +2791,7 @@ gptjsslow26:
 	VPTESTMD     Z17, Z13, K2, K2
 	KORW         K2, K1, K2
 	KORTESTW     K2, K2
-	JZ           gptjsfast27
+	JZ           bf16sfast27
 	VPBROADCASTD quiet32<>+0(SB), Z14
 	VPSRLD       $0x10, Z15, Z16
 	VPANDD       Z0, Z16, Z16
@@ -2812,9 +2812,9 @@ gptjsslow26:
 	VPSRLD       $0x10, Z16, Z16
 	VPORD        Z15, Z16, Z16
 	VMOVDQU32    Z16, 128(AX)
-	JMP          gptjsdone28
+	JMP          bf16sdone28
 
-gptjsslow29:
+bf16sslow29:
 	VPBROADCASTD expmask<>+0(SB), Z16
 	VPBROADCASTD absmask<>+0(SB), Z17
 	VPTESTNMD    Z16, Z15, K1
@@ -2823,7 +2823,7 @@ gptjsslow29:
 	VPTESTMD     Z17, Z13, K2, K2
 	KORW         K2, K1, K2
 	KORTESTW     K2, K2
-	JZ           gptjsfast30
+	JZ           bf16sfast30
 	VPBROADCASTD quiet32<>+0(SB), Z14
 	VPSRLD       $0x10, Z15, Z16
 	VPANDD       Z0, Z16, Z16
@@ -2844,9 +2844,9 @@ gptjsslow29:
 	VPSRLD       $0x10, Z16, Z16
 	VPORD        Z15, Z16, Z16
 	VMOVDQU32    Z16, 192(AX)
-	JMP          gptjsdone31
+	JMP          bf16sdone31
 
-gptjsslow32:
+bf16sslow32:
 	VPBROADCASTD expmask<>+0(SB), Z12
 	VPBROADCASTD absmask<>+0(SB), Z13
 	VPTESTNMD    Z12, Z11, K1
@@ -2855,7 +2855,7 @@ gptjsslow32:
 	VPTESTMD     Z13, Z9, K2, K2
 	KORW         K2, K1, K2
 	KORTESTW     K2, K2
-	JZ           gptjsfast33
+	JZ           bf16sfast33
 	VPBROADCASTD quiet32<>+0(SB), Z10
 	VPSRLD       $0x10, Z11, Z12
 	VPANDD       Z0, Z12, Z12
@@ -2876,9 +2876,9 @@ gptjsslow32:
 	VPSRLD       $0x10, Z12, Z12
 	VPORD        Z11, Z12, Z12
 	VMOVDQU32    Z12, (AX)
-	JMP          gptjsdone34
+	JMP          bf16sdone34
 
-gptjsslow35:
+bf16sslow35:
 	VPBROADCASTD expmask<>+0(SB), Z12
 	VPBROADCASTD absmask<>+0(SB), Z13
 	VPTESTNMD    Z12, Z11, K1
@@ -2887,7 +2887,7 @@ gptjsslow35:
 	VPTESTMD     Z13, Z9, K2, K2
 	KORW         K2, K1, K2
 	KORTESTW     K2, K2
-	JZ           gptjsfast36
+	JZ           bf16sfast36
 	VPBROADCASTD quiet32<>+0(SB), Z10
 	VPSRLD       $0x10, Z11, Z12
 	VPANDD       Z0, Z12, Z12
@@ -2908,7 +2908,7 @@ gptjsslow35:
 	VPSRLD       $0x10, Z12, Z12
 	VPORD        Z11, Z12, Z12
 	VMOVDQU32    Z12, 64(AX)
-	JMP          gptjsdone37
+	JMP          bf16sdone37
 
 // func rotateFullNeoXF32AVX512(x *byte, heads int, stride int, cos *float32, sin *float32, half int, n int, src *byte, srcstride int)
 // Requires: AVX, AVX512F

@@ -88,13 +88,7 @@ func (g *generator) wordOrderSplit() Mem {
 var splitOrder *Mem
 
 // neoxRotateBF16Split rotates 32 consecutive pairs in place, first halves at m1 and second
-// halves at m2, by cos/sin in the deinterleaved layout (ce, co, se, so). It tests the rounded
-// words rather than the float32 results: VCVTNE2PS2BF16 flushes a zero-exponent input to ±0
-// and never rounds a normal one (at least 2^-126, itself a bf16) to a zero exponent, so a word
-// with a zero exponent field marks exactly the lanes whose result had one, and one VPTESTNMW
-// covers 32 lanes where the float32 test takes two VPTESTNMDs. Such a block (a zero or
-// subnormal result) goes to the cold path, which takes the integer rounding only if one of its
-// float32 results is subnormal.
+// halves at m2, by cos/sin in the deinterleaved layout (ce, co, se, so).
 func (g *generator) neoxRotateBF16Split(c consts, sp bf16Split, ce, co, se, so VecVirtual, m1, m2 Mem) {
 	p1, p2 := ZMM(), ZMM()
 	VMOVDQU32(m1, p1)
@@ -119,37 +113,61 @@ func (g *generator) neoxRotateBF16Split(c consts, sp bf16Split, ce, co, se, so V
 	VMULPS(co, bo, oo)
 	VMULPS(so, ao, q)
 	VADDPS(q, oo, oo)
-	w1, w2 := ZMM(), ZMM()
-	cvtNE2PS2BF16(fo, fe, w1)
-	cvtNE2PS2BF16(oo, oe, w2)
-	k1, k2 := K(), K()
-	VPTESTNMW(sp.wmask, w1, k1)
-	VPTESTNMW(sp.wmask, w2, k2)
-	KORTESTD(k1, k2)
+	g.storeSplit(c, sp, splitBlock{fe, fo, m1}, splitBlock{oe, oo, m2})
+}
+
+// splitBlock is 32 float32 results in the deinterleaved layout (e: the even elements, o: the
+// odd ones) and where their 32 bf16 go.
+type splitBlock struct {
+	e, o VecVirtual
+	m    Mem
+}
+
+// storeSplit rounds each block to bf16 with one VCVTNE2PS2BF16 and stores it in element order
+// (VPERMW by sp.perm). It tests the rounded words rather than the float32 results:
+// VCVTNE2PS2BF16 flushes a zero-exponent input to ±0 and never rounds a normal one (at least
+// 2^-126, itself a bf16) to a zero exponent, so a word with a zero exponent field marks exactly
+// the lanes whose result had one, and one VPTESTNMW covers 32 lanes where the float32 test takes
+// two VPTESTNMDs. Blocks with such a word (a zero or subnormal result) go to the cold path,
+// which takes the integer rounding only if one of their float32 results is subnormal.
+func (g *generator) storeSplit(c consts, sp bf16Split, blocks ...splitBlock) {
+	w, k := make([]VecVirtual, len(blocks)), make([]Op, len(blocks))
+	for i, b := range blocks {
+		w[i] = ZMM()
+		cvtNE2PS2BF16(b.o, b.e, w[i])
+	}
+	for i := range blocks {
+		k[i] = K()
+		VPTESTNMW(sp.wmask, w[i], k[i])
+	}
+	KORTESTD(k[0], k[len(k)-1])
 	slow, fast, done := g.newLabel("bf16sslow"), g.newLabel("bf16sfast"), g.newLabel("bf16sdone")
 	JNZ(LabelRef(slow))
 	Label(fast)
-	VPERMW(w1, sp.perm, w1)
-	VPERMW(w2, sp.perm, w2)
-	VMOVDQU16(w1, m1)
-	VMOVDQU16(w2, m2)
+	for i := range blocks {
+		VPERMW(w[i], sp.perm, w[i])
+	}
+	for i, b := range blocks {
+		VMOVDQU16(w[i], b.m)
+	}
 	Label(done)
 	g.coldPaths = append(g.coldPaths, func() {
 		Label(slow)
-		g.backUnlessSubnormal(fast, fe, fo, oe, oo)
+		var results []VecVirtual
+		for _, b := range blocks {
+			results = append(results, b.e, b.o)
+		}
+		g.backUnlessSubnormal(fast, results...)
 		c := g.coldConsts(c)
 		quiet32 := ZMM()
 		VPBROADCASTD(g.data.quiet32, quiet32)
 		// Each dword: the even element's rounding in the low half, the odd one's in the high.
-		for _, h := range []struct {
-			e, o VecVirtual
-			m    Mem
-		}{{fe, fo, m1}, {oe, oo, m2}} {
-			re := roundBF16(c, sp.hiMask, quiet32, h.e)
-			ro := roundBF16(c, sp.hiMask, quiet32, h.o)
+		for _, b := range blocks {
+			re := roundBF16(c, sp.hiMask, quiet32, b.e)
+			ro := roundBF16(c, sp.hiMask, quiet32, b.o)
 			VPSRLD(U8(16), re, re)
 			VPORD(ro, re, re)
-			VMOVDQU32(re, h.m)
+			VMOVDQU32(re, b.m)
 		}
 		JMP(LabelRef(done))
 	})
@@ -184,8 +202,7 @@ func (g *generator) gptjRegsBF16Split(c consts, x, heads, stride, cs, sn Registe
 	JMP(LabelRef("done"))
 }
 
-// gptjRotateBF16Split rotates the 16 pairs at m in place by cv and sv (16 pairs' cos and sin),
-// with neoxRotateBF16Split's test of the rounded words and its cold path for subnormal results.
+// gptjRotateBF16Split rotates the 16 pairs at m in place by cv and sv (16 pairs' cos and sin).
 func (g *generator) gptjRotateBF16Split(c consts, sp bf16Split, cv, sv VecVirtual, m Mem) {
 	w := ZMM()
 	VMOVDQU32(m, w)
@@ -199,29 +216,5 @@ func (g *generator) gptjRotateBF16Split(c consts, sp bf16Split, cv, sv VecVirtua
 	VMULPS(cv, b, o2)
 	VMULPS(sv, a, q)
 	VADDPS(q, o2, o2)
-	r := ZMM()
-	cvtNE2PS2BF16(o2, o1, r)
-	k := K()
-	VPTESTNMW(sp.wmask, r, k)
-	KORTESTD(k, k)
-	slow, fast, done := g.newLabel("gptjsslow"), g.newLabel("gptjsfast"), g.newLabel("gptjsdone")
-	JNZ(LabelRef(slow))
-	Label(fast)
-	VPERMW(r, sp.perm, r)
-	VMOVDQU16(r, m)
-	Label(done)
-	g.coldPaths = append(g.coldPaths, func() {
-		Label(slow)
-		g.backUnlessSubnormal(fast, o1, o2)
-		c := g.coldConsts(c)
-		quiet32 := ZMM()
-		VPBROADCASTD(g.data.quiet32, quiet32)
-		// Each dword: the first element's rounding in the low half, the second's in the high.
-		r1 := roundBF16(c, sp.hiMask, quiet32, o1)
-		r2 := roundBF16(c, sp.hiMask, quiet32, o2)
-		VPSRLD(U8(16), r1, r1)
-		VPORD(r2, r1, r1)
-		VMOVDQU32(r1, m)
-		JMP(LabelRef(done))
-	})
+	g.storeSplit(c, sp, splitBlock{o1, o2, m})
 }
