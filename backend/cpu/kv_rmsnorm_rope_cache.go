@@ -1,6 +1,7 @@
 package cpu
 
 import (
+	"math"
 	"unsafe"
 
 	"github.com/rotary-go/rotary/backend/native"
@@ -87,28 +88,71 @@ func kvcGamma(k *kernels, g []float32, gamma tensor.Tensor) {
 	}
 }
 
+// kvcWeight is what the multi-token kernel takes of a call besides its rows: gamma widened in
+// its layout, ε, and (bf16) kvcRMin of gamma.
+type kvcWeight struct {
+	g         []float32
+	eps, rMin float32
+}
+
+// kvcScratch is the multi-token kernel's scratch: the tokens' scales, then (bf16) their flags.
+type kvcScratch [2 * kvcGroupSize]float32
+
 // kvcGroups runs tokens [lo, hi) (rows kvcGroupOK and kvcContiguous accept) through the
 // multi-token kernel: gamma widened once in the kernel's layout, then the affine path when the
 // call has one, else kvcGroupRange.
 func kvcGroups(k *kernels, a *ops.KVRMSNormRoPECacheArgs, lo, hi int) {
 	dv := a.Dv
-	eps := float32(a.Epsilon)
 	var gdStack [kvcStack]float32
 	gd := gdStack[:]
 	if dv > kvcStack {
 		gd = make([]float32, dv)
 	}
-	gd = gd[:dv:dv]
-	switch {
-	case a.KV.DType != tensor.BF16:
-		kvcGamma(k, gd, a.Gamma) // in element order
-	case a.Gamma.DType != tensor.BF16 || a.Gamma.Stride(0) != 1 || !kvcGammaSplitAsm(k.isa, gd, a.Gamma.Bits[a.Gamma.Offset:a.Gamma.Offset+dv]):
-		kvcGammaDeinterleaved(k, gd, a.Gamma)
+	w := kvcWeight{g: gd[:dv:dv], eps: float32(a.Epsilon)}
+	if a.KV.DType != tensor.BF16 {
+		kvcGamma(k, w.g, a.Gamma) // in element order
+	} else {
+		least, ok := float32(0), false
+		if a.Gamma.DType == tensor.BF16 && a.Gamma.Stride(0) == 1 {
+			least, ok = kvcGammaSplitAsm(k.isa, w.g, a.Gamma.Bits[a.Gamma.Offset:a.Gamma.Offset+dv])
+		}
+		if !ok {
+			kvcGammaDeinterleaved(k, w.g, a.Gamma)
+			least = kvcLeast(w.g)
+		}
+		w.rMin = kvcRMin(least)
 	}
-	if lin, ok := a.Linear(); ok && a.KRoPE.IsZero() && a.CKV.IsZero() && kvcLinearRange(a, &lin, lo, hi, gd, eps) {
+	if lin, ok := a.Linear(); ok && a.KRoPE.IsZero() && a.CKV.IsZero() && kvcLinearRange(a, &lin, lo, hi, &w) {
 		return
 	}
-	kvcGroupRange(k, a, lo, hi, gd, eps)
+	kvcGroupRange(k, a, lo, hi, &w)
+}
+
+// kvcLeast is the least magnitude of g's nonzero values, 0 when every one is ±0; a NaN counts as
+// larger than every number.
+func kvcLeast(g []float32) float32 {
+	least := uint32(math.MaxUint32)
+	for _, v := range g {
+		least = min(least, math.Float32bits(v)&0x7fffffff-1) // a zero wraps to the top
+	}
+	return math.Float32frombits(least + 1)
+}
+
+// kvcRMin is the least scale r at which the bf16 kernel's norm results need no test for the
+// subnormals VCVTNE2PS2BF16 flushes, given least, kvcLeast of gamma: with every element of a row 0
+// or at least 2^-63 in magnitude and r ≥ 2^-62/least, every product float32(float32(x·r)·g) is 0,
+// not finite, or at least about 2^-125 in magnitude. Rows with a smaller r (or NaN) take the
+// tested norm.
+func kvcRMin(least float32) float32 {
+	if least == 0 || least != least {
+		return least // no nonzero weight: no result is subnormal; NaN: every row tested
+	}
+	v := math.Ldexp(1, -62) / float64(least)
+	r := float32(v)
+	if float64(r) < v {
+		r = math.Nextafter32(r, float32(math.Inf(1)))
+	}
+	return r
 }
 
 // kvcGammaDeinterleaved widens gamma into gd in the multi-token kernel's layout through a plain
@@ -182,7 +226,7 @@ func kvcDeinterleave(dst, g []float32) []float32 {
 // kvcGroupRange runs tokens [lo, hi) through the multi-token kernel, kvcGroupSize at a time, then
 // copies each cached token's rounded rows into the outputs, when asked for. A skipped token with
 // one output only takes kvcExactToken.
-func kvcGroupRange(k *kernels, a *ops.KVRMSNormRoPECacheArgs, lo, hi int, gd []float32, eps float32) {
+func kvcGroupRange(k *kernels, a *ops.KVRMSNormRoPECacheArgs, lo, hi int, w *kvcWeight) {
 	dv, dk := a.Dv, a.Dk
 	var bufs kvcBufs
 	g, x, y, cosB, sinB := bufs.slices(a)
@@ -192,14 +236,15 @@ func kvcGroupRange(k *kernels, a *ops.KVRMSNormRoPECacheArgs, lo, hi int, gd []f
 	hasK, hasC := !a.KRoPE.IsZero(), !a.CKV.IsZero()
 	kOut, cOut := kvcViewOf(a.KRoPE), kvcViewOf(a.CKV)
 	var grp kvcGroup
-	var scratch [kvcGroupSize]float32
+	var scratch kvcScratch
 	glen := kvcGroupLen(a.KV.DType)
+	eps := w.eps
 	// Per token of the group, for the outputs' copies: its (b, s) and cache rows, ok when cached.
 	var bs, ss, cis, kis [kvcGroupSize]int
 	var oks [kvcGroupSize]bool
 	n := 0
 	flush := func() {
-		kvcGroupAsm(a.KV.DType, &grp, n, gd, &scratch, dk, eps)
+		kvcGroupAsm(a.KV.DType, &grp, n, w, &scratch, dk)
 		for i := range n {
 			if !oks[i] {
 				continue
@@ -256,7 +301,7 @@ func kvcGroupRange(k *kernels, a *ops.KVRMSNormRoPECacheArgs, lo, hi int, gd []f
 // because the extents are checked here once: the rows of tokens lo..hi-1 and of every slot the
 // index check admits lie inside their tensors' backings. It is false, having done nothing, when
 // they do not.
-func kvcLinearRange(a *ops.KVRMSNormRoPECacheArgs, l *ops.KVLinear, lo, hi int, gd []float32, eps float32) bool {
+func kvcLinearRange(a *ops.KVRMSNormRoPECacheArgs, l *ops.KVLinear, lo, hi int, w *kvcWeight) bool {
 	dv, dk := a.Dv, a.Dk
 	if lo >= hi || l.Slots == 0 {
 		return lo >= hi
@@ -271,7 +316,7 @@ func kvcLinearRange(a *ops.KVRMSNormRoPECacheArgs, l *ops.KVLinear, lo, hi int, 
 		return false
 	}
 	var grp kvcGroup
-	var scratch [kvcGroupSize]float32
+	var scratch kvcScratch
 	glen := kvcGroupLen(a.KV.DType)
 	n := 0
 	for t := lo; t < hi; t++ {
@@ -283,12 +328,12 @@ func kvcLinearRange(a *ops.KVRMSNormRoPECacheArgs, l *ops.KVLinear, lo, hi int, 
 		grp.cos[n], grp.sin[n] = cos.at(l.Cos.At(t)), sin.at(l.Sin.At(t))
 		grp.ckv[n], grp.krope[n] = cc.at(l.CKV.At(int(v))), kc.at(l.K.At(int(v)))
 		if n++; n == glen {
-			kvcGroupAsm(a.KV.DType, &grp, n, gd, &scratch, dk, eps)
+			kvcGroupAsm(a.KV.DType, &grp, n, w, &scratch, dk)
 			n = 0
 		}
 	}
 	if n > 0 {
-		kvcGroupAsm(a.KV.DType, &grp, n, gd, &scratch, dk, eps)
+		kvcGroupAsm(a.KV.DType, &grp, n, w, &scratch, dk)
 	}
 	return true
 }

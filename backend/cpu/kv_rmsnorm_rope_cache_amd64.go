@@ -3,6 +3,7 @@
 package cpu
 
 import (
+	"math"
 	"unsafe"
 
 	"github.com/rotary-go/rotary/tensor"
@@ -28,28 +29,28 @@ func kvcGroupOK(i isa, d tensor.DType, dv, dk int) bool {
 }
 
 // kvcGroupAsm runs kv_rmsnorm_rope_cache's multi-token kernel for dtype d on the n
-// (1..kvcGroupSize) tokens of grp (kvcGroupOK says when there is one), gd the widened gamma: in
+// (1..kvcGroupSize) tokens of grp (kvcGroupOK says when there is one), w's gamma widened: in
 // bf16 as kvcDeinterleave lays it out, in element order otherwise.
-func kvcGroupAsm(d tensor.DType, grp *kvcGroup, n int, gd []float32, scratch *[kvcGroupSize]float32, dk int, eps float32) {
-	g := (*byte)(unsafe.Pointer(grp))
+func kvcGroupAsm(d tensor.DType, grp *kvcGroup, n int, w *kvcWeight, scratch *kvcScratch, dk int) {
+	g, gd := (*byte)(unsafe.Pointer(grp)), w.g
 	switch d {
 	case tensor.F32:
-		kvcGroupF32AVX512(g, n, &gd[0], &scratch[0], len(gd), dk, eps)
+		kvcGroupF32AVX512(g, n, &gd[0], &scratch[0], len(gd), dk, w.eps)
 	case tensor.F16:
-		kvcGroupF16AVX512(g, n, &gd[0], &scratch[0], len(gd), dk, eps)
+		kvcGroupF16AVX512(g, n, &gd[0], &scratch[0], len(gd), dk, w.eps)
 	case tensor.BF16:
-		kvcGroupBF16AVX512BF16(g, n, &gd[0], &scratch[0], len(gd), dk, eps)
+		kvcGroupBF16AVX512BF16(g, n, &gd[0], &scratch[0], len(gd), dk, w.eps, w.rMin)
 	}
 }
 
 // kvcGammaSplitAsm widens the bf16 gamma src into dst in the multi-token kernel's layout (as
-// kvcDeinterleave lays it out) and reports true, or false, having done nothing, when the ISA has
-// no kernel for it or the length is not a multiple of 32.
-func kvcGammaSplitAsm(i isa, dst []float32, src []uint16) bool {
+// kvcDeinterleave lays it out) and returns kvcLeast of the result and true, or false, having
+// done nothing, when the ISA has no kernel for it or the length is not a multiple of 32.
+func kvcGammaSplitAsm(i isa, dst []float32, src []uint16) (least float32, ok bool) {
 	n := len(dst)
 	if i != isaAVX512BF16 && i != isaAVX512 || n == 0 || n%32 != 0 || len(src) < n {
-		return false
+		return 0, false
 	}
-	kvcGammaSplitBF16(&dst[0], &src[0], n)
-	return true
+	m := kvcGammaSplitBF16(&dst[0], &src[0], n) + 1 // the least magnitude, 0 when all are zero
+	return math.Float32frombits(uint32(m) << 16), true
 }

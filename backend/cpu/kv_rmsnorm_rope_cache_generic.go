@@ -11,8 +11,8 @@ func kvcNormAsm(isa, []float32, []float32, []float32, float32) bool { return fal
 
 func kvcGroupOK(isa, tensor.DType, int, int) bool { return false }
 
-func kvcGammaSplitAsm(isa, []float32, []uint16) bool { return false }
+func kvcGammaSplitAsm(isa, []float32, []uint16) (float32, bool) { return 0, false }
 
-func kvcGroupAsm(tensor.DType, *kvcGroup, int, []float32, *[kvcGroupSize]float32, int, float32) {
+func kvcGroupAsm(tensor.DType, *kvcGroup, int, *kvcWeight, *kvcScratch, int) {
 	panic("cpu: no assembly kernels in this build")
 }

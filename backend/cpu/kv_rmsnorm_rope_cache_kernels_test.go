@@ -58,7 +58,9 @@ func TestKvcNormKernels(t *testing.T) {
 }
 
 // TestKvcGammaSplit: every bf16 pattern, widened in the multi-token kernel's gamma layout, is
-// kvcDeinterleave of the plain widening; lengths the kernel does not take are declined.
+// kvcDeinterleave of the plain widening, and the least magnitude returned is kvcLeast's, over
+// all patterns and over runs of them (all zeros, one nonzero value among zeros, NaNs with
+// numbers); lengths the kernel does not take are declined.
 func TestKvcGammaSplit(t *testing.T) {
 	src := make([]uint16, 1<<16)
 	for i := range src {
@@ -69,9 +71,28 @@ func TestKvcGammaSplit(t *testing.T) {
 		plain[i] = tensor.Float32FromBF16(b)
 	}
 	want := kvcDeinterleave(make([]float32, len(src)), plain)
+	runs := [][]uint16{make([]uint16, 64), make([]uint16, 32), {0x8000: 0}}
+	runs[1][17] = 0x8123
+	runs[2] = runs[2][:32]
+	for i := range runs[2] {
+		runs[2][i] = 0x7fc1 + uint16(i%2)<<15 // NaNs of both signs ...
+	}
+	runs[2][5], runs[2][30] = 0xc000, 0x3f00 // ... and two numbers
+	r := rand.New(rand.NewPCG(11, 12))
+	for range 200 {
+		run := make([]uint16, 32*(1+r.IntN(20)))
+		for i := range run {
+			run[i] = uint16(r.Uint32())
+			if r.IntN(3) == 0 {
+				run[i] &= 0x8000 // zeros of both signs
+			}
+		}
+		runs = append(runs, run)
+	}
 	for _, k := range impls {
 		got := make([]float32, len(src))
-		if !kvcGammaSplitAsm(k.isa, got, src) {
+		least, ok := kvcGammaSplitAsm(k.isa, got, src)
+		if !ok {
 			continue // no kernel for this implementation
 		}
 		for i := range want {
@@ -79,8 +100,21 @@ func TestKvcGammaSplit(t *testing.T) {
 				t.Fatalf("%s: element %d: got %#x, want %#x", k.name, i, math.Float32bits(got[i]), math.Float32bits(want[i]))
 			}
 		}
-		if kvcGammaSplitAsm(k.isa, make([]float32, 48), src[:48]) || kvcGammaSplitAsm(k.isa, nil, nil) {
-			t.Errorf("%s: took a length that is not a positive multiple of 32", k.name)
+		if w := kvcLeast(got); math.Float32bits(least) != math.Float32bits(w) || w != math.Float32frombits(1<<16) {
+			t.Errorf("%s: least of all patterns %v, kvcLeast %v, want 2^-133", k.name, least, w)
+		}
+		for n, run := range runs {
+			g := make([]float32, len(run))
+			least, _ := kvcGammaSplitAsm(k.isa, g, run)
+			if w := kvcLeast(g); math.Float32bits(least) != math.Float32bits(w) {
+				t.Errorf("%s: run %d: least %v (%#x), kvcLeast %v (%#x)", k.name, n, least, math.Float32bits(least), w, math.Float32bits(w))
+			}
+		}
+		if _, ok := kvcGammaSplitAsm(k.isa, make([]float32, 48), src[:48]); ok {
+			t.Errorf("%s: took a length that is not a multiple of 32", k.name)
+		}
+		if _, ok := kvcGammaSplitAsm(k.isa, nil, nil); ok {
+			t.Errorf("%s: took an empty gamma", k.name)
 		}
 	}
 }

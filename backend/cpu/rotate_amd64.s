@@ -13,6 +13,12 @@ GLOBL bias<>(SB), RODATA|NOPTR, $4
 DATA absmask<>+0(SB)/4, $0x7fffffff
 GLOBL absmask<>(SB), RODATA|NOPTR, $4
 
+DATA absmaskw<>+0(SB)/4, $0x7fff7fff
+GLOBL absmaskw<>(SB), RODATA|NOPTR, $4
+
+DATA allones<>+0(SB)/4, $0xffffffff
+GLOBL allones<>(SB), RODATA|NOPTR, $4
+
 DATA inf<>+0(SB)/4, $0x7f800000
 GLOBL inf<>(SB), RODATA|NOPTR, $4
 
@@ -5083,9 +5089,9 @@ bf16wslow66:
 	VPMOVDW      Z1, 32(CX)(R12*2)
 	JMP          bf16wdone67
 
-// func kvcGroupBF16AVX512BF16(grp *byte, n int, gamma *float32, scratch *float32, dv int, dk int, eps float32)
+// func kvcGroupBF16AVX512BF16(grp *byte, n int, gamma *float32, scratch *float32, dv int, dk int, eps float32, rMin float32)
 // Requires: AVX, AVX2, AVX512BW, AVX512DQ, AVX512F, AVX512VL, SSE
-TEXT ·kvcGroupBF16AVX512BF16(SB), NOSPLIT, $0-52
+TEXT ·kvcGroupBF16AVX512BF16(SB), NOSPLIT, $0-56
 	MOVQ       grp+0(FP), AX
 	MOVSS      eps+48(FP), X0
 	MOVQ       dv+32(FP), CX
@@ -5098,177 +5104,243 @@ TEXT ·kvcGroupBF16AVX512BF16(SB), NOSPLIT, $0-52
 
 sums8:
 	MOVQ         dv+32(FP), BX
-	VPBROADCASTD himask<>+0(SB), Z3
+	VPBROADCASTD bigexpw<>+0(SB), Z3
+	VXORPS       Z4, Z4, Z4
+	KXNORD       K1, K1, K1
+	KXNORD       K2, K2, K2
+	KXNORD       K3, K3, K3
+	KXNORD       K4, K4, K4
 	MOVQ         (AX)(CX*8), SI
 	LEAQ         (SI)(BX*2), SI
-	VXORPS       Z4, Z4, Z4
 	VXORPS       Z5, Z5, Z5
+	VXORPS       Z6, Z6, Z6
 	MOVQ         8(AX)(CX*8), DI
 	LEAQ         (DI)(BX*2), DI
-	VXORPS       Z6, Z6, Z6
 	VXORPS       Z7, Z7, Z7
+	VXORPS       Z8, Z8, Z8
 	MOVQ         16(AX)(CX*8), R8
 	LEAQ         (R8)(BX*2), R8
-	VXORPS       Z8, Z8, Z8
 	VXORPS       Z9, Z9, Z9
+	VXORPS       Z10, Z10, Z10
 	MOVQ         24(AX)(CX*8), R9
 	LEAQ         (R9)(BX*2), R9
-	VXORPS       Z10, Z10, Z10
 	VXORPS       Z11, Z11, Z11
+	VXORPS       Z12, Z12, Z12
 	MOVQ         32(AX)(CX*8), R10
 	LEAQ         (R10)(BX*2), R10
-	VXORPS       Z12, Z12, Z12
 	VXORPS       Z13, Z13, Z13
+	VXORPS       Z14, Z14, Z14
 	MOVQ         40(AX)(CX*8), R11
 	LEAQ         (R11)(BX*2), R11
-	VXORPS       Z14, Z14, Z14
 	VXORPS       Z15, Z15, Z15
+	VXORPS       Z16, Z16, Z16
 	MOVQ         48(AX)(CX*8), R12
 	LEAQ         (R12)(BX*2), R12
-	VXORPS       Z16, Z16, Z16
 	VXORPS       Z17, Z17, Z17
+	VXORPS       Z18, Z18, Z18
 	MOVQ         56(AX)(CX*8), R13
 	LEAQ         (R13)(BX*2), R13
-	VXORPS       Z18, Z18, Z18
 	VXORPS       Z19, Z19, Z19
+	VXORPS       Z20, Z20, Z20
 	NEGQ         BX
+	CMPQ         BX, $-64
+	JG           sum8tail
 
 sum8:
-	VMOVDQU32     (SI)(BX*2), Z21
-	VPSLLD        $0x10, Z21, Z20
-	VPANDD        Z21, Z3, Z21
-	VFMADD231PS   Z20, Z20, Z4
-	VFMADD231PS   Z21, Z21, Z5
-	VMOVDQU32     (DI)(BX*2), Z21
-	VPSLLD        $0x10, Z21, Z20
-	VPANDD        Z21, Z3, Z21
-	VFMADD231PS   Z20, Z20, Z6
-	VFMADD231PS   Z21, Z21, Z7
-	VMOVDQU32     (R8)(BX*2), Z21
-	VPSLLD        $0x10, Z21, Z20
-	VPANDD        Z21, Z3, Z21
-	VFMADD231PS   Z20, Z20, Z8
-	VFMADD231PS   Z21, Z21, Z9
-	VMOVDQU32     (R9)(BX*2), Z21
-	VPSLLD        $0x10, Z21, Z20
-	VPANDD        Z21, Z3, Z21
-	VFMADD231PS   Z20, Z20, Z10
-	VFMADD231PS   Z21, Z21, Z11
-	VMOVDQU32     (R10)(BX*2), Z21
-	VPSLLD        $0x10, Z21, Z20
-	VPANDD        Z21, Z3, Z21
-	VFMADD231PS   Z20, Z20, Z12
-	VFMADD231PS   Z21, Z21, Z13
-	VMOVDQU32     (R11)(BX*2), Z21
-	VPSLLD        $0x10, Z21, Z20
-	VPANDD        Z21, Z3, Z21
-	VFMADD231PS   Z20, Z20, Z14
-	VFMADD231PS   Z21, Z21, Z15
-	VMOVDQU32     (R12)(BX*2), Z21
-	VPSLLD        $0x10, Z21, Z20
-	VPANDD        Z21, Z3, Z21
-	VFMADD231PS   Z20, Z20, Z16
-	VFMADD231PS   Z21, Z21, Z17
-	VMOVDQU32     (R13)(BX*2), Z21
-	VPSLLD        $0x10, Z21, Z20
-	VPANDD        Z21, Z3, Z21
-	VFMADD231PS   Z20, Z20, Z18
-	VFMADD231PS   Z21, Z21, Z19
-	ADDQ          $0x00000020, BX
-	JNZ           sum8
-	VADDPS        Z5, Z4, Z4
-	VPERMILPS     $0xb1, Z4, Z3
-	VADDPS        Z3, Z4, Z4
-	VPERMILPS     $0x4e, Z4, Z3
-	VADDPS        Z3, Z4, Z4
-	VSHUFF32X4    $0xb1, Z4, Z4, Z3
-	VADDPS        Z3, Z4, Z4
-	VEXTRACTF32X8 $0x01, Z4, Y3
-	VADDSS        X3, X4, X4
-	VADDPS        Z7, Z6, Z6
-	VPERMILPS     $0xb1, Z6, Z3
-	VADDPS        Z3, Z6, Z6
-	VPERMILPS     $0x4e, Z6, Z3
-	VADDPS        Z3, Z6, Z6
-	VSHUFF32X4    $0xb1, Z6, Z6, Z3
-	VADDPS        Z3, Z6, Z6
-	VEXTRACTF32X8 $0x01, Z6, Y3
-	VADDSS        X3, X6, X6
-	VADDPS        Z9, Z8, Z8
-	VPERMILPS     $0xb1, Z8, Z3
-	VADDPS        Z3, Z8, Z8
-	VPERMILPS     $0x4e, Z8, Z3
-	VADDPS        Z3, Z8, Z8
-	VSHUFF32X4    $0xb1, Z8, Z8, Z3
-	VADDPS        Z3, Z8, Z8
-	VEXTRACTF32X8 $0x01, Z8, Y3
-	VADDSS        X3, X8, X8
-	VADDPS        Z11, Z10, Z10
-	VPERMILPS     $0xb1, Z10, Z3
-	VADDPS        Z3, Z10, Z10
-	VPERMILPS     $0x4e, Z10, Z3
-	VADDPS        Z3, Z10, Z10
-	VSHUFF32X4    $0xb1, Z10, Z10, Z3
-	VADDPS        Z3, Z10, Z10
-	VEXTRACTF32X8 $0x01, Z10, Y3
-	VADDSS        X3, X10, X10
-	VADDPS        Z13, Z12, Z12
-	VPERMILPS     $0xb1, Z12, Z3
-	VADDPS        Z3, Z12, Z12
-	VPERMILPS     $0x4e, Z12, Z3
-	VADDPS        Z3, Z12, Z12
-	VSHUFF32X4    $0xb1, Z12, Z12, Z3
-	VADDPS        Z3, Z12, Z12
-	VEXTRACTF32X8 $0x01, Z12, Y3
-	VADDSS        X3, X12, X12
-	VADDPS        Z15, Z14, Z14
-	VPERMILPS     $0xb1, Z14, Z3
-	VADDPS        Z3, Z14, Z14
-	VPERMILPS     $0x4e, Z14, Z3
-	VADDPS        Z3, Z14, Z14
-	VSHUFF32X4    $0xb1, Z14, Z14, Z3
-	VADDPS        Z3, Z14, Z14
-	VEXTRACTF32X8 $0x01, Z14, Y3
-	VADDSS        X3, X14, X14
-	VADDPS        Z17, Z16, Z16
-	VPERMILPS     $0xb1, Z16, Z3
-	VADDPS        Z3, Z16, Z16
-	VPERMILPS     $0x4e, Z16, Z3
-	VADDPS        Z3, Z16, Z16
-	VSHUFF32X4    $0xb1, Z16, Z16, Z3
-	VADDPS        Z3, Z16, Z16
-	VEXTRACTF32X8 $0x01, Z16, Y3
-	VADDSS        X3, X16, X16
-	VADDPS        Z19, Z18, Z18
-	VPERMILPS     $0xb1, Z18, Z3
-	VADDPS        Z3, Z18, Z18
-	VPERMILPS     $0x4e, Z18, Z3
-	VADDPS        Z3, Z18, Z18
-	VSHUFF32X4    $0xb1, Z18, Z18, Z3
-	VADDPS        Z3, Z18, Z18
-	VEXTRACTF32X8 $0x01, Z18, Y3
-	VADDSS        X3, X18, X18
-	MOVQ          scratch+24(FP), BX
-	VUNPCKLPS     X6, X4, X3
-	VUNPCKLPS     X10, X8, X4
-	VMOVLHPS      X4, X3, X22
-	VUNPCKLPS     X14, X12, X3
-	VUNPCKLPS     X18, X16, X4
-	VMOVLHPS      X4, X3, X3
-	VINSERTF32X4  $0x01, X3, Y22, Y3
-	VBROADCASTSS  X1, Y4
-	VBROADCASTSS  X0, Y5
-	VBROADCASTSD  X2, Z6
-	VDIVPS        Y4, Y3, Y3
-	VADDPS        Y5, Y3, Y3
-	VCVTPS2PD     Y3, Z3
-	VSQRTPD       Z3, Z3
-	VDIVPD        Z3, Z6, Z3
-	VCVTPD2PS     Z3, Y3
-	VMOVUPS       Y3, (BX)(CX*4)
-	ADDQ          $0x08, CX
-	CMPQ          CX, DX
-	JB            sums8
+	VMOVDQU16  (SI)(BX*2), Z21
+	VMOVDQU16  64(SI)(BX*2), Z22
+	VPUNPCKLWD Z21, Z22, Z23
+	VPUNPCKHWD Z21, Z22, Z24
+	BYTE $0x62; BYTE $0xb2; BYTE $0x46; BYTE $0x40; BYTE $0x52; BYTE $0xef // VDPBF16PS Z23, Z23, Z5
+	BYTE $0x62; BYTE $0x92; BYTE $0x3e; BYTE $0x40; BYTE $0x52; BYTE $0xf0 // VDPBF16PS Z24, Z24, Z6
+	VPTESTMW   Z3, Z21, K1, K1
+	VPTESTMW   Z3, Z22, K1, K1
+	VMOVDQU16  (DI)(BX*2), Z21
+	VMOVDQU16  64(DI)(BX*2), Z22
+	VPUNPCKLWD Z21, Z22, Z23
+	VPUNPCKHWD Z21, Z22, Z24
+	BYTE $0x62; BYTE $0xb2; BYTE $0x46; BYTE $0x40; BYTE $0x52; BYTE $0xff // VDPBF16PS Z23, Z23, Z7
+	BYTE $0x62; BYTE $0x12; BYTE $0x3e; BYTE $0x40; BYTE $0x52; BYTE $0xc0 // VDPBF16PS Z24, Z24, Z8
+	VPTESTMW   Z3, Z21, K1, K1
+	VPTESTMW   Z3, Z22, K1, K1
+	VMOVDQU16  (R8)(BX*2), Z21
+	VMOVDQU16  64(R8)(BX*2), Z22
+	VPUNPCKLWD Z21, Z22, Z23
+	VPUNPCKHWD Z21, Z22, Z24
+	BYTE $0x62; BYTE $0x32; BYTE $0x46; BYTE $0x40; BYTE $0x52; BYTE $0xcf // VDPBF16PS Z23, Z23, Z9
+	BYTE $0x62; BYTE $0x12; BYTE $0x3e; BYTE $0x40; BYTE $0x52; BYTE $0xd0 // VDPBF16PS Z24, Z24, Z10
+	VPTESTMW   Z3, Z21, K2, K2
+	VPTESTMW   Z3, Z22, K2, K2
+	VMOVDQU16  (R9)(BX*2), Z21
+	VMOVDQU16  64(R9)(BX*2), Z22
+	VPUNPCKLWD Z21, Z22, Z23
+	VPUNPCKHWD Z21, Z22, Z24
+	BYTE $0x62; BYTE $0x32; BYTE $0x46; BYTE $0x40; BYTE $0x52; BYTE $0xdf // VDPBF16PS Z23, Z23, Z11
+	BYTE $0x62; BYTE $0x12; BYTE $0x3e; BYTE $0x40; BYTE $0x52; BYTE $0xe0 // VDPBF16PS Z24, Z24, Z12
+	VPTESTMW   Z3, Z21, K2, K2
+	VPTESTMW   Z3, Z22, K2, K2
+	VMOVDQU16  (R10)(BX*2), Z21
+	VMOVDQU16  64(R10)(BX*2), Z22
+	VPUNPCKLWD Z21, Z22, Z23
+	VPUNPCKHWD Z21, Z22, Z24
+	BYTE $0x62; BYTE $0x32; BYTE $0x46; BYTE $0x40; BYTE $0x52; BYTE $0xef // VDPBF16PS Z23, Z23, Z13
+	BYTE $0x62; BYTE $0x12; BYTE $0x3e; BYTE $0x40; BYTE $0x52; BYTE $0xf0 // VDPBF16PS Z24, Z24, Z14
+	VPTESTMW   Z3, Z21, K3, K3
+	VPTESTMW   Z3, Z22, K3, K3
+	VMOVDQU16  (R11)(BX*2), Z21
+	VMOVDQU16  64(R11)(BX*2), Z22
+	VPUNPCKLWD Z21, Z22, Z23
+	VPUNPCKHWD Z21, Z22, Z24
+	BYTE $0x62; BYTE $0x32; BYTE $0x46; BYTE $0x40; BYTE $0x52; BYTE $0xff // VDPBF16PS Z23, Z23, Z15
+	BYTE $0x62; BYTE $0x82; BYTE $0x3e; BYTE $0x40; BYTE $0x52; BYTE $0xc0 // VDPBF16PS Z24, Z24, Z16
+	VPTESTMW   Z3, Z21, K3, K3
+	VPTESTMW   Z3, Z22, K3, K3
+	VMOVDQU16  (R12)(BX*2), Z21
+	VMOVDQU16  64(R12)(BX*2), Z22
+	VPUNPCKLWD Z21, Z22, Z23
+	VPUNPCKHWD Z21, Z22, Z24
+	BYTE $0x62; BYTE $0xa2; BYTE $0x46; BYTE $0x40; BYTE $0x52; BYTE $0xcf // VDPBF16PS Z23, Z23, Z17
+	BYTE $0x62; BYTE $0x82; BYTE $0x3e; BYTE $0x40; BYTE $0x52; BYTE $0xd0 // VDPBF16PS Z24, Z24, Z18
+	VPTESTMW   Z3, Z21, K4, K4
+	VPTESTMW   Z3, Z22, K4, K4
+	VMOVDQU16  (R13)(BX*2), Z21
+	VMOVDQU16  64(R13)(BX*2), Z22
+	VPUNPCKLWD Z21, Z22, Z23
+	VPUNPCKHWD Z21, Z22, Z24
+	BYTE $0x62; BYTE $0xa2; BYTE $0x46; BYTE $0x40; BYTE $0x52; BYTE $0xdf // VDPBF16PS Z23, Z23, Z19
+	BYTE $0x62; BYTE $0x82; BYTE $0x3e; BYTE $0x40; BYTE $0x52; BYTE $0xe0 // VDPBF16PS Z24, Z24, Z20
+	VPTESTMW   Z3, Z21, K4, K4
+	VPTESTMW   Z3, Z22, K4, K4
+	ADDQ       $0x40, BX
+	CMPQ       BX, $-64
+	JLE        sum8
+
+sum8tail:
+	TESTQ      BX, BX
+	JZ         sum8done
+	VMOVDQU16  (SI)(BX*2), Z21
+	VPUNPCKLWD Z21, Z4, Z22
+	VPUNPCKHWD Z21, Z4, Z23
+	BYTE $0x62; BYTE $0xb2; BYTE $0x4e; BYTE $0x40; BYTE $0x52; BYTE $0xee // VDPBF16PS Z22, Z22, Z5
+	BYTE $0x62; BYTE $0xb2; BYTE $0x46; BYTE $0x40; BYTE $0x52; BYTE $0xf7 // VDPBF16PS Z23, Z23, Z6
+	VPTESTMW   Z3, Z21, K1, K1
+	VMOVDQU16  (DI)(BX*2), Z21
+	VPUNPCKLWD Z21, Z4, Z22
+	VPUNPCKHWD Z21, Z4, Z23
+	BYTE $0x62; BYTE $0xb2; BYTE $0x4e; BYTE $0x40; BYTE $0x52; BYTE $0xfe // VDPBF16PS Z22, Z22, Z7
+	BYTE $0x62; BYTE $0x32; BYTE $0x46; BYTE $0x40; BYTE $0x52; BYTE $0xc7 // VDPBF16PS Z23, Z23, Z8
+	VPTESTMW   Z3, Z21, K1, K1
+	VMOVDQU16  (R8)(BX*2), Z21
+	VPUNPCKLWD Z21, Z4, Z22
+	VPUNPCKHWD Z21, Z4, Z23
+	BYTE $0x62; BYTE $0x32; BYTE $0x4e; BYTE $0x40; BYTE $0x52; BYTE $0xce // VDPBF16PS Z22, Z22, Z9
+	BYTE $0x62; BYTE $0x32; BYTE $0x46; BYTE $0x40; BYTE $0x52; BYTE $0xd7 // VDPBF16PS Z23, Z23, Z10
+	VPTESTMW   Z3, Z21, K2, K2
+	VMOVDQU16  (R9)(BX*2), Z21
+	VPUNPCKLWD Z21, Z4, Z22
+	VPUNPCKHWD Z21, Z4, Z23
+	BYTE $0x62; BYTE $0x32; BYTE $0x4e; BYTE $0x40; BYTE $0x52; BYTE $0xde // VDPBF16PS Z22, Z22, Z11
+	BYTE $0x62; BYTE $0x32; BYTE $0x46; BYTE $0x40; BYTE $0x52; BYTE $0xe7 // VDPBF16PS Z23, Z23, Z12
+	VPTESTMW   Z3, Z21, K2, K2
+	VMOVDQU16  (R10)(BX*2), Z21
+	VPUNPCKLWD Z21, Z4, Z22
+	VPUNPCKHWD Z21, Z4, Z23
+	BYTE $0x62; BYTE $0x32; BYTE $0x4e; BYTE $0x40; BYTE $0x52; BYTE $0xee // VDPBF16PS Z22, Z22, Z13
+	BYTE $0x62; BYTE $0x32; BYTE $0x46; BYTE $0x40; BYTE $0x52; BYTE $0xf7 // VDPBF16PS Z23, Z23, Z14
+	VPTESTMW   Z3, Z21, K3, K3
+	VMOVDQU16  (R11)(BX*2), Z21
+	VPUNPCKLWD Z21, Z4, Z22
+	VPUNPCKHWD Z21, Z4, Z23
+	BYTE $0x62; BYTE $0x32; BYTE $0x4e; BYTE $0x40; BYTE $0x52; BYTE $0xfe // VDPBF16PS Z22, Z22, Z15
+	BYTE $0x62; BYTE $0xa2; BYTE $0x46; BYTE $0x40; BYTE $0x52; BYTE $0xc7 // VDPBF16PS Z23, Z23, Z16
+	VPTESTMW   Z3, Z21, K3, K3
+	VMOVDQU16  (R12)(BX*2), Z21
+	VPUNPCKLWD Z21, Z4, Z22
+	VPUNPCKHWD Z21, Z4, Z23
+	BYTE $0x62; BYTE $0xa2; BYTE $0x4e; BYTE $0x40; BYTE $0x52; BYTE $0xce // VDPBF16PS Z22, Z22, Z17
+	BYTE $0x62; BYTE $0xa2; BYTE $0x46; BYTE $0x40; BYTE $0x52; BYTE $0xd7 // VDPBF16PS Z23, Z23, Z18
+	VPTESTMW   Z3, Z21, K4, K4
+	VMOVDQU16  (R13)(BX*2), Z21
+	VPUNPCKLWD Z21, Z4, Z22
+	VPUNPCKHWD Z21, Z4, Z23
+	BYTE $0x62; BYTE $0xa2; BYTE $0x4e; BYTE $0x40; BYTE $0x52; BYTE $0xde // VDPBF16PS Z22, Z22, Z19
+	BYTE $0x62; BYTE $0xa2; BYTE $0x46; BYTE $0x40; BYTE $0x52; BYTE $0xe7 // VDPBF16PS Z23, Z23, Z20
+	VPTESTMW   Z3, Z21, K4, K4
+
+sum8done:
+	VSHUFPS      $0x88, Z6, Z5, Z3
+	VSHUFPS      $0xdd, Z6, Z5, Z5
+	VADDPS       Z5, Z3, Z3
+	VSHUFPS      $0x88, Z8, Z7, Z5
+	VSHUFPS      $0xdd, Z8, Z7, Z6
+	VADDPS       Z6, Z5, Z5
+	VSHUFPS      $0x88, Z10, Z9, Z6
+	VSHUFPS      $0xdd, Z10, Z9, Z7
+	VADDPS       Z7, Z6, Z6
+	VSHUFPS      $0x88, Z12, Z11, Z7
+	VSHUFPS      $0xdd, Z12, Z11, Z8
+	VADDPS       Z8, Z7, Z7
+	VSHUFPS      $0x88, Z14, Z13, Z8
+	VSHUFPS      $0xdd, Z14, Z13, Z9
+	VADDPS       Z9, Z8, Z8
+	VSHUFPS      $0x88, Z16, Z15, Z9
+	VSHUFPS      $0xdd, Z16, Z15, Z10
+	VADDPS       Z10, Z9, Z9
+	VSHUFPS      $0x88, Z18, Z17, Z10
+	VSHUFPS      $0xdd, Z18, Z17, Z11
+	VADDPS       Z11, Z10, Z10
+	VSHUFPS      $0x88, Z20, Z19, Z11
+	VSHUFPS      $0xdd, Z20, Z19, Z12
+	VADDPS       Z12, Z11, Z11
+	VSHUFPS      $0x88, Z5, Z3, Z12
+	VSHUFPS      $0xdd, Z5, Z3, Z3
+	VADDPS       Z3, Z12, Z12
+	VSHUFPS      $0x88, Z7, Z6, Z3
+	VSHUFPS      $0xdd, Z7, Z6, Z5
+	VADDPS       Z5, Z3, Z3
+	VSHUFPS      $0x88, Z9, Z8, Z5
+	VSHUFPS      $0xdd, Z9, Z8, Z6
+	VADDPS       Z6, Z5, Z5
+	VSHUFPS      $0x88, Z11, Z10, Z6
+	VSHUFPS      $0xdd, Z11, Z10, Z7
+	VADDPS       Z7, Z6, Z6
+	VSHUFPS      $0x88, Z3, Z12, Z7
+	VSHUFPS      $0xdd, Z3, Z12, Z3
+	VADDPS       Z3, Z7, Z7
+	VSHUFPS      $0x88, Z6, Z5, Z3
+	VSHUFPS      $0xdd, Z6, Z5, Z5
+	VADDPS       Z5, Z3, Z3
+	VSHUFF32X4   $0x88, Z3, Z7, Z5
+	VSHUFF32X4   $0xdd, Z3, Z7, Z3
+	VADDPS       Z3, Z5, Z5
+	VSHUFF32X4   $0x88, Z5, Z5, Z3
+	VSHUFF32X4   $0xdd, Z5, Z5, Z5
+	VADDPS       Y5, Y3, Y3
+	MOVQ         scratch+24(FP), BX
+	VBROADCASTSS X1, Y5
+	VBROADCASTSS X0, Y6
+	VBROADCASTSD X2, Z7
+	VDIVPS       Y5, Y3, Y3
+	VADDPS       Y6, Y3, Y3
+	VCVTPS2PD    Y3, Z3
+	VSQRTPD      Z3, Z3
+	VDIVPD       Z3, Z7, Z3
+	VCVTPD2PS    Z3, Y3
+	VMOVUPS      Y3, (BX)(CX*4)
+	VMOVDQU32    Y4, 64(BX)(CX*4)
+	KANDD        K2, K1, K1
+	KANDD        K3, K1, K1
+	KANDD        K4, K1, K1
+	VCMPPS       $0x03, Y3, Y3, K5
+	KORTESTD     K1, K1
+	JCC          sum8cold
+	KORTESTB     K5, K5
+	JNZ          sum8cold
+
+sum8back:
+	ADDQ $0x08, CX
+	CMPQ CX, DX
+	JB   sums8
 
 sums4:
 	MOVQ         n+8(FP), DX
@@ -5276,99 +5348,143 @@ sums4:
 	CMPQ         CX, DX
 	JAE          sums1
 	MOVQ         dv+32(FP), BX
-	VPBROADCASTD himask<>+0(SB), Z3
+	VPBROADCASTD bigexpw<>+0(SB), Z3
+	VXORPS       Z4, Z4, Z4
+	KXNORD       K6, K6, K6
+	KXNORD       K7, K7, K7
 	MOVQ         (AX)(CX*8), SI
 	LEAQ         (SI)(BX*2), SI
-	VXORPS       Z4, Z4, Z4
 	VXORPS       Z5, Z5, Z5
+	VXORPS       Z6, Z6, Z6
 	MOVQ         8(AX)(CX*8), DI
 	LEAQ         (DI)(BX*2), DI
-	VXORPS       Z6, Z6, Z6
 	VXORPS       Z7, Z7, Z7
+	VXORPS       Z8, Z8, Z8
 	MOVQ         16(AX)(CX*8), R8
 	LEAQ         (R8)(BX*2), R8
-	VXORPS       Z8, Z8, Z8
 	VXORPS       Z9, Z9, Z9
+	VXORPS       Z10, Z10, Z10
 	MOVQ         24(AX)(CX*8), R9
 	LEAQ         (R9)(BX*2), R9
-	VXORPS       Z10, Z10, Z10
 	VXORPS       Z11, Z11, Z11
+	VXORPS       Z12, Z12, Z12
 	NEGQ         BX
+	CMPQ         BX, $-64
+	JG           sum4tail
 
 sum4:
-	VMOVDQU32     (SI)(BX*2), Z13
-	VPSLLD        $0x10, Z13, Z12
-	VPANDD        Z13, Z3, Z13
-	VFMADD231PS   Z12, Z12, Z4
-	VFMADD231PS   Z13, Z13, Z5
-	VMOVDQU32     (DI)(BX*2), Z13
-	VPSLLD        $0x10, Z13, Z12
-	VPANDD        Z13, Z3, Z13
-	VFMADD231PS   Z12, Z12, Z6
-	VFMADD231PS   Z13, Z13, Z7
-	VMOVDQU32     (R8)(BX*2), Z13
-	VPSLLD        $0x10, Z13, Z12
-	VPANDD        Z13, Z3, Z13
-	VFMADD231PS   Z12, Z12, Z8
-	VFMADD231PS   Z13, Z13, Z9
-	VMOVDQU32     (R9)(BX*2), Z13
-	VPSLLD        $0x10, Z13, Z12
-	VPANDD        Z13, Z3, Z13
-	VFMADD231PS   Z12, Z12, Z10
-	VFMADD231PS   Z13, Z13, Z11
-	ADDQ          $0x00000020, BX
-	JNZ           sum4
-	VADDPS        Z5, Z4, Z4
-	VPERMILPS     $0xb1, Z4, Z3
-	VADDPS        Z3, Z4, Z4
-	VPERMILPS     $0x4e, Z4, Z3
-	VADDPS        Z3, Z4, Z4
-	VSHUFF32X4    $0xb1, Z4, Z4, Z3
-	VADDPS        Z3, Z4, Z4
-	VEXTRACTF32X8 $0x01, Z4, Y3
-	VADDSS        X3, X4, X4
+	VMOVDQU16  (SI)(BX*2), Z13
+	VMOVDQU16  64(SI)(BX*2), Z14
+	VPUNPCKLWD Z13, Z14, Z15
+	VPUNPCKHWD Z13, Z14, Z16
+	BYTE $0x62; BYTE $0xd2; BYTE $0x06; BYTE $0x48; BYTE $0x52; BYTE $0xef // VDPBF16PS Z15, Z15, Z5
+	BYTE $0x62; BYTE $0xb2; BYTE $0x7e; BYTE $0x40; BYTE $0x52; BYTE $0xf0 // VDPBF16PS Z16, Z16, Z6
+	VPTESTMW   Z3, Z13, K6, K6
+	VPTESTMW   Z3, Z14, K6, K6
+	VMOVDQU16  (DI)(BX*2), Z13
+	VMOVDQU16  64(DI)(BX*2), Z14
+	VPUNPCKLWD Z13, Z14, Z15
+	VPUNPCKHWD Z13, Z14, Z16
+	BYTE $0x62; BYTE $0xd2; BYTE $0x06; BYTE $0x48; BYTE $0x52; BYTE $0xff // VDPBF16PS Z15, Z15, Z7
+	BYTE $0x62; BYTE $0x32; BYTE $0x7e; BYTE $0x40; BYTE $0x52; BYTE $0xc0 // VDPBF16PS Z16, Z16, Z8
+	VPTESTMW   Z3, Z13, K6, K6
+	VPTESTMW   Z3, Z14, K6, K6
+	VMOVDQU16  (R8)(BX*2), Z13
+	VMOVDQU16  64(R8)(BX*2), Z14
+	VPUNPCKLWD Z13, Z14, Z15
+	VPUNPCKHWD Z13, Z14, Z16
+	BYTE $0x62; BYTE $0x52; BYTE $0x06; BYTE $0x48; BYTE $0x52; BYTE $0xcf // VDPBF16PS Z15, Z15, Z9
+	BYTE $0x62; BYTE $0x32; BYTE $0x7e; BYTE $0x40; BYTE $0x52; BYTE $0xd0 // VDPBF16PS Z16, Z16, Z10
+	VPTESTMW   Z3, Z13, K7, K7
+	VPTESTMW   Z3, Z14, K7, K7
+	VMOVDQU16  (R9)(BX*2), Z13
+	VMOVDQU16  64(R9)(BX*2), Z14
+	VPUNPCKLWD Z13, Z14, Z15
+	VPUNPCKHWD Z13, Z14, Z16
+	BYTE $0x62; BYTE $0x52; BYTE $0x06; BYTE $0x48; BYTE $0x52; BYTE $0xdf // VDPBF16PS Z15, Z15, Z11
+	BYTE $0x62; BYTE $0x32; BYTE $0x7e; BYTE $0x40; BYTE $0x52; BYTE $0xe0 // VDPBF16PS Z16, Z16, Z12
+	VPTESTMW   Z3, Z13, K7, K7
+	VPTESTMW   Z3, Z14, K7, K7
+	ADDQ       $0x40, BX
+	CMPQ       BX, $-64
+	JLE        sum4
+
+sum4tail:
+	TESTQ      BX, BX
+	JZ         sum4done
+	VMOVDQU16  (SI)(BX*2), Z13
+	VPUNPCKLWD Z13, Z4, Z14
+	VPUNPCKHWD Z13, Z4, Z15
+	BYTE $0x62; BYTE $0xd2; BYTE $0x0e; BYTE $0x48; BYTE $0x52; BYTE $0xee // VDPBF16PS Z14, Z14, Z5
+	BYTE $0x62; BYTE $0xd2; BYTE $0x06; BYTE $0x48; BYTE $0x52; BYTE $0xf7 // VDPBF16PS Z15, Z15, Z6
+	VPTESTMW   Z3, Z13, K6, K6
+	VMOVDQU16  (DI)(BX*2), Z13
+	VPUNPCKLWD Z13, Z4, Z14
+	VPUNPCKHWD Z13, Z4, Z15
+	BYTE $0x62; BYTE $0xd2; BYTE $0x0e; BYTE $0x48; BYTE $0x52; BYTE $0xfe // VDPBF16PS Z14, Z14, Z7
+	BYTE $0x62; BYTE $0x52; BYTE $0x06; BYTE $0x48; BYTE $0x52; BYTE $0xc7 // VDPBF16PS Z15, Z15, Z8
+	VPTESTMW   Z3, Z13, K6, K6
+	VMOVDQU16  (R8)(BX*2), Z13
+	VPUNPCKLWD Z13, Z4, Z14
+	VPUNPCKHWD Z13, Z4, Z15
+	BYTE $0x62; BYTE $0x52; BYTE $0x0e; BYTE $0x48; BYTE $0x52; BYTE $0xce // VDPBF16PS Z14, Z14, Z9
+	BYTE $0x62; BYTE $0x52; BYTE $0x06; BYTE $0x48; BYTE $0x52; BYTE $0xd7 // VDPBF16PS Z15, Z15, Z10
+	VPTESTMW   Z3, Z13, K7, K7
+	VMOVDQU16  (R9)(BX*2), Z13
+	VPUNPCKLWD Z13, Z4, Z14
+	VPUNPCKHWD Z13, Z4, Z15
+	BYTE $0x62; BYTE $0x52; BYTE $0x0e; BYTE $0x48; BYTE $0x52; BYTE $0xde // VDPBF16PS Z14, Z14, Z11
+	BYTE $0x62; BYTE $0x52; BYTE $0x06; BYTE $0x48; BYTE $0x52; BYTE $0xe7 // VDPBF16PS Z15, Z15, Z12
+	VPTESTMW   Z3, Z13, K7, K7
+
+sum4done:
+	VSHUFPS       $0x88, Z6, Z5, Z3
+	VSHUFPS       $0xdd, Z6, Z5, Z5
+	VADDPS        Z5, Z3, Z3
+	VSHUFPS       $0x88, Z8, Z7, Z5
+	VSHUFPS       $0xdd, Z8, Z7, Z6
+	VADDPS        Z6, Z5, Z5
+	VSHUFPS       $0x88, Z10, Z9, Z6
+	VSHUFPS       $0xdd, Z10, Z9, Z7
 	VADDPS        Z7, Z6, Z6
-	VPERMILPS     $0xb1, Z6, Z3
-	VADDPS        Z3, Z6, Z6
-	VPERMILPS     $0x4e, Z6, Z3
-	VADDPS        Z3, Z6, Z6
-	VSHUFF32X4    $0xb1, Z6, Z6, Z3
-	VADDPS        Z3, Z6, Z6
-	VEXTRACTF32X8 $0x01, Z6, Y3
-	VADDSS        X3, X6, X6
-	VADDPS        Z9, Z8, Z8
-	VPERMILPS     $0xb1, Z8, Z3
+	VSHUFPS       $0x88, Z12, Z11, Z7
+	VSHUFPS       $0xdd, Z12, Z11, Z8
+	VADDPS        Z8, Z7, Z7
+	VSHUFPS       $0x88, Z5, Z3, Z8
+	VSHUFPS       $0xdd, Z5, Z3, Z3
 	VADDPS        Z3, Z8, Z8
-	VPERMILPS     $0x4e, Z8, Z3
-	VADDPS        Z3, Z8, Z8
-	VSHUFF32X4    $0xb1, Z8, Z8, Z3
-	VADDPS        Z3, Z8, Z8
-	VEXTRACTF32X8 $0x01, Z8, Y3
-	VADDSS        X3, X8, X8
-	VADDPS        Z11, Z10, Z10
-	VPERMILPS     $0xb1, Z10, Z3
-	VADDPS        Z3, Z10, Z10
-	VPERMILPS     $0x4e, Z10, Z3
-	VADDPS        Z3, Z10, Z10
-	VSHUFF32X4    $0xb1, Z10, Z10, Z3
-	VADDPS        Z3, Z10, Z10
-	VEXTRACTF32X8 $0x01, Z10, Y3
-	VADDSS        X3, X10, X10
-	MOVQ          scratch+24(FP), BX
-	VUNPCKLPS     X6, X4, X3
-	VUNPCKLPS     X10, X8, X4
-	VMOVLHPS      X4, X3, X3
-	VBROADCASTSS  X1, X4
-	VBROADCASTSS  X0, X5
-	VBROADCASTSD  X2, Y6
-	VDIVPS        X4, X3, X3
+	VSHUFPS       $0x88, Z7, Z6, Z3
+	VSHUFPS       $0xdd, Z7, Z6, Z5
+	VADDPS        Z5, Z3, Z3
+	VSHUFPS       $0x88, Z3, Z8, Z5
+	VSHUFPS       $0xdd, Z3, Z8, Z3
+	VADDPS        Z3, Z5, Z5
+	VSHUFF32X4    $0x88, Z5, Z5, Z3
+	VSHUFF32X4    $0xdd, Z5, Z5, Z5
+	VADDPS        Z5, Z3, Z3
+	VEXTRACTF32X4 $0x01, Z3, X5
 	VADDPS        X5, X3, X3
+	MOVQ          scratch+24(FP), BX
+	VBROADCASTSS  X1, X5
+	VBROADCASTSS  X0, X6
+	VBROADCASTSD  X2, Y7
+	VDIVPS        X5, X3, X3
+	VADDPS        X6, X3, X3
 	VCVTPS2PD     X3, Y3
 	VSQRTPD       Y3, Y3
-	VDIVPD        Y3, Y6, Y3
+	VDIVPD        Y3, Y7, Y3
 	VCVTPD2PSY    Y3, X3
 	VMOVUPS       X3, (BX)(CX*4)
-	ADDQ          $0x04, CX
+	VMOVDQU32     X4, 64(BX)(CX*4)
+	KANDD         K7, K6, K6
+	VCMPPS        $0x03, X3, X3, K1
+	KORTESTD      K6, K6
+	JCC           sum4cold
+	KORTESTB      K1, K1
+	JNZ           sum4cold
+
+sum4back:
+	ADDQ $0x04, CX
 
 sums1:
 	MOVQ         n+8(FP), BX
@@ -5397,11 +5513,12 @@ sum68:
 sumtail69:
 	CMPQ        DI, SI
 	JAE         sumdone70
-	VMOVDQU16   (BX)(DI*2), Y22
-	VPSLLD      $0x10, Z22, Z6
-	VPANDD      Z5, Z22, Z22
+	VXORPS      Z7, Z7, Z7
+	VMOVDQU16   (BX)(DI*2), Y7
+	VPSLLD      $0x10, Z7, Z6
+	VPANDD      Z5, Z7, Z7
 	VFMADD231PS Z6, Z6, Z3
-	VFMADD231PS Z22, Z22, Z4
+	VFMADD231PS Z7, Z7, Z4
 
 sumdone70:
 	VADDPS        Z4, Z3, Z3
@@ -5519,32 +5636,34 @@ norms4:
 	MOVQ         384(AX)(CX*8), R9
 	LEAQ         (R9)(DI*2), R9
 	VBROADCASTSS (SI)(CX*4), Z3
-	VPTERNLOGD   $0xff, Z23, Z23, Z23
 	MOVQ         8(AX)(CX*8), R10
 	LEAQ         (R10)(DI*2), R10
 	MOVQ         392(AX)(CX*8), R11
 	LEAQ         (R11)(DI*2), R11
 	VBROADCASTSS 4(SI)(CX*4), Z4
-	VPTERNLOGD   $0xff, Z24, Z24, Z24
 	MOVQ         16(AX)(CX*8), R12
 	LEAQ         (R12)(DI*2), R12
 	MOVQ         400(AX)(CX*8), R13
 	LEAQ         (R13)(DI*2), R13
 	VBROADCASTSS 8(SI)(CX*4), Z5
-	VPTERNLOGD   $0xff, Z25, Z25, Z25
 	MOVQ         24(AX)(CX*8), R14
 	LEAQ         (R14)(DI*2), R14
 	MOVQ         408(AX)(CX*8), R15
 	LEAQ         (R15)(DI*2), R15
 	VBROADCASTSS 12(SI)(CX*4), Z6
-	VPTERNLOGD   $0xff, Z26, Z26, Z26
-	MOVQ         DI, SI
-	NEGQ         SI
+	NEGQ         DI
+	VMOVUPS      (SI)(CX*4), X7
+	MOVSS        rMin+52(FP), X8
+	VBROADCASTSS X8, X8
+	VCMPPS       $0x19, X8, X7, X7
+	VORPS        64(SI)(CX*4), X7, X7
+	VPTEST       X7, X7
+	JNZ          norm4careful
 
-norm4:
-	VMOVUPS        (BX)(SI*4), Z7
-	VMOVUPS        64(BX)(SI*4), Z8
-	VMOVDQU32      (R8)(SI*2), Z10
+norm4fast:
+	VMOVUPS        (BX)(DI*4), Z7
+	VMOVUPS        64(BX)(DI*4), Z8
+	VMOVDQU32      (R8)(DI*2), Z10
 	VPSLLD         $0x10, Z10, Z9
 	VPANDD         Z10, Z0, Z10
 	VMULPS         Z3, Z9, Z9
@@ -5552,11 +5671,9 @@ norm4:
 	VMULPS         Z7, Z9, Z9
 	VMULPS         Z8, Z10, Z10
 	BYTE $0x62; BYTE $0x52; BYTE $0x2f; BYTE $0x48; BYTE $0x72; BYTE $0xc9 // VCVTNE2PS2BF16 Z9, Z10, Z9
-	VPADDW         Z9, Z9, Z10
-	VPMINUW        Z10, Z23, Z23
 	VPERMW         Z9, Z1, Z9
-	VMOVDQU16      Z9, (R9)(SI*2)
-	VMOVDQU32      (R10)(SI*2), Z10
+	VMOVDQU16      Z9, (R9)(DI*2)
+	VMOVDQU32      (R10)(DI*2), Z10
 	VPSLLD         $0x10, Z10, Z9
 	VPANDD         Z10, Z0, Z10
 	VMULPS         Z4, Z9, Z9
@@ -5564,11 +5681,9 @@ norm4:
 	VMULPS         Z7, Z9, Z9
 	VMULPS         Z8, Z10, Z10
 	BYTE $0x62; BYTE $0x52; BYTE $0x2f; BYTE $0x48; BYTE $0x72; BYTE $0xc9 // VCVTNE2PS2BF16 Z9, Z10, Z9
-	VPADDW         Z9, Z9, Z10
-	VPMINUW        Z10, Z24, Z24
 	VPERMW         Z9, Z1, Z9
-	VMOVDQU16      Z9, (R11)(SI*2)
-	VMOVDQU32      (R12)(SI*2), Z10
+	VMOVDQU16      Z9, (R11)(DI*2)
+	VMOVDQU32      (R12)(DI*2), Z10
 	VPSLLD         $0x10, Z10, Z9
 	VPANDD         Z10, Z0, Z10
 	VMULPS         Z5, Z9, Z9
@@ -5576,11 +5691,9 @@ norm4:
 	VMULPS         Z7, Z9, Z9
 	VMULPS         Z8, Z10, Z10
 	BYTE $0x62; BYTE $0x52; BYTE $0x2f; BYTE $0x48; BYTE $0x72; BYTE $0xc9 // VCVTNE2PS2BF16 Z9, Z10, Z9
-	VPADDW         Z9, Z9, Z10
-	VPMINUW        Z10, Z25, Z25
 	VPERMW         Z9, Z1, Z9
-	VMOVDQU16      Z9, (R13)(SI*2)
-	VMOVDQU32      (R14)(SI*2), Z10
+	VMOVDQU16      Z9, (R13)(DI*2)
+	VMOVDQU32      (R14)(DI*2), Z10
 	VPSLLD         $0x10, Z10, Z9
 	VPANDD         Z10, Z0, Z10
 	VMULPS         Z6, Z9, Z9
@@ -5588,16 +5701,75 @@ norm4:
 	VMULPS         Z7, Z9, Z9
 	VMULPS         Z8, Z10, Z10
 	BYTE $0x62; BYTE $0xd2; BYTE $0x2f; BYTE $0x48; BYTE $0x72; BYTE $0xf9 // VCVTNE2PS2BF16 Z9, Z10, Z7
-	VPADDW         Z7, Z7, Z8
-	VPMINUW        Z8, Z26, Z26
 	VPERMW         Z7, Z1, Z7
-	VMOVDQU16      Z7, (R15)(SI*2)
-	ADDQ           $0x00000020, SI
+	VMOVDQU16      Z7, (R15)(DI*2)
+	ADDQ           $0x00000020, DI
+	JNZ            norm4fast
+	JMP            norm4next
+
+norm4careful:
+	VPBROADCASTD allones<>+0(SB), Z7
+	VPBROADCASTD allones<>+0(SB), Z8
+	VPBROADCASTD allones<>+0(SB), Z9
+	VPBROADCASTD allones<>+0(SB), Z10
+
+norm4:
+	VMOVUPS        (BX)(DI*4), Z11
+	VMOVUPS        64(BX)(DI*4), Z12
+	VMOVDQU32      (R8)(DI*2), Z14
+	VPSLLD         $0x10, Z14, Z13
+	VPANDD         Z14, Z0, Z14
+	VMULPS         Z3, Z13, Z13
+	VMULPS         Z3, Z14, Z14
+	VMULPS         Z11, Z13, Z13
+	VMULPS         Z12, Z14, Z14
+	BYTE $0x62; BYTE $0x52; BYTE $0x0f; BYTE $0x48; BYTE $0x72; BYTE $0xed // VCVTNE2PS2BF16 Z13, Z14, Z13
+	VPADDW         Z13, Z13, Z14
+	VPMINUW        Z14, Z7, Z7
+	VPERMW         Z13, Z1, Z13
+	VMOVDQU16      Z13, (R9)(DI*2)
+	VMOVDQU32      (R10)(DI*2), Z14
+	VPSLLD         $0x10, Z14, Z13
+	VPANDD         Z14, Z0, Z14
+	VMULPS         Z4, Z13, Z13
+	VMULPS         Z4, Z14, Z14
+	VMULPS         Z11, Z13, Z13
+	VMULPS         Z12, Z14, Z14
+	BYTE $0x62; BYTE $0x52; BYTE $0x0f; BYTE $0x48; BYTE $0x72; BYTE $0xed // VCVTNE2PS2BF16 Z13, Z14, Z13
+	VPADDW         Z13, Z13, Z14
+	VPMINUW        Z14, Z8, Z8
+	VPERMW         Z13, Z1, Z13
+	VMOVDQU16      Z13, (R11)(DI*2)
+	VMOVDQU32      (R12)(DI*2), Z14
+	VPSLLD         $0x10, Z14, Z13
+	VPANDD         Z14, Z0, Z14
+	VMULPS         Z5, Z13, Z13
+	VMULPS         Z5, Z14, Z14
+	VMULPS         Z11, Z13, Z13
+	VMULPS         Z12, Z14, Z14
+	BYTE $0x62; BYTE $0x52; BYTE $0x0f; BYTE $0x48; BYTE $0x72; BYTE $0xed // VCVTNE2PS2BF16 Z13, Z14, Z13
+	VPADDW         Z13, Z13, Z14
+	VPMINUW        Z14, Z9, Z9
+	VPERMW         Z13, Z1, Z13
+	VMOVDQU16      Z13, (R13)(DI*2)
+	VMOVDQU32      (R14)(DI*2), Z14
+	VPSLLD         $0x10, Z14, Z13
+	VPANDD         Z14, Z0, Z14
+	VMULPS         Z6, Z13, Z13
+	VMULPS         Z6, Z14, Z14
+	VMULPS         Z11, Z13, Z13
+	VMULPS         Z12, Z14, Z14
+	BYTE $0x62; BYTE $0x52; BYTE $0x0f; BYTE $0x48; BYTE $0x72; BYTE $0xdd // VCVTNE2PS2BF16 Z13, Z14, Z11
+	VPADDW         Z11, Z11, Z12
+	VPMINUW        Z12, Z10, Z10
+	VPERMW         Z11, Z1, Z11
+	VMOVDQU16      Z11, (R15)(DI*2)
+	ADDQ           $0x00000020, DI
 	JNZ            norm4
-	VPMINUW        Z24, Z23, Z23
-	VPMINUW        Z26, Z25, Z25
-	VPMINUW        Z25, Z23, Z23
-	VPCMPUW        $0x01, Z2, Z23, K1
+	VPMINUW        Z8, Z7, Z7
+	VPMINUW        Z10, Z9, Z9
+	VPMINUW        Z9, Z7, Z7
+	VPCMPUW        $0x01, Z2, Z7, K1
 	KORTESTD       K1, K1
 	JNZ            norm4slow
 
@@ -5617,26 +5789,26 @@ norms1:
 	LEAQ         (DI)(SI*2), DI
 	LEAQ         (R8)(SI*2), R8
 	VBROADCASTSS (DX)(CX*4), Z3
-	VPTERNLOGD   $0xff, Z27, Z27, Z27
+	VPBROADCASTD allones<>+0(SB), Z4
 	MOVQ         SI, DX
 	NEGQ         DX
 
 norm:
-	VMOVDQU32      (DI)(DX*2), Z5
-	VPSLLD         $0x10, Z5, Z4
-	VPANDD         Z5, Z0, Z5
-	VMULPS         Z3, Z4, Z4
+	VMOVDQU32      (DI)(DX*2), Z6
+	VPSLLD         $0x10, Z6, Z5
+	VPANDD         Z6, Z0, Z6
 	VMULPS         Z3, Z5, Z5
-	VMULPS         (BX)(DX*4), Z4, Z4
-	VMULPS         64(BX)(DX*4), Z5, Z5
-	BYTE $0x62; BYTE $0xf2; BYTE $0x57; BYTE $0x48; BYTE $0x72; BYTE $0xe4 // VCVTNE2PS2BF16 Z4, Z5, Z4
-	VPADDW         Z4, Z4, Z5
-	VPMINUW        Z5, Z27, Z27
-	VPERMW         Z4, Z1, Z4
-	VMOVDQU16      Z4, (R8)(DX*2)
+	VMULPS         Z3, Z6, Z6
+	VMULPS         (BX)(DX*4), Z5, Z5
+	VMULPS         64(BX)(DX*4), Z6, Z6
+	BYTE $0x62; BYTE $0xf2; BYTE $0x4f; BYTE $0x48; BYTE $0x72; BYTE $0xed // VCVTNE2PS2BF16 Z5, Z6, Z5
+	VPADDW         Z5, Z5, Z6
+	VPMINUW        Z6, Z4, Z4
+	VPERMW         Z5, Z1, Z5
+	VMOVDQU16      Z5, (R8)(DX*2)
 	ADDQ           $0x00000020, DX
 	JNZ            norm
-	VPCMPUW        $0x01, Z2, Z27, K1
+	VPCMPUW        $0x01, Z2, Z4, K1
 	KORTESTD       K1, K1
 	JNZ            normslow
 
@@ -5647,6 +5819,124 @@ normnext:
 normsdone:
 	VZEROUPPER
 	RET
+
+sum8cold:
+	MOVQ CX, BX
+	LEAQ 8(CX), SI
+
+sum8exact:
+	MOVQ         (AX)(BX*8), DI
+	MOVQ         dv+32(FP), R8
+	MOVQ         R8, R10
+	ANDQ         $-32, R10
+	VXORPS       Z3, Z3, Z3
+	VXORPS       Z4, Z4, Z4
+	VPBROADCASTD himask<>+0(SB), Z5
+	XORQ         R9, R9
+	TESTQ        R10, R10
+	JZ           sumtail77
+
+sum76:
+	VPSLLD      $0x10, (DI)(R9*2), Z6
+	VPANDD      (DI)(R9*2), Z5, Z7
+	VFMADD231PS Z6, Z6, Z3
+	VFMADD231PS Z7, Z7, Z4
+	ADDQ        $0x00000020, R9
+	CMPQ        R9, R10
+	JB          sum76
+
+sumtail77:
+	CMPQ        R9, R8
+	JAE         sumdone78
+	VXORPS      Z7, Z7, Z7
+	VMOVDQU16   (DI)(R9*2), Y7
+	VPSLLD      $0x10, Z7, Z6
+	VPANDD      Z5, Z7, Z7
+	VFMADD231PS Z6, Z6, Z3
+	VFMADD231PS Z7, Z7, Z4
+
+sumdone78:
+	VADDPS        Z4, Z3, Z3
+	VPERMILPS     $0xb1, Z3, Z4
+	VADDPS        Z4, Z3, Z3
+	VPERMILPS     $0x4e, Z3, Z4
+	VADDPS        Z4, Z3, Z3
+	VSHUFF32X4    $0xb1, Z3, Z3, Z4
+	VADDPS        Z4, Z3, Z3
+	VEXTRACTF32X8 $0x01, Z3, Y4
+	VADDSS        X4, X3, X3
+	MOVQ          scratch+24(FP), DI
+	VDIVSS        X1, X3, X3
+	VADDSS        X0, X3, X3
+	VCVTSS2SD     X3, X3, X4
+	VSQRTSD       X4, X4, X4
+	VDIVSD        X4, X2, X4
+	VCVTSD2SS     X4, X3, X3
+	VMOVSS        X3, (DI)(BX*4)
+	MOVL          $0xffffffff, 64(DI)(BX*4)
+	INCQ          BX
+	CMPQ          BX, SI
+	JB            sum8exact
+	JMP           sum8back
+
+sum4cold:
+	MOVQ CX, BX
+	LEAQ 4(CX), SI
+
+sum4exact:
+	MOVQ         (AX)(BX*8), DI
+	MOVQ         dv+32(FP), R8
+	MOVQ         R8, R10
+	ANDQ         $-32, R10
+	VXORPS       Z3, Z3, Z3
+	VXORPS       Z4, Z4, Z4
+	VPBROADCASTD himask<>+0(SB), Z5
+	XORQ         R9, R9
+	TESTQ        R10, R10
+	JZ           sumtail80
+
+sum79:
+	VPSLLD      $0x10, (DI)(R9*2), Z6
+	VPANDD      (DI)(R9*2), Z5, Z7
+	VFMADD231PS Z6, Z6, Z3
+	VFMADD231PS Z7, Z7, Z4
+	ADDQ        $0x00000020, R9
+	CMPQ        R9, R10
+	JB          sum79
+
+sumtail80:
+	CMPQ        R9, R8
+	JAE         sumdone81
+	VXORPS      Z7, Z7, Z7
+	VMOVDQU16   (DI)(R9*2), Y7
+	VPSLLD      $0x10, Z7, Z6
+	VPANDD      Z5, Z7, Z7
+	VFMADD231PS Z6, Z6, Z3
+	VFMADD231PS Z7, Z7, Z4
+
+sumdone81:
+	VADDPS        Z4, Z3, Z3
+	VPERMILPS     $0xb1, Z3, Z4
+	VADDPS        Z4, Z3, Z3
+	VPERMILPS     $0x4e, Z3, Z4
+	VADDPS        Z4, Z3, Z3
+	VSHUFF32X4    $0xb1, Z3, Z3, Z4
+	VADDPS        Z4, Z3, Z3
+	VEXTRACTF32X8 $0x01, Z3, Y4
+	VADDSS        X4, X3, X3
+	MOVQ          scratch+24(FP), DI
+	VDIVSS        X1, X3, X3
+	VADDSS        X0, X3, X3
+	VCVTSS2SD     X3, X3, X4
+	VSQRTSD       X4, X4, X4
+	VDIVSD        X4, X2, X4
+	VCVTSD2SS     X4, X3, X3
+	VMOVSS        X3, (DI)(BX*4)
+	MOVL          $0xffffffff, 64(DI)(BX*4)
+	INCQ          BX
+	CMPQ          BX, SI
+	JB            sum4exact
+	JMP           sum4back
 
 bf16wslow72:
 	VPBROADCASTD one<>+0(SB), Z5
@@ -6406,24 +6696,24 @@ sums1:
 	VXORPS Z4, Z4, Z4
 	XORQ   DI, DI
 	TESTQ  R8, R8
-	JZ     sumtail77
+	JZ     sumtail83
 
-sum76:
+sum82:
 	VMOVUPS     (BX)(DI*4), Z5
 	VFMADD231PS Z5, Z5, Z3
 	VMOVUPS     64(BX)(DI*4), Z5
 	VFMADD231PS Z5, Z5, Z4
 	ADDQ        $0x00000020, DI
 	CMPQ        DI, R8
-	JB          sum76
+	JB          sum82
 
-sumtail77:
+sumtail83:
 	CMPQ        DI, SI
-	JAE         sumdone78
+	JAE         sumdone84
 	VMOVUPS     (BX)(DI*4), Z5
 	VFMADD231PS Z5, Z5, Z3
 
-sumdone78:
+sumdone84:
 	VSHUFPS       $0x88, Z4, Z3, Z5
 	VSHUFPS       $0xdd, Z4, Z3, Z3
 	VADDPS        Z3, Z5, Z5
@@ -6462,7 +6752,7 @@ rope1:
 	VMOVDQU32 oddidx<>+0(SB), Z1
 	XORQ      R10, R10
 
-rope79:
+rope85:
 	LEAQ      (R10)(R10*1), R11
 	VMOVUPS   (BX)(R11*4), Z3
 	VMOVUPS   64(BX)(R11*4), Z4
@@ -6504,7 +6794,7 @@ rope79:
 	VMOVUPS   Z3, 64(R8)(R11*4)
 	ADDQ      $0x00000020, R10
 	CMPQ      R10, R9
-	JB        rope79
+	JB        rope85
 	INCQ      CX
 	MOVQ      n+8(FP), BX
 	CMPQ      CX, BX
@@ -6924,24 +7214,24 @@ sums1:
 	VXORPS Z4, Z4, Z4
 	XORQ   DI, DI
 	TESTQ  R8, R8
-	JZ     sumtail81
+	JZ     sumtail87
 
-sum80:
+sum86:
 	VCVTPH2PS   (BX)(DI*2), Z5
 	VFMADD231PS Z5, Z5, Z3
 	VCVTPH2PS   32(BX)(DI*2), Z5
 	VFMADD231PS Z5, Z5, Z4
 	ADDQ        $0x00000020, DI
 	CMPQ        DI, R8
-	JB          sum80
+	JB          sum86
 
-sumtail81:
+sumtail87:
 	CMPQ        DI, SI
-	JAE         sumdone82
+	JAE         sumdone88
 	VCVTPH2PS   (BX)(DI*2), Z5
 	VFMADD231PS Z5, Z5, Z3
 
-sumdone82:
+sumdone88:
 	VSHUFPS       $0x88, Z4, Z3, Z5
 	VSHUFPS       $0xdd, Z4, Z3, Z3
 	VADDPS        Z3, Z5, Z5
@@ -6980,7 +7270,7 @@ rope1:
 	VMOVDQU32 oddidx<>+0(SB), Z1
 	XORQ      R10, R10
 
-rope83:
+rope89:
 	LEAQ      (R10)(R10*1), R11
 	VCVTPH2PS (BX)(R11*2), Z3
 	VCVTPH2PS 32(BX)(R11*2), Z4
@@ -7022,7 +7312,7 @@ rope83:
 	VCVTPS2PH $0x00, Z3, 32(R8)(R11*2)
 	ADDQ      $0x00000020, R10
 	CMPQ      R10, R9
-	JB        rope83
+	JB        rope89
 	INCQ      CX
 	MOVQ      n+8(FP), BX
 	CMPQ      CX, BX
@@ -7133,27 +7423,40 @@ normsdone:
 	VZEROUPPER
 	RET
 
-// func kvcGammaSplitBF16(dst *float32, src *uint16, n int)
-// Requires: AVX, AVX512F
-TEXT ·kvcGammaSplitBF16(SB), NOSPLIT, $0-24
+// func kvcGammaSplitBF16(dst *float32, src *uint16, n int) uint16
+// Requires: AVX, AVX2, AVX512BW, AVX512F
+TEXT ·kvcGammaSplitBF16(SB), NOSPLIT, $0-26
 	MOVQ         dst+0(FP), AX
 	MOVQ         src+8(FP), CX
 	MOVQ         n+16(FP), DX
 	VPBROADCASTD himask<>+0(SB), Z0
+	VPBROADCASTD absmaskw<>+0(SB), Z1
+	VPBROADCASTD allones<>+0(SB), Z2
+	VMOVDQA64    Z2, Z3
 	XORQ         BX, BX
 	TESTQ        DX, DX
 	JZ           done
 
 split:
-	VPSLLD  $0x10, (CX)(BX*2), Z1
-	VPANDD  (CX)(BX*2), Z0, Z2
-	VMOVUPS Z1, (AX)(BX*4)
-	VMOVUPS Z2, 64(AX)(BX*4)
+	VPSLLD  $0x10, (CX)(BX*2), Z4
+	VPANDD  (CX)(BX*2), Z0, Z5
+	VMOVUPS Z4, (AX)(BX*4)
+	VMOVUPS Z5, 64(AX)(BX*4)
+	VPANDD  (CX)(BX*2), Z1, Z4
+	VPADDW  Z2, Z4, Z4
+	VPMINUW Z4, Z3, Z3
 	ADDQ    $0x00000020, BX
 	CMPQ    BX, DX
 	JB      split
 
 done:
+	VEXTRACTI64X4 $0x01, Z3, Y0
+	VPMINUW       Y0, Y3, Y0
+	VEXTRACTI128  $0x01, Y0, X1
+	VPMINUW       X1, X0, X1
+	VPHMINPOSUW   X1, X1
+	VMOVD         X1, AX
+	MOVW          AX, ret+24(FP)
 	VZEROUPPER
 	RET
 
@@ -7180,24 +7483,24 @@ head:
 	VXORPS Z4, Z4, Z4
 	XORQ   DI, DI
 	TESTQ  R8, R8
-	JZ     sumtail85
+	JZ     sumtail91
 
-sum84:
+sum90:
 	VMOVUPS     (AX)(DI*4), Z5
 	VFMADD231PS Z5, Z5, Z3
 	VMOVUPS     64(AX)(DI*4), Z5
 	VFMADD231PS Z5, Z5, Z4
 	ADDQ        $0x00000020, DI
 	CMPQ        DI, R8
-	JB          sum84
+	JB          sum90
 
-sumtail85:
+sumtail91:
 	CMPQ        DI, SI
-	JAE         sumdone86
+	JAE         sumdone92
 	VMOVUPS     (AX)(DI*4), Z5
 	VFMADD231PS Z5, Z5, Z3
 
-sumdone86:
+sumdone92:
 	VSHUFPS       $0x88, Z4, Z3, Z5
 	VSHUFPS       $0xdd, Z4, Z3, Z3
 	VADDPS        Z3, Z5, Z5
@@ -7265,27 +7568,28 @@ head:
 	VPBROADCASTD himask<>+0(SB), Z12
 	XORQ         DI, DI
 	TESTQ        R8, R8
-	JZ           sumtail88
+	JZ           sumtail94
 
-sum87:
+sum93:
 	VPSLLD      $0x10, (AX)(DI*2), Z13
 	VPANDD      (AX)(DI*2), Z12, Z14
 	VFMADD231PS Z13, Z13, Z10
 	VFMADD231PS Z14, Z14, Z11
 	ADDQ        $0x00000020, DI
 	CMPQ        DI, R8
-	JB          sum87
+	JB          sum93
 
-sumtail88:
+sumtail94:
 	CMPQ        DI, SI
-	JAE         sumdone89
-	VMOVDQU16   (AX)(DI*2), Y15
-	VPSLLD      $0x10, Z15, Z13
-	VPANDD      Z12, Z15, Z15
+	JAE         sumdone95
+	VXORPS      Z14, Z14, Z14
+	VMOVDQU16   (AX)(DI*2), Y14
+	VPSLLD      $0x10, Z14, Z13
+	VPANDD      Z12, Z14, Z14
 	VFMADD231PS Z13, Z13, Z10
-	VFMADD231PS Z15, Z15, Z11
+	VFMADD231PS Z14, Z14, Z11
 
-sumdone89:
+sumdone95:
 	VADDPS        Z11, Z10, Z10
 	VPERMILPS     $0xb1, Z10, Z11
 	VADDPS        Z11, Z10, Z10
@@ -7362,24 +7666,24 @@ head:
 	VXORPS Z4, Z4, Z4
 	XORQ   DI, DI
 	TESTQ  R8, R8
-	JZ     sumtail91
+	JZ     sumtail97
 
-sum90:
+sum96:
 	VCVTPH2PS   (AX)(DI*2), Z5
 	VFMADD231PS Z5, Z5, Z3
 	VCVTPH2PS   32(AX)(DI*2), Z5
 	VFMADD231PS Z5, Z5, Z4
 	ADDQ        $0x00000020, DI
 	CMPQ        DI, R8
-	JB          sum90
+	JB          sum96
 
-sumtail91:
+sumtail97:
 	CMPQ        DI, SI
-	JAE         sumdone92
+	JAE         sumdone98
 	VCVTPH2PS   (AX)(DI*2), Z5
 	VFMADD231PS Z5, Z5, Z3
 
-sumdone92:
+sumdone98:
 	VSHUFPS       $0x88, Z4, Z3, Z5
 	VSHUFPS       $0xdd, Z4, Z3, Z3
 	VADDPS        Z3, Z5, Z5
@@ -7449,27 +7753,28 @@ head:
 	VPBROADCASTD himask<>+0(SB), Z12
 	XORQ         DI, DI
 	TESTQ        R8, R8
-	JZ           sumtail94
+	JZ           sumtail100
 
-sum93:
+sum99:
 	VPSLLD      $0x10, (AX)(DI*2), Z13
 	VPANDD      (AX)(DI*2), Z12, Z14
 	VFMADD231PS Z13, Z13, Z10
 	VFMADD231PS Z14, Z14, Z11
 	ADDQ        $0x00000020, DI
 	CMPQ        DI, R8
-	JB          sum93
+	JB          sum99
 
-sumtail94:
+sumtail100:
 	CMPQ        DI, SI
-	JAE         sumdone95
-	VMOVDQU16   (AX)(DI*2), Y15
-	VPSLLD      $0x10, Z15, Z13
-	VPANDD      Z12, Z15, Z15
+	JAE         sumdone101
+	VXORPS      Z14, Z14, Z14
+	VMOVDQU16   (AX)(DI*2), Y14
+	VPSLLD      $0x10, Z14, Z13
+	VPANDD      Z12, Z14, Z14
 	VFMADD231PS Z13, Z13, Z10
-	VFMADD231PS Z15, Z15, Z11
+	VFMADD231PS Z14, Z14, Z11
 
-sumdone95:
+sumdone101:
 	VADDPS        Z11, Z10, Z10
 	VPERMILPS     $0xb1, Z10, Z11
 	VADDPS        Z11, Z10, Z10
@@ -7504,11 +7809,11 @@ scale:
 	BYTE $0x62; BYTE $0x52; BYTE $0x7e; BYTE $0x48; BYTE $0x72; BYTE $0xdc // VCVTNEPS2BF16 Z12, Y11
 	VFPCLASSPSZ   $0x20, Z12, K1
 	KORTESTW      K1, K1
-	JNZ           bf16slow96
+	JNZ           bf16slow102
 	VMOVDQU32     Y11, (AX)(DI*2)
-	JMP           bf16done97
+	JMP           bf16done103
 
-bf16slow96:
+bf16slow102:
 	VPSRLD    $0x10, Z12, Z11
 	VPSRLD    $0x10, Z12, Z13
 	VPANDD    Z1, Z11, Z11
@@ -7521,7 +7826,7 @@ bf16slow96:
 	VPBLENDMD Z13, Z11, K1, Z11
 	VPMOVDW   Z11, (AX)(DI*2)
 
-bf16done97:
+bf16done103:
 	ADDQ $0x00000010, DI
 	CMPQ DI, SI
 	JB   scale
@@ -10490,13 +10795,13 @@ row:
 	VFPCLASSPSZ   $0x20, Z19, K1
 	VFPCLASSPSZ   $0x20, Z18, K2
 	KORTESTW      K1, K2
-	JNZ           bf16slow98
+	JNZ           bf16slow104
 	BYTE $0x62; BYTE $0xb2; BYTE $0x7e; BYTE $0x48; BYTE $0x72; BYTE $0xf3 // VCVTNEPS2BF16 Z19, Y6
 	VMOVDQU32     Y6, (R9)
 	BYTE $0x62; BYTE $0xb2; BYTE $0x7e; BYTE $0x48; BYTE $0x72; BYTE $0xf2 // VCVTNEPS2BF16 Z18, Y6
 	VMOVDQU32     Y6, (R9)(CX*1)
 
-bf16done99:
+bf16done105:
 	ADDQ 64(AX), DI
 	ADDQ 72(AX), R8
 	ADDQ 80(AX), R9
@@ -10532,13 +10837,13 @@ summed:
 	VFPCLASSPSZ   $0x20, Z6, K1
 	VFPCLASSPSZ   $0x20, Z7, K2
 	KORTESTW      K1, K2
-	JNZ           bf16slow100
+	JNZ           bf16slow106
 	BYTE $0x62; BYTE $0xf2; BYTE $0x7e; BYTE $0x48; BYTE $0x72; BYTE $0xce // VCVTNEPS2BF16 Z6, Y1
 	VMOVDQU32     Y1, (SI)
 	BYTE $0x62; BYTE $0xf2; BYTE $0x7e; BYTE $0x48; BYTE $0x72; BYTE $0xcf // VCVTNEPS2BF16 Z7, Y1
 	VMOVDQU32     Y1, (SI)(CX*1)
 
-bf16done101:
+bf16done107:
 nodcos:
 	MOVQ          48(AX), SI
 	TESTQ         SI, SI
@@ -10561,13 +10866,13 @@ nodcos:
 	VFPCLASSPSZ   $0x20, Z8, K1
 	VFPCLASSPSZ   $0x20, Z9, K2
 	KORTESTW      K1, K2
-	JNZ           bf16slow102
+	JNZ           bf16slow108
 	BYTE $0x62; BYTE $0xd2; BYTE $0x7e; BYTE $0x48; BYTE $0x72; BYTE $0xc8 // VCVTNEPS2BF16 Z8, Y1
 	VMOVDQU32     Y1, (SI)
 	BYTE $0x62; BYTE $0xd2; BYTE $0x7e; BYTE $0x48; BYTE $0x72; BYTE $0xc9 // VCVTNEPS2BF16 Z9, Y1
 	VMOVDQU32     Y1, (SI)(CX*1)
 
-bf16done103:
+bf16done109:
 nodsin:
 	ADDQ $0x00000020, BX
 	CMPQ BX, DX
@@ -10594,7 +10899,7 @@ done:
 	VZEROUPPER
 	RET
 
-bf16slow98:
+bf16slow104:
 	VPBROADCASTD one<>+0(SB), Z17
 	VPBROADCASTD bias<>+0(SB), Z20
 	VPBROADCASTD absmask<>+0(SB), Z21
@@ -10622,9 +10927,9 @@ bf16slow98:
 	VPCMPGTD     Z22, Z17, K1
 	VPBLENDMD    Z24, Z19, K1, Z19
 	VPMOVDW      Z19, (R9)(CX*1)
-	JMP          bf16done99
+	JMP          bf16done105
 
-bf16slow100:
+bf16slow106:
 	VPBROADCASTD one<>+0(SB), Z1
 	VPBROADCASTD bias<>+0(SB), Z2
 	VPBROADCASTD absmask<>+0(SB), Z3
@@ -10652,9 +10957,9 @@ bf16slow100:
 	VPCMPGTD     Z4, Z1, K1
 	VPBLENDMD    Z11, Z10, K1, Z10
 	VPMOVDW      Z10, (SI)(CX*1)
-	JMP          bf16done101
+	JMP          bf16done107
 
-bf16slow102:
+bf16slow108:
 	VPBROADCASTD one<>+0(SB), Z1
 	VPBROADCASTD bias<>+0(SB), Z2
 	VPBROADCASTD absmask<>+0(SB), Z3
@@ -10682,7 +10987,7 @@ bf16slow102:
 	VPCMPGTD     Z4, Z1, K1
 	VPBLENDMD    Z11, Z10, K1, Z10
 	VPMOVDW      Z10, (SI)(CX*1)
-	JMP          bf16done103
+	JMP          bf16done109
 
 // func backwardFusedGPTJF32AVX512(p *byte)
 // Requires: AVX, AVX512DQ, AVX512F, MMX+
@@ -11389,13 +11694,13 @@ row:
 	VFPCLASSPSZ   $0x20, Z17, K1
 	VFPCLASSPSZ   $0x20, Z18, K2
 	KORTESTW      K1, K2
-	JNZ           bf16slow104
+	JNZ           bf16slow110
 	BYTE $0x62; BYTE $0xb2; BYTE $0x7e; BYTE $0x48; BYTE $0x72; BYTE $0xf9 // VCVTNEPS2BF16 Z17, Y7
 	VMOVDQU32     Y7, (R8)
 	BYTE $0x62; BYTE $0xb2; BYTE $0x7e; BYTE $0x48; BYTE $0x72; BYTE $0xfa // VCVTNEPS2BF16 Z18, Y7
 	VMOVDQU32     Y7, 32(R8)
 
-bf16done105:
+bf16done111:
 	ADDQ 64(AX), SI
 	ADDQ 72(AX), DI
 	ADDQ 80(AX), R8
@@ -11431,13 +11736,13 @@ summed:
 	VFPCLASSPSZ   $0x20, Z7, K1
 	VFPCLASSPSZ   $0x20, Z8, K2
 	KORTESTW      K1, K2
-	JNZ           bf16slow106
+	JNZ           bf16slow112
 	BYTE $0x62; BYTE $0xf2; BYTE $0x7e; BYTE $0x48; BYTE $0x72; BYTE $0xcf // VCVTNEPS2BF16 Z7, Y1
 	VMOVDQU32     Y1, (BX)
 	BYTE $0x62; BYTE $0xd2; BYTE $0x7e; BYTE $0x48; BYTE $0x72; BYTE $0xc8 // VCVTNEPS2BF16 Z8, Y1
 	VMOVDQU32     Y1, 32(BX)
 
-bf16done107:
+bf16done113:
 nodcos:
 	MOVQ          48(AX), BX
 	TESTQ         BX, BX
@@ -11460,13 +11765,13 @@ nodcos:
 	VFPCLASSPSZ   $0x20, Z9, K1
 	VFPCLASSPSZ   $0x20, Z10, K2
 	KORTESTW      K1, K2
-	JNZ           bf16slow108
+	JNZ           bf16slow114
 	BYTE $0x62; BYTE $0xd2; BYTE $0x7e; BYTE $0x48; BYTE $0x72; BYTE $0xc9 // VCVTNEPS2BF16 Z9, Y1
 	VMOVDQU32     Y1, (BX)
 	BYTE $0x62; BYTE $0xd2; BYTE $0x7e; BYTE $0x48; BYTE $0x72; BYTE $0xca // VCVTNEPS2BF16 Z10, Y1
 	VMOVDQU32     Y1, 32(BX)
 
-bf16done109:
+bf16done115:
 nodsin:
 	ADDQ $0x00000040, DX
 	CMPQ DX, CX
@@ -11493,7 +11798,7 @@ done:
 	VZEROUPPER
 	RET
 
-bf16slow104:
+bf16slow110:
 	VPBROADCASTD one<>+0(SB), Z19
 	VPBROADCASTD bias<>+0(SB), Z20
 	VPBROADCASTD absmask<>+0(SB), Z21
@@ -11521,9 +11826,9 @@ bf16slow104:
 	VPCMPGTD     Z22, Z18, K1
 	VPBLENDMD    Z24, Z17, K1, Z17
 	VPMOVDW      Z17, 32(R8)
-	JMP          bf16done105
+	JMP          bf16done111
 
-bf16slow106:
+bf16slow112:
 	VPBROADCASTD one<>+0(SB), Z1
 	VPBROADCASTD bias<>+0(SB), Z2
 	VPBROADCASTD absmask<>+0(SB), Z3
@@ -11551,9 +11856,9 @@ bf16slow106:
 	VPCMPGTD     Z4, Z1, K1
 	VPBLENDMD    Z11, Z6, K1, Z6
 	VPMOVDW      Z6, 32(BX)
-	JMP          bf16done107
+	JMP          bf16done113
 
-bf16slow108:
+bf16slow114:
 	VPBROADCASTD one<>+0(SB), Z1
 	VPBROADCASTD bias<>+0(SB), Z2
 	VPBROADCASTD absmask<>+0(SB), Z3
@@ -11581,7 +11886,7 @@ bf16slow108:
 	VPCMPGTD     Z4, Z1, K1
 	VPBLENDMD    Z11, Z6, K1, Z6
 	VPMOVDW      Z6, 32(BX)
-	JMP          bf16done109
+	JMP          bf16done115
 
 // func mropeGatherAVX512(dst *float32, r0 *float32, r1 *float32, r2 *float32, r3 *float32, masks *uint64, chunks int)
 // Requires: AVX512F
@@ -12136,11 +12441,11 @@ block:
 	VFPCLASSPSZ    $0x20, Z6, K1
 	VFPCLASSPSZ    $0x20, Z7, K2
 	KORTESTW       K1, K2
-	JNZ            bf16wslow110
+	JNZ            bf16wslow116
 	BYTE $0x62; BYTE $0xf2; BYTE $0x47; BYTE $0x48; BYTE $0x72; BYTE $0xf6 // VCVTNE2PS2BF16 Z6, Z7, Z6
 	VMOVDQU16      Z6, (AX)(DX*2)
 
-bf16wdone111:
+bf16wdone117:
 	VPMOVZXWD      64(AX)(DX*2), Z6
 	VPSLLD         $0x10, Z6, Z6
 	VMULPS         Z0, Z6, Z6
@@ -12150,11 +12455,11 @@ bf16wdone111:
 	VFPCLASSPSZ    $0x20, Z6, K1
 	VFPCLASSPSZ    $0x20, Z7, K2
 	KORTESTW       K1, K2
-	JNZ            bf16wslow112
+	JNZ            bf16wslow118
 	BYTE $0x62; BYTE $0xf2; BYTE $0x47; BYTE $0x48; BYTE $0x72; BYTE $0xf6 // VCVTNE2PS2BF16 Z6, Z7, Z6
 	VMOVDQU16      Z6, 64(AX)(DX*2)
 
-bf16wdone113:
+bf16wdone119:
 	ADDQ $0x00000040, DX
 	CMPQ DX, BX
 	JB   block
@@ -12168,11 +12473,11 @@ units:
 	BYTE $0x62; BYTE $0xf2; BYTE $0x7e; BYTE $0x48; BYTE $0x72; BYTE $0xfe // VCVTNEPS2BF16 Z6, Y7
 	VFPCLASSPSZ   $0x20, Z6, K1
 	KORTESTW      K1, K1
-	JNZ           bf16slow114
+	JNZ           bf16slow120
 	VMOVDQU32     Y7, (AX)(DX*2)
-	JMP           bf16done115
+	JMP           bf16done121
 
-bf16slow114:
+bf16slow120:
 	VPSRLD    $0x10, Z6, Z7
 	VPSRLD    $0x10, Z6, Z8
 	VPANDD    Z1, Z7, Z7
@@ -12185,7 +12490,7 @@ bf16slow114:
 	VPBLENDMD Z8, Z7, K1, Z7
 	VPMOVDW   Z7, (AX)(DX*2)
 
-bf16done115:
+bf16done121:
 	ADDQ $0x00000010, DX
 	JMP  units
 
@@ -12193,7 +12498,7 @@ done:
 	VZEROUPPER
 	RET
 
-bf16wslow110:
+bf16wslow116:
 	VPSRLD    $0x10, Z6, Z8
 	VPSRLD    $0x10, Z6, Z9
 	VPANDD    Z1, Z8, Z8
@@ -12216,9 +12521,9 @@ bf16wslow110:
 	VPCMPGTD  Z4, Z7, K1
 	VPBLENDMD Z8, Z6, K1, Z6
 	VPMOVDW   Z6, 32(AX)(DX*2)
-	JMP       bf16wdone111
+	JMP       bf16wdone117
 
-bf16wslow112:
+bf16wslow118:
 	VPSRLD    $0x10, Z6, Z8
 	VPSRLD    $0x10, Z6, Z9
 	VPANDD    Z1, Z8, Z8
@@ -12241,4 +12546,4 @@ bf16wslow112:
 	VPCMPGTD  Z4, Z7, K1
 	VPBLENDMD Z8, Z6, K1, Z6
 	VPMOVDW   Z6, 96(AX)(DX*2)
-	JMP       bf16wdone113
+	JMP       bf16wdone119

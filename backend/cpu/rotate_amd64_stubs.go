@@ -210,10 +210,10 @@ func interleaveRoPEF16AVX512(x *byte, out *byte, rows int, xstride int, ostride 
 func interleaveRoPEBF16AVX512BF16(x *byte, out *byte, rows int, xstride int, ostride int, cos *byte, sin *byte, n int)
 
 // kvcGroupBF16AVX512BF16 normalizes, rotates and stores n (1..16) BF16 tokens of kv_rmsnorm_rope_cache (dv a multiple of 32, dk of 64):
-// grp holds their kv, cos, sin, ckv and krope row addresses, 16 of each; gamma is deinterleaved per 32; scratch holds 16 float32.
+// grp holds their kv, cos, sin, ckv and krope row addresses, 16 of each; gamma is deinterleaved per 32; rMin is kvcRMin of gamma; scratch holds 32 float32.
 //
 //go:noescape
-func kvcGroupBF16AVX512BF16(grp *byte, n int, gamma *float32, scratch *float32, dv int, dk int, eps float32)
+func kvcGroupBF16AVX512BF16(grp *byte, n int, gamma *float32, scratch *float32, dv int, dk int, eps float32, rMin float32)
 
 // kvcGroupF32AVX512 normalizes, rotates and stores n (1..16) F32 tokens of kv_rmsnorm_rope_cache (dv a multiple of 32, dk of 64):
 // grp holds their kv, cos, sin, ckv and krope row addresses, 16 of each; gamma is in element order; scratch holds 16 float32.
@@ -227,10 +227,11 @@ func kvcGroupF32AVX512(grp *byte, n int, gamma *float32, scratch *float32, dv in
 //go:noescape
 func kvcGroupF16AVX512(grp *byte, n int, gamma *float32, scratch *float32, dv int, dk int, eps float32)
 
-// kvcGammaSplitBF16 widens n bf16 values (a multiple of 32) to float32, each block of 32 as its 16 even elements, then its 16 odd ones.
+// kvcGammaSplitBF16 widens n bf16 values (a multiple of 32) to float32, each block of 32 as its 16 even elements, then its 16 odd ones,
+// and returns their least magnitude less one (0xffff when all are zero).
 //
 //go:noescape
-func kvcGammaSplitBF16(dst *float32, src *uint16, n int)
+func kvcGammaSplitBF16(dst *float32, src *uint16, n int) uint16
 
 // qkNormF32AVX512 RMS-normalizes `heads` F32 heads of n (a multiple of 16) elements in place, as qk_rmsnorm_rope does.
 //

@@ -234,14 +234,18 @@ func (g *generator) kvcGroupKernel(s isa, d dtype) {
 	name := "kvcGroup" + d.name + s.name
 	g.fastBF16 = s == avx512BF16
 	es := uint8(d.esize)
-	TEXT(name, NOSPLIT, "func(grp *byte, n int, gamma, scratch *float32, dv, dk int, eps float32)")
+	if d == bf16 {
+		TEXT(name, NOSPLIT, "func(grp *byte, n int, gamma, scratch *float32, dv, dk int, eps, rMin float32)")
+	} else {
+		TEXT(name, NOSPLIT, "func(grp *byte, n int, gamma, scratch *float32, dv, dk int, eps float32)")
+	}
 	Pragma("noescape")
-	layout := "gamma is deinterleaved per 32"
+	layout := "gamma is deinterleaved per 32; rMin is kvcRMin of gamma; scratch holds 32 float32"
 	if d != bf16 {
-		layout = "gamma is in element order"
+		layout = "gamma is in element order; scratch holds 16 float32"
 	}
 	Doc(name+" normalizes, rotates and stores n (1..16) "+d.name+" tokens of kv_rmsnorm_rope_cache (dv a multiple of 32, dk of 64):",
-		"grp holds their kv, cos, sin, ckv and krope row addresses, 16 of each; "+layout+"; scratch holds 16 float32.")
+		"grp holds their kv, cos, sin, ckv and krope row addresses, 16 of each; "+layout+".")
 	var outIdx, loIdx, hiIdx Mem
 	if d == bf16 {
 		outIdx = wordOrder("kvcoutidx", loadedLanes())
@@ -267,12 +271,16 @@ func (g *generator) kvcGroupKernel(s isa, d dtype) {
 	// keep up with it), then four, then the rest one by one.
 	t, n4 := GP64(), GP64()
 	XORQ(t, t)
+	sums := g.kvcSums
+	if d == bf16 {
+		sums = g.kvcSumsBF16
+	}
 	{
 		n8 := param("n")
 		ANDQ(I8(-8), n8)
 		JZ(LabelRef("sums4"))
 		Label("sums8")
-		g.kvcSums(d, row, t, 8, "sum8", nF, oneD, eps)
+		sums(d, row, t, 8, "sum8", nF, oneD, eps)
 		ADDQ(U8(8), t)
 		CMPQ(t, n8)
 		JB(LabelRef("sums8"))
@@ -282,7 +290,7 @@ func (g *generator) kvcGroupKernel(s isa, d dtype) {
 	ANDQ(I8(-4), n4)
 	CMPQ(t, n4)
 	JAE(LabelRef("sums1"))
-	g.kvcSums(d, row, t, 4, "sum4", nF, oneD, eps)
+	sums(d, row, t, 4, "sum4", nF, oneD, eps)
 	ADDQ(U8(4), t)
 	Label("sums1")
 	CMPQ(t, param("n"))
@@ -359,7 +367,7 @@ func (g *generator) kvcGroupKernel(s isa, d dtype) {
 		rz, least := ZMM(), ZMM()
 		VBROADCASTSS(Mem{Base: scratch, Index: t, Scale: 4}, rz)
 		if d == bf16 {
-			VPTERNLOGD(U8(0xff), least, least, least)
+			VPBROADCASTD(g.data.allOnes, least)
 		}
 		MOVQ(dv, j)
 		NEGQ(j)
@@ -442,12 +450,15 @@ func kvcScaled(kv, j Register, rz VecVirtual, gamma Register, hiMask VecVirtual,
 
 // kvcStoreNorm rounds e and o (kvcScaled's) with one VCVTNE2PS2BF16, puts the 32 words back in
 // element order and stores them at out, folding each word doubled (its sign shifted out) into
-// least's minimum.
+// least's minimum unless least is nil.
 func (g *generator) kvcStoreNorm(e, o, perm, least VecVirtual, out Mem) {
-	w, d := ZMM(), ZMM()
+	w := ZMM()
 	cvtNE2PS2BF16(o, e, w)
-	VPADDW(w, w, d)
-	VPMINUW(d, least, least)
+	if least != nil {
+		d := ZMM()
+		VPADDW(w, w, d)
+		VPMINUW(d, least, least)
+	}
 	VPERMW(w, perm, w)
 	VMOVDQU16(w, out)
 }
@@ -501,21 +512,34 @@ func (g *generator) kvcNorms4(d dtype, row func(int, Register) Mem, t, gEnd Regi
 			MOVQ(m, ckv[i])
 			LEAQ(Mem{Base: ckv[i], Index: dv, Scale: es}, ckv[i])
 			rz[i] = ZMM()
-			if d == bf16 {
-				least[i] = ZMM()
-			}
 			VBROADCASTSS(Mem{Base: scratch, Index: t, Scale: 4, Disp: 4 * i}, rz[i])
-			if d == bf16 {
-				VPTERNLOGD(U8(0xff), least[i], least[i], least[i])
-			}
 		}
 		j := GP64()
 		MOVQ(dv, j)
 		NEGQ(j)
-		g.kvcNorms4Loop(d, kv, ckv, rz, least, j, gEnd, n, c)
-	}
-	if d != bf16 {
-		return
+		if d != bf16 {
+			g.kvcNorms4Loop(d, kv, ckv, rz, least, j, gEnd, n, c, "norm4")
+			return
+		}
+		// The four rows need no test of their results when the first pass vouched for their
+		// elements (kvcSumsBF16: each 0 or at least 2^-63 in magnitude) and each scale is at
+		// least rMin: then every result is 0, not finite, or at least 2^-125 in magnitude
+		// (kvcRMin), which VCVTNE2PS2BF16 rounds as the reference does.
+		r4, lim := XMM(), XMM()
+		VMOVUPS(Mem{Base: scratch, Index: t, Scale: 4}, r4)
+		VBROADCASTSS(Load(Param("rMin"), XMM()), lim)
+		VCMPPS(U8(0x19), lim, r4, r4) // NGE_UQ: less than rMin, or NaN
+		VORPS(Mem{Base: scratch, Index: t, Scale: 4, Disp: 4 * kvcFlags}, r4, r4)
+		VPTEST(r4, r4)
+		JNZ(LabelRef("norm4careful"))
+		g.kvcNorms4Loop(d, kv, ckv, rz, least, j, gEnd, n, c, "norm4fast")
+		JMP(LabelRef("norm4next"))
+		Label("norm4careful")
+		for i := range least {
+			least[i] = ZMM()
+			VPBROADCASTD(g.data.allOnes, least[i])
+		}
+		g.kvcNorms4Loop(d, kv, ckv, rz, least, j, gEnd, n, c, "norm4")
 	}
 	VPMINUW(least[1], least[0], least[0])
 	VPMINUW(least[3], least[2], least[2])
@@ -537,9 +561,11 @@ func (g *generator) kvcNorms4(d dtype, row func(int, Register) Mem, t, gEnd Regi
 	})
 }
 
-// kvcNorms4Loop is kvcNorms4's loop over the rows' blocks of 32, j from −dv up to 0.
-func (g *generator) kvcNorms4Loop(d dtype, kv, ckv [4]GPVirtual, rz, least [4]VecVirtual, j, gEnd Register, n kvcNormConsts, c consts) {
-	Label("norm4")
+// kvcNorms4Loop is kvcNorms4's loop over the rows' blocks of 32, j from −dv up to 0; in bf16,
+// least holds the rows' running minima of their doubled words, or nils for rows that need no
+// test. label names the loop.
+func (g *generator) kvcNorms4Loop(d dtype, kv, ckv [4]GPVirtual, rz, least [4]VecVirtual, j, gEnd Register, n kvcNormConsts, c consts, label string) {
+	Label(label)
 	var gv [2]VecVirtual
 	gv[0], gv[1] = ZMM(), ZMM()
 	VMOVUPS(Mem{Base: gEnd, Index: j, Scale: 4}, gv[0])
@@ -553,7 +579,7 @@ func (g *generator) kvcNorms4Loop(d dtype, kv, ckv [4]GPVirtual, rz, least [4]Ve
 		g.kvcStoreNorm(e, o, n.perm, least[i], Mem{Base: ckv[i], Index: j, Scale: 2})
 	}
 	ADDQ(U32(32), j)
-	JNZ(LabelRef("norm4"))
+	JNZ(LabelRef(label))
 }
 
 // kvcSums emits the first pass of kvcGroupKernel for the k tokens from t: each one's sum of
@@ -615,11 +641,176 @@ func (g *generator) kvcSums(d dtype, row func(int, Register) Mem, t Register, k 
 	kvcScales(sums, nF, oneD, eps, Mem{Base: Load(Param("scratch"), GP64()), Index: t, Scale: 4})
 }
 
+// kvcFlags is where kvcGroupKernel's bf16 scratch holds its per-token flags, in float32 units
+// from the start (the scales take the first kvcGroupSize).
+const kvcFlags = 16
+
+// kvcSumsBF16 is kvcSums for bf16 on AVX512BF16: VDPBF16PS adds two squares to a lane in one
+// instruction, without widening. Lane l of native.SumSquares takes elements l, l+32, l+64, ...,
+// so each 64 elements a and b (a the first 32) go in as the dwords (a_i, b_i), a_i in the high
+// word, which VDPBF16PS takes first: one VPUNPCKLWD and one VPUNPCKHWD, within 128-bit lanes,
+// hold lanes 8k..8k+3 and 8k+4..8k+7 of the 32 sums (k = 0..3). The instruction's two steps
+// round as FMA32 does, but it takes subnormal inputs, subnormal sums and subnormal results as
+// zero, and of several NaNs keeps another than FMA32. Neither can happen when every element is
+// 0 or at least 2^-63 in magnitude (every square then 0 or normal, so every sum) and the sum is
+// not NaN: the first is tested (VPTESTMW of each word's exponent bits 6 and 7, zeros failing it
+// too), and tokens that fail either, or their eight (four), get their sums again with
+// sumSquaresLoop's FMAs on a cold path, and a flag that sends their rows to the tested norm.
+// The sums' pairwise tree (kvcTreeBF16) then adds up the k tokens' lanes together.
+func (g *generator) kvcSumsBF16(_ dtype, row func(int, Register) Mem, t Register, k int, label string, nF, oneD, eps Register) {
+	dv := Load(Param("dv"), GP64())
+	kv := make([]GPVirtual, k)
+	lo, hi := make([]VecVirtual, k), make([]VecVirtual, k)
+	big, zero := ZMM(), ZMM()
+	VPBROADCASTD(g.data.bigExpW, big)
+	VXORPS(zero, zero, zero)
+	ok := make([]Op, k/2) // per pair of tokens: every word so far at least 2^-63
+	for i := range ok {
+		ok[i] = K()
+		KXNORD(ok[i], ok[i], ok[i])
+	}
+	for i := range kv {
+		kv[i] = GP64()
+		m := row(0, t)
+		m.Disp += 8 * i
+		MOVQ(m, kv[i])
+		LEAQ(Mem{Base: kv[i], Index: dv, Scale: 2}, kv[i])
+		lo[i], hi[i] = ZMM(), ZMM()
+		VXORPS(lo[i], lo[i], lo[i])
+		VXORPS(hi[i], hi[i], hi[i])
+	}
+	j := GP64()
+	MOVQ(dv, j)
+	NEGQ(j)
+	step := func(tail bool) {
+		for i := range kv {
+			a, b := ZMM(), zero // the last 32 alone: low words of +0, which change no sum
+			VMOVDQU16(Mem{Base: kv[i], Index: j, Scale: 2}, a)
+			if !tail {
+				b = ZMM()
+				VMOVDQU16(Mem{Base: kv[i], Index: j, Scale: 2, Disp: 64}, b)
+			}
+			l, h := ZMM(), ZMM()
+			VPUNPCKLWD(a, b, l) // dwords (b_i, a_i): a_i in the high word
+			VPUNPCKHWD(a, b, h)
+			dpBF16PS(l, l, lo[i])
+			dpBF16PS(h, h, hi[i])
+			VPTESTMW(big, a, ok[i/2], ok[i/2])
+			if !tail {
+				VPTESTMW(big, b, ok[i/2], ok[i/2])
+			}
+		}
+	}
+	tail, done := label+"tail", label+"done"
+	CMPQ(j, I8(-64))
+	JG(LabelRef(tail))
+	Label(label)
+	step(false)
+	ADDQ(U8(64), j)
+	CMPQ(j, I8(-64))
+	JLE(LabelRef(label))
+	Label(tail)
+	TESTQ(j, j)
+	JZ(LabelRef(done))
+	step(true)
+	Label(done)
+
+	sums := kvcTreeBF16(lo, hi)
+	scratch := Load(Param("scratch"), GP64())
+	kvcScalesVec(sums, nF, oneD, eps, Mem{Base: scratch, Index: t, Scale: 4})
+	flagsAt := Mem{Base: scratch, Index: t, Scale: 4, Disp: 4 * kvcFlags}
+	if k == 8 {
+		VMOVDQU32(zero.AsY(), flagsAt)
+	} else {
+		VMOVDQU32(zero.AsX(), flagsAt)
+	}
+	for i := 1; i < len(ok); i++ {
+		KANDD(ok[i], ok[0], ok[0])
+	}
+	nan := K()
+	VCMPPS(U8(3), sums, sums, nan) // unordered: a NaN sum
+	cold, back := label+"cold", label+"back"
+	KORTESTD(ok[0], ok[0])
+	JCC(LabelRef(cold)) // carry clear: a word below 2^-63 (or zero)
+	KORTESTB(nan, nan)
+	JNZ(LabelRef(cold))
+	Label(back)
+	g.coldPaths = append(g.coldPaths, func() {
+		Label(cold)
+		u, end := GP64(), GP64()
+		MOVQ(t, u)
+		LEAQ(Mem{Base: t, Disp: k}, end)
+		Label(label + "exact")
+		kvr := GP64()
+		MOVQ(row(0, u), kvr)
+		sum := g.sumSquaresLoop(bf16, kvr, Load(Param("dv"), GP64()))
+		sc := Load(Param("scratch"), GP64())
+		VMOVSS(rmsScalar(sum, nF, oneD, eps), Mem{Base: sc, Index: u, Scale: 4})
+		MOVL(U32(0xffffffff), Mem{Base: sc, Index: u, Scale: 4, Disp: 4 * kvcFlags})
+		INCQ(u)
+		CMPQ(u, end)
+		JB(LabelRef(label + "exact"))
+		JMP(LabelRef(back))
+	})
+}
+
+// kvcTreeBF16 adds up native.SumSquares' lanes for k (4 or 8) tokens together and returns the
+// k sums in order (a ymm for 8, an xmm for 4), from kvcSumsBF16's accumulators: lo[i] holds token
+// i's lanes 8m..8m+3 and hi[i] its lanes 8m+4..8m+7 in 128-bit lane m. Each step adds the
+// reference's pairs, the lower lane of a pair the first operand (its NaN wins, as in
+// s_i += s_{i+w}): the 32 lanes to the 16 sums T in order (one VSHUFPS pair and VADDPS per
+// token); then, two tokens' vectors at a time, the next level of both (U, V: the pairs sit in
+// neighbouring lanes of each 128-bit lane, again a VSHUFPS pair); W and the total pair the
+// 128-bit lanes (VSHUFF32X4). A token's tree of one add per level would take nine instructions
+// in a chain; this takes about six per token, none of them waiting long.
+func kvcTreeBF16(lo, hi []VecVirtual) VecVirtual {
+	k := len(lo)
+	// pair adds the neighbouring lanes 2m, 2m+1 of x and y: per 128-bit lane, x's two sums, then
+	// y's.
+	pair := func(x, y VecVirtual) VecVirtual {
+		e, o := ZMM(), ZMM()
+		VSHUFPS(U8(0x88), y, x, e)
+		VSHUFPS(U8(0xdd), y, x, o)
+		VADDPS(o, e, e)
+		return e
+	}
+	v := make([]VecVirtual, k)
+	for i := range v {
+		v[i] = pair(lo[i], hi[i]) // T_4m..T_4m+3 in 128-bit lane m: T_n in lane n
+	}
+	for len(v) > k/4 {
+		// U: tokens i and i+1's U_2m, U_2m+1 in 128-bit lane m; then V: four tokens' V_m in
+		// 128-bit lane m.
+		next := make([]VecVirtual, len(v)/2)
+		for i := range next {
+			next[i] = pair(v[2*i], v[2*i+1])
+		}
+		v = next
+	}
+	// W: 128-bit lanes 2m and 2m+1 (V_2m, V_2m+1) pair up; with eight tokens, tokens 0..3's W_0 in
+	// lane 0, W_1 in lane 1, tokens 4..7's in lanes 2 and 3.
+	x, y := v[0], v[len(v)-1]
+	e, o := ZMM(), ZMM()
+	VSHUFF32X4(U8(0x88), y, x, e)
+	VSHUFF32X4(U8(0xdd), y, x, o)
+	VADDPS(o, e, e)
+	if k == 4 {
+		w1, sum := XMM(), XMM()
+		VEXTRACTF32X4(U8(1), e, w1)
+		VADDPS(w1, e.AsX(), sum)
+		return sum
+	}
+	w0, w1 := ZMM(), ZMM()
+	VSHUFF32X4(U8(0x88), e, e, w0)
+	VSHUFF32X4(U8(0xdd), e, e, w1)
+	sum := YMM()
+	VADDPS(w1.AsY(), w0.AsY(), sum)
+	return sum
+}
+
 // kvcScales stores native.RMSNormScale of the k (4 or 8) sums of squares (each in the low lane of
-// an xmm) to m, rmsScalar's arithmetic lane by lane (nF = float32(n), oneD = 1.0 in the low
-// lanes): one division, square root and division for the k tokens instead of one each, whose
-// latencies would add up on the divider. The sums gather in a register rather than through
-// memory, where one wide load of narrow stores waits for them to reach the cache.
+// an xmm) to m, as kvcScalesVec. The sums gather in a register rather than through memory,
+// where one wide load of narrow stores waits for them to reach the cache.
 func kvcScales(sums []VecVirtual, nF, oneD, eps Register, m Mem) {
 	var q [2]VecVirtual
 	for h := range len(sums) / 4 {
@@ -631,8 +822,21 @@ func kvcScales(sums []VecVirtual, nF, oneD, eps Register, m Mem) {
 		VMOVLHPS(b, a, q[h])
 	}
 	if len(sums) == 8 {
-		v, nz, ez, oz, d := YMM(), YMM(), YMM(), ZMM(), ZMM()
+		v := YMM()
 		VINSERTF32X4(U8(1), q[1], q[0].AsY(), v) // the EVEX form: any of the 32 registers
+		kvcScalesVec(v, nF, oneD, eps, m)
+		return
+	}
+	kvcScalesVec(q[0], nF, oneD, eps, m)
+}
+
+// kvcScalesVec stores native.RMSNormScale of the 8 (a ymm) or 4 (an xmm) sums of squares in v
+// to m, rmsScalar's arithmetic lane by lane (nF = float32(n), oneD = 1.0 in the low lanes):
+// one division, square root and division for the tokens instead of one each, whose latencies
+// would add up on the divider.
+func kvcScalesVec(v VecVirtual, nF, oneD, eps Register, m Mem) {
+	if v.Size() == 32 {
+		nz, ez, oz, d := YMM(), YMM(), ZMM(), ZMM()
 		VBROADCASTSS(nF, nz)
 		VBROADCASTSS(eps, ez)
 		VBROADCASTSD(oneD, oz)
@@ -645,7 +849,7 @@ func kvcScales(sums []VecVirtual, nF, oneD, eps Register, m Mem) {
 		VMOVUPS(v, m)
 		return
 	}
-	v, nz, ez, oz, d := q[0], XMM(), XMM(), YMM(), YMM()
+	nz, ez, oz, d := XMM(), XMM(), YMM(), YMM()
 	VBROADCASTSS(nF, nz)
 	VBROADCASTSS(eps, ez)
 	VBROADCASTSD(oneD, oz)
@@ -658,34 +862,53 @@ func kvcScales(sums []VecVirtual, nF, oneD, eps Register, m Mem) {
 	VMOVUPS(v, m)
 }
 
-// kvcGammaSplitKernel emits kvcGammaSplitBF16(dst *float32, src *uint16, n int): n bf16 values
-// (n a multiple of 32) widened to float32 in kvcGroupKernel's bf16 gamma layout, each block of 32
-// as its 16 even elements, then its 16 odd ones: the layout its loads split rows into.
+// kvcGammaSplitKernel emits kvcGammaSplitBF16(dst *float32, src *uint16, n int) uint16: n bf16
+// values (n a multiple of 32) widened to float32 in kvcGroupKernel's bf16 gamma layout, each
+// block of 32 as its 16 even elements, then its 16 odd ones: the layout its loads split rows
+// into. It returns the least of the values' magnitudes (the words without their sign) less one,
+// in 16 bits: 0xffff when every value is ±0, and NaNs above every number.
 func (g *generator) kvcGammaSplitKernel() {
 	const name = "kvcGammaSplitBF16"
 	g.fastBF16 = false // no bf16 stores; plain AVX-512 runs it too
-	TEXT(name, NOSPLIT, "func(dst *float32, src *uint16, n int)")
+	TEXT(name, NOSPLIT, "func(dst *float32, src *uint16, n int) uint16")
 	Pragma("noescape")
-	Doc(name + " widens n bf16 values (a multiple of 32) to float32, each block of 32 as its 16 even elements, then its 16 odd ones.")
+	Doc(name+" widens n bf16 values (a multiple of 32) to float32, each block of 32 as its 16 even elements, then its 16 odd ones,",
+		"and returns their least magnitude less one (0xffff when all are zero).")
 	dst := Load(Param("dst"), GP64())
 	src := Load(Param("src"), GP64())
 	n := Load(Param("n"), GP64())
-	hiMask := ZMM()
+	hiMask, absW, ones, least := ZMM(), ZMM(), ZMM(), ZMM()
 	VPBROADCASTD(g.data.hiMask, hiMask)
+	VPBROADCASTD(g.data.absMaskW, absW)
+	VPBROADCASTD(g.data.allOnes, ones)
+	VMOVDQA64(ones, least)
 	j := GP64()
 	XORQ(j, j)
 	TESTQ(n, n)
 	JZ(LabelRef("done"))
 	Label("split")
-	e, o := ZMM(), ZMM()
-	m := Mem{Base: src, Index: j, Scale: 2}
-	VPSLLD(U8(16), m, e)
-	VPANDD(m, hiMask, o)
+	e, o, m := ZMM(), ZMM(), ZMM()
+	w := Mem{Base: src, Index: j, Scale: 2}
+	VPSLLD(U8(16), w, e)
+	VPANDD(w, hiMask, o)
 	VMOVUPS(e, Mem{Base: dst, Index: j, Scale: 4})
 	VMOVUPS(o, Mem{Base: dst, Index: j, Scale: 4, Disp: 64})
+	VPANDD(w, absW, m)
+	VPADDW(ones, m, m) // −1: a zero wraps to 0xffff, above every magnitude
+	VPMINUW(m, least, least)
 	ADDQ(U32(32), j)
 	CMPQ(j, n)
 	JB(LabelRef("split"))
 	Label("done")
+	h := YMM()
+	VEXTRACTI64X4(U8(1), least, h)
+	VPMINUW(h, least.AsY(), h)
+	x := XMM()
+	VEXTRACTI128(U8(1), h, x)
+	VPMINUW(x, h.AsX(), x)
+	VPHMINPOSUW(x, x)
+	r := GP32()
+	VMOVD(x, r)
+	Store(r.As16(), ReturnIndex(0))
 	g.retWithColdPaths()
 }

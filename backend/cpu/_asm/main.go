@@ -158,14 +158,15 @@ var (
 
 // constData holds the read-only data symbols the kernels share, declared once per file.
 type constData struct {
-	one, bias, absMask, inf, quiet, sign Mem
-	expMask                              Mem
-	dup16                                Mem
-	hiMask, quiet32, oneF64              Mem
-	minNormalW, tinyTrig, bigExpW        Mem
-	evenIdx, oddIdx                      Mem
-	evenSign64                           *Mem        // declared by the kernel that uses it
-	sums                                 *sumsTables // likewise
+	one, bias, absMask, absMaskW, inf Mem
+	quiet, sign, allOnes              Mem
+	expMask                           Mem
+	dup16                             Mem
+	hiMask, quiet32, oneF64           Mem
+	minNormalW, tinyTrig, bigExpW     Mem
+	evenIdx, oddIdx                   Mem
+	evenSign64                        *Mem        // declared by the kernel that uses it
+	sums                              *sumsTables // likewise
 }
 
 func (g *generator) declareData() {
@@ -173,6 +174,8 @@ func (g *generator) declareData() {
 	c.one = ConstData("one", U32(1))
 	c.bias = ConstData("bias", U32(0x7fff))
 	c.absMask = ConstData("absmask", U32(0x7fffffff))
+	c.absMaskW = ConstData("absmaskw", U32(0x7fff7fff))
+	c.allOnes = ConstData("allones", U32(0xffffffff)) // a broadcast, unlike VPTERNLOGD, reads no register
 	c.inf = ConstData("inf", U32(0x7f800000))
 	c.quiet = ConstData("quiet", U32(0x40))
 	c.expMask = ConstData("expmask", U32(0x7f800000))

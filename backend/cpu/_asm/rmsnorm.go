@@ -37,7 +37,10 @@ func (g *generator) sumSquaresLoop(d dtype, x, n Register) VecVirtual {
 		}
 		ev, od := ZMM(), ZMM()
 		if tail {
-			// 16 elements: a ymm load leaves the upper lanes zero, which add nothing.
+			// 16 elements: a ymm load leaves the upper lanes zero, which add nothing. (Zeroed
+			// first as well: avo takes the load for a partial write, and the register for live
+			// from the kernel's entry.)
+			VXORPS(od, od, od)
 			VMOVDQU16(m, od.AsY())
 			VPSLLD(U8(16), od, ev)
 			VPANDD(hiMask, od, od)
