@@ -2,6 +2,7 @@ package cpu_test
 
 import (
 	"fmt"
+	"math"
 	"math/rand/v2"
 	"testing"
 
@@ -147,6 +148,99 @@ func TestKVRMSNormRoPECacheZeroGamma(t *testing.T) {
 				name := fmt.Sprintf("%v/%v/%s", d, special, impl)
 				sameBits(t, name+" k cache", want.KCache, out.KCache)
 				sameBits(t, name+" ckv cache", want.CKVCache, out.CKVCache)
+			}
+		}
+	}
+}
+
+// TestKVRMSNormRoPECacheBF16Rows: bf16 rows of every kind the bf16 multi-token kernel treats
+// apart, mixed within groups of eight and four, against native. The kernel's sums (VDPBF16PS)
+// take subnormal inputs, squares and sums as zero, so a row with an element below 2^-63 in
+// magnitude (a subnormal, a tiny normal, every element tiny, with ε = 0 where the flushed sum
+// shows), with a zero, or whose sum is NaN must take the FMA sums again; an element of exactly
+// 2^-63 must not need to. Gamma holds 2^-90 where some rows hold 2^-40, whose result is
+// subnormal: those rows' scales fall below kvcRMin and take the tested norm, while rows scaled
+// to a scale near kvcRMin (about 2^28) take either. Both the affine path (no outputs) and the
+// path with outputs; shapes with and without a last block of 32 alone.
+func TestKVRMSNormRoPECacheBF16Rows(t *testing.T) {
+	defer cpu.SetImplementation(cpu.Implementations()[0])
+	ref := mustDispatcher(t, "none", ops.Auto)
+	got := mustDispatcher(t, "all", cpu.Name)
+	r := rand.New(rand.NewPCG(13, 14))
+	bf := func(x float32) uint16 { return tensor.FromFloat32(tensor.BF16, x) }
+	sign := func() uint16 { return uint16(r.IntN(2)) << 15 }
+	for _, shape := range [][2]int{{512, 64}, {96, 128}} {
+		dv, dk := shape[0], shape[1]
+		// A row that must take the FMA sums takes its group of eight (four) along: the second
+		// mix keeps to rows that need not, so that groups take the untested norm.
+		for _, mix := range [][]int{{0, 1, 2, 3, 4, 5, 6, 7, 8}, {0, 3, 6, 7, 8}} {
+			for _, eps := range []float64{1e-6, 0} {
+				for _, outputs := range []bool{false, true} {
+					const T = 37
+					p := kvcParams(r, tensor.BF16, T, dv, dk, normalValues)
+					p.Epsilon = eps
+					if !outputs {
+						kvcReshape(&p, 1, T) // rows affine in the token
+						p.CKV, p.KRoPE = tensor.Tensor{}, tensor.Tensor{}
+					}
+					p.Gamma.Bits[5] = bf(0x1p-90)
+					kinds := make([]int, T)
+					for tok := range T {
+						kinds[tok] = mix[r.IntN(len(mix))]
+						row := p.KV.Bits[tok*(dv+dk) : tok*(dv+dk)+dv]
+						j := r.IntN(dv)
+						switch kinds[tok] {
+						case 1: // one element below 2^-63: a normal or a subnormal
+							row[j] = sign() | []uint16{0x1fff, 0x1f80, 0x0001, 0x007f, 0x0f00}[r.IntN(5)]
+						case 2: // every element tiny: every square subnormal (2^-75 ≤ |x| < 2^-63)
+							for i := range row {
+								row[i] = sign() | uint16(0x1a00+r.IntN(0x600))
+							}
+						case 3: // exactly 2^-63: squares of 2^-126, no test fails
+							for range 8 {
+								row[r.IntN(dv)] = sign() | 0x2000
+							}
+						case 4:
+							row[j] = sign()
+						case 5: // one NaN, or two in the same lane
+							row[j] = 0x7fc1
+							if r.IntN(2) == 0 && j+32 < dv {
+								row[j+32] = 0xffe3
+							}
+						case 6: // squares that overflow: a sum of +Inf, a scale of 0
+							row[j] = sign() | bf(0x1p70)
+						case 7: // a subnormal result where gamma holds 2^-90
+							row[5] = sign() | bf(0x1p-40)
+						case 8: // a scale near kvcRMin
+							scale := float32(math.Ldexp(1, -29+r.IntN(3)))
+							for i := range row {
+								row[i] = bf(tensor.Float32FromBF16(row[i]) * scale)
+								if row[i]&0x7fff == 0 {
+									row[i] = 0x3f80 // keep the row free of zeros
+								}
+							}
+						}
+					}
+					want := kvcClone(p)
+					if err := rotary.KVRMSNormRoPECache(ref, want); err != nil {
+						t.Fatal(err)
+					}
+					for _, impl := range cpu.Implementations() {
+						if err := cpu.SetImplementation(impl); err != nil {
+							t.Fatal(err)
+						}
+						out := kvcClone(p)
+						if err := rotary.KVRMSNormRoPECache(got, out); err != nil {
+							t.Fatal(err)
+						}
+						name := fmt.Sprintf("%dx%d/eps %g/outputs %v/%s (row kinds %v)", dv, dk, eps, outputs, impl, kinds)
+						for i, pair := range [][2]tensor.Tensor{{want.KCache, out.KCache}, {want.CKVCache, out.CKVCache}, {want.KRoPE, out.KRoPE}, {want.CKV, out.CKV}} {
+							if !pair[0].IsZero() {
+								sameBits(t, fmt.Sprintf("%s output %d", name, i), pair[0], pair[1])
+							}
+						}
+					}
+				}
 			}
 		}
 	}

@@ -522,9 +522,9 @@ func (g *generator) kvcNorms4(d dtype, row func(int, Register) Mem, t, gEnd Regi
 			return
 		}
 		// The four rows need no test of their results when the first pass vouched for their
-		// elements (kvcSumsBF16: each 0 or at least 2^-63 in magnitude) and each scale is at
-		// least rMin: then every result is 0, not finite, or at least 2^-125 in magnitude
-		// (kvcRMin), which VCVTNE2PS2BF16 rounds as the reference does.
+		// elements (kvcSumsBF16: each at least 2^-63 in magnitude) and each scale is at least
+		// rMin: then every result is ±0 (a zero in gamma), not finite, or at least about 2^-125
+		// in magnitude (kvcRMin), all of which VCVTNE2PS2BF16 rounds as the reference does.
 		r4, lim := XMM(), XMM()
 		VMOVUPS(Mem{Base: scratch, Index: t, Scale: 4}, r4)
 		VBROADCASTSS(Load(Param("rMin"), XMM()), lim)
@@ -651,11 +651,11 @@ const kvcFlags = 16
 // word, which VDPBF16PS takes first: one VPUNPCKLWD and one VPUNPCKHWD, within 128-bit lanes,
 // hold lanes 8k..8k+3 and 8k+4..8k+7 of the 32 sums (k = 0..3). The instruction's two steps
 // round as FMA32 does, but it takes subnormal inputs, subnormal sums and subnormal results as
-// zero, and of several NaNs keeps another than FMA32. Neither can happen when every element is
-// 0 or at least 2^-63 in magnitude (every square then 0 or normal, so every sum) and the sum is
-// not NaN: the first is tested (VPTESTMW of each word's exponent bits 6 and 7, zeros failing it
-// too), and tokens that fail either, or their eight (four), get their sums again with
-// sumSquaresLoop's FMAs on a cold path, and a flag that sends their rows to the tested norm.
+// zero, and of several NaNs keeps another than FMA32. Neither matters when every element is at
+// least 2^-63 in magnitude (every square, so every sum, normal or not finite) and the sum is not
+// NaN: the first is tested (VPTESTMW of each word's exponent bits 6 and 7; zeros fail it too),
+// and when a token fails either, the eight (four) get their sums again with sumSquaresLoop's
+// FMAs on a cold path, and a flag that sends their rows to the tested norm.
 // The sums' pairwise tree (kvcTreeBF16) then adds up the k tokens' lanes together.
 func (g *generator) kvcSumsBF16(_ dtype, row func(int, Register) Mem, t Register, k int, label string, nF, oneD, eps Register) {
 	dv := Load(Param("dv"), GP64())
