@@ -221,15 +221,17 @@ func (g *generator) kvcStore32(d dtype, c consts, v [2]VecVirtual, m Mem) {
 //
 // Two passes, as qkNormRoPEBF16Kernel's. The first computes each token's scale r (the long
 // chains: the sum of squares, its lanes' sum, a square root and a division, independent from
-// token to token): the sums eight tokens at a time, then the scales of the eight in one vector,
-// on the divider once instead of once per token. The rotation of each token's rope part, which
+// token to token): the sums eight tokens at a time (bf16 with VDPBF16PS, kvcSumsBF16), their
+// lanes' trees together (kvcTreeBF16, kvcTreeF), then the scales of the eight in one vector, on
+// the divider once instead of once per token. The rotation of each token's rope part, which
 // does not depend on r, runs while they complete. The second pass normalizes and stores four
 // tokens' dv values at a time, each block of gamma loaded once for the four and each block of
 // kv once (loads bound the pass at one token a time). In bf16 a dword splits into its even
 // element and its odd one, each multiplied by r and by gamma in that layout, and one
 // VCVTNE2PS2BF16 plus one VPERMW puts 32 rounded values back in order; the instruction flushes
-// subnormals, so rows with a zero or subnormal result among them take the integer rounding
-// instead. f32 and f16 keep the elements in order, and VCVTPS2PH rounds every value exactly.
+// subnormals, which rows the first pass vouched for cannot produce (kvcNorms4), while the others
+// test their rounded words and take the integer rounding where one may have been flushed. f32
+// and f16 keep the elements in order, and VCVTPS2PH rounds every value exactly.
 func (g *generator) kvcGroupKernel(s isa, d dtype) {
 	name := "kvcGroup" + d.name + s.name
 	g.fastBF16 = s == avx512BF16
@@ -582,63 +584,87 @@ func (g *generator) kvcNorms4Loop(d dtype, kv, ckv [4]GPVirtual, rz, least [4]Ve
 	JNZ(LabelRef(label))
 }
 
-// kvcSums emits the first pass of kvcGroupKernel for the k tokens from t: each one's sum of
-// squares (native.SumSquares) into scratch, elements j..j+31 in lanes 0..31 of two accumulators
-// (bf16 loads them split: the even elements in the first, the odd in the second). Rows are
-// addressed from their ends, j counting up from −dv to 0, which frees a register. label names
-// the loop.
+// kvcSums emits the first pass of kvcGroupKernel in f32 and f16 for the k (4 or 8) tokens from
+// t: each one's sum of squares (native.SumSquares) into scratch, elements j..j+31 in lanes
+// 0..31 of two accumulators, then their scales (kvcTreeF, kvcScalesVec). Rows are addressed
+// from their ends, j counting up from −dv to 0, which frees a register. label names the loop.
 func (g *generator) kvcSums(d dtype, row func(int, Register) Mem, t Register, k int, label string, nF, oneD, eps Register) {
 	es := uint8(d.esize)
 	dv := Load(Param("dv"), GP64())
 	kv := make([]GPVirtual, k)
-	acc := make([][2]VecVirtual, k)
-	var hiMask VecVirtual
-	if d == bf16 {
-		hiMask = ZMM()
-		VPBROADCASTD(g.data.hiMask, hiMask)
-	}
+	lo, hi := make([]VecVirtual, k), make([]VecVirtual, k)
 	for i := range kv {
 		kv[i] = GP64()
 		m := row(0, t)
 		m.Disp += 8 * i
 		MOVQ(m, kv[i])
 		LEAQ(Mem{Base: kv[i], Index: dv, Scale: es}, kv[i])
-		for h := range acc[i] {
-			acc[i][h] = ZMM()
-			VXORPS(acc[i][h], acc[i][h], acc[i][h])
-		}
+		lo[i], hi[i] = ZMM(), ZMM()
+		VXORPS(lo[i], lo[i], lo[i])
+		VXORPS(hi[i], hi[i], hi[i])
 	}
 	j := GP64()
 	MOVQ(dv, j)
 	NEGQ(j)
 	Label(label)
 	for i := range kv {
-		if d != bf16 {
-			for h := range acc[i] {
-				accSquares(load(d, 16, Mem{Base: kv[i], Index: j, Scale: es, Disp: 16 * h * d.esize}), acc[i][h])
-			}
-			continue
-		}
-		ev, od := ZMM(), ZMM()
-		VMOVDQU32(Mem{Base: kv[i], Index: j, Scale: 2}, od) // one load for both halves
-		VPSLLD(U8(16), od, ev)
-		VPANDD(od, hiMask, od)
-		accSquares(ev, acc[i][0])
-		accSquares(od, acc[i][1])
+		accSquares(load(d, 16, Mem{Base: kv[i], Index: j, Scale: es}), lo[i])
+		accSquares(load(d, 16, Mem{Base: kv[i], Index: j, Scale: es, Disp: 16 * d.esize}), hi[i])
 	}
 	ADDQ(U32(32), j)
 	JNZ(LabelRef(label))
-	sums := make([]VecVirtual, k)
-	for i := range kv {
-		if d != bf16 {
-			sums[i] = sumLanes(acc[i][0], acc[i][1])
-			continue
-		}
-		// Lane 2l in acc[0], 2l+1 in acc[1]: the first step adds the neighbours.
-		VADDPS(acc[i][1], acc[i][0], acc[i][0])
-		sums[i] = sumTree(acc[i][0], true)
+	kvcScalesVec(g.kvcTreeF(lo, hi), nF, oneD, eps, Mem{Base: Load(Param("scratch"), GP64()), Index: t, Scale: 4})
+}
+
+// kvcTreeF is kvcTreeBF16 for accumulators in element order (f32, f16): lo[i] holds token i's
+// lanes 0..15, hi[i] 16..31. The first step leaves T_2m, T_2m+1, T_8+2m, T_9+2m in 128-bit lane
+// m; pairs of tokens then add neighbouring lanes (U), twice pairs of 128-bit lanes (V, W), and
+// the last step the neighbours again, whose sums a VPERMPS pair gathers in token order.
+func (g *generator) kvcTreeF(lo, hi []VecVirtual) VecVirtual {
+	k := len(lo)
+	pair := func(x, y VecVirtual) VecVirtual { // neighbouring lanes, within 128-bit lanes
+		e, o := ZMM(), ZMM()
+		VSHUFPS(U8(0x88), y, x, e)
+		VSHUFPS(U8(0xdd), y, x, o)
+		VADDPS(o, e, e)
+		return e
 	}
-	kvcScales(sums, nF, oneD, eps, Mem{Base: Load(Param("scratch"), GP64()), Index: t, Scale: 4})
+	pairLanes := func(x, y VecVirtual) VecVirtual { // 128-bit lanes 2m and 2m+1
+		e, o := ZMM(), ZMM()
+		VSHUFF32X4(U8(0x88), y, x, e)
+		VSHUFF32X4(U8(0xdd), y, x, o)
+		VADDPS(o, e, e)
+		return e
+	}
+	v := make([]VecVirtual, k)
+	for i := range v {
+		v[i] = pair(lo[i], hi[i]) // T
+	}
+	u := make([]VecVirtual, k/2)
+	for i := range u {
+		u[i] = pair(v[2*i], v[2*i+1]) // tokens 2i, 2i+1: U_m, U_4+m of each in 128-bit lane m
+	}
+	w := make([]VecVirtual, k/4)
+	for i := range w {
+		// V: tokens 4i, 4i+1 in 128-bit lanes 0 (V_0, V_2) and 1 (V_1, V_3), 4i+2 and 4i+3 in 2
+		// and 3.
+		w[i] = pairLanes(u[2*i], u[2*i+1])
+	}
+	// W: each pair of tokens' W_0, W_1 in a 128-bit lane, in token order.
+	x := pairLanes(w[0], w[len(w)-1])
+	ie, io, e, o := ZMM(), ZMM(), ZMM(), ZMM()
+	VMOVDQU32(g.data.evenIdx, ie)
+	VMOVDQU32(g.data.oddIdx, io)
+	VPERMPS(x, ie, e)
+	VPERMPS(x, io, o)
+	if k == 4 {
+		sum := XMM()
+		VADDPS(o.AsX(), e.AsX(), sum)
+		return sum
+	}
+	sum := YMM()
+	VADDPS(o.AsY(), e.AsY(), sum)
+	return sum
 }
 
 // kvcFlags is where kvcGroupKernel's bf16 scratch holds its per-token flags, in float32 units
@@ -808,32 +834,12 @@ func kvcTreeBF16(lo, hi []VecVirtual) VecVirtual {
 	return sum
 }
 
-// kvcScales stores native.RMSNormScale of the k (4 or 8) sums of squares (each in the low lane of
-// an xmm) to m, as kvcScalesVec. The sums gather in a register rather than through memory,
-// where one wide load of narrow stores waits for them to reach the cache.
-func kvcScales(sums []VecVirtual, nF, oneD, eps Register, m Mem) {
-	var q [2]VecVirtual
-	for h := range len(sums) / 4 {
-		s := sums[4*h : 4*h+4]
-		a, b := XMM(), XMM()
-		VUNPCKLPS(s[1].AsX(), s[0].AsX(), a) // s0, s1
-		VUNPCKLPS(s[3].AsX(), s[2].AsX(), b) // s2, s3
-		q[h] = XMM()
-		VMOVLHPS(b, a, q[h])
-	}
-	if len(sums) == 8 {
-		v := YMM()
-		VINSERTF32X4(U8(1), q[1], q[0].AsY(), v) // the EVEX form: any of the 32 registers
-		kvcScalesVec(v, nF, oneD, eps, m)
-		return
-	}
-	kvcScalesVec(q[0], nF, oneD, eps, m)
-}
-
 // kvcScalesVec stores native.RMSNormScale of the 8 (a ymm) or 4 (an xmm) sums of squares in v
 // to m, rmsScalar's arithmetic lane by lane (nF = float32(n), oneD = 1.0 in the low lanes):
 // one division, square root and division for the tokens instead of one each, whose latencies
-// would add up on the divider.
+// would add up on the divider. The sums arrive in one register from the tokens' common tree
+// (kvcTreeBF16, kvcTreeF), not gathered through memory, where one wide load of narrow stores
+// would wait for them to reach the cache.
 func kvcScalesVec(v VecVirtual, nF, oneD, eps Register, m Mem) {
 	if v.Size() == 32 {
 		nz, ez, oz, d := YMM(), YMM(), ZMM(), ZMM()
