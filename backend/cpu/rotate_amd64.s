@@ -5103,13 +5103,13 @@ TEXT ·kvcGroupBF16AVX512BF16(SB), NOSPLIT, $0-56
 	JZ         sums4
 
 sums8:
-	MOVQ         dv+32(FP), BX
 	VPBROADCASTD bigexpw<>+0(SB), Z3
 	VXORPS       Z4, Z4, Z4
 	KXNORD       K1, K1, K1
 	KXNORD       K2, K2, K2
 	KXNORD       K3, K3, K3
 	KXNORD       K4, K4, K4
+	MOVQ         dv+32(FP), BX
 	MOVQ         (AX)(CX*8), SI
 	LEAQ         (SI)(BX*2), SI
 	VXORPS       Z5, Z5, Z5
@@ -5315,7 +5315,7 @@ sum8done:
 	VADDPS       Z3, Z5, Z5
 	VSHUFF32X4   $0x88, Z5, Z5, Z3
 	VSHUFF32X4   $0xdd, Z5, Z5, Z5
-	VADDPS       Y5, Y3, Y3
+	VADDPS       Z5, Z3, Z3
 	MOVQ         scratch+24(FP), BX
 	VBROADCASTSS X1, Y5
 	VBROADCASTSS X0, Y6
@@ -5347,11 +5347,11 @@ sums4:
 	ANDQ         $-4, DX
 	CMPQ         CX, DX
 	JAE          sums1
-	MOVQ         dv+32(FP), BX
 	VPBROADCASTD bigexpw<>+0(SB), Z3
 	VXORPS       Z4, Z4, Z4
 	KXNORD       K6, K6, K6
 	KXNORD       K7, K7, K7
+	MOVQ         dv+32(FP), BX
 	MOVQ         (AX)(CX*8), SI
 	LEAQ         (SI)(BX*2), SI
 	VXORPS       Z5, Z5, Z5

@@ -590,22 +590,7 @@ func (g *generator) kvcNorms4Loop(d dtype, kv, ckv [4]GPVirtual, rz, least [4]Ve
 // from their ends, j counting up from −dv to 0, which frees a register. label names the loop.
 func (g *generator) kvcSums(d dtype, row func(int, Register) Mem, t Register, k int, label string, nF, oneD, eps Register) {
 	es := uint8(d.esize)
-	dv := Load(Param("dv"), GP64())
-	kv := make([]GPVirtual, k)
-	lo, hi := make([]VecVirtual, k), make([]VecVirtual, k)
-	for i := range kv {
-		kv[i] = GP64()
-		m := row(0, t)
-		m.Disp += 8 * i
-		MOVQ(m, kv[i])
-		LEAQ(Mem{Base: kv[i], Index: dv, Scale: es}, kv[i])
-		lo[i], hi[i] = ZMM(), ZMM()
-		VXORPS(lo[i], lo[i], lo[i])
-		VXORPS(hi[i], hi[i], hi[i])
-	}
-	j := GP64()
-	MOVQ(dv, j)
-	NEGQ(j)
+	kv, lo, hi, j := kvcSumRows(d, row, t, k)
 	Label(label)
 	for i := range kv {
 		accSquares(load(d, 16, Mem{Base: kv[i], Index: j, Scale: es}), lo[i])
@@ -616,42 +601,50 @@ func (g *generator) kvcSums(d dtype, row func(int, Register) Mem, t Register, k 
 	kvcScalesVec(g.kvcTreeF(lo, hi), nF, oneD, eps, Mem{Base: Load(Param("scratch"), GP64()), Index: t, Scale: 4})
 }
 
+// kvcSumRows begins the first pass for the k tokens from t: their kv rows' ends (dtype d), two
+// zeroed accumulators each, and j = −dv, which counts up to 0 over the rows.
+func kvcSumRows(d dtype, row func(int, Register) Mem, t Register, k int) (kv []GPVirtual, lo, hi []VecVirtual, j GPVirtual) {
+	dv := Load(Param("dv"), GP64())
+	kv = make([]GPVirtual, k)
+	lo, hi = make([]VecVirtual, k), make([]VecVirtual, k)
+	for i := range kv {
+		kv[i] = GP64()
+		m := row(0, t)
+		m.Disp += 8 * i
+		MOVQ(m, kv[i])
+		LEAQ(Mem{Base: kv[i], Index: dv, Scale: uint8(d.esize)}, kv[i])
+		lo[i], hi[i] = ZMM(), ZMM()
+		VXORPS(lo[i], lo[i], lo[i])
+		VXORPS(hi[i], hi[i], hi[i])
+	}
+	j = GP64()
+	MOVQ(dv, j)
+	NEGQ(j)
+	return kv, lo, hi, j
+}
+
 // kvcTreeF is kvcTreeBF16 for accumulators in element order (f32, f16): lo[i] holds token i's
 // lanes 0..15, hi[i] 16..31. The first step leaves T_2m, T_2m+1, T_8+2m, T_9+2m in 128-bit lane
 // m; pairs of tokens then add neighbouring lanes (U), twice pairs of 128-bit lanes (V, W), and
 // the last step the neighbours again, whose sums a VPERMPS pair gathers in token order.
 func (g *generator) kvcTreeF(lo, hi []VecVirtual) VecVirtual {
 	k := len(lo)
-	pair := func(x, y VecVirtual) VecVirtual { // neighbouring lanes, within 128-bit lanes
-		e, o := ZMM(), ZMM()
-		VSHUFPS(U8(0x88), y, x, e)
-		VSHUFPS(U8(0xdd), y, x, o)
-		VADDPS(o, e, e)
-		return e
-	}
-	pairLanes := func(x, y VecVirtual) VecVirtual { // 128-bit lanes 2m and 2m+1
-		e, o := ZMM(), ZMM()
-		VSHUFF32X4(U8(0x88), y, x, e)
-		VSHUFF32X4(U8(0xdd), y, x, o)
-		VADDPS(o, e, e)
-		return e
-	}
 	v := make([]VecVirtual, k)
 	for i := range v {
-		v[i] = pair(lo[i], hi[i]) // T
+		v[i] = addNeighbours(lo[i], hi[i]) // T
 	}
 	u := make([]VecVirtual, k/2)
 	for i := range u {
-		u[i] = pair(v[2*i], v[2*i+1]) // tokens 2i, 2i+1: U_m, U_4+m of each in 128-bit lane m
+		u[i] = addNeighbours(v[2*i], v[2*i+1]) // tokens 2i, 2i+1: U_m, U_4+m of each in 128-bit lane m
 	}
 	w := make([]VecVirtual, k/4)
 	for i := range w {
 		// V: tokens 4i, 4i+1 in 128-bit lanes 0 (V_0, V_2) and 1 (V_1, V_3), 4i+2 and 4i+3 in 2
 		// and 3.
-		w[i] = pairLanes(u[2*i], u[2*i+1])
+		w[i] = addNeighbourLanes(u[2*i], u[2*i+1])
 	}
 	// W: each pair of tokens' W_0, W_1 in a 128-bit lane, in token order.
-	x := pairLanes(w[0], w[len(w)-1])
+	x := addNeighbourLanes(w[0], w[len(w)-1])
 	ie, io, e, o := ZMM(), ZMM(), ZMM(), ZMM()
 	VMOVDQU32(g.data.evenIdx, ie)
 	VMOVDQU32(g.data.oddIdx, io)
@@ -684,9 +677,6 @@ const kvcFlags = 16
 // FMAs on a cold path, and a flag that sends their rows to the tested norm.
 // The sums' pairwise tree (kvcTreeBF16) then adds up the k tokens' lanes together.
 func (g *generator) kvcSumsBF16(_ dtype, row func(int, Register) Mem, t Register, k int, label string, nF, oneD, eps Register) {
-	dv := Load(Param("dv"), GP64())
-	kv := make([]GPVirtual, k)
-	lo, hi := make([]VecVirtual, k), make([]VecVirtual, k)
 	big, zero := ZMM(), ZMM()
 	VPBROADCASTD(g.data.bigExpW, big)
 	VXORPS(zero, zero, zero)
@@ -695,19 +685,7 @@ func (g *generator) kvcSumsBF16(_ dtype, row func(int, Register) Mem, t Register
 		ok[i] = K()
 		KXNORD(ok[i], ok[i], ok[i])
 	}
-	for i := range kv {
-		kv[i] = GP64()
-		m := row(0, t)
-		m.Disp += 8 * i
-		MOVQ(m, kv[i])
-		LEAQ(Mem{Base: kv[i], Index: dv, Scale: 2}, kv[i])
-		lo[i], hi[i] = ZMM(), ZMM()
-		VXORPS(lo[i], lo[i], lo[i])
-		VXORPS(hi[i], hi[i], hi[i])
-	}
-	j := GP64()
-	MOVQ(dv, j)
-	NEGQ(j)
+	kv, lo, hi, j := kvcSumRows(bf16, row, t, k)
 	step := func(tail bool) {
 		for i := range kv {
 			a, b := ZMM(), zero // the last 32 alone: low words of +0, which change no sum
@@ -791,47 +769,48 @@ func (g *generator) kvcSumsBF16(_ dtype, row func(int, Register) Mem, t Register
 // in a chain; this takes about six per token, none of them waiting long.
 func kvcTreeBF16(lo, hi []VecVirtual) VecVirtual {
 	k := len(lo)
-	// pair adds the neighbouring lanes 2m, 2m+1 of x and y: per 128-bit lane, x's two sums, then
-	// y's.
-	pair := func(x, y VecVirtual) VecVirtual {
-		e, o := ZMM(), ZMM()
-		VSHUFPS(U8(0x88), y, x, e)
-		VSHUFPS(U8(0xdd), y, x, o)
-		VADDPS(o, e, e)
-		return e
-	}
 	v := make([]VecVirtual, k)
 	for i := range v {
-		v[i] = pair(lo[i], hi[i]) // T_4m..T_4m+3 in 128-bit lane m: T_n in lane n
+		v[i] = addNeighbours(lo[i], hi[i]) // T_4m..T_4m+3 in 128-bit lane m: T_n in lane n
 	}
 	for len(v) > k/4 {
 		// U: tokens i and i+1's U_2m, U_2m+1 in 128-bit lane m; then V: four tokens' V_m in
 		// 128-bit lane m.
 		next := make([]VecVirtual, len(v)/2)
 		for i := range next {
-			next[i] = pair(v[2*i], v[2*i+1])
+			next[i] = addNeighbours(v[2*i], v[2*i+1])
 		}
 		v = next
 	}
 	// W: 128-bit lanes 2m and 2m+1 (V_2m, V_2m+1) pair up; with eight tokens, tokens 0..3's W_0 in
 	// lane 0, W_1 in lane 1, tokens 4..7's in lanes 2 and 3.
-	x, y := v[0], v[len(v)-1]
-	e, o := ZMM(), ZMM()
-	VSHUFF32X4(U8(0x88), y, x, e)
-	VSHUFF32X4(U8(0xdd), y, x, o)
-	VADDPS(o, e, e)
+	e := addNeighbourLanes(v[0], v[len(v)-1])
 	if k == 4 {
 		w1, sum := XMM(), XMM()
 		VEXTRACTF32X4(U8(1), e, w1)
 		VADDPS(w1, e.AsX(), sum)
 		return sum
 	}
-	w0, w1 := ZMM(), ZMM()
-	VSHUFF32X4(U8(0x88), e, e, w0)
-	VSHUFF32X4(U8(0xdd), e, e, w1)
-	sum := YMM()
-	VADDPS(w1.AsY(), w0.AsY(), sum)
-	return sum
+	w := addNeighbourLanes(e, e)
+	return w.AsY().(VecVirtual)
+}
+
+// addNeighbours adds the neighbouring lanes 2m, 2m+1 of x and of y (each 128-bit lane: x's two
+// sums, then y's), the lower lane the first operand.
+func addNeighbours(x, y VecVirtual) VecVirtual { return addPairs(VSHUFPS, x, y) }
+
+// addNeighbourLanes adds the 128-bit lanes 2m and 2m+1 of x (the result's lanes 0 and 1) and of y
+// (lanes 2 and 3), the lower lane the first operand.
+func addNeighbourLanes(x, y VecVirtual) VecVirtual { return addPairs(VSHUFF32X4, x, y) }
+
+// addPairs adds the even and the odd elements (lanes or 128-bit lanes) of x and y that the
+// shuffle's selectors 0x88 and 0xdd gather.
+func addPairs(shuffle func(...Op), x, y VecVirtual) VecVirtual {
+	e, o := ZMM(), ZMM()
+	shuffle(U8(0x88), y, x, e)
+	shuffle(U8(0xdd), y, x, o)
+	VADDPS(o, e, e)
+	return e
 }
 
 // kvcScalesVec stores native.RMSNormScale of the 8 (a ymm) or 4 (an xmm) sums of squares in v
