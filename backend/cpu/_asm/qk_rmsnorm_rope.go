@@ -251,17 +251,18 @@ func (g *generator) qkWeightBF16Kernel() {
 // width NeoX style (Qwen3's shape), in place, with the reference's roundings; w is the weight as
 // qkWeightBF16 lays it out.
 //
-// The heads go in blocks of up to 16, in two passes. The first computes every head's scale r;
-// the second normalizes, rounds, scales by the weight, rounds, rotates and stores each head.
-// Split this way, the first pass's long chains (32 squares, the lanes' sum, a square root and a
-// division) are independent of each other, and the second pass has no long chain at all.
-// (Measured on Zen 4: two heads interleaved in the second pass were half again slower; the
-// first pass run one to eight heads ahead of the second was no faster.)
+// The heads go in blocks of up to 16, in two passes. The first computes every head's scale r
+// (qkSums); the second normalizes, rounds, scales by the weight, rounds, rotates and stores each
+// head, two heads at a time with their instructions interleaved (qkHeads): one head's chain of
+// dependent steps (three roundings of 7 cycles' latency among them) is longer than the
+// out-of-order window reaches past, and two independent chains side by side keep the vector
+// pipes busier (Zen 4, the second pass over 16 heads in L1: 66 cycles a head alone, 55 two
+// by two).
 //
 // Values stay deinterleaved from load to store (bf16Lanes): the roundings to bf16 and back are
 // one VCVTNE2PS2BF16 and two one-cycle splits per 32 values, and only the final store puts the
 // words back in order (one VPERMW). VCVTNE2PS2BF16 flushes subnormals, so rounded words are
-// tested (qkHead: all three roundings' for a zero exponent in the careful variant, the second
+// tested (qkHeads: all three roundings' for a zero exponent in the careful variant, the second
 // rounding's for an exponent of at least 64 in the usual one), and a head with a word that
 // fails is not stored; the kernel returns how many heads it wrote, and the caller finishes that
 // head on the exact path and calls again for the rest.
@@ -307,17 +308,20 @@ func (g *generator) qkNormRoPEBF16Kernel() {
 	VPBROADCASTD(expW, expMask)
 	VPBROADCASTD(g.data.bigExpW, bigMask)
 	VMOVDQU16(outIdx, perm)
-	oneD, invN, tmp := XMM(), XMM(), GP32()
-	VMOVSD(g.data.oneF64, oneD)
-	MOVL(U32(0x3c000000), tmp) // 1/128
-	VMOVD(tmp, invN)
-	split := func(m Op, e, o VecVirtual) {
-		VPSLLD(U8(16), m, e)
-		VPANDD(m, hiMask, o)
+	k := qkKernel{
+		stride: stride, scratch: scratch, w: w,
+		hiMask: hiMask, expMask: expMask, bigMask: bigMask, perm: perm,
+		ahead: GP64(),
 	}
-	rs := func(h Register) Mem { return Mem{Base: scratch, Index: h, Scale: 4} } // head h's scale
+	// Each head of the second pass prefetches, to L2, the head 32 on (in the next block, or
+	// past the last head, where the next token's heads usually follow); a prefetch past the end
+	// of the tensor cannot fault. Spread over the second pass rather than bunched in the first,
+	// the hints are not dropped for want of miss buffers (one core streaming 4096 tokens: 26.9
+	// ns a head with the first pass prefetching 16 heads on to L1, 23.5 with this).
+	MOVQ(stride, k.ahead)
+	SHLQ(U8(5), k.ahead)
 
-	nb, p, h, sixteen := GP64(), GP64(), GP64(), GP64()
+	nb, p, h, sixteen, next := GP64(), GP64(), GP64(), GP64(), GP64()
 	MOVQ(U32(16), sixteen)
 	Label("block")
 	MOVQ(heads, nb)
@@ -325,45 +329,10 @@ func (g *generator) qkNormRoPEBF16Kernel() {
 	CMPQ(nb, sixteen)
 	CMOVQGT(sixteen, nb)
 
-	// First pass: r for each head of the block.
-	MOVQ(x, p)
-	XORQ(h, h)
-	// Each head's first read prefetches the head 16 on (the next block's, or past the last
-	// head, where the next token's heads usually follow). Out of cache a head took about 23 ns
-	// on one core against 17 in cache; the hint recovers part of that (rotary bench, 4096
-	// tokens, six alternating runs: median 2.15 -> 1.91 ms per call). A prefetch past the end
-	// of the tensor cannot fault.
-	ahead := GP64()
-	MOVQ(stride, ahead)
-	SHLQ(U8(4), ahead)
-	Label("sums")
-	{
-		for c := range 4 {
-			PREFETCHT0(Mem{Base: p, Index: ahead, Scale: 1, Disp: 64 * c})
-		}
-		acc := [2]VecVirtual{ZMM(), ZMM()}
-		for c := range 4 {
-			e, o := ZMM(), ZMM()
-			split(Mem{Base: p, Disp: 64 * c}, e, o)
-			for i, v := range []VecVirtual{e, o} {
-				if c == 0 {
-					VMULPS(v, v, acc[i]) // FMA32(v, v, 0): the square, rounded once
-				} else {
-					accSquares(v, acc[i])
-				}
-			}
-		}
-		// Lane 2m in acc[0], 2m+1 in acc[1]: the first step adds the neighbours.
-		VADDPS(acc[1], acc[0], acc[0])
-		VMOVSS(rmsScalarPow2(sumTree(acc[0], true), invN, oneD, eps), rs(h))
-	}
-	ADDQ(stride, p)
-	INCQ(h)
-	CMPQ(h, nb)
-	JB(LabelRef("sums"))
+	g.qkSums(x, stride, nb, scratch, hiMask, eps)
 
-	// Second pass: each head from load to store; the careful variant when cos or sin has a tiny
-	// value.
+	// Second pass: two heads at a time, then an odd last one; the careful variant when cos or
+	// sin has a tiny value.
 	MOVQ(x, p)
 	XORQ(h, h)
 	TESTQ(careful, careful)
@@ -371,14 +340,20 @@ func (g *generator) qkNormRoPEBF16Kernel() {
 	for _, careful := range []bool{false, true} {
 		suffix := map[bool]string{false: "", true: "c"}[careful]
 		Label("heads" + suffix)
-		qkHead(careful, p, h, w, scratch, rs, split, hiMask, expMask, bigMask, perm)
+		LEAQ(Mem{Base: h, Disp: 2}, next)
+		CMPQ(next, nb)
+		JA(LabelRef("head1" + suffix))
+		k.heads(careful, 2, p, h)
+		LEAQ(Mem{Base: p, Index: stride, Scale: 2}, p)
+		MOVQ(next, h)
+		JMP(LabelRef("heads" + suffix))
+		Label("head1" + suffix)
+		CMPQ(h, nb)
+		JAE(LabelRef("blockdone"))
+		k.heads(careful, 1, p, h)
 		ADDQ(stride, p)
 		INCQ(h)
-		CMPQ(h, nb)
-		JB(LabelRef("heads" + suffix))
-		if !careful {
-			JMP(LabelRef("blockdone"))
-		}
+		JMP(LabelRef("blockdone"))
 	}
 	Label("blockdone")
 	MOVQ(p, x)
@@ -391,16 +366,133 @@ func (g *generator) qkNormRoPEBF16Kernel() {
 	VZEROUPPER()
 	RET()
 
-	// Head h of the block needs the exact rounding: report the heads before it as written.
-	Label("exact")
+	// Head h (or h+1, from the second head of a pair) of the block needs the exact rounding:
+	// report the heads before it as written.
+	Label(qkExact(1))
+	INCQ(h)
+	Label(qkExact(0))
 	ADDQ(h, done)
 	Store(done, ReturnIndex(0))
 	VZEROUPPER()
 	RET()
 }
 
+// qkExact is the label qkNormRoPEBF16Kernel jumps to when head i of a qkHeads group needs the
+// exact rounding.
+func qkExact(i int) string { return fmt.Sprintf("exact%d", i) }
+
+// qkSums emits qkNormRoPEBF16Kernel's first pass: the scales r of the nb (1 to 16) heads at x,
+// stride bytes apart, into scratch[0:16]. Each head's squares go to 32 lanes as in
+// sumSquaresLoop; then native.SumSquares' tree adds the heads' lanes up together, each of its
+// steps one shuffle pair and one addition for two, four, eight or sixteen heads at once (the
+// lower lane of a pair always the first operand, as in the reference), and native.RMSNormScale's
+// float64 square roots and divisions run eight heads to a vector (on Zen 4 they hold a
+// multiplier pipe: 27 and 14 cycles a vector, five cycles a head, against thirteen scalar).
+// Heads past nb repeat the last one, whose sums are then computed again and never read; with
+// nb at most 8 the second eight are neither loaded nor finished.
+func (g *generator) qkSums(x, stride, nb, scratch Register, hiMask VecVirtual, eps Register) {
+	p, last, t := GP64(), GP64(), GP64()
+	MOVQ(nb, last)
+	DECQ(last)
+	IMULQ(stride, last)
+	ADDQ(x, last)
+	MOVQ(x, p)
+	// head returns T, the 16 sums s_2m + s_2m+1 of the head at p (lane m), and moves p on to
+	// the next head unless p is the last.
+	head := func(advance bool) VecVirtual {
+		acc := [2]VecVirtual{ZMM(), ZMM()}
+		for c := range 4 {
+			e, o, m := ZMM(), ZMM(), ZMM()
+			VMOVDQU64(Mem{Base: p, Disp: 64 * c}, m)
+			VPSLLD(U8(16), m, e)
+			VPANDD(m, hiMask, o)
+			for i, v := range []VecVirtual{e, o} {
+				if c == 0 {
+					VMULPS(v, v, acc[i]) // FMA32(v, v, 0): the square, rounded once
+				} else {
+					accSquares(v, acc[i])
+				}
+			}
+		}
+		if advance {
+			LEAQ(Mem{Base: p, Index: stride, Scale: 1}, t)
+			CMPQ(t, last)
+			CMOVQLS(t, p)
+		}
+		// Lane m holds s_2m in acc[0], s_2m+1 in acc[1].
+		VADDPS(acc[1], acc[0], acc[0])
+		return acc[0]
+	}
+	// merge adds neighbours of a and of b: lanes 2j and 2j+1 of each 128 bits, or with blocks
+	// set 128-bit blocks 2j and 2j+1; a's sums go to the lower half of each 128 bits (of the
+	// register with blocks).
+	merge := func(a, b VecVirtual, blocks bool) VecVirtual {
+		lo, hi := ZMM(), ZMM()
+		if blocks {
+			VSHUFF32X4(U8(0x88), b, a, lo)
+			VSHUFF32X4(U8(0xdd), b, a, hi)
+		} else {
+			VSHUFPS(U8(0x88), b, a, lo)
+			VSHUFPS(U8(0xdd), b, a, hi)
+		}
+		VADDPS(hi, lo, lo)
+		return lo
+	}
+	// eight returns the next eight heads' sums V0 = Σ s_0..15 and V1 = Σ s_16..31 as
+	// [V0 of heads 0..3, V1 of 0..3, V0 of 4..7, V1 of 4..7], one 128-bit block each.
+	eight := func(lastAdvance bool) VecVirtual {
+		var u [2]VecVirtual
+		for q := range 2 {
+			var pr [2]VecVirtual
+			for k := range 2 {
+				a := head(true)
+				b := head(lastAdvance || q == 0 || k == 0)
+				// P_j = T_2j + T_2j+1: per 128 bits i, [P_2i, P_2i+1] of a, then of b.
+				pr[k] = merge(a, b, false)
+			}
+			// U_i = P_2i + P_2i+1: 128-bit block i holds U_i of the four heads.
+			u[q] = merge(pr[0], pr[1], false)
+		}
+		// V0 = U0 + U1, V1 = U2 + U3.
+		return merge(u[0], u[1], true)
+	}
+	lo, hi := eight(true), ZMM()
+	VMOVAPS(lo, hi)
+	CMPQ(nb, U8(8))
+	JBE(LabelRef("sums8"))
+	VMOVAPS(eight(false), hi)
+	Label("sums8")
+	// W = V0 + V1: lane i holds head i's sum of squares.
+	sum := merge(lo, hi, true)
+	// r = float32(1 / sqrt(float64(sum/128 + eps))), as rmsScalar: the mean a multiplication by
+	// 1/128, which rounds exactly as the division does (the same real number, rounded once).
+	invN, epsZ, one := ZMM(), ZMM(), ZMM()
+	MOVL(U32(0x3c000000), t.As32()) // 1/128
+	VPBROADCASTD(t.As32(), invN)
+	VBROADCASTSS(eps, epsZ)
+	VBROADCASTSD(g.data.oneF64, one)
+	VMULPS(invN, sum, sum)
+	VADDPS(epsZ, sum, sum)
+	for k := range 2 {
+		half, d := YMM(), ZMM()
+		if k == 0 {
+			VCVTPS2PD(sum.AsY(), d)
+		} else {
+			CMPQ(nb, U8(8))
+			JBE(LabelRef("sumsdone"))
+			VEXTRACTF32X8(U8(1), sum, half)
+			VCVTPS2PD(half, d)
+		}
+		VSQRTPD(d, d)
+		VDIVPD(d, one, d)
+		VCVTPD2PS(d, half)
+		VMOVUPS(half, Mem{Base: scratch, Disp: 32 * k})
+	}
+	Label("sumsdone")
+}
+
 // qkTinyTrig returns careful for qkNormRoPEBF16Kernel: nonzero when a cos or sin value in
-// scratch (from byte 64) lies strictly between 0 and 2^-39 in magnitude; qkHead says why that
+// scratch (from byte 64) lies strictly between 0 and 2^-39 in magnitude; qkHeads says why that
 // matters.
 func (g *generator) qkTinyTrig(scratch Register) GPVirtual {
 	careful := GP64()
@@ -424,95 +516,133 @@ func (g *generator) qkTinyTrig(scratch Register) GPVirtual {
 	return careful
 }
 
-// qkHead emits the second pass of qkNormRoPEBF16Kernel for the head at p (number h of its
-// block). The careful variant tests every rounding's words for a zero exponent. The other tests
-// only the second rounding's (after the weight), for an exponent of at least 64 (|h| ≥ 2^-63),
-// and relies on two facts: no weight is infinite (the caller's qkFusedWeight declines such a
-// weight), and every cos and sin value is 0 or at least 2^-39 in magnitude (the kernel checks
-// per call and runs only the careful variant when one is not):
+// qkKernel is what qkNormRoPEBF16Kernel's second pass reads: the head stride and prefetch
+// distance in bytes, the scratch (scales, cos, sin), the weight, and the constants.
+type qkKernel struct {
+	stride, ahead, scratch, w      Register
+	hiMask, expMask, bigMask, perm VecVirtual
+}
+
+// split puts the first bf16 of each dword of m in e as float32 and the second in o.
+func (k qkKernel) split(m Op, e, o VecVirtual) {
+	VPSLLD(U8(16), m, e)
+	VPANDD(m, k.hiMask, o)
+}
+
+// heads emits the second pass of qkNormRoPEBF16Kernel for the nh (1 or 2) heads at p, p+stride
+// (numbers h, h+1 of the block), each step for every head before the next step. The careful
+// variant tests every rounding's words for a zero exponent. The other tests only the second
+// rounding's (after the weight), for an exponent of at least 64 (|h| ≥ 2^-63), and relies on
+// two facts: no weight is infinite (the caller's qkFusedWeight declines such a weight), and
+// every cos and sin value is 0 or at least 2^-39 in magnitude (the kernel checks per call and
+// runs only the careful variant when one is not):
 //   - a first rounding that flushed a subnormal to zero leaves a zero (the weight is finite) or
 //     a NaN that a NaN weight gives anyway, and a second rounding that flushed one leaves a
 //     zero: the test rejects the zeros;
 //   - a word that passes is at least 2^-63 or not finite, so each rotation product is 0, not
 //     finite, or at least 2^-102 and then a multiple of 2^-125; so are the differences and sums
 //     of two such products, which therefore cannot be subnormal.
-func qkHead(careful bool, p, h, w, scratch Register, rs func(Register) Mem, split func(Op, VecVirtual, VecVirtual), hiMask, expMask, bigMask, perm VecVirtual) {
-
-	var e, o [4]VecVirtual
-	rz := ZMM()
-	VBROADCASTSS(rs(h), rz)
-	for c := range 4 {
-		e[c], o[c] = ZMM(), ZMM()
-		split(Mem{Base: p, Disp: 64 * c}, e[c], o[c])
-		VMULPS(rz, e[c], e[c]) // x·r, x first (its NaN wins, as in the reference)
-		VMULPS(rz, o[c], o[c])
+func (k qkKernel) heads(careful bool, nh int, p, h Register) {
+	base := []Register{p}
+	if nh == 2 {
+		base = append(base, GP64())
+		LEAQ(Mem{Base: p, Index: k.stride, Scale: 1}, base[1])
 	}
-	// Per tested rounding, a mask register collects whether each rounded word passes
-	// (three short chains rather than one long one).
-	ks := [3]Register{K1, K2, K3}
-	round := func(r, c int, w VecVirtual) {
-		cvtNE2PS2BF16(o[c], e[c], w)
-		mask := expMask
+	for i := range nh {
+		for c := range 4 {
+			PREFETCHT1(Mem{Base: base[i], Index: k.ahead, Scale: 1, Disp: 64 * c})
+		}
+	}
+	e, o := make([][4]VecVirtual, nh), make([][4]VecVirtual, nh)
+	rz := make([]VecVirtual, nh)
+	for i := range nh {
+		rz[i] = ZMM()
+		VBROADCASTSS(Mem{Base: k.scratch, Index: h, Scale: 4, Disp: 4 * i}, rz[i])
+	}
+	for c := range 4 {
+		for i := range nh {
+			e[i][c], o[i][c] = ZMM(), ZMM()
+			k.split(Mem{Base: base[i], Disp: 64 * c}, e[i][c], o[i][c])
+			VMULPS(rz[i], e[i][c], e[i][c]) // x·r, x first (its NaN wins, as in the reference)
+			VMULPS(rz[i], o[i][c], o[i][c])
+		}
+	}
+	// Per head and tested rounding, a mask register collects whether each rounded word passes
+	// (short chains rather than one long one).
+	ks := [][3]Register{{K1, K2, K3}, {K4, K5, K6}}
+	round := func(i, r, c int, dst VecVirtual) {
+		cvtNE2PS2BF16(o[i][c], e[i][c], dst)
+		mask := k.expMask
 		switch {
 		case !careful && r != 1:
 			return
 		case !careful:
-			mask = bigMask
+			mask = k.bigMask
 		}
 		if c == 0 {
-			VPTESTMW(mask, w, ks[r])
+			VPTESTMW(mask, dst, ks[i][r])
 		} else {
-			VPTESTMW(mask, w, ks[r], ks[r])
+			VPTESTMW(mask, dst, ks[i][r], ks[i][r])
 		}
 	}
 	for r := range 2 {
 		for c := range 4 {
-			t := ZMM()
-			round(r, c, t)
-			split(t, e[c], o[c])
+			for i := range nh {
+				t := ZMM()
+				round(i, r, c, t)
+				k.split(t, e[i][c], o[i][c])
+			}
 		}
 		if r == 0 {
 			for c := range 4 { // y = w·h, h first
-				VMULPS(Mem{Base: w, Disp: 128 * c}, e[c], e[c])
-				VMULPS(Mem{Base: w, Disp: 128*c + 64}, o[c], o[c])
+				for i := range nh {
+					VMULPS(Mem{Base: k.w, Disp: 128 * c}, e[i][c], e[i][c])
+					VMULPS(Mem{Base: k.w, Disp: 128*c + 64}, o[i][c], o[i][c])
+				}
 			}
 		}
 	}
 	// The rotation: a = block c, b = block c+2; a' = a·cos − b·sin, b' = b·cos + a·sin,
 	// each product rounded to float32.
 	for c := range 2 {
-		for k, v := range [][4]VecVirtual{e, o} {
-			cm := Mem{Base: scratch, Disp: 64 + 128*c + 64*k}
-			sm := cm
-			sm.Disp += 256
-			a, b := v[c], v[c+2]
-			na, q := ZMM(), ZMM()
-			VMULPS(cm, a, na)
-			VMULPS(sm, b, q)
-			VSUBPS(q, na, na)
-			VMULPS(cm, b, b)
-			VMULPS(sm, a, q)
-			VADDPS(q, b, b)
-			if k == 0 {
-				e[c] = na
-			} else {
-				o[c] = na
+		for half := range 2 {
+			for i := range nh {
+				v := &e[i]
+				if half == 1 {
+					v = &o[i]
+				}
+				cm := Mem{Base: k.scratch, Disp: 64 + 128*c + 64*half}
+				sm := cm
+				sm.Disp += 256
+				a, b := v[c], v[c+2]
+				na, q := ZMM(), ZMM()
+				VMULPS(cm, a, na)
+				VMULPS(sm, b, q)
+				VSUBPS(q, na, na)
+				VMULPS(cm, b, b)
+				VMULPS(sm, a, q)
+				VADDPS(q, b, b)
+				v[c] = na
 			}
 		}
 	}
-	var res [4]VecVirtual
+	res := make([][4]VecVirtual, nh)
 	for c := range 4 {
-		res[c] = ZMM()
-		round(2, c, res[c])
-		VPERMW(res[c], perm, res[c])
+		for i := range nh {
+			res[i][c] = ZMM()
+			round(i, 2, c, res[i][c])
+			VPERMW(res[i][c], k.perm, res[i][c])
+		}
 	}
-	if careful {
-		KANDD(ks[0], ks[1], ks[1])
-		KANDD(ks[2], ks[1], ks[1])
-	}
-	KORTESTD(ks[1], ks[1]) // CF: every tested word passed
-	JCC(LabelRef("exact"))
-	for c := range 4 {
-		VMOVDQU64(res[c], Mem{Base: p, Disp: 64 * c})
+	for i := range nh {
+		if careful {
+			KANDD(ks[i][0], ks[i][1], ks[i][1])
+			KANDD(ks[i][2], ks[i][1], ks[i][1])
+		}
+		KORTESTD(ks[i][1], ks[i][1]) // CF: every tested word passed
+		JCC(LabelRef(qkExact(i)))
+		for c := range 4 {
+			VMOVDQU64(res[i][c], Mem{Base: base[i], Disp: 64 * c})
+		}
 	}
 }
