@@ -89,94 +89,120 @@ func roundBF16(c consts, hiMask, quiet32, v VecVirtual) VecVirtual {
 }
 
 // qkNormRoPEKernel emits qkNormRoPENeoX128<D><ISA>(x *byte, heads, stride int, w, cos,
-// sin *float32, eps float32): qk_rmsnorm_rope whole, for heads of 128 elements rotated full
-// width NeoX style (Qwen3's shape), f32 and f16 (bf16 has its own, qkNormRoPEBF16Kernel). Each
-// head stays in registers from its load to its store: the sum of squares as in qkNormKernel,
-// the two intermediate roundings (f16: VCVTPS2PH and back), then the rotation by the token's
-// cos/sin and one rounding store.
+// sin, scratch *float32, eps float32): qk_rmsnorm_rope whole, for heads of 128 elements rotated
+// full width NeoX style (Qwen3's shape), f32 and f16 (bf16 has its own, qkNormRoPEBF16Kernel).
+// As there, the heads go in blocks of up to 16: a first pass computes their scales into
+// scratch[0:16] (qkSums), a second normalizes, rounds (f16: VCVTPS2PH and back), scales by the
+// weight, rounds, rotates by the token's cos and sin and stores each head with one rounding,
+// two heads at a time with their instructions interleaved. f16's first pass also leaves the
+// heads widened to float32 in scratch[16:], which the second loads: its conversions, 1.3 to 1.5
+// cycles a vector on the pipes its roundings keep busy, bound it (one core, heads in L1: 31.0
+// ns a head converting again, 28.8 loading).
 func (g *generator) qkNormRoPEKernel(s isa, d dtype) {
 	name := fmt.Sprintf("qkNormRoPENeoX128%s%s", d.name, s.name)
 	g.fastBF16 = s == avx512BF16
-	TEXT(name, NOSPLIT, "func(x *byte, heads, stride int, w, cos, sin *float32, eps float32)")
+	TEXT(name, NOSPLIT, "func(x *byte, heads, stride int, w, cos, sin, scratch *float32, eps float32)")
 	Pragma("noescape")
-	Doc(fmt.Sprintf("%s normalizes and rotates `heads` %s heads of 128 elements in place, as qk_rmsnorm_rope does for a full-width NeoX rotation.", name, d.name))
+	Doc(fmt.Sprintf("%s normalizes and rotates `heads` %s heads of 128 elements in place, as qk_rmsnorm_rope does for a full-width NeoX rotation;", name, d.name),
+		fmt.Sprintf("scratch holds %d float32.", map[dtype]int{f32: 16, f16: 16 + 16*128}[d]))
 	x := Load(Param("x"), GP64())
 	heads := Load(Param("heads"), GP64())
 	stride := Load(Param("stride"), GP64())
 	w := Load(Param("w"), GP64())
 	cs := Load(Param("cos"), GP64())
 	sn := Load(Param("sin"), GP64())
+	scratch := Load(Param("scratch"), GP64())
 	eps := Load(Param("eps"), XMM())
 	TESTQ(heads, heads)
 	JZ(LabelRef("done"))
-	var c consts // f32 and f16 stores need no constants
-	tmp := GP64()
-	MOVQ(U32(128), tmp)
-	nF, oneD := g.rmsConsts(tmp)
-	// Two heads at a time: one head's work is a single dependency chain (sum, scale, the
-	// roundings, the rotation) longer than the out-of-order window reaches past, so two
-	// interleaved chains run at twice the rate. An odd last head goes alone.
-	CMPQ(heads, U8(2))
-	JB(LabelRef("one"))
+	var c consts    // f32 and f16 stores need no constants
+	ahead := GP64() // prefetch distance: as in qkNormRoPEBF16Kernel
+	MOVQ(stride, ahead)
+	SHLQ(U8(5), ahead)
+	nb, h, next, sixteen, wide := GP64(), GP64(), GP64(), GP64(), GP64()
+	MOVQ(U32(16), sixteen)
+	Label("block")
+	MOVQ(heads, nb)
+	CMPQ(nb, sixteen)
+	CMOVQGT(sixteen, nb)
+	g.qkSums(d, x, stride, nb, scratch, nil, eps)
+	XORQ(h, h)
+	if d == f16 {
+		LEAQ(Mem{Base: scratch, Disp: 64}, wide)
+	}
 	Label("two")
-	g.qkNormRoPEHeads(d, c, x, stride, w, cs, sn, nF, oneD, eps, 2)
+	LEAQ(Mem{Base: h, Disp: 2}, next)
+	CMPQ(next, nb)
+	JA(LabelRef("one"))
+	g.qkNormRoPEHeads(d, c, x, stride, ahead, w, cs, sn, scratch, wide, h, 2)
 	LEAQ(Mem{Base: x, Index: stride, Scale: 2}, x)
-	SUBQ(U8(2), heads)
-	CMPQ(heads, U8(2))
-	JAE(LabelRef("two"))
+	if d == f16 {
+		ADDQ(U32(1024), wide)
+	}
+	MOVQ(next, h)
+	JMP(LabelRef("two"))
 	Label("one")
-	TESTQ(heads, heads)
-	JZ(LabelRef("done"))
-	g.qkNormRoPEHeads(d, c, x, stride, w, cs, sn, nF, oneD, eps, 1)
+	CMPQ(h, nb)
+	JAE(LabelRef("blockdone"))
+	g.qkNormRoPEHeads(d, c, x, stride, ahead, w, cs, sn, scratch, wide, h, 1)
+	ADDQ(stride, x)
+	Label("blockdone")
+	SUBQ(nb, heads)
+	JNZ(LabelRef("block"))
 	Label("done")
 	g.retWithColdPaths()
 }
 
-// qkNormRoPEHeads emits the fused kernel's work on nh heads at x, x+stride, ...
-func (g *generator) qkNormRoPEHeads(d dtype, c consts, x, stride, w, cs, sn, nF, oneD, eps Register, nh int) {
+// qkNormRoPEHeads emits qkNormRoPEKernel's second pass on the nh heads at x, x+stride, ...
+// (numbers h, h+1, ... of the block; f16's widened at wide, wide+512), each step for every head
+// before the next step.
+func (g *generator) qkNormRoPEHeads(d dtype, c consts, x, stride, ahead, w, cs, sn, scratch, wide, h Register, nh int) {
 	base := make([]Register, nh)
 	base[0] = x
-	for h := 1; h < nh; h++ {
-		base[h] = GP64()
-		LEAQ(Mem{Base: base[h-1], Index: stride, Scale: 1}, base[h])
+	for i := 1; i < nh; i++ {
+		base[i] = GP64()
+		LEAQ(Mem{Base: base[i-1], Index: stride, Scale: 1}, base[i])
+	}
+	for i := range nh {
+		for l := range 2 * d.esize {
+			PREFETCHT1(Mem{Base: base[i], Index: ahead, Scale: 1, Disp: 64 * l})
+		}
 	}
 	y := make([][8]VecVirtual, nh)
-	acc := make([][2]VecVirtual, nh)
-	for h := range nh {
-		for a := range acc[h] {
-			acc[h][a] = ZMM()
-			VXORPS(acc[h][a], acc[h][a], acc[h][a])
-		}
+	rz := make([]VecVirtual, nh)
+	for i := range nh {
+		rz[i] = ZMM()
+		VBROADCASTSS(Mem{Base: scratch, Index: h, Scale: 4, Disp: 4 * i}, rz[i])
 	}
 	for k := range 8 {
-		for h := range nh {
-			y[h][k] = load(d, 16, Mem{Base: base[h], Disp: 16 * d.esize * k})
-			accSquares(y[h][k], acc[h][k%2])
+		for i := range nh {
+			if d == f16 {
+				y[i][k] = ZMM()
+				VMOVUPS(Mem{Base: wide, Disp: 512*i + 64*k}, y[i][k])
+			} else {
+				y[i][k] = load(d, 16, Mem{Base: base[i], Disp: 16 * d.esize * k})
+			}
 		}
-	}
-	rz := make([]VecVirtual, nh)
-	for h := range nh {
-		rz[h] = rmsScale(sumLanes(acc[h][0], acc[h][1]), nF, oneD, eps)
 	}
 	for k := 0; k < 8; k += 2 {
-		for h := range nh {
-			a, b := y[h][k], y[h][k+1]
-			VMULPS(rz[h], a, a)
-			VMULPS(rz[h], b, b)
+		for i := range nh {
+			a, b := y[i][k], y[i][k+1]
+			VMULPS(rz[i], a, a) // x·r, x first (its NaN wins, as in the reference)
+			VMULPS(rz[i], b, b)
 			roundPair(d, a, b)
 		}
-		for h := range nh {
-			a, b := y[h][k], y[h][k+1]
+		for i := range nh {
+			a, b := y[i][k], y[i][k+1]
 			VMULPS(Mem{Base: w, Disp: 64 * k}, a, a)
 			VMULPS(Mem{Base: w, Disp: 64 * (k + 1)}, b, b)
 			roundPair(d, a, b)
 		}
 	}
 	// Pairs (i, i+64): y[k] with y[k+4]; o1 = a·c − b·s into y[k], o2 = b·c + a·s into y[k+4].
-	for h := range nh {
-		p, q := ZMM(), ZMM()
-		for k := range 4 {
-			a, b := y[h][k], y[h][k+4]
+	for k := range 4 {
+		for i := range nh {
+			a, b := y[i][k], y[i][k+4]
+			p, q := ZMM(), ZMM()
 			cm, sm := Mem{Base: cs, Disp: 64 * k}, Mem{Base: sn, Disp: 64 * k}
 			VMULPS(cm, a, p)
 			VMULPS(sm, b, q)
@@ -184,10 +210,12 @@ func (g *generator) qkNormRoPEHeads(d dtype, c consts, x, stride, w, cs, sn, nF,
 			VMULPS(cm, b, b)
 			VMULPS(sm, a, q)
 			VADDPS(q, b, b)
-			VMOVAPS(p, a)
+			y[i][k] = p
 		}
-		for k := range 8 {
-			g.store(d, 16, c, y[h][k], Mem{Base: base[h], Disp: 16 * d.esize * k})
+	}
+	for k := range 8 {
+		for i := range nh {
+			g.store(d, 16, c, y[i][k], Mem{Base: base[i], Disp: 16 * d.esize * k})
 		}
 	}
 }
@@ -329,7 +357,7 @@ func (g *generator) qkNormRoPEBF16Kernel() {
 	CMPQ(nb, sixteen)
 	CMOVQGT(sixteen, nb)
 
-	g.qkSums(x, stride, nb, scratch, hiMask, eps)
+	g.qkSums(bf16, x, stride, nb, scratch, hiMask, eps)
 
 	// Second pass: two heads at a time, then an odd last one; the careful variant when cos or
 	// sin has a tiny value.
@@ -381,48 +409,32 @@ func (g *generator) qkNormRoPEBF16Kernel() {
 // exact rounding.
 func qkExact(i int) string { return fmt.Sprintf("exact%d", i) }
 
-// qkSums emits qkNormRoPEBF16Kernel's first pass: the scales r of the nb (1 to 16) heads at x,
-// stride bytes apart, into scratch[0:16]. Each head's squares go to 32 lanes as in
-// sumSquaresLoop; then native.SumSquares' tree adds the heads' lanes up together, each of its
-// steps one shuffle pair and one addition for two, four, eight or sixteen heads at once (the
-// lower lane of a pair always the first operand, as in the reference), and native.RMSNormScale's
-// float64 square roots and divisions run eight heads to a vector (on Zen 4 they hold a
-// multiplier pipe: 27 and 14 cycles a vector, five cycles a head, against thirteen scalar).
-// Heads past nb repeat the last one, whose sums are then computed again and never read; with
-// nb at most 8 the second eight are neither loaded nor finished.
-func (g *generator) qkSums(x, stride, nb, scratch Register, hiMask VecVirtual, eps Register) {
-	p, last, t := GP64(), GP64(), GP64()
+// qkSums emits the first pass of qkNormRoPEBF16Kernel and qkNormRoPEKernel: the scales r of the
+// nb (1 to 16) heads of dtype d at x, stride bytes apart, into scratch[0:16]. Each head's
+// squares go to 32 lanes as in sumSquaresLoop; then native.SumSquares' tree adds the heads' lanes
+// up together, each of its steps one shuffle pair and one addition for two, four, eight or
+// sixteen heads at once (the lower lane of a pair always the first operand, as in the
+// reference), and native.RMSNormScale's float64 square roots and divisions run eight heads to a
+// vector (on Zen 4 they hold a multiplier pipe: 27 and 14 cycles a vector, five cycles a head,
+// against thirteen scalar). Heads past nb repeat the last one, whose sums are then computed
+// again and never read; with nb at most 8 the second eight are neither loaded nor finished.
+// hiMask is bf16's (loads deinterleaved, as there); f32 and f16 load in order and take nil.
+// f16 also writes each head widened to float32 to scratch[16+128i:], i its number in the block.
+func (g *generator) qkSums(d dtype, x, stride, nb, scratch Register, hiMask VecVirtual, eps Register) {
+	var idx VecVirtual
+	if d != bf16 {
+		idx = ZMM()
+		VMOVDQU32(dwordTable("qksumidx"+d.name, [16]int{0, 1, 4, 5, 8, 9, 12, 13, 2, 3, 6, 7, 10, 11, 14, 15}), idx)
+	}
+	p, last, t, wide := GP64(), GP64(), GP64(), GP64()
+	if d == f16 {
+		LEAQ(Mem{Base: scratch, Disp: 64}, wide) // the widened heads, 512 bytes each
+	}
 	MOVQ(nb, last)
 	DECQ(last)
 	IMULQ(stride, last)
 	ADDQ(x, last)
 	MOVQ(x, p)
-	// head returns T, the 16 sums s_2m + s_2m+1 of the head at p (lane m), and moves p on to
-	// the next head unless p is the last.
-	head := func(advance bool) VecVirtual {
-		acc := [2]VecVirtual{ZMM(), ZMM()}
-		for c := range 4 {
-			e, o, m := ZMM(), ZMM(), ZMM()
-			VMOVDQU64(Mem{Base: p, Disp: 64 * c}, m)
-			VPSLLD(U8(16), m, e)
-			VPANDD(m, hiMask, o)
-			for i, v := range []VecVirtual{e, o} {
-				if c == 0 {
-					VMULPS(v, v, acc[i]) // FMA32(v, v, 0): the square, rounded once
-				} else {
-					accSquares(v, acc[i])
-				}
-			}
-		}
-		if advance {
-			LEAQ(Mem{Base: p, Index: stride, Scale: 1}, t)
-			CMPQ(t, last)
-			CMOVQLS(t, p)
-		}
-		// Lane m holds s_2m in acc[0], s_2m+1 in acc[1].
-		VADDPS(acc[1], acc[0], acc[0])
-		return acc[0]
-	}
 	// merge adds neighbours of a and of b: lanes 2j and 2j+1 of each 128 bits, or with blocks
 	// set 128-bit blocks 2j and 2j+1; a's sums go to the lower half of each 128 bits (of the
 	// register with blocks).
@@ -438,8 +450,53 @@ func (g *generator) qkSums(x, stride, nb, scratch Register, hiMask VecVirtual, e
 		VADDPS(hi, lo, lo)
 		return lo
 	}
-	// eight returns the next eight heads' sums V0 = Σ s_0..15 and V1 = Σ s_16..31 as
-	// [V0 of heads 0..3, V1 of 0..3, V0 of 4..7, V1 of 4..7], one 128-bit block each.
+	// head returns T, the 16 sums T_m = s_2m + s_2m+1 of the head at p, and moves p on to the
+	// next head unless p is the last. bf16 holds T_m in lane m; f32 and f16 in sumLanes' order,
+	// T2k and T2k+1 in lanes 4k and 4k+1 and T8+2k and T9+2k in lanes 4k+2 and 4k+3.
+	head := func(advance bool) VecVirtual {
+		acc := [2]VecVirtual{ZMM(), ZMM()}
+		square := func(v VecVirtual, i int, first bool) {
+			if first {
+				VMULPS(v, v, acc[i]) // FMA32(v, v, 0): the square, rounded once
+			} else {
+				accSquares(v, acc[i])
+			}
+		}
+		if d == bf16 {
+			for c := range 4 {
+				e, o, m := ZMM(), ZMM(), ZMM()
+				VMOVDQU64(Mem{Base: p, Disp: 64 * c}, m)
+				VPSLLD(U8(16), m, e)
+				VPANDD(m, hiMask, o)
+				square(e, 0, c == 0) // s_2m in lane m
+				square(o, 1, c == 0) // s_2m+1
+			}
+		} else {
+			for c := range 8 {
+				v := load(d, 16, Mem{Base: p, Disp: 16 * d.esize * c})
+				if d == f16 {
+					VMOVUPS(v, Mem{Base: wide, Disp: 64 * c})
+				}
+				square(v, c%2, c < 2) // s_16(c%2)+i in lane i
+			}
+			if d == f16 {
+				ADDQ(U32(512), wide)
+			}
+		}
+		if advance {
+			LEAQ(Mem{Base: p, Index: stride, Scale: 1}, t)
+			CMPQ(t, last)
+			CMOVQLS(t, p)
+		}
+		if d == bf16 {
+			VADDPS(acc[1], acc[0], acc[0])
+			return acc[0]
+		}
+		return merge(acc[0], acc[1], false)
+	}
+	// eight returns the next eight heads' sums V0 = Σ s_0..15 and V1 = Σ s_16..31. bf16 has
+	// them as [V0 of heads 0..3, V1 of 0..3, V0 of 4..7, V1 of 4..7], one 128-bit block each;
+	// f32 and f16 with the 128-bit block j holding V0 and V1 of heads 2j and 2j+1.
 	eight := func(lastAdvance bool) VecVirtual {
 		var u [2]VecVirtual
 		for q := range 2 {
@@ -447,11 +504,14 @@ func (g *generator) qkSums(x, stride, nb, scratch Register, hiMask VecVirtual, e
 			for k := range 2 {
 				a := head(true)
 				b := head(lastAdvance || q == 0 || k == 0)
-				// P_j = T_2j + T_2j+1: per 128 bits i, [P_2i, P_2i+1] of a, then of b.
+				// P_j = T_2j + T_2j+1, neighbours in either order: per 128 bits i, [P_2i,
+				// P_2i+1] (bf16) or [P_i, P_4+i] of a, then of b.
 				pr[k] = merge(a, b, false)
 			}
-			// U_i = P_2i + P_2i+1: 128-bit block i holds U_i of the four heads.
-			u[q] = merge(pr[0], pr[1], false)
+			// U_i = P_2i + P_2i+1. bf16: 128-bit block i holds U_i of the four heads. f32, f16:
+			// P_2i and P_2i+1 sit in blocks 2i and 2i+1, and block j (of a pair of heads) gets
+			// [U0, U2] of the first head and of the second for j = 0, [U1, U3] for j = 1.
+			u[q] = merge(pr[0], pr[1], d != bf16)
 		}
 		// V0 = U0 + U1, V1 = U2 + U3.
 		return merge(u[0], u[1], true)
@@ -459,11 +519,16 @@ func (g *generator) qkSums(x, stride, nb, scratch Register, hiMask VecVirtual, e
 	lo, hi := eight(true), ZMM()
 	VMOVAPS(lo, hi)
 	CMPQ(nb, U8(8))
-	JBE(LabelRef("sums8"))
+	sums8 := g.newLabel("sums8")
+	JBE(LabelRef(sums8))
 	VMOVAPS(eight(false), hi)
-	Label("sums8")
-	// W = V0 + V1: lane i holds head i's sum of squares.
-	sum := merge(lo, hi, true)
+	Label(sums8)
+	// W = V0 + V1: lane i holds head i's sum of squares; f32 and f16 have the heads in lanes
+	// 0 1 8 9 2 3 10 11 4 5 12 13 6 7 14 15 and put them in order.
+	sum := merge(lo, hi, d == bf16)
+	if d != bf16 {
+		VPERMPS(sum, idx, sum)
+	}
 	// r = float32(1 / sqrt(float64(sum/128 + eps))), as rmsScalar: the mean a multiplication by
 	// 1/128, which rounds exactly as the division does (the same real number, rounded once).
 	invN, epsZ, one := ZMM(), ZMM(), ZMM()
@@ -473,22 +538,23 @@ func (g *generator) qkSums(x, stride, nb, scratch Register, hiMask VecVirtual, e
 	VBROADCASTSD(g.data.oneF64, one)
 	VMULPS(invN, sum, sum)
 	VADDPS(epsZ, sum, sum)
+	sumsDone := g.newLabel("sumsdone")
 	for k := range 2 {
-		half, d := YMM(), ZMM()
+		half, dd := YMM(), ZMM()
 		if k == 0 {
-			VCVTPS2PD(sum.AsY(), d)
+			VCVTPS2PD(sum.AsY(), dd)
 		} else {
 			CMPQ(nb, U8(8))
-			JBE(LabelRef("sumsdone"))
+			JBE(LabelRef(sumsDone))
 			VEXTRACTF32X8(U8(1), sum, half)
-			VCVTPS2PD(half, d)
+			VCVTPS2PD(half, dd)
 		}
-		VSQRTPD(d, d)
-		VDIVPD(d, one, d)
-		VCVTPD2PS(d, half)
+		VSQRTPD(dd, dd)
+		VDIVPD(dd, one, dd)
+		VCVTPD2PS(dd, half)
 		VMOVUPS(half, Mem{Base: scratch, Disp: 32 * k})
 	}
-	Label("sumsdone")
+	Label(sumsDone)
 }
 
 // qkTinyTrig returns careful for qkNormRoPEBF16Kernel: nonzero when a cos or sin value in
