@@ -30,8 +30,8 @@ func (*qkRMSNormRoPEJob) slot() *qkRMSNormRoPEJob { return &qkRMSNormRoPESlot }
 // qkStack is the head size up to which the widened weights and heads live on the stack.
 const qkStack = 512
 
-// qkScratch is the fused kernels' scratch: 16 heads' scales, then the token's cos and sin in the
-// bf16 kernel's layout, or the f16 kernel's 16 heads widened to float32.
+// qkScratch is the fused kernels' scratch: 16 heads' scales and, for f16, the 16 heads widened to
+// float32.
 type qkScratch [16 + 16*128]float32
 
 // qkFusedWeights are the query's and key's weights in the fused bf16 kernel's layout.

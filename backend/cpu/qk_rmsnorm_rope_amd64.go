@@ -55,7 +55,7 @@ func qkNormRoPEAsm(i isa, d tensor.DType, gptj bool, x *byte, heads, stride int,
 
 // qkFusedWeight lays w out in dst for the fused bf16 kernel and returns dst, or nil when that
 // kernel does not take it (another ISA or dtype, not 128 values, or an infinite weight: the
-// kernel's fast variant assumes none, see qkHead in the generator).
+// kernel's fast variant assumes none, see qkKernel.heads in the generator).
 func qkFusedWeight(i isa, d tensor.DType, dst *[128]float32, w []float32) *[128]float32 {
 	if i != isaAVX512BF16 || d != tensor.BF16 || len(w) != 128 {
 		return nil

@@ -232,10 +232,31 @@ func roundPair(d dtype, a, b VecVirtual) {
 	}
 }
 
-// The layouts of qkNormRoPEBF16Kernel after its roundings: l0 as loaded (loadedLanes), l1 after
-// x·r is rounded (the weight is multiplied in it), l2 after w·h is rounded (the rotation's).
-func qkL1() bf16Lanes { return loadedLanes().rounded() }
-func qkL2() bf16Lanes { return qkL1().rounded() }
+// The layouts of qkNormRoPEBF16Kernel's second pass: l2 after w·h is rounded (the rotation's) is
+// in order, lanes 0..15 of a 32-value block in e and 16..31 in o, so that the last rounding's
+// words are the output as it is stored, and cos and sin are read as they are; l1 after x·r is
+// rounded (the weight is multiplied in it) and l0 as loaded (qkLoadTables) are the layouts
+// whose roundings give l2.
+func qkL2() (l bf16Lanes) {
+	for j := range 16 {
+		l.e[j], l.o[j] = j, 16+j
+	}
+	return l
+}
+func qkL1() bf16Lanes { return qkL2().unrounded() }
+func qkL0() bf16Lanes { return qkL1().unrounded() }
+
+// qkLoadTables declares the zero-masked VPERMW indices that load 32 bf16 values in layout l0,
+// each to the high word of its dword: word 2j+1 of e's table is element l0.e[j] (word 2j, masked
+// off, is 0).
+func qkLoadTables() (e, o Mem) {
+	l := qkL0()
+	for j := range 16 {
+		l.e[j] <<= 16
+		l.o[j] <<= 16
+	}
+	return dwordTable("qkloade", l.e), dwordTable("qkloado", l.o)
+}
 
 // permuteBlocks emits, for each of the nblocks 32-value blocks of float32 at src, its values in
 // the layout whose VPERMT2PS indices ie and io are (layoutTables): the e lanes to dst+dstDisp,
@@ -280,22 +301,24 @@ func (g *generator) qkWeightBF16Kernel() {
 // qkWeightBF16 lays it out.
 //
 // The heads go in blocks of up to 16, in two passes. The first computes every head's scale r
-// (qkSums); the second normalizes, rounds, scales by the weight, rounds, rotates and stores each
-// head, two heads at a time with their instructions interleaved (qkHeads): one head's chain of
-// dependent steps (three roundings of 7 cycles' latency among them) is longer than the
-// out-of-order window reaches past, and two independent chains side by side keep the vector
-// pipes busier (Zen 4, the second pass over 16 heads in L1: 66 cycles a head alone, 55 two
-// by two).
+// (qkSums); the second normalizes, rounds, scales by the weight, rounds, rotates and stores
+// each head, two heads at a time with their instructions interleaved (qkKernel.heads): one
+// head's chain of dependent steps (three roundings of 7 cycles' latency among them) is longer
+// than the out-of-order window reaches past, and two independent chains side by side keep the
+// vector pipes busier (Zen 4, the second pass over 16 heads in L1: 66 cycles a head alone, 55
+// two by two).
 //
 // Values stay deinterleaved from load to store (bf16Lanes): the roundings to bf16 and back are
-// one VCVTNE2PS2BF16 and two one-cycle splits per 32 values, and only the final store puts the
-// words back in order (one VPERMW). VCVTNE2PS2BF16 flushes subnormals, so rounded words are
-// tested (qkHeads: all three roundings' for a zero exponent in the careful variant, the second
-// rounding's for an exponent of at least 64 in the usual one), and a head with a word that
-// fails is not stored; the kernel returns how many heads it wrote, and the caller finishes that
-// head on the exact path and calls again for the rest.
+// one VCVTNE2PS2BF16 and two one-cycle splits per 32 values. The second pass loads them (two
+// zero-masked VPERMW per 32) in the layout whose two roundings leave them in order (qkL2), so
+// the last rounding's words are stored as they are, and cos and sin are read as they are.
+// VCVTNE2PS2BF16 flushes subnormals, so rounded words are tested (qkKernel.heads: all three
+// roundings' for a zero exponent in the careful variant, the second rounding's for an exponent
+// of at least 64 in the usual one), and a head with a word that fails is not stored; the kernel
+// returns how many heads it wrote, and the caller finishes that head on the exact path and
+// calls again for the rest.
 //
-// scratch holds 144 float32: 16 scales and the token's cos and sin in layout l2.
+// scratch holds the 16 scales.
 func (g *generator) qkNormRoPEBF16Kernel() {
 	const name = "qkNormRoPENeoX128BF16AVX512BF16"
 	g.fastBF16 = true
@@ -303,15 +326,16 @@ func (g *generator) qkNormRoPEBF16Kernel() {
 	Pragma("noescape")
 	Doc(name+" normalizes and rotates up to `heads` BF16 heads of 128 elements in place, as qk_rmsnorm_rope does for a full-width NeoX rotation,",
 		"and returns how many it wrote: fewer when head number n rounds a value to zero or a subnormal, which it leaves to the caller.",
-		"w is the weight as qkWeightBF16 writes it; scratch holds 144 float32.")
-	r2E, r2O := layoutTables("qkr2", qkL2())
-	outIdx := wordOrder("qkoutidx", qkL2())
+		"w is the weight as qkWeightBF16 writes it; scratch holds 16 float32.")
+	loadE, loadO := qkLoadTables()
 	expW := ConstData("bf16exp2", U32(0x7f807f80))
 
 	x := Load(Param("x"), GP64())
 	heads := Load(Param("heads"), GP64())
 	stride := Load(Param("stride"), GP64())
 	w := Load(Param("w"), GP64())
+	cs := Load(Param("cos"), GP64())
+	sn := Load(Param("sin"), GP64())
 	scratch := Load(Param("scratch"), GP64())
 	eps := Load(Param("eps"), XMM())
 	done := GP64()
@@ -319,26 +343,19 @@ func (g *generator) qkNormRoPEBF16Kernel() {
 	TESTQ(heads, heads)
 	JZ(LabelRef("ret"))
 
-	// cos and sin in layout l2 into scratch[16:80] and [80:144]: block c (c = 0, 1) of the
-	// first halves pairs with block c+2 of the second, and both use cos/sin[32c:32c+32].
-	{
-		ie, io := ZMM(), ZMM()
-		VMOVDQU32(r2E, ie)
-		VMOVDQU32(r2O, io)
-		for t, name := range []string{"cos", "sin"} {
-			src := Load(Param(name), GP64())
-			permuteBlocks(scratch, src, 64+256*t, 2, ie, io)
-		}
-	}
-	careful := g.qkTinyTrig(scratch)
-	hiMask, expMask, bigMask, perm := ZMM(), ZMM(), ZMM(), ZMM()
+	careful := g.qkTinyTrig(cs, sn)
+	hiMask, expMask, bigMask, idxE, idxO := ZMM(), ZMM(), ZMM(), ZMM(), ZMM()
 	VPBROADCASTD(g.data.hiMask, hiMask)
 	VPBROADCASTD(expW, expMask)
 	VPBROADCASTD(g.data.bigExpW, bigMask)
-	VMOVDQU16(outIdx, perm)
+	VMOVDQU32(loadE, idxE)
+	VMOVDQU32(loadO, idxO)
+	odd, t := K7, GP32() // K1..K6 collect qkKernel.heads' tests
+	MOVL(U32(0xaaaaaaaa), t)
+	KMOVD(t, odd)
 	k := qkKernel{
-		stride: stride, scratch: scratch, w: w,
-		hiMask: hiMask, expMask: expMask, bigMask: bigMask, perm: perm,
+		stride: stride, scratch: scratch, w: w, cos: cs, sin: sn,
+		hiMask: hiMask, expMask: expMask, bigMask: bigMask, idxE: idxE, idxO: idxO, odd: odd,
 		ahead: GP64(),
 	}
 	// Each head of the second pass prefetches, to L2, the head 32 on (in the next block, or
@@ -405,8 +422,8 @@ func (g *generator) qkNormRoPEBF16Kernel() {
 	RET()
 }
 
-// qkExact is the label qkNormRoPEBF16Kernel jumps to when head i of a qkHeads group needs the
-// exact rounding.
+// qkExact is the label qkNormRoPEBF16Kernel jumps to when head i of a qkKernel.heads pair needs
+// the exact rounding.
 func qkExact(i int) string { return fmt.Sprintf("exact%d", i) }
 
 // qkSums emits the first pass of qkNormRoPEBF16Kernel and qkNormRoPEKernel: the scales r of the
@@ -557,17 +574,16 @@ func (g *generator) qkSums(d dtype, x, stride, nb, scratch Register, hiMask VecV
 	Label(sumsDone)
 }
 
-// qkTinyTrig returns careful for qkNormRoPEBF16Kernel: nonzero when a cos or sin value in
-// scratch (from byte 64) lies strictly between 0 and 2^-39 in magnitude; qkHeads says why that
-// matters.
-func (g *generator) qkTinyTrig(scratch Register) GPVirtual {
+// qkTinyTrig returns careful for qkNormRoPEBF16Kernel: nonzero when one of the 64 cos or 64 sin
+// values lies strictly between 0 and 2^-39 in magnitude; qkKernel.heads says why that matters.
+func (g *generator) qkTinyTrig(cs, sn Register) GPVirtual {
 	careful := GP64()
 	abs, ones, least, thr := ZMM(), ZMM(), ZMM(), ZMM()
 	VPBROADCASTD(g.data.absMask, abs)
 	VPTERNLOGD(U8(0xff), ones, ones, ones)
 	for i := range 8 {
 		v := ZMM()
-		VPANDD(Mem{Base: scratch, Disp: 64 + 64*i}, abs, v)
+		VPANDD(Mem{Base: []Register{cs, sn}[i/4], Disp: 64 * (i % 4)}, abs, v)
 		VPADDD(ones, v, v) // |v| − 1: 0 wraps to the top, out of reach
 		if i == 0 {
 			VMOVDQA64(v, least)
@@ -583,10 +599,11 @@ func (g *generator) qkTinyTrig(scratch Register) GPVirtual {
 }
 
 // qkKernel is what qkNormRoPEBF16Kernel's second pass reads: the head stride and prefetch
-// distance in bytes, the scratch (scales, cos, sin), the weight, and the constants.
+// distance in bytes, the scratch (the scales), the weight, cos and sin, and the constants.
 type qkKernel struct {
-	stride, ahead, scratch, w      Register
-	hiMask, expMask, bigMask, perm VecVirtual
+	stride, ahead, scratch, w, cos, sin  Register
+	hiMask, expMask, bigMask, idxE, idxO VecVirtual
+	odd                                  Op // the odd words
 }
 
 // split puts the first bf16 of each dword of m in e as float32 and the second in o.
@@ -627,8 +644,11 @@ func (k qkKernel) heads(careful bool, nh int, p, h Register) {
 	}
 	for c := range 4 {
 		for i := range nh {
+			m := ZMM()
 			e[i][c], o[i][c] = ZMM(), ZMM()
-			k.split(Mem{Base: base[i], Disp: 64 * c}, e[i][c], o[i][c])
+			VMOVDQU64(Mem{Base: base[i], Disp: 64 * c}, m)
+			VPERMW_Z(m, k.idxE, k.odd, e[i][c]) // layout l0
+			VPERMW_Z(m, k.idxO, k.odd, o[i][c])
 			VMULPS(rz[i], e[i][c], e[i][c]) // x·r, x first (its NaN wins, as in the reference)
 			VMULPS(rz[i], o[i][c], o[i][c])
 		}
@@ -677,9 +697,8 @@ func (k qkKernel) heads(careful bool, nh int, p, h Register) {
 				if half == 1 {
 					v = &o[i]
 				}
-				cm := Mem{Base: k.scratch, Disp: 64 + 128*c + 64*half}
-				sm := cm
-				sm.Disp += 256
+				cm := Mem{Base: k.cos, Disp: 128*c + 64*half}
+				sm := Mem{Base: k.sin, Disp: 128*c + 64*half}
 				a, b := v[c], v[c+2]
 				na, q := ZMM(), ZMM()
 				VMULPS(cm, a, na)
@@ -696,8 +715,7 @@ func (k qkKernel) heads(careful bool, nh int, p, h Register) {
 	for c := range 4 {
 		for i := range nh {
 			res[i][c] = ZMM()
-			round(i, 2, c, res[i][c])
-			VPERMW(res[i][c], k.perm, res[i][c])
+			round(i, 2, c, res[i][c]) // in order: layout l2
 		}
 	}
 	for i := range nh {
