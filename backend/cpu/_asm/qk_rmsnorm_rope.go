@@ -115,16 +115,11 @@ func (g *generator) qkNormRoPEKernel(s isa, d dtype) {
 	eps := Load(Param("eps"), XMM())
 	TESTQ(heads, heads)
 	JZ(LabelRef("done"))
-	var c consts    // f32 and f16 stores need no constants
-	ahead := GP64() // prefetch distance: as in qkNormRoPEBF16Kernel
-	MOVQ(stride, ahead)
-	SHLQ(U8(5), ahead)
-	nb, h, next, sixteen, wide := GP64(), GP64(), GP64(), GP64(), GP64()
-	MOVQ(U32(16), sixteen)
+	var c consts // f32 and f16 stores need no constants
+	ahead := qkPrefetchAhead(stride)
+	nb, h, next, wide := GP64(), GP64(), GP64(), GP64()
 	Label("block")
-	MOVQ(heads, nb)
-	CMPQ(nb, sixteen)
-	CMOVQGT(sixteen, nb)
+	qkBlockSize(nb, heads, nil)
 	g.qkSums(d, x, stride, nb, scratch, nil, eps)
 	XORQ(h, h)
 	if d == f16 {
@@ -356,23 +351,17 @@ func (g *generator) qkNormRoPEBF16Kernel() {
 	k := qkKernel{
 		stride: stride, scratch: scratch, w: w, cos: cs, sin: sn,
 		hiMask: hiMask, expMask: expMask, bigMask: bigMask, idxE: idxE, idxO: idxO, odd: odd,
-		ahead: GP64(),
 	}
 	// Each head of the second pass prefetches, to L2, the head 32 on (in the next block, or
 	// past the last head, where the next token's heads usually follow); a prefetch past the end
 	// of the tensor cannot fault. Spread over the second pass rather than bunched in the first,
 	// the hints are not dropped for want of miss buffers (one core streaming 4096 tokens: 26.9
 	// ns a head with the first pass prefetching 16 heads on to L1, 23.5 with this).
-	MOVQ(stride, k.ahead)
-	SHLQ(U8(5), k.ahead)
+	k.ahead = qkPrefetchAhead(stride)
 
-	nb, p, h, sixteen, next := GP64(), GP64(), GP64(), GP64(), GP64()
-	MOVQ(U32(16), sixteen)
+	nb, p, h, next := GP64(), GP64(), GP64(), GP64()
 	Label("block")
-	MOVQ(heads, nb)
-	SUBQ(done, nb)
-	CMPQ(nb, sixteen)
-	CMOVQGT(sixteen, nb)
+	qkBlockSize(nb, heads, done)
 
 	g.qkSums(bf16, x, stride, nb, scratch, hiMask, eps)
 
@@ -420,6 +409,27 @@ func (g *generator) qkNormRoPEBF16Kernel() {
 	Store(done, ReturnIndex(0))
 	VZEROUPPER()
 	RET()
+}
+
+// qkPrefetchAhead returns the second passes' prefetch distance in bytes: 32 heads (see
+// qkNormRoPEBF16Kernel).
+func qkPrefetchAhead(stride Register) GPVirtual {
+	ahead := GP64()
+	MOVQ(stride, ahead)
+	SHLQ(U8(5), ahead)
+	return ahead
+}
+
+// qkBlockSize emits nb = min(heads − done, 16), the heads of the next block (done nil: none).
+func qkBlockSize(nb, heads, done Register) {
+	sixteen := GP64()
+	MOVQ(U32(16), sixteen)
+	MOVQ(heads, nb)
+	if done != nil {
+		SUBQ(done, nb)
+	}
+	CMPQ(nb, sixteen)
+	CMOVQGT(sixteen, nb)
 }
 
 // qkExact is the label qkNormRoPEBF16Kernel jumps to when head i of a qkKernel.heads pair needs
