@@ -11,15 +11,16 @@
 // The RMS norms of the fused ops are native.SumSquares' float32 fused multiply-adds, 32 lanes in
 // two zmm, and its pairwise tree. qk_rmsnorm_rope runs one AVX-512 kernel per token for the
 // norm, and for heads of 128 rotated full width NeoX style (Qwen3) one kernel per token for the
-// whole op. In f32 and f16 (AVX-512) it keeps two interleaved heads in registers from load to
-// store: a head alone is one long dependency chain (sum, square root, two roundings, rotation)
-// that the out-of-order window cannot overlap with the next. In bf16 (AVX512BF16) it takes 16
-// heads in two passes, first every head's scale, then each head from load to store, with values
-// kept deinterleaved so that a rounding to bf16 and back is one VCVTNE2PS2BF16 and two splits.
-// That instruction flushes subnormals: a head whose rounded words fail a test (one test per
-// head when the token's cos and sin have no value in (0, 2^-39), one per rounding otherwise) is
-// handed back to the exact path (_asm/qk_rmsnorm_rope.go explains why one test suffices, at
-// qkNormRoPEBF16Kernel and qkHead, and _asm/bf16_layout.go the deinterleaved layouts).
+// whole op. It takes up to 16 heads in two passes: first every head's scale (the heads' sums
+// of squares added up together, their square roots and divisions eight to a vector), then each
+// head from load to store, two heads interleaved: a head alone is one long dependency chain
+// (sum, square root, roundings, rotation) that the out-of-order window cannot overlap with the
+// next. In bf16 (AVX512BF16) values are kept deinterleaved so that a rounding to bf16 and back
+// is one VCVTNE2PS2BF16 and two splits. That instruction flushes subnormals: a head whose
+// rounded words fail a test (one test per head when the token's cos and sin have no value in
+// (0, 2^-39), one per rounding otherwise) is handed back to the exact path
+// (_asm/qk_rmsnorm_rope.go explains why one test suffices, at qkNormRoPEBF16Kernel and
+// qkKernel.heads, and _asm/bf16_layout.go the deinterleaved layouts).
 //
 // kv_rmsnorm_rope_cache runs assembly when its rows are contiguous (caches in the kv dtype, not
 // the NZ modes; Dv a multiple of 32, Dk of 64, as DeepSeek's 512 and 64): one kernel takes 16

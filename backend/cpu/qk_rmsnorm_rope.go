@@ -30,9 +30,9 @@ func (*qkRMSNormRoPEJob) slot() *qkRMSNormRoPEJob { return &qkRMSNormRoPESlot }
 // qkStack is the head size up to which the widened weights and heads live on the stack.
 const qkStack = 512
 
-// qkScratch is the fused bf16 kernel's scratch: 16 heads' scales and the token's cos and sin in
-// its layout.
-type qkScratch [16 + 128]float32
+// qkScratch is the fused kernels' scratch: 16 heads' scales and, for f16, the 16 heads widened to
+// float32.
+type qkScratch [16 + 16*128]float32
 
 // qkFusedWeights are the query's and key's weights in the fused bf16 kernel's layout.
 type qkFusedWeights [2][128]float32

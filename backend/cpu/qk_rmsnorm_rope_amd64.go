@@ -32,8 +32,8 @@ func qkNormAsm(i isa, d tensor.DType, x *byte, heads, stride int, w []float32, n
 
 // qkNormRoPEAsm normalizes and rotates up to `heads` heads at x (stride bytes apart) in one
 // kernel, when there is one for the ISA, dtype and shape: heads of 128 rotated full width, NeoX;
-// f32 and f16 on AVX-512, bf16 on AVX512BF16 (with fw, w as qkFusedWeight lays it out, and its
-// scratch). It returns how many heads it wrote (the bf16 kernel stops before a head whose exact
+// f32 and f16 on AVX-512, bf16 on AVX512BF16 (with fw, w as qkFusedWeight lays it out). It
+// returns how many heads it wrote (the bf16 kernel stops before a head whose exact
 // rounding it cannot do: the caller finishes that one) and false when there is no kernel, and
 // then nothing was done.
 func qkNormRoPEAsm(i isa, d tensor.DType, gptj bool, x *byte, heads, stride int, w []float32, fw *[128]float32, cos, sin []float32, eps float32, scratch *qkScratch) (int, bool) {
@@ -42,9 +42,9 @@ func qkNormRoPEAsm(i isa, d tensor.DType, gptj bool, x *byte, heads, stride int,
 	}
 	switch {
 	case d == tensor.F32:
-		qkNormRoPENeoX128F32AVX512(x, heads, stride, &w[0], &cos[0], &sin[0], eps)
+		qkNormRoPENeoX128F32AVX512(x, heads, stride, &w[0], &cos[0], &sin[0], &scratch[0], eps)
 	case d == tensor.F16:
-		qkNormRoPENeoX128F16AVX512(x, heads, stride, &w[0], &cos[0], &sin[0], eps)
+		qkNormRoPENeoX128F16AVX512(x, heads, stride, &w[0], &cos[0], &sin[0], &scratch[0], eps)
 	case d == tensor.BF16 && i == isaAVX512BF16 && fw != nil:
 		return qkNormRoPENeoX128BF16AVX512BF16(x, heads, stride, &fw[0], &cos[0], &sin[0], &scratch[0], eps), true
 	default:
@@ -55,7 +55,7 @@ func qkNormRoPEAsm(i isa, d tensor.DType, gptj bool, x *byte, heads, stride int,
 
 // qkFusedWeight lays w out in dst for the fused bf16 kernel and returns dst, or nil when that
 // kernel does not take it (another ISA or dtype, not 128 values, or an infinite weight: the
-// kernel's fast variant assumes none, see qkHead in the generator).
+// kernel's fast variant assumes none, see qkKernel.heads in the generator).
 func qkFusedWeight(i isa, d tensor.DType, dst *[128]float32, w []float32) *[128]float32 {
 	if i != isaAVX512BF16 || d != tensor.BF16 || len(w) != 128 {
 		return nil

@@ -253,15 +253,17 @@ func qkNormF16AVX512(x *byte, heads int, stride int, w *float32, n int, eps floa
 //go:noescape
 func qkNormBF16AVX512BF16(x *byte, heads int, stride int, w *float32, n int, eps float32)
 
-// qkNormRoPENeoX128F32AVX512 normalizes and rotates `heads` F32 heads of 128 elements in place, as qk_rmsnorm_rope does for a full-width NeoX rotation.
+// qkNormRoPENeoX128F32AVX512 normalizes and rotates `heads` F32 heads of 128 elements in place, as qk_rmsnorm_rope does for a full-width NeoX rotation;
+// scratch holds 16 float32.
 //
 //go:noescape
-func qkNormRoPENeoX128F32AVX512(x *byte, heads int, stride int, w *float32, cos *float32, sin *float32, eps float32)
+func qkNormRoPENeoX128F32AVX512(x *byte, heads int, stride int, w *float32, cos *float32, sin *float32, scratch *float32, eps float32)
 
-// qkNormRoPENeoX128F16AVX512 normalizes and rotates `heads` F16 heads of 128 elements in place, as qk_rmsnorm_rope does for a full-width NeoX rotation.
+// qkNormRoPENeoX128F16AVX512 normalizes and rotates `heads` F16 heads of 128 elements in place, as qk_rmsnorm_rope does for a full-width NeoX rotation;
+// scratch holds 2064 float32.
 //
 //go:noescape
-func qkNormRoPENeoX128F16AVX512(x *byte, heads int, stride int, w *float32, cos *float32, sin *float32, eps float32)
+func qkNormRoPENeoX128F16AVX512(x *byte, heads int, stride int, w *float32, cos *float32, sin *float32, scratch *float32, eps float32)
 
 // qkWeightBF16 writes the 128 float32 of w to dst in the order qkNormRoPENeoX128BF16AVX512BF16 takes them.
 //
@@ -270,7 +272,7 @@ func qkWeightBF16(dst *float32, w *float32)
 
 // qkNormRoPENeoX128BF16AVX512BF16 normalizes and rotates up to `heads` BF16 heads of 128 elements in place, as qk_rmsnorm_rope does for a full-width NeoX rotation,
 // and returns how many it wrote: fewer when head number n rounds a value to zero or a subnormal, which it leaves to the caller.
-// w is the weight as qkWeightBF16 writes it; scratch holds 144 float32.
+// w is the weight as qkWeightBF16 writes it; scratch holds 16 float32.
 //
 //go:noescape
 func qkNormRoPENeoX128BF16AVX512BF16(x *byte, heads int, stride int, w *float32, cos *float32, sin *float32, scratch *float32, eps float32) int

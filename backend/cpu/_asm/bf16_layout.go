@@ -35,6 +35,18 @@ func (l bf16Lanes) rounded() (n bf16Lanes) {
 	return n
 }
 
+// unrounded is the layout whose rounding (rounded) is l.
+func (l bf16Lanes) unrounded() (n bf16Lanes) {
+	var w [32]int
+	for j := range 16 {
+		w[2*j], w[2*j+1] = l.e[j], l.o[j]
+	}
+	for j := range 16 {
+		n.e[j], n.o[j] = w[j], w[16+j]
+	}
+	return n
+}
+
 // wordOrder declares the VPERMW indices that put the words of VCVTNE2PS2BF16(o, e), e and o in
 // layout l, back in element order.
 func wordOrder(name string, l bf16Lanes) Mem {

@@ -149,15 +149,6 @@ func rmsScalar(sum VecVirtual, nF, oneD, eps Register) VecVirtual {
 	return rmsFinish(r, oneD, eps)
 }
 
-// rmsScalarPow2 is rmsScalar for n a power of two, given invN = 1/n: the mean is then a
-// multiplication, which rounds exactly as the division does (the same real number, rounded
-// once), without the divider.
-func rmsScalarPow2(sum VecVirtual, invN, oneD, eps Register) VecVirtual {
-	r := XMM()
-	VMULSS(invN, sum.AsX(), r)
-	return rmsFinish(r, oneD, eps)
-}
-
 // rmsFinish is rmsScalar after the mean, which r holds: r + ε, then the reciprocal square root.
 func rmsFinish(r VecVirtual, oneD, eps Register) VecVirtual {
 	u, q := XMM(), XMM()
