@@ -101,8 +101,8 @@ func Config(data []byte, l Launch) []Finding {
 		fix := "remove the key, or give the rope type that reads it (rotary inspect shows what is read)"
 		switch {
 		case u.Why != "":
-			why = "the config gives the same setting twice with different values, and readers choose between them differently: the RoPE a checkpoint gets depends on which one loads it"
-			fix = "keep one value (rotary check --frameworks shows which reader takes which)"
+			why = "readers differ on this key: which of the keys that give the same setting they take, or whether they read it at all, so the RoPE a checkpoint gets depends on which one loads it"
+			fix = "keep one value, under the key every reader takes (rotary check --frameworks shows which reader takes which)"
 		case u.Suggest != "":
 			fix = "rename it " + u.Suggest
 		}

@@ -23,3 +23,19 @@ func TestRopeThetaTwice(t *testing.T) {
 	}
 	t.Errorf("findings %v: want an unread-key warning on rope_theta", fs)
 }
+
+// TestRopePctReported: a StableLM config's rope_pct, which no transformers class reads and
+// vLLM's stablelm.py takes ahead of partial_rotary_factor, is an unread-key warning that says
+// who reads it, in words that fit a key given once.
+func TestRopePctReported(t *testing.T) {
+	fs := check.Config([]byte(`{"model_type": "stablelm", "hidden_size": 2560, "num_attention_heads": 32, "rope_theta": 10000, "rope_pct": 0.5}`), check.Launch{})
+	for _, f := range fs {
+		if f.Code == "unread-key" && strings.HasPrefix(f.What, "rope_pct: not read") {
+			if !strings.Contains(f.What, "StablelmAttention") || strings.Contains(f.Why, "twice") {
+				t.Errorf("finding %+v: want vLLM's reader named, and no word of a key given twice", f)
+			}
+			return
+		}
+	}
+	t.Errorf("findings %v: want an unread-key warning on rope_pct", fs)
+}

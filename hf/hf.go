@@ -316,6 +316,7 @@ func (p *parser) parse(top object) (*Model, error) {
 	}
 	p.m.HeadSize = p.m.Spec.HeadSize
 	p.aliasesUnread()
+	p.ropePctUnread()
 	p.rotaryDimUnread()
 	p.m.Notes = p.notes
 	p.m.HFFails = p.fails

@@ -14,6 +14,10 @@ const rotaryPctReaders = `transformers reads rotary_pct only in GPTNeoXConfig an
 const embFractionReaders = `no transformers config class reads rotary_emb_fraction (main at decba1d2, v4.57 at 59eba492); ` +
 	`vLLM's patch_rope_parameters (getattr_iter) takes it as the config's partial_rotary_factor where the config object has neither that attribute nor rotary_pct (--as vllm)`
 
+// ropePctReaders says who reads rope_pct, the rotary fraction of StableLM's original configs.
+const ropePctReaders = `no transformers config class reads rope_pct (main at decba1d2: StableLmConfig takes partial_rotary_factor, default 0.25); ` +
+	`vLLM's StablelmAttention.__init__ (models/stablelm.py, 4819ff71) takes it ahead of partial_rotary_factor, a reading rotary does not model`
+
 // aliasKeys are the keys vLLM's patch_rope_parameters reads as the config's partial_rotary_factor
 // attribute, after that key (transformers_utils/config.py, 0036026e: getattr_iter).
 var aliasKeys = []string{"rotary_pct", "rotary_emb_fraction"}
@@ -69,6 +73,14 @@ func (p *parser) aliasesUnread() {
 			continue
 		}
 		p.overridden = append(p.overridden, UnreadKey{Path: path, Why: p.aliasWhy(k)})
+	}
+}
+
+// ropePctUnread reports a given rope_pct: no reading sizes the rotary part by it, and a
+// framework that does would rotate another number of dims.
+func (p *parser) ropePctUnread() {
+	if path, _, ok := p.src.given("rope_pct"); ok {
+		p.overridden = append(p.overridden, UnreadKey{Path: path, Why: ropePctReaders})
 	}
 }
 

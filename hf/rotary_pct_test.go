@@ -117,3 +117,37 @@ func TestRotaryPctByClass(t *testing.T) {
 		}
 	}
 }
+
+// TestRopePctUnread: rope_pct, the rotary fraction of StableLM's original configs, is read by
+// no transformers config class (main at decba1d2: StableLmConfig takes partial_rotary_factor,
+// default 0.25), while vLLM's StablelmAttention.__init__ (models/stablelm.py, 4819ff71) takes it
+// ahead of partial_rotary_factor. rotary does not model that reading, so a config that carries
+// it is reported under every reading instead of being read silently otherwise than vLLM does.
+func TestRopePctUnread(t *testing.T) {
+	const stablelm = `"model_type": "stablelm", "hidden_size": 2560, "num_attention_heads": 32, "rope_theta": 10000`
+	const llama = `"model_type": "llama", "hidden_size": 4096, "num_attention_heads": 32, "rope_theta": 10000`
+	for _, c := range []struct {
+		name, cfg string
+		rot       int
+	}{
+		{"stablelm", `{` + stablelm + `, "rope_pct": 0.5}`, 20},
+		{"stablelm beside partial_rotary_factor", `{` + stablelm + `, "rope_pct": 0.5, "partial_rotary_factor": 0.25}`, 20},
+		{"llama", `{` + llama + `, "rope_pct": 0.5}`, 128},
+	} {
+		for _, d := range []Dialect{DialectReference, DialectHF, DialectHF457, DialectVLLM} {
+			m := parseAs(t, d, c.cfg)
+			if s, err := m.Spec.ForLayer(0); err != nil || s.RotaryDim != c.rot {
+				t.Errorf("%s, %s: rotary dim %d, %v; want %d", c.name, d, s.RotaryDim, err, c.rot)
+			}
+			if !unreadWith(m, "rope_pct", "StablelmAttention") || !unreadWith(m, "rope_pct", "no transformers config class") {
+				t.Errorf("%s, %s: unread %v: want rope_pct reported, naming who reads it", c.name, d, m.Unread)
+			}
+		}
+	}
+	// Without rope_pct, nothing is said of it.
+	for _, u := range parseAs(t, DialectVLLM, `{`+stablelm+`}`).Unread {
+		if u.Path == "rope_pct" {
+			t.Errorf("rope_pct reported without being given: %v", u)
+		}
+	}
+}
