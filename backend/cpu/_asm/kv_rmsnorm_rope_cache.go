@@ -591,10 +591,29 @@ func (g *generator) kvcNorms4Loop(d dtype, kv, ckv [4]GPVirtual, rz, least [4]Ve
 func (g *generator) kvcSums(d dtype, row func(int, Register) Mem, t Register, k int, label string, nF, oneD, eps Register) {
 	es := uint8(d.esize)
 	kv, lo, hi, j := kvcSumRows(d, row, t, k)
+	// In f32 (four tokens a call, kvcGroupLen) the loop also asks for the lines of the rows the
+	// second pass writes, one PREFETCHT1 per 128 bytes (the L2 fetches the line pair): streamed
+	// from memory, their write-allocate reads would otherwise begin only at its stores, after
+	// the loads of these rows have completed instead of beside them.
+	var ckv []GPVirtual
+	if d == f32 && k == 4 {
+		dv := Load(Param("dv"), GP64())
+		ckv = make([]GPVirtual, k)
+		for i := range ckv {
+			ckv[i] = GP64()
+			m := row(3, t)
+			m.Disp += 8 * i
+			MOVQ(m, ckv[i])
+			LEAQ(Mem{Base: ckv[i], Index: dv, Scale: es}, ckv[i])
+		}
+	}
 	Label(label)
 	for i := range kv {
 		accSquares(load(d, 16, Mem{Base: kv[i], Index: j, Scale: es}), lo[i])
 		accSquares(load(d, 16, Mem{Base: kv[i], Index: j, Scale: es, Disp: 16 * d.esize}), hi[i])
+		if ckv != nil {
+			PREFETCHT1(Mem{Base: ckv[i], Index: j, Scale: es})
+		}
 	}
 	ADDQ(U32(32), j)
 	JNZ(LabelRef(label))
