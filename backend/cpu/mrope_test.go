@@ -127,3 +127,54 @@ func BenchmarkMRoPE(b *testing.B) {
 		}
 	}
 }
+
+// TestMRoPELayoutAcrossCalls: a layout's pair-to-axis map outlives the call, for the next
+// layer's; calls in turn with each layout (and back), decoded alone and in a threaded prefill,
+// must each rotate bit for bit as native on every implementation.
+func TestMRoPELayoutAcrossCalls(t *testing.T) {
+	defer cpu.SetImplementation(cpu.Implementations()[0])
+	r := rand.New(rand.NewPCG(17, 18))
+	specs := append(mropeSpecs[:len(mropeSpecs):len(mropeSpecs)], mropeSpecs[0], mropeSpecs[1],
+		struct {
+			name string
+			spec rotary.Spec
+		}{"qwen3-vl-gguf", rotary.Spec{HeadSize: 128, RotaryDim: 128, Base: 5e6, MaxPositions: 512, MRoPE: &rotary.MRoPE{Sections: []int{24, 20, 20, 0}, Interleaved: true, GGMLFourth: true}}},
+		mropeSpecs[1])
+	for _, impl := range cpu.Implementations() {
+		if err := cpu.SetImplementation(impl); err != nil {
+			t.Fatal(err)
+		}
+		for _, T := range []int{1, 300} {
+			for i, s := range specs {
+				rows := 3
+				if s.spec.MRoPE.GGMLFourth {
+					rows = 4
+				}
+				p := make([]int64, rows*T)
+				for j := range p {
+					p[j] = r.Int64N(500) // every axis its own position: image tokens
+				}
+				pos := tensor.FromI64(p, rows, T)
+				q := randomTensor(r, tensor.F32, normalValues, T, 4, s.spec.HeadSize)
+				want, got := q.Clone(), q.Clone()
+				ref, err := rotary.New(s.spec, rotary.WithDispatcher(mustDispatcher(t, "none", ops.Auto)))
+				if err != nil {
+					t.Fatal(err)
+				}
+				emb, err := rotary.New(s.spec, rotary.WithDispatcher(mustDispatcher(t, "all", cpu.Name)))
+				if err != nil {
+					t.Fatal(err)
+				}
+				if err := ref.Forward(pos, want, tensor.Tensor{}); err != nil {
+					t.Fatal(err)
+				}
+				if err := emb.Forward(pos, got, tensor.Tensor{}); err != nil {
+					t.Fatal(err)
+				}
+				if j := firstDiff(got, want); j >= 0 {
+					t.Errorf("%s T=%d call %d (%s): element %d = %v, native %v", impl, T, i, s.name, j, got.Float64At(j), want.Float64At(j))
+				}
+			}
+		}
+	}
+}
