@@ -65,7 +65,7 @@ func mropeLayoutOf(a *ops.MRoPEArgs, half int) ([]uint8, []uint64, *mropeLayout)
 	}
 	axis := make([]uint8, half)
 	mropeAxes(a, axis)
-	return axis, mropeMasks(axis, make([]uint64, min(len(mropeLayout{}.masks), 2*half/16))), nil
+	return axis, mropeMasks(axis, make([]uint64, len(mropeLayout{}.masks))), nil // the first 512 floats; the Go loop gathers the rest
 }
 
 func (j *mropeJob) run(lo, hi int) {

@@ -52,12 +52,12 @@ type visionScratch struct {
 	ent  [2][visionSlots][2 * visionMaxPairs]float32
 }
 
-// keep reports whether s's table holds cos/sin for the frequencies inv; when not, it empties
-// the table and keys it by inv.
-func (s *visionScratch) keep(inv []float64) bool {
+// keep leaves s's table as it is when it holds cos/sin for the frequencies inv, and else
+// empties it and keys it by inv.
+func (s *visionScratch) keep(inv []float64) {
 	key := s.key[:s.nkey]
 	if s.nkey > 0 && slices.EqualFunc(key, inv, func(a, b float64) bool { return math.Float64bits(a) == math.Float64bits(b) }) {
-		return true
+		return
 	}
 	for c := range s.tag {
 		for i := range s.tag[c] {
@@ -65,7 +65,6 @@ func (s *visionScratch) keep(inv []float64) bool {
 		}
 	}
 	s.nkey = copy(s.key[:], inv)
-	return false
 }
 
 var visionScratchPool = sync.Pool{New: func() any { return new(visionScratch) }}
