@@ -11,31 +11,7 @@ import "github.com/rotary-go/rotary/tensor"
 // bytes apart; x itself in place); the others ignore src. The integer switch compiles to a
 // jump table; _asm numbers the kernels as it emits them.
 func callKernel(i isa, d tensor.DType, gptj, full bool, x *byte, heads, stride int, cos, sin *float32, half, n int, src *byte, srcStride int) {
-	id := 0
-	switch d {
-	case tensor.BF16:
-		id = 4
-	case tensor.F16:
-		id = 8
-	}
-	if gptj {
-		id += 2
-	}
-	if full {
-		id++
-	}
-	switch i {
-	case isaAVX512:
-		id += 12
-	case isaAVX512BF16:
-		switch d {
-		case tensor.BF16:
-			id += 24
-		default: // isaAVX512's kernels
-			id += 12
-		}
-	}
-	switch id {
+	switch kernelID(i, d, gptj, full) {
 	case 0:
 		rotateNeoXF32AVX2(x, heads, stride, cos, sin, half, n)
 	case 1:
@@ -95,4 +71,69 @@ func callKernel(i isa, d tensor.DType, gptj, full bool, x *byte, heads, stride i
 	default:
 		panic("cpu: no kernel for this ISA and dtype")
 	}
+}
+
+// callTokensKernel runs the token-run kernel of an ISA for a dtype and style (rotateTokens) and
+// reports true, or reports false where there is none.
+func callTokensKernel(i isa, d tensor.DType, gptj bool, x *byte, heads, stride, step int, x2 *byte, heads2, stride2, step2 int, rows **float32, tokens, half, n int) bool {
+	switch kernelID(i, d, gptj, false) {
+	case 0:
+		rotateTokensNeoXF32AVX2(x, heads, stride, step, x2, heads2, stride2, step2, rows, tokens, half, n)
+	case 2:
+		rotateTokensGPTJF32AVX2(x, heads, stride, step, x2, heads2, stride2, step2, rows, tokens, half, n)
+	case 4:
+		rotateTokensNeoXBF16AVX2(x, heads, stride, step, x2, heads2, stride2, step2, rows, tokens, half, n)
+	case 6:
+		rotateTokensGPTJBF16AVX2(x, heads, stride, step, x2, heads2, stride2, step2, rows, tokens, half, n)
+	case 8:
+		rotateTokensNeoXF16AVX2(x, heads, stride, step, x2, heads2, stride2, step2, rows, tokens, half, n)
+	case 10:
+		rotateTokensGPTJF16AVX2(x, heads, stride, step, x2, heads2, stride2, step2, rows, tokens, half, n)
+	case 12:
+		rotateTokensNeoXF32AVX512(x, heads, stride, step, x2, heads2, stride2, step2, rows, tokens, half, n)
+	case 14:
+		rotateTokensGPTJF32AVX512(x, heads, stride, step, x2, heads2, stride2, step2, rows, tokens, half, n)
+	case 16:
+		rotateTokensNeoXBF16AVX512(x, heads, stride, step, x2, heads2, stride2, step2, rows, tokens, half, n)
+	case 20:
+		rotateTokensNeoXF16AVX512(x, heads, stride, step, x2, heads2, stride2, step2, rows, tokens, half, n)
+	case 22:
+		rotateTokensGPTJF16AVX512(x, heads, stride, step, x2, heads2, stride2, step2, rows, tokens, half, n)
+	case 28:
+		rotateTokensNeoXBF16AVX512BF16(x, heads, stride, step, x2, heads2, stride2, step2, rows, tokens, half, n)
+	case 30:
+		rotateTokensGPTJBF16AVX512BF16(x, heads, stride, step, x2, heads2, stride2, step2, rows, tokens, half, n)
+	default:
+		return false
+	}
+	return true
+}
+
+// kernelID is the number _asm gave the kernel of an ISA for a dtype and style.
+func kernelID(i isa, d tensor.DType, gptj, full bool) int {
+	id := 0
+	switch d {
+	case tensor.BF16:
+		id = 4
+	case tensor.F16:
+		id = 8
+	}
+	if gptj {
+		id += 2
+	}
+	if full {
+		id++
+	}
+	switch i {
+	case isaAVX512:
+		id += 12
+	case isaAVX512BF16:
+		switch d {
+		case tensor.BF16:
+			id += 24
+		default: // isaAVX512's kernels
+			id += 12
+		}
+	}
+	return id
 }

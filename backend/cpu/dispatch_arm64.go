@@ -11,20 +11,7 @@ import "github.com/rotary-go/rotary/tensor"
 // bytes apart; x itself in place); the others ignore src. The integer switch compiles to a
 // jump table; _asm numbers the kernels as it emits them.
 func callKernel(i isa, d tensor.DType, gptj, full bool, x *byte, heads, stride int, cos, sin *float32, half, n int, src *byte, srcStride int) {
-	id := 0
-	switch d {
-	case tensor.BF16:
-		id = 4
-	case tensor.F16:
-		id = 8
-	}
-	if gptj {
-		id += 2
-	}
-	if full {
-		id++
-	}
-	switch id {
+	switch kernelID(i, d, gptj, full) {
 	case 0:
 		rotateNeoXF32NEON(x, heads, stride, cos, sin, half, n)
 	case 1:
@@ -52,4 +39,28 @@ func callKernel(i isa, d tensor.DType, gptj, full bool, x *byte, heads, stride i
 	default:
 		panic("cpu: no kernel for this ISA and dtype")
 	}
+}
+
+// callTokensKernel runs the token-run kernel of an ISA for a dtype and style (rotateTokens) and
+// reports true, or reports false where there is none.
+func callTokensKernel(i isa, d tensor.DType, gptj bool, x *byte, heads, stride, step int, x2 *byte, heads2, stride2, step2 int, rows **float32, tokens, half, n int) bool {
+	return false
+}
+
+// kernelID is the number _asm gave the kernel of an ISA for a dtype and style.
+func kernelID(i isa, d tensor.DType, gptj, full bool) int {
+	id := 0
+	switch d {
+	case tensor.BF16:
+		id = 4
+	case tensor.F16:
+		id = 8
+	}
+	if gptj {
+		id += 2
+	}
+	if full {
+		id++
+	}
+	return id
 }

@@ -37,7 +37,12 @@ type mropeLayout struct {
 	axis                                 [256]uint8
 	masks                                [2 * 256 / 16]uint64
 	nmasks                               int
+	block                                [mropeBlockFloats]float32 // a block's gathered rows
 }
+
+// mropeBlockFloats is the room for a block's gathered [cos | sin] rows: tokenBlock of them up
+// to 128 pairs, fewer of longer ones (a stack array would be cleared on every call).
+const mropeBlockFloats = tokenBlock * 2 * 128
 
 var mropeLayouts = sync.Pool{New: func() any { return new(mropeLayout) }}
 
@@ -72,39 +77,48 @@ func (j *mropeJob) run(lo, hi int) {
 	a := (*ops.MRoPEArgs)(j)
 	k := active
 	half := a.Cache.Half
-	var stack [2 * 256]float32
-	buf := stack[:]
-	if half > len(buf)/2 {
-		buf = make([]float32, 2*half)
+	if half == 0 {
+		return
 	}
-	buf = buf[: 2*half : 2*half]
-	cos, sin := buf[:half:half], buf[half:]
+	per := max(1, min(tokenBlock, mropeBlockFloats/(2*half)))
+	var buf []float32               // a block's gathered rows, taken with the layout
+	var rowsOf [tokenBlock]*float32 // each token's row: the cache's (text) or one in buf
 	var axis []uint8
 	var masks []uint64   // with axis, taken at the first token whose axes differ: text needs neither
 	var lay *mropeLayout // where they come from, put back after the loop (a defer in it allocates)
 	rows := min(a.Positions.Rows, mropeMaxRows)
 	var row [mropeMaxRows][]float32 // the cache row of each axis's position
-	for t := lo; t < hi; t++ {
-		p0 := a.Positions.At(0, t)
-		same := true
-		for r := 1; r < rows; r++ {
-			same = same && a.Positions.At(r, t) == p0
+	for t0 := lo; t0 < hi; t0 += per {
+		t1 := min(hi, t0+per)
+		for t := t0; t < t1; t++ {
+			p0 := a.Positions.At(0, t)
+			same := true
+			for r := 1; r < rows; r++ {
+				same = same && a.Positions.At(r, t) == p0
+			}
+			if same {
+				// A text token: every axis at one position, so the pairs take that row as it is.
+				c, _ := a.Cache.Row(p0)
+				rowsOf[t-t0] = &c[0]
+				continue
+			}
+			for r := range row {
+				p := int(a.Positions.At(min(r, rows-1), t)) // rows past the layout's are never selected
+				row[r] = a.Cache.Data[p*2*half : (p+1)*2*half : (p+1)*2*half]
+			}
+			if axis == nil {
+				axis, masks, lay = mropeLayoutOf(a, half)
+				if lay != nil {
+					buf = lay.block[:]
+				} else {
+					buf = make([]float32, per*2*half)
+				}
+			}
+			b := buf[(t-t0)*2*half : (t-t0+1)*2*half : (t-t0+1)*2*half]
+			mropeGather(k.isa, b, &row, axis, masks)
+			rowsOf[t-t0] = &b[0]
 		}
-		if same {
-			// A text token: every axis at one position, so the pairs take that row as it is.
-			c, s := a.Cache.Row(p0)
-			rotateQK(k, &a.RoPE, t, c, s)
-			continue
-		}
-		for r := range row {
-			p := int(a.Positions.At(min(r, rows-1), t)) // rows past the layout's are never selected
-			row[r] = a.Cache.Data[p*2*half : (p+1)*2*half : (p+1)*2*half]
-		}
-		if axis == nil {
-			axis, masks, lay = mropeLayoutOf(a, half)
-		}
-		mropeGather(k.isa, buf, &row, axis, masks)
-		rotateQK(k, &a.RoPE, t, cos, sin)
+		rotateTokens(k, &a.RoPE, t0, rowsOf[:t1-t0], half)
 	}
 	if lay != nil {
 		mropeLayouts.Put(lay)

@@ -13,7 +13,8 @@ import (
 )
 
 // mropeSpecs are the MRoPE layouts the cpu backend serves: chunked (Qwen2-VL), interleaved
-// (Qwen3-VL) and ERNIE-4.5-VL's alternating h/w, with sections that leave the Go tail some pairs.
+// (Qwen3-VL) and ERNIE-4.5-VL's alternating h/w, with sections that leave the Go tail some pairs,
+// and heads wider than any model's.
 var mropeSpecs = []struct {
 	name string
 	spec rotary.Spec
@@ -23,6 +24,10 @@ var mropeSpecs = []struct {
 	{"ernie-4.5-vl", rotary.Spec{HeadSize: 128, RotaryDim: 128, Base: 5e5, MaxPositions: 512, MRoPE: &rotary.MRoPE{Sections: []int{22, 22, 20}, AlternateHW: true}}},
 	{"odd", rotary.Spec{HeadSize: 80, RotaryDim: 76, Base: 1e4, MaxPositions: 512, MRoPE: &rotary.MRoPE{Sections: []int{10, 14, 14}, Interleaved: true}}},
 	{"gptj", rotary.Spec{HeadSize: 64, RotaryDim: 64, Base: 1e4, Style: rotary.GPTJ, MaxPositions: 512, MRoPE: &rotary.MRoPE{Sections: []int{8, 12, 12}}}},
+	// Rows longer than a block's share of the gathered rows (128 pairs), and longer than the
+	// kept layout (256 pairs).
+	{"wide", rotary.Spec{HeadSize: 320, RotaryDim: 320, Base: 1e4, MaxPositions: 512, MRoPE: &rotary.MRoPE{Sections: []int{48, 56, 56}}}},
+	{"wider", rotary.Spec{HeadSize: 576, RotaryDim: 576, Base: 1e4, MaxPositions: 512, MRoPE: &rotary.MRoPE{Sections: []int{96, 96, 96}, Interleaved: true}}},
 }
 
 // TestMRoPEAxes: tokens whose axes share one position (text tokens) and tokens whose axes

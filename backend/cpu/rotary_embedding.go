@@ -21,8 +21,16 @@ func (*rotaryEmbeddingJob) slot() *rotaryEmbeddingJob { return &rotaryEmbeddingS
 
 func (j *rotaryEmbeddingJob) run(lo, hi int) {
 	k := active
-	for t := lo; t < hi; t++ {
-		cos, sin := j.Cache.Row(j.Positions.At(0, t))
-		rotateQK(k, &j.RoPE, t, cos, sin)
+	if j.Cache.Half == 0 {
+		return
+	}
+	var rows [tokenBlock]*float32
+	for t0 := lo; t0 < hi; t0 += tokenBlock {
+		t1 := min(hi, t0+tokenBlock)
+		for t := t0; t < t1; t++ {
+			cos, _ := j.Cache.Row(j.Positions.At(0, t))
+			rows[t-t0] = &cos[0]
+		}
+		rotateTokens(k, &j.RoPE, t0, rows[:t1-t0], j.Cache.Half)
 	}
 }

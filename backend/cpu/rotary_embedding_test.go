@@ -3,6 +3,7 @@ package cpu_test
 import (
 	"fmt"
 	"math"
+	"math/rand/v2"
 	"testing"
 
 	"github.com/rotary-go/rotary"
@@ -70,6 +71,54 @@ func TestEveryBitPattern(t *testing.T) {
 							}
 						}
 					})
+				}
+			}
+		}
+	}
+}
+
+// TestTokenRuns: q and k as strided views of one buffer, with their own token and head strides
+// (q's tokens padded, k's heads a head apart, after q's tokens, nothing between them rotated),
+// across the runs of tokens the backend rotates in one call (1 to 300 tokens, threaded or not),
+// with and without k, at rotary dims whose cos/sin stay in registers (NeoX 128 and 80, GPT-J
+// 128 and 64), the 8-pair loops (112, 48), pairs past the last multiple of 8 (36) and partial
+// rotary: bit for bit as native on every implementation, the gaps and unrotated dims untouched.
+func TestTokenRuns(t *testing.T) {
+	defer cpu.SetImplementation(cpu.Implementations()[0])
+	r := rand.New(rand.NewPCG(29, 30))
+	const hq, hk = 5, 2
+	for _, dims := range [][2]int{{128, 128}, {80, 80}, {64, 64}, {112, 112}, {36, 36}, {128, 64}, {96, 48}} {
+		D, R := dims[0], dims[1]
+		for _, style := range []rotary.Style{rotary.NeoX, rotary.GPTJ} {
+			spec := rotary.Spec{HeadSize: D, RotaryDim: R, Base: 10000, Style: style, MaxPositions: 4096}
+			for _, T := range []int{1, 16, 17, 40, 300} {
+				p := make([]int64, T)
+				for i := range p {
+					p[i] = r.Int64N(4096)
+				}
+				pos := tensor.FromI64(p, T)
+				for _, d := range []tensor.DType{tensor.F32, tensor.BF16, tensor.F16} {
+					wq, wk := hq*D+D/2, 2*hk*D+D/4 // elements between tokens
+					all := randomTensor(r, d, normalValues, T*(wq+wk))
+					for _, withKey := range []bool{true, false} {
+						name := fmt.Sprintf("%d/%d/%v/T=%d/%v/key=%v", D, R, style, T, d, withKey)
+						sameAsNative(t, name, func(disp *ops.Dispatcher) tensor.Tensor {
+							emb, err := rotary.New(spec, rotary.WithDispatcher(disp))
+							if err != nil {
+								t.Fatal(err)
+							}
+							buf := all.Clone()
+							q := tensor.Tensor{DType: d, Shape: []int{T, hq, D}, Strides: []int{wq, D, 1}, F32: buf.F32, Bits: buf.Bits}
+							var k tensor.Tensor
+							if withKey {
+								k = tensor.Tensor{DType: d, Shape: []int{T, hk, D}, Strides: []int{wk, 2 * D, 1}, Offset: T * wq, F32: buf.F32, Bits: buf.Bits}
+							}
+							if err := emb.Forward(pos, q, k); err != nil {
+								t.Fatal(err)
+							}
+							return buf
+						})
+					}
 				}
 			}
 		}

@@ -4457,6 +4457,2917 @@ done:
 	VZEROUPPER
 	RET
 
+// func rotateTokensNeoXF32AVX512(x *byte, heads int, stride int, step int, x2 *byte, heads2 int, stride2 int, step2 int, rows **float32, tokens int, half int, n int)
+// Requires: AVX, AVX512F
+TEXT ·rotateTokensNeoXF32AVX512(SB), NOSPLIT, $16-96
+	MOVQ  n+88(FP), AX
+	MOVQ  half+80(FP), CX
+	MOVQ  tokens+72(FP), DX
+	TESTQ AX, AX
+	JZ    done
+	TESTQ DX, DX
+	JZ    done
+	MOVQ  $0x00000000, (SP)
+
+token:
+	MOVQ  (SP), BX
+	MOVQ  rows+64(FP), DX
+	MOVQ  (DX)(BX*8), DI
+	LEAQ  (DI)(CX*4), R8
+	MOVQ  x+0(FP), DX
+	MOVQ  step+24(FP), SI
+	IMULQ BX, SI
+	ADDQ  SI, DX
+	MOVQ  heads+8(FP), BX
+	MOVQ  stride+16(FP), SI
+	MOVQ  $0x00000000, 8(SP)
+	JMP   rotate
+
+second:
+	MOVQ  (SP), BX
+	MOVQ  rows+64(FP), DX
+	MOVQ  (DX)(BX*8), DI
+	LEAQ  (DI)(CX*4), R8
+	MOVQ  x2+32(FP), DX
+	MOVQ  step2+56(FP), SI
+	IMULQ BX, SI
+	ADDQ  SI, DX
+	MOVQ  heads2+40(FP), BX
+	MOVQ  stride2+48(FP), SI
+	MOVQ  $0x00000001, 8(SP)
+
+rotate:
+	TESTQ   BX, BX
+	JZ      tensorDone
+	CMPQ    AX, $0x00000040
+	JNE     not64
+	VMOVUPS (DI), Z0
+	VMOVUPS (R8), Z1
+	VMOVUPS 64(DI), Z2
+	VMOVUPS 64(R8), Z3
+	VMOVUPS 128(DI), Z4
+	VMOVUPS 128(R8), Z5
+	VMOVUPS 192(DI), Z6
+	VMOVUPS 192(R8), Z7
+
+regsHead64:
+	MOVQ    CX, R9
+	SHLQ    $0x02, R9
+	ADDQ    DX, R9
+	VMOVUPS (DX), Z8
+	VMOVUPS (R9), Z9
+	VMULPS  Z0, Z8, Z10
+	VMULPS  Z1, Z9, Z11
+	VMULPS  Z0, Z9, Z9
+	VMULPS  Z1, Z8, Z8
+	VSUBPS  Z11, Z10, Z10
+	VADDPS  Z8, Z9, Z9
+	VMOVUPS Z10, (DX)
+	VMOVUPS Z9, (R9)
+	VMOVUPS 64(DX), Z8
+	VMOVUPS 64(R9), Z9
+	VMULPS  Z2, Z8, Z10
+	VMULPS  Z3, Z9, Z11
+	VMULPS  Z2, Z9, Z9
+	VMULPS  Z3, Z8, Z8
+	VSUBPS  Z11, Z10, Z10
+	VADDPS  Z8, Z9, Z9
+	VMOVUPS Z10, 64(DX)
+	VMOVUPS Z9, 64(R9)
+	VMOVUPS 128(DX), Z8
+	VMOVUPS 128(R9), Z9
+	VMULPS  Z4, Z8, Z10
+	VMULPS  Z5, Z9, Z11
+	VMULPS  Z4, Z9, Z9
+	VMULPS  Z5, Z8, Z8
+	VSUBPS  Z11, Z10, Z10
+	VADDPS  Z8, Z9, Z9
+	VMOVUPS Z10, 128(DX)
+	VMOVUPS Z9, 128(R9)
+	VMOVUPS 192(DX), Z8
+	VMOVUPS 192(R9), Z9
+	VMULPS  Z6, Z8, Z10
+	VMULPS  Z7, Z9, Z11
+	VMULPS  Z6, Z9, Z9
+	VMULPS  Z7, Z8, Z8
+	VSUBPS  Z11, Z10, Z10
+	VADDPS  Z8, Z9, Z9
+	VMOVUPS Z10, 192(DX)
+	VMOVUPS Z9, 192(R9)
+	ADDQ    SI, DX
+	DECQ    BX
+	JNZ     regsHead64
+	JMP     tensorDone
+
+not64:
+	CMPQ    AX, $0x00000028
+	JNE     not40
+	VMOVUPS (DI), Z0
+	VMOVUPS (R8), Z1
+	VMOVUPS 64(DI), Z2
+	VMOVUPS 64(R8), Z3
+	VMOVUPS 128(DI), Y4
+	VMOVUPS 128(R8), Y5
+
+regsHead40:
+	MOVQ    CX, R9
+	SHLQ    $0x02, R9
+	ADDQ    DX, R9
+	VMOVUPS (DX), Z6
+	VMOVUPS (R9), Z7
+	VMULPS  Z0, Z6, Z8
+	VMULPS  Z1, Z7, Z9
+	VMULPS  Z0, Z7, Z7
+	VMULPS  Z1, Z6, Z6
+	VSUBPS  Z9, Z8, Z8
+	VADDPS  Z6, Z7, Z7
+	VMOVUPS Z8, (DX)
+	VMOVUPS Z7, (R9)
+	VMOVUPS 64(DX), Z6
+	VMOVUPS 64(R9), Z7
+	VMULPS  Z2, Z6, Z8
+	VMULPS  Z3, Z7, Z9
+	VMULPS  Z2, Z7, Z7
+	VMULPS  Z3, Z6, Z6
+	VSUBPS  Z9, Z8, Z8
+	VADDPS  Z6, Z7, Z7
+	VMOVUPS Z8, 64(DX)
+	VMOVUPS Z7, 64(R9)
+	VMOVUPS 128(DX), Y6
+	VMOVUPS 128(R9), Y7
+	VMULPS  Y4, Y6, Y8
+	VMULPS  Y5, Y7, Y9
+	VMULPS  Y4, Y7, Y7
+	VMULPS  Y5, Y6, Y6
+	VSUBPS  Y9, Y8, Y8
+	VADDPS  Y6, Y7, Y7
+	VMOVUPS Y8, 128(DX)
+	VMOVUPS Y7, 128(R9)
+	ADDQ    SI, DX
+	DECQ    BX
+	JNZ     regsHead40
+	JMP     tensorDone
+
+not40:
+head:
+	XORQ R10, R10
+	MOVQ CX, R9
+	SHLQ $0x02, R9
+	ADDQ DX, R9
+
+wide:
+	MOVQ    R10, R11
+	ADDQ    $0x00000010, R11
+	CMPQ    R11, AX
+	JA      narrow
+	VMOVUPS (DI)(R10*4), Z0
+	VMOVUPS (R8)(R10*4), Z1
+	VMOVUPS (DX)(R10*4), Z2
+	VMOVUPS (R9)(R10*4), Z3
+	VMULPS  Z0, Z2, Z4
+	VMULPS  Z1, Z3, Z5
+	VMULPS  Z0, Z3, Z0
+	VMULPS  Z1, Z2, Z1
+	VSUBPS  Z5, Z4, Z4
+	VADDPS  Z1, Z0, Z0
+	VMOVUPS Z4, (DX)(R10*4)
+	VMOVUPS Z0, (R9)(R10*4)
+	ADDQ    $0x00000010, R10
+	JMP     wide
+
+narrow:
+	CMPQ    R10, AX
+	JAE     next
+	VMOVUPS (DI)(R10*4), Y0
+	VMOVUPS (R8)(R10*4), Y1
+	VMOVUPS (DX)(R10*4), Y2
+	VMOVUPS (R9)(R10*4), Y3
+	VMULPS  Y0, Y2, Y4
+	VMULPS  Y1, Y3, Y5
+	VMULPS  Y0, Y3, Y0
+	VMULPS  Y1, Y2, Y1
+	VSUBPS  Y5, Y4, Y4
+	VADDPS  Y1, Y0, Y0
+	VMOVUPS Y4, (DX)(R10*4)
+	VMOVUPS Y0, (R9)(R10*4)
+	ADDQ    $0x00000008, R10
+	CMPQ    R10, AX
+	JB      narrow
+
+next:
+	ADDQ SI, DX
+	DECQ BX
+	JNZ  head
+
+tensorDone:
+	CMPQ 8(SP), $0x00
+	JE   second
+	MOVQ (SP), DX
+	INCQ DX
+	MOVQ DX, (SP)
+	MOVQ tokens+72(FP), BX
+	CMPQ DX, BX
+	JB   token
+
+done:
+	VZEROUPPER
+	RET
+
+// func rotateTokensGPTJF32AVX512(x *byte, heads int, stride int, step int, x2 *byte, heads2 int, stride2 int, step2 int, rows **float32, tokens int, half int, n int)
+// Requires: AVX, AVX512DQ, AVX512F
+TEXT ·rotateTokensGPTJF32AVX512(SB), NOSPLIT, $16-96
+	MOVQ      n+88(FP), AX
+	MOVQ      half+80(FP), CX
+	MOVQ      tokens+72(FP), DX
+	TESTQ     AX, AX
+	JZ        done
+	TESTQ     DX, DX
+	JZ        done
+	VMOVDQU32 evensign<>+0(SB), Z0
+	VMOVDQU32 dupidx<>+0(SB), Z1
+	MOVQ      $0x00000000, (SP)
+
+token:
+	MOVQ  (SP), BX
+	MOVQ  rows+64(FP), DX
+	MOVQ  (DX)(BX*8), DI
+	LEAQ  (DI)(CX*4), R8
+	MOVQ  x+0(FP), DX
+	MOVQ  step+24(FP), SI
+	IMULQ BX, SI
+	ADDQ  SI, DX
+	MOVQ  heads+8(FP), BX
+	MOVQ  stride+16(FP), SI
+	MOVQ  $0x00000000, 8(SP)
+	JMP   rotate
+
+second:
+	MOVQ  (SP), BX
+	MOVQ  rows+64(FP), DX
+	MOVQ  (DX)(BX*8), DI
+	LEAQ  (DI)(CX*4), R8
+	MOVQ  x2+32(FP), DX
+	MOVQ  step2+56(FP), SI
+	IMULQ BX, SI
+	ADDQ  SI, DX
+	MOVQ  heads2+40(FP), BX
+	MOVQ  stride2+48(FP), SI
+	MOVQ  $0x00000001, 8(SP)
+
+rotate:
+	TESTQ   BX, BX
+	JZ      tensorDone
+	CMPQ    AX, $0x00000040
+	JNE     gptjNot64
+	VMOVUPS (DI), Y2
+	VMOVUPS (R8), Y3
+	VPERMPS Z2, Z1, Z2
+	VPERMPS Z3, Z1, Z3
+	VXORPS  Z0, Z3, Z3
+	VMOVUPS 32(DI), Y4
+	VMOVUPS 32(R8), Y5
+	VPERMPS Z4, Z1, Z4
+	VPERMPS Z5, Z1, Z5
+	VXORPS  Z0, Z5, Z5
+	VMOVUPS 64(DI), Y6
+	VMOVUPS 64(R8), Y7
+	VPERMPS Z6, Z1, Z6
+	VPERMPS Z7, Z1, Z7
+	VXORPS  Z0, Z7, Z7
+	VMOVUPS 96(DI), Y8
+	VMOVUPS 96(R8), Y9
+	VPERMPS Z8, Z1, Z8
+	VPERMPS Z9, Z1, Z9
+	VXORPS  Z0, Z9, Z9
+	VMOVUPS 128(DI), Y10
+	VMOVUPS 128(R8), Y11
+	VPERMPS Z10, Z1, Z10
+	VPERMPS Z11, Z1, Z11
+	VXORPS  Z0, Z11, Z11
+	VMOVUPS 160(DI), Y12
+	VMOVUPS 160(R8), Y13
+	VPERMPS Z12, Z1, Z12
+	VPERMPS Z13, Z1, Z13
+	VXORPS  Z0, Z13, Z13
+	VMOVUPS 192(DI), Y14
+	VMOVUPS 192(R8), Y15
+	VPERMPS Z14, Z1, Z14
+	VPERMPS Z15, Z1, Z15
+	VXORPS  Z0, Z15, Z15
+	VMOVUPS 224(DI), Y16
+	VMOVUPS 224(R8), Y17
+	VPERMPS Z16, Z1, Z16
+	VPERMPS Z17, Z1, Z17
+	VXORPS  Z0, Z17, Z17
+
+gptjHead64:
+	VMOVUPS   (DX), Z18
+	VPERMILPS $0xb1, Z18, Z19
+	VMULPS    Z2, Z18, Z18
+	VMULPS    Z3, Z19, Z19
+	VADDPS    Z19, Z18, Z18
+	VMOVUPS   Z18, (DX)
+	VMOVUPS   64(DX), Z18
+	VPERMILPS $0xb1, Z18, Z19
+	VMULPS    Z4, Z18, Z18
+	VMULPS    Z5, Z19, Z19
+	VADDPS    Z19, Z18, Z18
+	VMOVUPS   Z18, 64(DX)
+	VMOVUPS   128(DX), Z18
+	VPERMILPS $0xb1, Z18, Z19
+	VMULPS    Z6, Z18, Z18
+	VMULPS    Z7, Z19, Z19
+	VADDPS    Z19, Z18, Z18
+	VMOVUPS   Z18, 128(DX)
+	VMOVUPS   192(DX), Z18
+	VPERMILPS $0xb1, Z18, Z19
+	VMULPS    Z8, Z18, Z18
+	VMULPS    Z9, Z19, Z19
+	VADDPS    Z19, Z18, Z18
+	VMOVUPS   Z18, 192(DX)
+	VMOVUPS   256(DX), Z18
+	VPERMILPS $0xb1, Z18, Z19
+	VMULPS    Z10, Z18, Z18
+	VMULPS    Z11, Z19, Z19
+	VADDPS    Z19, Z18, Z18
+	VMOVUPS   Z18, 256(DX)
+	VMOVUPS   320(DX), Z18
+	VPERMILPS $0xb1, Z18, Z19
+	VMULPS    Z12, Z18, Z18
+	VMULPS    Z13, Z19, Z19
+	VADDPS    Z19, Z18, Z18
+	VMOVUPS   Z18, 320(DX)
+	VMOVUPS   384(DX), Z18
+	VPERMILPS $0xb1, Z18, Z19
+	VMULPS    Z14, Z18, Z18
+	VMULPS    Z15, Z19, Z19
+	VADDPS    Z19, Z18, Z18
+	VMOVUPS   Z18, 384(DX)
+	VMOVUPS   448(DX), Z18
+	VPERMILPS $0xb1, Z18, Z19
+	VMULPS    Z16, Z18, Z18
+	VMULPS    Z17, Z19, Z19
+	VADDPS    Z19, Z18, Z18
+	VMOVUPS   Z18, 448(DX)
+	ADDQ      SI, DX
+	DECQ      BX
+	JNZ       gptjHead64
+	JMP       tensorDone
+
+gptjNot64:
+	CMPQ    AX, $0x00000020
+	JNE     gptjNot32
+	VMOVUPS (DI), Y20
+	VMOVUPS (R8), Y21
+	VPERMPS Z20, Z1, Z20
+	VPERMPS Z21, Z1, Z21
+	VXORPS  Z0, Z21, Z21
+	VMOVUPS 32(DI), Y22
+	VMOVUPS 32(R8), Y23
+	VPERMPS Z22, Z1, Z22
+	VPERMPS Z23, Z1, Z23
+	VXORPS  Z0, Z23, Z23
+	VMOVUPS 64(DI), Y24
+	VMOVUPS 64(R8), Y25
+	VPERMPS Z24, Z1, Z24
+	VPERMPS Z25, Z1, Z25
+	VXORPS  Z0, Z25, Z25
+	VMOVUPS 96(DI), Y26
+	VMOVUPS 96(R8), Y27
+	VPERMPS Z26, Z1, Z26
+	VPERMPS Z27, Z1, Z27
+	VXORPS  Z0, Z27, Z27
+
+gptjHead32:
+	VMOVUPS   (DX), Z18
+	VPERMILPS $0xb1, Z18, Z19
+	VMULPS    Z20, Z18, Z18
+	VMULPS    Z21, Z19, Z19
+	VADDPS    Z19, Z18, Z18
+	VMOVUPS   Z18, (DX)
+	VMOVUPS   64(DX), Z18
+	VPERMILPS $0xb1, Z18, Z19
+	VMULPS    Z22, Z18, Z18
+	VMULPS    Z23, Z19, Z19
+	VADDPS    Z19, Z18, Z18
+	VMOVUPS   Z18, 64(DX)
+	VMOVUPS   128(DX), Z18
+	VPERMILPS $0xb1, Z18, Z19
+	VMULPS    Z24, Z18, Z18
+	VMULPS    Z25, Z19, Z19
+	VADDPS    Z19, Z18, Z18
+	VMOVUPS   Z18, 128(DX)
+	VMOVUPS   192(DX), Z18
+	VPERMILPS $0xb1, Z18, Z19
+	VMULPS    Z26, Z18, Z18
+	VMULPS    Z27, Z19, Z19
+	VADDPS    Z19, Z18, Z18
+	VMOVUPS   Z18, 192(DX)
+	ADDQ      SI, DX
+	DECQ      BX
+	JNZ       gptjHead32
+	JMP       tensorDone
+
+gptjNot32:
+head:
+	XORQ R9, R9
+
+pairs:
+	MOVQ      R9, R10
+	SHLQ      $0x01, R10
+	VMOVUPS   (DI)(R9*4), Y28
+	VMOVUPS   (R8)(R9*4), Y29
+	VPERMPS   Z28, Z1, Z28
+	VPERMPS   Z29, Z1, Z29
+	VXORPS    Z0, Z29, Z29
+	VMOVUPS   (DX)(R10*4), Z18
+	VPERMILPS $0xb1, Z18, Z19
+	VMULPS    Z28, Z18, Z18
+	VMULPS    Z29, Z19, Z19
+	VADDPS    Z19, Z18, Z18
+	VMOVUPS   Z18, (DX)(R10*4)
+	ADDQ      $0x00000008, R9
+	CMPQ      R9, AX
+	JB        pairs
+	ADDQ      SI, DX
+	DECQ      BX
+	JNZ       head
+
+tensorDone:
+	CMPQ 8(SP), $0x00
+	JE   second
+	MOVQ (SP), DX
+	INCQ DX
+	MOVQ DX, (SP)
+	MOVQ tokens+72(FP), BX
+	CMPQ DX, BX
+	JB   token
+
+done:
+	VZEROUPPER
+	RET
+
+// func rotateTokensNeoXBF16AVX512(x *byte, heads int, stride int, step int, x2 *byte, heads2 int, stride2 int, step2 int, rows **float32, tokens int, half int, n int)
+// Requires: AVX, AVX2, AVX512F
+TEXT ·rotateTokensNeoXBF16AVX512(SB), NOSPLIT, $16-96
+	MOVQ         n+88(FP), AX
+	MOVQ         half+80(FP), CX
+	MOVQ         tokens+72(FP), DX
+	TESTQ        AX, AX
+	JZ           done
+	TESTQ        DX, DX
+	JZ           done
+	VPBROADCASTD one<>+0(SB), Z0
+	VPBROADCASTD bias<>+0(SB), Z1
+	VPBROADCASTD absmask<>+0(SB), Z2
+	VPBROADCASTD inf<>+0(SB), Z3
+	VPBROADCASTD quiet<>+0(SB), Z4
+	MOVQ         $0x00000000, (SP)
+
+token:
+	MOVQ  (SP), BX
+	MOVQ  rows+64(FP), DX
+	MOVQ  (DX)(BX*8), DI
+	LEAQ  (DI)(CX*4), R8
+	MOVQ  x+0(FP), DX
+	MOVQ  step+24(FP), SI
+	IMULQ BX, SI
+	ADDQ  SI, DX
+	MOVQ  heads+8(FP), BX
+	MOVQ  stride+16(FP), SI
+	MOVQ  $0x00000000, 8(SP)
+	JMP   rotate
+
+second:
+	MOVQ  (SP), BX
+	MOVQ  rows+64(FP), DX
+	MOVQ  (DX)(BX*8), DI
+	LEAQ  (DI)(CX*4), R8
+	MOVQ  x2+32(FP), DX
+	MOVQ  step2+56(FP), SI
+	IMULQ BX, SI
+	ADDQ  SI, DX
+	MOVQ  heads2+40(FP), BX
+	MOVQ  stride2+48(FP), SI
+	MOVQ  $0x00000001, 8(SP)
+
+rotate:
+	TESTQ   BX, BX
+	JZ      tensorDone
+	CMPQ    AX, $0x00000040
+	JNE     not64
+	VMOVUPS (DI), Z5
+	VMOVUPS (R8), Z6
+	VMOVUPS 64(DI), Z7
+	VMOVUPS 64(R8), Z8
+	VMOVUPS 128(DI), Z9
+	VMOVUPS 128(R8), Z10
+	VMOVUPS 192(DI), Z11
+	VMOVUPS 192(R8), Z12
+
+regsHead64:
+	MOVQ      CX, R9
+	SHLQ      $0x01, R9
+	ADDQ      DX, R9
+	VPMOVZXWD (DX), Z13
+	VPSLLD    $0x10, Z13, Z13
+	VPMOVZXWD (R9), Z14
+	VPSLLD    $0x10, Z14, Z14
+	VMULPS    Z5, Z13, Z15
+	VMULPS    Z6, Z14, Z16
+	VMULPS    Z5, Z14, Z14
+	VMULPS    Z6, Z13, Z13
+	VSUBPS    Z16, Z15, Z15
+	VADDPS    Z13, Z14, Z14
+	VPSRLD    $0x10, Z15, Z13
+	VPSRLD    $0x10, Z15, Z16
+	VPANDD    Z0, Z13, Z13
+	VPADDD    Z15, Z13, Z13
+	VPADDD    Z1, Z13, Z13
+	VPSRLD    $0x10, Z13, Z13
+	VPORD     Z4, Z16, Z16
+	VPANDD    Z2, Z15, Z15
+	VPCMPGTD  Z3, Z15, K1
+	VPBLENDMD Z16, Z13, K1, Z13
+	VPMOVDW   Z13, (DX)
+	VPSRLD    $0x10, Z14, Z13
+	VPSRLD    $0x10, Z14, Z15
+	VPANDD    Z0, Z13, Z13
+	VPADDD    Z14, Z13, Z13
+	VPADDD    Z1, Z13, Z13
+	VPSRLD    $0x10, Z13, Z13
+	VPORD     Z4, Z15, Z15
+	VPANDD    Z2, Z14, Z14
+	VPCMPGTD  Z3, Z14, K1
+	VPBLENDMD Z15, Z13, K1, Z13
+	VPMOVDW   Z13, (R9)
+	VPMOVZXWD 32(DX), Z13
+	VPSLLD    $0x10, Z13, Z13
+	VPMOVZXWD 32(R9), Z14
+	VPSLLD    $0x10, Z14, Z14
+	VMULPS    Z7, Z13, Z15
+	VMULPS    Z8, Z14, Z16
+	VMULPS    Z7, Z14, Z14
+	VMULPS    Z8, Z13, Z13
+	VSUBPS    Z16, Z15, Z15
+	VADDPS    Z13, Z14, Z14
+	VPSRLD    $0x10, Z15, Z13
+	VPSRLD    $0x10, Z15, Z16
+	VPANDD    Z0, Z13, Z13
+	VPADDD    Z15, Z13, Z13
+	VPADDD    Z1, Z13, Z13
+	VPSRLD    $0x10, Z13, Z13
+	VPORD     Z4, Z16, Z16
+	VPANDD    Z2, Z15, Z15
+	VPCMPGTD  Z3, Z15, K1
+	VPBLENDMD Z16, Z13, K1, Z13
+	VPMOVDW   Z13, 32(DX)
+	VPSRLD    $0x10, Z14, Z13
+	VPSRLD    $0x10, Z14, Z15
+	VPANDD    Z0, Z13, Z13
+	VPADDD    Z14, Z13, Z13
+	VPADDD    Z1, Z13, Z13
+	VPSRLD    $0x10, Z13, Z13
+	VPORD     Z4, Z15, Z15
+	VPANDD    Z2, Z14, Z14
+	VPCMPGTD  Z3, Z14, K1
+	VPBLENDMD Z15, Z13, K1, Z13
+	VPMOVDW   Z13, 32(R9)
+	VPMOVZXWD 64(DX), Z13
+	VPSLLD    $0x10, Z13, Z13
+	VPMOVZXWD 64(R9), Z14
+	VPSLLD    $0x10, Z14, Z14
+	VMULPS    Z9, Z13, Z15
+	VMULPS    Z10, Z14, Z16
+	VMULPS    Z9, Z14, Z14
+	VMULPS    Z10, Z13, Z13
+	VSUBPS    Z16, Z15, Z15
+	VADDPS    Z13, Z14, Z14
+	VPSRLD    $0x10, Z15, Z13
+	VPSRLD    $0x10, Z15, Z16
+	VPANDD    Z0, Z13, Z13
+	VPADDD    Z15, Z13, Z13
+	VPADDD    Z1, Z13, Z13
+	VPSRLD    $0x10, Z13, Z13
+	VPORD     Z4, Z16, Z16
+	VPANDD    Z2, Z15, Z15
+	VPCMPGTD  Z3, Z15, K1
+	VPBLENDMD Z16, Z13, K1, Z13
+	VPMOVDW   Z13, 64(DX)
+	VPSRLD    $0x10, Z14, Z13
+	VPSRLD    $0x10, Z14, Z15
+	VPANDD    Z0, Z13, Z13
+	VPADDD    Z14, Z13, Z13
+	VPADDD    Z1, Z13, Z13
+	VPSRLD    $0x10, Z13, Z13
+	VPORD     Z4, Z15, Z15
+	VPANDD    Z2, Z14, Z14
+	VPCMPGTD  Z3, Z14, K1
+	VPBLENDMD Z15, Z13, K1, Z13
+	VPMOVDW   Z13, 64(R9)
+	VPMOVZXWD 96(DX), Z13
+	VPSLLD    $0x10, Z13, Z13
+	VPMOVZXWD 96(R9), Z14
+	VPSLLD    $0x10, Z14, Z14
+	VMULPS    Z11, Z13, Z15
+	VMULPS    Z12, Z14, Z16
+	VMULPS    Z11, Z14, Z14
+	VMULPS    Z12, Z13, Z13
+	VSUBPS    Z16, Z15, Z15
+	VADDPS    Z13, Z14, Z14
+	VPSRLD    $0x10, Z15, Z13
+	VPSRLD    $0x10, Z15, Z16
+	VPANDD    Z0, Z13, Z13
+	VPADDD    Z15, Z13, Z13
+	VPADDD    Z1, Z13, Z13
+	VPSRLD    $0x10, Z13, Z13
+	VPORD     Z4, Z16, Z16
+	VPANDD    Z2, Z15, Z15
+	VPCMPGTD  Z3, Z15, K1
+	VPBLENDMD Z16, Z13, K1, Z13
+	VPMOVDW   Z13, 96(DX)
+	VPSRLD    $0x10, Z14, Z13
+	VPSRLD    $0x10, Z14, Z15
+	VPANDD    Z0, Z13, Z13
+	VPADDD    Z14, Z13, Z13
+	VPADDD    Z1, Z13, Z13
+	VPSRLD    $0x10, Z13, Z13
+	VPORD     Z4, Z15, Z15
+	VPANDD    Z2, Z14, Z14
+	VPCMPGTD  Z3, Z14, K1
+	VPBLENDMD Z15, Z13, K1, Z13
+	VPMOVDW   Z13, 96(R9)
+	ADDQ      SI, DX
+	DECQ      BX
+	JNZ       regsHead64
+	JMP       tensorDone
+
+not64:
+	CMPQ    AX, $0x00000028
+	JNE     not40
+	VMOVUPS (DI), Z5
+	VMOVUPS (R8), Z6
+	VMOVUPS 64(DI), Z7
+	VMOVUPS 64(R8), Z8
+	VMOVUPS 128(DI), Y9
+	VMOVUPS 128(R8), Y10
+
+regsHead40:
+	MOVQ      CX, R9
+	SHLQ      $0x01, R9
+	ADDQ      DX, R9
+	VPMOVZXWD (DX), Z11
+	VPSLLD    $0x10, Z11, Z11
+	VPMOVZXWD (R9), Z12
+	VPSLLD    $0x10, Z12, Z12
+	VMULPS    Z5, Z11, Z13
+	VMULPS    Z6, Z12, Z14
+	VMULPS    Z5, Z12, Z12
+	VMULPS    Z6, Z11, Z11
+	VSUBPS    Z14, Z13, Z13
+	VADDPS    Z11, Z12, Z12
+	VPSRLD    $0x10, Z13, Z11
+	VPSRLD    $0x10, Z13, Z14
+	VPANDD    Z0, Z11, Z11
+	VPADDD    Z13, Z11, Z11
+	VPADDD    Z1, Z11, Z11
+	VPSRLD    $0x10, Z11, Z11
+	VPORD     Z4, Z14, Z14
+	VPANDD    Z2, Z13, Z13
+	VPCMPGTD  Z3, Z13, K1
+	VPBLENDMD Z14, Z11, K1, Z11
+	VPMOVDW   Z11, (DX)
+	VPSRLD    $0x10, Z12, Z11
+	VPSRLD    $0x10, Z12, Z13
+	VPANDD    Z0, Z11, Z11
+	VPADDD    Z12, Z11, Z11
+	VPADDD    Z1, Z11, Z11
+	VPSRLD    $0x10, Z11, Z11
+	VPORD     Z4, Z13, Z13
+	VPANDD    Z2, Z12, Z12
+	VPCMPGTD  Z3, Z12, K1
+	VPBLENDMD Z13, Z11, K1, Z11
+	VPMOVDW   Z11, (R9)
+	VPMOVZXWD 32(DX), Z11
+	VPSLLD    $0x10, Z11, Z11
+	VPMOVZXWD 32(R9), Z12
+	VPSLLD    $0x10, Z12, Z12
+	VMULPS    Z7, Z11, Z13
+	VMULPS    Z8, Z12, Z14
+	VMULPS    Z7, Z12, Z12
+	VMULPS    Z8, Z11, Z11
+	VSUBPS    Z14, Z13, Z13
+	VADDPS    Z11, Z12, Z12
+	VPSRLD    $0x10, Z13, Z11
+	VPSRLD    $0x10, Z13, Z14
+	VPANDD    Z0, Z11, Z11
+	VPADDD    Z13, Z11, Z11
+	VPADDD    Z1, Z11, Z11
+	VPSRLD    $0x10, Z11, Z11
+	VPORD     Z4, Z14, Z14
+	VPANDD    Z2, Z13, Z13
+	VPCMPGTD  Z3, Z13, K1
+	VPBLENDMD Z14, Z11, K1, Z11
+	VPMOVDW   Z11, 32(DX)
+	VPSRLD    $0x10, Z12, Z11
+	VPSRLD    $0x10, Z12, Z13
+	VPANDD    Z0, Z11, Z11
+	VPADDD    Z12, Z11, Z11
+	VPADDD    Z1, Z11, Z11
+	VPSRLD    $0x10, Z11, Z11
+	VPORD     Z4, Z13, Z13
+	VPANDD    Z2, Z12, Z12
+	VPCMPGTD  Z3, Z12, K1
+	VPBLENDMD Z13, Z11, K1, Z11
+	VPMOVDW   Z11, 32(R9)
+	VPMOVZXWD 64(DX), Y11
+	VPSLLD    $0x10, Y11, Y11
+	VPMOVZXWD 64(R9), Y12
+	VPSLLD    $0x10, Y12, Y12
+	VMULPS    Y9, Y11, Y13
+	VMULPS    Y10, Y12, Y14
+	VMULPS    Y9, Y12, Y12
+	VMULPS    Y10, Y11, Y11
+	VSUBPS    Y14, Y13, Y13
+	VADDPS    Y11, Y12, Y12
+	VPSRLD    $0x10, Y13, Y11
+	VPSRLD    $0x10, Y13, Y14
+	VPAND     Y0, Y11, Y11
+	VPADDD    Y13, Y11, Y11
+	VPADDD    Y1, Y11, Y11
+	VPSRLD    $0x10, Y11, Y11
+	VPOR      Y4, Y14, Y14
+	VPAND     Y2, Y13, Y13
+	VPCMPGTD  Y3, Y13, Y13
+	VPBLENDVB Y13, Y14, Y11, Y11
+	VPACKUSDW Y11, Y11, Y11
+	VPERMQ    $0x08, Y11, Y11
+	VMOVDQU   X11, 64(DX)
+	VPSRLD    $0x10, Y12, Y11
+	VPSRLD    $0x10, Y12, Y13
+	VPAND     Y0, Y11, Y11
+	VPADDD    Y12, Y11, Y11
+	VPADDD    Y1, Y11, Y11
+	VPSRLD    $0x10, Y11, Y11
+	VPOR      Y4, Y13, Y13
+	VPAND     Y2, Y12, Y12
+	VPCMPGTD  Y3, Y12, Y12
+	VPBLENDVB Y12, Y13, Y11, Y11
+	VPACKUSDW Y11, Y11, Y11
+	VPERMQ    $0x08, Y11, Y11
+	VMOVDQU   X11, 64(R9)
+	ADDQ      SI, DX
+	DECQ      BX
+	JNZ       regsHead40
+	JMP       tensorDone
+
+not40:
+head:
+	XORQ R10, R10
+	MOVQ CX, R9
+	SHLQ $0x01, R9
+	ADDQ DX, R9
+
+wide:
+	MOVQ      R10, R11
+	ADDQ      $0x00000010, R11
+	CMPQ      R11, AX
+	JA        narrow
+	VMOVUPS   (DI)(R10*4), Z5
+	VMOVUPS   (R8)(R10*4), Z6
+	VPMOVZXWD (DX)(R10*2), Z7
+	VPSLLD    $0x10, Z7, Z7
+	VPMOVZXWD (R9)(R10*2), Z8
+	VPSLLD    $0x10, Z8, Z8
+	VMULPS    Z5, Z7, Z9
+	VMULPS    Z6, Z8, Z10
+	VMULPS    Z5, Z8, Z5
+	VMULPS    Z6, Z7, Z6
+	VSUBPS    Z10, Z9, Z9
+	VADDPS    Z6, Z5, Z5
+	VPSRLD    $0x10, Z9, Z6
+	VPSRLD    $0x10, Z9, Z7
+	VPANDD    Z0, Z6, Z6
+	VPADDD    Z9, Z6, Z6
+	VPADDD    Z1, Z6, Z6
+	VPSRLD    $0x10, Z6, Z6
+	VPORD     Z4, Z7, Z7
+	VPANDD    Z2, Z9, Z8
+	VPCMPGTD  Z3, Z8, K1
+	VPBLENDMD Z7, Z6, K1, Z6
+	VPMOVDW   Z6, (DX)(R10*2)
+	VPSRLD    $0x10, Z5, Z6
+	VPSRLD    $0x10, Z5, Z7
+	VPANDD    Z0, Z6, Z6
+	VPADDD    Z5, Z6, Z6
+	VPADDD    Z1, Z6, Z6
+	VPSRLD    $0x10, Z6, Z6
+	VPORD     Z4, Z7, Z7
+	VPANDD    Z2, Z5, Z5
+	VPCMPGTD  Z3, Z5, K1
+	VPBLENDMD Z7, Z6, K1, Z6
+	VPMOVDW   Z6, (R9)(R10*2)
+	ADDQ      $0x00000010, R10
+	JMP       wide
+
+narrow:
+	CMPQ      R10, AX
+	JAE       next
+	VMOVUPS   (DI)(R10*4), Y5
+	VMOVUPS   (R8)(R10*4), Y6
+	VPMOVZXWD (DX)(R10*2), Y7
+	VPSLLD    $0x10, Y7, Y7
+	VPMOVZXWD (R9)(R10*2), Y8
+	VPSLLD    $0x10, Y8, Y8
+	VMULPS    Y5, Y7, Y9
+	VMULPS    Y6, Y8, Y10
+	VMULPS    Y5, Y8, Y5
+	VMULPS    Y6, Y7, Y6
+	VSUBPS    Y10, Y9, Y9
+	VADDPS    Y6, Y5, Y5
+	VPSRLD    $0x10, Y9, Y6
+	VPSRLD    $0x10, Y9, Y7
+	VPAND     Y0, Y6, Y6
+	VPADDD    Y9, Y6, Y6
+	VPADDD    Y1, Y6, Y6
+	VPSRLD    $0x10, Y6, Y6
+	VPOR      Y4, Y7, Y7
+	VPAND     Y2, Y9, Y8
+	VPCMPGTD  Y3, Y8, Y8
+	VPBLENDVB Y8, Y7, Y6, Y6
+	VPACKUSDW Y6, Y6, Y6
+	VPERMQ    $0x08, Y6, Y6
+	VMOVDQU   X6, (DX)(R10*2)
+	VPSRLD    $0x10, Y5, Y6
+	VPSRLD    $0x10, Y5, Y7
+	VPAND     Y0, Y6, Y6
+	VPADDD    Y5, Y6, Y6
+	VPADDD    Y1, Y6, Y6
+	VPSRLD    $0x10, Y6, Y6
+	VPOR      Y4, Y7, Y7
+	VPAND     Y2, Y5, Y5
+	VPCMPGTD  Y3, Y5, Y5
+	VPBLENDVB Y5, Y7, Y6, Y6
+	VPACKUSDW Y6, Y6, Y6
+	VPERMQ    $0x08, Y6, Y6
+	VMOVDQU   X6, (R9)(R10*2)
+	ADDQ      $0x00000008, R10
+	CMPQ      R10, AX
+	JB        narrow
+
+next:
+	ADDQ SI, DX
+	DECQ BX
+	JNZ  head
+
+tensorDone:
+	CMPQ 8(SP), $0x00
+	JE   second
+	MOVQ (SP), DX
+	INCQ DX
+	MOVQ DX, (SP)
+	MOVQ tokens+72(FP), BX
+	CMPQ DX, BX
+	JB   token
+
+done:
+	VZEROUPPER
+	RET
+
+// func rotateTokensNeoXF16AVX512(x *byte, heads int, stride int, step int, x2 *byte, heads2 int, stride2 int, step2 int, rows **float32, tokens int, half int, n int)
+// Requires: AVX, AVX512F, F16C
+TEXT ·rotateTokensNeoXF16AVX512(SB), NOSPLIT, $16-96
+	MOVQ  n+88(FP), AX
+	MOVQ  half+80(FP), CX
+	MOVQ  tokens+72(FP), DX
+	TESTQ AX, AX
+	JZ    done
+	TESTQ DX, DX
+	JZ    done
+	MOVQ  $0x00000000, (SP)
+
+token:
+	MOVQ  (SP), BX
+	MOVQ  rows+64(FP), DX
+	MOVQ  (DX)(BX*8), DI
+	LEAQ  (DI)(CX*4), R8
+	MOVQ  x+0(FP), DX
+	MOVQ  step+24(FP), SI
+	IMULQ BX, SI
+	ADDQ  SI, DX
+	MOVQ  heads+8(FP), BX
+	MOVQ  stride+16(FP), SI
+	MOVQ  $0x00000000, 8(SP)
+	JMP   rotate
+
+second:
+	MOVQ  (SP), BX
+	MOVQ  rows+64(FP), DX
+	MOVQ  (DX)(BX*8), DI
+	LEAQ  (DI)(CX*4), R8
+	MOVQ  x2+32(FP), DX
+	MOVQ  step2+56(FP), SI
+	IMULQ BX, SI
+	ADDQ  SI, DX
+	MOVQ  heads2+40(FP), BX
+	MOVQ  stride2+48(FP), SI
+	MOVQ  $0x00000001, 8(SP)
+
+rotate:
+	TESTQ   BX, BX
+	JZ      tensorDone
+	CMPQ    AX, $0x00000040
+	JNE     not64
+	VMOVUPS (DI), Z0
+	VMOVUPS (R8), Z1
+	VMOVUPS 64(DI), Z2
+	VMOVUPS 64(R8), Z3
+	VMOVUPS 128(DI), Z4
+	VMOVUPS 128(R8), Z5
+	VMOVUPS 192(DI), Z6
+	VMOVUPS 192(R8), Z7
+
+regsHead64:
+	MOVQ      CX, R9
+	SHLQ      $0x01, R9
+	ADDQ      DX, R9
+	VCVTPH2PS (DX), Z8
+	VCVTPH2PS (R9), Z9
+	VMULPS    Z0, Z8, Z10
+	VMULPS    Z1, Z9, Z11
+	VMULPS    Z0, Z9, Z9
+	VMULPS    Z1, Z8, Z8
+	VSUBPS    Z11, Z10, Z10
+	VADDPS    Z8, Z9, Z9
+	VCVTPS2PH $0x00, Z10, (DX)
+	VCVTPS2PH $0x00, Z9, (R9)
+	VCVTPH2PS 32(DX), Z8
+	VCVTPH2PS 32(R9), Z9
+	VMULPS    Z2, Z8, Z10
+	VMULPS    Z3, Z9, Z11
+	VMULPS    Z2, Z9, Z9
+	VMULPS    Z3, Z8, Z8
+	VSUBPS    Z11, Z10, Z10
+	VADDPS    Z8, Z9, Z9
+	VCVTPS2PH $0x00, Z10, 32(DX)
+	VCVTPS2PH $0x00, Z9, 32(R9)
+	VCVTPH2PS 64(DX), Z8
+	VCVTPH2PS 64(R9), Z9
+	VMULPS    Z4, Z8, Z10
+	VMULPS    Z5, Z9, Z11
+	VMULPS    Z4, Z9, Z9
+	VMULPS    Z5, Z8, Z8
+	VSUBPS    Z11, Z10, Z10
+	VADDPS    Z8, Z9, Z9
+	VCVTPS2PH $0x00, Z10, 64(DX)
+	VCVTPS2PH $0x00, Z9, 64(R9)
+	VCVTPH2PS 96(DX), Z8
+	VCVTPH2PS 96(R9), Z9
+	VMULPS    Z6, Z8, Z10
+	VMULPS    Z7, Z9, Z11
+	VMULPS    Z6, Z9, Z9
+	VMULPS    Z7, Z8, Z8
+	VSUBPS    Z11, Z10, Z10
+	VADDPS    Z8, Z9, Z9
+	VCVTPS2PH $0x00, Z10, 96(DX)
+	VCVTPS2PH $0x00, Z9, 96(R9)
+	ADDQ      SI, DX
+	DECQ      BX
+	JNZ       regsHead64
+	JMP       tensorDone
+
+not64:
+	CMPQ    AX, $0x00000028
+	JNE     not40
+	VMOVUPS (DI), Z0
+	VMOVUPS (R8), Z1
+	VMOVUPS 64(DI), Z2
+	VMOVUPS 64(R8), Z3
+	VMOVUPS 128(DI), Y4
+	VMOVUPS 128(R8), Y5
+
+regsHead40:
+	MOVQ      CX, R9
+	SHLQ      $0x01, R9
+	ADDQ      DX, R9
+	VCVTPH2PS (DX), Z6
+	VCVTPH2PS (R9), Z7
+	VMULPS    Z0, Z6, Z8
+	VMULPS    Z1, Z7, Z9
+	VMULPS    Z0, Z7, Z7
+	VMULPS    Z1, Z6, Z6
+	VSUBPS    Z9, Z8, Z8
+	VADDPS    Z6, Z7, Z7
+	VCVTPS2PH $0x00, Z8, (DX)
+	VCVTPS2PH $0x00, Z7, (R9)
+	VCVTPH2PS 32(DX), Z6
+	VCVTPH2PS 32(R9), Z7
+	VMULPS    Z2, Z6, Z8
+	VMULPS    Z3, Z7, Z9
+	VMULPS    Z2, Z7, Z7
+	VMULPS    Z3, Z6, Z6
+	VSUBPS    Z9, Z8, Z8
+	VADDPS    Z6, Z7, Z7
+	VCVTPS2PH $0x00, Z8, 32(DX)
+	VCVTPS2PH $0x00, Z7, 32(R9)
+	VCVTPH2PS 64(DX), Y6
+	VCVTPH2PS 64(R9), Y7
+	VMULPS    Y4, Y6, Y8
+	VMULPS    Y5, Y7, Y9
+	VMULPS    Y4, Y7, Y7
+	VMULPS    Y5, Y6, Y6
+	VSUBPS    Y9, Y8, Y8
+	VADDPS    Y6, Y7, Y7
+	VCVTPS2PH $0x00, Y8, 64(DX)
+	VCVTPS2PH $0x00, Y7, 64(R9)
+	ADDQ      SI, DX
+	DECQ      BX
+	JNZ       regsHead40
+	JMP       tensorDone
+
+not40:
+head:
+	XORQ R10, R10
+	MOVQ CX, R9
+	SHLQ $0x01, R9
+	ADDQ DX, R9
+
+wide:
+	MOVQ      R10, R11
+	ADDQ      $0x00000010, R11
+	CMPQ      R11, AX
+	JA        narrow
+	VMOVUPS   (DI)(R10*4), Z0
+	VMOVUPS   (R8)(R10*4), Z1
+	VCVTPH2PS (DX)(R10*2), Z2
+	VCVTPH2PS (R9)(R10*2), Z3
+	VMULPS    Z0, Z2, Z4
+	VMULPS    Z1, Z3, Z5
+	VMULPS    Z0, Z3, Z0
+	VMULPS    Z1, Z2, Z1
+	VSUBPS    Z5, Z4, Z4
+	VADDPS    Z1, Z0, Z0
+	VCVTPS2PH $0x00, Z4, (DX)(R10*2)
+	VCVTPS2PH $0x00, Z0, (R9)(R10*2)
+	ADDQ      $0x00000010, R10
+	JMP       wide
+
+narrow:
+	CMPQ      R10, AX
+	JAE       next
+	VMOVUPS   (DI)(R10*4), Y0
+	VMOVUPS   (R8)(R10*4), Y1
+	VCVTPH2PS (DX)(R10*2), Y2
+	VCVTPH2PS (R9)(R10*2), Y3
+	VMULPS    Y0, Y2, Y4
+	VMULPS    Y1, Y3, Y5
+	VMULPS    Y0, Y3, Y0
+	VMULPS    Y1, Y2, Y1
+	VSUBPS    Y5, Y4, Y4
+	VADDPS    Y1, Y0, Y0
+	VCVTPS2PH $0x00, Y4, (DX)(R10*2)
+	VCVTPS2PH $0x00, Y0, (R9)(R10*2)
+	ADDQ      $0x00000008, R10
+	CMPQ      R10, AX
+	JB        narrow
+
+next:
+	ADDQ SI, DX
+	DECQ BX
+	JNZ  head
+
+tensorDone:
+	CMPQ 8(SP), $0x00
+	JE   second
+	MOVQ (SP), DX
+	INCQ DX
+	MOVQ DX, (SP)
+	MOVQ tokens+72(FP), BX
+	CMPQ DX, BX
+	JB   token
+
+done:
+	VZEROUPPER
+	RET
+
+// func rotateTokensGPTJF16AVX512(x *byte, heads int, stride int, step int, x2 *byte, heads2 int, stride2 int, step2 int, rows **float32, tokens int, half int, n int)
+// Requires: AVX, AVX512DQ, AVX512F
+TEXT ·rotateTokensGPTJF16AVX512(SB), NOSPLIT, $16-96
+	MOVQ      n+88(FP), AX
+	MOVQ      half+80(FP), CX
+	MOVQ      tokens+72(FP), DX
+	TESTQ     AX, AX
+	JZ        done
+	TESTQ     DX, DX
+	JZ        done
+	VMOVDQU32 evensign<>+0(SB), Z0
+	VMOVDQU32 dupidx<>+0(SB), Z1
+	MOVQ      $0x00000000, (SP)
+
+token:
+	MOVQ  (SP), BX
+	MOVQ  rows+64(FP), DX
+	MOVQ  (DX)(BX*8), DI
+	LEAQ  (DI)(CX*4), R8
+	MOVQ  x+0(FP), DX
+	MOVQ  step+24(FP), SI
+	IMULQ BX, SI
+	ADDQ  SI, DX
+	MOVQ  heads+8(FP), BX
+	MOVQ  stride+16(FP), SI
+	MOVQ  $0x00000000, 8(SP)
+	JMP   rotate
+
+second:
+	MOVQ  (SP), BX
+	MOVQ  rows+64(FP), DX
+	MOVQ  (DX)(BX*8), DI
+	LEAQ  (DI)(CX*4), R8
+	MOVQ  x2+32(FP), DX
+	MOVQ  step2+56(FP), SI
+	IMULQ BX, SI
+	ADDQ  SI, DX
+	MOVQ  heads2+40(FP), BX
+	MOVQ  stride2+48(FP), SI
+	MOVQ  $0x00000001, 8(SP)
+
+rotate:
+	TESTQ   BX, BX
+	JZ      tensorDone
+	CMPQ    AX, $0x00000040
+	JNE     gptjNot64
+	VMOVUPS (DI), Y2
+	VMOVUPS (R8), Y3
+	VPERMPS Z2, Z1, Z2
+	VPERMPS Z3, Z1, Z3
+	VXORPS  Z0, Z3, Z3
+	VMOVUPS 32(DI), Y4
+	VMOVUPS 32(R8), Y5
+	VPERMPS Z4, Z1, Z4
+	VPERMPS Z5, Z1, Z5
+	VXORPS  Z0, Z5, Z5
+	VMOVUPS 64(DI), Y6
+	VMOVUPS 64(R8), Y7
+	VPERMPS Z6, Z1, Z6
+	VPERMPS Z7, Z1, Z7
+	VXORPS  Z0, Z7, Z7
+	VMOVUPS 96(DI), Y8
+	VMOVUPS 96(R8), Y9
+	VPERMPS Z8, Z1, Z8
+	VPERMPS Z9, Z1, Z9
+	VXORPS  Z0, Z9, Z9
+	VMOVUPS 128(DI), Y10
+	VMOVUPS 128(R8), Y11
+	VPERMPS Z10, Z1, Z10
+	VPERMPS Z11, Z1, Z11
+	VXORPS  Z0, Z11, Z11
+	VMOVUPS 160(DI), Y12
+	VMOVUPS 160(R8), Y13
+	VPERMPS Z12, Z1, Z12
+	VPERMPS Z13, Z1, Z13
+	VXORPS  Z0, Z13, Z13
+	VMOVUPS 192(DI), Y14
+	VMOVUPS 192(R8), Y15
+	VPERMPS Z14, Z1, Z14
+	VPERMPS Z15, Z1, Z15
+	VXORPS  Z0, Z15, Z15
+	VMOVUPS 224(DI), Y16
+	VMOVUPS 224(R8), Y17
+	VPERMPS Z16, Z1, Z16
+	VPERMPS Z17, Z1, Z17
+	VXORPS  Z0, Z17, Z17
+
+gptjHead64:
+	VCVTPH2PS (DX), Z18
+	VPERMILPS $0xb1, Z18, Z19
+	VMULPS    Z2, Z18, Z18
+	VMULPS    Z3, Z19, Z19
+	VADDPS    Z19, Z18, Z18
+	VCVTPS2PH $0x00, Z18, (DX)
+	VCVTPH2PS 32(DX), Z18
+	VPERMILPS $0xb1, Z18, Z19
+	VMULPS    Z4, Z18, Z18
+	VMULPS    Z5, Z19, Z19
+	VADDPS    Z19, Z18, Z18
+	VCVTPS2PH $0x00, Z18, 32(DX)
+	VCVTPH2PS 64(DX), Z18
+	VPERMILPS $0xb1, Z18, Z19
+	VMULPS    Z6, Z18, Z18
+	VMULPS    Z7, Z19, Z19
+	VADDPS    Z19, Z18, Z18
+	VCVTPS2PH $0x00, Z18, 64(DX)
+	VCVTPH2PS 96(DX), Z18
+	VPERMILPS $0xb1, Z18, Z19
+	VMULPS    Z8, Z18, Z18
+	VMULPS    Z9, Z19, Z19
+	VADDPS    Z19, Z18, Z18
+	VCVTPS2PH $0x00, Z18, 96(DX)
+	VCVTPH2PS 128(DX), Z18
+	VPERMILPS $0xb1, Z18, Z19
+	VMULPS    Z10, Z18, Z18
+	VMULPS    Z11, Z19, Z19
+	VADDPS    Z19, Z18, Z18
+	VCVTPS2PH $0x00, Z18, 128(DX)
+	VCVTPH2PS 160(DX), Z18
+	VPERMILPS $0xb1, Z18, Z19
+	VMULPS    Z12, Z18, Z18
+	VMULPS    Z13, Z19, Z19
+	VADDPS    Z19, Z18, Z18
+	VCVTPS2PH $0x00, Z18, 160(DX)
+	VCVTPH2PS 192(DX), Z18
+	VPERMILPS $0xb1, Z18, Z19
+	VMULPS    Z14, Z18, Z18
+	VMULPS    Z15, Z19, Z19
+	VADDPS    Z19, Z18, Z18
+	VCVTPS2PH $0x00, Z18, 192(DX)
+	VCVTPH2PS 224(DX), Z18
+	VPERMILPS $0xb1, Z18, Z19
+	VMULPS    Z16, Z18, Z18
+	VMULPS    Z17, Z19, Z19
+	VADDPS    Z19, Z18, Z18
+	VCVTPS2PH $0x00, Z18, 224(DX)
+	ADDQ      SI, DX
+	DECQ      BX
+	JNZ       gptjHead64
+	JMP       tensorDone
+
+gptjNot64:
+	CMPQ    AX, $0x00000020
+	JNE     gptjNot32
+	VMOVUPS (DI), Y20
+	VMOVUPS (R8), Y21
+	VPERMPS Z20, Z1, Z20
+	VPERMPS Z21, Z1, Z21
+	VXORPS  Z0, Z21, Z21
+	VMOVUPS 32(DI), Y22
+	VMOVUPS 32(R8), Y23
+	VPERMPS Z22, Z1, Z22
+	VPERMPS Z23, Z1, Z23
+	VXORPS  Z0, Z23, Z23
+	VMOVUPS 64(DI), Y24
+	VMOVUPS 64(R8), Y25
+	VPERMPS Z24, Z1, Z24
+	VPERMPS Z25, Z1, Z25
+	VXORPS  Z0, Z25, Z25
+	VMOVUPS 96(DI), Y26
+	VMOVUPS 96(R8), Y27
+	VPERMPS Z26, Z1, Z26
+	VPERMPS Z27, Z1, Z27
+	VXORPS  Z0, Z27, Z27
+
+gptjHead32:
+	VCVTPH2PS (DX), Z18
+	VPERMILPS $0xb1, Z18, Z19
+	VMULPS    Z20, Z18, Z18
+	VMULPS    Z21, Z19, Z19
+	VADDPS    Z19, Z18, Z18
+	VCVTPS2PH $0x00, Z18, (DX)
+	VCVTPH2PS 32(DX), Z18
+	VPERMILPS $0xb1, Z18, Z19
+	VMULPS    Z22, Z18, Z18
+	VMULPS    Z23, Z19, Z19
+	VADDPS    Z19, Z18, Z18
+	VCVTPS2PH $0x00, Z18, 32(DX)
+	VCVTPH2PS 64(DX), Z18
+	VPERMILPS $0xb1, Z18, Z19
+	VMULPS    Z24, Z18, Z18
+	VMULPS    Z25, Z19, Z19
+	VADDPS    Z19, Z18, Z18
+	VCVTPS2PH $0x00, Z18, 64(DX)
+	VCVTPH2PS 96(DX), Z18
+	VPERMILPS $0xb1, Z18, Z19
+	VMULPS    Z26, Z18, Z18
+	VMULPS    Z27, Z19, Z19
+	VADDPS    Z19, Z18, Z18
+	VCVTPS2PH $0x00, Z18, 96(DX)
+	ADDQ      SI, DX
+	DECQ      BX
+	JNZ       gptjHead32
+	JMP       tensorDone
+
+gptjNot32:
+head:
+	XORQ R9, R9
+
+pairs:
+	MOVQ      R9, R10
+	SHLQ      $0x01, R10
+	VMOVUPS   (DI)(R9*4), Y28
+	VMOVUPS   (R8)(R9*4), Y29
+	VPERMPS   Z28, Z1, Z28
+	VPERMPS   Z29, Z1, Z29
+	VXORPS    Z0, Z29, Z29
+	VCVTPH2PS (DX)(R10*2), Z18
+	VPERMILPS $0xb1, Z18, Z19
+	VMULPS    Z28, Z18, Z18
+	VMULPS    Z29, Z19, Z19
+	VADDPS    Z19, Z18, Z18
+	VCVTPS2PH $0x00, Z18, (DX)(R10*2)
+	ADDQ      $0x00000008, R9
+	CMPQ      R9, AX
+	JB        pairs
+	ADDQ      SI, DX
+	DECQ      BX
+	JNZ       head
+
+tensorDone:
+	CMPQ 8(SP), $0x00
+	JE   second
+	MOVQ (SP), DX
+	INCQ DX
+	MOVQ DX, (SP)
+	MOVQ tokens+72(FP), BX
+	CMPQ DX, BX
+	JB   token
+
+done:
+	VZEROUPPER
+	RET
+
+// func rotateTokensNeoXF32AVX2(x *byte, heads int, stride int, step int, x2 *byte, heads2 int, stride2 int, step2 int, rows **float32, tokens int, half int, n int)
+// Requires: AVX
+TEXT ·rotateTokensNeoXF32AVX2(SB), NOSPLIT, $16-96
+	MOVQ  n+88(FP), AX
+	MOVQ  half+80(FP), CX
+	MOVQ  tokens+72(FP), DX
+	TESTQ AX, AX
+	JZ    done
+	TESTQ DX, DX
+	JZ    done
+	MOVQ  $0x00000000, (SP)
+
+token:
+	MOVQ  (SP), BX
+	MOVQ  rows+64(FP), DX
+	MOVQ  (DX)(BX*8), DI
+	LEAQ  (DI)(CX*4), R8
+	MOVQ  x+0(FP), DX
+	MOVQ  step+24(FP), SI
+	IMULQ BX, SI
+	ADDQ  SI, DX
+	MOVQ  heads+8(FP), BX
+	MOVQ  stride+16(FP), SI
+	MOVQ  $0x00000000, 8(SP)
+	JMP   rotate
+
+second:
+	MOVQ  (SP), BX
+	MOVQ  rows+64(FP), DX
+	MOVQ  (DX)(BX*8), DI
+	LEAQ  (DI)(CX*4), R8
+	MOVQ  x2+32(FP), DX
+	MOVQ  step2+56(FP), SI
+	IMULQ BX, SI
+	ADDQ  SI, DX
+	MOVQ  heads2+40(FP), BX
+	MOVQ  stride2+48(FP), SI
+	MOVQ  $0x00000001, 8(SP)
+
+rotate:
+	TESTQ BX, BX
+	JZ    tensorDone
+
+head:
+	XORQ R10, R10
+	MOVQ CX, R9
+	SHLQ $0x02, R9
+	ADDQ DX, R9
+
+narrow:
+	VMOVUPS (DI)(R10*4), Y0
+	VMOVUPS (R8)(R10*4), Y1
+	VMOVUPS (DX)(R10*4), Y2
+	VMOVUPS (R9)(R10*4), Y3
+	VMULPS  Y0, Y2, Y4
+	VMULPS  Y1, Y3, Y5
+	VMULPS  Y0, Y3, Y0
+	VMULPS  Y1, Y2, Y1
+	VSUBPS  Y5, Y4, Y4
+	VADDPS  Y1, Y0, Y0
+	VMOVUPS Y4, (DX)(R10*4)
+	VMOVUPS Y0, (R9)(R10*4)
+	ADDQ    $0x00000008, R10
+	CMPQ    R10, AX
+	JB      narrow
+	ADDQ    SI, DX
+	DECQ    BX
+	JNZ     head
+
+tensorDone:
+	CMPQ 8(SP), $0x00
+	JE   second
+	MOVQ (SP), DX
+	INCQ DX
+	MOVQ DX, (SP)
+	MOVQ tokens+72(FP), BX
+	CMPQ DX, BX
+	JB   token
+
+done:
+	VZEROUPPER
+	RET
+
+// func rotateTokensGPTJF32AVX2(x *byte, heads int, stride int, step int, x2 *byte, heads2 int, stride2 int, step2 int, rows **float32, tokens int, half int, n int)
+// Requires: AVX, AVX2
+TEXT ·rotateTokensGPTJF32AVX2(SB), NOSPLIT, $16-96
+	MOVQ    n+88(FP), AX
+	MOVQ    half+80(FP), CX
+	MOVQ    tokens+72(FP), DX
+	TESTQ   AX, AX
+	JZ      done
+	TESTQ   DX, DX
+	JZ      done
+	VMOVDQU evensign<>+0(SB), Y0
+	VMOVDQU dupidx<>+0(SB), Y1
+	MOVQ    $0x00000000, (SP)
+
+token:
+	MOVQ  (SP), BX
+	MOVQ  rows+64(FP), DX
+	MOVQ  (DX)(BX*8), DI
+	LEAQ  (DI)(CX*4), R8
+	MOVQ  x+0(FP), DX
+	MOVQ  step+24(FP), SI
+	IMULQ BX, SI
+	ADDQ  SI, DX
+	MOVQ  heads+8(FP), BX
+	MOVQ  stride+16(FP), SI
+	MOVQ  $0x00000000, 8(SP)
+	JMP   rotate
+
+second:
+	MOVQ  (SP), BX
+	MOVQ  rows+64(FP), DX
+	MOVQ  (DX)(BX*8), DI
+	LEAQ  (DI)(CX*4), R8
+	MOVQ  x2+32(FP), DX
+	MOVQ  step2+56(FP), SI
+	IMULQ BX, SI
+	ADDQ  SI, DX
+	MOVQ  heads2+40(FP), BX
+	MOVQ  stride2+48(FP), SI
+	MOVQ  $0x00000001, 8(SP)
+
+rotate:
+	TESTQ BX, BX
+	JZ    tensorDone
+
+head:
+	XORQ R9, R9
+
+pairs:
+	MOVQ      R9, R10
+	SHLQ      $0x01, R10
+	VMOVUPS   (DI)(R9*4), X2
+	VMOVUPS   (R8)(R9*4), X3
+	VPERMPS   Y2, Y1, Y2
+	VPERMPS   Y3, Y1, Y3
+	VXORPS    Y0, Y3, Y3
+	VMOVUPS   (DX)(R10*4), Y4
+	VPERMILPS $0xb1, Y4, Y5
+	VMULPS    Y2, Y4, Y4
+	VMULPS    Y3, Y5, Y5
+	VADDPS    Y5, Y4, Y4
+	VMOVUPS   Y4, (DX)(R10*4)
+	ADDQ      $0x00000004, R9
+	CMPQ      R9, AX
+	JB        pairs
+	ADDQ      SI, DX
+	DECQ      BX
+	JNZ       head
+
+tensorDone:
+	CMPQ 8(SP), $0x00
+	JE   second
+	MOVQ (SP), DX
+	INCQ DX
+	MOVQ DX, (SP)
+	MOVQ tokens+72(FP), BX
+	CMPQ DX, BX
+	JB   token
+
+done:
+	VZEROUPPER
+	RET
+
+// func rotateTokensNeoXBF16AVX2(x *byte, heads int, stride int, step int, x2 *byte, heads2 int, stride2 int, step2 int, rows **float32, tokens int, half int, n int)
+// Requires: AVX, AVX2
+TEXT ·rotateTokensNeoXBF16AVX2(SB), NOSPLIT, $16-96
+	MOVQ         n+88(FP), AX
+	MOVQ         half+80(FP), CX
+	MOVQ         tokens+72(FP), DX
+	TESTQ        AX, AX
+	JZ           done
+	TESTQ        DX, DX
+	JZ           done
+	VPBROADCASTD one<>+0(SB), Y0
+	VPBROADCASTD bias<>+0(SB), Y1
+	VPBROADCASTD absmask<>+0(SB), Y2
+	VPBROADCASTD inf<>+0(SB), Y3
+	VPBROADCASTD quiet<>+0(SB), Y4
+	MOVQ         $0x00000000, (SP)
+
+token:
+	MOVQ  (SP), BX
+	MOVQ  rows+64(FP), DX
+	MOVQ  (DX)(BX*8), DI
+	LEAQ  (DI)(CX*4), R8
+	MOVQ  x+0(FP), DX
+	MOVQ  step+24(FP), SI
+	IMULQ BX, SI
+	ADDQ  SI, DX
+	MOVQ  heads+8(FP), BX
+	MOVQ  stride+16(FP), SI
+	MOVQ  $0x00000000, 8(SP)
+	JMP   rotate
+
+second:
+	MOVQ  (SP), BX
+	MOVQ  rows+64(FP), DX
+	MOVQ  (DX)(BX*8), DI
+	LEAQ  (DI)(CX*4), R8
+	MOVQ  x2+32(FP), DX
+	MOVQ  step2+56(FP), SI
+	IMULQ BX, SI
+	ADDQ  SI, DX
+	MOVQ  heads2+40(FP), BX
+	MOVQ  stride2+48(FP), SI
+	MOVQ  $0x00000001, 8(SP)
+
+rotate:
+	TESTQ BX, BX
+	JZ    tensorDone
+
+head:
+	XORQ R10, R10
+	MOVQ CX, R9
+	SHLQ $0x01, R9
+	ADDQ DX, R9
+
+narrow:
+	VMOVUPS   (DI)(R10*4), Y5
+	VMOVUPS   (R8)(R10*4), Y6
+	VPMOVZXWD (DX)(R10*2), Y7
+	VPSLLD    $0x10, Y7, Y7
+	VPMOVZXWD (R9)(R10*2), Y8
+	VPSLLD    $0x10, Y8, Y8
+	VMULPS    Y5, Y7, Y9
+	VMULPS    Y6, Y8, Y10
+	VMULPS    Y5, Y8, Y5
+	VMULPS    Y6, Y7, Y6
+	VSUBPS    Y10, Y9, Y9
+	VADDPS    Y6, Y5, Y5
+	VPSRLD    $0x10, Y9, Y6
+	VPSRLD    $0x10, Y9, Y7
+	VPAND     Y0, Y6, Y6
+	VPADDD    Y9, Y6, Y6
+	VPADDD    Y1, Y6, Y6
+	VPSRLD    $0x10, Y6, Y6
+	VPOR      Y4, Y7, Y7
+	VPAND     Y2, Y9, Y8
+	VPCMPGTD  Y3, Y8, Y8
+	VPBLENDVB Y8, Y7, Y6, Y6
+	VPACKUSDW Y6, Y6, Y6
+	VPERMQ    $0x08, Y6, Y6
+	VMOVDQU   X6, (DX)(R10*2)
+	VPSRLD    $0x10, Y5, Y6
+	VPSRLD    $0x10, Y5, Y7
+	VPAND     Y0, Y6, Y6
+	VPADDD    Y5, Y6, Y6
+	VPADDD    Y1, Y6, Y6
+	VPSRLD    $0x10, Y6, Y6
+	VPOR      Y4, Y7, Y7
+	VPAND     Y2, Y5, Y5
+	VPCMPGTD  Y3, Y5, Y5
+	VPBLENDVB Y5, Y7, Y6, Y6
+	VPACKUSDW Y6, Y6, Y6
+	VPERMQ    $0x08, Y6, Y6
+	VMOVDQU   X6, (R9)(R10*2)
+	ADDQ      $0x00000008, R10
+	CMPQ      R10, AX
+	JB        narrow
+	ADDQ      SI, DX
+	DECQ      BX
+	JNZ       head
+
+tensorDone:
+	CMPQ 8(SP), $0x00
+	JE   second
+	MOVQ (SP), DX
+	INCQ DX
+	MOVQ DX, (SP)
+	MOVQ tokens+72(FP), BX
+	CMPQ DX, BX
+	JB   token
+
+done:
+	VZEROUPPER
+	RET
+
+// func rotateTokensGPTJBF16AVX2(x *byte, heads int, stride int, step int, x2 *byte, heads2 int, stride2 int, step2 int, rows **float32, tokens int, half int, n int)
+// Requires: AVX, AVX2
+TEXT ·rotateTokensGPTJBF16AVX2(SB), NOSPLIT, $16-96
+	MOVQ         n+88(FP), AX
+	MOVQ         half+80(FP), CX
+	MOVQ         tokens+72(FP), DX
+	TESTQ        AX, AX
+	JZ           done
+	TESTQ        DX, DX
+	JZ           done
+	VPBROADCASTD one<>+0(SB), Y0
+	VPBROADCASTD bias<>+0(SB), Y1
+	VPBROADCASTD absmask<>+0(SB), Y2
+	VPBROADCASTD inf<>+0(SB), Y3
+	VPBROADCASTD quiet<>+0(SB), Y4
+	VMOVDQU      evensign<>+0(SB), Y5
+	VMOVDQU      dupidx<>+0(SB), Y6
+	MOVQ         $0x00000000, (SP)
+
+token:
+	MOVQ  (SP), BX
+	MOVQ  rows+64(FP), DX
+	MOVQ  (DX)(BX*8), DI
+	LEAQ  (DI)(CX*4), R8
+	MOVQ  x+0(FP), DX
+	MOVQ  step+24(FP), SI
+	IMULQ BX, SI
+	ADDQ  SI, DX
+	MOVQ  heads+8(FP), BX
+	MOVQ  stride+16(FP), SI
+	MOVQ  $0x00000000, 8(SP)
+	JMP   rotate
+
+second:
+	MOVQ  (SP), BX
+	MOVQ  rows+64(FP), DX
+	MOVQ  (DX)(BX*8), DI
+	LEAQ  (DI)(CX*4), R8
+	MOVQ  x2+32(FP), DX
+	MOVQ  step2+56(FP), SI
+	IMULQ BX, SI
+	ADDQ  SI, DX
+	MOVQ  heads2+40(FP), BX
+	MOVQ  stride2+48(FP), SI
+	MOVQ  $0x00000001, 8(SP)
+
+rotate:
+	TESTQ BX, BX
+	JZ    tensorDone
+
+head:
+	XORQ R9, R9
+
+pairs:
+	MOVQ      R9, R10
+	SHLQ      $0x01, R10
+	VMOVUPS   (DI)(R9*4), X7
+	VMOVUPS   (R8)(R9*4), X8
+	VPERMPS   Y7, Y6, Y7
+	VPERMPS   Y8, Y6, Y8
+	VXORPS    Y5, Y8, Y8
+	VPMOVZXWD (DX)(R10*2), Y9
+	VPSLLD    $0x10, Y9, Y9
+	VPERMILPS $0xb1, Y9, Y10
+	VMULPS    Y7, Y9, Y9
+	VMULPS    Y8, Y10, Y10
+	VADDPS    Y10, Y9, Y9
+	VPSRLD    $0x10, Y9, Y10
+	VPSRLD    $0x10, Y9, Y11
+	VPAND     Y0, Y10, Y10
+	VPADDD    Y9, Y10, Y10
+	VPADDD    Y1, Y10, Y10
+	VPSRLD    $0x10, Y10, Y10
+	VPOR      Y4, Y11, Y11
+	VPAND     Y2, Y9, Y9
+	VPCMPGTD  Y3, Y9, Y9
+	VPBLENDVB Y9, Y11, Y10, Y10
+	VPACKUSDW Y10, Y10, Y10
+	VPERMQ    $0x08, Y10, Y10
+	VMOVDQU   X10, (DX)(R10*2)
+	ADDQ      $0x00000004, R9
+	CMPQ      R9, AX
+	JB        pairs
+	ADDQ      SI, DX
+	DECQ      BX
+	JNZ       head
+
+tensorDone:
+	CMPQ 8(SP), $0x00
+	JE   second
+	MOVQ (SP), DX
+	INCQ DX
+	MOVQ DX, (SP)
+	MOVQ tokens+72(FP), BX
+	CMPQ DX, BX
+	JB   token
+
+done:
+	VZEROUPPER
+	RET
+
+// func rotateTokensNeoXF16AVX2(x *byte, heads int, stride int, step int, x2 *byte, heads2 int, stride2 int, step2 int, rows **float32, tokens int, half int, n int)
+// Requires: AVX, F16C
+TEXT ·rotateTokensNeoXF16AVX2(SB), NOSPLIT, $16-96
+	MOVQ  n+88(FP), AX
+	MOVQ  half+80(FP), CX
+	MOVQ  tokens+72(FP), DX
+	TESTQ AX, AX
+	JZ    done
+	TESTQ DX, DX
+	JZ    done
+	MOVQ  $0x00000000, (SP)
+
+token:
+	MOVQ  (SP), BX
+	MOVQ  rows+64(FP), DX
+	MOVQ  (DX)(BX*8), DI
+	LEAQ  (DI)(CX*4), R8
+	MOVQ  x+0(FP), DX
+	MOVQ  step+24(FP), SI
+	IMULQ BX, SI
+	ADDQ  SI, DX
+	MOVQ  heads+8(FP), BX
+	MOVQ  stride+16(FP), SI
+	MOVQ  $0x00000000, 8(SP)
+	JMP   rotate
+
+second:
+	MOVQ  (SP), BX
+	MOVQ  rows+64(FP), DX
+	MOVQ  (DX)(BX*8), DI
+	LEAQ  (DI)(CX*4), R8
+	MOVQ  x2+32(FP), DX
+	MOVQ  step2+56(FP), SI
+	IMULQ BX, SI
+	ADDQ  SI, DX
+	MOVQ  heads2+40(FP), BX
+	MOVQ  stride2+48(FP), SI
+	MOVQ  $0x00000001, 8(SP)
+
+rotate:
+	TESTQ BX, BX
+	JZ    tensorDone
+
+head:
+	XORQ R10, R10
+	MOVQ CX, R9
+	SHLQ $0x01, R9
+	ADDQ DX, R9
+
+narrow:
+	VMOVUPS   (DI)(R10*4), Y0
+	VMOVUPS   (R8)(R10*4), Y1
+	VCVTPH2PS (DX)(R10*2), Y2
+	VCVTPH2PS (R9)(R10*2), Y3
+	VMULPS    Y0, Y2, Y4
+	VMULPS    Y1, Y3, Y5
+	VMULPS    Y0, Y3, Y0
+	VMULPS    Y1, Y2, Y1
+	VSUBPS    Y5, Y4, Y4
+	VADDPS    Y1, Y0, Y0
+	VCVTPS2PH $0x00, Y4, (DX)(R10*2)
+	VCVTPS2PH $0x00, Y0, (R9)(R10*2)
+	ADDQ      $0x00000008, R10
+	CMPQ      R10, AX
+	JB        narrow
+	ADDQ      SI, DX
+	DECQ      BX
+	JNZ       head
+
+tensorDone:
+	CMPQ 8(SP), $0x00
+	JE   second
+	MOVQ (SP), DX
+	INCQ DX
+	MOVQ DX, (SP)
+	MOVQ tokens+72(FP), BX
+	CMPQ DX, BX
+	JB   token
+
+done:
+	VZEROUPPER
+	RET
+
+// func rotateTokensGPTJF16AVX2(x *byte, heads int, stride int, step int, x2 *byte, heads2 int, stride2 int, step2 int, rows **float32, tokens int, half int, n int)
+// Requires: AVX, AVX2, F16C
+TEXT ·rotateTokensGPTJF16AVX2(SB), NOSPLIT, $16-96
+	MOVQ    n+88(FP), AX
+	MOVQ    half+80(FP), CX
+	MOVQ    tokens+72(FP), DX
+	TESTQ   AX, AX
+	JZ      done
+	TESTQ   DX, DX
+	JZ      done
+	VMOVDQU evensign<>+0(SB), Y0
+	VMOVDQU dupidx<>+0(SB), Y1
+	MOVQ    $0x00000000, (SP)
+
+token:
+	MOVQ  (SP), BX
+	MOVQ  rows+64(FP), DX
+	MOVQ  (DX)(BX*8), DI
+	LEAQ  (DI)(CX*4), R8
+	MOVQ  x+0(FP), DX
+	MOVQ  step+24(FP), SI
+	IMULQ BX, SI
+	ADDQ  SI, DX
+	MOVQ  heads+8(FP), BX
+	MOVQ  stride+16(FP), SI
+	MOVQ  $0x00000000, 8(SP)
+	JMP   rotate
+
+second:
+	MOVQ  (SP), BX
+	MOVQ  rows+64(FP), DX
+	MOVQ  (DX)(BX*8), DI
+	LEAQ  (DI)(CX*4), R8
+	MOVQ  x2+32(FP), DX
+	MOVQ  step2+56(FP), SI
+	IMULQ BX, SI
+	ADDQ  SI, DX
+	MOVQ  heads2+40(FP), BX
+	MOVQ  stride2+48(FP), SI
+	MOVQ  $0x00000001, 8(SP)
+
+rotate:
+	TESTQ BX, BX
+	JZ    tensorDone
+
+head:
+	XORQ R9, R9
+
+pairs:
+	MOVQ      R9, R10
+	SHLQ      $0x01, R10
+	VMOVUPS   (DI)(R9*4), X2
+	VMOVUPS   (R8)(R9*4), X3
+	VPERMPS   Y2, Y1, Y2
+	VPERMPS   Y3, Y1, Y3
+	VXORPS    Y0, Y3, Y3
+	VCVTPH2PS (DX)(R10*2), Y4
+	VPERMILPS $0xb1, Y4, Y5
+	VMULPS    Y2, Y4, Y4
+	VMULPS    Y3, Y5, Y5
+	VADDPS    Y5, Y4, Y4
+	VCVTPS2PH $0x00, Y4, (DX)(R10*2)
+	ADDQ      $0x00000004, R9
+	CMPQ      R9, AX
+	JB        pairs
+	ADDQ      SI, DX
+	DECQ      BX
+	JNZ       head
+
+tensorDone:
+	CMPQ 8(SP), $0x00
+	JE   second
+	MOVQ (SP), DX
+	INCQ DX
+	MOVQ DX, (SP)
+	MOVQ tokens+72(FP), BX
+	CMPQ DX, BX
+	JB   token
+
+done:
+	VZEROUPPER
+	RET
+
+// func rotateTokensNeoXBF16AVX512BF16(x *byte, heads int, stride int, step int, x2 *byte, heads2 int, stride2 int, step2 int, rows **float32, tokens int, half int, n int)
+// Requires: AVX, AVX2, AVX512BW, AVX512DQ, AVX512F, AVX512VL
+TEXT ·rotateTokensNeoXBF16AVX512BF16(SB), NOSPLIT, $16-96
+	MOVQ         n+88(FP), AX
+	MOVQ         half+80(FP), CX
+	MOVQ         tokens+72(FP), DX
+	TESTQ        AX, AX
+	JZ           done
+	TESTQ        DX, DX
+	JZ           done
+	VPBROADCASTD one<>+0(SB), Z0
+	VPBROADCASTD bias<>+0(SB), Z1
+	VPBROADCASTD absmask<>+0(SB), Z2
+	VPBROADCASTD inf<>+0(SB), Z3
+	VPBROADCASTD quiet<>+0(SB), Z4
+	MOVQ         $0x00000000, (SP)
+
+token:
+	MOVQ  (SP), BX
+	MOVQ  rows+64(FP), DX
+	MOVQ  (DX)(BX*8), DI
+	LEAQ  (DI)(CX*4), R8
+	MOVQ  x+0(FP), DX
+	MOVQ  step+24(FP), SI
+	IMULQ BX, SI
+	ADDQ  SI, DX
+	MOVQ  heads+8(FP), BX
+	MOVQ  stride+16(FP), SI
+	MOVQ  $0x00000000, 8(SP)
+	JMP   rotate
+
+second:
+	MOVQ  (SP), BX
+	MOVQ  rows+64(FP), DX
+	MOVQ  (DX)(BX*8), DI
+	LEAQ  (DI)(CX*4), R8
+	MOVQ  x2+32(FP), DX
+	MOVQ  step2+56(FP), SI
+	IMULQ BX, SI
+	ADDQ  SI, DX
+	MOVQ  heads2+40(FP), BX
+	MOVQ  stride2+48(FP), SI
+	MOVQ  $0x00000001, 8(SP)
+
+rotate:
+	TESTQ        BX, BX
+	JZ           tensorDone
+	CMPQ         AX, $0x00000040
+	JNE          not64
+	VMOVUPS      (DI), Z5
+	VMOVUPS      (R8), Z6
+	VMOVUPS      64(DI), Z7
+	VMOVUPS      64(R8), Z8
+	VMOVUPS      128(DI), Z9
+	VMOVUPS      128(R8), Z10
+	VMOVUPS      192(DI), Z11
+	VMOVUPS      192(R8), Z12
+	VPBROADCASTD himask<>+0(SB), Z13
+	VPBROADCASTD expmaskw<>+0(SB), Z14
+	VMOVDQU16    reoutidx<>+0(SB), Z15
+	VMOVDQU32    evenidx<>+0(SB), Z16
+	VMOVDQU32    oddidx<>+0(SB), Z17
+	VMOVAPS      Z5, Z18
+	VPERMT2PS    Z7, Z16, Z18
+	VMOVAPS      Z5, Z5
+	VPERMT2PS    Z7, Z17, Z5
+	VMOVAPS      Z6, Z7
+	VPERMT2PS    Z8, Z16, Z7
+	VMOVAPS      Z6, Z6
+	VPERMT2PS    Z8, Z17, Z6
+	VMOVAPS      Z9, Z8
+	VPERMT2PS    Z11, Z16, Z8
+	VMOVAPS      Z9, Z9
+	VPERMT2PS    Z11, Z17, Z9
+	VMOVAPS      Z10, Z11
+	VPERMT2PS    Z12, Z16, Z11
+	VMOVAPS      Z10, Z10
+	VPERMT2PS    Z12, Z17, Z10
+
+splitHead64:
+	MOVQ           CX, R9
+	SHLQ           $0x01, R9
+	ADDQ           DX, R9
+	VMOVDQU32      (DX), Z12
+	VMOVDQU32      (R9), Z16
+	VPSLLD         $0x10, Z12, Z17
+	VPANDD         Z13, Z12, Z12
+	VPSLLD         $0x10, Z16, Z21
+	VPANDD         Z13, Z16, Z16
+	VMULPS         Z18, Z17, Z22
+	VMULPS         Z7, Z21, Z23
+	VSUBPS         Z23, Z22, Z24
+	VMULPS         Z5, Z12, Z22
+	VMULPS         Z6, Z16, Z23
+	VSUBPS         Z23, Z22, Z22
+	VMULPS         Z18, Z21, Z21
+	VMULPS         Z7, Z17, Z23
+	VADDPS         Z23, Z21, Z21
+	VMULPS         Z5, Z16, Z16
+	VMULPS         Z6, Z12, Z23
+	VADDPS         Z23, Z16, Z16
+	BYTE $0x62; BYTE $0x12; BYTE $0x4f; BYTE $0x40; BYTE $0x72; BYTE $0xe0 // VCVTNE2PS2BF16 Z24, Z22, Z12
+	BYTE $0x62; BYTE $0xa2; BYTE $0x7f; BYTE $0x40; BYTE $0x72; BYTE $0xcd // VCVTNE2PS2BF16 Z21, Z16, Z17
+	VPTESTNMW      Z14, Z12, K1
+	VPTESTNMW      Z14, Z17, K2
+	KORTESTD       K1, K2
+	JNZ            bf16sslow56
+
+bf16sfast57:
+	VPERMW    Z12, Z15, Z12
+	VPERMW    Z17, Z15, Z17
+	VMOVDQU16 Z12, (DX)
+	VMOVDQU16 Z17, (R9)
+
+bf16sdone58:
+	VMOVDQU32      64(DX), Z12
+	VMOVDQU32      64(R9), Z16
+	VPSLLD         $0x10, Z12, Z17
+	VPANDD         Z13, Z12, Z12
+	VPSLLD         $0x10, Z16, Z21
+	VPANDD         Z13, Z16, Z16
+	VMULPS         Z8, Z17, Z22
+	VMULPS         Z11, Z21, Z23
+	VSUBPS         Z23, Z22, Z24
+	VMULPS         Z9, Z12, Z22
+	VMULPS         Z10, Z16, Z23
+	VSUBPS         Z23, Z22, Z22
+	VMULPS         Z8, Z21, Z21
+	VMULPS         Z11, Z17, Z23
+	VADDPS         Z23, Z21, Z21
+	VMULPS         Z9, Z16, Z16
+	VMULPS         Z10, Z12, Z23
+	VADDPS         Z23, Z16, Z16
+	BYTE $0x62; BYTE $0x12; BYTE $0x4f; BYTE $0x40; BYTE $0x72; BYTE $0xe0 // VCVTNE2PS2BF16 Z24, Z22, Z12
+	BYTE $0x62; BYTE $0xa2; BYTE $0x7f; BYTE $0x40; BYTE $0x72; BYTE $0xcd // VCVTNE2PS2BF16 Z21, Z16, Z17
+	VPTESTNMW      Z14, Z12, K1
+	VPTESTNMW      Z14, Z17, K2
+	KORTESTD       K1, K2
+	JNZ            bf16sslow59
+
+bf16sfast60:
+	VPERMW    Z12, Z15, Z12
+	VPERMW    Z17, Z15, Z17
+	VMOVDQU16 Z12, 64(DX)
+	VMOVDQU16 Z17, 64(R9)
+
+bf16sdone61:
+	ADDQ SI, DX
+	DECQ BX
+	JNZ  splitHead64
+	JMP  tensorDone
+
+not64:
+	CMPQ         AX, $0x00000028
+	JNE          not40
+	VMOVUPS      (DI), Z5
+	VMOVUPS      (R8), Z6
+	VMOVUPS      64(DI), Z7
+	VMOVUPS      64(R8), Z8
+	VMOVUPS      128(DI), Y9
+	VMOVUPS      128(R8), Y10
+	VPBROADCASTD himask<>+0(SB), Z11
+	VPBROADCASTD expmaskw<>+0(SB), Z12
+	VMOVDQU16    reoutidx<>+0(SB), Z13
+	VMOVDQU32    evenidx<>+0(SB), Z14
+	VMOVDQU32    oddidx<>+0(SB), Z15
+	VMOVAPS      Z5, Z16
+	VPERMT2PS    Z7, Z14, Z16
+	VMOVAPS      Z5, Z5
+	VPERMT2PS    Z7, Z15, Z5
+	VMOVAPS      Z6, Z7
+	VPERMT2PS    Z8, Z14, Z7
+	VMOVAPS      Z6, Z6
+	VPERMT2PS    Z8, Z15, Z6
+
+splitHead40:
+	MOVQ           CX, R9
+	SHLQ           $0x01, R9
+	ADDQ           DX, R9
+	VMOVDQU32      (DX), Z8
+	VMOVDQU32      (R9), Z14
+	VPSLLD         $0x10, Z8, Z15
+	VPANDD         Z11, Z8, Z8
+	VPSLLD         $0x10, Z14, Z17
+	VPANDD         Z11, Z14, Z14
+	VMULPS         Z16, Z15, Z18
+	VMULPS         Z7, Z17, Z21
+	VSUBPS         Z21, Z18, Z22
+	VMULPS         Z5, Z8, Z18
+	VMULPS         Z6, Z14, Z21
+	VSUBPS         Z21, Z18, Z18
+	VMULPS         Z16, Z17, Z17
+	VMULPS         Z7, Z15, Z21
+	VADDPS         Z21, Z17, Z17
+	VMULPS         Z5, Z14, Z14
+	VMULPS         Z6, Z8, Z21
+	VADDPS         Z21, Z14, Z14
+	BYTE $0x62; BYTE $0x32; BYTE $0x6f; BYTE $0x40; BYTE $0x72; BYTE $0xc6 // VCVTNE2PS2BF16 Z22, Z18, Z8
+	BYTE $0x62; BYTE $0x32; BYTE $0x0f; BYTE $0x48; BYTE $0x72; BYTE $0xf9 // VCVTNE2PS2BF16 Z17, Z14, Z15
+	VPTESTNMW      Z12, Z8, K1
+	VPTESTNMW      Z12, Z15, K2
+	KORTESTD       K1, K2
+	JNZ            bf16sslow62
+
+bf16sfast63:
+	VPERMW    Z8, Z13, Z8
+	VPERMW    Z15, Z13, Z15
+	VMOVDQU16 Z8, (DX)
+	VMOVDQU16 Z15, (R9)
+
+bf16sdone64:
+	VPMOVZXWD     64(DX), Y8
+	VPSLLD        $0x10, Y8, Y8
+	VPMOVZXWD     64(R9), Y15
+	VPSLLD        $0x10, Y15, Y15
+	VMULPS        Y9, Y8, Y19
+	VMULPS        Y10, Y15, Y14
+	VMULPS        Y9, Y15, Y20
+	VMULPS        Y10, Y8, Y8
+	VSUBPS        Y14, Y19, Y19
+	VADDPS        Y8, Y20, Y20
+	VFPCLASSPSY   $0x20, Y19, K1
+	KORTESTW      K1, K1
+	JNZ           bf16hslow65
+	BYTE $0x62; BYTE $0x32; BYTE $0x7e; BYTE $0x48; BYTE $0x72; BYTE $0xc3 // VCVTNEPS2BF16 Z19, Y8
+	VMOVDQU16     X8, 64(DX)
+
+bf16hdone66:
+	VFPCLASSPSY   $0x20, Y20, K1
+	KORTESTW      K1, K1
+	JNZ           bf16hslow67
+	BYTE $0x62; BYTE $0x32; BYTE $0x7e; BYTE $0x48; BYTE $0x72; BYTE $0xc4 // VCVTNEPS2BF16 Z20, Y8
+	VMOVDQU16     X8, 64(R9)
+
+bf16hdone68:
+	ADDQ SI, DX
+	DECQ BX
+	JNZ  splitHead40
+	JMP  tensorDone
+
+not40:
+head:
+	XORQ R10, R10
+	MOVQ CX, R9
+	SHLQ $0x01, R9
+	ADDQ DX, R9
+
+wide:
+	MOVQ          R10, R11
+	ADDQ          $0x00000010, R11
+	CMPQ          R11, AX
+	JA            narrow
+	VMOVUPS       (DI)(R10*4), Z5
+	VMOVUPS       (R8)(R10*4), Z6
+	VPMOVZXWD     (DX)(R10*2), Z7
+	VPSLLD        $0x10, Z7, Z7
+	VPMOVZXWD     (R9)(R10*2), Z8
+	VPSLLD        $0x10, Z8, Z8
+	VMULPS        Z5, Z7, Z9
+	VMULPS        Z6, Z8, Z10
+	VMULPS        Z5, Z8, Z5
+	VMULPS        Z6, Z7, Z6
+	VSUBPS        Z10, Z9, Z9
+	VADDPS        Z6, Z5, Z5
+	VFPCLASSPSZ   $0x20, Z9, K1
+	VFPCLASSPSZ   $0x20, Z5, K2
+	KORTESTW      K1, K2
+	JNZ           bf16slow69
+	BYTE $0x62; BYTE $0xd2; BYTE $0x7e; BYTE $0x48; BYTE $0x72; BYTE $0xf1 // VCVTNEPS2BF16 Z9, Y6
+	VMOVDQU32     Y6, (DX)(R10*2)
+	BYTE $0x62; BYTE $0xf2; BYTE $0x7e; BYTE $0x48; BYTE $0x72; BYTE $0xed // VCVTNEPS2BF16 Z5, Y5
+	VMOVDQU32     Y5, (R9)(R10*2)
+
+bf16done70:
+	ADDQ $0x00000010, R10
+	JMP  wide
+
+narrow:
+	CMPQ          R10, AX
+	JAE           next
+	VMOVUPS       (DI)(R10*4), Y8
+	VMOVUPS       (R8)(R10*4), Y5
+	VPMOVZXWD     (DX)(R10*2), Y6
+	VPSLLD        $0x10, Y6, Y6
+	VPMOVZXWD     (R9)(R10*2), Y9
+	VPSLLD        $0x10, Y9, Y9
+	VMULPS        Y8, Y6, Y19
+	VMULPS        Y5, Y9, Y7
+	VMULPS        Y8, Y9, Y20
+	VMULPS        Y5, Y6, Y5
+	VSUBPS        Y7, Y19, Y19
+	VADDPS        Y5, Y20, Y20
+	VFPCLASSPSY   $0x20, Y19, K1
+	KORTESTW      K1, K1
+	JNZ           bf16hslow71
+	BYTE $0x62; BYTE $0xb2; BYTE $0x7e; BYTE $0x48; BYTE $0x72; BYTE $0xeb // VCVTNEPS2BF16 Z19, Y5
+	VMOVDQU16     X5, (DX)(R10*2)
+
+bf16hdone72:
+	VFPCLASSPSY   $0x20, Y20, K1
+	KORTESTW      K1, K1
+	JNZ           bf16hslow73
+	BYTE $0x62; BYTE $0xb2; BYTE $0x7e; BYTE $0x48; BYTE $0x72; BYTE $0xec // VCVTNEPS2BF16 Z20, Y5
+	VMOVDQU16     X5, (R9)(R10*2)
+
+bf16hdone74:
+	ADDQ $0x00000008, R10
+	CMPQ R10, AX
+	JB   narrow
+
+next:
+	ADDQ SI, DX
+	DECQ BX
+	JNZ  head
+
+tensorDone:
+	CMPQ 8(SP), $0x00
+	JE   second
+	MOVQ (SP), DX
+	INCQ DX
+	MOVQ DX, (SP)
+	MOVQ tokens+72(FP), BX
+	CMPQ DX, BX
+	JB   token
+
+done:
+	VZEROUPPER
+	RET
+
+bf16sslow56:
+	VPBROADCASTD expmask<>+0(SB), Z23
+	VPBROADCASTD absmask<>+0(SB), Z25
+	VPTESTNMD    Z23, Z24, K1
+	VPTESTMD     Z25, Z24, K1, K1
+	VPTESTNMD    Z23, Z22, K2
+	VPTESTMD     Z25, Z22, K2, K2
+	KORW         K2, K1, K2
+	VPTESTNMD    Z23, Z21, K1
+	VPTESTMD     Z25, Z21, K1, K1
+	KORW         K1, K2, K1
+	VPTESTNMD    Z23, Z16, K2
+	VPTESTMD     Z25, Z16, K2, K2
+	KORW         K2, K1, K2
+	KORTESTW     K2, K2
+	JZ           bf16sfast57
+	VPBROADCASTD quiet32<>+0(SB), Z12
+	VPSRLD       $0x10, Z24, Z17
+	VPANDD       Z0, Z17, Z17
+	VPADDD       Z24, Z17, Z17
+	VPADDD       Z1, Z17, Z17
+	VPANDD       Z13, Z17, Z17
+	VCMPPS       $0x03, Z24, Z24, K1
+	VPANDD       Z13, Z24, Z23
+	VPORD        Z12, Z23, K1, Z17
+	VPSRLD       $0x10, Z22, Z23
+	VPANDD       Z0, Z23, Z23
+	VPADDD       Z22, Z23, Z23
+	VPADDD       Z1, Z23, Z23
+	VPANDD       Z13, Z23, Z23
+	VCMPPS       $0x03, Z22, Z22, K1
+	VPANDD       Z13, Z22, Z22
+	VPORD        Z12, Z22, K1, Z23
+	VPSRLD       $0x10, Z17, Z17
+	VPORD        Z23, Z17, Z17
+	VMOVDQU32    Z17, (DX)
+	VPSRLD       $0x10, Z21, Z17
+	VPANDD       Z0, Z17, Z17
+	VPADDD       Z21, Z17, Z17
+	VPADDD       Z1, Z17, Z17
+	VPANDD       Z13, Z17, Z17
+	VCMPPS       $0x03, Z21, Z21, K1
+	VPANDD       Z13, Z21, Z21
+	VPORD        Z12, Z21, K1, Z17
+	VPSRLD       $0x10, Z16, Z21
+	VPANDD       Z0, Z21, Z21
+	VPADDD       Z16, Z21, Z21
+	VPADDD       Z1, Z21, Z21
+	VPANDD       Z13, Z21, Z21
+	VCMPPS       $0x03, Z16, Z16, K1
+	VPANDD       Z13, Z16, Z16
+	VPORD        Z12, Z16, K1, Z21
+	VPSRLD       $0x10, Z17, Z17
+	VPORD        Z21, Z17, Z17
+	VMOVDQU32    Z17, (R9)
+	JMP          bf16sdone58
+
+bf16sslow59:
+	VPBROADCASTD expmask<>+0(SB), Z23
+	VPBROADCASTD absmask<>+0(SB), Z25
+	VPTESTNMD    Z23, Z24, K1
+	VPTESTMD     Z25, Z24, K1, K1
+	VPTESTNMD    Z23, Z22, K2
+	VPTESTMD     Z25, Z22, K2, K2
+	KORW         K2, K1, K2
+	VPTESTNMD    Z23, Z21, K1
+	VPTESTMD     Z25, Z21, K1, K1
+	KORW         K1, K2, K1
+	VPTESTNMD    Z23, Z16, K2
+	VPTESTMD     Z25, Z16, K2, K2
+	KORW         K2, K1, K2
+	KORTESTW     K2, K2
+	JZ           bf16sfast60
+	VPBROADCASTD quiet32<>+0(SB), Z12
+	VPSRLD       $0x10, Z24, Z17
+	VPANDD       Z0, Z17, Z17
+	VPADDD       Z24, Z17, Z17
+	VPADDD       Z1, Z17, Z17
+	VPANDD       Z13, Z17, Z17
+	VCMPPS       $0x03, Z24, Z24, K1
+	VPANDD       Z13, Z24, Z23
+	VPORD        Z12, Z23, K1, Z17
+	VPSRLD       $0x10, Z22, Z23
+	VPANDD       Z0, Z23, Z23
+	VPADDD       Z22, Z23, Z23
+	VPADDD       Z1, Z23, Z23
+	VPANDD       Z13, Z23, Z23
+	VCMPPS       $0x03, Z22, Z22, K1
+	VPANDD       Z13, Z22, Z22
+	VPORD        Z12, Z22, K1, Z23
+	VPSRLD       $0x10, Z17, Z17
+	VPORD        Z23, Z17, Z17
+	VMOVDQU32    Z17, 64(DX)
+	VPSRLD       $0x10, Z21, Z17
+	VPANDD       Z0, Z17, Z17
+	VPADDD       Z21, Z17, Z17
+	VPADDD       Z1, Z17, Z17
+	VPANDD       Z13, Z17, Z17
+	VCMPPS       $0x03, Z21, Z21, K1
+	VPANDD       Z13, Z21, Z21
+	VPORD        Z12, Z21, K1, Z17
+	VPSRLD       $0x10, Z16, Z21
+	VPANDD       Z0, Z21, Z21
+	VPADDD       Z16, Z21, Z21
+	VPADDD       Z1, Z21, Z21
+	VPANDD       Z13, Z21, Z21
+	VCMPPS       $0x03, Z16, Z16, K1
+	VPANDD       Z13, Z16, Z16
+	VPORD        Z12, Z16, K1, Z21
+	VPSRLD       $0x10, Z17, Z17
+	VPORD        Z21, Z17, Z17
+	VMOVDQU32    Z17, 64(R9)
+	JMP          bf16sdone61
+
+bf16sslow62:
+	VPBROADCASTD expmask<>+0(SB), Z21
+	VPBROADCASTD absmask<>+0(SB), Z23
+	VPTESTNMD    Z21, Z22, K1
+	VPTESTMD     Z23, Z22, K1, K1
+	VPTESTNMD    Z21, Z18, K2
+	VPTESTMD     Z23, Z18, K2, K2
+	KORW         K2, K1, K2
+	VPTESTNMD    Z21, Z17, K1
+	VPTESTMD     Z23, Z17, K1, K1
+	KORW         K1, K2, K1
+	VPTESTNMD    Z21, Z14, K2
+	VPTESTMD     Z23, Z14, K2, K2
+	KORW         K2, K1, K2
+	KORTESTW     K2, K2
+	JZ           bf16sfast63
+	VPBROADCASTD quiet32<>+0(SB), Z8
+	VPSRLD       $0x10, Z22, Z15
+	VPANDD       Z0, Z15, Z15
+	VPADDD       Z22, Z15, Z15
+	VPADDD       Z1, Z15, Z15
+	VPANDD       Z11, Z15, Z15
+	VCMPPS       $0x03, Z22, Z22, K1
+	VPANDD       Z11, Z22, Z21
+	VPORD        Z8, Z21, K1, Z15
+	VPSRLD       $0x10, Z18, Z21
+	VPANDD       Z0, Z21, Z21
+	VPADDD       Z18, Z21, Z21
+	VPADDD       Z1, Z21, Z21
+	VPANDD       Z11, Z21, Z21
+	VCMPPS       $0x03, Z18, Z18, K1
+	VPANDD       Z11, Z18, Z18
+	VPORD        Z8, Z18, K1, Z21
+	VPSRLD       $0x10, Z15, Z15
+	VPORD        Z21, Z15, Z15
+	VMOVDQU32    Z15, (DX)
+	VPSRLD       $0x10, Z17, Z15
+	VPANDD       Z0, Z15, Z15
+	VPADDD       Z17, Z15, Z15
+	VPADDD       Z1, Z15, Z15
+	VPANDD       Z11, Z15, Z15
+	VCMPPS       $0x03, Z17, Z17, K1
+	VPANDD       Z11, Z17, Z17
+	VPORD        Z8, Z17, K1, Z15
+	VPSRLD       $0x10, Z14, Z17
+	VPANDD       Z0, Z17, Z17
+	VPADDD       Z14, Z17, Z17
+	VPADDD       Z1, Z17, Z17
+	VPANDD       Z11, Z17, Z17
+	VCMPPS       $0x03, Z14, Z14, K1
+	VPANDD       Z11, Z14, Z14
+	VPORD        Z8, Z14, K1, Z17
+	VPSRLD       $0x10, Z15, Z15
+	VPORD        Z17, Z15, Z15
+	VMOVDQU32    Z15, (R9)
+	JMP          bf16sdone64
+
+bf16hslow65:
+	VPSRLD    $0x10, Z19, Z8
+	VPSRLD    $0x10, Z19, Z14
+	VPANDD    Z0, Z8, Z8
+	VPADDD    Z19, Z8, Z8
+	VPADDD    Z1, Z8, Z8
+	VPSRLD    $0x10, Z8, Z8
+	VPORD     Z4, Z14, Z14
+	VPANDD    Z2, Z19, Z15
+	VPCMPGTD  Z3, Z15, K1
+	VPBLENDMD Z14, Z8, K1, Z8
+	VPMOVDW   Z8, Y8
+	VMOVDQU16 X8, 64(DX)
+	JMP       bf16hdone66
+
+bf16hslow67:
+	VPSRLD    $0x10, Z20, Z8
+	VPSRLD    $0x10, Z20, Z14
+	VPANDD    Z0, Z8, Z8
+	VPADDD    Z20, Z8, Z8
+	VPADDD    Z1, Z8, Z8
+	VPSRLD    $0x10, Z8, Z8
+	VPORD     Z4, Z14, Z14
+	VPANDD    Z2, Z20, Z15
+	VPCMPGTD  Z3, Z15, K1
+	VPBLENDMD Z14, Z8, K1, Z8
+	VPMOVDW   Z8, Y8
+	VMOVDQU16 X8, 64(R9)
+	JMP       bf16hdone68
+
+bf16slow69:
+	VPSRLD    $0x10, Z9, Z6
+	VPSRLD    $0x10, Z9, Z7
+	VPANDD    Z0, Z6, Z6
+	VPADDD    Z9, Z6, Z6
+	VPADDD    Z1, Z6, Z6
+	VPSRLD    $0x10, Z6, Z6
+	VPORD     Z4, Z7, Z7
+	VPANDD    Z2, Z9, Z8
+	VPCMPGTD  Z3, Z8, K1
+	VPBLENDMD Z7, Z6, K1, Z6
+	VPMOVDW   Z6, (DX)(R10*2)
+	VPSRLD    $0x10, Z5, Z6
+	VPSRLD    $0x10, Z5, Z7
+	VPANDD    Z0, Z6, Z6
+	VPADDD    Z5, Z6, Z6
+	VPADDD    Z1, Z6, Z6
+	VPSRLD    $0x10, Z6, Z6
+	VPORD     Z4, Z7, Z7
+	VPANDD    Z2, Z5, Z5
+	VPCMPGTD  Z3, Z5, K1
+	VPBLENDMD Z7, Z6, K1, Z6
+	VPMOVDW   Z6, (R9)(R10*2)
+	JMP       bf16done70
+
+bf16hslow71:
+	VPSRLD    $0x10, Z19, Z5
+	VPSRLD    $0x10, Z19, Z6
+	VPANDD    Z0, Z5, Z5
+	VPADDD    Z19, Z5, Z5
+	VPADDD    Z1, Z5, Z5
+	VPSRLD    $0x10, Z5, Z5
+	VPORD     Z4, Z6, Z6
+	VPANDD    Z2, Z19, Z7
+	VPCMPGTD  Z3, Z7, K1
+	VPBLENDMD Z6, Z5, K1, Z5
+	VPMOVDW   Z5, Y5
+	VMOVDQU16 X5, (DX)(R10*2)
+	JMP       bf16hdone72
+
+bf16hslow73:
+	VPSRLD    $0x10, Z20, Z5
+	VPSRLD    $0x10, Z20, Z6
+	VPANDD    Z0, Z5, Z5
+	VPADDD    Z20, Z5, Z5
+	VPADDD    Z1, Z5, Z5
+	VPSRLD    $0x10, Z5, Z5
+	VPORD     Z4, Z6, Z6
+	VPANDD    Z2, Z20, Z7
+	VPCMPGTD  Z3, Z7, K1
+	VPBLENDMD Z6, Z5, K1, Z5
+	VPMOVDW   Z5, Y5
+	VMOVDQU16 X5, (R9)(R10*2)
+	JMP       bf16hdone74
+
+// func rotateTokensGPTJBF16AVX512BF16(x *byte, heads int, stride int, step int, x2 *byte, heads2 int, stride2 int, step2 int, rows **float32, tokens int, half int, n int)
+// Requires: AVX, AVX512BW, AVX512DQ, AVX512F, AVX512VL
+TEXT ·rotateTokensGPTJBF16AVX512BF16(SB), NOSPLIT, $16-96
+	MOVQ         n+88(FP), AX
+	MOVQ         half+80(FP), CX
+	MOVQ         tokens+72(FP), DX
+	TESTQ        AX, AX
+	JZ           done
+	TESTQ        DX, DX
+	JZ           done
+	VPBROADCASTD one<>+0(SB), Z0
+	VPBROADCASTD bias<>+0(SB), Z1
+	VPBROADCASTD absmask<>+0(SB), Z2
+	VPBROADCASTD inf<>+0(SB), Z3
+	VPBROADCASTD quiet<>+0(SB), Z4
+	VMOVDQU32    evensign<>+0(SB), Z5
+	VMOVDQU32    dupidx<>+0(SB), Z6
+	MOVQ         $0x00000000, (SP)
+
+token:
+	MOVQ  (SP), BX
+	MOVQ  rows+64(FP), DX
+	MOVQ  (DX)(BX*8), DI
+	LEAQ  (DI)(CX*4), R8
+	MOVQ  x+0(FP), DX
+	MOVQ  step+24(FP), SI
+	IMULQ BX, SI
+	ADDQ  SI, DX
+	MOVQ  heads+8(FP), BX
+	MOVQ  stride+16(FP), SI
+	MOVQ  $0x00000000, 8(SP)
+	JMP   rotate
+
+second:
+	MOVQ  (SP), BX
+	MOVQ  rows+64(FP), DX
+	MOVQ  (DX)(BX*8), DI
+	LEAQ  (DI)(CX*4), R8
+	MOVQ  x2+32(FP), DX
+	MOVQ  step2+56(FP), SI
+	IMULQ BX, SI
+	ADDQ  SI, DX
+	MOVQ  heads2+40(FP), BX
+	MOVQ  stride2+48(FP), SI
+	MOVQ  $0x00000001, 8(SP)
+
+rotate:
+	TESTQ        BX, BX
+	JZ           tensorDone
+	CMPQ         AX, $0x00000040
+	JNE          gptjNot64
+	VPBROADCASTD himask<>+0(SB), Z7
+	VPBROADCASTD expmaskw<>+0(SB), Z8
+	VMOVDQU16    reoutidx<>+0(SB), Z9
+	VMOVUPS      (DI), Z10
+	VMOVUPS      (R8), Z11
+	VMOVUPS      64(DI), Z12
+	VMOVUPS      64(R8), Z13
+	VMOVUPS      128(DI), Z14
+	VMOVUPS      128(R8), Z15
+	VMOVUPS      192(DI), Z16
+	VMOVUPS      192(R8), Z17
+
+gptjSplitHead64:
+	VMOVDQU32      (DX), Z18
+	VPSLLD         $0x10, Z18, Z19
+	VPANDD         Z7, Z18, Z18
+	VMULPS         Z10, Z19, Z22
+	VMULPS         Z11, Z18, Z23
+	VSUBPS         Z23, Z22, Z22
+	VMULPS         Z10, Z18, Z18
+	VMULPS         Z11, Z19, Z23
+	VADDPS         Z23, Z18, Z18
+	BYTE $0x62; BYTE $0xa2; BYTE $0x6f; BYTE $0x40; BYTE $0x72; BYTE $0xde // VCVTNE2PS2BF16 Z22, Z18, Z19
+	VPTESTNMW      Z8, Z19, K1
+	KORTESTD       K1, K1
+	JNZ            bf16sslow75
+
+bf16sfast76:
+	VPERMW    Z19, Z9, Z19
+	VMOVDQU16 Z19, (DX)
+
+bf16sdone77:
+	VMOVDQU32      64(DX), Z18
+	VPSLLD         $0x10, Z18, Z19
+	VPANDD         Z7, Z18, Z18
+	VMULPS         Z12, Z19, Z22
+	VMULPS         Z13, Z18, Z23
+	VSUBPS         Z23, Z22, Z22
+	VMULPS         Z12, Z18, Z18
+	VMULPS         Z13, Z19, Z23
+	VADDPS         Z23, Z18, Z18
+	BYTE $0x62; BYTE $0xa2; BYTE $0x6f; BYTE $0x40; BYTE $0x72; BYTE $0xde // VCVTNE2PS2BF16 Z22, Z18, Z19
+	VPTESTNMW      Z8, Z19, K1
+	KORTESTD       K1, K1
+	JNZ            bf16sslow78
+
+bf16sfast79:
+	VPERMW    Z19, Z9, Z19
+	VMOVDQU16 Z19, 64(DX)
+
+bf16sdone80:
+	VMOVDQU32      128(DX), Z18
+	VPSLLD         $0x10, Z18, Z19
+	VPANDD         Z7, Z18, Z18
+	VMULPS         Z14, Z19, Z22
+	VMULPS         Z15, Z18, Z23
+	VSUBPS         Z23, Z22, Z22
+	VMULPS         Z14, Z18, Z18
+	VMULPS         Z15, Z19, Z23
+	VADDPS         Z23, Z18, Z18
+	BYTE $0x62; BYTE $0xa2; BYTE $0x6f; BYTE $0x40; BYTE $0x72; BYTE $0xde // VCVTNE2PS2BF16 Z22, Z18, Z19
+	VPTESTNMW      Z8, Z19, K1
+	KORTESTD       K1, K1
+	JNZ            bf16sslow81
+
+bf16sfast82:
+	VPERMW    Z19, Z9, Z19
+	VMOVDQU16 Z19, 128(DX)
+
+bf16sdone83:
+	VMOVDQU32      192(DX), Z18
+	VPSLLD         $0x10, Z18, Z19
+	VPANDD         Z7, Z18, Z18
+	VMULPS         Z16, Z19, Z22
+	VMULPS         Z17, Z18, Z23
+	VSUBPS         Z23, Z22, Z22
+	VMULPS         Z16, Z18, Z18
+	VMULPS         Z17, Z19, Z23
+	VADDPS         Z23, Z18, Z18
+	BYTE $0x62; BYTE $0xa2; BYTE $0x6f; BYTE $0x40; BYTE $0x72; BYTE $0xde // VCVTNE2PS2BF16 Z22, Z18, Z19
+	VPTESTNMW      Z8, Z19, K1
+	KORTESTD       K1, K1
+	JNZ            bf16sslow84
+
+bf16sfast85:
+	VPERMW    Z19, Z9, Z19
+	VMOVDQU16 Z19, 192(DX)
+
+bf16sdone86:
+	ADDQ SI, DX
+	DECQ BX
+	JNZ  gptjSplitHead64
+	JMP  tensorDone
+
+gptjNot64:
+	CMPQ         AX, $0x00000020
+	JNE          gptjNot32
+	VPBROADCASTD himask<>+0(SB), Z7
+	VPBROADCASTD expmaskw<>+0(SB), Z8
+	VMOVDQU16    reoutidx<>+0(SB), Z9
+	VMOVUPS      (DI), Z10
+	VMOVUPS      (R8), Z11
+	VMOVUPS      64(DI), Z12
+	VMOVUPS      64(R8), Z13
+
+gptjSplitHead32:
+	VMOVDQU32      (DX), Z14
+	VPSLLD         $0x10, Z14, Z15
+	VPANDD         Z7, Z14, Z14
+	VMULPS         Z10, Z15, Z16
+	VMULPS         Z11, Z14, Z17
+	VSUBPS         Z17, Z16, Z16
+	VMULPS         Z10, Z14, Z14
+	VMULPS         Z11, Z15, Z17
+	VADDPS         Z17, Z14, Z14
+	BYTE $0x62; BYTE $0x32; BYTE $0x0f; BYTE $0x48; BYTE $0x72; BYTE $0xf8 // VCVTNE2PS2BF16 Z16, Z14, Z15
+	VPTESTNMW      Z8, Z15, K1
+	KORTESTD       K1, K1
+	JNZ            bf16sslow87
+
+bf16sfast88:
+	VPERMW    Z15, Z9, Z15
+	VMOVDQU16 Z15, (DX)
+
+bf16sdone89:
+	VMOVDQU32      64(DX), Z14
+	VPSLLD         $0x10, Z14, Z15
+	VPANDD         Z7, Z14, Z14
+	VMULPS         Z12, Z15, Z16
+	VMULPS         Z13, Z14, Z17
+	VSUBPS         Z17, Z16, Z16
+	VMULPS         Z12, Z14, Z14
+	VMULPS         Z13, Z15, Z17
+	VADDPS         Z17, Z14, Z14
+	BYTE $0x62; BYTE $0x32; BYTE $0x0f; BYTE $0x48; BYTE $0x72; BYTE $0xf8 // VCVTNE2PS2BF16 Z16, Z14, Z15
+	VPTESTNMW      Z8, Z15, K1
+	KORTESTD       K1, K1
+	JNZ            bf16sslow90
+
+bf16sfast91:
+	VPERMW    Z15, Z9, Z15
+	VMOVDQU16 Z15, 64(DX)
+
+bf16sdone92:
+	ADDQ SI, DX
+	DECQ BX
+	JNZ  gptjSplitHead32
+	JMP  tensorDone
+
+gptjNot32:
+head:
+	XORQ R9, R9
+
+pairs:
+	MOVQ          R9, R10
+	SHLQ          $0x01, R10
+	VMOVUPS       (DI)(R9*4), Y20
+	VMOVUPS       (R8)(R9*4), Y21
+	VPERMPS       Z20, Z6, Z20
+	VPERMPS       Z21, Z6, Z21
+	VXORPS        Z5, Z21, Z21
+	VPMOVZXWD     (DX)(R10*2), Z7
+	VPSLLD        $0x10, Z7, Z7
+	VPERMILPS     $0xb1, Z7, Z8
+	VMULPS        Z20, Z7, Z7
+	VMULPS        Z21, Z8, Z8
+	VADDPS        Z8, Z7, Z7
+	BYTE $0x62; BYTE $0x72; BYTE $0x7e; BYTE $0x48; BYTE $0x72; BYTE $0xc7 // VCVTNEPS2BF16 Z7, Y8
+	VFPCLASSPSZ   $0x20, Z7, K1
+	KORTESTW      K1, K1
+	JNZ           bf16slow93
+	VMOVDQU32     Y8, (DX)(R10*2)
+	JMP           bf16done94
+
+bf16slow93:
+	VPSRLD    $0x10, Z7, Z8
+	VPSRLD    $0x10, Z7, Z9
+	VPANDD    Z0, Z8, Z8
+	VPADDD    Z7, Z8, Z8
+	VPADDD    Z1, Z8, Z8
+	VPSRLD    $0x10, Z8, Z8
+	VPORD     Z4, Z9, Z9
+	VPANDD    Z2, Z7, Z7
+	VPCMPGTD  Z3, Z7, K1
+	VPBLENDMD Z9, Z8, K1, Z8
+	VPMOVDW   Z8, (DX)(R10*2)
+
+bf16done94:
+	ADDQ $0x00000008, R9
+	CMPQ R9, AX
+	JB   pairs
+	ADDQ SI, DX
+	DECQ BX
+	JNZ  head
+
+tensorDone:
+	CMPQ 8(SP), $0x00
+	JE   second
+	MOVQ (SP), DX
+	INCQ DX
+	MOVQ DX, (SP)
+	MOVQ tokens+72(FP), BX
+	CMPQ DX, BX
+	JB   token
+
+done:
+	VZEROUPPER
+	RET
+
+bf16sslow75:
+	VPBROADCASTD expmask<>+0(SB), Z23
+	VPBROADCASTD absmask<>+0(SB), Z24
+	VPTESTNMD    Z23, Z22, K1
+	VPTESTMD     Z24, Z22, K1, K1
+	VPTESTNMD    Z23, Z18, K2
+	VPTESTMD     Z24, Z18, K2, K2
+	KORW         K2, K1, K2
+	KORTESTW     K2, K2
+	JZ           bf16sfast76
+	VPBROADCASTD quiet32<>+0(SB), Z19
+	VPSRLD       $0x10, Z22, Z23
+	VPANDD       Z0, Z23, Z23
+	VPADDD       Z22, Z23, Z23
+	VPADDD       Z1, Z23, Z23
+	VPANDD       Z7, Z23, Z23
+	VCMPPS       $0x03, Z22, Z22, K1
+	VPANDD       Z7, Z22, Z22
+	VPORD        Z19, Z22, K1, Z23
+	VPSRLD       $0x10, Z18, Z22
+	VPANDD       Z0, Z22, Z22
+	VPADDD       Z18, Z22, Z22
+	VPADDD       Z1, Z22, Z22
+	VPANDD       Z7, Z22, Z22
+	VCMPPS       $0x03, Z18, Z18, K1
+	VPANDD       Z7, Z18, Z18
+	VPORD        Z19, Z18, K1, Z22
+	VPSRLD       $0x10, Z23, Z23
+	VPORD        Z22, Z23, Z23
+	VMOVDQU32    Z23, (DX)
+	JMP          bf16sdone77
+
+bf16sslow78:
+	VPBROADCASTD expmask<>+0(SB), Z23
+	VPBROADCASTD absmask<>+0(SB), Z24
+	VPTESTNMD    Z23, Z22, K1
+	VPTESTMD     Z24, Z22, K1, K1
+	VPTESTNMD    Z23, Z18, K2
+	VPTESTMD     Z24, Z18, K2, K2
+	KORW         K2, K1, K2
+	KORTESTW     K2, K2
+	JZ           bf16sfast79
+	VPBROADCASTD quiet32<>+0(SB), Z19
+	VPSRLD       $0x10, Z22, Z23
+	VPANDD       Z0, Z23, Z23
+	VPADDD       Z22, Z23, Z23
+	VPADDD       Z1, Z23, Z23
+	VPANDD       Z7, Z23, Z23
+	VCMPPS       $0x03, Z22, Z22, K1
+	VPANDD       Z7, Z22, Z22
+	VPORD        Z19, Z22, K1, Z23
+	VPSRLD       $0x10, Z18, Z22
+	VPANDD       Z0, Z22, Z22
+	VPADDD       Z18, Z22, Z22
+	VPADDD       Z1, Z22, Z22
+	VPANDD       Z7, Z22, Z22
+	VCMPPS       $0x03, Z18, Z18, K1
+	VPANDD       Z7, Z18, Z18
+	VPORD        Z19, Z18, K1, Z22
+	VPSRLD       $0x10, Z23, Z23
+	VPORD        Z22, Z23, Z23
+	VMOVDQU32    Z23, 64(DX)
+	JMP          bf16sdone80
+
+bf16sslow81:
+	VPBROADCASTD expmask<>+0(SB), Z23
+	VPBROADCASTD absmask<>+0(SB), Z24
+	VPTESTNMD    Z23, Z22, K1
+	VPTESTMD     Z24, Z22, K1, K1
+	VPTESTNMD    Z23, Z18, K2
+	VPTESTMD     Z24, Z18, K2, K2
+	KORW         K2, K1, K2
+	KORTESTW     K2, K2
+	JZ           bf16sfast82
+	VPBROADCASTD quiet32<>+0(SB), Z19
+	VPSRLD       $0x10, Z22, Z23
+	VPANDD       Z0, Z23, Z23
+	VPADDD       Z22, Z23, Z23
+	VPADDD       Z1, Z23, Z23
+	VPANDD       Z7, Z23, Z23
+	VCMPPS       $0x03, Z22, Z22, K1
+	VPANDD       Z7, Z22, Z22
+	VPORD        Z19, Z22, K1, Z23
+	VPSRLD       $0x10, Z18, Z22
+	VPANDD       Z0, Z22, Z22
+	VPADDD       Z18, Z22, Z22
+	VPADDD       Z1, Z22, Z22
+	VPANDD       Z7, Z22, Z22
+	VCMPPS       $0x03, Z18, Z18, K1
+	VPANDD       Z7, Z18, Z18
+	VPORD        Z19, Z18, K1, Z22
+	VPSRLD       $0x10, Z23, Z23
+	VPORD        Z22, Z23, Z23
+	VMOVDQU32    Z23, 128(DX)
+	JMP          bf16sdone83
+
+bf16sslow84:
+	VPBROADCASTD expmask<>+0(SB), Z23
+	VPBROADCASTD absmask<>+0(SB), Z24
+	VPTESTNMD    Z23, Z22, K1
+	VPTESTMD     Z24, Z22, K1, K1
+	VPTESTNMD    Z23, Z18, K2
+	VPTESTMD     Z24, Z18, K2, K2
+	KORW         K2, K1, K2
+	KORTESTW     K2, K2
+	JZ           bf16sfast85
+	VPBROADCASTD quiet32<>+0(SB), Z19
+	VPSRLD       $0x10, Z22, Z23
+	VPANDD       Z0, Z23, Z23
+	VPADDD       Z22, Z23, Z23
+	VPADDD       Z1, Z23, Z23
+	VPANDD       Z7, Z23, Z23
+	VCMPPS       $0x03, Z22, Z22, K1
+	VPANDD       Z7, Z22, Z22
+	VPORD        Z19, Z22, K1, Z23
+	VPSRLD       $0x10, Z18, Z22
+	VPANDD       Z0, Z22, Z22
+	VPADDD       Z18, Z22, Z22
+	VPADDD       Z1, Z22, Z22
+	VPANDD       Z7, Z22, Z22
+	VCMPPS       $0x03, Z18, Z18, K1
+	VPANDD       Z7, Z18, Z18
+	VPORD        Z19, Z18, K1, Z22
+	VPSRLD       $0x10, Z23, Z23
+	VPORD        Z22, Z23, Z23
+	VMOVDQU32    Z23, 192(DX)
+	JMP          bf16sdone86
+
+bf16sslow87:
+	VPBROADCASTD expmask<>+0(SB), Z17
+	VPBROADCASTD absmask<>+0(SB), Z18
+	VPTESTNMD    Z17, Z16, K1
+	VPTESTMD     Z18, Z16, K1, K1
+	VPTESTNMD    Z17, Z14, K2
+	VPTESTMD     Z18, Z14, K2, K2
+	KORW         K2, K1, K2
+	KORTESTW     K2, K2
+	JZ           bf16sfast88
+	VPBROADCASTD quiet32<>+0(SB), Z15
+	VPSRLD       $0x10, Z16, Z17
+	VPANDD       Z0, Z17, Z17
+	VPADDD       Z16, Z17, Z17
+	VPADDD       Z1, Z17, Z17
+	VPANDD       Z7, Z17, Z17
+	VCMPPS       $0x03, Z16, Z16, K1
+	VPANDD       Z7, Z16, Z16
+	VPORD        Z15, Z16, K1, Z17
+	VPSRLD       $0x10, Z14, Z16
+	VPANDD       Z0, Z16, Z16
+	VPADDD       Z14, Z16, Z16
+	VPADDD       Z1, Z16, Z16
+	VPANDD       Z7, Z16, Z16
+	VCMPPS       $0x03, Z14, Z14, K1
+	VPANDD       Z7, Z14, Z14
+	VPORD        Z15, Z14, K1, Z16
+	VPSRLD       $0x10, Z17, Z17
+	VPORD        Z16, Z17, Z17
+	VMOVDQU32    Z17, (DX)
+	JMP          bf16sdone89
+
+bf16sslow90:
+	VPBROADCASTD expmask<>+0(SB), Z17
+	VPBROADCASTD absmask<>+0(SB), Z18
+	VPTESTNMD    Z17, Z16, K1
+	VPTESTMD     Z18, Z16, K1, K1
+	VPTESTNMD    Z17, Z14, K2
+	VPTESTMD     Z18, Z14, K2, K2
+	KORW         K2, K1, K2
+	KORTESTW     K2, K2
+	JZ           bf16sfast91
+	VPBROADCASTD quiet32<>+0(SB), Z15
+	VPSRLD       $0x10, Z16, Z17
+	VPANDD       Z0, Z17, Z17
+	VPADDD       Z16, Z17, Z17
+	VPADDD       Z1, Z17, Z17
+	VPANDD       Z7, Z17, Z17
+	VCMPPS       $0x03, Z16, Z16, K1
+	VPANDD       Z7, Z16, Z16
+	VPORD        Z15, Z16, K1, Z17
+	VPSRLD       $0x10, Z14, Z16
+	VPANDD       Z0, Z16, Z16
+	VPADDD       Z14, Z16, Z16
+	VPADDD       Z1, Z16, Z16
+	VPANDD       Z7, Z16, Z16
+	VCMPPS       $0x03, Z14, Z14, K1
+	VPANDD       Z7, Z14, Z14
+	VPORD        Z15, Z14, K1, Z16
+	VPSRLD       $0x10, Z17, Z17
+	VPORD        Z16, Z17, Z17
+	VMOVDQU32    Z17, 64(DX)
+	JMP          bf16sdone92
+
 // func widenBF16AVX512(dst *float32, src *uint16, n int)
 // Requires: AVX, AVX512F
 TEXT ·widenBF16AVX512(SB), NOSPLIT, $0-24
@@ -4700,11 +7611,11 @@ loop:
 	BYTE $0x62; BYTE $0xf2; BYTE $0x7e; BYTE $0x48; BYTE $0x72; BYTE $0xf5 // VCVTNEPS2BF16 Z5, Y6
 	VFPCLASSPSZ   $0x20, Z5, K1
 	KORTESTW      K1, K1
-	JNZ           bf16slow56
+	JNZ           bf16slow95
 	VMOVDQU32     Y6, (AX)(BX*2)
-	JMP           bf16done57
+	JMP           bf16done96
 
-bf16slow56:
+bf16slow95:
 	VPSRLD    $0x10, Z5, Z6
 	VPSRLD    $0x10, Z5, Z7
 	VPANDD    Z0, Z6, Z6
@@ -4717,7 +7628,7 @@ bf16slow56:
 	VPBLENDMD Z7, Z6, K1, Z6
 	VPMOVDW   Z6, (AX)(BX*2)
 
-bf16done57:
+bf16done96:
 	ADDQ $0x00000010, BX
 	CMPQ BX, DX
 	JB   loop
@@ -4744,24 +7655,24 @@ TEXT ·kvcNormAVX512(SB), NOSPLIT, $0-36
 	VXORPS     Z4, Z4, Z4
 	XORQ       SI, SI
 	TESTQ      DI, DI
-	JZ         sumtail59
+	JZ         sumtail98
 
-sum58:
+sum97:
 	VMOVUPS     (CX)(SI*4), Z5
 	VFMADD231PS Z5, Z5, Z3
 	VMOVUPS     64(CX)(SI*4), Z5
 	VFMADD231PS Z5, Z5, Z4
 	ADDQ        $0x00000020, SI
 	CMPQ        SI, DI
-	JB          sum58
+	JB          sum97
 
-sumtail59:
+sumtail98:
 	CMPQ        SI, BX
-	JAE         sumdone60
+	JAE         sumdone99
 	VMOVUPS     (CX)(SI*4), Z5
 	VFMADD231PS Z5, Z5, Z3
 
-sumdone60:
+sumdone99:
 	VSHUFPS       $0x88, Z4, Z3, Z5
 	VSHUFPS       $0xdd, Z4, Z3, Z3
 	VADDPS        Z3, Z5, Z5
@@ -4816,7 +7727,7 @@ row:
 	VMOVDQU32 oddidx<>+0(SB), Z1
 	XORQ      R11, R11
 
-rope61:
+rope100:
 	LEAQ      (R11)(R11*1), R12
 	VMOVUPS   (AX)(R12*4), Z3
 	VMOVUPS   64(AX)(R12*4), Z4
@@ -4858,7 +7769,7 @@ rope61:
 	VMOVUPS   Z3, 64(CX)(R12*4)
 	ADDQ      $0x00000020, R11
 	CMPQ      R11, R10
-	JB        rope61
+	JB        rope100
 	ADDQ      BX, AX
 	ADDQ      SI, CX
 	DECQ      DX
@@ -4889,7 +7800,7 @@ row:
 	VMOVDQU32 oddidx<>+0(SB), Z1
 	XORQ      R11, R11
 
-rope62:
+rope101:
 	LEAQ      (R11)(R11*1), R12
 	VCVTPH2PS (AX)(R12*2), Z3
 	VCVTPH2PS 32(AX)(R12*2), Z4
@@ -4931,7 +7842,7 @@ rope62:
 	VCVTPS2PH $0x00, Z3, 32(CX)(R12*2)
 	ADDQ      $0x00000020, R11
 	CMPQ      R11, R10
-	JB        rope62
+	JB        rope101
 	ADDQ      BX, AX
 	ADDQ      SI, CX
 	DECQ      DX
@@ -4961,7 +7872,7 @@ row:
 	VPBROADCASTD himask<>+0(SB), Z0
 	XORQ         R11, R11
 
-rope63:
+rope102:
 	LEAQ           (R11)(R11*1), R12
 	VMOVDQU32      (AX)(R12*2), Z2
 	VPSLLD         $0x10, Z2, Z1
@@ -5003,23 +7914,23 @@ rope63:
 	VFPCLASSPSZ    $0x20, Z5, K1
 	VFPCLASSPSZ    $0x20, Z7, K2
 	KORTESTW       K1, K2
-	JNZ            bf16wslow64
+	JNZ            bf16wslow103
 	BYTE $0x62; BYTE $0xf2; BYTE $0x47; BYTE $0x48; BYTE $0x72; BYTE $0xdd // VCVTNE2PS2BF16 Z5, Z7, Z3
 	VMOVDQU16      Z3, (CX)(R11*2)
 
-bf16wdone65:
+bf16wdone104:
 	LEAQ           (R11)(R10*1), R12
 	VFPCLASSPSZ    $0x20, Z1, K1
 	VFPCLASSPSZ    $0x20, Z2, K2
 	KORTESTW       K1, K2
-	JNZ            bf16wslow66
+	JNZ            bf16wslow105
 	BYTE $0x62; BYTE $0xf2; BYTE $0x6f; BYTE $0x48; BYTE $0x72; BYTE $0xc9 // VCVTNE2PS2BF16 Z1, Z2, Z1
 	VMOVDQU16      Z1, (CX)(R12*2)
 
-bf16wdone67:
+bf16wdone106:
 	ADDQ $0x00000020, R11
 	CMPQ R11, R10
-	JB   rope63
+	JB   rope102
 	ADDQ BX, AX
 	ADDQ SI, CX
 	DECQ DX
@@ -5029,7 +7940,7 @@ done:
 	VZEROUPPER
 	RET
 
-bf16wslow64:
+bf16wslow103:
 	VPBROADCASTD one<>+0(SB), Z3
 	VPBROADCASTD bias<>+0(SB), Z4
 	VPBROADCASTD absmask<>+0(SB), Z6
@@ -5057,9 +7968,9 @@ bf16wslow64:
 	VPCMPGTD     Z8, Z3, K1
 	VPBLENDMD    Z10, Z5, K1, Z5
 	VPMOVDW      Z5, 32(CX)(R11*2)
-	JMP          bf16wdone65
+	JMP          bf16wdone104
 
-bf16wslow66:
+bf16wslow105:
 	VPBROADCASTD one<>+0(SB), Z3
 	VPBROADCASTD bias<>+0(SB), Z4
 	VPBROADCASTD absmask<>+0(SB), Z5
@@ -5087,7 +7998,7 @@ bf16wslow66:
 	VPCMPGTD     Z6, Z2, K1
 	VPBLENDMD    Z8, Z1, K1, Z1
 	VPMOVDW      Z1, 32(CX)(R12*2)
-	JMP          bf16wdone67
+	JMP          bf16wdone106
 
 // func kvcGroupBF16AVX512BF16(grp *byte, n int, gamma *float32, scratch *float32, dv int, dk int, eps float32, rMin float32)
 // Requires: AVX, AVX2, AVX512BW, AVX512DQ, AVX512F, AVX512VL, SSE
@@ -5499,20 +8410,20 @@ sums1:
 	VPBROADCASTD himask<>+0(SB), Z5
 	XORQ         DI, DI
 	TESTQ        R8, R8
-	JZ           sumtail69
+	JZ           sumtail108
 
-sum68:
+sum107:
 	VPSLLD      $0x10, (BX)(DI*2), Z6
 	VPANDD      (BX)(DI*2), Z5, Z7
 	VFMADD231PS Z6, Z6, Z3
 	VFMADD231PS Z7, Z7, Z4
 	ADDQ        $0x00000020, DI
 	CMPQ        DI, R8
-	JB          sum68
+	JB          sum107
 
-sumtail69:
+sumtail108:
 	CMPQ        DI, SI
-	JAE         sumdone70
+	JAE         sumdone109
 	VXORPS      Z7, Z7, Z7
 	VMOVDQU16   (BX)(DI*2), Y7
 	VPSLLD      $0x10, Z7, Z6
@@ -5520,7 +8431,7 @@ sumtail69:
 	VFMADD231PS Z6, Z6, Z3
 	VFMADD231PS Z7, Z7, Z4
 
-sumdone70:
+sumdone109:
 	VADDPS        Z4, Z3, Z3
 	VPERMILPS     $0xb1, Z3, Z4
 	VADDPS        Z4, Z3, Z3
@@ -5560,7 +8471,7 @@ rope1:
 	SHRQ $0x01, R9
 	XORQ R10, R10
 
-rope71:
+rope110:
 	LEAQ           (R10)(R9*1), R11
 	VMOVDQU16      (SI)(R10*2), Z3
 	VPERMW.Z       Z3, Z1, K1, Z4
@@ -5597,23 +8508,23 @@ rope71:
 	VFPCLASSPSZ    $0x20, Z13, K2
 	VFPCLASSPSZ    $0x20, Z10, K3
 	KORTESTW       K2, K3
-	JNZ            bf16wslow72
+	JNZ            bf16wslow111
 	BYTE $0x62; BYTE $0xd2; BYTE $0x2f; BYTE $0x48; BYTE $0x72; BYTE $0xed // VCVTNE2PS2BF16 Z13, Z10, Z5
 	VMOVDQU16      Z5, (R8)(R10*2)
 
-bf16wdone73:
+bf16wdone112:
 	LEAQ           (R10)(R9*1), R11
 	VFPCLASSPSZ    $0x20, Z4, K2
 	VFPCLASSPSZ    $0x20, Z3, K3
 	KORTESTW       K2, K3
-	JNZ            bf16wslow74
+	JNZ            bf16wslow113
 	BYTE $0x62; BYTE $0xf2; BYTE $0x67; BYTE $0x48; BYTE $0x72; BYTE $0xdc // VCVTNE2PS2BF16 Z4, Z3, Z3
 	VMOVDQU16      Z3, (R8)(R11*2)
 
-bf16wdone75:
+bf16wdone114:
 	ADDQ         $0x00000020, R10
 	CMPQ         R10, R9
-	JB           rope71
+	JB           rope110
 	INCQ         CX
 	MOVQ         n+8(FP), BX
 	CMPQ         CX, BX
@@ -5834,20 +8745,20 @@ sum8exact:
 	VPBROADCASTD himask<>+0(SB), Z5
 	XORQ         R9, R9
 	TESTQ        R10, R10
-	JZ           sumtail77
+	JZ           sumtail116
 
-sum76:
+sum115:
 	VPSLLD      $0x10, (DI)(R9*2), Z6
 	VPANDD      (DI)(R9*2), Z5, Z7
 	VFMADD231PS Z6, Z6, Z3
 	VFMADD231PS Z7, Z7, Z4
 	ADDQ        $0x00000020, R9
 	CMPQ        R9, R10
-	JB          sum76
+	JB          sum115
 
-sumtail77:
+sumtail116:
 	CMPQ        R9, R8
-	JAE         sumdone78
+	JAE         sumdone117
 	VXORPS      Z7, Z7, Z7
 	VMOVDQU16   (DI)(R9*2), Y7
 	VPSLLD      $0x10, Z7, Z6
@@ -5855,7 +8766,7 @@ sumtail77:
 	VFMADD231PS Z6, Z6, Z3
 	VFMADD231PS Z7, Z7, Z4
 
-sumdone78:
+sumdone117:
 	VADDPS        Z4, Z3, Z3
 	VPERMILPS     $0xb1, Z3, Z4
 	VADDPS        Z4, Z3, Z3
@@ -5893,20 +8804,20 @@ sum4exact:
 	VPBROADCASTD himask<>+0(SB), Z5
 	XORQ         R9, R9
 	TESTQ        R10, R10
-	JZ           sumtail80
+	JZ           sumtail119
 
-sum79:
+sum118:
 	VPSLLD      $0x10, (DI)(R9*2), Z6
 	VPANDD      (DI)(R9*2), Z5, Z7
 	VFMADD231PS Z6, Z6, Z3
 	VFMADD231PS Z7, Z7, Z4
 	ADDQ        $0x00000020, R9
 	CMPQ        R9, R10
-	JB          sum79
+	JB          sum118
 
-sumtail80:
+sumtail119:
 	CMPQ        R9, R8
-	JAE         sumdone81
+	JAE         sumdone120
 	VXORPS      Z7, Z7, Z7
 	VMOVDQU16   (DI)(R9*2), Y7
 	VPSLLD      $0x10, Z7, Z6
@@ -5914,7 +8825,7 @@ sumtail80:
 	VFMADD231PS Z6, Z6, Z3
 	VFMADD231PS Z7, Z7, Z4
 
-sumdone81:
+sumdone120:
 	VADDPS        Z4, Z3, Z3
 	VPERMILPS     $0xb1, Z3, Z4
 	VADDPS        Z4, Z3, Z3
@@ -5938,7 +8849,7 @@ sumdone81:
 	JB            sum4exact
 	JMP           sum4back
 
-bf16wslow72:
+bf16wslow111:
 	VPBROADCASTD one<>+0(SB), Z5
 	VPBROADCASTD bias<>+0(SB), Z6
 	VPBROADCASTD absmask<>+0(SB), Z7
@@ -5966,9 +8877,9 @@ bf16wslow72:
 	VPCMPGTD     Z8, Z5, K2
 	VPBLENDMD    Z12, Z11, K2, Z11
 	VPMOVDW      Z11, 32(R8)(R10*2)
-	JMP          bf16wdone73
+	JMP          bf16wdone112
 
-bf16wslow74:
+bf16wslow113:
 	VPBROADCASTD one<>+0(SB), Z5
 	VPBROADCASTD bias<>+0(SB), Z6
 	VPBROADCASTD absmask<>+0(SB), Z7
@@ -5996,7 +8907,7 @@ bf16wslow74:
 	VPCMPGTD     Z8, Z3, K2
 	VPBLENDMD    Z10, Z4, K2, Z4
 	VPMOVDW      Z4, 32(R8)(R11*2)
-	JMP          bf16wdone75
+	JMP          bf16wdone114
 
 norm4slow:
 	VPBROADCASTD one<>+0(SB), Z7
@@ -6646,24 +9557,24 @@ sums1:
 	VXORPS Z4, Z4, Z4
 	XORQ   DI, DI
 	TESTQ  R8, R8
-	JZ     sumtail83
+	JZ     sumtail122
 
-sum82:
+sum121:
 	VMOVUPS     (BX)(DI*4), Z5
 	VFMADD231PS Z5, Z5, Z3
 	VMOVUPS     64(BX)(DI*4), Z5
 	VFMADD231PS Z5, Z5, Z4
 	ADDQ        $0x00000020, DI
 	CMPQ        DI, R8
-	JB          sum82
+	JB          sum121
 
-sumtail83:
+sumtail122:
 	CMPQ        DI, SI
-	JAE         sumdone84
+	JAE         sumdone123
 	VMOVUPS     (BX)(DI*4), Z5
 	VFMADD231PS Z5, Z5, Z3
 
-sumdone84:
+sumdone123:
 	VSHUFPS       $0x88, Z4, Z3, Z5
 	VSHUFPS       $0xdd, Z4, Z3, Z3
 	VADDPS        Z3, Z5, Z5
@@ -6702,7 +9613,7 @@ rope1:
 	VMOVDQU32 oddidx<>+0(SB), Z1
 	XORQ      R10, R10
 
-rope85:
+rope124:
 	LEAQ      (R10)(R10*1), R11
 	VMOVUPS   (BX)(R11*4), Z3
 	VMOVUPS   64(BX)(R11*4), Z4
@@ -6744,7 +9655,7 @@ rope85:
 	VMOVUPS   Z3, 64(R8)(R11*4)
 	ADDQ      $0x00000020, R10
 	CMPQ      R10, R9
-	JB        rope85
+	JB        rope124
 	INCQ      CX
 	MOVQ      n+8(FP), BX
 	CMPQ      CX, BX
@@ -7101,24 +10012,24 @@ sums1:
 	VXORPS Z4, Z4, Z4
 	XORQ   DI, DI
 	TESTQ  R8, R8
-	JZ     sumtail87
+	JZ     sumtail126
 
-sum86:
+sum125:
 	VCVTPH2PS   (BX)(DI*2), Z5
 	VFMADD231PS Z5, Z5, Z3
 	VCVTPH2PS   32(BX)(DI*2), Z5
 	VFMADD231PS Z5, Z5, Z4
 	ADDQ        $0x00000020, DI
 	CMPQ        DI, R8
-	JB          sum86
+	JB          sum125
 
-sumtail87:
+sumtail126:
 	CMPQ        DI, SI
-	JAE         sumdone88
+	JAE         sumdone127
 	VCVTPH2PS   (BX)(DI*2), Z5
 	VFMADD231PS Z5, Z5, Z3
 
-sumdone88:
+sumdone127:
 	VSHUFPS       $0x88, Z4, Z3, Z5
 	VSHUFPS       $0xdd, Z4, Z3, Z3
 	VADDPS        Z3, Z5, Z5
@@ -7157,7 +10068,7 @@ rope1:
 	VMOVDQU32 oddidx<>+0(SB), Z1
 	XORQ      R10, R10
 
-rope89:
+rope128:
 	LEAQ      (R10)(R10*1), R11
 	VCVTPH2PS (BX)(R11*2), Z3
 	VCVTPH2PS 32(BX)(R11*2), Z4
@@ -7199,7 +10110,7 @@ rope89:
 	VCVTPS2PH $0x00, Z3, 32(R8)(R11*2)
 	ADDQ      $0x00000020, R10
 	CMPQ      R10, R9
-	JB        rope89
+	JB        rope128
 	INCQ      CX
 	MOVQ      n+8(FP), BX
 	CMPQ      CX, BX
@@ -7370,24 +10281,24 @@ head:
 	VXORPS Z4, Z4, Z4
 	XORQ   DI, DI
 	TESTQ  R8, R8
-	JZ     sumtail91
+	JZ     sumtail130
 
-sum90:
+sum129:
 	VMOVUPS     (AX)(DI*4), Z5
 	VFMADD231PS Z5, Z5, Z3
 	VMOVUPS     64(AX)(DI*4), Z5
 	VFMADD231PS Z5, Z5, Z4
 	ADDQ        $0x00000020, DI
 	CMPQ        DI, R8
-	JB          sum90
+	JB          sum129
 
-sumtail91:
+sumtail130:
 	CMPQ        DI, SI
-	JAE         sumdone92
+	JAE         sumdone131
 	VMOVUPS     (AX)(DI*4), Z5
 	VFMADD231PS Z5, Z5, Z3
 
-sumdone92:
+sumdone131:
 	VSHUFPS       $0x88, Z4, Z3, Z5
 	VSHUFPS       $0xdd, Z4, Z3, Z3
 	VADDPS        Z3, Z5, Z5
@@ -7455,20 +10366,20 @@ head:
 	VPBROADCASTD himask<>+0(SB), Z12
 	XORQ         DI, DI
 	TESTQ        R8, R8
-	JZ           sumtail94
+	JZ           sumtail133
 
-sum93:
+sum132:
 	VPSLLD      $0x10, (AX)(DI*2), Z13
 	VPANDD      (AX)(DI*2), Z12, Z14
 	VFMADD231PS Z13, Z13, Z10
 	VFMADD231PS Z14, Z14, Z11
 	ADDQ        $0x00000020, DI
 	CMPQ        DI, R8
-	JB          sum93
+	JB          sum132
 
-sumtail94:
+sumtail133:
 	CMPQ        DI, SI
-	JAE         sumdone95
+	JAE         sumdone134
 	VXORPS      Z14, Z14, Z14
 	VMOVDQU16   (AX)(DI*2), Y14
 	VPSLLD      $0x10, Z14, Z13
@@ -7476,7 +10387,7 @@ sumtail94:
 	VFMADD231PS Z13, Z13, Z10
 	VFMADD231PS Z14, Z14, Z11
 
-sumdone95:
+sumdone134:
 	VADDPS        Z11, Z10, Z10
 	VPERMILPS     $0xb1, Z10, Z11
 	VADDPS        Z11, Z10, Z10
@@ -7553,24 +10464,24 @@ head:
 	VXORPS Z4, Z4, Z4
 	XORQ   DI, DI
 	TESTQ  R8, R8
-	JZ     sumtail97
+	JZ     sumtail136
 
-sum96:
+sum135:
 	VCVTPH2PS   (AX)(DI*2), Z5
 	VFMADD231PS Z5, Z5, Z3
 	VCVTPH2PS   32(AX)(DI*2), Z5
 	VFMADD231PS Z5, Z5, Z4
 	ADDQ        $0x00000020, DI
 	CMPQ        DI, R8
-	JB          sum96
+	JB          sum135
 
-sumtail97:
+sumtail136:
 	CMPQ        DI, SI
-	JAE         sumdone98
+	JAE         sumdone137
 	VCVTPH2PS   (AX)(DI*2), Z5
 	VFMADD231PS Z5, Z5, Z3
 
-sumdone98:
+sumdone137:
 	VSHUFPS       $0x88, Z4, Z3, Z5
 	VSHUFPS       $0xdd, Z4, Z3, Z3
 	VADDPS        Z3, Z5, Z5
@@ -7640,20 +10551,20 @@ head:
 	VPBROADCASTD himask<>+0(SB), Z12
 	XORQ         DI, DI
 	TESTQ        R8, R8
-	JZ           sumtail100
+	JZ           sumtail139
 
-sum99:
+sum138:
 	VPSLLD      $0x10, (AX)(DI*2), Z13
 	VPANDD      (AX)(DI*2), Z12, Z14
 	VFMADD231PS Z13, Z13, Z10
 	VFMADD231PS Z14, Z14, Z11
 	ADDQ        $0x00000020, DI
 	CMPQ        DI, R8
-	JB          sum99
+	JB          sum138
 
-sumtail100:
+sumtail139:
 	CMPQ        DI, SI
-	JAE         sumdone101
+	JAE         sumdone140
 	VXORPS      Z14, Z14, Z14
 	VMOVDQU16   (AX)(DI*2), Y14
 	VPSLLD      $0x10, Z14, Z13
@@ -7661,7 +10572,7 @@ sumtail100:
 	VFMADD231PS Z13, Z13, Z10
 	VFMADD231PS Z14, Z14, Z11
 
-sumdone101:
+sumdone140:
 	VADDPS        Z11, Z10, Z10
 	VPERMILPS     $0xb1, Z10, Z11
 	VADDPS        Z11, Z10, Z10
@@ -7696,11 +10607,11 @@ scale:
 	BYTE $0x62; BYTE $0x52; BYTE $0x7e; BYTE $0x48; BYTE $0x72; BYTE $0xdc // VCVTNEPS2BF16 Z12, Y11
 	VFPCLASSPSZ   $0x20, Z12, K1
 	KORTESTW      K1, K1
-	JNZ           bf16slow102
+	JNZ           bf16slow141
 	VMOVDQU32     Y11, (AX)(DI*2)
-	JMP           bf16done103
+	JMP           bf16done142
 
-bf16slow102:
+bf16slow141:
 	VPSRLD    $0x10, Z12, Z11
 	VPSRLD    $0x10, Z12, Z13
 	VPANDD    Z1, Z11, Z11
@@ -7713,7 +10624,7 @@ bf16slow102:
 	VPBLENDMD Z13, Z11, K1, Z11
 	VPMOVDW   Z11, (AX)(DI*2)
 
-bf16done103:
+bf16done142:
 	ADDQ $0x00000010, DI
 	CMPQ DI, SI
 	JB   scale
@@ -7951,7 +10862,7 @@ block:
 	VADDPS      Z3, Z2, Z2
 	VMOVAPS     Z2, Z3
 	CMPQ        R10, $0x08
-	JBE         sums8104
+	JBE         sums8143
 	VMOVUPS     (R11), Z3
 	VMULPS      Z3, Z3, Z3
 	VMOVUPS     64(R11), Z4
@@ -8148,7 +11059,7 @@ block:
 	VADDPS      Z4, Z3, Z3
 	VMOVAPS     Z3, Z3
 
-sums8104:
+sums8143:
 	VSHUFPS       $0x88, Z3, Z2, Z4
 	VSHUFPS       $0xdd, Z3, Z2, Z2
 	VADDPS        Z2, Z4, Z4
@@ -8165,7 +11076,7 @@ sums8104:
 	VCVTPD2PS     Z1, Y1
 	VMOVUPS       Y1, (R8)
 	CMPQ          R10, $0x08
-	JBE           sumsdone105
+	JBE           sumsdone144
 	VEXTRACTF32X8 $0x01, Z4, Y1
 	VCVTPS2PD     Y1, Z1
 	VSQRTPD       Z1, Z1
@@ -8173,7 +11084,7 @@ sums8104:
 	VCVTPD2PS     Z1, Y1
 	VMOVUPS       Y1, 32(R8)
 
-sumsdone105:
+sumsdone144:
 	XORQ R11, R11
 
 two:
@@ -8710,7 +11621,7 @@ block:
 	VADDPS      Z3, Z2, Z2
 	VMOVAPS     Z2, Z3
 	CMPQ        R10, $0x08
-	JBE         sums8106
+	JBE         sums8145
 	VCVTPH2PS   (R11), Z3
 	VMOVUPS     Z3, (R14)
 	VMULPS      Z3, Z3, Z3
@@ -8979,7 +11890,7 @@ block:
 	VADDPS      Z4, Z3, Z3
 	VMOVAPS     Z3, Z3
 
-sums8106:
+sums8145:
 	VSHUFPS       $0x88, Z3, Z2, Z4
 	VSHUFPS       $0xdd, Z3, Z2, Z2
 	VADDPS        Z2, Z4, Z4
@@ -8996,7 +11907,7 @@ sums8106:
 	VCVTPD2PS     Z1, Y1
 	VMOVUPS       Y1, (R8)
 	CMPQ          R10, $0x08
-	JBE           sumsdone107
+	JBE           sumsdone146
 	VEXTRACTF32X8 $0x01, Z4, Y1
 	VCVTPS2PD     Y1, Z1
 	VSQRTPD       Z1, Z1
@@ -9004,7 +11915,7 @@ sums8106:
 	VCVTPD2PS     Z1, Y1
 	VMOVUPS       Y1, 32(R8)
 
-sumsdone107:
+sumsdone146:
 	XORQ R11, R11
 	LEAQ 64(R8), R13
 
@@ -9677,7 +12588,7 @@ block:
 	VADDPS      Z6, Z8, Z8
 	VMOVAPS     Z8, Z6
 	CMPQ        R12, $0x08
-	JBE         sums8108
+	JBE         sums8147
 	VMOVDQU64   (R13), Z7
 	VPSLLD      $0x10, Z7, Z6
 	VPANDD      Z7, Z1, Z7
@@ -9890,7 +12801,7 @@ block:
 	VADDPS      Z6, Z9, Z9
 	VMOVAPS     Z9, Z6
 
-sums8108:
+sums8147:
 	VSHUFF32X4    $0x88, Z6, Z8, Z7
 	VSHUFF32X4    $0xdd, Z6, Z8, Z6
 	VADDPS        Z6, Z7, Z7
@@ -9906,7 +12817,7 @@ sums8108:
 	VCVTPD2PS     Z6, Y6
 	VMOVUPS       Y6, (R8)
 	CMPQ          R12, $0x08
-	JBE           sumsdone109
+	JBE           sumsdone148
 	VEXTRACTF32X8 $0x01, Z7, Y6
 	VCVTPS2PD     Y6, Z6
 	VSQRTPD       Z6, Z6
@@ -9914,7 +12825,7 @@ sums8108:
 	VCVTPD2PS     Z6, Y6
 	VMOVUPS       Y6, 32(R8)
 
-sumsdone109:
+sumsdone148:
 	XORQ  R13, R13
 	TESTQ R10, R10
 	JNZ   headsc
@@ -12376,13 +15287,13 @@ row:
 	VFPCLASSPSZ   $0x20, Z19, K1
 	VFPCLASSPSZ   $0x20, Z18, K2
 	KORTESTW      K1, K2
-	JNZ           bf16slow110
+	JNZ           bf16slow149
 	BYTE $0x62; BYTE $0xb2; BYTE $0x7e; BYTE $0x48; BYTE $0x72; BYTE $0xf3 // VCVTNEPS2BF16 Z19, Y6
 	VMOVDQU32     Y6, (R9)
 	BYTE $0x62; BYTE $0xb2; BYTE $0x7e; BYTE $0x48; BYTE $0x72; BYTE $0xf2 // VCVTNEPS2BF16 Z18, Y6
 	VMOVDQU32     Y6, (R9)(CX*1)
 
-bf16done111:
+bf16done150:
 	ADDQ 64(AX), DI
 	ADDQ 72(AX), R8
 	ADDQ 80(AX), R9
@@ -12418,13 +15329,13 @@ summed:
 	VFPCLASSPSZ   $0x20, Z6, K1
 	VFPCLASSPSZ   $0x20, Z7, K2
 	KORTESTW      K1, K2
-	JNZ           bf16slow112
+	JNZ           bf16slow151
 	BYTE $0x62; BYTE $0xf2; BYTE $0x7e; BYTE $0x48; BYTE $0x72; BYTE $0xce // VCVTNEPS2BF16 Z6, Y1
 	VMOVDQU32     Y1, (SI)
 	BYTE $0x62; BYTE $0xf2; BYTE $0x7e; BYTE $0x48; BYTE $0x72; BYTE $0xcf // VCVTNEPS2BF16 Z7, Y1
 	VMOVDQU32     Y1, (SI)(CX*1)
 
-bf16done113:
+bf16done152:
 nodcos:
 	MOVQ          48(AX), SI
 	TESTQ         SI, SI
@@ -12447,13 +15358,13 @@ nodcos:
 	VFPCLASSPSZ   $0x20, Z8, K1
 	VFPCLASSPSZ   $0x20, Z9, K2
 	KORTESTW      K1, K2
-	JNZ           bf16slow114
+	JNZ           bf16slow153
 	BYTE $0x62; BYTE $0xd2; BYTE $0x7e; BYTE $0x48; BYTE $0x72; BYTE $0xc8 // VCVTNEPS2BF16 Z8, Y1
 	VMOVDQU32     Y1, (SI)
 	BYTE $0x62; BYTE $0xd2; BYTE $0x7e; BYTE $0x48; BYTE $0x72; BYTE $0xc9 // VCVTNEPS2BF16 Z9, Y1
 	VMOVDQU32     Y1, (SI)(CX*1)
 
-bf16done115:
+bf16done154:
 nodsin:
 	ADDQ $0x00000020, BX
 	CMPQ BX, DX
@@ -12480,7 +15391,7 @@ done:
 	VZEROUPPER
 	RET
 
-bf16slow110:
+bf16slow149:
 	VPBROADCASTD one<>+0(SB), Z17
 	VPBROADCASTD bias<>+0(SB), Z20
 	VPBROADCASTD absmask<>+0(SB), Z21
@@ -12508,9 +15419,9 @@ bf16slow110:
 	VPCMPGTD     Z22, Z17, K1
 	VPBLENDMD    Z24, Z19, K1, Z19
 	VPMOVDW      Z19, (R9)(CX*1)
-	JMP          bf16done111
+	JMP          bf16done150
 
-bf16slow112:
+bf16slow151:
 	VPBROADCASTD one<>+0(SB), Z1
 	VPBROADCASTD bias<>+0(SB), Z2
 	VPBROADCASTD absmask<>+0(SB), Z3
@@ -12538,9 +15449,9 @@ bf16slow112:
 	VPCMPGTD     Z4, Z1, K1
 	VPBLENDMD    Z11, Z10, K1, Z10
 	VPMOVDW      Z10, (SI)(CX*1)
-	JMP          bf16done113
+	JMP          bf16done152
 
-bf16slow114:
+bf16slow153:
 	VPBROADCASTD one<>+0(SB), Z1
 	VPBROADCASTD bias<>+0(SB), Z2
 	VPBROADCASTD absmask<>+0(SB), Z3
@@ -12568,7 +15479,7 @@ bf16slow114:
 	VPCMPGTD     Z4, Z1, K1
 	VPBLENDMD    Z11, Z10, K1, Z10
 	VPMOVDW      Z10, (SI)(CX*1)
-	JMP          bf16done115
+	JMP          bf16done154
 
 // func backwardFusedGPTJF32AVX512(p *byte)
 // Requires: AVX, AVX512DQ, AVX512F, MMX+
@@ -13275,13 +16186,13 @@ row:
 	VFPCLASSPSZ   $0x20, Z17, K1
 	VFPCLASSPSZ   $0x20, Z18, K2
 	KORTESTW      K1, K2
-	JNZ           bf16slow116
+	JNZ           bf16slow155
 	BYTE $0x62; BYTE $0xb2; BYTE $0x7e; BYTE $0x48; BYTE $0x72; BYTE $0xf9 // VCVTNEPS2BF16 Z17, Y7
 	VMOVDQU32     Y7, (R8)
 	BYTE $0x62; BYTE $0xb2; BYTE $0x7e; BYTE $0x48; BYTE $0x72; BYTE $0xfa // VCVTNEPS2BF16 Z18, Y7
 	VMOVDQU32     Y7, 32(R8)
 
-bf16done117:
+bf16done156:
 	ADDQ 64(AX), SI
 	ADDQ 72(AX), DI
 	ADDQ 80(AX), R8
@@ -13317,13 +16228,13 @@ summed:
 	VFPCLASSPSZ   $0x20, Z7, K1
 	VFPCLASSPSZ   $0x20, Z8, K2
 	KORTESTW      K1, K2
-	JNZ           bf16slow118
+	JNZ           bf16slow157
 	BYTE $0x62; BYTE $0xf2; BYTE $0x7e; BYTE $0x48; BYTE $0x72; BYTE $0xcf // VCVTNEPS2BF16 Z7, Y1
 	VMOVDQU32     Y1, (BX)
 	BYTE $0x62; BYTE $0xd2; BYTE $0x7e; BYTE $0x48; BYTE $0x72; BYTE $0xc8 // VCVTNEPS2BF16 Z8, Y1
 	VMOVDQU32     Y1, 32(BX)
 
-bf16done119:
+bf16done158:
 nodcos:
 	MOVQ          48(AX), BX
 	TESTQ         BX, BX
@@ -13346,13 +16257,13 @@ nodcos:
 	VFPCLASSPSZ   $0x20, Z9, K1
 	VFPCLASSPSZ   $0x20, Z10, K2
 	KORTESTW      K1, K2
-	JNZ           bf16slow120
+	JNZ           bf16slow159
 	BYTE $0x62; BYTE $0xd2; BYTE $0x7e; BYTE $0x48; BYTE $0x72; BYTE $0xc9 // VCVTNEPS2BF16 Z9, Y1
 	VMOVDQU32     Y1, (BX)
 	BYTE $0x62; BYTE $0xd2; BYTE $0x7e; BYTE $0x48; BYTE $0x72; BYTE $0xca // VCVTNEPS2BF16 Z10, Y1
 	VMOVDQU32     Y1, 32(BX)
 
-bf16done121:
+bf16done160:
 nodsin:
 	ADDQ $0x00000040, DX
 	CMPQ DX, CX
@@ -13379,7 +16290,7 @@ done:
 	VZEROUPPER
 	RET
 
-bf16slow116:
+bf16slow155:
 	VPBROADCASTD one<>+0(SB), Z19
 	VPBROADCASTD bias<>+0(SB), Z20
 	VPBROADCASTD absmask<>+0(SB), Z21
@@ -13407,9 +16318,9 @@ bf16slow116:
 	VPCMPGTD     Z22, Z18, K1
 	VPBLENDMD    Z24, Z17, K1, Z17
 	VPMOVDW      Z17, 32(R8)
-	JMP          bf16done117
+	JMP          bf16done156
 
-bf16slow118:
+bf16slow157:
 	VPBROADCASTD one<>+0(SB), Z1
 	VPBROADCASTD bias<>+0(SB), Z2
 	VPBROADCASTD absmask<>+0(SB), Z3
@@ -13437,9 +16348,9 @@ bf16slow118:
 	VPCMPGTD     Z4, Z1, K1
 	VPBLENDMD    Z11, Z6, K1, Z6
 	VPMOVDW      Z6, 32(BX)
-	JMP          bf16done119
+	JMP          bf16done158
 
-bf16slow120:
+bf16slow159:
 	VPBROADCASTD one<>+0(SB), Z1
 	VPBROADCASTD bias<>+0(SB), Z2
 	VPBROADCASTD absmask<>+0(SB), Z3
@@ -13467,7 +16378,7 @@ bf16slow120:
 	VPCMPGTD     Z4, Z1, K1
 	VPBLENDMD    Z11, Z6, K1, Z6
 	VPMOVDW      Z6, 32(BX)
-	JMP          bf16done121
+	JMP          bf16done160
 
 // func mropeGatherAVX512(dst *float32, r0 *float32, r1 *float32, r2 *float32, r3 *float32, masks *uint64, chunks int)
 // Requires: AVX512F
@@ -14022,11 +16933,11 @@ block:
 	VFPCLASSPSZ    $0x20, Z6, K1
 	VFPCLASSPSZ    $0x20, Z7, K2
 	KORTESTW       K1, K2
-	JNZ            bf16wslow122
+	JNZ            bf16wslow161
 	BYTE $0x62; BYTE $0xf2; BYTE $0x47; BYTE $0x48; BYTE $0x72; BYTE $0xf6 // VCVTNE2PS2BF16 Z6, Z7, Z6
 	VMOVDQU16      Z6, (AX)(DX*2)
 
-bf16wdone123:
+bf16wdone162:
 	VPMOVZXWD      64(AX)(DX*2), Z6
 	VPSLLD         $0x10, Z6, Z6
 	VMULPS         Z0, Z6, Z6
@@ -14036,11 +16947,11 @@ bf16wdone123:
 	VFPCLASSPSZ    $0x20, Z6, K1
 	VFPCLASSPSZ    $0x20, Z7, K2
 	KORTESTW       K1, K2
-	JNZ            bf16wslow124
+	JNZ            bf16wslow163
 	BYTE $0x62; BYTE $0xf2; BYTE $0x47; BYTE $0x48; BYTE $0x72; BYTE $0xf6 // VCVTNE2PS2BF16 Z6, Z7, Z6
 	VMOVDQU16      Z6, 64(AX)(DX*2)
 
-bf16wdone125:
+bf16wdone164:
 	ADDQ $0x00000040, DX
 	CMPQ DX, BX
 	JB   block
@@ -14054,11 +16965,11 @@ units:
 	BYTE $0x62; BYTE $0xf2; BYTE $0x7e; BYTE $0x48; BYTE $0x72; BYTE $0xfe // VCVTNEPS2BF16 Z6, Y7
 	VFPCLASSPSZ   $0x20, Z6, K1
 	KORTESTW      K1, K1
-	JNZ           bf16slow126
+	JNZ           bf16slow165
 	VMOVDQU32     Y7, (AX)(DX*2)
-	JMP           bf16done127
+	JMP           bf16done166
 
-bf16slow126:
+bf16slow165:
 	VPSRLD    $0x10, Z6, Z7
 	VPSRLD    $0x10, Z6, Z8
 	VPANDD    Z1, Z7, Z7
@@ -14071,7 +16982,7 @@ bf16slow126:
 	VPBLENDMD Z8, Z7, K1, Z7
 	VPMOVDW   Z7, (AX)(DX*2)
 
-bf16done127:
+bf16done166:
 	ADDQ $0x00000010, DX
 	JMP  units
 
@@ -14079,7 +16990,7 @@ done:
 	VZEROUPPER
 	RET
 
-bf16wslow122:
+bf16wslow161:
 	VPSRLD    $0x10, Z6, Z8
 	VPSRLD    $0x10, Z6, Z9
 	VPANDD    Z1, Z8, Z8
@@ -14102,9 +17013,9 @@ bf16wslow122:
 	VPCMPGTD  Z4, Z7, K1
 	VPBLENDMD Z8, Z6, K1, Z6
 	VPMOVDW   Z6, 32(AX)(DX*2)
-	JMP       bf16wdone123
+	JMP       bf16wdone162
 
-bf16wslow124:
+bf16wslow163:
 	VPSRLD    $0x10, Z6, Z8
 	VPSRLD    $0x10, Z6, Z9
 	VPANDD    Z1, Z8, Z8
@@ -14127,4 +17038,4 @@ bf16wslow124:
 	VPCMPGTD  Z4, Z7, K1
 	VPBLENDMD Z8, Z6, K1, Z6
 	VPMOVDW   Z6, 96(AX)(DX*2)
-	JMP       bf16wdone125
+	JMP       bf16wdone164

@@ -144,6 +144,71 @@ func rotateFullNeoXBF16AVX512BF16(x *byte, heads int, stride int, cos *float32, 
 //go:noescape
 func rotateFullGPTJBF16AVX512BF16(x *byte, heads int, stride int, cos *float32, sin *float32, half int, n int, src *byte, srcstride int)
 
+// rotateTokensNeoXF32AVX512 rotates the first n pairs (n a multiple of 8) of every F32 head of `tokens` tokens of two tensors in place, NeoX style, token t by the cos row rows[t] (its sin row half floats on).
+//
+//go:noescape
+func rotateTokensNeoXF32AVX512(x *byte, heads int, stride int, step int, x2 *byte, heads2 int, stride2 int, step2 int, rows **float32, tokens int, half int, n int)
+
+// rotateTokensGPTJF32AVX512 rotates the first n pairs (n a multiple of 8) of every F32 head of `tokens` tokens of two tensors in place, GPTJ style, token t by the cos row rows[t] (its sin row half floats on).
+//
+//go:noescape
+func rotateTokensGPTJF32AVX512(x *byte, heads int, stride int, step int, x2 *byte, heads2 int, stride2 int, step2 int, rows **float32, tokens int, half int, n int)
+
+// rotateTokensNeoXBF16AVX512 rotates the first n pairs (n a multiple of 8) of every BF16 head of `tokens` tokens of two tensors in place, NeoX style, token t by the cos row rows[t] (its sin row half floats on).
+//
+//go:noescape
+func rotateTokensNeoXBF16AVX512(x *byte, heads int, stride int, step int, x2 *byte, heads2 int, stride2 int, step2 int, rows **float32, tokens int, half int, n int)
+
+// rotateTokensNeoXF16AVX512 rotates the first n pairs (n a multiple of 8) of every F16 head of `tokens` tokens of two tensors in place, NeoX style, token t by the cos row rows[t] (its sin row half floats on).
+//
+//go:noescape
+func rotateTokensNeoXF16AVX512(x *byte, heads int, stride int, step int, x2 *byte, heads2 int, stride2 int, step2 int, rows **float32, tokens int, half int, n int)
+
+// rotateTokensGPTJF16AVX512 rotates the first n pairs (n a multiple of 8) of every F16 head of `tokens` tokens of two tensors in place, GPTJ style, token t by the cos row rows[t] (its sin row half floats on).
+//
+//go:noescape
+func rotateTokensGPTJF16AVX512(x *byte, heads int, stride int, step int, x2 *byte, heads2 int, stride2 int, step2 int, rows **float32, tokens int, half int, n int)
+
+// rotateTokensNeoXF32AVX2 rotates the first n pairs (n a multiple of 8) of every F32 head of `tokens` tokens of two tensors in place, NeoX style, token t by the cos row rows[t] (its sin row half floats on).
+//
+//go:noescape
+func rotateTokensNeoXF32AVX2(x *byte, heads int, stride int, step int, x2 *byte, heads2 int, stride2 int, step2 int, rows **float32, tokens int, half int, n int)
+
+// rotateTokensGPTJF32AVX2 rotates the first n pairs (n a multiple of 8) of every F32 head of `tokens` tokens of two tensors in place, GPTJ style, token t by the cos row rows[t] (its sin row half floats on).
+//
+//go:noescape
+func rotateTokensGPTJF32AVX2(x *byte, heads int, stride int, step int, x2 *byte, heads2 int, stride2 int, step2 int, rows **float32, tokens int, half int, n int)
+
+// rotateTokensNeoXBF16AVX2 rotates the first n pairs (n a multiple of 8) of every BF16 head of `tokens` tokens of two tensors in place, NeoX style, token t by the cos row rows[t] (its sin row half floats on).
+//
+//go:noescape
+func rotateTokensNeoXBF16AVX2(x *byte, heads int, stride int, step int, x2 *byte, heads2 int, stride2 int, step2 int, rows **float32, tokens int, half int, n int)
+
+// rotateTokensGPTJBF16AVX2 rotates the first n pairs (n a multiple of 8) of every BF16 head of `tokens` tokens of two tensors in place, GPTJ style, token t by the cos row rows[t] (its sin row half floats on).
+//
+//go:noescape
+func rotateTokensGPTJBF16AVX2(x *byte, heads int, stride int, step int, x2 *byte, heads2 int, stride2 int, step2 int, rows **float32, tokens int, half int, n int)
+
+// rotateTokensNeoXF16AVX2 rotates the first n pairs (n a multiple of 8) of every F16 head of `tokens` tokens of two tensors in place, NeoX style, token t by the cos row rows[t] (its sin row half floats on).
+//
+//go:noescape
+func rotateTokensNeoXF16AVX2(x *byte, heads int, stride int, step int, x2 *byte, heads2 int, stride2 int, step2 int, rows **float32, tokens int, half int, n int)
+
+// rotateTokensGPTJF16AVX2 rotates the first n pairs (n a multiple of 8) of every F16 head of `tokens` tokens of two tensors in place, GPTJ style, token t by the cos row rows[t] (its sin row half floats on).
+//
+//go:noescape
+func rotateTokensGPTJF16AVX2(x *byte, heads int, stride int, step int, x2 *byte, heads2 int, stride2 int, step2 int, rows **float32, tokens int, half int, n int)
+
+// rotateTokensNeoXBF16AVX512BF16 rotates the first n pairs (n a multiple of 8) of every BF16 head of `tokens` tokens of two tensors in place, NeoX style, token t by the cos row rows[t] (its sin row half floats on).
+//
+//go:noescape
+func rotateTokensNeoXBF16AVX512BF16(x *byte, heads int, stride int, step int, x2 *byte, heads2 int, stride2 int, step2 int, rows **float32, tokens int, half int, n int)
+
+// rotateTokensGPTJBF16AVX512BF16 rotates the first n pairs (n a multiple of 8) of every BF16 head of `tokens` tokens of two tensors in place, GPTJ style, token t by the cos row rows[t] (its sin row half floats on).
+//
+//go:noescape
+func rotateTokensGPTJBF16AVX512BF16(x *byte, heads int, stride int, step int, x2 *byte, heads2 int, stride2 int, step2 int, rows **float32, tokens int, half int, n int)
+
 // widenBF16AVX512 widens n (a multiple of 16) BF16 values to float32.
 //
 //go:noescape

@@ -23,6 +23,13 @@ func rotateHeads(k *kernels, h *ops.Heads, t int, cos, sin []float32, gptj bool)
 	if n == half {
 		return
 	}
+	rotateTail(h, t, cos, sin, gptj, n)
+}
+
+// rotateTail rotates pairs [n, len(cos)) of every head of token t of h in Go.
+func rotateTail(h *ops.Heads, t int, cos, sin []float32, gptj bool, n int) {
+	half := len(cos)
+	base := h.Off + t*h.TokenStride
 	for head := range h.NumHeads {
 		off := base + head*h.HeadStride
 		switch {
@@ -87,6 +94,55 @@ func gptjBits(d tensor.DType, x []uint16, cos, sin []float32, from int) {
 		x[2*i] = tensor.FromFloat32(d, float32(a*c)-float32(b*s))
 		x[2*i+1] = tensor.FromFloat32(d, float32(b*c)+float32(a*s))
 	}
+}
+
+// tokenBlock is how many tokens a rotateTokens call takes at most: the row pointers of a
+// block sit on the caller's stack.
+const tokenBlock = 16
+
+// rotateTokens rotates q and (when present) k of tokens lo ... lo+len(rows)−1, token lo+i by
+// the row at rows[i]: its half cos values, then its half sin values. One assembly call takes
+// every token and both tensors where the implementation has a token kernel; the pairs past the
+// last multiple of 8, and implementations without one, go token by token.
+func rotateTokens(k *kernels, r *ops.RoPE, lo int, rows []*float32, half int) {
+	if half == 0 || len(rows) == 0 {
+		return
+	}
+	q, kh := &r.Query, &r.Key
+	n := 0
+	if k.isa != isaGeneric && half >= 8 && (!kh.Present() || kh.DType == q.DType) {
+		n = half &^ 7
+		qx, qheads, qstride, qstep := tokensOf(q, lo)
+		kx, kheads, kstride, kstep := tokensOf(kh, lo)
+		if !callTokensKernel(k.isa, q.DType, r.GPTJ, qx, qheads, qstride, qstep, kx, kheads, kstride, kstep, &rows[0], len(rows), half, n) {
+			n = 0
+		}
+	}
+	if n == half {
+		return
+	}
+	for i, p := range rows {
+		row := unsafe.Slice(p, 2*half)
+		cos, sin := row[:half:half], row[half:]
+		if n == 0 {
+			rotateQK(k, r, lo+i, cos, sin)
+			continue
+		}
+		rotateTail(&r.Query, lo+i, cos, sin, r.GPTJ, n)
+		if kh.Present() {
+			rotateTail(kh, lo+i, cos, sin, r.GPTJ, n)
+		}
+	}
+}
+
+// tokensOf is h from token lo on as a token kernel takes it: its first head, how many heads,
+// and the bytes between heads and between tokens; no heads where h is absent or has none.
+func tokensOf(h *ops.Heads, lo int) (x *byte, heads, stride, step int) {
+	if !h.Present() || h.NumHeads == 0 {
+		return nil, 0, 0, 0
+	}
+	es := h.DType.Size()
+	return headPtr(h, h.Off+lo*h.TokenStride), h.NumHeads, h.HeadStride * es, h.TokenStride * es
 }
 
 // rotateQK rotates query and (when present) key of token t.

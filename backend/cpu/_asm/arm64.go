@@ -103,5 +103,5 @@ func generateARM64(asmPath, stubsPath, dispatchPath, pkg string) error {
 	if err := os.WriteFile(stubsPath, src, 0o644); err != nil {
 		return err
 	}
-	return writeDispatch(dispatchPath, pkg, arm64Dispatch, a.rotations)
+	return writeDispatch(dispatchPath, pkg, arm64Dispatch, a.rotations, nil)
 }

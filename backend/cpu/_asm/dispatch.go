@@ -67,7 +67,10 @@ func (a dispatchArch) rotateID(s isa, d dtype, gptj, full bool) int {
 // removed cannot leave the Go side calling another one by a stale number. The switch calls
 // each kernel directly, not through a table of function values, so that the compiler sees the
 // kernels' noescape and callers' cos/sin rows can stay on the stack.
-func writeDispatch(path, pkg string, arch dispatchArch, rotations []rotation) error {
+//
+// callTokensKernel likewise picks a token-run kernel (tokensKernel) by the same numbering,
+// reporting false where the architecture has none for the ISA, dtype and style.
+func writeDispatch(path, pkg string, arch dispatchArch, rotations, tokens []rotation) error {
 	names := map[int]string{}
 	full := map[int]bool{} // the ids of kernels that read from src
 	has := map[isa]map[dtype]bool{}
@@ -114,6 +117,55 @@ func writeDispatch(path, pkg string, arch dispatchArch, rotations []rotation) er
 	p("// bytes apart; x itself in place); the others ignore src. The integer switch compiles to a")
 	p("// jump table; _asm numbers the kernels as it emits them.")
 	p("func callKernel(i isa, d tensor.DType, gptj, full bool, x *byte, heads, stride int, cos, sin *float32, half, n int, src *byte, srcStride int) {")
+	p("switch kernelID(i, d, gptj, full) {")
+	for id := 0; id <= maxID; id++ {
+		if name, ok := names[id]; ok {
+			p("case %d:", id)
+			if full[id] {
+				p("%s(x, heads, stride, cos, sin, half, n, src, srcStride)", name)
+			} else {
+				p("%s(x, heads, stride, cos, sin, half, n)", name)
+			}
+		}
+	}
+	p("default:")
+	p(`panic("cpu: no kernel for this ISA and dtype")`)
+	p("}")
+	p("}")
+	p("")
+	p("// callTokensKernel runs the token-run kernel of an ISA for a dtype and style (rotateTokens) and")
+	p("// reports true, or reports false where there is none.")
+	p("func callTokensKernel(i isa, d tensor.DType, gptj bool, x *byte, heads, stride, step int, x2 *byte, heads2, stride2, step2 int, rows **float32, tokens, half, n int) bool {")
+	tokenNames := map[int]string{}
+	for _, r := range tokens {
+		id := arch.rotateID(r.isa, r.dtype, r.gptj, false)
+		if id < 0 || names[id] == "" {
+			return fmt.Errorf("dispatch: %s has no per-call kernel of its ISA, dtype and style", r.name)
+		}
+		if old, dup := tokenNames[id]; dup {
+			return fmt.Errorf("dispatch: %s and %s both have id %d", old, r.name, id)
+		}
+		tokenNames[id] = r.name
+	}
+	if len(tokenNames) == 0 {
+		p("return false")
+	} else {
+		p("switch kernelID(i, d, gptj, false) {")
+		for id := 0; id <= maxID; id++ {
+			if name, ok := tokenNames[id]; ok {
+				p("case %d:", id)
+				p("%s(x, heads, stride, step, x2, heads2, stride2, step2, rows, tokens, half, n)", name)
+			}
+		}
+		p("default:")
+		p("return false")
+		p("}")
+		p("return true")
+	}
+	p("}")
+	p("")
+	p("// kernelID is the number _asm gave the kernel of an ISA for a dtype and style.")
+	p("func kernelID(i isa, d tensor.DType, gptj, full bool) int {")
 	p("id := 0")
 	p("switch d {")
 	for k, d := range rotateDTypes[1:] {
@@ -182,20 +234,7 @@ func writeDispatch(path, pkg string, arch dispatchArch, rotations []rotation) er
 		b.Write(isaCases.Bytes())
 		p("}")
 	}
-	p("switch id {")
-	for id := 0; id <= maxID; id++ {
-		if name, ok := names[id]; ok {
-			p("case %d:", id)
-			if full[id] {
-				p("%s(x, heads, stride, cos, sin, half, n, src, srcStride)", name)
-			} else {
-				p("%s(x, heads, stride, cos, sin, half, n)", name)
-			}
-		}
-	}
-	p("default:")
-	p(`panic("cpu: no kernel for this ISA and dtype")`)
-	p("}")
+	p("return id")
 	p("}")
 	src, err := format.Source(b.Bytes())
 	if err != nil {

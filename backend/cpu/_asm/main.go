@@ -87,7 +87,7 @@ func main() {
 		}
 	}
 	if *dispatchOut != "" {
-		if err := writeDispatch(*dispatchOut, flag.Lookup("pkg").Value.String(), amd64Dispatch, g.rotations); err != nil {
+		if err := writeDispatch(*dispatchOut, flag.Lookup("pkg").Value.String(), amd64Dispatch, g.rotations, g.tokenRotations); err != nil {
 			fail(err)
 		}
 	}
@@ -113,8 +113,12 @@ type generator struct {
 	// loops' straight line, each ending in a jump back.
 	coldPaths []func()
 
-	// rotations records the rotation kernels in the order emitted, for the dispatch table.
-	rotations []rotation
+	// rotations records the rotation kernels in the order emitted, for the dispatch table;
+	// tokenRotations likewise the kernels that rotate a run of tokens (tokensKernel).
+	rotations, tokenRotations []rotation
+
+	// exit is the label a rotation body (rotateHeads) ends at.
+	exit string
 }
 
 func (g *generator) newLabel(prefix string) string {

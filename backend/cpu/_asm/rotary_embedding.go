@@ -73,7 +73,7 @@ func (g *generator) neoxDecodeBF16Split(c consts, x, x2, heads, stride, hf Regis
 	ADDQ(stride, x)
 	DECQ(heads)
 	JNZ(LabelRef(head))
-	JMP(LabelRef("done"))
+	JMP(LabelRef(g.exit))
 }
 
 // wordOrderSplit declares, once, VPERMW's indices from VCVTNE2PS2BF16(odd, even) to element order.
@@ -199,7 +199,7 @@ func (g *generator) gptjRegsBF16Split(c consts, x, heads, stride, cs, sn Registe
 	ADDQ(stride, x)
 	DECQ(heads)
 	JNZ(LabelRef(head))
-	JMP(LabelRef("done"))
+	JMP(LabelRef(g.exit))
 }
 
 // gptjRotateBF16Split rotates the 16 pairs at m in place by cv and sv (16 pairs' cos and sin).

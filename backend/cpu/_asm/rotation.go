@@ -35,6 +35,21 @@ func (g *generator) rotateKernels() {
 			g.kernel(avx512BF16, bf16, gptj, full)
 		}
 	}
+	for _, s := range []isa{avx512, avx2} {
+		for _, d := range []dtype{f32, bf16, f16} {
+			for _, gptj := range []bool{false, true} {
+				if s == avx512 && d == bf16 && gptj {
+					// Its registers do not stretch over a token loop (the integer rounding's
+					// constants beside 64 pairs' duplicated cos and sin): a call per token.
+					continue
+				}
+				g.tokensKernel(s, d, gptj)
+			}
+		}
+	}
+	for _, gptj := range []bool{false, true} {
+		g.tokensKernel(avx512BF16, bf16, gptj)
+	}
 }
 
 // neoxBlock rotates `lanes` pairs at pair index i: x1 at x+i, x2 at x+half+i, read from the
@@ -174,6 +189,84 @@ func (g *generator) kernel(s isa, d dtype, gptj, full bool) {
 	TESTQ(heads, heads)
 	JZ(LabelRef("done"))
 	c := g.loadConsts(d, gptj, s.lanes)
+	g.exit = "done"
+	g.rotateHeads(s, d, gptj, full, c, x, heads, stride, cs, sn, hf, n, src, ss)
+	Label("done")
+	g.retWithColdPaths()
+}
+
+// tokensKernel emits one function that rotates a run of tokens of q and k (the per-pair
+// kernel's work for every token of the run, for both tensors, in one call): rows[t] is token
+// t's float32 cos row, its sin row half floats after it; token t's heads start t·step bytes
+// after x (q) and t·step2 after x2 (k), which has heads2 heads (0: no k). A call per token and
+// tensor from Go cost about as much as the kernel's cos/sin set-up and a tenth of a 16-token
+// mrope call (its token loop, the kernel's selection, the pointer arithmetic).
+func (g *generator) tokensKernel(s isa, d dtype, gptj bool) {
+	style := "NeoX"
+	if gptj {
+		style = "GPTJ"
+	}
+	name := fmt.Sprintf("rotateTokens%s%s%s", style, d.name, s.name)
+	g.tokenRotations = append(g.tokenRotations, rotation{s, d, gptj, false, name})
+	g.fastBF16 = s == avx512BF16
+	TEXT(name, NOSPLIT, "func(x *byte, heads, stride, step int, x2 *byte, heads2, stride2, step2 int, rows **float32, tokens, half, n int)")
+	Pragma("noescape")
+	Doc(fmt.Sprintf("%s rotates the first n pairs (n a multiple of 8) of every %s head of `tokens` tokens of two tensors in place, %s style, token t by the cos row rows[t] (its sin row half floats on).", name, d.name, style))
+	n := Load(Param("n"), GP64())
+	hf := Load(Param("half"), GP64())
+	tokens := Load(Param("tokens"), GP64())
+	TESTQ(n, n)
+	JZ(LabelRef("done"))
+	TESTQ(tokens, tokens)
+	JZ(LabelRef("done"))
+	c := g.loadConsts(d, gptj, s.lanes)
+	x, heads, stride, cs, sn := GP64(), GP64(), GP64(), GP64(), GP64()
+	// The token and which tensor live in the frame: the bodies need every register they had.
+	tok, second := AllocLocal(8), AllocLocal(8)
+	MOVQ(U32(0), tok)
+	Label("token")
+	tensor := func(xp, hp, sp, stepp string) {
+		t := GP64()
+		MOVQ(tok, t)
+		rows := Load(Param("rows"), GP64())
+		MOVQ(Mem{Base: rows, Index: t, Scale: 8}, cs)
+		LEAQ(Mem{Base: cs, Index: hf, Scale: 4}, sn)
+		Load(Param(xp), x)
+		step := Load(Param(stepp), GP64())
+		IMULQ(t, step)
+		ADDQ(step, x)
+		Load(Param(hp), heads)
+		Load(Param(sp), stride)
+	}
+	tensor("x", "heads", "stride", "step")
+	MOVQ(U32(0), second)
+	JMP(LabelRef("rotate"))
+	Label("second")
+	tensor("x2", "heads2", "stride2", "step2")
+	MOVQ(U32(1), second)
+	Label("rotate")
+	TESTQ(heads, heads)
+	JZ(LabelRef("tensorDone"))
+	g.exit = "tensorDone"
+	g.rotateHeads(s, d, gptj, false, c, x, heads, stride, cs, sn, hf, n, x, stride)
+	Label("tensorDone")
+	CMPQ(second, U8(0))
+	JE(LabelRef("second"))
+	t := GP64()
+	MOVQ(tok, t)
+	INCQ(t)
+	MOVQ(t, tok)
+	CMPQ(t, Load(Param("tokens"), GP64()))
+	JB(LabelRef("token"))
+	Label("done")
+	g.retWithColdPaths()
+}
+
+// rotateHeads emits a kernel's rotation of the first n pairs of `heads` heads (at least one),
+// `stride` bytes apart from x, by the rows at cs and sn (with full, full-width rows and the heads
+// read from src, ss bytes apart); it ends at g.exit (falling through to it or jumping there).
+// x and heads are consumed.
+func (g *generator) rotateHeads(s isa, d dtype, gptj, full bool, c consts, x, heads, stride, cs, sn, hf, n, src, ss Register) {
 	var cs2, sn2 Register
 	if full && !gptj {
 		// The second halves of the rows.
@@ -243,8 +336,6 @@ func (g *generator) kernel(s isa, d dtype, gptj, full bool) {
 	}
 	DECQ(heads)
 	JNZ(LabelRef("head"))
-	Label("done")
-	g.retWithColdPaths()
 }
 
 // neoxFullRegsPath emits a full-row NeoX kernel's path for 64 pairs (rotary dim 128, the
@@ -288,7 +379,7 @@ func (g *generator) neoxFullRegsPath(d dtype, c consts, x, x2, src, src2, heads,
 	ADDQ(ss, src)
 	DECQ(heads)
 	JNZ(LabelRef("fullHead"))
-	JMP(LabelRef("done"))
+	JMP(LabelRef(g.exit))
 }
 
 // decodePairs are the pair counts that get a NeoX kernel path with the token's cos and sin in
@@ -344,7 +435,7 @@ func (g *generator) neoxRegsPath(d dtype, c consts, x, x2, heads, stride, cs, sn
 	ADDQ(stride, x)
 	DECQ(heads)
 	JNZ(LabelRef(head))
-	JMP(LabelRef("done"))
+	JMP(LabelRef(g.exit))
 }
 
 // gptjPairs are the pair counts that get a GPT-J kernel path with the token's cos and sin in
@@ -399,5 +490,5 @@ func (g *generator) gptjRegsPath(d dtype, c consts, x, heads, stride, cs, sn Reg
 	ADDQ(stride, x)
 	DECQ(heads)
 	JNZ(LabelRef(head))
-	JMP(LabelRef("done"))
+	JMP(LabelRef(g.exit))
 }
