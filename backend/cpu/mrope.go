@@ -23,6 +23,10 @@ var mropeSlot mropeJob
 
 func (*mropeJob) slot() *mropeJob { return &mropeSlot }
 
+// mropePairs is the pair count the kernels that assemble a token's cos/sin in registers serve
+// (rotateMRoPE64*): rotary dim 128, every Qwen-VL model's.
+const mropePairs = 64
+
 // mropeMaxRows bounds the position rows a layout draws from (rope.MRoPE's sections); the
 // dispatcher's checks keep Positions.Rows within it.
 const mropeMaxRows = 4
@@ -37,7 +41,8 @@ type mropeLayout struct {
 	axis                                 [256]uint8
 	masks                                [2 * 256 / 16]uint64
 	nmasks                               int
-	block                                [mropeBlockFloats]float32 // a block's gathered rows
+	block                                [mropeBlockFloats]float32          // a block's gathered rows
+	axes                                 [tokenBlock][mropeMaxRows]*float32 // or each token's axes' rows
 }
 
 // mropeBlockFloats is the room for a block's gathered [cos | sin] rows: tokenBlock of them up
@@ -59,11 +64,16 @@ func (l *mropeLayout) layout(a *ops.MRoPEArgs, half int) ([]uint8, []uint64) {
 	return l.axis[:half:half], l.masks[:l.nmasks]
 }
 
+// mropePooled reports whether a's layout at half pairs fits a pooled mropeLayout.
+func mropePooled(a *ops.MRoPEArgs, half int) bool {
+	return half <= len(mropeLayout{}.axis) && len(a.Sections) <= len(mropeLayout{}.sections)
+}
+
 // mropeLayoutOf returns a's axis map and masks for half pairs: from a pooled mropeLayout where
 // the layout fits one (returned too, for the caller to put back when done with them), else
 // built afresh.
 func mropeLayoutOf(a *ops.MRoPEArgs, half int) ([]uint8, []uint64, *mropeLayout) {
-	if half <= len(mropeLayout{}.axis) && len(a.Sections) <= len(mropeLayout{}.sections) {
+	if mropePooled(a, half) {
 		l := mropeLayouts.Get().(*mropeLayout)
 		axis, masks := l.layout(a, half)
 		return axis, masks, l
@@ -81,8 +91,12 @@ func (j *mropeJob) run(lo, hi int) {
 		return
 	}
 	per := max(1, min(tokenBlock, mropeBlockFloats/(2*half)))
-	var buf []float32               // a block's gathered rows, taken with the layout
+	// A block with image tokens goes to the kernel that assembles their rows in registers where
+	// there is one, with each token's axes' rows; else their rows are gathered into the layout's
+	// block first. Text tokens take their one cache row as it is.
+	inRegs := half == mropePairs && mropePooled(a, half) && mropeTokensOK(k.isa, &a.RoPE)
 	var rowsOf [tokenBlock]*float32 // each token's row: the cache's (text) or one in buf
+	var buf []float32               // a block's gathered rows, taken with the layout
 	var axis []uint8
 	var masks []uint64   // with axis, taken at the first token whose axes differ: text needs neither
 	var lay *mropeLayout // where they come from, put back after the loop (a defer in it allocates)
@@ -90,6 +104,7 @@ func (j *mropeJob) run(lo, hi int) {
 	var row [mropeMaxRows][]float32 // the cache row of each axis's position
 	for t0 := lo; t0 < hi; t0 += per {
 		t1 := min(hi, t0+per)
+		var text uint32 // bit i: token t0+i is a text token
 		for t := t0; t < t1; t++ {
 			p0 := a.Positions.At(0, t)
 			same := true
@@ -100,11 +115,8 @@ func (j *mropeJob) run(lo, hi int) {
 				// A text token: every axis at one position, so the pairs take that row as it is.
 				c, _ := a.Cache.Row(p0)
 				rowsOf[t-t0] = &c[0]
+				text |= 1 << (t - t0)
 				continue
-			}
-			for r := range row {
-				p := int(a.Positions.At(min(r, rows-1), t)) // rows past the layout's are never selected
-				row[r] = a.Cache.Data[p*2*half : (p+1)*2*half : (p+1)*2*half]
 			}
 			if axis == nil {
 				axis, masks, lay = mropeLayoutOf(a, half)
@@ -114,13 +126,33 @@ func (j *mropeJob) run(lo, hi int) {
 					buf = make([]float32, per*2*half)
 				}
 			}
-			b := buf[(t-t0)*2*half : (t-t0+1)*2*half : (t-t0+1)*2*half]
-			mropeGather(k.isa, b, &row, axis, masks)
-			rowsOf[t-t0] = &b[0]
+			for r := range row {
+				p := int(a.Positions.At(min(r, rows-1), t)) // rows past the layout's are never selected
+				row[r] = a.Cache.Data[p*2*half : (p+1)*2*half : (p+1)*2*half]
+				if inRegs {
+					lay.axes[t-t0][r] = &row[r][0]
+				}
+			}
+			if !inRegs {
+				b := buf[(t-t0)*2*half : (t-t0+1)*2*half : (t-t0+1)*2*half]
+				mropeGather(k.isa, b, &row, axis, masks)
+				rowsOf[t-t0] = &b[0]
+			}
+		}
+		if n := t1 - t0; inRegs && text != 1<<n-1 {
+			for i := range n {
+				if text&(1<<i) != 0 {
+					c := rowsOf[i]
+					lay.axes[i] = [mropeMaxRows]*float32{c, c, c, c}
+				}
+			}
+			mropeTokensAsm(k.isa, &a.RoPE, t0, &lay.axes, n, masks, rows)
+			continue
 		}
 		rotateTokens(k, &a.RoPE, t0, rowsOf[:t1-t0], half)
 	}
 	if lay != nil {
+		lay.axes = [tokenBlock][mropeMaxRows]*float32{} // the pool keeps no pointer to the cache
 		mropeLayouts.Put(lay)
 	}
 }

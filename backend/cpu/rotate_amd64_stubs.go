@@ -467,6 +467,26 @@ func backwardFusedGPTJBF16AVX512BF16(p *byte)
 //go:noescape
 func mropeGatherAVX512(dst *float32, r0 *float32, r1 *float32, r2 *float32, r3 *float32, masks *uint64, chunks int)
 
+// rotateMRoPE64F32AVX512 rotates the first 64 pairs of every F32 head of `tokens` tokens of two tensors in place, NeoX style, token t by the cos/sin its axes' rows rows[4t:4t+4] give by masks.
+//
+//go:noescape
+func rotateMRoPE64F32AVX512(x *byte, heads int, stride int, step int, x2 *byte, heads2 int, stride2 int, step2 int, rows **float32, tokens int, masks *uint64, axes int)
+
+// rotateMRoPE64F16AVX512 rotates the first 64 pairs of every F16 head of `tokens` tokens of two tensors in place, NeoX style, token t by the cos/sin its axes' rows rows[4t:4t+4] give by masks.
+//
+//go:noescape
+func rotateMRoPE64F16AVX512(x *byte, heads int, stride int, step int, x2 *byte, heads2 int, stride2 int, step2 int, rows **float32, tokens int, masks *uint64, axes int)
+
+// rotateMRoPE64BF16AVX512 rotates the first 64 pairs of every BF16 head of `tokens` tokens of two tensors in place, NeoX style, token t by the cos/sin its axes' rows rows[4t:4t+4] give by masks.
+//
+//go:noescape
+func rotateMRoPE64BF16AVX512(x *byte, heads int, stride int, step int, x2 *byte, heads2 int, stride2 int, step2 int, rows **float32, tokens int, masks *uint64, axes int)
+
+// rotateMRoPE64BF16AVX512BF16 rotates the first 64 pairs of every BF16 head of `tokens` tokens of two tensors in place, NeoX style, token t by the cos/sin its axes' rows rows[4t:4t+4] give by masks.
+//
+//go:noescape
+func rotateMRoPE64BF16AVX512BF16(x *byte, heads int, stride int, step int, x2 *byte, heads2 int, stride2 int, step2 int, rows **float32, tokens int, masks *uint64, axes int)
+
 // queryScaleF32AVX512 multiplies n (a multiple of 16) F32 values by m in place, each product rounded once to F32.
 //
 //go:noescape

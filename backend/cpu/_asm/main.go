@@ -79,6 +79,10 @@ func main() {
 	g.streamKernels()
 	g.backwardSumsKernels()
 	g.mropeGatherKernel()
+	g.mropeTokensKernel(avx512, f32)
+	g.mropeTokensKernel(avx512, f16)
+	g.mropeTokensKernel(avx512, bf16)
+	g.mropeTokensKernel(avx512BF16, bf16)
 	g.queryScaleKernels()
 	Generate()
 	if out := flag.Lookup("out").Value.String(); out != "" && out != "-" {

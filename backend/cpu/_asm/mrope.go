@@ -1,6 +1,8 @@
 package main
 
 import (
+	"fmt"
+
 	. "github.com/mmcloughlin/avo/build"
 	. "github.com/mmcloughlin/avo/operand"
 	. "github.com/mmcloughlin/avo/reg"
@@ -50,4 +52,110 @@ func (g *generator) mropeGatherKernel() {
 	JNZ(LabelRef("chunk"))
 	Label("done")
 	RET()
+}
+
+// mropePairs is the pair count of mropeTokensKernel: rotary dim 128, every Qwen-VL model's.
+const mropePairs = 64
+
+// mropeTokensKernel emits rotateMRoPE64<dtype><ISA>, which serves package cpu's mrope.go: the
+// token kernel (tokensKernel) at 64 NeoX pairs for a run of tokens whose axes have their own
+// positions, each token's cos/sin assembled in the registers that hold it across the heads,
+// by mropeGatherKernel's masks, instead of gathered into memory first and loaded back.
+//
+// rows holds four row pointers per token, its axes' cache rows ([cos | sin], 128 floats; the
+// fourth is read only where axes is 4); masks are the layout's eight chunk masks.
+func (g *generator) mropeTokensKernel(s isa, d dtype) {
+	name := fmt.Sprintf("rotateMRoPE%d%s%s", mropePairs, d.name, s.name)
+	g.fastBF16 = s == avx512BF16
+	TEXT(name, NOSPLIT, "func(x *byte, heads, stride, step int, x2 *byte, heads2, stride2, step2 int, rows **float32, tokens int, masks *uint64, axes int)")
+	Pragma("noescape")
+	Doc(fmt.Sprintf("%s rotates the first %d pairs of every %s head of `tokens` tokens of two tensors in place, NeoX style, token t by the cos/sin its axes' rows rows[4t:4t+4] give by masks.", name, mropePairs, d.name))
+	tokens := Load(Param("tokens"), GP64())
+	TESTQ(tokens, tokens)
+	JZ(LabelRef("done"))
+	c := g.loadConsts(d, false, s.lanes)
+	x, x2, heads, stride, hf := GP64(), GP64(), GP64(), GP64(), GP64()
+	tok, second := AllocLocal(8), AllocLocal(8)
+	MOVQ(U32(0), tok)
+	Label("token")
+	// The token's cos and sin, assembled once for both tensors: the rotation only reads them.
+	cr, sr := g.mropeRowRegs(tok)
+	tensor := func(xp, hp, sp, stepp string) {
+		t := GP64()
+		MOVQ(tok, t)
+		Load(Param(xp), x)
+		step := Load(Param(stepp), GP64())
+		IMULQ(t, step)
+		ADDQ(step, x)
+		Load(Param(hp), heads)
+		Load(Param(sp), stride)
+	}
+	tensor("x", "heads", "stride", "step")
+	MOVQ(U32(0), second)
+	JMP(LabelRef("rotate"))
+	Label("second")
+	tensor("x2", "heads2", "stride2", "step2")
+	MOVQ(U32(1), second)
+	Label("rotate")
+	TESTQ(heads, heads)
+	JZ(LabelRef("tensorDone"))
+	MOVQ(U32(mropePairs), hf)
+	g.exit = "tensorDone"
+	g.neoxRegsHeads(d, c, x, x2, heads, stride, hf, mropePairs, cr, sr)
+	Label("tensorDone")
+	CMPQ(second, U8(0))
+	JE(LabelRef("second"))
+	t := GP64()
+	MOVQ(tok, t)
+	INCQ(t)
+	MOVQ(t, tok)
+	CMPQ(t, Load(Param("tokens"), GP64()))
+	JB(LabelRef("token"))
+	Label("done")
+	g.retWithColdPaths()
+}
+
+// mropeRowRegs loads token tok's cos and sin (four and four 16-pair registers) from its axes'
+// rows: chunk j of the [cos | sin] row from axis 0's row, merged with each later axis's row
+// where mask j selects it, the later axis winning, as mropeGatherAVX512 stores it.
+func (g *generator) mropeRowRegs(tok Mem) (cr, sr []VecVirtual) {
+	p := GP64()
+	MOVQ(tok, p)
+	SHLQ(U8(5), p) // four pointers a token
+	ADDQ(Load(Param("rows"), GP64()), p)
+	var r [4]Register
+	for a := range r {
+		r[a] = GP64()
+		MOVQ(Mem{Base: p, Disp: 8 * a}, r[a])
+	}
+	masks := Load(Param("masks"), GP64())
+	v := make([]VecVirtual, 2*mropePairs/16)
+	for j := range v {
+		v[j] = ZMM()
+		VMOVUPS(Mem{Base: r[0], Disp: 64 * j}, v[j])
+		m := GP64()
+		MOVQ(Mem{Base: masks, Disp: 8 * j}, m)
+		for a := 1; a < 3; a++ {
+			k := K()
+			KMOVW(m.As32(), k)
+			VMOVUPS(Mem{Base: r[a], Disp: 64 * j}, k, v[j])
+			if a == 1 {
+				SHRQ(U8(16), m)
+			}
+		}
+	}
+	// The fourth axis (GGUF's MRoPE) in a separate pass: a three-axis layout's masks select none.
+	skip := g.newLabel("threeAxes")
+	CMPQ(Load(Param("axes"), GP64()), U8(4))
+	JNE(LabelRef(skip))
+	for j := range v {
+		m := GP64()
+		MOVQ(Mem{Base: masks, Disp: 8 * j}, m)
+		SHRQ(U8(32), m)
+		k := K()
+		KMOVW(m.As32(), k)
+		VMOVUPS(Mem{Base: r[3], Disp: 64 * j}, k, v[j])
+	}
+	Label(skip)
+	return v[:len(v)/2], v[len(v)/2:]
 }

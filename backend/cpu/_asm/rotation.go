@@ -412,6 +412,12 @@ func (g *generator) neoxRegsPath(d dtype, c consts, x, x2, heads, stride, cs, sn
 		VMOVUPS(Mem{Base: sn, Disp: 4 * k}, sv)
 		cr, sr = append(cr, cv), append(sr, sv)
 	}
+	g.neoxRegsHeads(d, c, x, x2, heads, stride, hf, p, cr, sr)
+}
+
+// neoxRegsHeads is neoxRegsPath past its loads: the rotation of every head by cos and sin held
+// in cr and sr (16 pairs a register, the last 8 where p is an odd multiple of 8).
+func (g *generator) neoxRegsHeads(d dtype, c consts, x, x2, heads, stride, hf Register, p int, cr, sr []VecVirtual) {
 	// rest rotates blocks [from, len(cr)) of the head at x (second halves at x2).
 	rest := func(from int) {
 		for k := from; k < len(cr); k++ {
