@@ -74,43 +74,15 @@ func (g *generator) mropeTokensKernel(s isa, d dtype) {
 	TESTQ(tokens, tokens)
 	JZ(LabelRef("done"))
 	c := g.loadConsts(d, false, s.lanes)
-	x, x2, heads, stride, hf := GP64(), GP64(), GP64(), GP64(), GP64()
-	tok, second := AllocLocal(8), AllocLocal(8)
-	MOVQ(U32(0), tok)
-	Label("token")
-	// The token's cos and sin, assembled once for both tensors: the rotation only reads them.
-	cr, sr := g.mropeRowRegs(tok)
-	tensor := func(xp, hp, sp, stepp string) {
-		t := GP64()
-		MOVQ(tok, t)
-		Load(Param(xp), x)
-		step := Load(Param(stepp), GP64())
-		IMULQ(t, step)
-		ADDQ(step, x)
-		Load(Param(hp), heads)
-		Load(Param(sp), stride)
-	}
-	tensor("x", "heads", "stride", "step")
-	MOVQ(U32(0), second)
-	JMP(LabelRef("rotate"))
-	Label("second")
-	tensor("x2", "heads2", "stride2", "step2")
-	MOVQ(U32(1), second)
-	Label("rotate")
-	TESTQ(heads, heads)
-	JZ(LabelRef("tensorDone"))
-	MOVQ(U32(mropePairs), hf)
-	g.exit = "tensorDone"
-	g.neoxRegsHeads(d, c, x, x2, heads, stride, hf, mropePairs, cr, sr)
-	Label("tensorDone")
-	CMPQ(second, U8(0))
-	JE(LabelRef("second"))
-	t := GP64()
-	MOVQ(tok, t)
-	INCQ(t)
-	MOVQ(t, tok)
-	CMPQ(t, Load(Param("tokens"), GP64()))
-	JB(LabelRef("token"))
+	var cr, sr []VecVirtual
+	g.tokenLoop(func(tok Mem) {
+		// Once for both tensors: the rotation only reads them.
+		cr, sr = g.mropeRowRegs(tok)
+	}, func(x, heads, stride Register) {
+		x2, hf := GP64(), GP64()
+		MOVQ(U32(mropePairs), hf)
+		g.neoxRegsHeads(d, c, x, x2, heads, stride, hf, mropePairs, cr, sr)
+	})
 	Label("done")
 	g.retWithColdPaths()
 }

@@ -220,17 +220,34 @@ func (g *generator) tokensKernel(s isa, d dtype, gptj bool) {
 	TESTQ(tokens, tokens)
 	JZ(LabelRef("done"))
 	c := g.loadConsts(d, gptj, s.lanes)
-	x, heads, stride, cs, sn := GP64(), GP64(), GP64(), GP64(), GP64()
-	// The token and which tensor live in the frame: the bodies need every register they had.
-	tok, second := AllocLocal(8), AllocLocal(8)
-	MOVQ(U32(0), tok)
-	Label("token")
-	tensor := func(xp, hp, sp, stepp string) {
+	cs, sn := GP64(), GP64()
+	g.tokenLoop(func(tok Mem) {
 		t := GP64()
 		MOVQ(tok, t)
 		rows := Load(Param("rows"), GP64())
 		MOVQ(Mem{Base: rows, Index: t, Scale: 8}, cs)
 		LEAQ(Mem{Base: cs, Index: hf, Scale: 4}, sn)
+	}, func(x, heads, stride Register) {
+		g.rotateHeads(s, d, gptj, false, c, x, heads, stride, cs, sn, hf, n, x, stride)
+	})
+	Label("done")
+	g.retWithColdPaths()
+}
+
+// tokenLoop emits a token kernel's loop over `tokens` tokens of the tensors at x and x2 (its
+// arguments x, heads, stride, step and x2, heads2, stride2, step2): at each token perToken
+// (tok, a frame slot, holds the token's index), then for each tensor with heads, rotate with x
+// at the token's first head and heads and stride loaded, ending at g.exit. The index and which
+// tensor is rotating live in the frame: the rotations need every register they had.
+func (g *generator) tokenLoop(perToken func(tok Mem), rotate func(x, heads, stride Register)) {
+	x, heads, stride := GP64(), GP64(), GP64()
+	tok, second := AllocLocal(8), AllocLocal(8)
+	MOVQ(U32(0), tok)
+	Label("token")
+	perToken(tok)
+	tensor := func(xp, hp, sp, stepp string) {
+		t := GP64()
+		MOVQ(tok, t)
 		Load(Param(xp), x)
 		step := Load(Param(stepp), GP64())
 		IMULQ(t, step)
@@ -248,7 +265,7 @@ func (g *generator) tokensKernel(s isa, d dtype, gptj bool) {
 	TESTQ(heads, heads)
 	JZ(LabelRef("tensorDone"))
 	g.exit = "tensorDone"
-	g.rotateHeads(s, d, gptj, false, c, x, heads, stride, cs, sn, hf, n, x, stride)
+	rotate(x, heads, stride)
 	Label("tensorDone")
 	CMPQ(second, U8(0))
 	JE(LabelRef("second"))
@@ -258,8 +275,6 @@ func (g *generator) tokensKernel(s isa, d dtype, gptj bool) {
 	MOVQ(t, tok)
 	CMPQ(t, Load(Param("tokens"), GP64()))
 	JB(LabelRef("token"))
-	Label("done")
-	g.retWithColdPaths()
 }
 
 // rotateHeads emits a kernel's rotation of the first n pairs of `heads` heads (at least one),
