@@ -82,11 +82,18 @@ func TestEveryBitPattern(t *testing.T) {
 // across the runs of tokens the backend rotates in one call (1 to 300 tokens, threaded or not),
 // with and without k, at rotary dims whose cos/sin stay in registers (NeoX 128 and 80, GPT-J
 // 128 and 64), the 8-pair loops (112, 48), pairs past the last multiple of 8 (36) and partial
-// rotary: bit for bit as native on every implementation, the gaps and unrotated dims untouched.
+// rotary, and a query of no heads: bit for bit as native on every implementation, the gaps and
+// unrotated dims untouched.
 func TestTokenRuns(t *testing.T) {
 	defer cpu.SetImplementation(cpu.Implementations()[0])
 	r := rand.New(rand.NewPCG(29, 30))
-	const hq, hk = 5, 2
+	for _, h := range [][2]int{{5, 2}, {0, 3}} {
+		testTokenRuns(t, r, h[0], h[1])
+	}
+}
+
+// testTokenRuns is TestTokenRuns with hq query and hk key heads.
+func testTokenRuns(t *testing.T, r *rand.Rand, hq, hk int) {
 	for _, dims := range [][2]int{{128, 128}, {80, 80}, {64, 64}, {112, 112}, {36, 36}, {128, 64}, {96, 48}} {
 		D, R := dims[0], dims[1]
 		for _, style := range []rotary.Style{rotary.NeoX, rotary.GPTJ} {
@@ -101,7 +108,7 @@ func TestTokenRuns(t *testing.T) {
 					wq, wk := hq*D+D/2, 2*hk*D+D/4 // elements between tokens
 					all := randomTensor(r, d, normalValues, T*(wq+wk))
 					for _, withKey := range []bool{true, false} {
-						name := fmt.Sprintf("%d/%d/%v/T=%d/%v/key=%v", D, R, style, T, d, withKey)
+						name := fmt.Sprintf("%d/%d/%v/T=%d/%v/heads=%d,%d/key=%v", D, R, style, T, d, hq, hk, withKey)
 						sameAsNative(t, name, func(disp *ops.Dispatcher) tensor.Tensor {
 							emb, err := rotary.New(spec, rotary.WithDispatcher(disp))
 							if err != nil {
