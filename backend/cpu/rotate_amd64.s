@@ -16355,7 +16355,7 @@ bf16slow159:
 	JMP          bf16done160
 
 // func mropeGatherAVX512(dst *float32, r0 *float32, r1 *float32, r2 *float32, r3 *float32, masks *uint64, chunks int)
-// Requires: AVX512F
+// Requires: AVX, AVX512F
 TEXT ·mropeGatherAVX512(SB), NOSPLIT, $0-56
 	MOVQ  dst+0(FP), AX
 	MOVQ  r0+8(FP), CX
@@ -16386,6 +16386,7 @@ chunk:
 	JNZ     chunk
 
 done:
+	VZEROUPPER
 	RET
 
 // func rotateMRoPE64F32AVX512(x *byte, heads int, stride int, step int, x2 *byte, heads2 int, stride2 int, step2 int, rows **float32, tokens int, masks *uint64, axes int)
