@@ -41,8 +41,10 @@ type mropeLayout struct {
 	axis                                 [256]uint8
 	masks                                [2 * 256 / 16]uint64
 	nmasks                               int
-	block                                [mropeBlockFloats]float32          // a block's gathered rows
-	axes                                 [tokenBlock][mropeMaxRows]*float32 // or each token's axes' rows
+	// A block's tokens' axes' rows (first: the collector scans no further than the last pointer),
+	// or their gathered rows.
+	axes  [tokenBlock][mropeMaxRows]*float32
+	block [mropeBlockFloats]float32
 }
 
 // mropeBlockFloats is the room for a block's gathered [cos | sin] rows: tokenBlock of them up

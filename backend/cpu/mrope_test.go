@@ -2,6 +2,7 @@ package cpu_test
 
 import (
 	"fmt"
+	"math"
 	"math/rand/v2"
 	"testing"
 
@@ -28,11 +29,22 @@ var mropeSpecs = []struct {
 	// kept layout (256 pairs).
 	{"wide", rotary.Spec{HeadSize: 320, RotaryDim: 320, Base: 1e4, MaxPositions: 512, MRoPE: &rotary.MRoPE{Sections: []int{48, 56, 56}}}},
 	{"wider", rotary.Spec{HeadSize: 576, RotaryDim: 576, Base: 1e4, MaxPositions: 512, MRoPE: &rotary.MRoPE{Sections: []int{96, 96, 96}, Interleaved: true}}},
+	// llama.cpp's Qwen3-VL: a fourth position row.
+	{"qwen3-vl-gguf", rotary.Spec{HeadSize: 128, RotaryDim: 128, Base: 5e6, MaxPositions: 512, MRoPE: &rotary.MRoPE{Sections: []int{24, 20, 20, 0}, Interleaved: true, GGMLFourth: true}}},
+}
+
+// mropeRows is how many position rows spec's MRoPE reads.
+func mropeRows(spec rotary.Spec) int {
+	if spec.MRoPE.GGMLFourth {
+		return 4
+	}
+	return 3
 }
 
 // TestMRoPEAxes: tokens whose axes share one position (text tokens) and tokens whose axes
 // differ (image tokens), mixed in one call, decoded alone and in a threaded prefill, on every
-// implementation, bit for bit as native.
+// implementation, bit for bit as native; and with subnormal, NaN and infinite elements at
+// positions 0 to 2 (position 0 passes a subnormal through: the 16-bit roundings' slow paths).
 func TestMRoPEAxes(t *testing.T) {
 	defer cpu.SetImplementation(cpu.Implementations()[0])
 	r := rand.New(rand.NewPCG(7, 8))
@@ -41,56 +53,74 @@ func TestMRoPEAxes(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		for _, T := range []int{1, 2, 37, 300} {
-			p := make([]int64, 3*T)
-			for i := range T {
-				p[i] = r.Int64N(500)
-				for a := 1; a < 3; a++ {
-					p[a*T+i] = p[i] // text: one position on every axis
-					if i%3 != 0 {
-						p[a*T+i] = r.Int64N(500) // image: its own
-					}
-				}
+		rows := mropeRows(s.spec)
+		for _, c := range []struct {
+			mix    valueMix
+			maxPos int64
+			Ts     []int
+		}{{normalValues, 500, []int{1, 2, 37, 300}}, {tinyValues, 3, []int{1, 37}}, {specialValues, 3, []int{1, 37}}} {
+			for _, T := range c.Ts {
+				testMRoPEAxes(t, r, ref, s.name, s.spec, rows, T, c.mix, c.maxPos)
 			}
-			pos := tensor.FromI64(p, 3, T)
-			for _, d := range []tensor.DType{tensor.F32, tensor.BF16, tensor.F16} {
-				q := randomTensor(r, d, normalValues, T, 4, s.spec.HeadSize)
-				k := randomTensor(r, d, normalValues, T, 2, s.spec.HeadSize)
-				wq, wk := q.Clone(), k.Clone()
-				if err := ref.Forward(pos, wq, wk); err != nil {
-					t.Fatal(err)
-				}
-				for _, impl := range cpu.Implementations() {
-					if err := cpu.SetImplementation(impl); err != nil {
-						t.Fatal(err)
-					}
-					emb, err := rotary.New(s.spec, rotary.WithDispatcher(mustDispatcher(t, "all", cpu.Name)))
-					if err != nil {
-						t.Fatal(err)
-					}
-					gq, gk := q.Clone(), k.Clone()
-					if err := emb.Forward(pos, gq, gk); err != nil {
-						t.Fatal(err)
-					}
-					for _, c := range []struct {
-						name      string
-						got, want tensor.Tensor
-					}{{"query", gq, wq}, {"key", gk, wk}} {
-						if i := firstDiff(c.got, c.want); i >= 0 {
-							t.Errorf("%s T=%d %v %s: %s element %d = %v, native %v", s.name, T, d, impl, c.name, i, c.got.Float64At(i), c.want.Float64At(i))
-						}
-					}
+		}
+	}
+}
+
+// testMRoPEAxes is TestMRoPEAxes for T tokens of one spec, elements of mix, positions below
+// maxPos.
+func testMRoPEAxes(t *testing.T, r *rand.Rand, ref *rotary.Embedding, name string, spec rotary.Spec, rows, T int, mix valueMix, maxPos int64) {
+	t.Helper()
+	p := make([]int64, rows*T)
+	for i := range T {
+		p[i] = r.Int64N(maxPos)
+		for a := 1; a < rows; a++ {
+			p[a*T+i] = p[i] // text: one position on every axis
+			if i%3 != 0 {
+				p[a*T+i] = r.Int64N(maxPos) // image: its own
+			}
+		}
+	}
+	pos := tensor.FromI64(p, rows, T)
+	for _, d := range []tensor.DType{tensor.F32, tensor.BF16, tensor.F16} {
+		q := randomTensor(r, d, mix, T, 4, spec.HeadSize)
+		k := randomTensor(r, d, mix, T, 2, spec.HeadSize)
+		wq, wk := q.Clone(), k.Clone()
+		if err := ref.Forward(pos, wq, wk); err != nil {
+			t.Fatal(err)
+		}
+		for _, impl := range cpu.Implementations() {
+			if err := cpu.SetImplementation(impl); err != nil {
+				t.Fatal(err)
+			}
+			emb, err := rotary.New(spec, rotary.WithDispatcher(mustDispatcher(t, "all", cpu.Name)))
+			if err != nil {
+				t.Fatal(err)
+			}
+			gq, gk := q.Clone(), k.Clone()
+			if err := emb.Forward(pos, gq, gk); err != nil {
+				t.Fatal(err)
+			}
+			for _, c := range []struct {
+				name      string
+				got, want tensor.Tensor
+			}{{"query", gq, wq}, {"key", gk, wk}} {
+				if i := firstDiff(c.got, c.want); i >= 0 {
+					t.Errorf("%s %v T=%d %v %s: %s element %d = %v, native %v", name, mix, T, d, impl, c.name, i, c.got.Float64At(i), c.want.Float64At(i))
 				}
 			}
 		}
 	}
 }
 
-// firstDiff is the first element where a and b (same dtype and length) differ in their bits, or -1.
+// firstDiff is the first element where a and b (same dtype and length) differ in their bits,
+// NaN payloads aside, or -1.
 func firstDiff(a, b tensor.Tensor) int {
 	for i := range a.Len() {
+		if x, y := a.Float64At(i), b.Float64At(i); x != x && y != y {
+			continue
+		}
 		if a.DType == tensor.F32 {
-			if a.F32[i] != b.F32[i] && (a.F32[i] == a.F32[i] || b.F32[i] == b.F32[i]) {
+			if math.Float32bits(a.F32[i]) != math.Float32bits(b.F32[i]) {
 				return i
 			}
 		} else if a.Bits[i] != b.Bits[i] {
@@ -139,22 +169,15 @@ func BenchmarkMRoPE(b *testing.B) {
 func TestMRoPELayoutAcrossCalls(t *testing.T) {
 	defer cpu.SetImplementation(cpu.Implementations()[0])
 	r := rand.New(rand.NewPCG(17, 18))
-	specs := append(mropeSpecs[:len(mropeSpecs):len(mropeSpecs)], mropeSpecs[0], mropeSpecs[1],
-		struct {
-			name string
-			spec rotary.Spec
-		}{"qwen3-vl-gguf", rotary.Spec{HeadSize: 128, RotaryDim: 128, Base: 5e6, MaxPositions: 512, MRoPE: &rotary.MRoPE{Sections: []int{24, 20, 20, 0}, Interleaved: true, GGMLFourth: true}}},
-		mropeSpecs[1])
+	gguf := mropeSpecs[len(mropeSpecs)-1]
+	specs := append(mropeSpecs[:len(mropeSpecs):len(mropeSpecs)], mropeSpecs[0], mropeSpecs[1], gguf, mropeSpecs[1])
 	for _, impl := range cpu.Implementations() {
 		if err := cpu.SetImplementation(impl); err != nil {
 			t.Fatal(err)
 		}
 		for _, T := range []int{1, 300} {
 			for i, s := range specs {
-				rows := 3
-				if s.spec.MRoPE.GGMLFourth {
-					rows = 4
-				}
+				rows := mropeRows(s.spec)
 				p := make([]int64, rows*T)
 				for j := range p {
 					p[j] = r.Int64N(500) // every axis its own position: image tokens
