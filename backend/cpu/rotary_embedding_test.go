@@ -13,8 +13,8 @@ import (
 )
 
 // TestEveryBitPattern rotates all 65536 F16 and BF16 bit patterns (NaN, Inf, subnormals, ±0)
-// and random F32 specials through every implementation and compares with native bit for bit
-// (NaNs only need to stay NaNs): this pins the assembly's widening and rounding, at rotary dims
+// and random F32 specials through every implementation, by runs of tokens and by per-token
+// gathered rows, and compares with native bit for bit (NaNs only need to stay NaNs): this pins the assembly's widening and rounding, at rotary dims
 // 128, 80 and 64 (the kernels' paths with cos/sin in registers: NeoX 128 and 80, GPT-J 128 and
 // 64) and 112 (the loops' 8-pair blocks).
 func TestEveryBitPattern(t *testing.T) {
@@ -47,34 +47,50 @@ func TestEveryBitPattern(t *testing.T) {
 					t.Fatal(err)
 				}
 				for _, impl := range cpu.Implementations() {
-					t.Run(fmt.Sprintf("%d/%v/%v/%s", D, style, d, impl), func(t *testing.T) {
-						if err := cpu.SetImplementation(impl); err != nil {
-							t.Fatal(err)
-						}
-						emb, _ := rotary.New(spec, rotary.WithDispatcher(mustDispatcher(t, "all", cpu.Name)))
-						got := x.Clone()
-						if err := emb.Forward(pos, got, tensor.Tensor{}); err != nil {
-							t.Fatal(err)
-						}
-						bad := 0
-						for i := range T * D {
-							a, b := want.Float64At(i), got.Float64At(i)
-							same := math.IsNaN(a) && math.IsNaN(b)
-							if d == tensor.F32 {
-								same = same || want.F32[i] == got.F32[i] && math.Signbit(a) == math.Signbit(b)
-							} else {
-								same = same || want.Bits[i] == got.Bits[i]
+					for _, gathered := range []bool{false, true} {
+						t.Run(fmt.Sprintf("%d/%v/%v/%s/gathered=%v", D, style, d, impl, gathered), func(t *testing.T) {
+							if err := cpu.SetImplementation(impl); err != nil {
+								t.Fatal(err)
 							}
-							if !same && bad < 5 {
-								bad++
-								t.Errorf("element %d (input %v): got %v, want %v", i, x.Float64At(i), b, a)
+							emb, _ := rotary.New(spec, rotary.WithDispatcher(mustDispatcher(t, "all", cpu.Name)))
+							got := x.Clone()
+							if err := forwardOrApply(emb, pos, got, gathered); err != nil {
+								t.Fatal(err)
 							}
-						}
-					})
+							bad := 0
+							for i := range T * D {
+								a, b := want.Float64At(i), got.Float64At(i)
+								same := math.IsNaN(a) && math.IsNaN(b)
+								if d == tensor.F32 {
+									same = same || want.F32[i] == got.F32[i] && math.Signbit(a) == math.Signbit(b)
+								} else {
+									same = same || want.Bits[i] == got.Bits[i]
+								}
+								if !same && bad < 5 {
+									bad++
+									t.Errorf("element %d (input %v): got %v, want %v", i, x.Float64At(i), b, a)
+								}
+							}
+						})
+					}
 				}
 			}
 		}
 	}
+}
+
+// forwardOrApply rotates x at pos through emb: Forward, whose table path rotates runs of tokens
+// (the token kernels), or with gathered Gather and Apply, whose per-token rows take the kernels
+// the other ops call a head at a time.
+func forwardOrApply(emb *rotary.Embedding, pos, x tensor.Tensor, gathered bool) error {
+	if !gathered {
+		return emb.Forward(pos, x, tensor.Tensor{})
+	}
+	var cs rotary.CosSin
+	if err := emb.Gather(pos, &cs); err != nil {
+		return err
+	}
+	return cs.Apply(x, tensor.Tensor{})
 }
 
 // TestTokenRuns: q and k as strided views of one buffer, with their own token and head strides
