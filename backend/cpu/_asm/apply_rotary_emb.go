@@ -43,10 +43,7 @@ func (g *generator) backwardSumsKernel(s isa, d dtype, gptj bool) {
 		g.backwardSumsBF16Kernel(gptj)
 		return
 	}
-	style := "NeoX"
-	if gptj {
-		style = "GPTJ"
-	}
+	style := styleName(gptj)
 	name := fmt.Sprintf("backwardSums%s%s%s", style, d.name, s.name)
 	TEXT(name, NOSPLIT, "func(dcos, dsin *float64, dy, x *byte, rows, ystride, xstride, half, n int)")
 	Pragma("noescape")
@@ -177,10 +174,7 @@ func (g *generator) backwardSumsKernel(s isa, d dtype, gptj bool) {
 // (VPERMI2PD). In GPT-J the split is the pairing itself: rotate(x) is −x_odd at the even
 // elements and x_even at the odd ones.
 func (g *generator) backwardSumsBF16Kernel(gptj bool) {
-	style := "NeoX"
-	if gptj {
-		style = "GPTJ"
-	}
+	style := styleName(gptj)
 	name := fmt.Sprintf("backwardSums%sBF16AVX512", style)
 	TEXT(name, NOSPLIT, "func(dcos, dsin *float64, dy, x *byte, rows, ystride, xstride, half, n int)")
 	Pragma("noescape")
@@ -470,10 +464,7 @@ const (
 // written). A block is two vectors of 16 elements: in NeoX the pairs' first and second
 // halves, in GPT-J 32 consecutive elements, each vector holding its pairs.
 func (g *generator) backwardFusedKernel(s isa, d dtype, gptj bool) {
-	style := "NeoX"
-	if gptj {
-		style = "GPTJ"
-	}
+	style := styleName(gptj)
 	name := fmt.Sprintf("backwardFused%s%s%s", style, d.name, s.name)
 	g.fastBF16 = s == avx512BF16
 	TEXT(name, NOSPLIT, "func(p *byte)")

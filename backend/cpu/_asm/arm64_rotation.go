@@ -59,10 +59,7 @@ func (a *a64) rotationKernel(d dtype, f rotationForm) {
 		name = fmt.Sprintf("interleaveRoPE%s%s", d.name, neon.name)
 		doc = fmt.Sprintf("%s rotates `heads` rows of interleave_rope at src into x (n pairs, a multiple of 8, never in place), %s, by full-width cos/sin rows.", name, d.name)
 	} else {
-		style := "NeoX"
-		if f.out {
-			style = "GPTJ"
-		}
+		style := styleName(f.out)
 		prefix := "rotate"
 		if f.full {
 			prefix = "rotateFull"

@@ -207,6 +207,14 @@ func (g *generator) declareData() {
 	c.evenIdx, c.oddIdx = dwordTable("evenidx", l.e), dwordTable("oddidx", l.o)
 }
 
+// styleName is a rotation style as kernel names spell it.
+func styleName(gptj bool) string {
+	if gptj {
+		return "GPTJ"
+	}
+	return "NeoX"
+}
+
 func log2(v int) int {
 	n := 0
 	for v > 1 {

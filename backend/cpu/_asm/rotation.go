@@ -39,8 +39,9 @@ func (g *generator) rotateKernels() {
 		for _, d := range []dtype{f32, bf16, f16} {
 			for _, gptj := range []bool{false, true} {
 				if s == avx512 && d == bf16 && gptj {
-					// Its registers do not stretch over a token loop (the integer rounding's
-					// constants beside 64 pairs' duplicated cos and sin): a call per token.
+					// avo cannot allocate its registers inside the token loop (the integer
+					// rounding's constants beside 64 pairs' duplicated cos and sin): it goes a
+					// call per token.
 					continue
 				}
 				g.tokensKernel(s, d, gptj)
@@ -152,10 +153,7 @@ func (g *generator) gptjBlock(d dtype, lanes int, c consts, x, src, cs, sn, i, e
 // factors) instead of one value per pair, and the heads are read from src (srcstride bytes
 // apart), which may be x itself: the row-wise ops rotate into their output in one pass.
 func (g *generator) kernel(s isa, d dtype, gptj, full bool) {
-	style := "NeoX"
-	if gptj {
-		style = "GPTJ"
-	}
+	style := styleName(gptj)
 	prefix := "rotate"
 	if full {
 		prefix = "rotateFull"
@@ -198,14 +196,11 @@ func (g *generator) kernel(s isa, d dtype, gptj, full bool) {
 // tokensKernel emits one function that rotates a run of tokens of q and k (the per-pair
 // kernel's work for every token of the run, for both tensors, in one call): rows[t] is token
 // t's float32 cos row, its sin row half floats after it; token t's heads start t·step bytes
-// after x (q) and t·step2 after x2 (k), which has heads2 heads (0: no k). A call per token and
-// tensor from Go cost about as much as the kernel's cos/sin set-up and a tenth of a 16-token
-// mrope call (its token loop, the kernel's selection, the pointer arithmetic).
+// after x (q) and t·step2 after x2 (k), which has heads2 heads (0: no k). Calling a kernel per
+// token and tensor from Go (the loop, the kernel's selection, the pointer arithmetic) costs about
+// a tenth of a 16-token mrope call in a CPU profile.
 func (g *generator) tokensKernel(s isa, d dtype, gptj bool) {
-	style := "NeoX"
-	if gptj {
-		style = "GPTJ"
-	}
+	style := styleName(gptj)
 	name := fmt.Sprintf("rotateTokens%s%s%s", style, d.name, s.name)
 	g.tokenRotations = append(g.tokenRotations, rotation{s, d, gptj, false, name})
 	g.fastBF16 = s == avx512BF16
