@@ -14,8 +14,7 @@
 // whole op. It takes up to 16 heads in two passes: first every head's scale (the heads' sums
 // of squares added up together, their square roots and divisions eight to a vector), then each
 // head from load to store, two heads interleaved: a head alone is one long dependency chain
-// (sum, square root, roundings, rotation) that the out-of-order window cannot overlap with the
-// next. In bf16 (AVX512BF16) values are kept deinterleaved so that a rounding to bf16 and back
+// (its roundings and rotation) that the out-of-order window cannot overlap with the next. In bf16 (AVX512BF16) values are kept deinterleaved so that a rounding to bf16 and back
 // is one VCVTNE2PS2BF16 and two splits. That instruction flushes subnormals: a head whose
 // rounded words fail a test (one test per head when the token's cos and sin have no value in
 // (0, 2^-39), one per rounding otherwise) is handed back to the exact path
@@ -24,8 +23,8 @@
 //
 // kv_rmsnorm_rope_cache runs assembly when its rows are contiguous (caches in the kv dtype, not
 // the NZ modes; Dv a multiple of 32, Dk of 64, as DeepSeek's 512 and 64): one kernel takes 16
-// tokens (8 in f32, whose rows would not stay in L1) in two passes, every token's scale (eight
-// tokens' sums of squares at once, their square roots and divisions in one vector) and
+// tokens (4 in f32, whose rows would not stay in L1) in two passes, every token's scale (up to
+// eight tokens' sums of squares at once, their square roots and divisions in one vector) and
 // rotation, then each token's normalized row, stored straight into its cache row. Token by
 // token, each sum's FMA chain and the divider's latency would leave the units idle. In bf16
 // (AVX512BF16) rows load split into their even and odd elements and convert 32 values at a

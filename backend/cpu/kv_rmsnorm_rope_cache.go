@@ -204,8 +204,7 @@ type kvcGroup struct {
 // kvcGroupLen is how many tokens go to one call of the multi-token kernel in dtype d: as many
 // as it takes, or in f32 a quarter as many, so that the rows its first pass reads are still in
 // L1 when the second reads them again, beside the rows the second writes (four of DeepSeek's
-// 576 float32 read and four written are 18 KiB; with eight, 36 KiB, the writes evicted rows
-// still to be read, and the op took about 10% longer at 64 to 2048 tokens).
+// 576 float32 read and four written are 18 KiB; eight would be 36 KiB, more than a 32 KiB L1).
 func kvcGroupLen(d tensor.DType) int {
 	if d == tensor.F32 {
 		return kvcGroupSize / 4

@@ -1,6 +1,8 @@
 package cpu
 
 import (
+	"sync"
+
 	"github.com/rotary-go/rotary/backend/native"
 	"github.com/rotary-go/rotary/ops"
 	"github.com/rotary-go/rotary/tensor"
@@ -30,9 +32,14 @@ func (*qkRMSNormRoPEJob) slot() *qkRMSNormRoPEJob { return &qkRMSNormRoPESlot }
 // qkStack is the head size up to which the widened weights and heads live on the stack.
 const qkStack = 512
 
-// qkScratch is the fused kernels' scratch: 16 heads' scales and, for f16, the 16 heads widened to
-// float32.
-type qkScratch [16 + 16*128]float32
+// qkScales is the fused kernels' scratch in f32 and bf16: a block of 16 heads' scales.
+const qkScales = 16
+
+// qkScratch is the f16 fused kernel's: the scales, then the block's heads widened to float32.
+// It comes from a pool: on the stack, 8 KiB would be cleared on every call, whatever the dtype.
+type qkScratch [qkScales + 16*128]float32
+
+var qkScratches = sync.Pool{New: func() any { return new(qkScratch) }}
 
 // qkFusedWeights are the query's and key's weights in the fused bf16 kernel's layout.
 type qkFusedWeights [2][128]float32
@@ -42,7 +49,13 @@ func (j *qkRMSNormRoPEJob) run(lo, hi int) {
 	k := active
 	n := a.Query.HeadSize
 	var qStack, kStack, hStack [qkStack]float32
-	var scratch qkScratch
+	var scales [qkScales]float32
+	scratch := scales[:]
+	if a.Query.DType == tensor.F16 {
+		wide := qkScratches.Get().(*qkScratch)
+		defer qkScratches.Put(wide)
+		scratch = wide[:]
+	}
 	var fused qkFusedWeights
 	qw, kw, head := qStack[:0], kStack[:0], hStack[:0]
 	if n > qkStack {
@@ -57,9 +70,9 @@ func (j *qkRMSNormRoPEJob) run(lo, hi int) {
 	}
 	for t := lo; t < hi; t++ {
 		cos, sin := a.CosSin(t)
-		qkNormRotateHeads(k, &a.Query, t, qw, qf, a.Epsilon, cos, sin, a.GPTJ, head, &scratch)
+		qkNormRotateHeads(k, &a.Query, t, qw, qf, a.Epsilon, cos, sin, a.GPTJ, head, scratch)
 		if a.Key.Present() {
-			qkNormRotateHeads(k, &a.Key, t, kw, kf, a.Epsilon, cos, sin, a.GPTJ, head, &scratch)
+			qkNormRotateHeads(k, &a.Key, t, kw, kf, a.Epsilon, cos, sin, a.GPTJ, head, scratch)
 		}
 	}
 }
@@ -67,7 +80,7 @@ func (j *qkRMSNormRoPEJob) run(lo, hi int) {
 // qkNormRotateHeads normalizes and rotates every head of token t of h: in one kernel where the
 // implementation has one for the shape, else the norm and then rotary_embedding's rotation. fw
 // is w in the fused bf16 kernel's layout (nil when that kernel does not apply).
-func qkNormRotateHeads(k *kernels, h *ops.Heads, t int, w []float32, fw *[128]float32, eps float32, cos, sin []float32, gptj bool, head []float32, scratch *qkScratch) {
+func qkNormRotateHeads(k *kernels, h *ops.Heads, t int, w []float32, fw *[128]float32, eps float32, cos, sin []float32, gptj bool, head []float32, scratch []float32) {
 	if h.NumHeads == 0 {
 		return
 	}

@@ -35,9 +35,10 @@ func qkNormAsm(i isa, d tensor.DType, x *byte, heads, stride int, w []float32, n
 // f32 and f16 on AVX-512, bf16 on AVX512BF16 (with fw, w as qkFusedWeight lays it out). It
 // returns how many heads it wrote (the bf16 kernel stops before a head whose exact
 // rounding it cannot do: the caller finishes that one) and false when there is no kernel, and
-// then nothing was done.
-func qkNormRoPEAsm(i isa, d tensor.DType, gptj bool, x *byte, heads, stride int, w []float32, fw *[128]float32, cos, sin []float32, eps float32, scratch *qkScratch) (int, bool) {
-	if gptj || len(w) != 128 || len(cos) != 64 || len(sin) != 64 || (i != isaAVX512 && i != isaAVX512BF16) {
+// then nothing was done. scratch holds qkScales float32, a qkScratch's worth in f16.
+func qkNormRoPEAsm(i isa, d tensor.DType, gptj bool, x *byte, heads, stride int, w []float32, fw *[128]float32, cos, sin []float32, eps float32, scratch []float32) (int, bool) {
+	if gptj || len(w) != 128 || len(cos) != 64 || len(sin) != 64 || (i != isaAVX512 && i != isaAVX512BF16) ||
+		len(scratch) < qkScales || d == tensor.F16 && len(scratch) < len(qkScratch{}) {
 		return 0, false
 	}
 	switch {

@@ -10,7 +10,7 @@ func qkNormAsm(isa, tensor.DType, *byte, int, int, []float32, int, float32) bool
 	return false
 }
 
-func qkNormRoPEAsm(isa, tensor.DType, bool, *byte, int, int, []float32, *[128]float32, []float32, []float32, float32, *qkScratch) (int, bool) {
+func qkNormRoPEAsm(isa, tensor.DType, bool, *byte, int, int, []float32, *[128]float32, []float32, []float32, float32, []float32) (int, bool) {
 	return 0, false
 }
 

@@ -9282,177 +9282,36 @@ TEXT ·kvcGroupF32AVX512(SB), NOSPLIT, $0-52
 	VMOVSD     onef64<>+0(SB), X2
 	XORQ       CX, CX
 	MOVQ       n+8(FP), DX
-	ANDQ       $-8, DX
-	JZ         sums4
-
-sums8:
-	MOVQ   dv+32(FP), BX
-	MOVQ   (AX)(CX*8), SI
-	LEAQ   (SI)(BX*4), SI
-	VXORPS Z3, Z3, Z3
-	VXORPS Z4, Z4, Z4
-	MOVQ   8(AX)(CX*8), DI
-	LEAQ   (DI)(BX*4), DI
-	VXORPS Z5, Z5, Z5
-	VXORPS Z6, Z6, Z6
-	MOVQ   16(AX)(CX*8), R8
-	LEAQ   (R8)(BX*4), R8
-	VXORPS Z7, Z7, Z7
-	VXORPS Z8, Z8, Z8
-	MOVQ   24(AX)(CX*8), R9
-	LEAQ   (R9)(BX*4), R9
-	VXORPS Z9, Z9, Z9
-	VXORPS Z10, Z10, Z10
-	MOVQ   32(AX)(CX*8), R10
-	LEAQ   (R10)(BX*4), R10
-	VXORPS Z11, Z11, Z11
-	VXORPS Z12, Z12, Z12
-	MOVQ   40(AX)(CX*8), R11
-	LEAQ   (R11)(BX*4), R11
-	VXORPS Z13, Z13, Z13
-	VXORPS Z14, Z14, Z14
-	MOVQ   48(AX)(CX*8), R12
-	LEAQ   (R12)(BX*4), R12
-	VXORPS Z15, Z15, Z15
-	VXORPS Z16, Z16, Z16
-	MOVQ   56(AX)(CX*8), R13
-	LEAQ   (R13)(BX*4), R13
-	VXORPS Z17, Z17, Z17
-	VXORPS Z18, Z18, Z18
-	NEGQ   BX
-
-sum8:
-	VMOVUPS      (SI)(BX*4), Z19
-	VFMADD231PS  Z19, Z19, Z3
-	VMOVUPS      64(SI)(BX*4), Z19
-	VFMADD231PS  Z19, Z19, Z4
-	VMOVUPS      (DI)(BX*4), Z19
-	VFMADD231PS  Z19, Z19, Z5
-	VMOVUPS      64(DI)(BX*4), Z19
-	VFMADD231PS  Z19, Z19, Z6
-	VMOVUPS      (R8)(BX*4), Z19
-	VFMADD231PS  Z19, Z19, Z7
-	VMOVUPS      64(R8)(BX*4), Z19
-	VFMADD231PS  Z19, Z19, Z8
-	VMOVUPS      (R9)(BX*4), Z19
-	VFMADD231PS  Z19, Z19, Z9
-	VMOVUPS      64(R9)(BX*4), Z19
-	VFMADD231PS  Z19, Z19, Z10
-	VMOVUPS      (R10)(BX*4), Z19
-	VFMADD231PS  Z19, Z19, Z11
-	VMOVUPS      64(R10)(BX*4), Z19
-	VFMADD231PS  Z19, Z19, Z12
-	VMOVUPS      (R11)(BX*4), Z19
-	VFMADD231PS  Z19, Z19, Z13
-	VMOVUPS      64(R11)(BX*4), Z19
-	VFMADD231PS  Z19, Z19, Z14
-	VMOVUPS      (R12)(BX*4), Z19
-	VFMADD231PS  Z19, Z19, Z15
-	VMOVUPS      64(R12)(BX*4), Z19
-	VFMADD231PS  Z19, Z19, Z16
-	VMOVUPS      (R13)(BX*4), Z19
-	VFMADD231PS  Z19, Z19, Z17
-	VMOVUPS      64(R13)(BX*4), Z19
-	VFMADD231PS  Z19, Z19, Z18
-	ADDQ         $0x00000020, BX
-	JNZ          sum8
-	VSHUFPS      $0x88, Z4, Z3, Z19
-	VSHUFPS      $0xdd, Z4, Z3, Z3
-	VADDPS       Z3, Z19, Z19
-	VSHUFPS      $0x88, Z6, Z5, Z3
-	VSHUFPS      $0xdd, Z6, Z5, Z4
-	VADDPS       Z4, Z3, Z3
-	VSHUFPS      $0x88, Z8, Z7, Z4
-	VSHUFPS      $0xdd, Z8, Z7, Z5
-	VADDPS       Z5, Z4, Z4
-	VSHUFPS      $0x88, Z10, Z9, Z5
-	VSHUFPS      $0xdd, Z10, Z9, Z6
-	VADDPS       Z6, Z5, Z5
-	VSHUFPS      $0x88, Z12, Z11, Z6
-	VSHUFPS      $0xdd, Z12, Z11, Z7
-	VADDPS       Z7, Z6, Z6
-	VSHUFPS      $0x88, Z14, Z13, Z7
-	VSHUFPS      $0xdd, Z14, Z13, Z8
-	VADDPS       Z8, Z7, Z7
-	VSHUFPS      $0x88, Z16, Z15, Z8
-	VSHUFPS      $0xdd, Z16, Z15, Z9
-	VADDPS       Z9, Z8, Z8
-	VSHUFPS      $0x88, Z18, Z17, Z9
-	VSHUFPS      $0xdd, Z18, Z17, Z10
-	VADDPS       Z10, Z9, Z9
-	VSHUFPS      $0x88, Z3, Z19, Z10
-	VSHUFPS      $0xdd, Z3, Z19, Z3
-	VADDPS       Z3, Z10, Z10
-	VSHUFPS      $0x88, Z5, Z4, Z3
-	VSHUFPS      $0xdd, Z5, Z4, Z4
-	VADDPS       Z4, Z3, Z3
-	VSHUFPS      $0x88, Z7, Z6, Z4
-	VSHUFPS      $0xdd, Z7, Z6, Z5
-	VADDPS       Z5, Z4, Z4
-	VSHUFPS      $0x88, Z9, Z8, Z5
-	VSHUFPS      $0xdd, Z9, Z8, Z6
-	VADDPS       Z6, Z5, Z5
-	VSHUFF32X4   $0x88, Z3, Z10, Z6
-	VSHUFF32X4   $0xdd, Z3, Z10, Z3
-	VADDPS       Z3, Z6, Z6
-	VSHUFF32X4   $0x88, Z5, Z4, Z3
-	VSHUFF32X4   $0xdd, Z5, Z4, Z4
-	VADDPS       Z4, Z3, Z3
-	VSHUFF32X4   $0x88, Z3, Z6, Z4
-	VSHUFF32X4   $0xdd, Z3, Z6, Z3
-	VADDPS       Z3, Z4, Z4
-	VMOVDQU32    evenidx<>+0(SB), Z3
-	VMOVDQU32    oddidx<>+0(SB), Z5
-	VPERMPS      Z4, Z3, Z3
-	VPERMPS      Z4, Z5, Z4
-	VADDPS       Y4, Y3, Y3
-	MOVQ         scratch+24(FP), BX
-	VBROADCASTSS X1, Y4
-	VBROADCASTSS X0, Y5
-	VBROADCASTSD X2, Z6
-	VDIVPS       Y4, Y3, Y3
-	VADDPS       Y5, Y3, Y3
-	VCVTPS2PD    Y3, Z3
-	VSQRTPD      Z3, Z3
-	VDIVPD       Z3, Z6, Z3
-	VCVTPD2PS    Z3, Y3
-	VMOVUPS      Y3, (BX)(CX*4)
-	ADDQ         $0x08, CX
-	CMPQ         CX, DX
-	JB           sums8
-
-sums4:
-	MOVQ   n+8(FP), DX
-	ANDQ   $-4, DX
-	CMPQ   CX, DX
-	JAE    sums1
-	MOVQ   dv+32(FP), BX
-	MOVQ   (AX)(CX*8), SI
-	LEAQ   (SI)(BX*4), SI
-	VXORPS Z3, Z3, Z3
-	VXORPS Z4, Z4, Z4
-	MOVQ   8(AX)(CX*8), DI
-	LEAQ   (DI)(BX*4), DI
-	VXORPS Z5, Z5, Z5
-	VXORPS Z6, Z6, Z6
-	MOVQ   16(AX)(CX*8), R8
-	LEAQ   (R8)(BX*4), R8
-	VXORPS Z7, Z7, Z7
-	VXORPS Z8, Z8, Z8
-	MOVQ   24(AX)(CX*8), R9
-	LEAQ   (R9)(BX*4), R9
-	VXORPS Z9, Z9, Z9
-	VXORPS Z10, Z10, Z10
-	NEGQ   BX
-	MOVQ   dv+32(FP), R10
-	MOVQ   384(AX)(CX*8), R11
-	LEAQ   (R11)(R10*4), R11
-	MOVQ   392(AX)(CX*8), R12
-	LEAQ   (R12)(R10*4), R12
-	MOVQ   400(AX)(CX*8), R13
-	LEAQ   (R13)(R10*4), R13
-	MOVQ   408(AX)(CX*8), R14
-	LEAQ   (R14)(R10*4), R14
+	ANDQ       $-4, DX
+	CMPQ       CX, DX
+	JAE        sums1
+	MOVQ       dv+32(FP), BX
+	MOVQ       (AX)(CX*8), SI
+	LEAQ       (SI)(BX*4), SI
+	VXORPS     Z3, Z3, Z3
+	VXORPS     Z4, Z4, Z4
+	MOVQ       8(AX)(CX*8), DI
+	LEAQ       (DI)(BX*4), DI
+	VXORPS     Z5, Z5, Z5
+	VXORPS     Z6, Z6, Z6
+	MOVQ       16(AX)(CX*8), R8
+	LEAQ       (R8)(BX*4), R8
+	VXORPS     Z7, Z7, Z7
+	VXORPS     Z8, Z8, Z8
+	MOVQ       24(AX)(CX*8), R9
+	LEAQ       (R9)(BX*4), R9
+	VXORPS     Z9, Z9, Z9
+	VXORPS     Z10, Z10, Z10
+	NEGQ       BX
+	MOVQ       dv+32(FP), R10
+	MOVQ       384(AX)(CX*8), R11
+	LEAQ       (R11)(R10*4), R11
+	MOVQ       392(AX)(CX*8), R12
+	LEAQ       (R12)(R10*4), R12
+	MOVQ       400(AX)(CX*8), R13
+	LEAQ       (R13)(R10*4), R13
+	MOVQ       408(AX)(CX*8), R14
+	LEAQ       (R14)(R10*4), R14
 
 sum4:
 	VMOVUPS      (SI)(BX*4), Z11
@@ -12327,7 +12186,7 @@ TEXT ·qkNormRoPENeoX128BF16AVX512BF16(SB), NOSPLIT, $0-72
 	VPCMPUD      $0x01, Z1, Z3, K1
 	KMOVW        K1, R10
 	VPBROADCASTD himask<>+0(SB), Z1
-	VPBROADCASTD bf16exp2<>+0(SB), Z2
+	VPBROADCASTD expmaskw<>+0(SB), Z2
 	VPBROADCASTD bigexpw<>+0(SB), Z3
 	VMOVDQU32    qkloade<>+0(SB), Z4
 	VMOVDQU32    qkloado<>+0(SB), Z5
@@ -13102,7 +12961,6 @@ head1:
 	VMOVDQU64      Z8, 128(AX)
 	VMOVDQU64      Z9, 192(AX)
 	ADDQ           DX, AX
-	INCQ           R13
 	JMP            blockdone
 
 headsc:
@@ -13433,7 +13291,6 @@ head1c:
 	VMOVDQU64      Z8, 128(AX)
 	VMOVDQU64      Z9, 192(AX)
 	ADDQ           DX, AX
-	INCQ           R13
 
 blockdone:
 	ADDQ R12, R9
@@ -13489,9 +13346,6 @@ DATA qkloado<>+52(SB)/4, $0x000f0000
 DATA qkloado<>+56(SB)/4, $0x00170000
 DATA qkloado<>+60(SB)/4, $0x001f0000
 GLOBL qkloado<>(SB), RODATA|NOPTR, $64
-
-DATA bf16exp2<>+0(SB)/4, $0x7f807f80
-GLOBL bf16exp2<>(SB), RODATA|NOPTR, $4
 
 // func streamXorAVX512(p *byte, n int, k uint64)
 // Requires: AVX, AVX512F

@@ -25,17 +25,9 @@ func (l bf16Lanes) words() (w [32]int) {
 	return w
 }
 
-// rounded is the layout after a rounding to bf16 and back: the words split again into
-// dwords, word 2j to lane j of e and word 2j+1 to lane j of o.
-func (l bf16Lanes) rounded() (n bf16Lanes) {
-	w := l.words()
-	for j := range 16 {
-		n.e[j], n.o[j] = w[2*j], w[2*j+1]
-	}
-	return n
-}
-
-// unrounded is the layout whose rounding (rounded) is l.
+// unrounded is the layout whose rounding to bf16 and back is l: rounded, the words of
+// VCVTNE2PS2BF16(o, e) (words) split again into dwords, word 2j to lane j of e and word 2j+1
+// to lane j of o, give l.
 func (l bf16Lanes) unrounded() (n bf16Lanes) {
 	var w [32]int
 	for j := range 16 {

@@ -216,8 +216,9 @@ func (g *generator) kvcStore32(d dtype, c consts, v [2]VecVirtual, m Mem) {
 // grp holds five arrays of 16 row addresses: kv, cos, sin, ckv (the normalized row's
 // destination) and krope (the rotated one's), at byte offsets 0, 128, 256, 384 and 512. gamma is
 // the widened gamma, in bf16 with each block of 32 deinterleaved (its 16 even elements, then its
-// 16 odd ones), in element order otherwise. scratch holds 16 float32. bf16 on AVX512BF16, f32
-// and f16 on AVX-512.
+// 16 odd ones), in element order otherwise. scratch holds 16 float32, 32 in bf16 (the flags
+// after the scales, kvcFlags). bf16 on AVX512BF16, f32 and f16 on AVX-512; f32 takes at most 4
+// tokens a call (package cpu's kvcGroupLen), so it has no eight-token loop.
 //
 // Two passes, as qkNormRoPEBF16Kernel's. The first computes each token's scale r (the long
 // chains: the sum of squares, its lanes' sum, a square root and a division, independent from
@@ -270,14 +271,14 @@ func (g *generator) kvcGroupKernel(s isa, d dtype) {
 
 	// First pass: each token's scale r into scratch, eight tokens at a time (sixteen independent
 	// FMA chains: one token's two would wait on the FMA latency, and four tokens' eight just
-	// keep up with it), then four, then the rest one by one.
+	// keep up with it; f32 has four tokens at most), then four, then the rest one by one.
 	t, n4 := GP64(), GP64()
 	XORQ(t, t)
 	sums := g.kvcSums
 	if d == bf16 {
 		sums = g.kvcSumsBF16
 	}
-	{
+	if d != f32 {
 		n8 := param("n")
 		ANDQ(I8(-8), n8)
 		JZ(LabelRef("sums4"))
@@ -336,7 +337,7 @@ func (g *generator) kvcGroupKernel(s isa, d dtype) {
 	// loaded once for the four), then the rest one by one. In bf16 a result that converts to a
 	// zero or subnormal word may be one VCVTNE2PS2BF16 flushed: the rows' smallest doubled word
 	// (sign shifted out) says whether any did, and such rows are redone with the integer
-	// rounding. Rows are addressed from their ends, j counting up from −dv to 0, which frees a
+	// rounding (rows the first pass vouched for skip the test, kvcNorms4). Rows are addressed from their ends, j counting up from −dv to 0, which frees a
 	// register.
 	var n kvcNormConsts
 	if d == bf16 {
@@ -680,7 +681,7 @@ func (g *generator) kvcTreeF(lo, hi []VecVirtual) VecVirtual {
 }
 
 // kvcFlags is where kvcGroupKernel's bf16 scratch holds its per-token flags, in float32 units
-// from the start (the scales take the first kvcGroupSize).
+// from the start (the scales take the first kvcGroupSize, 16 in package cpu).
 const kvcFlags = 16
 
 // kvcSumsBF16 is kvcSums for bf16 on AVX512BF16: VDPBF16PS adds two squares to a lane in one

@@ -254,15 +254,15 @@ func qkLoadTables() (e, o Mem) {
 }
 
 // permuteBlocks emits, for each of the nblocks 32-value blocks of float32 at src, its values in
-// the layout whose VPERMT2PS indices ie and io are (layoutTables): the e lanes to dst+dstDisp,
-// then the o lanes 64 bytes on.
-func permuteBlocks(dst, src Register, dstDisp, nblocks int, ie, io VecVirtual) {
+// the layout whose VPERMT2PS indices ie and io are (layoutTables): the e lanes to dst, then the
+// o lanes 64 bytes on.
+func permuteBlocks(dst, src Register, nblocks int, ie, io VecVirtual) {
 	for c := range nblocks {
 		for h, idx := range []VecVirtual{ie, io} {
 			v := ZMM()
 			VMOVUPS(Mem{Base: src, Disp: 128 * c}, v)
 			VPERMT2PS(Mem{Base: src, Disp: 128*c + 64}, idx, v)
-			VMOVUPS(v, Mem{Base: dst, Disp: dstDisp + 128*c + 64*h})
+			VMOVUPS(v, Mem{Base: dst, Disp: 128*c + 64*h})
 		}
 	}
 }
@@ -285,7 +285,7 @@ func (g *generator) qkWeightBF16Kernel() {
 	ie, io := ZMM(), ZMM()
 	VMOVDQU32(w1E, ie)
 	VMOVDQU32(w1O, io)
-	permuteBlocks(dst, w, 0, 4, ie, io)
+	permuteBlocks(dst, w, 4, ie, io)
 	VZEROUPPER()
 	RET()
 }
@@ -323,7 +323,7 @@ func (g *generator) qkNormRoPEBF16Kernel() {
 		"and returns how many it wrote: fewer when head number n rounds a value to zero or a subnormal, which it leaves to the caller.",
 		"w is the weight as qkWeightBF16 writes it; scratch holds 16 float32.")
 	loadE, loadO := qkLoadTables()
-	expW := ConstData("bf16exp2", U32(0x7f807f80))
+	expW := g.expMaskW()
 
 	x := Load(Param("x"), GP64())
 	heads := Load(Param("heads"), GP64())
@@ -386,8 +386,9 @@ func (g *generator) qkNormRoPEBF16Kernel() {
 		JAE(LabelRef("blockdone"))
 		k.heads(careful, 1, p, h)
 		ADDQ(stride, p)
-		INCQ(h)
-		JMP(LabelRef("blockdone"))
+		if !careful {
+			JMP(LabelRef("blockdone"))
+		}
 	}
 	Label("blockdone")
 	MOVQ(p, x)

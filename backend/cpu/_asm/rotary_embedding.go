@@ -31,17 +31,22 @@ type bf16Split struct {
 	hiMask, wmask, perm VecVirtual
 }
 
+// newBF16Split loads the deinterleaved layout's masks and word order into registers.
+func (g *generator) newBF16Split() bf16Split {
+	sp := bf16Split{hiMask: ZMM(), wmask: ZMM(), perm: ZMM()}
+	VPBROADCASTD(g.data.hiMask, sp.hiMask)
+	VPBROADCASTD(g.expMaskW(), sp.wmask)
+	VMOVDQU16(g.wordOrderSplit(), sp.perm)
+	return sp
+}
+
 // neoxDecodeBF16Split is neoxRegsPath's bf16 loop on AVX512BF16: the token's cos and sin of
 // each head's leading multiple of 32 pairs (cr, sr: 16 pairs a register) held deinterleaved in
 // registers across the heads, each 32-pair block one load, two logic ops and one
 // VCVTNE2PS2BF16, VPERMW and store per half; rest emits the rotation of the pairs after them
 // (the 8 of a head of 80), x and x2 pointing at the head's halves.
 func (g *generator) neoxDecodeBF16Split(c consts, x, x2, heads, stride, hf Register, cr, sr []VecVirtual, pairs int, rest func()) {
-	var sp bf16Split
-	sp.hiMask, sp.wmask, sp.perm = ZMM(), ZMM(), ZMM()
-	VPBROADCASTD(g.data.hiMask, sp.hiMask)
-	VPBROADCASTD(g.expMaskW(), sp.wmask)
-	VMOVDQU16(g.wordOrderSplit(), sp.perm)
+	sp := g.newBF16Split()
 	// ce[b], co[b]: the even and odd pairs' cos of block b (pairs 32b ... 32b+31); so for sin.
 	blocks := len(cr) / 2
 	ce, co, se, so := make([]VecVirtual, blocks), make([]VecVirtual, blocks), make([]VecVirtual, blocks), make([]VecVirtual, blocks)
@@ -140,6 +145,10 @@ func (g *generator) storeSplit(c consts, sp bf16Split, blocks ...splitBlock) {
 		k[i] = K()
 		VPTESTNMW(sp.wmask, w[i], k[i])
 	}
+	// One test for every block: KORTESTD takes two masks, so any others fold into the first.
+	for _, ki := range k[1:max(1, len(k)-1)] {
+		KORD(ki, k[0], k[0])
+	}
 	KORTESTD(k[0], k[len(k)-1])
 	slow, fast, done := g.newLabel("bf16sslow"), g.newLabel("bf16sfast"), g.newLabel("bf16sdone")
 	JNZ(LabelRef(slow))
@@ -179,11 +188,7 @@ func (g *generator) storeSplit(c consts, sp bf16Split, blocks ...splitBlock) {
 // token's cos and sin are used as they are, 16 pairs a register, with no duplication; the two
 // results round in one VCVTNE2PS2BF16 and VPERMW puts the words back in pair order.
 func (g *generator) gptjRegsBF16Split(c consts, x, heads, stride, cs, sn Register, p int) {
-	var sp bf16Split
-	sp.hiMask, sp.wmask, sp.perm = ZMM(), ZMM(), ZMM()
-	VPBROADCASTD(g.data.hiMask, sp.hiMask)
-	VPBROADCASTD(g.expMaskW(), sp.wmask)
-	VMOVDQU16(g.wordOrderSplit(), sp.perm)
+	sp := g.newBF16Split()
 	var cr, sr []VecVirtual
 	for k := 0; k < p; k += 16 {
 		cv, sv := ZMM(), ZMM()
