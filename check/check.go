@@ -101,8 +101,8 @@ func Config(data []byte, l Launch) []Finding {
 		fix := "remove the key, or give the rope type that reads it (rotary inspect shows what is read)"
 		switch {
 		case u.Why != "":
-			why = "readers differ on this key: which of the keys that give the same setting they take, or whether they read it at all, so the RoPE a checkpoint gets depends on which one loads it"
-			fix = "keep one value, under the key every reader takes (rotary check --frameworks shows which reader takes which)"
+			why = "the reading taken here leaves this key aside where another reader may take it (the message names who reads it and what is taken instead), so the RoPE a checkpoint gets can depend on which one loads it"
+			fix = "keep one value, under the key the readers named all take (rotary check --frameworks compares the readings of the frameworks rotary models)"
 		case u.Suggest != "":
 			fix = "rename it " + u.Suggest
 		}

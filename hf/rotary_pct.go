@@ -16,7 +16,7 @@ const embFractionReaders = `no transformers config class reads rotary_emb_fracti
 
 // ropePctReaders says who reads rope_pct, the rotary fraction of StableLM's original configs.
 const ropePctReaders = `no transformers config class reads rope_pct (main at decba1d2: StableLmConfig takes partial_rotary_factor, default 0.25); ` +
-	`vLLM's StablelmAttention.__init__ (models/stablelm.py, 4819ff71) takes it ahead of partial_rotary_factor, a reading rotary does not model`
+	`vLLM reads it only in StablelmAttention.__init__ (models/stablelm.py, 4819ff71), for StableLM, ahead of partial_rotary_factor: a reading rotary does not model`
 
 // aliasKeys are the keys vLLM's patch_rope_parameters reads as the config's partial_rotary_factor
 // attribute, after that key (transformers_utils/config.py, 0036026e: getattr_iter).
